@@ -1,0 +1,627 @@
+#!/usr/bin/env python3
+"""Record real Bluetooth LE HCI captures (btsnoop, datalink 1002 = H4) with Bumble.
+
+Usage:
+    python3 Captures/record.py [OUTDIR]
+
+OUTDIR defaults to the folder holding this script (Captures/).
+
+How it works
+------------
+Google's Bumble (https://github.com/google/bumble) is a complete BLE host stack
+written in Python.  It also ships a *virtual* controller
+(``bumble.controller.Controller``) and an in-process radio
+(``bumble.link.LocalLink``).  For every scenario this script builds:
+
+    central Device --Host--[snooper]-- Controller --+
+                                                    |  LocalLink (in-process "air")
+    peripheral Device --Host------- Controller -----+
+
+Each Device talks real HCI (H4 packets as bytes) to its own Controller, so the
+traffic between the central's host and the central's controller is real HCI as
+produced and consumed by an independent implementation.  A
+``bumble.snoop.BtSnooper`` is attached to the CENTRAL's host
+(``Host.snooper``): it records every packet the host sends to its controller
+(commands, host->controller ACL) and every packet it receives (events,
+controller->host ACL).  The peripheral is not recorded.
+
+Determinism
+-----------
+Everything is fixed: addresses, GATT database, values, order of operations.
+The scenario timing is controlled with ``asyncio.sleep`` so relative timing is
+stable from run to run (to within event-loop jitter, typically < 5 ms).  The
+only thing that changes between runs is the absolute wall-clock time that
+BtSnooper stamps on each record when it writes it.
+
+Only Bumble and the Python standard library are used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import struct
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Awaitable, Callable
+
+import bumble
+from bumble import hci
+from bumble.att import ATT_Error, Attribute
+from bumble.controller import Controller
+from bumble.core import UUID, AdvertisingData
+from bumble.device import Connection, Device, Peer
+from bumble.gatt import Characteristic, CharacteristicValue, Service
+from bumble.host import Host
+from bumble.link import LocalLink
+from bumble.snoop import BtSnooper
+from bumble.transport.common import AsyncPipeSink
+
+# -----------------------------------------------------------------------------
+# Fixed identities
+# -----------------------------------------------------------------------------
+# Both are *static random* addresses (two most significant bits set), which is
+# what Bumble's Device uses by default (own_address_type = RANDOM).
+CENTRAL_ADDRESS = hci.Address('C0:00:00:00:00:01')
+PERIPHERAL_ADDRESS = hci.Address('F0:F1:F2:F3:F4:05')
+# An address that nobody on the virtual link owns or advertises at.
+ABSENT_ADDRESS = hci.Address('D0:00:00:00:00:99')
+
+CENTRAL_NAME = 'bletrace-central'
+PERIPHERAL_NAME = 'bletrace-hr'
+
+# ATT MTU the central asks for (typical of phones) and the largest MTU the
+# peripheral's GATT server is willing to accept.
+CLIENT_MTU = 247
+SERVER_MAX_MTU = 247
+
+# Peripheral advertising interval in ms.  Bumble's virtual controller fires its
+# advertising timer every `HCI interval units / 1000` s, so 100 ms (=160 units)
+# makes it emit an ADV_IND every 0.16 s; a pending LE Create Connection completes
+# on the next ADV_IND it "hears".
+ADVERTISING_INTERVAL_MS = 100
+
+# HCI error codes used as disconnection reasons.
+CONNECTION_TIMEOUT = hci.HCI_ErrorCode.CONNECTION_TIMEOUT_ERROR  # 0x08
+REMOTE_USER_TERMINATED = (
+    hci.HCI_ErrorCode.REMOTE_USER_TERMINATED_CONNECTION_ERROR  # 0x13
+)
+
+# -----------------------------------------------------------------------------
+# Fixed GATT database
+# -----------------------------------------------------------------------------
+HEART_RATE_SERVICE = UUID.from_16_bits(0x180D, 'Heart Rate')
+HEART_RATE_MEASUREMENT = UUID.from_16_bits(0x2A37, 'Heart Rate Measurement')
+BODY_SENSOR_LOCATION = UUID.from_16_bits(0x2A38, 'Body Sensor Location')
+HEART_RATE_CONTROL_POINT = UUID.from_16_bits(0x2A39, 'Heart Rate Control Point')
+
+# A custom 128-bit service with one read/write characteristic.
+CUSTOM_SERVICE = UUID('0000AAA0-0000-1000-8000-00805F9B34FB')
+CUSTOM_CONFIG = UUID('0000AAA1-0000-1000-8000-00805F9B34FB')
+
+# A service used only by the att-errors scenario: every characteristic fails
+# in a different, documented way.
+ERRORS_SERVICE = UUID('0000EEE0-0000-1000-8000-00805F9B34FB')
+ERR_READ_NOT_PERMITTED = UUID('0000EEE1-0000-1000-8000-00805F9B34FB')
+ERR_WRITE_NOT_PERMITTED = UUID('0000EEE2-0000-1000-8000-00805F9B34FB')
+ERR_WRITE_NEEDS_AUTH = UUID('0000EEE3-0000-1000-8000-00805F9B34FB')
+ERR_WRITE_APP_ERROR = UUID('0000EEE4-0000-1000-8000-00805F9B34FB')
+
+# Fixed values.
+HRM_INITIAL = bytes([0x00, 72])  # flags=0 (UINT8 bpm), 72 bpm
+HRM_NOTIFICATIONS = [bytes([0x00, bpm]) for bpm in (72, 73, 74)]
+HRM_AFTER_RECONNECT = bytes([0x00, 80])
+BODY_SENSOR_LOCATION_VALUE = bytes([0x01])  # Chest
+CONTROL_POINT_RESET = bytes([0x01])  # Reset Energy Expended
+CUSTOM_CONFIG_INITIAL = b'bletrace'
+# 40 bytes: the Write Request (43-byte ATT PDU, 47-byte L2CAP frame) does not
+# fit in the virtual controller's 27-byte LE ACL buffers, so the host sends it
+# as two HCI ACL fragments; the Read Response comes back unfragmented.
+CUSTOM_CONFIG_WRITTEN = bytes(range(0x40, 0x40 + 40))
+# Handle that does not exist in the database (the database ends well below).
+NONEXISTENT_HANDLE = 0x00F0
+
+# Application error code raised by a write callback (0x80..0x9F are reserved
+# for the application).
+APP_ERROR = 0x80
+
+
+def build_gatt_database(with_error_service: bool) -> dict[str, object]:
+    """Return the peripheral's services and the characteristics we refer to.
+
+    Bumble itself adds the GAP (0x1800) and GATT (0x1801) services in front of
+    these, so attribute handles are assigned in this fixed order:
+    GAP, GATT, Heart Rate, custom 0xAAA0, [errors 0xEEE0].
+    """
+    hrm = Characteristic(
+        HEART_RATE_MEASUREMENT,
+        Characteristic.Properties.NOTIFY,
+        Attribute.Permissions.READABLE,
+        HRM_INITIAL,
+    )  # Bumble adds the CCCD (0x2902) automatically for NOTIFY characteristics
+    body_sensor_location = Characteristic(
+        BODY_SENSOR_LOCATION,
+        Characteristic.Properties.READ,
+        Attribute.Permissions.READABLE,
+        BODY_SENSOR_LOCATION_VALUE,
+    )
+    control_point = Characteristic(
+        HEART_RATE_CONTROL_POINT,
+        Characteristic.Properties.WRITE,
+        Attribute.Permissions.WRITEABLE,
+        bytes([0x00]),
+    )
+    custom_config = Characteristic(
+        CUSTOM_CONFIG,
+        Characteristic.Properties.READ | Characteristic.Properties.WRITE,
+        Attribute.Permissions.READABLE | Attribute.Permissions.WRITEABLE,
+        CUSTOM_CONFIG_INITIAL,
+    )
+    services = [
+        Service(HEART_RATE_SERVICE, [hrm, body_sensor_location, control_point]),
+        Service(CUSTOM_SERVICE, [custom_config]),
+    ]
+    result: dict[str, object] = {
+        'services': services,
+        'hrm': hrm,
+        'custom_config': custom_config,
+    }
+
+    if with_error_service:
+        # NOTE: Bumble's GATT server does not enforce the READABLE/WRITEABLE
+        # permission bits (its code has "TODO: check permissions"), so "not
+        # permitted" errors are raised by the value callbacks, the way an
+        # application would.  Insufficient Authentication, on the other hand,
+        # is produced by Bumble's own permission check because the link is not
+        # authenticated (no pairing happens in these scenarios).
+        def refuse_read(_connection):
+            raise ATT_Error(0x02)  # Read Not Permitted
+
+        def refuse_write(_connection, _value):
+            raise ATT_Error(0x03)  # Write Not Permitted
+
+        def app_error_write(_connection, _value):
+            raise ATT_Error(APP_ERROR)  # application error 0x80
+
+        errors = Service(
+            ERRORS_SERVICE,
+            [
+                Characteristic(
+                    ERR_READ_NOT_PERMITTED,
+                    Characteristic.Properties.READ,
+                    Attribute.Permissions.READABLE,
+                    CharacteristicValue(read=refuse_read),
+                ),
+                Characteristic(
+                    ERR_WRITE_NOT_PERMITTED,
+                    Characteristic.Properties.WRITE,
+                    Attribute.Permissions.WRITEABLE,
+                    CharacteristicValue(write=refuse_write),
+                ),
+                Characteristic(
+                    ERR_WRITE_NEEDS_AUTH,
+                    Characteristic.Properties.WRITE,
+                    Attribute.Permissions.WRITEABLE
+                    | Attribute.Permissions.WRITE_REQUIRES_AUTHENTICATION,
+                    bytes([0x00]),
+                ),
+                Characteristic(
+                    ERR_WRITE_APP_ERROR,
+                    Characteristic.Properties.WRITE,
+                    Attribute.Permissions.WRITEABLE,
+                    CharacteristicValue(write=app_error_write),
+                ),
+            ],
+        )
+        services.append(errors)
+    return result
+
+
+def advertising_data() -> bytes:
+    """Flags + Complete Local Name + Complete List of 16-bit Service UUIDs."""
+    return bytes(
+        AdvertisingData(
+            [
+                (
+                    AdvertisingData.FLAGS,
+                    bytes(
+                        [
+                            AdvertisingData.LE_GENERAL_DISCOVERABLE_MODE_FLAG
+                            | AdvertisingData.BR_EDR_NOT_SUPPORTED_FLAG
+                        ]
+                    ),
+                ),
+                (AdvertisingData.COMPLETE_LOCAL_NAME, PERIPHERAL_NAME.encode()),
+                (
+                    AdvertisingData.COMPLETE_LIST_OF_16_BIT_SERVICE_CLASS_UUIDS,
+                    struct.pack('<H', 0x180D),
+                ),
+            ]
+        )
+    )
+
+
+# -----------------------------------------------------------------------------
+# The test rig: two Bumble devices on one virtual link, central snooped
+# -----------------------------------------------------------------------------
+def legacy_only(controller: Controller) -> None:
+    """Make a virtual controller look like a Bluetooth 4.2-style LE controller.
+
+    Bumble's virtual controller advertises the LE Extended Advertising feature,
+    which makes Bumble's host use the *extended* advertising/scanning commands
+    and makes the controller emit *extended* advertising reports.  Clearing the
+    feature bits makes the host use the classic LE Set Scan Parameters / LE Set
+    Scan Enable / LE Set Advertising * commands and the controller emit plain
+    LE Advertising Report events, which is what most real captures show.
+    (LE Create Connection is legacy either way: the virtual controller does not
+    list LE Extended Create Connection among its supported commands.)
+    """
+    controller.le_features = controller.le_features & ~(
+        hci.LeFeatureMask.LE_EXTENDED_ADVERTISING
+        | hci.LeFeatureMask.LE_PERIODIC_ADVERTISING
+    )
+
+
+@dataclass
+class Rig:
+    link: LocalLink
+    central_controller: Controller
+    peripheral_controller: Controller
+    central: Device
+    peripheral: Device
+    gatt: dict[str, object]
+
+
+@contextlib.asynccontextmanager
+async def make_rig(snoop_path: Path, with_error_service: bool = False):
+    """Build the two devices, snoop the central, power both on."""
+    link = LocalLink()
+    # The controllers' public BD_ADDRs (returned by HCI Read BD_ADDR) are set
+    # to the same fixed values as the devices' static random addresses, so a
+    # trace viewer that labels the local side by BD_ADDR shows the same address
+    # the peer sees.  (Bumble's default BD_ADDR would be 00:00:00:00:00:00.)
+    central_controller = Controller(
+        'central', link=link, public_address=str(CENTRAL_ADDRESS)
+    )
+    peripheral_controller = Controller(
+        'peripheral', link=link, public_address=str(PERIPHERAL_ADDRESS)
+    )
+    legacy_only(central_controller)
+    legacy_only(peripheral_controller)
+
+    # Host(controller_source, controller_sink): packets from the controller
+    # are delivered to the host, and the host's packets are handed to the
+    # controller asynchronously through an AsyncPipeSink (like a real UART).
+    central_host = Host(central_controller, AsyncPipeSink(central_controller))
+    peripheral_host = Host(
+        peripheral_controller, AsyncPipeSink(peripheral_controller)
+    )
+
+    central = Device(name=CENTRAL_NAME, address=CENTRAL_ADDRESS, host=central_host)
+    peripheral = Device(
+        name=PERIPHERAL_NAME, address=PERIPHERAL_ADDRESS, host=peripheral_host
+    )
+
+    gatt = build_gatt_database(with_error_service)
+    peripheral.add_services(gatt['services'])  # type: ignore[arg-type]
+    peripheral.gatt_server.max_mtu = SERVER_MAX_MTU
+    peripheral.advertising_data = advertising_data()
+    peripheral.scan_response_data = b''
+    peripheral.advertising_interval_min = ADVERTISING_INTERVAL_MS
+    peripheral.advertising_interval_max = ADVERTISING_INTERVAL_MS
+
+    with open(snoop_path, 'wb') as snoop_file:
+        # Attach the snooper before power-on so that the capture starts with
+        # the host's initialisation sequence (HCI Reset, Read Local Version,
+        # LE Read Buffer Size, Set Event Mask, LE Set Random Address, ...),
+        # exactly like a real btsnoop log does.
+        central_host.snooper = BtSnooper(snoop_file)
+        await peripheral.power_on()
+        await central.power_on()
+        try:
+            yield Rig(
+                link,
+                central_controller,
+                peripheral_controller,
+                central,
+                peripheral,
+                gatt,
+            )
+        finally:
+            central_host.snooper = None
+            with contextlib.suppress(Exception):
+                await peripheral.stop_advertising()
+
+
+async def connect(rig: Rig) -> tuple[Connection, Connection]:
+    """Peripheral advertises, central issues LE Create Connection to it.
+
+    Returns (central-side connection, peripheral-side connection).
+    """
+    peripheral_side: asyncio.Future[Connection] = (
+        asyncio.get_running_loop().create_future()
+    )
+    rig.peripheral.once('connection', peripheral_side.set_result)
+    await rig.peripheral.start_advertising()
+    central_side = await rig.central.connect(PERIPHERAL_ADDRESS)
+    return central_side, await peripheral_side
+
+
+async def discover(peer: Peer) -> None:
+    """Full discovery: primary services, characteristics, descriptors."""
+    await peer.discover_services()
+    for service in peer.services:
+        await peer.discover_characteristics(service=service)
+    for service in peer.services:
+        for characteristic in service.characteristics:
+            await peer.discover_descriptors(characteristic=characteristic)
+
+
+def find_characteristic(peer: Peer, uuid: UUID):
+    characteristics = peer.get_characteristics_by_uuid(uuid)
+    assert characteristics, f'characteristic {uuid} not discovered'
+    return characteristics[0]
+
+
+def wait_disconnection(connection: Connection) -> asyncio.Future[int]:
+    """Future resolved with the reason of the connection's disconnection.
+
+    The listener is registered immediately (not when the future is awaited) so
+    that an event fired before the await is not missed.
+    """
+    future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    connection.once('disconnection', future.set_result)
+    return future
+
+
+def supervision_timeout(rig: Rig) -> None:
+    """Make the link drop as if the supervision timer had expired on both sides.
+
+    Bumble's virtual controller has no supervision timer and the LocalLink never
+    loses packets, so we drive each controller's own disconnection path
+    directly: ``Controller.on_le_disconnected(connection, reason)`` is the
+    method the controller runs when the link is torn down (it is what handles
+    an LL_TERMINATE_IND from the peer).  It sends the HCI Disconnection Complete
+    event with the given reason to its host and forgets the connection; no
+    LL_TERMINATE_IND goes over the air, which is what happens on a real
+    supervision timeout.  Both sides report reason 0x08 (Connection Timeout).
+    """
+    for controller, peer_address in (
+        (rig.central_controller, PERIPHERAL_ADDRESS),
+        (rig.peripheral_controller, CENTRAL_ADDRESS),
+    ):
+        ll_connection = controller.le_connections[peer_address]
+        controller.on_le_disconnected(ll_connection, CONNECTION_TIMEOUT)
+
+
+# -----------------------------------------------------------------------------
+# Scenarios
+# -----------------------------------------------------------------------------
+async def scenario_reconnect_supervision_timeout(path: Path) -> None:
+    async with make_rig(path) as rig:
+        await asyncio.sleep(0.1)
+
+        # --- First connection ------------------------------------------------
+        connection, peripheral_connection = await connect(rig)
+        peer = Peer(connection)
+        await asyncio.sleep(0.05)
+
+        await peer.request_mtu(CLIENT_MTU)  # ATT Exchange MTU Request/Response
+        await discover(peer)  # Read By Group Type / Read By Type / Find Info
+
+        body_sensor_location = find_characteristic(peer, BODY_SENSOR_LOCATION)
+        control_point = find_characteristic(peer, HEART_RATE_CONTROL_POINT)
+        hrm = find_characteristic(peer, HEART_RATE_MEASUREMENT)
+
+        value = await peer.read_value(body_sensor_location)  # ATT Read Request
+        assert value == BODY_SENSOR_LOCATION_VALUE, value
+        # ATT Write Request
+        await peer.write_value(control_point, CONTROL_POINT_RESET, with_response=True)
+
+        received: asyncio.Queue[bytes] = asyncio.Queue()
+        await peer.subscribe(hrm, received.put_nowait)  # CCCD <- 0x0001
+        await asyncio.sleep(0.05)
+
+        # Three Handle Value Notifications, 100 ms apart.
+        for value in HRM_NOTIFICATIONS:
+            await rig.peripheral.notify_subscribers(rig.gatt['hrm'], value)
+            assert await received.get() == value
+            await asyncio.sleep(0.1)
+
+        # --- Link loss: supervision timeout on both sides ---------------------
+        central_lost = wait_disconnection(connection)
+        peripheral_lost = wait_disconnection(peripheral_connection)
+        supervision_timeout(rig)
+        assert await central_lost == CONNECTION_TIMEOUT
+        assert await peripheral_lost == CONNECTION_TIMEOUT
+
+        # The central waits ~0.75 s before reconnecting.  connect() below makes
+        # the peripheral advertise again first, as a real peripheral does after
+        # a link loss (Bumble's controller stopped its advertiser on connect).
+        await asyncio.sleep(0.75)
+
+        # --- Second connection to the same peer -------------------------------
+        connection, peripheral_connection = await connect(rig)
+        peer = Peer(connection)
+        await asyncio.sleep(0.05)
+        await peer.request_mtu(CLIENT_MTU)
+        # A bonded/caching client reuses the handles found before: write the
+        # CCCD directly (0x0001 = notifications) without re-discovery.
+        cccd_handle = hrm.handle + 1
+        await peer.write_value(cccd_handle, b'\x01\x00', with_response=True)
+        notified: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        connection.gatt_client.notification_subscribers[hrm.handle] = {
+            lambda value: notified.done() or notified.set_result(value)
+        }
+        await asyncio.sleep(0.05)
+        await rig.peripheral.notify_subscribers(rig.gatt['hrm'], HRM_AFTER_RECONNECT)
+        assert await notified == HRM_AFTER_RECONNECT
+        await asyncio.sleep(0.2)
+
+        # --- Deliberate local disconnect (HCI Disconnect, reason 0x13) --------
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        await asyncio.sleep(0.1)
+
+
+async def scenario_att_errors(path: Path) -> None:
+    async with make_rig(path, with_error_service=True) as rig:
+        await asyncio.sleep(0.1)
+        connection, _ = await connect(rig)
+        peer = Peer(connection)
+        await asyncio.sleep(0.05)
+        await peer.request_mtu(CLIENT_MTU)
+        await discover(peer)
+
+        async def expect_error(
+            operation: Callable[[], Awaitable[object]], error_code: int
+        ) -> None:
+            try:
+                await operation()
+            except ATT_Error as error:
+                assert error.error_code == error_code, error
+            else:
+                raise AssertionError(f'expected ATT error 0x{error_code:02X}')
+            await asyncio.sleep(0.05)
+
+        # 0x02 Read Not Permitted
+        await expect_error(
+            lambda: peer.read_value(find_characteristic(peer, ERR_READ_NOT_PERMITTED)),
+            0x02,
+        )
+        # 0x03 Write Not Permitted
+        await expect_error(
+            lambda: peer.write_value(
+                find_characteristic(peer, ERR_WRITE_NOT_PERMITTED),
+                b'\x01',
+                with_response=True,
+            ),
+            0x03,
+        )
+        # 0x05 Insufficient Authentication
+        await expect_error(
+            lambda: peer.write_value(
+                find_characteristic(peer, ERR_WRITE_NEEDS_AUTH),
+                b'\x01',
+                with_response=True,
+            ),
+            0x05,
+        )
+        # 0x01 Invalid Handle
+        await expect_error(lambda: peer.read_value(NONEXISTENT_HANDLE), 0x01)
+        # 0x80 application error from a write callback
+        await expect_error(
+            lambda: peer.write_value(
+                find_characteristic(peer, ERR_WRITE_APP_ERROR),
+                b'\x01',
+                with_response=True,
+            ),
+            APP_ERROR,
+        )
+        # One successful read to show the link is still fine after errors.
+        value = await peer.read_value(find_characteristic(peer, CUSTOM_CONFIG))
+        assert value == CUSTOM_CONFIG_INITIAL, value
+        await asyncio.sleep(0.1)
+
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        await asyncio.sleep(0.1)
+
+
+async def scenario_peer_disconnect(path: Path) -> None:
+    async with make_rig(path) as rig:
+        await asyncio.sleep(0.1)
+        connection, peripheral_connection = await connect(rig)
+        peer = Peer(connection)
+        await asyncio.sleep(0.05)
+        await peer.request_mtu(CLIENT_MTU)
+        await peer.discover_services()
+        await peer.discover_characteristics(
+            service=peer.get_services_by_uuid(CUSTOM_SERVICE)[0]
+        )
+        config = find_characteristic(peer, CUSTOM_CONFIG)
+        assert await peer.read_value(config) == CUSTOM_CONFIG_INITIAL
+        await peer.write_value(config, CUSTOM_CONFIG_WRITTEN, with_response=True)
+        assert await peer.read_value(config) == CUSTOM_CONFIG_WRITTEN
+        await asyncio.sleep(0.2)
+
+        # The PERIPHERAL hangs up (its host sends HCI Disconnect with reason
+        # 0x13).  The central did not ask for anything: it just receives an
+        # HCI Disconnection Complete event with reason 0x13.
+        central_lost = wait_disconnection(connection)
+        await peripheral_connection.disconnect(REMOTE_USER_TERMINATED)
+        assert await central_lost == REMOTE_USER_TERMINATED
+        await asyncio.sleep(0.1)
+
+
+async def scenario_cancelled_connect(path: Path) -> None:
+    async with make_rig(path) as rig:
+        await asyncio.sleep(0.1)
+        # Nobody advertises at ABSENT_ADDRESS (the peripheral is powered on but
+        # not advertising at all), so the connection can never complete.
+        attempt = asyncio.create_task(rig.central.connect(ABSENT_ADDRESS, timeout=None))
+        await asyncio.sleep(1.0)
+        # Device.cancel_connection() sends HCI LE Create Connection Cancel.
+        await rig.central.cancel_connection()
+        # A real controller would now send LE Connection Complete with status
+        # 0x02 (Unknown Connection Identifier).  Bumble's virtual controller
+        # does not (see README), so give it 0.5 s, then give up on the attempt.
+        await asyncio.sleep(0.5)
+        if not attempt.done():
+            attempt.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await attempt
+        await asyncio.sleep(0.1)
+
+
+async def scenario_scan(path: Path) -> None:
+    async with make_rig(path) as rig:
+        await asyncio.sleep(0.1)
+        await rig.peripheral.start_advertising()
+        seen: list[bytes] = []
+        rig.central.on('advertisement', lambda adv: seen.append(bytes(adv.data)))
+        # LE Set Scan Parameters + LE Set Scan Enable (active scan).
+        await rig.central.start_scanning(legacy=True, filter_duplicates=False)
+        await asyncio.sleep(1.0)
+        await rig.central.stop_scanning(legacy=True)
+        await asyncio.sleep(0.1)
+        assert seen, 'no advertisement seen'
+
+
+SCENARIOS: list[tuple[str, Callable[[Path], Awaitable[None]]]] = [
+    ('reconnect-supervision-timeout.btsnoop', scenario_reconnect_supervision_timeout),
+    ('att-errors.btsnoop', scenario_att_errors),
+    ('peer-disconnect.btsnoop', scenario_peer_disconnect),
+    ('cancelled-connect.btsnoop', scenario_cancelled_connect),
+    ('scan.btsnoop', scenario_scan),
+]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        'outdir',
+        nargs='?',
+        default=str(Path(__file__).resolve().parent),
+        help='directory to write the .btsnoop files to (default: Captures/)',
+    )
+    parser.add_argument('-v', '--verbose', action='store_true')
+    args = parser.parse_args()
+
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.ERROR)
+    outdir = Path(args.outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+
+    version = getattr(bumble, '__version__', 'unknown')
+    print(f'bumble {version}')
+    for file_name, scenario in SCENARIOS:
+        path = outdir / file_name
+        # One fresh event loop, link, controllers and devices per capture.
+        asyncio.run(scenario(path))
+        print(f'wrote {path} ({path.stat().st_size} bytes)')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

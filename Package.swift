@@ -1,0 +1,69 @@
+// swift-tools-version: 6.1
+// bletrace: what really happened in a Bluetooth LE HCI trace, and whether an app handles it right.
+import PackageDescription
+
+let package = Package(
+    name: "bletrace",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "bletrace", targets: ["bletrace"]),
+        .library(name: "BLETrace", targets: ["BLETrace"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    ],
+    targets: [
+        // System libraries (Debian: libpcap-dev, libbluetooth-dev).
+        .systemLibrary(
+            name: "CPcap", pkgConfig: "libpcap",
+            providers: [.apt(["libpcap-dev"]), .brew(["libpcap"])]),
+        .systemLibrary(
+            name: "CBlueZ", pkgConfig: "bluez",
+            providers: [.apt(["libbluetooth-dev"])]),
+
+        // The pipeline, bottom to top. Dependencies point down, never up.
+        .target(name: "Wire"),
+        .target(
+            name: "TraceFiles",
+            dependencies: [
+                "Wire", "CPcap", "CBlueZ",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+        .target(name: "HCI", dependencies: ["Wire"]),
+        .target(name: "ATT", dependencies: ["Wire"]),
+        .target(name: "CoreBluetoothCodes", dependencies: ["Wire", "HCI", "ATT"]),
+        .target(
+            name: "Lifecycle",
+            dependencies: ["Wire", "HCI", "ATT", "CoreBluetoothCodes", "TraceFiles"]),
+        .target(name: "Managers", dependencies: ["Wire", "ATT", "CoreBluetoothCodes"]),
+        .target(
+            name: "Replay",
+            dependencies: [
+                "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "Managers",
+            ]),
+        .target(
+            name: "BLETrace",
+            dependencies: [
+                "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "Managers",
+                "Replay",
+            ]),
+        .executableTarget(
+            name: "bletrace",
+            dependencies: [
+                "BLETrace",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        // One test target per module, plus the command-line tests.
+        .testTarget(name: "WireTests", dependencies: ["Wire"]),
+        .testTarget(name: "TraceFilesTests", dependencies: ["TraceFiles", "Wire"]),
+        .testTarget(name: "HCITests", dependencies: ["HCI", "Wire"]),
+        .testTarget(name: "ATTTests", dependencies: ["ATT", "Wire"]),
+        .testTarget(name: "CoreBluetoothCodesTests", dependencies: ["CoreBluetoothCodes"]),
+        .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle"]),
+        .testTarget(name: "ManagersTests", dependencies: ["Managers"]),
+        .testTarget(name: "ReplayTests", dependencies: ["Replay"]),
+        .testTarget(name: "BletraceCLITests", dependencies: ["bletrace"]),
+    ]
+)

@@ -1,0 +1,9 @@
+// `import BLETrace` gives a user's own tests every public module of bletrace.
+@_exported import ATT
+@_exported import CoreBluetoothCodes
+@_exported import HCI
+@_exported import Lifecycle
+@_exported import Managers
+@_exported import Replay
+@_exported import TraceFiles
+@_exported import Wire

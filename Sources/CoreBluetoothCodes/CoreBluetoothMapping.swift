@@ -1,0 +1,66 @@
+import ATT
+import HCI
+
+/// How strongly a mapping row is supported. Apple publishes no table from HCI codes to
+/// `CBError`; see Formats/error-mapping.md for each row's source.
+public enum Evidence: String, Hashable, Sendable {
+    /// Stated in Apple's documentation.
+    case documented
+    /// Observed on devices and reported publicly.
+    case reported
+    /// Reasoned from the specification, with no public observation.
+    case hypothesis
+}
+
+/// One answer of the mapping: what CoreBluetooth would report, and how sure that is.
+public struct Mapped<Value: Hashable & Sendable>: Hashable, Sendable {
+    public var value: Value
+    public var evidence: Evidence
+
+    public init(value: Value, evidence: Evidence) {
+        self.value = value
+        self.evidence = evidence
+    }
+}
+
+/// What an iOS app would have been told, from what the HCI and ATT layers said.
+public enum CoreBluetoothMapping {
+    /// The error of `centralManager(_:didDisconnectPeripheral:error:)` for a disconnection with
+    /// `reason`. Nil when the app asked for it with `cancelPeripheralConnection` (documented).
+    public static func disconnectionError(reason: HCIStatus, requestedByApp: Bool) -> Mapped<CBError?> {
+        if requestedByApp { return Mapped(value: nil, evidence: .documented) }
+        switch reason {
+        case .connectionTimeout:
+            return Mapped(value: CBError(.connectionTimeout), evidence: .reported)
+        case .remoteUserTerminatedConnection:
+            return Mapped(value: CBError(.peripheralDisconnected), evidence: .reported)
+        case .remoteDeviceTerminatedLowResources, .remoteDeviceTerminatedPowerOff:
+            return Mapped(value: CBError(.peripheralDisconnected), evidence: .hypothesis)
+        case .connectionFailedToBeEstablished:
+            return Mapped(value: CBError(.connectionFailed), evidence: .reported)
+        case .llResponseTimeout:
+            return Mapped(value: CBError(.connectionTimeout), evidence: .hypothesis)
+        case .authenticationFailure, .pinOrKeyMissing:
+            return Mapped(value: CBError(.peerRemovedPairingInformation), evidence: .hypothesis)
+        default:
+            return Mapped(value: CBError(.unknown), evidence: .reported)
+        }
+    }
+
+    /// The error of `centralManager(_:didFailToConnect:error:)` for a connection attempt that
+    /// completed with `status` (not success, and not the 0x02 that follows the app's own cancel).
+    public static func connectionFailureError(status: HCIStatus) -> Mapped<CBError> {
+        switch status {
+        case .connectionFailedToBeEstablished:
+            Mapped(value: CBError(.connectionFailed), evidence: .reported)
+        default:
+            Mapped(value: CBError(.unknown), evidence: .reported)
+        }
+    }
+
+    /// The `CBATTError` for an ATT Error Response: CoreBluetooth passes the ATT code's value
+    /// through unchanged (documented: `CBATTError.Code` uses the specification's values).
+    public static func attError(_ code: ATTErrorCode) -> Mapped<CBATTError> {
+        Mapped(value: CBATTError(.init(rawValue: Int(code.rawValue))), evidence: .documented)
+    }
+}

@@ -1,0 +1,86 @@
+import CoreBluetoothCodes
+import HCI
+import Wire
+
+/// The story of one connection, or of one attempt that never became a connection.
+public struct Connection: Hashable, Sendable {
+    public enum Transport: String, Hashable, Sendable { case le, classic }
+    public enum Role: String, Hashable, Sendable { case central, peripheral }
+    /// Who ended the connection: `local` when this host asked (HCI Disconnect, or reason 0x16),
+    /// `remote` when it did not (the peer, or the link itself, as with a supervision timeout).
+    public enum Initiator: String, Hashable, Sendable { case local, remote, unknown }
+
+    /// Where the connection stands at the end of the capture.
+    public enum Outcome: String, Hashable, Sendable {
+        /// An attempt with no completion in the capture (connection attempts do not time out).
+        case pending
+        /// The attempt completed with an error status.
+        case failed
+        /// The host cancelled the attempt (LE Create Connection Cancel).
+        case cancelled
+        /// Connected, and still connected when the capture ends.
+        case open
+        /// Connected, then disconnected.
+        case disconnected
+    }
+
+    /// 0-based, in order of first appearance.
+    public var id: Int
+    public var transport: Transport = .le
+    public var role: Role?
+    public var handle: UInt16?
+    public var peer: BluetoothAddress?
+    public var peerAddressType: UInt8?
+
+    /// LE Create Connection (or Extended): time and record index.
+    public var attemptTime: Timestamp?
+    public var attemptRecord: Int?
+    /// The attempt named no peer: the controller connects to any Filter Accept List device.
+    public var usesFilterAcceptList = false
+    /// LE Create Connection Cancel sent while this attempt was pending.
+    public var cancelTime: Timestamp?
+
+    /// The completion event: its time, record and status (success or why it failed).
+    public var completeTime: Timestamp?
+    public var completeRecord: Int?
+    public var status: HCIStatus?
+    /// The connection was already up when the capture began (traffic with no completion).
+    public var beganBeforeCapture = false
+
+    public var disconnectTime: Timestamp?
+    public var disconnectRecord: Int?
+    public var reason: HCIStatus?
+    public var initiator: Initiator?
+    /// What CoreBluetooth would pass to `didDisconnectPeripheral` (or `didFailToConnect`).
+    public var cbError: Mapped<CBError?>?
+
+    /// The ATT MTU agreed by Exchange MTU (the smaller of the two), if exchanged.
+    public var mtu: UInt16?
+    public var attRequests = 0
+    public var attErrors = 0
+    public var attNotifications = 0
+    public var attIndications = 0
+
+    public var outcome: Outcome {
+        if disconnectTime != nil { return .disconnected }
+        if let status, status != .success {
+            return cancelTime != nil && status == .unknownConnectionIdentifier ? .cancelled : .failed
+        }
+        if status == .success || beganBeforeCapture { return .open }
+        return cancelTime != nil ? .cancelled : .pending
+    }
+
+    /// Time from completion to disconnection, where both are in the capture.
+    public var duration: Double? {
+        guard let completeTime, let disconnectTime else { return nil }
+        return disconnectTime.seconds(since: completeTime)
+    }
+}
+
+/// Every connection of a capture, in order of first appearance.
+public struct LifecycleReport: Hashable, Sendable {
+    public var connections: [Connection]
+    public var firstTime: Timestamp?
+    public var lastTime: Timestamp?
+    public var records: Int
+}

@@ -1,0 +1,71 @@
+import ATT
+import HCI
+import TraceFiles
+import Wire
+
+/// One capture record decoded through every layer bletrace knows.
+///
+/// All views borrow from the record's bytes or from the decoder's reassembly buffers: valid until
+/// the next record is decoded.
+public struct DecodedRecord {
+    /// The HCI packet; nil for records that are not HCI (kind `.other`) or that failed to decode.
+    public var packet: HCIPacket?
+    /// The L2CAP frame this record completed, if it completed one.
+    public var l2cap: L2CAPFrame?
+    /// The ATT PDU of that frame, on the ATT channel.
+    public var att: ATTPDU?
+    /// Why a layer of this record could not be decoded.
+    public var fault: DecodeError?
+    /// ACL fragments lost before this record (reported on the record that revealed the loss).
+    public var lostFragments: DecodeError?
+
+    /// The connection handle the record is about, where it names one.
+    public var handle: UInt16? {
+        switch packet {
+        case .acl(let acl): acl.handle
+        case .command(.disconnect(let handle, _)): handle
+        case .event(.disconnectionComplete(_, let handle, _)): handle
+        case .event(.connectionComplete(_, let handle, _, _)): handle
+        case .event(.le(.connectionComplete(let complete))): complete.handle
+        default: nil
+        }
+    }
+}
+
+/// Decodes capture records: HCI, then per-handle ACL reassembly, L2CAP and ATT.
+///
+/// Keeps the state decoding needs across records (the reassembly buffers); allocates nothing per
+/// record once every handle in use has been seen.
+public struct TraceDecoder {
+    private var reassembler = ACLReassembler()
+
+    public init() {}
+
+    public mutating func decode(_ record: CaptureRecord) -> DecodedRecord {
+        var decoded = DecodedRecord()
+        do throws(DecodeError) {
+            let packet = try HCIPacket.decode(kind: record.kind, record.bytes)
+            decoded.packet = packet
+            switch packet {
+            case .acl(let acl):
+                guard acl.handle != ACLPacket.androidDebugHandle, let direction = record.direction
+                else { break }
+                let outcome = reassembler.push(acl, direction: direction)
+                decoded.lostFragments = outcome.fault
+                guard let frame = outcome.frame else { break }
+                let l2cap = try L2CAPFrame.decode(frame)
+                decoded.l2cap = l2cap
+                if l2cap.channel == .att { decoded.att = try ATTPDU.decode(l2cap.payload) }
+            case .event(.disconnectionComplete(let status, let handle, _)) where status == .success:
+                reassembler.reset(handle: handle)
+            default:
+                break
+            }
+        } catch {
+            var fault = error
+            fault.recordIndex = record.index
+            decoded.fault = fault
+        }
+        return decoded
+    }
+}

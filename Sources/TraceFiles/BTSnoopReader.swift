@@ -1,0 +1,105 @@
+import Wire
+
+/// Reads btsnoop files record by record, in constant memory.
+///
+/// Layout (all big-endian): the 16-byte file header `btsnoop\0`, version 1, datalink; then
+/// records of a 24-byte header (original length, included length, flags, cumulative drops,
+/// timestamp in microseconds since 0000-01-01) and the packet. Datalinks: 1001 (H1, the kind from
+/// the flags), 1002 (H4, the kind from the packet's first byte, whatever the flags say), 2001
+/// (Linux monitor, the kind from the opcode in the flags). See Formats/btsnoop.md.
+final class BTSnoopReader {
+    static let headerLength = 16
+    static let recordHeaderLength = 24
+    /// btsnoop counts from midnight, 1 January of year 0; this is 1970-01-01 in those units.
+    static let unixEpochOffset: Int64 = 0x00DC_DDB3_0F2F_8000
+    /// No HCI packet is longer: an ACL packet of 65,535 bytes, its 4-byte header, the H4 byte.
+    static let largestRecord = 65_540
+
+    let datalink: UInt32
+    private let window: FileWindow
+    private var index = 0
+
+    init(window: FileWindow) throws {
+        self.window = window
+        let have = try window.fill(Self.headerLength)
+        let fault = { (offset: Int, expected: String) in
+            DecodeError(layer: .btsnoop, offset: offset, expected: expected, file: window.path)
+        }
+        guard have >= Self.headerLength else {
+            throw fault(have, "a 16-byte btsnoop file header; the file has \(have) bytes")
+        }
+        var header = ByteReader(window.view(Self.headerLength), layer: .btsnoop)
+        try header.skip(8, "btsnoop magic")
+        let version = try header.u32be("version")
+        guard version == 1 else { throw fault(8, "btsnoop version 1, not \(version)") }
+        datalink = try header.u32be("datalink")
+        guard [1001, 1002, 2001].contains(datalink) else {
+            throw fault(
+                12, "datalink 1001 (H1), 1002 (H4) or 2001 (Linux monitor), not \(datalink) (\(BTSnoopDatalink(datalink)))")
+        }
+        window.consume(Self.headerLength)
+    }
+
+    func next() throws -> CaptureRecord? {
+        if try window.atEnd() { return nil }
+        let recordOffset = window.fileOffset
+        let fault = { (offset: Int64, expected: String) in
+            DecodeError(
+                layer: .btsnoop, offset: Int(offset), expected: expected, recordIndex: self.index,
+                file: self.window.path)
+        }
+        let have = try window.fill(Self.recordHeaderLength)
+        guard have >= Self.recordHeaderLength else {
+            throw fault(
+                recordOffset,
+                "a 24-byte record header; the file ends \(have) bytes into it (truncated, as when the writer was killed)")
+        }
+        var header = ByteReader(window.view(Self.recordHeaderLength), layer: .btsnoop)
+        let originalLength = Int(try header.u32be("original length"))
+        let includedLength = Int(try header.u32be("included length"))
+        let flags = try header.u32be("flags")
+        _ = try header.u32be("cumulative drops")
+        let rawTime = try header.i64be("timestamp")
+        guard includedLength <= Self.largestRecord else {
+            throw fault(
+                recordOffset + 4,
+                "an included length of at most \(Self.largestRecord) bytes (the largest HCI packet), not \(includedLength)")
+        }
+        let total = Self.recordHeaderLength + includedLength
+        let got = try window.fill(total)
+        guard got >= total else {
+            throw fault(
+                recordOffset + 24,
+                "\(includedLength) bytes of packet data; the file ends after \(got - Self.recordHeaderLength) (truncated)")
+        }
+        let payload = UnsafeRawBufferPointer(rebasing: window.view(total)[Self.recordHeaderLength...])
+        var record = CaptureRecord(
+            index: index, fileOffset: recordOffset,
+            timestamp: Timestamp(microseconds: rawTime &- Self.unixEpochOffset),
+            direction: flags & 1 == 0 ? .sent : .received, kind: .other,
+            originalLength: originalLength, bytes: payload)
+        switch datalink {
+        case 1002: classifyH4(&record)
+        case 1001: record.kind = flags & 2 != 0 ? (flags & 1 == 0 ? .command : .event) : .acl
+        default: LinuxMonitor.classify(&record, controller: UInt16(flags >> 16), opcode: UInt16(flags & 0xFFFF))
+        }
+        window.consume(total)
+        index += 1
+        return record
+    }
+
+    /// H4: the first byte says the kind; it is stripped from `bytes`. The flags' command/event bit
+    /// is ignored, since some writers set 0x10 there instead.
+    private func classifyH4(_ record: inout CaptureRecord) {
+        guard let first = record.bytes.first, let kind = PacketKind(rawValue: first),
+            kind != .other
+        else {
+            record.note = record.bytes.isEmpty
+                ? "empty record" : "unknown H4 packet type 0x\(String(record.bytes[0], radix: 16))"
+            return
+        }
+        record.kind = kind
+        record.bytes = UnsafeRawBufferPointer(rebasing: record.bytes[1...])
+        record.originalLength = max(0, record.originalLength - 1)
+    }
+}

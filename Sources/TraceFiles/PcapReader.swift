@@ -1,0 +1,93 @@
+import CPcap
+import Wire
+
+/// Reads pcap and pcapng files through libpcap, for the Bluetooth HCI link types.
+///
+/// Link types: 187 (H4, no direction: commands count as sent and events as received), 201 (H4
+/// after a 4-byte big-endian direction word), 254 (Linux monitor: adapter index and opcode, both
+/// big-endian u16). The over-the-air sniffer types are recognised and refused by name.
+final class PcapReader {
+    private let handle: OpaquePointer
+    private let path: String
+    let linkType: Int32
+    private var index = 0
+
+    static let readable: Set<Int32> = [187, 201, 254]
+    static let linkLayerSniffer: Set<Int32> = [251, 256, 272]
+
+    init(path: String) throws {
+        var message = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE))
+        guard
+            let handle = pcap_open_offline_with_tstamp_precision(
+                path, UInt32(PCAP_TSTAMP_PRECISION_MICRO), &message)
+        else {
+            let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            throw DecodeError(layer: .pcap, offset: 0, expected: "a pcap or pcapng file libpcap can open (libpcap: \(text))", file: path)
+        }
+        self.handle = handle
+        self.path = path
+        linkType = pcap_datalink(handle)
+        guard Self.readable.contains(linkType) else {
+            pcap_close(handle)
+            if Self.linkLayerSniffer.contains(linkType) {
+                throw CaptureError.unsupported(
+                    path: path,
+                    reason: "link type \(linkType) (\(PcapLinkType(linkType))) is an over-the-air link-layer sniffer capture, not an HCI trace; bletrace reads the HCI link types 187, 201 and 254")
+            }
+            throw CaptureError.unsupported(
+                path: path,
+                reason: "link type \(linkType) (\(PcapLinkType(linkType))) is not a Bluetooth HCI link type; bletrace reads 187, 201 and 254")
+        }
+    }
+
+    deinit { pcap_close(handle) }
+
+    func next() throws -> CaptureRecord? {
+        let offset = Int64(ftell(pcap_file(handle)))
+        var header: UnsafeMutablePointer<pcap_pkthdr>?
+        var data: UnsafePointer<UInt8>?
+        let result = pcap_next_ex(handle, &header, &data)
+        if result == PCAP_ERROR_BREAK { return nil }
+        guard result == 1, let header, let data else {
+            let text = String(cString: pcap_geterr(handle))
+            throw DecodeError(
+                layer: .pcap, offset: Int(offset), expected: "a complete packet record (libpcap: \(text))",
+                recordIndex: index, file: path)
+        }
+        let captured = UnsafeRawBufferPointer(start: data, count: Int(header.pointee.caplen))
+        let time = Int64(header.pointee.ts.tv_sec) * 1_000_000 + Int64(header.pointee.ts.tv_usec)
+        var record = CaptureRecord(
+            index: index, fileOffset: offset, timestamp: Timestamp(microseconds: time),
+            direction: nil, kind: .other, originalLength: Int(header.pointee.len), bytes: captured)
+        let fault = { (at: Int, expected: String) in
+            DecodeError(layer: .pcap, offset: Int(offset) + at, expected: expected, recordIndex: self.index, file: self.path)
+        }
+        var reader = ByteReader(captured, layer: .pcap)
+        switch linkType {
+        case 254:
+            let adapter = try reader.u16be("Linux monitor adapter index")
+            let opcode = try reader.u16be("Linux monitor opcode")
+            record.bytes = reader.rest()
+            LinuxMonitor.classify(&record, controller: adapter, opcode: opcode)
+        default:
+            if linkType == 201 {
+                guard captured.count >= 4 else { throw fault(0, "a 4-byte direction word") }
+                record.direction = (try reader.u32be("direction")) & 1 == 0 ? .sent : .received
+            }
+            guard let type = try? reader.u8("H4 packet type"), let kind = PacketKind(rawValue: type),
+                kind != .other
+            else {
+                record.note = "not an H4 packet"
+                break
+            }
+            record.kind = kind
+            record.bytes = reader.rest()
+            if record.direction == nil {
+                record.direction = kind == .command ? .sent : kind == .event ? .received : nil
+            }
+        }
+        record.originalLength -= captured.count - record.bytes.count
+        index += 1
+        return record
+    }
+}

@@ -1,0 +1,63 @@
+/// A Bluetooth UUID: 16-bit, 32-bit or 128-bit.
+///
+/// Core 6.0, Vol 3, Part B, §2.5.1. Short forms are aliases into the Bluetooth Base UUID
+/// `0000xxxx-0000-1000-8000-00805F9B34FB`; equality compares the full 128-bit value, so a 16-bit
+/// UUID equals its 128-bit expansion. CoreBluetooth: `CBUUID`.
+public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
+    /// The 128-bit value, most significant half first.
+    public var high: UInt64
+    public var low: UInt64
+
+    static let baseLow: UInt64 = 0x8000_0080_5F9B_34FB
+    static let baseHighLow32: UInt64 = 0x0000_1000
+
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    public init(_ short: UInt16) { self.init(UInt32(short)) }
+
+    public init(_ short: UInt32) {
+        self.init(high: UInt64(short) << 32 | Self.baseHighLow32, low: Self.baseLow)
+    }
+
+    /// Decodes a UUID of 2, 4 or 16 bytes, little-endian as in ATT.
+    public init?(littleEndian bytes: UnsafeRawBufferPointer) {
+        switch bytes.count {
+        case 2: self.init(UInt16(bytes[0]) | UInt16(bytes[1]) << 8)
+        case 4:
+            self.init(
+                UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16
+                    | UInt32(bytes[3]) << 24)
+        case 16:
+            var low: UInt64 = 0
+            var high: UInt64 = 0
+            for index in (0..<8).reversed() { low = low << 8 | UInt64(bytes[index]) }
+            for index in (8..<16).reversed() { high = high << 8 | UInt64(bytes[index]) }
+            self.init(high: high, low: low)
+        default: return nil
+        }
+    }
+
+    /// The 16-bit alias, if this UUID is one.
+    public var shortValue: UInt16? {
+        guard low == Self.baseLow, high & 0xFFFF_FFFF == Self.baseHighLow32, high >> 48 == 0
+        else { return nil }
+        return UInt16(truncatingIfNeeded: high >> 32)
+    }
+
+    /// `180D` for a 16-bit alias, the full uppercase form otherwise (as `CBUUID` prints).
+    public var description: String {
+        if let short = shortValue { return hex(UInt64(short), digits: 4) }
+        let full = hex(high, digits: 16) + hex(low, digits: 16)
+        let characters = Array(full)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32]
+            .map { String(characters[$0]) }.joined(separator: "-")
+    }
+
+    private func hex(_ value: UInt64, digits: Int) -> String {
+        let text = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
+    }
+}

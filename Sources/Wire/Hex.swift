@@ -1,0 +1,30 @@
+extension UnsafeRawBufferPointer {
+    /// Lowercase hex, two digits a byte, no separators: `0a1b2c`.
+    public var hexString: String {
+        var text = ""
+        text.reserveCapacity(count * 2)
+        for byte in self {
+            text.append(hexDigits[Int(byte >> 4)])
+            text.append(hexDigits[Int(byte & 0x0F)])
+        }
+        return text
+    }
+}
+
+private let hexDigits: [Character] = Array("0123456789abcdef")
+
+/// Parses hex such as `"04 0e 04 01 03 0c 00"` (spaces and line breaks ignored) into bytes.
+public func bytes(hex text: String) -> [UInt8]? {
+    let digits = text.filter { !$0.isWhitespace }
+    guard digits.count % 2 == 0 else { return nil }
+    var result: [UInt8] = []
+    result.reserveCapacity(digits.count / 2)
+    var index = digits.startIndex
+    while index < digits.endIndex {
+        let next = digits.index(index, offsetBy: 2)
+        guard let byte = UInt8(digits[index..<next], radix: 16) else { return nil }
+        result.append(byte)
+        index = next
+    }
+    return result
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+
+/// The root command. Exit codes, for every subcommand:
+/// 0 success; 1 a finding (flows differ, the capture is damaged after the records shown, no
+/// Bluetooth on this host); 2 bad input (usage, unreadable or unrecognised file).
+@main
+struct Bletrace: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bletrace",
+        abstract: "What really happened in a Bluetooth LE HCI trace, and whether an app handles it right.",
+        discussion: """
+            Reads btsnoop (Android, BlueZ), pcap/pcapng (Wireshark) and Apple PacketLogger captures.
+            Exit codes: 0 success; 1 a finding (flows differ, the capture is damaged after the
+            records shown, no Bluetooth on this host); 2 bad input.
+            """,
+        version: "0.1.0",
+        subcommands: [Info.self, Decode.self, LifecycleCommand.self, ReplayCommand.self, Diff.self, Adapters.self])
+
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let exit as ExitCode {
+            Foundation.exit(exit.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                // --help and --version
+                Bletrace.exit(withError: error)
+            }
+            let message = fullMessage(for: error)
+            FileHandle.standardError.write(Data((message.hasSuffix("\n") ? message : message + "\n").utf8))
+            Foundation.exit(code == .validationFailure || code == .failure ? 2 : code.rawValue)
+        }
+    }
+}
+
+/// Exit codes shared by the subcommands.
+enum Exit {
+    static let finding = ExitCode(1)
+    static let badInput = ExitCode(2)
+}
+
+/// The input and output options every reading command shares.
+struct CaptureOptions: ParsableArguments {
+    @Argument(help: "A capture file: btsnoop, pcap, pcapng or PacketLogger (.pklg).")
+    var file: String
+}
+
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json, jsonl
+}

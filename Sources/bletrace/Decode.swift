@@ -1,0 +1,204 @@
+import ArgumentParser
+import BLETrace
+
+/// `bletrace decode FILE`: every record, decoded, one line each.
+struct Decode: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Decode every record: HCI commands and events, ACL, L2CAP, ATT.",
+        discussion: "--format jsonl writes one JSON object per record (Formats/json.md).")
+
+    @OptionGroup var capture: CaptureOptions
+    @Option(help: "text or jsonl.") var format: OutputFormat = .text
+
+    func validate() throws {
+        guard format != .json else { throw ValidationError("--format takes text or jsonl") }
+    }
+
+    func run() throws {
+        let reader = try open(capture.file)
+        var decoder = TraceDecoder()
+        var origin: Timestamp?
+        var fault: (any Error)?
+        do {
+            while let record = try reader.next() {
+                let decoded = decoder.decode(record)
+                if format == .jsonl {
+                    try Output.json(JSONRecord(record, decoded))
+                } else {
+                    if origin == nil { origin = record.timestamp }
+                    Output.line(describe(record, decoded, origin: origin!))
+                }
+            }
+        } catch { fault = error }
+        try finish(fault)
+    }
+}
+
+/// The JSONL contract of `bletrace decode --format jsonl` (Formats/json.md).
+struct JSONRecord: Encodable {
+    struct HCI: Encodable {
+        var opcode: UInt16?
+        var event: UInt8?
+        var subevent: UInt8?
+        var status: UInt8?
+        var reason: UInt8?
+        var handle: UInt16?
+    }
+    struct ATTFields: Encodable {
+        var opcode: UInt8
+        var handle: UInt16?
+        var request_opcode: UInt8?
+        var error: UInt8?
+        var mtu: UInt16?
+        var value: String?
+    }
+    var index: Int
+    var ts: Int64
+    var direction: String?
+    var kind: String
+    var controller: UInt16?
+    var hci: HCI?
+    var att: ATTFields?
+    var note: String?
+    var fault: String?
+
+    init(_ record: CaptureRecord, _ decoded: DecodedRecord) {
+        index = record.index
+        ts = record.timestamp.microseconds
+        direction = record.direction.map { "\($0)" }
+        kind = "\(record.kind)"
+        controller = record.controllerIndex
+        note = record.note
+        fault = (decoded.fault ?? decoded.lostFragments).map { "\($0)" }
+        switch decoded.packet {
+        case .command(let command):
+            var fields = HCI(opcode: command.opcode.rawValue)
+            if case .disconnect(let handle, let reason) = command {
+                fields.handle = handle
+                fields.reason = reason.rawValue
+            }
+            hci = fields
+        case .event(let event):
+            var fields = HCI(event: event.code.rawValue, status: event.status?.rawValue)
+            switch event {
+            case .commandComplete(_, let opcode, _), .commandStatus(_, _, let opcode):
+                fields.opcode = opcode.rawValue
+            case .disconnectionComplete(_, let handle, let reason):
+                fields.handle = handle
+                fields.reason = reason.rawValue
+            case .connectionComplete(_, let handle, _, _):
+                fields.handle = handle
+            case .le(let meta):
+                fields.subevent = meta.subevent.rawValue
+                if case .connectionComplete(let complete) = meta { fields.handle = complete.handle }
+            case .unknown:
+                break
+            }
+            hci = fields
+        case .acl(let acl):
+            hci = HCI(handle: acl.handle)
+        default:
+            break
+        }
+        if let pdu = decoded.att {
+            var fields = ATTFields(opcode: pdu.opcode.rawValue, handle: pdu.handle)
+            switch pdu {
+            case .errorResponse(let request, _, let error):
+                fields.request_opcode = request.rawValue
+                fields.error = error.rawValue
+            case .exchangeMTURequest(let mtu), .exchangeMTUResponse(let mtu):
+                fields.mtu = mtu
+            case .readResponse(let value), .writeRequest(_, let value), .writeCommand(_, let value),
+                .handleValueNotification(_, let value), .handleValueIndication(_, let value):
+                fields.value = value.hexString
+            default:
+                break
+            }
+            att = fields
+        }
+    }
+}
+
+/// One line for a person: index, time, direction, kind, then what the packet says.
+func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, origin: Timestamp) -> String {
+    var line = "\(record.index)".leftPadded(6) + " " + relativeTime(record.timestamp, since: origin)
+    line += " " + (record.direction.map { "\($0)" } ?? "-").rightPadded(8)
+    line += " " + "\(record.kind)".rightPadded(7) + " "
+    switch decoded.packet {
+    case .command(let command):
+        line += "\(command.opcode) (\(hex(command.opcode.rawValue, digits: 4)))"
+        switch command {
+        case .leCreateConnection(let attempt), .leExtendedCreateConnection(let attempt):
+            line += attempt.usesFilterAcceptList ? " filter accept list" : " peer \(attempt.peerAddress)"
+        case .disconnect(let handle, let reason):
+            line += " handle \(hex(handle, digits: 4)) reason \(reason) (\(hex(reason.rawValue, digits: 2)))"
+        default: break
+        }
+    case .event(let event):
+        switch event {
+        case .commandComplete(_, let opcode, _):
+            line += "Command Complete \(opcode)"
+            if let status = event.status { line += ": \(status)" }
+        case .commandStatus(let status, _, let opcode):
+            line += "Command Status \(opcode): \(status)"
+        case .disconnectionComplete(let status, let handle, let reason):
+            line += "Disconnection Complete handle \(hex(handle, digits: 4)) reason \(reason) (\(hex(reason.rawValue, digits: 2)))"
+            if status != .success { line += " status \(status)" }
+        case .connectionComplete(let status, let handle, let address, _):
+            line += "Connection Complete \(address) handle \(hex(handle, digits: 4)): \(status)"
+        case .le(.connectionComplete(let complete)):
+            line += "\(complete.subevent) \(complete.peerAddress) handle \(hex(complete.handle, digits: 4)) role \(complete.role == 0 ? "central" : "peripheral"): \(complete.status)"
+        case .le(.unknown(let subevent, _)):
+            line += "\(subevent)"
+        case .unknown(let code, _):
+            line += "\(code)"
+        }
+    case .acl(let acl):
+        line += "handle \(hex(acl.handle, digits: 4))"
+        if acl.handle == ACLPacket.androidDebugHandle {
+            line += " (Android debug data)"
+        } else if let l2cap = decoded.l2cap, let att = decoded.att {
+            _ = l2cap
+            line += " ATT " + describe(att)
+        } else if let l2cap = decoded.l2cap {
+            line += " L2CAP \(l2cap.channel), \(l2cap.payload.count) bytes"
+        } else if acl.isContinuation || decoded.l2cap == nil {
+            line += " fragment, \(acl.data.count) bytes"
+        }
+    case .sco(let bytes), .iso(let bytes):
+        line += "\(bytes.count) bytes"
+    case .other:
+        line += record.note ?? "\(record.bytes.count) bytes"
+    case nil:
+        break
+    }
+    if let fault = decoded.fault ?? decoded.lostFragments { line += "  [\(fault.layer): expected \(fault.expected) at byte \(fault.offset)]" }
+    return line
+}
+
+func describe(_ pdu: ATTPDU) -> String {
+    var text = "\(pdu.opcode)"
+    switch pdu {
+    case .errorResponse(let request, let handle, let error):
+        text += " to \(request) on handle \(hex(handle, digits: 4)): \(error) (\(hex(error.rawValue, digits: 2)))"
+    case .exchangeMTURequest(let mtu), .exchangeMTUResponse(let mtu):
+        text += " MTU \(mtu)"
+    case .readRequest(let handle):
+        text += " handle \(hex(handle, digits: 4))"
+    case .readResponse(let value):
+        text += " value \(value.hexString)"
+    case .writeRequest(let handle, let value), .writeCommand(let handle, let value),
+        .handleValueNotification(let handle, let value), .handleValueIndication(let handle, let value):
+        text += " handle \(hex(handle, digits: 4)) value \(value.hexString)"
+    case .unknown(_, let parameters):
+        text += " (\(parameters.count) bytes)"
+    default:
+        break
+    }
+    return text
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+    func rightPadded(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
+}

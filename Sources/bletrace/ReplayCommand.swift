@@ -1,0 +1,48 @@
+import ArgumentParser
+import BLETrace
+import Foundation
+
+/// `bletrace replay FILE --app NAME`: play a capture to an app and print its flow.
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Replay a capture to an app and print the app's flow (Formats/flow.md).",
+        discussion: "Apps: " + ReferenceApps.all.map { "\($0.name) — \($0.summary)" }.joined(separator: "; "))
+
+    @OptionGroup var capture: CaptureOptions
+    @Option(help: "The reference app to replay to (\(ReferenceApps.all.map(\.name).joined(separator: ", "))).")
+    var app: String
+    @Option(name: .shortAndLong, help: "Write the flow to this file instead of standard output.")
+    var output: String?
+
+    func validate() throws {
+        guard ReferenceApps.named(app) != nil else {
+            throw ValidationError("no app named '\(app)'; the apps are: \(ReferenceApps.all.map(\.name).joined(separator: ", "))")
+        }
+    }
+
+    func run() throws {
+        let cassette: Cassette
+        let fault: (any Error)?
+        do {
+            (cassette, fault) = try Cassette.load(path: capture.file)
+        } catch {
+            Output.error("\(error)")
+            throw Exit.badInput
+        }
+        let entry = ReferenceApps.named(app)!
+        var flow = ReplayEngine(cassette: cassette).run(entry.make(), name: entry.name)
+        flow.comments.insert("capture: \((capture.file as NSString).lastPathComponent)  app: \(entry.name)", at: 0)
+        if let output {
+            do {
+                try flow.text.write(toFile: output, atomically: true, encoding: .utf8)
+            } catch {
+                Output.error("cannot write \(output): \(error.localizedDescription)")
+                throw Exit.badInput
+            }
+        } else {
+            Output.line(String(flow.text.dropLast()))
+        }
+        try finish(fault)
+    }
+}
