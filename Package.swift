@@ -55,15 +55,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
-        // One test target per module, plus the command-line tests.
+        // One test target per module, plus the command-line tests; TestSupport finds fixtures.
+        .target(name: "TestSupport", dependencies: ["TraceFiles", "Wire"], path: "Tests/TestSupport"),
         .testTarget(name: "WireTests", dependencies: ["Wire"]),
-        .testTarget(name: "TraceFilesTests", dependencies: ["TraceFiles", "Wire"]),
+        .testTarget(name: "TraceFilesTests", dependencies: ["TraceFiles", "Wire", "TestSupport"]),
         .testTarget(name: "HCITests", dependencies: ["HCI", "Wire"]),
         .testTarget(name: "ATTTests", dependencies: ["ATT", "Wire"]),
         .testTarget(name: "CoreBluetoothCodesTests", dependencies: ["CoreBluetoothCodes"]),
-        .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle"]),
+        .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "TestSupport"]),
         .testTarget(name: "ManagersTests", dependencies: ["Managers"]),
-        .testTarget(name: "ReplayTests", dependencies: ["Replay"]),
-        .testTarget(name: "BletraceCLITests", dependencies: ["bletrace"]),
+        .testTarget(name: "ReplayTests", dependencies: ["Replay", "TestSupport"]),
+        .testTarget(name: "BletraceCLITests", dependencies: ["bletrace", "TestSupport"]),
     ]
 )

@@ -32,7 +32,9 @@ public enum HCICommand {
         let opcode = HCIOpcode(rawValue: try reader.u16le("command opcode (2 bytes)"))
         let length = Int(try reader.u8("parameter total length (1 byte)"))
         let parameters = try reader.bytes(length, "\(length) bytes of command parameters")
-        var fields = ByteReader(parameters, layer: .hci, offset: 0)
+        // Fields are read within the declared length, with offsets counted from the packet start.
+        var fields = ByteReader(
+            UnsafeRawBufferPointer(rebasing: bytes[..<reader.offset]), layer: .hci, offset: 3)
         switch opcode {
         case .disconnect:
             let handle = try fields.u16le("connection handle") & 0x0FFF
@@ -87,7 +89,11 @@ public struct LECreateConnection: Hashable, Sendable {
         peerAddressType = try reader.u8("peer address type")
         peerAddress = try reader.address("peer address (6 bytes)")
         let phys = try reader.u8("initiating PHYs")
-        guard phys & 0x07 != 0 else { throw reader.error("at least one initiating PHY bit") }
+        guard phys & 0x07 != 0 else {
+            throw DecodeError(
+                layer: reader.layer, offset: reader.offset - 1,
+                expected: "at least one initiating PHY bit")
+        }
         try reader.skip(4, "scan interval and window of the first PHY (4 bytes)")
         connectionIntervalMin = try reader.u16le("connection interval min")
         connectionIntervalMax = try reader.u16le("connection interval max")

@@ -50,7 +50,9 @@ public enum HCIEvent {
         let code = HCIEventCode(rawValue: try reader.u8("event code (1 byte)"))
         let length = Int(try reader.u8("parameter total length (1 byte)"))
         let parameters = try reader.bytes(length, "\(length) bytes of event parameters")
-        var fields = ByteReader(parameters, layer: .hci, offset: 0)
+        // Fields are read within the declared length, with offsets counted from the packet start.
+        var fields = ByteReader(
+            UnsafeRawBufferPointer(rebasing: bytes[..<reader.offset]), layer: .hci, offset: 2)
         switch code {
         case .connectionComplete:
             let status = HCIStatus(rawValue: try fields.u8("status"))
@@ -130,6 +132,10 @@ public struct LEConnectionComplete: Hashable, Sendable {
     public var peripheralLatency: UInt16
     /// In units of 10 ms.
     public var supervisionTimeout: UInt16
+    /// Enhanced v2 only (nil otherwise): the advertising set that became this connection (0xFF:
+    /// none), and the periodic advertising train it came from (0x0FFF: none).
+    public var advertisingHandle: UInt8?
+    public var syncHandle: UInt16?
 
     init(subevent: LESubeventCode, reader: inout ByteReader) throws(DecodeError) {
         self.subevent = subevent
@@ -146,5 +152,9 @@ public struct LEConnectionComplete: Hashable, Sendable {
         peripheralLatency = try reader.u16le("peripheral latency")
         supervisionTimeout = try reader.u16le("supervision timeout")
         _ = try reader.u8("central clock accuracy")
+        if subevent == .enhancedConnectionCompleteV2 {
+            advertisingHandle = try reader.u8("advertising handle")
+            syncHandle = try reader.u16le("sync handle")
+        }
     }
 }

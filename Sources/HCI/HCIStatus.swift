@@ -109,5 +109,8 @@ public struct HCIStatus: RawRepresentable, Hashable, Sendable, CustomStringConve
         "Limit Reached",
         "Operation Cancelled by Host",
         "Packet Too Long",
+        "Too Late",
+        "Too Early",
+        "Insufficient Channels",
     ]
 }

@@ -70,6 +70,8 @@ public struct Connection: Hashable, Sendable {
         return cancelTime != nil ? .cancelled : .pending
     }
 
+    public init(id: Int) { self.id = id }
+
     /// Time from completion to disconnection, where both are in the capture.
     public var duration: Double? {
         guard let completeTime, let disconnectTime else { return nil }
@@ -83,4 +85,11 @@ public struct LifecycleReport: Hashable, Sendable {
     public var firstTime: Timestamp?
     public var lastTime: Timestamp?
     public var records: Int
+
+    public init(connections: [Connection], firstTime: Timestamp?, lastTime: Timestamp?, records: Int) {
+        self.connections = connections
+        self.firstTime = firstTime
+        self.lastTime = lastTime
+        self.records = records
+    }
 }

@@ -6,12 +6,17 @@ import Wire
 
 /// Builds connection lifecycles from decoded records, one record at a time.
 ///
-/// HCI allows one LE connection attempt at a time: a Create Connection opens it; its Command
-/// Status (when it fails) or an LE Connection Complete closes it. Open connections are tracked by
-/// handle until their Disconnection Complete; a handle may be reused afterwards.
+/// HCI allows one LE connection attempt at a time: a Create Connection becomes the pending
+/// attempt when its Command Status succeeds (a second one while the first is pending is refused
+/// with Command Disallowed, and the first stays pending); an LE Connection Complete ends it. Open
+/// connections are tracked by handle until their Disconnection Complete; a handle may be reused
+/// afterwards.
 public struct LifecycleAnalyzer {
     public private(set) var connections: [Connection] = []
+    /// The attempt the controller accepted and has not completed.
     private var pendingAttempt: Int?
+    /// The latest Create Connection, until its Command Status arrives.
+    private var awaitingStatus: Int?
     private var openByHandle: [UInt16: Int] = [:]
     /// Handles the host asked to disconnect (HCI Disconnect sent, not yet completed).
     private var disconnectRequested: Set<UInt16> = []
@@ -57,10 +62,10 @@ public struct LifecycleAnalyzer {
                 connection.peer = attempt.peerAddress
                 connection.peerAddressType = attempt.peerAddressType
             }
-            pendingAttempt = connection.id
+            awaitingStatus = connection.id
             connections.append(connection)
         case .leCreateConnectionCancel:
-            if let pendingAttempt { connections[pendingAttempt].cancelTime = record.timestamp }
+            if let id = pendingAttempt ?? awaitingStatus { connections[id].cancelTime = record.timestamp }
         case .disconnect(let handle, _):
             disconnectRequested.insert(handle)
         case .unknown:
@@ -71,29 +76,34 @@ public struct LifecycleAnalyzer {
     private mutating func handle(_ event: HCIEvent, _ record: CaptureRecord) {
         switch event {
         case .commandStatus(let status, _, let opcode)
-        where status != .success
-            && (opcode == .leCreateConnection || opcode == .leExtendedCreateConnection):
-            // The controller refused the attempt outright.
-            if let id = pendingAttempt {
+        where opcode == .leCreateConnection || opcode == .leExtendedCreateConnection:
+            guard let id = awaitingStatus else { break }
+            awaitingStatus = nil
+            if status == .success {
+                pendingAttempt = id
+            } else {
+                // Refused outright; an earlier pending attempt, if any, goes on.
                 complete(id, status: status, record)
-                pendingAttempt = nil
             }
         case .commandStatus(let status, _, .disconnect) where status != .success:
             disconnectRequested.removeAll()
         case .le(.connectionComplete(let event)):
             let id: Int
-            if event.role == 0, let pending = pendingAttempt {
+            if event.role == 0, let pending = pendingAttempt ?? awaitingStatus {
+                // (A capture may lack the Command Status.)
                 id = pending
                 pendingAttempt = nil
+                awaitingStatus = nil
             } else {
                 id = connections.count
                 var connection = Connection(id: id)
                 connection.role = event.role == 0 ? .central : .peripheral
                 connections.append(connection)
             }
-            connections[id].peer = event.peerAddress
-            connections[id].peerAddressType = event.peerAddressType
             if event.status == .success {
+                // A failed completion's address fields are not valid (often all zero).
+                connections[id].peer = event.peerAddress
+                connections[id].peerAddressType = event.peerAddressType
                 // A handle still open here lost its disconnection from the capture; the new
                 // connection takes the handle over.
                 connections[id].handle = event.handle

@@ -88,8 +88,10 @@ public final class ReplayEngine: BluetoothSystem {
             schedule(at: at, for: peripheral) { [unowned self] in
                 attempts.remove(peripheral.address)
                 record(label(central), "didConnect", ["peripheral": "\(peripheral.address)"])
-                central.deliver(.connected(peripheral))
+                // Scheduled before the app hears of the connection, so that a cancel from inside
+                // didConnect withdraws it.
                 scheduleRemoteDisconnection(of: episode, peripheral, central)
+                central.deliver(.connected(peripheral))
             }
         } else {
             let error: CBError = (episode.cbError?.value ?? nil) ?? CBError(.unknown)

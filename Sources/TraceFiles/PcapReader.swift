@@ -27,8 +27,8 @@ final class PcapReader {
         self.handle = handle
         self.path = path
         linkType = pcap_datalink(handle)
+        // Throwing from here still runs deinit (every property is set), which closes the handle.
         guard Self.readable.contains(linkType) else {
-            pcap_close(handle)
             if Self.linkLayerSniffer.contains(linkType) {
                 throw CaptureError.unsupported(
                     path: path,

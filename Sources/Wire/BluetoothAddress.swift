@@ -13,11 +13,16 @@ public struct BluetoothAddress: RawRepresentable, Hashable, Comparable, Sendable
 
     /// Parses `AA:BB:CC:DD:EE:FF` (also with `-` separators), most significant byte first.
     public init?(_ text: some StringProtocol) {
-        let parts = text.split(whereSeparator: { $0 == ":" || $0 == "-" })
+        // Empty parts kept, so that a leading, trailing or doubled separator is rejected.
+        let parts = text.split(
+            omittingEmptySubsequences: false, whereSeparator: { $0 == ":" || $0 == "-" })
         guard parts.count == 6 else { return nil }
         var value: UInt64 = 0
         for part in parts {
-            guard part.count == 2, let byte = UInt8(part, radix: 16) else { return nil }
+            // Two hex digits exactly: `UInt8(_:radix:)` alone would also take "+F".
+            guard part.count == 2, part.allSatisfy(\.isHexDigit),
+                let byte = UInt8(part, radix: 16)
+            else { return nil }
             value = value << 8 | UInt64(byte)
         }
         self.init(rawValue: value)

@@ -16,7 +16,8 @@ private let hexDigits: [Character] = Array("0123456789abcdef")
 /// Parses hex such as `"04 0e 04 01 03 0c 00"` (spaces and line breaks ignored) into bytes.
 public func bytes(hex text: String) -> [UInt8]? {
     let digits = text.filter { !$0.isWhitespace }
-    guard digits.count % 2 == 0 else { return nil }
+    // `UInt8(_:radix:)` alone would also take a sign: "+f" is not two hex digits.
+    guard digits.count % 2 == 0, digits.allSatisfy(\.isHexDigit) else { return nil }
     var result: [UInt8] = []
     result.reserveCapacity(digits.count / 2)
     var index = digits.startIndex

@@ -103,6 +103,20 @@ struct JSONLifecycle: Encodable {
         var name: String?
         var evidence: String
     }
+    /// `null` when CoreBluetooth would report no error; the key is left out when there is
+    /// nothing to report at all.
+    enum CBErrorField: Encodable {
+        case none
+        case error(CBErrorJSON)
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .none: try container.encodeNil()
+            case .error(let error): try container.encode(error)
+            }
+        }
+    }
     struct ATTCounts: Encodable {
         var requests: Int
         var errors: Int
@@ -127,7 +141,7 @@ struct JSONLifecycle: Encodable {
         var initiator: String?
         var outcome: String
         var began_before_capture: Bool
-        var cb_error: CBErrorJSON?
+        var cb_error: CBErrorField?
         var att: ATTCounts
     }
     var records: Int
@@ -150,10 +164,12 @@ struct JSONLifecycle: Encodable {
                 disconnect_ts: connection.disconnectTime?.microseconds, reason: connection.reason?.rawValue,
                 reason_name: connection.reason?.name, initiator: connection.initiator?.rawValue,
                 outcome: connection.outcome.rawValue, began_before_capture: connection.beganBeforeCapture,
-                cb_error: (connection.cbError?.value ?? nil).map { error in
-                    CBErrorJSON(
-                        domain: CBError.errorDomain, code: error.code.rawValue, name: error.code.name,
-                        evidence: connection.cbError!.evidence.rawValue)
+                cb_error: connection.cbError.map { mapped in
+                    guard let error = mapped.value else { return .none }
+                    return .error(
+                        CBErrorJSON(
+                            domain: CBError.errorDomain, code: error.code.rawValue, name: error.code.name,
+                            evidence: mapped.evidence.rawValue))
                 },
                 att: ATTCounts(
                     requests: connection.attRequests, errors: connection.attErrors,

@@ -1,0 +1,158 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite struct CommandTests {
+    let capture = Fixtures.capture("reconnect-supervision-timeout.btsnoop")
+
+    @Test func infoSaysFormatCountAndSpanInJSON() throws {
+        let result = try bletrace("info", capture, "--format", "json")
+        #expect(result.status == 0)
+        let info = try json(result.stdout)
+        #expect(info["format"] as? String == "btsnoop")
+        #expect(info["datalink"] as? Int == 1002)
+        #expect(info["records"] as? Int == 102)
+        let first = try #require(info["first_ts"] as? Int64)
+        let last = try #require(info["last_ts"] as? Int64)
+        #expect(last > first)
+        #expect((info["kinds"] as? [String: Int])?.values.reduce(0, +) == 102)
+    }
+
+    @Test func infoForPeople() throws {
+        let result = try bletrace("info", capture)
+        #expect(result.stdout.contains("format:   btsnoop, datalink 1002 (HCI UART (H4))"))
+        #expect(result.stdout.contains("records:  102"))
+    }
+
+    @Test func decodeJSONLFollowsTheContract() throws {
+        let result = try bletrace("decode", capture, "--format", "jsonl")
+        #expect(result.status == 0)
+        let records = try jsonLines(result.stdout)
+        #expect(records.count == 102)
+        #expect(records.map { $0["index"] as? Int } == Array(0..<102))
+        for record in records {
+            #expect(record["ts"] is Int64 || record["ts"] is Int)
+            #expect(["sent", "received"].contains(record["direction"] as? String))
+            #expect(["command", "event", "acl"].contains(record["kind"] as? String))
+        }
+        // The first Error Response: Attribute Not Found ending a Read By Group Type discovery.
+        let error = try #require(records.first { ($0["att"] as? [String: Any])?["opcode"] as? Int == 1 })
+        let att = try #require(error["att"] as? [String: Any])
+        #expect(att["error"] as? Int == 0x0A)
+        #expect(att["request_opcode"] as? Int == 0x10)
+        #expect(att["handle"] as? Int != nil)
+        // The supervision timeout.
+        let timeout = try #require(records.first { ($0["hci"] as? [String: Any])?["reason"] as? Int == 0x08 })
+        #expect((timeout["hci"] as? [String: Any])?["event"] as? Int == 0x05)
+        #expect((timeout["hci"] as? [String: Any])?["handle"] as? Int == 1)
+    }
+
+    @Test func decodeTextHasOneLinePerRecord() throws {
+        let result = try bletrace("decode", capture)
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 102)
+        #expect(lines.contains { $0.contains("Disconnection Complete handle 0x0001 reason Connection Timeout (0x08)") })
+        #expect(lines.contains { $0.contains("ATT Exchange MTU Request MTU 247") })
+    }
+
+    @Test func lifecycleJSONFollowsTheContract() throws {
+        let result = try bletrace("lifecycle", capture, "--format", "json")
+        #expect(result.status == 0)
+        let connections = try #require(try json(result.stdout)["connections"] as? [[String: Any]])
+        #expect(connections.count == 2)
+        #expect(connections.map { $0["peer"] as? String } == ["F0:F1:F2:F3:F4:05", "F0:F1:F2:F3:F4:05"])
+        #expect(connections.map { $0["reason"] as? Int } == [0x08, 0x13])
+        #expect(connections.map { $0["initiator"] as? String } == ["remote", "local"])
+        #expect(connections.map { $0["mtu"] as? Int } == [247, 247])
+        let timeoutError = try #require(connections[0]["cb_error"] as? [String: Any])
+        #expect(timeoutError["code"] as? Int == 6)
+        #expect(timeoutError["name"] as? String == "connectionTimeout")
+        #expect(timeoutError["domain"] as? String == "CBErrorDomain")
+        // A disconnection the app asked for: CoreBluetooth reports no error, written as null.
+        #expect(connections[1]["cb_error"] is NSNull)
+        #expect((connections[0]["att"] as? [String: Any])?["notifications"] as? Int == 3)
+    }
+
+    @Test func lifecycleTellsTheStory() throws {
+        let result = try bletrace("lifecycle", capture)
+        #expect(result.stdout.contains("disconnected by the peer or the link: Connection Timeout (0x08)"))
+        #expect(result.stdout.contains("CoreBluetooth: didDisconnectPeripheral, error CBError.connectionTimeout (6) [reported]"))
+        #expect(result.stdout.contains("disconnected by this host"))
+    }
+
+    @Test func replayPrintsTheFlowAndDiffAcceptsItAgainstTheExpectedOne() throws {
+        let replay = try bletrace("replay", capture, "--app", "reconnecting")
+        #expect(replay.status == 0)
+        #expect(replay.stdout.hasPrefix("# bletrace flow 1\n"))
+        let diff = try bletrace("diff", Fixtures.capture("reconnect-supervision-timeout.reconnecting.flow"), "-", stdin: replay.stdout)
+        #expect(diff.status == 0, "\(diff.stdout)")
+        #expect(diff.stdout.contains("flows are equal (7 events)"))
+    }
+
+    @Test func diffExitsOneAndShowsTheDivergenceWhenFlowsDiffer() throws {
+        let expected = try Fixtures.temporaryFile(Array("""
+            system launch app=reconnecting
+            central didUpdateState state=poweredOn
+            app connect peripheral=F0:F1:F2:F3:F4:05
+            central didConnect peripheral=F0:F1:F2:F3:F4:05
+            central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionTimeout
+            """.utf8), name: "gives-up.flow")
+        let replay = try bletrace("replay", capture, "--app", "reconnecting")
+        let diff = try bletrace("diff", expected, "-", stdin: replay.stdout)
+        #expect(diff.status == 1)
+        #expect(diff.stdout.contains("first difference at expected event 6"))
+        #expect(diff.stdout.contains("+ +0.680858 app connect peripheral=F0:F1:F2:F3:F4:05"))
+    }
+
+    @Test func diffExitsTwoOnBadInputNamingTheFileAndLine() throws {
+        let bad = try Fixtures.temporaryFile(Array("central\n".utf8), name: "bad.flow")
+        let result = try bletrace("diff", bad, bad)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("bad.flow:1: expected an actor and an event name"))
+        let missing = try bletrace("diff", "/nonexistent.flow", bad)
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("/nonexistent.flow: cannot read: no such file"))
+        let usage = try bletrace("diff", bad)
+        #expect(usage.status == 2)
+    }
+
+    @Test func anUnreadableCaptureExitsTwoWithTheReason() throws {
+        let result = try bletrace("info", "/nonexistent.btsnoop")
+        #expect(result.status == 2)
+        #expect(result.stderr == "bletrace: /nonexistent.btsnoop: cannot read: no such file\n")
+        let sniffer = try bletrace("decode", Fixtures.publicCapture("mikeryan-crackle-le-sc.pcapng"))
+        #expect(sniffer.status == 2)
+        #expect(sniffer.stderr.contains("link type 256"))
+    }
+
+    @Test func aTruncatedCaptureShowsEveryGoodRecordThenTheFaultAndExitsOne() throws {
+        let bytes = try Fixtures.contents(capture)
+        let truncated = try Fixtures.temporaryFile(Array(bytes.dropLast(5)), name: "cut.btsnoop")
+        let result = try bletrace("decode", truncated, "--format", "jsonl")
+        #expect(result.status == 1)
+        #expect(try jsonLines(result.stdout).count == 101)
+        #expect(result.stderr.contains("cut.btsnoop: record 101: btsnoop at byte offset"))
+        #expect(result.stderr.contains("(truncated)"))
+        let info = try bletrace("info", truncated, "--format", "json")
+        #expect(info.status == 1)
+        #expect(try json(info.stdout)["records"] as? Int == 101)
+        #expect((try json(info.stdout)["error"] as? String)?.contains("record 101") == true)
+    }
+
+    @Test func anUnknownAppIsAUsageErrorListingTheApps() throws {
+        let result = try bletrace("replay", capture, "--app", "nope")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("no app named 'nope'; the apps are: reconnecting"))
+    }
+
+    @Test func adaptersListsControllersOrSaysThereIsNoBluetooth() throws {
+        let result = try bletrace("adapters")
+        if FileManager.default.fileExists(atPath: "/sys/class/bluetooth") {
+            #expect(result.status == 0)
+        } else {
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("this host has no Bluetooth support"))
+            #expect(result.stderr.contains("Address family not supported by protocol"))
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// bletrace and tshark (Wireshark's decoder, independent of ours) read every capture, and must
+/// agree record by record: count, time, direction, kind, HCI command opcode, event code, LE
+/// subevent, disconnection reason, ATT opcode and ATT error code.
+///
+/// Two documented differences are allowed, each checked exactly rather than skipped:
+/// - Android writes vendor debug data as ACL on handle 0x0EDC; tshark decodes some of it as ATT,
+///   bletrace does not (it is not a connection).
+/// - Times before 1970 (btsnoop from a phone whose clock was never set): tshark wraps the seconds
+///   through 32 bits and prints `-(2^32 + s)`; bletrace keeps the signed value `s`.
+@Suite struct TsharkCrossCheckTests {
+    static let fields = [
+        "frame.time_epoch", "frame.p2p_dir", "packetlogger.type", "frame.protocols", "bthci_cmd.opcode",
+        "bthci_evt.code", "bthci_evt.le_meta_subevent", "bthci_evt.reason", "bthci_acl.chandle",
+        "btatt.opcode", "btatt.error_code",
+    ]
+
+    static let captures: [String] = (try? Fixtures.allReadableCaptures()) ?? ["<the captures could not be listed>"]
+
+    @Test(arguments: captures)
+    func agreesWithTshark(_ path: String) throws {
+        let tshark = try #require(which("tshark"), "tshark is installed by `make deps`")
+        var arguments = ["-r", path, "-T", "fields", "-E", "separator=|", "-E", "occurrence=f"]
+        for field in Self.fields { arguments += ["-e", field] }
+        let theirs = try run(tshark, arguments).stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            .dropLast().map { line in
+                Dictionary(uniqueKeysWithValues: zip(Self.fields, line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)))
+            }
+        let decoded = try bletrace("decode", path, "--format", "jsonl")
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        let ours = try jsonLines(decoded.stdout)
+        #expect(ours.count == theirs.count, "record count")
+
+        var mismatches: [String] = []
+        for (index, (their, our)) in zip(theirs, ours).enumerated() {
+            let hci = our["hci"] as? [String: Any] ?? [:]
+            let att = our["att"] as? [String: Any] ?? [:]
+            func check(_ what: String, _ expected: AnyHashable?, _ actual: AnyHashable?) {
+                if expected != actual, mismatches.count < 10 {
+                    mismatches.append("record \(index) \(what): tshark \(expected.map { "\($0)" } ?? "nil"), bletrace \(actual.map { "\($0)" } ?? "nil")")
+                }
+            }
+            let ts = (our["ts"] as? NSNumber)?.int64Value ?? 0
+            check("time", Self.tsharkMicroseconds(their["frame.time_epoch"]!), ts)
+            check("kind", Self.kind(their["frame.protocols"]!), our["kind"] as? String)
+            if let direction = their["frame.p2p_dir"], !direction.isEmpty {
+                check("direction", direction == "0" ? "sent" : "received", our["direction"] as? String)
+            }
+            if let opcode = Self.number(their["bthci_cmd.opcode"]), our["kind"] as? String == "command" {
+                check("command opcode", opcode, hci["opcode"] as? Int)
+            }
+            if let code = Self.number(their["bthci_evt.code"]) {
+                check("event code", code, hci["event"] as? Int)
+                if code == 0x05 { check("reason", Self.number(their["bthci_evt.reason"]), hci["reason"] as? Int) }
+            }
+            if let subevent = Self.number(their["bthci_evt.le_meta_subevent"]) {
+                check("LE subevent", subevent, hci["subevent"] as? Int)
+            }
+            let androidDebug = Self.number(their["bthci_acl.chandle"]) == 0x0EDC
+            if !androidDebug {
+                check("ATT opcode", Self.number(their["btatt.opcode"]), att["opcode"] as? Int)
+                check("ATT error", Self.number(their["btatt.error_code"]), att["error"] as? Int)
+            } else {
+                check("ATT on the Android debug handle", nil, att["opcode"] as? Int)
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
+    }
+
+    static func kind(_ protocols: String) -> String {
+        let layers = protocols.split(separator: ":")
+        for (layer, kind) in [("bthci_cmd", "command"), ("bthci_evt", "event"), ("bthci_acl", "acl"), ("bthci_sco", "sco"), ("bthci_iso", "iso")]
+        where layers.contains(Substring(layer)) {
+            return kind
+        }
+        return "other"
+    }
+
+    static func number(_ text: String?) -> Int? {
+        guard let text, !text.isEmpty else { return nil }
+        return text.hasPrefix("0x") ? Int(text.dropFirst(2), radix: 16) : Int(text)
+    }
+
+    /// tshark's `frame.time_epoch` in microseconds, undoing its 32-bit wrap of times before 1970.
+    static func tsharkMicroseconds(_ text: String) -> Int64? {
+        let negative = text.hasPrefix("-")
+        let parts = text.drop(while: { $0 == "-" }).split(separator: ".")
+        guard parts.count == 2, let whole = Int64(parts[0]), let fraction = Int64(parts[1].prefix(6)) else { return nil }
+        if negative {
+            // tshark prints -(2^32 + s) seconds, s < 0, with the fraction of the true value.
+            let seconds = whole - (1 << 32)
+            return seconds * 1_000_000 - fraction
+        }
+        return whole * 1_000_000 + fraction
+    }
+}

@@ -1,0 +1,149 @@
+import CoreBluetoothCodes
+import Foundation
+import HCI
+import Lifecycle
+import Managers
+import TestSupport
+import Testing
+import Wire
+
+@testable import Replay
+
+let peer = BluetoothAddress("F0:F1:F2:F3:F4:05")!
+
+/// A connection episode, as the lifecycle analyzer would report it (times in seconds).
+func episode(
+    id: Int, attempt: Double, complete: Double?, status: UInt8 = 0, disconnect: Double? = nil,
+    reason: UInt8? = nil, local: Bool = false, cancel: Double? = nil
+) -> Connection {
+    var connection = Connection(id: id)
+    connection.role = .central
+    connection.peer = peer
+    connection.attemptTime = Timestamp(microseconds: Int64(attempt * 1e6))
+    connection.completeTime = complete.map { Timestamp(microseconds: Int64($0 * 1e6)) }
+    connection.status = complete == nil ? nil : HCIStatus(rawValue: status)
+    connection.cancelTime = cancel.map { Timestamp(microseconds: Int64($0 * 1e6)) }
+    if status != 0, complete != nil {
+        connection.cbError = Mapped(value: CoreBluetoothMapping.connectionFailureError(status: HCIStatus(rawValue: status)).value, evidence: .reported)
+    }
+    if let disconnect, let reason {
+        connection.disconnectTime = Timestamp(microseconds: Int64(disconnect * 1e6))
+        connection.reason = HCIStatus(rawValue: reason)
+        connection.initiator = local ? .local : .remote
+        connection.cbError = CoreBluetoothMapping.disconnectionError(reason: HCIStatus(rawValue: reason), requestedByApp: local)
+    }
+    return connection
+}
+
+func cassette(_ episodes: [Connection], end: Double = 100) -> Cassette {
+    Cassette(
+        report: LifecycleReport(
+            connections: episodes, firstTime: Timestamp(microseconds: 0),
+            lastTime: Timestamp(microseconds: Int64(end * 1e6)), records: 0))
+}
+
+func signatures(_ flow: Flow) -> [String] { flow.events.map(\.signature) }
+
+/// Connects once and never reconnects.
+final class OneShotApp: BluetoothApp, CentralManagerDelegate {
+    var central: CentralManager?
+    var known: [UUID] = []
+    let cancelAfterConnect: Bool
+    init(cancelAfterConnect: Bool = false) { self.cancelAfterConnect = cancelAfterConnect }
+    func didFinishLaunching(_ launch: Launch) {
+        known = launch.knownPeripherals
+        central = CentralManager(delegate: self, system: launch.system)
+    }
+    func centralManagerDidUpdateState(_ central: CentralManager) {
+        if let target = central.retrievePeripherals(withIdentifiers: known).first { central.connect(target) }
+    }
+    func centralManager(_ central: CentralManager, didConnect peripheral: Peripheral) {
+        if cancelAfterConnect { central.cancelPeripheralConnection(peripheral) }
+    }
+}
+
+@Suite struct ReplayEngineTests {
+    @Test func theReconnectingAppReconnectsAfterASupervisionTimeout() {
+        let flow = ReplayEngine(cassette: cassette([
+            episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08),
+            episode(id: 1, attempt: 6, complete: 6.3, disconnect: 9, reason: 0x16, local: true),
+        ])).run(ReferenceApps.named("reconnecting")!.make(), name: "reconnecting")
+        #expect(signatures(flow) == [
+            "system launch app=reconnecting",
+            "central didUpdateState state=poweredOn",
+            "app connect peripheral=F0:F1:F2:F3:F4:05",
+            "central didConnect peripheral=F0:F1:F2:F3:F4:05",
+            "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionTimeout",
+            "app connect peripheral=F0:F1:F2:F3:F4:05",
+            "central didConnect peripheral=F0:F1:F2:F3:F4:05",
+        ])
+        // Events happen at the capture's times.
+        #expect(flow.events.compactMap(\.time) == [0, 0, 0, 1.2, 5, 5, 6.3])
+        // The captured app's own local disconnection (0x16) is not played back.
+        #expect(flow.comments == ["at the end of the capture: F0:F1:F2:F3:F4:05 is connected"])
+    }
+
+    @Test func anAppThatDoesNotReconnectStaysDisconnected() {
+        let flow = ReplayEngine(cassette: cassette([
+            episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08),
+            episode(id: 1, attempt: 6, complete: 6.3),
+        ])).run(OneShotApp(), name: "one-shot")
+        #expect(signatures(flow).suffix(2) == [
+            "central didConnect peripheral=F0:F1:F2:F3:F4:05",
+            "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionTimeout",
+        ])
+    }
+
+    @Test func aCancelGivesDidDisconnectWithNoErrorAndDropsThePeersLaterDisconnection() {
+        let flow = ReplayEngine(cassette: cassette([
+            episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08),
+        ])).run(OneShotApp(cancelAfterConnect: true), name: "one-shot")
+        #expect(signatures(flow).suffix(3) == [
+            "central didConnect peripheral=F0:F1:F2:F3:F4:05",
+            "app cancelPeripheralConnection peripheral=F0:F1:F2:F3:F4:05",
+            "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=nil",
+        ])
+        #expect(flow.events.last?.time == 1.2)
+    }
+
+    @Test func aFailedAttemptIsRetriedAndTheRetryMatchesTheNextCapturedConnection() {
+        let flow = ReplayEngine(cassette: cassette([
+            episode(id: 0, attempt: 1, complete: 1.5, status: 0x3E),
+            episode(id: 1, attempt: 2, complete: 2.5),
+        ])).run(ReferenceApps.named("reconnecting")!.make(), name: "reconnecting")
+        #expect(signatures(flow).suffix(4) == [
+            "app connect peripheral=F0:F1:F2:F3:F4:05",
+            "central didFailToConnect peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionFailed",
+            "app connect peripheral=F0:F1:F2:F3:F4:05",
+            "central didConnect peripheral=F0:F1:F2:F3:F4:05",
+        ])
+        #expect(flow.events.last?.time == 2.5)
+    }
+
+    @Test func attemptsTheCapturedAppCancelledDoNotEndThisAppsAttempt() {
+        // The captured app gave up once; this app's attempt goes on to the later connection.
+        let flow = ReplayEngine(cassette: cassette([
+            episode(id: 0, attempt: 1, complete: nil, cancel: 3),
+            episode(id: 1, attempt: 4, complete: 4.5),
+        ])).run(OneShotApp(), name: "one-shot")
+        #expect(signatures(flow).last == "central didConnect peripheral=F0:F1:F2:F3:F4:05")
+        #expect(flow.events.last?.time == 4.5)
+    }
+
+    @Test func anAttemptWithNothingToMatchStaysPendingForever() {
+        let flow = ReplayEngine(cassette: cassette([
+            episode(id: 0, attempt: 1, complete: nil),
+        ])).run(OneShotApp(), name: "one-shot")
+        #expect(signatures(flow).last == "app connect peripheral=F0:F1:F2:F3:F4:05")
+        #expect(flow.comments == ["at the end of the capture: F0:F1:F2:F3:F4:05 is connecting"])
+    }
+
+    @Test func theBundledCaptureReplaysToItsExpectedFlow() throws {
+        let (cassette, fault) = try Cassette.load(path: Fixtures.capture("reconnect-supervision-timeout.btsnoop"))
+        #expect(fault == nil)
+        let actual = ReplayEngine(cassette: cassette).run(ReferenceApps.named("reconnecting")!.make(), name: "reconnecting")
+        let text = try String(contentsOfFile: Fixtures.capture("reconnect-supervision-timeout.reconnecting.flow"), encoding: .utf8)
+        let diff = FlowDiff(expected: try Flow(parsing: text), actual: actual)
+        #expect(diff.isEqual, "\(diff.report(expectedName: "expected", actualName: "actual"))")
+    }
+}

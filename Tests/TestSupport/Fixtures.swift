@@ -1,0 +1,159 @@
+import Foundation
+import TraceFiles
+import Wire
+
+/// Where the test fixtures are: the package's own `Captures/` and the public captures in
+/// `../shared/captures/public/` beside the checkout (as CI lays them out).
+public enum Fixtures {
+    public static let packageRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url
+    }()
+
+    public static func capture(_ name: String) -> String {
+        packageRoot.appendingPathComponent("Captures").appendingPathComponent(name).path
+    }
+
+    public static let publicCaptures = packageRoot.deletingLastPathComponent()
+        .appendingPathComponent("shared/captures/public")
+
+    public static func publicCapture(_ name: String) -> String {
+        publicCaptures.appendingPathComponent(name).path
+    }
+
+    /// Every capture bletrace should read: ours and the public ones, minus the over-the-air
+    /// sniffer file (not HCI).
+    public static func allReadableCaptures() throws -> [String] {
+        let ours = try FileManager.default.contentsOfDirectory(atPath: packageRoot.appendingPathComponent("Captures").path)
+            .filter { $0.hasSuffix(".btsnoop") || $0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng") || $0.hasSuffix(".pklg") }
+            .map(capture)
+        let others = try FileManager.default.contentsOfDirectory(atPath: publicCaptures.path)
+            .filter { !$0.hasSuffix(".md") && $0 != "mikeryan-crackle-le-sc.pcapng" }
+            .map(publicCapture)
+        return (ours + others).sorted()
+    }
+
+    /// Writes `bytes` to a new file in a fresh temporary directory and returns its path.
+    public static func temporaryFile(_ bytes: [UInt8], name: String = "capture.bin") throws -> String {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("bletrace-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = directory.appendingPathComponent(name)
+        try Data(bytes).write(to: url)
+        return url.path
+    }
+
+    public static func contents(_ path: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// Every record of a capture, copied out, and the error that ended the reading, if any.
+    public static func readAll(_ path: String) throws -> (records: [OwnedRecord], fault: (any Error)?) {
+        let reader = try CaptureReader(path: path)
+        var records: [OwnedRecord] = []
+        do {
+            while let record = try reader.next() { records.append(OwnedRecord(record)) }
+        } catch {
+            return (records, error)
+        }
+        return (records, nil)
+    }
+}
+
+/// A capture record with its bytes copied, for tests that keep records.
+public struct OwnedRecord: Hashable {
+    public var index: Int
+    public var fileOffset: Int64
+    public var timestamp: Timestamp
+    public var direction: Direction?
+    public var kind: PacketKind
+    public var controllerIndex: UInt16?
+    public var originalLength: Int
+    public var bytes: [UInt8]
+    public var note: String?
+
+    public init(_ record: CaptureRecord) {
+        index = record.index
+        fileOffset = record.fileOffset
+        timestamp = record.timestamp
+        direction = record.direction
+        kind = record.kind
+        controllerIndex = record.controllerIndex
+        originalLength = record.originalLength
+        bytes = Array(record.bytes)
+        note = record.note
+    }
+
+    public init(kind: PacketKind, direction: Direction?, hex: String, index: Int = 0, time: Int64 = 0) {
+        self.index = index
+        fileOffset = 0
+        timestamp = Timestamp(microseconds: time)
+        self.direction = direction
+        self.kind = kind
+        controllerIndex = nil
+        bytes = Wire.bytes(hex: hex)!
+        originalLength = bytes.count
+        note = nil
+    }
+
+    /// Lends the record to `body` as a ``CaptureRecord`` borrowing these bytes.
+    public func withRecord<T>(_ body: (CaptureRecord) throws -> T) rethrows -> T {
+        try bytes.withUnsafeBytes { buffer in
+            try body(
+                CaptureRecord(
+                    index: index, fileOffset: fileOffset, timestamp: timestamp, direction: direction,
+                    kind: kind, controllerIndex: controllerIndex, originalLength: originalLength,
+                    bytes: buffer, note: note))
+        }
+    }
+}
+
+/// Runs a program and collects its output.
+public struct ProcessResult {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+}
+
+public func run(_ executable: String, _ arguments: [String], stdin: String? = nil) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    let input = Pipe()
+    process.standardInput = input
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    // Read both pipes while the process runs so a large output cannot block it.
+    let errors = DataBox()
+    let done = DispatchSemaphore(value: 0)
+    let errHandle = err.fileHandleForReading
+    DispatchQueue.global().async {
+        errors.data = errHandle.readDataToEndOfFile()
+        done.signal()
+    }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    done.wait()
+    return ProcessResult(
+        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errors.data, as: UTF8.self))
+}
+
+private final class DataBox: @unchecked Sendable {
+    var data = Data()
+}
+
+/// The path of a program on PATH.
+public func which(_ name: String) -> String? {
+    for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+        let path = "\(directory)/\(name)"
+        if FileManager.default.isExecutableFile(atPath: path) { return path }
+    }
+    return nil
+}

@@ -1,0 +1,51 @@
+import TestSupport
+import Testing
+import Wire
+
+@testable import TraceFiles
+
+@Suite struct OtherFormatTests {
+    @Test(arguments: [
+        // (file, format, record count as tshark 4.0 counts them)
+        ("elkusbry-peripage.pklg", CaptureFormat.packetLogger, 721),
+        ("fotonick-hciparse-test00.pklg", .packetLogger, 2239),
+        ("joelarula-darkelf-test1.pcapng", .pcapng(linkType: 201), 122),
+        ("syssi-jbdbms-ffaa-auth-h1.btsnoop", .btsnoop(datalink: 1001), 214),
+    ])
+    func detectsTheFormatFromTheContentAndReadsEveryRecord(file: String, format: CaptureFormat, count: Int) throws {
+        let reader = try CaptureReader(path: Fixtures.publicCapture(file))
+        #expect(reader.format == format)
+        let (records, fault) = try Fixtures.readAll(Fixtures.publicCapture(file))
+        #expect(fault == nil)
+        #expect(records.count == count)
+    }
+
+    @Test func detectsBothPacketLoggerByteOrders() throws {
+        let little = try Fixtures.contents(Fixtures.publicCapture("elkusbry-peripage.pklg"))
+        let big = try Fixtures.contents(Fixtures.publicCapture("fotonick-hciparse-test00.pklg"))
+        #expect(little.withUnsafeBytes { PacketLoggerReader.detectByteOrder($0) } == false)
+        #expect(big.withUnsafeBytes { PacketLoggerReader.detectByteOrder($0) } == true)
+    }
+
+    @Test func decodesPacketLoggerNotesAsText() throws {
+        let (records, _) = try Fixtures.readAll(Fixtures.publicCapture("elkusbry-peripage.pklg"))
+        #expect(records[0].kind == .other)
+        #expect(records[0].note == "note: Product: iPhone17,1")
+        // 2026-06-07 10:50:47.116000 UTC, as tshark shows it.
+        #expect(records[0].timestamp.microseconds == 1_780_829_447_116_000)
+    }
+
+    @Test func readsTheDirectionWordOfLinkType201() throws {
+        let (records, _) = try Fixtures.readAll(Fixtures.publicCapture("joelarula-darkelf-test1.pcapng"))
+        #expect(records[0].direction == .sent)
+        #expect(records[1].direction == .received)
+        #expect(records.allSatisfy { $0.kind == .acl })
+    }
+
+    @Test func refusesALinkLayerSnifferCaptureByName() throws {
+        let path = Fixtures.publicCapture("mikeryan-crackle-le-sc.pcapng")
+        let error = try #require(throws: CaptureError.self) { try CaptureReader(path: path) }
+        #expect("\(error)".contains("link type 256 (BLUETOOTH_LE_LL_WITH_PHDR)"))
+        #expect("\(error)".contains("not an HCI trace"))
+    }
+}
