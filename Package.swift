@@ -57,10 +57,10 @@ let package = Package(
 
         // One test target per module, plus the command-line tests; TestSupport finds fixtures.
         .target(name: "TestSupport", dependencies: ["TraceFiles", "Wire"], path: "Tests/TestSupport"),
-        .testTarget(name: "WireTests", dependencies: ["Wire"]),
+        .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport"]),
         .testTarget(name: "TraceFilesTests", dependencies: ["TraceFiles", "Wire", "TestSupport"]),
-        .testTarget(name: "HCITests", dependencies: ["HCI", "Wire"]),
-        .testTarget(name: "ATTTests", dependencies: ["ATT", "Wire"]),
+        .testTarget(name: "HCITests", dependencies: ["HCI", "Wire", "TestSupport"]),
+        .testTarget(name: "ATTTests", dependencies: ["ATT", "Wire", "TestSupport"]),
         .testTarget(name: "CoreBluetoothCodesTests", dependencies: ["CoreBluetoothCodes"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "TestSupport"]),
         .testTarget(name: "ManagersTests", dependencies: ["Managers"]),

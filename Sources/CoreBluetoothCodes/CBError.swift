@@ -50,8 +50,8 @@ public struct CBError: Error, Hashable, Sendable, CustomStringConvertible {
     public var code: Code
     public init(_ code: Code) { self.code = code }
 
-    /// `CBError.connectionTimeout`, as the flow format writes it.
-    public var description: String { "CBError.\(code)" }
+    /// `CBError.connectionTimeout`, as the flow format writes it; `CBError.Code(99)` unnamed.
+    public var description: String { code.name.map { "CBError.\($0)" } ?? code.description }
 }
 
 /// The equivalent of CoreBluetooth's `CBATTError`: an error in `CBATTErrorDomain`, carrying the
@@ -102,5 +102,6 @@ public struct CBATTError: Error, Hashable, Sendable, CustomStringConvertible {
     public var code: Code
     public init(_ code: Code) { self.code = code }
 
-    public var description: String { "CBATTError.\(code)" }
+    /// `CBATTError.insufficientEncryption`; `CBATTError.Code(128)` unnamed.
+    public var description: String { code.name.map { "CBATTError.\($0)" } ?? code.description }
 }

@@ -53,14 +53,25 @@ public enum CoreBluetoothMapping {
         switch status {
         case .connectionFailedToBeEstablished:
             Mapped(value: CBError(.connectionFailed), evidence: .reported)
+        case .authenticationFailure, .pinOrKeyMissing:
+            // Reported on connect when the peer removed the bond; which HCI code shows it is not.
+            Mapped(value: CBError(.peerRemovedPairingInformation), evidence: .hypothesis)
         default:
             Mapped(value: CBError(.unknown), evidence: .reported)
         }
     }
 
-    /// The `CBATTError` for an ATT Error Response: CoreBluetooth passes the ATT code's value
-    /// through unchanged (documented: `CBATTError.Code` uses the specification's values).
+    /// The `CBATTError` for an ATT Error Response. CoreBluetooth passes the ATT code's value
+    /// through: `CBATTError.Code` names 0x01-0x11 with the specification's values (documented);
+    /// application and profile codes (0x80-0xFF) reach apps as their raw value, "Unknown ATT
+    /// error." (reported); 0x12, 0x13 have no public observation (hypothesis).
     public static func attError(_ code: ATTErrorCode) -> Mapped<CBATTError> {
-        Mapped(value: CBATTError(.init(rawValue: Int(code.rawValue))), evidence: .documented)
+        let evidence: Evidence =
+            switch code.rawValue {
+            case 0x01...0x11: .documented
+            case 0x80...0x9F, 0xE0...0xFF: .reported
+            default: .hypothesis
+            }
+        return Mapped(value: CBATTError(.init(rawValue: Int(code.rawValue))), evidence: evidence)
     }
 }

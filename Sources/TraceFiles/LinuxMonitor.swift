@@ -50,11 +50,29 @@ enum LinuxMonitor {
         }
     }
 
-    /// UTF-8 up to the first NUL, with line ends trimmed.
+    /// UTF-8 up to the first NUL, with line ends trimmed. A payload that is not text (binary
+    /// records, such as PacketLogger's config) gives its printable runs of four or more
+    /// characters, as `strings` would, joined by spaces.
     static func text(_ bytes: UnsafeRawBufferPointer) -> String {
         let cut = bytes.firstIndex(of: 0) ?? bytes.count
-        var result = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<cut]), as: UTF8.self)
-        while let last = result.last, last.isNewline { result.removeLast() }
-        return result
+        let head = UnsafeRawBufferPointer(rebasing: bytes[0..<cut])
+        let isText = head.allSatisfy { $0 >= 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        if isText, cut == bytes.count || bytes[cut...].allSatisfy({ $0 == 0 }) {
+            var result = String(decoding: head, as: UTF8.self)
+            while let last = result.last, last.isNewline { result.removeLast() }
+            return result
+        }
+        var runs: [String] = []
+        var run: [UInt8] = []
+        for byte in bytes {
+            if (0x20..<0x7F).contains(byte) {
+                run.append(byte)
+                continue
+            }
+            if run.count >= 4 { runs.append(String(decoding: run, as: UTF8.self)) }
+            run.removeAll(keepingCapacity: true)
+        }
+        if run.count >= 4 { runs.append(String(decoding: run, as: UTF8.self)) }
+        return runs.joined(separator: " ")
     }
 }

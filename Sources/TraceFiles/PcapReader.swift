@@ -65,6 +65,9 @@ final class PcapReader {
         var reader = ByteReader(captured, layer: .pcap)
         switch linkType {
         case 254:
+            guard captured.count >= 4 else {
+                throw fault(0, "a 4-byte Linux monitor header (adapter index, opcode), not \(captured.count) bytes")
+            }
             let adapter = try reader.u16be("Linux monitor adapter index")
             let opcode = try reader.u16be("Linux monitor opcode")
             record.bytes = reader.rest()
@@ -74,7 +77,7 @@ final class PcapReader {
                 guard captured.count >= 4 else { throw fault(0, "a 4-byte direction word") }
                 record.direction = (try reader.u32be("direction")) & 1 == 0 ? .sent : .received
             }
-            guard let type = try? reader.u8("H4 packet type"), let kind = PacketKind(rawValue: type),
+            guard !reader.isAtEnd, let kind = PacketKind(rawValue: try reader.u8("H4 packet type")),
                 kind != .other
             else {
                 record.note = "not an H4 packet"

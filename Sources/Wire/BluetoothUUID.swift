@@ -47,9 +47,11 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
         return UInt16(truncatingIfNeeded: high >> 32)
     }
 
-    /// `180D` for a 16-bit alias, the full uppercase form otherwise (as `CBUUID` prints).
+    /// `180D` for a 16-bit alias, `12345678` for a 32-bit one, the full uppercase form otherwise
+    /// (as `CBUUID` prints).
     public var description: String {
         if let short = shortValue { return hex(UInt64(short), digits: 4) }
+        if low == Self.baseLow, high & 0xFFFF_FFFF == Self.baseHighLow32 { return hex(high >> 32, digits: 8) }
         let full = hex(high, digits: 16) + hex(low, digits: 16)
         let characters = Array(full)
         return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32]

@@ -11,8 +11,8 @@ struct Bletrace: ParsableCommand {
         abstract: "What really happened in a Bluetooth LE HCI trace, and whether an app handles it right.",
         discussion: """
             Reads btsnoop (Android, BlueZ), pcap/pcapng (Wireshark) and Apple PacketLogger captures.
-            Exit codes: 0 success; 1 a finding (flows differ, the capture is damaged after the
-            records shown, no Bluetooth on this host); 2 bad input.
+
+            Exit codes: 0 success; 1 a finding (flows differ, the capture is damaged after the records shown, no Bluetooth on this host); 2 bad input.
             """,
         version: "0.1.0",
         subcommands: [Info.self, Decode.self, LifecycleCommand.self, ReplayCommand.self, Diff.self, Adapters.self])

@@ -1,4 +1,5 @@
 import HCI
+import TestSupport
 import Testing
 import Wire
 

@@ -157,3 +157,13 @@ public func which(_ name: String) -> String? {
     }
     return nil
 }
+
+/// Joins hand-written hex fields (one field an argument, so each can carry a comment) into bytes.
+public func packet(_ fields: String...) -> [UInt8] { packet(fields) }
+
+public func packet(_ fields: [String]) -> [UInt8] {
+    guard let result = Wire.bytes(hex: fields.joined(separator: " ")) else {
+        preconditionFailure("malformed test hex: \(fields)")
+    }
+    return result
+}

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import Wire
 
@@ -107,11 +108,13 @@ import Wire
 
     /// One read of each width, tried on too few bytes.
     struct ShortRead: Sendable, CustomTestStringConvertible {
+        /// Also the `expected` text the read passes.
         var name: String
+        var label: String? = nil
         /// Bytes available from the reader's start offset.
         var available: Int
         var read: @Sendable (inout ByteReader) throws -> Void
-        var testDescription: String { "\(name) with \(available) bytes" }
+        var testDescription: String { "\(label ?? name) with \(available) bytes" }
     }
 
     static let shortReads: [ShortRead] = [
@@ -126,7 +129,7 @@ import Wire
         .init(name: "bytes", available: 3) { _ = try $0.bytes(4, "bytes") },
         .init(name: "skip", available: 1) { try $0.skip(2, "skip") },
         .init(name: "require", available: 0) { try $0.require(1, "require") },
-        .init(name: "negative require", available: 4) { try $0.require(-1, "require") },
+        .init(name: "require", label: "negative require", available: 4) { try $0.require(-1, "require") },
     ]
 
     @Test(arguments: shortReads, [DecodeError.Layer.hci, .btsnoop, .att])
