@@ -15,4 +15,7 @@ public struct Launch {
     /// Identifiers of peripherals the app knew before this run (as apps keep them from a
     /// previous session): the peers the capture's central connected to, in order.
     public let knownPeripherals: [UUID]
+    /// Runs `action` after `seconds` of capture time, as `DispatchQueue.main.asyncAfter` would:
+    /// for the app's own timers (a connection watchdog, a retry delay, a request timeout).
+    public let asyncAfter: (_ seconds: Double, _ action: @escaping () -> Void) -> Void
 }

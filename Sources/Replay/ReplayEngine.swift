@@ -44,7 +44,11 @@ public final class ReplayEngine: BluetoothSystem {
     public func run(_ app: any BluetoothApp, name: String) -> Flow {
         record("system", "launch", ["app": name])
         app.didFinishLaunching(
-            Launch(system: self, knownPeripherals: cassette.peers.map(Peripheral.identifier(for:))))
+            Launch(
+                system: self, knownPeripherals: cassette.peers.map(Peripheral.identifier(for:)),
+                asyncAfter: { [unowned self] seconds, action in
+                    schedule(at: now.adding(microseconds: Int64((max(0, seconds) * 1e6).rounded())), for: nil, action)
+                }))
         while !queue.isEmpty {
             let next = queue.removeFirst()
             now = next.time
@@ -119,25 +123,21 @@ public final class ReplayEngine: BluetoothSystem {
     // MARK: Playback
 
     /// The next episode that completes (connected or failed), skipping attempts the captured app
-    /// cancelled or that never completed: an attempt of this app would still be waiting then.
+    /// cancelled or that never completed (an attempt of this app would still be waiting then),
+    /// and episodes that were over before the app asked. A connection that came up earlier and is
+    /// still up is this app's at once.
     private func nextEpisode(for peer: BluetoothAddress) -> Connection? {
         let episodes = cassette.episodes[peer] ?? []
         var index = cursor[peer, default: 0]
+        defer { cursor[peer] = index }
         while index < episodes.count {
             let episode = episodes[index]
             index += 1
-            if episode.outcome == .failed || episode.status == .success {
-                // An episode whose connection ended before the app asked is of no use.
-                if let ended = episode.disconnectTime ?? episode.completeTime, ended < now,
-                    episode.status == .success
-                {
-                    continue
-                }
-                cursor[peer] = index
-                return episode
-            }
+            guard episode.outcome == .failed || episode.status == .success else { continue }
+            let over = episode.status == .success ? episode.disconnectTime : episode.completeTime
+            if let over, over < now { continue }
+            return episode
         }
-        cursor[peer] = index
         return nil
     }
 

@@ -15,7 +15,7 @@ struct Decode: ParsableCommand {
     }
 
     func run() throws {
-        let reader = try open(capture.file)
+        let reader = try openCapture(capture.file)
         var decoder = TraceDecoder()
         var origin: Timestamp?
         var fault: (any Error)?
@@ -157,12 +157,11 @@ func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, origin: Timesta
         line += "handle \(hex(acl.handle, digits: 4))"
         if acl.handle == ACLPacket.androidDebugHandle {
             line += " (Android debug data)"
-        } else if let l2cap = decoded.l2cap, let att = decoded.att {
-            _ = l2cap
+        } else if let att = decoded.att {
             line += " ATT " + describe(att)
         } else if let l2cap = decoded.l2cap {
             line += " L2CAP \(l2cap.channel), \(l2cap.payload.count) bytes"
-        } else if acl.isContinuation || decoded.l2cap == nil {
+        } else {
             line += " fragment, \(acl.data.count) bytes"
         }
     case .sco(let bytes), .iso(let bytes):

@@ -26,7 +26,7 @@ struct Info: ParsableCommand {
     }
 
     func run() throws {
-        let reader = try open(capture.file)
+        let reader = try openCapture(capture.file)
         var kinds: [PacketKind: Int] = [:]
         var records = 0
         var first: Timestamp?
@@ -65,7 +65,7 @@ struct Info: ParsableCommand {
 }
 
 /// Opens a capture, turning "cannot open" into exit code 2 with the reason.
-func open(_ path: String) throws -> CaptureReader {
+func openCapture(_ path: String) throws -> CaptureReader {
     do {
         return try CaptureReader(path: path)
     } catch {

@@ -130,6 +130,32 @@ final class OneShotApp: BluetoothApp, CentralManagerDelegate {
         #expect(flow.events.last?.time == 4.5)
     }
 
+    @Test func aLateConnectGetsAConnectionThatIsStillUpAtOnceButNotOneThatIsOver() {
+        /// Connects from a timer, 5 s after launch.
+        final class LateApp: BluetoothApp, CentralManagerDelegate {
+            var central: CentralManager?
+            func didFinishLaunching(_ launch: Launch) {
+                let central = CentralManager(delegate: self, system: launch.system)
+                self.central = central
+                launch.asyncAfter(5) {
+                    central.connect(central.retrievePeripherals(withIdentifiers: launch.knownPeripherals)[0])
+                }
+            }
+            func centralManagerDidUpdateState(_ central: CentralManager) {}
+        }
+        // The first connection is over at 2 s; the second came up at 3.2 s and lasts to 9 s.
+        let flow = ReplayEngine(cassette: cassette([
+            episode(id: 0, attempt: 1, complete: 1.2, disconnect: 2, reason: 0x08),
+            episode(id: 1, attempt: 3, complete: 3.2, disconnect: 9, reason: 0x13),
+        ])).run(LateApp(), name: "late")
+        #expect(signatures(flow).suffix(3) == [
+            "app connect peripheral=F0:F1:F2:F3:F4:05",
+            "central didConnect peripheral=F0:F1:F2:F3:F4:05",
+            "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.peripheralDisconnected",
+        ])
+        #expect(flow.events.suffix(3).map(\.time) == [5, 5, 9])
+    }
+
     @Test func anAttemptWithNothingToMatchStaysPendingForever() {
         let flow = ReplayEngine(cassette: cassette([
             episode(id: 0, attempt: 1, complete: nil),
