@@ -41,6 +41,29 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static var writeCommand: Self { .init(rawValue: 0x52) }
     public static var signedWriteCommand: Self { .init(rawValue: 0xD2) }
 
+    /// What a PDU is in the protocol's exchanges (§3.3): requests get one response (or an Error
+    /// Response), indications one confirmation; commands and notifications get nothing.
+    public enum Method: Hashable, Sendable {
+        case request, response, command, notification, indication, confirmation, unknown
+    }
+
+    public var method: Method {
+        switch rawValue {
+        case 0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x20: .request
+        case 0x01, 0x03, 0x05, 0x07, 0x09, 0x0B, 0x0D, 0x0F, 0x11, 0x13, 0x17, 0x19, 0x21: .response
+        case 0x52, 0xD2: .command
+        case 0x1B, 0x23: .notification
+        case 0x1D: .indication
+        case 0x1E: .confirmation
+        default: .unknown
+        }
+    }
+
+    /// For a request, the opcode of its successful response (an Error Response may come instead).
+    public var responseOpcode: ATTOpcode? {
+        method == .request ? ATTOpcode(rawValue: rawValue + 1) : nil
+    }
+
     /// Bit 6: the PDU is a command (no response).
     public var isCommand: Bool { rawValue & 0x40 != 0 }
     /// Bit 7: a 12-byte authentication signature ends the PDU.

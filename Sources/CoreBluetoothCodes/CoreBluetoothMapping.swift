@@ -74,4 +74,11 @@ public enum CoreBluetoothMapping {
             }
         return Mapped(value: CBATTError(.init(rawValue: Int(code.rawValue))), evidence: evidence)
     }
+
+    /// What a GATT operation reports when pairing fails (SMP Pairing Failed): the operation that
+    /// needed the security fails with `insufficientAuthentication` (reported for a bond the peer
+    /// removed); for the other reasons this is a hypothesis.
+    public static func pairingFailureError(reason: UInt8) -> Mapped<CBATTError> {
+        Mapped(value: CBATTError(.insufficientAuthentication), evidence: .hypothesis)
+    }
 }

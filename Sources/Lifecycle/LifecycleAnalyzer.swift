@@ -20,8 +20,10 @@ public struct LifecycleAnalyzer {
     private var openByHandle: [UInt16: Int] = [:]
     /// Handles the host asked to disconnect (HCI Disconnect sent, not yet completed).
     private var disconnectRequested: Set<UInt16> = []
-    /// Client MTU of an Exchange MTU Request awaiting its response, per connection.
-    private var requestedMTU: [Int: UInt16] = [:]
+    /// Requests, answers, MTU and attributes per connection handle.
+    public private(set) var att = ATTTracker()
+    /// The request the last record answered, if it carried an ATT response.
+    public private(set) var lastAnswered: ATTRequest?
     private var firstTime: Timestamp?
     private var lastTime: Timestamp?
     private var records = 0
@@ -33,7 +35,13 @@ public struct LifecycleAnalyzer {
             connections: connections, firstTime: firstTime, lastTime: lastTime, records: records)
     }
 
+    /// The connection open on `handle` now.
+    public func openConnection(on handle: UInt16) -> Connection? {
+        openByHandle[handle].map { connections[$0] }
+    }
+
     public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord) {
+        lastAnswered = nil
         records += 1
         if firstTime == nil { firstTime = record.timestamp }
         lastTime = record.timestamp
@@ -44,7 +52,11 @@ public struct LifecycleAnalyzer {
             handle(event, record)
         case .acl(let acl) where acl.handle != ACLPacket.androidDebugHandle:
             let id = connection(forTrafficOn: acl.handle, record)
-            if let att = decoded.att { count(att, on: id) }
+            if let pdu = decoded.att, let direction = record.direction {
+                count(pdu, on: id)
+                lastAnswered = att.observe(pdu, connection: acl.handle, direction: direction, time: record.timestamp, record: record.index)
+                if let mtu = att.mtu[acl.handle] { connections[id].mtu = mtu }
+            }
         default:
             break
         }
@@ -108,6 +120,7 @@ public struct LifecycleAnalyzer {
                 // connection takes the handle over.
                 connections[id].handle = event.handle
                 openByHandle[event.handle] = id
+                att.reset(connection: event.handle)
             }
             complete(id, status: event.status, record)
         case .connectionComplete(let status, let handle, let address, _):
@@ -131,6 +144,7 @@ public struct LifecycleAnalyzer {
                 reason: reason, requestedByApp: local)
             openByHandle[handle] = nil
             disconnectRequested.remove(handle)
+            att.reset(connection: handle)
         default:
             break
         }
@@ -159,25 +173,13 @@ public struct LifecycleAnalyzer {
     }
 
     private mutating func count(_ pdu: ATTPDU, on id: Int) {
-        switch pdu {
-        case .errorResponse:
-            connections[id].attErrors += 1
-        case .handleValueNotification:
-            connections[id].attNotifications += 1
-        case .handleValueIndication:
-            connections[id].attIndications += 1
-        case .exchangeMTURequest(let mtu):
-            requestedMTU[id] = mtu
-            connections[id].attRequests += 1
-        case .exchangeMTUResponse(let mtu):
-            if let requested = requestedMTU.removeValue(forKey: id) {
-                connections[id].mtu = min(requested, mtu)
-            }
-        default:
-            let opcode = pdu.opcode.rawValue
-            // Requests have even opcodes below 0x20 (and 0x20 itself); commands have bit 6 set.
-            if opcode & 0x40 == 0, opcode & 1 == 0, opcode <= 0x20 { connections[id].attRequests += 1 }
+        switch pdu.opcode.method {
+        case .request: connections[id].attRequests += 1
+        case .notification: connections[id].attNotifications += 1
+        case .indication: connections[id].attIndications += 1
+        default: break
         }
+        if case .errorResponse = pdu { connections[id].attErrors += 1 }
     }
 }
 

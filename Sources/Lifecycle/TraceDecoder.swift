@@ -14,6 +14,8 @@ public struct DecodedRecord {
     public var l2cap: L2CAPFrame?
     /// The ATT PDU of that frame, on the ATT channel.
     public var att: ATTPDU?
+    /// The SMP command of that frame, on the Security Manager channel.
+    public var smp: SMPPDU?
     /// Why a layer of this record could not be decoded.
     public var fault: DecodeError?
     /// ACL fragments lost before this record (reported on the record that revealed the loss).
@@ -56,6 +58,7 @@ public struct TraceDecoder {
                 let l2cap = try L2CAPFrame.decode(frame)
                 decoded.l2cap = l2cap
                 if l2cap.channel == .att { decoded.att = try ATTPDU.decode(l2cap.payload) }
+                if l2cap.channel == .smp { decoded.smp = try SMPPDU.decode(l2cap.payload) }
             case .event(.disconnectionComplete(let status, let handle, _)) where status == .success:
                 reassembler.reset(handle: handle)
             default:

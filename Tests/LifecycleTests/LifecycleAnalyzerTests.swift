@@ -177,7 +177,7 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
     @Test func aDisconnectionDuringDiscoveryKeepsTheCountsSoFar() {
         let report = analyze([
             event(Packets.connectionComplete(0, handle: 1)),
-            acl(Packets.att(handle: 1, "10010000ffff0028"), .sent),  // Read By Group Type Request
+            acl(Packets.att(handle: 1, "10 0100 ffff 0028"), .sent),  // Read By Group Type Request
             event(Packets.disconnectionComplete(handle: 1, reason: 0x08)),
         ])
         #expect(report.connections[0].attRequests == 1)

@@ -1,0 +1,85 @@
+import Wire
+
+/// A Security Manager Protocol command code. Core 6.0, Vol 3, Part H, §3.3. Open.
+public struct SMPCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt8
+    @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static var pairingFailed: Self { .init(rawValue: 0x05) }
+
+    public var name: String? {
+        switch rawValue {
+        case 0x01: "Pairing Request"
+        case 0x02: "Pairing Response"
+        case 0x03: "Pairing Confirm"
+        case 0x04: "Pairing Random"
+        case 0x05: "Pairing Failed"
+        case 0x06: "Encryption Information"
+        case 0x07: "Central Identification"
+        case 0x08: "Identity Information"
+        case 0x09: "Identity Address Information"
+        case 0x0A: "Signing Information"
+        case 0x0B: "Security Request"
+        case 0x0C: "Pairing Public Key"
+        case 0x0D: "Pairing DHKey Check"
+        case 0x0E: "Pairing Keypress Notification"
+        default: nil
+        }
+    }
+
+    public var description: String { name ?? "SMPCode(0x" + String(rawValue, radix: 16) + ")" }
+}
+
+/// Why pairing failed, as the Pairing Failed command says. Core 6.0, Vol 3, Part H, §3.5.5.
+public struct SMPPairingFailedReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt8
+    @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public var name: String? {
+        switch rawValue {
+        case 0x01: "Passkey Entry Failed"
+        case 0x02: "OOB Not Available"
+        case 0x03: "Authentication Requirements"
+        case 0x04: "Confirm Value Failed"
+        case 0x05: "Pairing Not Supported"
+        case 0x06: "Encryption Key Size"
+        case 0x07: "Command Not Supported"
+        case 0x08: "Unspecified Reason"
+        case 0x09: "Repeated Attempts"
+        case 0x0A: "Invalid Parameters"
+        case 0x0B: "DHKey Check Failed"
+        case 0x0C: "Numeric Comparison Failed"
+        case 0x0D: "BR/EDR Pairing in Progress"
+        case 0x0E: "Cross-transport Key Derivation/Generation Not Allowed"
+        case 0x0F: "Key Rejected"
+        case 0x10: "Busy"
+        default: nil
+        }
+    }
+
+    public var description: String {
+        name ?? "SMPPairingFailedReason(0x" + String(rawValue, radix: 16) + ")"
+    }
+}
+
+/// An SMP command on L2CAP channel 6: its code, and for Pairing Failed its reason; the other
+/// commands' parameters are kept raw. Core 6.0, Vol 3, Part H, §3.
+public struct SMPPDU {
+    public var code: SMPCode
+    public var parameters: UnsafeRawBufferPointer
+
+    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> SMPPDU {
+        var reader = ByteReader(bytes, layer: .smp)
+        let code = SMPCode(rawValue: try reader.u8("SMP code (1 byte)"))
+        if code == .pairingFailed {
+            try reader.require(1, "the Pairing Failed reason (1 byte)")
+            guard reader.remaining == 1 else { throw reader.error("exactly 1 byte of Pairing Failed reason, not \(reader.remaining)") }
+        }
+        return SMPPDU(code: code, parameters: reader.rest())
+    }
+
+    /// For Pairing Failed, why.
+    public var pairingFailedReason: SMPPairingFailedReason? {
+        code == .pairingFailed ? SMPPairingFailedReason(rawValue: parameters[0]) : nil
+    }
+}

@@ -1,0 +1,166 @@
+import ATT
+import CoreBluetoothCodes
+import HCI
+import TraceFiles
+import Wire
+
+/// One failure found in a capture, with what it answered and what an iOS app would have been
+/// told.
+public struct TraceError: Hashable, Sendable {
+    public enum Layer: String, Hashable, Sendable { case att, hci, smp }
+
+    /// What CoreBluetooth would report, in which domain, and how sure that is.
+    public struct CoreBluetoothEquivalent: Hashable, Sendable {
+        public var domain: String
+        public var code: Int
+        public var name: String?
+        public var evidence: Evidence
+        /// The delegate method that would carry it.
+        public var callback: String
+    }
+
+    public var record: Int
+    public var time: Timestamp
+    /// The connection handle, where the failure belongs to one.
+    public var connection: UInt16?
+    public var peer: BluetoothAddress?
+    public var layer: Layer
+    public var code: UInt8
+    public var name: String
+    /// For ATT: the request the Error Response answers. For HCI: the command whose status this
+    /// is. For SMP: nil.
+    public var requestOpcode: UInt16?
+    public var requestName: String?
+    /// For ATT: the attribute in error, and what discovery in the capture says it is.
+    public var attributeHandle: UInt16?
+    public var attribute: AttributeInfo?
+    /// A normal part of a procedure, not a fault: Attribute Not Found ending a discovery, status
+    /// 0x02 ending an attempt the host cancelled.
+    public var expected: Bool
+    public var coreBluetooth: CoreBluetoothEquivalent?
+}
+
+/// Collects every ATT error, HCI failure and SMP failure of a capture, record by record, next to
+/// a ``LifecycleAnalyzer`` that has already seen the record.
+public struct ErrorCollector {
+    public private(set) var errors: [TraceError] = []
+
+    public init() {}
+
+    /// ATT requests whose "not found" answer ends a discovery procedure (Core 6.0, Vol 3, Part G,
+    /// §4.4-§4.7): Find Information, Find By Type Value, Read By Type, Read By Group Type.
+    static let discoveryRequests: Set<ATTOpcode> = [
+        .findInformationRequest, .findByTypeValueRequest, .readByTypeRequest, .readByGroupTypeRequest,
+    ]
+
+    public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord, analyzer: LifecycleAnalyzer) {
+        switch decoded.packet {
+        case .event(let event):
+            collect(event, record, analyzer)
+        case .acl(let acl):
+            let connection = analyzer.openConnection(on: acl.handle)
+            if case .errorResponse(let request, let attribute, let code)? = decoded.att {
+                let mapped = CoreBluetoothMapping.attError(code)
+                let info = analyzer.att.attribute(attribute, on: acl.handle)
+                errors.append(
+                    TraceError(
+                        record: record.index, time: record.timestamp, connection: acl.handle, peer: connection?.peer,
+                        layer: .att, code: code.rawValue, name: code.name ?? "\(code)",
+                        requestOpcode: UInt16(request.rawValue), requestName: request.name,
+                        attributeHandle: attribute, attribute: info,
+                        expected: code == .attributeNotFound && Self.discoveryRequests.contains(request),
+                        coreBluetooth: equivalent(mapped.value, mapped.evidence, callback: callback(for: request, info))))
+            }
+            if let smp = decoded.smp, let reason = smp.pairingFailedReason {
+                let mapped = CoreBluetoothMapping.pairingFailureError(reason: reason.rawValue)
+                errors.append(
+                    TraceError(
+                        record: record.index, time: record.timestamp, connection: acl.handle, peer: connection?.peer,
+                        layer: .smp, code: reason.rawValue, name: reason.name ?? "\(reason)",
+                        requestOpcode: nil, requestName: nil, attributeHandle: nil, attribute: nil, expected: false,
+                        coreBluetooth: equivalent(mapped.value, mapped.evidence, callback: "the GATT operation that needed pairing")))
+            }
+        default:
+            break
+        }
+    }
+
+    private mutating func collect(_ event: HCIEvent, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
+        func hci(_ status: HCIStatus, command: HCIOpcode?, connection: UInt16?, peer: BluetoothAddress?,
+                 expected: Bool = false, cb: TraceError.CoreBluetoothEquivalent? = nil) {
+            errors.append(
+                TraceError(
+                    record: record.index, time: record.timestamp, connection: connection, peer: peer, layer: .hci,
+                    code: status.rawValue, name: status.name ?? "\(status)", requestOpcode: command?.rawValue,
+                    requestName: command?.name, attributeHandle: nil, attribute: nil, expected: expected,
+                    coreBluetooth: cb))
+        }
+        switch event {
+        case .commandStatus(let status, _, let opcode) where status != .success:
+            var cb: TraceError.CoreBluetoothEquivalent?
+            if opcode == .leCreateConnection || opcode == .leExtendedCreateConnection {
+                let mapped = CoreBluetoothMapping.connectionFailureError(status: status)
+                cb = equivalent(mapped.value, mapped.evidence, callback: "centralManager(_:didFailToConnect:error:)")
+            }
+            hci(status, command: opcode, connection: nil, peer: nil, cb: cb)
+        case .commandComplete(_, let opcode, _):
+            if let status = event.status, status != .success {
+                hci(status, command: opcode, connection: nil, peer: nil)
+            }
+        case .le(.connectionComplete(let complete)) where complete.status != .success:
+            // The analyzer has already closed the attempt this completion ends.
+            let attempt = analyzer.connections.last { $0.completeRecord == record.index }
+            let cancelled = attempt?.outcome == .cancelled
+            var cb: TraceError.CoreBluetoothEquivalent?
+            if !cancelled, let mapped = attempt?.cbError, let error = mapped.value {
+                cb = equivalent(error, mapped.evidence, callback: "centralManager(_:didFailToConnect:error:)")
+            }
+            hci(complete.status, command: nil, connection: nil, peer: attempt?.peer, expected: cancelled, cb: cb)
+        case .connectionComplete(let status, _, let address, _) where status != .success:
+            hci(status, command: nil, connection: nil, peer: address)
+        case .disconnectionComplete(let status, let handle, let reason):
+            if status != .success {
+                hci(status, command: .disconnect, connection: handle, peer: nil)
+                break
+            }
+            // Only disconnections this host did not ask for are failures.
+            guard let connection = analyzer.connections.last(where: { $0.disconnectRecord == record.index }),
+                connection.initiator == .remote
+            else { break }
+            var cb: TraceError.CoreBluetoothEquivalent?
+            if connection.transport == .le, let mapped = connection.cbError, let error = mapped.value {
+                cb = equivalent(error, mapped.evidence, callback: "centralManager(_:didDisconnectPeripheral:error:)")
+            }
+            hci(reason, command: nil, connection: handle, peer: connection.peer, cb: cb)
+        default:
+            break
+        }
+    }
+
+    private func equivalent(_ error: CBError, _ evidence: Evidence, callback: String) -> TraceError.CoreBluetoothEquivalent {
+        TraceError.CoreBluetoothEquivalent(
+            domain: CBError.errorDomain, code: error.code.rawValue, name: error.code.name, evidence: evidence, callback: callback)
+    }
+
+    private func equivalent(_ error: CBATTError, _ evidence: Evidence, callback: String) -> TraceError.CoreBluetoothEquivalent {
+        TraceError.CoreBluetoothEquivalent(
+            domain: CBATTError.errorDomain, code: error.code.rawValue, name: error.code.name, evidence: evidence, callback: callback)
+    }
+
+    /// The CoreBluetooth callback that carries an ATT error for a request.
+    private func callback(for request: ATTOpcode, _ attribute: AttributeInfo?) -> String {
+        if request == .writeRequest, attribute?.uuid == BluetoothUUID(UInt16(0x2902)) {
+            return "peripheral(_:didUpdateNotificationStateFor:error:)"
+        }
+        return switch request {
+        case .readRequest, .readBlobRequest, .readMultipleRequest, .readMultipleVariableRequest, .readByTypeRequest:
+            "peripheral(_:didUpdateValueFor:error:)"
+        case .writeRequest, .prepareWriteRequest, .executeWriteRequest:
+            "peripheral(_:didWriteValueFor:error:)"
+        case .findInformationRequest, .findByTypeValueRequest, .readByGroupTypeRequest:
+            "peripheral(_:didDiscoverServices:) / didDiscoverCharacteristicsFor / didDiscoverDescriptorsFor"
+        default:
+            "the delegate method of the operation"
+        }
+    }
+}

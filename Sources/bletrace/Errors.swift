@@ -1,0 +1,139 @@
+import ArgumentParser
+import BLETrace
+
+/// `bletrace errors FILE`: every ATT error, HCI failure and SMP failure, with its CoreBluetooth
+/// equivalent, then a summary by code.
+struct Errors: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List every ATT error, HCI failure and SMP failure with what CoreBluetooth would have reported.",
+        discussion: "An Attribute Not Found that ends a discovery, and status 0x02 ending a cancelled attempt, are normal: they are marked expected and left out of the text unless --all is given.")
+
+    @OptionGroup var capture: CaptureOptions
+    @Option(help: "text or json.") var format: OutputFormat = .text
+    @Flag(help: "Also list the expected ones (discovery ends, cancelled attempts).") var all = false
+
+    func validate() throws {
+        guard format != .jsonl else { throw ValidationError("--format takes text or json") }
+    }
+
+    func run() throws {
+        let reader = try openCapture(capture.file)
+        var decoder = TraceDecoder()
+        var analyzer = LifecycleAnalyzer()
+        var collector = ErrorCollector()
+        var fault: (any Error)?
+        var origin: Timestamp?
+        do {
+            while let record = try reader.next() {
+                if origin == nil { origin = record.timestamp }
+                let decoded = decoder.decode(record)
+                analyzer.add(record, decoded)
+                collector.add(record, decoded, analyzer: analyzer)
+            }
+        } catch { fault = error }
+
+        if format == .json {
+            try Output.json(collector.errors.map(JSONError.init), pretty: true)
+        } else {
+            printErrors(collector.errors, origin: origin)
+        }
+        try finish(fault)
+    }
+
+    private func printErrors(_ errors: [TraceError], origin: Timestamp?) {
+        let shown = errors.filter { all || !$0.expected }
+        let hidden = errors.count - shown.count
+        if shown.isEmpty {
+            Output.line(errors.isEmpty ? "no errors" : "no unexpected errors")
+        }
+        for error in shown {
+            var line = relativeTime(error.time, since: origin ?? error.time) + "  record \(error.record)"
+            if let connection = error.connection { line += "  handle \(hex(connection, digits: 4))" }
+            if let peer = error.peer { line += "  \(peer)" }
+            Output.line(line)
+            var what = "  \(error.layer.rawValue.uppercased()) \(error.name) (\(hex(error.code, digits: 2)))"
+            if error.layer == .att, let request = error.requestName ?? error.requestOpcode.map({ hex($0, digits: 2) }) {
+                what += " answering \(request)"
+            } else if let command = error.requestName ?? error.requestOpcode.map({ hex($0, digits: 4) }) {
+                what += " for \(command)"
+            }
+            if let handle = error.attributeHandle {
+                what += " on attribute \(hex(handle, digits: 4))"
+                if let attribute = error.attribute {
+                    what += " (\(attribute.role.rawValue) \(attribute.uuid)\(attribute.name.map { " \($0)" } ?? ""))"
+                }
+            }
+            if error.expected { what += " [expected]" }
+            Output.line(what)
+            if let cb = error.coreBluetooth {
+                let name = cb.name.map { "\(cb.domain == CBError.errorDomain ? "CBError" : "CBATTError").\($0) (\(cb.code))" }
+                    ?? "\(cb.domain) code \(cb.code), no named case"
+                Output.line("  CoreBluetooth: \(name) in \(cb.callback) [\(cb.evidence.rawValue)]")
+            }
+        }
+        Output.line("")
+        Output.line("summary: \(errors.count) errors, \(errors.count - hidden) unexpected" + (hidden > 0 && !all ? " (\(hidden) expected, not shown: --all)" : ""))
+        var counts: [String: Int] = [:]
+        for error in shown { counts["\(error.layer.rawValue.uppercased()) \(hex(error.code, digits: 2)) \(error.name)", default: 0] += 1 }
+        for (key, count) in counts.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
+            Output.line("  \(String(count).leftPadded(6))  \(key)")
+        }
+    }
+}
+
+/// The JSON contract of `bletrace errors --format json` (Formats/json.md).
+struct JSONError: Encodable {
+    struct CB: Encodable {
+        var domain: String
+        var code: Int
+        var name: String?
+        var evidence: String
+        var callback: String
+    }
+    var index: Int
+    var ts: Int64
+    var handle: UInt16?
+    var peer: String?
+    var layer: String
+    var code: UInt8
+    var name: String
+    var request_opcode: UInt16?
+    var request_name: String?
+    var attribute_handle: UInt16?
+    var attribute_uuid: String?
+    var attribute_name: String?
+    var expected: Bool
+    var cb: NullableCB
+
+    /// `cb` is always present: `null` when CoreBluetooth has no equivalent.
+    enum NullableCB: Encodable {
+        case none
+        case some(CB)
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .none: try container.encodeNil()
+            case .some(let cb): try container.encode(cb)
+            }
+        }
+    }
+
+    init(_ error: TraceError) {
+        index = error.record
+        ts = error.time.microseconds
+        handle = error.connection
+        peer = error.peer.map { "\($0)" }
+        layer = error.layer.rawValue
+        code = error.code
+        name = error.name
+        request_opcode = error.requestOpcode
+        request_name = error.requestName
+        attribute_handle = error.attributeHandle
+        attribute_uuid = error.attribute.map { "\($0.uuid)" }
+        attribute_name = error.attribute?.name
+        expected = error.expected
+        cb = error.coreBluetooth.map {
+            .some(CB(domain: $0.domain, code: $0.code, name: $0.name, evidence: $0.evidence.rawValue, callback: $0.callback))
+        } ?? .none
+    }
+}

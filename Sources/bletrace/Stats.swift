@@ -1,0 +1,154 @@
+import ArgumentParser
+import BLETrace
+
+/// `bletrace stats FILE`: decode every layer of every record and count what is there.
+struct Stats: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Decode every layer of every record and count: records by kind, HCI commands and events, ATT PDUs, errors.")
+
+    @OptionGroup var capture: CaptureOptions
+    @Option(help: "text or json.") var format: OutputFormat = .text
+
+    func validate() throws {
+        guard format != .jsonl else { throw ValidationError("--format takes text or json") }
+    }
+
+    func run() throws {
+        let reader = try openCapture(capture.file)
+        var counts = TraceCounts()
+        var fault: (any Error)?
+        do {
+            while let record = try reader.next() { counts.add(record) }
+        } catch { fault = error }
+        if format == .json {
+            try Output.json(counts.json, pretty: true)
+        } else {
+            counts.printText(file: capture.file, format: reader.format)
+        }
+        try finish(fault)
+    }
+}
+
+/// Counts over a whole capture, kept in fixed tables: nothing is allocated per record.
+struct TraceCounts {
+    var decoder = TraceDecoder()
+    var analyzer = LifecycleAnalyzer()
+    var collector = ErrorCollector()
+    var records = 0
+    var bytes = 0
+    var kinds = [Int](repeating: 0, count: 256)
+    var commands: [UInt16: Int] = [:]
+    var events = [Int](repeating: 0, count: 256)
+    var subevents = [Int](repeating: 0, count: 256)
+    var att = [Int](repeating: 0, count: 256)
+    var smp = [Int](repeating: 0, count: 256)
+    var faults = 0
+    var lostFragments = 0
+
+    mutating func add(_ record: CaptureRecord) {
+        records += 1
+        bytes += record.bytes.count
+        kinds[Int(record.kind.rawValue)] += 1
+        let decoded = decoder.decode(record)
+        analyzer.add(record, decoded)
+        collector.add(record, decoded, analyzer: analyzer)
+        switch decoded.packet {
+        case .command(let command): commands[command.opcode.rawValue, default: 0] += 1
+        case .event(let event):
+            events[Int(event.code.rawValue)] += 1
+            if case .le(let meta) = event { subevents[Int(meta.subevent.rawValue)] += 1 }
+        default: break
+        }
+        if let pdu = decoded.att { att[Int(pdu.opcode.rawValue)] += 1 }
+        if let command = decoded.smp { smp[Int(command.code.rawValue)] += 1 }
+        if decoded.fault != nil { faults += 1 }
+        if decoded.lostFragments != nil { lostFragments += 1 }
+    }
+
+    struct Row: Encodable {
+        var code: Int
+        var name: String
+        var count: Int
+    }
+
+    struct ErrorRow: Encodable {
+        var layer: String
+        var code: Int
+        var name: String
+        var count: Int
+        var expected: Int
+    }
+
+    struct JSON: Encodable {
+        var records: Int
+        var bytes: Int
+        var kinds: [String: Int]
+        var hci_commands: [Row]
+        var hci_events: [Row]
+        var le_subevents: [Row]
+        var att_pdus: [Row]
+        var smp_commands: [Row]
+        var errors: [ErrorRow]
+        var connections: Int
+        var undecodable_records: Int
+        var lost_fragments: Int
+    }
+
+    func rows(_ table: [Int], name: (Int) -> String) -> [Row] {
+        table.indices.filter { table[$0] > 0 }.map { Row(code: $0, name: name($0), count: table[$0]) }
+    }
+
+    var json: JSON {
+        var errorRows: [String: ErrorRow] = [:]
+        for error in collector.errors {
+            let key = "\(error.layer.rawValue) \(error.code)"
+            var row = errorRows[key] ?? ErrorRow(layer: error.layer.rawValue, code: Int(error.code), name: error.name, count: 0, expected: 0)
+            row.count += 1
+            if error.expected { row.expected += 1 }
+            errorRows[key] = row
+        }
+        return JSON(
+            records: records, bytes: bytes,
+            kinds: Dictionary(uniqueKeysWithValues: PacketKind.allCases.filter { kinds[Int($0.rawValue)] > 0 }.map { ("\($0)", kinds[Int($0.rawValue)]) }),
+            hci_commands: commands.sorted { $0.key < $1.key }.map { Row(code: Int($0.key), name: HCIOpcode(rawValue: $0.key).description, count: $0.value) },
+            hci_events: rows(events) { HCIEventCode(rawValue: UInt8($0)).description },
+            le_subevents: rows(subevents) { LESubeventCode(rawValue: UInt8($0)).description },
+            att_pdus: rows(att) { ATTOpcode(rawValue: UInt8($0)).description },
+            smp_commands: rows(smp) { SMPCode(rawValue: UInt8($0)).description },
+            errors: errorRows.values.sorted { ($0.layer, $0.code) < ($1.layer, $1.code) },
+            connections: analyzer.connections.count,
+            undecodable_records: faults, lost_fragments: lostFragments)
+    }
+
+    func printText(file: String, format: CaptureFormat) {
+        let data = json
+        Output.line("\(file): \(format)")
+        Output.line("\(data.records) records, \(data.bytes) bytes of packets; \(data.connections) connections")
+        Output.line("  " + PacketKind.allCases.compactMap { kind in data.kinds["\(kind)"].map { "\($0) \(kind)" } }.joined(separator: ", "))
+        func section(_ title: String, _ rows: [Row], digits: Int) {
+            guard !rows.isEmpty else { return }
+            Output.line("")
+            Output.line(title)
+            for row in rows.sorted(by: { $0.count != $1.count ? $0.count > $1.count : $0.code < $1.code }) {
+                Output.line("  \(String(row.count).leftPadded(8))  \(hex(row.code, digits: digits))  \(row.name)")
+            }
+        }
+        section("HCI commands", data.hci_commands, digits: 4)
+        section("HCI events", data.hci_events, digits: 2)
+        section("LE meta subevents", data.le_subevents, digits: 2)
+        section("ATT PDUs", data.att_pdus, digits: 2)
+        section("SMP commands", data.smp_commands, digits: 2)
+        if !data.errors.isEmpty {
+            Output.line("")
+            Output.line("errors (bletrace errors lists them)")
+            for row in data.errors.sorted(by: { $0.count > $1.count }) {
+                let expected = row.expected > 0 ? " (\(row.expected) expected)" : ""
+                Output.line("  \(String(row.count).leftPadded(8))  \(row.layer.uppercased()) \(hex(row.code, digits: 2))  \(row.name)\(expected)")
+            }
+        }
+        if data.undecodable_records > 0 || data.lost_fragments > 0 {
+            Output.line("")
+            Output.line("\(data.undecodable_records) records with a layer that did not decode, \(data.lost_fragments) with lost ACL fragments (bletrace decode shows which)")
+        }
+    }
+}
