@@ -9,7 +9,7 @@ DEMO_CAPTURE := Captures/reconnect-supervision-timeout.btsnoop
 DEMO_FLOW := Captures/reconnect-supervision-timeout.reconnecting.flow
 OUT := .build/demo
 
-.PHONY: deps build test demo captures clean
+.PHONY: deps build test crosscheck demo captures clean
 
 ## deps: install the Debian packages that are missing (quick when all are present).
 deps:
@@ -30,6 +30,11 @@ build: deps
 ## test: every test suite (Swift Testing), including the cross-check against tshark.
 test: deps
 	$(SWIFT) test
+
+## crosscheck: bletrace against tshark, record by record, on every capture in Captures/ and
+## ../shared/captures/public/ (also part of `make test`).
+crosscheck: deps
+	$(SWIFT) test --filter 'TsharkCrossCheckTests|ErrorsAndStatsTests'
 
 ## demo: the main job on a bundled capture, told for a person.
 demo: build

@@ -58,7 +58,7 @@ final class BTSnoopReader {
         let originalLength = Int(try header.u32be("original length"))
         let includedLength = Int(try header.u32be("included length"))
         let flags = try header.u32be("flags")
-        _ = try header.u32be("cumulative drops")
+        let drops = try header.u32be("cumulative drops")
         let rawTime = try header.i64be("timestamp")
         guard includedLength <= Self.largestRecord else {
             throw fault(
@@ -77,7 +77,8 @@ final class BTSnoopReader {
             index: index, fileOffset: recordOffset,
             timestamp: Timestamp(microseconds: rawTime &- Self.unixEpochOffset),
             direction: flags & 1 == 0 ? .sent : .received, kind: .other,
-            originalLength: originalLength, bytes: payload)
+            originalLength: originalLength, bytes: payload,
+            btsnoopFlags: .init(flags: flags, cumulativeDrops: drops))
         switch datalink {
         case 1002: classifyH4(&record)
         case 1001: record.kind = flags & 2 != 0 ? (flags & 1 == 0 ? .command : .event) : .acl

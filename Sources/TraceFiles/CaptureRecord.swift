@@ -21,11 +21,41 @@ public struct CaptureRecord {
     public var bytes: UnsafeRawBufferPointer
     /// For records of kind `.other`: what the capture tool wrote, where it is text.
     public var note: String?
+    /// The record's type in the numbering of the format it was read from, where kind and
+    /// direction do not say all of it: the Linux monitor opcode (btsnoop 2001, pcap 254) or the
+    /// PacketLogger record type. ``CaptureWriter`` uses it to write non-HCI records (notes, logs,
+    /// index records) back as they were, and to carry notes between the two. Nil for the other
+    /// formats and for records made in code.
+    public var sourceType: SourceType?
+    /// btsnoop only: the record header's flags and cumulative-drops words as the file had them,
+    /// so that a btsnoop written from these records is byte-identical even where a writer set
+    /// non-standard flags (such as 0x10 for commands and events). Nil for other formats.
+    public var btsnoopFlags: BTSnoopFlags?
+
+    /// A record type in its capture format's own numbering (see ``sourceType``).
+    public enum SourceType: Hashable, Sendable {
+        /// Linux monitor opcode (btsnoop 2001, pcap link type 254), e.g. 12 system note.
+        case linuxMonitor(opcode: UInt16)
+        /// PacketLogger record type, e.g. 0xFC note, 0x0A.
+        case packetLogger(type: UInt8)
+    }
+
+    /// The two btsnoop record-header words that kind and direction do not determine.
+    public struct BTSnoopFlags: Hashable, Sendable {
+        public var flags: UInt32
+        public var cumulativeDrops: UInt32
+
+        public init(flags: UInt32, cumulativeDrops: UInt32) {
+            self.flags = flags
+            self.cumulativeDrops = cumulativeDrops
+        }
+    }
 
     public init(
         index: Int, fileOffset: Int64, timestamp: Timestamp, direction: Direction?,
         kind: PacketKind, controllerIndex: UInt16? = nil, originalLength: Int,
-        bytes: UnsafeRawBufferPointer, note: String? = nil
+        bytes: UnsafeRawBufferPointer, note: String? = nil, sourceType: SourceType? = nil,
+        btsnoopFlags: BTSnoopFlags? = nil
     ) {
         self.index = index
         self.fileOffset = fileOffset
@@ -36,6 +66,8 @@ public struct CaptureRecord {
         self.originalLength = originalLength
         self.bytes = bytes
         self.note = note
+        self.sourceType = sourceType
+        self.btsnoopFlags = btsnoopFlags
     }
 
     /// True when the capture kept fewer bytes than the packet had.

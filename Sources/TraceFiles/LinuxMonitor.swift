@@ -7,6 +7,7 @@ enum LinuxMonitor {
     /// records that carry text (new index, system note, user logging).
     static func classify(_ record: inout CaptureRecord, controller: UInt16, opcode: UInt16) {
         record.controllerIndex = controller
+        record.sourceType = .linuxMonitor(opcode: opcode)
         switch opcode {
         case 2: (record.kind, record.direction) = (.command, .sent)
         case 3: (record.kind, record.direction) = (.event, .received)

@@ -84,7 +84,8 @@ final class PacketLoggerReader {
         var record = CaptureRecord(
             index: index, fileOffset: recordOffset,
             timestamp: Timestamp(microseconds: seconds * 1_000_000 + Int64(microseconds)),
-            direction: nil, kind: .other, originalLength: payload.count, bytes: payload)
+            direction: nil, kind: .other, originalLength: payload.count, bytes: payload,
+            sourceType: .packetLogger(type: type))
         switch type {
         case 0x00: (record.kind, record.direction) = (.command, .sent)
         case 0x01: (record.kind, record.direction) = (.event, .received)

@@ -28,6 +28,11 @@ final class PcapReader {
         self.path = path
         linkType = pcap_datalink(handle)
         // Throwing from here still runs deinit (every property is set), which closes the handle.
+        try Self.requireReadable(linkType: linkType, source: path)
+    }
+
+    /// Refuses the link types bletrace does not read, naming them; shared with live capture.
+    static func requireReadable(linkType: Int32, source path: String) throws(CaptureError) {
         guard Self.readable.contains(linkType) else {
             if Self.linkLayerSniffer.contains(linkType) {
                 throw CaptureError.unsupported(
@@ -54,13 +59,28 @@ final class PcapReader {
                 layer: .pcap, offset: Int(offset), expected: "a complete packet record (libpcap: \(text))",
                 recordIndex: index, file: path)
         }
-        let captured = UnsafeRawBufferPointer(start: data, count: Int(header.pointee.caplen))
-        let time = Int64(header.pointee.ts.tv_sec) * 1_000_000 + Int64(header.pointee.ts.tv_usec)
+        let record = try Self.decode(
+            header: header.pointee, data: data, linkType: linkType, index: index, offset: offset,
+            source: path)
+        index += 1
+        return record
+    }
+
+    /// One packet as libpcap hands it over (header and captured bytes) as a record, for the
+    /// link types 187, 201 and 254. Shared by files and live capture (``LiveSource``), so both
+    /// classify packets the same way. `offset` is where the packet's record starts in its
+    /// source; `source` names the file or device in errors.
+    static func decode(
+        header: pcap_pkthdr, data: UnsafePointer<UInt8>, linkType: Int32, index: Int, offset: Int64,
+        source path: String
+    ) throws -> CaptureRecord {
+        let captured = UnsafeRawBufferPointer(start: data, count: Int(header.caplen))
+        let time = Int64(header.ts.tv_sec) * 1_000_000 + Int64(header.ts.tv_usec)
         var record = CaptureRecord(
             index: index, fileOffset: offset, timestamp: Timestamp(microseconds: time),
-            direction: nil, kind: .other, originalLength: Int(header.pointee.len), bytes: captured)
+            direction: nil, kind: .other, originalLength: Int(header.len), bytes: captured)
         let fault = { (at: Int, expected: String) in
-            DecodeError(layer: .pcap, offset: Int(offset) + at, expected: expected, recordIndex: self.index, file: self.path)
+            DecodeError(layer: .pcap, offset: Int(offset) + at, expected: expected, recordIndex: index, file: path)
         }
         var reader = ByteReader(captured, layer: .pcap)
         switch linkType {
@@ -90,7 +110,6 @@ final class PcapReader {
             }
         }
         record.originalLength -= captured.count - record.bytes.count
-        index += 1
         return record
     }
 }

@@ -9,6 +9,12 @@ struct Decode: ParsableCommand {
 
     @OptionGroup var capture: CaptureOptions
     @Option(help: "text or jsonl.") var format: OutputFormat = .text
+    @Option(
+        help: ArgumentHelp(
+            "Show only matching records; repeat to require several.",
+            discussion: "command, event, acl, l2cap, att, smp, error, handle=N, att=N (ATT opcode), command=N (HCI opcode), event=N (HCI event code); N decimal or 0x-hex.",
+            valueName: "filter"))
+    var filter: [RecordFilter] = []
 
     func validate() throws {
         guard format != .json else { throw ValidationError("--format takes text or jsonl") }
@@ -22,10 +28,11 @@ struct Decode: ParsableCommand {
         do {
             while let record = try reader.next() {
                 let decoded = decoder.decode(record)
+                if origin == nil { origin = record.timestamp }
+                guard filter.allSatisfy({ $0.matches(record, decoded) }) else { continue }
                 if format == .jsonl {
                     try Output.json(JSONRecord(record, decoded))
                 } else {
-                    if origin == nil { origin = record.timestamp }
                     Output.line(describe(record, decoded, origin: origin!))
                 }
             }
@@ -176,22 +183,57 @@ func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, origin: Timesta
 }
 
 func describe(_ pdu: ATTPDU) -> String {
+    func handle(_ value: UInt16) -> String { hex(value, digits: 4) }
+    func uuid(_ value: BluetoothUUID) -> String { "\(value)" + (GATTNames.name(for: value).map { " (\($0))" } ?? "") }
+    func range(_ start: UInt16, _ end: UInt16) -> String { "\(handle(start))-\(handle(end))" }
+    func value(_ bytes: UnsafeRawBufferPointer) -> String { bytes.isEmpty ? "empty" : bytes.hexString }
+    func list(_ items: [String]) -> String { items.count > 4 ? items.prefix(4).joined(separator: ", ") + ", … (\(items.count))" : items.joined(separator: ", ") }
     var text = "\(pdu.opcode)"
     switch pdu {
-    case .errorResponse(let request, let handle, let error):
-        text += " to \(request) on handle \(hex(handle, digits: 4)): \(error) (\(hex(error.rawValue, digits: 2)))"
+    case .errorResponse(let request, let attribute, let error):
+        text += " to \(request) on handle \(handle(attribute)): \(error) (\(hex(error.rawValue, digits: 2)))"
     case .exchangeMTURequest(let mtu), .exchangeMTUResponse(let mtu):
         text += " MTU \(mtu)"
-    case .readRequest(let handle):
-        text += " handle \(hex(handle, digits: 4))"
-    case .readResponse(let value):
-        text += " value \(value.hexString)"
-    case .writeRequest(let handle, let value), .writeCommand(let handle, let value),
-        .handleValueNotification(let handle, let value), .handleValueIndication(let handle, let value):
-        text += " handle \(hex(handle, digits: 4)) value \(value.hexString)"
+    case .findInformationRequest(let start, let end):
+        text += " \(range(start, end))"
+    case .findInformationResponse(let entries):
+        text += " " + list(entries.map { "\(handle($0.handle)) \(uuid($0.type))" })
+    case .findByTypeValueRequest(let start, let end, let type, let bytes):
+        text += " \(range(start, end)) type \(uuid(BluetoothUUID(type))) value \(value(bytes))"
+    case .findByTypeValueResponse(let ranges):
+        text += " " + list(ranges.map { range($0.found, $0.groupEnd) })
+    case .readByTypeRequest(let start, let end, let type), .readByGroupTypeRequest(let start, let end, let type):
+        text += " \(range(start, end)) type \(uuid(type.uuid))"
+    case .readByTypeResponse(let pairs):
+        text += " " + list(pairs.map { "\(handle($0.handle)): \(value($0.value))" })
+    case .readByGroupTypeResponse(let groups):
+        text += " " + list(groups.map { group in
+            "\(range(group.handle, group.groupEnd)) " + (BluetoothUUID(littleEndian: group.value).map(uuid) ?? value(group.value))
+        })
+    case .readRequest(let attribute):
+        text += " handle \(handle(attribute))"
+    case .readBlobRequest(let attribute, let offset):
+        text += " handle \(handle(attribute)) offset \(offset)"
+    case .readResponse(let bytes), .readBlobResponse(let bytes), .readMultipleResponse(let bytes):
+        text += " value \(value(bytes))"
+    case .readMultipleRequest(let handles), .readMultipleVariableRequest(let handles):
+        text += " " + list(handles.map(handle))
+    case .readMultipleVariableResponse(let values):
+        text += " " + list(values.map { value($0.value) })
+    case .multipleHandleValueNotification(let values):
+        text += " " + list(values.map { "\(handle($0.handle ?? 0)): \(value($0.value))" })
+    case .writeRequest(let attribute, let bytes), .writeCommand(let attribute, let bytes),
+        .handleValueNotification(let attribute, let bytes), .handleValueIndication(let attribute, let bytes):
+        text += " handle \(handle(attribute)) value \(value(bytes))"
+    case .signedWriteCommand(let attribute, let bytes, _):
+        text += " handle \(handle(attribute)) value \(value(bytes)) (signed)"
+    case .prepareWriteRequest(let attribute, let offset, let bytes), .prepareWriteResponse(let attribute, let offset, let bytes):
+        text += " handle \(handle(attribute)) offset \(offset) value \(value(bytes))"
+    case .executeWriteRequest(let flags):
+        text += flags == 0 ? " (cancel)" : flags == 1 ? " (write)" : " flags \(hex(flags, digits: 2))"
     case .unknown(_, let parameters):
         text += " (\(parameters.count) bytes)"
-    default:
+    case .writeResponse, .executeWriteResponse, .handleValueConfirmation:
         break
     }
     return text

@@ -156,3 +156,37 @@ import Testing
         }
     }
 }
+
+@Suite struct DecodeFilterTests {
+    let capture = Fixtures.capture("reconnect-supervision-timeout.btsnoop")
+
+    @Test func filtersAreAllRequired() throws {
+        // Four notifications in all: three on the first connection, one on the second (both handle 1).
+        let notifications = try bletrace("decode", capture, "--filter", "att=0x1b", "--filter", "handle=1")
+        #expect(notifications.stdout.split(separator: "\n").count == 4)
+        let none = try bletrace("decode", capture, "--filter", "att=0x1b", "--filter", "handle=2")
+        #expect(none.stdout.isEmpty)
+        #expect(none.status == 0)
+    }
+
+    @Test func errorFindsEveryFailureAndEveryDisconnection() throws {
+        let result = try bletrace("decode", Fixtures.capture("att-errors.btsnoop"), "--filter", "error", "--format", "jsonl")
+        let records = try jsonLines(result.stdout)
+        // 11 Error Responses and the final Disconnection Complete.
+        #expect(records.count == 12)
+        #expect(records.filter { ($0["att"] as? [String: Any])?["opcode"] as? Int == 1 }.count == 11)
+    }
+
+    @Test func aCommandFilterAlsoFindsTheEventsThatAnswerIt() throws {
+        let result = try bletrace("decode", capture, "--filter", "command=0x200d")
+        let lines = result.stdout.split(separator: "\n")
+        // Two LE Create Connection commands and their two Command Status events.
+        #expect(lines.count == 4)
+        #expect(lines.filter { $0.contains("Command Status LE Create Connection") }.count == 2)
+    }
+
+    @Test func aFilterThatIsNotOneIsAUsageError() throws {
+        let result = try bletrace("decode", capture, "--filter", "handle=0x10000")
+        #expect(result.status == 2)
+    }
+}

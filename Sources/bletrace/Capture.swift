@@ -1,0 +1,95 @@
+import ArgumentParser
+import BLETrace
+import Dispatch
+import Foundation
+
+/// `bletrace capture`: record HCI traffic live, writing as it goes.
+struct Capture: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Capture HCI traffic live into a file, writing each record as it arrives.",
+        discussion: """
+            Sources (-i): bluetooth-monitor (libpcap, all controllers), hciN (libpcap, one controller), hci-monitor (BlueZ's monitor channel directly), tcp:HOST:PORT, unix:PATH or a serial/pty path (an H4 stream, as Bumble, Zephyr native_sim and the Android emulator offer), relay:HOST:PORT,CONTROLLER (sits between a host and a controller and records both ways). Formats/live.md says what each needs.
+
+            The file stays valid if bletrace is killed: each record is flushed as it is written. Ctrl-C (or SIGTERM) ends the capture cleanly.
+            """)
+
+    @Option(name: .short, help: ArgumentHelp("The source to capture from (see below).", valueName: "source"))
+    var interface: String?
+    @Flag(help: "Capture every controller through libpcap's Bluetooth monitor device (the same as -i bluetooth-monitor).")
+    var monitor = false
+    @Option(
+        name: .short,
+        help: ArgumentHelp("The file to write; its format comes from the extension (.btsnoop, .log, .pcap, .pcapng, .pklg) unless --to says.", valueName: "file"))
+    var write: String
+    @Option(help: "btsnoop, pcap, pcapng or pklg.") var to: Convert.Family?
+    @Option(help: "Stop after this many records.") var count: Int?
+    @Option(help: "Stop after this many seconds.") var duration: Double?
+
+    func validate() throws {
+        guard (interface != nil) != monitor else { throw ValidationError("give one source: -i SOURCE or --monitor") }
+        if let count, count <= 0 { throw ValidationError("--count must be positive") }
+        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+        guard to != nil || Convert.Family(extensionOf: write) != nil else {
+            throw ValidationError("cannot tell the format from '\(write)'; name it .btsnoop, .pcap, .pcapng or .pklg, or give --to")
+        }
+    }
+
+    func run() throws {
+        let source: LiveSource
+        do {
+            source = try LiveSource(parsing: monitor ? "bluetooth-monitor" : interface!)
+        } catch {
+            Output.error("\(error)")
+            throw Exit.finding
+        }
+        // The monitor link types keep controller indexes and notes; H4 ones keep directions.
+        let monitorLink = source.linkType == 254
+        let format: CaptureFormat
+        switch to ?? Convert.Family(extensionOf: write)! {
+        case .btsnoop: format = .btsnoop(datalink: monitorLink ? 2001 : 1002)
+        case .pcap: format = .pcap(linkType: monitorLink ? 254 : 201)
+        case .pcapng: format = .pcapng(linkType: monitorLink ? 254 : 201)
+        case .pklg: format = .packetLogger
+        }
+        let writer: CaptureWriter
+        do {
+            writer = try CaptureWriter(path: write, format: format)
+        } catch {
+            Output.error("\(error)")
+            throw Exit.badInput
+        }
+
+        // Ctrl-C and SIGTERM stop the source; the loop below then closes the file.
+        let stopper = source.stopper
+        var handlers: [any DispatchSourceSignal] = []
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let handler = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            handler.setEventHandler { stopper.stop() }
+            handler.resume()
+            handlers.append(handler)
+        }
+        defer { handlers.forEach { $0.cancel() } }
+
+        let deadline = duration.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
+        let interactive = isatty(STDERR_FILENO) == 1
+        var fault: (any Error)?
+        do {
+            while count.map({ writer.recordsWritten + writer.recordsNotWritten < $0 }) ?? true,
+                let record = try source.next(until: deadline)
+            {
+                _ = try writer.write(record)
+                try writer.flush()
+                if interactive, writer.recordsWritten % 100 == 0 {
+                    FileHandle.standardError.write(Data("\r\(writer.recordsWritten) records".utf8))
+                }
+            }
+        } catch { fault = error }
+        try writer.close()
+        if interactive { FileHandle.standardError.write(Data("\r".utf8)) }
+        var summary = "\(writer.recordsWritten) records written to \(write) (\(format))"
+        if writer.recordsNotWritten > 0 { summary += "; \(writer.recordsNotWritten) could not be carried" }
+        FileHandle.standardError.write(Data((summary + "\n").utf8))
+        try finish(fault)
+    }
+}

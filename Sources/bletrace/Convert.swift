@@ -1,0 +1,149 @@
+import ArgumentParser
+import BLETrace
+import Foundation
+
+/// `bletrace convert IN OUT`: the same records in another format, with nothing lost silently.
+struct Convert: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Rewrite a capture as btsnoop, pcap, pcapng or PacketLogger, reporting whatever the target cannot hold.",
+        discussion: """
+            The target format is --to, else OUT's extension: .btsnoop, .log or .cfa (btsnoop), .pcap, .pcapng, .pklg. \
+            The datalink is --datalink, else the source's when the target can hold it (pcap and pcapng share link types; \
+            btsnoop 2001 and pcap 254 are both the Linux monitor), else 1002 for btsnoop and 201 for pcap and pcapng. \
+            A rewrite in the source's own format and datalink keeps its header fields and is byte-identical \
+            (Formats/ names the few header variants that are not kept).
+
+            What the target cannot hold (a PacketLogger note in an H4 file, a controller index, a direction, a time out of \
+            range) is listed on standard error, counted by reason. A damaged source is converted up to its fault.
+
+            Exit codes: 0 every record carried whole; 1 something could not be carried, or the source is damaged after the \
+            records written (all of them are in OUT); 2 bad input (usage, unreadable IN, OUT not writable).
+            """)
+
+    @Argument(help: ArgumentHelp("The capture to read.", valueName: "IN")) var input: String
+    @Argument(help: ArgumentHelp("The file to write; created, or truncated if it exists. Never IN.", valueName: "OUT"))
+    var output: String
+    @Option(help: "Target format: btsnoop, pcap, pcapng or pklg (default: from OUT's extension).") var to: Family?
+    @Option(help: "btsnoop datalink 1001, 1002 or 2001; pcap/pcapng link type 187, 201 or 254.") var datalink: Int?
+
+    enum Family: String, ExpressibleByArgument, CaseIterable {
+        case btsnoop, pcap, pcapng, pklg
+
+        init?(extensionOf path: String) {
+            switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+            case "btsnoop", "log", "cfa": self = .btsnoop
+            case "pcap": self = .pcap
+            case "pcapng": self = .pcapng
+            case "pklg": self = .pklg
+            default: return nil
+            }
+        }
+
+        var datalinks: [Int] {
+            switch self {
+            case .btsnoop: [1001, 1002, 2001]
+            case .pcap, .pcapng: [187, 201, 254]
+            case .pklg: []
+            }
+        }
+    }
+
+    var family: Family? { to ?? Family(extensionOf: output) }
+
+    func validate() throws {
+        guard let family else {
+            throw ValidationError(
+                "cannot tell the target format from '\(output)': give --to btsnoop|pcap|pcapng|pklg, or name it .btsnoop, .log, .cfa, .pcap, .pcapng or .pklg")
+        }
+        if let datalink {
+            guard family != .pklg else { throw ValidationError("--datalink: PacketLogger files have no datalink") }
+            guard family.datalinks.contains(datalink) else {
+                throw ValidationError(
+                    "--datalink \(datalink): \(family.rawValue) is written with \(family.datalinks.map(String.init).joined(separator: ", "))")
+            }
+        }
+        guard input != output else { throw ValidationError("OUT is IN: convert never overwrites its input") }
+    }
+
+    /// The target format: the family, with --datalink or the default for the source.
+    func target(for source: CaptureFormat) -> CaptureFormat {
+        let family = family!
+        let chosen = datalink ?? {
+            let monitor = source.datalink == 2001 || source.datalink == 254
+            switch (family, source) {
+            case (.btsnoop, .btsnoop(let datalink)): return Int(datalink)
+            case (.pcap, .pcap(let linkType)), (.pcap, .pcapng(let linkType)),
+                (.pcapng, .pcap(let linkType)), (.pcapng, .pcapng(let linkType)):
+                return Int(linkType)
+            case (.btsnoop, _): return monitor ? 2001 : 1002
+            default: return monitor ? 254 : 201
+            }
+        }()
+        switch family {
+        case .btsnoop: return .btsnoop(datalink: UInt32(chosen))
+        case .pcap: return .pcap(linkType: Int32(chosen))
+        case .pcapng: return .pcapng(linkType: Int32(chosen))
+        case .pklg: return .packetLogger
+        }
+    }
+
+    func run() throws {
+        let reader = try openCapture(input)
+        if Self.sameFile(input, output) {
+            Output.error("\(output) is the input file (\(input)): convert never overwrites its input")
+            throw Exit.badInput
+        }
+        let format = target(for: reader.format)
+        let writer: CaptureWriter
+        do {
+            let options = format == reader.format ? CaptureWriter.Options.matching(input) : CaptureWriter.Options()
+            writer = try CaptureWriter(path: output, format: format, options: options)
+        } catch {
+            Output.error("\(error)")
+            throw Exit.badInput
+        }
+        var fault: (any Error)?
+        while true {
+            let record: CaptureRecord?
+            do { record = try reader.next() } catch {
+                fault = error
+                break
+            }
+            guard let record else { break }
+            do { try writer.write(record) } catch {
+                try? writer.close()
+                Output.error("\(error)")
+                throw Exit.badInput
+            }
+        }
+        do { try writer.close() } catch {
+            Output.error("\(error)")
+            throw Exit.badInput
+        }
+
+        let written = writer.recordsWritten
+        Output.line("\(input) (\(reader.format)) → \(output) (\(format)): \(written) record\(written == 1 ? "" : "s") written")
+        if !writer.losses.isEmpty {
+            var report = "\(output): what \(format) cannot hold, by reason"
+            if writer.recordsNotWritten > 0 {
+                report += " (\(writer.recordsNotWritten) record\(writer.recordsNotWritten == 1 ? "" : "s") not written)"
+            }
+            report += ":"
+            let sorted = writer.losses.sorted { $0.value != $1.value ? $0.value > $1.value : "\($0.key)" < "\($1.key)" }
+            for (loss, count) in sorted {
+                report += "\n  \(count) record\(count == 1 ? "" : "s"): \(loss)"
+            }
+            Output.error(report)
+        }
+        try finish(fault)
+        if !writer.losses.isEmpty { throw Exit.finding }
+    }
+
+    /// True when both paths name one existing file (also through links).
+    static func sameFile(_ a: String, _ b: String) -> Bool {
+        var first = stat()
+        var second = stat()
+        guard stat(a, &first) == 0, stat(b, &second) == 0 else { return false }
+        return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+    }
+}
