@@ -54,10 +54,22 @@ demo: build
 	sed '/didDisconnectPeripheral/q' $(DEMO_FLOW) > $(OUT)/gives-up.flow; \
 	$$bin diff $(OUT)/gives-up.flow $(OUT)/actual.flow; echo "(exit code $$?: the flows differ)"
 
-## captures: re-record the Bumble captures in Captures/ (needs Python and PyPI).
-captures:
+## captures: re-record the Bumble captures in Captures/ (needs Python and PyPI), then derive one
+## file per other format and datalink from att-errors.btsnoop with bletrace convert. (The H4 link
+## type 187 has no direction: convert says so and exits 1, which is expected there.)
+DERIVE_FROM := Captures/att-errors.btsnoop
+captures: build
 	python3 -m pip install --quiet -r Captures/requirements.txt
 	python3 Captures/record.py Captures
+	@bin=$$($(SWIFT) build --show-bin-path)/bletrace; set -e; \
+	$$bin convert $(DERIVE_FROM) Captures/att-errors.dl1001.btsnoop --datalink 1001; \
+	$$bin convert $(DERIVE_FROM) Captures/att-errors.dl2001.btsnoop --datalink 2001; \
+	$$bin convert $(DERIVE_FROM) Captures/att-errors.lt254.pcap --datalink 254; \
+	$$bin convert $(DERIVE_FROM) Captures/att-errors.lt201.pcapng --datalink 201; \
+	$$bin convert $(DERIVE_FROM) Captures/att-errors.lt254.pcapng --datalink 254; \
+	$$bin convert $(DERIVE_FROM) Captures/att-errors.pklg; \
+	$$bin convert $(DERIVE_FROM) Captures/att-errors.lt187.pcap --datalink 187 || [ $$? -eq 1 ]; \
+	$$bin convert $(DERIVE_FROM) Captures/att-errors.lt187.pcapng --datalink 187 || [ $$? -eq 1 ]
 
 clean:
 	rm -rf .build

@@ -57,7 +57,7 @@ from bumble.device import Connection, Device, Peer
 from bumble.gatt import Characteristic, CharacteristicValue, Service
 from bumble.host import Host
 from bumble.link import LocalLink
-from bumble.snoop import BtSnooper
+from bumble.snoop import BtSnooper, PcapSnooper, Snooper
 from bumble.transport.common import AsyncPipeSink
 
 # -----------------------------------------------------------------------------
@@ -275,6 +275,17 @@ class Rig:
     gatt: dict[str, object]
 
 
+class TeeSnooper(Snooper):
+    """Hands every packet to several snoopers: one run, one file per format."""
+
+    def __init__(self, *snoopers: Snooper):
+        self.snoopers = snoopers
+
+    def snoop(self, hci_packet: bytes, direction: Snooper.Direction) -> None:
+        for snooper in self.snoopers:
+            snooper.snoop(hci_packet, direction)
+
+
 @contextlib.asynccontextmanager
 async def make_rig(snoop_path: Path, with_error_service: bool = False):
     """Build the two devices, snoop the central, power both on."""
@@ -313,12 +324,13 @@ async def make_rig(snoop_path: Path, with_error_service: bool = False):
     peripheral.advertising_interval_min = ADVERTISING_INTERVAL_MS
     peripheral.advertising_interval_max = ADVERTISING_INTERVAL_MS
 
-    with open(snoop_path, 'wb') as snoop_file:
-        # Attach the snooper before power-on so that the capture starts with
+    with open(snoop_path, 'wb') as snoop_file, open(snoop_path.with_suffix('.pcap'), 'wb') as pcap_file:
+        # Attach the snoopers before power-on so that the capture starts with
         # the host's initialisation sequence (HCI Reset, Read Local Version,
         # LE Read Buffer Size, Set Event Mask, LE Set Random Address, ...),
-        # exactly like a real btsnoop log does.
-        central_host.snooper = BtSnooper(snoop_file)
+        # exactly like a real btsnoop log does. Bumble writes the same packets
+        # as btsnoop (datalink 1002) and as pcap (link type 201).
+        central_host.snooper = TeeSnooper(BtSnooper(snoop_file), PcapSnooper(pcap_file))
         await peripheral.power_on()
         await central.power_on()
         try:

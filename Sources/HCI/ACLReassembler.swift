@@ -1,6 +1,7 @@
 import Wire
 
-/// Rebuilds L2CAP frames from ACL fragments, per connection handle and direction.
+/// Rebuilds L2CAP frames from ACL fragments, per connection handle and direction (a capture that
+/// records no direction, such as pcap link type 187, gets one slot per handle of its own).
 ///
 /// Core 6.0, Vol 3, Part A, §7.2. A frame that fits in one start fragment is returned as a view
 /// into that packet, with no copy. A fragmented frame is gathered in a buffer kept for its handle
@@ -44,8 +45,8 @@ public struct ACLReassembler {
 
     public init() {}
 
-    public mutating func push(_ packet: ACLPacket, direction: Direction) -> Outcome {
-        let key = UInt32(packet.handle) << 1 | UInt32(direction.rawValue)
+    public mutating func push(_ packet: ACLPacket, direction: Direction?) -> Outcome {
+        let key = Self.key(packet.handle, direction)
         let data = packet.data
         if packet.isContinuation {
             guard let slot = slots[key], slot.count > 0 else {
@@ -86,9 +87,13 @@ public struct ACLReassembler {
 
     /// Forgets any partial frame on `handle`, as when its connection ends.
     public mutating func reset(handle: UInt16) {
-        for direction in [Direction.sent, .received] {
-            slots[UInt32(handle) << 1 | UInt32(direction.rawValue)]?.count = 0
+        for direction in [Direction.sent, .received, nil] {
+            slots[Self.key(handle, direction)]?.count = 0
         }
+    }
+
+    private static func key(_ handle: UInt16, _ direction: Direction?) -> UInt32 {
+        UInt32(handle) << 2 | UInt32(direction?.rawValue ?? 2)
     }
 
     private func complete(_ slot: Slot) -> Outcome {

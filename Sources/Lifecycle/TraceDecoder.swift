@@ -50,9 +50,8 @@ public struct TraceDecoder {
             decoded.packet = packet
             switch packet {
             case .acl(let acl):
-                guard acl.handle != ACLPacket.androidDebugHandle, let direction = record.direction
-                else { break }
-                let outcome = reassembler.push(acl, direction: direction)
+                guard acl.handle != ACLPacket.androidDebugHandle else { break }
+                let outcome = reassembler.push(acl, direction: record.direction)
                 decoded.lostFragments = outcome.fault
                 guard let frame = outcome.frame else { break }
                 let l2cap = try L2CAPFrame.decode(frame)
