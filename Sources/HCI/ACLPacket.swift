@@ -20,7 +20,11 @@ public struct ACLPacket {
         var reader = ByteReader(bytes, layer: .acl)
         let word = try reader.u16le("handle and flags (2 bytes)")
         let length = Int(try reader.u16le("data total length (2 bytes)"))
-        let data = try reader.bytes(length, "\(length) bytes of ACL data")
+        // The message is built only on failure: no allocation per packet.
+        guard length <= reader.remaining else {
+            throw reader.error("\(length) bytes of ACL data, not \(reader.remaining)")
+        }
+        let data = try reader.bytes(length, "ACL data")
         return ACLPacket(
             handle: word & 0x0FFF, packetBoundary: UInt8(word >> 12 & 0x3),
             broadcast: UInt8(word >> 14), data: data)

@@ -1,7 +1,9 @@
 import Wire
 
-/// An HCI event packet (controller to host), with the events bletrace understands decoded and
-/// every other event kept raw.
+/// An HCI event packet (controller to host), summarized: the events the connection lifecycle
+/// follows decoded, every other event kept raw. ``HCIEventParameters`` decodes every event
+/// bletrace knows, field by field; ``HCIReturnParameters/decode(opcode:_:offset:)`` decodes the
+/// return parameters of ``commandComplete(numPackets:opcode:returnParameters:)``.
 ///
 /// Core 6.0, Vol 4, Part E, §5.4.4 (packet), §7.7 (events).
 public enum HCIEvent {
@@ -49,7 +51,11 @@ public enum HCIEvent {
         var reader = ByteReader(bytes, layer: .hci)
         let code = HCIEventCode(rawValue: try reader.u8("event code (1 byte)"))
         let length = Int(try reader.u8("parameter total length (1 byte)"))
-        let parameters = try reader.bytes(length, "\(length) bytes of event parameters")
+        // The message is built only on failure: no allocation per packet.
+        guard length <= reader.remaining else {
+            throw reader.error("\(length) bytes of event parameters, not \(reader.remaining)")
+        }
+        let parameters = try reader.bytes(length, "event parameters")
         // Fields are read within the declared length, with offsets counted from the packet start.
         var fields = ByteReader(
             UnsafeRawBufferPointer(rebasing: bytes[..<reader.offset]), layer: .hci, offset: 2)
@@ -57,7 +63,7 @@ public enum HCIEvent {
         case .connectionComplete:
             let status = HCIStatus(rawValue: try fields.u8("status"))
             let handle = try fields.u16le("connection handle") & 0x0FFF
-            let address = try fields.address("BD_ADDR (6 bytes)")
+            let address = try fields.deviceAddress("BD_ADDR (6 bytes)")
             let linkType = try fields.u8("link type")
             _ = try fields.u8("encryption enabled")
             return .connectionComplete(status: status, handle: handle, address: address, linkType: linkType)
@@ -116,6 +122,7 @@ public enum LEMetaEvent {
 }
 
 /// The outcome of an LE connection attempt, or a connection a peer made to us.
+/// Core 6.0, Vol 4, Part E, §7.7.65.1 and §7.7.65.10.
 public struct LEConnectionComplete: Hashable, Sendable {
     public var subevent: LESubeventCode
     public var status: HCIStatus
@@ -132,6 +139,8 @@ public struct LEConnectionComplete: Hashable, Sendable {
     public var peripheralLatency: UInt16
     /// In units of 10 ms.
     public var supervisionTimeout: UInt16
+    /// 0x00 500 ppm, 0x01 250, 0x02 150, 0x03 100, 0x04 75, 0x05 50, 0x06 30, 0x07 20 ppm.
+    public var centralClockAccuracy: UInt8
     /// Enhanced v2 only (nil otherwise): the advertising set that became this connection (0xFF:
     /// none), and the periodic advertising train it came from (0x0FFF: none).
     public var advertisingHandle: UInt8?
@@ -143,15 +152,15 @@ public struct LEConnectionComplete: Hashable, Sendable {
         handle = try reader.u16le("connection handle") & 0x0FFF
         role = try reader.u8("role")
         peerAddressType = try reader.u8("peer address type")
-        peerAddress = try reader.address("peer address (6 bytes)")
+        peerAddress = try reader.deviceAddress("peer address (6 bytes)")
         if subevent != .connectionComplete {
-            localResolvablePrivateAddress = try reader.address("local resolvable private address")
-            peerResolvablePrivateAddress = try reader.address("peer resolvable private address")
+            localResolvablePrivateAddress = try reader.deviceAddress("local resolvable private address")
+            peerResolvablePrivateAddress = try reader.deviceAddress("peer resolvable private address")
         }
         connectionInterval = try reader.u16le("connection interval")
         peripheralLatency = try reader.u16le("peripheral latency")
         supervisionTimeout = try reader.u16le("supervision timeout")
-        _ = try reader.u8("central clock accuracy")
+        centralClockAccuracy = try reader.u8("central clock accuracy")
         if subevent == .enhancedConnectionCompleteV2 {
             advertisingHandle = try reader.u8("advertising handle")
             syncHandle = try reader.u16le("sync handle")

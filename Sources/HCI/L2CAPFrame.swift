@@ -32,7 +32,11 @@ public struct L2CAPFrame {
         var reader = ByteReader(bytes, layer: .l2cap)
         let length = Int(try reader.u16le("basic header length (2 bytes)"))
         let channel = L2CAPChannelID(rawValue: try reader.u16le("channel ID (2 bytes)"))
-        let payload = try reader.bytes(length, "\(length) bytes of L2CAP payload")
+        // The message is built only on failure: no allocation per packet.
+        guard length <= reader.remaining else {
+            throw reader.error("\(length) bytes of L2CAP payload, not \(reader.remaining)")
+        }
+        let payload = try reader.bytes(length, "L2CAP payload")
         return L2CAPFrame(channel: channel, payload: payload)
     }
 }

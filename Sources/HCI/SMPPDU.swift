@@ -5,7 +5,20 @@ public struct SMPCode: RawRepresentable, Hashable, Sendable, CustomStringConvert
     public var rawValue: UInt8
     @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
 
+    public static var pairingRequest: Self { .init(rawValue: 0x01) }
+    public static var pairingResponse: Self { .init(rawValue: 0x02) }
+    public static var pairingConfirm: Self { .init(rawValue: 0x03) }
+    public static var pairingRandom: Self { .init(rawValue: 0x04) }
     public static var pairingFailed: Self { .init(rawValue: 0x05) }
+    public static var encryptionInformation: Self { .init(rawValue: 0x06) }
+    public static var centralIdentification: Self { .init(rawValue: 0x07) }
+    public static var identityInformation: Self { .init(rawValue: 0x08) }
+    public static var identityAddressInformation: Self { .init(rawValue: 0x09) }
+    public static var signingInformation: Self { .init(rawValue: 0x0A) }
+    public static var securityRequest: Self { .init(rawValue: 0x0B) }
+    public static var pairingPublicKey: Self { .init(rawValue: 0x0C) }
+    public static var pairingDHKeyCheck: Self { .init(rawValue: 0x0D) }
+    public static var pairingKeypressNotification: Self { .init(rawValue: 0x0E) }
 
     public var name: String? {
         switch rawValue {
@@ -62,24 +75,35 @@ public struct SMPPairingFailedReason: RawRepresentable, Hashable, Sendable, Cust
     }
 }
 
-/// An SMP command on L2CAP channel 6: its code, and for Pairing Failed its reason; the other
-/// commands' parameters are kept raw. Core 6.0, Vol 3, Part H, §3.
+/// An SMP command on L2CAP channel 6: its code, its raw parameters and, decoded, ``command``.
+/// Core 6.0, Vol 3, Part H, §3.
+///
+/// Every SMP command has a fixed length (§3.3, §3.5, §3.6), and a device answers one of the
+/// wrong length with Pairing Failed (Invalid Parameters); so a known command must have exactly
+/// its parameters, and a byte too many is an error at that byte. An unknown code keeps whatever
+/// follows it.
 public struct SMPPDU {
     public var code: SMPCode
     public var parameters: UnsafeRawBufferPointer
+    /// The command, decoded.
+    public var command: SMPCommand
 
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> SMPPDU {
         var reader = ByteReader(bytes, layer: .smp)
         let code = SMPCode(rawValue: try reader.u8("SMP code (1 byte)"))
-        if code == .pairingFailed {
-            try reader.require(1, "the Pairing Failed reason (1 byte)")
-            guard reader.remaining == 1 else { throw reader.error("exactly 1 byte of Pairing Failed reason, not \(reader.remaining)") }
+        let parameters = UnsafeRawBufferPointer(rebasing: bytes[reader.offset...])
+        let command = try SMPCommand(code: code, &reader)
+        if case .unknown = command {} else {
+            guard reader.isAtEnd else {
+                throw reader.error("no bytes after the \(code) parameters (\(reader.offset - 1) bytes), not \(reader.remaining) more")
+            }
         }
-        return SMPPDU(code: code, parameters: reader.rest())
+        return SMPPDU(code: code, parameters: parameters, command: command)
     }
 
     /// For Pairing Failed, why.
     public var pairingFailedReason: SMPPairingFailedReason? {
-        code == .pairingFailed ? SMPPairingFailedReason(rawValue: parameters[0]) : nil
+        if case .pairingFailed(let reason) = command { return reason }
+        return nil
     }
 }

@@ -15,7 +15,7 @@ struct Bletrace: ParsableCommand {
             Exit codes: 0 success; 1 a finding (flows differ, the capture is damaged after the records shown, no Bluetooth on this host); 2 bad input.
             """,
         version: "0.1.0",
-        subcommands: [Info.self, Decode.self, Errors.self, Stats.self, LifecycleCommand.self, ReplayCommand.self, Diff.self, Convert.self, Capture.self, Adapters.self])
+        subcommands: [Info.self, Decode.self, Errors.self, Stats.self, LifecycleCommand.self, GATT.self, ReplayCommand.self, Diff.self, Convert.self, Capture.self, Adapters.self])
 
     static func main() {
         do {

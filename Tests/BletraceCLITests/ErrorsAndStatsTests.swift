@@ -64,3 +64,29 @@ import Testing
         #expect(result.stdout.contains("0x0a  Attribute Not Found (5 expected)"))
     }
 }
+
+@Suite struct GATTCommandTests {
+    @Test func gattJSONFollowsTheContract() throws {
+        let result = try bletrace("gatt", Fixtures.capture("reconnect-supervision-timeout.btsnoop"), "--format", "json")
+        #expect(result.status == 0)
+        let peers = try #require(try json(result.stdout)["peers"] as? [[String: Any]])
+        #expect(peers.count == 1)
+        #expect(peers[0]["peer"] as? String == "F0:F1:F2:F3:F4:05")
+        let services = try #require(peers[0]["services"] as? [[String: Any]])
+        let heartRate = try #require(services.first { $0["uuid"] as? String == "180D" })
+        #expect(heartRate["name"] as? String == "Heart Rate")
+        let measurement = try #require((heartRate["characteristics"] as? [[String: Any]])?.first)
+        #expect(measurement["properties"] as? [String] == ["notify"])
+        #expect(measurement["handle"] as? Int == 0x10)
+        #expect((measurement["value"] as? [String: Any])?["source"] as? String == "notification")
+        let cccd = try #require((measurement["descriptors"] as? [[String: Any]])?.first)
+        #expect((cccd["value"] as? [String: Any])?["hex"] as? String == "0100")
+    }
+
+    @Test func gattTextShowsServicesCharacteristicsAndDescriptors() throws {
+        let result = try bletrace("gatt", Fixtures.capture("reconnect-supervision-timeout.btsnoop"))
+        #expect(result.stdout.contains("  service 0x000e-0x0015 180D Heart Rate"))
+        #expect(result.stdout.contains("    characteristic 0x0013 2A38 Body Sensor Location [read]  = 01 (read, record 75)"))
+        #expect(result.stdout.contains("      descriptor 0x0011 2902 Client Characteristic Configuration  = 0100 (write"))
+    }
+}

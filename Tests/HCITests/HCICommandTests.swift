@@ -29,7 +29,8 @@ enum CommandPackets {
             "19",                   // parameter total length: 25
         ],
         parameters: [
-            "60 00 30 00",          // LE_Scan_Interval 0x0060, LE_Scan_Window 0x0030 (skipped together)
+            "60 00",                // LE_Scan_Interval 0x0060
+            "30 00",                // LE_Scan_Window 0x0030
             "00",                   // Initiator_Filter_Policy: use Peer_Address
             "01",                   // Peer_Address_Type: Random
             "56 34 12 be 5b c4",    // Peer_Address: C4:5B:BE:12:34:56
@@ -38,9 +39,10 @@ enum CommandPackets {
             "28 00",                // Connection_Interval_Max: 0x0028
             "00 00",                // Max_Latency: 0
             "f4 01",                // Supervision_Timeout: 0x01F4
-            "00 00 00 00",          // Min_CE_Length, Max_CE_Length (skipped together)
+            "00 00",                // Min_CE_Length
+            "00 00",                // Max_CE_Length
         ],
-        mandatory: 10,
+        mandatory: 12,
         expected: .leCreateConnection(
             CreateConnectionSummary(
                 initiatorFilterPolicy: 0, ownAddressType: 0, peerAddressType: 1,
@@ -53,7 +55,8 @@ enum CommandPackets {
         name: "LE Create Connection (Filter Accept List)",
         header: ["0d 20", "19"],
         parameters: [
-            "10 00 10 00",          // LE_Scan_Interval, LE_Scan_Window 0x0010
+            "10 00",                // LE_Scan_Interval 0x0010
+            "10 00",                // LE_Scan_Window 0x0010
             "01",                   // Initiator_Filter_Policy: Filter Accept List
             "00",                   // Peer_Address_Type (ignored)
             "00 00 00 00 00 00",    // Peer_Address (ignored)
@@ -62,9 +65,10 @@ enum CommandPackets {
             "0c 00",                // Connection_Interval_Max: 0x000C
             "04 00",                // Max_Latency: 4
             "64 00",                // Supervision_Timeout: 0x0064 (1 s)
-            "00 00 00 00",          // Min_CE_Length, Max_CE_Length
+            "00 00",                // Min_CE_Length
+            "00 00",                // Max_CE_Length
         ],
-        mandatory: 10,
+        mandatory: 12,
         expected: .leCreateConnection(
             CreateConnectionSummary(
                 initiatorFilterPolicy: 1, ownAddressType: 1, peerAddressType: 0,
@@ -85,14 +89,16 @@ enum CommandPackets {
             "00",                   // Peer_Address_Type: Public
             "13 71 da 7d 1a 00",    // Peer_Address: 00:1A:7D:DA:71:13
             "01",                   // Initiating_PHYs: LE 1M
-            "60 00 60 00",          // Scan_Interval[0], Scan_Window[0] (skipped together)
+            "60 00",                // Scan_Interval[0]
+            "60 00",                // Scan_Window[0]
             "18 00",                // Connection_Interval_Min[0]
             "18 00",                // Connection_Interval_Max[0]
             "04 00",                // Max_Latency[0]
             "48 00",                // Supervision_Timeout[0]: 0x0048 (720 ms)
-            "00 00 00 00",          // Min_CE_Length[0], Max_CE_Length[0] (not read)
+            "00 00",                // Min_CE_Length[0]
+            "00 00",                // Max_CE_Length[0]
         ],
-        mandatory: 10,
+        mandatory: 13,   // the length must be exactly 10 + 16 for one PHY
         expected: .leExtendedCreateConnection(
             CreateConnectionSummary(
                 initiatorFilterPolicy: 0, ownAddressType: 1, peerAddressType: 0,
@@ -111,20 +117,20 @@ enum CommandPackets {
             "00",                   // Peer_Address_Type
             "00 00 00 00 00 00",    // Peer_Address (ignored)
             "05",                   // Initiating_PHYs: LE 1M (bit 0) and LE Coded (bit 2)
-            "60 00 30 00",          // 1M: Scan_Interval, Scan_Window
+            "60 00", "30 00",       // 1M: Scan_Interval, Scan_Window
             "18 00",                // 1M: Connection_Interval_Min
             "28 00",                // 1M: Connection_Interval_Max
             "00 00",                // 1M: Max_Latency
             "c8 00",                // 1M: Supervision_Timeout 0x00C8
-            "00 00 00 00",          // 1M: Min_CE_Length, Max_CE_Length
-            "20 01 20 01",          // Coded: Scan_Interval, Scan_Window
+            "00 00", "00 00",       // 1M: Min_CE_Length, Max_CE_Length
+            "20 01", "20 01",       // Coded: Scan_Interval, Scan_Window
             "30 00",                // Coded: Connection_Interval_Min
             "40 00",                // Coded: Connection_Interval_Max
             "01 00",                // Coded: Max_Latency
             "90 01",                // Coded: Supervision_Timeout
-            "00 00 00 00",          // Coded: Min_CE_Length, Max_CE_Length
+            "00 00", "00 00",       // Coded: Min_CE_Length, Max_CE_Length
         ],
-        mandatory: 10,
+        mandatory: 21,   // the length must be exactly 10 + 16 for each of the two PHYs
         expected: .leExtendedCreateConnection(
             CreateConnectionSummary(
                 initiatorFilterPolicy: 1, ownAddressType: 0, peerAddressType: 0,

@@ -7,16 +7,22 @@ import Wire
 
 @testable import Lifecycle
 
-func collectErrors(_ path: String) throws -> [TraceError] {
+/// Reads a capture through the decoder and the analyzer, showing each record to `body` after
+/// the analyzer has seen it.
+func readThrough(_ path: String, _ body: (CaptureRecord, DecodedRecord, LifecycleAnalyzer) -> Void) throws {
     let reader = try CaptureReader(path: path)
     var decoder = TraceDecoder()
     var analyzer = LifecycleAnalyzer()
-    var collector = ErrorCollector()
     while let record = try reader.next() {
         let decoded = decoder.decode(record)
         analyzer.add(record, decoded)
-        collector.add(record, decoded, analyzer: analyzer)
+        body(record, decoded, analyzer)
     }
+}
+
+func collectErrors(_ path: String) throws -> [TraceError] {
+    var collector = ErrorCollector()
+    try readThrough(path) { collector.add($0, $1, analyzer: $2) }
     return collector.errors
 }
 

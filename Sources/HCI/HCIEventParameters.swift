@@ -1,0 +1,209 @@
+import Wire
+
+/// An HCI event with every field of its parameters decoded, for the events a Bluetooth LE trace
+/// is made of; any other event (vendor events, 0xFF, included) keeps its code and raw parameters.
+///
+/// Core 6.0, Vol 4, Part E, §5.4.4 (packet), §7.7 (events). Decoded from borrowed bytes with no
+/// allocation: lists are lazy views, checked once at decode so that iterating never fails. A short
+/// packet fails at the first missing field, with its offset from the packet's start. Bytes after
+/// a fixed-size event's fields are ignored; an event whose length follows from a count must have
+/// exactly that length.
+///
+/// ``HCIEvent`` is the summary that the connection lifecycle switches over; this is the whole.
+public enum HCIEventParameters {
+    /// §7.7.3. A BR/EDR link (ACL or SCO) came up or failed.
+    case connectionComplete(HCIConnectionComplete)
+    /// §7.7.5. CoreBluetooth: `centralManager(_:didDisconnectPeripheral:error:)`.
+    case disconnectionComplete(status: HCIStatus, handle: UInt16, reason: HCIStatus)
+    /// §7.7.8, [v1] (event 0x08) and [v2] (event 0x59, with the key size).
+    case encryptionChange(HCIEncryptionChange)
+    /// §7.7.14.
+    case commandComplete(HCICommandComplete)
+    /// §7.7.15.
+    case commandStatus(status: HCIStatus, numPackets: UInt8, opcode: HCIOpcode)
+    /// §7.7.16. A vendor-specific hardware code.
+    case hardwareError(hardwareCode: UInt8)
+    /// §7.7.19. How many ACL packets the controller has finished with, per handle.
+    case numberOfCompletedPackets(HCICompletedPacketsList)
+    /// §7.7.26. 0x00 synchronous (SCO), 0x01 ACL.
+    case dataBufferOverflow(linkType: UInt8)
+    /// §7.7.39.
+    case encryptionKeyRefreshComplete(status: HCIStatus, handle: UInt16)
+    /// §7.7.65.
+    case le(LEMetaEventParameters)
+    /// Any other event: its code and raw parameters, losslessly.
+    case unknown(code: HCIEventCode, parameters: UnsafeRawBufferPointer)
+
+    public var code: HCIEventCode {
+        switch self {
+        case .connectionComplete: .connectionComplete
+        case .disconnectionComplete: .disconnectionComplete
+        case .encryptionChange(let change): change.keySize == nil ? .encryptionChange : .encryptionChangeV2
+        case .commandComplete: .commandComplete
+        case .commandStatus: .commandStatus
+        case .hardwareError: .hardwareError
+        case .numberOfCompletedPackets: .numberOfCompletedPackets
+        case .dataBufferOverflow: .dataBufferOverflow
+        case .encryptionKeyRefreshComplete: .encryptionKeyRefreshComplete
+        case .le: .leMeta
+        case .unknown(let code, _): code
+        }
+    }
+
+    /// The event's Status parameter (for Command Complete: the return parameters' status), where
+    /// it has one.
+    public var status: HCIStatus? {
+        switch self {
+        case .connectionComplete(let complete): complete.status
+        case .disconnectionComplete(let status, _, _), .commandStatus(let status, _, _),
+            .encryptionKeyRefreshComplete(let status, _):
+            status
+        case .encryptionChange(let change): change.status
+        case .commandComplete(let complete): complete.returnParameters.status
+        case .le(let meta): meta.status
+        case .hardwareError, .numberOfCompletedPackets, .dataBufferOverflow, .unknown: nil
+        }
+    }
+
+    /// The connection handle the event is about, where it names one.
+    public var handle: UInt16? {
+        switch self {
+        case .connectionComplete(let complete): complete.handle
+        case .disconnectionComplete(_, let handle, _), .encryptionKeyRefreshComplete(_, let handle):
+            handle
+        case .encryptionChange(let change): change.handle
+        case .commandComplete(let complete):
+            switch complete.returnParameters {
+            case .readRSSI(_, let handle, _), .connectionHandle(_, let handle): handle
+            default: nil
+            }
+        case .le(let meta): meta.handle
+        default: nil
+        }
+    }
+
+    /// Decodes an event packet without its H4 indicator byte.
+    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> HCIEventParameters {
+        var reader = ByteReader(bytes, layer: .hci)
+        let code = HCIEventCode(rawValue: try reader.u8("event code (1 byte)"))
+        let length = Int(try reader.u8("parameter total length (1 byte)"))
+        guard length <= reader.remaining else {
+            throw reader.error("\(length) bytes of event parameters, not \(reader.remaining)")
+        }
+        // Fields are read within the declared length, with offsets counted from the packet start.
+        var r = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[..<(2 + length)]), layer: .hci, offset: 2)
+        switch code.rawValue {
+        case 0x03:
+            return .connectionComplete(try HCIConnectionComplete(&r))
+        case 0x05:
+            let status = HCIStatus(rawValue: try r.u8("Status"))
+            let handle = try r.handle("Connection_Handle")
+            return .disconnectionComplete(status: status, handle: handle, reason: HCIStatus(rawValue: try r.u8("Reason")))
+        case 0x08, 0x59:
+            return .encryptionChange(try HCIEncryptionChange(v2: code.rawValue == 0x59, &r))
+        case 0x0E:
+            return .commandComplete(try HCICommandComplete(&r))
+        case 0x0F:
+            let status = HCIStatus(rawValue: try r.u8("Status"))
+            let numPackets = try r.u8("Num_HCI_Command_Packets")
+            return .commandStatus(
+                status: status, numPackets: numPackets, opcode: HCIOpcode(rawValue: try r.u16le("Command_Opcode")))
+        case 0x10:
+            return .hardwareError(hardwareCode: try r.u8("Hardware_Code"))
+        case 0x13:
+            return .numberOfCompletedPackets(try HCICompletedPacketsList(&r))
+        case 0x1A:
+            return .dataBufferOverflow(linkType: try r.u8("Link_Type"))
+        case 0x30:
+            let status = HCIStatus(rawValue: try r.u8("Status"))
+            return .encryptionKeyRefreshComplete(status: status, handle: try r.handle("Connection_Handle"))
+        case 0x3E:
+            return .le(try LEMetaEventParameters.decode(&r))
+        default:
+            return .unknown(code: code, parameters: r.rest())
+        }
+    }
+}
+
+/// Connection Complete (BR/EDR). Core 6.0, Vol 4, Part E, §7.7.3.
+public struct HCIConnectionComplete: Hashable, Sendable {
+    public var status: HCIStatus
+    public var handle: UInt16
+    public var address: BluetoothAddress
+    /// 0x00 SCO, 0x01 ACL.
+    public var linkType: UInt8
+    /// 0x00 off, 0x01 on.
+    public var encryptionEnabled: UInt8
+
+    init(_ reader: inout ByteReader) throws(DecodeError) {
+        status = HCIStatus(rawValue: try reader.u8("Status"))
+        handle = try reader.handle("Connection_Handle")
+        address = try reader.deviceAddress("BD_ADDR (6 bytes)")
+        linkType = try reader.u8("Link_Type")
+        encryptionEnabled = try reader.u8("Encryption_Enabled")
+    }
+}
+
+/// Encryption Change [v1] and [v2]. Core 6.0, Vol 4, Part E, §7.7.8.
+/// CoreBluetooth: a failure here fails the GATT request that needed encryption.
+public struct HCIEncryptionChange: Hashable, Sendable {
+    public var status: HCIStatus
+    public var handle: UInt16
+    /// 0x00 off; on LE, 0x01 on with AES-CCM.
+    public var encryptionEnabled: UInt8
+    /// [v2] only: the key size in octets.
+    public var keySize: UInt8?
+
+    public var isEncrypted: Bool { encryptionEnabled != 0 }
+
+    init(v2: Bool, _ reader: inout ByteReader) throws(DecodeError) {
+        status = HCIStatus(rawValue: try reader.u8("Status"))
+        handle = try reader.handle("Connection_Handle")
+        encryptionEnabled = try reader.u8("Encryption_Enabled")
+        if v2 { keySize = try reader.u8("Encryption_Key_Size") } else { keySize = nil }
+    }
+}
+
+/// Command Complete, with its return parameters decoded for the command. Core 6.0, Vol 4, Part E,
+/// §7.7.14.
+public struct HCICommandComplete {
+    /// How many commands the host may now send.
+    public var numPackets: UInt8
+    /// 0x0000 when the event only returns credits.
+    public var opcode: HCIOpcode
+    public var returnParameters: HCIReturnParameters
+    /// The return parameters as they were on the wire.
+    public var rawReturnParameters: UnsafeRawBufferPointer
+
+    init(_ reader: inout ByteReader) throws(DecodeError) {
+        numPackets = try reader.u8("Num_HCI_Command_Packets")
+        opcode = HCIOpcode(rawValue: try reader.u16le("Command_Opcode"))
+        rawReturnParameters = UnsafeRawBufferPointer(rebasing: reader.buffer[reader.offset...])
+        returnParameters = try HCIReturnParameters.decode(opcode: opcode, &reader)
+    }
+}
+
+/// Number Of Completed Packets: (handle, count) pairs, a lazy view checked at decode.
+/// Core 6.0, Vol 4, Part E, §7.7.19.
+public struct HCICompletedPacketsList: RandomAccessCollection {
+    let entries: HCIEntryList
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { entries.count }
+
+    public subscript(position: Int) -> (handle: UInt16, completedPackets: UInt16) {
+        let entry = entries[position]
+        return (le16(entry, 0) & 0x0FFF, le16(entry, 2))
+    }
+
+    init(_ reader: inout ByteReader) throws(DecodeError) {
+        let count = Int(try reader.u8("Num_Handles"))
+        let start = reader.offset
+        for _ in 0..<count {
+            _ = try reader.u16le("Connection_Handle[i]")
+            _ = try reader.u16le("Num_Completed_Packets[i]")
+        }
+        try reader.requireEnd("no parameters after the last handle's (1 + 4 bytes a handle)")
+        entries = .since(start, in: reader, entryLength: 4)
+    }
+}

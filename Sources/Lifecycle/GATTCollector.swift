@@ -1,0 +1,95 @@
+import ATT
+import TraceFiles
+import Wire
+
+/// Rebuilds the GATT database of every peer from the discovery and traffic in a capture, next to
+/// a ``LifecycleAnalyzer`` that has already seen each record.
+///
+/// Databases are kept per peer address (a peer's later connections refine what earlier ones
+/// found), or per connection when the capture does not name the peer.
+public struct GATTCollector {
+    public struct Entry: Hashable, Sendable {
+        /// The peer's address, when the capture names it.
+        public var peer: BluetoothAddress?
+        /// The connections (``Connection/id``) whose traffic built it.
+        public var connections: [Int]
+        public var database: GATTDatabase
+    }
+
+    public private(set) var entries: [Entry] = []
+    private var indexByPeer: [BluetoothAddress: Int] = [:]
+    private var indexByConnection: [Int: Int] = [:]
+    /// A Write Request's value, kept until its Write Response says it was written.
+    private var pendingWrite: [Int: (handle: UInt16, value: GATTDatabase.Value)] = [:]
+
+    public init() {}
+
+    public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord, analyzer: LifecycleAnalyzer) {
+        guard case .acl(let acl)? = decoded.packet, let pdu = decoded.att,
+            let connection = analyzer.openConnection(on: acl.handle)
+        else { return }
+        let index = entry(for: connection)
+        let request = analyzer.lastAnswered
+        func value(_ bytes: UnsafeRawBufferPointer, _ source: GATTDatabase.Value.Source) -> GATTDatabase.Value {
+            GATTDatabase.Value(bytes: Array(bytes), source: source, record: record.index)
+        }
+        switch pdu {
+        case .readByGroupTypeResponse(let groups):
+            let primary = request?.type != BluetoothUUID(UInt16(0x2801))
+            for group in groups {
+                guard let uuid = BluetoothUUID(littleEndian: group.value) else { continue }
+                entries[index].database.addService(handle: group.handle, end: group.groupEnd, uuid: uuid, primary: primary)
+            }
+        case .findByTypeValueResponse(let ranges):
+            // Discover Primary Service by Service UUID: the request's value is the UUID.
+            guard let uuid = request?.type else { break }
+            for range in ranges {
+                entries[index].database.addService(handle: range.found, end: range.groupEnd, uuid: uuid, primary: true)
+            }
+        case .readByTypeResponse(let pairs) where request?.type == BluetoothUUID(UInt16(0x2803)):
+            for pair in pairs where pair.value.count == 5 || pair.value.count == 19 {
+                let valueHandle = UInt16(pair.value[1]) | UInt16(pair.value[2]) << 8
+                guard let uuid = BluetoothUUID(littleEndian: UnsafeRawBufferPointer(rebasing: pair.value[3...])) else { continue }
+                entries[index].database.addCharacteristic(
+                    declaration: pair.handle, value: valueHandle, uuid: uuid, properties: pair.value[0])
+            }
+        case .findInformationResponse(let list):
+            for item in list { entries[index].database.addDescriptor(handle: item.handle, uuid: item.type) }
+        case .readResponse(let bytes), .readBlobResponse(let bytes):
+            if let handle = request?.attributeHandle, request?.opcode == .readRequest {
+                entries[index].database.setValue(value(bytes, .read), for: handle)
+            }
+        case .writeRequest(let handle, let bytes):
+            pendingWrite[connection.id] = (handle, value(bytes, .write))
+        case .writeResponse:
+            if let write = pendingWrite.removeValue(forKey: connection.id) {
+                entries[index].database.setValue(write.value, for: write.handle)
+            }
+        case .errorResponse:
+            if request?.opcode == .writeRequest { pendingWrite[connection.id] = nil }
+        case .writeCommand(let handle, let bytes):
+            entries[index].database.setValue(value(bytes, .write), for: handle)
+        case .handleValueNotification(let handle, let bytes):
+            entries[index].database.setValue(value(bytes, .notification), for: handle)
+        case .handleValueIndication(let handle, let bytes):
+            entries[index].database.setValue(value(bytes, .indication), for: handle)
+        default:
+            break
+        }
+    }
+
+    private mutating func entry(for connection: Connection) -> Int {
+        if let index = indexByConnection[connection.id] { return index }
+        let index: Int
+        if let peer = connection.peer, let known = indexByPeer[peer] {
+            index = known
+            entries[index].connections.append(connection.id)
+        } else {
+            index = entries.count
+            entries.append(Entry(peer: connection.peer, connections: [connection.id], database: GATTDatabase()))
+            if let peer = connection.peer { indexByPeer[peer] = index }
+        }
+        indexByConnection[connection.id] = index
+        return index
+    }
+}

@@ -1,0 +1,127 @@
+import ATT
+import Wire
+
+/// A peer's GATT database as the capture's discovery traffic revealed it.
+///
+/// Core 6.0, Vol 3, Part G, §3 (service, characteristic and descriptor declarations) and §4
+/// (the discovery procedures that read them). What the capture did not discover is absent.
+public struct GATTDatabase: Hashable, Sendable {
+    public var services: [Service] = []
+
+    public struct Service: Hashable, Sendable {
+        public var handle: UInt16
+        public var endHandle: UInt16
+        public var uuid: BluetoothUUID
+        public var isPrimary: Bool
+        public var characteristics: [Characteristic] = []
+        public var name: String? { GATTNames.name(for: uuid) }
+    }
+
+    public struct Characteristic: Hashable, Sendable {
+        public var declarationHandle: UInt16
+        public var valueHandle: UInt16
+        public var uuid: BluetoothUUID
+        public var properties: Properties
+        public var descriptors: [Descriptor] = []
+        public var lastValue: Value?
+        public var name: String? { GATTNames.name(for: uuid) }
+    }
+
+    public struct Descriptor: Hashable, Sendable {
+        public var handle: UInt16
+        public var uuid: BluetoothUUID
+        public var lastValue: Value?
+        public var name: String? { GATTNames.name(for: uuid) }
+    }
+
+    /// The last value seen for an attribute, and how it was seen.
+    public struct Value: Hashable, Sendable {
+        public enum Source: String, Hashable, Sendable { case read, write, notification, indication }
+        public var bytes: [UInt8]
+        public var source: Source
+        public var record: Int
+    }
+
+    /// Characteristic properties, Core 6.0, Vol 3, Part G, §3.3.1.1. CoreBluetooth:
+    /// `CBCharacteristicProperties`, same bits.
+    public struct Properties: OptionSet, Hashable, Sendable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        public static let broadcast = Properties(rawValue: 0x01)
+        public static let read = Properties(rawValue: 0x02)
+        public static let writeWithoutResponse = Properties(rawValue: 0x04)
+        public static let write = Properties(rawValue: 0x08)
+        public static let notify = Properties(rawValue: 0x10)
+        public static let indicate = Properties(rawValue: 0x20)
+        public static let authenticatedSignedWrites = Properties(rawValue: 0x40)
+        public static let extendedProperties = Properties(rawValue: 0x80)
+
+        static let names: [(Properties, String)] = [
+            (.broadcast, "broadcast"), (.read, "read"), (.writeWithoutResponse, "writeWithoutResponse"),
+            (.write, "write"), (.notify, "notify"), (.indicate, "indicate"),
+            (.authenticatedSignedWrites, "authenticatedSignedWrites"), (.extendedProperties, "extendedProperties"),
+        ]
+        /// CoreBluetooth's names of the bits set.
+        public var names: [String] { Self.names.filter { contains($0.0) }.map(\.1) }
+    }
+
+    // MARK: Building
+
+    mutating func addService(handle: UInt16, end: UInt16, uuid: BluetoothUUID, primary: Bool) {
+        if let index = services.firstIndex(where: { $0.handle == handle }) {
+            services[index].endHandle = end
+            services[index].uuid = uuid
+            return
+        }
+        services.append(Service(handle: handle, endHandle: end, uuid: uuid, isPrimary: primary))
+        services.sort { $0.handle < $1.handle }
+    }
+
+    mutating func addCharacteristic(declaration: UInt16, value: UInt16, uuid: BluetoothUUID, properties: UInt8) {
+        guard let s = serviceIndex(containing: declaration) else { return }
+        let characteristic = Characteristic(
+            declarationHandle: declaration, valueHandle: value, uuid: uuid, properties: Properties(rawValue: properties))
+        if let c = services[s].characteristics.firstIndex(where: { $0.declarationHandle == declaration }) {
+            services[s].characteristics[c].uuid = uuid
+            services[s].characteristics[c].valueHandle = value
+            services[s].characteristics[c].properties = Properties(rawValue: properties)
+            return
+        }
+        services[s].characteristics.append(characteristic)
+        services[s].characteristics.sort { $0.declarationHandle < $1.declarationHandle }
+    }
+
+    /// A handle found by Find Information: a descriptor when it lies after a characteristic's
+    /// value handle and is not a declaration.
+    mutating func addDescriptor(handle: UInt16, uuid: BluetoothUUID) {
+        if let short = uuid.shortValue, (0x2800...0x2803).contains(short) { return }
+        guard let (s, c) = characteristicIndex(owning: handle), services[s].characteristics[c].valueHandle != handle,
+            !services[s].characteristics[c].descriptors.contains(where: { $0.handle == handle })
+        else { return }
+        services[s].characteristics[c].descriptors.append(Descriptor(handle: handle, uuid: uuid))
+        services[s].characteristics[c].descriptors.sort { $0.handle < $1.handle }
+    }
+
+    /// Records a value seen for `handle` (a characteristic value or a descriptor).
+    mutating func setValue(_ value: Value, for handle: UInt16) {
+        guard let (s, c) = characteristicIndex(owning: handle) else { return }
+        if services[s].characteristics[c].valueHandle == handle {
+            services[s].characteristics[c].lastValue = value
+        } else if let d = services[s].characteristics[c].descriptors.firstIndex(where: { $0.handle == handle }) {
+            services[s].characteristics[c].descriptors[d].lastValue = value
+        }
+    }
+
+    private func serviceIndex(containing handle: UInt16) -> Int? {
+        services.lastIndex { $0.handle <= handle && handle <= $0.endHandle }
+    }
+
+    /// The characteristic whose range (its declaration up to the next declaration or the end of
+    /// its service) holds `handle`.
+    private func characteristicIndex(owning handle: UInt16) -> (Int, Int)? {
+        guard let s = serviceIndex(containing: handle),
+            let c = services[s].characteristics.lastIndex(where: { $0.declarationHandle < handle })
+        else { return nil }
+        return (s, c)
+    }
+}
