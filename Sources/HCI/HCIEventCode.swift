@@ -35,6 +35,7 @@ public struct HCIEventCode: RawRepresentable, Hashable, Sendable, CustomStringCo
         case 0x03: "Connection Complete"
         case 0x05: "Disconnection Complete"
         case 0x08: "Encryption Change"
+        case 0x0C: "Read Remote Version Information Complete"
         case 0x0E: "Command Complete"
         case 0x0F: "Command Status"
         case 0x10: "Hardware Error"

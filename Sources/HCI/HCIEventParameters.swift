@@ -29,6 +29,9 @@ public enum HCIEventParameters {
     case dataBufferOverflow(linkType: UInt8)
     /// §7.7.39.
     case encryptionKeyRefreshComplete(status: HCIStatus, handle: UInt16)
+    /// Core 6.0, Vol 4, Part E, §7.7.12. The peer's link-layer version, company and subversion.
+    case readRemoteVersionInformationComplete(
+        status: HCIStatus, handle: UInt16, version: UInt8, companyIdentifier: UInt16, subversion: UInt16)
     /// §7.7.65.
     case le(LEMetaEventParameters)
     /// Any other event: its code and raw parameters, losslessly.
@@ -45,6 +48,7 @@ public enum HCIEventParameters {
         case .numberOfCompletedPackets: .numberOfCompletedPackets
         case .dataBufferOverflow: .dataBufferOverflow
         case .encryptionKeyRefreshComplete: .encryptionKeyRefreshComplete
+        case .readRemoteVersionInformationComplete: HCIEventCode(rawValue: 0x0C)
         case .le: .leMeta
         case .unknown(let code, _): code
         }
@@ -56,7 +60,7 @@ public enum HCIEventParameters {
         switch self {
         case .connectionComplete(let complete): complete.status
         case .disconnectionComplete(let status, _, _), .commandStatus(let status, _, _),
-            .encryptionKeyRefreshComplete(let status, _):
+            .encryptionKeyRefreshComplete(let status, _), .readRemoteVersionInformationComplete(let status, _, _, _, _):
             status
         case .encryptionChange(let change): change.status
         case .commandComplete(let complete): complete.returnParameters.status
@@ -69,12 +73,15 @@ public enum HCIEventParameters {
     public var handle: UInt16? {
         switch self {
         case .connectionComplete(let complete): complete.handle
-        case .disconnectionComplete(_, let handle, _), .encryptionKeyRefreshComplete(_, let handle):
+        case .disconnectionComplete(_, let handle, _), .encryptionKeyRefreshComplete(_, let handle),
+            .readRemoteVersionInformationComplete(_, let handle, _, _, _):
             handle
+        // The first entry's, as Wireshark's bthci_evt.connection_handle.
+        case .numberOfCompletedPackets(let list): list.first?.handle
         case .encryptionChange(let change): change.handle
         case .commandComplete(let complete):
             switch complete.returnParameters {
-            case .readRSSI(_, let handle, _), .connectionHandle(_, let handle): handle
+            case .readRSSI(_, let handle, _), .connectionHandle(_, let handle), .readEncryptionKeySize(_, let handle, _): handle
             default: nil
             }
         case .le(let meta): meta.handle
@@ -101,6 +108,12 @@ public enum HCIEventParameters {
             return .disconnectionComplete(status: status, handle: handle, reason: HCIStatus(rawValue: try r.u8("Reason")))
         case 0x08, 0x59:
             return .encryptionChange(try HCIEncryptionChange(v2: code.rawValue == 0x59, &r))
+        case 0x0C:
+            let status = HCIStatus(rawValue: try r.u8("Status"))
+            let handle = try r.handle("Connection_Handle")
+            return .readRemoteVersionInformationComplete(
+                status: status, handle: handle, version: try r.u8("Version"),
+                companyIdentifier: try r.u16le("Company_Identifier"), subversion: try r.u16le("Subversion"))
         case 0x0E:
             return .commandComplete(try HCICommandComplete(&r))
         case 0x0F:

@@ -92,6 +92,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
         case 0x1003: "Read Local Supported Features"
         case 0x1009: "Read BD_ADDR"
         case 0x1405: "Read RSSI"
+        case 0x1408: "Read Encryption Key Size"
         case 0x2001: "LE Set Event Mask"
         case 0x2002: "LE Read Buffer Size"
         case 0x2003: "LE Read Local Supported Features"

@@ -27,6 +27,8 @@ public enum HCIReturnParameters {
     /// §7.8.25, §7.8.26, §7.8.33: LE Long Term Key Request Reply / Negative Reply and LE Set
     /// Data Length return the connection handle after the status.
     case connectionHandle(status: HCIStatus, handle: UInt16)
+    /// §7.5.7: the key size in bytes of an encrypted connection.
+    case readEncryptionKeySize(status: HCIStatus, handle: UInt16, keySize: UInt8)
     /// Commands bletrace does not decode, or that complete with Command Status and so have no
     /// return parameters defined (including opcode 0x0000, which only returns credits): raw.
     case unknown(UnsafeRawBufferPointer)
@@ -36,7 +38,7 @@ public enum HCIReturnParameters {
         switch self {
         case .status(let status), .readLocalSupportedFeatures(let status, _), .readBDADDR(let status, _),
             .readRSSI(let status, _, _), .leSetExtendedAdvertisingParameters(let status, _),
-            .connectionHandle(let status, _):
+            .connectionHandle(let status, _), .readEncryptionKeySize(let status, _, _):
             status
         case .readLocalVersionInformation(let version): version.status
         case .leReadBufferSize(let size): size.status
@@ -71,7 +73,7 @@ public enum HCIReturnParameters {
             0x0C63, 0x0C6D, 0x2005, 0x2010, 0x2012, 0x2024, 0x2028, 0x2029, 0x202D, 0x2031, 0x2035,
             0x203C, 0x203D:
             return .status(HCIStatus(rawValue: try r.u8("Status")))
-        case 0x1001, 0x1003, 0x1009, 0x1405, 0x2002, 0x2060, 0x2036, 0x201A, 0x201B, 0x2022:
+        case 0x1001, 0x1003, 0x1009, 0x1405, 0x1408, 0x2002, 0x2060, 0x2036, 0x201A, 0x201B, 0x2022:
             break
         default:
             return .unknown(r.rest())
@@ -85,6 +87,9 @@ public enum HCIReturnParameters {
         case 0x1405:
             let handle = try r.handle("Handle")
             return .readRSSI(status: status, handle: handle, rssi: try r.i8("RSSI"))
+        case 0x1408:
+            let handle = try r.handle("Connection_Handle")
+            return .readEncryptionKeySize(status: status, handle: handle, keySize: try r.u8("Key_Size"))
         case 0x2002, 0x2060:
             return .leReadBufferSize(try LEBufferSize(status: status, v2: opcode.rawValue == 0x2060, &r))
         case 0x2036:

@@ -37,9 +37,11 @@ public struct ATTTracker {
     public init() {}
 
     /// Notes `pdu`, sent on `connection` in `direction`, and returns the request it answers
-    /// (a response, an Error Response, or a confirmation answering an indication).
+    /// (a response, an Error Response, or a confirmation answering an indication). A capture that
+    /// records no direction (pcap link type 187) pairs each answer with the connection's last
+    /// request, whichever way it went.
     public mutating func observe(
-        _ pdu: ATTPDU, connection: UInt16, direction: Direction, time: Timestamp, record: Int
+        _ pdu: ATTPDU, connection: UInt16, direction: Direction?, time: Timestamp, record: Int
     ) -> ATTRequest? {
         let opcode = pdu.opcode
         switch opcode.method {
@@ -60,8 +62,8 @@ public struct ATTTracker {
             return nil
         case .response, .confirmation:
             // The answer travels the other way.
-            guard let request = pending.removeValue(forKey: key(connection, direction == .sent ? .received : .sent))
-            else { return nil }
+            let asked: Direction? = direction.map { $0 == .sent ? .received : .sent }
+            guard let request = pending.removeValue(forKey: key(connection, asked)) else { return nil }
             learn(from: pdu, answering: request, on: connection)
             return request
         default:
@@ -76,19 +78,19 @@ public struct ATTTracker {
 
     /// Requests still waiting for an answer on `connection`.
     public func unanswered(on connection: UInt16) -> [ATTRequest] {
-        [Direction.sent, .received].compactMap { pending[key(connection, $0)] }
+        [Direction.sent, .received, nil].compactMap { pending[key(connection, $0)] }
     }
 
     /// Forgets a connection: its handle may be reused by the next one.
     public mutating func reset(connection: UInt16) {
-        for direction in [Direction.sent, .received] { pending[key(connection, direction)] = nil }
+        for direction in [Direction.sent, .received, nil] { pending[key(connection, direction)] = nil }
         attributes[connection] = nil
         clientMTU[connection] = nil
         mtu[connection] = nil
     }
 
-    private func key(_ connection: UInt16, _ direction: Direction) -> UInt32 {
-        UInt32(connection) << 1 | UInt32(direction.rawValue)
+    private func key(_ connection: UInt16, _ direction: Direction?) -> UInt32 {
+        UInt32(connection) << 2 | UInt32(direction?.rawValue ?? 2)
     }
 
     private mutating func learn(from pdu: ATTPDU, answering request: ATTRequest, on connection: UInt16) {

@@ -52,9 +52,10 @@ public struct LifecycleAnalyzer {
             handle(event, record)
         case .acl(let acl) where acl.handle != ACLPacket.androidDebugHandle:
             let id = connection(forTrafficOn: acl.handle, record)
-            if let pdu = decoded.att, let direction = record.direction {
+            if let pdu = decoded.att {
                 count(pdu, on: id)
-                lastAnswered = att.observe(pdu, connection: acl.handle, direction: direction, time: record.timestamp, record: record.index)
+                lastAnswered = att.observe(
+                    pdu, connection: acl.handle, direction: record.direction, time: record.timestamp, record: record.index)
                 if let mtu = att.mtu[acl.handle] { connections[id].mtu = mtu }
             }
         default:

@@ -23,17 +23,20 @@ struct Decode: ParsableCommand {
     func run() throws {
         let reader = try openCapture(capture.file)
         var decoder = TraceDecoder()
+        // Runs alongside so that each ATT response is read knowing its request.
+        var analyzer = LifecycleAnalyzer()
         var origin: Timestamp?
         var fault: (any Error)?
         do {
             while let record = try reader.next() {
                 let decoded = decoder.decode(record)
+                analyzer.add(record, decoded)
                 if origin == nil { origin = record.timestamp }
                 guard filter.allSatisfy({ $0.matches(record, decoded) }) else { continue }
                 if format == .jsonl {
-                    try Output.json(JSONRecord(record, decoded))
+                    try Output.json(JSONRecord(record, decoded, answering: analyzer.lastAnswered))
                 } else {
-                    Output.line(describe(record, decoded, origin: origin!))
+                    Output.line(describe(record, decoded, answering: analyzer.lastAnswered, origin: origin!))
                 }
             }
         } catch { fault = error }
@@ -54,7 +57,10 @@ struct JSONRecord: Encodable {
     struct ATTFields: Encodable {
         var opcode: UInt8
         var handle: UInt16?
+        var start: UInt16?
+        var end: UInt16?
         var request_opcode: UInt8?
+        var request_index: Int?
         var error: UInt8?
         var mtu: UInt16?
         var value: String?
@@ -69,7 +75,7 @@ struct JSONRecord: Encodable {
     var note: String?
     var fault: String?
 
-    init(_ record: CaptureRecord, _ decoded: DecodedRecord) {
+    init(_ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest? = nil) {
         index = record.index
         ts = record.timestamp.microseconds
         direction = record.direction.map { "\($0)" }
@@ -80,10 +86,8 @@ struct JSONRecord: Encodable {
         switch decoded.packet {
         case .command(let command):
             var fields = HCI(opcode: command.opcode.rawValue)
-            if case .disconnect(let handle, let reason) = command {
-                fields.handle = handle
-                fields.reason = reason.rawValue
-            }
+            if case .disconnect(_, let reason) = command { fields.reason = reason.rawValue }
+            fields.handle = (try? HCICommandParameters.decode(record.bytes))?.handle
             hci = fields
         case .event(let event):
             var fields = HCI(event: event.code.rawValue, status: event.status?.rawValue)
@@ -101,6 +105,11 @@ struct JSONRecord: Encodable {
             case .unknown:
                 break
             }
+            // The full decode knows the status and handle of every event bletrace names.
+            if let full = try? HCIEventParameters.decode(record.bytes) {
+                fields.status = full.status?.rawValue ?? fields.status
+                fields.handle = full.handle ?? fields.handle
+            }
             hci = fields
         case .acl(let acl):
             hci = HCI(handle: acl.handle)
@@ -108,7 +117,29 @@ struct JSONRecord: Encodable {
             break
         }
         if let pdu = decoded.att {
-            var fields = ATTFields(opcode: pdu.opcode.rawValue, handle: pdu.handle)
+            var fields = ATTFields(opcode: pdu.opcode.rawValue)
+            switch pdu {
+            case .findInformationRequest(let start, let end), .findByTypeValueRequest(let start, let end, _, _),
+                .readByTypeRequest(let start, let end, _), .readByGroupTypeRequest(let start, let end, _):
+                (fields.start, fields.end) = (start, end)
+            // A list's first entry, as Wireshark's btatt.handle.
+            case .findInformationResponse(let list): fields.handle = list.first?.handle
+            case .findByTypeValueResponse(let list): fields.handle = list.first?.found
+            case .readByTypeResponse(let list): fields.handle = list.first?.handle
+            case .readByGroupTypeResponse(let list): fields.handle = list.first?.handle
+            case .readMultipleRequest(let list), .readMultipleVariableRequest(let list): fields.handle = list.first
+            default: fields.handle = pdu.handle
+            }
+            // A response names the request it answers, and its attribute when it has none of its own.
+            if let request, pdu.opcode.method == .response || pdu.opcode.method == .confirmation {
+                fields.request_opcode = request.opcode.rawValue
+                fields.request_index = request.record
+                if fields.handle == nil, let attribute = request.attributeHandle,
+                    [.readRequest, .readBlobRequest, .writeRequest, .handleValueIndication].contains(request.opcode)
+                {
+                    fields.handle = attribute
+                }
+            }
             switch pdu {
             case .errorResponse(let request, _, let error):
                 fields.request_opcode = request.rawValue
@@ -127,7 +158,7 @@ struct JSONRecord: Encodable {
 }
 
 /// One line for a person: index, time, direction, kind, then what the packet says.
-func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, origin: Timestamp) -> String {
+func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest?, origin: Timestamp) -> String {
     var line = "\(record.index)".leftPadded(6) + " " + relativeTime(record.timestamp, since: origin)
     line += " " + (record.direction.map { "\($0)" } ?? "-").rightPadded(8)
     line += " " + "\(record.kind)".rightPadded(7) + " "
@@ -166,6 +197,10 @@ func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, origin: Timesta
             line += " (Android debug data)"
         } else if let att = decoded.att {
             line += " ATT " + describe(att)
+            if let request, att.opcode != .errorResponse {
+                line += " (answers \(request.opcode)"
+                    + (request.attributeHandle.map { " of \(hex($0, digits: 4))" } ?? "") + ", record \(request.record))"
+            }
         } else if let l2cap = decoded.l2cap {
             line += " L2CAP \(l2cap.channel), \(l2cap.payload.count) bytes"
         } else {

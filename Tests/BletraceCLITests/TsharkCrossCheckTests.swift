@@ -4,19 +4,36 @@ import Testing
 
 /// bletrace and tshark (Wireshark's decoder, independent of ours) read every capture, and must
 /// agree record by record: count, time, direction, kind, HCI command opcode, event code, LE
-/// subevent, disconnection reason, ATT opcode and ATT error code.
+/// subevent, status, connection handle, disconnection reason, ATT opcode, attribute handle, ATT
+/// error code and the request opcode in error.
 ///
-/// Two documented differences are allowed, each checked exactly rather than skipped:
+/// Documented differences are allowed, each checked exactly rather than skipped:
 /// - Android writes vendor debug data as ACL on handle 0x0EDC; tshark decodes some of it as ATT,
 ///   bletrace does not (it is not a connection).
 /// - Times before 1970 (btsnoop from a phone whose clock was never set): tshark wraps the seconds
 ///   through 32 bits and prints `-(2^32 + s)`; bletrace keeps the signed value `s`.
+/// - The handle of an ATT response comes from its request. bletrace pairs them per connection,
+///   one outstanding request a side; tshark 4.0 sometimes pairs a response with a request on
+///   another connection, with one an earlier response already answered, or with none (seen with
+///   concurrent connections in whoisbe-pongbot). Where the two differ, bletrace's request must be
+///   on the response's connection, and tshark's must be one of those three.
+/// - A connection handle is 12 bits; bletrace masks off the 4 reserved bits above them, tshark
+///   shows them (a controller in syssi-jkbms-can-rs485 sets one in Number Of Completed Packets).
+/// - BR/EDR-only events bletrace keeps raw (``brEdrEvents``), and the Command Complete of BR/EDR
+///   link control and link policy commands (OGF 1 and 2): their status and handle are not
+///   compared.
 @Suite struct TsharkCrossCheckTests {
     static let fields = [
         "frame.time_epoch", "frame.p2p_dir", "packetlogger.type", "frame.protocols", "bthci_cmd.opcode",
         "bthci_evt.code", "bthci_evt.le_meta_subevent", "bthci_evt.reason", "bthci_acl.chandle",
-        "btatt.opcode", "btatt.error_code",
+        "btatt.opcode", "btatt.error_code", "bthci_evt.status", "bthci_evt.connection_handle", "btatt.handle",
+        "btatt.req_opcode_in_error", "btatt.request_in_frame", "bthci_evt.opcode",
     ]
+
+    /// Inquiry Complete, Remote Name Request Complete, Read Remote Supported Features Complete,
+    /// Mode Change, Max Slots Change, Read Clock Offset Complete, Connection Packet Type Changed,
+    /// Read Remote Extended Features Complete, Sniff Subrating.
+    static let brEdrEvents: Set<Int> = [0x01, 0x07, 0x0B, 0x14, 0x1B, 0x1C, 0x1D, 0x23, 0x2E]
 
     static let captures: [String] = (try? Fixtures.allReadableCaptures()) ?? ["<the captures could not be listed>"]
 
@@ -59,15 +76,47 @@ import Testing
             if let subevent = Self.number(their["bthci_evt.le_meta_subevent"]) {
                 check("LE subevent", subevent, hci["subevent"] as? Int)
             }
+            // tshark fills these for the events it decodes them in (for Command Complete, only some
+            // commands); where it does, ours must say the same.
+            let answered = (Self.number(their["bthci_evt.opcode"]) ?? 0) >> 10
+            let brEdrCommand = answered == 1 || answered == 2
+            if let code = Self.number(their["bthci_evt.code"]), !Self.brEdrEvents.contains(code), !brEdrCommand {
+                if let status = Self.number(their["bthci_evt.status"]) { check("event status", status, hci["status"] as? Int) }
+                if let handle = Self.number(their["bthci_evt.connection_handle"]) {
+                    check("event connection handle", handle & 0x0FFF, hci["handle"] as? Int)
+                }
+            }
             let androidDebug = Self.number(their["bthci_acl.chandle"]) == 0x0EDC
             if !androidDebug {
                 check("ATT opcode", Self.number(their["btatt.opcode"]), att["opcode"] as? Int)
                 check("ATT error", Self.number(their["btatt.error_code"]), att["error"] as? Int)
+                if their["btatt.error_code"].map({ !$0.isEmpty }) ?? false {
+                    check("request opcode in error", Self.number(their["btatt.req_opcode_in_error"]), att["request_opcode"] as? Int)
+                }
+                if att["opcode"] != nil {
+                    let theirHandle = Self.number(their["btatt.handle"])
+                    let ourHandle = att["handle"] as? Int
+                    if theirHandle != ourHandle, !Self.tsharkPairedWrongly(index, theirs, ours) {
+                        check("attribute handle", theirHandle, ourHandle)
+                    }
+                }
             } else {
                 check("ATT on the Android debug handle", nil, att["opcode"] as? Int)
             }
         }
         #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
+    }
+
+    /// The allowed difference in response pairing: ours answers a request on the same connection;
+    /// tshark's answers none, one on another connection, or one an earlier response answered.
+    static func tsharkPairedWrongly(_ index: Int, _ theirs: [[String: String]], _ ours: [[String: Any]]) -> Bool {
+        let connection = Self.number(theirs[index]["bthci_acl.chandle"])
+        guard let ourRequest = (ours[index]["att"] as? [String: Any])?["request_index"] as? Int,
+            (ours[ourRequest]["hci"] as? [String: Any])?["handle"] as? Int == connection
+        else { return false }
+        guard let theirFrame = Self.number(theirs[index]["btatt.request_in_frame"]) else { return true }
+        let answeredBefore = theirs[..<index].contains { Self.number($0["btatt.request_in_frame"]) == theirFrame }
+        return answeredBefore || Self.number(theirs[theirFrame - 1]["bthci_acl.chandle"]) != connection
     }
 
     static func kind(_ protocols: String) -> String {

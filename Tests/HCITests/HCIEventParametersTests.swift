@@ -13,6 +13,7 @@ enum ReturnDetail: Equatable, Sendable {
     case bufferSize(status: UInt8, aclLength: UInt16, aclCount: UInt8, isoLength: UInt16?, isoCount: UInt8?)
     case selectedTxPower(status: UInt8, Int8)
     case handle(status: UInt8, UInt16)
+    case keySize(status: UInt8, handle: UInt16, size: UInt8)
     case unknown([UInt8])
 
     init(_ parameters: HCIReturnParameters) {
@@ -32,6 +33,8 @@ enum ReturnDetail: Equatable, Sendable {
         case .leSetExtendedAdvertisingParameters(let status, let power):
             self = .selectedTxPower(status: status.rawValue, power)
         case .connectionHandle(let status, let handle): self = .handle(status: status.rawValue, handle)
+        case .readEncryptionKeySize(let status, let handle, let size):
+            self = .keySize(status: status.rawValue, handle: handle, size: size)
         case .unknown(let raw): self = .unknown(Array(raw))
         }
     }
@@ -86,6 +89,7 @@ enum EventDetail: Equatable, Sendable {
     case numberOfCompletedPackets([[UInt16]])
     case dataBufferOverflow(linkType: UInt8)
     case encryptionKeyRefreshComplete(status: UInt8, handle: UInt16)
+    case readRemoteVersion(status: UInt8, handle: UInt16, version: UInt8, company: UInt16, subversion: UInt16)
     case leConnectionComplete(LEConnectionDetail)
     case leAdvertisingReport([AdvertisingReportDetail])
     case leConnectionUpdateComplete(status: UInt8, handle: UInt16, timing: [UInt16])
@@ -120,6 +124,8 @@ enum EventDetail: Equatable, Sendable {
         case .dataBufferOverflow(let linkType): self = .dataBufferOverflow(linkType: linkType)
         case .encryptionKeyRefreshComplete(let status, let handle):
             self = .encryptionKeyRefreshComplete(status: status.rawValue, handle: handle)
+        case .readRemoteVersionInformationComplete(let status, let handle, let version, let company, let subversion):
+            self = .readRemoteVersion(status: status.rawValue, handle: handle, version: version, company: company, subversion: subversion)
         case .le(let meta):
             switch meta {
             case .connectionComplete(let c):
@@ -241,6 +247,17 @@ enum EventTable {
                 "40 00",                    // Connection_Handle
             ],
             expected: .encryptionKeyRefreshComplete(status: 0, handle: 0x0040)),
+        Row(
+            name: "Read Remote Version Information Complete (§7.7.12)", framing: .event,
+            header: ["0c", "08"],
+            fields: [
+                "00",                       // Status
+                "40 00",                    // Connection_Handle
+                "0d",                       // Version: Bluetooth 5.4
+                "0f 00",                    // Company_Identifier: 0x000F (Broadcom)
+                "34 12",                    // Subversion
+            ],
+            expected: .readRemoteVersion(status: 0, handle: 0x0040, version: 0x0D, company: 0x000F, subversion: 0x1234)),
     ]
 
     static let commandCompletion: [Row] = [
@@ -417,6 +434,17 @@ enum EventTable {
                 "0d 20",                    // Command_Opcode 0x200D
             ],
             expected: .commandStatus(status: 0, numPackets: 1, opcode: 0x200D)),
+        Row(
+            name: "Command Complete, Read Encryption Key Size (§7.5.7)", framing: .event,
+            header: ["0e", "07"],
+            fields: [
+                "01",                       // Num_HCI_Command_Packets
+                "08 14",                    // Command_Opcode 0x1408
+                "00",                       // Status
+                "0b 00",                    // Connection_Handle 0x000B
+                "10",                       // Key_Size: 16 bytes
+            ],
+            expected: .commandComplete(numPackets: 1, opcode: 0x1408, .keySize(status: 0, handle: 0x000B, size: 16)))
     ]
 
     static let flowAndErrors: [Row] = [
