@@ -9,6 +9,7 @@ struct Decode: ParsableCommand {
 
     @OptionGroup var capture: CaptureOptions
     @Option(help: "text or jsonl.") var format: OutputFormat = .text
+    @Flag(name: .shortAndLong, help: "Show every field of every layer under each record's line.") var verbose = false
     @Option(
         help: ArgumentHelp(
             "Show only matching records; repeat to require several.",
@@ -37,6 +38,7 @@ struct Decode: ParsableCommand {
                     try Output.json(JSONRecord(record, decoded, answering: analyzer.lastAnswered))
                 } else {
                     Output.line(describe(record, decoded, answering: analyzer.lastAnswered, origin: origin!))
+                    if verbose { for line in detail(record, decoded) { Output.line(line) } }
                 }
             }
         } catch { fault = error }
@@ -155,6 +157,30 @@ struct JSONRecord: Encodable {
             att = fields
         }
     }
+}
+
+/// Every field of every layer of a record, for `decode -v`.
+func detail(_ record: CaptureRecord, _ decoded: DecodedRecord) -> [String] {
+    var lines: [String] = []
+    switch record.kind {
+    case .command:
+        if let parameters = try? HCICommandParameters.decode(record.bytes) { lines += FieldPrinter.lines(parameters, label: "HCI command") }
+    case .event:
+        if let parameters = try? HCIEventParameters.decode(record.bytes) { lines += FieldPrinter.lines(parameters, label: "HCI event") }
+    default:
+        break
+    }
+    if let l2cap = decoded.l2cap {
+        lines.append("        L2CAP: channel \(l2cap.channel), \(l2cap.payload.count) bytes")
+        if l2cap.channel == .leSignaling, let pdu = try? LESignalingPDU.decode(l2cap.payload) {
+            lines += FieldPrinter.lines(pdu, label: "LE signaling")
+        }
+    }
+    if let pdu = decoded.att { lines += FieldPrinter.lines(pdu, label: "ATT") }
+    if let smp = decoded.smp { lines += FieldPrinter.lines(smp.command, label: "SMP") }
+    if let fault = decoded.fault ?? decoded.lostFragments { lines.append("        fault: \(fault)") }
+    if lines.isEmpty, !record.bytes.isEmpty { lines.append("        bytes: \(record.bytes.hexString)") }
+    return lines
 }
 
 /// One line for a person: index, time, direction, kind, then what the packet says.

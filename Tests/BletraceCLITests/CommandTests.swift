@@ -190,3 +190,36 @@ import Testing
         #expect(result.status == 2)
     }
 }
+
+@Suite struct DecodeVerboseTests {
+    @Test func showsEveryFieldOfACommandAnEventAndAnATTPDU() throws {
+        let result = try bletrace("decode", "-v", Fixtures.capture("reconnect-supervision-timeout.btsnoop"), "--filter", "command=0x200d")
+        #expect(result.status == 0)
+        // LE Create Connection as Bumble sent it (Captures/README.md): peer, own type random,
+        // interval 12-24, supervision timeout 72 (720 ms).
+        #expect(result.stdout.contains("        HCI command: leCreateConnection\n"))
+        #expect(result.stdout.contains("          peer address: F0:F1:F2:F3:F4:05\n"))
+        #expect(result.stdout.contains("          supervision timeout: 72 (0x48)\n"))
+        #expect(result.stdout.contains("          opcode: LE Create Connection\n"))  // its Command Status
+        let att = try bletrace("decode", "-v", Fixtures.capture("reconnect-supervision-timeout.btsnoop"), "--filter", "att=0x02")
+        #expect(att.stdout.contains("          client MTU: 247 (0xf7)\n"))
+    }
+
+    @Test func breaksAdvertisingDataIntoItsStructures() throws {
+        let result = try bletrace("decode", "-v", Fixtures.capture("scan.btsnoop"), "--filter", "event=0x3e")
+        #expect(result.stdout.contains("626c6574726163652d6872 \"bletrace-hr\""))
+        #expect(result.stdout.contains("[0]: 180D (Heart Rate)"))
+        #expect(result.stdout.contains("rssi: -50"))
+    }
+
+    @Test(arguments: ["whoisbe-pongbot-last.btsnoop", "fotonick-hciparse-test00.pklg", "wangdalian-btsnooper.btsnoop"])
+    func describesEveryRecordOfARealCapture(_ file: String) throws {
+        let path = Fixtures.publicCapture(file)
+        let verbose = try bletrace("decode", "-v", path)
+        let plain = try bletrace("decode", path)
+        #expect(verbose.status == 0)
+        // Every summary line is still there, with detail lines indented under it.
+        let summaries = verbose.stdout.split(separator: "\n").filter { !$0.hasPrefix("        ") }
+        #expect(summaries == plain.stdout.split(separator: "\n"))
+    }
+}
