@@ -31,10 +31,11 @@ build: deps
 test: deps
 	$(SWIFT) test
 
-## crosscheck: bletrace against tshark, record by record, on every capture in Captures/ and
-## ../shared/captures/public/ (also part of `make test`).
+## crosscheck: bletrace against tshark (every capture) and btmon (every btsnoop, as far as
+## btmon 5.66 gets), record by record, on Captures/ and ../shared/captures/public/ (also part of
+## `make test`).
 crosscheck: deps
-	$(SWIFT) test --filter 'TsharkCrossCheckTests|ErrorsAndStatsTests'
+	$(SWIFT) test --filter 'TsharkCrossCheckTests|BtmonCrossCheckTests|ErrorsAndStatsTests'
 
 ## demo: the main job on a bundled capture, told for a person.
 demo: build
