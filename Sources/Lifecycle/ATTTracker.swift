@@ -76,6 +76,15 @@ public struct ATTTracker {
         attributes[connection]?[attribute]
     }
 
+    /// Everything discovery revealed on `connection`, to carry over to the peer's next connection.
+    public func attributes(on connection: UInt16) -> [UInt16: AttributeInfo] { attributes[connection] ?? [:] }
+
+    /// Starts `connection` with attributes known from the peer's earlier connection: a client may
+    /// rely on cached handles (Core 6.0, Vol 3, Part G, §2.5.2) and skip discovery.
+    public mutating func seed(connection: UInt16, with known: [UInt16: AttributeInfo]) {
+        if !known.isEmpty { attributes[connection] = known }
+    }
+
     /// Requests still waiting for an answer on `connection`.
     public func unanswered(on connection: UInt16) -> [ATTRequest] {
         [Direction.sent, .received, nil].compactMap { pending[key(connection, $0)] }

@@ -1,3 +1,4 @@
+import ATT
 import CoreBluetoothCodes
 import HCI
 import Wire
@@ -54,6 +55,57 @@ public struct Connection: Hashable, Sendable {
     /// What CoreBluetooth would pass to `didDisconnectPeripheral` (or `didFailToConnect`).
     public var cbError: Mapped<CBError?>?
 
+    /// Connection parameters as the completion set them: interval (1.25 ms units), peripheral
+    /// latency, supervision timeout (10 ms units).
+    public var interval: UInt16?
+    public var latency: UInt16?
+    public var supervisionTimeout: UInt16?
+    /// What changed during the connection: parameters, data length, PHY, encryption.
+    public var changes: [Change] = []
+    /// The first discovery request (services, characteristics, descriptors) and the last answer
+    /// to one.
+    public var discoveryStart: Timestamp?
+    public var discoveryEnd: Timestamp?
+    /// Client Characteristic Configuration writes the peer confirmed, in order.
+    public var subscriptions: [Subscription] = []
+    /// ATT requests still unanswered when the connection ended, or when the capture did.
+    public var unansweredRequests: [ATTRequest] = []
+    /// Indications of the Service Changed characteristic (the peer's database changed).
+    public var serviceChangedIndications = 0
+
+    /// One change to a connection, from an HCI event.
+    public struct Change: Hashable, Sendable {
+        public enum Kind: Hashable, Sendable {
+            /// LE Connection Update Complete.
+            case parameters(interval: UInt16, latency: UInt16, supervisionTimeout: UInt16)
+            /// LE Data Length Change: the largest payloads each way.
+            case dataLength(maxTxOctets: UInt16, maxRxOctets: UInt16)
+            /// LE PHY Update Complete (1 = 1M, 2 = 2M, 3 = Coded).
+            case phy(tx: UInt8, rx: UInt8)
+            /// Encryption Change: on or off, and the key size (v2 only).
+            case encryption(enabled: Bool, keySize: UInt8?)
+            /// Encryption Key Refresh Complete.
+            case keyRefresh
+            /// One of the above completed with an error status.
+            case failed(String, HCIStatus)
+        }
+        public var time: Timestamp
+        public var record: Int
+        public var kind: Kind
+    }
+
+    /// A confirmed write of a Client Characteristic Configuration descriptor.
+    public struct Subscription: Hashable, Sendable {
+        public enum Mode: String, Hashable, Sendable { case off, notify, indicate, both }
+        public var time: Timestamp
+        public var record: Int
+        public var descriptorHandle: UInt16
+        /// The characteristic's value handle and UUID, where discovery in the capture shows them.
+        public var characteristicHandle: UInt16?
+        public var uuid: BluetoothUUID?
+        public var mode: Mode
+    }
+
     /// The ATT MTU agreed by Exchange MTU (the smaller of the two), if exchanged.
     public var mtu: UInt16?
     public var attRequests = 0
@@ -71,6 +123,12 @@ public struct Connection: Hashable, Sendable {
     }
 
     public init(id: Int) { self.id = id }
+
+    /// How long discovery took, where the capture shows it.
+    public var discoveryDuration: Double? {
+        guard let discoveryStart, let discoveryEnd else { return nil }
+        return discoveryEnd.seconds(since: discoveryStart)
+    }
 
     /// Time from completion to disconnection, where both are in the capture.
     public var duration: Double? {

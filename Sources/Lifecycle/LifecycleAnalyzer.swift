@@ -24,14 +24,21 @@ public struct LifecycleAnalyzer {
     public private(set) var att = ATTTracker()
     /// The request the last record answered, if it carried an ATT response.
     public private(set) var lastAnswered: ATTRequest?
+    /// What discovery found per peer, for its next connection.
+    private var cachedAttributes: [BluetoothAddress: [UInt16: AttributeInfo]] = [:]
+    /// A CCCD Write Request per connection, until its Write Response confirms it.
+    private var pendingSubscription: [Int: (handle: UInt16, value: UInt16, record: Int)] = [:]
     private var firstTime: Timestamp?
     private var lastTime: Timestamp?
     private var records = 0
 
     public init() {}
 
+    /// The lifecycles so far; connections still open report the requests still unanswered.
     public var report: LifecycleReport {
-        LifecycleReport(
+        var connections = connections
+        for (handle, id) in openByHandle { connections[id].unansweredRequests = att.unanswered(on: handle) }
+        return LifecycleReport(
             connections: connections, firstTime: firstTime, lastTime: lastTime, records: records)
     }
 
@@ -57,6 +64,7 @@ public struct LifecycleAnalyzer {
                 lastAnswered = att.observe(
                     pdu, connection: acl.handle, direction: record.direction, time: record.timestamp, record: record.index)
                 if let mtu = att.mtu[acl.handle] { connections[id].mtu = mtu }
+                follow(pdu, on: id, handle: acl.handle, record)
             }
         default:
             break
@@ -117,11 +125,15 @@ public struct LifecycleAnalyzer {
                 // A failed completion's address fields are not valid (often all zero).
                 connections[id].peer = event.peerAddress
                 connections[id].peerAddressType = event.peerAddressType
+                connections[id].interval = event.connectionInterval
+                connections[id].latency = event.peripheralLatency
+                connections[id].supervisionTimeout = event.supervisionTimeout
                 // A handle still open here lost its disconnection from the capture; the new
                 // connection takes the handle over.
                 connections[id].handle = event.handle
                 openByHandle[event.handle] = id
                 att.reset(connection: event.handle)
+                att.seed(connection: event.handle, with: cachedAttributes[event.peerAddress] ?? [:])
             }
             complete(id, status: event.status, record)
         case .connectionComplete(let status, let handle, let address, _):
@@ -143,9 +155,94 @@ public struct LifecycleAnalyzer {
             connections[id].initiator = local ? .local : .remote
             connections[id].cbError = CoreBluetoothMapping.disconnectionError(
                 reason: reason, requestedByApp: local)
+            connections[id].unansweredRequests = att.unanswered(on: handle)
+            if let peer = connections[id].peer {
+                cachedAttributes[peer, default: [:]].merge(att.attributes(on: handle)) { _, new in new }
+            }
+            pendingSubscription[id] = nil
             openByHandle[handle] = nil
             disconnectRequested.remove(handle)
             att.reset(connection: handle)
+        case .le(.unknown(let subevent, _)) where [0x03, 0x07, 0x0C].contains(subevent.rawValue):
+            change(record)
+        case .unknown(let code, _) where [0x08, 0x30, 0x59].contains(code.rawValue):
+            change(record)
+        default:
+            break
+        }
+    }
+
+    /// Parameter updates, data length, PHY and encryption, read with the full event decoder.
+    private mutating func change(_ record: CaptureRecord) {
+        guard let event = try? HCIEventParameters.decode(record.bytes), let handle = event.handle,
+            let id = openByHandle[handle]
+        else { return }
+        let kind: Connection.Change.Kind
+        switch event {
+        case .le(.connectionUpdateComplete(let update)):
+            guard update.status == .success else { kind = .failed("connection update", update.status); break }
+            kind = .parameters(
+                interval: update.connectionInterval, latency: update.peripheralLatency,
+                supervisionTimeout: update.supervisionTimeout)
+            connections[id].interval = update.connectionInterval
+            connections[id].latency = update.peripheralLatency
+            connections[id].supervisionTimeout = update.supervisionTimeout
+        case .le(.dataLengthChange(let change)):
+            kind = .dataLength(maxTxOctets: change.maxTxOctets, maxRxOctets: change.maxRxOctets)
+        case .le(.phyUpdateComplete(let status, _, let tx, let rx)):
+            kind = status == .success ? .phy(tx: tx.rawValue, rx: rx.rawValue) : .failed("PHY update", status)
+        case .encryptionChange(let change):
+            kind = change.status == .success
+                ? .encryption(enabled: change.isEncrypted, keySize: change.keySize) : .failed("encryption", change.status)
+        case .encryptionKeyRefreshComplete(let status, _):
+            kind = status == .success ? .keyRefresh : .failed("key refresh", status)
+        default:
+            return
+        }
+        connections[id].changes.append(Connection.Change(time: record.timestamp, record: record.index, kind: kind))
+    }
+
+    /// Discovery, subscriptions and Service Changed, from an ATT PDU and the request it answers.
+    private mutating func follow(_ pdu: ATTPDU, on id: Int, handle: UInt16, _ record: CaptureRecord) {
+        let discovery: Set<ATTOpcode> = [
+            .readByGroupTypeRequest, .readByTypeRequest, .findInformationRequest, .findByTypeValueRequest,
+        ]
+        if discovery.contains(pdu.opcode), connections[id].discoveryStart == nil {
+            connections[id].discoveryStart = record.timestamp
+        }
+        if let request = lastAnswered, discovery.contains(request.opcode) {
+            connections[id].discoveryEnd = record.timestamp
+        }
+        let cccd = BluetoothUUID(UInt16(0x2902))
+        switch pdu {
+        case .writeRequest(let attribute, let value) where att.attribute(attribute, on: handle)?.uuid == cccd && value.count >= 1:
+            pendingSubscription[id] = (attribute, UInt16(value[0]) | (value.count > 1 ? UInt16(value[1]) << 8 : 0), record.index)
+        case .writeResponse:
+            guard let write = pendingSubscription.removeValue(forKey: id) else { break }
+            let mode: Connection.Subscription.Mode =
+                switch write.value & 0x3 {
+                case 1: .notify
+                case 2: .indicate
+                case 3: .both
+                default: .off
+                }
+            // The characteristic is the nearest value handle below its descriptor.
+            var owner: (UInt16, BluetoothUUID)?
+            var candidate = write.handle
+            while owner == nil, candidate > 1, write.handle - candidate < 32 {
+                candidate -= 1
+                if let info = att.attribute(candidate, on: handle), info.role == .characteristicValue { owner = (candidate, info.uuid) }
+            }
+            connections[id].subscriptions.append(
+                Connection.Subscription(
+                    time: record.timestamp, record: write.record, descriptorHandle: write.handle,
+                    characteristicHandle: owner?.0, uuid: owner?.1, mode: mode))
+        case .errorResponse:
+            if lastAnswered?.opcode == .writeRequest { pendingSubscription[id] = nil }
+        case .handleValueIndication(let attribute, _):
+            if att.attribute(attribute, on: handle)?.uuid == BluetoothUUID(UInt16(0x2A05)) {
+                connections[id].serviceChangedIndications += 1
+            }
         default:
             break
         }

@@ -50,7 +50,7 @@ struct LifecycleCommand: ParsableCommand {
             }
             if let handle = connection.handle { title += ", handle \(hex(handle, digits: 4))" }
             Output.line(title)
-            let time = { (timestamp: Timestamp) in "  " + relativeTime(timestamp, since: origin) + "  " }
+            let time = { (timestamp: Timestamp) in self.time(timestamp, origin) }
             if connection.beganBeforeCapture {
                 Output.line("  (connected before the capture began)")
             }
@@ -71,11 +71,34 @@ struct LifecycleCommand: ParsableCommand {
                     Output.line(line)
                 }
             }
+            if let interval = connection.interval, let latency = connection.latency, let timeout = connection.supervisionTimeout {
+                Output.line("              interval \(milliseconds(interval, 1.25)), latency \(latency), supervision timeout \(milliseconds(timeout, 10))")
+            }
+            var moments: [(Timestamp, String)] = connection.changes.map { ($0.time, describe($0.kind)) }
+            if let start = connection.discoveryStart, let duration = connection.discoveryDuration {
+                moments.append((start, "discovery (services, characteristics, descriptors): \(seconds(duration))"))
+            }
+            for subscription in connection.subscriptions {
+                let what = subscription.uuid.map { "\($0)" + (GATTNames.name(for: $0).map { " \($0)" } ?? "") }
+                    ?? "the descriptor at \(hex(subscription.descriptorHandle, digits: 4))"
+                moments.append((subscription.time, subscription.mode == .off ? "unsubscribed from \(what)" : "subscribed to \(what) (\(subscription.mode.rawValue))"))
+            }
+            for (time, text) in moments.sorted(by: { $0.0 < $1.0 }) { Output.line(self.time(time, origin) + text) }
             if connection.outcome == .open || connection.outcome == .disconnected {
                 var traffic = "              "
                 if let mtu = connection.mtu { traffic += "MTU \(mtu); " }
                 traffic += "ATT: \(connection.attRequests) requests, \(connection.attErrors) errors, \(connection.attNotifications) notifications, \(connection.attIndications) indications"
                 Output.line(traffic)
+                if connection.serviceChangedIndications > 0 {
+                    Output.line("              Service Changed indicated \(connection.serviceChangedIndications) time(s): the peer's database changed")
+                }
+                let end = connection.disconnectTime ?? report.lastTime ?? origin
+                for request in connection.unansweredRequests {
+                    let waited = end.seconds(since: request.time)
+                    Output.line("              unanswered: \(request.opcode)" + (request.attributeHandle.map { " of \(hex($0, digits: 4))" } ?? "")
+                        + " (record \(request.record)), \(seconds(waited)) before the \(connection.disconnectTime == nil ? "end of the capture" : "disconnection")"
+                        + (waited > 30 ? "; past the 30 s ATT transaction timeout" : ""))
+                }
             }
             if let end = connection.disconnectTime, let reason = connection.reason {
                 let who = connection.initiator == .local ? "by this host" : "by the peer or the link"
@@ -93,6 +116,30 @@ struct LifecycleCommand: ParsableCommand {
             }
         }
     }
+}
+
+extension LifecycleCommand {
+    func time(_ timestamp: Timestamp, _ origin: Timestamp) -> String { "  " + relativeTime(timestamp, since: origin) + "  " }
+
+    func describe(_ kind: Connection.Change.Kind) -> String {
+        func phy(_ value: UInt8) -> String { value == 1 ? "1M" : value == 2 ? "2M" : value == 3 ? "Coded" : "PHY \(value)" }
+        switch kind {
+        case .parameters(let interval, let latency, let timeout):
+            return "parameters updated: interval \(milliseconds(interval, 1.25)), latency \(latency), supervision timeout \(milliseconds(timeout, 10))"
+        case .dataLength(let tx, let rx): return "data length: \(tx) bytes out, \(rx) in"
+        case .phy(let tx, let rx): return "PHY: \(phy(tx)) out, \(phy(rx)) in"
+        case .encryption(let enabled, let keySize):
+            return enabled ? "encryption on" + (keySize.map { " (key size \($0))" } ?? "") : "encryption off"
+        case .keyRefresh: return "encryption key refreshed"
+        case .failed(let what, let status): return "\(what) failed: \(status) (\(hex(status.rawValue, digits: 2)))"
+        }
+    }
+}
+
+/// `12` units of 1.25 ms → `15 ms`.
+func milliseconds(_ value: UInt16, _ unit: Double) -> String {
+    let ms = Double(value) * unit
+    return (ms == ms.rounded() ? String(Int(ms)) : String(ms)) + " ms"
 }
 
 /// The JSON contract of `bletrace lifecycle --format json` (Formats/json.md).
@@ -143,11 +190,67 @@ struct JSONLifecycle: Encodable {
         var began_before_capture: Bool
         var cb_error: CBErrorField?
         var att: ATTCounts
+        var interval: UInt16?
+        var latency: UInt16?
+        var supervision_timeout: UInt16?
+        var changes: [ChangeJSON]
+        var discovery: DiscoveryJSON?
+        var subscriptions: [SubscriptionJSON]
+        var unanswered: [UnansweredJSON]
+        var service_changed: Int
+    }
+    struct ChangeJSON: Encodable {
+        var ts: Int64
+        var index: Int
+        var kind: String
+        var interval: UInt16?
+        var latency: UInt16?
+        var supervision_timeout: UInt16?
+        var max_tx_octets: UInt16?
+        var max_rx_octets: UInt16?
+        var tx_phy: UInt8?
+        var rx_phy: UInt8?
+        var encrypted: Bool?
+        var key_size: UInt8?
+        var status: UInt8?
+    }
+    struct DiscoveryJSON: Encodable {
+        var start_ts: Int64
+        var end_ts: Int64
+    }
+    struct SubscriptionJSON: Encodable {
+        var ts: Int64
+        var index: Int
+        var handle: UInt16?
+        var descriptor: UInt16
+        var uuid: String?
+        var mode: String
+    }
+    struct UnansweredJSON: Encodable {
+        var opcode: UInt8
+        var name: String?
+        var handle: UInt16?
+        var ts: Int64
+        var index: Int
     }
     var records: Int
     var first_ts: Int64?
     var last_ts: Int64?
     var connections: [ConnectionJSON]
+
+    static func change(_ change: Connection.Change) -> ChangeJSON {
+        var json = ChangeJSON(ts: change.time.microseconds, index: change.record, kind: "")
+        switch change.kind {
+        case .parameters(let interval, let latency, let timeout):
+            (json.kind, json.interval, json.latency, json.supervision_timeout) = ("parameters", interval, latency, timeout)
+        case .dataLength(let tx, let rx): (json.kind, json.max_tx_octets, json.max_rx_octets) = ("data_length", tx, rx)
+        case .phy(let tx, let rx): (json.kind, json.tx_phy, json.rx_phy) = ("phy", tx, rx)
+        case .encryption(let enabled, let keySize): (json.kind, json.encrypted, json.key_size) = ("encryption", enabled, keySize)
+        case .keyRefresh: json.kind = "key_refresh"
+        case .failed(let what, let status): (json.kind, json.status) = (what.replacingOccurrences(of: " ", with: "_") + "_failed", status.rawValue)
+        }
+        return json
+    }
 
     init(_ report: LifecycleReport) {
         records = report.records
@@ -173,7 +276,22 @@ struct JSONLifecycle: Encodable {
                 },
                 att: ATTCounts(
                     requests: connection.attRequests, errors: connection.attErrors,
-                    notifications: connection.attNotifications, indications: connection.attIndications))
+                    notifications: connection.attNotifications, indications: connection.attIndications),
+                interval: connection.interval, latency: connection.latency,
+                supervision_timeout: connection.supervisionTimeout,
+                changes: connection.changes.map(Self.change),
+                discovery: connection.discoveryStart.flatMap { start in
+                    connection.discoveryEnd.map { DiscoveryJSON(start_ts: start.microseconds, end_ts: $0.microseconds) }
+                },
+                subscriptions: connection.subscriptions.map {
+                    SubscriptionJSON(
+                        ts: $0.time.microseconds, index: $0.record, handle: $0.characteristicHandle,
+                        descriptor: $0.descriptorHandle, uuid: $0.uuid.map { "\($0)" }, mode: $0.mode.rawValue)
+                },
+                unanswered: connection.unansweredRequests.map {
+                    UnansweredJSON(opcode: $0.opcode.rawValue, name: $0.opcode.name, handle: $0.attributeHandle, ts: $0.time.microseconds, index: $0.record)
+                },
+                service_changed: connection.serviceChangedIndications)
         }
     }
 }
