@@ -143,11 +143,18 @@ public struct LifecycleReport: Hashable, Sendable {
     public var firstTime: Timestamp?
     public var lastTime: Timestamp?
     public var records: Int
+    public var scans: [Scan]
+    public var advertising: [AdvertisingSet]
 
-    public init(connections: [Connection], firstTime: Timestamp?, lastTime: Timestamp?, records: Int) {
+    public init(
+        connections: [Connection], firstTime: Timestamp?, lastTime: Timestamp?, records: Int,
+        scans: [Scan] = [], advertising: [AdvertisingSet] = []
+    ) {
         self.connections = connections
         self.firstTime = firstTime
         self.lastTime = lastTime
         self.records = records
+        self.scans = scans
+        self.advertising = advertising
     }
 }

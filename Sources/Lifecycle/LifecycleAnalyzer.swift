@@ -24,6 +24,8 @@ public struct LifecycleAnalyzer {
     public private(set) var att = ATTTracker()
     /// The request the last record answered, if it carried an ATT response.
     public private(set) var lastAnswered: ATTRequest?
+    /// Scans and advertising sets.
+    public private(set) var scanning = ScanCollector()
     /// What discovery found per peer, for its next connection.
     private var cachedAttributes: [BluetoothAddress: [UInt16: AttributeInfo]] = [:]
     /// A CCCD Write Request per connection, until its Write Response confirms it.
@@ -39,7 +41,8 @@ public struct LifecycleAnalyzer {
         var connections = connections
         for (handle, id) in openByHandle { connections[id].unansweredRequests = att.unanswered(on: handle) }
         return LifecycleReport(
-            connections: connections, firstTime: firstTime, lastTime: lastTime, records: records)
+            connections: connections, firstTime: firstTime, lastTime: lastTime, records: records,
+            scans: scanning.scans, advertising: scanning.advertising)
     }
 
     /// The connection open on `handle` now.
@@ -50,6 +53,7 @@ public struct LifecycleAnalyzer {
     public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord) {
         lastAnswered = nil
         records += 1
+        scanning.add(record, decoded)
         if firstTime == nil { firstTime = record.timestamp }
         lastTime = record.timestamp
         switch decoded.packet {

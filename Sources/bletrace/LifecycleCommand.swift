@@ -38,6 +38,7 @@ struct LifecycleCommand: ParsableCommand {
         }
         Output.line("\(report.records) records from \(isoTime(origin)); times are seconds from the first record")
         if report.connections.isEmpty { Output.line("no connections") }
+        printScans(report, origin: origin)
         for connection in report.connections {
             Output.line("")
             var title = "connection \(connection.id + 1): \(connection.transport == .le ? "LE" : "BR/EDR")"
@@ -120,6 +121,41 @@ struct LifecycleCommand: ParsableCommand {
 
 extension LifecycleCommand {
     func time(_ timestamp: Timestamp, _ origin: Timestamp) -> String { "  " + relativeTime(timestamp, since: origin) + "  " }
+
+    /// Scans (with the devices they heard) and this host's advertising sets.
+    func printScans(_ report: LifecycleReport, origin: Timestamp) {
+        for scan in report.scans {
+            Output.line("")
+            var title = "scan \(scan.id + 1): \(scan.extended ? "extended" : "legacy")"
+            if let active = scan.active { title += active ? ", active" : ", passive" }
+            if let interval = scan.interval, let window = scan.window {
+                title += ", window \(milliseconds(window, 0.625)) every \(milliseconds(interval, 0.625))"
+            }
+            if scan.filterDuplicates == true { title += ", duplicates filtered" }
+            Output.line(title)
+            if scan.beganBeforeCapture { Output.line("  (scanning before the capture began)") }
+            if let start = scan.startTime { Output.line(time(start, origin) + "started") }
+            Output.line("              \(scan.reports) advertising reports from \(scan.devices.count) devices")
+            for device in scan.devices.sorted(by: { $0.reports > $1.reports }).prefix(20) {
+                var line = "                \(device.address)"
+                if let name = device.name { line += " \"\(name)\"" }
+                if !device.serviceUUIDs.isEmpty { line += " services " + device.serviceUUIDs.map { "\($0)" }.joined(separator: ",") }
+                if let low = device.rssiMin, let high = device.rssiMax { line += " RSSI \(low == high ? "\(low)" : "\(low)…\(high)") dBm" }
+                line += ", \(device.reports) report\(device.reports == 1 ? "" : "s")" + (device.connectable ? ", connectable" : "")
+                Output.line(line)
+            }
+            if scan.devices.count > 20 { Output.line("                … \(scan.devices.count - 20) more (--format json lists them all)") }
+            if let stop = scan.stopTime { Output.line(time(stop, origin) + "stopped") } else { Output.line("              still scanning at the end of the capture") }
+        }
+        for set in report.advertising {
+            Output.line("")
+            var title = "advertising \(set.id + 1)" + (set.handle.map { ", set \($0)" } ?? ", legacy")
+            if let name = set.name { title += ", name \"\(name)\"" }
+            Output.line(title)
+            if let start = set.startTime { Output.line(time(start, origin) + "started" + (set.intervalMin.map { ", interval \(milliseconds(UInt16(clamping: $0), 0.625))" } ?? "")) }
+            if let stop = set.stopTime { Output.line(time(stop, origin) + "stopped") } else { Output.line("              still advertising at the end of the capture") }
+        }
+    }
 
     func describe(_ kind: Connection.Change.Kind) -> String {
         func phy(_ value: UInt8) -> String { value == 1 ? "1M" : value == 2 ? "2M" : value == 3 ? "Coded" : "PHY \(value)" }
@@ -237,6 +273,45 @@ struct JSONLifecycle: Encodable {
     var first_ts: Int64?
     var last_ts: Int64?
     var connections: [ConnectionJSON]
+    var scans: [ScanJSON]
+    var advertising: [AdvertisingJSON]
+
+    struct DeviceJSON: Encodable {
+        var address: String
+        var address_type: UInt8
+        var name: String?
+        var service_uuids: [String]
+        var connectable: Bool
+        var rssi_min: Int8?
+        var rssi_max: Int8?
+        var reports: Int
+        var first_ts: Int64
+        var last_ts: Int64
+    }
+    struct ScanJSON: Encodable {
+        var id: Int
+        var start_ts: Int64?
+        var stop_ts: Int64?
+        var began_before_capture: Bool
+        var extended: Bool
+        var active: Bool?
+        var interval: UInt16?
+        var window: UInt16?
+        var filter_duplicates: Bool?
+        var reports: Int
+        var devices: [DeviceJSON]
+    }
+    struct AdvertisingJSON: Encodable {
+        var id: Int
+        var handle: UInt8?
+        var start_ts: Int64?
+        var stop_ts: Int64?
+        var interval_min: UInt32?
+        var interval_max: UInt32?
+        var name: String?
+        var data: String
+        var scan_response: String
+    }
 
     static func change(_ change: Connection.Change) -> ChangeJSON {
         var json = ChangeJSON(ts: change.time.microseconds, index: change.record, kind: "")
@@ -256,6 +331,24 @@ struct JSONLifecycle: Encodable {
         records = report.records
         first_ts = report.firstTime?.microseconds
         last_ts = report.lastTime?.microseconds
+        scans = report.scans.map { scan in
+            ScanJSON(
+                id: scan.id, start_ts: scan.startTime?.microseconds, stop_ts: scan.stopTime?.microseconds,
+                began_before_capture: scan.beganBeforeCapture, extended: scan.extended, active: scan.active,
+                interval: scan.interval, window: scan.window, filter_duplicates: scan.filterDuplicates, reports: scan.reports,
+                devices: scan.devices.map {
+                    DeviceJSON(
+                        address: "\($0.address)", address_type: $0.addressType, name: $0.name,
+                        service_uuids: $0.serviceUUIDs.map { "\($0)" }, connectable: $0.connectable, rssi_min: $0.rssiMin,
+                        rssi_max: $0.rssiMax, reports: $0.reports, first_ts: $0.firstSeen.microseconds, last_ts: $0.lastSeen.microseconds)
+                })
+        }
+        advertising = report.advertising.map {
+            AdvertisingJSON(
+                id: $0.id, handle: $0.handle, start_ts: $0.startTime?.microseconds, stop_ts: $0.stopTime?.microseconds,
+                interval_min: $0.intervalMin, interval_max: $0.intervalMax, name: $0.name,
+                data: $0.data.withUnsafeBytes(\.hexString), scan_response: $0.scanResponse.withUnsafeBytes(\.hexString))
+        }
         connections = report.connections.map { connection in
             ConnectionJSON(
                 id: connection.id, transport: connection.transport.rawValue, handle: connection.handle,
