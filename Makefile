@@ -53,7 +53,9 @@ demo: build
 	$$bin diff $(DEMO_FLOW) $(OUT)/actual.flow; \
 	echo; echo "== And against a flow that expects the app to give up after the timeout:"; \
 	sed '/didDisconnectPeripheral/q' $(DEMO_FLOW) > $(OUT)/gives-up.flow; \
-	$$bin diff $(OUT)/gives-up.flow $(OUT)/actual.flow; echo "(exit code $$?: the flows differ)"
+	$$bin diff $(OUT)/gives-up.flow $(OUT)/actual.flow; echo "(exit code $$?: the flows differ)"; \
+	echo; echo "== The timeline, as a picture   bletrace lifecycle $(DEMO_CAPTURE) --format html"
+	@$(MAKE) --no-print-directory picture
 
 ## captures: re-record the Bumble captures in Captures/ (needs Python and PyPI), then derive one
 ## file per other format and datalink from att-errors.btsnoop with bletrace convert. (The H4 link
@@ -74,3 +76,63 @@ captures: build
 
 clean:
 	rm -rf .build
+
+## picture: the lifecycle timeline of the demo capture (bletrace lifecycle --format html) in
+## $(OUT)/timeline.html, screenshotted by headless Chromium (installed from Debian when missing)
+## to $(OUT)/timeline.png, and checked not to be blank. PICTURE_BUILD_FLAGS passes options to
+## swift build, e.g. --scratch-path.
+PICTURE_BUILD_FLAGS ?=
+define PNG_CHECK
+import sys, zlib, struct
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+pos, idat, width = 8, b"", 0
+while pos < len(data):
+    length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + length]
+    if kind == b"IHDR":
+        width, height, depth, colour = struct.unpack(">IIBB", body[:10])
+        assert depth == 8 and colour in (2, 6), "unexpected PNG colour type"
+        channels = 4 if colour == 6 else 3
+    elif kind == b"IDAT":
+        idat += body
+    pos += 12 + length
+raw, stride, prev = zlib.decompress(idat), width * channels, bytearray(width * channels)
+inked = blue = 0
+for row in range(height):
+    kind, line = raw[row * (stride + 1)], bytearray(raw[row * (stride + 1) + 1:(row + 1) * (stride + 1)])
+    for i in range(stride):
+        a = line[i - channels] if i >= channels else 0
+        b, c = prev[i], prev[i - channels] if i >= channels else 0
+        if kind == 1: line[i] = (line[i] + a) & 255
+        elif kind == 2: line[i] = (line[i] + b) & 255
+        elif kind == 3: line[i] = (line[i] + (a + b) // 2) & 255
+        elif kind == 4:
+            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    for i in range(0, stride, channels):
+        r, g, bl = line[i], line[i + 1], line[i + 2]
+        if min(r, g, bl) < 235: inked += 1
+        if bl > 150 and bl > r + 60: blue += 1
+    prev = line
+print(f"{sys.argv[1]}: {width}x{height}, {len(data)} bytes, {inked} non-white pixels, {blue} connection-bar pixels")
+if inked < 5000 or blue < 500:
+    sys.exit("the screenshot does not show the timeline (blank page?)")
+endef
+export PNG_CHECK
+
+.PHONY: picture
+picture: deps
+	@dpkg-query -W -f='$${Status}' chromium 2>/dev/null | grep -q "install ok installed" || { \
+	  echo "installing: chromium"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+	$(SWIFT) build --product bletrace $(PICTURE_BUILD_FLAGS)
+	@set -e; bin=$$($(SWIFT) build --show-bin-path $(PICTURE_BUILD_FLAGS))/bletrace; mkdir -p $(OUT); \
+	$$bin lifecycle $(DEMO_CAPTURE) --format html > $(OUT)/timeline.html; \
+	rm -f $(OUT)/timeline.png; \
+	chromium --headless --no-sandbox --disable-gpu --screenshot=$(abspath $(OUT))/timeline.png \
+	  --window-size=1400,900 file://$(abspath $(OUT))/timeline.html >/dev/null 2>&1 || true; \
+	test -s $(OUT)/timeline.png || { echo "chromium wrote no screenshot" >&2; exit 1; }; \
+	file $(OUT)/timeline.png; \
+	python3 -c "$$PNG_CHECK" $(OUT)/timeline.png

@@ -8,13 +8,10 @@ struct LifecycleCommand: ParsableCommand {
         abstract: "Tell what happened to every connection: attempt, connection, MTU, traffic, who disconnected and why.")
 
     @OptionGroup var capture: CaptureOptions
-    @Option(help: "text or json.") var format: OutputFormat = .text
-
-    func validate() throws {
-        guard format != .jsonl else { throw ValidationError("--format takes text or json") }
-    }
+    @Option(help: "text, json, or a timeline picture: svg or html (self-contained).") var format: LifecycleFormat = .text
 
     func run() throws {
+        if format == .svg || format == .html { return try printTimeline(path: capture.file, html: format == .html) }
         let report: LifecycleReport
         let fault: (any Error)?
         do {
