@@ -66,6 +66,19 @@ public struct Connection: Hashable, Sendable {
     /// to one.
     public var discoveryStart: Timestamp?
     public var discoveryEnd: Timestamp?
+    /// Each discovery procedure (Core 6.0, Vol 3, Part G, §4.4-§4.7), from its first request to
+    /// the last answer.
+    public var discoveryProcedures: [DiscoveryProcedure] = []
+
+    public struct DiscoveryProcedure: Hashable, Sendable {
+        public enum Kind: String, Hashable, Sendable { case services, characteristics, descriptors }
+        public var kind: Kind
+        public var start: Timestamp
+        public var end: Timestamp
+        public var requests: Int
+        public var duration: Double { end.seconds(since: start) }
+    }
+
     /// Client Characteristic Configuration writes the peer confirmed, in order.
     public var subscriptions: [Subscription] = []
     /// ATT requests still unanswered when the connection ended, or when the capture did.
@@ -112,6 +125,12 @@ public struct Connection: Hashable, Sendable {
     public var attErrors = 0
     public var attNotifications = 0
     public var attIndications = 0
+    /// Read requests of any kind (Read, Read Blob, Read Multiple) and writes of any kind (Write
+    /// Request and Command, Signed Write, Prepare Write); discovery is counted apart.
+    public var attReads = 0
+    public var attWrites = 0
+    /// ATT bytes both ways (opcodes, parameters and values).
+    public var attBytes = 0
 
     public var outcome: Outcome {
         if disconnectTime != nil { return .disconnected }

@@ -65,6 +65,7 @@ public struct LifecycleAnalyzer {
             let id = connection(forTrafficOn: acl.handle, record)
             if let pdu = decoded.att {
                 count(pdu, on: id)
+                connections[id].attBytes += decoded.l2cap?.payload.count ?? 0
                 lastAnswered = att.observe(
                     pdu, connection: acl.handle, direction: record.direction, time: record.timestamp, record: record.index)
                 if let mtu = att.mtu[acl.handle] { connections[id].mtu = mtu }
@@ -217,6 +218,19 @@ public struct LifecycleAnalyzer {
         if let request = lastAnswered, discovery.contains(request.opcode) {
             connections[id].discoveryEnd = record.timestamp
         }
+        if let kind = Self.procedure(pdu.opcode, type: Self.requestedType(pdu)) {
+            if let index = connections[id].discoveryProcedures.lastIndex(where: { $0.kind == kind }) {
+                connections[id].discoveryProcedures[index].requests += 1
+            } else {
+                connections[id].discoveryProcedures.append(
+                    Connection.DiscoveryProcedure(kind: kind, start: record.timestamp, end: record.timestamp, requests: 1))
+            }
+        }
+        if let request = lastAnswered, let kind = Self.procedure(request.opcode, type: request.type),
+            let index = connections[id].discoveryProcedures.lastIndex(where: { $0.kind == kind })
+        {
+            connections[id].discoveryProcedures[index].end = record.timestamp
+        }
         let cccd = BluetoothUUID(UInt16(0x2902))
         switch pdu {
         case .writeRequest(let attribute, let value) where att.attribute(attribute, on: handle)?.uuid == cccd && value.count >= 1:
@@ -252,6 +266,22 @@ public struct LifecycleAnalyzer {
         }
     }
 
+    /// Which discovery procedure a request belongs to: services (Read By Group Type, Find By Type
+    /// Value), characteristics (Read By Type of 0x2803), descriptors (Find Information).
+    static func procedure(_ opcode: ATTOpcode, type: BluetoothUUID?) -> Connection.DiscoveryProcedure.Kind? {
+        switch opcode {
+        case .readByGroupTypeRequest, .findByTypeValueRequest: .services
+        case .readByTypeRequest where type == BluetoothUUID(UInt16(0x2803)): .characteristics
+        case .findInformationRequest: .descriptors
+        default: nil
+        }
+    }
+
+    static func requestedType(_ pdu: ATTPDU) -> BluetoothUUID? {
+        if case .readByTypeRequest(_, _, let type) = pdu { return type.uuid }
+        return nil
+    }
+
     private mutating func complete(_ id: Int, status: HCIStatus, _ record: CaptureRecord) {
         connections[id].completeTime = record.timestamp
         connections[id].completeRecord = record.index
@@ -282,6 +312,13 @@ public struct LifecycleAnalyzer {
         default: break
         }
         if case .errorResponse = pdu { connections[id].attErrors += 1 }
+        switch pdu.opcode {
+        case .readRequest, .readBlobRequest, .readMultipleRequest, .readMultipleVariableRequest:
+            connections[id].attReads += 1
+        case .writeRequest, .writeCommand, .signedWriteCommand, .prepareWriteRequest:
+            connections[id].attWrites += 1
+        default: break
+        }
     }
 }
 

@@ -74,7 +74,10 @@ struct LifecycleCommand: ParsableCommand {
             }
             var moments: [(Timestamp, String)] = connection.changes.map { ($0.time, describe($0.kind)) }
             if let start = connection.discoveryStart, let duration = connection.discoveryDuration {
-                moments.append((start, "discovery (services, characteristics, descriptors): \(seconds(duration))"))
+                let procedures = connection.discoveryProcedures.map {
+                    "\($0.kind.rawValue) \(seconds($0.duration)) (\($0.requests) request\($0.requests == 1 ? "" : "s"))"
+                }
+                moments.append((start, "discovery: \(seconds(duration))" + (procedures.isEmpty ? "" : "; " + procedures.joined(separator: ", "))))
             }
             for subscription in connection.subscriptions {
                 let what = subscription.uuid.map { "\($0)" + (GATTNames.name(for: $0).map { " \($0)" } ?? "") }
@@ -85,7 +88,7 @@ struct LifecycleCommand: ParsableCommand {
             if connection.outcome == .open || connection.outcome == .disconnected {
                 var traffic = "              "
                 if let mtu = connection.mtu { traffic += "MTU \(mtu); " }
-                traffic += "ATT: \(connection.attRequests) requests, \(connection.attErrors) errors, \(connection.attNotifications) notifications, \(connection.attIndications) indications"
+                traffic += "ATT: \(connection.attRequests) requests (\(connection.attReads) reads, \(connection.attWrites) writes), \(connection.attErrors) errors, \(connection.attNotifications) notifications, \(connection.attIndications) indications, \(connection.attBytes) bytes"
                 Output.line(traffic)
                 if connection.serviceChangedIndications > 0 {
                     Output.line("              Service Changed indicated \(connection.serviceChangedIndications) time(s): the peer's database changed")
@@ -202,6 +205,9 @@ struct JSONLifecycle: Encodable {
         var errors: Int
         var notifications: Int
         var indications: Int
+        var reads: Int
+        var writes: Int
+        var bytes: Int
     }
     struct ConnectionJSON: Encodable {
         var id: Int
@@ -250,6 +256,13 @@ struct JSONLifecycle: Encodable {
     struct DiscoveryJSON: Encodable {
         var start_ts: Int64
         var end_ts: Int64
+        var procedures: [ProcedureJSON]
+    }
+    struct ProcedureJSON: Encodable {
+        var kind: String
+        var start_ts: Int64
+        var end_ts: Int64
+        var requests: Int
     }
     struct SubscriptionJSON: Encodable {
         var ts: Int64
@@ -366,12 +379,19 @@ struct JSONLifecycle: Encodable {
                 },
                 att: ATTCounts(
                     requests: connection.attRequests, errors: connection.attErrors,
-                    notifications: connection.attNotifications, indications: connection.attIndications),
+                    notifications: connection.attNotifications, indications: connection.attIndications,
+                    reads: connection.attReads, writes: connection.attWrites, bytes: connection.attBytes),
                 interval: connection.interval, latency: connection.latency,
                 supervision_timeout: connection.supervisionTimeout,
                 changes: connection.changes.map(Self.change),
                 discovery: connection.discoveryStart.flatMap { start in
-                    connection.discoveryEnd.map { DiscoveryJSON(start_ts: start.microseconds, end_ts: $0.microseconds) }
+                    connection.discoveryEnd.map {
+                        DiscoveryJSON(
+                            start_ts: start.microseconds, end_ts: $0.microseconds,
+                            procedures: connection.discoveryProcedures.map {
+                                ProcedureJSON(kind: $0.kind.rawValue, start_ts: $0.start.microseconds, end_ts: $0.end.microseconds, requests: $0.requests)
+                            })
+                    }
                 },
                 subscriptions: connection.subscriptions.map {
                     SubscriptionJSON(

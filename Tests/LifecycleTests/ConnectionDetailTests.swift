@@ -17,6 +17,13 @@ import Wire
         // Discovery: from the first Read By Group Type Request (record 34) to the last answer.
         #expect(first.discoveryStart?.microseconds == report.firstTime!.microseconds + 317_047)
         #expect((first.discoveryDuration ?? 0) > 0)
+        // Captures/README.md (counted with tshark): 3 Read By Group Type, 8 Read By Type and
+        // 3 Find Information requests; one read (0x0013) and two writes (control point, CCCD).
+        #expect(first.discoveryProcedures.map(\.kind) == [.services, .characteristics, .descriptors])
+        #expect(first.discoveryProcedures.map(\.requests) == [3, 8, 3])
+        #expect(first.attReads == 1)
+        #expect(first.attWrites == 2)
+        #expect(first.attBytes > 0)
         let subscription = try #require(first.subscriptions.first)
         #expect(subscription.descriptorHandle == 0x11)
         #expect(subscription.characteristicHandle == 0x10)
