@@ -77,6 +77,45 @@ captures: build
 clean:
 	rm -rf .build
 
+# ---- Benchmarks (issue 6): a separate package in Benchmarks/ on package-benchmark -------------
+# BENCH_SWIFTFLAGS: extra flags for the release builds of the benchmarks and of compare.
+BENCH_SWIFTFLAGS ?=
+BENCH_SCRATCH := ../.build-bench
+BENCH_DIR ?= /tmp/bletrace-bench
+BENCH_RECORDS ?= 1000000
+BENCH_CAPTURE ?= $(BENCH_DIR)/capture-1M.btsnoop
+
+.PHONY: bench bench-capture bench-thresholds compare
+
+## bench-capture: the generated 1,000,000-record btsnoop the benchmarks and compare use.
+bench-capture:
+	@mkdir -p $(BENCH_DIR)
+	@if [ ! -s $(BENCH_CAPTURE) ]; then \
+	  cd Benchmarks && $(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) $(BENCH_SWIFTFLAGS) --product generate-capture && \
+	  $$($(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) $(BENCH_SWIFTFLAGS) --show-bin-path)/generate-capture $(BENCH_CAPTURE) --records $(BENCH_RECORDS); \
+	fi
+
+## bench: release build, then every benchmark, with their tables (p0-p100, mallocs, peak memory).
+## (The regression check against Benchmarks/Thresholds is not wired yet: package-benchmark 1.38.1's
+## `thresholds check` finds none of the stored files here; Benchmarks/README.md.)
+bench: deps bench-capture
+	cd Benchmarks && BLETRACE_BENCH_CAPTURE=$(BENCH_CAPTURE) \
+	  $(SWIFT) package --scratch-path $(BENCH_SCRATCH) $(BENCH_SWIFTFLAGS) benchmark --no-progress
+
+## bench-thresholds: re-measure and store the thresholds (after an intended change).
+bench-thresholds: deps bench-capture
+	cd Benchmarks && BLETRACE_BENCH_CAPTURE=$(BENCH_CAPTURE) \
+	  $(SWIFT) package --scratch-path $(BENCH_SCRATCH) $(BENCH_SWIFTFLAGS) --allow-writing-to-package-directory \
+	  benchmark thresholds update --path Thresholds --no-progress
+
+## compare: bletrace stats (release) against tshark -T fields, tshark's summary and btmon -r on
+## the generated capture: wall time, MB/s, records/s, peak RSS and ratios.
+compare: deps bench-capture
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="bc time"
+	$(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli
+	BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
+	  RECORDS=$(BENCH_RECORDS) bash Benchmarks/compare.sh $(BENCH_CAPTURE)
+
 ## picture: the lifecycle timeline of the demo capture (bletrace lifecycle --format html) in
 ## $(OUT)/timeline.html, screenshotted by headless Chromium (installed from Debian when missing)
 ## to $(OUT)/timeline.png, and checked not to be blank. PICTURE_BUILD_FLAGS passes options to

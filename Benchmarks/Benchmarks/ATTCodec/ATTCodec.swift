@@ -1,0 +1,92 @@
+// ATT codec hot path: decode (and, for lists, iterate) typical PDUs from borrowed bytes, and
+// encode a notification into a caller-provided buffer. Each benchmark runs its body
+// `scaledIterations` times (scalingFactor .mega), so the reported figures are per PDU.
+import Benchmark
+import BenchSupport
+
+/// Decodes `bytes` as one ATT PDU; a failure would be a bug in the inputs.
+@inline(__always)
+func decode(_ bytes: UnsafeRawBufferPointer) -> ATTPDU {
+    do { return try ATTPDU.decode(bytes) } catch { fatalError("benchmark input does not decode: \(error)") }
+}
+
+nonisolated(unsafe) let metrics: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTotal, .instructions]
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: metrics,
+        timeUnits: .nanoseconds,
+        scalingFactor: .mega,
+        maxDuration: .seconds(3),
+        maxIterations: 1_000,
+        thresholds: codecThresholds)
+
+    func decodeBenchmark(_ name: String, _ input: [UInt8]) {
+        let pinned = PinnedBytes(input)
+        Benchmark("ATT decode \(name)") { benchmark in
+            let bytes = pinned.view
+            for _ in benchmark.scaledIterations {
+                blackHole(decode(bytes))
+            }
+        }
+    }
+
+    decodeBenchmark("notification 20 B", Packets.notification20)
+    decodeBenchmark("notification 244 B", Packets.notification244)
+    decodeBenchmark("Error Response", Packets.errorResponse)
+    decodeBenchmark("Write Request", Packets.writeRequest)
+
+    // Lists: decode, then walk every entry, so the lazy views are measured too.
+    let readByType = PinnedBytes(Packets.readByTypeResponse6)
+    Benchmark("ATT decode+iterate Read By Type Response (6 pairs)") { benchmark in
+        let bytes = readByType.view
+        for _ in benchmark.scaledIterations {
+            guard case .readByTypeResponse(let list) = decode(bytes) else { fatalError() }
+            var sum: UInt32 = 0
+            for pair in list { sum &+= UInt32(pair.handle) &+ UInt32(pair.value.count) }
+            blackHole(sum)
+        }
+    }
+    let readByGroupType = PinnedBytes(Packets.readByGroupTypeResponse)
+    Benchmark("ATT decode+iterate Read By Group Type Response (3 groups)") { benchmark in
+        let bytes = readByGroupType.view
+        for _ in benchmark.scaledIterations {
+            guard case .readByGroupTypeResponse(let list) = decode(bytes) else { fatalError() }
+            var sum: UInt32 = 0
+            for group in list { sum &+= UInt32(group.handle) &+ UInt32(group.groupEnd) &+ UInt32(group.value.count) }
+            blackHole(sum)
+        }
+    }
+    let findInformation = PinnedBytes(Packets.findInformationResponse)
+    Benchmark("ATT decode+iterate Find Information Response (4 pairs)") { benchmark in
+        let bytes = findInformation.view
+        for _ in benchmark.scaledIterations {
+            guard case .findInformationResponse(let list) = decode(bytes) else { fatalError() }
+            var sum: UInt32 = 0
+            for entry in list { sum &+= UInt32(entry.handle); blackHole(entry.type) }
+            blackHole(sum)
+        }
+    }
+
+    // Encode a decoded 20-byte notification back into a reused buffer.
+    let notification = PinnedBytes(Packets.notification20)
+    let output = UnsafeMutableRawBufferPointer.allocate(byteCount: 512, alignment: 16)
+    Benchmark("ATT encode notification 20 B") { benchmark in
+        let pdu = decode(notification.view)
+        for _ in benchmark.scaledIterations {
+            var writer = ByteWriter(output)
+            do { try pdu.encode(into: &writer) } catch { fatalError("\(error)") }
+            blackHole(writer.count)
+        }
+    }
+}
+
+/// Tolerances for `swift package benchmark thresholds check` against the stored
+/// Thresholds/*.json: p50 time and instructions may drift 25 % (wall time on a shared 2-core
+/// machine is noisy; instructions are not), allocations may not grow at all.
+nonisolated(unsafe) let codecThresholds: [BenchmarkMetric: BenchmarkThresholds] = [
+    .wallClock: .init(relative: [.p50: 25.0]),
+    .throughput: .init(relative: [.p50: 25.0]),
+    .instructions: .init(relative: [.p50: 10.0]),
+    .mallocCountTotal: .init(absolute: [.p50: 0, .p90: 0]),
+]

@@ -1,0 +1,68 @@
+// HCI layer hot path: event decode (LE Connection Complete, Number Of Completed Packets) and
+// ACL reassembly of one L2CAP frame arriving in 3 fragments. Per-operation figures
+// (scalingFactor .mega).
+import Benchmark
+import BenchSupport
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal, .instructions],
+        timeUnits: .nanoseconds,
+        scalingFactor: .mega,
+        maxDuration: .seconds(3),
+        maxIterations: 1_000,
+        thresholds: [
+            .wallClock: .init(relative: [.p50: 25.0]),
+            .throughput: .init(relative: [.p50: 25.0]),
+            .instructions: .init(relative: [.p50: 10.0]),
+            .mallocCountTotal: .init(absolute: [.p50: 0, .p90: 0]),
+        ])
+
+    let connectionComplete = PinnedBytes(Packets.leConnectionCompleteEvent)
+    Benchmark("HCI decode LE Connection Complete (HCIEvent)") { benchmark in
+        let bytes = connectionComplete.view
+        for _ in benchmark.scaledIterations {
+            do { blackHole(try HCIEvent.decode(bytes)) } catch { fatalError("\(error)") }
+        }
+    }
+    Benchmark("HCI decode LE Connection Complete (HCIEventParameters)") { benchmark in
+        let bytes = connectionComplete.view
+        for _ in benchmark.scaledIterations {
+            do { blackHole(try HCIEventParameters.decode(bytes)) } catch { fatalError("\(error)") }
+        }
+    }
+    let completed = PinnedBytes(Packets.numberOfCompletedPacketsEvent)
+    Benchmark("HCI decode Number Of Completed Packets (HCIEventParameters)") { benchmark in
+        let bytes = completed.view
+        for _ in benchmark.scaledIterations {
+            do {
+                guard case .numberOfCompletedPackets(let list) = try HCIEventParameters.decode(bytes) else { fatalError() }
+                for entry in list { blackHole(entry) }
+            } catch { fatalError("\(error)") }
+        }
+    }
+
+    // A 60-byte ATT notification (L2CAP frame of 67 bytes) over 27-byte ACL packets: 3 fragments.
+    let fragments = Packets.aclFragments(
+        handle: 0x0040, received: true,
+        att: Packets.attNotification(0x002A, Array(repeating: 0xAB, count: 60)), maxData: 27
+    ).map(PinnedBytes.init)
+    precondition(fragments.count == 3)
+    Benchmark("ACL reassembly, one PDU in 3 fragments") { benchmark in
+        var reassembler = ACLReassembler()
+        let packets = fragments.map { fragment in
+            do { return try ACLPacket.decode(fragment.view) } catch { fatalError("\(error)") }
+        }
+        // The slot's buffer is allocated on the handle's first fragmented frame; not per PDU.
+        _ = packets.map { reassembler.push($0, direction: .received) }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            for fragment in fragments {
+                do {
+                    let packet = try ACLPacket.decode(fragment.view)
+                    blackHole(reassembler.push(packet, direction: .received).frame)
+                } catch { fatalError("\(error)") }
+            }
+        }
+    }
+}
