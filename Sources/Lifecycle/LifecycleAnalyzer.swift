@@ -168,10 +168,18 @@ public struct LifecycleAnalyzer {
             openByHandle[handle] = nil
             disconnectRequested.remove(handle)
             att.reset(connection: handle)
-        case .le(.unknown(let subevent, _)) where [0x03, 0x07, 0x0C].contains(subevent.rawValue):
-            change(record)
-        case .unknown(let code, _) where [0x08, 0x30, 0x59].contains(code.rawValue):
-            change(record)
+        // (Switches rather than collection literals: this runs for every event, and a literal
+        // collection would be built, on the heap, each time.)
+        case .le(.unknown(let subevent, _)):
+            switch subevent.rawValue {
+            case 0x03, 0x07, 0x0C: change(record)
+            default: break
+            }
+        case .unknown(let code, _):
+            switch code.rawValue {
+            case 0x08, 0x30, 0x59: change(record)
+            default: break
+            }
         default:
             break
         }
@@ -208,10 +216,13 @@ public struct LifecycleAnalyzer {
     }
 
     /// Discovery, subscriptions and Service Changed, from an ATT PDU and the request it answers.
+    /// Requests of the discovery procedures.
+    static let discovery: Set<ATTOpcode> = [
+        .readByGroupTypeRequest, .readByTypeRequest, .findInformationRequest, .findByTypeValueRequest,
+    ]
+
     private mutating func follow(_ pdu: ATTPDU, on id: Int, handle: UInt16, _ record: CaptureRecord) {
-        let discovery: Set<ATTOpcode> = [
-            .readByGroupTypeRequest, .readByTypeRequest, .findInformationRequest, .findByTypeValueRequest,
-        ]
+        let discovery = Self.discovery
         if discovery.contains(pdu.opcode), connections[id].discoveryStart == nil {
             connections[id].discoveryStart = record.timestamp
         }
