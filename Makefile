@@ -95,12 +95,12 @@ bench-capture:
 	  $$($(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) $(BENCH_SWIFTFLAGS) --show-bin-path)/generate-capture $(BENCH_CAPTURE) --records $(BENCH_RECORDS); \
 	fi
 
-## bench: release build, then every benchmark, with their tables (p0-p100, mallocs, peak memory).
-## (The regression check against Benchmarks/Thresholds is not wired yet: package-benchmark 1.38.1's
-## `thresholds check` finds none of the stored files here; Benchmarks/README.md.)
+## bench: release build, then every benchmark, checked against Benchmarks/Thresholds: a
+## regression beyond the tolerances declared in each benchmark file fails it.
 bench: deps bench-capture
 	cd Benchmarks && BLETRACE_BENCH_CAPTURE=$(BENCH_CAPTURE) \
-	  $(SWIFT) package --scratch-path $(BENCH_SCRATCH) $(BENCH_SWIFTFLAGS) benchmark --no-progress
+	  $(SWIFT) package --scratch-path $(BENCH_SCRATCH) $(BENCH_SWIFTFLAGS) benchmark thresholds check \
+	  --path Thresholds --no-progress
 
 ## bench-thresholds: re-measure and store the thresholds (after an intended change).
 bench-thresholds: deps bench-capture

@@ -23,7 +23,7 @@ let benchmarks: @Sendable () -> Void = {
 
     func decodeBenchmark(_ name: String, _ input: [UInt8]) {
         let pinned = PinnedBytes(input)
-        Benchmark("ATT decode \(name)") { benchmark in
+        Benchmark("ATT_decode_\(name)") { benchmark in
             let bytes = pinned.view
             for _ in benchmark.scaledIterations {
                 blackHole(decode(bytes))
@@ -31,14 +31,14 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    decodeBenchmark("notification 20 B", Packets.notification20)
-    decodeBenchmark("notification 244 B", Packets.notification244)
-    decodeBenchmark("Error Response", Packets.errorResponse)
-    decodeBenchmark("Write Request", Packets.writeRequest)
+    decodeBenchmark("notification_20B", Packets.notification20)
+    decodeBenchmark("notification_244B", Packets.notification244)
+    decodeBenchmark("Error_Response", Packets.errorResponse)
+    decodeBenchmark("Write_Request", Packets.writeRequest)
 
     // Lists: decode, then walk every entry, so the lazy views are measured too.
     let readByType = PinnedBytes(Packets.readByTypeResponse6)
-    Benchmark("ATT decode+iterate Read By Type Response (6 pairs)") { benchmark in
+    Benchmark("ATT_decode_iterate_Read_By_Type_Response_6_pairs") { benchmark in
         let bytes = readByType.view
         for _ in benchmark.scaledIterations {
             guard case .readByTypeResponse(let list) = decode(bytes) else { fatalError() }
@@ -48,7 +48,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
     let readByGroupType = PinnedBytes(Packets.readByGroupTypeResponse)
-    Benchmark("ATT decode+iterate Read By Group Type Response (3 groups)") { benchmark in
+    Benchmark("ATT_decode_iterate_Read_By_Group_Type_Response_3_groups") { benchmark in
         let bytes = readByGroupType.view
         for _ in benchmark.scaledIterations {
             guard case .readByGroupTypeResponse(let list) = decode(bytes) else { fatalError() }
@@ -58,7 +58,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
     let findInformation = PinnedBytes(Packets.findInformationResponse)
-    Benchmark("ATT decode+iterate Find Information Response (4 pairs)") { benchmark in
+    Benchmark("ATT_decode_iterate_Find_Information_Response_4_pairs") { benchmark in
         let bytes = findInformation.view
         for _ in benchmark.scaledIterations {
             guard case .findInformationResponse(let list) = decode(bytes) else { fatalError() }
@@ -71,7 +71,7 @@ let benchmarks: @Sendable () -> Void = {
     // Encode a decoded 20-byte notification back into a reused buffer.
     let notification = PinnedBytes(Packets.notification20)
     let output = UnsafeMutableRawBufferPointer.allocate(byteCount: 512, alignment: 16)
-    Benchmark("ATT encode notification 20 B") { benchmark in
+    Benchmark("ATT_encode_notification_20B") { benchmark in
         let pdu = decode(notification.view)
         for _ in benchmark.scaledIterations {
             var writer = ByteWriter(output)
@@ -83,10 +83,12 @@ let benchmarks: @Sendable () -> Void = {
 
 /// Tolerances for `swift package benchmark thresholds check` against the stored
 /// Thresholds/*.json: p50 time and instructions may drift 25 % (wall time on a shared 2-core
-/// machine is noisy; instructions are not), allocations may not grow at all.
+/// machine is noisy; instructions are not), allocations by no more than the harness's own noise.
 nonisolated(unsafe) let codecThresholds: [BenchmarkMetric: BenchmarkThresholds] = [
     .wallClock: .init(relative: [.p50: 25.0]),
     .throughput: .init(relative: [.p50: 25.0]),
     .instructions: .init(relative: [.p50: 10.0]),
-    .mallocCountTotal: .init(absolute: [.p50: 0, .p90: 0]),
+    // The harness allocates a few times per measured iteration of 1,000,000 operations, and
+    // that varies run to run; one allocation per PDU would add 1,000,000.
+    .mallocCountTotal: .init(absolute: [.p50: 64, .p90: 64]),
 ]

@@ -33,7 +33,7 @@ let benchmarks: @Sendable () -> Void = {
             .peakMemoryResident: .init(relative: [.p50: 25.0]),
         ])
 
-    Benchmark("btsnoop framing, whole 1M-record file (CaptureReader)") { benchmark in
+    Benchmark("btsnoop_framing_1M_records_CaptureReader") { benchmark in
         do {
             let reader = try CaptureReader(path: capturePath)
             var records = 0
@@ -47,7 +47,7 @@ let benchmarks: @Sendable () -> Void = {
         } catch { fatalError("\(error)") }
     }
 
-    Benchmark("stats path, whole 1M-record file (TraceDecoder+LifecycleAnalyzer+ErrorCollector)") { benchmark in
+    Benchmark("stats_path_1M_records_decoder_analyzer_errors") { benchmark in
         do {
             let reader = try CaptureReader(path: capturePath)
             var decoder = TraceDecoder()
