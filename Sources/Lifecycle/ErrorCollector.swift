@@ -58,8 +58,9 @@ public struct ErrorCollector {
         case .event(let event):
             collect(event, record, analyzer)
         case .acl(let acl):
-            let connection = analyzer.openConnection(on: acl.handle)
+            // (The connection is looked up only for a failure: most ACL records carry none.)
             if case .errorResponse(let request, let attribute, let code)? = decoded.att {
+                let connection = analyzer.openConnection(on: acl.handle)
                 let mapped = CoreBluetoothMapping.attError(code)
                 let info = analyzer.att.attribute(attribute, on: acl.handle)
                 errors.append(
@@ -72,6 +73,7 @@ public struct ErrorCollector {
                         coreBluetooth: equivalent(mapped.value, mapped.evidence, callback: callback(for: request, info))))
             }
             if let smp = decoded.smp, let reason = smp.pairingFailedReason {
+                let connection = analyzer.openConnection(on: acl.handle)
                 let mapped = CoreBluetoothMapping.pairingFailureError(reason: reason.rawValue)
                 errors.append(
                     TraceError(

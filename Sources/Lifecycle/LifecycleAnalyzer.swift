@@ -217,16 +217,18 @@ public struct LifecycleAnalyzer {
 
     /// Discovery, subscriptions and Service Changed, from an ATT PDU and the request it answers.
     /// Requests of the discovery procedures.
-    static let discovery: Set<ATTOpcode> = [
-        .readByGroupTypeRequest, .readByTypeRequest, .findInformationRequest, .findByTypeValueRequest,
-    ]
+    static func isDiscovery(_ opcode: ATTOpcode) -> Bool {
+        switch opcode {
+        case .readByGroupTypeRequest, .readByTypeRequest, .findInformationRequest, .findByTypeValueRequest: true
+        default: false
+        }
+    }
 
     private mutating func follow(_ pdu: ATTPDU, on id: Int, handle: UInt16, _ record: CaptureRecord) {
-        let discovery = Self.discovery
-        if discovery.contains(pdu.opcode), connections[id].discoveryStart == nil {
+        if Self.isDiscovery(pdu.opcode), connections[id].discoveryStart == nil {
             connections[id].discoveryStart = record.timestamp
         }
-        if let request = lastAnswered, discovery.contains(request.opcode) {
+        if let request = lastAnswered, Self.isDiscovery(request.opcode) {
             connections[id].discoveryEnd = record.timestamp
         }
         if let kind = Self.procedure(pdu.opcode, type: Self.requestedType(pdu)) {
