@@ -111,13 +111,11 @@ public struct ATTTracker {
                 guard let uuid = BluetoothUUID(littleEndian: group.value) else { continue }
                 attributes[connection, default: [:]][group.handle] = AttributeInfo(uuid: uuid, role: .service)
             }
-        case .readByTypeResponse(let pairs) where request.type == BluetoothUUID(UInt16(0x2803)):
-            // Characteristic declarations: properties, value handle, UUID (§3.3.1 of Part G).
-            for pair in pairs where pair.value.count == 5 || pair.value.count == 19 {
-                let valueHandle = UInt16(pair.value[1]) | UInt16(pair.value[2]) << 8
-                guard let uuid = BluetoothUUID(littleEndian: UnsafeRawBufferPointer(rebasing: pair.value[3...])) else { continue }
-                attributes[connection, default: [:]][pair.handle] = AttributeInfo(uuid: BluetoothUUID(UInt16(0x2803)), role: .characteristicDeclaration)
-                attributes[connection, default: [:]][valueHandle] = AttributeInfo(uuid: uuid, role: .characteristicValue)
+        case .readByTypeResponse(let pairs) where request.type == CharacteristicDeclaration.type:
+            for pair in pairs {
+                guard let declaration = CharacteristicDeclaration(value: pair.value) else { continue }
+                attributes[connection, default: [:]][pair.handle] = AttributeInfo(uuid: CharacteristicDeclaration.type, role: .characteristicDeclaration)
+                attributes[connection, default: [:]][declaration.valueHandle] = AttributeInfo(uuid: declaration.uuid, role: .characteristicValue)
             }
         case .readByTypeResponse(let pairs):
             if let type = request.type {

@@ -62,10 +62,6 @@ public struct Connection: Hashable, Sendable {
     public var supervisionTimeout: UInt16?
     /// What changed during the connection: parameters, data length, PHY, encryption.
     public var changes: [Change] = []
-    /// The first discovery request (services, characteristics, descriptors) and the last answer
-    /// to one.
-    public var discoveryStart: Timestamp?
-    public var discoveryEnd: Timestamp?
     /// Each discovery procedure (Core 6.0, Vol 3, Part G, §4.4-§4.7), from its first request to
     /// the last answer.
     public var discoveryProcedures: [DiscoveryProcedure] = []
@@ -142,6 +138,11 @@ public struct Connection: Hashable, Sendable {
     }
 
     public init(id: Int) { self.id = id }
+
+    /// The first discovery request (services, characteristics, descriptors) and the last answer
+    /// to one.
+    public var discoveryStart: Timestamp? { discoveryProcedures.map(\.start).min() }
+    public var discoveryEnd: Timestamp? { discoveryProcedures.map(\.end).max() }
 
     /// How long discovery took, where the capture shows it.
     public var discoveryDuration: Double? {

@@ -46,12 +46,12 @@ public struct GATTCollector {
             for range in ranges {
                 entries[index].database.addService(handle: range.found, end: range.groupEnd, uuid: uuid, primary: true)
             }
-        case .readByTypeResponse(let pairs) where request?.type == BluetoothUUID(UInt16(0x2803)):
-            for pair in pairs where pair.value.count == 5 || pair.value.count == 19 {
-                let valueHandle = UInt16(pair.value[1]) | UInt16(pair.value[2]) << 8
-                guard let uuid = BluetoothUUID(littleEndian: UnsafeRawBufferPointer(rebasing: pair.value[3...])) else { continue }
+        case .readByTypeResponse(let pairs) where request?.type == CharacteristicDeclaration.type:
+            for pair in pairs {
+                guard let declaration = CharacteristicDeclaration(value: pair.value) else { continue }
                 entries[index].database.addCharacteristic(
-                    declaration: pair.handle, value: valueHandle, uuid: uuid, properties: pair.value[0])
+                    declaration: pair.handle, value: declaration.valueHandle, uuid: declaration.uuid,
+                    properties: declaration.properties)
             }
         case .findInformationResponse(let list):
             for item in list { entries[index].database.addDescriptor(handle: item.handle, uuid: item.type) }

@@ -216,21 +216,7 @@ public struct LifecycleAnalyzer {
     }
 
     /// Discovery, subscriptions and Service Changed, from an ATT PDU and the request it answers.
-    /// Requests of the discovery procedures.
-    static func isDiscovery(_ opcode: ATTOpcode) -> Bool {
-        switch opcode {
-        case .readByGroupTypeRequest, .readByTypeRequest, .findInformationRequest, .findByTypeValueRequest: true
-        default: false
-        }
-    }
-
     private mutating func follow(_ pdu: ATTPDU, on id: Int, handle: UInt16, _ record: CaptureRecord) {
-        if Self.isDiscovery(pdu.opcode), connections[id].discoveryStart == nil {
-            connections[id].discoveryStart = record.timestamp
-        }
-        if let request = lastAnswered, Self.isDiscovery(request.opcode) {
-            connections[id].discoveryEnd = record.timestamp
-        }
         if let kind = Self.procedure(pdu.opcode, type: Self.requestedType(pdu)) {
             if let index = connections[id].discoveryProcedures.lastIndex(where: { $0.kind == kind }) {
                 connections[id].discoveryProcedures[index].requests += 1
@@ -284,7 +270,7 @@ public struct LifecycleAnalyzer {
     static func procedure(_ opcode: ATTOpcode, type: BluetoothUUID?) -> Connection.DiscoveryProcedure.Kind? {
         switch opcode {
         case .readByGroupTypeRequest, .findByTypeValueRequest: .services
-        case .readByTypeRequest where type == BluetoothUUID(UInt16(0x2803)): .characteristics
+        case .readByTypeRequest where type == CharacteristicDeclaration.type: .characteristics
         case .findInformationRequest: .descriptors
         default: nil
         }

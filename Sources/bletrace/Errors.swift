@@ -103,20 +103,8 @@ struct JSONError: Encodable {
     var attribute_uuid: String?
     var attribute_name: String?
     var expected: Bool
-    var cb: NullableCB
-
-    /// `cb` is always present: `null` when CoreBluetooth has no equivalent.
-    enum NullableCB: Encodable {
-        case none
-        case some(CB)
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            switch self {
-            case .none: try container.encodeNil()
-            case .some(let cb): try container.encode(cb)
-            }
-        }
-    }
+    /// Always present: `null` when CoreBluetooth has no equivalent.
+    var cb: NullOr<CB>
 
     init(_ error: TraceError) {
         index = error.record
@@ -132,8 +120,8 @@ struct JSONError: Encodable {
         attribute_uuid = error.attribute.map { "\($0.uuid)" }
         attribute_name = error.attribute?.name
         expected = error.expected
-        cb = error.coreBluetooth.map {
-            .some(CB(domain: $0.domain, code: $0.code, name: $0.name, evidence: $0.evidence.rawValue, callback: $0.callback))
-        } ?? .none
+        cb = NullOr(error.coreBluetooth.map {
+            CB(domain: $0.domain, code: $0.code, name: $0.name, evidence: $0.evidence.rawValue, callback: $0.callback)
+        })
     }
 }

@@ -186,20 +186,6 @@ struct JSONLifecycle: Encodable {
         var name: String?
         var evidence: String
     }
-    /// `null` when CoreBluetooth would report no error; the key is left out when there is
-    /// nothing to report at all.
-    enum CBErrorField: Encodable {
-        case none
-        case error(CBErrorJSON)
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            switch self {
-            case .none: try container.encodeNil()
-            case .error(let error): try container.encode(error)
-            }
-        }
-    }
     struct ATTCounts: Encodable {
         var requests: Int
         var errors: Int
@@ -227,7 +213,8 @@ struct JSONLifecycle: Encodable {
         var initiator: String?
         var outcome: String
         var began_before_capture: Bool
-        var cb_error: CBErrorField?
+        /// `null` when CoreBluetooth would report no error; absent when there is nothing to report.
+        var cb_error: NullOr<CBErrorJSON>?
         var att: ATTCounts
         var interval: UInt16?
         var latency: UInt16?
@@ -371,11 +358,11 @@ struct JSONLifecycle: Encodable {
                 reason_name: connection.reason?.name, initiator: connection.initiator?.rawValue,
                 outcome: connection.outcome.rawValue, began_before_capture: connection.beganBeforeCapture,
                 cb_error: connection.cbError.map { mapped in
-                    guard let error = mapped.value else { return .none }
-                    return .error(
+                    NullOr(mapped.value.map { error in
                         CBErrorJSON(
                             domain: CBError.errorDomain, code: error.code.rawValue, name: error.code.name,
-                            evidence: mapped.evidence.rawValue))
+                            evidence: mapped.evidence.rawValue)
+                    })
                 },
                 att: ATTCounts(
                     requests: connection.attRequests, errors: connection.attErrors,

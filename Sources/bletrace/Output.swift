@@ -64,3 +64,20 @@ extension Int64 {
         return (quotient, remainder)
     }
 }
+
+/// A JSON value that is written as `null` when absent, where a contract keeps the key (a nil
+/// Optional would drop it).
+enum NullOr<Value: Encodable>: Encodable {
+    case null
+    case value(Value)
+
+    init(_ value: Value?) { self = value.map(NullOr.value) ?? .null }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .value(let value): try container.encode(value)
+        }
+    }
+}
