@@ -47,6 +47,7 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
         case request, response, command, notification, indication, confirmation, unknown
     }
 
+    @inlinable
     public var method: Method {
         switch rawValue {
         case 0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x20: .request

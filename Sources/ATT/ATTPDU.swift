@@ -72,6 +72,7 @@ public enum ATTPDU {
     /// Any other opcode, with its parameters kept as they were.
     case unknown(opcode: ATTOpcode, parameters: UnsafeRawBufferPointer)
 
+    @inlinable
     public var opcode: ATTOpcode {
         switch self {
         case .errorResponse: .errorResponse
@@ -110,6 +111,7 @@ public enum ATTPDU {
     }
 
     /// The attribute handle the PDU is about, where it names one (for a range: its start).
+    @inlinable
     public var handle: UInt16? {
         switch self {
         case .errorResponse(_, let handle, _), .readRequest(let handle),

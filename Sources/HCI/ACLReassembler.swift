@@ -7,6 +7,7 @@ import Wire
 /// into that packet, with no copy. A fragmented frame is gathered in a buffer kept for its handle
 /// and direction (allocated the first time that pair fragments, then reused), and returned as a
 /// view into that buffer, valid until the next ``push(_:direction:)``.
+/// Copies of a reassembler share those buffers: keep one copy per capture.
 public struct ACLReassembler {
     /// What one ACL packet completed, and what was lost on the way.
     public struct Outcome {
@@ -20,88 +21,98 @@ public struct ACLReassembler {
     /// The largest L2CAP frame: a 4-byte basic header and 65,535 bytes of payload.
     static let maximumFrame = 4 + 0xFFFF
 
-    private final class Slot {
-        let storage = UnsafeMutableRawBufferPointer.allocate(
-            byteCount: ACLReassembler.maximumFrame, alignment: 8)
+    /// The frame being gathered on one handle and direction. A plain value, so that looking one
+    /// up for every ACL packet costs no reference counting; its buffer belongs to ``Buffers``.
+    private struct Slot {
+        var storage: UnsafeMutableRawPointer?
         var count = 0
-        deinit { storage.deallocate() }
 
         /// The frame's full length, once its 2-byte length field has arrived.
         var expected: Int? {
-            count >= 2 ? 4 + (Int(storage[0]) | Int(storage[1]) << 8) : nil
+            guard let storage, count >= 2 else { return nil }
+            return 4 + Int(storage.loadUnaligned(as: UInt16.self).littleEndian)
         }
 
-        func append(_ data: UnsafeRawBufferPointer) {
-            let room = ACLReassembler.maximumFrame - count
-            let taken = min(room, data.count)
-            guard taken > 0 else { return }
-            UnsafeMutableRawBufferPointer(rebasing: storage[count..<count + taken])
-                .copyMemory(from: UnsafeRawBufferPointer(rebasing: data[0..<taken]))
+        mutating func append(_ data: UnsafeRawBufferPointer, into storage: UnsafeMutableRawPointer) {
+            let taken = min(ACLReassembler.maximumFrame - count, data.count)
+            guard taken > 0, let source = data.baseAddress else { return }
+            (storage + count).copyMemory(from: source, byteCount: taken)
             count += taken
+        }
+
+        /// The gathered frame, once all of it has arrived; the slot is then empty again.
+        mutating func takeFrame() -> UnsafeRawBufferPointer? {
+            guard let storage, let expected, count >= expected else { return nil }
+            count = 0
+            return UnsafeRawBufferPointer(start: storage, count: expected)
         }
     }
 
-    private var slots: [UInt32: Slot] = [:]
+    /// Owns the slots' buffers, one of ``maximumFrame`` bytes for each handle and direction that
+    /// ever fragmented, freed with the last copy of the reassembler.
+    private final class Buffers {
+        private var all: [UnsafeMutableRawPointer] = []
+
+        func allocate() -> UnsafeMutableRawPointer {
+            let buffer = UnsafeMutableRawPointer.allocate(byteCount: ACLReassembler.maximumFrame, alignment: 8)
+            all.append(buffer)
+            return buffer
+        }
+
+        deinit { for buffer in all { buffer.deallocate() } }
+    }
+
+    private let buffers = Buffers()
+    /// The slots of each direction (sent, received, and none for captures without directions).
+    private var slots = [HandleTable<Slot>](repeating: HandleTable(), count: 3)
 
     public init() {}
 
     public mutating func push(_ packet: ACLPacket, direction: Direction?) -> Outcome {
-        let key = Self.key(packet.handle, direction)
+        let side = Int(direction?.rawValue ?? 2)
         let data = packet.data
-        if packet.isContinuation {
-            guard let slot = slots[key], slot.count > 0 else {
-                return Outcome(
-                    frame: nil,
-                    fault: DecodeError(
-                        layer: .acl, offset: 4,
-                        expected: "a start fragment before this continuation on handle \(packet.handle) (the start was lost, or came before the capture began)"
-                    ))
-            }
-            slot.append(data)
-            return complete(slot)
-        }
-
+        var slot = slots[side][packet.handle] ?? Slot()
         var fault: DecodeError?
-        if let slot = slots[key], slot.count > 0 {
-            fault = DecodeError(
-                layer: .acl, offset: 4,
-                expected: "the rest of the frame started earlier on handle \(packet.handle) (\(slot.count) of \(slot.expected.map(String.init) ?? "?") bytes arrived; the rest was lost)"
-            )
-            slot.count = 0
-        }
-        if data.count >= 2, data.count >= 4 + (Int(data[0]) | Int(data[1]) << 8) {
-            return Outcome(frame: data, fault: fault)
-        }
-        let slot: Slot
-        if let existing = slots[key] {
-            slot = existing
+        if packet.isContinuation {
+            guard slot.count > 0 else {
+                return Outcome(frame: nil, fault: Self.lostStart(handle: packet.handle))
+            }
         } else {
-            slot = Slot()
-            slots[key] = slot
+            if slot.count > 0 {
+                fault = Self.lostRest(of: slot, handle: packet.handle)
+                slot.count = 0
+                slots[side][packet.handle] = slot
+            }
+            // A whole frame in one packet: returned in place.
+            if data.count >= 2, data.count >= 4 + (Int(data[0]) | Int(data[1]) << 8) {
+                return Outcome(frame: data, fault: fault)
+            }
         }
-        slot.append(data)
-        var outcome = complete(slot)
-        outcome.fault = fault
-        return outcome
+        let storage = slot.storage ?? buffers.allocate()
+        slot.storage = storage
+        slot.append(data, into: storage)
+        let frame = slot.takeFrame()
+        slots[side][packet.handle] = slot
+        return Outcome(frame: frame, fault: fault)
     }
 
     /// Forgets any partial frame on `handle`, as when its connection ends.
     public mutating func reset(handle: UInt16) {
-        for direction in [Direction.sent, .received, nil] {
-            slots[Self.key(handle, direction)]?.count = 0
-        }
+        for side in slots.indices { slots[side][handle]?.count = 0 }
     }
 
-    private static func key(_ handle: UInt16, _ direction: Direction?) -> UInt32 {
-        UInt32(handle) << 2 | UInt32(direction?.rawValue ?? 2)
+    // (The messages are built out of line, and only when fragments were lost.)
+    @inline(never)
+    private static func lostStart(handle: UInt16) -> DecodeError {
+        DecodeError(
+            layer: .acl, offset: 4,
+            expected: "a start fragment before this continuation on handle \(handle) (the start was lost, or came before the capture began)")
     }
 
-    private func complete(_ slot: Slot) -> Outcome {
-        guard let expected = slot.expected, slot.count >= expected else {
-            return Outcome(frame: nil, fault: nil)
-        }
-        slot.count = 0
-        return Outcome(
-            frame: UnsafeRawBufferPointer(rebasing: slot.storage[0..<expected]), fault: nil)
+    @inline(never)
+    private static func lostRest(of slot: Slot, handle: UInt16) -> DecodeError {
+        DecodeError(
+            layer: .acl, offset: 4,
+            expected: "the rest of the frame started earlier on handle \(handle) (\(slot.count) of \(slot.expected.map(String.init) ?? "?") bytes arrived; the rest was lost)")
     }
 }

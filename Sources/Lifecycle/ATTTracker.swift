@@ -29,12 +29,22 @@ public struct AttributeInfo: Hashable, Sendable {
 /// discovery has revealed, so that a response is read knowing its request and an error knowing
 /// its attribute.
 public struct ATTTracker {
-    private var pending: [UInt32: ATTRequest] = [:]
-    private var attributes: [UInt16: [UInt16: AttributeInfo]] = [:]
-    private var clientMTU: [UInt16: UInt16] = [:]
-    public private(set) var mtu: [UInt16: UInt16] = [:]
+    /// What is known of one connection.
+    private struct Link {
+        /// The outstanding request of each direction: sent, received, and none for captures
+        /// that record no direction.
+        var pending: [ATTRequest?] = [nil, nil, nil]
+        var clientMTU: UInt16?
+        var mtu: UInt16?
+        var attributes: [UInt16: AttributeInfo] = [:]
+    }
+
+    private var links = HandleTable<Link>()
 
     public init() {}
+
+    /// The MTU both sides agreed on `connection`, once its Exchange MTU Response has been seen.
+    public func mtu(on connection: UInt16) -> UInt16? { links[connection]?.mtu }
 
     /// Notes `pdu`, sent on `connection` in `direction`, and returns the request it answers
     /// (a response, an Error Response, or a confirmation answering an indication). A capture that
@@ -47,6 +57,7 @@ public struct ATTTracker {
         switch opcode.method {
         case .request, .indication:
             var request = ATTRequest(opcode: opcode, attributeHandle: pdu.handle, time: time, record: record)
+            var clientMTU: UInt16?
             switch pdu {
             case .readByTypeRequest(_, _, let type), .readByGroupTypeRequest(_, _, let type):
                 request.type = type.uuid
@@ -55,15 +66,23 @@ public struct ATTTracker {
                 request.type = type == 0x2800 || type == 0x2801
                     ? BluetoothUUID(littleEndian: value) : BluetoothUUID(type)
             case .exchangeMTURequest(let mtu):
-                clientMTU[connection] = mtu
+                clientMTU = mtu
             default: break
             }
-            pending[key(connection, direction)] = request
+            links.update(connection, default: Link()) { link in
+                link.pending[Self.side(direction)] = request
+                if let clientMTU { link.clientMTU = clientMTU }
+            }
             return nil
         case .response, .confirmation:
             // The answer travels the other way.
             let asked: Direction? = direction.map { $0 == .sent ? .received : .sent }
-            guard let request = pending.removeValue(forKey: key(connection, asked)) else { return nil }
+            guard
+                let request = links.modify(connection, { link in
+                    defer { link.pending[Self.side(asked)] = nil }
+                    return link.pending[Self.side(asked)]
+                }) ?? nil
+            else { return nil }
             learn(from: pdu, answering: request, on: connection)
             return request
         default:
@@ -73,63 +92,67 @@ public struct ATTTracker {
 
     /// What discovery revealed about `attribute` on `connection`.
     public func attribute(_ attribute: UInt16, on connection: UInt16) -> AttributeInfo? {
-        attributes[connection]?[attribute]
+        links[connection]?.attributes[attribute]
     }
 
     /// Everything discovery revealed on `connection`, to carry over to the peer's next connection.
-    public func attributes(on connection: UInt16) -> [UInt16: AttributeInfo] { attributes[connection] ?? [:] }
+    public func attributes(on connection: UInt16) -> [UInt16: AttributeInfo] { links[connection]?.attributes ?? [:] }
 
     /// Starts `connection` with attributes known from the peer's earlier connection: a client may
     /// rely on cached handles (Core 6.0, Vol 3, Part G, §2.5.2) and skip discovery.
     public mutating func seed(connection: UInt16, with known: [UInt16: AttributeInfo]) {
-        if !known.isEmpty { attributes[connection] = known }
+        guard !known.isEmpty else { return }
+        links.update(connection, default: Link()) { $0.attributes = known }
     }
 
     /// Requests still waiting for an answer on `connection`.
     public func unanswered(on connection: UInt16) -> [ATTRequest] {
-        [Direction.sent, .received, nil].compactMap { pending[key(connection, $0)] }
+        links[connection]?.pending.compactMap { $0 } ?? []
     }
 
     /// Forgets a connection: its handle may be reused by the next one.
     public mutating func reset(connection: UInt16) {
-        for direction in [Direction.sent, .received, nil] { pending[key(connection, direction)] = nil }
-        attributes[connection] = nil
-        clientMTU[connection] = nil
-        mtu[connection] = nil
+        links[connection] = nil
     }
 
-    private func key(_ connection: UInt16, _ direction: Direction?) -> UInt32 {
-        UInt32(connection) << 2 | UInt32(direction?.rawValue ?? 2)
+    private static func side(_ direction: Direction?) -> Int { Int(direction?.rawValue ?? 2) }
+
+    /// Stores what discovery found about `attribute`.
+    private mutating func learn(_ attribute: UInt16, _ info: AttributeInfo, on connection: UInt16) {
+        links.modify(connection) { $0.attributes[attribute] = info }
     }
 
     private mutating func learn(from pdu: ATTPDU, answering request: ATTRequest, on connection: UInt16) {
         switch pdu {
         case .exchangeMTUResponse(let server):
-            if let client = clientMTU.removeValue(forKey: connection) { mtu[connection] = Swift.min(client, server) }
+            links.modify(connection) { link in
+                if let client = link.clientMTU { link.mtu = Swift.min(client, server) }
+                link.clientMTU = nil
+            }
         case .readByGroupTypeResponse(let groups):
             for group in groups {
                 guard let uuid = BluetoothUUID(littleEndian: group.value) else { continue }
-                attributes[connection, default: [:]][group.handle] = AttributeInfo(uuid: uuid, role: .service)
+                learn(group.handle, AttributeInfo(uuid: uuid, role: .service), on: connection)
             }
         case .readByTypeResponse(let pairs) where request.type == CharacteristicDeclaration.type:
             for pair in pairs {
                 guard let declaration = CharacteristicDeclaration(value: pair.value) else { continue }
-                attributes[connection, default: [:]][pair.handle] = AttributeInfo(uuid: CharacteristicDeclaration.type, role: .characteristicDeclaration)
-                attributes[connection, default: [:]][declaration.valueHandle] = AttributeInfo(uuid: declaration.uuid, role: .characteristicValue)
+                learn(pair.handle, AttributeInfo(uuid: CharacteristicDeclaration.type, role: .characteristicDeclaration), on: connection)
+                learn(declaration.valueHandle, AttributeInfo(uuid: declaration.uuid, role: .characteristicValue), on: connection)
             }
         case .readByTypeResponse(let pairs):
             if let type = request.type {
-                for pair in pairs { attributes[connection, default: [:]][pair.handle] = AttributeInfo(uuid: type, role: .attribute) }
+                for pair in pairs { learn(pair.handle, AttributeInfo(uuid: type, role: .attribute), on: connection) }
             }
         case .findInformationResponse(let list):
-            for entry in list where attributes[connection]?[entry.handle] == nil {
+            for entry in list where attribute(entry.handle, on: connection) == nil {
                 let isDeclaration = entry.type.shortValue.map { (0x2800...0x2803).contains($0) } ?? false
-                attributes[connection, default: [:]][entry.handle] = AttributeInfo(
-                    uuid: entry.type, role: isDeclaration ? .attribute : .descriptor)
+                learn(entry.handle, AttributeInfo(
+                    uuid: entry.type, role: isDeclaration ? .attribute : .descriptor), on: connection)
             }
         case .findByTypeValueResponse(let ranges):
             if let type = request.type {
-                for range in ranges { attributes[connection, default: [:]][range.found] = AttributeInfo(uuid: type, role: .service) }
+                for range in ranges { learn(range.found, AttributeInfo(uuid: type, role: .service), on: connection) }
             }
         default:
             break

@@ -17,7 +17,7 @@ public struct LifecycleAnalyzer {
     private var pendingAttempt: Int?
     /// The latest Create Connection, until its Command Status arrives.
     private var awaitingStatus: Int?
-    private var openByHandle: [UInt16: Int] = [:]
+    private var openByHandle = HandleTable<Int>()
     /// Handles the host asked to disconnect (HCI Disconnect sent, not yet completed).
     private var disconnectRequested: Set<UInt16> = []
     /// Requests, answers, MTU and attributes per connection handle.
@@ -39,7 +39,9 @@ public struct LifecycleAnalyzer {
     /// The lifecycles so far; connections still open report the requests still unanswered.
     public var report: LifecycleReport {
         var connections = connections
-        for (handle, id) in openByHandle { connections[id].unansweredRequests = att.unanswered(on: handle) }
+        for handle in openByHandle.handles {
+            connections[openByHandle[handle]!].unansweredRequests = att.unanswered(on: handle)
+        }
         return LifecycleReport(
             connections: connections, firstTime: firstTime, lastTime: lastTime, records: records,
             scans: scanning.scans, advertising: scanning.advertising)
@@ -68,7 +70,7 @@ public struct LifecycleAnalyzer {
                 connections[id].attBytes += decoded.l2cap?.payload.count ?? 0
                 lastAnswered = att.observe(
                     pdu, connection: acl.handle, direction: record.direction, time: record.timestamp, record: record.index)
-                if let mtu = att.mtu[acl.handle] { connections[id].mtu = mtu }
+                if let mtu = att.mtu(on: acl.handle) { connections[id].mtu = mtu }
                 follow(pdu, on: id, handle: acl.handle, record)
             }
         default:

@@ -44,30 +44,38 @@ public struct TraceDecoder {
     public init() {}
 
     public mutating func decode(_ record: CaptureRecord) -> DecodedRecord {
-        var decoded = DecodedRecord()
+        // Each layer goes into a local, and the record is built once at the end, straight into
+        // the caller's storage: a DecodedRecord is some 230 bytes, and this runs once a record.
+        var packet: HCIPacket?
+        var l2cap: L2CAPFrame?
+        var att: ATTPDU?
+        var smp: SMPPDU?
+        var fault: DecodeError?
+        var lostFragments: DecodeError?
         do throws(DecodeError) {
-            let packet = try HCIPacket.decode(kind: record.kind, record.bytes)
-            decoded.packet = packet
-            switch packet {
+            let decoded = try HCIPacket.decode(kind: record.kind, record.bytes)
+            packet = decoded
+            switch decoded {
             case .acl(let acl):
                 guard acl.handle != ACLPacket.androidDebugHandle else { break }
                 let outcome = reassembler.push(acl, direction: record.direction)
-                decoded.lostFragments = outcome.fault
+                lostFragments = outcome.fault
                 guard let frame = outcome.frame else { break }
-                let l2cap = try L2CAPFrame.decode(frame)
-                decoded.l2cap = l2cap
-                if l2cap.channel == .att { decoded.att = try ATTPDU.decode(l2cap.payload) }
-                if l2cap.channel == .smp { decoded.smp = try SMPPDU.decode(l2cap.payload) }
+                let frameDecoded = try L2CAPFrame.decode(frame)
+                l2cap = frameDecoded
+                if frameDecoded.channel == .att { att = try ATTPDU.decode(frameDecoded.payload) }
+                if frameDecoded.channel == .smp { smp = try SMPPDU.decode(frameDecoded.payload) }
             case .event(.disconnectionComplete(let status, let handle, _)) where status == .success:
                 reassembler.reset(handle: handle)
             default:
                 break
             }
         } catch {
-            var fault = error
-            fault.recordIndex = record.index
-            decoded.fault = fault
+            var located = error
+            located.recordIndex = record.index
+            fault = located
         }
-        return decoded
+        return DecodedRecord(
+            packet: packet, l2cap: l2cap, att: att, smp: smp, fault: fault, lostFragments: lostFragments)
     }
 }

@@ -41,25 +41,23 @@ final class BTSnoopReader {
     }
 
     func next() throws -> CaptureRecord? {
-        if try window.atEnd() { return nil }
         let recordOffset = window.fileOffset
-        let fault = { (offset: Int64, expected: String) in
-            DecodeError(
-                layer: .btsnoop, offset: Int(offset), expected: expected, recordIndex: self.index,
-                file: self.window.path)
-        }
         let have = try window.fill(Self.recordHeaderLength)
+        if have == 0 { return nil }
         guard have >= Self.recordHeaderLength else {
             throw fault(
                 recordOffset,
                 "a 24-byte record header; the file ends \(have) bytes into it (truncated, as when the writer was killed)")
         }
-        var header = ByteReader(window.view(Self.recordHeaderLength), layer: .btsnoop)
-        let originalLength = Int(try header.u32be("original length"))
-        let includedLength = Int(try header.u32be("included length"))
-        let flags = try header.u32be("flags")
-        let drops = try header.u32be("cumulative drops")
-        let rawTime = try header.i64be("timestamp")
+        // The header is read with plain loads: its length was just checked, and this runs once
+        // for every record of the file.
+        let header = window.view(Self.recordHeaderLength)
+        func word(_ offset: Int) -> UInt32 { UInt32(bigEndian: header.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
+        let originalLength = Int(word(0))
+        let includedLength = Int(word(4))
+        let flags = word(8)
+        let drops = word(12)
+        let rawTime = Int64(bigEndian: header.loadUnaligned(fromByteOffset: 16, as: Int64.self))
         guard includedLength <= Self.largestRecord else {
             throw fault(
                 recordOffset + 4,
@@ -89,14 +87,17 @@ final class BTSnoopReader {
         return record
     }
 
+    private func fault(_ offset: Int64, _ expected: String) -> DecodeError {
+        DecodeError(layer: .btsnoop, offset: Int(offset), expected: expected, recordIndex: index, file: window.path)
+    }
+
     /// H4: the first byte says the kind; it is stripped from `bytes`. The flags' command/event bit
     /// is ignored, since some writers set 0x10 there instead.
     private func classifyH4(_ record: inout CaptureRecord) {
         guard let first = record.bytes.first, let kind = PacketKind(rawValue: first),
             kind != .other
         else {
-            record.note = record.bytes.isEmpty
-                ? "empty record" : "unknown H4 packet type 0x\(String(record.bytes[0], radix: 16))"
+            record.unclassified = record.bytes.isEmpty ? .empty : .unknownH4Type(record.bytes[0])
             return
         }
         record.kind = kind

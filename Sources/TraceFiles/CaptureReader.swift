@@ -10,13 +10,12 @@ public final class CaptureReader {
     public let path: String
     public let format: CaptureFormat
 
-    private enum Source {
-        case btsnoop(BTSnoopReader)
-        case pcap(PcapReader)
-        case packetLogger(PacketLoggerReader)
-    }
-
-    private let source: Source
+    // The reader of the file's format: one of the three is set. (Three constants rather than an
+    // enum or an existential: a call through a constant costs no reference counting and no
+    // copy of the record, and this runs once a record.)
+    private let btsnoop: BTSnoopReader?
+    private let pcap: PcapReader?
+    private let packetLogger: PacketLoggerReader?
 
     public init(path: String) throws {
         self.path = path
@@ -32,12 +31,12 @@ public final class CaptureReader {
         switch CaptureFormat.signature(of: prefix) {
         case .btsnoop:
             let reader = try BTSnoopReader(window: window)
-            source = .btsnoop(reader)
+            (btsnoop, pcap, packetLogger) = (reader, nil, nil)
             format = .btsnoop(datalink: reader.datalink)
         case .pcap, .pcapng:
             let isNG = CaptureFormat.signature(of: prefix) == .pcapng
             let reader = try PcapReader(path: path)
-            source = .pcap(reader)
+            (btsnoop, pcap, packetLogger) = (nil, reader, nil)
             format = isNG ? .pcapng(linkType: reader.linkType) : .pcap(linkType: reader.linkType)
         case .unknown:
             guard let bigEndian = PacketLoggerReader.detectByteOrder(prefix) else {
@@ -46,17 +45,15 @@ public final class CaptureReader {
                     expected: "a btsnoop, pcap, pcapng or PacketLogger file; the first bytes match none of them",
                     file: path)
             }
-            source = .packetLogger(PacketLoggerReader(window: window, bigEndian: bigEndian))
+            (btsnoop, pcap, packetLogger) = (nil, nil, PacketLoggerReader(window: window, bigEndian: bigEndian))
             format = .packetLogger
         }
     }
 
     /// The next record, or nil at the end of the file.
     public func next() throws -> CaptureRecord? {
-        switch source {
-        case .btsnoop(let reader): try reader.next()
-        case .pcap(let reader): try reader.next()
-        case .packetLogger(let reader): try reader.next()
-        }
+        if let btsnoop { return try btsnoop.next() }
+        if let pcap { return try pcap.next() }
+        return try packetLogger?.next()
     }
 }

@@ -19,8 +19,35 @@ public struct CaptureRecord {
     /// Length of the packet on the wire; larger than `bytes.count` when the capture truncated it.
     public var originalLength: Int
     public var bytes: UnsafeRawBufferPointer
-    /// For records of kind `.other`: what the capture tool wrote, where it is text.
-    public var note: String?
+    /// For records of kind `.other`: what the record is, and the text the capture tool wrote
+    /// where it wrote text (a system note, a log line). Made from the record's bytes when asked
+    /// for, so that a record holds no reference and is copied as plain bytes.
+    public var note: String? {
+        guard kind == .other else { return nil }
+        switch sourceType {
+        case .linuxMonitor(let opcode): return LinuxMonitor.note(opcode: opcode, payload: bytes)
+        case .packetLogger(let type): return PacketLoggerReader.note(type: type, payload: bytes)
+        case nil: return unclassified?.description
+        }
+    }
+
+    /// Why an H4 reader could not say what the record is.
+    enum Unclassified: Hashable, CustomStringConvertible {
+        case empty
+        case unknownH4Type(UInt8)
+        case notH4
+
+        var description: String {
+            switch self {
+            case .empty: "empty record"
+            case .unknownH4Type(let type): "unknown H4 packet type 0x\(String(type, radix: 16))"
+            case .notH4: "not an H4 packet"
+            }
+        }
+    }
+
+    /// Set by the H4 readers (btsnoop 1002, pcap 187 and 201) on a record of kind `.other`.
+    var unclassified: Unclassified?
     /// The record's type in the numbering of the format it was read from, where kind and
     /// direction do not say all of it: the Linux monitor opcode (btsnoop 2001, pcap 254) or the
     /// PacketLogger record type. ``CaptureWriter`` uses it to write non-HCI records (notes, logs,
@@ -54,7 +81,7 @@ public struct CaptureRecord {
     public init(
         index: Int, fileOffset: Int64, timestamp: Timestamp, direction: Direction?,
         kind: PacketKind, controllerIndex: UInt16? = nil, originalLength: Int,
-        bytes: UnsafeRawBufferPointer, note: String? = nil, sourceType: SourceType? = nil,
+        bytes: UnsafeRawBufferPointer, sourceType: SourceType? = nil,
         btsnoopFlags: BTSnoopFlags? = nil
     ) {
         self.index = index
@@ -65,7 +92,6 @@ public struct CaptureRecord {
         self.controllerIndex = controllerIndex
         self.originalLength = originalLength
         self.bytes = bytes
-        self.note = note
         self.sourceType = sourceType
         self.btsnoopFlags = btsnoopFlags
     }

@@ -37,10 +37,17 @@ final class FileWindow {
     var available: Int { end - start }
 
     /// Makes at least `count` bytes available unless the file ends first; returns what is there.
-    @discardableResult
+    @discardableResult @inline(__always)
     func fill(_ count: Int) throws(CaptureError) -> Int {
-        precondition(count <= limit, "callers check lengths against the limit first")
         if available >= count || reachedEnd { return available }
+        return try refill(count)
+    }
+
+    /// Moves what is left to the front of the buffer (growing it if one record needs more) and
+    /// reads from the file until `count` bytes are there or the file ends.
+    @inline(never)
+    private func refill(_ count: Int) throws(CaptureError) -> Int {
+        precondition(count <= limit, "callers check lengths against the limit first")
         if start + count > storage.count {
             if count > storage.count {
                 let grown = UnsafeMutableRawBufferPointer.allocate(
@@ -73,10 +80,12 @@ final class FileWindow {
     }
 
     /// The first `count` available bytes, borrowed.
+    @inline(__always)
     func view(_ count: Int) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: storage[start..<start + count])
     }
 
+    @inline(__always)
     func consume(_ count: Int) {
         start += count
         fileOffset += Int64(count)

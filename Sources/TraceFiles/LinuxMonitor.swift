@@ -3,8 +3,8 @@ import Wire
 /// The Linux kernel's Bluetooth monitor channel framing, shared by btsnoop datalink 2001 and pcap
 /// link type 254: an adapter index and an opcode saying what the payload is.
 enum LinuxMonitor {
-    /// Sets kind, direction and controller from the monitor opcode; decodes the text of the
-    /// records that carry text (new index, system note, user logging).
+    /// Sets kind, direction and controller from the monitor opcode. (``note(opcode:payload:)``
+    /// reads the records that carry text, such as new index, system note and user logging.)
     static func classify(_ record: inout CaptureRecord, controller: UInt16, opcode: UInt16) {
         record.controllerIndex = controller
         record.sourceType = .linuxMonitor(opcode: opcode)
@@ -20,7 +20,6 @@ enum LinuxMonitor {
         default:
             record.kind = .other
             record.direction = nil
-            record.note = note(opcode: opcode, payload: record.bytes)
         }
     }
 

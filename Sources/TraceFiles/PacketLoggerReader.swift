@@ -95,7 +95,7 @@ final class PacketLoggerReader {
         case 0x09: (record.kind, record.direction) = (.sco, .received)
         case 0x12: (record.kind, record.direction) = (.iso, .sent)
         case 0x13: (record.kind, record.direction) = (.iso, .received)
-        default: record.note = Self.note(type: type, payload: payload)
+        default: break  // a note, log or other record: ``CaptureRecord/note`` says which
         }
         window.consume(total)
         index += 1

@@ -100,7 +100,7 @@ final class PcapReader {
             guard !reader.isAtEnd, let kind = PacketKind(rawValue: try reader.u8("H4 packet type")),
                 kind != .other
             else {
-                record.note = "not an H4 packet"
+                record.unclassified = .notH4
                 break
             }
             record.kind = kind

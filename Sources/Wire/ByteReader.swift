@@ -22,34 +22,42 @@ public struct ByteReader {
     @inlinable public var isAtEnd: Bool { offset >= buffer.count }
 
     /// Fails unless at least `count` bytes remain.
-    @inlinable
+    ///
+    /// The check is inlined into every reader; building the error is kept out of line, so that a
+    /// field read on the hot path is a compare and a load.
+    @inlinable @inline(__always)
     public func require(_ count: Int, _ expected: String) throws(DecodeError) {
-        guard count >= 0, count <= remaining else {
-            throw DecodeError(layer: layer, offset: offset, expected: expected)
+        guard _fastPath(UInt(bitPattern: count) <= UInt(bitPattern: remaining)) else {
+            throw shortInput(expected)
         }
     }
 
-    @inlinable
+    @usableFromInline @inline(never)
+    func shortInput(_ expected: String) -> DecodeError {
+        DecodeError(layer: layer, offset: offset, expected: expected)
+    }
+
+    @inlinable @inline(__always)
     public mutating func skip(_ count: Int, _ expected: String) throws(DecodeError) {
         try require(count, expected)
         offset += count
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func u8(_ expected: String) throws(DecodeError) -> UInt8 {
         try require(1, expected)
         defer { offset += 1 }
         return buffer[offset]
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func u16le(_ expected: String) throws(DecodeError) -> UInt16 {
         try require(2, expected)
         defer { offset += 2 }
         return UInt16(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func u24le(_ expected: String) throws(DecodeError) -> UInt32 {
         try require(3, expected)
         defer { offset += 3 }
@@ -57,28 +65,28 @@ public struct ByteReader {
             | UInt32(buffer[offset + 2]) << 16
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func u32le(_ expected: String) throws(DecodeError) -> UInt32 {
         try require(4, expected)
         defer { offset += 4 }
         return UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func u16be(_ expected: String) throws(DecodeError) -> UInt16 {
         try require(2, expected)
         defer { offset += 2 }
         return UInt16(bigEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func u32be(_ expected: String) throws(DecodeError) -> UInt32 {
         try require(4, expected)
         defer { offset += 4 }
         return UInt32(bigEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func i64be(_ expected: String) throws(DecodeError) -> Int64 {
         try require(8, expected)
         defer { offset += 8 }
@@ -86,7 +94,7 @@ public struct ByteReader {
     }
 
     /// A 6-byte Bluetooth device address, least significant byte first (as on the air and in HCI).
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func address(_ expected: String) throws(DecodeError) -> BluetoothAddress {
         try require(6, expected)
         defer { offset += 6 }
@@ -96,7 +104,7 @@ public struct ByteReader {
     }
 
     /// The next `count` bytes, borrowed.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func bytes(_ count: Int, _ expected: String) throws(DecodeError)
         -> UnsafeRawBufferPointer
     {
@@ -106,7 +114,7 @@ public struct ByteReader {
     }
 
     /// Everything not yet read, borrowed.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func rest() -> UnsafeRawBufferPointer {
         defer { offset = buffer.count }
         return UnsafeRawBufferPointer(rebasing: buffer[offset...])

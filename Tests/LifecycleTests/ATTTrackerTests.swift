@@ -48,7 +48,7 @@ import Wire
         var tracker = ATTTracker()
         _ = observe(&tracker, "02 0502", .sent)  // client 517
         _ = observe(&tracker, "03 f700", .received)  // server 247
-        #expect(tracker.mtu[0x40] == 247)
+        #expect(tracker.mtu(on: 0x40) == 247)
     }
 
     @Test func learnsServicesCharacteristicsAndDescriptorsFromDiscovery() {

@@ -71,6 +71,8 @@ public struct OwnedRecord: Hashable {
     public var controllerIndex: UInt16?
     public var originalLength: Int
     public var bytes: [UInt8]
+    public var sourceType: CaptureRecord.SourceType?
+    /// What the record said of itself (``CaptureRecord/note``), kept for comparisons.
     public var note: String?
 
     public init(_ record: CaptureRecord) {
@@ -82,6 +84,7 @@ public struct OwnedRecord: Hashable {
         controllerIndex = record.controllerIndex
         originalLength = record.originalLength
         bytes = Array(record.bytes)
+        sourceType = record.sourceType
         note = record.note
     }
 
@@ -94,6 +97,7 @@ public struct OwnedRecord: Hashable {
         controllerIndex = nil
         bytes = Wire.bytes(hex: hex)!
         originalLength = bytes.count
+        sourceType = nil
         note = nil
     }
 
@@ -104,7 +108,7 @@ public struct OwnedRecord: Hashable {
                 CaptureRecord(
                     index: index, fileOffset: fileOffset, timestamp: timestamp, direction: direction,
                     kind: kind, controllerIndex: controllerIndex, originalLength: originalLength,
-                    bytes: buffer, note: note))
+                    bytes: buffer, sourceType: sourceType))
         }
     }
 }

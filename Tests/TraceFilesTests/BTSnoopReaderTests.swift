@@ -96,6 +96,19 @@ func be64(_ value: Int64) -> [UInt8] { (0..<8).reversed().map { UInt8(truncating
         #expect(records.first?.note == "unknown H4 packet type 0x7f")
     }
 
+    @Test func keepsAnEmptyH4RecordAsAnOtherRecord() throws {
+        let path = try Fixtures.temporaryFile(btsnoop(datalink: 1002, records: [(0, 0, [])]))
+        let (records, fault) = try Fixtures.readAll(path)
+        #expect(fault == nil)
+        #expect(records.first?.kind == .other && records.first?.note == "empty record")
+    }
+
+    @Test func aRecordIsPlainBytesToCopy() {
+        // Readers hand one out per record: one that held a reference (such as a note as a
+        // String) was copied through reference counting, a quarter of a whole-file decode.
+        #expect(_isPOD(CaptureRecord.self))
+    }
+
     @Test func readsTheBundledReconnectCapture() throws {
         let (records, fault) = try Fixtures.readAll(Fixtures.capture("reconnect-supervision-timeout.btsnoop"))
         #expect(fault == nil)

@@ -42,6 +42,19 @@ import Wire
         #expect(records.allSatisfy { $0.kind == .acl })
     }
 
+    @Test func keepsARecordWithoutAKnownH4TypeAsAnOtherRecord() throws {
+        // A classic pcap file (little-endian), link type 201: a direction word, then the H4 type.
+        func le32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        let packet: [UInt8] = [0, 0, 0, 1, 0x7F, 0xAA]
+        let file = le32(0xA1B2_C3D4) + [2, 0, 4, 0] + le32(0) + le32(0) + le32(65535) + le32(201)
+            + le32(1) + le32(0) + le32(UInt32(packet.count)) + le32(UInt32(packet.count)) + packet
+        let (records, fault) = try Fixtures.readAll(Fixtures.temporaryFile(file, name: "non-h4.pcap"))
+        #expect(fault == nil)
+        #expect(records.count == 1)
+        #expect(records.first?.kind == .other && records.first?.note == "not an H4 packet")
+        #expect(records.first?.bytes == packet)
+    }
+
     @Test func refusesALinkLayerSnifferCaptureByName() throws {
         let path = Fixtures.publicCapture("mikeryan-crackle-le-sc.pcapng")
         let error = try #require(throws: CaptureError.self) { try CaptureReader(path: path) }

@@ -36,4 +36,33 @@ import Wire
         #expect(layer.rawValue == name)
         #expect(DecodeError(layer: layer, offset: 0, expected: "e").description.hasPrefix(name + " at"))
     }
+
+    @Test func changingACopyLeavesTheOriginalAsItWas() {
+        let original = DecodeError(layer: .att, offset: 3, expected: "a 2-byte handle")
+        var located = original
+        located.recordIndex = 12
+        located.file = "trace.btsnoop"
+        located.expected += " (the PDU ends early)"
+        #expect(original.recordIndex == nil && original.file == nil && original.expected == "a 2-byte handle")
+        #expect(located.recordIndex == 12 && located.file == "trace.btsnoop")
+        #expect(located.expected == "a 2-byte handle (the PDU ends early)")
+        #expect(located.layer == .att && located.offset == 3)
+        located.recordIndex = nil
+        #expect(located.recordIndex == nil)
+    }
+
+    @Test func equalityAndHashingGoByTheFields() {
+        let a = DecodeError(layer: .hci, offset: 1, expected: "x", recordIndex: 2, file: "f")
+        let b = DecodeError(layer: .hci, offset: 1, expected: "x", recordIndex: 2, file: "f")
+        var c = b
+        c.offset = 9
+        #expect(a == b && a.hashValue == b.hashValue)
+        #expect(a != c)
+        #expect(Set([a, b, c]).count == 2)
+    }
+
+    @Test func anOptionalErrorIsOneWord() {
+        // Decoded records carry two of these; a larger error made every record slower to copy.
+        #expect(MemoryLayout<DecodeError?>.size == MemoryLayout<Int>.size)
+    }
 }
