@@ -84,16 +84,22 @@ BENCH_SCRATCH := ../.build-bench
 BENCH_DIR ?= /tmp/bletrace-bench
 BENCH_RECORDS ?= 1000000
 BENCH_CAPTURE ?= $(BENCH_DIR)/capture-1M.btsnoop
+# The 1 GB capture for the peak-memory check (17,800,000 records of the same traffic).
+BENCH_BIG_RECORDS ?= 17800000
+BENCH_BIG_CAPTURE ?= $(BENCH_DIR)/capture-1G.btsnoop
+BENCH_GENERATOR := Benchmarks/Package.swift $(wildcard Benchmarks/Sources/*/*.swift)
 
-.PHONY: bench bench-capture bench-thresholds compare
+.PHONY: bench bench-capture bench-thresholds bench-memory compare
 
-## bench-capture: the generated 1,000,000-record btsnoop the benchmarks and compare use.
-bench-capture:
-	@mkdir -p $(BENCH_DIR)
-	@if [ ! -s $(BENCH_CAPTURE) ]; then \
-	  cd Benchmarks && $(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) $(BENCH_SWIFTFLAGS) --product generate-capture && \
-	  $$($(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) $(BENCH_SWIFTFLAGS) --show-bin-path)/generate-capture $(BENCH_CAPTURE) --records $(BENCH_RECORDS); \
-	fi
+## bench-capture: the generated 1,000,000-record btsnoop the benchmarks and compare use
+## (made again whenever the generator changes).
+bench-capture: $(BENCH_CAPTURE)
+
+$(BENCH_CAPTURE) $(BENCH_BIG_CAPTURE): $(BENCH_GENERATOR)
+	@mkdir -p $(dir $@)
+	cd Benchmarks && $(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) $(BENCH_SWIFTFLAGS) --product generate-capture
+	$$(cd Benchmarks && $(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) $(BENCH_SWIFTFLAGS) --show-bin-path)/generate-capture \
+	  $@ --records $(if $(filter $(BENCH_BIG_CAPTURE),$@),$(BENCH_BIG_RECORDS),$(BENCH_RECORDS))
 
 ## bench: release build, then every benchmark, checked against Benchmarks/Thresholds: a
 ## regression beyond the tolerances declared in each benchmark file fails it.
@@ -115,6 +121,15 @@ compare: deps bench-capture
 	$(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli
 	BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
 	  RECORDS=$(BENCH_RECORDS) bash Benchmarks/compare.sh $(BENCH_CAPTURE)
+
+## bench-memory: peak memory of bletrace stats, lifecycle and errors on the 1M-record capture
+## and on a 1 GB one (generated into $(BENCH_DIR) on first use); fails if stats needs 64 MB or
+## more on the 1 GB file.
+bench-memory: deps $(BENCH_CAPTURE) $(BENCH_BIG_CAPTURE)
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="bc time"
+	$(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli
+	BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
+	  LIMIT_MB=64 bash Benchmarks/memory.sh $(BENCH_CAPTURE) $(BENCH_BIG_CAPTURE)
 
 ## picture: the lifecycle timeline of the demo capture (bletrace lifecycle --format html) in
 ## $(OUT)/timeline.html, screenshotted by headless Chromium (installed from Debian when missing)

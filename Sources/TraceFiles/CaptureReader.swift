@@ -10,12 +10,14 @@ public final class CaptureReader {
     public let path: String
     public let format: CaptureFormat
 
-    // The reader of the file's format: one of the three is set. (Three constants rather than an
-    // enum or an existential: a call through a constant costs no reference counting and no
-    // copy of the record, and this runs once a record.)
-    private let btsnoop: BTSnoopReader?
-    private let pcap: PcapReader?
-    private let packetLogger: PacketLoggerReader?
+    // The reader of the file's format, held by `source`; one of the three references below is
+    // set, to call it directly. They are unmanaged, called through a guaranteed reference
+    // (`source` keeps the reader alive as long as this object): a call then costs no reference
+    // counting and no copy of the record through an existential, and it is made once a record.
+    private let source: AnyObject
+    private let btsnoop: Unmanaged<BTSnoopReader>?
+    private let pcap: Unmanaged<PcapReader>?
+    private let packetLogger: Unmanaged<PacketLoggerReader>?
 
     public init(path: String) throws {
         self.path = path
@@ -31,12 +33,12 @@ public final class CaptureReader {
         switch CaptureFormat.signature(of: prefix) {
         case .btsnoop:
             let reader = try BTSnoopReader(window: window)
-            (btsnoop, pcap, packetLogger) = (reader, nil, nil)
+            (source, btsnoop, pcap, packetLogger) = (reader, .passUnretained(reader), nil, nil)
             format = .btsnoop(datalink: reader.datalink)
         case .pcap, .pcapng:
             let isNG = CaptureFormat.signature(of: prefix) == .pcapng
             let reader = try PcapReader(path: path)
-            (btsnoop, pcap, packetLogger) = (nil, reader, nil)
+            (source, btsnoop, pcap, packetLogger) = (reader, nil, .passUnretained(reader), nil)
             format = isNG ? .pcapng(linkType: reader.linkType) : .pcap(linkType: reader.linkType)
         case .unknown:
             guard let bigEndian = PacketLoggerReader.detectByteOrder(prefix) else {
@@ -45,15 +47,16 @@ public final class CaptureReader {
                     expected: "a btsnoop, pcap, pcapng or PacketLogger file; the first bytes match none of them",
                     file: path)
             }
-            (btsnoop, pcap, packetLogger) = (nil, nil, PacketLoggerReader(window: window, bigEndian: bigEndian))
+            let reader = PacketLoggerReader(window: window, bigEndian: bigEndian)
+            (source, btsnoop, pcap, packetLogger) = (reader, nil, nil, .passUnretained(reader))
             format = .packetLogger
         }
     }
 
     /// The next record, or nil at the end of the file.
     public func next() throws -> CaptureRecord? {
-        if let btsnoop { return try btsnoop.next() }
-        if let pcap { return try pcap.next() }
-        return try packetLogger?.next()
+        if let btsnoop { return try btsnoop._withUnsafeGuaranteedRef { try $0.next() } }
+        if let pcap { return try pcap._withUnsafeGuaranteedRef { try $0.next() } }
+        return try packetLogger?._withUnsafeGuaranteedRef { try $0.next() }
     }
 }

@@ -23,11 +23,21 @@ enum Output {
         FileHandle.standardError.write(Data(("bletrace: " + text + "\n").utf8))
     }
 
-    /// One compact JSON document on one line.
+    /// One JSON document: compact on one line (as `decode --format jsonl` writes one a record),
+    /// or pretty. A large one (a whole capture's lifecycles or errors can be tens of megabytes)
+    /// is written as encoded, without copies.
     static func json(_ value: some Encodable, pretty: Bool = false) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        line(String(decoding: try encoder.encode(value), as: UTF8.self))
+        var document = try encoder.encode(value)
+        document.append(0x0A)
+        if document.count < 1 << 16 {
+            buffer.append(contentsOf: document)
+            if buffer.count >= 1 << 16 { flush() }
+        } else {
+            flush()
+            FileHandle.standardOutput.write(document)
+        }
     }
 }
 

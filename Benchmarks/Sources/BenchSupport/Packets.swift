@@ -65,7 +65,33 @@ public enum Packets {
         command(0x0406, le16(handle) + [reason])
     }
 
+    /// §7.8.33 LE Set Data Length (0x08|0x0022 = 0x2022): handle, TX octets, TX time.
+    public static func leSetDataLength(handle: UInt16, octets: UInt16, time: UInt16) -> [UInt8] {
+        command(0x2022, le16(handle) + le16(octets) + le16(time))
+    }
+
+    /// §7.8.49 LE Set PHY (0x08|0x0032 = 0x2032): handle, all PHYs, TX PHYs, RX PHYs, options.
+    public static func leSetPHY(handle: UInt16, phys: UInt8) -> [UInt8] {
+        command(0x2032, le16(handle) + [0x00, phys, phys] + le16(0x0000))
+    }
+
     // MARK: HCI events (Vol 4, Part E, §7.7)
+
+    /// §7.7.14 Command Complete: num HCI command packets, opcode, return parameters.
+    public static func commandComplete(opcode: UInt16, _ returnParameters: [UInt8]) -> [UInt8] {
+        event(0x0E, [0x01] + le16(opcode) + returnParameters)
+    }
+
+    /// §7.7.65.7 LE Data Length Change (subevent 0x07): handle, max TX octets and time, max RX
+    /// octets and time.
+    public static func leDataLengthChange(handle: UInt16, octets: UInt16, time: UInt16) -> [UInt8] {
+        event(0x3E, [0x07] + le16(handle) + le16(octets) + le16(time) + le16(octets) + le16(time))
+    }
+
+    /// §7.7.65.12 LE PHY Update Complete (subevent 0x0C): status, handle, TX PHY, RX PHY.
+    public static func lePHYUpdateComplete(handle: UInt16, phy: UInt8) -> [UInt8] {
+        event(0x3E, [0x0C, 0x00] + le16(handle) + [phy, phy])
+    }
 
     /// §7.7.15 Command Status: status, num HCI command packets, command opcode.
     public static func commandStatus(opcode: UInt16, status: UInt8 = 0) -> [UInt8] {

@@ -2,12 +2,15 @@
 //
 // Writes a deterministic btsnoop (datalink 1002, H4) capture of N records of realistic LE central
 // traffic, through the main package's CaptureWriter: up to three connections at a time, each
-// with LE Create Connection, Command Status and LE Connection Complete; MTU exchange; GATT
-// discovery (primary services, characteristics, descriptors) ending in Attribute Not Found
-// Error Responses; reads (some refused with Read Not Permitted or Insufficient Authentication);
-// CCCD writes; many notifications of 20 to 244 bytes, the large ones fragmented over several
-// 27-byte ACL packets; Number Of Completed Packets events for what the host sent; and
-// disconnections with reasons 0x08, 0x13, 0x16 (after a Disconnect command) and 0x3E.
+// with LE Create Connection, Command Status and LE Connection Complete; on two connections in
+// three, as phones do, data length extension to 251 bytes (LE Set Data Length, LE Data Length
+// Change) and the 2M PHY (LE Set PHY, LE PHY Update Complete); MTU exchange; GATT discovery
+// (primary services, characteristics, descriptors) ending in Attribute Not Found Error
+// Responses; reads (some refused with Read Not Permitted or Insufficient Authentication); CCCD
+// writes; many notifications of 20 to 244 bytes, the large ones fragmented over several 27-byte
+// ACL packets where the data length was not extended; Number Of Completed Packets events for
+// what the host sent; and disconnections with reasons 0x08, 0x13, 0x16 (after a Disconnect
+// command) and 0x3E.
 import BenchSupport
 #if canImport(Glibc)
 import Glibc
@@ -55,7 +58,6 @@ while !arguments.isEmpty {
 guard let outPath else { usage() }
 
 var rng = SplitMix64(seed: seed)
-let aclMaxData = 27  // LE ACL buffer size without data length extension
 
 @MainActor func makeScript(handle: UInt16, serial: Int) -> ConnectionScript {
     var script = ConnectionScript()
@@ -72,6 +74,23 @@ let aclMaxData = 27  // LE ACL buffer size without data length extension
             Record(kind: .event, received: true, bytes: Packets.disconnectionComplete(handle: handle, reason: 0x3E))
         ])
         return script
+    }
+
+    // Data length extension and the 2M PHY on two connections in three; the LE default of 27
+    // bytes of ACL data (and the 1M PHY) on the others.
+    let extended = serial % 3 != 2
+    let aclMaxData = extended ? 251 : 27
+    if extended {
+        script.chunks.append([
+            Record(kind: .command, received: false, bytes: Packets.leSetDataLength(handle: handle, octets: 251, time: 2120)),
+            Record(kind: .event, received: true, bytes: Packets.commandComplete(opcode: 0x2022, [0x00] + Packets.le16(handle))),
+            Record(kind: .event, received: true, bytes: Packets.leDataLengthChange(handle: handle, octets: 251, time: 2120)),
+        ])
+        script.chunks.append([
+            Record(kind: .command, received: false, bytes: Packets.leSetPHY(handle: handle, phys: 0x02)),
+            Record(kind: .event, received: true, bytes: Packets.commandStatus(opcode: 0x2032)),
+            Record(kind: .event, received: true, bytes: Packets.lePHYUpdateComplete(handle: handle, phy: 0x02)),
+        ])
     }
 
     var sentSinceCompleted: UInt16 = 0
@@ -144,7 +163,7 @@ let aclMaxData = 27  // LE ACL buffer size without data length extension
         if roll < 70 {
             receive(Packets.attNotification(0x000E, (0..<20).map { UInt8(truncatingIfNeeded: $0 &+ n) }))
         } else if roll < 88 {
-            let length = Int.random(in: 21...244, using: &rng)  // fragmented over 2 to 10 ACL packets
+            let length = Int.random(in: 21...244, using: &rng)  // over 2 to 10 ACL packets without DLE
             receive(Packets.attNotification(0x000E, (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ n) }))
         } else if roll < 94 {
             send(Packets.attReadRequest(0x0016))

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# memory.sh FILE...: peak memory (and wall time) of bletrace stats, lifecycle and errors on each
+# capture, one run each under /usr/bin/time -v, output to /dev/null. Needs BLETRACE (a release
+# bletrace). With LIMIT_MB set, exits 1 when `bletrace stats` on the last (largest) file peaks at
+# LIMIT_MB or more: peak memory must not grow with the file.
+set -u
+printf '| %-20s | %7s | %-34s | %7s | %9s | %10s |\n' file "MB" command "wall s" "MB/s" "peak RSS"
+printf '| %-20s | %7s | %-34s | %7s | %9s | %10s |\n' --- ---: --- ---: ---: ---:
+last_kb=0
+for file in "$@"; do
+    size=$(stat -c %s "$file")
+    cat "$file" > /dev/null  # into the page cache: the times are bletrace's, not the disk's
+    for command in "stats" "lifecycle --format json" "errors --format json"; do
+        log=$(mktemp)
+        # shellcheck disable=SC2086
+        start=$(date +%s%N)
+        /usr/bin/time -v "$BLETRACE" $command "$file" > /dev/null 2> "$log"
+        code=$?
+        wall=$(echo "($(date +%s%N) - $start) / 1000000000" | bc -l)
+        kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log")
+        rm -f "$log"
+        if [ "$code" -ne 0 ]; then echo "bletrace $command $file: exit $code" >&2; exit 1; fi
+        printf '| %-20s | %7.1f | %-34s | %7.3f | %9.0f | %7.1f MB |\n' "$(basename "$file")" \
+            "$(echo "$size / 1000000" | bc -l)" "bletrace $command" "$wall" \
+            "$(echo "$size / 1000000 / $wall" | bc -l)" "$(echo "$kb / 1024" | bc -l)"
+        [ "$command" = "stats" ] && last_kb=$kb
+    done
+done
+if [ -n "${LIMIT_MB:-}" ] && [ "$last_kb" -ge $((LIMIT_MB * 1024)) ]; then
+    echo "bletrace stats peaked at $((last_kb / 1024)) MB on $(basename "${!#}"): the limit is $LIMIT_MB MB" >&2
+    exit 1
+fi
