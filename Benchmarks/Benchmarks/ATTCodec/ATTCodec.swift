@@ -1,5 +1,5 @@
 // ATT codec hot path: decode (and, for lists, iterate) typical PDUs from borrowed bytes, and
-// encode a notification into a caller-provided buffer. Each benchmark runs its body
+// encode each of them into a caller-provided buffer. Each benchmark runs its body
 // `scaledIterations` times (scalingFactor .mega), so the reported figures are per PDU.
 import Benchmark
 import BenchSupport
@@ -68,17 +68,27 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    // Encode a decoded 20-byte notification back into a reused buffer.
-    let notification = PinnedBytes(Packets.notification20)
+    // Encode: each PDU, decoded once, written back into a reused buffer.
     let output = UnsafeMutableRawBufferPointer.allocate(byteCount: 512, alignment: 16)
-    Benchmark("ATT_encode_notification_20B") { benchmark in
-        let pdu = decode(notification.view)
-        for _ in benchmark.scaledIterations {
-            var writer = ByteWriter(output)
-            do { try pdu.encode(into: &writer) } catch { fatalError("\(error)") }
-            blackHole(writer.count)
+    func encodeBenchmark(_ name: String, _ input: [UInt8]) {
+        let pinned = PinnedBytes(input)
+        Benchmark("ATT_encode_\(name)") { benchmark in
+            let pdu = decode(pinned.view)
+            for _ in benchmark.scaledIterations {
+                var writer = ByteWriter(output)
+                do { try pdu.encode(into: &writer) } catch { fatalError("\(error)") }
+                blackHole(writer.count)
+            }
         }
     }
+
+    encodeBenchmark("notification_20B", Packets.notification20)
+    encodeBenchmark("notification_244B", Packets.notification244)
+    encodeBenchmark("Error_Response", Packets.errorResponse)
+    encodeBenchmark("Write_Request", Packets.writeRequest)
+    encodeBenchmark("Read_By_Type_Response_6_pairs", Packets.readByTypeResponse6)
+    encodeBenchmark("Read_By_Group_Type_Response_3_groups", Packets.readByGroupTypeResponse)
+    encodeBenchmark("Find_Information_Response_4_pairs", Packets.findInformationResponse)
 }
 
 /// Tolerances for `swift package benchmark thresholds check` against the stored
