@@ -33,7 +33,7 @@ struct Errors: ParsableCommand {
         } catch { fault = error }
 
         if format == .json {
-            try Output.json(collector.errors.map(JSONError.init), pretty: true)
+            try Output.prettyJSON(array: collector.errors.map(JSONError.init))
         } else {
             printErrors(collector.errors, origin: origin)
         }

@@ -21,7 +21,11 @@ struct LifecycleCommand: ParsableCommand {
             throw Exit.badInput
         }
         if format == .json {
-            try Output.json(JSONLifecycle(report), pretty: true)
+            // The connections are written one by one: a long capture has thousands.
+            var document = JSONLifecycle(report)
+            let connections = document.connections
+            document.connections = []
+            try Output.prettyJSON(document, streaming: "connections", connections)
         } else {
             printStory(report)
         }

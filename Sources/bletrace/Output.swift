@@ -24,19 +24,76 @@ enum Output {
     }
 
     /// One JSON document: compact on one line (as `decode --format jsonl` writes one a record),
-    /// or pretty. A large one (a whole capture's lifecycles or errors can be tens of megabytes)
-    /// is written as encoded, without copies.
+    /// or pretty.
     static func json(_ value: some Encodable, pretty: Bool = false) throws {
+        write(try encoder(pretty: pretty).encode(value))
+        buffer.append(0x0A)
+    }
+
+    /// A pretty JSON object whose member `key` is an array written one element at a time: the
+    /// bytes `json(_:pretty:)` writes for the object with the array in it, without the whole
+    /// document in memory (JSONEncoder builds a whole document before writing any of it, at
+    /// several times its size). `frame` is the object with that array empty.
+    static func prettyJSON<Element: Encodable>(
+        _ frame: some Encodable, streaming key: String, _ elements: [Element]
+    ) throws {
+        let document = try encoder(pretty: true).encode(frame)
+        // The member, with its empty array, pretty-printed at the first level of indentation.
+        let name = Data("\n  \"\(key)\" : ".utf8)
+        let member = name + Data("[\n\n  ]".utf8)
+        guard let range = document.range(of: member), document[range.upperBound...].range(of: member) == nil else {
+            preconditionFailure("the frame has no empty \(key) member at its first level")
+        }
+        write(document[..<(range.lowerBound + name.count)])
+        try writeArray(elements, indent: 2)
+        write(document[range.upperBound...])
+        buffer.append(0x0A)
+    }
+
+    /// A pretty JSON document that is an array, written one element at a time (the bytes
+    /// `json(elements, pretty: true)` writes).
+    static func prettyJSON<Element: Encodable>(array elements: [Element]) throws {
+        try writeArray(elements, indent: 0)
+        buffer.append(0x0A)
+    }
+
+    /// A pretty JSON array, one element at a time, indented by `indent` spaces as a member at that
+    /// depth would be: JSON text has no raw line breaks inside strings, so each line of an element
+    /// encoded on its own only needs the array's indentation in front of it.
+    private static func writeArray<Element: Encodable>(_ elements: [Element], indent: Int) throws {
+        let encoder = encoder(pretty: true)
+        let margin = Array(repeating: UInt8(ascii: " "), count: indent + 2)
+        buffer.append(contentsOf: "[\n".utf8)
+        for (index, element) in elements.enumerated() {
+            if index > 0 { buffer.append(contentsOf: ",\n".utf8) }
+            // The margin goes before every line but the empty ones (as in an empty array).
+            var lineStart = true
+            for byte in try encoder.encode(element) {
+                if lineStart, byte != 0x0A { buffer.append(contentsOf: margin) }
+                buffer.append(byte)
+                lineStart = byte == 0x0A
+            }
+            if buffer.count >= 1 << 16 { flush() }
+        }
+        buffer.append(contentsOf: "\n".utf8)
+        buffer.append(contentsOf: margin.dropLast(2))
+        buffer.append(contentsOf: "]".utf8)
+    }
+
+    private static func encoder(pretty: Bool) -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        var document = try encoder.encode(value)
-        document.append(0x0A)
-        if document.count < 1 << 16 {
-            buffer.append(contentsOf: document)
+        return encoder
+    }
+
+    /// Encoded bytes, through the buffer when they are few, else directly after it (no copy).
+    private static func write(_ bytes: Data) {
+        if bytes.count < 1 << 16 {
+            buffer.append(contentsOf: bytes)
             if buffer.count >= 1 << 16 { flush() }
         } else {
             flush()
-            FileHandle.standardOutput.write(document)
+            FileHandle.standardOutput.write(bytes)
         }
     }
 }
