@@ -22,10 +22,8 @@ public struct HandleTable<Value> {
         }
         set {
             let index = Self.index(handle)
-            if index >= entries.count {
-                guard newValue != nil else { return }
-                entries.append(contentsOf: repeatElement(nil, count: index + 1 - entries.count))
-            }
+            guard newValue != nil || index < entries.count else { return }
+            makeRoom(for: index)
             entries[index] = newValue
         }
     }
@@ -44,11 +42,17 @@ public struct HandleTable<Value> {
         _ handle: UInt16, default initial: @autoclosure () -> Value, _ body: (inout Value) -> Result
     ) -> Result {
         let index = Self.index(handle)
+        makeRoom(for: index)
+        if entries[index] == nil { entries[index] = initial() }
+        return body(&entries[index]!)
+    }
+
+    /// Grows the table, with empty entries, to hold `index`.
+    @inlinable
+    mutating func makeRoom(for index: Int) {
         if index >= entries.count {
             entries.append(contentsOf: repeatElement(nil, count: index + 1 - entries.count))
         }
-        if entries[index] == nil { entries[index] = initial() }
-        return body(&entries[index]!)
     }
 
     /// Every handle with a value, in handle order.
