@@ -99,7 +99,8 @@ extension Cassette {
         public var handle: UInt16?
         public var handles: [UInt16] = []
         public var time: Timestamp
-        /// The ATT exchanges it took, as indices into ``Link/exchanges``.
+        /// The ATT exchanges it took: indices into ``Link/exchanges`` from its first to its last
+        /// (``Link/exchanges(of:)`` gives them without what the other side sent meanwhile).
         public var exchanges: Range<Int>
         /// For a write: the value written (a long write's prepared parts put together at their
         /// offsets). For a read: the value read (a long read's parts put together).

@@ -46,6 +46,14 @@ extension Cassette {
             operations.filter { $0.kind == kind && (handle == nil || $0.handle == handle) && (sender == nil || $0.sender == sender) }
         }
 
+        /// The exchanges `operation` took. (Its ``Operation/exchanges`` range may also span the
+        /// other side's requests or indications sent meanwhile; these are left out.)
+        public func exchanges(of operation: Operation) -> [Exchange] {
+            exchanges[operation.exchanges].filter {
+                $0.sender == operation.sender && ($0.opcode == .handleValueIndication) == (operation.kind == .indication)
+            }
+        }
+
         /// Notifications and indications of `handle` (all of them when nil), in time order.
         public func notifications(of handle: UInt16?) -> [ValueEvent] {
             handle.map { h in notifications.filter { $0.handle == h } } ?? notifications
