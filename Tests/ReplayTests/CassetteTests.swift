@@ -90,7 +90,8 @@ struct IndependentPass {
 @Suite struct CassetteTests {
     static let bundled = [
         "att-errors.btsnoop", "reconnect-supervision-timeout.btsnoop", "peer-disconnect.btsnoop", "scan.btsnoop",
-        "cancelled-connect.btsnoop", "att-errors.lt187.pcap",
+        "cancelled-connect.btsnoop", "att-errors.lt187.pcap", "peripheral-server.btsnoop",
+        "peripheral-disconnect-mid-notification.btsnoop", "restore-out-of-range.btsnoop",
     ].map(Fixtures.capture)
     static let publicOnes = [
         "joelarula-darkelf-2.btsnoop", "mchwalisz-lightsapp.btsnoop", "whoisbe-pongbot-last.btsnoop",
@@ -366,6 +367,71 @@ struct IndependentPass {
         #expect(cassette.answers(for: .writeWithoutResponse, handle: 0x15, on: Self.peer, from: .peer).map(\.answered) == [false])
         #expect(cassette.answers(for: .write, handle: 0x15, on: Self.peer, from: .peer).first?.error == ATTErrorCode(rawValue: 0x80))
         #expect(link.notifications.map(\.sender) == [.host])
+    }
+
+    static let central = BluetoothAddress("C0:00:00:00:00:01")!
+
+    @Test func aPeripheralSideCaptureHoldsTheRemoteCentralsRequestsAndThisHostsAnswers() throws {
+        let path = Fixtures.capture("peripheral-server.btsnoop")
+        let expected = try IndependentPass(path: path)
+        let (cassette, fault) = try Cassette.load(path: path)
+        #expect(fault == nil)
+        #expect(cassette.hostRole == .peripheral)
+        #expect(cassette.peers.isEmpty)
+        #expect(cassette.centrals == [Self.central])
+        #expect(cassette.centralEpisodes[Self.central]?.count == 1)
+        #expect(!cassette.advertising.isEmpty)
+        let link = try #require(cassette.links(of: Self.central).first)
+        #expect(link.hostRole == .peripheral)
+        #expect(link.exchanges.filter { $0.opcode.method == .request }.allSatisfy { $0.sender == .peer })
+        // Subscribing and unsubscribing: the CCCD writes the analysis confirmed, in order.
+        let subscriptions = expected.report.connections.flatMap(\.subscriptions)
+        let cccd = try #require(subscriptions.first?.descriptorHandle)
+        let writes = cassette.answers(for: .write, handle: cccd, on: Self.central, from: .peer)
+        #expect(writes.count == subscriptions.count)
+        #expect(writes.map { $0.value.first ?? 0xFF } == subscriptions.map { $0.mode == .notify ? 1 : 0 })
+        // The refused write: the server's answer is the error `bletrace errors` lists.
+        let refused = try #require(expected.errors.first { $0.layer == .att && !$0.expected })
+        let answer = cassette.answer(for: .write, handle: refused.attributeHandle!, on: Self.central, occurrence: 0, from: .peer)
+        #expect(answer?.error?.rawValue == refused.code)
+        // The read got the value this host's server gave.
+        let reads = cassette.answers(for: .read, handle: nil, on: Self.central, from: .peer)
+        #expect(reads.count == expected.readValues.count)
+        #expect(reads.map(\.value) == expected.readValues.sorted { $0.key < $1.key }.map(\.value))
+        // The write without response has no answer.
+        let commands = cassette.answers(for: .writeWithoutResponse, handle: nil, on: Self.central, from: .peer)
+        #expect(commands.count == 1)
+        #expect(commands.allSatisfy { !$0.answered })
+        // This host's notifications.
+        #expect(link.notifications.count == expected.notifications.count)
+        #expect(link.notifications.allSatisfy { $0.sender == .host })
+        // The database this host's server revealed to the central.
+        #expect(link.database?.services.map(\.uuid).contains(BluetoothUUID(UInt16(0x180D))) == true)
+    }
+
+    @Test func aCentralThatHangsUpMidStreamEndsTheNotificationsBeforeItsDisconnection() throws {
+        let path = Fixtures.capture("peripheral-disconnect-mid-notification.btsnoop")
+        let expected = try IndependentPass(path: path)
+        let (cassette, _) = try Cassette.load(path: path)
+        let episode = try #require(cassette.centralEpisodes[Self.central]?.first)
+        let link = try #require(cassette.link(connection: episode.id))
+        #expect(episode.initiator == .remote)
+        #expect(episode.reason == expected.report.connections[episode.id].reason)
+        #expect(link.notifications.map(\.record) == expected.notifications.map(\.record))
+        #expect(link.notifications.count > 1)
+        #expect(link.notifications.allSatisfy { $0.time < episode.disconnectTime! })
+    }
+
+    @Test(arguments: [
+        "restore-scanning.btsnoop", "restore-pending-connection.btsnoop", "restore-connected.btsnoop",
+        "restore-out-of-range.btsnoop", "restore-notifying.btsnoop",
+    ].map(Fixtures.capture))
+    func theRestorationCapturesAreCentralSide(path: String) throws {
+        let (cassette, fault) = try Cassette.load(path: path)
+        #expect(fault == nil)
+        #expect(cassette.hostRole == .central)
+        #expect(cassette.centrals.isEmpty)
+        #expect(cassette.links.allSatisfy { $0.hostRole == .central })
     }
 
     @Test func pairingFailuresAndServiceChangedAreKeptPerLink() {
