@@ -20,10 +20,12 @@ written in Python.  It also ships a *virtual* controller
 Each Device talks real HCI (H4 packets as bytes) to its own Controller, so the
 traffic between the central's host and the central's controller is real HCI as
 produced and consumed by an independent implementation.  A
-``bumble.snoop.BtSnooper`` is attached to the CENTRAL's host
-(``Host.snooper``): it records every packet the host sends to its controller
-(commands, host->controller ACL) and every packet it receives (events,
-controller->host ACL).  The peripheral is not recorded.
+``bumble.snoop.BtSnooper`` is attached to one host (``Host.snooper``): the
+CENTRAL's, except in the ``peripheral-*`` scenarios, which record the
+PERIPHERAL's (this host is then the GATT server a remote central uses).  It
+records every packet the host sends to its controller (commands,
+host->controller ACL) and every packet it receives (events, controller->host
+ACL).  The other host is not recorded.
 
 Determinism
 -----------
