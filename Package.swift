@@ -36,16 +36,16 @@ let package = Package(
         .target(
             name: "Lifecycle",
             dependencies: ["Wire", "HCI", "ATT", "CoreBluetoothCodes", "TraceFiles"]),
-        .target(name: "Managers", dependencies: ["Wire", "ATT", "CoreBluetoothCodes"]),
+        .target(name: "BLETraceCoreBluetooth", dependencies: ["Wire", "ATT", "CoreBluetoothCodes"]),
         .target(
             name: "Replay",
             dependencies: [
-                "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "Managers",
+                "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "BLETraceCoreBluetooth",
             ]),
         .target(
             name: "BLETrace",
             dependencies: [
-                "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "Managers",
+                "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "BLETraceCoreBluetooth",
                 "Replay",
             ]),
         .executableTarget(
@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "ATTTests", dependencies: ["ATT", "Wire", "TestSupport"]),
         .testTarget(name: "CoreBluetoothCodesTests", dependencies: ["CoreBluetoothCodes"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "TestSupport"]),
-        .testTarget(name: "ManagersTests", dependencies: ["Managers"]),
+        .testTarget(name: "BLETraceCoreBluetoothTests", dependencies: ["BLETraceCoreBluetooth"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "TestSupport"]),
         .testTarget(name: "BletraceCLITests", dependencies: ["bletrace", "TestSupport"]),
     ]

@@ -1,8 +1,9 @@
+import BLETraceCoreBluetooth
 import Foundation
-import Managers
 
-/// An app under test, written as for CoreBluetooth: it creates its managers at launch and
-/// reacts in their delegates.
+/// An app under test, written as for CoreBluetooth: it creates its managers at launch
+/// (`CBCentralManager(delegate:queue:options:)`, with no system argument: the replay running the
+/// app is found from context) and reacts in their delegates.
 public protocol BluetoothApp: AnyObject {
     /// `application(_:didFinishLaunchingWithOptions:)`: create the managers here.
     func didFinishLaunching(_ launch: Launch)
@@ -10,8 +11,6 @@ public protocol BluetoothApp: AnyObject {
 
 /// What an app is given at launch.
 public struct Launch {
-    /// The system to create managers with.
-    public let system: any BluetoothSystem
     /// Identifiers of peripherals the app knew before this run (as apps keep them from a
     /// previous session): the peers the capture's central connected to, in order.
     public let knownPeripherals: [UUID]

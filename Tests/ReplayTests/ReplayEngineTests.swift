@@ -2,7 +2,7 @@ import CoreBluetoothCodes
 import Foundation
 import HCI
 import Lifecycle
-import Managers
+import BLETraceCoreBluetooth
 import TestSupport
 import Testing
 import Wire
@@ -45,19 +45,19 @@ func cassette(_ episodes: [Connection], end: Double = 100) -> Cassette {
 func signatures(_ flow: Flow) -> [String] { flow.events.map(\.signature) }
 
 /// Connects once and never reconnects.
-final class OneShotApp: BluetoothApp, CentralManagerDelegate {
-    var central: CentralManager?
+final class OneShotApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
+    var central: CBCentralManager?
     var known: [UUID] = []
     let cancelAfterConnect: Bool
     init(cancelAfterConnect: Bool = false) { self.cancelAfterConnect = cancelAfterConnect }
     func didFinishLaunching(_ launch: Launch) {
         known = launch.knownPeripherals
-        central = CentralManager(delegate: self, system: launch.system)
+        central = CBCentralManager(delegate: self, queue: nil)
     }
-    func centralManagerDidUpdateState(_ central: CentralManager) {
+    func centralManagerDidUpdateState(_ central: CBCentralManager) {
         if let target = central.retrievePeripherals(withIdentifiers: known).first { central.connect(target) }
     }
-    func centralManager(_ central: CentralManager, didConnect peripheral: Peripheral) {
+    func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
         if cancelAfterConnect { central.cancelPeripheralConnection(peripheral) }
     }
 }
@@ -132,16 +132,16 @@ final class OneShotApp: BluetoothApp, CentralManagerDelegate {
 
     @Test func aLateConnectGetsAConnectionThatIsStillUpAtOnceButNotOneThatIsOver() {
         /// Connects from a timer, 5 s after launch.
-        final class LateApp: BluetoothApp, CentralManagerDelegate {
-            var central: CentralManager?
+        final class LateApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
+            var central: CBCentralManager?
             func didFinishLaunching(_ launch: Launch) {
-                let central = CentralManager(delegate: self, system: launch.system)
+                let central = CBCentralManager(delegate: self, queue: nil)
                 self.central = central
                 launch.asyncAfter(5) {
                     central.connect(central.retrievePeripherals(withIdentifiers: launch.knownPeripherals)[0])
                 }
             }
-            func centralManagerDidUpdateState(_ central: CentralManager) {}
+            func centralManagerDidUpdateState(_ central: CBCentralManager) {}
         }
         // The first connection is over at 2 s; the second came up at 3.2 s and lasts to 9 s.
         let flow = ReplayEngine(cassette: cassette([
