@@ -41,9 +41,14 @@ extension Cassette {
             self.hostRole = hostRole
         }
 
-        /// The operations of `kind` on `handle` sent by `sender`, in order.
+        /// The operations of `kind` on `handle` (any when nil) sent by `sender` (either side when
+        /// nil), in order. Operations of a capture that records no direction (`.unknown`) match
+        /// either side.
         public func operations(_ kind: Operation.Kind, handle: UInt16?, from sender: Exchange.Side? = nil) -> [Operation] {
-            operations.filter { $0.kind == kind && (handle == nil || $0.handle == handle) && (sender == nil || $0.sender == sender) }
+            operations.filter {
+                $0.kind == kind && (handle == nil || $0.handle == handle)
+                    && (sender == nil || $0.sender == sender || $0.sender == .unknown)
+            }
         }
 
         /// The exchanges `operation` took. (Its ``Operation/exchanges`` range may also span the
@@ -83,8 +88,8 @@ extension Cassette {
         /// Its GATT database as the capture revealed it (the peer's own server when this host was
         /// central; this host's server as the peer discovered it when this host was peripheral).
         public var database: GATTDatabase?
-        /// Its role opposite this host's on its first link: a peer of a central host is a
-        /// peripheral, and the other way round.
+        /// This host's role on the peer's first link (`central`: the peer is a peripheral;
+        /// `peripheral`: the peer is a remote central).
         public var hostRole: HostRole?
 
         init(address: BluetoothAddress) { self.address = address }
