@@ -436,6 +436,24 @@ struct IndependentPass {
         #expect(cassette.links.allSatisfy { $0.hostRole == .central })
     }
 
+    @Test func includedServicesFoundByDiscoveryAreKept() {
+        let cassette = CassettePackets.cassette([
+            CassettePackets.connected(),
+            // Find Included Services in 0x0010-0x0020: an include at 0x0011 of the service
+            // 0x0030-0x0035 (UUID 0x180F), and one at 0x0012 of a 128-bit service (no UUID given).
+            CassettePackets.att("08 1000 2000 0228", .sent, at: 1_000),
+            CassettePackets.att("09 08 1100 3000 3500 0f18", .received, at: 2_000),
+            CassettePackets.att("08 1200 2000 0228", .sent, at: 3_000),
+            CassettePackets.att("09 06 1200 4000 4800", .received, at: 4_000),
+        ])
+        let link = cassette.links[0]
+        #expect(link.includedServices == [
+            .init(handle: 0x11, start: 0x30, end: 0x35, uuid: BluetoothUUID(UInt16(0x180F))),
+            .init(handle: 0x12, start: 0x40, end: 0x48, uuid: nil),
+        ])
+        #expect(link.operations.map(\.kind) == [.discovery, .discovery])
+    }
+
     @Test func pairingFailuresAndServiceChangedAreKeptPerLink() {
         let cassette = CassettePackets.cassette([
             CassettePackets.connected(),
