@@ -102,8 +102,9 @@ public final class ReplayEngine: BluetoothSystem {
             nonisolated(unsafe) let engine = self
             nonisolated(unsafe) let app = app
             nonisolated(unsafe) let launch = launch
-            wallStart = .now
             await MainActor.run {
+                // The capture's start is now, in wall time: when the main thread takes the app.
+                engine.wallStart = .now
                 BluetoothSystemContext.with(engine) {
                     engine.record("system", "launch", ["app": name])
                     app.didFinishLaunching(launch)
