@@ -93,4 +93,11 @@ public enum BluetoothSystemContext {
     public static func with<Result>(_ system: any BluetoothSystem, _ body: () throws -> Result) rethrows -> Result {
         try $binding.withValue(Binding(system), operation: body)
     }
+
+    /// Runs `body` with `system` as the system managers created in it talk to.
+    public static func with<Result>(
+        _ system: any BluetoothSystem, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result
+    ) async rethrows -> Result {
+        try await $binding.withValue(Binding(system), operation: body, isolation: isolation)
+    }
 }

@@ -17,4 +17,18 @@ public struct Launch {
     /// Runs `action` after `seconds` of capture time, as `DispatchQueue.main.asyncAfter` would:
     /// for the app's own timers (a connection watchdog, a retry delay, a request timeout).
     public let asyncAfter: (_ seconds: Double, _ action: @escaping () -> Void) -> Void
+    /// The capture's clock, for code that takes an injected `Clock<Duration>`: sleeps on it end
+    /// at capture time (at once in wall time, in a virtual replay).
+    public var clock: any Clock<Duration> { replayClock.handOut() }
+
+    let replayClock: ReplayClock
+
+    public init(
+        knownPeripherals: [UUID], asyncAfter: @escaping (_ seconds: Double, _ action: @escaping () -> Void) -> Void,
+        clock: ReplayClock
+    ) {
+        self.knownPeripherals = knownPeripherals
+        self.asyncAfter = asyncAfter
+        self.replayClock = clock
+    }
 }

@@ -3,6 +3,7 @@ import Foundation
 import HCI
 import Lifecycle
 import BLETraceCoreBluetooth
+import ConcurrencyExtras
 import Wire
 
 /// Plays a cassette to an app: what the peers did comes from the capture, what the app asks for
@@ -19,9 +20,43 @@ import Wire
 /// cassette holds the peers' answers (issue 11), they stay unanswered, as from a peer that went
 /// silent, and each is noted as a divergence.
 public final class ReplayEngine: BluetoothSystem {
+    /// How the replay moves through the capture's time.
+    public enum Pacing: Sendable {
+        /// Capture time, as fast as the app answers: deterministic. App timers run on it through
+        /// ``Launch/asyncAfter`` and ``Launch/clock``.
+        case virtual
+        /// The capture's own pace in wall time, with every callback on the main thread: for app
+        /// code that uses `DispatchQueue.main.asyncAfter` or `Timer` directly.
+        case realtime
+    }
+
     public let cassette: Cassette
+    public let pacing: Pacing
+    /// The clock the app is given (``Launch/clock``).
+    public let clock = ReplayClock()
+    /// Things due later than this after the capture's last record do not happen: the replay ends
+    /// (a timer that re-arms itself forever ends with it). The ATT transaction timeout, so that an
+    /// app's own request timeouts after the last record still fire.
+    public static let horizonSeconds: Int64 = 30
     public private(set) var flow = Flow()
-    public private(set) var now: Timestamp
+
+    /// Where the replay is in capture time.
+    public var now: Timestamp {
+        switch pacing {
+        case .virtual:
+            // A task woken by the clock acts at the clock's time.
+            let clockTime = cassette.start.adding(microseconds: microseconds(ReplayClock.offset(of: clock.now)))
+            return max(eventTime, clockTime)
+        case .realtime:
+            guard let wallStart else { return eventTime }
+            let elapsed = ContinuousClock.now - wallStart
+            return max(eventTime, cassette.start.adding(microseconds: microseconds(elapsed)))
+        }
+    }
+
+    /// The time of the event running, or last run.
+    private var eventTime: Timestamp
+    private var wallStart: ContinuousClock.Instant?
 
     private struct Scheduled {
         var time: Timestamp
@@ -41,31 +76,91 @@ public final class ReplayEngine: BluetoothSystem {
     /// Peers with a connection attempt of the app in progress.
     private var attempts: Set<BluetoothAddress> = []
 
-    public init(cassette: Cassette) {
+    public init(cassette: Cassette, pacing: Pacing = .virtual) {
         self.cassette = cassette
-        self.now = cassette.start
+        self.pacing = pacing
+        self.eventTime = cassette.start
     }
 
     /// Launches `app` at the capture's start and plays the whole cassette to it.
-    public func run(_ app: any BluetoothApp, name: String) -> Flow {
-        BluetoothSystemContext.with(self) {
-            record("system", "launch", ["app": name])
-            app.didFinishLaunching(
-                Launch(
-                    knownPeripherals: cassette.peers.map(CBPeer.identifier(for:)),
-                    asyncAfter: { [unowned self] seconds, action in
-                        schedule(at: now.adding(microseconds: Int64((max(0, seconds) * 1e6).rounded())), for: nil, action)
-                    }))
-            while !queue.isEmpty {
-                let next = queue.removeFirst()
-                now = next.time
-                next.action()
+    public func run(_ app: any BluetoothApp, name: String) async -> Flow {
+        let horizon = cassette.end.adding(microseconds: Self.horizonSeconds * 1_000_000)
+        let launch = Launch(
+            knownPeripherals: cassette.peers.map(CBPeer.identifier(for:)),
+            asyncAfter: { [unowned self] seconds, action in
+                schedule(at: now.adding(microseconds: Int64((max(0, seconds) * 1e6).rounded())), for: nil, action)
+            },
+            clock: clock)
+        switch pacing {
+        case .virtual:
+            BluetoothSystemContext.with(self) {
+                record("system", "launch", ["app": name])
+                app.didFinishLaunching(launch)
             }
+            await playVirtually(until: horizon)
+        case .realtime:
+            nonisolated(unsafe) let engine = self
+            nonisolated(unsafe) let app = app
+            nonisolated(unsafe) let launch = launch
+            await MainActor.run {
+                // The capture's start is now, in wall time: when the main thread takes the app.
+                engine.wallStart = .now
+                BluetoothSystemContext.with(engine) {
+                    engine.record("system", "launch", ["app": name])
+                    app.didFinishLaunching(launch)
+                }
+            }
+            await engine.playInRealTime(until: horizon)
         }
         for (address, peripheral) in given.sorted(by: { $0.key < $1.key }) {
             flow.comments.append("at the end of the capture: \(address) is \(peripheral.state)")
         }
         return flow
+    }
+
+    /// Runs the queue in time order, waking the clock's sleepers between events at their moments.
+    private func playVirtually(until horizon: Timestamp) async {
+        while true {
+            // Let tasks the last event started reach their sleeps (as TestClock.advance does).
+            if clock.isInUse { await Task.megaYield() }
+            let nextEvent = queue.first.map(\.time)
+            if let deadline = clock.earliestDeadline {
+                let at = cassette.start.adding(microseconds: microseconds(ReplayClock.offset(of: deadline)))
+                if at <= horizon, nextEvent.map({ at <= $0 }) ?? true {
+                    eventTime = max(eventTime, at)
+                    await BluetoothSystemContext.with(self) { await clock.advance(to: deadline) }
+                    continue
+                }
+            }
+            guard let nextEvent, nextEvent <= horizon else { return }
+            if clock.isInUse { await clock.advance(to: ReplayClock.Instant(offset: .microseconds(nextEvent.microseconds - cassette.start.microseconds))) }
+            let next = queue.removeFirst()
+            eventTime = nextEvent
+            BluetoothSystemContext.with(self) { next.action() }
+        }
+    }
+
+    /// Runs each event at its capture time in wall time, on the main thread, where the app's own
+    /// `DispatchQueue.main` timers run between them.
+    private func playInRealTime(until horizon: Timestamp) async {
+        nonisolated(unsafe) let engine = self
+        while let next = await MainActor.run(body: { engine.queue.first.map(\.time) }), next <= horizon {
+            try? await Task.sleep(until: wallStart! + .microseconds(next.microseconds - cassette.start.microseconds), clock: .continuous)
+            await MainActor.run {
+                BluetoothSystemContext.with(engine) {
+                    while let due = engine.queue.first, due.time <= engine.now {
+                        engine.queue.removeFirst()
+                        engine.eventTime = due.time
+                        due.action()
+                    }
+                }
+            }
+        }
+    }
+
+    private func microseconds(_ duration: Swift.Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds.multipliedReportingOverflow(by: 1_000_000).partialValue &+ attoseconds / 1_000_000_000_000
     }
 
     // MARK: BluetoothSystem: managers

@@ -20,9 +20,15 @@ final class ScriptedSystem: BluetoothSystem {
     /// GATT requests the managers passed on, in order, with their peripheral.
     private(set) var requests: [(GATTRequest, CBPeripheral)] = []
     private var pending: [() -> Void] = []
+    /// The managers created with this system, and the services added to it.
+    private(set) var centrals: [CBCentralManager] = []
+    private(set) var peripheralManagers: [CBPeripheralManager] = []
+    private(set) var added: [CBMutableService] = []
 
     func managerDidInit(_ manager: CBManager) {
         calls.append("init \(type(of: manager))")
+        if let central = manager as? CBCentralManager { centrals.append(central) }
+        if let peripheralManager = manager as? CBPeripheralManager { peripheralManagers.append(peripheralManager) }
         let state = initialState
         let restored = restoredState
         later {
@@ -89,7 +95,10 @@ final class ScriptedSystem: BluetoothSystem {
     }
     func readRSSI(of peripheral: CBPeripheral) { calls.append("readRSSI") }
     func openL2CAPChannel(_ psm: CBL2CAPPSM, on peripheral: CBPeripheral) { calls.append("openL2CAPChannel \(psm)") }
-    func add(_ service: CBMutableService, for manager: CBPeripheralManager) { calls.append("add \(service.uuid.uuidString)") }
+    func add(_ service: CBMutableService, for manager: CBPeripheralManager) {
+        calls.append("add \(service.uuid.uuidString)")
+        added.append(service)
+    }
     func remove(_ service: CBMutableService, for manager: CBPeripheralManager) { calls.append("remove \(service.uuid.uuidString)") }
     func removeAllServices(for manager: CBPeripheralManager) { calls.append("removeAllServices") }
     func startAdvertising(_ advertisementData: [String: Any]?, for manager: CBPeripheralManager) {
