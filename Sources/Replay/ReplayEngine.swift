@@ -121,9 +121,15 @@ public final class ReplayEngine: BluetoothSystem {
     /// Runs the queue in time order, waking the clock's sleepers between events at their moments.
     private func playVirtually(until horizon: Timestamp) async {
         while true {
-            // Let tasks the last event started reach their sleeps (as TestClock.advance does).
-            if clock.isInUse { await Task.megaYield() }
             let nextEvent = queue.first.map(\.time)
+            if clock.isInUse, nextEvent.map({ $0 > eventTime }) ?? true {
+                // Before time moves on (or the replay ends), let the tasks the app started reach
+                // their sleeps, as TestClock.advance does; at the end, give them longer.
+                await Task.megaYield(count: 50)
+                if nextEvent == nil {
+                    for _ in 0..<8 where clock.earliestDeadline == nil { await Task.megaYield(count: 50) }
+                }
+            }
             if let deadline = clock.earliestDeadline {
                 let at = cassette.start.adding(microseconds: microseconds(ReplayClock.offset(of: deadline)))
                 if at <= horizon, nextEvent.map({ at <= $0 }) ?? true {
