@@ -15,6 +15,10 @@ public enum ReferenceApps {
             name: "reconnecting",
             summary: "connects to the first known peripheral; after a failed attempt or a disconnection it did not ask for, connects again",
             make: { ReconnectingApp() }),
+        Entry(
+            name: "explorer",
+            summary: "connects to every known peripheral, discovers every service, characteristic and descriptor, reads every readable characteristic and subscribes to every notifying one",
+            make: { ExplorerApp() }),
     ]
 
     public static func named(_ name: String) -> Entry? { all.first { $0.name == name } }
@@ -48,5 +52,46 @@ final class ReconnectingApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
         _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?
     ) {
         if error != nil { central.connect(peripheral) }
+    }
+}
+
+/// Explores each known peripheral as a generic GATT browser does: everything discovered, every
+/// readable characteristic read, every notifying or indicating one subscribed to. What the
+/// capture cannot answer follows `--unmatched`.
+final class ExplorerApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPeripheralDelegate {
+    private var central: CBCentralManager?
+    private var known: [UUID] = []
+    private var peripherals: [CBPeripheral] = []
+
+    func didFinishLaunching(_ launch: Launch) {
+        known = launch.knownPeripherals
+        central = CBCentralManager(delegate: self, queue: nil)
+    }
+
+    func centralManagerDidUpdateState(_ central: CBCentralManager) {
+        guard central.state == .poweredOn else { return }
+        peripherals = central.retrievePeripherals(withIdentifiers: known)
+        for peripheral in peripherals {
+            peripheral.delegate = self
+            central.connect(peripheral)
+        }
+    }
+
+    func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
+        peripheral.discoverServices(nil)
+    }
+
+    func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {
+        for service in peripheral.services ?? [] { peripheral.discoverCharacteristics(nil, for: service) }
+    }
+
+    func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?) {
+        for characteristic in service.characteristics ?? [] {
+            peripheral.discoverDescriptors(for: characteristic)
+            if characteristic.properties.contains(.read) { peripheral.readValue(for: characteristic) }
+            if !characteristic.properties.isDisjoint(with: [.notify, .indicate]) {
+                peripheral.setNotifyValue(true, for: characteristic)
+            }
+        }
     }
 }

@@ -38,7 +38,7 @@ public final class ReplayEngine: BluetoothSystem {
     /// (a timer that re-arms itself forever ends with it). The ATT transaction timeout, so that an
     /// app's own request timeouts after the last record still fire.
     public static let horizonSeconds: Int64 = 30
-    public private(set) var flow = Flow()
+    public internal(set) var flow = Flow()
 
     /// Where the replay is in capture time.
     public var now: Timestamp {
@@ -58,19 +58,27 @@ public final class ReplayEngine: BluetoothSystem {
     private var eventTime: Timestamp
     private var wallStart: ContinuousClock.Instant?
 
-    private struct Scheduled {
+    struct Scheduled {
         var time: Timestamp
         var sequence: Int
         var peripheral: CBPeripheral?
         var action: () -> Void
     }
 
-    private var queue: [Scheduled] = []
+    var queue: [Scheduled] = []
     private var sequence = 0
     private var managers: [CBManager] = []
     private var centrals: [CBCentralManager] = []
     /// Peripheral objects the app was given, for the end-of-capture summary.
-    private var given: [BluetoothAddress: CBPeripheral] = [:]
+    var given: [BluetoothAddress: CBPeripheral] = [:]
+    /// The connection each connected peripheral of the app is playing, with what the app did on it.
+    var links: [BluetoothAddress: LinkPlayback] = [:]
+    /// What the replay does with a request the capture cannot answer.
+    public var unmatched: UnmatchedPolicy = .pend
+    /// Set when a request could not be matched under ``UnmatchedPolicy/fail``: the replay stopped.
+    public private(set) var failed = false
+    /// The scan in progress, if any: a new scan or a stop ends the old one's discoveries.
+    var scanGeneration = 0
     /// Index of the next unused episode per peer.
     private var cursor: [BluetoothAddress: Int] = [:]
     /// Peers with a connection attempt of the app in progress.
@@ -206,15 +214,6 @@ public final class ReplayEngine: BluetoothSystem {
         []
     }
 
-    public func scanForPeripherals(withServices services: [CBUUID]?, options: [String: Any]?, for central: CBCentralManager) {
-        record("app", "scanForPeripherals", ["services": services.map { $0.map(\.uuidString).joined(separator: ",") } ?? "nil"])
-        flow.comments.append("divergence: scanForPeripherals is not played back yet; no didDiscover follows")
-    }
-
-    public func stopScan(for central: CBCentralManager) {
-        record("app", "stopScan", [:])
-    }
-
     public func registerForConnectionEvents(options: [CBConnectionEventMatchingOption: Any]?, for central: CBCentralManager) {
         record("app", "registerForConnectionEvents", [:])
     }
@@ -233,6 +232,7 @@ public final class ReplayEngine: BluetoothSystem {
                 // Scheduled before the app hears of the connection, so that a cancel from inside
                 // didConnect withdraws it.
                 scheduleRemoteDisconnection(of: episode, peripheral, central)
+                startLink(episode, peripheral, central)
                 central.deliver(.connected(peripheral))
             }
         } else {
@@ -250,6 +250,7 @@ public final class ReplayEngine: BluetoothSystem {
         record("app", "cancelPeripheralConnection", ["peripheral": "\(address)"])
         queue.removeAll { $0.peripheral === peripheral }
         attempts.remove(address)
+        links[address] = nil
         guard peripheral.state != .disconnected else { return }
         // CoreBluetooth reports every cancel, of a connection or of an attempt, through
         // didDisconnectPeripheral with no error.
@@ -259,19 +260,8 @@ public final class ReplayEngine: BluetoothSystem {
         }
     }
 
-    // MARK: BluetoothSystem: GATT client and server (not answered from the cassette yet)
+    // MARK: BluetoothSystem: GATT server (not answered from the cassette yet)
 
-    public func perform(_ request: GATTRequest, on peripheral: CBPeripheral) {
-        unanswered("app", request.methodName, peripheral)
-    }
-
-    public func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral) -> Bool {
-        unanswered("app", "writeValue", peripheral)
-        return true
-    }
-
-    public func readRSSI(of peripheral: CBPeripheral) { unanswered("app", "readRSSI", peripheral) }
-    public func openL2CAPChannel(_ psm: CBL2CAPPSM, on peripheral: CBPeripheral) { unanswered("app", "openL2CAPChannel", peripheral) }
     public func add(_ service: CBMutableService, for manager: CBPeripheralManager) { unanswered("app", "add", nil) }
     public func remove(_ service: CBMutableService, for manager: CBPeripheralManager) { record("app", "remove", [:]) }
     public func removeAllServices(for manager: CBPeripheralManager) { record("app", "removeAllServices", [:]) }
@@ -296,7 +286,7 @@ public final class ReplayEngine: BluetoothSystem {
     public func unpublishL2CAPChannel(_ psm: CBL2CAPPSM, for manager: CBPeripheralManager) {}
 
     /// A request the cassette cannot answer yet: written to the flow, and left pending.
-    private func unanswered(_ actor: String, _ name: String, _ peripheral: CBPeripheral?) {
+    func unanswered(_ actor: String, _ name: String, _ peripheral: CBPeripheral?) {
         record(actor, name, peripheral?.address.map { ["peripheral": "\($0)"] } ?? [:])
         flow.comments.append("divergence: \(name) is not answered from the capture yet; it stays pending")
     }
@@ -331,6 +321,7 @@ public final class ReplayEngine: BluetoothSystem {
         let error = episode.cbError?.value ?? CoreBluetoothMapping.disconnectionError(
             reason: reason, requestedByApp: false).value
         schedule(at: max(now, time), for: peripheral) { [unowned self] in
+            endLink(of: peripheral)
             record(
                 label(central), "didDisconnectPeripheral",
                 ["peripheral": "\(episode.peer.map { "\($0)" } ?? "?")", "error": error.map { "\($0)" } ?? "nil"])
@@ -338,13 +329,13 @@ public final class ReplayEngine: BluetoothSystem {
         }
     }
 
-    private func peripheral(for address: BluetoothAddress, _ central: CBCentralManager) -> CBPeripheral {
+    func peripheral(for address: BluetoothAddress, _ central: CBCentralManager) -> CBPeripheral {
         let peripheral = central.peripheral(identifier: CBPeer.identifier(for: address), address: address)
         given[address] = peripheral
         return peripheral
     }
 
-    private func schedule(at time: Timestamp, for peripheral: CBPeripheral?, _ action: @escaping () -> Void) {
+    func schedule(at time: Timestamp, for peripheral: CBPeripheral?, _ action: @escaping () -> Void) {
         sequence += 1
         let item = Scheduled(time: time, sequence: sequence, peripheral: peripheral, action: action)
         let index = queue.firstIndex { ($0.time, $0.sequence) > (time, sequence) } ?? queue.count
@@ -352,17 +343,24 @@ public final class ReplayEngine: BluetoothSystem {
     }
 
     /// `central`, `central2`, … and `peripheralManager`, `peripheralManager2`, … in creation order.
-    private func label(_ manager: CBManager) -> String {
+    func label(_ manager: CBManager) -> String {
         let kind = manager is CBCentralManager ? "central" : "peripheralManager"
         let same = managers.filter { ($0 is CBCentralManager) == (manager is CBCentralManager) }
         let index = same.firstIndex { $0 === manager } ?? 0
         return index == 0 ? kind : "\(kind)\(index + 1)"
     }
 
-    private func record(_ actor: String, _ name: String, _ arguments: KeyValuePairs<String, String>) {
-        flow.events.append(
-            FlowEvent(
-                time: now.seconds(since: cassette.start), actor: actor, name: name,
-                arguments: arguments.map { FlowEvent.Argument($0.key, $0.value) }))
+    func record(_ actor: String, _ name: String, _ arguments: KeyValuePairs<String, String>) {
+        record(actor, name, arguments.map { FlowEvent.Argument($0.key, $0.value) })
+    }
+
+    func record(_ actor: String, _ name: String, _ arguments: [FlowEvent.Argument]) {
+        flow.events.append(FlowEvent(time: now.seconds(since: cassette.start), actor: actor, name: name, arguments: arguments))
+    }
+
+    /// Stops the replay: nothing more happens (``UnmatchedPolicy/fail``).
+    func stop() {
+        failed = true
+        queue.removeAll()
     }
 }
