@@ -7,10 +7,28 @@ public enum ReferenceApps {
     public struct Entry: Sendable {
         public var name: String
         public var summary: String
-        public var make: @Sendable () -> any BluetoothApp
+        let build: @Sendable (Cassette) -> any BluetoothApp
+
+        public init(name: String, summary: String, make: @escaping @Sendable () -> any BluetoothApp) {
+            self.init(name: name, summary: summary, script: { _ in make() })
+        }
+
+        /// An app that reads the capture itself (the mirror follows the captured app's requests).
+        init(name: String, summary: String, script: @escaping @Sendable (Cassette) -> any BluetoothApp) {
+            self.name = name
+            self.summary = summary
+            self.build = script
+        }
+
+        /// A new instance of the app, to replay `cassette` to.
+        public func make(for cassette: Cassette) -> any BluetoothApp { build(cassette) }
     }
 
     public static let all: [Entry] = [
+        Entry(
+            name: "mirror",
+            summary: "makes the captured app's own requests, at their times: its flow is what CoreBluetooth would have told the captured app (the default)",
+            script: { MirrorApp(cassette: $0) }),
         Entry(
             name: "reconnecting",
             summary: "connects to the first known peripheral; after a failed attempt or a disconnection it did not ask for, connects again",

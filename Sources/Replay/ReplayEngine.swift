@@ -210,8 +210,13 @@ public final class ReplayEngine: BluetoothSystem {
         }
     }
 
+    /// Peers of connections that began before the capture and are still up, with one of
+    /// `services` in the database the capture revealed: connected to the system, as by another app.
     public func retrieveConnectedPeripherals(withServices services: [CBUUID], for central: CBCentralManager) -> [CBPeripheral] {
-        []
+        cassette.peers.filter { address in
+            (cassette.episodes[address] ?? []).contains { $0.beganBeforeCapture && ($0.disconnectTime.map { $0 > now } ?? true) }
+                && cassette.services(of: address).contains { service in services.contains { $0.bluetoothUUID == service.uuid } }
+        }.map { peripheral(for: $0, central) }
     }
 
     public func registerForConnectionEvents(options: [CBConnectionEventMatchingOption: Any]?, for central: CBCentralManager) {
@@ -225,7 +230,7 @@ public final class ReplayEngine: BluetoothSystem {
         guard peripheral.state != .connected, attempts.insert(address).inserted else { return }
         guard let episode = nextEpisode(for: address) else { return }  // stays pending
         let at = max(now, episode.completeTime ?? now)
-        if episode.status == .success {
+        if episode.status == .success || episode.beganBeforeCapture {
             schedule(at: at, for: peripheral) { [unowned self] in
                 attempts.remove(address)
                 record(label(central), "didConnect", ["peripheral": "\(address)"])
@@ -304,8 +309,8 @@ public final class ReplayEngine: BluetoothSystem {
         while index < episodes.count {
             let episode = episodes[index]
             index += 1
-            guard episode.outcome == .failed || episode.status == .success else { continue }
-            let over = episode.status == .success ? episode.disconnectTime : episode.completeTime
+            guard episode.outcome == .failed || episode.status == .success || episode.beganBeforeCapture else { continue }
+            let over = episode.outcome == .failed ? episode.completeTime : episode.disconnectTime
             if let over, over < now { continue }
             return episode
         }

@@ -67,7 +67,7 @@ final class OneShotApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
         let flow = await ReplayEngine(cassette: cassette([
             episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08),
             episode(id: 1, attempt: 6, complete: 6.3, disconnect: 9, reason: 0x16, local: true),
-        ])).run(ReferenceApps.named("reconnecting")!.make(), name: "reconnecting")
+        ])).run(ReferenceApps.named("reconnecting")!.make(for: cassette([])), name: "reconnecting")
         #expect(signatures(flow) == [
             "system launch app=reconnecting",
             "central didUpdateState state=poweredOn",
@@ -110,7 +110,7 @@ final class OneShotApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
         let flow = await ReplayEngine(cassette: cassette([
             episode(id: 0, attempt: 1, complete: 1.5, status: 0x3E),
             episode(id: 1, attempt: 2, complete: 2.5),
-        ])).run(ReferenceApps.named("reconnecting")!.make(), name: "reconnecting")
+        ])).run(ReferenceApps.named("reconnecting")!.make(for: cassette([])), name: "reconnecting")
         #expect(signatures(flow).suffix(4) == [
             "app connect peripheral=F0:F1:F2:F3:F4:05",
             "central didFailToConnect peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionFailed",
@@ -167,7 +167,7 @@ final class OneShotApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
     @Test func theBundledCaptureReplaysToItsExpectedFlow() async throws {
         let (cassette, fault) = try Cassette.load(path: Fixtures.capture("reconnect-supervision-timeout.btsnoop"))
         #expect(fault == nil)
-        let actual = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("reconnecting")!.make(), name: "reconnecting")
+        let actual = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("reconnecting")!.make(for: cassette), name: "reconnecting")
         let text = try String(contentsOfFile: Fixtures.capture("reconnect-supervision-timeout.reconnecting.flow"), encoding: .utf8)
         let diff = FlowDiff(expected: try Flow(parsing: text), actual: actual)
         #expect(diff.isEqual, "\(diff.report(expectedName: "expected", actualName: "actual"))")
