@@ -94,7 +94,8 @@ public struct CassetteRecorder {
         // A connection that began before the capture has no peer address in it: it plays as a
         // stand-in peer named by its connection handle (Formats/cassette.md).
         var connections = report.connections
-        for index in connections.indices where connections[index].peer == nil && connections[index].transport == .le {
+        for index in connections.indices
+        where connections[index].peer == nil && connections[index].beganBeforeCapture && connections[index].transport == .le {
             connections[index].peer = Cassette.standInAddress(handle: connections[index].handle ?? 0)
         }
         var links = links

@@ -320,6 +320,9 @@ public final class ReplayEngine: BluetoothSystem {
     private func scheduleRemoteDisconnection(
         of episode: Connection, _ peripheral: CBPeripheral, _ central: CBCentralManager
     ) {
+        if episode.initiator != .remote, let time = episode.disconnectTime {
+            return scheduleContinuation(after: episode, at: time, peripheral, central)
+        }
         guard let time = episode.disconnectTime, episode.initiator == .remote,
             let reason = episode.reason
         else { return }
@@ -331,6 +334,29 @@ public final class ReplayEngine: BluetoothSystem {
                 label(central), "didDisconnectPeripheral",
                 ["peripheral": "\(episode.peer.map { "\($0)" } ?? "?")", "error": error.map { "\($0)" } ?? "nil"])
             central.deliver(.disconnected(peripheral, error: error))
+        }
+    }
+
+    /// The captured app ended `episode` itself at `time`, but this app still holds the link: the
+    /// peer's next connection in the capture continues it (its notifications, service changes and
+    /// remote disconnection reach the app), as if the link had never dropped. With none, the link
+    /// stays up to the end.
+    private func scheduleContinuation(after episode: Connection, at time: Timestamp, _ peripheral: CBPeripheral, _ central: CBCentralManager) {
+        guard let address = peripheral.address else { return }
+        schedule(at: max(now, time), for: peripheral) { [unowned self] in
+            let subscribed = links[address]?.subscribed ?? []
+            links[address]?.link = nil  // the old connection has nothing more to play
+            guard let next = nextEpisode(for: address), next.outcome != .failed else {
+                flow.comments.append("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.start))) and never connected again; this app's link stays up")
+                return
+            }
+            let at = max(now, next.completeTime ?? now)
+            flow.comments.append("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.start))); this app's link continues as the capture's next connection, from +\(formatSeconds(at.seconds(since: cassette.start)))")
+            schedule(at: at, for: peripheral) { [unowned self] in
+                startLink(next, peripheral, central)
+                links[address]?.subscribed = subscribed
+                scheduleRemoteDisconnection(of: next, peripheral, central)
+            }
         }
     }
 
