@@ -47,7 +47,7 @@ extension ReplayEngine {
     /// The link of `peripheral` ended: what it still had to play is dropped.
     func endLink(of peripheral: CBPeripheral) {
         guard let address = peripheral.address, let playback = links.removeValue(forKey: address) else { return }
-        queue.removeAll { $0.peripheral === peripheral }
+        queue.withdraw(peripheral)
         if playback.undelivered > 0 {
             flow.comments.append("\(address): \(playback.undelivered) notifications or indications of the capture went to characteristics the app had not subscribed to; not delivered")
         }

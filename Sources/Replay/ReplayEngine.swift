@@ -58,15 +58,7 @@ public final class ReplayEngine: BluetoothSystem {
     private var eventTime: Timestamp
     private var wallStart: ContinuousClock.Instant?
 
-    struct Scheduled {
-        var time: Timestamp
-        var sequence: Int
-        var peripheral: CBPeripheral?
-        var action: () -> Void
-    }
-
-    var queue: [Scheduled] = []
-    private var sequence = 0
+    var queue = EventQueue()
     private var managers: [CBManager] = []
     private var centrals: [CBCentralManager] = []
     /// Peripheral objects the app was given, for the end-of-capture summary.
@@ -129,7 +121,7 @@ public final class ReplayEngine: BluetoothSystem {
     /// Runs the queue in time order, waking the clock's sleepers between events at their moments.
     private func playVirtually(until horizon: Timestamp) async {
         while true {
-            let nextEvent = queue.first.map(\.time)
+            let nextEvent = queue.nextTime()
             if clock.isInUse, nextEvent.map({ $0 > eventTime }) ?? true {
                 // Before time moves on (or the replay ends), let the tasks the app started reach
                 // their sleeps, as TestClock.advance does; at the end, give them longer.
@@ -148,7 +140,7 @@ public final class ReplayEngine: BluetoothSystem {
             }
             guard let nextEvent, nextEvent <= horizon else { return }
             if clock.isInUse { await clock.advance(to: ReplayClock.Instant(offset: .microseconds(nextEvent.microseconds - cassette.start.microseconds))) }
-            let next = queue.removeFirst()
+            guard let next = queue.popNext() else { return }
             eventTime = nextEvent
             BluetoothSystemContext.with(self) { next.action() }
         }
@@ -158,12 +150,11 @@ public final class ReplayEngine: BluetoothSystem {
     /// `DispatchQueue.main` timers run between them.
     private func playInRealTime(until horizon: Timestamp) async {
         nonisolated(unsafe) let engine = self
-        while let next = await MainActor.run(body: { engine.queue.first.map(\.time) }), next <= horizon {
+        while let next = await MainActor.run(body: { engine.queue.nextTime() }), next <= horizon {
             try? await Task.sleep(until: wallStart! + .microseconds(next.microseconds - cassette.start.microseconds), clock: .continuous)
             await MainActor.run {
                 BluetoothSystemContext.with(engine) {
-                    while let due = engine.queue.first, due.time <= engine.now {
-                        engine.queue.removeFirst()
+                    while let time = engine.queue.nextTime(), time <= engine.now, let due = engine.queue.popNext() {
                         engine.eventTime = due.time
                         due.action()
                     }
@@ -253,7 +244,7 @@ public final class ReplayEngine: BluetoothSystem {
     public func cancelPeripheralConnection(_ peripheral: CBPeripheral, for central: CBCentralManager) {
         guard let address = peripheral.address else { return }
         record("app", "cancelPeripheralConnection", ["peripheral": "\(address)"])
-        queue.removeAll { $0.peripheral === peripheral }
+        queue.withdraw(peripheral)
         attempts.remove(address)
         links[address] = nil
         guard peripheral.state != .disconnected else { return }
@@ -367,10 +358,7 @@ public final class ReplayEngine: BluetoothSystem {
     }
 
     func schedule(at time: Timestamp, for peripheral: CBPeripheral?, _ action: @escaping () -> Void) {
-        sequence += 1
-        let item = Scheduled(time: time, sequence: sequence, peripheral: peripheral, action: action)
-        let index = queue.firstIndex { ($0.time, $0.sequence) > (time, sequence) } ?? queue.count
-        queue.insert(item, at: index)
+        queue.schedule(at: time, for: peripheral, action)
     }
 
     /// `central`, `central2`, … and `peripheralManager`, `peripheralManager2`, … in creation order.
