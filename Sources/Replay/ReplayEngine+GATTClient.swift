@@ -193,8 +193,30 @@ extension ReplayEngine {
         }
     }
 
+    public func peripheral(_ peripheral: CBPeripheral, didFail request: GATTRequest, error: any Error) {
+        recordCallback(Self.failure(of: request, error), for: request, on: peripheral)
+    }
+
     /// Records the callback CoreBluetooth makes for `response`, then delivers it.
     private func deliver(_ response: GATTResponse, for request: GATTRequest, to peripheral: CBPeripheral) {
+        recordCallback(response, for: request, on: peripheral)
+        peripheral.deliver(.completed(response))
+    }
+
+    /// The answer that carries `error` for `request`.
+    static func failure(of request: GATTRequest, _ error: any Error) -> GATTResponse {
+        switch request {
+        case .discoverServices, .discoverIncludedServices: .services([], error: error)
+        case .discoverCharacteristics: .characteristics([], error: error)
+        case .discoverDescriptors: .descriptors([], error: error)
+        case .readCharacteristic, .readDescriptor: .value(nil, error: error)
+        case .writeCharacteristic, .writeDescriptor: .written(error: error)
+        case .setNotifyValue(_, let characteristic): .notificationState(isNotifying: characteristic.isNotifying, error: error)
+        }
+    }
+
+    /// The flow event of the delegate callback `response` gives for `request`.
+    private func recordCallback(_ response: GATTResponse, for request: GATTRequest, on peripheral: CBPeripheral) {
         let address = peripheral.address.map { "\($0)" } ?? "?"
         var arguments: [FlowEvent.Argument] = [.init("peripheral", address)]
         let name: String
@@ -242,7 +264,6 @@ extension ReplayEngine {
         }
         arguments.append(.init("error", response.error.map { "\($0)" } ?? "nil"))
         record("peripheral", name, arguments)
-        peripheral.deliver(.completed(response))
     }
 
     /// A request the capture cannot answer, handled as ``unmatched`` says, and always noted.
@@ -254,17 +275,7 @@ extension ReplayEngine {
             break
         case .error:
             guard let request else { return }
-            let error = CBATTError(.unlikelyError)
-            let response: GATTResponse =
-                switch request {
-                case .discoverServices, .discoverIncludedServices: .services([], error: error)
-                case .discoverCharacteristics: .characteristics([], error: error)
-                case .discoverDescriptors: .descriptors([], error: error)
-                case .readCharacteristic, .readDescriptor: .value(nil, error: error)
-                case .writeCharacteristic, .writeDescriptor: .written(error: error)
-                case .setNotifyValue(_, let characteristic): .notificationState(isNotifying: characteristic.isNotifying, error: error)
-                }
-            answer(response, to: request, on: peripheral, after: 0)
+            answer(Self.failure(of: request, CBATTError(.unlikelyError)), to: request, on: peripheral, after: 0)
         case .fail:
             stop()
         }
@@ -277,6 +288,7 @@ extension ReplayEngine {
         guard let address = peripheral.address, let central = links[address]?.central else { return }
         schedule(at: now.adding(microseconds: 30_000_000), for: peripheral) { [unowned self] in
             endLink(of: peripheral)
+            peripheral.deliver(.linkLost)
             let error = CBError(.connectionTimeout)
             record(label(central), "didDisconnectPeripheral", ["peripheral": "\(address)", "error": "\(error)"])
             central.deliver(.disconnected(peripheral, error: error))

@@ -251,6 +251,7 @@ public final class ReplayEngine: BluetoothSystem {
         // CoreBluetooth reports every cancel, of a connection or of an attempt, through
         // didDisconnectPeripheral with no error.
         schedule(at: now, for: peripheral) { [unowned self] in
+            peripheral.deliver(.linkLost)
             record(label(central), "didDisconnectPeripheral", ["peripheral": "\(address)", "error": "nil"])
             central.deliver(.disconnected(peripheral, error: nil))
         }
@@ -321,6 +322,7 @@ public final class ReplayEngine: BluetoothSystem {
             reason: reason, requestedByApp: false).value
         schedule(at: max(now, time), for: peripheral) { [unowned self] in
             endLink(of: peripheral)
+            peripheral.deliver(.linkLost)
             record(
                 label(central), "didDisconnectPeripheral",
                 ["peripheral": "\(episode.peer.map { "\($0)" } ?? "?")", "error": error.map { "\($0)" } ?? "nil"])
