@@ -48,9 +48,18 @@ extension ReplayEngine {
     func endLink(of peripheral: CBPeripheral) {
         guard let address = peripheral.address, let playback = links.removeValue(forKey: address) else { return }
         queue.withdraw(peripheral)
-        if playback.undelivered > 0 {
-            flow.comments.append("\(address): \(playback.undelivered) notifications or indications of the capture went to characteristics the app had not subscribed to; not delivered")
-        }
+        noteUndelivered(playback, address)
+    }
+
+    /// The links still up at the end of the replay.
+    func endLinks() {
+        for (address, playback) in links.sorted(by: { $0.key < $1.key }) { noteUndelivered(playback, address) }
+        links = [:]
+    }
+
+    private func noteUndelivered(_ playback: LinkPlayback, _ address: BluetoothAddress) {
+        guard playback.undelivered > 0 else { return }
+        flow.comments.append("\(address): \(playback.undelivered) notifications or indications of the capture went to characteristics the app had not subscribed to; not delivered")
     }
 
     /// Plays the link's notifications one after the other (one scheduled at a time).

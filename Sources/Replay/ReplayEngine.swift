@@ -112,6 +112,7 @@ public final class ReplayEngine: BluetoothSystem {
             }
             await engine.playInRealTime(until: horizon)
         }
+        endLinks()
         for (address, peripheral) in given.sorted(by: { $0.key < $1.key }) {
             flow.comments.append("at the end of the capture: \(address) is \(peripheral.state)")
         }
