@@ -22,9 +22,10 @@ open class CBPeripheral: CBPeer {
         /// The ATT MTU of the link changed (an MTU exchange).
         case mtuChanged(Int)
         case l2capChannelOpened(CBL2CAPChannel?, error: (any Error)?)
-        /// The link is going: requests not answered fail now (`CBError.peripheralDisconnected`),
-        /// before the central manager's disconnection event, which does it otherwise. For a
-        /// system that records the failures before the disconnection callback.
+        /// The link is gone: the peripheral is disconnected and requests not answered fail now
+        /// (`CBError.peripheralDisconnected`), before the central manager's disconnection event,
+        /// which does it otherwise. For a system that records the failures before the
+        /// disconnection callback.
         case linkLost
     }
 
@@ -189,6 +190,7 @@ open class CBPeripheral: CBPeer {
         case .l2capChannelOpened(let channel, let error):
             callback { $0.peripheral(self, didOpen: channel, error: error) }
         case .linkLost:
+            state = .disconnected
             failUnanswered()
         }
         return true

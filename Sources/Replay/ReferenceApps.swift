@@ -34,6 +34,14 @@ public enum ReferenceApps {
             summary: "connects to the first known peripheral; after a failed attempt or a disconnection it did not ask for, connects again",
             make: { ReconnectingApp() }),
         Entry(
+            name: "heart-rate",
+            summary: "a heart-rate central in the seeds' BLESensor style: retrieves the sensor it knew (or scans for 180D), connects, subscribes to 2A37, reconnects after an unexpected disconnection",
+            make: { HeartRateSensorApp() }),
+        Entry(
+            name: "sdk-timeout",
+            summary: "the SDK seed's policy: discovers and reads every readable characteristic, each request on a 1 s watchdog of the capture's clock; no answer in time, or didModifyServices, and it gives the peripheral up",
+            make: { SDKTimeoutApp() }),
+        Entry(
             name: "explorer",
             summary: "connects to every known peripheral, discovers every service, characteristic and descriptor, reads every readable characteristic and subscribes to every notifying one",
             make: { ExplorerApp() }),

@@ -12,7 +12,7 @@ import Testing
 
     @Test func thereIsOneForEachReferenceAppAndForAtLeastSixCaptures() {
         let apps = Set(Self.flows.map { $0.split(separator: ".").dropLast().last.map(String.init) ?? "" })
-        #expect(Set(["mirror", "explorer", "reconnecting"]).isSubset(of: apps))
+        #expect(Set(ReferenceApps.all.map(\.name)).isSubset(of: apps))
         #expect(Set(Self.flows.map { $0.split(separator: ".")[0] }).count >= 5)
     }
 
