@@ -11,7 +11,8 @@ import Wire
 /// descriptors the capture discovered); a read or write is made on the object with the capture's
 /// handle — after the discovery under way, when it has not reached that object yet — and skipped
 /// when discovery never gives the app that object (the captured app used handles it had cached).
-/// Scans are not repeated: their reports would drown the flow.
+/// Scans are not repeated: their reports would drown the flow. A request the captured stack sent
+/// again after pairing (refused for security first) is made once: iOS retries by itself.
 final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPeripheralDelegate {
     private let cassette: Cassette
     private var central: CBCentralManager?
@@ -48,7 +49,13 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         }
         guard let link = cassette.link(connection: episode.id) else { return }
         var discovered = false
+        var refusedForSecurity: Set<String> = []
         for operation in link.operations where operation.sender != .peer {
+            // The captured stack's own retry of a request refused for security after pairing:
+            // iOS retries by itself, so the app makes the request once.
+            let key = "\(operation.kind.rawValue)@\(operation.handle ?? 0)"
+            if refusedForSecurity.remove(key) != nil { continue }
+            if let code = operation.error?.rawValue, [0x05, 0x0C, 0x0F].contains(code) { refusedForSecurity.insert(key) }
             switch operation.kind {
             case .discovery where !discovered:
                 discovered = true

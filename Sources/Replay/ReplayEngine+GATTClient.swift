@@ -184,15 +184,51 @@ extension ReplayEngine {
         else {
             return unmatched(request, peripheral, "the capture never shows \(request.methodName) on handle 0x\(hex4(handle))")
         }
-        guard let answered = operation.answerTime else {
+        guard operation.answerTime != nil else {
             flow.comments.append("\(address): the capture's peer never answered \(request.methodName) on 0x\(hex4(handle)); the link ends after ATT's 30-second timeout")
             return scheduleTransactionTimeout(peripheral)
         }
-        let error = operation.error.map { CBATTError(errorCode: Int($0.rawValue)) }
-        let at = operation.time >= now ? answered : now.adding(microseconds: Int64(((operation.latency ?? 0) * 1e6).rounded()))
+        // The answer the app gets: the retry after pairing, when the peer asked for security.
+        let final = afterPairing(operation, kind: kind, handle: handle, address: address, key: key) ?? operation
+        let error = final.error.map { CBATTError(errorCode: Int($0.rawValue)) }
+        let latency = final.answerTime!.seconds(since: operation.time)
+        let at = operation.time >= now ? final.answerTime! : now.adding(microseconds: Int64((latency * 1e6).rounded()))
         schedule(at: at, for: peripheral) { [unowned self] in
-            deliver(response(operation, error), for: request, to: peripheral)
+            deliver(response(final, error), for: request, to: peripheral)
         }
+    }
+
+    /// iOS answers Insufficient Authentication, Insufficient Encryption and Insufficient
+    /// Encryption Key Size by pairing (or encrypting with the bond it has) and sending the request
+    /// again; the app sees only the result (Formats/corebluetooth.md, evidence: reported). When the
+    /// capture shows the same: encryption coming on after the error, then the same request again,
+    /// the app gets that retry's answer (and the retry is not counted as a request of its own).
+    /// When the capture shows no retry, the app gets the error, as when pairing fails or the user
+    /// declines it; the flow says which.
+    private func afterPairing(
+        _ operation: Cassette.Operation, kind: Cassette.Operation.Kind, handle: UInt16, address: BluetoothAddress, key: String
+    ) -> Cassette.Operation? {
+        guard let code = operation.error?.rawValue, [0x05, 0x0C, 0x0F].contains(code) else { return nil }
+        let links = cassette.links(of: address)
+        let security = links.flatMap(\.security).filter { $0.time >= operation.time }.sorted { $0.time < $1.time }
+        let retry = cassette.answers(for: kind, handle: handle, on: address).first { $0.time > operation.time }
+        let encrypted = security.first { event in
+            guard case .encryptionChanged(true, _) = event.kind else { return false }
+            return retry.map { event.time <= $0.time } ?? true
+        }
+        if let failed = security.first(where: { if case .pairingFailed = $0.kind { true } else { false } }),
+            retry.map({ failed.time < $0.time }) ?? true
+        {
+            flow.comments.append("\(address): the peer asked for security (ATT 0x\(String(format: "%02X", code))); iOS pairs, and pairing failed in the capture: the app gets the error")
+            return nil
+        }
+        guard let retry, encrypted != nil, retry.answered else {
+            flow.comments.append("\(address): the peer asked for security (ATT 0x\(String(format: "%02X", code))); iOS would pair and retry, the capture shows no retry: the app gets the error (as when pairing fails or is declined)")
+            return nil
+        }
+        flow.comments.append("\(address): the peer asked for security (ATT 0x\(String(format: "%02X", code))); as iOS does, the link is encrypted and the request sent again (the capture's retry at +\(formatSeconds(retry.time.seconds(since: cassette.start))))")
+        self.links[address]?.occurrences[key, default: 0] += 1
+        return retry
     }
 
     /// Answers now, or after `latency` seconds.

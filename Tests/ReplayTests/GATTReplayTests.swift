@@ -184,3 +184,30 @@ func replay(_ capture: String, _ app: any BluetoothApp, unmatched: UnmatchedPoli
         if service == "FFF0" { #expect(expected == 0) }
     }
 }
+
+/// Insufficient Authentication: iOS pairs and sends the request again; the app sees the result.
+@Suite struct PairingReplayTests {
+    @Test func aRequestRefusedForSecurityThenRetriedAfterPairingSucceedsOnce() async throws {
+        let (cassette, _) = try Cassette.load(path: Fixtures.capture("pairing-retry.btsnoop"))
+        let peer = cassette.peers[0]
+        let writes = cassette.answers(for: .write, handle: 0x001F, on: peer)
+        // The capture: refused with 0x05, encryption, then the same write again, accepted.
+        #expect(writes.map { $0.error?.rawValue } == [0x05, nil])
+        #expect(cassette.links(of: peer).flatMap(\.security).contains {
+            if case .encryptionChanged(true, _) = $0.kind { true } else { false }
+        })
+        let flow = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("mirror")!.make(for: cassette), name: "mirror")
+        let eee3 = flow.events.filter { $0.argument("characteristic") == "EEE3" }
+        #expect(eee3.map(\.name) == ["writeValue", "didWriteValueFor"])
+        #expect(eee3.last?.argument("error") == "nil")
+        #expect(eee3.last?.time == writes[1].answerTime?.seconds(since: cassette.start))
+    }
+
+    @Test func withNoRetryInTheCaptureTheAppGetsTheError() async throws {
+        let (cassette, _) = try Cassette.load(path: Fixtures.capture("att-errors.btsnoop"))
+        let flow = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("mirror")!.make(for: cassette), name: "mirror")
+        let answer = try #require(flow.events.first { $0.name == "didWriteValueFor" && $0.argument("characteristic") == "EEE3" })
+        #expect(answer.argument("error") == "CBATTError.insufficientAuthentication")
+        #expect(flow.comments.contains { $0.contains("the capture shows no retry") })
+    }
+}
