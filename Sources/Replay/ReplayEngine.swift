@@ -16,9 +16,9 @@ import Wire
 /// none; the capture's own local disconnections are the captured app's choices and are not
 /// played back.
 ///
-/// GATT requests, scans and the peripheral-manager role are written to the flow; until the
-/// cassette holds the peers' answers (issue 11), they stay unanswered, as from a peer that went
-/// silent, and each is noted as a divergence.
+/// GATT requests are answered as the capture's peer answered them
+/// (`ReplayEngine+GATTClient.swift`), scans get the capture's advertising reports
+/// (`ReplayEngine+Scan.swift`); Formats/flow.md says how.
 public final class ReplayEngine: BluetoothSystem {
     /// How the replay moves through the capture's time.
     public enum Pacing: Sendable {
@@ -44,6 +44,7 @@ public final class ReplayEngine: BluetoothSystem {
     public var now: Timestamp {
         switch pacing {
         case .virtual:
+            guard clock.isInUse else { return eventTime }
             // A task woken by the clock acts at the clock's time.
             let clockTime = cassette.start.adding(microseconds: microseconds(ReplayClock.offset(of: clock.now)))
             return max(eventTime, clockTime)
