@@ -149,17 +149,16 @@ public final class ReplayEngine: BluetoothSystem {
     }
 
     /// Runs each event at its capture time in wall time, on the main thread, where the app's own
-    /// `DispatchQueue.main` timers run between them.
+    /// `DispatchQueue.main` timers run between them. The whole loop stays on the main actor (its
+    /// sleeps wake there too), so that busy worker threads cannot hold the replay back.
+    @MainActor
     private func playInRealTime(until horizon: Timestamp) async {
-        nonisolated(unsafe) let engine = self
-        while let next = await MainActor.run(body: { engine.queue.nextTime() }), next <= horizon {
+        while let next = queue.nextTime(), next <= horizon {
             try? await Task.sleep(until: wallStart! + .microseconds(next.microseconds - cassette.start.microseconds), clock: .continuous)
-            await MainActor.run {
-                BluetoothSystemContext.with(engine) {
-                    while let time = engine.queue.nextTime(), time <= engine.now, let due = engine.queue.popNext() {
-                        engine.eventTime = due.time
-                        due.action()
-                    }
+            BluetoothSystemContext.with(self) {
+                while let time = queue.nextTime(), time <= now, let due = queue.popNext() {
+                    eventTime = due.time
+                    due.action()
                 }
             }
         }
