@@ -34,7 +34,7 @@ final class ServerPlayback {
 
     /// A read or a group of writes delivered to the app, waiting for its `respond(to:withResult:)`.
     struct Pending {
-        enum Kind { case read, write, command }
+        enum Kind { case read, write }
         var kind: Kind
         var request: CBATTRequest
         var central: BluetoothAddress
@@ -69,6 +69,8 @@ final class ServerPlayback {
     /// Prepare Write Requests waiting for their Execute Write, per central.
     var prepared: [BluetoothAddress: [Cassette.Exchange]] = [:]
     var pending: [ObjectIdentifier: Pending] = [:]
+    /// The last write command of each central, which needs no answer.
+    var commands: [BluetoothAddress: CBATTRequest] = [:]
     var advertising = false
     /// Divergences noted once.
     var noted: Set<String> = []
@@ -298,8 +300,9 @@ extension ReplayEngine {
                 kind: .write, request: requests[0], central: address, link: step.link, characteristic: names[0],
                 captured: answer.answer.map { $0.error.map(describe) ?? "success" }, mtu: server.mtu[address] ?? 23))
         } else {
-            server.pending[ObjectIdentifier(requests[0])] = .init(
-                kind: .command, request: requests[0], central: address, link: step.link, characteristic: names[0], captured: nil, mtu: 23)
+            // Kept only until the central's next write command: an app that answers one does so
+            // in its callback.
+            server.commands[address] = requests[0]
         }
         record(label(manager), "didReceiveWrite", [
             .init("central", "\(address)"), .init("characteristic", list(names)),
@@ -316,7 +319,8 @@ extension ReplayEngine {
         let key = ObjectIdentifier(request)
         server.pending[key] = pending
         schedule(at: now.adding(microseconds: 30_000_000), for: nil) { [unowned self] in
-            guard let pending = server.pending.removeValue(forKey: key) else { return }
+            // `request` is kept alive until now, so its identifier cannot be reused meanwhile.
+            guard server.pending[key]?.request === request, let pending = server.pending.removeValue(forKey: key) else { return }
             flow.comments.append("divergence: the app never answered \(pending.central)'s \(pending.kind == .read ? "read" : "write") of \(pending.characteristic) within ATT's 30-second timeout")
             record("system", "noResponse", [
                 .init("central", "\(pending.central)"), .init("characteristic", pending.characteristic),
@@ -445,13 +449,17 @@ extension ReplayEngine {
     }
 
     public func respond(to request: CBATTRequest, withResult result: CBATTError.Code, for manager: CBPeripheralManager) {
-        let address = request.central.address
         guard let pending = server.pending.removeValue(forKey: ObjectIdentifier(request)) else {
+            let address = request.central.address
             record("app", "respond", [
                 .init("central", address.map { "\($0)" } ?? "?"), .init("characteristic", name(of: request.characteristic)),
                 .init("result", "\(result)"),
             ])
-            flow.comments.append("respond(to:withResult:) after ATT's 30-second timeout: the central had given up; nothing is sent")
+            if let address, server.commands[address] === request {
+                flow.comments.append("respond(to:withResult:) to a write without response (\(name(of: request.characteristic))): nothing is sent")
+            } else {
+                flow.comments.append("respond(to:withResult:) after ATT's 30-second timeout: the central had given up; nothing is sent")
+            }
             return
         }
         var arguments: [FlowEvent.Argument] = [
@@ -461,8 +469,6 @@ extension ReplayEngine {
         if pending.kind == .read, result == .success { arguments.append(.init("value", hex(value))) }
         record("app", "respond", arguments)
         switch pending.kind {
-        case .command:
-            flow.comments.append("respond(to:withResult:) to a write without response (\(pending.characteristic)): nothing is sent")
         case _ where !server.up.contains(pending.link):
             flow.comments.append("\(pending.central) had disconnected: the answer on \(pending.characteristic) goes nowhere")
         case .read:
