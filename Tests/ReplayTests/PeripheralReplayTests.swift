@@ -305,4 +305,45 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
         let last = try #require(serverServices(cassette).map(\.endHandle).max())
         #expect(app.extraServices[0].handles.lowerBound > last)
     }
+
+    @Test func preparedWritesReachTheAppAsOneArrayAtTheirExecuteAndReadBlobsAsReadsWithTheirOffset() async throws {
+        var cassette = try load("peripheral-server.btsnoop")
+        let write = try #require(centralRequests(cassette).first { $0.exchange.opcode == .writeRequest && !$0.isConfiguration })
+        let read = try #require(centralRequests(cassette).first { $0.exchange.opcode == .readRequest && !$0.isSystemService })
+        let index = try #require(cassette.links.firstIndex { $0.hostRole == .peripheral })
+        let end = try #require(cassette.centralEpisodes[write.central]?.last?.disconnectTime)
+        func at(_ microseconds: Int64) -> Timestamp { end.adding(microseconds: -40_000 + microseconds) }
+        func request(_ opcode: ATTOpcode, _ time: Int64, handle: UInt16, value: [UInt8] = [], offset: UInt16? = nil, flags: UInt16? = nil, answer: ATTOpcode, answerValue: [UInt8] = []) -> Cassette.Exchange {
+            Cassette.Exchange(
+                opcode: opcode, time: at(time), record: 0, sender: .peer, handle: handle, value: value, offset: offset, parameter: flags,
+                answer: .init(opcode: answer, time: at(time + 100), record: 0, value: answerValue, latency: 0.0001))
+        }
+        let handle = write.characteristic.valueHandle
+        cassette.links[index].exchanges += [
+            // A reliable write of two parts, then one the central cancels.
+            request(.prepareWriteRequest, 0, handle: handle, value: [0x01, 0x02], offset: 0, answer: .prepareWriteResponse),
+            request(.prepareWriteRequest, 1_000, handle: handle, value: [0x03], offset: 2, answer: .prepareWriteResponse),
+            request(.executeWriteRequest, 2_000, handle: 0, flags: 1, answer: .executeWriteResponse),
+            request(.prepareWriteRequest, 3_000, handle: handle, value: [0x09], offset: 0, answer: .prepareWriteResponse),
+            request(.executeWriteRequest, 4_000, handle: 0, flags: 0, answer: .executeWriteResponse),
+            // The rest of a value from offset 1.
+            request(.readBlobRequest, 5_000, handle: read.characteristic.valueHandle, offset: 1, answer: .readBlobResponse, answerValue: [0x07]),
+        ]
+        let app = TestServerApp(services: serverServices(cassette))
+        let captured = try #require(read.exchange.answer?.value)
+        app.read = { request in (.success, request.offset == 0 ? Data(captured) : Data([0x07])) }
+        let flow = await ReplayEngine(cassette: cassette).run(app, name: "test-server")
+        let group = try #require(app.writeArrays.last)
+        #expect(group.map(\.offset) == [0, 2])
+        #expect(group.map(\.value) == [Data([0x01, 0x02]), Data([0x03])])
+        #expect(flow.events.contains {
+            $0.signature == "peripheralManager didReceiveWrite central=\(write.central) characteristic=\(write.uuid),\(write.uuid) value=0102,03 offset=0,2 type=withResponse"
+        })
+        #expect(!flow.events.contains { $0.name == "didReceiveWrite" && $0.argument("value") == "09" })
+        #expect(flow.events.contains {
+            $0.signature == "peripheralManager didReceiveRead central=\(read.central) characteristic=\(read.uuid) offset=1"
+        })
+        // The Execute's and the Read Blob's answers are the app's: nothing differs.
+        #expect(!flow.events.contains { $0.name == "answerDiffers" && ($0.argument("characteristic") == write.uuid || $0.argument("characteristic") == read.uuid) })
+    }
 }
