@@ -47,10 +47,19 @@ extension ReplayEngine {
     /// The link of `peripheral` ended: what it still had to play is dropped.
     func endLink(of peripheral: CBPeripheral) {
         guard let address = peripheral.address, let playback = links.removeValue(forKey: address) else { return }
-        queue.removeAll { $0.peripheral === peripheral }
-        if playback.undelivered > 0 {
-            flow.comments.append("\(address): \(playback.undelivered) notifications or indications of the capture went to characteristics the app had not subscribed to; not delivered")
-        }
+        queue.withdraw(peripheral)
+        noteUndelivered(playback, address)
+    }
+
+    /// The links still up at the end of the replay.
+    func endLinks() {
+        for (address, playback) in links.sorted(by: { $0.key < $1.key }) { noteUndelivered(playback, address) }
+        links = [:]
+    }
+
+    private func noteUndelivered(_ playback: LinkPlayback, _ address: BluetoothAddress) {
+        guard playback.undelivered > 0 else { return }
+        flow.comments.append("\(address): \(playback.undelivered) notifications or indications of the capture went to characteristics the app had not subscribed to; not delivered")
     }
 
     /// Plays the link's notifications one after the other (one scheduled at a time).
@@ -175,15 +184,51 @@ extension ReplayEngine {
         else {
             return unmatched(request, peripheral, "the capture never shows \(request.methodName) on handle 0x\(hex4(handle))")
         }
-        guard let answered = operation.answerTime else {
+        guard operation.answerTime != nil else {
             flow.comments.append("\(address): the capture's peer never answered \(request.methodName) on 0x\(hex4(handle)); the link ends after ATT's 30-second timeout")
             return scheduleTransactionTimeout(peripheral)
         }
-        let error = operation.error.map { CBATTError(errorCode: Int($0.rawValue)) }
-        let at = operation.time >= now ? answered : now.adding(microseconds: Int64(((operation.latency ?? 0) * 1e6).rounded()))
+        // The answer the app gets: the retry after pairing, when the peer asked for security.
+        let final = afterPairing(operation, kind: kind, handle: handle, address: address, key: key) ?? operation
+        let error = final.error.map { CBATTError(errorCode: Int($0.rawValue)) }
+        let latency = final.answerTime!.seconds(since: operation.time)
+        let at = operation.time >= now ? final.answerTime! : now.adding(microseconds: Int64((latency * 1e6).rounded()))
         schedule(at: at, for: peripheral) { [unowned self] in
-            deliver(response(operation, error), for: request, to: peripheral)
+            deliver(response(final, error), for: request, to: peripheral)
         }
+    }
+
+    /// iOS answers Insufficient Authentication, Insufficient Encryption and Insufficient
+    /// Encryption Key Size by pairing (or encrypting with the bond it has) and sending the request
+    /// again; the app sees only the result (Formats/corebluetooth.md, evidence: reported). When the
+    /// capture shows the same: encryption coming on after the error, then the same request again,
+    /// the app gets that retry's answer (and the retry is not counted as a request of its own).
+    /// When the capture shows no retry, the app gets the error, as when pairing fails or the user
+    /// declines it; the flow says which.
+    private func afterPairing(
+        _ operation: Cassette.Operation, kind: Cassette.Operation.Kind, handle: UInt16, address: BluetoothAddress, key: String
+    ) -> Cassette.Operation? {
+        guard let code = operation.error?.rawValue, [0x05, 0x0C, 0x0F].contains(code) else { return nil }
+        let links = cassette.links(of: address)
+        let security = links.flatMap(\.security).filter { $0.time >= operation.time }.sorted { $0.time < $1.time }
+        let retry = cassette.answers(for: kind, handle: handle, on: address).first { $0.time > operation.time }
+        let encrypted = security.first { event in
+            guard case .encryptionChanged(true, _) = event.kind else { return false }
+            return retry.map { event.time <= $0.time } ?? true
+        }
+        if let failed = security.first(where: { if case .pairingFailed = $0.kind { true } else { false } }),
+            retry.map({ failed.time < $0.time }) ?? true
+        {
+            flow.comments.append("\(address): the peer asked for security (ATT 0x\(String(format: "%02X", code))); iOS pairs, and pairing failed in the capture: the app gets the error")
+            return nil
+        }
+        guard let retry, encrypted != nil, retry.answered else {
+            flow.comments.append("\(address): the peer asked for security (ATT 0x\(String(format: "%02X", code))); iOS would pair and retry, the capture shows no retry: the app gets the error (as when pairing fails or is declined)")
+            return nil
+        }
+        flow.comments.append("\(address): the peer asked for security (ATT 0x\(String(format: "%02X", code))); as iOS does, the link is encrypted and the request sent again (the capture's retry at +\(formatSeconds(retry.time.seconds(since: cassette.start))))")
+        self.links[address]?.occurrences[key, default: 0] += 1
+        return retry
     }
 
     /// Answers now, or after `latency` seconds.
@@ -193,8 +238,30 @@ extension ReplayEngine {
         }
     }
 
+    public func peripheral(_ peripheral: CBPeripheral, didFail request: GATTRequest, error: any Error) {
+        recordCallback(Self.failure(of: request, error), for: request, on: peripheral)
+    }
+
     /// Records the callback CoreBluetooth makes for `response`, then delivers it.
     private func deliver(_ response: GATTResponse, for request: GATTRequest, to peripheral: CBPeripheral) {
+        recordCallback(response, for: request, on: peripheral)
+        peripheral.deliver(.completed(response))
+    }
+
+    /// The answer that carries `error` for `request`.
+    static func failure(of request: GATTRequest, _ error: any Error) -> GATTResponse {
+        switch request {
+        case .discoverServices, .discoverIncludedServices: .services([], error: error)
+        case .discoverCharacteristics: .characteristics([], error: error)
+        case .discoverDescriptors: .descriptors([], error: error)
+        case .readCharacteristic, .readDescriptor: .value(nil, error: error)
+        case .writeCharacteristic, .writeDescriptor: .written(error: error)
+        case .setNotifyValue(_, let characteristic): .notificationState(isNotifying: characteristic.isNotifying, error: error)
+        }
+    }
+
+    /// The flow event of the delegate callback `response` gives for `request`.
+    private func recordCallback(_ response: GATTResponse, for request: GATTRequest, on peripheral: CBPeripheral) {
         let address = peripheral.address.map { "\($0)" } ?? "?"
         var arguments: [FlowEvent.Argument] = [.init("peripheral", address)]
         let name: String
@@ -242,7 +309,6 @@ extension ReplayEngine {
         }
         arguments.append(.init("error", response.error.map { "\($0)" } ?? "nil"))
         record("peripheral", name, arguments)
-        peripheral.deliver(.completed(response))
     }
 
     /// A request the capture cannot answer, handled as ``unmatched`` says, and always noted.
@@ -254,17 +320,7 @@ extension ReplayEngine {
             break
         case .error:
             guard let request else { return }
-            let error = CBATTError(.unlikelyError)
-            let response: GATTResponse =
-                switch request {
-                case .discoverServices, .discoverIncludedServices: .services([], error: error)
-                case .discoverCharacteristics: .characteristics([], error: error)
-                case .discoverDescriptors: .descriptors([], error: error)
-                case .readCharacteristic, .readDescriptor: .value(nil, error: error)
-                case .writeCharacteristic, .writeDescriptor: .written(error: error)
-                case .setNotifyValue(_, let characteristic): .notificationState(isNotifying: characteristic.isNotifying, error: error)
-                }
-            answer(response, to: request, on: peripheral, after: 0)
+            answer(Self.failure(of: request, CBATTError(.unlikelyError)), to: request, on: peripheral, after: 0)
         case .fail:
             stop()
         }
@@ -277,6 +333,7 @@ extension ReplayEngine {
         guard let address = peripheral.address, let central = links[address]?.central else { return }
         schedule(at: now.adding(microseconds: 30_000_000), for: peripheral) { [unowned self] in
             endLink(of: peripheral)
+            peripheral.deliver(.linkLost)
             let error = CBError(.connectionTimeout)
             record(label(central), "didDisconnectPeripheral", ["peripheral": "\(address)", "error": "\(error)"])
             central.deliver(.disconnected(peripheral, error: error))

@@ -58,15 +58,7 @@ public final class ReplayEngine: BluetoothSystem {
     private var eventTime: Timestamp
     private var wallStart: ContinuousClock.Instant?
 
-    struct Scheduled {
-        var time: Timestamp
-        var sequence: Int
-        var peripheral: CBPeripheral?
-        var action: () -> Void
-    }
-
-    var queue: [Scheduled] = []
-    private var sequence = 0
+    var queue = EventQueue()
     private var managers: [CBManager] = []
     private var centrals: [CBCentralManager] = []
     /// Peripheral objects the app was given, for the end-of-capture summary.
@@ -123,6 +115,7 @@ public final class ReplayEngine: BluetoothSystem {
             }
             await engine.playInRealTime(until: horizon)
         }
+        endLinks()
         for (address, peripheral) in given.sorted(by: { $0.key < $1.key }) {
             flow.comments.append("at the end of the capture: \(address) is \(peripheral.state)")
         }
@@ -132,7 +125,7 @@ public final class ReplayEngine: BluetoothSystem {
     /// Runs the queue in time order, waking the clock's sleepers between events at their moments.
     private func playVirtually(until horizon: Timestamp) async {
         while true {
-            let nextEvent = queue.first.map(\.time)
+            let nextEvent = queue.nextTime()
             if clock.isInUse, nextEvent.map({ $0 > eventTime }) ?? true {
                 // Before time moves on (or the replay ends), let the tasks the app started reach
                 // their sleeps, as TestClock.advance does; at the end, give them longer.
@@ -151,7 +144,7 @@ public final class ReplayEngine: BluetoothSystem {
             }
             guard let nextEvent, nextEvent <= horizon else { return }
             if clock.isInUse { await clock.advance(to: ReplayClock.Instant(offset: .microseconds(nextEvent.microseconds - cassette.start.microseconds))) }
-            let next = queue.removeFirst()
+            guard let next = queue.popNext() else { return }
             eventTime = nextEvent
             BluetoothSystemContext.with(self) { next.action() }
         }
@@ -161,12 +154,11 @@ public final class ReplayEngine: BluetoothSystem {
     /// `DispatchQueue.main` timers run between them.
     private func playInRealTime(until horizon: Timestamp) async {
         nonisolated(unsafe) let engine = self
-        while let next = await MainActor.run(body: { engine.queue.first.map(\.time) }), next <= horizon {
+        while let next = await MainActor.run(body: { engine.queue.nextTime() }), next <= horizon {
             try? await Task.sleep(until: wallStart! + .microseconds(next.microseconds - cassette.start.microseconds), clock: .continuous)
             await MainActor.run {
                 BluetoothSystemContext.with(engine) {
-                    while let due = engine.queue.first, due.time <= engine.now {
-                        engine.queue.removeFirst()
+                    while let time = engine.queue.nextTime(), time <= engine.now, let due = engine.queue.popNext() {
                         engine.eventTime = due.time
                         due.action()
                     }
@@ -213,8 +205,13 @@ public final class ReplayEngine: BluetoothSystem {
         }
     }
 
+    /// Peers of connections that began before the capture and are still up, with one of
+    /// `services` in the database the capture revealed: connected to the system, as by another app.
     public func retrieveConnectedPeripherals(withServices services: [CBUUID], for central: CBCentralManager) -> [CBPeripheral] {
-        []
+        cassette.peers.filter { address in
+            (cassette.episodes[address] ?? []).contains { $0.beganBeforeCapture && ($0.disconnectTime.map { $0 > now } ?? true) }
+                && cassette.services(of: address).contains { service in services.contains { $0.bluetoothUUID == service.uuid } }
+        }.map { peripheral(for: $0, central) }
     }
 
     public func registerForConnectionEvents(options: [CBConnectionEventMatchingOption: Any]?, for central: CBCentralManager) {
@@ -228,7 +225,7 @@ public final class ReplayEngine: BluetoothSystem {
         guard peripheral.state != .connected, attempts.insert(address).inserted else { return }
         guard let episode = nextEpisode(for: address) else { return }  // stays pending
         let at = max(now, episode.completeTime ?? now)
-        if episode.status == .success {
+        if episode.status == .success || episode.beganBeforeCapture {
             schedule(at: at, for: peripheral) { [unowned self] in
                 attempts.remove(address)
                 record(label(central), "didConnect", ["peripheral": "\(address)"])
@@ -251,13 +248,14 @@ public final class ReplayEngine: BluetoothSystem {
     public func cancelPeripheralConnection(_ peripheral: CBPeripheral, for central: CBCentralManager) {
         guard let address = peripheral.address else { return }
         record("app", "cancelPeripheralConnection", ["peripheral": "\(address)"])
-        queue.removeAll { $0.peripheral === peripheral }
+        queue.withdraw(peripheral)
         attempts.remove(address)
         links[address] = nil
         guard peripheral.state != .disconnected else { return }
         // CoreBluetooth reports every cancel, of a connection or of an attempt, through
         // didDisconnectPeripheral with no error.
         schedule(at: now, for: peripheral) { [unowned self] in
+            peripheral.deliver(.linkLost)
             record(label(central), "didDisconnectPeripheral", ["peripheral": "\(address)", "error": "nil"])
             central.deliver(.disconnected(peripheral, error: nil))
         }
@@ -276,8 +274,8 @@ public final class ReplayEngine: BluetoothSystem {
         while index < episodes.count {
             let episode = episodes[index]
             index += 1
-            guard episode.outcome == .failed || episode.status == .success else { continue }
-            let over = episode.status == .success ? episode.disconnectTime : episode.completeTime
+            guard episode.outcome == .failed || episode.status == .success || episode.beganBeforeCapture else { continue }
+            let over = episode.outcome == .failed ? episode.completeTime : episode.disconnectTime
             if let over, over < now { continue }
             return episode
         }
@@ -287,6 +285,9 @@ public final class ReplayEngine: BluetoothSystem {
     private func scheduleRemoteDisconnection(
         of episode: Connection, _ peripheral: CBPeripheral, _ central: CBCentralManager
     ) {
+        if episode.initiator != .remote, let time = episode.disconnectTime {
+            return scheduleContinuation(after: episode, at: time, peripheral, central)
+        }
         guard let time = episode.disconnectTime, episode.initiator == .remote,
             let reason = episode.reason
         else { return }
@@ -294,10 +295,34 @@ public final class ReplayEngine: BluetoothSystem {
             reason: reason, requestedByApp: false).value
         schedule(at: max(now, time), for: peripheral) { [unowned self] in
             endLink(of: peripheral)
+            peripheral.deliver(.linkLost)
             record(
                 label(central), "didDisconnectPeripheral",
                 ["peripheral": "\(episode.peer.map { "\($0)" } ?? "?")", "error": error.map { "\($0)" } ?? "nil"])
             central.deliver(.disconnected(peripheral, error: error))
+        }
+    }
+
+    /// The captured app ended `episode` itself at `time`, but this app still holds the link: the
+    /// peer's next connection in the capture continues it (its notifications, service changes and
+    /// remote disconnection reach the app), as if the link had never dropped. With none, the link
+    /// stays up to the end.
+    private func scheduleContinuation(after episode: Connection, at time: Timestamp, _ peripheral: CBPeripheral, _ central: CBCentralManager) {
+        guard let address = peripheral.address else { return }
+        schedule(at: max(now, time), for: peripheral) { [unowned self] in
+            let subscribed = links[address]?.subscribed ?? []
+            links[address]?.link = nil  // the old connection has nothing more to play
+            guard let next = nextEpisode(for: address), next.outcome != .failed else {
+                flow.comments.append("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.start))) and never connected again; this app's link stays up")
+                return
+            }
+            let at = max(now, next.completeTime ?? now)
+            flow.comments.append("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.start))); this app's link continues as the capture's next connection, from +\(formatSeconds(at.seconds(since: cassette.start)))")
+            schedule(at: at, for: peripheral) { [unowned self] in
+                startLink(next, peripheral, central)
+                links[address]?.subscribed = subscribed
+                scheduleRemoteDisconnection(of: next, peripheral, central)
+            }
         }
     }
 
@@ -308,10 +333,7 @@ public final class ReplayEngine: BluetoothSystem {
     }
 
     func schedule(at time: Timestamp, for peripheral: CBPeripheral?, _ action: @escaping () -> Void) {
-        sequence += 1
-        let item = Scheduled(time: time, sequence: sequence, peripheral: peripheral, action: action)
-        let index = queue.firstIndex { ($0.time, $0.sequence) > (time, sequence) } ?? queue.count
-        queue.insert(item, at: index)
+        queue.schedule(at: time, for: peripheral, action)
     }
 
     /// `central`, `central2`, … and `peripheralManager`, `peripheralManager2`, … in creation order.

@@ -11,7 +11,7 @@ struct ReplayCommand: AsyncParsableCommand {
 
     @OptionGroup var capture: CaptureOptions
     @Option(help: "The reference app to replay to (\(ReferenceApps.all.map(\.name).joined(separator: ", "))).")
-    var app: String
+    var app: String = "mirror"
     @Option(name: .shortAndLong, help: "Write the flow to this file instead of standard output.")
     var output: String?
     @Option(help: "What to do with a request the capture cannot answer: pend (never answered, as by a silent peer), error (CBATTError.unlikelyError) or fail (stop, exit 1). Each is a divergence comment in the flow.")
@@ -37,7 +37,7 @@ struct ReplayCommand: AsyncParsableCommand {
         let entry = ReferenceApps.named(app)!
         let engine = ReplayEngine(cassette: cassette, pacing: realtime ? .realtime : .virtual)
         engine.unmatched = unmatched
-        var flow = await engine.run(entry.make(), name: entry.name)
+        var flow = await engine.run(entry.make(for: cassette), name: entry.name)
         flow.comments.insert("capture: \((capture.file as NSString).lastPathComponent)  app: \(entry.name)", at: 0)
         if let output {
             do {
