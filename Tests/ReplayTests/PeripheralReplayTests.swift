@@ -129,7 +129,7 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
 @Suite struct PeripheralReplayTests {
     @Test func theSensorServerReplaysToItsHandWrittenFlow() async throws {
         let cassette = try load("peripheral-server.btsnoop")
-        let actual = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("sensor-server")!.make(), name: "sensor-server")
+        let actual = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("sensor-server")!.make(for: cassette), name: "sensor-server")
         let text = try String(contentsOfFile: Fixtures.capture("peripheral-server.sensor-server.flow"), encoding: .utf8)
         let diff = FlowDiff(expected: try Flow(parsing: text), actual: actual)
         #expect(diff.isEqual, "\(diff.report(expectedName: "expected", actualName: "actual"))")
