@@ -16,9 +16,9 @@ import Wire
 /// none; the capture's own local disconnections are the captured app's choices and are not
 /// played back.
 ///
-/// GATT requests, scans and the peripheral-manager role are written to the flow; until the
-/// cassette holds the peers' answers (issue 11), they stay unanswered, as from a peer that went
-/// silent, and each is noted as a divergence.
+/// GATT requests are answered as the capture's peers answered them (ReplayEngine+GATTClient); a
+/// capture taken on a peripheral host plays its remote centrals to the app's peripheral managers
+/// (ReplayEngine+GATTServer).
 public final class ReplayEngine: BluetoothSystem {
     /// How the replay moves through the capture's time.
     public enum Pacing: Sendable {
