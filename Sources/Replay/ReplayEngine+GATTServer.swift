@@ -69,9 +69,15 @@ final class ServerPlayback {
     /// Prepare Write Requests waiting for their Execute Write, per central.
     var prepared: [BluetoothAddress: [Cassette.Exchange]] = [:]
     var pending: [ObjectIdentifier: Pending] = [:]
+    /// ATT transaction deadlines of the requests delivered, in time order, from ``nextDeadline`` on.
+    var deadlines: [(time: Timestamp, request: CBATTRequest)] = []
+    var nextDeadline = 0
     /// The last write command of each central, which needs no answer.
     var commands: [BluetoothAddress: CBATTRequest] = [:]
     var advertising = false
+    /// Flow names of the published characteristics and of the centrals, made once.
+    var names: [ObjectIdentifier: String] = [:]
+    var addresses: [BluetoothAddress: String] = [:]
     /// Divergences noted once.
     var noted: Set<String> = []
 }
@@ -165,7 +171,7 @@ extension ReplayEngine {
             for valueHandle in server.subscriptions.removeValue(forKey: address) ?? [] {
                 guard let published = server.published[valueHandle], let central = server.centrals[address] else { continue }
                 record(label(published.manager), "didUnsubscribeFrom", [
-                    .init("central", "\(address)"), .init("characteristic", name(of: published.characteristic)),
+                    .init("central", text(address)), .init("characteristic", name(of: published.characteristic)),
                 ])
                 published.manager.deliver(.unsubscribed(central, from: published.characteristic))
             }
@@ -240,7 +246,7 @@ extension ReplayEngine {
         }
         let bits = exchange.value.enumerated().reduce(UInt16(0)) { $0 | UInt16($1.element) << (8 * min($1.offset, 1)) }
         var subscribed = server.subscriptions[address] ?? []
-        let arguments: [FlowEvent.Argument] = [.init("central", "\(address)"), .init("characteristic", name(of: characteristic))]
+        let arguments: [FlowEvent.Argument] = [.init("central", text(address)), .init("characteristic", name(of: characteristic))]
         if bits & 0x0003 != 0, !subscribed.contains(valueHandle) {
             subscribed.append(valueHandle)
             server.subscriptions[address] = subscribed
@@ -270,7 +276,7 @@ extension ReplayEngine {
         let request = CBATTRequest(central: central, characteristic: characteristic, offset: offset, value: nil)
         awaitAnswer(request, .init(kind: .read, request: request, central: address, link: step.link, characteristic: name(of: characteristic), captured: captured, mtu: mtu))
         record(label(published.manager), "didReceiveRead", [
-            .init("central", "\(address)"), .init("characteristic", name(of: characteristic)), .init("offset", "\(offset)"),
+            .init("central", text(address)), .init("characteristic", name(of: characteristic)), .init("offset", "\(offset)"),
         ])
         published.manager.deliver(.readRequest(request))
     }
@@ -305,7 +311,7 @@ extension ReplayEngine {
             server.commands[address] = requests[0]
         }
         record(label(manager), "didReceiveWrite", [
-            .init("central", "\(address)"), .init("characteristic", list(names)),
+            .init("central", text(address)), .init("characteristic", list(names)),
             .init("value", writes.map { hex($0.exchange.value) }.joined(separator: ",")),
             .init("offset", requests.map { "\($0.offset)" }.joined(separator: ",")),
             .init("type", command ? "withoutResponse" : "withResponse"),
@@ -314,18 +320,38 @@ extension ReplayEngine {
     }
 
     /// Waits for the app's answer to `request`; ATT's transaction timeout (30 s, Core 6.0, Vol 3,
-    /// Part F, §3.3.3) is when the capture's central would have given up on it.
+    /// Part F, §3.3.3) is when the capture's central would have given up on it. Deadlines come in
+    /// time order, so one check is scheduled at a time, for the earliest.
     private func awaitAnswer(_ request: CBATTRequest, _ pending: ServerPlayback.Pending) {
-        let key = ObjectIdentifier(request)
-        server.pending[key] = pending
-        schedule(at: now.adding(microseconds: 30_000_000), for: nil) { [unowned self] in
-            // `request` is kept alive until now, so its identifier cannot be reused meanwhile.
-            guard server.pending[key]?.request === request, let pending = server.pending.removeValue(forKey: key) else { return }
-            flow.comments.append("divergence: the app never answered \(pending.central)'s \(pending.kind == .read ? "read" : "write") of \(pending.characteristic) within ATT's 30-second timeout")
-            record("system", "noResponse", [
-                .init("central", "\(pending.central)"), .init("characteristic", pending.characteristic),
-                .init("request", pending.kind == .read ? "read" : "write"),
-            ])
+        server.pending[ObjectIdentifier(request)] = pending
+        server.deadlines.append((now.adding(microseconds: 30_000_000), request))
+        if server.deadlines.count - server.nextDeadline == 1 { scheduleDeadlineCheck() }
+    }
+
+    private func scheduleDeadlineCheck() {
+        guard server.nextDeadline < server.deadlines.count else {
+            server.deadlines = []
+            server.nextDeadline = 0
+            return
+        }
+        schedule(at: server.deadlines[server.nextDeadline].time, for: nil) { [unowned self] in
+            while server.nextDeadline < server.deadlines.count, server.deadlines[server.nextDeadline].time <= now {
+                // The request is kept alive until now, so its identifier cannot be reused meanwhile.
+                let request = server.deadlines[server.nextDeadline].request
+                server.nextDeadline += 1
+                let key = ObjectIdentifier(request)
+                guard server.pending[key]?.request === request, let pending = server.pending.removeValue(forKey: key) else { continue }
+                flow.comments.append("divergence: the app never answered \(pending.central)'s \(pending.kind == .read ? "read" : "write") of \(pending.characteristic) within ATT's 30-second timeout")
+                record("system", "noResponse", [
+                    .init("central", text(pending.central)), .init("characteristic", pending.characteristic),
+                    .init("request", pending.kind == .read ? "read" : "write"),
+                ])
+            }
+            if server.nextDeadline > 1024, server.nextDeadline * 2 > server.deadlines.count {
+                server.deadlines.removeFirst(server.nextDeadline)
+                server.nextDeadline = 0
+            }
+            scheduleDeadlineCheck()
         }
     }
 
@@ -352,9 +378,22 @@ extension ReplayEngine {
     /// A characteristic as the flow names it: its UUID, and `UUID@0x0012` (its value handle)
     /// when the app publishes the UUID more than once.
     private func name(of characteristic: CBCharacteristic) -> String {
+        if let name = server.names[ObjectIdentifier(characteristic)] { return name }
         let uuid = characteristic.uuid.uuidString
         let same = server.published.values.filter { $0.characteristic.uuid == characteristic.uuid }.count
-        return same > 1 ? "\(uuid)@0x\(hex4(characteristic.valueHandle))" : uuid
+        let name = same > 1 ? "\(uuid)@0x\(hex4(characteristic.valueHandle))" : uuid
+        if server.published[characteristic.valueHandle]?.characteristic === characteristic {
+            server.names[ObjectIdentifier(characteristic)] = name
+        }
+        return name
+    }
+
+    /// A central's address as the flow writes it.
+    private func text(_ address: BluetoothAddress) -> String {
+        if let text = server.addresses[address] { return text }
+        let text = "\(address)"
+        server.addresses[address] = text
+        return text
     }
 
     // MARK: Publishing
@@ -362,6 +401,7 @@ extension ReplayEngine {
     /// Gives the app's service the handles of the capture's service of the same UUID (and its
     /// characteristics those of the same UUID), and notes what differs.
     private func publish(_ service: CBMutableService, _ manager: CBPeripheralManager) {
+        server.names = [:]
         let uuid = service.uuid.bluetoothUUID
         let characteristics = (service.characteristics ?? []).compactMap { $0 as? CBMutableCharacteristic }
         guard let captured = server.database.first(where: { $0.uuid == uuid && !server.takenServices.contains($0.handle) }) else {
@@ -406,6 +446,7 @@ extension ReplayEngine {
     }
 
     private func unpublish(where shouldRemove: (ServerPlayback.Published) -> Bool) {
+        server.names = [:]
         for (handle, published) in server.published where shouldRemove(published) {
             server.published[handle] = nil
             server.takenServices.remove(published.service.handles.lowerBound)
@@ -463,7 +504,7 @@ extension ReplayEngine {
             return
         }
         var arguments: [FlowEvent.Argument] = [
-            .init("central", "\(pending.central)"), .init("characteristic", pending.characteristic), .init("result", "\(result)"),
+            .init("central", text(pending.central)), .init("characteristic", pending.characteristic), .init("result", "\(result)"),
         ]
         let value = Array((request.value ?? Data()).prefix(pending.mtu - 1))
         if pending.kind == .read, result == .success { arguments.append(.init("value", hex(value))) }
