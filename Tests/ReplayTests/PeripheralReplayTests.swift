@@ -19,6 +19,8 @@ final class TestServerApp: NSObject, BluetoothApp, CBPeripheralManagerDelegate {
     /// Seconds between notifications of every notifying characteristic, from launch to the end.
     var notifyEvery: Double?
     var extraServices: [CBMutableService] = []
+    /// Characteristics (by UUID) published read-only with a cached value.
+    var cached: [String: Data] = [:]
     private(set) var manager: CBPeripheralManager?
     private(set) var published: [CBMutableService] = []
     private(set) var centralsSeen: [CBCentral] = []
@@ -39,8 +41,12 @@ final class TestServerApp: NSObject, BluetoothApp, CBPeripheralManagerDelegate {
         for captured in services {
             let service = CBMutableService(type: CBUUID(bluetoothUUID: captured.uuid), primary: captured.isPrimary)
             service.characteristics = captured.characteristics.map {
-                CBMutableCharacteristic(
-                    type: CBUUID(bluetoothUUID: $0.uuid), properties: CBCharacteristicProperties(rawValue: UInt($0.properties.rawValue)),
+                let uuid = CBUUID(bluetoothUUID: $0.uuid)
+                if let value = cached[uuid.uuidString] {
+                    return CBMutableCharacteristic(type: uuid, properties: [.read], value: value, permissions: [.readable])
+                }
+                return CBMutableCharacteristic(
+                    type: uuid, properties: CBCharacteristicProperties(rawValue: UInt($0.properties.rawValue)),
                     value: nil, permissions: [.readable, .writeable])
             }
             published.append(service)
@@ -345,5 +351,19 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
         })
         // The Execute's and the Read Blob's answers are the app's: nothing differs.
         #expect(!flow.events.contains { $0.name == "answerDiffers" && ($0.argument("characteristic") == write.uuid || $0.argument("characteristic") == read.uuid) })
+    }
+
+    @Test func aCachedValueIsAnsweredByTheSystemAndStillComparedWithTheCapture() async throws {
+        let cassette = try load("peripheral-server.btsnoop")
+        let read = try #require(centralRequests(cassette).first { $0.exchange.opcode == .readRequest && !$0.isSystemService })
+        let captured = try #require(read.exchange.answer?.value)
+        for (value, differs) in [(captured, false), (captured.map { $0 ^ 0x0F }, true)] {
+            let app = TestServerApp(services: serverServices(cassette))
+            app.cached = [read.uuid: Data(value)]
+            let flow = await ReplayEngine(cassette: cassette).run(app, name: "cached")
+            #expect(!flow.events.contains { $0.name == "didReceiveRead" })
+            let expected = "system answerDiffers central=\(read.central) characteristic=\(read.uuid) captured=\(hex(captured)) app=\(hex(value))"
+            #expect(flow.events.contains { $0.signature == expected } == differs)
+        }
     }
 }
