@@ -191,7 +191,14 @@ final class SensorServerApp: NSObject, BluetoothApp, CBPeripheralManagerDelegate
         if requests.contains(where: { $0.characteristic.service?.uuid == refusingWrites }) {
             return peripheral.respond(to: first, withResult: .writeNotPermitted)
         }
-        for request in requests { values[request.characteristic.uuid] = request.value }
+        // All or nothing: each part lands at its offset (a long write comes as several parts).
+        var written = values
+        for request in requests {
+            let old = written[request.characteristic.uuid] ?? Data()
+            guard request.offset <= old.count else { return peripheral.respond(to: first, withResult: .invalidOffset) }
+            written[request.characteristic.uuid] = old.prefix(request.offset) + (request.value ?? Data())
+        }
+        values = written
         peripheral.respond(to: first, withResult: .success)
     }
 
