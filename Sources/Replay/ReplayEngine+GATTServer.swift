@@ -143,7 +143,7 @@ extension ReplayEngine {
         let step = server.steps[index]
         schedule(at: max(now, step.time), for: nil) { [unowned self] in
             perform(step)
-            playServerStep(index + 1)
+            if !failed { playServerStep(index + 1) }
         }
     }
 
@@ -346,12 +346,13 @@ extension ReplayEngine {
                     .init("central", text(pending.central)), .init("characteristic", pending.characteristic),
                     .init("request", pending.kind == .read ? "read" : "write"),
                 ])
+                diverged()
             }
             if server.nextDeadline > 1024, server.nextDeadline * 2 > server.deadlines.count {
                 server.deadlines.removeFirst(server.nextDeadline)
                 server.nextDeadline = 0
             }
-            scheduleDeadlineCheck()
+            if !failed { scheduleDeadlineCheck() }
         }
     }
 
@@ -366,6 +367,7 @@ extension ReplayEngine {
         record("system", "answerDiffers", [
             .init("central", "\(central)"), .init("characteristic", characteristic), .init("captured", captured), .init("app", app),
         ])
+        diverged()
     }
 
     private func describe(_ error: ATTErrorCode) -> String { "\(CBATTError(errorCode: Int(error.rawValue)))" }
@@ -373,6 +375,13 @@ extension ReplayEngine {
 
     private func noteOnce(_ key: String, _ comment: String) {
         if server.noted.insert(key).inserted { flow.comments.append(comment) }
+        diverged()
+    }
+
+    /// A central's request went otherwise than in the capture: under ``UnmatchedPolicy/fail``
+    /// the replay stops there.
+    private func diverged() {
+        if unmatched == .fail { stop() }
     }
 
     /// A characteristic as the flow names it: its UUID, and `UUID@0x0012` (its value handle)

@@ -366,4 +366,18 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
             #expect(flow.events.contains { $0.signature == expected } == differs)
         }
     }
+
+    @Test func underUnmatchedFailTheReplayStopsAtTheFirstAnswerThatDiffers() async throws {
+        let cassette = try load("peripheral-server.btsnoop")
+        let engine = ReplayEngine(cassette: cassette)
+        engine.unmatched = .fail
+        let flow = await engine.run(TestServerApp(services: serverServices(cassette)), name: "test-server")
+        #expect(engine.failed)
+        // The test app answers reads with no bytes: the first read differs, and nothing follows.
+        #expect(flow.events.last?.name == "answerDiffers")
+        #expect(flow.events.filter { $0.name == "answerDiffers" }.count == 1)
+        // With the default policy the replay goes on to the central's later requests.
+        let all = await ReplayEngine(cassette: cassette).run(TestServerApp(services: serverServices(cassette)), name: "test-server")
+        #expect(all.events.count > flow.events.count)
+    }
 }
