@@ -16,9 +16,10 @@ import Wire
 /// none; the capture's own local disconnections are the captured app's choices and are not
 /// played back.
 ///
-/// GATT requests are answered as the capture's peers answered them (ReplayEngine+GATTClient); a
-/// capture taken on a peripheral host plays its remote centrals to the app's peripheral managers
-/// (ReplayEngine+GATTServer).
+/// GATT requests are answered as the capture's peer answered them
+/// (`ReplayEngine+GATTClient.swift`), scans get the capture's advertising reports
+/// (`ReplayEngine+Scan.swift`), and a capture taken on a peripheral host plays its remote centrals
+/// to the app's peripheral managers (`ReplayEngine+GATTServer.swift`); Formats/flow.md says how.
 public final class ReplayEngine: BluetoothSystem {
     /// How the replay moves through the capture's time.
     public enum Pacing: Sendable {
@@ -44,6 +45,7 @@ public final class ReplayEngine: BluetoothSystem {
     public var now: Timestamp {
         switch pacing {
         case .virtual:
+            guard clock.isInUse else { return eventTime }
             // A task woken by the clock acts at the clock's time.
             let clockTime = cassette.start.adding(microseconds: microseconds(ReplayClock.offset(of: clock.now)))
             return max(eventTime, clockTime)
