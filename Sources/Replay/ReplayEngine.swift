@@ -18,7 +18,8 @@ import Wire
 ///
 /// GATT requests are answered as the capture's peer answered them
 /// (`ReplayEngine+GATTClient.swift`), scans get the capture's advertising reports
-/// (`ReplayEngine+Scan.swift`); Formats/flow.md says how.
+/// (`ReplayEngine+Scan.swift`), and a capture taken on a peripheral host plays its remote centrals
+/// to the app's peripheral managers (`ReplayEngine+GATTServer.swift`); Formats/flow.md says how.
 public final class ReplayEngine: BluetoothSystem {
     /// How the replay moves through the capture's time.
     public enum Pacing: Sendable {
@@ -76,6 +77,8 @@ public final class ReplayEngine: BluetoothSystem {
     private var cursor: [BluetoothAddress: Int] = [:]
     /// Peers with a connection attempt of the app in progress.
     private var attempts: Set<BluetoothAddress> = []
+    /// The remote centrals' playback, for the app's peripheral managers (ReplayEngine+GATTServer).
+    let server = ServerPlayback()
 
     public init(cassette: Cassette, pacing: Pacing = .virtual) {
         self.cassette = cassette
@@ -92,6 +95,7 @@ public final class ReplayEngine: BluetoothSystem {
                 schedule(at: now.adding(microseconds: Int64((max(0, seconds) * 1e6).rounded())), for: nil, action)
             },
             clock: clock)
+        startServerPlayback()
         switch pacing {
         case .virtual:
             BluetoothSystemContext.with(self) {
@@ -256,37 +260,6 @@ public final class ReplayEngine: BluetoothSystem {
             record(label(central), "didDisconnectPeripheral", ["peripheral": "\(address)", "error": "nil"])
             central.deliver(.disconnected(peripheral, error: nil))
         }
-    }
-
-    // MARK: BluetoothSystem: GATT server (not answered from the cassette yet)
-
-    public func add(_ service: CBMutableService, for manager: CBPeripheralManager) { unanswered("app", "add", nil) }
-    public func remove(_ service: CBMutableService, for manager: CBPeripheralManager) { record("app", "remove", [:]) }
-    public func removeAllServices(for manager: CBPeripheralManager) { record("app", "removeAllServices", [:]) }
-    public func startAdvertising(_ advertisementData: [String: Any]?, for manager: CBPeripheralManager) {
-        unanswered("app", "startAdvertising", nil)
-    }
-    public func stopAdvertising(for manager: CBPeripheralManager) { record("app", "stopAdvertising", [:]) }
-    public func respond(to request: CBATTRequest, withResult result: CBATTError.Code, for manager: CBPeripheralManager) {
-        record("app", "respond", ["result": "\(result)"])
-    }
-    public func updateValue(
-        _ value: Data, for characteristic: CBMutableCharacteristic, onSubscribedCentrals centrals: [CBCentral]?,
-        for manager: CBPeripheralManager
-    ) -> Bool {
-        record("app", "updateValue", ["characteristic": characteristic.uuid.uuidString])
-        return true
-    }
-    public func setDesiredConnectionLatency(_ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral, manager: CBPeripheralManager) {}
-    public func publishL2CAPChannel(withEncryption encryptionRequired: Bool, for manager: CBPeripheralManager) {
-        unanswered("app", "publishL2CAPChannel", nil)
-    }
-    public func unpublishL2CAPChannel(_ psm: CBL2CAPPSM, for manager: CBPeripheralManager) {}
-
-    /// A request the cassette cannot answer yet: written to the flow, and left pending.
-    func unanswered(_ actor: String, _ name: String, _ peripheral: CBPeripheral?) {
-        record(actor, name, peripheral?.address.map { ["peripheral": "\($0)"] } ?? [:])
-        flow.comments.append("divergence: \(name) is not answered from the capture yet; it stays pending")
     }
 
     // MARK: Playback
