@@ -32,7 +32,7 @@ test: deps
 	$(SWIFT) test
 
 ## crosscheck: bletrace against tshark (every capture) and btmon (every btsnoop, as far as
-## btmon 5.66 gets), record by record, on Captures/ and ../shared/captures/public/ (also part of
+## btmon 5.66 gets), record by record, on Captures/ and Captures/public/ (also part of
 ## `make test`).
 crosscheck: deps
 	$(SWIFT) test --filter 'TsharkCrossCheckTests|BtmonCrossCheckTests|ErrorsAndStatsTests'

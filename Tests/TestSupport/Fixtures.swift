@@ -2,8 +2,8 @@ import Foundation
 import TraceFiles
 import Wire
 
-/// Where the test fixtures are: the package's own `Captures/` and the public captures in
-/// `../shared/captures/public/` beside the checkout (as CI lays them out).
+/// Where the test fixtures are: the package's own `Captures/` (recorded with Bumble) and the public
+/// captures in `Captures/public/` (real devices; sources and licences in its SOURCES.md).
 public enum Fixtures {
     public static let packageRoot: URL = {
         var url = URL(fileURLWithPath: #filePath)
@@ -15,8 +15,7 @@ public enum Fixtures {
         packageRoot.appendingPathComponent("Captures").appendingPathComponent(name).path
     }
 
-    public static let publicCaptures = packageRoot.deletingLastPathComponent()
-        .appendingPathComponent("shared/captures/public")
+    public static let publicCaptures = packageRoot.appendingPathComponent("Captures/public")
 
     public static func publicCapture(_ name: String) -> String {
         publicCaptures.appendingPathComponent(name).path
@@ -26,12 +25,16 @@ public enum Fixtures {
     /// sniffer file (not HCI).
     public static func allReadableCaptures() throws -> [String] {
         let ours = try FileManager.default.contentsOfDirectory(atPath: packageRoot.appendingPathComponent("Captures").path)
-            .filter { $0.hasSuffix(".btsnoop") || $0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng") || $0.hasSuffix(".pklg") }
+            .filter(isCapture)
             .map(capture)
         let others = try FileManager.default.contentsOfDirectory(atPath: publicCaptures.path)
-            .filter { !$0.hasSuffix(".md") && $0 != "mikeryan-crackle-le-sc.pcapng" }
+            .filter { isCapture($0) && $0 != "mikeryan-crackle-le-sc.pcapng" }
             .map(publicCapture)
         return (ours + others).sorted()
+    }
+
+    private static func isCapture(_ name: String) -> Bool {
+        name.hasSuffix(".btsnoop") || name.hasSuffix(".pcap") || name.hasSuffix(".pcapng") || name.hasSuffix(".pklg")
     }
 
     /// Writes `bytes` to a new file in a fresh temporary directory and returns its path.
