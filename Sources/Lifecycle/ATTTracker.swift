@@ -110,6 +110,15 @@ public struct ATTTracker {
         links[connection]?.pending.compactMap { $0 } ?? []
     }
 
+    /// Forgets what discovery revealed about the attributes `range` on `connection`: a Service
+    /// Changed indication said they changed (Core 6.0, Vol 3, Part G, §7.1), and only a new
+    /// discovery says what they are now.
+    public mutating func forget(_ range: ClosedRange<UInt16>, on connection: UInt16) {
+        links.modify(connection) { link in
+            link.attributes = link.attributes.filter { !range.contains($0.key) }
+        }
+    }
+
     /// Forgets a connection: its handle may be reused by the next one.
     public mutating func reset(connection: UInt16) {
         links[connection] = nil

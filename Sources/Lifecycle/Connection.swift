@@ -60,7 +60,8 @@ public struct Connection: Hashable, Sendable {
     public var interval: UInt16?
     public var latency: UInt16?
     public var supervisionTimeout: UInt16?
-    /// What changed during the connection: parameters, data length, PHY, encryption.
+    /// What changed during the connection: parameters, data length, PHY, encryption, the peer's
+    /// database (Service Changed).
     public var changes: [Change] = []
     /// Each discovery procedure (Core 6.0, Vol 3, Part G, §4.4-§4.7), from its first request to
     /// the last answer.
@@ -97,6 +98,9 @@ public struct Connection: Hashable, Sendable {
             case keyRefresh
             /// One of the above completed with an error status.
             case failed(String, HCIStatus)
+            /// A Service Changed indication from the peer: the attributes from `start` to `end`
+            /// changed, and what discovery found there before no longer holds.
+            case serviceChanged(start: UInt16, end: UInt16)
         }
         public var time: Timestamp
         public var record: Int

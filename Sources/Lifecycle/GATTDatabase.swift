@@ -112,6 +112,21 @@ public struct GATTDatabase: Hashable, Sendable {
         }
     }
 
+    /// Drops what discovery found in `range`, which a Service Changed indication declared changed
+    /// (Core 6.0, Vol 3, Part G, §7.1): services declared in it, and characteristics and
+    /// descriptors in it of a service declared before it. What the rediscovery then finds is added
+    /// again; what it does not find stays absent.
+    mutating func forget(_ range: ClosedRange<UInt16>) {
+        services.removeAll { range.contains($0.handle) }
+        for s in services.indices {
+            services[s].characteristics.removeAll { range.contains($0.declarationHandle) }
+            for c in services[s].characteristics.indices {
+                services[s].characteristics[c].descriptors.removeAll { range.contains($0.handle) }
+                if range.contains(services[s].characteristics[c].valueHandle) { services[s].characteristics[c].lastValue = nil }
+            }
+        }
+    }
+
     private func serviceIndex(containing handle: UInt16) -> Int? {
         services.lastIndex { $0.handle <= handle && handle <= $0.endHandle }
     }

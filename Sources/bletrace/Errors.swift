@@ -57,7 +57,13 @@ struct Errors: ParsableCommand {
             } else if let command = error.requestName ?? error.requestOpcode.map({ hex($0, digits: 4) }) {
                 what += " for \(command)"
             }
-            if let handle = error.attributeHandle {
+            if let procedure = error.procedure, let handle = error.attributeHandle {
+                what += ", ending a \(procedure.rawValue)"
+                if let type = error.searchedType, procedure == .valueSearch {
+                    what += " for \(type)" + (GATTNames.name(for: type).map { " \($0)" } ?? "")
+                }
+                what += " from \(hex(handle, digits: 4))"
+            } else if let handle = error.attributeHandle {
                 what += " on attribute \(hex(handle, digits: 4))"
                 if let attribute = error.attribute {
                     what += " (\(attribute.role.rawValue) \(attribute.uuid)\(attribute.name.map { " \($0)" } ?? ""))"
@@ -68,11 +74,12 @@ struct Errors: ParsableCommand {
             if let cb = error.coreBluetooth {
                 let name = cb.name.map { "\(cb.domain == CBError.errorDomain ? "CBError" : "CBATTError").\($0) (\(cb.code))" }
                     ?? "\(cb.domain) code \(cb.code), no named case"
-                Output.line("  CoreBluetooth: \(name) in \(cb.callback) [\(cb.evidence.rawValue)]")
+                let carrier = cb.callback.hasPrefix("no ") ? ", \(cb.callback)" : " in \(cb.callback)"
+                Output.line("  CoreBluetooth: \(name)\(carrier) [\(cb.evidence.rawValue)]")
             }
         }
         Output.line("")
-        Output.line("summary: \(errors.count) errors, \(errors.count - hidden) unexpected" + (hidden > 0 && !all ? " (\(hidden) expected, not shown: --all)" : ""))
+        Output.line("summary: \(errors.count) errors, \(errors.count { !$0.expected }) unexpected" + (hidden > 0 && !all ? " (\(hidden) expected, not shown: --all)" : ""))
         var counts: [String: Int] = [:]
         for error in shown { counts["\(error.layer.rawValue.uppercased()) \(hex(error.code, digits: 2)) \(error.name)", default: 0] += 1 }
         for (key, count) in counts.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
@@ -102,6 +109,11 @@ struct JSONError: Encodable {
     var attribute_handle: UInt16?
     var attribute_uuid: String?
     var attribute_name: String?
+    /// The discovery procedure the failed request belonged to; `attribute_handle` is then the
+    /// start of the range searched.
+    var procedure: String?
+    /// The attribute type the search asked for.
+    var searched_uuid: String?
     var expected: Bool
     /// Always present: `null` when CoreBluetooth has no equivalent.
     var cb: NullOr<CB>
@@ -119,6 +131,8 @@ struct JSONError: Encodable {
         attribute_handle = error.attributeHandle
         attribute_uuid = error.attribute.map { "\($0.uuid)" }
         attribute_name = error.attribute?.name
+        procedure = error.procedure?.rawValue
+        searched_uuid = error.searchedType.map { "\($0)" }
         expected = error.expected
         cb = NullOr(error.coreBluetooth.map {
             CB(domain: $0.domain, code: $0.code, name: $0.name, evidence: $0.evidence.rawValue, callback: $0.callback)

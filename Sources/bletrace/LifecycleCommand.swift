@@ -172,6 +172,8 @@ extension LifecycleCommand {
             return enabled ? "encryption on" + (keySize.map { " (key size \($0))" } ?? "") : "encryption off"
         case .keyRefresh: return "encryption key refreshed"
         case .failed(let what, let status): return "\(what) failed: \(status) (\(hex(status.rawValue, digits: 2)))"
+        case .serviceChanged(let start, let end):
+            return "Service Changed: the peer's attributes \(hex(start, digits: 4))-\(hex(end, digits: 4)) changed; what was discovered there no longer holds"
         }
     }
 }
@@ -243,6 +245,8 @@ struct JSONLifecycle: Encodable {
         var encrypted: Bool?
         var key_size: UInt8?
         var status: UInt8?
+        var start_handle: UInt16?
+        var end_handle: UInt16?
     }
     struct DiscoveryJSON: Encodable {
         var start_ts: Int64
@@ -324,6 +328,7 @@ struct JSONLifecycle: Encodable {
         case .encryption(let enabled, let keySize): (json.kind, json.encrypted, json.key_size) = ("encryption", enabled, keySize)
         case .keyRefresh: json.kind = "key_refresh"
         case .failed(let what, let status): (json.kind, json.status) = (what.replacingOccurrences(of: " ", with: "_") + "_failed", status.rawValue)
+        case .serviceChanged(let start, let end): (json.kind, json.start_handle, json.end_handle) = ("service_changed", start, end)
         }
         return json
     }

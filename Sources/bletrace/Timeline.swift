@@ -649,6 +649,8 @@ private struct TimelineSVG {
             return (enabled ? "encryption on" + (keySize.map { " (key size \($0))" } ?? "") : "encryption off", "#3949ab")
         case .keyRefresh: return ("encryption key refreshed", "#3949ab")
         case .failed(let what, let status): return ("\(what) failed: \(hex(status.rawValue, digits: 2)) \(status.name ?? "")", "#d50000")
+        case .serviceChanged(let start, let end):
+            return ("Service Changed: \(hex(start, digits: 4))-\(hex(end, digits: 4)) to rediscover", "#6a1b9a")
         }
     }
 
