@@ -121,14 +121,24 @@ public struct Connection: Hashable, Sendable {
 
     /// The ATT MTU agreed by Exchange MTU (the smaller of the two), if exchanged.
     public var mtu: UInt16?
+
+    /// The ATT MTU in effect at the end: the exchanged one, else LE's default of 23 (Core 6.0,
+    /// Vol 3, Part F, §3.2.8) for an LE connection seen from its start; nil when unknown (the
+    /// connection began before the capture, where an exchange may have been missed, or BR/EDR).
+    public var effectiveMTU: UInt16? {
+        if let mtu { return mtu }
+        return transport == .le && !beganBeforeCapture && status == .success ? 23 : nil
+    }
     public var attRequests = 0
     public var attErrors = 0
     public var attNotifications = 0
     public var attIndications = 0
-    /// Read requests of any kind (Read, Read Blob, Read Multiple) and writes of any kind (Write
-    /// Request and Command, Signed Write, Prepare Write); discovery is counted apart.
+    /// Read requests of any kind (Read, Read Blob, Read Multiple) and write requests (Write
+    /// Request, Prepare Write): both among ``attRequests``; discovery is counted apart.
     public var attReads = 0
     public var attWrites = 0
+    /// Writes without response (Write Command, Signed Write Command): commands, not requests.
+    public var attWriteCommands = 0
     /// ATT bytes both ways (opcodes, parameters and values).
     public var attBytes = 0
 

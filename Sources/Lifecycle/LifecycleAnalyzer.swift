@@ -336,8 +336,10 @@ public struct LifecycleAnalyzer {
         switch pdu.opcode {
         case .readRequest, .readBlobRequest, .readMultipleRequest, .readMultipleVariableRequest:
             connections[id].attReads += 1
-        case .writeRequest, .writeCommand, .signedWriteCommand, .prepareWriteRequest:
+        case .writeRequest, .prepareWriteRequest:
             connections[id].attWrites += 1
+        case .writeCommand, .signedWriteCommand:
+            connections[id].attWriteCommands += 1
         default: break
         }
     }

@@ -44,7 +44,7 @@ enum Exit {
 
 /// The input and output options every reading command shares.
 struct CaptureOptions: ParsableArguments {
-    @Argument(help: "A capture file: btsnoop, pcap, pcapng or PacketLogger (.pklg).")
+    @Argument(help: "A capture file: btsnoop, pcap, pcapng or PacketLogger (.pklg); - reads standard input.")
     var file: String
 }
 

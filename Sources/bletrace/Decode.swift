@@ -5,10 +5,10 @@ import BLETrace
 struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Decode every record: HCI commands and events, ACL, L2CAP, ATT.",
-        discussion: "--format jsonl writes one JSON object per record (Formats/json.md).")
+        discussion: "Records are numbered from 1, as Wireshark numbers frames. --format jsonl writes one JSON object per record, --format json one document with them all (Formats/json.md).")
 
     @OptionGroup var capture: CaptureOptions
-    @Option(help: "text or jsonl.") var format: OutputFormat = .text
+    @Option(help: "text, json or jsonl (one record per line).") var format: OutputFormat = .text
     @Flag(name: .shortAndLong, help: "Show every field of every layer under each record's line.") var verbose = false
     @Option(
         help: ArgumentHelp(
@@ -17,31 +17,40 @@ struct Decode: ParsableCommand {
             valueName: "filter"))
     var filter: [RecordFilter] = []
 
-    func validate() throws {
-        guard format != .json else { throw ValidationError("--format takes text or jsonl") }
-    }
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let reader = try openCapture(capture.file)
+        try output.apply(input: capture.file)
+        let reader = try openCapture(try capture.path)
         var decoder = TraceDecoder()
         // Runs alongside so that each ATT response is read knowing its request.
         var analyzer = LifecycleAnalyzer()
         var origin: Timestamp?
         var fault: (any Error)?
+        // --format json: one object, its records written one at a time as they are decoded.
+        var written = 0
+        if format == .json { Output.line("{\"records\":[") }
         do {
             while let record = try reader.next() {
                 let decoded = decoder.decode(record)
                 analyzer.add(record, decoded)
                 if origin == nil { origin = record.timestamp }
                 guard filter.allSatisfy({ $0.matches(record, decoded) }) else { continue }
-                if format == .jsonl {
+                if format == .json {
+                    if written > 0 { Output.text(",") }
                     try Output.json(JSONRecord(record, decoded, answering: analyzer.lastAnswered))
+                    written += 1
+                } else if format == .jsonl {
+                    var line = JSONRecord(record, decoded, answering: analyzer.lastAnswered)
+                    line.version = jsonVersion
+                    try Output.json(line)
                 } else {
                     Output.line(describe(record, decoded, answering: analyzer.lastAnswered, origin: origin!))
                     if verbose { for line in detail(record, decoded) { Output.line(line) } }
                 }
             }
         } catch { fault = error }
+        if format == .json { Output.line("],\"version\":\(jsonVersion)}") }
         try finish(fault)
     }
 }
@@ -63,12 +72,16 @@ struct JSONRecord: Encodable {
         var end: UInt16?
         var request_opcode: UInt8?
         var request_index: Int?
+        var request_frame: Int?
         var error: UInt8?
         var mtu: UInt16?
         var value: String?
     }
+    /// On each line of `--format jsonl` only: in `--format json` the document carries it.
+    var version: Int?
     var index: Int
-    var ts: Int64
+    var frame: Int
+    var ts_us: Int64
     var direction: String?
     var kind: String
     var controller: UInt16?
@@ -79,7 +92,8 @@ struct JSONRecord: Encodable {
 
     init(_ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest? = nil) {
         index = record.index
-        ts = record.timestamp.microseconds
+        frame = record.index + 1
+        ts_us = record.timestamp.microseconds
         direction = record.direction.map { "\($0)" }
         kind = "\(record.kind)"
         controller = record.controllerIndex
@@ -136,6 +150,7 @@ struct JSONRecord: Encodable {
             if let request, pdu.opcode.method == .response || pdu.opcode.method == .confirmation {
                 fields.request_opcode = request.opcode.rawValue
                 fields.request_index = request.record
+                fields.request_frame = request.record + 1
                 if fields.handle == nil, let attribute = request.attributeHandle,
                     [.readRequest, .readBlobRequest, .writeRequest, .handleValueIndication].contains(request.opcode)
                 {
@@ -185,7 +200,7 @@ func detail(_ record: CaptureRecord, _ decoded: DecodedRecord) -> [String] {
 
 /// One line for a person: index, time, direction, kind, then what the packet says.
 func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest?, origin: Timestamp) -> String {
-    var line = "\(record.index)".leftPadded(6) + " " + relativeTime(record.timestamp, since: origin)
+    var line = "\(record.index + 1)".leftPadded(6) + " " + relativeTime(record.timestamp, since: origin)
     line += " " + (record.direction.map { "\($0)" } ?? "-").rightPadded(8)
     line += " " + "\(record.kind)".rightPadded(7) + " "
     switch decoded.packet {
@@ -225,7 +240,7 @@ func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, answering reque
             line += " ATT " + describe(att)
             if let request, att.opcode != .errorResponse {
                 line += " (answers \(request.opcode)"
-                    + (request.attributeHandle.map { " of \(hex($0, digits: 4))" } ?? "") + ", record \(request.record))"
+                    + (request.attributeHandle.map { " of \(hex($0, digits: 4))" } ?? "") + ", frame \(request.record + 1))"
             }
         } else if let l2cap = decoded.l2cap {
             line += " L2CAP \(l2cap.channel), \(l2cap.payload.count) bytes"

@@ -9,15 +9,21 @@ struct Errors: ParsableCommand {
         discussion: "An Attribute Not Found that ends a discovery, and status 0x02 ending a cancelled attempt, are normal: they are marked expected and left out of the text unless --all is given.")
 
     @OptionGroup var capture: CaptureOptions
-    @Option(help: "text or json.") var format: OutputFormat = .text
+    @Option(help: "text, json, or jsonl (one error per line).") var format: OutputFormat = .text
     @Flag(help: "Also list the expected ones (discovery ends, cancelled attempts).") var all = false
+    @Option(
+        name: .customLong("fail-on"),
+        help: ArgumentHelp(
+            "Exit 1 when the capture has errors: unexpected ones, or any.",
+            discussion: "For CI: bletrace errors trace.btsnoop --fail-on unexpected. Without it, finding errors exits 0."))
+    var failOn: FailOn?
+    @OptionGroup var output: OutputOptions
 
-    func validate() throws {
-        guard format != .jsonl else { throw ValidationError("--format takes text or json") }
-    }
+    enum FailOn: String, ExpressibleByArgument, CaseIterable { case unexpected, any }
 
     func run() throws {
-        let reader = try openCapture(capture.file)
+        try output.apply(input: capture.file)
+        let reader = try openCapture(try capture.path)
         var decoder = TraceDecoder()
         var analyzer = LifecycleAnalyzer()
         var collector = ErrorCollector()
@@ -32,12 +38,27 @@ struct Errors: ParsableCommand {
             }
         } catch { fault = error }
 
-        if format == .json {
-            try Output.prettyJSON(array: collector.errors.map(JSONError.init))
-        } else {
-            printErrors(collector.errors, origin: origin)
+        let errors = collector.errors
+        switch format {
+        case .json:
+            // The errors are written one by one: a long capture has thousands.
+            try Output.prettyJSON(JSONErrors(errors, all: []), streaming: "errors", errors.map(JSONError.init))
+        case .jsonl:
+            for error in errors {
+                var line = JSONError(error)
+                line.version = jsonVersion
+                try Output.json(line)
+            }
+        case .text:
+            printErrors(errors, origin: origin)
         }
         try finish(fault)
+        let failing = switch failOn {
+        case .any: !errors.isEmpty
+        case .unexpected: errors.contains { !$0.expected }
+        case nil: false
+        }
+        if failing { throw Exit.finding }
     }
 
     private func printErrors(_ errors: [TraceError], origin: Timestamp?) {
@@ -47,7 +68,7 @@ struct Errors: ParsableCommand {
             Output.line(errors.isEmpty ? "no errors" : "no unexpected errors")
         }
         for error in shown {
-            var line = relativeTime(error.time, since: origin ?? error.time) + "  record \(error.record)"
+            var line = relativeTime(error.time, since: origin ?? error.time) + "  frame \(error.record + 1)"
             if let connection = error.connection { line += "  handle \(hex(connection, digits: 4))" }
             if let peer = error.peer { line += "  \(peer)" }
             Output.line(line)
@@ -70,7 +91,7 @@ struct Errors: ParsableCommand {
                 }
             }
             if error.expected { what += " [expected]" }
-            Output.line(what)
+            Output.line(error.expected ? Style.dim(what) : Style.red(what))
             if let cb = error.coreBluetooth {
                 let name = cb.name.map { "\(cb.domain == CBError.errorDomain ? "CBError" : "CBATTError").\($0) (\(cb.code))" }
                     ?? "\(cb.domain) code \(cb.code), no named case"
@@ -88,8 +109,25 @@ struct Errors: ParsableCommand {
     }
 }
 
-/// The JSON contract of `bletrace errors --format json` (Formats/json.md).
+/// The JSON contract of `bletrace errors --format json` (Formats/json.md): the errors, and how
+/// many there are.
+struct JSONErrors: Encodable {
+    var version = jsonVersion
+    var total: Int
+    var unexpected: Int
+    var errors: [JSONError]
+
+    init(_ errors: [TraceError], all: [JSONError]) {
+        total = errors.count
+        unexpected = errors.count { !$0.expected }
+        self.errors = all
+    }
+}
+
+/// One error of `bletrace errors --format json` and one line of `--format jsonl`.
 struct JSONError: Encodable {
+    /// On each line of `--format jsonl` only: in `--format json` the document carries it.
+    var version: Int?
     struct CB: Encodable {
         var domain: String
         var code: Int
@@ -98,7 +136,8 @@ struct JSONError: Encodable {
         var callback: String
     }
     var index: Int
-    var ts: Int64
+    var frame: Int
+    var ts_us: Int64
     var handle: UInt16?
     var peer: String?
     var layer: String
@@ -120,7 +159,8 @@ struct JSONError: Encodable {
 
     init(_ error: TraceError) {
         index = error.record
-        ts = error.time.microseconds
+        frame = error.record + 1
+        ts_us = error.time.microseconds
         handle = error.connection
         peer = error.peer.map { "\($0)" }
         layer = error.layer.rawValue

@@ -5,7 +5,7 @@ import Foundation
 /// The formats of `bletrace lifecycle`: the two of `OutputFormat` it takes, and the picture.
 /// (Its own type, so the other commands need not reject svg and html one by one.)
 enum LifecycleFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json, svg, html
+    case text, json, jsonl, svg, html
 }
 
 /// `bletrace lifecycle FILE --format svg|html`: reads the capture once (lifecycles, errors and

@@ -124,18 +124,33 @@ public struct ProcessResult {
 }
 
 public func run(_ executable: String, _ arguments: [String], stdin: String? = nil) throws -> ProcessResult {
+    try run(executable, arguments, input: stdin.map { Data($0.utf8) }, environment: nil)
+}
+
+/// Runs a program with `input` (bytes) on its standard input and, if given, only `environment`.
+public func run(_ executable: String, _ arguments: [String], input: Data?, environment: [String: String]?) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    if let environment { process.environment = environment }
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out
     process.standardError = err
+    let bytes = input
+    // A program that exits before reading all its input must not kill the tests with SIGPIPE.
+    signal(SIGPIPE, SIG_IGN)
     let input = Pipe()
     process.standardInput = input
     try process.run()
-    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-    try input.fileHandleForWriting.close()
+    // Written in the background: a large input must not block while the program fills its pipes.
+    let writer = input.fileHandleForWriting
+    let written = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+        if let bytes { try? writer.write(contentsOf: bytes) }
+        try? writer.close()
+        written.signal()
+    }
     // Read both pipes while the process runs so a large output cannot block it.
     let errors = DataBox()
     let done = DispatchSemaphore(value: 0)
@@ -147,6 +162,7 @@ public func run(_ executable: String, _ arguments: [String], stdin: String? = ni
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     done.wait()
+    written.wait()
     return ProcessResult(
         status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
         stderr: String(decoding: errors.data, as: UTF8.self))
