@@ -32,6 +32,8 @@ public struct Connection: Hashable, Sendable {
     public var handle: UInt16?
     public var peer: BluetoothAddress?
     public var peerAddressType: UInt8?
+    /// The name the peer advertised, where a scan in the capture heard it.
+    public var peerName: String?
 
     /// LE Create Connection (or Extended): time and record index.
     public var attemptTime: Timestamp?

@@ -45,6 +45,11 @@ public struct LifecycleAnalyzer {
         for handle in openByHandle.handles {
             connections[openByHandle[handle]!].unansweredRequests = att.unanswered(on: handle)
         }
+        if !scanning.names.isEmpty {
+            for index in connections.indices {
+                if let peer = connections[index].peer { connections[index].peerName = scanning.names[peer] }
+            }
+        }
         return LifecycleReport(
             connections: connections, firstTime: firstTime, lastTime: lastTime, records: records,
             scans: scanning.scans, advertising: scanning.advertising)

@@ -13,14 +13,19 @@ struct Decode: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Show only matching records; repeat to require several.",
-            discussion: "command, event, acl, l2cap, att, smp, error, handle=N, att=N (ATT opcode), command=N (HCI opcode), event=N (HCI event code); N decimal or 0x-hex.",
+            discussion: "Tests joined with and, or, not and parentheses: att.error, att.error==0x05, att.opcode==0x0a, att.handle==0x14, hci.handle==0x40, hci.reason==0x08, hci.opcode==0x200d, hci.event==0x3e, peer==AA:BB:CC:DD:EE:FF or peer==\"name\", time>=12.5 (seconds from the first record), frame<100, direction==sent, and the kinds command, event, acl, l2cap, att, smp, error. Wireshark's names work too (btatt.error_code, bthci_acl.chandle, …). Numbers decimal or 0x-hex.",
             valueName: "filter"))
-    var filter: [RecordFilter] = []
+    var filter: [String] = []
+
+    func validate() throws {
+        for text in filter { _ = try RecordFilter(parsing: text) }
+    }
 
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         try output.apply(input: capture.file)
+        let filters = try filter.map(RecordFilter.init(parsing:))
         let reader = try openCapture(try capture.path)
         var decoder = TraceDecoder()
         // Runs alongside so that each ATT response is read knowing its request.
@@ -35,7 +40,10 @@ struct Decode: ParsableCommand {
                 let decoded = decoder.decode(record)
                 analyzer.add(record, decoded)
                 if origin == nil { origin = record.timestamp }
-                guard filter.allSatisfy({ $0.matches(record, decoded) }) else { continue }
+                if !filters.isEmpty {
+                    let context = RecordFilter.Context(analyzer: analyzer, origin: origin!)
+                    guard filters.allSatisfy({ $0.matches(record, decoded, context) }) else { continue }
+                }
                 if format == .json {
                     if written > 0 { Output.text(",") }
                     try Output.json(JSONRecord(record, decoded, answering: analyzer.lastAnswered))
@@ -138,24 +146,14 @@ struct JSONRecord: Encodable {
             case .findInformationRequest(let start, let end), .findByTypeValueRequest(let start, let end, _, _),
                 .readByTypeRequest(let start, let end, _), .readByGroupTypeRequest(let start, let end, _):
                 (fields.start, fields.end) = (start, end)
-            // A list's first entry, as Wireshark's btatt.handle.
-            case .findInformationResponse(let list): fields.handle = list.first?.handle
-            case .findByTypeValueResponse(let list): fields.handle = list.first?.found
-            case .readByTypeResponse(let list): fields.handle = list.first?.handle
-            case .readByGroupTypeResponse(let list): fields.handle = list.first?.handle
-            case .readMultipleRequest(let list), .readMultipleVariableRequest(let list): fields.handle = list.first
-            default: fields.handle = pdu.handle
+            default:
+                fields.handle = attributeHandle(pdu, answering: request)
             }
-            // A response names the request it answers, and its attribute when it has none of its own.
+            // A response names the request it answers.
             if let request, pdu.opcode.method == .response || pdu.opcode.method == .confirmation {
                 fields.request_opcode = request.opcode.rawValue
                 fields.request_index = request.record
                 fields.request_frame = request.record + 1
-                if fields.handle == nil, let attribute = request.attributeHandle,
-                    [.readRequest, .readBlobRequest, .writeRequest, .handleValueIndication].contains(request.opcode)
-                {
-                    fields.handle = attribute
-                }
             }
             switch pdu {
             case .errorResponse(let request, _, let error):
@@ -172,6 +170,28 @@ struct JSONRecord: Encodable {
             att = fields
         }
     }
+}
+
+/// The attribute a PDU is about, as Wireshark's `btatt.handle`: its own handle; a list's first
+/// entry; for a response with none of its own (Read, Read Blob, Write, Handle Value
+/// Confirmation), the handle of the request it answers. Nil for range requests.
+func attributeHandle(_ pdu: ATTPDU, answering request: ATTRequest?) -> UInt16? {
+    switch pdu {
+    case .findInformationRequest, .findByTypeValueRequest, .readByTypeRequest, .readByGroupTypeRequest: return nil
+    case .findInformationResponse(let list): return list.first?.handle
+    case .findByTypeValueResponse(let list): return list.first?.found
+    case .readByTypeResponse(let list): return list.first?.handle
+    case .readByGroupTypeResponse(let list): return list.first?.handle
+    case .readMultipleRequest(let list), .readMultipleVariableRequest(let list): return list.first
+    default: break
+    }
+    if let handle = pdu.handle { return handle }
+    if let request, pdu.opcode.method == .response || pdu.opcode.method == .confirmation,
+        [.readRequest, .readBlobRequest, .writeRequest, .handleValueIndication].contains(request.opcode)
+    {
+        return request.attributeHandle
+    }
+    return nil
 }
 
 /// Every field of every layer of a record, for `decode -v`.
@@ -237,7 +257,7 @@ func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, answering reque
         if acl.handle == ACLPacket.androidDebugHandle {
             line += " (Android debug data)"
         } else if let att = decoded.att {
-            line += " ATT " + describe(att)
+            line += " ATT " + describe(att, answering: request)
             if let request, att.opcode != .errorResponse {
                 line += " (answers \(request.opcode)"
                     + (request.attributeHandle.map { " of \(hex($0, digits: 4))" } ?? "") + ", frame \(request.record + 1))"
@@ -258,7 +278,9 @@ func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, answering reque
     return line
 }
 
-func describe(_ pdu: ATTPDU) -> String {
+/// An ATT PDU for a person; `request` is the one it answers, which tells what a Read By Type
+/// Response lists (characteristic declarations, in a characteristic discovery).
+func describe(_ pdu: ATTPDU, answering request: ATTRequest? = nil) -> String {
     func handle(_ value: UInt16) -> String { hex(value, digits: 4) }
     func uuid(_ value: BluetoothUUID) -> String { "\(value)" + (GATTNames.name(for: value).map { " (\($0))" } ?? "") }
     func range(_ start: UInt16, _ end: UInt16) -> String { "\(handle(start))-\(handle(end))" }
@@ -280,6 +302,14 @@ func describe(_ pdu: ATTPDU) -> String {
         text += " " + list(ranges.map { range($0.found, $0.groupEnd) })
     case .readByTypeRequest(let start, let end, let type), .readByGroupTypeRequest(let start, let end, let type):
         text += " \(range(start, end)) type \(uuid(type.uuid))"
+    case .readByTypeResponse(let pairs) where request?.type == CharacteristicDeclaration.type:
+        // Characteristic discovery: each value is a declaration (Core 6.0, Vol 3, Part G, §3.3.1).
+        text += " " + list(pairs.map { pair in
+            guard let declaration = CharacteristicDeclaration(value: pair.value) else { return "\(handle(pair.handle)): \(value(pair.value))" }
+            let properties = GATTDatabase.Properties(rawValue: declaration.properties).names
+            return "\(handle(pair.handle)): characteristic \(uuid(declaration.uuid)) value \(handle(declaration.valueHandle))"
+                + (properties.isEmpty ? "" : " [\(properties.joined(separator: ", "))]")
+        })
     case .readByTypeResponse(let pairs):
         text += " " + list(pairs.map { "\(handle($0.handle)): \(value($0.value))" })
     case .readByGroupTypeResponse(let groups):

@@ -214,6 +214,8 @@ struct JSONLifecycle: Encodable {
         var handle: UInt16?
         var peer: String?
         var peer_address_type: UInt8?
+        /// The name the peer advertised, where a scan in the capture heard it.
+        var peer_name: String?
         var role: String?
         var attempt_ts_us: Int64?
         var attempt_index: Int?
@@ -396,6 +398,7 @@ struct JSONLifecycle: Encodable {
             ConnectionJSON(
                 id: connection.id, transport: connection.transport.rawValue, handle: connection.handle,
                 peer: connection.peer.map { "\($0)" }, peer_address_type: connection.peerAddressType,
+                peer_name: connection.peerName,
                 role: connection.role?.rawValue, attempt_ts_us: connection.attemptTime?.microseconds,
                 attempt_index: connection.attemptRecord, attempt_frame: connection.attemptRecord.map { $0 + 1 },
                 cancel_ts_us: connection.cancelTime?.microseconds,
