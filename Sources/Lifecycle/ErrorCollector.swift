@@ -24,6 +24,8 @@ public struct TraceError: Hashable, Sendable {
     /// The connection handle, where the failure belongs to one.
     public var connection: UInt16?
     public var peer: BluetoothAddress?
+    /// LE or BR/EDR, where the failure belongs to a connection or an attempt the capture shows.
+    public var transport: Connection.Transport?
     public var layer: Layer
     public var code: UInt8
     public var name: String
@@ -87,7 +89,7 @@ public struct ErrorCollector {
                 errors.append(
                     TraceError(
                         record: record.index, time: record.timestamp, connection: acl.handle, peer: connection?.peer,
-                        layer: .att, code: code.rawValue, name: code.name ?? "\(code)",
+                        transport: connection?.transport, layer: .att, code: code.rawValue, name: code.name ?? "\(code)",
                         requestOpcode: UInt16(request.rawValue), requestName: request.name,
                         attributeHandle: attribute, attribute: info, procedure: procedure,
                         searchedType: procedure == nil ? nil : asked?.type,
@@ -101,7 +103,7 @@ public struct ErrorCollector {
                 errors.append(
                     TraceError(
                         record: record.index, time: record.timestamp, connection: acl.handle, peer: connection?.peer,
-                        layer: .smp, code: reason.rawValue, name: reason.name ?? "\(reason)",
+                        transport: connection?.transport, layer: .smp, code: reason.rawValue, name: reason.name ?? "\(reason)",
                         requestOpcode: nil, requestName: nil, attributeHandle: nil, attribute: nil, procedure: nil,
                         searchedType: nil, expected: false,
                         coreBluetooth: equivalent(mapped.value, mapped.evidence, callback: "the GATT operation that needed pairing")))
@@ -113,10 +115,11 @@ public struct ErrorCollector {
 
     private mutating func collect(_ event: HCIEvent, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
         func hci(_ status: HCIStatus, command: HCIOpcode?, connection: UInt16?, peer: BluetoothAddress?,
-                 expected: Bool = false, cb: TraceError.CoreBluetoothEquivalent? = nil) {
+                 transport: Connection.Transport? = nil, expected: Bool = false, cb: TraceError.CoreBluetoothEquivalent? = nil) {
             errors.append(
                 TraceError(
-                    record: record.index, time: record.timestamp, connection: connection, peer: peer, layer: .hci,
+                    record: record.index, time: record.timestamp, connection: connection, peer: peer,
+                    transport: transport, layer: .hci,
                     code: status.rawValue, name: status.name ?? "\(status)", requestOpcode: command?.rawValue,
                     requestName: command?.name, attributeHandle: nil, attribute: nil, procedure: nil,
                     searchedType: nil, expected: expected,
@@ -142,9 +145,10 @@ public struct ErrorCollector {
             if !cancelled, let mapped = attempt?.cbError, let error = mapped.value {
                 cb = equivalent(error, mapped.evidence, callback: "centralManager(_:didFailToConnect:error:)")
             }
-            hci(complete.status, command: nil, connection: nil, peer: attempt?.peer, expected: cancelled, cb: cb)
+            hci(complete.status, command: nil, connection: nil, peer: attempt?.peer, transport: .le, expected: cancelled, cb: cb)
         case .connectionComplete(let status, _, let address, _) where status != .success:
-            hci(status, command: nil, connection: nil, peer: address)
+            // BR/EDR: CoreBluetooth has no equivalent.
+            hci(status, command: nil, connection: nil, peer: address, transport: .classic)
         case .disconnectionComplete(let status, let handle, let reason):
             if status != .success {
                 hci(status, command: .disconnect, connection: handle, peer: nil)
@@ -158,7 +162,7 @@ public struct ErrorCollector {
             if connection.transport == .le, let mapped = connection.cbError, let error = mapped.value {
                 cb = equivalent(error, mapped.evidence, callback: "centralManager(_:didDisconnectPeripheral:error:)")
             }
-            hci(reason, command: nil, connection: handle, peer: connection.peer, cb: cb)
+            hci(reason, command: nil, connection: handle, peer: connection.peer, transport: connection.transport, cb: cb)
         default:
             break
         }

@@ -313,7 +313,8 @@ public struct LifecycleAnalyzer {
         connections[id].completeRecord = record.index
         connections[id].status = status
         let cancelled = connections[id].cancelTime != nil && status == .unknownConnectionIdentifier
-        if status != .success, !cancelled {
+        // CoreBluetooth makes LE connections only: a BR/EDR attempt has no equivalent there.
+        if status != .success, !cancelled, connections[id].transport == .le {
             let mapped = CoreBluetoothMapping.connectionFailureError(status: status)
             connections[id].cbError = Mapped(value: mapped.value, evidence: mapped.evidence)
         }

@@ -21,11 +21,12 @@ struct Decode: ParsableCommand {
         for text in filter { _ = try RecordFilter(parsing: text) }
     }
 
+    @OptionGroup var selection: SelectionOptions
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         try output.apply(input: capture.file)
-        let filters = try filter.map(RecordFilter.init(parsing:))
+        let filters = try filter.map(RecordFilter.init(parsing:)) + [RecordFilter(selection)].compactMap { $0 }
         let reader = try openCapture(try capture.path)
         var decoder = TraceDecoder()
         // Runs alongside so that each ATT response is read knowing its request.
@@ -40,6 +41,7 @@ struct Decode: ParsableCommand {
                 let decoded = decoder.decode(record)
                 analyzer.add(record, decoded)
                 if origin == nil { origin = record.timestamp }
+                if selection.brief, Self.isNoise(record, decoded) { continue }
                 if !filters.isEmpty {
                     let context = RecordFilter.Context(analyzer: analyzer, origin: origin!)
                     guard filters.allSatisfy({ $0.matches(record, decoded, context) }) else { continue }
@@ -60,6 +62,20 @@ struct Decode: ParsableCommand {
         } catch { fault = error }
         if format == .json { Output.line("],\"version\":\(jsonVersion)}") }
         try finish(fault)
+    }
+}
+
+extension Decode {
+    /// What `--brief` leaves out: controller flow control, vendor commands and events, and
+    /// Android's debug records.
+    static func isNoise(_ record: CaptureRecord, _ decoded: DecodedRecord) -> Bool {
+        switch decoded.packet {
+        case .command(let command): return command.opcode.ogf == 0x3F
+        case .event(.commandComplete(_, let opcode, _)), .event(.commandStatus(_, _, let opcode)): return opcode.ogf == 0x3F
+        case .event(let event): return event.code == .numberOfCompletedPackets || event.code == .vendorSpecific
+        case .acl(let acl): return acl.handle == ACLPacket.androidDebugHandle
+        default: return false
+        }
     }
 }
 

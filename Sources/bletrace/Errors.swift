@@ -17,6 +17,7 @@ struct Errors: ParsableCommand {
             "Exit 1 when the capture has errors: unexpected ones, or any.",
             discussion: "For CI: bletrace errors trace.btsnoop --fail-on unexpected. Without it, finding errors exits 0."))
     var failOn: FailOn?
+    @OptionGroup var selection: SelectionOptions
     @OptionGroup var output: OutputOptions
 
     enum FailOn: String, ExpressibleByArgument, CaseIterable { case unexpected, any }
@@ -38,7 +39,11 @@ struct Errors: ParsableCommand {
             }
         } catch { fault = error }
 
-        let errors = collector.errors
+        let names = analyzer.scanning.names
+        let errors = collector.errors.filter { error in
+            selection.matches(peer: error.peer, name: error.peer.flatMap { names[$0] }) && selection.matches(error.transport)
+                && origin.map { selection.contains(error.time, origin: $0) } ?? true
+        }
         switch format {
         case .json:
             // The errors are written one by one: a long capture has thousands.
@@ -50,7 +55,7 @@ struct Errors: ParsableCommand {
                 try Output.json(line)
             }
         case .text:
-            printErrors(errors, origin: origin)
+            printErrors(errors, origin: origin, names: names)
         }
         try finish(fault)
         let failing = switch failOn {
@@ -61,7 +66,7 @@ struct Errors: ParsableCommand {
         if failing { throw Exit.finding }
     }
 
-    private func printErrors(_ errors: [TraceError], origin: Timestamp?) {
+    private func printErrors(_ errors: [TraceError], origin: Timestamp?, names: [BluetoothAddress: String]) {
         let shown = errors.filter { all || !$0.expected }
         let hidden = errors.count - shown.count
         if shown.isEmpty {
@@ -70,8 +75,8 @@ struct Errors: ParsableCommand {
         for error in shown {
             var line = relativeTime(error.time, since: origin ?? error.time) + "  frame \(error.record + 1)"
             if let connection = error.connection { line += "  handle \(hex(connection, digits: 4))" }
-            if let peer = error.peer { line += "  \(peer)" }
-            Output.line(line)
+            if let peer = error.peer { line += "  \(peer)" + (names[peer].map { " \"\($0)\"" } ?? "") }
+            if error.transport == .classic { line += "  BR/EDR" }
             var what = "  \(error.layer.rawValue.uppercased()) \(error.name) (\(hex(error.code, digits: 2)))"
             if error.layer == .att, let request = error.requestName ?? error.requestOpcode.map({ hex($0, digits: 2) }) {
                 what += " answering \(request)"
@@ -91,8 +96,16 @@ struct Errors: ParsableCommand {
                 }
             }
             if error.expected { what += " [expected]" }
+            if selection.brief {
+                let short = String(what.drop { $0 == " " })
+                Output.line(line + "  " + (error.expected ? Style.dim(short) : Style.red(short)))
+                continue
+            }
+            Output.line(line)
             Output.line(error.expected ? Style.dim(what) : Style.red(what))
-            if let cb = error.coreBluetooth {
+            if error.transport == .classic {
+                Output.line("  CoreBluetooth: does not apply (BR/EDR: CoreBluetooth makes LE connections only)")
+            } else if let cb = error.coreBluetooth {
                 let name = cb.name.map { "\(cb.domain == CBError.errorDomain ? "CBError" : "CBATTError").\($0) (\(cb.code))" }
                     ?? "\(cb.domain) code \(cb.code), no named case"
                 let carrier = cb.callback.hasPrefix("no ") ? ", \(cb.callback)" : " in \(cb.callback)"
@@ -140,6 +153,8 @@ struct JSONError: Encodable {
     var ts_us: Int64
     var handle: UInt16?
     var peer: String?
+    /// `le` or `classic` (BR/EDR), where known.
+    var transport: String?
     var layer: String
     var code: UInt8
     var name: String
@@ -163,6 +178,7 @@ struct JSONError: Encodable {
         ts_us = error.time.microseconds
         handle = error.connection
         peer = error.peer.map { "\($0)" }
+        transport = error.transport?.rawValue
         layer = error.layer.rawValue
         code = error.code
         name = error.name

@@ -12,39 +12,71 @@ struct LifecycleCommand: ParsableCommand {
     var format: LifecycleFormat = .text
     @OptionGroup var output: OutputOptions
 
+    @OptionGroup var selection: SelectionOptions
+
     func run() throws {
         try output.apply(input: capture.file)
         let path = try capture.path
         if format == .svg || format == .html { return try printTimeline(path: path, html: format == .html) }
-        let report: LifecycleReport
-        let fault: (any Error)?
+        let reader = try openCapture(path)
+        var decoder = TraceDecoder()
+        var analyzer = LifecycleAnalyzer()
+        var collector = ErrorCollector()
+        var fault: (any Error)?
         do {
-            (report, fault) = try LifecycleAnalyzer.analyze(path: path)
-        } catch {
-            Output.error("\(error)")
-            throw Exit.badInput
+            while let record = try reader.next() {
+                let decoded = decoder.decode(record)
+                analyzer.add(record, decoded)
+                collector.add(record, decoded, analyzer: analyzer)
+            }
+        } catch { fault = error }
+        var report = analyzer.report
+        let names = analyzer.scanning.names
+        var errors = collector.errors
+        if let origin = report.firstTime, !selection.isEmpty {
+            let end = report.lastTime
+            report.connections = report.connections.filter { selection.matches($0, origin: origin, end: end) }
+            report.scans = report.scans.filter { scan in
+                selection.overlaps(start: scan.startTime, end: scan.stopTime ?? end, origin: origin) && selection.transport != .brEdr
+                    && (selection.peer == nil || scan.devices.contains { selection.matches(peer: $0.address, name: names[$0.address]) })
+            }
+            report.advertising = selection.peer == nil && selection.transport != .brEdr
+                ? report.advertising.filter { selection.overlaps(start: $0.startTime, end: $0.stopTime ?? end, origin: origin) } : []
+            errors = errors.filter {
+                selection.matches(peer: $0.peer, name: $0.peer.flatMap { names[$0] }) && selection.matches($0.transport)
+                    && selection.contains($0.time, origin: origin)
+            }
         }
+        let summary = LifecycleSummary(connections: report.connections, scans: report.scans, errors: errors)
         if format == .json {
             // The connections are written one by one: a long capture has thousands.
-            var document = JSONLifecycle(report)
+            var document = JSONLifecycle(report, summary: summary)
             let connections = document.connections
             document.connections = []
             try Output.prettyJSON(document, streaming: "connections", connections)
         } else if format == .jsonl {
-            try Output.json(JSONLifecycle(report))
+            try Output.json(JSONLifecycle(report, summary: summary))
         } else {
-            printStory(report)
+            printStory(report, summary: summary)
         }
         try finish(fault)
     }
 
-    private func printStory(_ report: LifecycleReport) {
+    private func printStory(_ report: LifecycleReport, summary: LifecycleSummary) {
         guard let origin = report.firstTime else {
             Output.line("no records")
             return
         }
-        Output.line("\(report.records) records from \(isoTime(origin)); times are seconds from the first record")
-        if report.connections.isEmpty { Output.line("no connections") }
+        var header = "\(report.records) records"
+        if let last = report.lastTime { header += " over \(seconds(last.seconds(since: origin)))" }
+        Output.line(header + " from \(isoTime(origin)); times are seconds from the first record, frames as Wireshark numbers them")
+        if !selection.isEmpty { Output.line("showing: " + selectionDescription) }
+        printSummary(summary)
+        if selection.brief {
+            Output.line("")
+            for connection in report.connections { Output.line(briefLine(connection, origin: origin, end: report.lastTime)) }
+            return
+        }
         printScans(report, origin: origin)
         for connection in report.connections {
             Output.line("")
@@ -52,6 +84,7 @@ struct LifecycleCommand: ParsableCommand {
             if let role = connection.role { title += ", local \(role)" }
             if let peer = connection.peer {
                 title += ", peer \(peer)"
+                if let name = connection.peerName { title += " \"\(name)\"" }
                 if let type = connection.peerAddressType { title += type & 1 == 0 ? " (public)" : " (random)" }
             } else if connection.usesFilterAcceptList {
                 title += ", any device on the filter accept list"
@@ -73,7 +106,9 @@ struct LifecycleCommand: ParsableCommand {
                     Output.line(time(complete) + "connected (frame \(connection.completeRecord! + 1))")
                 } else {
                     var line = time(complete) + "attempt ended: \(status) (\(hex(status.rawValue, digits: 2)))"
-                    if connection.outcome == .failed, let error = connection.cbError {
+                    if connection.transport == .classic {
+                        line += "; CoreBluetooth does not apply (BR/EDR)"
+                    } else if connection.outcome == .failed, let error = connection.cbError {
                         line += "; CoreBluetooth: didFailToConnect, error \(error.value.map { "\($0)" } ?? "nil") [\(error.evidence.rawValue)]"
                     }
                     Output.line(connection.outcome == .failed ? Style.red(line) : line)
@@ -132,9 +167,96 @@ struct LifecycleCommand: ParsableCommand {
 extension LifecycleCommand {
     func time(_ timestamp: Timestamp, _ origin: Timestamp) -> String { "  " + relativeTime(timestamp, since: origin) + "  " }
 
+    var selectionDescription: String {
+        var parts: [String] = []
+        if let peer = selection.peer { parts.append("peer \(peer)") }
+        if let transport = selection.transport { parts.append(transport == .le ? "LE" : "BR/EDR") }
+        if let from = selection.from { parts.append("from +\(from) s") }
+        if let to = selection.to { parts.append("to +\(to) s") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// Connections by transport, outcome and reason, then peers, scans and errors.
+    func printSummary(_ summary: LifecycleSummary) {
+        Output.line("")
+        Output.line(Style.bold("summary"))
+        func counts(_ list: [LifecycleSummary.Count]) -> String {
+            list.map { count in
+                "\(count.count) × \(count.name) (\(hex(count.code, digits: 2)))"
+                    + (count.initiator.map { $0 == "local" ? " by this host" : $0 == "remote" ? " by the peer or link" : "" } ?? "")
+            }.joined(separator: ", ")
+        }
+        func transport(_ label: String, _ t: LifecycleSummary.Transport, note: String = "") {
+            guard t.total > 0 else { return }
+            var parts = ["\(t.connected) connected"]
+            if t.failed > 0 { parts.append("\(t.failed) failed") }
+            if t.cancelled > 0 { parts.append("\(t.cancelled) cancelled by this host") }
+            if t.pending > 0 { parts.append("\(t.pending) pending at the end") }
+            Output.line("  \(label): \(t.total) connection\(t.total == 1 ? "" : "s") and attempts: " + parts.joined(separator: ", ") + note)
+            if !t.disconnections.isEmpty || t.open > 0 {
+                Output.line("      ended: " + (t.disconnections.isEmpty ? "none" : counts(t.disconnections)) + (t.open > 0 ? "; \(t.open) still open at the end" : ""))
+            }
+            if !t.failures.isEmpty { Output.line(Style.red("      failed: " + counts(t.failures))) }
+        }
+        if summary.le.total + summary.brEdr.total == 0 { Output.line("  no connections") }
+        transport("LE", summary.le)
+        transport("BR/EDR", summary.brEdr, note: " (CoreBluetooth makes LE connections only: its errors do not apply)")
+        if !summary.peers.isEmpty {
+            let shown = summary.peers.prefix(5).map { peer in
+                peer.address + (peer.name.map { " \"\($0)\"" } ?? "") + " (\(peer.connections) connected"
+                    + (peer.failed > 0 ? ", \(peer.failed) failed" : "") + ")"
+            }
+            Output.line("  peers: \(summary.peers.count): " + shown.joined(separator: ", ") + (summary.peers.count > 5 ? ", …" : ""))
+        }
+        if summary.scans > 0 {
+            Output.line("  scans: \(summary.scans)" + (summary.emptyScans > 0 ? ", \(summary.emptyScans) of them heard no advertising" : ""))
+        }
+        Output.line("  errors: \(summary.unexpectedErrors) unexpected, \(summary.errors - summary.unexpectedErrors) expected" + (summary.errors > 0 ? " (bletrace errors lists them)" : ""))
+    }
+
+    /// One line for a connection, for --brief.
+    func briefLine(_ connection: Connection, origin: Timestamp, end: Timestamp?) -> String {
+        var line = "connection \(connection.id + 1)".rightPadded(15) + (connection.transport == .le ? "LE    " : "BR/EDR")
+        line += "  " + (connection.peer.map { "\($0)" } ?? (connection.usesFilterAcceptList ? "filter accept list" : "unknown peer").rightPadded(17))
+        if let name = connection.peerName { line += " \"\(name)\"" }
+        let start = connection.completeTime ?? connection.attemptTime
+        if let start { line += "  " + relativeTime(start, since: origin) }
+        switch connection.outcome {
+        case .disconnected:
+            if let reason = connection.reason {
+                line += " → " + relativeTime(connection.disconnectTime!, since: origin)
+                line += (connection.duration.map { " (\(seconds($0)))" } ?? "")
+                line += "  disconnected \(connection.initiator == .local ? "by this host" : "by the peer or link"): \(reason.name ?? "\(reason)") (\(hex(reason.rawValue, digits: 2)))"
+            }
+        case .failed:
+            line += "  " + Style.red("failed: " + (connection.status.map { "\($0.name ?? "\($0)") (\(hex($0.rawValue, digits: 2)))" } ?? "?"))
+        case .cancelled: line += "  cancelled by this host"
+        case .pending: line += "  pending at the end"
+        case .open: line += "  still open at the end"
+        }
+        return line
+    }
+
     /// Scans (with the devices they heard) and this host's advertising sets.
     func printScans(_ report: LifecycleReport, origin: Timestamp) {
+        // Scans that heard nothing, one after the other, are folded into one line.
+        var quiet: [Scan] = []
+        func foldQuiet() {
+            defer { quiet = [] }
+            guard let first = quiet.first, let last = quiet.last else { return }
+            Output.line("")
+            let numbers = quiet.count == 1 ? "scan \(first.id + 1)" : "scans \(first.id + 1)-\(last.id + 1)"
+            var line = "\(numbers): \(quiet.count == 1 ? "heard" : "\(quiet.count) scans heard") no advertising"
+            if let start = first.startTime { line += ", " + relativeTime(start, since: origin) }
+            if let stop = last.stopTime ?? last.startTime { line += " to " + relativeTime(stop, since: origin) }
+            Output.line(Style.dim(line))
+        }
         for scan in report.scans {
+            if scan.reports == 0 {
+                quiet.append(scan)
+                continue
+            }
+            foldQuiet()
             Output.line("")
             var title = "scan \(scan.id + 1): \(scan.extended ? "extended" : "legacy")"
             if let active = scan.active { title += active ? ", active" : ", passive" }
@@ -157,6 +279,7 @@ extension LifecycleCommand {
             if scan.devices.count > 20 { Output.line("                … \(scan.devices.count - 20) more (--format json lists them all)") }
             if let stop = scan.stopTime { Output.line(time(stop, origin) + "stopped") } else { Output.line("              still scanning at the end of the capture") }
         }
+        foldQuiet()
         for set in report.advertising {
             Output.line("")
             var title = "advertising \(set.id + 1)" + (set.handle.map { ", set \($0)" } ?? ", legacy")
@@ -302,6 +425,7 @@ struct JSONLifecycle: Encodable {
         var frame: Int
     }
     var version = jsonVersion
+    var summary: LifecycleSummary
     var records: Int
     var first_ts_us: Int64?
     var last_ts_us: Int64?
@@ -369,7 +493,8 @@ struct JSONLifecycle: Encodable {
         return json
     }
 
-    init(_ report: LifecycleReport) {
+    init(_ report: LifecycleReport, summary: LifecycleSummary) {
+        self.summary = summary
         records = report.records
         first_ts_us = report.firstTime?.microseconds
         last_ts_us = report.lastTime?.microseconds

@@ -34,7 +34,7 @@ struct RecordFilter {
         case hciHandle = "hci.handle", hciOpcode = "hci.opcode", hciEvent = "hci.event", hciSubevent = "hci.subevent"
         case hciStatus = "hci.status", hciReason = "hci.reason"
         case attOpcode = "att.opcode", attHandle = "att.handle", attError = "att.error"
-        case peer, direction
+        case peer, direction, transport
 
         static let aliases: [String: Field] = [
             "handle": .hciHandle, "bthci_acl.chandle": .hciHandle,
@@ -53,7 +53,7 @@ struct RecordFilter {
             }
         }
 
-        var takesText: Bool { self == .peer || self == .direction }
+        var takesText: Bool { self == .peer || self == .direction || self == .transport }
 
         /// The largest value the field can hold, to refuse a value it can never have.
         var maximum: Double? {
@@ -67,6 +67,22 @@ struct RecordFilter {
     }
 
     var root: Node
+
+    init(_ root: Node) { self.root = root }
+
+    /// The records `selection` keeps (--peer, --transport, --from, --to), as a filter; nil when it
+    /// keeps them all.
+    init?(_ selection: SelectionOptions) {
+        var tests: [Node] = []
+        if let peer = selection.peer { tests.append(.test(Test(field: .peer, op: .eq, value: .text(peer)))) }
+        if let transport = selection.transport {
+            tests.append(.test(Test(field: .transport, op: .eq, value: .text(transport.rawValue))))
+        }
+        if let from = selection.from { tests.append(.test(Test(field: .time, op: .ge, value: .number(from)))) }
+        if let to = selection.to { tests.append(.test(Test(field: .time, op: .le, value: .number(to)))) }
+        guard let first = tests.first else { return nil }
+        root = tests.dropFirst().reduce(first) { .and($0, $1) }
+    }
 
     /// Parses `text`, or throws a message that points at the column of the fault.
     init(parsing text: String) throws {
@@ -145,6 +161,10 @@ struct RecordFilter {
             guard case .text(let wanted)? = test.value else { return record.direction != nil }
             let same = record.direction.map { "\($0)" == wanted.lowercased() } ?? false
             return test.op == .ne ? !same : same
+        case .transport:
+            guard case .text(let wanted)? = test.value else { return transport(of: decoded, context.analyzer) != nil }
+            let same = transport(of: decoded, context.analyzer) == (wanted.lowercased() == "le" ? .le : .classic)
+            return test.op == .ne ? !same : same
         case .peer:
             let peer = peer(of: decoded, context.analyzer)
             guard case .text(let wanted)? = test.value else { return peer != nil }
@@ -179,10 +199,21 @@ struct RecordFilter {
         return analyzer.connections.last { $0.handle == handle }?.peer
     }
 
-    /// `wanted` is an address, or a name the peer advertised.
+    /// `wanted` is an address, or a name the peer advertised (or its beginning).
     private static func matchesPeer(_ peer: BluetoothAddress, _ wanted: String, _ analyzer: LifecycleAnalyzer) -> Bool {
-        if let address = BluetoothAddress(wanted) { return address == peer }
-        return analyzer.scanning.name(of: peer)?.lowercased() == wanted.lowercased()
+        peerMatches(peer, name: analyzer.scanning.name(of: peer), wanted: wanted)
+    }
+
+    /// The transport of the connection a record belongs to.
+    private static func transport(of decoded: DecodedRecord, _ analyzer: LifecycleAnalyzer) -> Connection.Transport? {
+        switch decoded.packet {
+        case .event(.le(.connectionComplete)): return .le
+        case .event(.connectionComplete): return .classic
+        default: break
+        }
+        guard let handle = decoded.handle else { return nil }
+        if let open = analyzer.openConnection(on: handle) { return open.transport }
+        return analyzer.connections.last { $0.handle == handle }?.transport
     }
 
     static func isFailure(_ decoded: DecodedRecord) -> Bool {
@@ -296,6 +327,9 @@ extension RecordFilter {
                 guard op == .eq || op == .ne else { throw fault(at: opToken.column, "\(field.rawValue) compares with == or != only") }
                 if field == .direction, !["sent", "received"].contains(valueToken.text.lowercased()) {
                     throw fault(at: valueToken.column, "direction is sent or received")
+                }
+                if field == .transport, !["le", "br-edr"].contains(valueToken.text.lowercased()) {
+                    throw fault(at: valueToken.column, "transport is le or br-edr")
                 }
                 return Test(field: field, op: op, value: .text(valueToken.text))
             }
