@@ -14,7 +14,7 @@ struct Bletrace: ParsableCommand {
 
             Exit codes: 0 success; 1 a finding (flows differ, the capture is damaged after the records shown, no Bluetooth on this host); 2 bad input.
             """,
-        version: "0.1.0",
+        version: "\(bletraceVersion) (\(gitCommit))",
         subcommands: [Info.self, Decode.self, Errors.self, Stats.self, LifecycleCommand.self, GATT.self, ReplayCommand.self, Diff.self, Convert.self, Capture.self, Adapters.self])
 
     static func main() {
@@ -35,6 +35,9 @@ struct Bletrace: ParsableCommand {
         }
     }
 }
+
+/// The release of bletrace; `--version` adds the git commit it was built from.
+let bletraceVersion = "0.1.0"
 
 /// Exit codes shared by the subcommands.
 enum Exit {
