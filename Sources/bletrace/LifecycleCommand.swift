@@ -133,7 +133,10 @@ struct LifecycleCommand: ParsableCommand {
             if connection.outcome == .open || connection.outcome == .disconnected {
                 var traffic = "              "
                 if let mtu = connection.effectiveMTU { traffic += "MTU \(mtu)\(connection.mtu == nil ? " (default)" : ""); " }
-                traffic += "ATT: \(connection.attRequests) requests (\(connection.attReads) reads, \(connection.attWrites) writes), \(connection.attWriteCommands) writes without response, \(connection.attErrors) errors, \(connection.attNotifications) notifications, \(connection.attIndications) indications, \(connection.attBytes) bytes"
+                func n(_ count: Int, _ what: String) -> String { "\(count) \(what)\(count == 1 ? "" : "s")" }
+                traffic += "ATT: \(n(connection.attRequests, "request")) (\(n(connection.attReads, "read")), \(n(connection.attWrites, "write"))), "
+                    + "\(n(connection.attWriteCommands, "write")) without response, \(n(connection.attErrors, "error")), "
+                    + "\(n(connection.attNotifications, "notification")), \(n(connection.attIndications, "indication")), \(n(connection.attBytes, "byte"))"
                 Output.line(traffic)
                 if connection.serviceChangedIndications > 0 {
                     Output.line("              Service Changed indicated \(connection.serviceChangedIndications) time(s): the peer's database changed")
