@@ -5,7 +5,7 @@ import Foundation
 /// 0 success; 1 a finding (flows differ, the capture is damaged after the records shown, no
 /// Bluetooth on this host); 2 bad input (usage, unreadable or unrecognised file).
 @main
-struct Bletrace: ParsableCommand {
+struct Bletrace: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bletrace",
         abstract: "What really happened in a Bluetooth LE HCI trace, and whether an app handles it right.",
@@ -17,10 +17,14 @@ struct Bletrace: ParsableCommand {
         version: "\(bletraceVersion) (\(gitCommit))",
         subcommands: [Info.self, Decode.self, Errors.self, Stats.self, LifecycleCommand.self, GATT.self, ReplayCommand.self, Diff.self, Convert.self, Capture.self, Adapters.self])
 
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
         } catch {
