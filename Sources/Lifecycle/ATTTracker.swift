@@ -3,7 +3,7 @@ import HCI
 import Wire
 
 /// A request as the tracker remembers it until its answer.
-public struct ATTRequest: Hashable, Sendable {
+public struct ATTRequest: Hashable, Sendable, Codable {
     public var opcode: ATTOpcode
     /// The attribute it names (for a range: its start).
     public var attributeHandle: UInt16?
@@ -14,8 +14,8 @@ public struct ATTRequest: Hashable, Sendable {
 }
 
 /// What the tracker knows of an attribute, learned from discovery in the capture.
-public struct AttributeInfo: Hashable, Sendable {
-    public enum Role: String, Hashable, Sendable {
+public struct AttributeInfo: Hashable, Sendable, Codable {
+    public enum Role: String, Hashable, Sendable, Codable {
         case service, characteristicDeclaration = "characteristic declaration"
         case characteristicValue = "characteristic value", descriptor, attribute
     }

@@ -4,15 +4,15 @@ import HCI
 import Wire
 
 /// The story of one connection, or of one attempt that never became a connection.
-public struct Connection: Hashable, Sendable {
-    public enum Transport: String, Hashable, Sendable { case le, classic }
-    public enum Role: String, Hashable, Sendable { case central, peripheral }
+public struct Connection: Hashable, Sendable, Codable {
+    public enum Transport: String, Hashable, Sendable, Codable { case le, classic }
+    public enum Role: String, Hashable, Sendable, Codable { case central, peripheral }
     /// Who ended the connection: `local` when this host asked (HCI Disconnect, or reason 0x16),
     /// `remote` when it did not (the peer, or the link itself, as with a supervision timeout).
-    public enum Initiator: String, Hashable, Sendable { case local, remote, unknown }
+    public enum Initiator: String, Hashable, Sendable, Codable { case local, remote, unknown }
 
     /// Where the connection stands at the end of the capture.
-    public enum Outcome: String, Hashable, Sendable {
+    public enum Outcome: String, Hashable, Sendable, Codable {
         /// An attempt with no completion in the capture (connection attempts do not time out).
         case pending
         /// The attempt completed with an error status.
@@ -69,8 +69,8 @@ public struct Connection: Hashable, Sendable {
     /// the last answer.
     public var discoveryProcedures: [DiscoveryProcedure] = []
 
-    public struct DiscoveryProcedure: Hashable, Sendable {
-        public enum Kind: String, Hashable, Sendable { case services, characteristics, descriptors }
+    public struct DiscoveryProcedure: Hashable, Sendable, Codable {
+        public enum Kind: String, Hashable, Sendable, Codable { case services, characteristics, descriptors }
         public var kind: Kind
         public var start: Timestamp
         public var end: Timestamp
@@ -86,8 +86,8 @@ public struct Connection: Hashable, Sendable {
     public var serviceChangedIndications = 0
 
     /// One change to a connection, from an HCI event.
-    public struct Change: Hashable, Sendable {
-        public enum Kind: Hashable, Sendable {
+    public struct Change: Hashable, Sendable, Codable {
+        public enum Kind: Hashable, Sendable, Codable {
             /// LE Connection Update Complete.
             case parameters(interval: UInt16, latency: UInt16, supervisionTimeout: UInt16)
             /// LE Data Length Change: the largest payloads each way.
@@ -110,8 +110,8 @@ public struct Connection: Hashable, Sendable {
     }
 
     /// A confirmed write of a Client Characteristic Configuration descriptor.
-    public struct Subscription: Hashable, Sendable {
-        public enum Mode: String, Hashable, Sendable { case off, notify, indicate, both }
+    public struct Subscription: Hashable, Sendable, Codable {
+        public enum Mode: String, Hashable, Sendable, Codable { case off, notify, indicate, both }
         public var time: Timestamp
         public var record: Int
         public var descriptorHandle: UInt16
@@ -174,7 +174,7 @@ public struct Connection: Hashable, Sendable {
 }
 
 /// Every connection of a capture, in order of first appearance.
-public struct LifecycleReport: Hashable, Sendable {
+public struct LifecycleReport: Hashable, Sendable, Codable {
     public var connections: [Connection]
     public var firstTime: Timestamp?
     public var lastTime: Timestamp?

@@ -6,11 +6,11 @@ import Wire
 
 /// One failure found in a capture, with what it answered and what an iOS app would have been
 /// told.
-public struct TraceError: Hashable, Sendable {
-    public enum Layer: String, Hashable, Sendable { case att, hci, smp }
+public struct TraceError: Hashable, Sendable, Codable {
+    public enum Layer: String, Hashable, Sendable, Codable { case att, hci, smp }
 
     /// What CoreBluetooth would report, in which domain, and how sure that is.
-    public struct CoreBluetoothEquivalent: Hashable, Sendable {
+    public struct CoreBluetoothEquivalent: Hashable, Sendable, Codable {
         public var domain: String
         public var code: Int
         public var name: String?
@@ -47,7 +47,7 @@ public struct TraceError: Hashable, Sendable {
 
     /// The searches over a range of handles, as a request's opcode and attribute type tell them
     /// apart.
-    public enum Discovery: String, Hashable, Sendable {
+    public enum Discovery: String, Hashable, Sendable, Codable {
         case services = "service discovery", includedServices = "included service discovery"
         case characteristics = "characteristic discovery", descriptors = "descriptor discovery"
         /// Read By Type of a characteristic's UUID (Read Using Characteristic UUID).

@@ -5,10 +5,10 @@ import Wire
 ///
 /// Core 6.0, Vol 3, Part G, §3 (service, characteristic and descriptor declarations) and §4
 /// (the discovery procedures that read them). What the capture did not discover is absent.
-public struct GATTDatabase: Hashable, Sendable {
+public struct GATTDatabase: Hashable, Sendable, Codable {
     public var services: [Service] = []
 
-    public struct Service: Hashable, Sendable {
+    public struct Service: Hashable, Sendable, Codable {
         public var handle: UInt16
         public var endHandle: UInt16
         public var uuid: BluetoothUUID
@@ -17,7 +17,7 @@ public struct GATTDatabase: Hashable, Sendable {
         public var name: String? { GATTNames.name(for: uuid) }
     }
 
-    public struct Characteristic: Hashable, Sendable {
+    public struct Characteristic: Hashable, Sendable, Codable {
         public var declarationHandle: UInt16
         public var valueHandle: UInt16
         public var uuid: BluetoothUUID
@@ -27,7 +27,7 @@ public struct GATTDatabase: Hashable, Sendable {
         public var name: String? { GATTNames.name(for: uuid) }
     }
 
-    public struct Descriptor: Hashable, Sendable {
+    public struct Descriptor: Hashable, Sendable, Codable {
         public var handle: UInt16
         public var uuid: BluetoothUUID
         public var lastValue: Value?
@@ -35,8 +35,8 @@ public struct GATTDatabase: Hashable, Sendable {
     }
 
     /// The last value seen for an attribute, and how it was seen.
-    public struct Value: Hashable, Sendable {
-        public enum Source: String, Hashable, Sendable { case read, write, notification, indication }
+    public struct Value: Hashable, Sendable, Codable {
+        public enum Source: String, Hashable, Sendable, Codable { case read, write, notification, indication }
         public var bytes: [UInt8]
         public var source: Source
         public var record: Int
@@ -44,7 +44,7 @@ public struct GATTDatabase: Hashable, Sendable {
 
     /// Characteristic properties, Core 6.0, Vol 3, Part G, §3.3.1.1. CoreBluetooth:
     /// `CBCharacteristicProperties`, same bits.
-    public struct Properties: OptionSet, Hashable, Sendable {
+    public struct Properties: OptionSet, Hashable, Sendable, Codable {
         public let rawValue: UInt8
         public init(rawValue: UInt8) { self.rawValue = rawValue }
         public static let broadcast = Properties(rawValue: 0x01)

@@ -4,7 +4,7 @@ import TraceFiles
 import Wire
 
 /// One scan: from LE Set (Extended) Scan Enable on to off, with every device it heard.
-public struct Scan: Hashable, Sendable {
+public struct Scan: Hashable, Sendable, Codable {
     public var id: Int
     public var startTime: Timestamp?
     public var stopTime: Timestamp?
@@ -21,7 +21,7 @@ public struct Scan: Hashable, Sendable {
     /// Devices heard, in order of first report.
     public var devices: [Device] = []
 
-    public struct Device: Hashable, Sendable {
+    public struct Device: Hashable, Sendable, Codable {
         public var address: BluetoothAddress
         public var addressType: UInt8
         public var name: String?
@@ -36,7 +36,7 @@ public struct Scan: Hashable, Sendable {
 }
 
 /// One advertising set of this host: from LE Set (Extended) Advertising Enable on to off.
-public struct AdvertisingSet: Hashable, Sendable {
+public struct AdvertisingSet: Hashable, Sendable, Codable {
     public var id: Int
     /// The extended advertising handle; nil for legacy advertising.
     public var handle: UInt8?

@@ -12,7 +12,7 @@ import Wire
 /// for connection in analysis.lifecycle.connections where connection.outcome == .disconnected { … }
 /// let unexpected = analysis.errors.filter { !$0.expected }
 /// ```
-public struct TraceAnalysis: Sendable {
+public struct TraceAnalysis: Hashable, Sendable, Codable {
     /// The capture's format, as `bletrace info` names it (`btsnoop, datalink 1002 (HCI UART (H4))`).
     public var format: String
     public var lifecycle: LifecycleReport

@@ -39,4 +39,22 @@ import Testing
         let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(analysis.statistics)) as? [String: Any]
         #expect((object?["att_pdus"] as? [String: Int])?.isEmpty == false)
     }
+
+    @Test(arguments: ["att-errors.btsnoop", "service-changed.btsnoop", "scan.btsnoop"])
+    func aWholeAnalysisComesBackFromJSONAsItWas(_ capture: String) throws {
+        let analysis = try TraceAnalysis(path: Fixtures.capture(capture))
+        let data = try JSONEncoder().encode(analysis)
+        #expect(try JSONDecoder().decode(TraceAnalysis.self, from: data) == analysis)
+    }
+
+    @Test func aBusyRealCaptureComesBackFromJSONAsItWas() throws {
+        // Every kind of connection, change, scan, error and CoreBluetooth equivalent at once.
+        let analysis = try TraceAnalysis(path: Fixtures.publicCapture("whoisbe-pongbot-last.btsnoop"))
+        let decoded = try JSONDecoder().decode(TraceAnalysis.self, from: JSONEncoder().encode(analysis))
+        #expect(decoded == analysis)
+        #expect(decoded.lifecycle.connections.contains { $0.cbError?.value != nil })
+        // Addresses and UUIDs are written as people read them.
+        let text = String(decoding: try JSONEncoder().encode(analysis.lifecycle.connections.first { $0.peer != nil }), as: UTF8.self)
+        #expect(text.contains(#""peer":""#) && text.contains(":"))
+    }
 }
