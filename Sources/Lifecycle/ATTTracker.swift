@@ -112,11 +112,16 @@ public struct ATTTracker {
 
     /// Forgets what discovery revealed about the attributes `range` on `connection`: a Service
     /// Changed indication said they changed (Core 6.0, Vol 3, Part G, §7.1), and only a new
-    /// discovery says what they are now.
+    /// discovery says what they are now. The Service Changed characteristic's value stays: its
+    /// handle does not change while a client relies on it (§7.1).
     public mutating func forget(_ range: ClosedRange<UInt16>, on connection: UInt16) {
         links.modify(connection) { link in
-            link.attributes = link.attributes.filter { !range.contains($0.key) }
+            link.attributes = link.attributes.filter { !range.contains($0.key) || Self.isServiceChanged($0.value) }
         }
+    }
+
+    static func isServiceChanged(_ info: AttributeInfo) -> Bool {
+        info.uuid == BluetoothUUID(UInt16(0x2A05)) && info.role == .characteristicValue
     }
 
     /// Forgets a connection: its handle may be reused by the next one.

@@ -33,53 +33,48 @@ public struct GATTCollector {
         func value(_ bytes: UnsafeRawBufferPointer, _ source: GATTDatabase.Value.Source) -> GATTDatabase.Value {
             GATTDatabase.Value(bytes: Array(bytes), source: source, record: record.index)
         }
-        // The database is the peer's: values come from what the peer, as a server, sends or is
-        // sent. A PDU going the other way (this host serving the peer) is about this host's own
-        // database. (Captures without directions count as the peer's.)
-        let fromPeer = record.direction != .sent
-        let toPeer = record.direction != .received
         defer {
             if let range = analyzer.lastServiceChange { entries[index].database.forget(range) }
         }
         switch pdu {
-        case .readByGroupTypeResponse(let groups) where fromPeer:
+        case .readByGroupTypeResponse(let groups):
             let primary = request?.type != BluetoothUUID(UInt16(0x2801))
             for group in groups {
                 guard let uuid = BluetoothUUID(littleEndian: group.value) else { continue }
                 entries[index].database.addService(handle: group.handle, end: group.groupEnd, uuid: uuid, primary: primary)
             }
-        case .findByTypeValueResponse(let ranges) where fromPeer:
+        case .findByTypeValueResponse(let ranges):
             // Discover Primary Service by Service UUID: the request's value is the UUID.
             guard let uuid = request?.type else { break }
             for range in ranges {
                 entries[index].database.addService(handle: range.found, end: range.groupEnd, uuid: uuid, primary: true)
             }
-        case .readByTypeResponse(let pairs) where fromPeer && request?.type == CharacteristicDeclaration.type:
+        case .readByTypeResponse(let pairs) where request?.type == CharacteristicDeclaration.type:
             for pair in pairs {
                 guard let declaration = CharacteristicDeclaration(value: pair.value) else { continue }
                 entries[index].database.addCharacteristic(
                     declaration: pair.handle, value: declaration.valueHandle, uuid: declaration.uuid,
                     properties: declaration.properties)
             }
-        case .findInformationResponse(let list) where fromPeer:
+        case .findInformationResponse(let list):
             for item in list { entries[index].database.addDescriptor(handle: item.handle, uuid: item.type) }
-        case .readResponse(let bytes) where fromPeer, .readBlobResponse(let bytes) where fromPeer:
+        case .readResponse(let bytes), .readBlobResponse(let bytes):
             if let handle = request?.attributeHandle, request?.opcode == .readRequest {
                 entries[index].database.setValue(value(bytes, .read), for: handle)
             }
-        case .writeRequest(let handle, let bytes) where toPeer:
+        case .writeRequest(let handle, let bytes):
             pendingWrite[connection.id] = (handle, value(bytes, .write))
-        case .writeResponse where fromPeer:
+        case .writeResponse:
             if let write = pendingWrite.removeValue(forKey: connection.id) {
                 entries[index].database.setValue(write.value, for: write.handle)
             }
         case .errorResponse:
             if request?.opcode == .writeRequest { pendingWrite[connection.id] = nil }
-        case .writeCommand(let handle, let bytes) where toPeer:
+        case .writeCommand(let handle, let bytes):
             entries[index].database.setValue(value(bytes, .write), for: handle)
-        case .handleValueNotification(let handle, let bytes) where fromPeer:
+        case .handleValueNotification(let handle, let bytes):
             entries[index].database.setValue(value(bytes, .notification), for: handle)
-        case .handleValueIndication(let handle, let bytes) where fromPeer:
+        case .handleValueIndication(let handle, let bytes):
             entries[index].database.setValue(value(bytes, .indication), for: handle)
         default:
             break

@@ -115,12 +115,16 @@ public struct GATTDatabase: Hashable, Sendable, Codable {
     /// Drops what discovery found in `range`, which a Service Changed indication declared changed
     /// (Core 6.0, Vol 3, Part G, §7.1): services declared in it, and characteristics and
     /// descriptors in it of a service declared before it. What the rediscovery then finds is added
-    /// again; what it does not find stays absent.
+    /// again; what it does not find stays absent. The Service Changed characteristic itself (and
+    /// the service holding it) stays: its handle does not change while a client relies on it
+    /// (§7.1), and a range of 0x0001-0xFFFF names it too.
     mutating func forget(_ range: ClosedRange<UInt16>) {
-        services.removeAll { range.contains($0.handle) }
+        let serviceChanged = BluetoothUUID(UInt16(0x2A05))
+        services.removeAll { range.contains($0.handle) && !$0.characteristics.contains { $0.uuid == serviceChanged } }
         for s in services.indices {
-            services[s].characteristics.removeAll { range.contains($0.declarationHandle) }
+            services[s].characteristics.removeAll { range.contains($0.declarationHandle) && $0.uuid != serviceChanged }
             for c in services[s].characteristics.indices {
+                guard services[s].characteristics[c].uuid != serviceChanged else { continue }
                 services[s].characteristics[c].descriptors.removeAll { range.contains($0.handle) }
                 if range.contains(services[s].characteristics[c].valueHandle) { services[s].characteristics[c].lastValue = nil }
             }

@@ -94,7 +94,7 @@ public struct LifecycleAnalyzer {
                     // peer's next one.
                     att.forget(range, on: acl.handle)
                     if let peer = connections[id].peer {
-                        cachedAttributes[peer] = cachedAttributes[peer]?.filter { !range.contains($0.key) }
+                        cachedAttributes[peer] = cachedAttributes[peer]?.filter { !range.contains($0.key) || ATTTracker.isServiceChanged($0.value) }
                     }
                     connections[id].changes.append(
                         Connection.Change(time: record.timestamp, record: record.index, kind: .serviceChanged(start: range.lowerBound, end: range.upperBound)))

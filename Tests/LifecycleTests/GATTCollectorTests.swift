@@ -72,6 +72,18 @@ func gatt(_ path: String) throws -> [GATTCollector.Entry] {
         #expect(database.services[0].characteristics.map(\.valueHandle) == [0x12])
     }
 
+    @Test func aServiceChangedOfTheWholeRangeKeepsOnlyTheServiceChangedCharacteristic() {
+        var database = GATTDatabase()
+        database.addService(handle: 0x01, end: 0x05, uuid: BluetoothUUID(UInt16(0x1800)), primary: true)
+        database.addService(handle: 0x06, end: 0x09, uuid: BluetoothUUID(UInt16(0x1801)), primary: true)
+        database.addCharacteristic(declaration: 0x07, value: 0x08, uuid: BluetoothUUID(UInt16(0x2A05)), properties: 0x20)
+        database.addDescriptor(handle: 0x09, uuid: BluetoothUUID(UInt16(0x2902)))
+        database.forget(0x0001...0xFFFF)
+        #expect(database.services.map(\.handle) == [0x06])
+        #expect(database.services[0].characteristics.map(\.valueHandle) == [0x08])
+        #expect(database.services[0].characteristics[0].descriptors.map(\.handle) == [0x09])
+    }
+
     @Test func aWriteThePeerRefusedLeavesNoValue() throws {
         let database = try #require(try gatt(Fixtures.capture("att-errors.btsnoop")).first?.database)
         let errorService = try #require(database.services.first { $0.uuid == BluetoothUUID(UInt16(0xEEE0)) })
