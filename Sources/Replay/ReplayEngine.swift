@@ -16,9 +16,10 @@ import Wire
 /// none; the capture's own local disconnections are the captured app's choices and are not
 /// played back.
 ///
-/// GATT requests, scans and the peripheral-manager role are written to the flow; until the
-/// cassette holds the peers' answers (issue 11), they stay unanswered, as from a peer that went
-/// silent, and each is noted as a divergence.
+/// GATT requests are answered as the capture's peer answered them
+/// (`ReplayEngine+GATTClient.swift`), scans get the capture's advertising reports
+/// (`ReplayEngine+Scan.swift`), and a capture taken on a peripheral host plays its remote centrals
+/// to the app's peripheral managers (`ReplayEngine+GATTServer.swift`); Formats/flow.md says how.
 public final class ReplayEngine: BluetoothSystem {
     /// How the replay moves through the capture's time.
     public enum Pacing: Sendable {
@@ -44,6 +45,7 @@ public final class ReplayEngine: BluetoothSystem {
     public var now: Timestamp {
         switch pacing {
         case .virtual:
+            guard clock.isInUse else { return eventTime }
             // A task woken by the clock acts at the clock's time.
             let clockTime = cassette.start.adding(microseconds: microseconds(ReplayClock.offset(of: clock.now)))
             return max(eventTime, clockTime)
@@ -71,10 +73,14 @@ public final class ReplayEngine: BluetoothSystem {
     public private(set) var failed = false
     /// The scan in progress, if any: a new scan or a stop ends the old one's discoveries.
     var scanGeneration = 0
+    /// Per peer, its answers and names indexed on first use.
+    var peerIndexes: [BluetoothAddress: PeerIndex] = [:]
     /// Index of the next unused episode per peer.
     private var cursor: [BluetoothAddress: Int] = [:]
     /// Peers with a connection attempt of the app in progress.
     private var attempts: Set<BluetoothAddress> = []
+    /// The remote centrals' playback, for the app's peripheral managers (ReplayEngine+GATTServer).
+    let server = ServerPlayback()
 
     public init(cassette: Cassette, pacing: Pacing = .virtual) {
         self.cassette = cassette
@@ -91,6 +97,7 @@ public final class ReplayEngine: BluetoothSystem {
                 schedule(at: now.adding(microseconds: Int64((max(0, seconds) * 1e6).rounded())), for: nil, action)
             },
             clock: clock)
+        startServerPlayback()
         switch pacing {
         case .virtual:
             BluetoothSystemContext.with(self) {
@@ -148,17 +155,16 @@ public final class ReplayEngine: BluetoothSystem {
     }
 
     /// Runs each event at its capture time in wall time, on the main thread, where the app's own
-    /// `DispatchQueue.main` timers run between them.
+    /// `DispatchQueue.main` timers run between them. The whole loop stays on the main actor (its
+    /// sleeps wake there too), so that busy worker threads cannot hold the replay back.
+    @MainActor
     private func playInRealTime(until horizon: Timestamp) async {
-        nonisolated(unsafe) let engine = self
-        while let next = await MainActor.run(body: { engine.queue.nextTime() }), next <= horizon {
+        while let next = queue.nextTime(), next <= horizon {
             try? await Task.sleep(until: wallStart! + .microseconds(next.microseconds - cassette.start.microseconds), clock: .continuous)
-            await MainActor.run {
-                BluetoothSystemContext.with(engine) {
-                    while let time = engine.queue.nextTime(), time <= engine.now, let due = engine.queue.popNext() {
-                        engine.eventTime = due.time
-                        due.action()
-                    }
+            BluetoothSystemContext.with(self) {
+                while let time = queue.nextTime(), time <= now, let due = queue.popNext() {
+                    eventTime = due.time
+                    due.action()
                 }
             }
         }
@@ -256,37 +262,6 @@ public final class ReplayEngine: BluetoothSystem {
             record(label(central), "didDisconnectPeripheral", ["peripheral": "\(address)", "error": "nil"])
             central.deliver(.disconnected(peripheral, error: nil))
         }
-    }
-
-    // MARK: BluetoothSystem: GATT server (not answered from the cassette yet)
-
-    public func add(_ service: CBMutableService, for manager: CBPeripheralManager) { unanswered("app", "add", nil) }
-    public func remove(_ service: CBMutableService, for manager: CBPeripheralManager) { record("app", "remove", [:]) }
-    public func removeAllServices(for manager: CBPeripheralManager) { record("app", "removeAllServices", [:]) }
-    public func startAdvertising(_ advertisementData: [String: Any]?, for manager: CBPeripheralManager) {
-        unanswered("app", "startAdvertising", nil)
-    }
-    public func stopAdvertising(for manager: CBPeripheralManager) { record("app", "stopAdvertising", [:]) }
-    public func respond(to request: CBATTRequest, withResult result: CBATTError.Code, for manager: CBPeripheralManager) {
-        record("app", "respond", ["result": "\(result)"])
-    }
-    public func updateValue(
-        _ value: Data, for characteristic: CBMutableCharacteristic, onSubscribedCentrals centrals: [CBCentral]?,
-        for manager: CBPeripheralManager
-    ) -> Bool {
-        record("app", "updateValue", ["characteristic": characteristic.uuid.uuidString])
-        return true
-    }
-    public func setDesiredConnectionLatency(_ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral, manager: CBPeripheralManager) {}
-    public func publishL2CAPChannel(withEncryption encryptionRequired: Bool, for manager: CBPeripheralManager) {
-        unanswered("app", "publishL2CAPChannel", nil)
-    }
-    public func unpublishL2CAPChannel(_ psm: CBL2CAPPSM, for manager: CBPeripheralManager) {}
-
-    /// A request the cassette cannot answer yet: written to the flow, and left pending.
-    func unanswered(_ actor: String, _ name: String, _ peripheral: CBPeripheral?) {
-        record(actor, name, peripheral?.address.map { ["peripheral": "\($0)"] } ?? [:])
-        flow.comments.append("divergence: \(name) is not answered from the capture yet; it stays pending")
     }
 
     // MARK: Playback

@@ -144,8 +144,8 @@ import Testing
     @Test func anUnknownAppIsAUsageErrorListingTheApps() throws {
         let result = try bletrace("replay", capture, "--app", "nope")
         #expect(result.status == 2)
-        #expect(result.stderr.contains("no app named 'nope'; the apps are: "))
-        #expect(result.stderr.contains("reconnecting"))
+        #expect(result.stderr.contains("no app named 'nope'; the apps are: mirror, "))
+        #expect(result.stderr.contains("reconnecting") && result.stderr.contains("explorer"))
     }
 
     @Test func adaptersListsControllersOrSaysThereIsNoBluetooth() throws {
