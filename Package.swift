@@ -59,7 +59,10 @@ let package = Package(
             dependencies: [
                 "BLETrace",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            ],
+            plugins: ["GitCommit"]),
+        // Records the git commit for `bletrace --version`.
+        .plugin(name: "GitCommit", capability: .buildTool()),
 
         // One test target per module, plus the command-line tests; TestSupport finds fixtures.
         .target(name: "TestSupport", dependencies: ["TraceFiles", "Wire"], path: "Tests/TestSupport"),

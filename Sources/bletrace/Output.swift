@@ -4,6 +4,8 @@ import Wire
 /// Writing to standard output and standard error, buffered, for people and for tools.
 enum Output {
     nonisolated(unsafe) private static var buffer: [UInt8] = []
+    /// Where output goes: standard output, or the file of `-o` (OutputOptions).
+    nonisolated(unsafe) static var sink: FileHandle = .standardOutput
 
     static func line(_ text: String) {
         buffer.append(contentsOf: text.utf8)
@@ -11,9 +13,14 @@ enum Output {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    /// Text with no line end after it.
+    static func text(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+    }
+
     static func flush() {
         guard !buffer.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(buffer))
+        sink.write(Data(buffer))
         buffer.removeAll(keepingCapacity: true)
     }
 
@@ -93,7 +100,7 @@ enum Output {
             if buffer.count >= 1 << 16 { flush() }
         } else {
             flush()
-            FileHandle.standardOutput.write(bytes)
+            sink.write(bytes)
         }
     }
 }

@@ -29,7 +29,7 @@ struct ReplayCommand: AsyncParsableCommand {
         let cassette: Cassette
         let fault: (any Error)?
         do {
-            (cassette, fault) = try Cassette.load(path: capture.file)
+            (cassette, fault) = try Cassette.load(path: try capture.path)
         } catch {
             Output.error("\(error)")
             throw Exit.badInput

@@ -12,8 +12,8 @@ import Testing
         #expect(info["format"] as? String == "btsnoop")
         #expect(info["datalink"] as? Int == 1002)
         #expect(info["records"] as? Int == 102)
-        let first = try #require(info["first_ts"] as? Int64)
-        let last = try #require(info["last_ts"] as? Int64)
+        let first = try #require(info["first_ts_us"] as? Int64)
+        let last = try #require(info["last_ts_us"] as? Int64)
         #expect(last > first)
         #expect((info["kinds"] as? [String: Int])?.values.reduce(0, +) == 102)
     }
@@ -31,7 +31,9 @@ import Testing
         #expect(records.count == 102)
         #expect(records.map { $0["index"] as? Int } == Array(0..<102))
         for record in records {
-            #expect(record["ts"] is Int64 || record["ts"] is Int)
+            #expect(record["ts_us"] is Int64 || record["ts_us"] is Int)
+            #expect(record["frame"] as? Int == (record["index"] as? Int).map { $0 + 1 })
+            #expect(record["version"] as? Int == 2)
             #expect(["sent", "received"].contains(record["direction"] as? String))
             #expect(["command", "event", "acl"].contains(record["kind"] as? String))
         }
