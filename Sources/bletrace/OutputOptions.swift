@@ -72,21 +72,24 @@ extension CaptureOptions {
     /// The capture's path; `-` (standard input) is first copied to a temporary file, removed when
     /// the program exits, since every format needs its header read before its records.
     var path: String {
-        get throws {
-            guard file == "-" else { return file }
-            if let path = StandardInput.path { return path }
-            let path = FileManager.default.temporaryDirectory
-                .appendingPathComponent("bletrace-stdin-\(ProcessInfo.processInfo.processIdentifier)").path
-            guard FileManager.default.createFile(atPath: path, contents: nil), let out = FileHandle(forWritingAtPath: path) else {
-                Output.error("cannot keep standard input in \(path)")
-                throw Exit.badInput
-            }
-            while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty { out.write(chunk) }
-            try out.close()
-            StandardInput.path = path
-            atexit { if let path = StandardInput.path { unlink(path) } }
-            return path
+        get throws { try Self.path(of: file) }
+    }
+
+    /// `file`, or for `-` a file holding standard input.
+    static func path(of file: String) throws -> String {
+        guard file == "-" else { return file }
+        if let path = StandardInput.path { return path }
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("bletrace-stdin-\(ProcessInfo.processInfo.processIdentifier)").path
+        guard FileManager.default.createFile(atPath: path, contents: nil), let out = FileHandle(forWritingAtPath: path) else {
+            Output.error("cannot keep standard input in \(path)")
+            throw Exit.badInput
         }
+        while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty { out.write(chunk) }
+        try out.close()
+        StandardInput.path = path
+        atexit { if let path = StandardInput.path { unlink(path) } }
+        return path
     }
 }
 

@@ -226,3 +226,33 @@ import Testing
         #expect(summaries == plain.stdout.split(separator: "\n"))
     }
 }
+
+@Suite struct ReplayCommandTests {
+    @Test func listAppsNamesEveryReferenceAppWithWhatItDoes() throws {
+        let result = try bletrace("replay", "--list-apps")
+        #expect(result.status == 0)
+        let names = result.stdout.split(separator: "\n").map { $0.split(separator: "\t")[0] }
+        #expect(names.first == "mirror")
+        #expect(Set(names).isSuperset(of: ["mirror", "reconnecting", "explorer", "heart-rate", "sdk-timeout", "sensor-server"]))
+        #expect(result.stdout.split(separator: "\n").allSatisfy { $0.split(separator: "\t").count == 2 })
+    }
+
+    @Test func withoutACaptureOrListAppsItIsAUsageError() throws {
+        let result = try bletrace("replay")
+        #expect(result.status == 2)
+    }
+
+    @Test func unmatchedFailExitsOneAfterPrintingTheFlowSoFar() throws {
+        let result = try bletrace("replay", Fixtures.capture("att-errors.btsnoop"), "--app", "explorer", "--unmatched", "fail")
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("# divergence: F0:F1:F2:F3:F4:05 readValue"))
+        #expect(result.stdout.hasPrefix("# bletrace flow"))
+    }
+
+    @Test func theMirrorIsTheDefaultApp() throws {
+        let result = try bletrace("replay", Fixtures.capture("att-errors.btsnoop"))
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("system launch app=mirror"))
+        #expect(result.stdout.contains("peripheral didWriteValueFor peripheral=F0:F1:F2:F3:F4:05 characteristic=EEE4 error=CBATTError.Code(128)"))
+    }
+}
