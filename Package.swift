@@ -30,7 +30,10 @@ let package = Package(
         .target(
             name: "TraceFiles",
             dependencies: [
-                "Wire", "CPcap", "CBlueZ",
+                "Wire", "CPcap",
+                // libbluetooth serves live capture only, which needs Linux: the managers and the
+                // replay build without it elsewhere.
+                .target(name: "CBlueZ", condition: .when(platforms: [.linux])),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .target(name: "HCI", dependencies: ["Wire"]),

@@ -15,7 +15,17 @@ struct Bletrace: AsyncParsableCommand {
             Exit codes: 0 success; 1 a finding (flows differ, the capture is damaged after the records shown, no Bluetooth on this host); 2 bad input.
             """,
         version: "\(bletraceVersion) (\(gitCommit))",
-        subcommands: [Info.self, Decode.self, Errors.self, Stats.self, LifecycleCommand.self, GATT.self, ReplayCommand.self, Diff.self, Convert.self, Capture.self, Adapters.self])
+        subcommands: analysis + live)
+
+    static let analysis: [any ParsableCommand.Type] = [
+        Info.self, Decode.self, Errors.self, Stats.self, LifecycleCommand.self, GATT.self, ReplayCommand.self, Diff.self,
+        Convert.self,
+    ]
+    #if os(Linux)
+    static let live: [any ParsableCommand.Type] = [Capture.self, Adapters.self]
+    #else
+    static let live: [any ParsableCommand.Type] = []
+    #endif
 
     static func main() async {
         do {

@@ -1,3 +1,4 @@
+#if os(Linux)  // Live capture needs Linux (AF_BLUETOOTH, libbluetooth): README, "Where it builds".
 import ArgumentParser
 import BLETrace
 import Dispatch
@@ -93,3 +94,4 @@ struct Capture: ParsableCommand {
         try finish(fault)
     }
 }
+#endif
