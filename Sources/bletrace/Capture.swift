@@ -53,7 +53,9 @@ struct Capture: ParsableCommand {
         }
         let writer: CaptureWriter
         do {
-            writer = try CaptureWriter(path: write, format: format)
+            // Written in place, not renamed at the end: the file is readable while it grows.
+            let file = try OutputFile.prepare(write, inputs: [], mode: .inPlace)
+            writer = try CaptureWriter(path: file.writePath, format: format)
         } catch {
             Output.error("\(error)")
             throw Exit.badInput
@@ -81,15 +83,15 @@ struct Capture: ParsableCommand {
                 _ = try writer.write(record)
                 try writer.flush()
                 if interactive, writer.recordsWritten % 100 == 0 {
-                    FileHandle.standardError.write(Data("\r\(writer.recordsWritten) records".utf8))
+                    Output.standardError("\r\(writer.recordsWritten) records")
                 }
             }
         } catch { fault = error }
         try writer.close()
-        if interactive { FileHandle.standardError.write(Data("\r".utf8)) }
+        if interactive { Output.standardError("\r") }
         var summary = "\(writer.recordsWritten) records written to \(write) (\(format))"
         if writer.recordsNotWritten > 0 { summary += "; \(writer.recordsNotWritten) could not be carried" }
-        FileHandle.standardError.write(Data((summary + "\n").utf8))
+        Output.standardError(summary + "\n")
         try finish(fault)
     }
 }

@@ -22,6 +22,8 @@ struct ReplayCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Checked first, so that a refused -o (the capture itself, a directory) costs nothing.
+        if let output { try Output.redirect(to: output, inputs: [capture.file]) }
         let cassette: Cassette
         let fault: (any Error)?
         do {
@@ -33,16 +35,7 @@ struct ReplayCommand: ParsableCommand {
         let entry = ReferenceApps.named(app)!
         var flow = ReplayEngine(cassette: cassette).run(entry.make(), name: entry.name)
         flow.comments.insert("capture: \((capture.file as NSString).lastPathComponent)  app: \(entry.name)", at: 0)
-        if let output {
-            do {
-                try flow.text.write(toFile: output, atomically: true, encoding: .utf8)
-            } catch {
-                Output.error("cannot write \(output): \(error.localizedDescription)")
-                throw Exit.badInput
-            }
-        } else {
-            Output.line(String(flow.text.dropLast()))
-        }
+        Output.line(String(flow.text.dropLast()))
         try finish(fault)
     }
 }
