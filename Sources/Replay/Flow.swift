@@ -26,21 +26,58 @@ public struct Flow: Hashable, Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Parses the text form. Blank lines and `#` comments are skipped; the time is optional.
+    /// Parses the text form (``FlowReader`` reads a file the same way, a line at a time).
+    /// Lines end with LF, CRLF or CR; blank lines and `#` comments are skipped; the time is
+    /// optional.
     public init(parsing text: String, source: String = "flow") throws(FlowError) {
         var events: [FlowEvent] = []
         var comments: [String] = []
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.trimmingCharacters(in: " \t\r")
-            if line.isEmpty { continue }
-            if line.hasPrefix("#") {
-                let comment = line.dropFirst().trimmingCharacters(in: " ")
-                if comment != Self.header { comments.append(comment) }
-                continue
+        var number = 0
+        var rest = Substring(text)
+        while !rest.isEmpty || number == 0 {
+            number += 1
+            // Swift treats CRLF as one Character, so one search finds any of the three ends.
+            let end = rest.firstIndex { $0 == "\n" || $0 == "\r" || $0 == "\r\n" } ?? rest.endIndex
+            switch try Self.interpret(String(rest[..<end]), source: source, lineNumber: number) {
+            case .blank: break
+            case .comment(let comment): comments.append(comment)
+            case .event(let event): events.append(event)
             }
-            events.append(try FlowEvent(parsing: line, source: source, lineNumber: number + 1))
+            rest = end == rest.endIndex ? rest[end...] : rest[rest.index(after: end)...]
+            if rest.isEmpty { break }
         }
         self.init(events: events, comments: comments)
+    }
+
+    /// What one line is.
+    enum Line {
+        case blank
+        /// A comment other than the format header, without `# `.
+        case comment(String)
+        case event(FlowEvent)
+    }
+
+    /// Reads one line (without its end). The header `# bletrace flow 1` is checked: another
+    /// version is bad input, since its lines might mean something else.
+    static func interpret(_ raw: String, source: String, lineNumber: Int) throws(FlowError) -> Line {
+        let line = raw.trimmingCharacters(in: " \t")
+        if line.isEmpty { return .blank }
+        guard line.hasPrefix("#") else {
+            return .event(try FlowEvent(parsing: raw, source: source, lineNumber: lineNumber))
+        }
+        let comment = line.dropFirst().trimmingCharacters(in: " \t")
+        let words = comment.split(separator: " ", omittingEmptySubsequences: true)
+        if words.count >= 2, words[0] == "bletrace", words[1] == "flow" {
+            guard words.count == 3, words[2] == "1" else {
+                let version = words.dropFirst(2).joined(separator: " ")
+                let column = (raw.firstRange(of: "flow")?.upperBound).map { raw.distance(from: raw.startIndex, to: $0) + 2 } ?? 1
+                throw FlowError(
+                    source: source, line: lineNumber, column: column,
+                    expected: "the flow format version 1 (`# bletrace flow 1`), not `\(version.isEmpty ? "(none)" : version)`; this bletrace reads version 1 only")
+            }
+            return .blank
+        }
+        return .comment(comment)
     }
 }
 
@@ -85,37 +122,82 @@ public struct FlowEvent: Hashable, Sendable {
 
     public func argument(_ key: String) -> String? { arguments.first { $0.key == key }?.value }
 
+    /// Parses one event line. Errors give the 1-based column (in characters) of the word at fault.
     init(parsing line: String, source: String, lineNumber: Int) throws(FlowError) {
-        var words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-        var time: Double?
-        if let first = words.first, first.hasPrefix("+") {
-            guard let seconds = Double(first.dropFirst()), seconds.isFinite, seconds >= 0 else {
-                throw FlowError(source: source, line: lineNumber, expected: "a time such as +1.250000, not \(first)")
+        // The words and the column each starts at.
+        var words: [(text: String, column: Int)] = []
+        var column = 0
+        var current = ""
+        var currentColumn = 0
+        for character in line {
+            column += 1
+            if character == " " || character == "\t" {
+                if !current.isEmpty { words.append((current, currentColumn)) }
+                current = ""
+            } else {
+                if current.isEmpty { currentColumn = column }
+                current.append(character)
             }
-            time = seconds
+        }
+        if !current.isEmpty { words.append((current, currentColumn)) }
+        func fault(_ column: Int, _ expected: String) -> FlowError {
+            FlowError(source: source, line: lineNumber, column: column, expected: expected)
+        }
+        var time: Double?
+        if let first = words.first, first.text.hasPrefix("+") || first.text.hasPrefix("-") {
+            guard let seconds = Double(first.text.dropFirst()), seconds.isFinite, !first.text.dropFirst().hasPrefix("-"),
+                !first.text.dropFirst().hasPrefix("+")
+            else {
+                throw fault(first.column, "a time in seconds such as +1.250000 or -0.500000, not `\(first.text)`")
+            }
+            time = first.text.hasPrefix("-") ? -seconds : seconds
             words.removeFirst()
         }
         guard words.count >= 2 else {
-            throw FlowError(source: source, line: lineNumber, expected: "an actor and an event name, as in `central didConnect peripheral=…`")
+            throw fault(
+                words.first?.column ?? column + 1,
+                words.isEmpty ? "an actor and an event name after the time, as in `+1.250000 central didConnect peripheral=…`"
+                    : "an event name after the actor `\(words[0].text)`, as in `central didConnect peripheral=…`")
+        }
+        for word in words[0...1] where word.text.contains("=") {
+            throw fault(word.column, "an actor and an event name before the arguments, as in `central didConnect peripheral=…`, not `\(word.text)`")
         }
         var arguments: [Argument] = []
         for word in words.dropFirst(2) {
-            guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
-                throw FlowError(source: source, line: lineNumber, expected: "key=value, not \(word)")
+            guard let equals = word.text.firstIndex(of: "="), equals != word.text.startIndex else {
+                throw fault(word.column, "an argument KEY=VALUE after the event name `\(words[1].text)`, not `\(word.text)`")
             }
-            arguments.append(Argument(String(word[..<equals]), String(word[word.index(after: equals)...])))
+            arguments.append(Argument(String(word.text[..<equals]), String(word.text[word.text.index(after: equals)...])))
         }
-        self.init(time: time, actor: words[0], name: words[1], arguments: arguments)
+        self.init(time: time, actor: words[0].text, name: words[1].text, arguments: arguments)
         self.lineNumber = lineNumber
     }
 }
 
-/// A flow file that could not be read.
+/// A flow file that could not be read: where, and what was expected there (or why the file
+/// could not be read at all).
 public struct FlowError: Error, Hashable, Sendable, CustomStringConvertible {
     public var source: String
+    /// 1-based; 0 when the file could not be read at all.
     public var line: Int
+    /// 1-based, in characters, when one place in the line is at fault.
+    public var column: Int?
     public var expected: String
-    public var description: String { "\(source):\(line): expected \(expected)" }
+    /// Why the file could not be read (not a flow, not there), when that is the fault.
+    public var reason: String?
+
+    public init(source: String, line: Int, column: Int? = nil, expected: String, reason: String? = nil) {
+        self.source = source
+        self.line = line
+        self.column = column
+        self.expected = expected
+        self.reason = reason
+    }
+
+    public var description: String {
+        if let reason { return line == 0 ? "\(source): cannot read: \(reason)" : "\(source):\(line): cannot read: \(reason)" }
+        return "\(source):\(line):" + (column.map { "\($0):" } ?? "") + " expected \(expected)"
+    }
 }
 
 /// A flow time with its sign and six decimals, no Foundation: 1.5 → "+1.500000", -0.25 →
