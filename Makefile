@@ -124,12 +124,20 @@ compare: deps bench-capture
 
 ## bench-memory: peak memory of bletrace stats, lifecycle and errors on the 1M-record capture
 ## and on a 1 GB one (generated into $(BENCH_DIR) on first use); fails if stats needs 64 MB or
-## more on the 1 GB file.
-bench-memory: deps $(BENCH_CAPTURE) $(BENCH_BIG_CAPTURE)
+## more on the 1 GB file. Then the robustness inputs (issue 16, Benchmarks/robustness-inputs.py):
+## 1M connect/disconnect cycles on one handle (lifecycle in every format, errors, replay) and
+## 1M-event flows (diff), each failing past MAX_SECONDS (120).
+BENCH_ROBUSTNESS := $(BENCH_DIR)/robustness
+bench-memory: deps $(BENCH_CAPTURE) $(BENCH_BIG_CAPTURE) $(BENCH_ROBUSTNESS)/conn-cycles-1M.btsnoop
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="bc time"
 	$(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli
 	BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
 	  LIMIT_MB=64 bash Benchmarks/memory.sh $(BENCH_CAPTURE) $(BENCH_BIG_CAPTURE)
+	BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
+	  bash Benchmarks/memory-robustness.sh $(BENCH_ROBUSTNESS)
+
+$(BENCH_ROBUSTNESS)/conn-cycles-1M.btsnoop: Benchmarks/robustness-inputs.py
+	python3 Benchmarks/robustness-inputs.py $(BENCH_ROBUSTNESS)
 
 ## picture: the lifecycle timeline of the demo capture (bletrace lifecycle --format html) in
 ## $(OUT)/timeline.html, screenshotted by headless Chromium (installed from Debian when missing)

@@ -65,7 +65,7 @@ public final class FlowReader {
                 repeat { ready = poll(&entry, 1, milliseconds) } while ready < 0 && errno == EINTR
                 if ready == 0 {
                     close(descriptor)
-                    throw refuse("it is a FIFO, and no program wrote to it within \(seconds) s")
+                    throw refuse("it is a FIFO, and no program wrote to it within \(streamWait)")
                 }
             }
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)

@@ -63,7 +63,7 @@ final class FileWindow {
                 if ready == 0 {
                     try? opened.close()
                     throw CaptureError.cannotOpen(
-                        path: path, reason: "it is a FIFO, and no program wrote to it within \(seconds) s")
+                        path: path, reason: "it is a FIFO, and no program wrote to it within \(streamWait)")
                 }
             }
             _ = fcntl(opened.rawValue, F_SETFL, fcntl(opened.rawValue, F_GETFL) & ~O_NONBLOCK)

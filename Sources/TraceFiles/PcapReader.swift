@@ -41,7 +41,7 @@ final class PcapReader {
             }
             throw CaptureError.unsupported(
                 path: path,
-                reason: "link type \(linkType) (\(PcapLinkType(linkType))) is not a Bluetooth HCI link type; bletrace reads 187, 201 and 254")
+                reason: "link type \(linkType)\(PcapLinkType(linkType) == "unknown" ? "" : " (\(PcapLinkType(linkType)))") is not a Bluetooth HCI link type; bletrace reads 187, 201 and 254")
         }
     }
 
