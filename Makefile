@@ -9,7 +9,7 @@ DEMO_CAPTURE := Captures/reconnect-supervision-timeout.btsnoop
 DEMO_FLOW := Captures/reconnect-supervision-timeout.reconnecting.flow
 OUT := .build/demo
 
-.PHONY: deps build test crosscheck demo captures clean
+.PHONY: deps build test crosscheck demo captures clean fuzz fuzz-build
 
 ## deps: install the Debian packages that are missing (quick when all are present).
 deps:
@@ -76,6 +76,22 @@ captures: build
 
 clean:
 	rm -rf .build
+
+# ---- Fuzzing (issue 16): a libFuzzer target per entry point, in the Fuzz/ package ---------------
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= btsnoop pcap pklg h4-stream hci acl-l2cap-att-smp lifecycle flow replay
+FUZZ_BUILD := cd Fuzz && $(SWIFT) build -c release --sanitize=fuzzer --sanitize=address -Xswiftc -enable-testing \
+  --scratch-path ../.build-fuzz
+
+## fuzz-build: the fuzz targets, with libFuzzer and AddressSanitizer (Fuzz/README.md).
+fuzz-build: deps
+	$(FUZZ_BUILD)
+
+## fuzz: each target for FUZZ_SECONDS (default 60), seeded from Captures/; corpora kept in
+## .build-fuzz/runs; a crash is copied to Tests/Fixtures/fuzz/TARGET/ (replayed by `make test`)
+## and fails the run.
+fuzz: fuzz-build
+	bash Fuzz/run.sh "$$($(FUZZ_BUILD) --show-bin-path)" $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # ---- Benchmarks (issue 6): a separate package in Benchmarks/ on package-benchmark -------------
 # BENCH_SWIFTFLAGS: extra flags for the release builds of the benchmarks and of compare.

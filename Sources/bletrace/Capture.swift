@@ -92,6 +92,14 @@ struct Capture: ParsableCommand {
         var summary = "\(writer.recordsWritten) records written to \(write) (\(format))"
         if writer.recordsNotWritten > 0 { summary += "; \(writer.recordsNotWritten) could not be carried" }
         Output.standardError(summary + "\n")
+        // Bytes that started no packet were skipped, the records around them kept: said, and a
+        // finding (exit 1), not a failure.
+        if source.framingErrorCount > 0, let first = source.framingErrors.first {
+            let count = source.framingErrorCount
+            Output.error(
+                "\(count) framing error\(count == 1 ? "" : "s") in the H4 stream, \(source.skippedBytes) byte\(source.skippedBytes == 1 ? "" : "s") skipped; the first: \(first)")
+        }
         try finish(fault)
+        if source.framingErrorCount > 0 { throw Exit.finding }
     }
 }
