@@ -28,7 +28,7 @@ struct Capture: ParsableCommand {
     func validate() throws {
         guard (interface != nil) != monitor else { throw ValidationError("give one source: -i SOURCE or --monitor") }
         if let count, count <= 0 { throw ValidationError("--count must be positive") }
-        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+        if let duration, !(duration > 0 && duration <= 1e9) { throw ValidationError("--duration must be positive and at most 1e9 seconds") }
         guard to != nil || Convert.Family(extensionOf: write) != nil else {
             throw ValidationError("cannot tell the format from '\(write)'; name it .btsnoop, .pcap, .pcapng or .pklg, or give --to")
         }
