@@ -12,6 +12,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+        .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
     ],
     targets: [
         // System libraries (Debian: libpcap-dev, libbluetooth-dev).
@@ -36,16 +38,18 @@ let package = Package(
         .target(
             name: "Lifecycle",
             dependencies: ["Wire", "HCI", "ATT", "CoreBluetoothCodes", "TraceFiles"]),
-        .target(name: "Managers", dependencies: ["Wire", "ATT", "CoreBluetoothCodes"]),
+        .target(name: "BLETraceCoreBluetooth", dependencies: ["Wire", "ATT", "CoreBluetoothCodes"]),
         .target(
             name: "Replay",
             dependencies: [
-                "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "Managers",
+                "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "BLETraceCoreBluetooth",
+                .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
             ]),
         .target(
             name: "BLETrace",
             dependencies: [
-                "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "Managers",
+                "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "BLETraceCoreBluetooth",
                 "Replay",
             ]),
         .executableTarget(
@@ -63,7 +67,7 @@ let package = Package(
         .testTarget(name: "ATTTests", dependencies: ["ATT", "Wire", "TestSupport"]),
         .testTarget(name: "CoreBluetoothCodesTests", dependencies: ["CoreBluetoothCodes"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "TestSupport"]),
-        .testTarget(name: "ManagersTests", dependencies: ["Managers"]),
+        .testTarget(name: "BLETraceCoreBluetoothTests", dependencies: ["BLETraceCoreBluetooth"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "TestSupport"]),
         .testTarget(name: "BletraceCLITests", dependencies: ["bletrace", "TestSupport"]),
     ]

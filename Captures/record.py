@@ -20,10 +20,12 @@ written in Python.  It also ships a *virtual* controller
 Each Device talks real HCI (H4 packets as bytes) to its own Controller, so the
 traffic between the central's host and the central's controller is real HCI as
 produced and consumed by an independent implementation.  A
-``bumble.snoop.BtSnooper`` is attached to the CENTRAL's host
-(``Host.snooper``): it records every packet the host sends to its controller
-(commands, host->controller ACL) and every packet it receives (events,
-controller->host ACL).  The peripheral is not recorded.
+``bumble.snoop.BtSnooper`` is attached to one host (``Host.snooper``): the
+CENTRAL's, except in the ``peripheral-*`` scenarios, which record the
+PERIPHERAL's (this host is then the GATT server a remote central uses).  It
+records every packet the host sends to its controller (commands,
+host->controller ACL) and every packet it receives (events, controller->host
+ACL).  The other host is not recorded.
 
 Determinism
 -----------
@@ -121,6 +123,15 @@ CUSTOM_CONFIG_INITIAL = b'bletrace'
 # fit in the virtual controller's 27-byte LE ACL buffers, so the host sends it
 # as two HCI ACL fragments; the Read Response comes back unfragmented.
 CUSTOM_CONFIG_WRITTEN = bytes(range(0x40, 0x40 + 40))
+# The peripheral-side scenarios' extra service (after the error service, so the
+# handles above do not move): one characteristic written without response.
+PERIPHERAL_SERVICE = UUID('0000BBB0-0000-1000-8000-00805F9B34FB')
+PERIPHERAL_COMMAND = UUID('0000BBB1-0000-1000-8000-00805F9B34FB')
+COMMAND_WITHOUT_RESPONSE = bytes([0x10, 0x20, 0x30])
+# Notifications streamed until the central hangs up, 50 ms apart.
+STREAM_PERIOD_S = 0.05
+STREAM_BEFORE_DISCONNECT = 5
+
 # Handle that does not exist in the database (the database ends well below).
 NONEXISTENT_HANDLE = 0x00F0
 
@@ -129,7 +140,9 @@ NONEXISTENT_HANDLE = 0x00F0
 APP_ERROR = 0x80
 
 
-def build_gatt_database(with_error_service: bool) -> dict[str, object]:
+def build_gatt_database(
+    with_error_service: bool, with_peripheral_service: bool = False
+) -> dict[str, object]:
     """Return the peripheral's services and the characteristics we refer to.
 
     Bumble itself adds the GAP (0x1800) and GATT (0x1801) services in front of
@@ -217,6 +230,27 @@ def build_gatt_database(with_error_service: bool) -> dict[str, object]:
             ],
         )
         services.append(errors)
+
+    if with_peripheral_service:
+        written: list[bytes] = []
+        result['written_without_response'] = written
+
+        def record_command(_connection, value):
+            written.append(bytes(value))
+
+        services.append(
+            Service(
+                PERIPHERAL_SERVICE,
+                [
+                    Characteristic(
+                        PERIPHERAL_COMMAND,
+                        Characteristic.Properties.WRITE_WITHOUT_RESPONSE,
+                        Attribute.Permissions.WRITEABLE,
+                        CharacteristicValue(write=record_command),
+                    )
+                ],
+            )
+        )
     return result
 
 
@@ -287,8 +321,16 @@ class TeeSnooper(Snooper):
 
 
 @contextlib.asynccontextmanager
-async def make_rig(snoop_path: Path, with_error_service: bool = False):
-    """Build the two devices, snoop the central, power both on."""
+async def make_rig(
+    snoop_path: Path,
+    with_error_service: bool = False,
+    snooped: str = 'central',
+    with_peripheral_service: bool = False,
+    pcap: bool = True,
+):
+    """Build the two devices, snoop one of them (the central unless told), power
+    both on.  With ``pcap`` the same packets also go to a pcap file beside the
+    btsnoop one."""
     link = LocalLink()
     # The controllers' public BD_ADDRs (returned by HCI Read BD_ADDR) are set
     # to the same fixed values as the devices' static random addresses, so a
@@ -316,7 +358,7 @@ async def make_rig(snoop_path: Path, with_error_service: bool = False):
         name=PERIPHERAL_NAME, address=PERIPHERAL_ADDRESS, host=peripheral_host
     )
 
-    gatt = build_gatt_database(with_error_service)
+    gatt = build_gatt_database(with_error_service, with_peripheral_service)
     peripheral.add_services(gatt['services'])  # type: ignore[arg-type]
     peripheral.gatt_server.max_mtu = SERVER_MAX_MTU
     peripheral.advertising_data = advertising_data()
@@ -324,13 +366,17 @@ async def make_rig(snoop_path: Path, with_error_service: bool = False):
     peripheral.advertising_interval_min = ADVERTISING_INTERVAL_MS
     peripheral.advertising_interval_max = ADVERTISING_INTERVAL_MS
 
-    with open(snoop_path, 'wb') as snoop_file, open(snoop_path.with_suffix('.pcap'), 'wb') as pcap_file:
+    snooped_host = central_host if snooped == 'central' else peripheral_host
+    with contextlib.ExitStack() as files:
+        snoopers: list[Snooper] = [BtSnooper(files.enter_context(open(snoop_path, 'wb')))]
+        if pcap:
+            snoopers.append(PcapSnooper(files.enter_context(open(snoop_path.with_suffix('.pcap'), 'wb'))))
         # Attach the snoopers before power-on so that the capture starts with
         # the host's initialisation sequence (HCI Reset, Read Local Version,
         # LE Read Buffer Size, Set Event Mask, LE Set Random Address, ...),
         # exactly like a real btsnoop log does. Bumble writes the same packets
         # as btsnoop (datalink 1002) and as pcap (link type 201).
-        central_host.snooper = TeeSnooper(BtSnooper(snoop_file), PcapSnooper(pcap_file))
+        snooped_host.snooper = TeeSnooper(*snoopers)
         await peripheral.power_on()
         await central.power_on()
         try:
@@ -343,7 +389,7 @@ async def make_rig(snoop_path: Path, with_error_service: bool = False):
                 gatt,
             )
         finally:
-            central_host.snooper = None
+            snooped_host.snooper = None
             with contextlib.suppress(Exception):
                 await peripheral.stop_advertising()
 
@@ -601,12 +647,223 @@ async def scenario_scan(path: Path) -> None:
         assert seen, 'no advertisement seen'
 
 
+# -----------------------------------------------------------------------------
+# Peripheral-side scenarios: the snooped host is the PERIPHERAL (a GATT server
+# that advertises); the remote central connects, subscribes, reads and writes.
+# -----------------------------------------------------------------------------
+async def expect_att_error(operation: Awaitable[object], error_code: int) -> None:
+    try:
+        await operation
+    except ATT_Error as error:
+        assert error.error_code == error_code, error
+    else:
+        raise AssertionError(f'expected ATT error 0x{error_code:02X}')
+
+
+async def scenario_peripheral_server(path: Path) -> None:
+    async with make_rig(
+        path, with_error_service=True, snooped='peripheral', with_peripheral_service=True, pcap=False
+    ) as rig:
+        await asyncio.sleep(0.1)
+        connection, peripheral_connection = await connect(rig)
+        peer = Peer(connection)
+        await asyncio.sleep(0.05)
+        await peer.request_mtu(CLIENT_MTU)
+        await discover(peer)
+
+        # The central subscribes (CCCD <- 0x0001, Write Request) and gets three
+        # notifications from this host's server, 100 ms apart.
+        hrm = find_characteristic(peer, HEART_RATE_MEASUREMENT)
+        received: asyncio.Queue[bytes] = asyncio.Queue()
+        await peer.subscribe(hrm, received.put_nowait)
+        await asyncio.sleep(0.05)
+        for value in HRM_NOTIFICATIONS:
+            await rig.peripheral.notify_subscribers(rig.gatt['hrm'], value)
+            assert await received.get() == value
+            await asyncio.sleep(0.1)
+
+        # A read, a write with response, a write without response.
+        value = await peer.read_value(find_characteristic(peer, BODY_SENSOR_LOCATION))
+        assert value == BODY_SENSOR_LOCATION_VALUE, value
+        await asyncio.sleep(0.05)
+        await peer.write_value(
+            find_characteristic(peer, HEART_RATE_CONTROL_POINT), CONTROL_POINT_RESET, with_response=True
+        )
+        await asyncio.sleep(0.05)
+        await peer.write_value(
+            find_characteristic(peer, PERIPHERAL_COMMAND), COMMAND_WITHOUT_RESPONSE, with_response=False
+        )
+        await asyncio.sleep(0.05)
+        assert rig.gatt['written_without_response'] == [COMMAND_WITHOUT_RESPONSE]
+
+        # A write this host's server refuses with the application error 0x80.
+        await expect_att_error(
+            peer.write_value(find_characteristic(peer, ERR_WRITE_APP_ERROR), b'\x01', with_response=True),
+            APP_ERROR,
+        )
+        await asyncio.sleep(0.05)
+
+        # The central unsubscribes (CCCD <- 0x0000), then hangs up (0x13).
+        await peer.unsubscribe(hrm)
+        await asyncio.sleep(0.05)
+        peripheral_lost = wait_disconnection(peripheral_connection)
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        assert await peripheral_lost == REMOTE_USER_TERMINATED
+        await asyncio.sleep(0.1)
+
+
+async def scenario_peripheral_disconnect_mid_notification(path: Path) -> None:
+    async with make_rig(path, snooped='peripheral', pcap=False) as rig:
+        await asyncio.sleep(0.1)
+        connection, peripheral_connection = await connect(rig)
+        peer = Peer(connection)
+        await asyncio.sleep(0.05)
+        await peer.request_mtu(CLIENT_MTU)
+        await discover(peer)
+        hrm = find_characteristic(peer, HEART_RATE_MEASUREMENT)
+        received: asyncio.Queue[bytes] = asyncio.Queue()
+        await peer.subscribe(hrm, received.put_nowait)
+        await asyncio.sleep(0.05)
+
+        # This host streams notifications every 50 ms until the link is gone.
+        peripheral_lost = wait_disconnection(peripheral_connection)
+
+        async def stream() -> None:
+            bpm = 90
+            while not peripheral_lost.done():
+                await rig.peripheral.notify_subscribers(rig.gatt['hrm'], bytes([0x00, bpm]))
+                bpm += 1
+                await asyncio.sleep(STREAM_PERIOD_S)
+
+        streaming = asyncio.create_task(stream())
+        # The central hangs up in the middle of the stream.
+        for _ in range(STREAM_BEFORE_DISCONNECT):
+            await received.get()
+        await asyncio.sleep(STREAM_PERIOD_S / 2)
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        assert await peripheral_lost == REMOTE_USER_TERMINATED
+        await streaming
+        await asyncio.sleep(0.1)
+
+
+# -----------------------------------------------------------------------------
+# State-restoration scenarios (issue 12), central side: what the app was doing
+# when iOS could have terminated it.
+# -----------------------------------------------------------------------------
+async def connect_when_back(rig: Rig, away_s: float) -> tuple[Connection, Connection]:
+    """LE Create Connection while the peripheral is away (not advertising); it
+    comes back after ``away_s`` and the pending connection completes."""
+    attempt = asyncio.create_task(rig.central.connect(PERIPHERAL_ADDRESS, timeout=None))
+    await asyncio.sleep(away_s)
+    peripheral_side: asyncio.Future[Connection] = asyncio.get_running_loop().create_future()
+    rig.peripheral.once('connection', peripheral_side.set_result)
+    await rig.peripheral.start_advertising()
+    return await attempt, await peripheral_side
+
+
+async def subscribe_heart_rate(rig: Rig, connection: Connection) -> tuple[Peer, asyncio.Queue[bytes]]:
+    peer = Peer(connection)
+    await asyncio.sleep(0.05)
+    await peer.request_mtu(CLIENT_MTU)
+    await discover(peer)
+    received: asyncio.Queue[bytes] = asyncio.Queue()
+    await peer.subscribe(find_characteristic(peer, HEART_RATE_MEASUREMENT), received.put_nowait)
+    await asyncio.sleep(0.05)
+    return peer, received
+
+
+async def notify(rig: Rig, received: asyncio.Queue[bytes], values: list[bytes], period_s: float) -> None:
+    for value in values:
+        await rig.peripheral.notify_subscribers(rig.gatt['hrm'], value)
+        assert await received.get() == value
+        await asyncio.sleep(period_s)
+
+
+async def scenario_restore_scanning(path: Path) -> None:
+    async with make_rig(path, pcap=False) as rig:
+        await asyncio.sleep(0.1)
+        await rig.central.start_scanning(legacy=True, filter_duplicates=False)
+        # Nothing around for 0.5 s, then the peripheral starts advertising; the
+        # capture ends with the scan still on.
+        await asyncio.sleep(0.5)
+        await rig.peripheral.start_advertising()
+        await asyncio.sleep(1.0)
+
+
+async def scenario_restore_pending_connection(path: Path) -> None:
+    async with make_rig(path, pcap=False) as rig:
+        await asyncio.sleep(0.1)
+        # The connection stays pending 1.5 s (connect never times out), then
+        # completes when the peripheral comes back; the capture ends connected.
+        connection, _ = await connect_when_back(rig, away_s=1.5)
+        _, received = await subscribe_heart_rate(rig, connection)
+        await notify(rig, received, HRM_NOTIFICATIONS[:1], 0.2)
+
+
+async def scenario_restore_connected(path: Path) -> None:
+    async with make_rig(path, pcap=False) as rig:
+        await asyncio.sleep(0.1)
+        connection, _ = await connect(rig)
+        peer = Peer(connection)
+        await asyncio.sleep(0.05)
+        await peer.request_mtu(CLIENT_MTU)
+        await discover(peer)
+        assert await peer.read_value(find_characteristic(peer, BODY_SENSOR_LOCATION)) == BODY_SENSOR_LOCATION_VALUE
+        # Connected and idle; the capture ends connected.
+        await asyncio.sleep(1.0)
+
+
+async def scenario_restore_out_of_range(path: Path) -> None:
+    async with make_rig(path, pcap=False) as rig:
+        await asyncio.sleep(0.1)
+        connection, peripheral_connection = await connect(rig)
+        _, received = await subscribe_heart_rate(rig, connection)
+        await notify(rig, received, HRM_NOTIFICATIONS[:2], 0.1)
+        # The peer goes out of range: the link drops by supervision timeout
+        # (0x08). The central asks to reconnect at once; the connection stays
+        # pending until the peer is back, 1 s later.
+        central_lost = wait_disconnection(connection)
+        supervision_timeout(rig)
+        assert await central_lost == CONNECTION_TIMEOUT
+        connection, _ = await connect_when_back(rig, away_s=1.0)
+        # Back in range: the client resubscribes with the cached CCCD handle
+        # (0x0011) and gets one notification; the capture ends connected.
+        peer = Peer(connection)
+        await asyncio.sleep(0.05)
+        notified: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        hrm_value_handle = 0x0010
+        connection.gatt_client.notification_subscribers[hrm_value_handle] = {
+            lambda value: notified.done() or notified.set_result(value)
+        }
+        await peer.write_value(hrm_value_handle + 1, b'\x01\x00', with_response=True)
+        await asyncio.sleep(0.05)
+        await rig.peripheral.notify_subscribers(rig.gatt['hrm'], HRM_AFTER_RECONNECT)
+        assert await notified == HRM_AFTER_RECONNECT
+        await asyncio.sleep(0.2)
+
+
+async def scenario_restore_notifying(path: Path) -> None:
+    async with make_rig(path, pcap=False) as rig:
+        await asyncio.sleep(0.1)
+        connection, _ = await connect(rig)
+        _, received = await subscribe_heart_rate(rig, connection)
+        # Notifications every 200 ms; the capture ends connected and notifying.
+        await notify(rig, received, [bytes([0x00, bpm]) for bpm in range(100, 108)], 0.2)
+
+
 SCENARIOS: list[tuple[str, Callable[[Path], Awaitable[None]]]] = [
     ('reconnect-supervision-timeout.btsnoop', scenario_reconnect_supervision_timeout),
     ('att-errors.btsnoop', scenario_att_errors),
     ('peer-disconnect.btsnoop', scenario_peer_disconnect),
     ('cancelled-connect.btsnoop', scenario_cancelled_connect),
     ('scan.btsnoop', scenario_scan),
+    ('peripheral-server.btsnoop', scenario_peripheral_server),
+    ('peripheral-disconnect-mid-notification.btsnoop', scenario_peripheral_disconnect_mid_notification),
+    ('restore-scanning.btsnoop', scenario_restore_scanning),
+    ('restore-pending-connection.btsnoop', scenario_restore_pending_connection),
+    ('restore-connected.btsnoop', scenario_restore_connected),
+    ('restore-out-of-range.btsnoop', scenario_restore_out_of_range),
+    ('restore-notifying.btsnoop', scenario_restore_notifying),
 ]
 
 
@@ -619,6 +876,12 @@ def main() -> int:
         help='directory to write the .btsnoop files to (default: Captures/)',
     )
     parser.add_argument('-v', '--verbose', action='store_true')
+    parser.add_argument(
+        '--only',
+        nargs='+',
+        metavar='NAME',
+        help='record only these captures (file names, e.g. peripheral-server.btsnoop)',
+    )
     args = parser.parse_args()
 
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.ERROR)
@@ -628,6 +891,8 @@ def main() -> int:
     version = getattr(bumble, '__version__', 'unknown')
     print(f'bumble {version}')
     for file_name, scenario in SCENARIOS:
+        if args.only and file_name not in args.only:
+            continue
         path = outdir / file_name
         # One fresh event loop, link, controllers and devices per capture.
         asyncio.run(scenario(path))

@@ -72,7 +72,7 @@ public enum CoreBluetoothMapping {
             case 0x80...0x9F, 0xE0...0xFF: .reported
             default: .hypothesis
             }
-        return Mapped(value: CBATTError(.init(rawValue: Int(code.rawValue))), evidence: evidence)
+        return Mapped(value: CBATTError(errorCode: Int(code.rawValue)), evidence: evidence)
     }
 
     /// What a GATT operation reports when pairing fails (SMP Pairing Failed): the operation that

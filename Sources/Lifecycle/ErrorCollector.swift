@@ -141,12 +141,12 @@ public struct ErrorCollector {
 
     private func equivalent(_ error: CBError, _ evidence: Evidence, callback: String) -> TraceError.CoreBluetoothEquivalent {
         TraceError.CoreBluetoothEquivalent(
-            domain: CBError.errorDomain, code: error.code.rawValue, name: error.code.name, evidence: evidence, callback: callback)
+            domain: CBError.errorDomain, code: error.errorCode, name: error.name, evidence: evidence, callback: callback)
     }
 
     private func equivalent(_ error: CBATTError, _ evidence: Evidence, callback: String) -> TraceError.CoreBluetoothEquivalent {
         TraceError.CoreBluetoothEquivalent(
-            domain: CBATTError.errorDomain, code: error.code.rawValue, name: error.code.name, evidence: evidence, callback: callback)
+            domain: CBATTError.errorDomain, code: error.errorCode, name: error.name, evidence: evidence, callback: callback)
     }
 
     /// The CoreBluetooth callback that carries an ATT error for a request.

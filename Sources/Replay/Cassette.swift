@@ -1,33 +1,228 @@
+import ATT
 import Lifecycle
 import TraceFiles
 import Wire
 
-/// What a capture says the peers did, arranged for playback: for each peer the central
-/// connected to, its connection episodes in time order.
+/// What a capture says the peers did, arranged for playback (Formats/cassette.md).
+///
+/// Built in one pass over the decoded records, next to the lifecycle analysis
+/// (``CassetteRecorder``): per peer its advertising reports and GATT database, per connection its
+/// episode (``connections``) and its conversation (``links``: every ATT request with its answer
+/// and latency, the procedures they made, notifications, MTU, Service Changed, pairing and
+/// encryption). ``peers`` and ``episodes`` keep the shape the connection replay reads.
 public struct Cassette: Sendable {
     public var start: Timestamp
     public var end: Timestamp
-    /// Peers in order of first appearance.
+    /// Peers this host connected to as central (or whose connection began before the capture),
+    /// in order of first appearance.
     public var peers: [BluetoothAddress]
-    public var episodes: [BluetoothAddress: [Connection]]
+    /// Their connection episodes in time order.
+    public var episodes: Episodes
+    /// Remote centrals that connected to this host (a peripheral host), in order of first
+    /// appearance, and their episodes.
+    public var centrals: [BluetoothAddress]
+    public var centralEpisodes: Episodes
+    /// Every connection and attempt of the capture, indexed by ``Connection/id``.
+    public var connections: [Connection]
+    /// The conversation of every connection that carried ATT or SMP traffic or changed its
+    /// encryption, in order of the connection's first appearance.
+    public var links: [Link]
+    /// Every remote device: advertisers, peripherals, centrals; by address.
+    public var peerTable: [BluetoothAddress: Peer]
+    /// Addresses in ``peerTable`` in order of first appearance.
+    public var peerOrder: [BluetoothAddress]
+    /// This host's scans and advertising sets.
+    public var scans: [Scan]
+    public var advertising: [AdvertisingSet]
+    public var records: Int
+    private var linkByConnection: [Int: Int]
 
+    /// A cassette of connection episodes only, from a lifecycle report (no conversations, no
+    /// advertising): what tests of the connection replay build by hand.
     public init(report: LifecycleReport) {
-        start = report.firstTime ?? Timestamp(microseconds: 0)
-        end = report.lastTime ?? start
-        peers = []
-        episodes = [:]
-        for connection in report.connections
-        where connection.transport == .le && connection.role != .peripheral {
-            guard let peer = connection.peer else { continue }
-            if episodes[peer] == nil { peers.append(peer) }
-            episodes[peer, default: []].append(connection)
-        }
+        self.init(
+            connections: report.connections, firstTime: report.firstTime, lastTime: report.lastTime,
+            records: report.records, scans: report.scans, advertising: report.advertising, links: [], peers: [:],
+            peerOrder: [])
     }
 
-    /// Reads a capture into a cassette; a damaged file gives the cassette of its good records
-    /// and the fault.
+    init(
+        connections: [Connection], firstTime: Timestamp?, lastTime: Timestamp?, records: Int, scans: [Scan],
+        advertising: [AdvertisingSet], links: [Link], peers: [BluetoothAddress: Peer], peerOrder: [BluetoothAddress]
+    ) {
+        start = firstTime ?? Timestamp(microseconds: 0)
+        end = lastTime ?? start
+        self.connections = connections
+        self.records = records
+        self.scans = scans
+        self.advertising = advertising
+        self.links = links
+        peerTable = peers
+        self.peerOrder = peerOrder
+        linkByConnection = Dictionary(uniqueKeysWithValues: links.enumerated().map { ($0.element.connection, $0.offset) })
+        var peripheralIndex: [BluetoothAddress: [Int32]] = [:]
+        var centralIndex: [BluetoothAddress: [Int32]] = [:]
+        var peripherals: [BluetoothAddress] = []
+        var centrals: [BluetoothAddress] = []
+        for (position, connection) in connections.enumerated() where connection.transport == .le {
+            guard let peer = connection.peer else { continue }
+            if connection.role == .peripheral {
+                if centralIndex[peer] == nil { centrals.append(peer) }
+                centralIndex[peer, default: []].append(Int32(position))
+            } else {
+                if peripheralIndex[peer] == nil { peripherals.append(peer) }
+                peripheralIndex[peer, default: []].append(Int32(position))
+            }
+        }
+        self.peers = peripherals
+        self.centrals = centrals
+        episodes = Episodes(connections: connections, index: peripheralIndex)
+        centralEpisodes = Episodes(connections: connections, index: centralIndex)
+    }
+
+    /// Reads a capture into a cassette, in one pass; a damaged file gives the cassette of its
+    /// good records and the fault.
     public static func load(path: String) throws -> (Cassette, fault: (any Error)?) {
-        let (report, fault) = try LifecycleAnalyzer.analyze(path: path)
-        return (Cassette(report: report), fault)
+        let reader = try CaptureReader(path: path)
+        var recorder = CassetteRecorder()
+        var fault: (any Error)?
+        do {
+            while let record = try reader.next() { recorder.add(record) }
+        } catch {
+            fault = error
+        }
+        return (recorder.cassette(), fault)
+    }
+
+    // MARK: Looking up
+
+    /// This host's role: central when it connected to any peripheral (or only scanned),
+    /// peripheral when remote centrals connected to it or it only advertised.
+    public var hostRole: HostRole? {
+        if !peers.isEmpty { return .central }
+        if !centrals.isEmpty || links.contains(where: { $0.hostRole == .peripheral }) { return .peripheral }
+        if !advertising.isEmpty { return .peripheral }
+        if !scans.isEmpty || !links.isEmpty { return .central }
+        return nil
+    }
+
+    /// Every remote device in order of first appearance.
+    public var allPeers: [Peer] { peerOrder.compactMap { peerTable[$0] } }
+
+    public func peer(_ address: BluetoothAddress) -> Peer? { peerTable[address] }
+
+    /// The conversation of connection `id` (``Connection/id``), if it had one.
+    public func link(connection id: Int) -> Link? { linkByConnection[id].map { links[$0] } }
+
+    /// The links of `peer`, in order.
+    public func links(of peer: BluetoothAddress) -> [Link] { peerTable[peer]?.links.map { links[$0] } ?? [] }
+
+    /// The answers the capture's `peer` gave to procedures of `kind` on `handle`, over all its
+    /// links, in capture order. By default only requests of this host's client (for a peripheral
+    /// host's server, ask `from: .peer`).
+    public func answers(
+        for kind: Operation.Kind, handle: UInt16?, on peer: BluetoothAddress, from sender: Exchange.Side = .host
+    ) -> [Operation] {
+        links(of: peer).flatMap { $0.operations(kind, handle: handle, from: sender) }
+    }
+
+    /// The answer to the `occurrence`-th (0-based) request of `kind` on `handle`: the capture's
+    /// answer to its own `occurrence`-th such request, or its last one once they run out; nil
+    /// when the capture never made it.
+    public func answer(
+        for kind: Operation.Kind, handle: UInt16?, on peer: BluetoothAddress, occurrence: Int,
+        from sender: Exchange.Side = .host
+    ) -> Operation? {
+        let all = answers(for: kind, handle: handle, on: peer, from: sender)
+        guard !all.isEmpty else { return nil }
+        return all[min(max(0, occurrence), all.count - 1)]
+    }
+
+    /// `peer`'s services the capture revealed, in handle order, only those of `uuids` when given
+    /// (as `discoverServices(_:)` filters).
+    public func services(of peer: BluetoothAddress, matching uuids: [BluetoothUUID]? = nil) -> [GATTDatabase.Service] {
+        let all = peerTable[peer]?.database?.services ?? []
+        guard let uuids else { return all }
+        return all.filter { uuids.contains($0.uuid) }
+    }
+
+    /// The characteristics of the service starting at `serviceHandle`, only those of `uuids` when
+    /// given.
+    public func characteristics(
+        of peer: BluetoothAddress, service serviceHandle: UInt16, matching uuids: [BluetoothUUID]? = nil
+    ) -> [GATTDatabase.Characteristic] {
+        let all = services(of: peer).first { $0.handle == serviceHandle }?.characteristics ?? []
+        guard let uuids else { return all }
+        return all.filter { uuids.contains($0.uuid) }
+    }
+
+    /// The descriptors of the characteristic whose value is at `valueHandle`.
+    public func descriptors(of peer: BluetoothAddress, characteristic valueHandle: UInt16) -> [GATTDatabase.Descriptor] {
+        for service in services(of: peer) {
+            if let characteristic = service.characteristics.first(where: { $0.valueHandle == valueHandle }) {
+                return characteristic.descriptors
+            }
+        }
+        return []
+    }
+
+    /// `peer`'s notifications and indications over all its links, in time order.
+    public func notifications(of peer: BluetoothAddress, handle: UInt16? = nil) -> [ValueEvent] {
+        links(of: peer).flatMap { $0.notifications(of: handle) }
+    }
+
+    /// Advertising reports for a scan, in time order over every peer: only peers advertising one
+    /// of `services` (every peer when nil or empty), and without duplicates only each peer's
+    /// first report of each distinct payload (CoreBluetooth coalesces repeated packets when
+    /// `CBCentralManagerScanOptionAllowDuplicatesKey` is false).
+    public func discoveries(
+        services: [BluetoothUUID]? = nil, allowDuplicates: Bool = false
+    ) -> [(peer: BluetoothAddress, report: AdvertisingReport)] {
+        var result: [(peer: BluetoothAddress, report: AdvertisingReport)] = []
+        for peer in allPeers where !peer.reports.isEmpty {
+            let wanted = peer.advertisements.map { $0.advertises(anyOf: services ?? []) }
+            // A scan filtered by service also reports a peer's scan responses once its
+            // advertising matched.
+            guard wanted.contains(true) else { continue }
+            var seen = Set<Int>()
+            for report in peer.reports where allowDuplicates || seen.insert(report.advertisement).inserted {
+                result.append((peer.address, report))
+            }
+        }
+        return result.sorted { ($0.report.time, $0.report.record) < ($1.report.time, $1.report.record) }
+    }
+
+    /// Connection episodes by peer, sharing the cassette's ``connections``.
+    public struct Episodes: Sendable {
+        let connections: [Connection]
+        let index: [BluetoothAddress: [Int32]]
+
+        /// The episodes of `peer` in time order; nil for a peer with none.
+        public subscript(peer: BluetoothAddress) -> EpisodeList? {
+            index[peer].map { EpisodeList(connections: connections, positions: $0) }
+        }
+
+        public var peers: Dictionary<BluetoothAddress, [Int32]>.Keys { index.keys }
+        public var isEmpty: Bool { index.isEmpty }
+    }
+
+    /// One peer's episodes: a view, in time order.
+    public struct EpisodeList: RandomAccessCollection, ExpressibleByArrayLiteral, Sendable {
+        let connections: [Connection]
+        let positions: [Int32]
+
+        init(connections: [Connection], positions: [Int32]) {
+            self.connections = connections
+            self.positions = positions
+        }
+
+        public init(arrayLiteral elements: Connection...) {
+            connections = elements
+            positions = (0..<Int32(elements.count)).map { $0 }
+        }
+
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { positions.count }
+        public subscript(position: Int) -> Connection { connections[Int(positions[position])] }
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Managers
+import BLETraceCoreBluetooth
 
 /// Apps shipped with bletrace, to replay captures against and to show how an app under test is
 /// written.
@@ -24,28 +24,28 @@ public enum ReferenceApps {
 /// connection attempts do not time out, so a failure is transient and worth retrying at once; a
 /// disconnection with an error was not asked for, so connect again; one without an error was
 /// the app's own wish, so stay disconnected.
-final class ReconnectingApp: BluetoothApp, CentralManagerDelegate {
-    private var central: CentralManager?
+final class ReconnectingApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
+    private var central: CBCentralManager?
     private var known: [UUID] = []
-    private var target: Peripheral?
+    private var target: CBPeripheral?
 
     func didFinishLaunching(_ launch: Launch) {
         known = launch.knownPeripherals
-        central = CentralManager(delegate: self, queue: nil, options: nil, system: launch.system)
+        central = CBCentralManager(delegate: self, queue: nil, options: nil)
     }
 
-    func centralManagerDidUpdateState(_ central: CentralManager) {
+    func centralManagerDidUpdateState(_ central: CBCentralManager) {
         guard central.state == .poweredOn else { return }
         if target == nil { target = central.retrievePeripherals(withIdentifiers: Array(known.prefix(1))).first }
         if let target { central.connect(target) }
     }
 
-    func centralManager(_ central: CentralManager, didFailToConnect peripheral: Peripheral, error: (any Error)?) {
+    func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?) {
         central.connect(peripheral)
     }
 
     func centralManager(
-        _ central: CentralManager, didDisconnectPeripheral peripheral: Peripheral, error: (any Error)?
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?
     ) {
         if error != nil { central.connect(peripheral) }
     }

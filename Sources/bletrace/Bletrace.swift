@@ -5,7 +5,7 @@ import Foundation
 /// 0 success; 1 a finding (flows differ, the capture is damaged after the records shown, no
 /// Bluetooth on this host); 2 bad input (usage, unreadable or unrecognised file).
 @main
-struct Bletrace: ParsableCommand {
+struct Bletrace: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bletrace",
         abstract: "What really happened in a Bluetooth LE HCI trace, and whether an app handles it right.",
@@ -17,13 +17,17 @@ struct Bletrace: ParsableCommand {
         version: "0.1.0",
         subcommands: [Info.self, Decode.self, Errors.self, Stats.self, LifecycleCommand.self, GATT.self, ReplayCommand.self, Diff.self, Convert.self, Capture.self, Adapters.self])
 
-    static func main() {
+    static func main() async {
         // A reader that goes away (`| head`) shows as EPIPE on the next write, which ends the
         // command with exit code 2 (Output), instead of a signal.
         signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
             try Output.close()
         } catch let exit as ExitCode {
             // A finding (a damaged capture, flows that differ) keeps what was written before it.

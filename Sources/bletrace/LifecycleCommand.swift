@@ -111,7 +111,7 @@ struct LifecycleCommand: ParsableCommand {
                 if let duration = connection.duration { line += ", after " + seconds(duration) }
                 Output.line(line)
                 if let error = connection.cbError {
-                    Output.line("              CoreBluetooth: didDisconnectPeripheral, error \(error.value.map { "\($0) (\($0.code.rawValue))" } ?? "nil") [\(error.evidence.rawValue)]")
+                    Output.line("              CoreBluetooth: didDisconnectPeripheral, error \(error.value.map { "\($0) (\($0.errorCode))" } ?? "nil") [\(error.evidence.rawValue)]")
                 }
             }
             switch connection.outcome {
@@ -364,7 +364,7 @@ struct JSONLifecycle: Encodable {
                 cb_error: connection.cbError.map { mapped in
                     NullOr(mapped.value.map { error in
                         CBErrorJSON(
-                            domain: CBError.errorDomain, code: error.code.rawValue, name: error.code.name,
+                            domain: CBError.errorDomain, code: error.errorCode, name: error.name,
                             evidence: mapped.evidence.rawValue)
                     })
                 },

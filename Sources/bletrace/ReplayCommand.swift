@@ -3,7 +3,7 @@ import BLETrace
 import Foundation
 
 /// `bletrace replay FILE --app NAME`: play a capture to an app and print its flow.
-struct ReplayCommand: ParsableCommand {
+struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Replay a capture to an app and print the app's flow (Formats/flow.md).",
@@ -14,6 +14,8 @@ struct ReplayCommand: ParsableCommand {
     var app: String
     @Option(name: .shortAndLong, help: "Write the flow to this file instead of standard output.")
     var output: String?
+    @Flag(help: "Play the capture at its own pace in wall time, with callbacks on the main thread, for app code that uses DispatchQueue.main.asyncAfter or Timer directly (default: capture time, at once).")
+    var realtime = false
 
     func validate() throws {
         guard ReferenceApps.named(app) != nil else {
@@ -21,7 +23,7 @@ struct ReplayCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         // Checked first, so that a refused -o (the capture itself, a directory) costs nothing.
         if let output { try Output.redirect(to: output, inputs: [capture.file]) }
         let cassette: Cassette
@@ -33,7 +35,7 @@ struct ReplayCommand: ParsableCommand {
             throw Exit.badInput
         }
         let entry = ReferenceApps.named(app)!
-        var flow = ReplayEngine(cassette: cassette).run(entry.make(), name: entry.name)
+        var flow = await ReplayEngine(cassette: cassette, pacing: realtime ? .realtime : .virtual).run(entry.make(), name: entry.name)
         flow.comments.insert("capture: \((capture.file as NSString).lastPathComponent)  app: \(entry.name)", at: 0)
         Output.line(String(flow.text.dropLast()))
         try finish(fault)

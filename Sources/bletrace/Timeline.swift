@@ -96,7 +96,7 @@ func timelineHTML(
             }
             var cb = ""
             if let mapped = connection.cbError {
-                cb = mapped.value.map { "\($0.code.name ?? "CBError") (\($0.code.rawValue))" } ?? "none"
+                cb = mapped.value.map { "\($0.name ?? "CBError") (\($0.errorCode))" } ?? "none"
             }
             let cells = [
                 "\(connection.id + 1)", connection.peer.map { "\($0)" } ?? (connection.usesFilterAcceptList ? "filter accept list" : ""),
@@ -424,7 +424,7 @@ private struct TimelineSVG {
             }
             var tip = "disconnected at \(at(time)): \(label)"
             if let mapped = connection.cbError {
-                tip += "; CoreBluetooth didDisconnectPeripheral error: " + (mapped.value.map { "\($0.code.name ?? "CBError") (\($0.code.rawValue))" } ?? "none")
+                tip += "; CoreBluetooth didDisconnectPeripheral error: " + (mapped.value.map { "\($0.name ?? "CBError") (\($0.errorCode))" } ?? "none")
             }
             out += "<line class=\"disconnection\" x1=\"\(f(px))\" y1=\"\(f(top + 3))\" x2=\"\(f(px))\" y2=\"\(f(top + height - 3))\" stroke=\"#212121\" stroke-width=\"2\"><title>\(xml(tip))</title></line>\n"
             out += sideLabel(px, top + 12, label, fill: "#212121", cls: "disconnect-label")

@@ -1,4 +1,5 @@
 import CoreBluetoothCodes
+import Foundation
 import Testing
 
 /// Raw values as in Apple's CoreBluetooth `CBError.h` / `CBError.Code`.
@@ -26,28 +27,58 @@ import Testing
     ] as [(CBError.Code, Int, String)])
     func codesHaveApplesRawValuesAndNames(_ code: CBError.Code, _ raw: Int, _ name: String) {
         #expect(code.rawValue == raw)
-        #expect(code.name == name)
         #expect(code.description == name)
         #expect(CBError.Code(rawValue: raw) == code)
+        #expect(CBError(code).name == name)
+    }
+
+    @Test func thereAreNineteenCodesAndNoMore() {
+        #expect(CBError.Code.allCases.count == 19)
+        #expect(CBError.Code(rawValue: 19) == nil)
     }
 
     @Test(arguments: [19, 99, -1, Int.max])
-    func unnamedCodesPrintTheirValue(_ raw: Int) {
-        let code = CBError.Code(rawValue: raw)
-        #expect(code.name == nil)
-        #expect(code.description == "CBError.Code(\(raw))")
-    }
-
-    @Test func unnamedCode99() {
-        #expect(CBError.Code(rawValue: 99).description == "CBError.Code(99)")
+    func unnamedCodesKeepTheirValue(_ raw: Int) {
+        let error = CBError(errorCode: raw)
+        #expect(error.name == nil)
+        #expect(error.errorCode == raw)
+        #expect(error.description == "CBError.Code(\(raw))")
+        #expect((error as NSError).code == raw)
     }
 
     @Test func errorPrintsAsTheFlowFormatWritesIt() {
         #expect(CBError(.connectionTimeout).description == "CBError.connectionTimeout")
-        #expect(CBError(.init(rawValue: 99)).description == "CBError.Code(99)")
+        #expect(CBError(errorCode: 99).description == "CBError.Code(99)")
         #expect(CBError.errorDomain == "CBErrorDomain")
         #expect(CBError(.peripheralDisconnected) == CBError(.peripheralDisconnected))
         #expect(CBError(.peripheralDisconnected) != CBError(.connectionTimeout))
+    }
+
+    @Test func bridgesToNSErrorWithApplesDomainAndCode() {
+        let error: any Error = CBError(.connectionTimeout)
+        let bridged = error as NSError
+        #expect(bridged.domain == CBErrorDomain)
+        #expect(bridged.domain == "CBErrorDomain")
+        #expect(bridged.code == 6)
+        #expect(!bridged.localizedDescription.isEmpty)
+        #expect(error.localizedDescription == CBError(.connectionTimeout).localizedDescription)
+    }
+
+    @Test func matchesAsAppCodeMatchesIt() {
+        let error: any Error = CBError(.peripheralDisconnected)
+        // The shapes app code uses with Apple's CBError.
+        #expect((error as? CBError)?.code == .peripheralDisconnected)
+        #expect((error as? CBError)?.code == CBError.peripheralDisconnected)
+        if case CBError.peripheralDisconnected = error {} else { Issue.record("pattern did not match") }
+        if case CBError.connectionTimeout = error { Issue.record("pattern matched the wrong code") }
+        do { throw error } catch CBError.peripheralDisconnected {} catch { Issue.record("catch pattern did not match") }
+        let handled: String
+        switch (error as! CBError).code {
+        case .connectionTimeout: handled = "timeout"
+        case .peripheralDisconnected: handled = "disconnected"
+        default: handled = "other"
+        }
+        #expect(handled == "disconnected")
     }
 }
 
@@ -75,22 +106,36 @@ import Testing
     ] as [(CBATTError.Code, Int, String)])
     func codesHaveApplesRawValuesAndNames(_ code: CBATTError.Code, _ raw: Int, _ name: String) {
         #expect(code.rawValue == raw)
-        #expect(code.name == name)
         #expect(code.description == name)
+        #expect(CBATTError(code).name == name)
+        #expect(CBATTError(code).errorCode == raw)
     }
 
     @Test(arguments: [0x12, 0x13, 0x80, 0xFD, 0xFF, -1])
     func valuesWithoutACaseAreKept(_ raw: Int) {
-        let code = CBATTError.Code(rawValue: raw)
-        #expect(code.rawValue == raw)
-        #expect(code.name == nil)
-        #expect(code.description == "CBATTError.Code(\(raw))")
+        let error = CBATTError(errorCode: raw)
+        #expect(error.errorCode == raw)
+        #expect(error.name == nil)
+        #expect(error.description == "CBATTError.Code(\(raw))")
+        #expect((error as NSError).code == raw)
+        // Swift enums cannot hold the raw value; the code reads as unlikelyError (documented).
+        #expect(error.code == .unlikelyError)
     }
 
     @Test func errorDescriptionAndDomain() {
         #expect(CBATTError(.insufficientEncryption).description == "CBATTError.insufficientEncryption")
-        #expect(CBATTError(.init(rawValue: 0x80)).description == "CBATTError.Code(128)")
+        #expect(CBATTError(errorCode: 0x80).description == "CBATTError.Code(128)")
         #expect(CBATTError.errorDomain == "CBATTErrorDomain")
+        let bridged = CBATTError(.insufficientAuthentication) as NSError
+        #expect(bridged.domain == CBATTErrorDomain)
+        #expect(bridged.code == 5)
+    }
+
+    @Test func matchesWithApplesStaticMembers() {
+        let error: any Error = CBATTError(.insufficientAuthentication)
+        #expect((error as? CBATTError)?.code == CBATTError.insufficientAuthentication)
+        do { throw error } catch CBATTError.insufficientAuthentication {} catch { Issue.record("catch pattern did not match") }
+        if case CBError.unknown = error { Issue.record("a CBATTError matched a CBError pattern") }
     }
 }
 

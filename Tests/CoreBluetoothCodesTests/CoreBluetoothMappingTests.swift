@@ -66,14 +66,14 @@ import Testing
 
         // An application error has no CBATTError.Code case: the app sees the raw value.
         let application = CoreBluetoothMapping.attError(ATTErrorCode(rawValue: 0x80))
-        #expect(application.value.code.rawValue == 128)
-        #expect(application.value.code.name == nil)
+        #expect(application.value.errorCode == 128)
+        #expect(application.value.name == nil)
     }
 
     @Test func everyATTErrorCodeKeepsItsValue() {
         for raw in UInt8.min...UInt8.max {
             let mapped = CoreBluetoothMapping.attError(ATTErrorCode(rawValue: raw))
-            #expect(mapped.value.code.rawValue == Int(raw))
+            #expect(mapped.value.errorCode == Int(raw))
         }
     }
 

@@ -2,7 +2,7 @@ import CoreBluetoothCodes
 import Foundation
 import HCI
 import Lifecycle
-import Managers
+import BLETraceCoreBluetooth
 import TestSupport
 import Testing
 import Wire
@@ -45,26 +45,26 @@ func cassette(_ episodes: [Connection], end: Double = 100) -> Cassette {
 func signatures(_ flow: Flow) -> [String] { flow.events.map(\.signature) }
 
 /// Connects once and never reconnects.
-final class OneShotApp: BluetoothApp, CentralManagerDelegate {
-    var central: CentralManager?
+final class OneShotApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
+    var central: CBCentralManager?
     var known: [UUID] = []
     let cancelAfterConnect: Bool
     init(cancelAfterConnect: Bool = false) { self.cancelAfterConnect = cancelAfterConnect }
     func didFinishLaunching(_ launch: Launch) {
         known = launch.knownPeripherals
-        central = CentralManager(delegate: self, system: launch.system)
+        central = CBCentralManager(delegate: self, queue: nil)
     }
-    func centralManagerDidUpdateState(_ central: CentralManager) {
+    func centralManagerDidUpdateState(_ central: CBCentralManager) {
         if let target = central.retrievePeripherals(withIdentifiers: known).first { central.connect(target) }
     }
-    func centralManager(_ central: CentralManager, didConnect peripheral: Peripheral) {
+    func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
         if cancelAfterConnect { central.cancelPeripheralConnection(peripheral) }
     }
 }
 
 @Suite struct ReplayEngineTests {
-    @Test func theReconnectingAppReconnectsAfterASupervisionTimeout() {
-        let flow = ReplayEngine(cassette: cassette([
+    @Test func theReconnectingAppReconnectsAfterASupervisionTimeout() async {
+        let flow = await ReplayEngine(cassette: cassette([
             episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08),
             episode(id: 1, attempt: 6, complete: 6.3, disconnect: 9, reason: 0x16, local: true),
         ])).run(ReferenceApps.named("reconnecting")!.make(), name: "reconnecting")
@@ -83,8 +83,8 @@ final class OneShotApp: BluetoothApp, CentralManagerDelegate {
         #expect(flow.comments == ["at the end of the capture: F0:F1:F2:F3:F4:05 is connected"])
     }
 
-    @Test func anAppThatDoesNotReconnectStaysDisconnected() {
-        let flow = ReplayEngine(cassette: cassette([
+    @Test func anAppThatDoesNotReconnectStaysDisconnected() async {
+        let flow = await ReplayEngine(cassette: cassette([
             episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08),
             episode(id: 1, attempt: 6, complete: 6.3),
         ])).run(OneShotApp(), name: "one-shot")
@@ -94,8 +94,8 @@ final class OneShotApp: BluetoothApp, CentralManagerDelegate {
         ])
     }
 
-    @Test func aCancelGivesDidDisconnectWithNoErrorAndDropsThePeersLaterDisconnection() {
-        let flow = ReplayEngine(cassette: cassette([
+    @Test func aCancelGivesDidDisconnectWithNoErrorAndDropsThePeersLaterDisconnection() async {
+        let flow = await ReplayEngine(cassette: cassette([
             episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08),
         ])).run(OneShotApp(cancelAfterConnect: true), name: "one-shot")
         #expect(signatures(flow).suffix(3) == [
@@ -106,8 +106,8 @@ final class OneShotApp: BluetoothApp, CentralManagerDelegate {
         #expect(flow.events.last?.time == 1.2)
     }
 
-    @Test func aFailedAttemptIsRetriedAndTheRetryMatchesTheNextCapturedConnection() {
-        let flow = ReplayEngine(cassette: cassette([
+    @Test func aFailedAttemptIsRetriedAndTheRetryMatchesTheNextCapturedConnection() async {
+        let flow = await ReplayEngine(cassette: cassette([
             episode(id: 0, attempt: 1, complete: 1.5, status: 0x3E),
             episode(id: 1, attempt: 2, complete: 2.5),
         ])).run(ReferenceApps.named("reconnecting")!.make(), name: "reconnecting")
@@ -120,9 +120,9 @@ final class OneShotApp: BluetoothApp, CentralManagerDelegate {
         #expect(flow.events.last?.time == 2.5)
     }
 
-    @Test func attemptsTheCapturedAppCancelledDoNotEndThisAppsAttempt() {
+    @Test func attemptsTheCapturedAppCancelledDoNotEndThisAppsAttempt() async {
         // The captured app gave up once; this app's attempt goes on to the later connection.
-        let flow = ReplayEngine(cassette: cassette([
+        let flow = await ReplayEngine(cassette: cassette([
             episode(id: 0, attempt: 1, complete: nil, cancel: 3),
             episode(id: 1, attempt: 4, complete: 4.5),
         ])).run(OneShotApp(), name: "one-shot")
@@ -130,21 +130,21 @@ final class OneShotApp: BluetoothApp, CentralManagerDelegate {
         #expect(flow.events.last?.time == 4.5)
     }
 
-    @Test func aLateConnectGetsAConnectionThatIsStillUpAtOnceButNotOneThatIsOver() {
+    @Test func aLateConnectGetsAConnectionThatIsStillUpAtOnceButNotOneThatIsOver() async {
         /// Connects from a timer, 5 s after launch.
-        final class LateApp: BluetoothApp, CentralManagerDelegate {
-            var central: CentralManager?
+        final class LateApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
+            var central: CBCentralManager?
             func didFinishLaunching(_ launch: Launch) {
-                let central = CentralManager(delegate: self, system: launch.system)
+                let central = CBCentralManager(delegate: self, queue: nil)
                 self.central = central
                 launch.asyncAfter(5) {
                     central.connect(central.retrievePeripherals(withIdentifiers: launch.knownPeripherals)[0])
                 }
             }
-            func centralManagerDidUpdateState(_ central: CentralManager) {}
+            func centralManagerDidUpdateState(_ central: CBCentralManager) {}
         }
         // The first connection is over at 2 s; the second came up at 3.2 s and lasts to 9 s.
-        let flow = ReplayEngine(cassette: cassette([
+        let flow = await ReplayEngine(cassette: cassette([
             episode(id: 0, attempt: 1, complete: 1.2, disconnect: 2, reason: 0x08),
             episode(id: 1, attempt: 3, complete: 3.2, disconnect: 9, reason: 0x13),
         ])).run(LateApp(), name: "late")
@@ -156,18 +156,18 @@ final class OneShotApp: BluetoothApp, CentralManagerDelegate {
         #expect(flow.events.suffix(3).map(\.time) == [5, 5, 9])
     }
 
-    @Test func anAttemptWithNothingToMatchStaysPendingForever() {
-        let flow = ReplayEngine(cassette: cassette([
+    @Test func anAttemptWithNothingToMatchStaysPendingForever() async {
+        let flow = await ReplayEngine(cassette: cassette([
             episode(id: 0, attempt: 1, complete: nil),
         ])).run(OneShotApp(), name: "one-shot")
         #expect(signatures(flow).last == "app connect peripheral=F0:F1:F2:F3:F4:05")
         #expect(flow.comments == ["at the end of the capture: F0:F1:F2:F3:F4:05 is connecting"])
     }
 
-    @Test func theBundledCaptureReplaysToItsExpectedFlow() throws {
+    @Test func theBundledCaptureReplaysToItsExpectedFlow() async throws {
         let (cassette, fault) = try Cassette.load(path: Fixtures.capture("reconnect-supervision-timeout.btsnoop"))
         #expect(fault == nil)
-        let actual = ReplayEngine(cassette: cassette).run(ReferenceApps.named("reconnecting")!.make(), name: "reconnecting")
+        let actual = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("reconnecting")!.make(), name: "reconnecting")
         let text = try String(contentsOfFile: Fixtures.capture("reconnect-supervision-timeout.reconnecting.flow"), encoding: .utf8)
         let diff = FlowDiff(expected: try Flow(parsing: text), actual: actual)
         #expect(diff.isEqual, "\(diff.report(expectedName: "expected", actualName: "actual"))")

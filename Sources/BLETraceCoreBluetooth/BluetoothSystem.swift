@@ -1,0 +1,103 @@
+import Foundation
+
+/// What the managers talk to: on iOS, the system's Bluetooth daemon; here, the replay engine or a
+/// test double.
+///
+/// A manager forwards every request of the app to its system, after checking what CoreBluetooth
+/// checks itself (the manager's state, the peripheral's connection, one GATT request at a time per
+/// peripheral). The system answers later through the managers' `deliver(_:)` methods
+/// (``CBCentralManager/deliver(_:)``, ``CBPeripheral/deliver(_:)``,
+/// ``CBPeripheralManager/deliver(_:)``), as CoreBluetooth answers through delegate callbacks.
+/// Answers must come after the call returns (the app's own code may still be running when it
+/// calls), never from inside it.
+///
+/// The managers know nothing of captures; a system knows nothing of delegates.
+public protocol BluetoothSystem: AnyObject {
+    /// A manager was created. The system answers with ``CBCentralManager/Event/stateUpdated(_:restoredState:)``
+    /// (or the peripheral manager's), and with the restoration dictionary when the manager's
+    /// restore identifier has state to restore.
+    func managerDidInit(_ manager: CBManager)
+    /// `CBManager.authorization`.
+    var authorization: CBManagerAuthorization { get }
+    /// The app called something CoreBluetooth refuses ("API MISUSE" in CoreBluetooth's log). The
+    /// call was ignored; the system may write it down.
+    func apiMisuse(_ message: String, by manager: CBManager)
+    /// Runs `action` after the app's current call returns, in order with the system's own
+    /// answers: for what a manager answers itself (CoreBluetooth answers every call
+    /// asynchronously, as a delegate callback).
+    func later(_ action: @escaping () -> Void)
+
+    // MARK: Central role
+
+    func scanForPeripherals(withServices services: [CBUUID]?, options: [String: Any]?, for central: CBCentralManager)
+    func stopScan(for central: CBCentralManager)
+    func connect(_ peripheral: CBPeripheral, options: [String: Any]?, for central: CBCentralManager)
+    func cancelPeripheralConnection(_ peripheral: CBPeripheral, for central: CBCentralManager)
+    /// Peripherals the system knows by identifier; objects come from ``CBCentralManager/peripheral(identifier:address:name:)``.
+    func retrievePeripherals(withIdentifiers identifiers: [UUID], for central: CBCentralManager) -> [CBPeripheral]
+    /// Peripherals connected to the system (by any app) that have one of `services`.
+    func retrieveConnectedPeripherals(withServices services: [CBUUID], for central: CBCentralManager) -> [CBPeripheral]
+    func registerForConnectionEvents(options: [CBConnectionEventMatchingOption: Any]?, for central: CBCentralManager)
+
+    // MARK: GATT client (a peripheral of a central)
+
+    /// Starts `request`. A peripheral has one request at a time in its system; the system answers
+    /// it with ``CBPeripheral/Event/completed(_:)``.
+    func perform(_ request: GATTRequest, on peripheral: CBPeripheral)
+    /// Sends a Write Command. Returns whether the link can take another one at once
+    /// (``CBPeripheral/canSendWriteWithoutResponse``); after `false` the system sends
+    /// ``CBPeripheral/Event/readyToSendWriteWithoutResponse`` when it can.
+    func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral) -> Bool
+    func readRSSI(of peripheral: CBPeripheral)
+    func openL2CAPChannel(_ psm: CBL2CAPPSM, on peripheral: CBPeripheral)
+
+    // MARK: GATT server (a peripheral manager)
+
+    func add(_ service: CBMutableService, for manager: CBPeripheralManager)
+    func remove(_ service: CBMutableService, for manager: CBPeripheralManager)
+    func removeAllServices(for manager: CBPeripheralManager)
+    func startAdvertising(_ advertisementData: [String: Any]?, for manager: CBPeripheralManager)
+    func stopAdvertising(for manager: CBPeripheralManager)
+    /// The app's one answer to a read, or to a group of writes (given with the group's first request).
+    func respond(to request: CBATTRequest, withResult result: CBATTError.Code, for manager: CBPeripheralManager)
+    /// Sends a notification or indication. Returns false when the transmit queue is full; the
+    /// system then sends ``CBPeripheralManager/Event/readyToUpdateSubscribers`` when it has room.
+    func updateValue(
+        _ value: Data, for characteristic: CBMutableCharacteristic, onSubscribedCentrals centrals: [CBCentral]?,
+        for manager: CBPeripheralManager) -> Bool
+    func setDesiredConnectionLatency(
+        _ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral, manager: CBPeripheralManager)
+    func publishL2CAPChannel(withEncryption encryptionRequired: Bool, for manager: CBPeripheralManager)
+    func unpublishL2CAPChannel(_ psm: CBL2CAPPSM, for manager: CBPeripheralManager)
+}
+
+/// The system a manager created now talks to.
+///
+/// `CBCentralManager(delegate:queue:options:)` takes no system, as in CoreBluetooth: it finds the
+/// one of the replay (or test) that is running the app's code, bound with ``with(_:_:)``. A
+/// manager created outside any ``with(_:_:)`` gets a system with no Bluetooth, and reports
+/// `.unsupported`, as on a machine without Bluetooth. The binding is task-local, so tests that
+/// replay in parallel do not see each other's systems.
+public enum BluetoothSystemContext {
+    final class Binding: @unchecked Sendable {
+        let system: any BluetoothSystem
+        init(_ system: any BluetoothSystem) { self.system = system }
+    }
+
+    @TaskLocal static var binding: Binding?
+
+    /// The system bound to the running code, if any.
+    public static var current: (any BluetoothSystem)? { binding?.system }
+
+    /// Runs `body` with `system` as the system managers created in it talk to.
+    public static func with<Result>(_ system: any BluetoothSystem, _ body: () throws -> Result) rethrows -> Result {
+        try $binding.withValue(Binding(system), operation: body)
+    }
+
+    /// Runs `body` with `system` as the system managers created in it talk to.
+    public static func with<Result>(
+        _ system: any BluetoothSystem, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result
+    ) async rethrows -> Result {
+        try await $binding.withValue(Binding(system), operation: body, isolation: isolation)
+    }
+}

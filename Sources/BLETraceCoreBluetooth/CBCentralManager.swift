@@ -1,0 +1,229 @@
+import Dispatch
+import Foundation
+import Wire
+
+/// The central role's manager (`CBCentralManager`), with CoreBluetooth's initialisers: it finds
+/// its system in ``BluetoothSystemContext`` (the replay running the app), and reports
+/// `.unsupported` where there is none.
+///
+/// The manager keeps what CoreBluetooth keeps on the app's side: its state, its scan, one
+/// ``CBPeripheral`` object per peer (the same object on every call), and applies CoreBluetooth's
+/// rules to what the system tells it (Formats/corebluetooth.md) before calling the delegate on
+/// its queue.
+open class CBCentralManager: CBManager {
+    /// Something the system tells the central manager.
+    public enum Event {
+        /// The Bluetooth state changed. On the first update after a relaunch for this manager's
+        /// restore identifier, `restoredState` is the restoration dictionary; the delegate gets
+        /// `willRestoreState` first, then `centralManagerDidUpdateState`.
+        case stateUpdated(CBManagerState, restoredState: [String: Any]? = nil)
+        /// An advertising report (advertising data and scan response merged).
+        case discovered(CBPeripheral, advertisementData: [String: Any], rssi: Int)
+        case connected(CBPeripheral)
+        case failedToConnect(CBPeripheral, error: (any Error)?)
+        /// The connection ended; `timestamp` is `CFAbsoluteTime` seconds.
+        case disconnected(CBPeripheral, error: (any Error)?, timestamp: CFAbsoluteTime = 0, isReconnecting: Bool = false)
+        case connectionEvent(CBConnectionEvent, CBPeripheral)
+        case ancsAuthorizationUpdated(CBPeripheral, authorized: Bool)
+    }
+
+    /// `CBCentralManager.Feature`.
+    public struct Feature: OptionSet, Hashable, Sendable {
+        public let rawValue: UInt
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+        public static let extendedScanAndConnect = Feature(rawValue: 1 << 0)
+    }
+
+    public weak var delegate: (any CBCentralManagerDelegate)?
+    public private(set) var isScanning = false
+
+    private var peripherals: [UUID: CBPeripheral] = [:]
+    private var scanServices: [CBUUID]?
+    private var scanSolicited: [CBUUID]?
+    private var scanAllowsDuplicates = false
+    private var discoveredInScan: Set<UUID> = []
+
+    public convenience init() {
+        self.init(delegate: nil, queue: nil, options: nil)
+    }
+
+    public convenience init(delegate: (any CBCentralManagerDelegate)?, queue: DispatchQueue?) {
+        self.init(delegate: delegate, queue: queue, options: nil)
+    }
+
+    /// `CBCentralManager(delegate:queue:options:)`: `queue` is where the delegate is called (main
+    /// when nil); ``CBCentralManagerOptionRestoreIdentifierKey`` opts into restoration.
+    public init(delegate: (any CBCentralManagerDelegate)?, queue: DispatchQueue?, options: [String: Any]? = nil) {
+        self.delegate = delegate
+        super.init(queue: queue, restoreIdentifier: options?[CBCentralManagerOptionRestoreIdentifierKey] as? String)
+        register()
+    }
+
+    /// Whether the platform supports `features`. bletrace's systems do not model extended scans
+    /// and connections (Formats/corebluetooth.md).
+    open class func supports(_ features: Feature) -> Bool { features.isEmpty }
+
+    // MARK: Requests of the app
+
+    /// Scans for advertising peripherals; with `serviceUUIDs`, only those advertising one of them
+    /// are reported. Without ``CBCentralManagerScanOptionAllowDuplicatesKey`` each peripheral is
+    /// reported once per scan. Calling it again replaces the scan.
+    public func scanForPeripherals(withServices serviceUUIDs: [CBUUID]?, options: [String: Any]? = nil) {
+        guard requirePoweredOn("scanForPeripherals") else { return }
+        scanServices = serviceUUIDs
+        scanSolicited = options?[CBCentralManagerScanOptionSolicitedServiceUUIDsKey] as? [CBUUID]
+        scanAllowsDuplicates = (options?[CBCentralManagerScanOptionAllowDuplicatesKey] as? Bool) ?? false
+        discoveredInScan = []
+        isScanning = true
+        system.scanForPeripherals(withServices: serviceUUIDs, options: options, for: self)
+    }
+
+    public func stopScan() {
+        guard requirePoweredOn("stopScan") else { return }
+        isScanning = false
+        system.stopScan(for: self)
+    }
+
+    /// Asks for a connection. It never times out: it completes when the peer is reachable, or
+    /// the app cancels it. Asking again while connecting or connected changes nothing (the system
+    /// is told, to write the call down, and starts no second attempt).
+    public func connect(_ peripheral: CBPeripheral, options: [String: Any]? = nil) {
+        guard requirePoweredOn("connect"), isMine(peripheral, "connect") else { return }
+        if peripheral.state == .disconnected || peripheral.state == .disconnecting {
+            peripheral.state = .connecting
+            peripheral.cancelRequested = false
+        }
+        system.connect(peripheral, options: options, for: self)
+    }
+
+    /// Ends a connection or a pending attempt. The delegate then gets `didDisconnectPeripheral`
+    /// with no error.
+    public func cancelPeripheralConnection(_ peripheral: CBPeripheral) {
+        guard requirePoweredOn("cancelPeripheralConnection"), isMine(peripheral, "cancelPeripheralConnection") else { return }
+        if peripheral.state != .disconnected {
+            peripheral.state = .disconnecting
+            peripheral.cancelRequested = true
+        }
+        system.cancelPeripheralConnection(peripheral, for: self)
+    }
+
+    public func retrievePeripherals(withIdentifiers identifiers: [UUID]) -> [CBPeripheral] {
+        guard requirePoweredOn("retrievePeripherals") else { return [] }
+        return system.retrievePeripherals(withIdentifiers: identifiers, for: self)
+    }
+
+    public func retrieveConnectedPeripherals(withServices serviceUUIDs: [CBUUID]) -> [CBPeripheral] {
+        guard requirePoweredOn("retrieveConnectedPeripherals") else { return [] }
+        return system.retrieveConnectedPeripherals(withServices: serviceUUIDs, for: self)
+    }
+
+    public func registerForConnectionEvents(options: [CBConnectionEventMatchingOption: Any]? = nil) {
+        guard requirePoweredOn("registerForConnectionEvents") else { return }
+        system.registerForConnectionEvents(options: options, for: self)
+    }
+
+    // MARK: For systems
+
+    /// The peripheral object of the peer `identifier`: the same object on every call until a
+    /// state other than `.poweredOn`/`.poweredOff` invalidates every peripheral object. Systems
+    /// make peripherals with this, never otherwise.
+    public func peripheral(identifier: UUID, address: BluetoothAddress? = nil, name: String? = nil) -> CBPeripheral {
+        if let known = peripherals[identifier] { return known }
+        let created = CBPeripheral(identifier: identifier, address: address, name: name, central: self)
+        peripherals[identifier] = created
+        return created
+    }
+
+    /// Called by the system: applies the event to the manager's and the peripheral's state, then
+    /// tells the delegate on its queue. Returns false when the event was not for the app (an
+    /// advertising report outside a scan or filtered out by it); nothing is called then.
+    @discardableResult
+    public func deliver(_ event: Event) -> Bool {
+        switch event {
+        case .stateUpdated(let newState, let restoredState):
+            updateState(newState, restoredState: restoredState)
+        case .discovered(let peripheral, let advertisementData, let rssi):
+            guard isScanning, matchesScan(advertisementData),
+                scanAllowsDuplicates || discoveredInScan.insert(peripheral.identifier).inserted
+            else { return false }
+            if peripheral.name == nil, let name = advertisementData[CBAdvertisementDataLocalNameKey] as? String {
+                peripheral.name = name
+            }
+            callback { $0.centralManager(self, didDiscover: peripheral, advertisementData: advertisementData, rssi: NSNumber(value: rssi)) }
+        case .connected(let peripheral):
+            peripheral.didConnect()
+            callback { $0.centralManager(self, didConnect: peripheral) }
+        case .failedToConnect(let peripheral, let error):
+            peripheral.state = .disconnected
+            peripheral.cancelRequested = false
+            callback { $0.centralManager(self, didFailToConnect: peripheral, error: error) }
+        case .disconnected(let peripheral, let error, let timestamp, let isReconnecting):
+            let reported = peripheral.cancelRequested ? nil : error
+            peripheral.didDisconnect()
+            callback {
+                $0.centralManager(
+                    self, didDisconnectPeripheral: peripheral, timestamp: timestamp, isReconnecting: isReconnecting,
+                    error: reported)
+            }
+        case .connectionEvent(let connectionEvent, let peripheral):
+            callback { $0.centralManager(self, connectionEventDidOccur: connectionEvent, for: peripheral) }
+        case .ancsAuthorizationUpdated(let peripheral, let authorized):
+            peripheral.ancsAuthorized = authorized
+            callback { $0.centralManager(self, didUpdateANCSAuthorizationFor: peripheral) }
+        }
+        return true
+    }
+
+    // MARK: Private
+
+    /// CoreBluetooth's state rules: below `.poweredOn` the scan ends; at `.poweredOff` every
+    /// connection ends (`didDisconnectPeripheral` after `centralManagerDidUpdateState`) and
+    /// pending attempts are dropped; in any state but `.poweredOn` and `.poweredOff` every
+    /// peripheral object becomes invalid.
+    private func updateState(_ newState: CBManagerState, restoredState: [String: Any]?) {
+        if let restoredState {
+            callback { $0.centralManager(self, willRestoreState: restoredState) }
+        }
+        var endedConnections: [CBPeripheral] = []
+        if newState != .poweredOn {
+            isScanning = false
+            for peripheral in peripherals.values.sorted(by: { $0.identifier.uuidString < $1.identifier.uuidString })
+            where peripheral.state != .disconnected {
+                if peripheral.state == .connected || peripheral.state == .disconnecting { endedConnections.append(peripheral) }
+                peripheral.didDisconnect()
+            }
+            if newState != .poweredOff { peripherals = [:] }
+        }
+        state = newState
+        callback { $0.centralManagerDidUpdateState(self) }
+        guard newState == .poweredOff else { return }
+        for peripheral in endedConnections {
+            callback {
+                $0.centralManager(self, didDisconnectPeripheral: peripheral, timestamp: 0, isReconnecting: false, error: CBError(.unknown))
+            }
+        }
+    }
+
+    private func matchesScan(_ advertisementData: [String: Any]) -> Bool {
+        guard let wanted = scanServices, !wanted.isEmpty else { return true }
+        var advertised = (advertisementData[CBAdvertisementDataServiceUUIDsKey] as? [CBUUID]) ?? []
+        advertised += (advertisementData[CBAdvertisementDataOverflowServiceUUIDsKey] as? [CBUUID]) ?? []
+        if advertised.contains(where: wanted.contains) { return true }
+        let solicited = (advertisementData[CBAdvertisementDataSolicitedServiceUUIDsKey] as? [CBUUID]) ?? []
+        return solicited.contains { scanSolicited?.contains($0) ?? false }
+    }
+
+    private func isMine(_ peripheral: CBPeripheral, _ call: String) -> Bool {
+        guard peripheral.central === self, peripherals[peripheral.identifier] === peripheral else {
+            misuse("\(call) with a peripheral that is not a valid one of this central manager (retrieve or discover it again)")
+            return false
+        }
+        return true
+    }
+
+    private func callback(_ body: (any CBCentralManagerDelegate) -> Void) {
+        onDelegateQueue {
+            if let delegate { body(delegate) }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// A characteristic of a service (`CBCharacteristic`).
+///
+/// `value` holds the last value read or notified; `didUpdateValueFor` serves both.
+open class CBCharacteristic: CBAttribute {
+    public internal(set) weak var service: CBService?
+    public var properties: CBCharacteristicProperties { storedProperties }
+    public var value: Data? { storedValue }
+    public var descriptors: [CBDescriptor]? { storedDescriptors }
+    /// Whether notifications or indications are on, as the peer confirmed.
+    public internal(set) var isNotifying = false
+
+    var storedProperties: CBCharacteristicProperties
+    var storedValue: Data?
+    var storedDescriptors: [CBDescriptor]?
+    /// The handle of the declaration and of the value in the peer's database.
+    var declarationHandle: UInt16
+    var valueHandle: UInt16
+
+    init(uuid: CBUUID, properties: CBCharacteristicProperties, value: Data?, declarationHandle: UInt16, valueHandle: UInt16) {
+        storedProperties = properties
+        storedValue = value
+        self.declarationHandle = declarationHandle
+        self.valueHandle = valueHandle
+        super.init(uuid: uuid)
+    }
+
+    open override var description: String {
+        "<CBCharacteristic: \(uuid.uuidString), properties = 0x\(String(properties.rawValue, radix: 16, uppercase: true)), value = \(value.map { "{length = \($0.count)}" } ?? "(null)"), notifying = \(isNotifying ? "YES" : "NO")>"
+    }
+}
+
+/// A characteristic of a peripheral manager's service (`CBMutableCharacteristic`).
+///
+/// A characteristic created with a value is cached by the system and must be read-only;
+/// one created with `value: nil` is read and written through the delegate's requests.
+open class CBMutableCharacteristic: CBCharacteristic {
+    public var permissions: CBAttributePermissions
+    /// The centrals subscribed to its notifications or indications.
+    public internal(set) var subscribedCentrals: [CBCentral]?
+
+    public init(type UUID: CBUUID, properties: CBCharacteristicProperties, value: Data?, permissions: CBAttributePermissions) {
+        self.permissions = permissions
+        super.init(uuid: UUID, properties: properties, value: value, declarationHandle: 0, valueHandle: 0)
+    }
+
+    public override var properties: CBCharacteristicProperties {
+        get { storedProperties }
+        set { storedProperties = newValue }
+    }
+
+    public override var value: Data? {
+        get { storedValue }
+        set { storedValue = newValue }
+    }
+
+    public override var descriptors: [CBDescriptor]? {
+        get { storedDescriptors }
+        set {
+            storedDescriptors = newValue
+            for descriptor in newValue ?? [] { descriptor.characteristic = self }
+        }
+    }
+}

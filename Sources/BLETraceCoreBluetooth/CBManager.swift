@@ -1,0 +1,77 @@
+import Dispatch
+import Foundation
+
+/// What central and peripheral managers share (`CBManager`): the state, the authorization, the
+/// system they talk to and the queue their delegates are called on.
+open class CBManager: NSObject {
+    /// `CBManager.state`: `.unknown` until the system's first state update.
+    public internal(set) var state: CBManagerState = .unknown
+
+    /// `CBManager.authorization`: what the system running the calling code says; `.allowedAlways`
+    /// outside any system (no prompt stands in the way of a test).
+    public class var authorization: CBManagerAuthorization {
+        BluetoothSystemContext.current?.authorization ?? .allowedAlways
+    }
+
+    /// The per-instance form CoreBluetooth had before iOS 13.1.
+    @available(*, deprecated, message: "Use CBManager.authorization")
+    public var authorization: CBManagerAuthorization { system.authorization }
+
+    /// The system this manager talks to (the replay, a test double, or none).
+    public let system: any BluetoothSystem
+    /// The queue the delegate is called on; nil for the main queue.
+    public let queue: DispatchQueue?
+    /// The restore identifier the app opted into restoration with, if any.
+    public let restoreIdentifier: String?
+
+    /// What CoreBluetooth would have logged as "API MISUSE" for this manager: calls it ignored.
+    /// Tests read it; the system is told of each (a replay writes them as flow comments).
+    public private(set) var apiMisuses: [String] = []
+
+    init(queue: DispatchQueue?, restoreIdentifier: String?) {
+        self.system = BluetoothSystemContext.current ?? UnsupportedSystem()
+        self.queue = queue
+        self.restoreIdentifier = restoreIdentifier
+        super.init()
+        queue?.setSpecific(key: Self.queueKey, value: ObjectIdentifier(queue!))
+    }
+
+    /// Tells the system this manager exists. Subclasses call it last in their initialiser.
+    func register() { system.managerDidInit(self) }
+
+    /// Records an API misuse and tells the system.
+    func misuse(_ message: String) {
+        let line = "API MISUSE: \(Self.typeName(self)) \(message)"
+        apiMisuses.append(line)
+        system.apiMisuse(line, by: self)
+    }
+
+    /// Whether the manager accepts commands; records the misuse when not.
+    func requirePoweredOn(_ call: String) -> Bool {
+        guard state == .poweredOn else {
+            misuse("can only accept \(call) while powered on (state is \(state))")
+            return false
+        }
+        return true
+    }
+
+    /// Runs `body` on the delegate's queue, at once: on the queue given at creation (with
+    /// `queue.sync`, so a replay stays one deterministic sequence), or on the calling thread when
+    /// none was given (the thread that runs the system stands for the main queue) or when already
+    /// on that queue.
+    func onDelegateQueue(_ body: () -> Void) {
+        guard let queue, DispatchQueue.getSpecific(key: Self.queueKey) != ObjectIdentifier(queue),
+            !(queue === DispatchQueue.main && Thread.isMainThread)
+        else { return body() }
+        queue.sync(execute: body)
+    }
+
+    static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// How misuse messages name an object: its CoreBluetooth type (and a peer's address or
+    /// identifier), never a memory address, so that flows are the same in every run.
+    static func typeName(_ object: AnyObject) -> String {
+        guard let peer = object as? CBPeer else { return "<\(type(of: object))>" }
+        return "<\(type(of: object)) \(peer.address.map { "\($0)" } ?? peer.identifier.uuidString)>"
+    }
+}

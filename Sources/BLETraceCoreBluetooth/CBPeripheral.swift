@@ -1,0 +1,370 @@
+import Foundation
+import Wire
+
+/// A remote peripheral as a central app sees it (`CBPeripheral`).
+///
+/// Objects come from their central manager (one per peer, the same object on every call, until a
+/// state other than `.poweredOn`/`.poweredOff` invalidates them all). GATT requests are queued and
+/// passed to the system one at a time, in the order the app made them; each is answered once, in
+/// the delegate method CoreBluetooth uses for it. Callbacks run on the central manager's queue.
+open class CBPeripheral: CBPeer {
+    /// Something the system tells the peripheral.
+    public enum Event {
+        /// The answer to the request the peripheral passed to the system last.
+        case completed(GATTResponse)
+        /// A notification or indication of the characteristic whose value has `valueHandle`.
+        case valueUpdated(valueHandle: UInt16, Data)
+        /// A Service Changed indication for `handles`: the services in that range are invalidated.
+        case servicesChanged(handles: ClosedRange<UInt16>)
+        case nameUpdated(String?)
+        case rssiRead(Int, error: (any Error)?)
+        case readyToSendWriteWithoutResponse
+        /// The ATT MTU of the link changed (an MTU exchange).
+        case mtuChanged(Int)
+        case l2capChannelOpened(CBL2CAPChannel?, error: (any Error)?)
+    }
+
+    public weak var delegate: (any CBPeripheralDelegate)?
+    public internal(set) var name: String?
+    public internal(set) var state: CBPeripheralState = .disconnected
+    /// The services discovered and still valid; nil until a discovery, and again after a
+    /// disconnection.
+    public internal(set) var services: [CBService]?
+    public internal(set) var canSendWriteWithoutResponse = true
+    public internal(set) var ancsAuthorized = false
+    /// The last RSSI read (deprecated in CoreBluetooth, kept for old code).
+    @available(*, deprecated, message: "Use peripheral(_:didReadRSSI:error:)")
+    public var rssi: NSNumber? { lastRSSI.map { NSNumber(value: $0) } }
+
+    /// The ATT MTU of the current connection (23 until an exchange).
+    public internal(set) var mtu = 23
+
+    weak var central: CBCentralManager?
+    var lastRSSI: Int?
+    /// Requests of the app not yet answered; the first is with the system when `inFlight`.
+    private var requests: [GATTRequest] = []
+    private var inFlight = false
+    /// Whether the app asked for the connection to end (its disconnection then carries no error).
+    var cancelRequested = false
+
+    init(identifier: UUID, address: BluetoothAddress?, name: String?, central: CBCentralManager) {
+        self.name = name
+        self.central = central
+        super.init(identifier: identifier, address: address)
+    }
+
+    open override var description: String {
+        "<CBPeripheral: identifier = \(identifier.uuidString), name = \(name ?? "(null)"), mtu = \(mtu), state = \(state)>"
+    }
+
+    // MARK: GATT requests of the app
+
+    public func discoverServices(_ serviceUUIDs: [CBUUID]?) {
+        enqueue(.discoverServices(serviceUUIDs), "discoverServices")
+    }
+
+    public func discoverIncludedServices(_ includedServiceUUIDs: [CBUUID]?, for service: CBService) {
+        guard isMine(service, "discoverIncludedServices") else { return }
+        enqueue(.discoverIncludedServices(includedServiceUUIDs, for: service), "discoverIncludedServices")
+    }
+
+    public func discoverCharacteristics(_ characteristicUUIDs: [CBUUID]?, for service: CBService) {
+        guard isMine(service, "discoverCharacteristics") else { return }
+        enqueue(.discoverCharacteristics(characteristicUUIDs, for: service), "discoverCharacteristics")
+    }
+
+    public func discoverDescriptors(for characteristic: CBCharacteristic) {
+        guard isMine(characteristic.service, "discoverDescriptors") else { return }
+        enqueue(.discoverDescriptors(for: characteristic), "discoverDescriptors")
+    }
+
+    public func readValue(for characteristic: CBCharacteristic) {
+        guard isMine(characteristic.service, "readValue") else { return }
+        enqueue(.readCharacteristic(characteristic), "readValue")
+    }
+
+    public func readValue(for descriptor: CBDescriptor) {
+        guard isMine(descriptor.characteristic?.service, "readValue") else { return }
+        enqueue(.readDescriptor(descriptor), "readValue")
+    }
+
+    public func writeValue(_ data: Data, for characteristic: CBCharacteristic, type: CBCharacteristicWriteType) {
+        guard isMine(characteristic.service, "writeValue") else { return }
+        switch type {
+        case .withResponse:
+            guard data.count <= 512 else {
+                // ATT values are 512 bytes at most (Core 6.0, Vol 3, Part F, §3.2.9).
+                guard requireConnected("writeValue") else { return }
+                return answerLater { $0.peripheral(self, didWriteValueFor: characteristic, error: CBATTError(.invalidAttributeValueLength)) }
+            }
+            enqueue(.writeCharacteristic(data, characteristic), "writeValue")
+        case .withoutResponse:
+            guard requireConnected("writeValue") else { return }
+            guard characteristic.properties.contains(.writeWithoutResponse) else {
+                return misuse("writeValue(_:for:type: .withoutResponse) on \(characteristic.uuid.uuidString), which does not allow writes without response: not sent")
+            }
+            let limit = maximumWriteValueLength(for: .withoutResponse)
+            guard data.count <= limit else {
+                return misuse("writeValue(_:for:type: .withoutResponse) of \(data.count) bytes, more than maximumWriteValueLength \(limit): not sent")
+            }
+            guard canSendWriteWithoutResponse else {
+                return misuse("writeValue(_:for:type: .withoutResponse) while canSendWriteWithoutResponse is false: dropped")
+            }
+            canSendWriteWithoutResponse = central!.system.writeWithoutResponse(data, for: characteristic, on: self)
+        }
+    }
+
+    public func writeValue(_ data: Data, for descriptor: CBDescriptor) {
+        guard isMine(descriptor.characteristic?.service, "writeValue") else { return }
+        guard descriptor.uuid.bluetoothUUID.shortValue != 0x2902 else {
+            return misuse("writeValue(_:for:) on a Client Characteristic Configuration descriptor; use setNotifyValue(_:for:)")
+        }
+        enqueue(.writeDescriptor(data, descriptor), "writeValue")
+    }
+
+    public func setNotifyValue(_ enabled: Bool, for characteristic: CBCharacteristic) {
+        guard isMine(characteristic.service, "setNotifyValue") else { return }
+        guard characteristic.properties.contains(.notify) || characteristic.properties.contains(.indicate) else {
+            guard requireConnected("setNotifyValue") else { return }
+            return answerLater {
+                $0.peripheral(self, didUpdateNotificationStateFor: characteristic, error: CBATTError(.requestNotSupported))
+            }
+        }
+        enqueue(.setNotifyValue(enabled, characteristic), "setNotifyValue")
+    }
+
+    /// The longest value one write can carry: ATT MTU − 3 without response; 512 with response,
+    /// which CoreBluetooth sends as a long write when it does not fit one request.
+    public func maximumWriteValueLength(for type: CBCharacteristicWriteType) -> Int {
+        switch type {
+        case .withResponse: 512
+        case .withoutResponse: mtu - 3
+        }
+    }
+
+    public func readRSSI() {
+        guard requireConnected("readRSSI") else { return }
+        central!.system.readRSSI(of: self)
+    }
+
+    public func openL2CAPChannel(_ PSM: CBL2CAPPSM) {
+        guard requireConnected("openL2CAPChannel") else { return }
+        central!.system.openL2CAPChannel(PSM, on: self)
+    }
+
+    // MARK: What the system tells
+
+    /// Called by the system: applies the event to the peripheral's objects, then tells the
+    /// delegate. Returns false when the event had no object of the app to go to (a notification
+    /// for a characteristic the app has not discovered or not subscribed to); nothing is called then.
+    @discardableResult
+    public func deliver(_ event: Event) -> Bool {
+        switch event {
+        case .completed(let response):
+            complete(response)
+        case .valueUpdated(let valueHandle, let value):
+            guard let characteristic = characteristic(valueHandle: valueHandle), characteristic.isNotifying else {
+                return false
+            }
+            characteristic.storedValue = value
+            callback { $0.peripheral(self, didUpdateValueFor: characteristic, error: nil) }
+        case .servicesChanged(let handles):
+            let invalidated = (services ?? []).filter { $0.handles.overlaps(handles) }
+            services?.removeAll { service in invalidated.contains { $0 === service } }
+            invalidated.forEach(Self.invalidate)
+            callback { $0.peripheral(self, didModifyServices: invalidated) }
+        case .nameUpdated(let newName):
+            name = newName
+            callback { $0.peripheralDidUpdateName(self) }
+        case .rssiRead(let value, let error):
+            if error == nil { lastRSSI = value }
+            callback { $0.peripheral(self, didReadRSSI: NSNumber(value: value), error: error) }
+        case .readyToSendWriteWithoutResponse:
+            canSendWriteWithoutResponse = true
+            callback { $0.peripheralIsReady(toSendWriteWithoutResponse: self) }
+        case .mtuChanged(let newMTU):
+            mtu = newMTU
+        case .l2capChannelOpened(let channel, let error):
+            callback { $0.peripheral(self, didOpen: channel, error: error) }
+        }
+        return true
+    }
+
+    /// The characteristic the app discovered with this value handle, among valid services.
+    public func characteristic(valueHandle: UInt16) -> CBCharacteristic? {
+        for service in services ?? [] where service.handles.contains(valueHandle) {
+            if let found = service.characteristics?.first(where: { $0.valueHandle == valueHandle }) { return found }
+        }
+        return nil
+    }
+
+    // MARK: Connection changes (from the central manager)
+
+    func didConnect() {
+        state = .connected
+        mtu = 23
+        canSendWriteWithoutResponse = true
+        cancelRequested = false
+    }
+
+    /// The link is gone: every request not answered fails with `CBError.peripheralDisconnected`
+    /// (in order), then every service, characteristic and descriptor object becomes invalid.
+    func didDisconnect() {
+        state = .disconnected
+        let unanswered = requests
+        requests = []
+        inFlight = false
+        for request in unanswered { fail(request, CBError(.peripheralDisconnected)) }
+        services?.forEach(Self.invalidate)
+        services = nil
+        cancelRequested = false
+    }
+
+    // MARK: Private
+
+    private func enqueue(_ request: GATTRequest, _ call: String) {
+        guard requireConnected(call) else { return }
+        requests.append(request)
+        startNext()
+    }
+
+    private func startNext() {
+        guard !inFlight, let next = requests.first, state == .connected, let central else { return }
+        inFlight = true
+        central.system.perform(next, on: self)
+    }
+
+    private func complete(_ response: GATTResponse) {
+        guard inFlight, !requests.isEmpty else {
+            preconditionFailure("the system answered \(response) with no request of \(self) in flight")
+        }
+        let request = requests.removeFirst()
+        inFlight = false
+        switch (request, response) {
+        case (.discoverServices, .services(let found, let error)):
+            if error == nil { services = merge(found, into: services ?? []) }
+            callback { $0.peripheral(self, didDiscoverServices: error) }
+        case (.discoverIncludedServices(_, let service), .services(let found, let error)):
+            if error == nil { service.included = merge(found, into: service.included ?? []) }
+            callback { $0.peripheral(self, didDiscoverIncludedServicesFor: service, error: error) }
+        case (.discoverCharacteristics(_, let service), .characteristics(let found, let error)):
+            if error == nil { service.storedCharacteristics = merge(found, into: service) }
+            callback { $0.peripheral(self, didDiscoverCharacteristicsFor: service, error: error) }
+        case (.discoverDescriptors(let characteristic), .descriptors(let found, let error)):
+            if error == nil { characteristic.storedDescriptors = merge(found, into: characteristic) }
+            callback { $0.peripheral(self, didDiscoverDescriptorsFor: characteristic, error: error) }
+        case (.readCharacteristic(let characteristic), .value(let value, let error)):
+            if error == nil { characteristic.storedValue = value }
+            callback { $0.peripheral(self, didUpdateValueFor: characteristic, error: error) }
+        case (.readDescriptor(let descriptor), .value(let value, let error)):
+            if error == nil { descriptor.storedValue = value.map { CBDescriptor.value(of: $0, for: descriptor.uuid) } }
+            callback { $0.peripheral(self, didUpdateValueFor: descriptor, error: error) }
+        case (.writeCharacteristic(_, let characteristic), .written(let error)):
+            callback { $0.peripheral(self, didWriteValueFor: characteristic, error: error) }
+        case (.writeDescriptor(_, let descriptor), .written(let error)):
+            callback { $0.peripheral(self, didWriteValueFor: descriptor, error: error) }
+        case (.setNotifyValue(_, let characteristic), .notificationState(let isNotifying, let error)):
+            if error == nil { characteristic.isNotifying = isNotifying }
+            callback { $0.peripheral(self, didUpdateNotificationStateFor: characteristic, error: error) }
+        default:
+            preconditionFailure("the system answered \(request.methodName) with \(response)")
+        }
+        startNext()
+    }
+
+    /// The callback of `request` with `error`, for requests the link took with it.
+    private func fail(_ request: GATTRequest, _ error: any Error) {
+        switch request {
+        case .discoverServices: callback { $0.peripheral(self, didDiscoverServices: error) }
+        case .discoverIncludedServices(_, let service):
+            callback { $0.peripheral(self, didDiscoverIncludedServicesFor: service, error: error) }
+        case .discoverCharacteristics(_, let service):
+            callback { $0.peripheral(self, didDiscoverCharacteristicsFor: service, error: error) }
+        case .discoverDescriptors(let characteristic):
+            callback { $0.peripheral(self, didDiscoverDescriptorsFor: characteristic, error: error) }
+        case .readCharacteristic(let characteristic):
+            callback { $0.peripheral(self, didUpdateValueFor: characteristic, error: error) }
+        case .readDescriptor(let descriptor):
+            callback { $0.peripheral(self, didUpdateValueFor: descriptor, error: error) }
+        case .writeCharacteristic(_, let characteristic):
+            callback { $0.peripheral(self, didWriteValueFor: characteristic, error: error) }
+        case .writeDescriptor(_, let descriptor):
+            callback { $0.peripheral(self, didWriteValueFor: descriptor, error: error) }
+        case .setNotifyValue(_, let characteristic):
+            callback { $0.peripheral(self, didUpdateNotificationStateFor: characteristic, error: error) }
+        }
+    }
+
+    /// Discovered services merged with the known ones: a service already known (same UUID and
+    /// start handle) keeps its object; the list is in handle order.
+    private func merge(_ found: [ServiceDefinition], into known: [CBService]) -> [CBService] {
+        var result = known
+        for definition in found
+        where !known.contains(where: { $0.uuid == definition.uuid && $0.handles.lowerBound == definition.handles.lowerBound }) {
+            result.append(CBService(uuid: definition.uuid, isPrimary: definition.isPrimary, handles: definition.handles, peripheral: self))
+        }
+        return result.sorted { $0.handles.lowerBound < $1.handles.lowerBound }
+    }
+
+    private func merge(_ found: [CharacteristicDefinition], into service: CBService) -> [CBCharacteristic] {
+        var result = service.storedCharacteristics ?? []
+        for definition in found where !result.contains(where: { $0.valueHandle == definition.valueHandle && $0.uuid == definition.uuid }) {
+            let characteristic = CBCharacteristic(
+                uuid: definition.uuid, properties: definition.properties, value: nil,
+                declarationHandle: definition.declarationHandle, valueHandle: definition.valueHandle)
+            characteristic.service = service
+            result.append(characteristic)
+        }
+        return result.sorted { $0.valueHandle < $1.valueHandle }
+    }
+
+    private func merge(_ found: [DescriptorDefinition], into characteristic: CBCharacteristic) -> [CBDescriptor] {
+        var result = characteristic.storedDescriptors ?? []
+        for definition in found where !result.contains(where: { $0.handle == definition.handle && $0.uuid == definition.uuid }) {
+            let descriptor = CBDescriptor(uuid: definition.uuid, value: nil, handle: definition.handle)
+            descriptor.characteristic = characteristic
+            result.append(descriptor)
+        }
+        return result.sorted { $0.handle < $1.handle }
+    }
+
+    /// A service's objects after invalidation: no longer notifying; they belong to no peripheral.
+    private static func invalidate(_ service: CBService) {
+        for characteristic in service.storedCharacteristics ?? [] { characteristic.isNotifying = false }
+        service.peripheral = nil
+    }
+
+    /// Whether `service` is a valid service of this peripheral; records the misuse when not.
+    private func isMine(_ service: CBService?, _ call: String) -> Bool {
+        guard let service, service.peripheral === self else {
+            misuse("\(call) with an attribute that is not a valid one of this peripheral (discover it again after a disconnection or a service change)")
+            return false
+        }
+        return true
+    }
+
+    private func requireConnected(_ call: String) -> Bool {
+        guard let central, central.requirePoweredOn(call) else { return false }
+        guard state == .connected else {
+            misuse("\(call) can only be used while the peripheral is connected (it is \(state))")
+            return false
+        }
+        return true
+    }
+
+    private func misuse(_ message: String) {
+        central?.misuse("\(CBManager.typeName(self)) " + message)
+    }
+
+    /// An answer the peripheral gives itself, after the app's call returns.
+    private func answerLater(_ body: @escaping (any CBPeripheralDelegate) -> Void) {
+        central?.system.later { [weak self] in self?.callback(body) }
+    }
+
+    private func callback(_ body: (any CBPeripheralDelegate) -> Void) {
+        guard let central else { return }
+        central.onDelegateQueue {
+            if let delegate { body(delegate) }
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import ATT
+import Foundation
+import Wire
+
+/// A Bluetooth UUID as CoreBluetooth gives it to apps (`CBUUID`).
+///
+/// 16-bit and 32-bit UUIDs are aliases into the Bluetooth Base UUID; a 128-bit UUID inside the
+/// base is kept in its short form, so `CBUUID(string: "180D")` and
+/// `CBUUID(string: "0000180D-0000-1000-8000-00805F9B34FB")` are equal and both print `180D`
+/// (Formats/corebluetooth.md, "CBUUID"). A string or data CoreBluetooth would refuse (it raises an
+/// exception, which ends the app) ends the program here too, with the reason.
+open class CBUUID: NSObject, NSCopying, @unchecked Sendable {
+    /// The UUID as bletrace's decoders hold it.
+    public let bluetoothUUID: BluetoothUUID
+
+    public init(bluetoothUUID: BluetoothUUID) {
+        self.bluetoothUUID = bluetoothUUID
+        super.init()
+    }
+
+    /// `CBUUID(string:)`: 4 hex digits (16-bit), 8 (32-bit), or the 36-character form (128-bit).
+    public convenience init(string theString: String) {
+        guard let uuid = CBUUID.parse(theString) else {
+            fatalError("CBUUID(string:): \"\(theString)\" is not a 16-bit, 32-bit or 128-bit UUID (CoreBluetooth raises NSInvalidArgumentException here)")
+        }
+        self.init(bluetoothUUID: uuid)
+    }
+
+    /// `CBUUID(data:)`: 2, 4 or 16 bytes, most significant byte first.
+    public convenience init(data theData: Data) {
+        let bytes = [UInt8](theData)
+        guard [2, 4, 16].contains(bytes.count) else {
+            fatalError("CBUUID(data:): \(bytes.count) bytes; a UUID is 2, 4 or 16 (CoreBluetooth raises NSInvalidArgumentException here)")
+        }
+        let reversed = Array(bytes.reversed())
+        let uuid = reversed.withUnsafeBytes { BluetoothUUID(littleEndian: $0) }!
+        self.init(bluetoothUUID: uuid)
+    }
+
+    /// `CBUUID(nsuuid:)`.
+    public convenience init(nsuuid theUUID: UUID) {
+        self.init(data: withUnsafeBytes(of: theUUID.uuid) { Data($0) })
+    }
+
+    /// `180D`, `1234ABCD`, or the full uppercase 128-bit form.
+    open var uuidString: String { bluetoothUUID.description }
+
+    /// 2, 4 or 16 bytes, most significant first, as CoreBluetooth gives them.
+    open var data: Data {
+        let count = bluetoothUUID.shortValue != nil ? 2 : uuidString.count == 8 ? 4 : 16
+        var bytes: [UInt8] = []
+        for index in (0..<16).reversed() {
+            let word = index >= 8 ? bluetoothUUID.high : bluetoothUUID.low
+            bytes.append(UInt8(truncatingIfNeeded: word >> (UInt64(index % 8) * 8)))
+        }
+        if count == 2 { return Data(bytes[2..<4]) }
+        if count == 4 { return Data(bytes[0..<4]) }
+        return Data(bytes)
+    }
+
+    /// As CoreBluetooth prints a UUID: the name of an assigned number it knows (`Heart Rate`),
+    /// the UUID string otherwise.
+    open override var description: String { GATTNames.name(for: bluetoothUUID) ?? uuidString }
+
+    open override func isEqual(_ object: Any?) -> Bool {
+        (object as? CBUUID)?.bluetoothUUID == bluetoothUUID
+    }
+
+    open override var hash: Int { bluetoothUUID.hashValue }
+
+    open func copy(with zone: NSZone? = nil) -> Any { self }
+
+    static func parse(_ text: String) -> BluetoothUUID? {
+        let characters = Array(text.uppercased().utf8)
+        func hexValue(_ range: Range<Int>) -> UInt64? {
+            var value: UInt64 = 0
+            for character in characters[range] {
+                switch character {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): value = value << 4 | UInt64(character - UInt8(ascii: "0"))
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): value = value << 4 | UInt64(character - UInt8(ascii: "A") + 10)
+                default: return nil
+                }
+            }
+            return value
+        }
+        switch characters.count {
+        case 4: return hexValue(0..<4).map { BluetoothUUID(UInt16($0)) }
+        case 8: return hexValue(0..<8).map { BluetoothUUID(UInt32($0)) }
+        case 36:
+            let dash = UInt8(ascii: "-")
+            guard characters[8] == dash, characters[13] == dash, characters[18] == dash, characters[23] == dash,
+                let a = hexValue(0..<8), let b = hexValue(9..<13), let c = hexValue(14..<18),
+                let d = hexValue(19..<23), let e = hexValue(24..<36)
+            else { return nil }
+            return BluetoothUUID(high: a << 32 | b << 16 | c, low: d << 48 | e)
+        default: return nil
+        }
+    }
+}
+
+// The assigned-number strings CoreBluetooth defines for descriptors and advertising.
+public let CBUUIDCharacteristicExtendedPropertiesString = "2900"
+public let CBUUIDCharacteristicUserDescriptionString = "2901"
+public let CBUUIDClientCharacteristicConfigurationString = "2902"
+public let CBUUIDServerCharacteristicConfigurationString = "2903"
+public let CBUUIDCharacteristicFormatString = "2904"
+public let CBUUIDCharacteristicAggregateFormatString = "2905"
+public let CBUUIDCharacteristicValidRangeString = "2906"
+public let CBUUIDL2CAPPSMCharacteristicString = "ABDD3056-28FA-441D-A470-55A75A52553A"

@@ -1,0 +1,91 @@
+import Foundation
+
+/// One GATT client operation of an app, as a peripheral passes it to its system: one call of the
+/// app, however many ATT transactions it takes (a discovery, a long read).
+public enum GATTRequest {
+    case discoverServices([CBUUID]?)
+    case discoverIncludedServices([CBUUID]?, for: CBService)
+    case discoverCharacteristics([CBUUID]?, for: CBService)
+    case discoverDescriptors(for: CBCharacteristic)
+    case readCharacteristic(CBCharacteristic)
+    case readDescriptor(CBDescriptor)
+    /// A write with response (a Write Request, or prepared writes for a long value).
+    case writeCharacteristic(Data, CBCharacteristic)
+    case writeDescriptor(Data, CBDescriptor)
+    /// Enabling or disabling notifications (or indications) through the CCCD.
+    case setNotifyValue(Bool, CBCharacteristic)
+
+    /// The CoreBluetooth method the request came from, without argument labels.
+    public var methodName: String {
+        switch self {
+        case .discoverServices: "discoverServices"
+        case .discoverIncludedServices: "discoverIncludedServices"
+        case .discoverCharacteristics: "discoverCharacteristics"
+        case .discoverDescriptors: "discoverDescriptors"
+        case .readCharacteristic, .readDescriptor: "readValue"
+        case .writeCharacteristic, .writeDescriptor: "writeValue"
+        case .setNotifyValue: "setNotifyValue"
+        }
+    }
+}
+
+/// The system's answer to the peripheral's current ``GATTRequest``: what the peer answered, or
+/// the error CoreBluetooth would report (a `CBATTError` from an ATT Error Response, a `CBError`).
+public enum GATTResponse {
+    /// Services found by `discoverServices` (or included services by `discoverIncludedServices`).
+    case services([ServiceDefinition], error: (any Error)?)
+    case characteristics([CharacteristicDefinition], error: (any Error)?)
+    case descriptors([DescriptorDefinition], error: (any Error)?)
+    /// The value read (characteristic or descriptor).
+    case value(Data?, error: (any Error)?)
+    case written(error: (any Error)?)
+    /// The notification state after a `setNotifyValue`.
+    case notificationState(isNotifying: Bool, error: (any Error)?)
+
+    public var error: (any Error)? {
+        switch self {
+        case .services(_, let error), .characteristics(_, let error), .descriptors(_, let error),
+            .value(_, let error), .written(let error), .notificationState(_, let error):
+            error
+        }
+    }
+}
+
+/// A service as a discovery found it.
+public struct ServiceDefinition: Hashable, Sendable {
+    public var uuid: CBUUID
+    public var isPrimary: Bool
+    public var handles: ClosedRange<UInt16>
+
+    public init(uuid: CBUUID, isPrimary: Bool = true, handles: ClosedRange<UInt16>) {
+        self.uuid = uuid
+        self.isPrimary = isPrimary
+        self.handles = handles
+    }
+}
+
+/// A characteristic as a discovery found it.
+public struct CharacteristicDefinition: Hashable, Sendable {
+    public var uuid: CBUUID
+    public var properties: CBCharacteristicProperties
+    public var declarationHandle: UInt16
+    public var valueHandle: UInt16
+
+    public init(uuid: CBUUID, properties: CBCharacteristicProperties, declarationHandle: UInt16, valueHandle: UInt16) {
+        self.uuid = uuid
+        self.properties = properties
+        self.declarationHandle = declarationHandle
+        self.valueHandle = valueHandle
+    }
+}
+
+/// A descriptor as a discovery found it.
+public struct DescriptorDefinition: Hashable, Sendable {
+    public var uuid: CBUUID
+    public var handle: UInt16
+
+    public init(uuid: CBUUID, handle: UInt16) {
+        self.uuid = uuid
+        self.handle = handle
+    }
+}

@@ -1,0 +1,518 @@
+import ATT
+import HCI
+import Lifecycle
+import TraceFiles
+import Wire
+
+/// Builds a ``Cassette`` from a capture's records, one record at a time, in the same pass as the
+/// lifecycle analysis: each record is decoded once (``TraceDecoder``), given to the
+/// ``LifecycleAnalyzer`` (whose ATT tracker pairs each request with its answer) and the
+/// ``GATTCollector``, and then to the recorder, which keeps what playback needs: the request's
+/// parameters, the answer's value, the time between them.
+///
+/// Memory grows with what must be kept (reports, exchanges, notifications, connections), not with
+/// the records that carry nothing to play back; the state kept between records is bounded by the
+/// connection handles in use.
+public struct CassetteRecorder {
+    /// The analysis of the records so far (its ``LifecycleAnalyzer/report`` is the lifecycle
+    /// report of the same pass).
+    public private(set) var analyzer = LifecycleAnalyzer()
+    public private(set) var gatt = GATTCollector()
+    private var decoder = TraceDecoder()
+
+    private var links: [Cassette.Link] = []
+    private var linkByConnection: [Int: Int] = [:]
+    private var peers: [BluetoothAddress: Cassette.Peer] = [:]
+    private var peerOrder: [BluetoothAddress] = []
+    /// Per peer, the index of each distinct advertising payload.
+    private var payloads: [BluetoothAddress: [[UInt8]: Int]] = [:]
+
+    /// A request waiting for its answer: per connection handle and side, as the tracker keeps it.
+    private struct Pending {
+        var connection: Int
+        var link: Int
+        var exchange: Int
+        var operation: Int?
+        var record: Int
+    }
+    private var pending: [UInt32: Pending] = [:]
+    /// Per link, the long read that a Read Blob may continue and the prepared write an Execute
+    /// Write ends.
+    private var openRead: [Int: Int] = [:]
+    private var openWrite: [Int: Int] = [:]
+
+    public init() {}
+
+    /// Decodes `record` and adds it.
+    public mutating func add(_ record: CaptureRecord) {
+        add(record, decoder.decode(record))
+    }
+
+    /// Adds a record decoded by the caller's ``TraceDecoder`` (one decoder for the whole capture).
+    public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord) {
+        analyzer.add(record, decoded)
+        gatt.add(record, decoded, analyzer: analyzer)
+        switch decoded.packet {
+        case .event(.le(.unknown(let subevent, _))) where subevent.rawValue == 0x02 || subevent.rawValue == 0x0D:
+            advertisingReports(record)
+        case .event(.le(.connectionComplete(let event))) where event.status == .success:
+            notePeer(event.peerAddress, type: event.peerAddressType)
+        case .acl(let acl) where acl.handle != ACLPacket.androidDebugHandle:
+            guard decoded.att != nil || decoded.smp != nil, let connection = analyzer.openConnection(on: acl.handle)
+            else { return }
+            let side: Cassette.Exchange.Side =
+                switch record.direction {
+                case .sent: .host
+                case .received: .peer
+                case nil: .unknown
+                }
+            let link = link(for: connection, side: side, isRequest: decoded.att.map { $0.opcode.method == .request } ?? false)
+            if let pdu = decoded.att {
+                observe(pdu, on: acl.handle, link: link, connection: connection, side: side, record)
+            }
+            if let smp = decoded.smp {
+                let kind: Cassette.SecurityEvent.Kind? =
+                    switch smp.code {
+                    case .pairingRequest: .pairingRequested
+                    case .securityRequest: .securityRequested
+                    case .pairingFailed: smp.pairingFailedReason.map { .pairingFailed(reason: $0.rawValue) }
+                    default: nil
+                    }
+                if let kind {
+                    links[link].security.append(
+                        Cassette.SecurityEvent(time: record.timestamp, record: record.index, sender: side, kind: kind))
+                }
+            }
+        default:
+            break
+        }
+    }
+
+    /// The cassette of the records added so far.
+    public func cassette() -> Cassette {
+        let report = analyzer.report
+        var links = links
+        var linkByConnection = linkByConnection
+        var peers = peers
+        var peerOrder = peerOrder
+        // Encryption changes live in the connection episodes; a link is made for a connection
+        // that changed encryption without ATT or SMP traffic.
+        for connection in report.connections where connection.changes.contains(where: Self.isSecurity) {
+            if linkByConnection[connection.id] == nil {
+                linkByConnection[connection.id] = links.count
+                links.append(Cassette.Link(connection: connection.id, peer: connection.peer, hostRole: Self.role(connection.role)))
+            }
+        }
+        var databaseByConnection: [Int: GATTDatabase] = [:]
+        var databaseByPeer: [BluetoothAddress: GATTDatabase] = [:]
+        for entry in gatt.entries {
+            for id in entry.connections { databaseByConnection[id] = entry.database }
+            if let peer = entry.peer { databaseByPeer[peer] = entry.database }
+        }
+        for index in links.indices {
+            let connection = report.connections[links[index].connection]
+            links[index].database = databaseByConnection[connection.id]
+            links[index].mtu = connection.mtu
+            var security = links[index].security
+            for change in connection.changes {
+                switch change.kind {
+                case .encryption(let enabled, let keySize):
+                    security.append(Cassette.SecurityEvent(
+                        time: change.time, record: change.record, sender: .unknown,
+                        kind: .encryptionChanged(enabled: enabled, keySize: keySize)))
+                case .failed(let what, let status) where what == "encryption" || what == "key refresh":
+                    security.append(Cassette.SecurityEvent(
+                        time: change.time, record: change.record, sender: .unknown,
+                        kind: .encryptionFailed(status: status.rawValue)))
+                default:
+                    break
+                }
+            }
+            links[index].security = security.sorted { $0.record < $1.record }
+            // Service Changed indications the tracker could not name when they came (the
+            // characteristic was discovered later, or on another connection of the peer).
+            if let database = links[index].database {
+                let serviceChanged = Set(
+                    database.services.flatMap(\.characteristics).filter { $0.uuid == BluetoothUUID(UInt16(0x2A05)) }
+                        .map(\.valueHandle))
+                let known = Set(links[index].serviceChanges.map(\.record))
+                for event in links[index].notifications
+                where event.isIndication && serviceChanged.contains(event.handle) && !known.contains(event.record) {
+                    if let change = Self.serviceChange(event) { links[index].serviceChanges.append(change) }
+                }
+                links[index].serviceChanges.sort { $0.record < $1.record }
+            }
+            if let peer = links[index].peer {
+                if peers[peer] == nil {
+                    peers[peer] = Cassette.Peer(address: peer)
+                    peerOrder.append(peer)
+                }
+                if !(peers[peer]!.links.contains(index)) { peers[peer]!.links.append(index) }
+                if peers[peer]!.hostRole == nil { peers[peer]!.hostRole = links[index].hostRole }
+            }
+        }
+        for address in peerOrder {
+            peers[address]!.database = databaseByPeer[address]
+            peers[address]!.links.sort()
+        }
+        return Cassette(
+            connections: report.connections, firstTime: report.firstTime, lastTime: report.lastTime,
+            records: report.records, scans: report.scans, advertising: report.advertising, links: links, peers: peers,
+            peerOrder: peerOrder)
+    }
+
+    // MARK: Advertising
+
+    private mutating func advertisingReports(_ record: CaptureRecord) {
+        guard case .le(let meta)? = try? HCIEventParameters.decode(record.bytes) else { return }
+        switch meta {
+        case .advertisingReport(let reports):
+            for report in reports {
+                heard(report.address, report.addressType, report.data.bytes, report.rssi, UInt16(report.eventType), false, record)
+            }
+        case .extendedAdvertisingReport(let reports):
+            for report in reports {
+                heard(report.address, report.addressType, report.data.bytes, report.rssi, report.eventType.rawValue, true, record)
+            }
+        default:
+            break
+        }
+    }
+
+    private mutating func heard(
+        _ address: BluetoothAddress, _ addressType: UInt8, _ data: UnsafeRawBufferPointer, _ rssi: Int8?,
+        _ eventType: UInt16, _ extended: Bool, _ record: CaptureRecord
+    ) {
+        notePeer(address, type: addressType)
+        let bytes = Array(data)
+        let index: Int
+        if let known = payloads[address]?[bytes] {
+            index = known
+        } else {
+            index = peers[address]!.advertisements.count
+            peers[address]!.advertisements.append(Cassette.Advertisement(bytes: bytes))
+            payloads[address, default: [:]][bytes] = index
+        }
+        peers[address]!.reports.append(
+            Cassette.AdvertisingReport(
+                time: record.timestamp, record: record.index, eventType: eventType, extended: extended,
+                addressType: addressType, rssi: rssi == 127 ? nil : rssi, advertisement: index))
+    }
+
+    private mutating func notePeer(_ address: BluetoothAddress, type: UInt8) {
+        guard peers[address] == nil else { return }
+        var peer = Cassette.Peer(address: address)
+        peer.addressType = type
+        peers[address] = peer
+        peerOrder.append(address)
+    }
+
+    // MARK: ATT
+
+    private mutating func link(for connection: Connection, side: Cassette.Exchange.Side, isRequest: Bool) -> Int {
+        if let index = linkByConnection[connection.id] { return index }
+        // A connection that began before the capture has no role: the side that sends requests
+        // is the GATT client, taken to be the central.
+        var role = Self.role(connection.role)
+        if role == nil, isRequest, side != .unknown { role = side == .host ? .central : .peripheral }
+        let index = links.count
+        links.append(Cassette.Link(connection: connection.id, peer: connection.peer, hostRole: role))
+        linkByConnection[connection.id] = index
+        return index
+    }
+
+    private static func role(_ role: Connection.Role?) -> Cassette.HostRole? {
+        switch role {
+        case .central: .central
+        case .peripheral: .peripheral
+        case nil: nil
+        }
+    }
+
+    private static func isSecurity(_ change: Connection.Change) -> Bool {
+        switch change.kind {
+        case .encryption, .keyRefresh: true
+        case .failed(let what, _): what == "encryption" || what == "key refresh"
+        default: false
+        }
+    }
+
+    private static func key(_ handle: UInt16, _ side: Cassette.Exchange.Side) -> UInt32 {
+        UInt32(handle) << 2 | (side == .host ? 0 : side == .peer ? 1 : 2)
+    }
+
+    private mutating func observe(
+        _ pdu: ATTPDU, on aclHandle: UInt16, link: Int, connection: Connection, side: Cassette.Exchange.Side,
+        _ record: CaptureRecord
+    ) {
+        let opcode = pdu.opcode
+        switch opcode.method {
+        case .request, .command, .indication:
+            request(pdu, on: aclHandle, link: link, connection: connection, side: side, record)
+        case .notification:
+            switch pdu {
+            case .handleValueNotification(let handle, let value):
+                links[link].notifications.append(
+                    Cassette.ValueEvent(
+                        time: record.timestamp, record: record.index, handle: handle, value: Array(value),
+                        isIndication: false, sender: side))
+            case .multipleHandleValueNotification(let list):
+                for (handle, value) in list {
+                    guard let handle else { continue }
+                    links[link].notifications.append(
+                        Cassette.ValueEvent(
+                            time: record.timestamp, record: record.index, handle: handle, value: Array(value),
+                            isIndication: false, sender: side))
+                }
+            default:
+                break
+            }
+        case .response, .confirmation:
+            // The analyzer's tracker decided which request this answers.
+            guard let answered = analyzer.lastAnswered else { return }
+            let asked: Cassette.Exchange.Side = side == .host ? .peer : side == .peer ? .host : .unknown
+            guard let waiting = pending.removeValue(forKey: Self.key(aclHandle, asked)),
+                waiting.connection == connection.id, waiting.record == answered.record
+            else { return }
+            answer(pdu, waiting, mtu: connection.mtu ?? 23, record)
+        default:
+            break
+        }
+    }
+
+    private mutating func request(
+        _ pdu: ATTPDU, on aclHandle: UInt16, link: Int, connection: Connection, side: Cassette.Exchange.Side,
+        _ record: CaptureRecord
+    ) {
+        var exchange = Cassette.Exchange(
+            opcode: pdu.opcode, time: record.timestamp, record: record.index, sender: side, handle: pdu.handle)
+        var kind: Cassette.Operation.Kind = .other
+        var value: [UInt8] = []
+        switch pdu {
+        case .exchangeMTURequest(let mtu):
+            exchange.parameter = mtu
+            kind = .mtu
+        case .findInformationRequest(let start, let end):
+            (exchange.handle, exchange.endHandle) = (start, end)
+            kind = .discovery
+        case .findByTypeValueRequest(let start, let end, let type, let bytes):
+            (exchange.handle, exchange.endHandle) = (start, end)
+            exchange.type = BluetoothUUID(type)
+            exchange.value = Array(bytes)
+            kind = .discovery
+        case .readByTypeRequest(let start, let end, let type):
+            (exchange.handle, exchange.endHandle) = (start, end)
+            exchange.type = type.uuid
+            let short = type.uuid.shortValue
+            kind = short == 0x2803 || short == 0x2802 ? .discovery : .readByType
+        case .readByGroupTypeRequest(let start, let end, let type):
+            (exchange.handle, exchange.endHandle) = (start, end)
+            exchange.type = type.uuid
+            kind = .discovery
+        case .readRequest:
+            kind = .read
+        case .readBlobRequest(let handle, let offset):
+            exchange.offset = offset
+            if let open = openRead[link], links[link].operations[open].handle == handle,
+                links[link].operations[open].value.count == Int(offset)
+            {
+                // A continuation of the long read: the same operation.
+                return append(exchange, to: open, link: link, on: aclHandle, connection: connection, side: side)
+            }
+            kind = .read
+        case .readMultipleRequest(let handles), .readMultipleVariableRequest(let handles):
+            exchange.handles = Array(handles)
+            kind = .readMultiple
+        case .writeRequest(_, let bytes):
+            exchange.value = Array(bytes)
+            value = exchange.value
+            kind = .write
+        case .writeCommand(_, let bytes):
+            exchange.value = Array(bytes)
+            value = exchange.value
+            kind = .writeWithoutResponse
+        case .signedWriteCommand(_, let bytes, _):
+            exchange.value = Array(bytes)
+            value = exchange.value
+            kind = .signedWrite
+        case .prepareWriteRequest(_, let offset, let bytes):
+            exchange.offset = offset
+            exchange.value = Array(bytes)
+            if let open = openWrite[link] {
+                Self.place(exchange.value, at: offset, in: &links[link].operations[open])
+                return append(exchange, to: open, link: link, on: aclHandle, connection: connection, side: side)
+            }
+            value = exchange.value
+            kind = .longWrite
+        case .executeWriteRequest(let flags):
+            exchange.parameter = UInt16(flags)
+            if let open = openWrite[link] {
+                if flags == 0 { links[link].operations[open].value = [] }
+                return append(exchange, to: open, link: link, on: aclHandle, connection: connection, side: side)
+            }
+            kind = .longWrite
+        case .handleValueIndication(let handle, let bytes):
+            exchange.value = Array(bytes)
+            value = exchange.value
+            kind = .indication
+            let event = Cassette.ValueEvent(
+                time: record.timestamp, record: record.index, handle: handle, value: exchange.value, isIndication: true,
+                sender: side)
+            links[link].notifications.append(event)
+            if analyzer.att.attribute(handle, on: aclHandle)?.uuid == BluetoothUUID(UInt16(0x2A05)),
+                let change = Self.serviceChange(event)
+            {
+                links[link].serviceChanges.append(change)
+            }
+        default:
+            break
+        }
+        let exchangeIndex = links[link].exchanges.count
+        links[link].exchanges.append(exchange)
+        var operation = Cassette.Operation(
+            kind: kind, sender: side, handle: exchange.handle, handles: exchange.handles, time: record.timestamp,
+            exchanges: exchangeIndex..<exchangeIndex + 1, value: value)
+        if kind == .longWrite { operation.value = []; Self.place(exchange.value, at: exchange.offset ?? 0, in: &operation) }
+        let operationIndex = links[link].operations.count
+        links[link].operations.append(operation)
+        if kind == .read { openRead[link] = operationIndex } else if pdu.opcode.method == .request, side == .host || side == .unknown {
+            // Another request of the client ends a long read that was not continued.
+            openRead[link] = nil
+        }
+        if kind == .longWrite { openWrite[link] = operationIndex }
+        if exchange.expectsAnswer {
+            pending[Self.key(aclHandle, side)] = Pending(
+                connection: connection.id, link: link, exchange: exchangeIndex, operation: operationIndex,
+                record: record.index)
+        }
+    }
+
+    /// Adds a continuing request (Read Blob, Prepare Write, Execute Write) to its operation.
+    private mutating func append(
+        _ exchange: Cassette.Exchange, to operation: Int, link: Int, on aclHandle: UInt16, connection: Connection,
+        side: Cassette.Exchange.Side
+    ) {
+        let exchangeIndex = links[link].exchanges.count
+        links[link].exchanges.append(exchange)
+        let range = links[link].operations[operation].exchanges
+        links[link].operations[operation].exchanges = range.lowerBound..<exchangeIndex + 1
+        pending[Self.key(aclHandle, side)] = Pending(
+            connection: connection.id, link: link, exchange: exchangeIndex, operation: operation,
+            record: exchange.record)
+    }
+
+    private mutating func answer(_ pdu: ATTPDU, _ waiting: Pending, mtu: UInt16, _ record: CaptureRecord) {
+        let link = waiting.link
+        let requestTime = links[link].exchanges[waiting.exchange].time
+        var answer = Cassette.Exchange.Answer(
+            opcode: pdu.opcode, time: record.timestamp, record: record.index, error: nil, errorHandle: nil, value: [],
+            latency: record.timestamp.seconds(since: requestTime))
+        var value: [UInt8]?
+        switch pdu {
+        case .errorResponse(_, let handle, let code):
+            answer.error = code
+            answer.errorHandle = handle
+        case .readResponse(let bytes), .readBlobResponse(let bytes), .readMultipleResponse(let bytes):
+            answer.value = Array(bytes)
+            value = answer.value
+        case .exchangeMTUResponse(let server):
+            answer.value = [UInt8(truncatingIfNeeded: server), UInt8(truncatingIfNeeded: server >> 8)]
+            links[link].mtuTime = record.timestamp
+        default:
+            // Discovery lists, Read Multiple Variable, Prepare Write echo: the parameters as sent.
+            if let payload = Self.parameters(record, pdu) { answer.value = payload }
+        }
+        links[link].exchanges[waiting.exchange].answer = answer
+        guard let o = waiting.operation else { return }
+        var operation = links[link].operations[o]
+        let opcode = links[link].exchanges[waiting.exchange].opcode
+        var ended = true
+        switch (operation.kind, pdu) {
+        case (.read, .readResponse), (.read, .readBlobResponse):
+            if opcode == .readBlobRequest, operation.exchanges.count > 1 {
+                operation.value += value ?? []
+            } else {
+                operation.value = value ?? []
+            }
+            // A full answer may go on with Read Blob (Core 6.0, Vol 3, Part G, §4.8.3).
+            ended = (value?.count ?? 0) < Int(mtu) - 1
+            if ended { openRead[link] = nil }
+        case (.read, .errorResponse(_, _, let code)):
+            openRead[link] = nil
+            // The end of a long value shown as an error on a continuation, not a failure.
+            if !(operation.exchanges.count > 1 && (code == .attributeNotLong || code == .invalidOffset)) {
+                operation.error = code
+            }
+        case (.longWrite, .prepareWriteResponse):
+            ended = false
+        case (.longWrite, .errorResponse(_, _, let code)):
+            operation.error = code
+            // A failed Prepare Write is followed by the client's Execute Write to cancel.
+            ended = opcode == .executeWriteRequest
+        case (.longWrite, .executeWriteResponse):
+            break
+        case (.readByType, .readByTypeResponse):
+            operation.value = answer.value
+        case (.readMultiple, _):
+            operation.value = answer.value
+            if case .errorResponse(_, _, let code) = pdu { operation.error = code }
+        case (_, .errorResponse(_, _, let code)):
+            operation.error = code
+        default:
+            break
+        }
+        if operation.kind == .longWrite, ended { openWrite[link] = nil }
+        operation.answerTime = record.timestamp
+        operation.latency = record.timestamp.seconds(since: operation.time)
+        links[link].operations[o] = operation
+        if opcode == .readByTypeRequest, case .readByTypeResponse(let pairs) = pdu,
+            links[link].exchanges[waiting.exchange].type == BluetoothUUID(UInt16(0x2802))
+        {
+            for pair in pairs where pair.value.count >= 4 {
+                let included = Cassette.IncludedService(
+                    handle: pair.handle, start: UInt16(pair.value[0]) | UInt16(pair.value[1]) << 8,
+                    end: UInt16(pair.value[2]) | UInt16(pair.value[3]) << 8,
+                    uuid: pair.value.count == 6 ? BluetoothUUID(UInt16(pair.value[4]) | UInt16(pair.value[5]) << 8) : nil)
+                if !links[link].includedServices.contains(included) { links[link].includedServices.append(included) }
+            }
+        }
+        if opcode == .handleValueIndication, let index = links[link].notifications.lastIndex(where: {
+            $0.record == links[link].exchanges[waiting.exchange].record
+        }) {
+            links[link].notifications[index].confirmed = record.timestamp
+        }
+    }
+
+    /// The ATT parameters (after the opcode) of the PDU `record` carries, when the record holds
+    /// the whole L2CAP frame; nil for reassembled frames, whose bytes the record does not hold.
+    private static func parameters(_ record: CaptureRecord, _ pdu: ATTPDU) -> [UInt8]? {
+        switch pdu {
+        case .findInformationResponse(let list): Array(list.entries.bytes)
+        case .findByTypeValueResponse(let list): Array(list.entries.bytes)
+        case .readByTypeResponse(let list): Array(list.entries.bytes)
+        case .readByGroupTypeResponse(let list): Array(list.entries.bytes)
+        case .readMultipleVariableResponse(let list): Array(list.bytes)
+        case .prepareWriteResponse(let handle, let offset, let value):
+            [UInt8(truncatingIfNeeded: handle), UInt8(truncatingIfNeeded: handle >> 8),
+             UInt8(truncatingIfNeeded: offset), UInt8(truncatingIfNeeded: offset >> 8)] + Array(value)
+        default: nil
+        }
+    }
+
+    private static func place(_ bytes: [UInt8], at offset: UInt16, in operation: inout Cassette.Operation) {
+        let position = Int(offset)
+        if operation.value.count < position {
+            operation.value += [UInt8](repeating: 0, count: position - operation.value.count)
+        }
+        let end = min(operation.value.count, position + bytes.count)
+        operation.value.replaceSubrange(position..<end, with: bytes)
+    }
+
+    static func serviceChange(_ event: Cassette.ValueEvent) -> Cassette.ServiceChange? {
+        guard event.value.count >= 4 else { return nil }
+        let v = event.value
+        return Cassette.ServiceChange(
+            time: event.time, record: event.record, start: UInt16(v[0]) | UInt16(v[1]) << 8,
+            end: UInt16(v[2]) | UInt16(v[3]) << 8)
+    }
+}

@@ -1,0 +1,106 @@
+import BLETraceCoreBluetooth
+import Dispatch
+import Foundation
+import Testing
+
+@testable import Replay
+
+/// App timers in a replay: on the capture's clock (virtual), or in wall time (real time).
+@Suite struct ReplayTimeTests {
+    /// Connects, then gives up 1 s after connecting unless told to wait: the SDK seed's policy of
+    /// a 1 s budget, on an injected clock.
+    final class ClockTimeoutApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
+        var central: CBCentralManager?
+        var clock: (any Clock<Duration>)?
+        var known: [UUID] = []
+        let budget: Duration
+        init(budget: Duration) { self.budget = budget }
+
+        func didFinishLaunching(_ launch: Launch) {
+            known = launch.knownPeripherals
+            clock = launch.clock
+            central = CBCentralManager(delegate: self, queue: nil)
+        }
+        func centralManagerDidUpdateState(_ central: CBCentralManager) {
+            if let target = central.retrievePeripherals(withIdentifiers: known).first { central.connect(target) }
+        }
+        func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
+            nonisolated(unsafe) let (central, peripheral, clock, budget) = (central, peripheral, clock!, budget)
+            Task {
+                try await clock.sleep(for: budget)
+                central.cancelPeripheralConnection(peripheral)
+            }
+        }
+    }
+
+    @Test func aSleepOnTheInjectedClockEndsAtCaptureTime() async {
+        let flow = await ReplayEngine(cassette: cassette([
+            episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08),
+        ])).run(ClockTimeoutApp(budget: .seconds(1)), name: "timeout")
+        #expect(signatures(flow).suffix(3) == [
+            "central didConnect peripheral=F0:F1:F2:F3:F4:05",
+            "app cancelPeripheralConnection peripheral=F0:F1:F2:F3:F4:05",
+            "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=nil",
+        ])
+        #expect(flow.events.suffix(2).map(\.time) == [2.2, 2.2])
+    }
+
+    @Test func theCapturesOwnEventsComeFirstWhenTheyAreEarlier() async {
+        // The peer drops the link at 1.7 s, before the 1 s budget ends at 2.2 s.
+        let flow = await ReplayEngine(cassette: cassette([
+            episode(id: 0, attempt: 1, complete: 1.2, disconnect: 1.7, reason: 0x08),
+        ])).run(ClockTimeoutApp(budget: .seconds(1)), name: "timeout")
+        #expect(signatures(flow).suffix(3) == [
+            "central didConnect peripheral=F0:F1:F2:F3:F4:05",
+            "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionTimeout",
+            "app cancelPeripheralConnection peripheral=F0:F1:F2:F3:F4:05",
+        ])
+        #expect(flow.events.last?.time == 2.2)
+    }
+
+    @Test func aTimerPastTheCapturesEndStillFiresWithinTheHorizonButNotBeyond() async {
+        let near = await ReplayEngine(cassette: cassette([
+            episode(id: 0, attempt: 1, complete: 1.2),
+        ], end: 1.5)).run(ClockTimeoutApp(budget: .seconds(10)), name: "timeout")
+        #expect(near.events.last?.name == "didDisconnectPeripheral")
+        #expect(near.events.last?.time == 11.2)
+        let far = await ReplayEngine(cassette: cassette([
+            episode(id: 0, attempt: 1, complete: 1.2),
+        ], end: 1.5)).run(ClockTimeoutApp(budget: .seconds(60)), name: "timeout")
+        #expect(far.events.last?.name == "didConnect")
+    }
+
+    /// Gives up through DispatchQueue.main.asyncAfter, as much iOS code does.
+    final class DispatchTimeoutApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
+        var central: CBCentralManager?
+        var known: [UUID] = []
+        func didFinishLaunching(_ launch: Launch) {
+            known = launch.knownPeripherals
+            central = CBCentralManager(delegate: self, queue: nil)
+        }
+        func centralManagerDidUpdateState(_ central: CBCentralManager) {
+            if let target = central.retrievePeripherals(withIdentifiers: known).first { central.connect(target) }
+        }
+        func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
+            nonisolated(unsafe) let (central, peripheral) = (central, peripheral)
+            DispatchQueue.main.asyncAfter(deadline: .now() + 0.1) {
+                central.cancelPeripheralConnection(peripheral)
+            }
+        }
+    }
+
+    @Test func realTimeRunsDispatchTimersBetweenTheCapturesEvents() async {
+        // The peer would drop the link at 3 s; the app's own 0.1 s timer ends it first.
+        let flow = await ReplayEngine(cassette: cassette([
+            episode(id: 0, attempt: 0.05, complete: 0.1, disconnect: 3, reason: 0x08),
+        ], end: 3), pacing: .realtime).run(DispatchTimeoutApp(), name: "dispatch")
+        #expect(signatures(flow).suffix(3) == [
+            "central didConnect peripheral=F0:F1:F2:F3:F4:05",
+            "app cancelPeripheralConnection peripheral=F0:F1:F2:F3:F4:05",
+            "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=nil",
+        ])
+        // The cancel came from the app's timer, in wall time after the connection.
+        let times = flow.events.suffix(3).compactMap(\.time)
+        #expect(times[1] >= times[0] + 0.1)
+    }
+}
