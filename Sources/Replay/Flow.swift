@@ -60,11 +60,12 @@ public struct Flow: Hashable, Sendable {
     /// Reads one line (without its end). The header `# bletrace flow 1` is checked: another
     /// version is bad input, since its lines might mean something else.
     static func interpret(_ raw: String, source: String, lineNumber: Int) throws(FlowError) -> Line {
-        let line = raw.trimmingCharacters(in: " \t")
-        if line.isEmpty { return .blank }
-        guard line.hasPrefix("#") else {
+        // The first byte that is not a space or tab (in UTF-8, so no Character is formed).
+        guard let first = raw.utf8.first(where: { $0 != 0x20 && $0 != 0x09 }) else { return .blank }
+        guard first == UInt8(ascii: "#") else {
             return .event(try FlowEvent(parsing: raw, source: source, lineNumber: lineNumber))
         }
+        let line = raw.trimmingCharacters(in: " \t")
         let comment = line.dropFirst().trimmingCharacters(in: " \t")
         let words = comment.split(separator: " ", omittingEmptySubsequences: true)
         if words.count >= 2, words[0] == "bletrace", words[1] == "flow" {
@@ -124,53 +125,54 @@ public struct FlowEvent: Hashable, Sendable {
 
     /// Parses one event line. Errors give the 1-based column (in characters) of the word at fault.
     init(parsing line: String, source: String, lineNumber: Int) throws(FlowError) {
-        // The words and the column each starts at.
-        var words: [(text: String, column: Int)] = []
-        var column = 0
-        var current = ""
-        var currentColumn = 0
-        for character in line {
-            column += 1
-            if character == " " || character == "\t" {
-                if !current.isEmpty { words.append((current, currentColumn)) }
-                current = ""
-            } else {
-                if current.isEmpty { currentColumn = column }
-                current.append(character)
-            }
+        // The words, found in the UTF-8 bytes (spaces and tabs are single bytes there); a word's
+        // column in characters is counted only for a message.
+        var words: [Substring] = []
+        let utf8 = line.utf8
+        var index = utf8.startIndex
+        while index < utf8.endIndex {
+            while index < utf8.endIndex, utf8[index] == 0x20 || utf8[index] == 0x09 { index = utf8.index(after: index) }
+            let start = index
+            while index < utf8.endIndex, utf8[index] != 0x20, utf8[index] != 0x09 { index = utf8.index(after: index) }
+            if start < index { words.append(line[start..<index]) }
         }
-        if !current.isEmpty { words.append((current, currentColumn)) }
-        func fault(_ column: Int, _ expected: String) -> FlowError {
-            FlowError(source: source, line: lineNumber, column: column, expected: expected)
+        func fault(_ word: Substring?, _ expected: String) -> FlowError {
+            let column = word.map { line[..<$0.startIndex].count + 1 } ?? line.count + 1
+            return FlowError(source: source, line: lineNumber, column: column, expected: expected)
         }
         var time: Double?
-        if let first = words.first, first.text.hasPrefix("+") || first.text.hasPrefix("-") {
-            guard let seconds = Double(first.text.dropFirst()), seconds.isFinite, !first.text.dropFirst().hasPrefix("-"),
-                !first.text.dropFirst().hasPrefix("+")
-            else {
-                throw fault(first.column, "a time in seconds such as +1.250000 or -0.500000, not `\(first.text)`")
+        if let first = words.first, first.utf8.first == UInt8(ascii: "+") || first.utf8.first == UInt8(ascii: "-") {
+            let number = first.dropFirst()
+            guard let seconds = Double(number), seconds.isFinite, !number.hasPrefix("-"), !number.hasPrefix("+") else {
+                throw fault(first, "a time in seconds such as +1.250000 or -0.500000, not `\(first)`")
             }
-            time = first.text.hasPrefix("-") ? -seconds : seconds
+            time = first.hasPrefix("-") ? -seconds : seconds
             words.removeFirst()
         }
         guard words.count >= 2 else {
             throw fault(
-                words.first?.column ?? column + 1,
+                words.first,
                 words.isEmpty ? "an actor and an event name after the time, as in `+1.250000 central didConnect peripheral=…`"
-                    : "an event name after the actor `\(words[0].text)`, as in `central didConnect peripheral=…`")
+                    : "an event name after the actor `\(words[0])`, as in `central didConnect peripheral=…`")
         }
-        for word in words[0...1] where word.text.contains("=") {
-            throw fault(word.column, "an actor and an event name before the arguments, as in `central didConnect peripheral=…`, not `\(word.text)`")
+        for word in words[0...1] where word.utf8.contains(UInt8(ascii: "=")) {
+            throw fault(word, "an actor and an event name before the arguments, as in `central didConnect peripheral=…`, not `\(word)`")
         }
         var arguments: [Argument] = []
+        arguments.reserveCapacity(words.count - 2)
         for word in words.dropFirst(2) {
-            guard let equals = word.text.firstIndex(of: "="), equals != word.text.startIndex else {
-                throw fault(word.column, "an argument KEY=VALUE after the event name `\(words[1].text)`, not `\(word.text)`")
+            guard let equals = word.utf8.firstIndex(of: UInt8(ascii: "=")), equals != word.startIndex else {
+                throw fault(word, "an argument KEY=VALUE after the event name `\(words[1])`, not `\(word)`")
             }
-            arguments.append(Argument(String(word.text[..<equals]), String(word.text[word.text.index(after: equals)...])))
+            arguments.append(Argument(String(word[..<equals]), String(word[word.utf8.index(after: equals)...])))
         }
-        self.init(time: time, actor: words[0].text, name: words[1].text, arguments: arguments)
+        self.init(time: time, actor: String(words[0]), name: String(words[1]), arguments: arguments)
         self.lineNumber = lineNumber
+    }
+
+    /// True when the two events compare equal (actor, name and arguments in order).
+    public func hasSameSignature(as other: FlowEvent) -> Bool {
+        actor == other.actor && name == other.name && arguments == other.arguments
     }
 }
 

@@ -45,7 +45,7 @@ public struct FlowDiff: Hashable, Sendable {
         let old = expected.events.map { Self.key($0) }
         let new = actual.events.map { Self.key($0) }
         var prefix = 0
-        while prefix < old.count, prefix < new.count, old[prefix] == new[prefix], expected.events[prefix].signature == actual.events[prefix].signature {
+        while prefix < old.count, prefix < new.count, old[prefix] == new[prefix], expected.events[prefix].hasSameSignature(as: actual.events[prefix]) {
             prefix += 1
         }
         self.init(
@@ -69,7 +69,7 @@ public struct FlowDiff: Hashable, Sendable {
         while true {
             let e = try expected.next()
             let a = try actual.next()
-            guard let e, let a, e.event.signature == a.event.signature else {
+            guard let e, let a, e.event.hasSameSignature(as: a.event) else {
                 if let e {
                     old.append(key(e.event))
                     oldOffsets.append(e.offset)
@@ -108,8 +108,16 @@ public struct FlowDiff: Hashable, Sendable {
     /// What events are compared by: a hash of the signature (seeded per process, so two
     /// different events collide with probability 2^-64 and no input can arrange it).
     static func key(_ event: FlowEvent) -> UInt64 {
+        // The same as hashing the signature text: words hold no spaces, so the parts and their
+        // order say as much.
         var hasher = Hasher()
-        hasher.combine(event.signature)
+        hasher.combine(event.actor)
+        hasher.combine(event.name)
+        hasher.combine(event.arguments.count)
+        for argument in event.arguments {
+            hasher.combine(argument.key)
+            hasher.combine(argument.value)
+        }
         return UInt64(bitPattern: Int64(hasher.finalize()))
     }
 
