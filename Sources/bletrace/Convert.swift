@@ -21,7 +21,7 @@ struct Convert: ParsableCommand {
             """)
 
     @Argument(help: ArgumentHelp("The capture to read.", valueName: "IN")) var input: String
-    @Argument(help: ArgumentHelp("The file to write; created, or truncated if it exists. Never IN.", valueName: "OUT"))
+    @Argument(help: ArgumentHelp("The file to write; created, or replaced whole if it exists (written beside it, then renamed). Never IN.", valueName: "OUT"))
     var output: String
     @Option(help: "Target format: btsnoop, pcap, pcapng or pklg (default: from OUT's extension).") var to: Family?
     @Option(help: "btsnoop datalink 1001, 1002 or 2001; pcap/pcapng link type 187, 201 or 254.") var datalink: Int?
