@@ -12,6 +12,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
     ],
@@ -44,6 +45,7 @@ let package = Package(
             dependencies: [
                 "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "BLETraceCoreBluetooth",
                 .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
             ]),
         .target(

@@ -51,5 +51,14 @@ let package = Package(
             ],
             path: "Benchmarks/CaptureFraming",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
+        .executableTarget(
+            name: "Replay",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "BLETrace", package: "bletrace"),
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/Replay",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
     ]
 )

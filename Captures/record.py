@@ -587,6 +587,33 @@ async def scenario_att_errors(path: Path) -> None:
         await asyncio.sleep(0.1)
 
 
+async def scenario_pairing_retry(path: Path) -> None:
+    """A write the peer refuses with Insufficient Authentication; the central pairs
+    (Just Works), the link is encrypted, and the same write is sent again and
+    succeeds -- what iOS does by itself, so an app sees only the success."""
+    async with make_rig(path, with_error_service=True) as rig:
+        await asyncio.sleep(0.1)
+        connection, _ = await connect(rig)
+        peer = Peer(connection)
+        await asyncio.sleep(0.05)
+        await peer.request_mtu(CLIENT_MTU)
+        await discover(peer)
+        characteristic = find_characteristic(peer, ERR_WRITE_NEEDS_AUTH)
+        try:
+            await peer.write_value(characteristic, b'\x01', with_response=True)
+        except ATT_Error as error:
+            assert error.error_code == 0x05, error
+        else:
+            raise AssertionError('expected ATT error 0x05')
+        await asyncio.sleep(0.05)
+        await connection.pair()
+        await asyncio.sleep(0.1)
+        await peer.write_value(characteristic, b'\x01', with_response=True)
+        await asyncio.sleep(0.1)
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        await asyncio.sleep(0.1)
+
+
 async def scenario_peer_disconnect(path: Path) -> None:
     async with make_rig(path) as rig:
         await asyncio.sleep(0.1)
@@ -864,6 +891,7 @@ SCENARIOS: list[tuple[str, Callable[[Path], Awaitable[None]]]] = [
     ('restore-connected.btsnoop', scenario_restore_connected),
     ('restore-out-of-range.btsnoop', scenario_restore_out_of_range),
     ('restore-notifying.btsnoop', scenario_restore_notifying),
+    ('pairing-retry.btsnoop', scenario_pairing_retry),
 ]
 
 

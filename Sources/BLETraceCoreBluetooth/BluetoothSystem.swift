@@ -48,6 +48,10 @@ public protocol BluetoothSystem: AnyObject {
     /// (``CBPeripheral/canSendWriteWithoutResponse``); after `false` the system sends
     /// ``CBPeripheral/Event/readyToSendWriteWithoutResponse`` when it can.
     func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral) -> Bool
+    /// The peripheral answered `request` itself with `error`, just before telling the delegate:
+    /// the link ended with the request pending (`CBError.peripheralDisconnected`), or CoreBluetooth
+    /// refuses it without asking the peer. So that a system sees every callback the app gets.
+    func peripheral(_ peripheral: CBPeripheral, didFail request: GATTRequest, error: any Error)
     func readRSSI(of peripheral: CBPeripheral)
     func openL2CAPChannel(_ psm: CBL2CAPPSM, on peripheral: CBPeripheral)
 

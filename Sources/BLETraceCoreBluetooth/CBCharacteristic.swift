@@ -14,9 +14,10 @@ open class CBCharacteristic: CBAttribute {
     var storedProperties: CBCharacteristicProperties
     var storedValue: Data?
     var storedDescriptors: [CBDescriptor]?
-    /// The handle of the declaration and of the value in the peer's database.
-    var declarationHandle: UInt16
-    var valueHandle: UInt16
+    /// The handle of the declaration and of the value in the peer's database (bletrace's:
+    /// CoreBluetooth keeps handles to itself; systems match attributes by them).
+    public internal(set) var declarationHandle: UInt16
+    public internal(set) var valueHandle: UInt16
 
     init(uuid: CBUUID, properties: CBCharacteristicProperties, value: Data?, declarationHandle: UInt16, valueHandle: UInt16) {
         storedProperties = properties

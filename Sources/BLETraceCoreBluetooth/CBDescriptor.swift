@@ -11,7 +11,8 @@ open class CBDescriptor: CBAttribute {
     public var value: Any? { storedValue }
 
     var storedValue: Any?
-    var handle: UInt16
+    /// The descriptor's handle in the peer's database (bletrace's, as for characteristics).
+    public internal(set) var handle: UInt16
 
     init(uuid: CBUUID, value: Any?, handle: UInt16) {
         storedValue = value

@@ -22,6 +22,11 @@ open class CBPeripheral: CBPeer {
         /// The ATT MTU of the link changed (an MTU exchange).
         case mtuChanged(Int)
         case l2capChannelOpened(CBL2CAPChannel?, error: (any Error)?)
+        /// The link is gone: the peripheral is disconnected and requests not answered fail now
+        /// (`CBError.peripheralDisconnected`), before the central manager's disconnection event,
+        /// which does it otherwise. For a system that records the failures before the
+        /// disconnection callback.
+        case linkLost
     }
 
     public weak var delegate: (any CBPeripheralDelegate)?
@@ -95,7 +100,7 @@ open class CBPeripheral: CBPeer {
             guard data.count <= 512 else {
                 // ATT values are 512 bytes at most (Core 6.0, Vol 3, Part F, §3.2.9).
                 guard requireConnected("writeValue") else { return }
-                return answerLater { $0.peripheral(self, didWriteValueFor: characteristic, error: CBATTError(.invalidAttributeValueLength)) }
+                return failLater(.writeCharacteristic(data, characteristic), CBATTError(.invalidAttributeValueLength))
             }
             enqueue(.writeCharacteristic(data, characteristic), "writeValue")
         case .withoutResponse:
@@ -126,9 +131,7 @@ open class CBPeripheral: CBPeer {
         guard isMine(characteristic.service, "setNotifyValue") else { return }
         guard characteristic.properties.contains(.notify) || characteristic.properties.contains(.indicate) else {
             guard requireConnected("setNotifyValue") else { return }
-            return answerLater {
-                $0.peripheral(self, didUpdateNotificationStateFor: characteristic, error: CBATTError(.requestNotSupported))
-            }
+            return failLater(.setNotifyValue(enabled, characteristic), CBATTError(.requestNotSupported))
         }
         enqueue(.setNotifyValue(enabled, characteristic), "setNotifyValue")
     }
@@ -186,6 +189,9 @@ open class CBPeripheral: CBPeer {
             mtu = newMTU
         case .l2capChannelOpened(let channel, let error):
             callback { $0.peripheral(self, didOpen: channel, error: error) }
+        case .linkLost:
+            state = .disconnected
+            failUnanswered()
         }
         return true
     }
@@ -211,16 +217,20 @@ open class CBPeripheral: CBPeer {
     /// (in order), then every service, characteristic and descriptor object becomes invalid.
     func didDisconnect() {
         state = .disconnected
-        let unanswered = requests
-        requests = []
-        inFlight = false
-        for request in unanswered { fail(request, CBError(.peripheralDisconnected)) }
+        failUnanswered()
         services?.forEach(Self.invalidate)
         services = nil
         cancelRequested = false
     }
 
     // MARK: Private
+
+    private func failUnanswered() {
+        let unanswered = requests
+        requests = []
+        inFlight = false
+        for request in unanswered { fail(request, CBError(.peripheralDisconnected)) }
+    }
 
     private func enqueue(_ request: GATTRequest, _ call: String) {
         guard requireConnected(call) else { return }
@@ -272,8 +282,10 @@ open class CBPeripheral: CBPeer {
         startNext()
     }
 
-    /// The callback of `request` with `error`, for requests the link took with it.
+    /// The callback of `request` with `error`, for requests the link took with it and those
+    /// CoreBluetooth refuses itself; the system is told first.
     private func fail(_ request: GATTRequest, _ error: any Error) {
+        central?.system.peripheral(self, didFail: request, error: error)
         switch request {
         case .discoverServices: callback { $0.peripheral(self, didDiscoverServices: error) }
         case .discoverIncludedServices(_, let service):
@@ -356,9 +368,9 @@ open class CBPeripheral: CBPeer {
         central?.misuse("\(CBManager.typeName(self)) " + message)
     }
 
-    /// An answer the peripheral gives itself, after the app's call returns.
-    private func answerLater(_ body: @escaping (any CBPeripheralDelegate) -> Void) {
-        central?.system.later { [weak self] in self?.callback(body) }
+    /// A refusal the peripheral gives itself, after the app's call returns.
+    private func failLater(_ request: GATTRequest, _ error: any Error) {
+        central?.system.later { [weak self] in self?.fail(request, error) }
     }
 
     private func callback(_ body: (any CBPeripheralDelegate) -> Void) {

@@ -16,7 +16,8 @@ open class CBService: CBAttribute {
     var included: [CBService]?
     var storedCharacteristics: [CBCharacteristic]?
     /// The service's handles in the peer's database (start, end); 0...0 until added or discovered.
-    var handles: ClosedRange<UInt16>
+    /// (bletrace's: CoreBluetooth keeps handles to itself; systems match attributes by them.)
+    public internal(set) var handles: ClosedRange<UInt16>
 
     init(uuid: CBUUID, isPrimary: Bool, handles: ClosedRange<UInt16>, peripheral: CBPeripheral?) {
         primary = isPrimary

@@ -35,6 +35,7 @@ final class UnsupportedSystem: BluetoothSystem {
     func registerForConnectionEvents(options: [CBConnectionEventMatchingOption: Any]?, for central: CBCentralManager) {}
     func perform(_ request: GATTRequest, on peripheral: CBPeripheral) {}
     func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral) -> Bool { false }
+    func peripheral(_ peripheral: CBPeripheral, didFail request: GATTRequest, error: any Error) {}
     func readRSSI(of peripheral: CBPeripheral) {}
     func openL2CAPChannel(_ psm: CBL2CAPPSM, on peripheral: CBPeripheral) {}
     func add(_ service: CBMutableService, for manager: CBPeripheralManager) {}

@@ -10,35 +10,63 @@ public let CBATTErrorDomain = "CBATTErrorDomain"
 /// Shaped as Swift imports Apple's type, so that app code reads the same against bletrace:
 /// `(error as? CBError)?.code == .connectionTimeout`, `switch error.code { … @unknown default: }`,
 /// `catch CBError.connectionTimeout`, and `(error as NSError).domain == CBErrorDomain` with
-/// Apple's codes. A value with no named case (none is known for `CBError`) keeps its number in
-/// ``errorCode``.
+/// Apple's codes. A value with no named case (none is known for `CBError`) is
+/// ``Code/unnamed(_:)``, and ``errorCode`` is its number.
 public struct CBError: Error, Hashable, Sendable, CustomStringConvertible, CustomNSError {
     public static var errorDomain: String { CBErrorDomain }
 
-    /// `CBError.Code`, with Apple's cases and raw values (`CBError.h`).
-    public enum Code: Int, Hashable, Sendable, CaseIterable, CustomStringConvertible {
-        case unknown = 0
-        case invalidParameters = 1
-        case invalidHandle = 2
-        case notConnected = 3
-        case outOfSpace = 4
-        case operationCancelled = 5
-        case connectionTimeout = 6
-        case peripheralDisconnected = 7
-        case uuidNotAllowed = 8
-        case alreadyAdvertising = 9
-        case connectionFailed = 10
-        case connectionLimitReached = 11
-        case unknownDevice = 12
-        case operationNotSupported = 13
-        case peerRemovedPairingInformation = 14
-        case encryptionTimedOut = 15
-        case tooManyLEPairedDevices = 16
-        case leGattExceededBackgroundNotificationLimit = 17
-        case leGattNearBackgroundNotificationLimit = 18
+    /// `CBError.Code`, with Apple's cases and raw values (`CBError.h`). As with the enum Swift
+    /// imports from Objective-C, any raw value makes a code: one with no case is
+    /// ``unnamed(_:)`` (`CBError.Code(rawValue: 99)!`).
+    public enum Code: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+        case unknown
+        case invalidParameters
+        case invalidHandle
+        case notConnected
+        case outOfSpace
+        case operationCancelled
+        case connectionTimeout
+        case peripheralDisconnected
+        case uuidNotAllowed
+        case alreadyAdvertising
+        case connectionFailed
+        case connectionLimitReached
+        case unknownDevice
+        case operationNotSupported
+        case peerRemovedPairingInformation
+        case encryptionTimedOut
+        case tooManyLEPairedDevices
+        case leGattExceededBackgroundNotificationLimit
+        case leGattNearBackgroundNotificationLimit
+        /// A value CoreBluetooth does not name (bletrace's: Swift enums need a case for it).
+        case unnamed(Int)
 
-        /// The Swift case name.
-        public var description: String { Self.names[rawValue] }
+        /// The named codes, in raw-value order from 0.
+        public static let allCases: [Code] = [
+            .unknown, .invalidParameters, .invalidHandle, .notConnected, .outOfSpace, .operationCancelled,
+            .connectionTimeout, .peripheralDisconnected, .uuidNotAllowed, .alreadyAdvertising, .connectionFailed,
+            .connectionLimitReached, .unknownDevice, .operationNotSupported, .peerRemovedPairingInformation,
+            .encryptionTimedOut, .tooManyLEPairedDevices, .leGattExceededBackgroundNotificationLimit,
+            .leGattNearBackgroundNotificationLimit,
+        ]
+
+        /// Always a code, as for the imported Objective-C enum.
+        public init?(rawValue: Int) {
+            self = Self.allCases.indices.contains(rawValue) ? Self.allCases[rawValue] : .unnamed(rawValue)
+        }
+
+        public var rawValue: Int {
+            if case .unnamed(let value) = self { return value }
+            return Self.allCases.firstIndex(of: self)!
+        }
+
+        /// The Swift case name; nil for ``unnamed(_:)``.
+        public var name: String? {
+            if case .unnamed = self { return nil }
+            return Self.names[rawValue]
+        }
+
+        public var description: String { name ?? "CBError.Code(\(rawValue))" }
 
         static let names = [
             "unknown", "invalidParameters", "invalidHandle", "notConnected", "outOfSpace",
@@ -50,26 +78,25 @@ public struct CBError: Error, Hashable, Sendable, CustomStringConvertible, Custo
         ]
     }
 
-    /// The code as `NSError.code` carries it.
-    public let errorCode: Int
+    public let code: Code
 
-    public init(_ code: Code) { errorCode = code.rawValue }
+    public init(_ code: Code) { self.code = Code(rawValue: code.rawValue)! }
     /// An error with a code CoreBluetooth may send but does not name.
-    public init(errorCode: Int) { self.errorCode = errorCode }
+    public init(errorCode: Int) { code = Code(rawValue: errorCode)! }
 
-    /// The named code; ``Code/unknown`` for a value with no case (compare ``errorCode`` then).
-    public var code: Code { Code(rawValue: errorCode) ?? .unknown }
+    /// The code as `NSError.code` carries it.
+    public var errorCode: Int { code.rawValue }
     /// The case name, or nil for a value with no case.
-    public var name: String? { Code(rawValue: errorCode)?.description }
+    public var name: String? { code.name }
 
     public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
     public var localizedDescription: String { message }
 
     /// `CBError.connectionTimeout`, as the flow format writes it; `CBError.Code(99)` unnamed.
-    public var description: String { name.map { "CBError.\($0)" } ?? "CBError.Code(\(errorCode))" }
+    public var description: String { name.map { "CBError.\($0)" } ?? code.description }
 
     private var message: String {
-        switch Code(rawValue: errorCode) {
+        switch code {
         case .unknown: "An unknown Bluetooth error occurred."
         case .invalidParameters: "The parameters given are invalid."
         case .invalidHandle: "The attribute handle is invalid."
@@ -89,7 +116,7 @@ public struct CBError: Error, Hashable, Sendable, CustomStringConvertible, Custo
         case .tooManyLEPairedDevices: "Too many LE devices are paired."
         case .leGattExceededBackgroundNotificationLimit: "Too many notifications in the background."
         case .leGattNearBackgroundNotificationLimit: "Close to the background notification limit."
-        case nil: "Bluetooth error \(errorCode)."
+        case .unnamed(let value): "Bluetooth error \(value)."
         }
     }
 }
@@ -98,33 +125,62 @@ public struct CBError: Error, Hashable, Sendable, CustomStringConvertible, Custo
 /// ATT error code's value.
 ///
 /// ATT's application and profile error codes (0x80-0xFF) have no case in `CBATTError.Code`; they
-/// reach apps with their raw value as `NSError.code`, kept here in ``errorCode``.
+/// reach apps with their raw value as `NSError.code` (``errorCode``), as ``Code/unnamed(_:)``.
 public struct CBATTError: Error, Hashable, Sendable, CustomStringConvertible, CustomNSError {
     public static var errorDomain: String { CBATTErrorDomain }
 
-    /// `CBATTError.Code`, with Apple's cases; the raw values are ATT's error codes 0x00-0x11.
-    public enum Code: Int, Hashable, Sendable, CaseIterable, CustomStringConvertible {
-        case success = 0
-        case invalidHandle = 1
-        case readNotPermitted = 2
-        case writeNotPermitted = 3
-        case invalidPdu = 4
-        case insufficientAuthentication = 5
-        case requestNotSupported = 6
-        case invalidOffset = 7
-        case insufficientAuthorization = 8
-        case prepareQueueFull = 9
-        case attributeNotFound = 10
-        case attributeNotLong = 11
-        case insufficientEncryptionKeySize = 12
-        case invalidAttributeValueLength = 13
-        case unlikelyError = 14
-        case insufficientEncryption = 15
-        case unsupportedGroupType = 16
-        case insufficientResources = 17
+    /// `CBATTError.Code`, with Apple's cases; the raw values are ATT's error codes 0x00-0x11. As
+    /// with the enum Swift imports from Objective-C, any raw value makes a code: an application
+    /// error is ``unnamed(_:)`` (`CBATTError.Code(rawValue: 0x80)!`, which peripheral apps pass to
+    /// `respond(to:withResult:)`).
+    public enum Code: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+        case success
+        case invalidHandle
+        case readNotPermitted
+        case writeNotPermitted
+        case invalidPdu
+        case insufficientAuthentication
+        case requestNotSupported
+        case invalidOffset
+        case insufficientAuthorization
+        case prepareQueueFull
+        case attributeNotFound
+        case attributeNotLong
+        case insufficientEncryptionKeySize
+        case invalidAttributeValueLength
+        case unlikelyError
+        case insufficientEncryption
+        case unsupportedGroupType
+        case insufficientResources
+        /// An ATT error code CoreBluetooth does not name: application errors 0x80-0x9F, common
+        /// profile errors 0xE0-0xFF (bletrace's: Swift enums need a case for it).
+        case unnamed(Int)
 
-        /// The Swift case name.
-        public var description: String { Self.names[rawValue] }
+        /// The named codes, in raw-value order from 0.
+        public static let allCases: [Code] = [
+            .success, .invalidHandle, .readNotPermitted, .writeNotPermitted, .invalidPdu, .insufficientAuthentication,
+            .requestNotSupported, .invalidOffset, .insufficientAuthorization, .prepareQueueFull, .attributeNotFound,
+            .attributeNotLong, .insufficientEncryptionKeySize, .invalidAttributeValueLength, .unlikelyError,
+            .insufficientEncryption, .unsupportedGroupType, .insufficientResources,
+        ]
+
+        /// Always a code, as for the imported Objective-C enum.
+        public init?(rawValue: Int) {
+            self = Self.allCases.indices.contains(rawValue) ? Self.allCases[rawValue] : .unnamed(rawValue)
+        }
+
+        public var rawValue: Int {
+            if case .unnamed(let value) = self { return value }
+            return Self.allCases.firstIndex(of: self)!
+        }
+
+        /// The Swift case name; nil for ``unnamed(_:)``.
+        public var name: String? {
+            if case .unnamed = self { return nil }
+            return Self.names[rawValue]
+        }
+
+        public var description: String { name ?? "CBATTError.Code(\(rawValue))" }
 
         static let names = [
             "success", "invalidHandle", "readNotPermitted", "writeNotPermitted", "invalidPdu",
@@ -136,29 +192,26 @@ public struct CBATTError: Error, Hashable, Sendable, CustomStringConvertible, Cu
         ]
     }
 
-    /// The ATT error code as `NSError.code` carries it (0x80 and up included).
-    public let errorCode: Int
+    public let code: Code
 
-    public init(_ code: Code) { errorCode = code.rawValue }
+    public init(_ code: Code) { self.code = Code(rawValue: code.rawValue)! }
     /// An error with an ATT code `CBATTError.Code` does not name (application errors 0x80-0x9F,
     /// common profile errors 0xE0-0xFF).
-    public init(errorCode: Int) { self.errorCode = errorCode }
+    public init(errorCode: Int) { code = Code(rawValue: errorCode)! }
 
-    /// The named code. A code with no case reads as ``Code/unlikelyError``: Swift enums cannot hold
-    /// the raw value as the imported Objective-C enum does on iOS; compare ``errorCode`` (or
-    /// `(error as NSError).code`) for application error codes.
-    public var code: Code { Code(rawValue: errorCode) ?? .unlikelyError }
+    /// The ATT error code as `NSError.code` carries it (0x80 and up included).
+    public var errorCode: Int { code.rawValue }
     /// The case name, or nil for a code with no case.
-    public var name: String? { Code(rawValue: errorCode)?.description }
+    public var name: String? { code.name }
 
     public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
     public var localizedDescription: String { message }
 
     /// `CBATTError.insufficientEncryption`; `CBATTError.Code(128)` unnamed.
-    public var description: String { name.map { "CBATTError.\($0)" } ?? "CBATTError.Code(\(errorCode))" }
+    public var description: String { name.map { "CBATTError.\($0)" } ?? code.description }
 
     private var message: String {
-        switch Code(rawValue: errorCode) {
+        switch code {
         case .success: "The request succeeded."
         case .invalidHandle: "The attribute handle is invalid."
         case .readNotPermitted: "The attribute cannot be read."
@@ -177,7 +230,7 @@ public struct CBATTError: Error, Hashable, Sendable, CustomStringConvertible, Cu
         case .insufficientEncryption: "The link is not encrypted enough for this attribute."
         case .unsupportedGroupType: "The grouping attribute type is not supported."
         case .insufficientResources: "The peer lacks the resources for the request."
-        case nil: "ATT error 0x\(String(errorCode, radix: 16, uppercase: true))."
+        case .unnamed(let value): "ATT error 0x\(String(value, radix: 16, uppercase: true))."
         }
     }
 }
@@ -228,10 +281,10 @@ extension CBATTError {
 
 /// `catch CBError.connectionTimeout` and `case CBError.connectionTimeout = error`.
 public func ~= (match: CBError.Code, error: any Error) -> Bool {
-    (error as? CBError)?.errorCode == match.rawValue
+    (error as? CBError)?.code == match
 }
 
 /// `catch CBATTError.insufficientAuthentication`.
 public func ~= (match: CBATTError.Code, error: any Error) -> Bool {
-    (error as? CBATTError)?.errorCode == match.rawValue
+    (error as? CBATTError)?.code == match
 }

@@ -94,6 +94,10 @@ public struct Cassette: Sendable {
         return (recorder.cassette(), fault)
     }
 
+    /// The address a peer the capture never names plays under: `00:00:00:00:` and the connection
+    /// handle (a connection that began before the capture).
+    public static func standInAddress(handle: UInt16) -> BluetoothAddress { BluetoothAddress(rawValue: UInt64(handle)) }
+
     // MARK: Looking up
 
     /// This host's role: central when it connected to any peripheral (or only scanned),

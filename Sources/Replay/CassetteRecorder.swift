@@ -91,13 +91,20 @@ public struct CassetteRecorder {
     /// The cassette of the records added so far.
     public func cassette() -> Cassette {
         let report = analyzer.report
+        // A connection that began before the capture has no peer address in it: it plays as a
+        // stand-in peer named by its connection handle (Formats/cassette.md).
+        var connections = report.connections
+        for index in connections.indices
+        where connections[index].peer == nil && connections[index].beganBeforeCapture && connections[index].transport == .le {
+            connections[index].peer = Cassette.standInAddress(handle: connections[index].handle ?? 0)
+        }
         var links = links
         var linkByConnection = linkByConnection
         var peers = peers
         var peerOrder = peerOrder
         // Encryption changes live in the connection episodes; a link is made for a connection
         // that changed encryption without ATT or SMP traffic.
-        for connection in report.connections where connection.changes.contains(where: Self.isSecurity) {
+        for connection in connections where connection.changes.contains(where: Self.isSecurity) {
             if linkByConnection[connection.id] == nil {
                 linkByConnection[connection.id] = links.count
                 links.append(Cassette.Link(connection: connection.id, peer: connection.peer, hostRole: Self.role(connection.role)))
@@ -110,8 +117,10 @@ public struct CassetteRecorder {
             if let peer = entry.peer { databaseByPeer[peer] = entry.database }
         }
         for index in links.indices {
-            let connection = report.connections[links[index].connection]
+            let connection = connections[links[index].connection]
+            links[index].peer = connection.peer
             links[index].database = databaseByConnection[connection.id]
+            if let peer = connection.peer, databaseByPeer[peer] == nil { databaseByPeer[peer] = links[index].database }
             links[index].mtu = connection.mtu
             var security = links[index].security
             for change in connection.changes {
@@ -156,7 +165,7 @@ public struct CassetteRecorder {
             peers[address]!.links.sort()
         }
         return Cassette(
-            connections: report.connections, firstTime: report.firstTime, lastTime: report.lastTime,
+            connections: connections, firstTime: report.firstTime, lastTime: report.lastTime,
             records: report.records, scans: report.scans, advertising: report.advertising, links: links, peers: peers,
             peerOrder: peerOrder)
     }

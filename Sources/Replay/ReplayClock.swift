@@ -30,13 +30,13 @@ public final class ReplayClock: Clock, @unchecked Sendable {
     }
 
     /// Whether the app was given the clock (the engine yields to the app's tasks only then, so
-    /// that apps that never use it pay nothing).
-    var isInUse: Bool { lock.withLock { used } }
-    private var used = false
+    /// that apps that never use it pay nothing). Set once, by the replay's own thread, when the app
+    /// takes the clock from its launch; read by that thread only.
+    private(set) nonisolated(unsafe) var isInUse = false
 
     /// The app took the clock.
     func handOut() -> ReplayClock {
-        lock.withLock { used = true }
+        isInUse = true
         return self
     }
 

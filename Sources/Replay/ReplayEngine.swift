@@ -16,9 +16,10 @@ import Wire
 /// none; the capture's own local disconnections are the captured app's choices and are not
 /// played back.
 ///
-/// GATT requests, scans and the peripheral-manager role are written to the flow; until the
-/// cassette holds the peers' answers (issue 11), they stay unanswered, as from a peer that went
-/// silent, and each is noted as a divergence.
+/// GATT requests are answered as the capture's peer answered them
+/// (`ReplayEngine+GATTClient.swift`), scans get the capture's advertising reports
+/// (`ReplayEngine+Scan.swift`), and a capture taken on a peripheral host plays its remote centrals
+/// to the app's peripheral managers (`ReplayEngine+GATTServer.swift`); Formats/flow.md says how.
 public final class ReplayEngine: BluetoothSystem {
     /// How the replay moves through the capture's time.
     public enum Pacing: Sendable {
@@ -38,12 +39,13 @@ public final class ReplayEngine: BluetoothSystem {
     /// (a timer that re-arms itself forever ends with it). The ATT transaction timeout, so that an
     /// app's own request timeouts after the last record still fire.
     public static let horizonSeconds: Int64 = 30
-    public private(set) var flow = Flow()
+    public internal(set) var flow = Flow()
 
     /// Where the replay is in capture time.
     public var now: Timestamp {
         switch pacing {
         case .virtual:
+            guard clock.isInUse else { return eventTime }
             // A task woken by the clock acts at the clock's time.
             let clockTime = cassette.start.adding(microseconds: microseconds(ReplayClock.offset(of: clock.now)))
             return max(eventTime, clockTime)
@@ -58,23 +60,25 @@ public final class ReplayEngine: BluetoothSystem {
     private var eventTime: Timestamp
     private var wallStart: ContinuousClock.Instant?
 
-    private struct Scheduled {
-        var time: Timestamp
-        var sequence: Int
-        var peripheral: CBPeripheral?
-        var action: () -> Void
-    }
-
-    private var queue: [Scheduled] = []
-    private var sequence = 0
+    var queue = EventQueue()
     private var managers: [CBManager] = []
     private var centrals: [CBCentralManager] = []
     /// Peripheral objects the app was given, for the end-of-capture summary.
-    private var given: [BluetoothAddress: CBPeripheral] = [:]
+    var given: [BluetoothAddress: CBPeripheral] = [:]
+    /// The connection each connected peripheral of the app is playing, with what the app did on it.
+    var links: [BluetoothAddress: LinkPlayback] = [:]
+    /// What the replay does with a request the capture cannot answer.
+    public var unmatched: UnmatchedPolicy = .pend
+    /// Set when a request could not be matched under ``UnmatchedPolicy/fail``: the replay stopped.
+    public private(set) var failed = false
+    /// The scan in progress, if any: a new scan or a stop ends the old one's discoveries.
+    var scanGeneration = 0
     /// Index of the next unused episode per peer.
     private var cursor: [BluetoothAddress: Int] = [:]
     /// Peers with a connection attempt of the app in progress.
     private var attempts: Set<BluetoothAddress> = []
+    /// The remote centrals' playback, for the app's peripheral managers (ReplayEngine+GATTServer).
+    let server = ServerPlayback()
 
     public init(cassette: Cassette, pacing: Pacing = .virtual) {
         self.cassette = cassette
@@ -91,6 +95,7 @@ public final class ReplayEngine: BluetoothSystem {
                 schedule(at: now.adding(microseconds: Int64((max(0, seconds) * 1e6).rounded())), for: nil, action)
             },
             clock: clock)
+        startServerPlayback()
         switch pacing {
         case .virtual:
             BluetoothSystemContext.with(self) {
@@ -112,6 +117,7 @@ public final class ReplayEngine: BluetoothSystem {
             }
             await engine.playInRealTime(until: horizon)
         }
+        endLinks()
         for (address, peripheral) in given.sorted(by: { $0.key < $1.key }) {
             flow.comments.append("at the end of the capture: \(address) is \(peripheral.state)")
         }
@@ -121,7 +127,7 @@ public final class ReplayEngine: BluetoothSystem {
     /// Runs the queue in time order, waking the clock's sleepers between events at their moments.
     private func playVirtually(until horizon: Timestamp) async {
         while true {
-            let nextEvent = queue.first.map(\.time)
+            let nextEvent = queue.nextTime()
             if clock.isInUse, nextEvent.map({ $0 > eventTime }) ?? true {
                 // Before time moves on (or the replay ends), let the tasks the app started reach
                 // their sleeps, as TestClock.advance does; at the end, give them longer.
@@ -140,25 +146,23 @@ public final class ReplayEngine: BluetoothSystem {
             }
             guard let nextEvent, nextEvent <= horizon else { return }
             if clock.isInUse { await clock.advance(to: ReplayClock.Instant(offset: .microseconds(nextEvent.microseconds - cassette.start.microseconds))) }
-            let next = queue.removeFirst()
+            guard let next = queue.popNext() else { return }
             eventTime = nextEvent
             BluetoothSystemContext.with(self) { next.action() }
         }
     }
 
     /// Runs each event at its capture time in wall time, on the main thread, where the app's own
-    /// `DispatchQueue.main` timers run between them.
+    /// `DispatchQueue.main` timers run between them. The whole loop stays on the main actor (its
+    /// sleeps wake there too), so that busy worker threads cannot hold the replay back.
+    @MainActor
     private func playInRealTime(until horizon: Timestamp) async {
-        nonisolated(unsafe) let engine = self
-        while let next = await MainActor.run(body: { engine.queue.first.map(\.time) }), next <= horizon {
+        while let next = queue.nextTime(), next <= horizon {
             try? await Task.sleep(until: wallStart! + .microseconds(next.microseconds - cassette.start.microseconds), clock: .continuous)
-            await MainActor.run {
-                BluetoothSystemContext.with(engine) {
-                    while let due = engine.queue.first, due.time <= engine.now {
-                        engine.queue.removeFirst()
-                        engine.eventTime = due.time
-                        due.action()
-                    }
+            BluetoothSystemContext.with(self) {
+                while let time = queue.nextTime(), time <= now, let due = queue.popNext() {
+                    eventTime = due.time
+                    due.action()
                 }
             }
         }
@@ -202,17 +206,13 @@ public final class ReplayEngine: BluetoothSystem {
         }
     }
 
+    /// Peers of connections that began before the capture and are still up, with one of
+    /// `services` in the database the capture revealed: connected to the system, as by another app.
     public func retrieveConnectedPeripherals(withServices services: [CBUUID], for central: CBCentralManager) -> [CBPeripheral] {
-        []
-    }
-
-    public func scanForPeripherals(withServices services: [CBUUID]?, options: [String: Any]?, for central: CBCentralManager) {
-        record("app", "scanForPeripherals", ["services": services.map { $0.map(\.uuidString).joined(separator: ",") } ?? "nil"])
-        flow.comments.append("divergence: scanForPeripherals is not played back yet; no didDiscover follows")
-    }
-
-    public func stopScan(for central: CBCentralManager) {
-        record("app", "stopScan", [:])
+        cassette.peers.filter { address in
+            (cassette.episodes[address] ?? []).contains { $0.beganBeforeCapture && ($0.disconnectTime.map { $0 > now } ?? true) }
+                && cassette.services(of: address).contains { service in services.contains { $0.bluetoothUUID == service.uuid } }
+        }.map { peripheral(for: $0, central) }
     }
 
     public func registerForConnectionEvents(options: [CBConnectionEventMatchingOption: Any]?, for central: CBCentralManager) {
@@ -226,13 +226,14 @@ public final class ReplayEngine: BluetoothSystem {
         guard peripheral.state != .connected, attempts.insert(address).inserted else { return }
         guard let episode = nextEpisode(for: address) else { return }  // stays pending
         let at = max(now, episode.completeTime ?? now)
-        if episode.status == .success {
+        if episode.status == .success || episode.beganBeforeCapture {
             schedule(at: at, for: peripheral) { [unowned self] in
                 attempts.remove(address)
                 record(label(central), "didConnect", ["peripheral": "\(address)"])
                 // Scheduled before the app hears of the connection, so that a cancel from inside
                 // didConnect withdraws it.
                 scheduleRemoteDisconnection(of: episode, peripheral, central)
+                startLink(episode, peripheral, central)
                 central.deliver(.connected(peripheral))
             }
         } else {
@@ -248,57 +249,17 @@ public final class ReplayEngine: BluetoothSystem {
     public func cancelPeripheralConnection(_ peripheral: CBPeripheral, for central: CBCentralManager) {
         guard let address = peripheral.address else { return }
         record("app", "cancelPeripheralConnection", ["peripheral": "\(address)"])
-        queue.removeAll { $0.peripheral === peripheral }
+        queue.withdraw(peripheral)
         attempts.remove(address)
+        links[address] = nil
         guard peripheral.state != .disconnected else { return }
         // CoreBluetooth reports every cancel, of a connection or of an attempt, through
         // didDisconnectPeripheral with no error.
         schedule(at: now, for: peripheral) { [unowned self] in
+            peripheral.deliver(.linkLost)
             record(label(central), "didDisconnectPeripheral", ["peripheral": "\(address)", "error": "nil"])
             central.deliver(.disconnected(peripheral, error: nil))
         }
-    }
-
-    // MARK: BluetoothSystem: GATT client and server (not answered from the cassette yet)
-
-    public func perform(_ request: GATTRequest, on peripheral: CBPeripheral) {
-        unanswered("app", request.methodName, peripheral)
-    }
-
-    public func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral) -> Bool {
-        unanswered("app", "writeValue", peripheral)
-        return true
-    }
-
-    public func readRSSI(of peripheral: CBPeripheral) { unanswered("app", "readRSSI", peripheral) }
-    public func openL2CAPChannel(_ psm: CBL2CAPPSM, on peripheral: CBPeripheral) { unanswered("app", "openL2CAPChannel", peripheral) }
-    public func add(_ service: CBMutableService, for manager: CBPeripheralManager) { unanswered("app", "add", nil) }
-    public func remove(_ service: CBMutableService, for manager: CBPeripheralManager) { record("app", "remove", [:]) }
-    public func removeAllServices(for manager: CBPeripheralManager) { record("app", "removeAllServices", [:]) }
-    public func startAdvertising(_ advertisementData: [String: Any]?, for manager: CBPeripheralManager) {
-        unanswered("app", "startAdvertising", nil)
-    }
-    public func stopAdvertising(for manager: CBPeripheralManager) { record("app", "stopAdvertising", [:]) }
-    public func respond(to request: CBATTRequest, withResult result: CBATTError.Code, for manager: CBPeripheralManager) {
-        record("app", "respond", ["result": "\(result)"])
-    }
-    public func updateValue(
-        _ value: Data, for characteristic: CBMutableCharacteristic, onSubscribedCentrals centrals: [CBCentral]?,
-        for manager: CBPeripheralManager
-    ) -> Bool {
-        record("app", "updateValue", ["characteristic": characteristic.uuid.uuidString])
-        return true
-    }
-    public func setDesiredConnectionLatency(_ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral, manager: CBPeripheralManager) {}
-    public func publishL2CAPChannel(withEncryption encryptionRequired: Bool, for manager: CBPeripheralManager) {
-        unanswered("app", "publishL2CAPChannel", nil)
-    }
-    public func unpublishL2CAPChannel(_ psm: CBL2CAPPSM, for manager: CBPeripheralManager) {}
-
-    /// A request the cassette cannot answer yet: written to the flow, and left pending.
-    private func unanswered(_ actor: String, _ name: String, _ peripheral: CBPeripheral?) {
-        record(actor, name, peripheral?.address.map { ["peripheral": "\($0)"] } ?? [:])
-        flow.comments.append("divergence: \(name) is not answered from the capture yet; it stays pending")
     }
 
     // MARK: Playback
@@ -314,8 +275,8 @@ public final class ReplayEngine: BluetoothSystem {
         while index < episodes.count {
             let episode = episodes[index]
             index += 1
-            guard episode.outcome == .failed || episode.status == .success else { continue }
-            let over = episode.status == .success ? episode.disconnectTime : episode.completeTime
+            guard episode.outcome == .failed || episode.status == .success || episode.beganBeforeCapture else { continue }
+            let over = episode.outcome == .failed ? episode.completeTime : episode.disconnectTime
             if let over, over < now { continue }
             return episode
         }
@@ -325,12 +286,17 @@ public final class ReplayEngine: BluetoothSystem {
     private func scheduleRemoteDisconnection(
         of episode: Connection, _ peripheral: CBPeripheral, _ central: CBCentralManager
     ) {
+        if episode.initiator != .remote, let time = episode.disconnectTime {
+            return scheduleContinuation(after: episode, at: time, peripheral, central)
+        }
         guard let time = episode.disconnectTime, episode.initiator == .remote,
             let reason = episode.reason
         else { return }
         let error = episode.cbError?.value ?? CoreBluetoothMapping.disconnectionError(
             reason: reason, requestedByApp: false).value
         schedule(at: max(now, time), for: peripheral) { [unowned self] in
+            endLink(of: peripheral)
+            peripheral.deliver(.linkLost)
             record(
                 label(central), "didDisconnectPeripheral",
                 ["peripheral": "\(episode.peer.map { "\($0)" } ?? "?")", "error": error.map { "\($0)" } ?? "nil"])
@@ -338,31 +304,58 @@ public final class ReplayEngine: BluetoothSystem {
         }
     }
 
-    private func peripheral(for address: BluetoothAddress, _ central: CBCentralManager) -> CBPeripheral {
+    /// The captured app ended `episode` itself at `time`, but this app still holds the link: the
+    /// peer's next connection in the capture continues it (its notifications, service changes and
+    /// remote disconnection reach the app), as if the link had never dropped. With none, the link
+    /// stays up to the end.
+    private func scheduleContinuation(after episode: Connection, at time: Timestamp, _ peripheral: CBPeripheral, _ central: CBCentralManager) {
+        guard let address = peripheral.address else { return }
+        schedule(at: max(now, time), for: peripheral) { [unowned self] in
+            let subscribed = links[address]?.subscribed ?? []
+            links[address]?.link = nil  // the old connection has nothing more to play
+            guard let next = nextEpisode(for: address), next.outcome != .failed else {
+                flow.comments.append("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.start))) and never connected again; this app's link stays up")
+                return
+            }
+            let at = max(now, next.completeTime ?? now)
+            flow.comments.append("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.start))); this app's link continues as the capture's next connection, from +\(formatSeconds(at.seconds(since: cassette.start)))")
+            schedule(at: at, for: peripheral) { [unowned self] in
+                startLink(next, peripheral, central)
+                links[address]?.subscribed = subscribed
+                scheduleRemoteDisconnection(of: next, peripheral, central)
+            }
+        }
+    }
+
+    func peripheral(for address: BluetoothAddress, _ central: CBCentralManager) -> CBPeripheral {
         let peripheral = central.peripheral(identifier: CBPeer.identifier(for: address), address: address)
         given[address] = peripheral
         return peripheral
     }
 
-    private func schedule(at time: Timestamp, for peripheral: CBPeripheral?, _ action: @escaping () -> Void) {
-        sequence += 1
-        let item = Scheduled(time: time, sequence: sequence, peripheral: peripheral, action: action)
-        let index = queue.firstIndex { ($0.time, $0.sequence) > (time, sequence) } ?? queue.count
-        queue.insert(item, at: index)
+    func schedule(at time: Timestamp, for peripheral: CBPeripheral?, _ action: @escaping () -> Void) {
+        queue.schedule(at: time, for: peripheral, action)
     }
 
     /// `central`, `central2`, … and `peripheralManager`, `peripheralManager2`, … in creation order.
-    private func label(_ manager: CBManager) -> String {
+    func label(_ manager: CBManager) -> String {
         let kind = manager is CBCentralManager ? "central" : "peripheralManager"
         let same = managers.filter { ($0 is CBCentralManager) == (manager is CBCentralManager) }
         let index = same.firstIndex { $0 === manager } ?? 0
         return index == 0 ? kind : "\(kind)\(index + 1)"
     }
 
-    private func record(_ actor: String, _ name: String, _ arguments: KeyValuePairs<String, String>) {
-        flow.events.append(
-            FlowEvent(
-                time: now.seconds(since: cassette.start), actor: actor, name: name,
-                arguments: arguments.map { FlowEvent.Argument($0.key, $0.value) }))
+    func record(_ actor: String, _ name: String, _ arguments: KeyValuePairs<String, String>) {
+        record(actor, name, arguments.map { FlowEvent.Argument($0.key, $0.value) })
+    }
+
+    func record(_ actor: String, _ name: String, _ arguments: [FlowEvent.Argument]) {
+        flow.events.append(FlowEvent(time: now.seconds(since: cassette.start), actor: actor, name: name, arguments: arguments))
+    }
+
+    /// Stops the replay: nothing more happens (``UnmatchedPolicy/fail``).
+    func stop() {
+        failed = true
+        queue.removeAll()
     }
 }

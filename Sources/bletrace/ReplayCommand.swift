@@ -11,9 +11,11 @@ struct ReplayCommand: AsyncParsableCommand {
 
     @OptionGroup var capture: CaptureOptions
     @Option(help: "The reference app to replay to (\(ReferenceApps.all.map(\.name).joined(separator: ", "))).")
-    var app: String
+    var app: String = "mirror"
     @Option(name: .shortAndLong, help: "Write the flow to this file instead of standard output.")
     var output: String?
+    @Option(help: "What to do with a request the capture cannot answer: pend (never answered, as by a silent peer), error (CBATTError.unlikelyError) or fail (stop, exit 1). Each is a divergence comment in the flow.")
+    var unmatched: UnmatchedPolicy = .pend
     @Flag(help: "Play the capture at its own pace in wall time, with callbacks on the main thread, for app code that uses DispatchQueue.main.asyncAfter or Timer directly (default: capture time, at once).")
     var realtime = false
 
@@ -35,9 +37,14 @@ struct ReplayCommand: AsyncParsableCommand {
             throw Exit.badInput
         }
         let entry = ReferenceApps.named(app)!
-        var flow = await ReplayEngine(cassette: cassette, pacing: realtime ? .realtime : .virtual).run(entry.make(), name: entry.name)
+        let engine = ReplayEngine(cassette: cassette, pacing: realtime ? .realtime : .virtual)
+        engine.unmatched = unmatched
+        var flow = await engine.run(entry.make(for: cassette), name: entry.name)
         flow.comments.insert("capture: \((capture.file as NSString).lastPathComponent)  app: \(entry.name)", at: 0)
         Output.line(String(flow.text.dropLast()))
+        if engine.failed { throw Exit.finding }
         try finish(fault)
     }
 }
+
+extension UnmatchedPolicy: ExpressibleByArgument {}

@@ -197,6 +197,10 @@ import Wire
             "centralManager(_:didDisconnectPeripheral:error:)",
         ])
         #expect(delegate.errors.prefix(2).allSatisfy { $0.hasSuffix("CBError.peripheralDisconnected") })
+        // The system hears of each failure before the delegate does.
+        #expect(system.calls.filter { $0.hasPrefix("failed") } == [
+            "failed readValue CBError.peripheralDisconnected", "failed writeValue CBError.peripheralDisconnected",
+        ])
         #expect(peripheral.services == nil)
         #expect(heart.peripheral == nil)
         #expect(!measurementObject.isNotifying)
@@ -210,6 +214,16 @@ import Wire
         system.answer(.services([heartRate], error: nil))
         system.flush()
         #expect(peripheral.services![0] !== heart)
+    }
+
+    @Test func aLostLinkFailsTheUnansweredRequestsBeforeTheDisconnectionEvent() {
+        let (_, _, locationObject) = discoverAll()
+        peripheral.readValue(for: locationObject)
+        peripheral.deliver(.linkLost)
+        #expect(delegate.errors == ["peripheral(_:didUpdateValueFor:error:) characteristic CBError.peripheralDisconnected"])
+        system.send(.disconnected(peripheral, error: CBError(.connectionTimeout)), to: central)
+        system.flush()
+        #expect(delegate.errors.count == 2, "no request is failed twice")
     }
 
     @Test func aServiceChangeRemovesTheServicesItCoversAndSaysWhich() {

@@ -93,6 +93,9 @@ final class ScriptedSystem: BluetoothSystem {
         writeRoom -= 1
         return writeRoom > 0
     }
+    func peripheral(_ peripheral: CBPeripheral, didFail request: GATTRequest, error: any Error) {
+        calls.append("failed \(request.methodName) \(error)")
+    }
     func readRSSI(of peripheral: CBPeripheral) { calls.append("readRSSI") }
     func openL2CAPChannel(_ psm: CBL2CAPPSM, on peripheral: CBPeripheral) { calls.append("openL2CAPChannel \(psm)") }
     func add(_ service: CBMutableService, for manager: CBPeripheralManager) {

@@ -32,9 +32,11 @@ import Testing
         #expect(CBError(code).name == name)
     }
 
-    @Test func thereAreNineteenCodesAndNoMore() {
+    @Test func thereAreNineteenNamedCodesAndAnyOtherValueIsUnnamed() {
         #expect(CBError.Code.allCases.count == 19)
-        #expect(CBError.Code(rawValue: 19) == nil)
+        #expect(CBError.Code(rawValue: 19) == .unnamed(19))
+        #expect(CBError.Code(rawValue: 19)?.rawValue == 19)
+        #expect(CBError(.unnamed(6)).code == .connectionTimeout, "a named value is always its case")
     }
 
     @Test(arguments: [19, 99, -1, Int.max])
@@ -118,8 +120,9 @@ import Testing
         #expect(error.name == nil)
         #expect(error.description == "CBATTError.Code(\(raw))")
         #expect((error as NSError).code == raw)
-        // Swift enums cannot hold the raw value; the code reads as unlikelyError (documented).
-        #expect(error.code == .unlikelyError)
+        #expect(error.code == .unnamed(raw))
+        // As peripheral apps write an application error for respond(to:withResult:).
+        #expect(CBATTError.Code(rawValue: raw)! == error.code)
     }
 
     @Test func errorDescriptionAndDomain() {

@@ -67,7 +67,7 @@ final class OneShotApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
         let flow = await ReplayEngine(cassette: cassette([
             episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08),
             episode(id: 1, attempt: 6, complete: 6.3, disconnect: 9, reason: 0x16, local: true),
-        ])).run(ReferenceApps.named("reconnecting")!.make(), name: "reconnecting")
+        ])).run(ReferenceApps.named("reconnecting")!.make(for: cassette([])), name: "reconnecting")
         #expect(signatures(flow) == [
             "system launch app=reconnecting",
             "central didUpdateState state=poweredOn",
@@ -79,8 +79,11 @@ final class OneShotApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
         ])
         // Events happen at the capture's times.
         #expect(flow.events.compactMap(\.time) == [0, 0, 0, 1.2, 5, 5, 6.3])
-        // The captured app's own local disconnection (0x16) is not played back.
-        #expect(flow.comments == ["at the end of the capture: F0:F1:F2:F3:F4:05 is connected"])
+        // The captured app's own local disconnection (0x16) is not played back: this app's link stays up.
+        #expect(flow.comments == [
+            "F0:F1:F2:F3:F4:05: the capture's app disconnected at +9.000000 and never connected again; this app's link stays up",
+            "at the end of the capture: F0:F1:F2:F3:F4:05 is connected",
+        ])
     }
 
     @Test func anAppThatDoesNotReconnectStaysDisconnected() async {
@@ -110,7 +113,7 @@ final class OneShotApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
         let flow = await ReplayEngine(cassette: cassette([
             episode(id: 0, attempt: 1, complete: 1.5, status: 0x3E),
             episode(id: 1, attempt: 2, complete: 2.5),
-        ])).run(ReferenceApps.named("reconnecting")!.make(), name: "reconnecting")
+        ])).run(ReferenceApps.named("reconnecting")!.make(for: cassette([])), name: "reconnecting")
         #expect(signatures(flow).suffix(4) == [
             "app connect peripheral=F0:F1:F2:F3:F4:05",
             "central didFailToConnect peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionFailed",
@@ -167,9 +170,46 @@ final class OneShotApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
     @Test func theBundledCaptureReplaysToItsExpectedFlow() async throws {
         let (cassette, fault) = try Cassette.load(path: Fixtures.capture("reconnect-supervision-timeout.btsnoop"))
         #expect(fault == nil)
-        let actual = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("reconnecting")!.make(), name: "reconnecting")
+        let actual = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("reconnecting")!.make(for: cassette), name: "reconnecting")
         let text = try String(contentsOfFile: Fixtures.capture("reconnect-supervision-timeout.reconnecting.flow"), encoding: .utf8)
         let diff = FlowDiff(expected: try Flow(parsing: text), actual: actual)
         #expect(diff.isEqual, "\(diff.report(expectedName: "expected", actualName: "actual"))")
+    }
+}
+
+/// An app that keeps a link the captured app closed hears of the peer again: the peer's next
+/// connection in the capture continues the link (Formats/flow.md, "Links the captured app closed").
+@Suite struct LinkContinuationTests {
+    @Test func thePeersNextConnectionContinuesALinkTheCapturedAppClosed() async {
+        let flow = await ReplayEngine(cassette: cassette([
+            episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x16, local: true),
+            episode(id: 1, attempt: 6, complete: 6.3, disconnect: 9, reason: 0x08),
+        ])).run(OneShotApp(), name: "one-shot")
+        #expect(signatures(flow).suffix(2) == [
+            "central didConnect peripheral=F0:F1:F2:F3:F4:05",
+            "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionTimeout",
+        ])
+        #expect(flow.events.last?.time == 9)
+        #expect(flow.comments.contains { $0.contains("continues as the capture's next connection, from +6.300000") })
+    }
+
+    @Test func withNoLaterConnectionTheLinkStaysUp() async {
+        let flow = await ReplayEngine(cassette: cassette([
+            episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x16, local: true),
+        ])).run(OneShotApp(), name: "one-shot")
+        #expect(flow.events.last?.name == "didConnect")
+        #expect(flow.comments.contains("at the end of the capture: F0:F1:F2:F3:F4:05 is connected"))
+    }
+
+    @Test func aRealSupervisionTimeoutAfterTheCapturedAppsOwnDisconnectionReachesTheApp() async throws {
+        let path = Fixtures.publicCapture("joelarula-darkelf-2.btsnoop")
+        let (cassette, _) = try Cassette.load(path: path)
+        let peer = cassette.peers[0]
+        // The capture's first supervision timeout (0x08) of that peer, after a disconnection of its own.
+        let timeout = try #require(cassette.episodes[peer]?.first { $0.reason?.rawValue == 0x08 }?.disconnectTime)
+        let flow = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("reconnecting")!.make(for: cassette), name: "reconnecting")
+        let lost = try #require(flow.events.first { $0.name == "didDisconnectPeripheral" })
+        #expect(lost.argument("error") == "CBError.connectionTimeout")
+        #expect(lost.time == timeout.seconds(since: cassette.start))
     }
 }

@@ -1,6 +1,7 @@
 import BLETraceCoreBluetooth
 import Dispatch
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Replay
@@ -102,5 +103,16 @@ import Testing
         // The cancel came from the app's timer, in wall time after the connection.
         let times = flow.events.suffix(3).compactMap(\.time)
         #expect(times[1] >= times[0] + 0.1)
+    }
+}
+
+@Suite struct SDKTimeoutTests {
+    @Test func theSDKsOneSecondWatchdogFiresOneCaptureSecondAfterTheRequest() async throws {
+        let (cassette, _) = try Cassette.load(path: Fixtures.capture("att-errors.btsnoop"))
+        let app = try #require(ReferenceApps.named("sdk-timeout"))
+        let flow = await ReplayEngine(cassette: cassette).run(app.make(for: cassette), name: app.name)
+        let read = try #require(flow.events.last { $0.name == "readValue" }?.time)
+        let cancel = try #require(flow.events.first { $0.name == "cancelPeripheralConnection" }?.time)
+        #expect(abs(cancel - read - SDKTimeoutApp.timeout) < 1e-6)
     }
 }

@@ -12,7 +12,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
     Task.detached {
         var sum = 0
         for entry in ReferenceApps.all {
-            let flow = await ReplayEngine(cassette: cassette).run(entry.make(), name: entry.name)
+            let flow = await ReplayEngine(cassette: cassette).run(entry.make(for: cassette), name: entry.name)
             sum &+= flow.text.utf8.count
         }
         if sum == 0x7fff_ffff { print(sum) }

@@ -1,0 +1,142 @@
+import BLETraceCoreBluetooth
+import Foundation
+import Lifecycle
+import Wire
+
+/// The captured app, played again through CoreBluetooth: it makes the requests the capture's
+/// central made, at their capture times — connections, cancels, discovery, reads, writes,
+/// subscriptions — so that its flow is what CoreBluetooth would have told the captured app.
+///
+/// Discovery is made as CoreBluetooth apps make it (services, then the characteristics and
+/// descriptors the capture discovered); a read or write is made on the object with the capture's
+/// handle — after the discovery under way, when it has not reached that object yet — and skipped
+/// when discovery never gives the app that object (the captured app used handles it had cached).
+/// Scans are not repeated: their reports would drown the flow. A request the captured stack sent
+/// again after pairing (refused for security first) is made once: iOS retries by itself.
+final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPeripheralDelegate {
+    private let cassette: Cassette
+    private var central: CBCentralManager?
+    private var launch: Launch?
+    /// Discovery requests made and not yet answered, per peripheral.
+    private var discovering: [UUID: Int] = [:]
+    /// Operations waiting for the discovery under way, per peripheral.
+    private var waiting: [UUID: [Cassette.Operation]] = [:]
+
+    init(cassette: Cassette) { self.cassette = cassette }
+
+    func didFinishLaunching(_ launch: Launch) {
+        self.launch = launch
+        central = CBCentralManager(delegate: self, queue: nil)
+    }
+
+    func centralManagerDidUpdateState(_ central: CBCentralManager) {
+        guard central.state == .poweredOn else { return }
+        for address in cassette.peers {
+            guard let peripheral = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: address)]).first else { continue }
+            peripheral.delegate = self
+            for episode in cassette.episodes[address] ?? [] where episode.role != .peripheral {
+                follow(episode, peripheral, central)
+            }
+        }
+    }
+
+    /// Schedules what the captured app did on `episode`.
+    private func follow(_ episode: Connection, _ peripheral: CBPeripheral, _ central: CBCentralManager) {
+        at(episode.attemptTime ?? cassette.start) { central.connect(peripheral) }
+        if let cancel = episode.cancelTime { at(cancel) { central.cancelPeripheralConnection(peripheral) } }
+        if episode.initiator == .local, let end = episode.disconnectTime {
+            at(end) { central.cancelPeripheralConnection(peripheral) }
+        }
+        guard let link = cassette.link(connection: episode.id) else { return }
+        var discovered = false
+        var refusedForSecurity: Set<String> = []
+        for operation in link.operations where operation.sender != .peer {
+            // The captured stack's own retry of a request refused for security after pairing:
+            // iOS retries by itself, so the app makes the request once.
+            let key = "\(operation.kind.rawValue)@\(operation.handle ?? 0)"
+            if refusedForSecurity.remove(key) != nil { continue }
+            if let code = operation.error?.rawValue, [0x05, 0x0C, 0x0F].contains(code) { refusedForSecurity.insert(key) }
+            switch operation.kind {
+            case .discovery where !discovered:
+                discovered = true
+                at(operation.time) { [unowned self] in
+                    discovering[peripheral.identifier, default: 0] += 1
+                    peripheral.discoverServices(nil)
+                }
+            case .read, .write, .longWrite, .writeWithoutResponse, .signedWrite:
+                at(operation.time) { [unowned self] in issue(operation, on: peripheral) }
+            default:
+                break
+            }
+        }
+    }
+
+    /// The CoreBluetooth call for one of the captured app's operations.
+    private func issue(_ operation: Cassette.Operation, on peripheral: CBPeripheral) {
+        guard peripheral.state == .connected, let handle = operation.handle else { return }
+        guard discovering[peripheral.identifier, default: 0] == 0 else {
+            waiting[peripheral.identifier, default: []].append(operation)
+            return
+        }
+        let characteristics = (peripheral.services ?? []).flatMap { $0.characteristics ?? [] }
+        if let characteristic = characteristics.first(where: { $0.valueHandle == handle }) {
+            switch operation.kind {
+            case .read: peripheral.readValue(for: characteristic)
+            case .writeWithoutResponse, .signedWrite: peripheral.writeValue(Data(operation.value), for: characteristic, type: .withoutResponse)
+            default: peripheral.writeValue(Data(operation.value), for: characteristic, type: .withResponse)
+            }
+            return
+        }
+        for characteristic in characteristics {
+            guard let descriptor = characteristic.descriptors?.first(where: { $0.handle == handle }) else { continue }
+            switch operation.kind {
+            case .read: peripheral.readValue(for: descriptor)
+            case _ where descriptor.uuid.uuidString == "2902":
+                peripheral.setNotifyValue((operation.value.first ?? 0) & 0x03 != 0, for: characteristic)
+            default: peripheral.writeValue(Data(operation.value), for: descriptor)
+            }
+            return
+        }
+    }
+
+    func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {
+        guard let address = peripheral.address else { return }
+        for service in peripheral.services ?? []
+        where !cassette.characteristics(of: address, service: service.handles.lowerBound).isEmpty {
+            discovering[peripheral.identifier, default: 0] += 1
+            peripheral.discoverCharacteristics(nil, for: service)
+        }
+        discovered(peripheral)
+    }
+
+    func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?) {
+        guard let address = peripheral.address else { return }
+        for characteristic in service.characteristics ?? []
+        where !cassette.descriptors(of: address, characteristic: characteristic.valueHandle).isEmpty {
+            discovering[peripheral.identifier, default: 0] += 1
+            peripheral.discoverDescriptors(for: characteristic)
+        }
+        discovered(peripheral)
+    }
+
+    func peripheral(_ peripheral: CBPeripheral, didDiscoverDescriptorsFor characteristic: CBCharacteristic, error: (any Error)?) {
+        discovered(peripheral)
+    }
+
+    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {
+        discovering[peripheral.identifier] = nil
+        waiting[peripheral.identifier] = nil
+    }
+
+    /// One discovery answered: once none is left, the operations that waited for it are made.
+    private func discovered(_ peripheral: CBPeripheral) {
+        discovering[peripheral.identifier, default: 1] -= 1
+        guard discovering[peripheral.identifier] == 0, let operations = waiting.removeValue(forKey: peripheral.identifier) else { return }
+        for operation in operations { issue(operation, on: peripheral) }
+    }
+
+    /// Runs `action` at capture time `time` (at once when that is past).
+    private func at(_ time: Timestamp, _ action: @escaping () -> Void) {
+        launch?.asyncAfter(max(0, time.seconds(since: cassette.start)), action)
+    }
+}

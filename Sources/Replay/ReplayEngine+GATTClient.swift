@@ -1,0 +1,395 @@
+import ATT
+import BLETraceCoreBluetooth
+import CoreBluetoothCodes
+import Foundation
+import Lifecycle
+import Wire
+
+/// What the app did on the connection it is playing: the capture's link, and how far the app's
+/// requests have used its answers.
+struct LinkPlayback {
+    var episode: Connection
+    var central: CBCentralManager
+    var link: Cassette.Link?
+    /// Requests of the app so far, by kind and handle: the n-th gets the capture's n-th answer.
+    var occurrences: [String: Int] = [:]
+    /// Value handles of the characteristics the app subscribed to.
+    var subscribed: Set<UInt16> = []
+    /// Notifications and indications of the capture the app was not subscribed to.
+    var undelivered = 0
+}
+
+// The GATT client: each request of the app is answered as the capture's peer answered the same
+// request on the same attribute (Formats/flow.md, "How the replay answers GATT requests").
+extension ReplayEngine {
+    /// The connection `episode` is now the app's: its MTU, Service Changed indications and
+    /// notifications play from now on.
+    func startLink(_ episode: Connection, _ peripheral: CBPeripheral, _ central: CBCentralManager) {
+        guard let address = peripheral.address else { return }
+        let link = cassette.link(connection: episode.id)
+        links[address] = LinkPlayback(episode: episode, central: central, link: link)
+        guard let link else { return }
+        if let mtu = link.mtu {
+            schedule(at: max(now, link.mtuTime ?? now), for: peripheral) { peripheral.deliver(.mtuChanged(Int(mtu))) }
+        }
+        for change in link.serviceChanges where change.time >= now {
+            schedule(at: change.time, for: peripheral) { [unowned self] in
+                let invalidated = (peripheral.services ?? []).filter { $0.handles.overlaps(change.start...change.end) }
+                record("peripheral", "didModifyServices", [
+                    .init("peripheral", "\(address)"), .init("invalidatedServices", list(invalidated.map(\.uuid.uuidString))),
+                ])
+                peripheral.deliver(.servicesChanged(handles: change.start...change.end))
+            }
+        }
+        scheduleNotification(link.notifications.firstIndex { $0.time >= now && $0.sender != .host }, of: link, peripheral)
+    }
+
+    /// The link of `peripheral` ended: what it still had to play is dropped.
+    func endLink(of peripheral: CBPeripheral) {
+        guard let address = peripheral.address, let playback = links.removeValue(forKey: address) else { return }
+        queue.withdraw(peripheral)
+        noteUndelivered(playback, address)
+    }
+
+    /// The links still up at the end of the replay.
+    func endLinks() {
+        for (address, playback) in links.sorted(by: { $0.key < $1.key }) { noteUndelivered(playback, address) }
+        links = [:]
+    }
+
+    private func noteUndelivered(_ playback: LinkPlayback, _ address: BluetoothAddress) {
+        guard playback.undelivered > 0 else { return }
+        flow.comments.append("\(address): \(playback.undelivered) notifications or indications of the capture went to characteristics the app had not subscribed to; not delivered")
+    }
+
+    /// Plays the link's notifications one after the other (one scheduled at a time).
+    private func scheduleNotification(_ index: Int?, of link: Cassette.Link, _ peripheral: CBPeripheral) {
+        guard let index, index < link.notifications.count, let address = peripheral.address else { return }
+        let event = link.notifications[index]
+        schedule(at: max(now, event.time), for: peripheral) { [unowned self] in
+            if links[address]?.subscribed.contains(event.handle) == true,
+                peripheral.deliver(.valueUpdated(valueHandle: event.handle, Data(event.value)))
+            {
+                record("peripheral", "didUpdateValueFor", [
+                    .init("peripheral", "\(address)"), .init("characteristic", characteristicName(event.handle, address)),
+                    .init("value", hex(event.value)), .init("error", "nil"),
+                ])
+            } else {
+                links[address]?.undelivered += 1
+            }
+            let next = link.notifications[(index + 1)...].firstIndex { $0.sender != .host }
+            scheduleNotification(next, of: link, peripheral)
+        }
+    }
+
+    // MARK: BluetoothSystem: GATT client
+
+    public func perform(_ request: GATTRequest, on peripheral: CBPeripheral) {
+        guard let address = peripheral.address else { return }
+        record("app", request.methodName, [.init("peripheral", "\(address)")] + arguments(of: request, address))
+        switch request {
+        case .discoverServices(let uuids):
+            let found = cassette.services(of: address, matching: uuids?.map(\.bluetoothUUID))
+            guard cassette.peer(address)?.database?.services.isEmpty == false else {
+                return unmatched(request, peripheral, "the capture never discovered this peripheral's services")
+            }
+            let definitions = found.map {
+                ServiceDefinition(uuid: CBUUID(bluetoothUUID: $0.uuid), isPrimary: $0.isPrimary, handles: $0.handle...$0.endHandle)
+            }
+            answer(.services(definitions, error: nil), to: request, on: peripheral, after: discoveryLatency(address))
+        case .discoverIncludedServices(_, let service):
+            let included = (cassette.links(of: address).flatMap(\.includedServices))
+                .filter { service.handles.contains($0.handle) }
+            let definitions = included.compactMap { include in
+                cassette.services(of: address).first { $0.handle == include.start }.map {
+                    ServiceDefinition(uuid: CBUUID(bluetoothUUID: $0.uuid), isPrimary: $0.isPrimary, handles: $0.handle...$0.endHandle)
+                }
+            }
+            answer(.services(definitions, error: nil), to: request, on: peripheral, after: discoveryLatency(address))
+        case .discoverCharacteristics(let uuids, let service):
+            let all = cassette.characteristics(of: address, service: service.handles.lowerBound)
+            guard !all.isEmpty else {
+                return unmatched(request, peripheral, "the capture never discovered the characteristics of \(service.uuid.uuidString)")
+            }
+            let wanted = uuids.map { wanted in all.filter { characteristic in wanted.contains { $0.bluetoothUUID == characteristic.uuid } } } ?? all
+            let definitions = wanted.map {
+                CharacteristicDefinition(
+                    uuid: CBUUID(bluetoothUUID: $0.uuid), properties: CBCharacteristicProperties(rawValue: UInt($0.properties.rawValue)),
+                    declarationHandle: $0.declarationHandle, valueHandle: $0.valueHandle)
+            }
+            answer(.characteristics(definitions, error: nil), to: request, on: peripheral, after: discoveryLatency(address))
+        case .discoverDescriptors(let characteristic):
+            let definitions = cassette.descriptors(of: address, characteristic: characteristic.valueHandle)
+                .map { DescriptorDefinition(uuid: CBUUID(bluetoothUUID: $0.uuid), handle: $0.handle) }
+            answer(.descriptors(definitions, error: nil), to: request, on: peripheral, after: discoveryLatency(address))
+        case .readCharacteristic(let characteristic):
+            play(.read, handle: characteristic.valueHandle, request, peripheral) { .value(Data($0.value), error: $1) }
+        case .readDescriptor(let descriptor):
+            play(.read, handle: descriptor.handle, request, peripheral) { .value(Data($0.value), error: $1) }
+        case .writeCharacteristic(let value, let characteristic):
+            let kind: Cassette.Operation.Kind = value.count > peripheral.mtu - 3 ? .longWrite : .write
+            play(kind, handle: characteristic.valueHandle, request, peripheral) { .written(error: $1) }
+        case .writeDescriptor(_, let descriptor):
+            play(.write, handle: descriptor.handle, request, peripheral) { .written(error: $1) }
+        case .setNotifyValue(let enabled, let characteristic):
+            guard let cccd = cassette.descriptors(of: address, characteristic: characteristic.valueHandle)
+                .first(where: { $0.uuid == BluetoothUUID(UInt16(0x2902)) })
+            else {
+                return unmatched(request, peripheral, "the capture shows no Client Characteristic Configuration for \(characteristic.uuid.uuidString)")
+            }
+            play(.write, handle: cccd.handle, request, peripheral) { [unowned self] _, error in
+                if error == nil {
+                    if enabled { links[address]?.subscribed.insert(characteristic.valueHandle) }
+                    else { links[address]?.subscribed.remove(characteristic.valueHandle) }
+                }
+                return .notificationState(isNotifying: error == nil ? enabled : characteristic.isNotifying, error: error)
+            }
+        }
+    }
+
+    public func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral) -> Bool {
+        guard let address = peripheral.address else { return true }
+        record("app", "writeValue", [
+            .init("peripheral", "\(address)"), .init("characteristic", characteristicName(characteristic.valueHandle, address)),
+            .init("value", hex([UInt8](value))), .init("type", "withoutResponse"),
+        ])
+        return true
+    }
+
+    public func readRSSI(of peripheral: CBPeripheral) {
+        record("app", "readRSSI", [.init("peripheral", peripheral.address.map { "\($0)" } ?? "?")])
+        unmatched(nil, peripheral, "captures hold no RSSI readings of a connection")
+    }
+
+    public func openL2CAPChannel(_ psm: CBL2CAPPSM, on peripheral: CBPeripheral) {
+        record("app", "openL2CAPChannel", [.init("peripheral", peripheral.address.map { "\($0)" } ?? "?"), .init("psm", "\(psm)")])
+        unmatched(nil, peripheral, "L2CAP channels are not played back")
+    }
+
+    // MARK: Answers
+
+    /// Answers `request` with the capture's answer to the same request on `handle`: the n-th
+    /// request gets the n-th answer, then the last. An answer the peer never gave leaves the
+    /// request pending, and after ATT's 30-second transaction timeout the link ends.
+    private func play(
+        _ kind: Cassette.Operation.Kind, handle: UInt16, _ request: GATTRequest, _ peripheral: CBPeripheral,
+        _ response: @escaping (Cassette.Operation, (any Error)?) -> GATTResponse
+    ) {
+        guard let address = peripheral.address else { return }
+        let key = "\(kind.rawValue)@\(handle)"
+        let occurrence = links[address]?.occurrences[key, default: 0] ?? 0
+        links[address]?.occurrences[key] = occurrence + 1
+        guard let operation = cassette.answer(for: kind, handle: handle, on: address, occurrence: occurrence)
+            ?? (kind == .write ? cassette.answer(for: .longWrite, handle: handle, on: address, occurrence: occurrence) : nil)
+        else {
+            return unmatched(request, peripheral, "the capture never shows \(request.methodName) on handle 0x\(hex4(handle))")
+        }
+        guard operation.answerTime != nil else {
+            flow.comments.append("\(address): the capture's peer never answered \(request.methodName) on 0x\(hex4(handle)); the link ends after ATT's 30-second timeout")
+            return scheduleTransactionTimeout(peripheral)
+        }
+        // The answer the app gets: the retry after pairing, when the peer asked for security.
+        let final = afterPairing(operation, kind: kind, handle: handle, address: address, key: key) ?? operation
+        let error = final.error.map { CBATTError(errorCode: Int($0.rawValue)) }
+        let latency = final.answerTime!.seconds(since: operation.time)
+        let at = operation.time >= now ? final.answerTime! : now.adding(microseconds: Int64((latency * 1e6).rounded()))
+        schedule(at: at, for: peripheral) { [unowned self] in
+            deliver(response(final, error), for: request, to: peripheral)
+        }
+    }
+
+    /// iOS answers Insufficient Authentication, Insufficient Encryption and Insufficient
+    /// Encryption Key Size by pairing (or encrypting with the bond it has) and sending the request
+    /// again; the app sees only the result (Formats/corebluetooth.md, evidence: reported). When the
+    /// capture shows the same: encryption coming on after the error, then the same request again,
+    /// the app gets that retry's answer (and the retry is not counted as a request of its own).
+    /// When the capture shows no retry, the app gets the error, as when pairing fails or the user
+    /// declines it; the flow says which.
+    private func afterPairing(
+        _ operation: Cassette.Operation, kind: Cassette.Operation.Kind, handle: UInt16, address: BluetoothAddress, key: String
+    ) -> Cassette.Operation? {
+        guard let code = operation.error?.rawValue, [0x05, 0x0C, 0x0F].contains(code) else { return nil }
+        let links = cassette.links(of: address)
+        let security = links.flatMap(\.security).filter { $0.time >= operation.time }.sorted { $0.time < $1.time }
+        let retry = cassette.answers(for: kind, handle: handle, on: address).first { $0.time > operation.time }
+        let encrypted = security.first { event in
+            guard case .encryptionChanged(true, _) = event.kind else { return false }
+            return retry.map { event.time <= $0.time } ?? true
+        }
+        if let failed = security.first(where: { if case .pairingFailed = $0.kind { true } else { false } }),
+            retry.map({ failed.time < $0.time }) ?? true
+        {
+            flow.comments.append("\(address): the peer asked for security (ATT 0x\(String(format: "%02X", code))); iOS pairs, and pairing failed in the capture: the app gets the error")
+            return nil
+        }
+        guard let retry, encrypted != nil, retry.answered else {
+            flow.comments.append("\(address): the peer asked for security (ATT 0x\(String(format: "%02X", code))); iOS would pair and retry, the capture shows no retry: the app gets the error (as when pairing fails or is declined)")
+            return nil
+        }
+        flow.comments.append("\(address): the peer asked for security (ATT 0x\(String(format: "%02X", code))); as iOS does, the link is encrypted and the request sent again (the capture's retry at +\(formatSeconds(retry.time.seconds(since: cassette.start))))")
+        self.links[address]?.occurrences[key, default: 0] += 1
+        return retry
+    }
+
+    /// Answers now, or after `latency` seconds.
+    private func answer(_ response: GATTResponse, to request: GATTRequest, on peripheral: CBPeripheral, after latency: Double) {
+        schedule(at: now.adding(microseconds: Int64((latency * 1e6).rounded())), for: peripheral) { [unowned self] in
+            deliver(response, for: request, to: peripheral)
+        }
+    }
+
+    public func peripheral(_ peripheral: CBPeripheral, didFail request: GATTRequest, error: any Error) {
+        recordCallback(Self.failure(of: request, error), for: request, on: peripheral)
+    }
+
+    /// Records the callback CoreBluetooth makes for `response`, then delivers it.
+    private func deliver(_ response: GATTResponse, for request: GATTRequest, to peripheral: CBPeripheral) {
+        recordCallback(response, for: request, on: peripheral)
+        peripheral.deliver(.completed(response))
+    }
+
+    /// The answer that carries `error` for `request`.
+    static func failure(of request: GATTRequest, _ error: any Error) -> GATTResponse {
+        switch request {
+        case .discoverServices, .discoverIncludedServices: .services([], error: error)
+        case .discoverCharacteristics: .characteristics([], error: error)
+        case .discoverDescriptors: .descriptors([], error: error)
+        case .readCharacteristic, .readDescriptor: .value(nil, error: error)
+        case .writeCharacteristic, .writeDescriptor: .written(error: error)
+        case .setNotifyValue(_, let characteristic): .notificationState(isNotifying: characteristic.isNotifying, error: error)
+        }
+    }
+
+    /// The flow event of the delegate callback `response` gives for `request`.
+    private func recordCallback(_ response: GATTResponse, for request: GATTRequest, on peripheral: CBPeripheral) {
+        let address = peripheral.address.map { "\($0)" } ?? "?"
+        var arguments: [FlowEvent.Argument] = [.init("peripheral", address)]
+        let name: String
+        switch (request, response) {
+        case (.discoverServices, .services(let found, _)):
+            name = "didDiscoverServices"
+            arguments.append(.init("services", list(found.map(\.uuid.uuidString))))
+        case (.discoverIncludedServices(_, let service), .services(let found, _)):
+            name = "didDiscoverIncludedServicesFor"
+            arguments += [.init("service", service.uuid.uuidString), .init("includedServices", list(found.map(\.uuid.uuidString)))]
+        case (.discoverCharacteristics(_, let service), .characteristics(let found, _)):
+            name = "didDiscoverCharacteristicsFor"
+            arguments += [
+                .init("service", service.uuid.uuidString),
+                .init("characteristics", list(found.map { characteristicName($0.valueHandle, peripheral.address) })),
+            ]
+        case (.discoverDescriptors(let characteristic), .descriptors(let found, _)):
+            name = "didDiscoverDescriptorsFor"
+            arguments += [
+                .init("characteristic", characteristicName(characteristic.valueHandle, peripheral.address)),
+                .init("descriptors", list(found.map(\.uuid.uuidString))),
+            ]
+        case (.readCharacteristic(let characteristic), .value(let value, let error)):
+            name = "didUpdateValueFor"
+            arguments.append(.init("characteristic", characteristicName(characteristic.valueHandle, peripheral.address)))
+            if error == nil { arguments.append(.init("value", hex([UInt8](value ?? Data())))) }
+        case (.readDescriptor(let descriptor), .value(let value, let error)):
+            name = "didUpdateValueFor"
+            arguments.append(.init("descriptor", descriptor.uuid.uuidString))
+            if error == nil { arguments.append(.init("value", hex([UInt8](value ?? Data())))) }
+        case (.writeCharacteristic(_, let characteristic), .written):
+            name = "didWriteValueFor"
+            arguments.append(.init("characteristic", characteristicName(characteristic.valueHandle, peripheral.address)))
+        case (.writeDescriptor(_, let descriptor), .written):
+            name = "didWriteValueFor"
+            arguments.append(.init("descriptor", descriptor.uuid.uuidString))
+        case (.setNotifyValue(_, let characteristic), .notificationState(let isNotifying, _)):
+            name = "didUpdateNotificationStateFor"
+            arguments += [
+                .init("characteristic", characteristicName(characteristic.valueHandle, peripheral.address)),
+                .init("isNotifying", "\(isNotifying)"),
+            ]
+        default:
+            name = "unknown"
+        }
+        arguments.append(.init("error", response.error.map { "\($0)" } ?? "nil"))
+        record("peripheral", name, arguments)
+    }
+
+    /// A request the capture cannot answer, handled as ``unmatched`` says, and always noted.
+    func unmatched(_ request: GATTRequest?, _ peripheral: CBPeripheral, _ why: String) {
+        let address = peripheral.address.map { "\($0)" } ?? "?"
+        flow.comments.append("divergence: \(address) \(request?.methodName ?? "request"): \(why)")
+        switch unmatched {
+        case .pend:
+            break
+        case .error:
+            guard let request else { return }
+            answer(Self.failure(of: request, CBATTError(.unlikelyError)), to: request, on: peripheral, after: 0)
+        case .fail:
+            stop()
+        }
+    }
+
+    /// ATT's transaction timeout: a request unanswered for 30 seconds ends the bearer (Core 6.0,
+    /// Vol 3, Part F, §3.3.3), and with it the link; the app is told as of a link lost
+    /// (`CBError.connectionTimeout`, hypothesis: Formats/corebluetooth.md).
+    private func scheduleTransactionTimeout(_ peripheral: CBPeripheral) {
+        guard let address = peripheral.address, let central = links[address]?.central else { return }
+        schedule(at: now.adding(microseconds: 30_000_000), for: peripheral) { [unowned self] in
+            endLink(of: peripheral)
+            peripheral.deliver(.linkLost)
+            let error = CBError(.connectionTimeout)
+            record(label(central), "didDisconnectPeripheral", ["peripheral": "\(address)", "error": "\(error)"])
+            central.deliver(.disconnected(peripheral, error: error))
+        }
+    }
+
+    // MARK: Flow arguments
+
+    private func arguments(of request: GATTRequest, _ address: BluetoothAddress) -> [FlowEvent.Argument] {
+        switch request {
+        case .discoverServices(let uuids):
+            [.init("services", uuids.map { list($0.map(\.uuidString)) } ?? "nil")]
+        case .discoverIncludedServices(let uuids, let service):
+            [.init("service", service.uuid.uuidString), .init("includedServices", uuids.map { list($0.map(\.uuidString)) } ?? "nil")]
+        case .discoverCharacteristics(let uuids, let service):
+            [.init("service", service.uuid.uuidString), .init("characteristics", uuids.map { list($0.map(\.uuidString)) } ?? "nil")]
+        case .discoverDescriptors(let characteristic):
+            [.init("characteristic", characteristicName(characteristic.valueHandle, address))]
+        case .readCharacteristic(let characteristic):
+            [.init("characteristic", characteristicName(characteristic.valueHandle, address))]
+        case .readDescriptor(let descriptor):
+            [.init("descriptor", descriptor.uuid.uuidString)]
+        case .writeCharacteristic(let value, let characteristic):
+            [
+                .init("characteristic", characteristicName(characteristic.valueHandle, address)), .init("value", hex([UInt8](value))),
+                .init("type", "withResponse"),
+            ]
+        case .writeDescriptor(let value, let descriptor):
+            [.init("descriptor", descriptor.uuid.uuidString), .init("value", hex([UInt8](value)))]
+        case .setNotifyValue(let enabled, let characteristic):
+            [.init("characteristic", characteristicName(characteristic.valueHandle, address)), .init("enabled", "\(enabled)")]
+        }
+    }
+
+    /// A characteristic as the flow names it: its UUID as CoreBluetooth prints it, and
+    /// `UUID@0x0012` (its value handle) when the peer holds the UUID more than once.
+    func characteristicName(_ valueHandle: UInt16, _ address: BluetoothAddress?) -> String {
+        let all = address.map { cassette.services(of: $0).flatMap(\.characteristics) } ?? []
+        guard let characteristic = all.first(where: { $0.valueHandle == valueHandle }) else { return "0x\(hex4(valueHandle))" }
+        let name = CBUUID(bluetoothUUID: characteristic.uuid).uuidString
+        return all.filter { $0.uuid == characteristic.uuid }.count > 1 ? "\(name)@0x\(hex4(valueHandle))" : name
+    }
+
+    /// The latency of the capture's first discovery on `address`, for the app's discoveries.
+    private func discoveryLatency(_ address: BluetoothAddress) -> Double {
+        cassette.answers(for: .discovery, handle: nil, on: address).first?.latency ?? 0
+    }
+}
+
+func list(_ items: [String]) -> String { items.isEmpty ? "none" : items.joined(separator: ",") }
+
+func hex(_ bytes: [UInt8]) -> String {
+    bytes.isEmpty ? "empty" : bytes.withUnsafeBytes { $0.hexString }
+}
+
+func hex4(_ value: UInt16) -> String {
+    let text = String(value, radix: 16, uppercase: true)
+    return String(repeating: "0", count: 4 - text.count) + text
+}

@@ -1,0 +1,559 @@
+import ATT
+import BLETraceCoreBluetooth
+import CoreBluetoothCodes
+import Foundation
+import Lifecycle
+import Wire
+
+/// The peripheral-manager side of a replay: a capture taken on a peripheral host (this host's
+/// GATT server, remote centrals connecting to it) plays its centrals to the app's
+/// `CBPeripheralManager` (Formats/flow.md, "How the replay plays remote centrals").
+final class ServerPlayback {
+    /// One thing a remote central did, at its capture time.
+    struct Step {
+        enum Kind {
+            case connected
+            case mtu(UInt16)
+            /// The central's request: an index into its link's ``Cassette/Link/exchanges``.
+            case request(Int)
+            case disconnected
+        }
+        var time: Timestamp
+        /// Index in ``Cassette/links``.
+        var link: Int
+        var central: BluetoothAddress
+        var kind: Kind
+    }
+
+    /// A characteristic the app published, at the value handle the system gave it.
+    struct Published {
+        var manager: CBPeripheralManager
+        var service: CBMutableService
+        var characteristic: CBMutableCharacteristic
+    }
+
+    /// A read or a group of writes delivered to the app, waiting for its `respond(to:withResult:)`.
+    struct Pending {
+        enum Kind { case read, write }
+        var kind: Kind
+        var request: CBATTRequest
+        var central: BluetoothAddress
+        var link: Int
+        var characteristic: String
+        /// What the capture's server answered: nil when it never did.
+        var captured: String?
+        /// ATT MTU of the link when the request came (a read's answer holds MTU − 1 bytes).
+        var mtu: Int
+    }
+
+    var steps: [Step] = []
+    /// The capture's server as the remote centrals discovered it, services in handle order.
+    var database: [GATTDatabase.Service] = []
+    /// Client Characteristic Configuration handle → the value handle of its characteristic.
+    var cccdOwner: [UInt16: UInt16] = [:]
+    /// Value handles the centrals read, wrote or subscribed to.
+    var used: Set<UInt16> = []
+    /// The app's published characteristics by value handle.
+    var published: [UInt16: Published] = [:]
+    /// Start handles of the capture's services an app service took.
+    var takenServices: Set<UInt16> = []
+    /// The next handle for what the capture's server did not have.
+    var nextHandle: UInt16 = 1
+    /// One `CBCentral` per remote central, for the whole replay.
+    var centrals: [BluetoothAddress: CBCentral] = [:]
+    var mtu: [BluetoothAddress: Int] = [:]
+    /// Links (``Cassette/links`` indices) that are up.
+    var up: Set<Int> = []
+    /// Value handles each central is subscribed to, in the order it subscribed.
+    var subscriptions: [BluetoothAddress: [UInt16]] = [:]
+    /// Prepare Write Requests waiting for their Execute Write, per central.
+    var prepared: [BluetoothAddress: [Cassette.Exchange]] = [:]
+    var pending: [ObjectIdentifier: Pending] = [:]
+    /// ATT transaction deadlines of the requests delivered, in time order, from ``nextDeadline`` on.
+    var deadlines: [(time: Timestamp, request: CBATTRequest)] = []
+    var nextDeadline = 0
+    /// The last write command of each central, which needs no answer.
+    var commands: [BluetoothAddress: CBATTRequest] = [:]
+    var advertising = false
+    /// Flow names of the published characteristics and of the centrals, made once.
+    var names: [ObjectIdentifier: String] = [:]
+    var addresses: [BluetoothAddress: String] = [:]
+    /// Divergences noted once.
+    var noted: Set<String> = []
+}
+
+extension ReplayEngine {
+    // MARK: Playing the remote centrals
+
+    /// Reads the capture's remote centrals (links where this host was the peripheral) into one
+    /// time line, and plays it step by step (one step scheduled at a time).
+    func startServerPlayback() {
+        var steps: [ServerPlayback.Step] = []
+        var services: [UInt16: GATTDatabase.Service] = [:]
+        for (index, link) in cassette.links.enumerated() where link.hostRole == .peripheral {
+            let connection = cassette.connections[link.connection]
+            guard let central = link.peer ?? connection.peer else { continue }
+            if let status = connection.status, status != .success { continue }
+            for service in (link.database ?? cassette.peer(central)?.database)?.services ?? [] {
+                var merged = services[service.handle] ?? service
+                for characteristic in service.characteristics
+                where !merged.characteristics.contains(where: { $0.valueHandle == characteristic.valueHandle }) {
+                    merged.characteristics.append(characteristic)
+                }
+                services[service.handle] = merged
+            }
+            steps.append(.init(time: connection.completeTime ?? cassette.start, link: index, central: central, kind: .connected))
+            if let mtu = link.mtu {
+                steps.append(.init(time: link.mtuTime ?? cassette.start, link: index, central: central, kind: .mtu(mtu)))
+            }
+            for (position, exchange) in link.exchanges.enumerated()
+            where exchange.sender != .host && Self.centralRequests.contains(exchange.opcode) {
+                steps.append(.init(time: exchange.time, link: index, central: central, kind: .request(position)))
+            }
+            if let time = connection.disconnectTime {
+                steps.append(.init(time: time, link: index, central: central, kind: .disconnected))
+            }
+        }
+        server.database = services.values.sorted { $0.handle < $1.handle }
+        for service in server.database {
+            for characteristic in service.characteristics {
+                for descriptor in characteristic.descriptors where descriptor.uuid == BluetoothUUID(UInt16(0x2902)) {
+                    server.cccdOwner[descriptor.handle] = characteristic.valueHandle
+                }
+            }
+        }
+        server.nextHandle = (server.database.map(\.endHandle).max() ?? 0) &+ 1
+        server.steps = steps.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        for step in server.steps {
+            guard case .request(let position) = step.kind, let handle = cassette.links[step.link].exchanges[position].handle
+            else { continue }
+            server.used.insert(server.cccdOwner[handle] ?? handle)
+        }
+        playServerStep(0)
+    }
+
+    /// The requests of a remote central that reach a peripheral manager's app.
+    private static let centralRequests: Set<ATTOpcode> = [
+        .readRequest, .readBlobRequest, .writeRequest, .writeCommand, .signedWriteCommand, .prepareWriteRequest,
+        .executeWriteRequest,
+    ]
+
+    private func playServerStep(_ index: Int) {
+        guard index < server.steps.count else { return }
+        let step = server.steps[index]
+        schedule(at: max(now, step.time), for: nil) { [unowned self] in
+            perform(step)
+            if !failed { playServerStep(index + 1) }
+        }
+    }
+
+    private func perform(_ step: ServerPlayback.Step) {
+        let address = step.central
+        switch step.kind {
+        case .connected:
+            server.up.insert(step.link)
+            server.mtu[address] = 23
+            if let central = server.centrals[address] {
+                central.linkMTUChanged(to: 23)
+            } else {
+                server.centrals[address] = CBCentral(identifier: CBPeer.identifier(for: address), address: address)
+            }
+            if !server.advertising {
+                flow.comments.append("\(address) connects at +\(formatSeconds(now.seconds(since: cassette.start))) while the app is not advertising; its requests are played all the same")
+            }
+        case .mtu(let mtu):
+            server.mtu[address] = Int(mtu)
+            server.centrals[address]?.linkMTUChanged(to: Int(mtu))
+        case .disconnected:
+            server.up.remove(step.link)
+            server.prepared[address] = nil
+            // CoreBluetooth tells a peripheral manager of a central's disconnection only this way.
+            for valueHandle in server.subscriptions.removeValue(forKey: address) ?? [] {
+                guard let published = server.published[valueHandle], let central = server.centrals[address] else { continue }
+                record(label(published.manager), "didUnsubscribeFrom", [
+                    .init("central", text(address)), .init("characteristic", name(of: published.characteristic)),
+                ])
+                published.manager.deliver(.unsubscribed(central, from: published.characteristic))
+            }
+        case .request(let position):
+            request(cassette.links[step.link].exchanges[position], step)
+        }
+    }
+
+    private func request(_ exchange: Cassette.Exchange, _ step: ServerPlayback.Step) {
+        let address = step.central
+        guard let handle = exchange.handle else { return }
+        switch exchange.opcode {
+        case .readRequest, .readBlobRequest:
+            guard let published = publishedCharacteristic(handle, address, "reads") else { return }
+            deliverRead(exchange, published, step)
+        case .writeRequest, .writeCommand, .signedWriteCommand:
+            if let owner = server.cccdOwner[handle] {
+                return configure(owner, exchange, step)
+            }
+            guard let published = publishedCharacteristic(handle, address, "writes") else { return }
+            deliverWrites([(exchange, published)], answer: exchange, step)
+        case .prepareWriteRequest:
+            server.prepared[address, default: []].append(exchange)
+        case .executeWriteRequest:
+            let parts = server.prepared.removeValue(forKey: address) ?? []
+            // Flags 0x00 cancel the prepared writes (Core 6.0, Vol 3, Part F, §3.4.6.3).
+            guard exchange.parameter == 1 else { return }
+            let writes = parts.compactMap { part in
+                part.handle.flatMap { publishedCharacteristic($0, address, "writes") }.map { (part, $0) }
+            }
+            guard !writes.isEmpty else { return }
+            // A part the capture's server refused ends the group with that error.
+            let refused = parts.first { $0.answer?.error != nil }
+            deliverWrites(writes, answer: refused ?? exchange, step)
+        default:
+            break
+        }
+    }
+
+    /// The app's characteristic at `handle`, or nil (with a divergence noted once) when the app
+    /// has not published what the central used. The system's own services (Generic Access,
+    /// Generic Attribute) and descriptors are answered by the system and never reach the app.
+    private func publishedCharacteristic(_ handle: UInt16, _ central: BluetoothAddress, _ verb: String) -> ServerPlayback.Published? {
+        if let published = server.published[handle] { return published }
+        guard let service = server.database.first(where: { ($0.handle...$0.endHandle).contains(handle) }) else {
+            noteOnce("unknown@\(handle)", "divergence: \(central) \(verb) handle 0x\(hex4(handle)), which the capture's server database does not show; not delivered")
+            return nil
+        }
+        if let short = service.uuid.shortValue, short == 0x1800 || short == 0x1801 { return nil }
+        if let characteristic = service.characteristics.first(where: { $0.valueHandle == handle }) {
+            let uuid = CBUUID(bluetoothUUID: characteristic.uuid).uuidString
+            noteOnce("unpublished@\(handle)", "divergence: \(central) \(verb) \(uuid) (0x\(hex4(handle))), which the app has not published; not delivered")
+        }
+        return nil
+    }
+
+    /// A write of a Client Characteristic Configuration: CoreBluetooth answers it itself and
+    /// tells the app of the change of subscription.
+    private func configure(_ valueHandle: UInt16, _ exchange: Cassette.Exchange, _ step: ServerPlayback.Step) {
+        let address = step.central
+        guard let published = publishedCharacteristic(valueHandle, address, "subscribes to"),
+            let central = server.centrals[address]
+        else { return }
+        let characteristic = published.characteristic
+        if let error = exchange.answer?.error {
+            flow.comments.append("\(address): the capture's server refused the configuration of \(name(of: characteristic)) with \(CBATTError(errorCode: Int(error.rawValue))); nothing reaches the app")
+            return
+        }
+        guard !characteristic.properties.isDisjoint(with: [.notify, .indicate]) else {
+            noteOnce("notnotifying@\(valueHandle)", "divergence: \(address) subscribes to \(name(of: characteristic)), which the app publishes without notify or indicate; not delivered")
+            return
+        }
+        let bits = exchange.value.enumerated().reduce(UInt16(0)) { $0 | UInt16($1.element) << (8 * min($1.offset, 1)) }
+        var subscribed = server.subscriptions[address] ?? []
+        let arguments: [FlowEvent.Argument] = [.init("central", text(address)), .init("characteristic", name(of: characteristic))]
+        if bits & 0x0003 != 0, !subscribed.contains(valueHandle) {
+            subscribed.append(valueHandle)
+            server.subscriptions[address] = subscribed
+            record(label(published.manager), "didSubscribeTo", arguments)
+            published.manager.deliver(.subscribed(central, to: characteristic))
+        } else if bits & 0x0003 == 0, let index = subscribed.firstIndex(of: valueHandle) {
+            subscribed.remove(at: index)
+            server.subscriptions[address] = subscribed
+            record(label(published.manager), "didUnsubscribeFrom", arguments)
+            published.manager.deliver(.unsubscribed(central, from: characteristic))
+        }
+    }
+
+    private func deliverRead(_ exchange: Cassette.Exchange, _ published: ServerPlayback.Published, _ step: ServerPlayback.Step) {
+        let address = step.central
+        guard let central = server.centrals[address] else { return }
+        let characteristic = published.characteristic
+        let offset = Int(exchange.offset ?? 0)
+        let mtu = server.mtu[address] ?? 23
+        let captured = exchange.answer.map { answer in answer.error.map(describe) ?? hex(answer.value) }
+        if let cached = characteristic.value {
+            // A cached value is answered by the system, never by the app.
+            let answer = offset > cached.count ? describe(CBATTError.Code.invalidOffset) : hex(Array(cached.dropFirst(offset).prefix(mtu - 1)))
+            compare(central: address, name(of: characteristic), captured: captured, app: answer, what: "cached value")
+            return
+        }
+        let request = CBATTRequest(central: central, characteristic: characteristic, offset: offset, value: nil)
+        awaitAnswer(request, .init(kind: .read, request: request, central: address, link: step.link, characteristic: name(of: characteristic), captured: captured, mtu: mtu))
+        record(label(published.manager), "didReceiveRead", [
+            .init("central", text(address)), .init("characteristic", name(of: characteristic)), .init("offset", "\(offset)"),
+        ])
+        published.manager.deliver(.readRequest(request))
+    }
+
+    /// One Write Request or Command, or the writes of one Execute Write, as one array.
+    private func deliverWrites(
+        _ writes: [(exchange: Cassette.Exchange, published: ServerPlayback.Published)], answer: Cassette.Exchange,
+        _ step: ServerPlayback.Step
+    ) {
+        let address = step.central
+        guard let central = server.centrals[address], let manager = writes.first?.published.manager else { return }
+        let command = answer.opcode == .writeCommand || answer.opcode == .signedWriteCommand
+        if let cached = writes.first(where: { $0.published.characteristic.value != nil }) {
+            // A characteristic with a cached value is read-only: the system refuses the write.
+            let captured = answer.answer.map { $0.error.map(describe) ?? "success" }
+            if !command {
+                compare(central: address, name(of: cached.published.characteristic), captured: captured, app: describe(CBATTError.Code.writeNotPermitted), what: "read-only cached value")
+            }
+            return
+        }
+        let requests = writes.map {
+            CBATTRequest(central: central, characteristic: $0.published.characteristic, offset: Int($0.exchange.offset ?? 0), value: Data($0.exchange.value))
+        }
+        let names = writes.map { name(of: $0.published.characteristic) }
+        if !command {
+            awaitAnswer(requests[0], .init(
+                kind: .write, request: requests[0], central: address, link: step.link, characteristic: names[0],
+                captured: answer.answer.map { $0.error.map(describe) ?? "success" }, mtu: server.mtu[address] ?? 23))
+        } else {
+            // Kept only until the central's next write command: an app that answers one does so
+            // in its callback.
+            server.commands[address] = requests[0]
+        }
+        record(label(manager), "didReceiveWrite", [
+            .init("central", text(address)), .init("characteristic", list(names)),
+            .init("value", writes.map { hex($0.exchange.value) }.joined(separator: ",")),
+            .init("offset", requests.map { "\($0.offset)" }.joined(separator: ",")),
+            .init("type", command ? "withoutResponse" : "withResponse"),
+        ])
+        manager.deliver(.writeRequests(requests))
+    }
+
+    /// Waits for the app's answer to `request`; ATT's transaction timeout (30 s, Core 6.0, Vol 3,
+    /// Part F, §3.3.3) is when the capture's central would have given up on it. Deadlines come in
+    /// time order, so one check is scheduled at a time, for the earliest.
+    private func awaitAnswer(_ request: CBATTRequest, _ pending: ServerPlayback.Pending) {
+        server.pending[ObjectIdentifier(request)] = pending
+        server.deadlines.append((now.adding(microseconds: 30_000_000), request))
+        if server.deadlines.count - server.nextDeadline == 1 { scheduleDeadlineCheck() }
+    }
+
+    private func scheduleDeadlineCheck() {
+        guard server.nextDeadline < server.deadlines.count else {
+            server.deadlines = []
+            server.nextDeadline = 0
+            return
+        }
+        schedule(at: server.deadlines[server.nextDeadline].time, for: nil) { [unowned self] in
+            while server.nextDeadline < server.deadlines.count, server.deadlines[server.nextDeadline].time <= now {
+                // The request is kept alive until now, so its identifier cannot be reused meanwhile.
+                let request = server.deadlines[server.nextDeadline].request
+                server.nextDeadline += 1
+                let key = ObjectIdentifier(request)
+                guard server.pending[key]?.request === request, let pending = server.pending.removeValue(forKey: key) else { continue }
+                flow.comments.append("divergence: the app never answered \(pending.central)'s \(pending.kind == .read ? "read" : "write") of \(pending.characteristic) within ATT's 30-second timeout")
+                record("system", "noResponse", [
+                    .init("central", text(pending.central)), .init("characteristic", pending.characteristic),
+                    .init("request", pending.kind == .read ? "read" : "write"),
+                ])
+                diverged()
+            }
+            if server.nextDeadline > 1024, server.nextDeadline * 2 > server.deadlines.count {
+                server.deadlines.removeFirst(server.nextDeadline)
+                server.nextDeadline = 0
+            }
+            if !failed { scheduleDeadlineCheck() }
+        }
+    }
+
+    /// Notes a difference between the capture's server's answer and this app's.
+    private func compare(central: BluetoothAddress, _ characteristic: String, captured: String?, app: String, what: String) {
+        guard let captured else {
+            flow.comments.append("\(central): the capture's server never answered this request on \(characteristic); the app's answer (\(app)) is not compared")
+            return
+        }
+        guard captured != app else { return }
+        flow.comments.append("divergence: \(central) \(characteristic): the capture's server answered \(captured), the app's \(what) answers \(app)")
+        record("system", "answerDiffers", [
+            .init("central", "\(central)"), .init("characteristic", characteristic), .init("captured", captured), .init("app", app),
+        ])
+        diverged()
+    }
+
+    private func describe(_ error: ATTErrorCode) -> String { "\(CBATTError(errorCode: Int(error.rawValue)))" }
+    private func describe(_ code: CBATTError.Code) -> String { "\(CBATTError(code))" }
+
+    private func noteOnce(_ key: String, _ comment: String) {
+        if server.noted.insert(key).inserted { flow.comments.append(comment) }
+        diverged()
+    }
+
+    /// A central's request went otherwise than in the capture: under ``UnmatchedPolicy/fail``
+    /// the replay stops there.
+    private func diverged() {
+        if unmatched == .fail { stop() }
+    }
+
+    /// A characteristic as the flow names it: its UUID, and `UUID@0x0012` (its value handle)
+    /// when the app publishes the UUID more than once.
+    private func name(of characteristic: CBCharacteristic) -> String {
+        if let name = server.names[ObjectIdentifier(characteristic)] { return name }
+        let uuid = characteristic.uuid.uuidString
+        let same = server.published.values.filter { $0.characteristic.uuid == characteristic.uuid }.count
+        let name = same > 1 ? "\(uuid)@0x\(hex4(characteristic.valueHandle))" : uuid
+        if server.published[characteristic.valueHandle]?.characteristic === characteristic {
+            server.names[ObjectIdentifier(characteristic)] = name
+        }
+        return name
+    }
+
+    /// A central's address as the flow writes it.
+    private func text(_ address: BluetoothAddress) -> String {
+        if let text = server.addresses[address] { return text }
+        let text = "\(address)"
+        server.addresses[address] = text
+        return text
+    }
+
+    // MARK: Publishing
+
+    /// Gives the app's service the handles of the capture's service of the same UUID (and its
+    /// characteristics those of the same UUID), and notes what differs.
+    private func publish(_ service: CBMutableService, _ manager: CBPeripheralManager) {
+        server.names = [:]
+        let uuid = service.uuid.bluetoothUUID
+        let characteristics = (service.characteristics ?? []).compactMap { $0 as? CBMutableCharacteristic }
+        guard let captured = server.database.first(where: { $0.uuid == uuid && !server.takenServices.contains($0.handle) }) else {
+            let start = server.nextHandle
+            var handle = start
+            for characteristic in characteristics {
+                characteristic.assignHandles(declaration: handle &+ 1, value: handle &+ 2)
+                server.published[handle &+ 2] = .init(manager: manager, service: service, characteristic: characteristic)
+                handle &+= 2 &+ UInt16(characteristic.descriptors?.count ?? 0)
+                if !characteristic.properties.isDisjoint(with: [.notify, .indicate]) { handle &+= 1 }
+            }
+            service.assignHandles(start...handle)
+            server.nextHandle = handle &+ 1
+            if !server.database.isEmpty {
+                flow.comments.append("divergence: the app publishes service \(service.uuid.uuidString), which the capture's server did not have")
+            }
+            return
+        }
+        server.takenServices.insert(captured.handle)
+        service.assignHandles(captured.handle...captured.endHandle)
+        var remaining = captured.characteristics
+        for characteristic in characteristics {
+            guard let index = remaining.firstIndex(where: { $0.uuid == characteristic.uuid.bluetoothUUID }) else {
+                let handle = server.nextHandle
+                characteristic.assignHandles(declaration: handle, value: handle &+ 1)
+                server.published[handle &+ 1] = .init(manager: manager, service: service, characteristic: characteristic)
+                server.nextHandle = handle &+ 3
+                flow.comments.append("divergence: the app publishes characteristic \(characteristic.uuid.uuidString) in \(service.uuid.uuidString), which the capture's server did not have")
+                continue
+            }
+            let match = remaining.remove(at: index)
+            characteristic.assignHandles(declaration: match.declarationHandle, value: match.valueHandle)
+            server.published[match.valueHandle] = .init(manager: manager, service: service, characteristic: characteristic)
+            let properties = UInt8(truncatingIfNeeded: characteristic.properties.rawValue)
+            if properties != match.properties.rawValue {
+                flow.comments.append("divergence: the app publishes \(characteristic.uuid.uuidString) with properties \(GATTDatabase.Properties(rawValue: properties).names.joined(separator: ",")), the capture's server had \(match.properties.names.joined(separator: ","))")
+            }
+        }
+        for missing in remaining where server.used.contains(missing.valueHandle) {
+            flow.comments.append("divergence: the app's \(service.uuid.uuidString) lacks \(CBUUID(bluetoothUUID: missing.uuid).uuidString) (0x\(hex4(missing.valueHandle))), which the capture's centrals used")
+        }
+    }
+
+    private func unpublish(where shouldRemove: (ServerPlayback.Published) -> Bool) {
+        server.names = [:]
+        for (handle, published) in server.published where shouldRemove(published) {
+            server.published[handle] = nil
+            server.takenServices.remove(published.service.handles.lowerBound)
+        }
+    }
+
+    // MARK: BluetoothSystem: GATT server
+
+    public func add(_ service: CBMutableService, for manager: CBPeripheralManager) {
+        record("app", "add", [.init("service", service.uuid.uuidString)])
+        publish(service, manager)
+        schedule(at: now, for: nil) { [unowned self] in
+            record(label(manager), "didAdd", [.init("service", service.uuid.uuidString), .init("error", "nil")])
+            manager.deliver(.serviceAdded(service, error: nil))
+        }
+    }
+
+    public func remove(_ service: CBMutableService, for manager: CBPeripheralManager) {
+        record("app", "remove", [.init("service", service.uuid.uuidString)])
+        unpublish { $0.service === service }
+    }
+
+    public func removeAllServices(for manager: CBPeripheralManager) {
+        record("app", "removeAllServices", [])
+        unpublish { $0.manager === manager }
+    }
+
+    public func startAdvertising(_ advertisementData: [String: Any]?, for manager: CBPeripheralManager) {
+        let services = advertisementData?[CBAdvertisementDataServiceUUIDsKey] as? [CBUUID]
+        record("app", "startAdvertising", [.init("services", services.map { list($0.map(\.uuidString)) } ?? "none")])
+        server.advertising = true
+        schedule(at: now, for: nil) { [unowned self] in
+            record(label(manager), "didStartAdvertising", [.init("error", "nil")])
+            manager.deliver(.advertisingStarted(error: nil))
+        }
+    }
+
+    public func stopAdvertising(for manager: CBPeripheralManager) {
+        record("app", "stopAdvertising", [])
+        server.advertising = false
+    }
+
+    public func respond(to request: CBATTRequest, withResult result: CBATTError.Code, for manager: CBPeripheralManager) {
+        guard let pending = server.pending.removeValue(forKey: ObjectIdentifier(request)) else {
+            let address = request.central.address
+            record("app", "respond", [
+                .init("central", address.map { "\($0)" } ?? "?"), .init("characteristic", name(of: request.characteristic)),
+                .init("result", "\(result)"),
+            ])
+            if let address, server.commands[address] === request {
+                flow.comments.append("respond(to:withResult:) to a write without response (\(name(of: request.characteristic))): nothing is sent")
+            } else {
+                flow.comments.append("respond(to:withResult:) after ATT's 30-second timeout: the central had given up; nothing is sent")
+            }
+            return
+        }
+        var arguments: [FlowEvent.Argument] = [
+            .init("central", text(pending.central)), .init("characteristic", pending.characteristic), .init("result", "\(result)"),
+        ]
+        let value = Array((request.value ?? Data()).prefix(pending.mtu - 1))
+        if pending.kind == .read, result == .success { arguments.append(.init("value", hex(value))) }
+        record("app", "respond", arguments)
+        switch pending.kind {
+        case _ where !server.up.contains(pending.link):
+            flow.comments.append("\(pending.central) had disconnected: the answer on \(pending.characteristic) goes nowhere")
+        case .read:
+            compare(central: pending.central, pending.characteristic, captured: pending.captured, app: result == .success ? hex(value) : describe(result), what: "respond")
+        case .write:
+            compare(central: pending.central, pending.characteristic, captured: pending.captured, app: result == .success ? "success" : describe(result), what: "respond")
+        }
+    }
+
+    public func updateValue(
+        _ value: Data, for characteristic: CBMutableCharacteristic, onSubscribedCentrals centrals: [CBCentral]?,
+        for manager: CBPeripheralManager
+    ) -> Bool {
+        let subscribed = characteristic.subscribedCentrals ?? []
+        let targets = centrals.map { wanted in subscribed.filter { central in wanted.contains { $0 === central } } } ?? subscribed
+        record("app", "updateValue", [
+            .init("characteristic", name(of: characteristic)), .init("value", hex([UInt8](value))),
+            .init("centrals", list(targets.map { $0.address.map { "\($0)" } ?? $0.identifier.uuidString })),
+        ])
+        // No transmit queue is modelled: every update is taken.
+        return true
+    }
+
+    public func setDesiredConnectionLatency(_ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral, manager: CBPeripheralManager) {
+        record("app", "setDesiredConnectionLatency", [
+            .init("central", central.address.map { "\($0)" } ?? "?"), .init("latency", "\(latency)"),
+        ])
+    }
+
+    public func publishL2CAPChannel(withEncryption encryptionRequired: Bool, for manager: CBPeripheralManager) {
+        record("app", "publishL2CAPChannel", [.init("encryption", "\(encryptionRequired)")])
+        flow.comments.append("divergence: publishL2CAPChannel: L2CAP channels are not played back; it stays pending")
+    }
+
+    public func unpublishL2CAPChannel(_ psm: CBL2CAPPSM, for manager: CBPeripheralManager) {
+        record("app", "unpublishL2CAPChannel", [.init("psm", "\(psm)")])
+    }
+}

@@ -1,0 +1,62 @@
+import BLETraceCoreBluetooth
+import Foundation
+import Wire
+
+// Scanning: the capture's advertising reports, at their times, to a scanning central.
+extension ReplayEngine {
+    public func scanForPeripherals(withServices services: [CBUUID]?, options: [String: Any]?, for central: CBCentralManager) {
+        record("app", "scanForPeripherals", ["services": services.map { list($0.map(\.uuidString)) } ?? "nil"])
+        scanGeneration += 1
+        let generation = scanGeneration
+        let allowDuplicates = (options?[CBCentralManagerScanOptionAllowDuplicatesKey] as? Bool) ?? false
+        let reports = cassette.discoveries(services: services?.map(\.bluetoothUUID), allowDuplicates: allowDuplicates)
+            .filter { $0.report.time >= now }
+        if reports.isEmpty {
+            flow.comments.append("divergence: scanForPeripherals: the capture has no advertising report after +\(formatSeconds(now.seconds(since: cassette.start))) for this scan")
+        }
+        scheduleDiscovery(0, of: reports, generation, central)
+    }
+
+    public func stopScan(for central: CBCentralManager) {
+        record("app", "stopScan", [:])
+        scanGeneration += 1
+    }
+
+    /// Plays the scan's reports one after the other (one scheduled at a time), until the scan ends.
+    private func scheduleDiscovery(
+        _ index: Int, of reports: [(peer: BluetoothAddress, report: Cassette.AdvertisingReport)], _ generation: Int,
+        _ central: CBCentralManager
+    ) {
+        guard index < reports.count else { return }
+        let (address, report) = reports[index]
+        schedule(at: report.time, for: nil) { [unowned self] in
+            guard generation == scanGeneration else { return }
+            let peripheral = peripheral(for: address, central)
+            let data = advertisementData(of: address, report)
+            if central.deliver(.discovered(peripheral, advertisementData: data, rssi: Int(report.rssi ?? 127))) {
+                var arguments: [FlowEvent.Argument] = [.init("peripheral", "\(address)"), .init("rssi", "\(report.rssi.map { Int($0) } ?? 127)")]
+                if let name = data[CBAdvertisementDataLocalNameKey] as? String {
+                    arguments.append(.init("name", name.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: " ", with: "%20")))
+                }
+                record(label(central), "didDiscover", arguments)
+            }
+            scheduleDiscovery(index + 1, of: reports, generation, central)
+        }
+    }
+
+    /// The advertisement data dictionary CoreBluetooth gives for a report.
+    private func advertisementData(of address: BluetoothAddress, _ report: Cassette.AdvertisingReport) -> [String: Any] {
+        guard let advertisement = cassette.peer(address)?.advertisement(of: report) else { return [:] }
+        var data: [String: Any] = [CBAdvertisementDataIsConnectable: NSNumber(value: report.isConnectable)]
+        if let name = advertisement.localName { data[CBAdvertisementDataLocalNameKey] = name }
+        if !advertisement.serviceUUIDs.isEmpty { data[CBAdvertisementDataServiceUUIDsKey] = advertisement.serviceUUIDs.map(CBUUID.init(bluetoothUUID:)) }
+        if let manufacturer = advertisement.manufacturerData { data[CBAdvertisementDataManufacturerDataKey] = Data(manufacturer) }
+        if !advertisement.serviceData.isEmpty {
+            var serviceData: [CBUUID: Data] = [:]
+            for entry in advertisement.serviceData { serviceData[CBUUID(bluetoothUUID: entry.uuid)] = Data(entry.data) }
+            data[CBAdvertisementDataServiceDataKey] = serviceData
+        }
+        if let power = advertisement.txPowerLevel { data[CBAdvertisementDataTxPowerLevelKey] = NSNumber(value: power) }
+        return data
+    }
+}

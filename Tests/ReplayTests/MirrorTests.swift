@@ -1,0 +1,73 @@
+import BLETraceCoreBluetooth
+import CoreBluetoothCodes
+import Foundation
+import Lifecycle
+import TestSupport
+import Testing
+import TraceFiles
+
+@testable import Replay
+
+/// The mirror replays the captured app's own requests; its flow is what CoreBluetooth would have
+/// told that app. Each ATT error the error collector (`bletrace errors`) finds on an attribute the
+/// app had discovered must reach the app once, in the delegate method and with the `CBATTError`
+/// the collector names, on that characteristic.
+@Suite struct MirrorTests {
+    static let captures = [
+        Fixtures.capture("att-errors.btsnoop"), Fixtures.capture("peer-disconnect.btsnoop"),
+        Fixtures.capture("reconnect-supervision-timeout.btsnoop"), Fixtures.capture("service-changed.btsnoop"),
+        Fixtures.publicCapture("syssi-jkbms-b5a24s.btsnoop"), Fixtures.publicCapture("joelarula-darkelf-2.btsnoop"),
+        Fixtures.publicCapture("madkaye-revcar.btsnoop"),
+    ].filter { FileManager.default.fileExists(atPath: $0) }
+
+    /// The collector's errors as the flow line parts they should become.
+    static func expectedErrors(_ path: String) throws -> [String] {
+        let reader = try CaptureReader(path: path)
+        var decoder = TraceDecoder()
+        var analyzer = LifecycleAnalyzer()
+        var collector = ErrorCollector()
+        while let record = try reader.next() {
+            let decoded = decoder.decode(record)
+            analyzer.add(record, decoded)
+            collector.add(record, decoded, analyzer: analyzer)
+        }
+        return collector.errors.compactMap { error in
+            guard error.layer == .att, !error.expected, let attribute = error.attribute, let cb = error.coreBluetooth else { return nil }
+            let method: String
+            switch cb.callback {
+            case "peripheral(_:didUpdateValueFor:error:)": method = "didUpdateValueFor"
+            case "peripheral(_:didWriteValueFor:error:)": method = "didWriteValueFor"
+            case "peripheral(_:didUpdateNotificationStateFor:error:)": method = "didUpdateNotificationStateFor"
+            default: return nil
+            }
+            let uuid = CBUUID(bluetoothUUID: attribute.uuid).uuidString
+            let target = method == "didUpdateNotificationStateFor" || uuid.count != 4 || !uuid.hasPrefix("29") ? "characteristic" : "descriptor"
+            return "\(method) \(target)=\(target == "characteristic" && method == "didUpdateNotificationStateFor" ? "*" : uuid) error=\(CBATTError(errorCode: cb.code))"
+        }
+    }
+
+    @Test(arguments: captures)
+    func everyATTErrorReachesTheCallbackCoreBluetoothWouldUse(_ path: String) async throws {
+        let expected = try Self.expectedErrors(path)
+        let (cassette, _) = try Cassette.load(path: path)
+        let flow = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("mirror")!.make(for: cassette), name: "mirror")
+        let surfaced = flow.events.filter { $0.actor == "peripheral" && $0.argument("error") != "nil" && $0.argument("error") != nil }
+            .map { event -> String in
+                let target = event.argument("descriptor") != nil ? "descriptor" : "characteristic"
+                let uuid = event.name == "didUpdateNotificationStateFor" ? "*" : (event.argument(target) ?? "?").split(separator: "@")[0]
+                return "\(event.name) \(target)=\(uuid) error=\(event.argument("error")!)"
+            }
+        #expect(surfaced.sorted() == expected.sorted(), "\(path)")
+    }
+
+    @Test func theMirrorIsTheDefaultAndFollowsTheCapturedConnections() async throws {
+        let path = Fixtures.capture("reconnect-supervision-timeout.btsnoop")
+        let (cassette, _) = try Cassette.load(path: path)
+        let flow = await ReplayEngine(cassette: cassette).run(ReferenceApps.all[0].make(for: cassette), name: "mirror")
+        #expect(ReferenceApps.all[0].name == "mirror")
+        let connects = flow.events.filter { $0.name == "connect" }.compactMap(\.time)
+        let attempts = cassette.episodes[cassette.peers[0]]!.compactMap { $0.attemptTime?.seconds(since: cassette.start) }
+        #expect(connects == attempts)
+        #expect(flow.events.contains { $0.name == "didDisconnectPeripheral" && $0.argument("error") == "CBError.connectionTimeout" })
+    }
+}
