@@ -55,7 +55,7 @@ for target in "${targets[@]}"; do
     leaks=1
     [ "$target" = replay ] && leaks=0
     # Inputs up to 64 KiB; 2 GB of memory and 10 s an input at most (a hang is a finding too).
-    "$bin/fuzz-$target" "$corpus" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 -detect_leaks=$leaks \
+    ASAN_OPTIONS=detect_leaks=$leaks "$bin/fuzz-$target" "$corpus" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=10 -detect_leaks=$leaks \
         -artifact_prefix="$crashes/" -print_final_stats=1 > "$log" 2>&1
     code=$?
     executions=$(awk -F: '/stat::number_of_executed_units/ {gsub(/ /, "", $NF); print $NF}' "$log" | tail -1)
