@@ -9,7 +9,7 @@ DEMO_CAPTURE := Captures/reconnect-supervision-timeout.btsnoop
 DEMO_FLOW := Captures/reconnect-supervision-timeout.reconnecting.flow
 OUT := .build/demo
 
-.PHONY: deps build test crosscheck demo captures clean fuzz fuzz-build
+.PHONY: deps build test crosscheck demo captures clean install uninstall fuzz fuzz-build
 
 ## deps: install the Debian packages that are missing (quick when all are present).
 deps:
@@ -32,7 +32,7 @@ test: deps
 	$(SWIFT) test
 
 ## crosscheck: bletrace against tshark (every capture) and btmon (every btsnoop, as far as
-## btmon 5.66 gets), record by record, on Captures/ and ../shared/captures/public/ (also part of
+## btmon 5.66 gets), record by record, on Captures/ and Captures/public/ (also part of
 ## `make test`).
 crosscheck: deps
 	$(SWIFT) test --filter 'TsharkCrossCheckTests|BtmonCrossCheckTests|ErrorsAndStatsTests'
@@ -76,6 +76,31 @@ captures: build
 
 clean:
 	rm -rf .build
+
+## install: release build; bletrace into $(PREFIX)/bin, its man page (generated from the help by
+## swift-argument-parser's generate-manual plugin) into $(PREFIX)/share/man/man1, and bash, zsh
+## and fish completions. PREFIX defaults to /usr/local; DESTDIR stages a package.
+PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALL_BIN := $(DESTDIR)$(PREFIX)/bin
+INSTALL_MAN := $(DESTDIR)$(PREFIX)/share/man/man1
+INSTALL_BASH := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+INSTALL_ZSH := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+INSTALL_FISH := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+install: deps
+	$(SWIFT) build -c release --product bletrace
+	$(SWIFT) package generate-manual --configuration release
+	@set -e; bin=$$($(SWIFT) build -c release --show-bin-path)/bletrace; \
+	install -d $(INSTALL_BIN) $(INSTALL_MAN) $(INSTALL_BASH) $(INSTALL_ZSH) $(INSTALL_FISH); \
+	install -m 755 $$bin $(INSTALL_BIN)/bletrace; \
+	install -m 644 .build/plugins/GenerateManual/outputs/bletrace/bletrace.1 $(INSTALL_MAN)/bletrace.1; \
+	$$bin --generate-completion-script bash > $(INSTALL_BASH)/bletrace; \
+	$$bin --generate-completion-script zsh > $(INSTALL_ZSH)/_bletrace; \
+	$$bin --generate-completion-script fish > $(INSTALL_FISH)/bletrace.fish; \
+	echo "installed $$($(INSTALL_BIN)/bletrace --version) in $(INSTALL_BIN), man page, completions"
+
+uninstall:
+	rm -f $(INSTALL_BIN)/bletrace $(INSTALL_MAN)/bletrace.1 $(INSTALL_BASH)/bletrace $(INSTALL_ZSH)/_bletrace $(INSTALL_FISH)/bletrace.fish
 
 # ---- Fuzzing (issue 16): a libFuzzer target per entry point, in the Fuzz/ package ---------------
 FUZZ_SECONDS ?= 60

@@ -30,7 +30,10 @@ let package = Package(
         .target(
             name: "TraceFiles",
             dependencies: [
-                "Wire", "CPcap", "CBlueZ",
+                "Wire", "CPcap",
+                // libbluetooth serves live capture only, which needs Linux: the managers and the
+                // replay build without it elsewhere.
+                .target(name: "CBlueZ", condition: .when(platforms: [.linux])),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .target(name: "HCI", dependencies: ["Wire"]),
@@ -59,7 +62,10 @@ let package = Package(
             dependencies: [
                 "BLETrace",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            ],
+            plugins: ["GitCommit"]),
+        // Records the git commit for `bletrace --version`.
+        .plugin(name: "GitCommit", capability: .buildTool()),
 
         // One test target per module, plus the command-line tests; TestSupport finds fixtures.
         .target(name: "TestSupport", dependencies: ["TraceFiles", "Wire"], path: "Tests/TestSupport"),

@@ -52,11 +52,23 @@ from typing import Awaitable, Callable
 
 import bumble
 from bumble import hci
-from bumble.att import ATT_Error, Attribute
+from bumble.att import (
+    ATT_Error,
+    ATT_Error_Response,
+    ATT_Read_By_Group_Type_Request,
+    ATT_Read_By_Type_Request,
+    Attribute,
+)
 from bumble.controller import Controller
 from bumble.core import UUID, AdvertisingData
 from bumble.device import Connection, Device, Peer
-from bumble.gatt import Characteristic, CharacteristicValue, Service
+from bumble.gatt import (
+    GATT_CHARACTERISTIC_ATTRIBUTE_TYPE,
+    GATT_PRIMARY_SERVICE_ATTRIBUTE_TYPE,
+    Characteristic,
+    CharacteristicValue,
+    Service,
+)
 from bumble.host import Host
 from bumble.link import LocalLink
 from bumble.snoop import BtSnooper, PcapSnooper, Snooper
@@ -111,6 +123,12 @@ ERR_READ_NOT_PERMITTED = UUID('0000EEE1-0000-1000-8000-00805F9B34FB')
 ERR_WRITE_NOT_PERMITTED = UUID('0000EEE2-0000-1000-8000-00805F9B34FB')
 ERR_WRITE_NEEDS_AUTH = UUID('0000EEE3-0000-1000-8000-00805F9B34FB')
 ERR_WRITE_APP_ERROR = UUID('0000EEE4-0000-1000-8000-00805F9B34FB')
+# service-changed: a service the peripheral adds after the standard ones (handles 0x0019-0x001B)
+# and removes while connected.
+REMOVED_SERVICE = UUID('0000DDD0-0000-1000-8000-00805F9B34FB')
+REMOVED_CHARACTERISTIC = UUID('0000DDD1-0000-1000-8000-00805F9B34FB')
+REMOVED_VALUE = b'old value'
+SERVICE_CHANGED_VALUE_HANDLE = 0x0008
 
 # Fixed values.
 HRM_INITIAL = bytes([0x00, 72])  # flags=0 (UINT8 bpm), 72 bpm
@@ -674,6 +692,63 @@ async def scenario_scan(path: Path) -> None:
         assert seen, 'no advertisement seen'
 
 
+async def scenario_service_changed(path: Path) -> None:
+    """The peripheral removes a service while connected and says so with a Service Changed
+    indication; the central rediscovers the range (nothing there: Attribute Not Found, which also
+    ends a characteristic discovery) and a read of the old value handle fails (Invalid Handle)."""
+    async with make_rig(path) as rig:
+        removed = Service(
+            REMOVED_SERVICE,
+            [
+                Characteristic(
+                    REMOVED_CHARACTERISTIC,
+                    Characteristic.Properties.READ,
+                    Attribute.Permissions.READABLE,
+                    REMOVED_VALUE,
+                )
+            ],
+        )
+        rig.peripheral.add_services([removed])
+        first, last = removed.handle, removed.end_group_handle
+        await asyncio.sleep(0.1)
+        connection, peripheral_connection = await connect(rig)
+        peer = Peer(connection)
+        await asyncio.sleep(0.05)
+        await peer.request_mtu(CLIENT_MTU)
+        await discover(peer)
+        value_handle = find_characteristic(peer, REMOVED_CHARACTERISTIC).handle
+        assert await peer.read_value(value_handle) == REMOVED_VALUE
+        await asyncio.sleep(0.1)
+
+        # The service goes; the server tells the client which range changed.
+        server = rig.peripheral.gatt_server
+        server.attributes = [a for a in server.attributes if not first <= a.handle <= last]
+        server.attributes_by_handle.clear()
+        server.services = [s for s in server.services if s is not removed]
+        service_changed = server.get_attribute(SERVICE_CHANGED_VALUE_HANDLE)
+        await server.indicate_subscriber(
+            peripheral_connection, service_changed, struct.pack('<HH', first, last), force=True
+        )
+        await asyncio.sleep(0.1)
+
+        # Rediscovery of the range: services, then characteristics.
+        client = peer.gatt_client
+        for request in (
+            ATT_Read_By_Group_Type_Request(
+                starting_handle=first, ending_handle=last, attribute_group_type=GATT_PRIMARY_SERVICE_ATTRIBUTE_TYPE
+            ),
+            ATT_Read_By_Type_Request(
+                starting_handle=first, ending_handle=last, attribute_type=GATT_CHARACTERISTIC_ATTRIBUTE_TYPE
+            ),
+        ):
+            response = await client.send_request(request)
+            assert isinstance(response, ATT_Error_Response), response
+        await expect_att_error(peer.read_value(value_handle), 0x01)
+        await asyncio.sleep(0.1)
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        await asyncio.sleep(0.1)
+
+
 # -----------------------------------------------------------------------------
 # Peripheral-side scenarios: the snooped host is the PERIPHERAL (a GATT server
 # that advertises); the remote central connects, subscribes, reads and writes.
@@ -892,6 +967,7 @@ SCENARIOS: list[tuple[str, Callable[[Path], Awaitable[None]]]] = [
     ('restore-out-of-range.btsnoop', scenario_restore_out_of_range),
     ('restore-notifying.btsnoop', scenario_restore_notifying),
     ('pairing-retry.btsnoop', scenario_pairing_retry),
+    ('service-changed.btsnoop', scenario_service_changed),
 ]
 
 

@@ -56,9 +56,33 @@ public struct CBError: Error, Hashable, Sendable, CustomStringConvertible, Custo
         }
 
         public var rawValue: Int {
-            if case .unnamed(let value) = self { return value }
-            return Self.allCases.firstIndex(of: self)!
+            switch self {
+            case .unknown: 0
+            case .invalidParameters: 1
+            case .invalidHandle: 2
+            case .notConnected: 3
+            case .outOfSpace: 4
+            case .operationCancelled: 5
+            case .connectionTimeout: 6
+            case .peripheralDisconnected: 7
+            case .uuidNotAllowed: 8
+            case .alreadyAdvertising: 9
+            case .connectionFailed: 10
+            case .connectionLimitReached: 11
+            case .unknownDevice: 12
+            case .operationNotSupported: 13
+            case .peerRemovedPairingInformation: 14
+            case .encryptionTimedOut: 15
+            case .tooManyLEPairedDevices: 16
+            case .leGattExceededBackgroundNotificationLimit: 17
+            case .leGattNearBackgroundNotificationLimit: 18
+            case .unnamed(let value): value
+            }
         }
+
+        // Equal when their values are: `.unnamed(6)` is `.connectionTimeout`.
+        public static func == (lhs: Self, rhs: Self) -> Bool { lhs.rawValue == rhs.rawValue }
+        public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
         /// The Swift case name; nil for ``unnamed(_:)``.
         public var name: String? {
@@ -170,9 +194,32 @@ public struct CBATTError: Error, Hashable, Sendable, CustomStringConvertible, Cu
         }
 
         public var rawValue: Int {
-            if case .unnamed(let value) = self { return value }
-            return Self.allCases.firstIndex(of: self)!
+            switch self {
+            case .success: 0
+            case .invalidHandle: 1
+            case .readNotPermitted: 2
+            case .writeNotPermitted: 3
+            case .invalidPdu: 4
+            case .insufficientAuthentication: 5
+            case .requestNotSupported: 6
+            case .invalidOffset: 7
+            case .insufficientAuthorization: 8
+            case .prepareQueueFull: 9
+            case .attributeNotFound: 10
+            case .attributeNotLong: 11
+            case .insufficientEncryptionKeySize: 12
+            case .invalidAttributeValueLength: 13
+            case .unlikelyError: 14
+            case .insufficientEncryption: 15
+            case .unsupportedGroupType: 16
+            case .insufficientResources: 17
+            case .unnamed(let value): value
+            }
         }
+
+        // Equal when their values are: `.unnamed(6)` is `.connectionTimeout`.
+        public static func == (lhs: Self, rhs: Self) -> Bool { lhs.rawValue == rhs.rawValue }
+        public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
         /// The Swift case name; nil for ``unnamed(_:)``.
         public var name: String? {

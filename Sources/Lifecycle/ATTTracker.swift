@@ -3,7 +3,7 @@ import HCI
 import Wire
 
 /// A request as the tracker remembers it until its answer.
-public struct ATTRequest: Hashable, Sendable {
+public struct ATTRequest: Hashable, Sendable, Codable {
     public var opcode: ATTOpcode
     /// The attribute it names (for a range: its start).
     public var attributeHandle: UInt16?
@@ -14,8 +14,8 @@ public struct ATTRequest: Hashable, Sendable {
 }
 
 /// What the tracker knows of an attribute, learned from discovery in the capture.
-public struct AttributeInfo: Hashable, Sendable {
-    public enum Role: String, Hashable, Sendable {
+public struct AttributeInfo: Hashable, Sendable, Codable {
+    public enum Role: String, Hashable, Sendable, Codable {
         case service, characteristicDeclaration = "characteristic declaration"
         case characteristicValue = "characteristic value", descriptor, attribute
     }
@@ -108,6 +108,20 @@ public struct ATTTracker {
     /// Requests still waiting for an answer on `connection`.
     public func unanswered(on connection: UInt16) -> [ATTRequest] {
         links[connection]?.pending.compactMap { $0 } ?? []
+    }
+
+    /// Forgets what discovery revealed about the attributes `range` on `connection`: a Service
+    /// Changed indication said they changed (Core 6.0, Vol 3, Part G, §7.1), and only a new
+    /// discovery says what they are now. The Service Changed characteristic's value stays: its
+    /// handle does not change while a client relies on it (§7.1).
+    public mutating func forget(_ range: ClosedRange<UInt16>, on connection: UInt16) {
+        links.modify(connection) { link in
+            link.attributes = link.attributes.filter { !range.contains($0.key) || Self.isServiceChanged($0.value) }
+        }
+    }
+
+    static func isServiceChanged(_ info: AttributeInfo) -> Bool {
+        info.uuid == BluetoothUUID(UInt16(0x2A05)) && info.role == .characteristicValue
     }
 
     /// Forgets a connection: its handle may be reused by the next one.

@@ -4,15 +4,15 @@ import HCI
 import Wire
 
 /// The story of one connection, or of one attempt that never became a connection.
-public struct Connection: Hashable, Sendable {
-    public enum Transport: String, Hashable, Sendable { case le, classic }
-    public enum Role: String, Hashable, Sendable { case central, peripheral }
+public struct Connection: Hashable, Sendable, Codable {
+    public enum Transport: String, Hashable, Sendable, Codable { case le, classic }
+    public enum Role: String, Hashable, Sendable, Codable { case central, peripheral }
     /// Who ended the connection: `local` when this host asked (HCI Disconnect, or reason 0x16),
     /// `remote` when it did not (the peer, or the link itself, as with a supervision timeout).
-    public enum Initiator: String, Hashable, Sendable { case local, remote, unknown }
+    public enum Initiator: String, Hashable, Sendable, Codable { case local, remote, unknown }
 
     /// Where the connection stands at the end of the capture.
-    public enum Outcome: String, Hashable, Sendable {
+    public enum Outcome: String, Hashable, Sendable, Codable {
         /// An attempt with no completion in the capture (connection attempts do not time out).
         case pending
         /// The attempt completed with an error status.
@@ -32,6 +32,8 @@ public struct Connection: Hashable, Sendable {
     public var handle: UInt16?
     public var peer: BluetoothAddress?
     public var peerAddressType: UInt8?
+    /// The name the peer advertised, where a scan in the capture heard it.
+    public var peerName: String?
 
     /// LE Create Connection (or Extended): time and record index.
     public var attemptTime: Timestamp?
@@ -60,14 +62,15 @@ public struct Connection: Hashable, Sendable {
     public var interval: UInt16?
     public var latency: UInt16?
     public var supervisionTimeout: UInt16?
-    /// What changed during the connection: parameters, data length, PHY, encryption.
+    /// What changed during the connection: parameters, data length, PHY, encryption, the peer's
+    /// database (Service Changed).
     public var changes: [Change] = []
     /// Each discovery procedure (Core 6.0, Vol 3, Part G, §4.4-§4.7), from its first request to
     /// the last answer.
     public var discoveryProcedures: [DiscoveryProcedure] = []
 
-    public struct DiscoveryProcedure: Hashable, Sendable {
-        public enum Kind: String, Hashable, Sendable { case services, characteristics, descriptors }
+    public struct DiscoveryProcedure: Hashable, Sendable, Codable {
+        public enum Kind: String, Hashable, Sendable, Codable { case services, characteristics, descriptors }
         public var kind: Kind
         public var start: Timestamp
         public var end: Timestamp
@@ -83,8 +86,8 @@ public struct Connection: Hashable, Sendable {
     public var serviceChangedIndications = 0
 
     /// One change to a connection, from an HCI event.
-    public struct Change: Hashable, Sendable {
-        public enum Kind: Hashable, Sendable {
+    public struct Change: Hashable, Sendable, Codable {
+        public enum Kind: Hashable, Sendable, Codable {
             /// LE Connection Update Complete.
             case parameters(interval: UInt16, latency: UInt16, supervisionTimeout: UInt16)
             /// LE Data Length Change: the largest payloads each way.
@@ -97,6 +100,9 @@ public struct Connection: Hashable, Sendable {
             case keyRefresh
             /// One of the above completed with an error status.
             case failed(String, HCIStatus)
+            /// A Service Changed indication from the peer: the attributes from `start` to `end`
+            /// changed, and what discovery found there before no longer holds.
+            case serviceChanged(start: UInt16, end: UInt16)
         }
         public var time: Timestamp
         public var record: Int
@@ -104,8 +110,8 @@ public struct Connection: Hashable, Sendable {
     }
 
     /// A confirmed write of a Client Characteristic Configuration descriptor.
-    public struct Subscription: Hashable, Sendable {
-        public enum Mode: String, Hashable, Sendable { case off, notify, indicate, both }
+    public struct Subscription: Hashable, Sendable, Codable {
+        public enum Mode: String, Hashable, Sendable, Codable { case off, notify, indicate, both }
         public var time: Timestamp
         public var record: Int
         public var descriptorHandle: UInt16
@@ -117,14 +123,24 @@ public struct Connection: Hashable, Sendable {
 
     /// The ATT MTU agreed by Exchange MTU (the smaller of the two), if exchanged.
     public var mtu: UInt16?
+
+    /// The ATT MTU in effect at the end: the exchanged one, else LE's default of 23 (Core 6.0,
+    /// Vol 3, Part F, §3.2.8) for an LE connection seen from its start; nil when unknown (the
+    /// connection began before the capture, where an exchange may have been missed, or BR/EDR).
+    public var effectiveMTU: UInt16? {
+        if let mtu { return mtu }
+        return transport == .le && !beganBeforeCapture && status == .success ? 23 : nil
+    }
     public var attRequests = 0
     public var attErrors = 0
     public var attNotifications = 0
     public var attIndications = 0
-    /// Read requests of any kind (Read, Read Blob, Read Multiple) and writes of any kind (Write
-    /// Request and Command, Signed Write, Prepare Write); discovery is counted apart.
+    /// Read requests of any kind (Read, Read Blob, Read Multiple) and write requests (Write
+    /// Request, Prepare Write): both among ``attRequests``; discovery is counted apart.
     public var attReads = 0
     public var attWrites = 0
+    /// Writes without response (Write Command, Signed Write Command): commands, not requests.
+    public var attWriteCommands = 0
     /// ATT bytes both ways (opcodes, parameters and values).
     public var attBytes = 0
 
@@ -158,7 +174,7 @@ public struct Connection: Hashable, Sendable {
 }
 
 /// Every connection of a capture, in order of first appearance.
-public struct LifecycleReport: Hashable, Sendable {
+public struct LifecycleReport: Hashable, Sendable, Codable {
     public var connections: [Connection]
     public var firstTime: Timestamp?
     public var lastTime: Timestamp?

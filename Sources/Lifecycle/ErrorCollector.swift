@@ -6,11 +6,11 @@ import Wire
 
 /// One failure found in a capture, with what it answered and what an iOS app would have been
 /// told.
-public struct TraceError: Hashable, Sendable {
-    public enum Layer: String, Hashable, Sendable { case att, hci, smp }
+public struct TraceError: Hashable, Sendable, Codable {
+    public enum Layer: String, Hashable, Sendable, Codable { case att, hci, smp }
 
     /// What CoreBluetooth would report, in which domain, and how sure that is.
-    public struct CoreBluetoothEquivalent: Hashable, Sendable {
+    public struct CoreBluetoothEquivalent: Hashable, Sendable, Codable {
         public var domain: String
         public var code: Int
         public var name: String?
@@ -24,6 +24,8 @@ public struct TraceError: Hashable, Sendable {
     /// The connection handle, where the failure belongs to one.
     public var connection: UInt16?
     public var peer: BluetoothAddress?
+    /// LE or BR/EDR, where the failure belongs to a connection or an attempt the capture shows.
+    public var transport: Connection.Transport?
     public var layer: Layer
     public var code: UInt8
     public var name: String
@@ -31,9 +33,26 @@ public struct TraceError: Hashable, Sendable {
     /// is. For SMP: nil.
     public var requestOpcode: UInt16?
     public var requestName: String?
-    /// For ATT: the attribute in error, and what discovery in the capture says it is.
+    /// For ATT: the attribute in error, and what discovery in the capture says it is. For an
+    /// error that answers a discovery request (``procedure``), the start of the range searched,
+    /// and no attribute: the error is about the range, not about the attribute at its start.
     public var attributeHandle: UInt16?
     public var attribute: AttributeInfo?
+    /// For ATT: the search over a range of handles the failed request was, if it was one: a
+    /// discovery procedure (Core 6.0, Vol 3, Part G, §4.4-§4.7) or a Read Using Characteristic
+    /// UUID (§4.8.2).
+    public var procedure: Discovery?
+    /// For ATT: the attribute type the search asked for, where the capture has the request.
+    public var searchedType: BluetoothUUID?
+
+    /// The searches over a range of handles, as a request's opcode and attribute type tell them
+    /// apart.
+    public enum Discovery: String, Hashable, Sendable, Codable {
+        case services = "service discovery", includedServices = "included service discovery"
+        case characteristics = "characteristic discovery", descriptors = "descriptor discovery"
+        /// Read By Type of a characteristic's UUID (Read Using Characteristic UUID).
+        case valueSearch = "search by characteristic UUID"
+    }
     /// A normal part of a procedure, not a fault: Attribute Not Found ending a discovery, status
     /// 0x02 ending an attempt the host cancelled.
     public var expected: Bool
@@ -62,15 +81,21 @@ public struct ErrorCollector {
             if case .errorResponse(let request, let attribute, let code)? = decoded.att {
                 let connection = analyzer.openConnection(on: acl.handle)
                 let mapped = CoreBluetoothMapping.attError(code)
-                let info = analyzer.att.attribute(attribute, on: acl.handle)
+                // The request this answers, as the tracker paired it, tells a discovery apart
+                // from a Read Using Characteristic UUID (both Read By Type).
+                let asked = analyzer.lastAnswered?.opcode == request ? analyzer.lastAnswered : nil
+                let procedure = Self.discovery(request, type: asked?.type)
+                let info = procedure == nil ? analyzer.att.attribute(attribute, on: acl.handle) : nil
                 errors.append(
                     TraceError(
                         record: record.index, time: record.timestamp, connection: acl.handle, peer: connection?.peer,
-                        layer: .att, code: code.rawValue, name: code.name ?? "\(code)",
+                        transport: connection?.transport, layer: .att, code: code.rawValue, name: code.name ?? "\(code)",
                         requestOpcode: UInt16(request.rawValue), requestName: request.name,
-                        attributeHandle: attribute, attribute: info,
+                        attributeHandle: attribute, attribute: info, procedure: procedure,
+                        searchedType: procedure == nil ? nil : asked?.type,
                         expected: code == .attributeNotFound && Self.discoveryRequests.contains(request),
-                        coreBluetooth: equivalent(mapped.value, mapped.evidence, callback: callback(for: request, info))))
+                        coreBluetooth: equivalent(
+                            mapped.value, mapped.evidence, callback: callback(for: request, procedure, info))))
             }
             if let smp = decoded.smp, let reason = smp.pairingFailedReason {
                 let connection = analyzer.openConnection(on: acl.handle)
@@ -78,8 +103,9 @@ public struct ErrorCollector {
                 errors.append(
                     TraceError(
                         record: record.index, time: record.timestamp, connection: acl.handle, peer: connection?.peer,
-                        layer: .smp, code: reason.rawValue, name: reason.name ?? "\(reason)",
-                        requestOpcode: nil, requestName: nil, attributeHandle: nil, attribute: nil, expected: false,
+                        transport: connection?.transport, layer: .smp, code: reason.rawValue, name: reason.name ?? "\(reason)",
+                        requestOpcode: nil, requestName: nil, attributeHandle: nil, attribute: nil, procedure: nil,
+                        searchedType: nil, expected: false,
                         coreBluetooth: equivalent(mapped.value, mapped.evidence, callback: "the GATT operation that needed pairing")))
             }
         default:
@@ -89,12 +115,14 @@ public struct ErrorCollector {
 
     private mutating func collect(_ event: HCIEvent, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
         func hci(_ status: HCIStatus, command: HCIOpcode?, connection: UInt16?, peer: BluetoothAddress?,
-                 expected: Bool = false, cb: TraceError.CoreBluetoothEquivalent? = nil) {
+                 transport: Connection.Transport? = nil, expected: Bool = false, cb: TraceError.CoreBluetoothEquivalent? = nil) {
             errors.append(
                 TraceError(
-                    record: record.index, time: record.timestamp, connection: connection, peer: peer, layer: .hci,
+                    record: record.index, time: record.timestamp, connection: connection, peer: peer,
+                    transport: transport, layer: .hci,
                     code: status.rawValue, name: status.name ?? "\(status)", requestOpcode: command?.rawValue,
-                    requestName: command?.name, attributeHandle: nil, attribute: nil, expected: expected,
+                    requestName: command?.name, attributeHandle: nil, attribute: nil, procedure: nil,
+                    searchedType: nil, expected: expected,
                     coreBluetooth: cb))
         }
         switch event {
@@ -117,9 +145,10 @@ public struct ErrorCollector {
             if !cancelled, let mapped = attempt?.cbError, let error = mapped.value {
                 cb = equivalent(error, mapped.evidence, callback: "centralManager(_:didFailToConnect:error:)")
             }
-            hci(complete.status, command: nil, connection: nil, peer: attempt?.peer, expected: cancelled, cb: cb)
+            hci(complete.status, command: nil, connection: nil, peer: attempt?.peer, transport: .le, expected: cancelled, cb: cb)
         case .connectionComplete(let status, _, let address, _) where status != .success:
-            hci(status, command: nil, connection: nil, peer: address)
+            // BR/EDR: CoreBluetooth has no equivalent.
+            hci(status, command: nil, connection: nil, peer: address, transport: .classic)
         case .disconnectionComplete(let status, let handle, let reason):
             if status != .success {
                 hci(status, command: .disconnect, connection: handle, peer: nil)
@@ -133,7 +162,7 @@ public struct ErrorCollector {
             if connection.transport == .le, let mapped = connection.cbError, let error = mapped.value {
                 cb = equivalent(error, mapped.evidence, callback: "centralManager(_:didDisconnectPeripheral:error:)")
             }
-            hci(reason, command: nil, connection: handle, peer: connection.peer, cb: cb)
+            hci(reason, command: nil, connection: handle, peer: connection.peer, transport: connection.transport, cb: cb)
         default:
             break
         }
@@ -149,8 +178,35 @@ public struct ErrorCollector {
             domain: CBATTError.errorDomain, code: error.errorCode, name: error.name, evidence: evidence, callback: callback)
     }
 
+    /// The discovery procedure of a request: Read By Group Type and Find By Type Value find
+    /// services, Read By Type of 0x2802 included services and of 0x2803 characteristics, Find
+    /// Information descriptors. A Read By Type of another type reads values (Read Using
+    /// Characteristic UUID, as Android does for Server Supported Features); of an unknown type (the
+    /// request not in the capture), it is taken as characteristic discovery, by far the commonest.
+    static func discovery(_ request: ATTOpcode, type: BluetoothUUID?) -> TraceError.Discovery? {
+        switch request {
+        case .readByGroupTypeRequest, .findByTypeValueRequest: .services
+        case .findInformationRequest: .descriptors
+        case .readByTypeRequest:
+            switch type {
+            case BluetoothUUID(UInt16(0x2802)): .includedServices
+            case CharacteristicDeclaration.type, nil: .characteristics
+            default: .valueSearch
+            }
+        default: nil
+        }
+    }
+
     /// The CoreBluetooth callback that carries an ATT error for a request.
-    private func callback(for request: ATTOpcode, _ attribute: AttributeInfo?) -> String {
+    private func callback(for request: ATTOpcode, _ procedure: TraceError.Discovery?, _ attribute: AttributeInfo?) -> String {
+        switch procedure {
+        case .services: return "peripheral(_:didDiscoverServices:)"
+        case .includedServices: return "peripheral(_:didDiscoverIncludedServicesFor:error:)"
+        case .characteristics: return "peripheral(_:didDiscoverCharacteristicsFor:error:)"
+        case .descriptors: return "peripheral(_:didDiscoverDescriptorsFor:error:)"
+        case .valueSearch: return "no delegate method: CoreBluetooth offers apps no read by characteristic UUID"
+        case nil: break
+        }
         if request == .writeRequest, attribute?.uuid == BluetoothUUID(UInt16(0x2902)) {
             return "peripheral(_:didUpdateNotificationStateFor:error:)"
         }
@@ -159,8 +215,6 @@ public struct ErrorCollector {
             "peripheral(_:didUpdateValueFor:error:)"
         case .writeRequest, .prepareWriteRequest, .executeWriteRequest:
             "peripheral(_:didWriteValueFor:error:)"
-        case .findInformationRequest, .findByTypeValueRequest, .readByGroupTypeRequest:
-            "peripheral(_:didDiscoverServices:) / didDiscoverCharacteristicsFor / didDiscoverDescriptorsFor"
         default:
             "the delegate method of the operation"
         }

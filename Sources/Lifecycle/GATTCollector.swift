@@ -8,7 +8,7 @@ import Wire
 /// Databases are kept per peer address (a peer's later connections refine what earlier ones
 /// found), or per connection when the capture does not name the peer.
 public struct GATTCollector {
-    public struct Entry: Hashable, Sendable {
+    public struct Entry: Hashable, Sendable, Codable {
         /// The peer's address, when the capture names it.
         public var peer: BluetoothAddress?
         /// The connections (``Connection/id``) whose traffic built it.
@@ -32,6 +32,9 @@ public struct GATTCollector {
         let request = analyzer.lastAnswered
         func value(_ bytes: UnsafeRawBufferPointer, _ source: GATTDatabase.Value.Source) -> GATTDatabase.Value {
             GATTDatabase.Value(bytes: Array(bytes), source: source, record: record.index)
+        }
+        defer {
+            if let range = analyzer.lastServiceChange { entries[index].database.forget(range) }
         }
         switch pdu {
         case .readByGroupTypeResponse(let groups):

@@ -5,10 +5,10 @@ import Wire
 ///
 /// Core 6.0, Vol 3, Part G, §3 (service, characteristic and descriptor declarations) and §4
 /// (the discovery procedures that read them). What the capture did not discover is absent.
-public struct GATTDatabase: Hashable, Sendable {
+public struct GATTDatabase: Hashable, Sendable, Codable {
     public var services: [Service] = []
 
-    public struct Service: Hashable, Sendable {
+    public struct Service: Hashable, Sendable, Codable {
         public var handle: UInt16
         public var endHandle: UInt16
         public var uuid: BluetoothUUID
@@ -17,7 +17,7 @@ public struct GATTDatabase: Hashable, Sendable {
         public var name: String? { GATTNames.name(for: uuid) }
     }
 
-    public struct Characteristic: Hashable, Sendable {
+    public struct Characteristic: Hashable, Sendable, Codable {
         public var declarationHandle: UInt16
         public var valueHandle: UInt16
         public var uuid: BluetoothUUID
@@ -27,7 +27,7 @@ public struct GATTDatabase: Hashable, Sendable {
         public var name: String? { GATTNames.name(for: uuid) }
     }
 
-    public struct Descriptor: Hashable, Sendable {
+    public struct Descriptor: Hashable, Sendable, Codable {
         public var handle: UInt16
         public var uuid: BluetoothUUID
         public var lastValue: Value?
@@ -35,8 +35,8 @@ public struct GATTDatabase: Hashable, Sendable {
     }
 
     /// The last value seen for an attribute, and how it was seen.
-    public struct Value: Hashable, Sendable {
-        public enum Source: String, Hashable, Sendable { case read, write, notification, indication }
+    public struct Value: Hashable, Sendable, Codable {
+        public enum Source: String, Hashable, Sendable, Codable { case read, write, notification, indication }
         public var bytes: [UInt8]
         public var source: Source
         public var record: Int
@@ -44,7 +44,7 @@ public struct GATTDatabase: Hashable, Sendable {
 
     /// Characteristic properties, Core 6.0, Vol 3, Part G, §3.3.1.1. CoreBluetooth:
     /// `CBCharacteristicProperties`, same bits.
-    public struct Properties: OptionSet, Hashable, Sendable {
+    public struct Properties: OptionSet, Hashable, Sendable, Codable {
         public let rawValue: UInt8
         public init(rawValue: UInt8) { self.rawValue = rawValue }
         public static let broadcast = Properties(rawValue: 0x01)
@@ -109,6 +109,25 @@ public struct GATTDatabase: Hashable, Sendable {
             services[s].characteristics[c].lastValue = value
         } else if let d = services[s].characteristics[c].descriptors.firstIndex(where: { $0.handle == handle }) {
             services[s].characteristics[c].descriptors[d].lastValue = value
+        }
+    }
+
+    /// Drops what discovery found in `range`, which a Service Changed indication declared changed
+    /// (Core 6.0, Vol 3, Part G, §7.1): services declared in it, and characteristics and
+    /// descriptors in it of a service declared before it. What the rediscovery then finds is added
+    /// again; what it does not find stays absent. The Service Changed characteristic itself (and
+    /// the service holding it) stays: its handle does not change while a client relies on it
+    /// (§7.1), and a range of 0x0001-0xFFFF names it too.
+    mutating func forget(_ range: ClosedRange<UInt16>) {
+        let serviceChanged = BluetoothUUID(UInt16(0x2A05))
+        services.removeAll { range.contains($0.handle) && !$0.characteristics.contains { $0.uuid == serviceChanged } }
+        for s in services.indices {
+            services[s].characteristics.removeAll { range.contains($0.declarationHandle) && $0.uuid != serviceChanged }
+            for c in services[s].characteristics.indices {
+                guard services[s].characteristics[c].uuid != serviceChanged else { continue }
+                services[s].characteristics[c].descriptors.removeAll { range.contains($0.handle) }
+                if range.contains(services[s].characteristics[c].valueHandle) { services[s].characteristics[c].lastValue = nil }
+            }
         }
     }
 

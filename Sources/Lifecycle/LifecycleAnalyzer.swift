@@ -24,6 +24,9 @@ public struct LifecycleAnalyzer {
     public private(set) var att = ATTTracker()
     /// The request the last record answered, if it carried an ATT response.
     public private(set) var lastAnswered: ATTRequest?
+    /// The attribute range the last record, a Service Changed indication from the peer, declared
+    /// changed (Core 6.0, Vol 3, Part G, §7.1).
+    public private(set) var lastServiceChange: ClosedRange<UInt16>?
     /// Scans and advertising sets.
     public private(set) var scanning = ScanCollector()
     /// What discovery found per peer, for its next connection.
@@ -42,6 +45,11 @@ public struct LifecycleAnalyzer {
         for handle in openByHandle.handles {
             connections[openByHandle[handle]!].unansweredRequests = att.unanswered(on: handle)
         }
+        if !scanning.names.isEmpty {
+            for index in connections.indices {
+                if let peer = connections[index].peer { connections[index].peerName = scanning.names[peer] }
+            }
+        }
         return LifecycleReport(
             connections: connections, firstTime: firstTime, lastTime: lastTime, records: records,
             scans: scanning.scans, advertising: scanning.advertising)
@@ -54,6 +62,7 @@ public struct LifecycleAnalyzer {
 
     public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord) {
         lastAnswered = nil
+        lastServiceChange = nil
         records += 1
         scanning.add(record, decoded)
         if firstTime == nil { firstTime = record.timestamp }
@@ -68,10 +77,28 @@ public struct LifecycleAnalyzer {
             if let pdu = decoded.att {
                 count(pdu, on: id)
                 connections[id].attBytes += decoded.l2cap?.payload.count ?? 0
+                if case .handleValueIndication(let attribute, let value) = pdu, record.direction != .sent,
+                    value.count >= 4, att.attribute(attribute, on: acl.handle)?.uuid == Self.serviceChanged
+                {
+                    let start = UInt16(value[0]) | UInt16(value[1]) << 8
+                    let end = UInt16(value[2]) | UInt16(value[3]) << 8
+                    if start <= end { lastServiceChange = start...end }
+                    connections[id].serviceChangedIndications += 1
+                }
                 lastAnswered = att.observe(
                     pdu, connection: acl.handle, direction: record.direction, time: record.timestamp, record: record.index)
                 if let mtu = att.mtu(on: acl.handle) { connections[id].mtu = mtu }
                 follow(pdu, on: id, handle: acl.handle, record)
+                if let range = lastServiceChange {
+                    // What discovery found there no longer holds, on this connection and for the
+                    // peer's next one.
+                    att.forget(range, on: acl.handle)
+                    if let peer = connections[id].peer {
+                        cachedAttributes[peer] = cachedAttributes[peer]?.filter { !range.contains($0.key) || ATTTracker.isServiceChanged($0.value) }
+                    }
+                    connections[id].changes.append(
+                        Connection.Change(time: record.timestamp, record: record.index, kind: .serviceChanged(start: range.lowerBound, end: range.upperBound)))
+                }
             }
         default:
             break
@@ -258,14 +285,12 @@ public struct LifecycleAnalyzer {
                     characteristicHandle: owner?.0, uuid: owner?.1, mode: mode))
         case .errorResponse:
             if lastAnswered?.opcode == .writeRequest { pendingSubscription[id] = nil }
-        case .handleValueIndication(let attribute, _):
-            if att.attribute(attribute, on: handle)?.uuid == BluetoothUUID(UInt16(0x2A05)) {
-                connections[id].serviceChangedIndications += 1
-            }
         default:
             break
         }
     }
+
+    static let serviceChanged = BluetoothUUID(UInt16(0x2A05))
 
     /// Which discovery procedure a request belongs to: services (Read By Group Type, Find By Type
     /// Value), characteristics (Read By Type of 0x2803), descriptors (Find Information).
@@ -288,7 +313,8 @@ public struct LifecycleAnalyzer {
         connections[id].completeRecord = record.index
         connections[id].status = status
         let cancelled = connections[id].cancelTime != nil && status == .unknownConnectionIdentifier
-        if status != .success, !cancelled {
+        // CoreBluetooth makes LE connections only: a BR/EDR attempt has no equivalent there.
+        if status != .success, !cancelled, connections[id].transport == .le {
             let mapped = CoreBluetoothMapping.connectionFailureError(status: status)
             connections[id].cbError = Mapped(value: mapped.value, evidence: mapped.evidence)
         }
@@ -316,8 +342,10 @@ public struct LifecycleAnalyzer {
         switch pdu.opcode {
         case .readRequest, .readBlobRequest, .readMultipleRequest, .readMultipleVariableRequest:
             connections[id].attReads += 1
-        case .writeRequest, .writeCommand, .signedWriteCommand, .prepareWriteRequest:
+        case .writeRequest, .prepareWriteRequest:
             connections[id].attWrites += 1
+        case .writeCommand, .signedWriteCommand:
+            connections[id].attWriteCommands += 1
         default: break
         }
     }

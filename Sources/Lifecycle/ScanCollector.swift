@@ -4,7 +4,7 @@ import TraceFiles
 import Wire
 
 /// One scan: from LE Set (Extended) Scan Enable on to off, with every device it heard.
-public struct Scan: Hashable, Sendable {
+public struct Scan: Hashable, Sendable, Codable {
     public var id: Int
     public var startTime: Timestamp?
     public var stopTime: Timestamp?
@@ -21,7 +21,7 @@ public struct Scan: Hashable, Sendable {
     /// Devices heard, in order of first report.
     public var devices: [Device] = []
 
-    public struct Device: Hashable, Sendable {
+    public struct Device: Hashable, Sendable, Codable {
         public var address: BluetoothAddress
         public var addressType: UInt8
         public var name: String?
@@ -36,7 +36,7 @@ public struct Scan: Hashable, Sendable {
 }
 
 /// One advertising set of this host: from LE Set (Extended) Advertising Enable on to off.
-public struct AdvertisingSet: Hashable, Sendable {
+public struct AdvertisingSet: Hashable, Sendable, Codable {
     public var id: Int
     /// The extended advertising handle; nil for legacy advertising.
     public var handle: UInt8?
@@ -68,8 +68,13 @@ public struct ScanCollector {
     private var nextScan = Scan(id: 0)
     private var nextAdvertising: [UInt8?: AdvertisingSet] = [:]
     private var openAdvertising: [UInt8?: Int] = [:]
+    /// The last name each device advertised (Complete or Shortened Local Name), over all scans.
+    public private(set) var names: [BluetoothAddress: String] = [:]
 
     public init() {}
+
+    /// The name `address` advertised, if the capture heard one.
+    public func name(of address: BluetoothAddress) -> String? { names[address] }
 
     static let commands: Set<UInt16> = [0x2006, 0x2008, 0x2009, 0x200A, 0x200B, 0x200C, 0x2036, 0x2037, 0x2038, 0x2039, 0x2041, 0x2042]
 
@@ -206,6 +211,7 @@ public struct ScanCollector {
         }
         if let structures = try? data.structures() {
             if device.name == nil || structures.localName != nil { device.name = structures.localName ?? device.name }
+            if let name = structures.localName, names[address] != name { names[address] = name }
             for structure in structures {
                 if case .serviceUUIDs(let uuids, _) = structure.value {
                     for uuid in uuids where !device.serviceUUIDs.contains(uuid) { device.serviceUUIDs.append(uuid) }

@@ -186,10 +186,10 @@ final class SensorServerApp: NSObject, BluetoothApp, CBPeripheralManagerDelegate
         guard let first = requests.first else { return }
         // A write without response expects no answer.
         if first.characteristic.properties.contains(.writeWithoutResponse) { return }
-        // CoreBluetooth's CBATTError.Code cannot hold an application error (0x80-0x9F) in
-        // Swift here; the error service refuses with writeNotPermitted.
+        // The error service refuses every write with the application error 0x80, as apps answer
+        // with their own codes.
         if requests.contains(where: { $0.characteristic.service?.uuid == refusingWrites }) {
-            return peripheral.respond(to: first, withResult: .writeNotPermitted)
+            return peripheral.respond(to: first, withResult: CBATTError.Code(rawValue: 0x80)!)
         }
         // All or nothing: each part lands at its offset (a long write comes as several parts).
         var written = values

@@ -179,8 +179,8 @@ extension ReplayEngine {
         let key = "\(kind.rawValue)@\(handle)"
         let occurrence = links[address]?.occurrences[key, default: 0] ?? 0
         links[address]?.occurrences[key] = occurrence + 1
-        guard let operation = cassette.answer(for: kind, handle: handle, on: address, occurrence: occurrence)
-            ?? (kind == .write ? cassette.answer(for: .longWrite, handle: handle, on: address, occurrence: occurrence) : nil)
+        guard let operation = capturedAnswer(kind, handle: handle, on: address, occurrence: occurrence)
+            ?? (kind == .write ? capturedAnswer(.longWrite, handle: handle, on: address, occurrence: occurrence) : nil)
         else {
             return unmatched(request, peripheral, "the capture never shows \(request.methodName) on handle 0x\(hex4(handle))")
         }
@@ -211,7 +211,7 @@ extension ReplayEngine {
         guard let code = operation.error?.rawValue, [0x05, 0x0C, 0x0F].contains(code) else { return nil }
         let links = cassette.links(of: address)
         let security = links.flatMap(\.security).filter { $0.time >= operation.time }.sorted { $0.time < $1.time }
-        let retry = cassette.answers(for: kind, handle: handle, on: address).first { $0.time > operation.time }
+        let retry = capturedAnswers(kind, handle: handle, on: address).first { $0.time > operation.time }
         let encrypted = security.first { event in
             guard case .encryptionChanged(true, _) = event.kind else { return false }
             return retry.map { event.time <= $0.time } ?? true
@@ -371,16 +371,65 @@ extension ReplayEngine {
     /// A characteristic as the flow names it: its UUID as CoreBluetooth prints it, and
     /// `UUID@0x0012` (its value handle) when the peer holds the UUID more than once.
     func characteristicName(_ valueHandle: UInt16, _ address: BluetoothAddress?) -> String {
-        let all = address.map { cassette.services(of: $0).flatMap(\.characteristics) } ?? []
-        guard let characteristic = all.first(where: { $0.valueHandle == valueHandle }) else { return "0x\(hex4(valueHandle))" }
-        let name = CBUUID(bluetoothUUID: characteristic.uuid).uuidString
-        return all.filter { $0.uuid == characteristic.uuid }.count > 1 ? "\(name)@0x\(hex4(valueHandle))" : name
+        guard let address else { return "0x\(hex4(valueHandle))" }
+        return peerIndex(address).names[valueHandle] ?? "0x\(hex4(valueHandle))"
     }
 
     /// The latency of the capture's first discovery on `address`, for the app's discoveries.
     private func discoveryLatency(_ address: BluetoothAddress) -> Double {
-        cassette.answers(for: .discovery, handle: nil, on: address).first?.latency ?? 0
+        peerIndex(address).discoveryLatency ?? 0
     }
+
+    /// The answers the capture's peer gave to this host's requests of `kind` on `handle`, in
+    /// capture order (``Cassette/answers(for:handle:on:from:)``, looked up in an index).
+    func capturedAnswers(_ kind: Cassette.Operation.Kind, handle: UInt16, on address: BluetoothAddress) -> [Cassette.Operation] {
+        peerIndex(address).answers[PeerIndex.key(kind, handle)] ?? []
+    }
+
+    /// The n-th answer, then the last (``Cassette/answer(for:handle:on:occurrence:from:)``).
+    func capturedAnswer(_ kind: Cassette.Operation.Kind, handle: UInt16, on address: BluetoothAddress, occurrence: Int) -> Cassette.Operation? {
+        let all = capturedAnswers(kind, handle: handle, on: address)
+        return all.isEmpty ? nil : all[min(max(0, occurrence), all.count - 1)]
+    }
+
+    /// What the replay looks up per peer, built on first use in one pass over its links: each
+    /// request's lookup is then a dictionary access, however long the capture.
+    func peerIndex(_ address: BluetoothAddress) -> PeerIndex {
+        if let known = peerIndexes[address] { return known }
+        var index = PeerIndex()
+        for link in cassette.links(of: address) {
+            for operation in link.operations where operation.sender != .peer {
+                index.answers[PeerIndex.key(operation.kind, operation.handle ?? 0), default: []].append(operation)
+                if operation.kind == .discovery, index.discoveryLatency == nil { index.discoveryLatency = operation.latency }
+            }
+        }
+        let characteristics = cassette.services(of: address).flatMap(\.characteristics)
+        var counts: [BluetoothUUID: Int] = [:]
+        for characteristic in characteristics { counts[characteristic.uuid, default: 0] += 1 }
+        for characteristic in characteristics {
+            let name = CBUUID(bluetoothUUID: characteristic.uuid).uuidString
+            index.names[characteristic.valueHandle] = counts[characteristic.uuid]! > 1 ? "\(name)@0x\(hex4(characteristic.valueHandle))" : name
+        }
+        peerIndexes[address] = index
+        return index
+    }
+}
+
+/// A peer's answers by kind and handle, characteristic names by value handle, and the latency of
+/// its first discovery.
+struct PeerIndex {
+    var answers: [Int: [Cassette.Operation]] = [:]
+    var names: [UInt16: String] = [:]
+    var discoveryLatency: Double?
+
+    static func key(_ kind: Cassette.Operation.Kind, _ handle: UInt16) -> Int {
+        kindNumbers[kind, default: 0] << 16 | Int(handle)
+    }
+
+    private static let kindNumbers: [Cassette.Operation.Kind: Int] = [
+        .read: 1, .readMultiple: 2, .write: 3, .longWrite: 4, .writeWithoutResponse: 5, .signedWrite: 6, .mtu: 7,
+        .discovery: 8, .readByType: 9, .indication: 10, .other: 11,
+    ]
 }
 
 func list(_ items: [String]) -> String { items.isEmpty ? "none" : items.joined(separator: ",") }

@@ -73,6 +73,8 @@ public final class ReplayEngine: BluetoothSystem {
     public private(set) var failed = false
     /// The scan in progress, if any: a new scan or a stop ends the old one's discoveries.
     var scanGeneration = 0
+    /// Per peer, its answers and names indexed on first use.
+    var peerIndexes: [BluetoothAddress: PeerIndex] = [:]
     /// Index of the next unused episode per peer.
     private var cursor: [BluetoothAddress: Int] = [:]
     /// Peers with a connection attempt of the app in progress.

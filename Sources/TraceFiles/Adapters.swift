@@ -1,3 +1,4 @@
+#if os(Linux)  // Live capture needs Linux (AF_BLUETOOTH, libbluetooth): README, "Where it builds".
 import CBlueZ
 import Glibc
 
@@ -39,3 +40,4 @@ public enum Adapters {
         return adapters
     }
 }
+#endif

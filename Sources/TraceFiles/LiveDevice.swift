@@ -1,3 +1,4 @@
+#if os(Linux)  // Live capture needs Linux (AF_BLUETOOTH, libbluetooth): README, "Where it builds".
 import Glibc
 
 /// Where a live capture comes from, as a person names it on the command line.
@@ -145,3 +146,4 @@ public indirect enum LiveDevice: Hashable, Sendable, CustomStringConvertible {
         3_000_000: speed_t(B3000000), 3_500_000: speed_t(B3500000), 4_000_000: speed_t(B4000000),
     ]
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)  // Live capture needs Linux (AF_BLUETOOTH, libbluetooth): README, "Where it builds".
 import CBlueZ
 import Glibc
 import Wire
@@ -214,3 +215,4 @@ final class LiveH4Relay {
         return (descriptor, actual)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)  // Live capture needs Linux (AF_BLUETOOTH, libbluetooth): README, "Where it builds".
 import CBlueZ
 import Glibc
 import Wire
@@ -141,3 +142,4 @@ final class LiveMonitorChannel {
         return CaptureError.live(text)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)  // Live capture needs Linux (AF_BLUETOOTH, libbluetooth): README, "Where it builds".
 import Wire
 
 /// One frame of the Linux kernel's HCI monitor channel, as a read on the socket returns it.
@@ -42,3 +43,4 @@ struct LiveMonitorFrame {
         payload = reader.rest()
     }
 }
+#endif

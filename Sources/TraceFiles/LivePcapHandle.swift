@@ -1,3 +1,4 @@
+#if os(Linux)  // Live capture needs Linux (AF_BLUETOOTH, libbluetooth): README, "Where it builds".
 import CPcap
 import Glibc
 import Wire
@@ -136,3 +137,4 @@ final class LivePcapHandle {
         return CaptureError.live(message)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)  // Live capture needs Linux (AF_BLUETOOTH, libbluetooth): README, "Where it builds".
 import Glibc
 
 extension LiveSource {
@@ -92,3 +93,4 @@ extension LiveSource {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)  // Live capture needs Linux (AF_BLUETOOTH, libbluetooth): README, "Where it builds".
 import CBlueZ
 import Glibc
 import Wire
@@ -257,3 +258,4 @@ public final class LiveSource {
         }
     }
 }
+#endif

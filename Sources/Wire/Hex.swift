@@ -1,17 +1,17 @@
 extension UnsafeRawBufferPointer {
     /// Lowercase hex, two digits a byte, no separators: `0a1b2c`.
     public var hexString: String {
-        var text = ""
-        text.reserveCapacity(count * 2)
-        for byte in self {
-            text.append(hexDigits[Int(byte >> 4)])
-            text.append(hexDigits[Int(byte & 0x0F)])
+        String(unsafeUninitializedCapacity: count * 2) { buffer in
+            for (index, byte) in enumerated() {
+                buffer[2 * index] = hexDigits[Int(byte >> 4)]
+                buffer[2 * index + 1] = hexDigits[Int(byte & 0x0F)]
+            }
+            return count * 2
         }
-        return text
     }
 }
 
-private let hexDigits: [Character] = Array("0123456789abcdef")
+private let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
 /// Parses hex such as `"04 0e 04 01 03 0c 00"` (spaces and line breaks ignored) into bytes.
 public func bytes(hex text: String) -> [UInt8]? {

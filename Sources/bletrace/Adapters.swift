@@ -1,3 +1,4 @@
+#if os(Linux)  // Live capture needs Linux (AF_BLUETOOTH, libbluetooth): README, "Where it builds".
 import ArgumentParser
 import BLETrace
 
@@ -22,3 +23,4 @@ struct Adapters: ParsableCommand {
         Output.flush()
     }
 }
+#endif

@@ -14,8 +14,18 @@ struct Bletrace: AsyncParsableCommand {
 
             Exit codes: 0 success; 1 a finding (flows differ, the capture is damaged after the records shown, no Bluetooth on this host); 2 bad input.
             """,
-        version: "0.1.0",
-        subcommands: [Info.self, Decode.self, Errors.self, Stats.self, LifecycleCommand.self, GATT.self, ReplayCommand.self, Diff.self, Convert.self, Capture.self, Adapters.self])
+        version: "\(bletraceVersion) (\(gitCommit))",
+        subcommands: analysis + live)
+
+    static let analysis: [any ParsableCommand.Type] = [
+        Info.self, Decode.self, Errors.self, Stats.self, LifecycleCommand.self, GATT.self, ReplayCommand.self, Diff.self,
+        Convert.self,
+    ]
+    #if os(Linux)
+    static let live: [any ParsableCommand.Type] = [Capture.self, Adapters.self]
+    #else
+    static let live: [any ParsableCommand.Type] = []
+    #endif
 
     static func main() async {
         // A reader that goes away (`| head`) shows as EPIPE on the next write, which ends the
@@ -47,6 +57,9 @@ struct Bletrace: AsyncParsableCommand {
     }
 }
 
+/// The release of bletrace; `--version` adds the git commit it was built from.
+let bletraceVersion = "0.1.0"
+
 /// Exit codes shared by the subcommands.
 enum Exit {
     static let finding = ExitCode(1)
@@ -55,7 +68,7 @@ enum Exit {
 
 /// The input and output options every reading command shares.
 struct CaptureOptions: ParsableArguments {
-    @Argument(help: "A capture file: btsnoop, pcap, pcapng or PacketLogger (.pklg).")
+    @Argument(help: "A capture file: btsnoop, pcap, pcapng or PacketLogger (.pklg); - reads standard input.")
     var file: String
 }
 

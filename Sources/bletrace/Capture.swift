@@ -1,3 +1,4 @@
+#if os(Linux)  // Live capture needs Linux (AF_BLUETOOTH, libbluetooth): README, "Where it builds".
 import ArgumentParser
 import BLETrace
 import Dispatch
@@ -103,3 +104,4 @@ struct Capture: ParsableCommand {
         if source.framingErrorCount > 0 { throw Exit.finding }
     }
 }
+#endif

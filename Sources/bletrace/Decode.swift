@@ -5,44 +5,77 @@ import BLETrace
 struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Decode every record: HCI commands and events, ACL, L2CAP, ATT.",
-        discussion: "--format jsonl writes one JSON object per record (Formats/json.md).")
+        discussion: "Records are numbered from 1, as Wireshark numbers frames. --format jsonl writes one JSON object per record, --format json one document with them all (Formats/json.md).")
 
     @OptionGroup var capture: CaptureOptions
-    @Option(help: "text or jsonl.") var format: OutputFormat = .text
+    @Option(help: "text, json or jsonl (one record per line).") var format: OutputFormat = .text
     @Flag(name: .shortAndLong, help: "Show every field of every layer under each record's line.") var verbose = false
     @Option(
         help: ArgumentHelp(
             "Show only matching records; repeat to require several.",
-            discussion: "command, event, acl, l2cap, att, smp, error, handle=N, att=N (ATT opcode), command=N (HCI opcode), event=N (HCI event code); N decimal or 0x-hex.",
+            discussion: "Tests joined with and, or, not and parentheses: att.error, att.error==0x05, att.opcode==0x0a, att.handle==0x14, hci.handle==0x40, hci.reason==0x08, hci.opcode==0x200d, hci.event==0x3e, peer==AA:BB:CC:DD:EE:FF or peer==\"name\", time>=12.5 (seconds from the first record), frame<100, direction==sent, and the kinds command, event, acl, l2cap, att, smp, error. Wireshark's names work too (btatt.error_code, bthci_acl.chandle, …). Numbers decimal or 0x-hex.",
             valueName: "filter"))
-    var filter: [RecordFilter] = []
+    var filter: [String] = []
 
     func validate() throws {
-        guard format != .json else { throw ValidationError("--format takes text or jsonl") }
+        for text in filter { _ = try RecordFilter(parsing: text) }
     }
 
+    @OptionGroup var selection: SelectionOptions
+    @OptionGroup var output: OutputOptions
+
     func run() throws {
-        let reader = try openCapture(capture.file)
+        try output.apply(input: capture.file)
+        let filters = try filter.map(RecordFilter.init(parsing:)) + [RecordFilter(selection)].compactMap { $0 }
+        let reader = try openCapture(try capture.path)
         var decoder = TraceDecoder()
         // Runs alongside so that each ATT response is read knowing its request.
         var analyzer = LifecycleAnalyzer()
         var origin: Timestamp?
         var fault: (any Error)?
+        // --format json: one object, its records written one at a time as they are decoded.
+        var written = 0
+        if format == .json { Output.line("{\"records\":[") }
         do {
             while let record = try reader.next() {
                 let decoded = decoder.decode(record)
                 analyzer.add(record, decoded)
                 if origin == nil { origin = record.timestamp }
-                guard filter.allSatisfy({ $0.matches(record, decoded) }) else { continue }
-                if format == .jsonl {
+                if selection.brief, Self.isNoise(record, decoded) { continue }
+                if !filters.isEmpty {
+                    let context = RecordFilter.Context(analyzer: analyzer, origin: origin!)
+                    guard filters.allSatisfy({ $0.matches(record, decoded, context) }) else { continue }
+                }
+                if format == .json {
+                    if written > 0 { Output.text(",") }
                     try Output.json(JSONRecord(record, decoded, answering: analyzer.lastAnswered))
+                    written += 1
+                } else if format == .jsonl {
+                    var line = JSONRecord(record, decoded, answering: analyzer.lastAnswered)
+                    line.version = jsonVersion
+                    try Output.json(line)
                 } else {
                     Output.line(describe(record, decoded, answering: analyzer.lastAnswered, origin: origin!))
                     if verbose { for line in detail(record, decoded) { Output.line(line) } }
                 }
             }
         } catch { fault = error }
+        if format == .json { Output.line("],\"version\":\(jsonVersion)}") }
         try finish(fault)
+    }
+}
+
+extension Decode {
+    /// What `--brief` leaves out: controller flow control, vendor commands and events, and
+    /// Android's debug records.
+    static func isNoise(_ record: CaptureRecord, _ decoded: DecodedRecord) -> Bool {
+        switch decoded.packet {
+        case .command(let command): return command.opcode.ogf == 0x3F
+        case .event(.commandComplete(_, let opcode, _)), .event(.commandStatus(_, _, let opcode)): return opcode.ogf == 0x3F
+        case .event(let event): return event.code == .numberOfCompletedPackets || event.code == .vendorSpecific
+        case .acl(let acl): return acl.handle == ACLPacket.androidDebugHandle
+        default: return false
+        }
     }
 }
 
@@ -63,12 +96,16 @@ struct JSONRecord: Encodable {
         var end: UInt16?
         var request_opcode: UInt8?
         var request_index: Int?
+        var request_frame: Int?
         var error: UInt8?
         var mtu: UInt16?
         var value: String?
     }
+    /// On each line of `--format jsonl` only: in `--format json` the document carries it.
+    var version: Int?
     var index: Int
-    var ts: Int64
+    var frame: Int
+    var ts_us: Int64
     var direction: String?
     var kind: String
     var controller: UInt16?
@@ -79,7 +116,8 @@ struct JSONRecord: Encodable {
 
     init(_ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest? = nil) {
         index = record.index
-        ts = record.timestamp.microseconds
+        frame = record.index + 1
+        ts_us = record.timestamp.microseconds
         direction = record.direction.map { "\($0)" }
         kind = "\(record.kind)"
         controller = record.controllerIndex
@@ -124,23 +162,14 @@ struct JSONRecord: Encodable {
             case .findInformationRequest(let start, let end), .findByTypeValueRequest(let start, let end, _, _),
                 .readByTypeRequest(let start, let end, _), .readByGroupTypeRequest(let start, let end, _):
                 (fields.start, fields.end) = (start, end)
-            // A list's first entry, as Wireshark's btatt.handle.
-            case .findInformationResponse(let list): fields.handle = list.first?.handle
-            case .findByTypeValueResponse(let list): fields.handle = list.first?.found
-            case .readByTypeResponse(let list): fields.handle = list.first?.handle
-            case .readByGroupTypeResponse(let list): fields.handle = list.first?.handle
-            case .readMultipleRequest(let list), .readMultipleVariableRequest(let list): fields.handle = list.first
-            default: fields.handle = pdu.handle
+            default:
+                fields.handle = attributeHandle(pdu, answering: request)
             }
-            // A response names the request it answers, and its attribute when it has none of its own.
+            // A response names the request it answers.
             if let request, pdu.opcode.method == .response || pdu.opcode.method == .confirmation {
                 fields.request_opcode = request.opcode.rawValue
                 fields.request_index = request.record
-                if fields.handle == nil, let attribute = request.attributeHandle,
-                    [.readRequest, .readBlobRequest, .writeRequest, .handleValueIndication].contains(request.opcode)
-                {
-                    fields.handle = attribute
-                }
+                fields.request_frame = request.record + 1
             }
             switch pdu {
             case .errorResponse(let request, _, let error):
@@ -157,6 +186,28 @@ struct JSONRecord: Encodable {
             att = fields
         }
     }
+}
+
+/// The attribute a PDU is about, as Wireshark's `btatt.handle`: its own handle; a list's first
+/// entry; for a response with none of its own (Read, Read Blob, Write, Handle Value
+/// Confirmation), the handle of the request it answers. Nil for range requests.
+func attributeHandle(_ pdu: ATTPDU, answering request: ATTRequest?) -> UInt16? {
+    switch pdu {
+    case .findInformationRequest, .findByTypeValueRequest, .readByTypeRequest, .readByGroupTypeRequest: return nil
+    case .findInformationResponse(let list): return list.first?.handle
+    case .findByTypeValueResponse(let list): return list.first?.found
+    case .readByTypeResponse(let list): return list.first?.handle
+    case .readByGroupTypeResponse(let list): return list.first?.handle
+    case .readMultipleRequest(let list), .readMultipleVariableRequest(let list): return list.first
+    default: break
+    }
+    if let handle = pdu.handle { return handle }
+    if let request, pdu.opcode.method == .response || pdu.opcode.method == .confirmation,
+        [.readRequest, .readBlobRequest, .writeRequest, .handleValueIndication].contains(request.opcode)
+    {
+        return request.attributeHandle
+    }
+    return nil
 }
 
 /// Every field of every layer of a record, for `decode -v`.
@@ -185,7 +236,7 @@ func detail(_ record: CaptureRecord, _ decoded: DecodedRecord) -> [String] {
 
 /// One line for a person: index, time, direction, kind, then what the packet says.
 func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest?, origin: Timestamp) -> String {
-    var line = "\(record.index)".leftPadded(6) + " " + relativeTime(record.timestamp, since: origin)
+    var line = "\(record.index + 1)".leftPadded(6) + " " + relativeTime(record.timestamp, since: origin)
     line += " " + (record.direction.map { "\($0)" } ?? "-").rightPadded(8)
     line += " " + "\(record.kind)".rightPadded(7) + " "
     switch decoded.packet {
@@ -222,10 +273,10 @@ func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, answering reque
         if acl.handle == ACLPacket.androidDebugHandle {
             line += " (Android debug data)"
         } else if let att = decoded.att {
-            line += " ATT " + describe(att)
+            line += " ATT " + describe(att, answering: request)
             if let request, att.opcode != .errorResponse {
                 line += " (answers \(request.opcode)"
-                    + (request.attributeHandle.map { " of \(hex($0, digits: 4))" } ?? "") + ", record \(request.record))"
+                    + (request.attributeHandle.map { " of \(hex($0, digits: 4))" } ?? "") + ", frame \(request.record + 1))"
             }
         } else if let l2cap = decoded.l2cap {
             line += " L2CAP \(l2cap.channel), \(l2cap.payload.count) bytes"
@@ -243,7 +294,9 @@ func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, answering reque
     return line
 }
 
-func describe(_ pdu: ATTPDU) -> String {
+/// An ATT PDU for a person; `request` is the one it answers, which tells what a Read By Type
+/// Response lists (characteristic declarations, in a characteristic discovery).
+func describe(_ pdu: ATTPDU, answering request: ATTRequest? = nil) -> String {
     func handle(_ value: UInt16) -> String { hex(value, digits: 4) }
     func uuid(_ value: BluetoothUUID) -> String { "\(value)" + (GATTNames.name(for: value).map { " (\($0))" } ?? "") }
     func range(_ start: UInt16, _ end: UInt16) -> String { "\(handle(start))-\(handle(end))" }
@@ -265,6 +318,14 @@ func describe(_ pdu: ATTPDU) -> String {
         text += " " + list(ranges.map { range($0.found, $0.groupEnd) })
     case .readByTypeRequest(let start, let end, let type), .readByGroupTypeRequest(let start, let end, let type):
         text += " \(range(start, end)) type \(uuid(type.uuid))"
+    case .readByTypeResponse(let pairs) where request?.type == CharacteristicDeclaration.type:
+        // Characteristic discovery: each value is a declaration (Core 6.0, Vol 3, Part G, §3.3.1).
+        text += " " + list(pairs.map { pair in
+            guard let declaration = CharacteristicDeclaration(value: pair.value) else { return "\(handle(pair.handle)): \(value(pair.value))" }
+            let properties = GATTDatabase.Properties(rawValue: declaration.properties).names
+            return "\(handle(pair.handle)): characteristic \(uuid(declaration.uuid)) value \(handle(declaration.valueHandle))"
+                + (properties.isEmpty ? "" : " [\(properties.joined(separator: ", "))]")
+        })
     case .readByTypeResponse(let pairs):
         text += " " + list(pairs.map { "\(handle($0.handle)): \(value($0.value))" })
     case .readByGroupTypeResponse(let groups):

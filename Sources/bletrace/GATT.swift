@@ -8,14 +8,12 @@ struct GATT: ParsableCommand {
         abstract: "Rebuild each peer's GATT database from the discovery in the capture: services, characteristics with properties, descriptors, last values.")
 
     @OptionGroup var capture: CaptureOptions
-    @Option(help: "text or json.") var format: OutputFormat = .text
-
-    func validate() throws {
-        guard format != .jsonl else { throw ValidationError("--format takes text or json") }
-    }
+    @Option(help: "text, json, or jsonl (the JSON document on one line).") var format: OutputFormat = .text
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let reader = try openCapture(capture.file)
+        try output.apply(input: capture.file)
+        let reader = try openCapture(try capture.path)
         var decoder = TraceDecoder()
         var analyzer = LifecycleAnalyzer()
         var collector = GATTCollector()
@@ -28,8 +26,8 @@ struct GATT: ParsableCommand {
             }
         } catch { fault = error }
         let entries = collector.entries.filter { !$0.database.services.isEmpty }
-        if format == .json {
-            try Output.json(JSONGATT(entries), pretty: true)
+        if format != .text {
+            try Output.json(JSONGATT(entries), pretty: format == .json)
         } else if entries.isEmpty {
             Output.line("no GATT discovery in this capture")
         } else {
@@ -47,7 +45,7 @@ struct GATT: ParsableCommand {
             let bytes = value.bytes
             let text = bytes.allSatisfy { (0x20..<0x7F).contains($0) } && !bytes.isEmpty
                 ? " \"\(String(decoding: bytes, as: UTF8.self))\"" : ""
-            return "  = \(bytes.isEmpty ? "empty" : bytes.withUnsafeBytes(\.hexString))\(text) (\(value.source.rawValue), record \(value.record))"
+            return "  = \(bytes.isEmpty ? "empty" : bytes.withUnsafeBytes(\.hexString))\(text) (\(value.source.rawValue), frame \(value.record + 1))"
         }
         for service in entry.database.services {
             Output.line("  \(service.isPrimary ? "service" : "secondary service") \(hex(service.handle, digits: 4))-\(hex(service.endHandle, digits: 4)) \(named(service.uuid, service.name))")
@@ -68,11 +66,13 @@ struct JSONGATT: Encodable {
         var hex: String
         var source: String
         var index: Int
+        var frame: Int
         init?(_ value: GATTDatabase.Value?) {
             guard let value else { return nil }
             hex = value.bytes.withUnsafeBytes(\.hexString)
             source = value.source.rawValue
             self.index = value.record
+            frame = value.record + 1
         }
     }
     struct Descriptor: Encodable {
@@ -103,6 +103,7 @@ struct JSONGATT: Encodable {
         var connections: [Int]
         var services: [Service]
     }
+    var version = jsonVersion
     var peers: [Peer]
 
     init(_ entries: [GATTCollector.Entry]) {

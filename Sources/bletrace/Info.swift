@@ -7,26 +7,26 @@ struct Info: ParsableCommand {
         abstract: "Say what a capture is: format, datalink, record count, time span.")
 
     @OptionGroup var capture: CaptureOptions
-    @Option(help: "text or json.") var format: OutputFormat = .text
-
-    func validate() throws {
-        guard format != .jsonl else { throw ValidationError("--format takes text or json") }
-    }
+    @Option(help: "text, json, or jsonl (the JSON document on one line).") var format: OutputFormat = .text
+    @OptionGroup var output: OutputOptions
 
     struct Summary: Encodable {
+        var version = jsonVersion
         var file: String
         var format: String
         var datalink: Int?
         var description: String
         var records: Int
         var kinds: [String: Int]
-        var first_ts: Int64?
-        var last_ts: Int64?
+        var first_ts_us: Int64?
+        var last_ts_us: Int64?
+        var duration_ms: Double?
         var error: String?
     }
 
     func run() throws {
-        let reader = try openCapture(capture.file)
+        try output.apply(input: capture.file)
+        let reader = try openCapture(try capture.path)
         var kinds: [PacketKind: Int] = [:]
         var records = 0
         var first: Timestamp?
@@ -45,10 +45,11 @@ struct Info: ParsableCommand {
             file: capture.file, format: reader.format.name, datalink: reader.format.datalink,
             description: reader.format.description, records: records,
             kinds: Dictionary(uniqueKeysWithValues: kinds.map { ("\($0.key)", $0.value) }),
-            first_ts: first?.microseconds, last_ts: last?.microseconds,
+            first_ts_us: first?.microseconds, last_ts_us: last?.microseconds,
+            duration_ms: first.flatMap { first in last.map { Double($0.microseconds - first.microseconds) / 1000 } },
             error: fault.map { "\($0)" })
-        if format == .json {
-            try Output.json(summary, pretty: true)
+        if format != .text {
+            try Output.json(summary, pretty: format == .json)
         } else {
             let counts = PacketKind.allCases.compactMap { kind in kinds[kind].map { "\($0) \(kind)" } }
             Output.line("file:     \(capture.file)")

@@ -19,6 +19,11 @@ enum Output {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    /// Text with no line end after it.
+    static func text(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+    }
+
     static func flush() {
         guard !buffer.isEmpty else { return }
         buffer.withUnsafeBytes { writeAll($0) }

@@ -1,76 +1,397 @@
 import ArgumentParser
 import BLETrace
 
-/// One `--filter` of `bletrace decode`; several are all required (AND).
+/// The filter language of `--filter` (README, "Filters"): tests joined with `and`, `or`, `not`
+/// and parentheses, as in Wireshark's display filters, with Wireshark's field names accepted
+/// beside bletrace's where Wireshark has one.
 ///
-/// `command`, `event`, `acl`, `sco`, `iso`, `other`: the record's kind. `l2cap`, `att`, `smp`:
-/// records that completed a frame of that layer. `handle=N`: a connection handle. `att=N`: an
-/// ATT opcode. `command=N`: an HCI command opcode (also matches the Command Complete and Command
-/// Status answering it). `event=N`: an HCI event code. `error`: records that carry a failure (an
-/// ATT Error Response, SMP Pairing Failed, a failing HCI status, a Disconnection Complete).
-/// Numbers are decimal or 0x-hex.
-enum RecordFilter: ExpressibleByArgument, Equatable {
-    case kind(PacketKind)
-    case l2cap, att, smp, error
-    case handle(UInt16)
-    case attOpcode(UInt8)
-    case commandOpcode(UInt16)
-    case eventCode(UInt8)
+/// A test is a field alone (`att.error`: the record has one) or a field, an operator (`==`, `!=`,
+/// `>`, `>=`, `<`, `<=`; `=` is `==`) and a value: a number (decimal or 0x-hex), an address, or a
+/// name in quotes. Several `--filter` options must all match.
+struct RecordFilter {
+    indirect enum Node {
+        case and(Node, Node), or(Node, Node), not(Node)
+        case test(Test)
+    }
 
-    init?(argument: String) {
-        let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
-        if parts.count == 1 {
-            switch argument {
-            case "l2cap": self = .l2cap
-            case "att": self = .att
-            case "smp": self = .smp
-            case "error": self = .error
-            default:
-                guard let kind = PacketKind.allCases.first(where: { "\($0)" == argument }) else { return nil }
-                self = .kind(kind)
+    struct Test {
+        var field: Field
+        var op: Operator?
+        var value: Value?
+    }
+
+    enum Operator: String { case eq = "==", ne = "!=", gt = ">", ge = ">=", lt = "<", le = "<=" }
+
+    enum Value {
+        case number(Double)
+        case text(String)
+    }
+
+    /// The fields, by bletrace's name; `aliases` are Wireshark's (and bletrace's older) names.
+    enum Field: String, CaseIterable {
+        case command, event, acl, sco, iso, other, l2cap, att, smp, error
+        case frame, time
+        case hciHandle = "hci.handle", hciOpcode = "hci.opcode", hciEvent = "hci.event", hciSubevent = "hci.subevent"
+        case hciStatus = "hci.status", hciReason = "hci.reason"
+        case attOpcode = "att.opcode", attHandle = "att.handle", attError = "att.error"
+        case peer, direction, transport
+
+        static let aliases: [String: Field] = [
+            "handle": .hciHandle, "bthci_acl.chandle": .hciHandle,
+            "bthci_cmd.opcode": .hciOpcode, "bthci_evt.opcode": .hciOpcode,
+            "bthci_evt.code": .hciEvent, "bthci_evt.le_meta_subevent": .hciSubevent,
+            "bthci_evt.status": .hciStatus, "bthci_evt.reason": .hciReason, "bthci_cmd.reason": .hciReason,
+            "btatt": .att, "btatt.opcode": .attOpcode, "btatt.handle": .attHandle, "btatt.error_code": .attError,
+            "btl2cap": .l2cap, "btsmp": .smp, "frame.number": .frame, "frame.time_relative": .time,
+        ]
+
+        /// Fields that are a kind of record or a layer: no operator.
+        var isFlag: Bool {
+            switch self {
+            case .command, .event, .acl, .sco, .iso, .other, .l2cap, .att, .smp, .error: true
+            default: false
             }
-            return
         }
-        let text = parts[1].lowercased()
-        let value = text.hasPrefix("0x") ? Int(text.dropFirst(2), radix: 16) : Int(text)
-        guard let value, value >= 0 else { return nil }
-        switch parts[0] {
-        case "handle" where value <= 0x0FFF: self = .handle(UInt16(value))
-        case "att" where value <= 0xFF: self = .attOpcode(UInt8(value))
-        case "command" where value <= 0xFFFF: self = .commandOpcode(UInt16(value))
-        case "event" where value <= 0xFF: self = .eventCode(UInt8(value))
-        default: return nil
+
+        var takesText: Bool { self == .peer || self == .direction || self == .transport }
+
+        /// The largest value the field can hold, to refuse a value it can never have.
+        var maximum: Double? {
+            switch self {
+            case .hciHandle: 0x0FFF
+            case .hciOpcode, .attHandle: 0xFFFF
+            case .hciEvent, .hciSubevent, .hciStatus, .hciReason, .attOpcode, .attError: 0xFF
+            default: nil
+            }
         }
     }
 
-    static var defaultCompletionKind: CompletionKind { .list(["command", "event", "acl", "l2cap", "att", "smp", "error"]) }
+    var root: Node
 
-    func matches(_ record: CaptureRecord, _ decoded: DecodedRecord) -> Bool {
-        switch self {
-        case .kind(let kind): return record.kind == kind
+    init(_ root: Node) { self.root = root }
+
+    /// The records `selection` keeps (--peer, --transport, --from, --to), as a filter; nil when it
+    /// keeps them all.
+    init?(_ selection: SelectionOptions) {
+        var tests: [Node] = []
+        if let peer = selection.peer { tests.append(.test(Test(field: .peer, op: .eq, value: .text(peer)))) }
+        if let transport = selection.transport {
+            tests.append(.test(Test(field: .transport, op: .eq, value: .text(transport.rawValue))))
+        }
+        if let from = selection.from { tests.append(.test(Test(field: .time, op: .ge, value: .number(from)))) }
+        if let to = selection.to { tests.append(.test(Test(field: .time, op: .le, value: .number(to)))) }
+        guard let first = tests.first else { return nil }
+        root = tests.dropFirst().reduce(first) { .and($0, $1) }
+    }
+
+    /// Parses `text`, or throws a message that points at the column of the fault.
+    init(parsing text: String) throws {
+        var parser = Parser(text: text)
+        root = try parser.parse()
+    }
+
+    // MARK: - Matching
+
+    /// What a filter looks at for one record, beyond the record itself.
+    struct Context {
+        var analyzer: LifecycleAnalyzer
+        var origin: Timestamp
+    }
+
+    func matches(_ record: CaptureRecord, _ decoded: DecodedRecord, _ context: Context) -> Bool {
+        evaluate(root, record, decoded, context)
+    }
+
+    private func evaluate(_ node: Node, _ record: CaptureRecord, _ decoded: DecodedRecord, _ context: Context) -> Bool {
+        switch node {
+        case .and(let a, let b): evaluate(a, record, decoded, context) && evaluate(b, record, decoded, context)
+        case .or(let a, let b): evaluate(a, record, decoded, context) || evaluate(b, record, decoded, context)
+        case .not(let a): !evaluate(a, record, decoded, context)
+        case .test(let test): Self.check(test, record, decoded, context)
+        }
+    }
+
+    private static func check(_ test: Test, _ record: CaptureRecord, _ decoded: DecodedRecord, _ context: Context) -> Bool {
+        func number(_ value: (some BinaryInteger)?) -> Bool { compare(value.map { Double($0) }, test) }
+        switch test.field {
+        case .command: return record.kind == .command
+        case .event: return record.kind == .event
+        case .acl: return record.kind == .acl
+        case .sco: return record.kind == .sco
+        case .iso: return record.kind == .iso
+        case .other: return record.kind == .other
         case .l2cap: return decoded.l2cap != nil
         case .att: return decoded.att != nil
         case .smp: return decoded.smp != nil
-        case .handle(let handle): return decoded.handle == handle
-        case .attOpcode(let opcode): return decoded.att?.opcode.rawValue == opcode
-        case .commandOpcode(let opcode):
+        case .error: return isFailure(decoded)
+        case .frame: return number(record.index + 1)
+        case .time:
+            return compare(Double(record.timestamp.microseconds - context.origin.microseconds) / 1_000_000, test)
+        case .hciHandle: return number(decoded.handle)
+        case .hciOpcode:
             switch decoded.packet {
-            case .command(let command): return command.opcode.rawValue == opcode
-            case .event(.commandComplete(_, let answered, _)), .event(.commandStatus(_, _, let answered)):
-                return answered.rawValue == opcode
-            default: return false
+            case .command(let command): return number(command.opcode.rawValue)
+            case .event(.commandComplete(_, let opcode, _)), .event(.commandStatus(_, _, let opcode)):
+                return number(opcode.rawValue)
+            default: return number(UInt16?.none)
             }
-        case .eventCode(let code):
-            if case .event(let event) = decoded.packet { return event.code.rawValue == code }
-            return false
-        case .error:
-            if case .errorResponse? = decoded.att { return true }
-            if decoded.smp?.pairingFailedReason != nil { return true }
-            if case .event(let event) = decoded.packet {
-                if case .disconnectionComplete = event { return true }
-                if let status = event.status, status != .success { return true }
+        case .hciEvent:
+            if case .event(let event) = decoded.packet { return number(event.code.rawValue) }
+            return number(UInt8?.none)
+        case .hciSubevent:
+            if case .event(.le(let meta)) = decoded.packet { return number(meta.subevent.rawValue) }
+            return number(UInt8?.none)
+        case .hciStatus:
+            if case .event(let event) = decoded.packet { return number(event.status?.rawValue) }
+            return number(UInt8?.none)
+        case .hciReason:
+            switch decoded.packet {
+            case .command(.disconnect(_, let reason)): return number(reason.rawValue)
+            case .event(.disconnectionComplete(_, _, let reason)): return number(reason.rawValue)
+            default: return number(UInt8?.none)
             }
-            return false
+        case .attOpcode: return number(decoded.att?.opcode.rawValue)
+        case .attHandle:
+            guard let pdu = decoded.att else { return number(UInt16?.none) }
+            return number(attributeHandle(pdu, answering: context.analyzer.lastAnswered))
+        case .attError:
+            if case .errorResponse(_, _, let code)? = decoded.att { return number(code.rawValue) }
+            return number(UInt8?.none)
+        case .direction:
+            guard case .text(let wanted)? = test.value else { return record.direction != nil }
+            let same = record.direction.map { "\($0)" == wanted.lowercased() } ?? false
+            return test.op == .ne ? !same : same
+        case .transport:
+            guard case .text(let wanted)? = test.value else { return transport(of: decoded, context.analyzer) != nil }
+            let same = transport(of: decoded, context.analyzer) == (wanted.lowercased() == "le" ? .le : .classic)
+            return test.op == .ne ? !same : same
+        case .peer:
+            let peer = peer(of: decoded, context.analyzer)
+            guard case .text(let wanted)? = test.value else { return peer != nil }
+            let same = peer.map { matchesPeer($0, wanted, context.analyzer) } ?? false
+            return test.op == .ne ? !same : same
+        }
+    }
+
+    /// A field alone tests that the record has it; with an operator, that its value compares so.
+    private static func compare(_ value: Double?, _ test: Test) -> Bool {
+        guard let op = test.op, case .number(let wanted)? = test.value else { return value != nil }
+        guard let value else { return op == .ne }
+        return switch op {
+        case .eq: value == wanted
+        case .ne: value != wanted
+        case .gt: value > wanted
+        case .ge: value >= wanted
+        case .lt: value < wanted
+        case .le: value <= wanted
+        }
+    }
+
+    /// The peer of the connection a record belongs to, where the capture names it (also for the
+    /// Disconnection Complete that has just closed it).
+    private static func peer(of decoded: DecodedRecord, _ analyzer: LifecycleAnalyzer) -> BluetoothAddress? {
+        guard let handle = decoded.handle else {
+            if case .event(.le(.connectionComplete(let complete))) = decoded.packet { return complete.peerAddress }
+            if case .event(.connectionComplete(_, _, let address, _)) = decoded.packet { return address }
+            return nil
+        }
+        if let open = analyzer.openConnection(on: handle) { return open.peer }
+        return analyzer.connections.last { $0.handle == handle }?.peer
+    }
+
+    /// `wanted` is an address, or a name the peer advertised (or its beginning).
+    private static func matchesPeer(_ peer: BluetoothAddress, _ wanted: String, _ analyzer: LifecycleAnalyzer) -> Bool {
+        peerMatches(peer, name: analyzer.scanning.name(of: peer), wanted: wanted)
+    }
+
+    /// The transport of the connection a record belongs to.
+    private static func transport(of decoded: DecodedRecord, _ analyzer: LifecycleAnalyzer) -> Connection.Transport? {
+        switch decoded.packet {
+        case .event(.le(.connectionComplete)): return .le
+        case .event(.connectionComplete): return .classic
+        default: break
+        }
+        guard let handle = decoded.handle else { return nil }
+        if let open = analyzer.openConnection(on: handle) { return open.transport }
+        return analyzer.connections.last { $0.handle == handle }?.transport
+    }
+
+    static func isFailure(_ decoded: DecodedRecord) -> Bool {
+        if case .errorResponse? = decoded.att { return true }
+        if decoded.smp?.pairingFailedReason != nil { return true }
+        if case .event(let event) = decoded.packet {
+            if case .disconnectionComplete = event { return true }
+            if let status = event.status, status != .success { return true }
+        }
+        return false
+    }
+}
+
+extension RecordFilter {
+    /// A recursive-descent parser over the filter's tokens; every error names its column.
+    struct Parser {
+        struct Token {
+            enum Kind: Equatable { case word, quoted, op, open, close, and, or, not, end }
+            var kind: Kind
+            var text: String
+            var column: Int
+        }
+
+        let text: String
+        var tokens: [Token] = []
+        var position = 0
+
+        init(text: String) { self.text = text }
+
+        mutating func parse() throws -> Node {
+            tokens = try tokenize()
+            guard tokens.count > 1 else { throw fault(at: 0, "the filter is empty") }
+            let node = try parseOr()
+            guard current.kind == .end else {
+                throw fault(at: current.column, current.kind == .close ? "unbalanced )" : "expected and, or, or the end after a test")
+            }
+            return node
+        }
+
+        var current: Token { tokens[position] }
+
+        mutating func parseOr() throws -> Node {
+            var node = try parseAnd()
+            while current.kind == .or {
+                position += 1
+                node = .or(node, try parseAnd())
+            }
+            return node
+        }
+
+        mutating func parseAnd() throws -> Node {
+            var node = try parseNot()
+            while current.kind == .and {
+                position += 1
+                node = .and(node, try parseNot())
+            }
+            return node
+        }
+
+        mutating func parseNot() throws -> Node {
+            if current.kind == .not {
+                position += 1
+                return .not(try parseNot())
+            }
+            return try parsePrimary()
+        }
+
+        mutating func parsePrimary() throws -> Node {
+            let token = current
+            switch token.kind {
+            case .open:
+                position += 1
+                let node = try parseOr()
+                guard current.kind == .close else { throw fault(at: current.column, "expected ) to close the ( at column \(token.column + 1)") }
+                position += 1
+                return node
+            case .word:
+                position += 1
+                return .test(try parseTest(token))
+            case .end:
+                throw fault(at: token.column, "expected a test (a field such as att.error, hci.handle==0x40, peer==AA:BB:CC:DD:EE:FF)")
+            default:
+                throw fault(at: token.column, "expected a test, found \(token.text)")
+            }
+        }
+
+        mutating func parseTest(_ name: Token) throws -> Test {
+            // The older form `att=0x02` meant the ATT opcode; `command=`/`event=` the HCI codes.
+            let legacy: [String: Field] = ["att": .attOpcode, "command": .hciOpcode, "event": .hciEvent, "error": .attError]
+            let lowered = name.text.lowercased()
+            let hasOperator = current.kind == .op
+            guard var field = Field(rawValue: lowered) ?? Field.aliases[lowered] else {
+                throw fault(at: name.column, "unknown field \"\(name.text)\"; fields: \(Field.allCases.map(\.rawValue).joined(separator: ", ")) (and Wireshark's btatt.*, bthci_*.* names)")
+            }
+            if hasOperator, field.isFlag {
+                guard let value = legacy[lowered] else { throw fault(at: current.column, "\(name.text) takes no value: it is a kind of record or a layer") }
+                field = value
+            }
+            guard hasOperator else { return Test(field: field, op: nil, value: nil) }
+            let opToken = current
+            position += 1
+            guard let op = Operator(rawValue: opToken.text == "=" ? "==" : opToken.text) else {
+                throw fault(at: opToken.column, "unknown operator \(opToken.text)")
+            }
+            let valueToken = current
+            guard valueToken.kind == .word || valueToken.kind == .quoted else {
+                throw fault(at: valueToken.column, "expected a value after \(opToken.text)")
+            }
+            position += 1
+            if field.takesText {
+                guard op == .eq || op == .ne else { throw fault(at: opToken.column, "\(field.rawValue) compares with == or != only") }
+                if field == .direction, !["sent", "received"].contains(valueToken.text.lowercased()) {
+                    throw fault(at: valueToken.column, "direction is sent or received")
+                }
+                if field == .transport, !["le", "br-edr"].contains(valueToken.text.lowercased()) {
+                    throw fault(at: valueToken.column, "transport is le or br-edr")
+                }
+                return Test(field: field, op: op, value: .text(valueToken.text))
+            }
+            guard let number = Self.number(valueToken.text) else {
+                throw fault(at: valueToken.column, "expected a number (decimal or 0x-hex), found \(valueToken.text)")
+            }
+            if let maximum = field.maximum, number > maximum || number < 0 {
+                throw fault(at: valueToken.column, "\(valueToken.text) is out of range for \(field.rawValue) (0 to 0x\(String(Int(maximum), radix: 16)))")
+            }
+            return Test(field: field, op: op, value: .number(number))
+        }
+
+        static func number(_ text: String) -> Double? {
+            let lowered = text.lowercased()
+            if lowered.hasPrefix("0x") { return UInt64(lowered.dropFirst(2), radix: 16).map { Double($0) } }
+            return Double(lowered).flatMap { $0.isFinite ? $0 : nil }
+        }
+
+        func tokenize() throws -> [Token] {
+            var tokens: [Token] = []
+            let characters = Array(text)
+            var i = 0
+            func isWordCharacter(_ c: Character) -> Bool { !c.isWhitespace && !"()=!<>&|\"".contains(c) }
+            while i < characters.count {
+                let c = characters[i]
+                if c.isWhitespace { i += 1; continue }
+                let start = i
+                switch c {
+                case "(": tokens.append(Token(kind: .open, text: "(", column: i)); i += 1
+                case ")": tokens.append(Token(kind: .close, text: ")", column: i)); i += 1
+                case "&", "|":
+                    guard i + 1 < characters.count, characters[i + 1] == c else { throw fault(at: i, "expected \(c)\(c)") }
+                    tokens.append(Token(kind: c == "&" ? .and : .or, text: "\(c)\(c)", column: i)); i += 2
+                case "=", "<", ">", "!":
+                    if i + 1 < characters.count, characters[i + 1] == "=" {
+                        tokens.append(Token(kind: .op, text: String(characters[i...i + 1]), column: i)); i += 2
+                    } else if c == "!" {
+                        tokens.append(Token(kind: .not, text: "!", column: i)); i += 1
+                    } else {
+                        tokens.append(Token(kind: .op, text: String(c), column: i)); i += 1
+                    }
+                case "\"":
+                    guard let close = characters[(i + 1)...].firstIndex(of: "\"") else { throw fault(at: i, "unterminated \"") }
+                    tokens.append(Token(kind: .quoted, text: String(characters[(i + 1)..<close]), column: i)); i = close + 1
+                default:
+                    while i < characters.count, isWordCharacter(characters[i]) { i += 1 }
+                    let word = String(characters[start..<i])
+                    switch word.lowercased() {
+                    case "and": tokens.append(Token(kind: .and, text: word, column: start))
+                    case "or": tokens.append(Token(kind: .or, text: word, column: start))
+                    case "not": tokens.append(Token(kind: .not, text: word, column: start))
+                    default: tokens.append(Token(kind: .word, text: word, column: start))
+                    }
+                }
+            }
+            tokens.append(Token(kind: .end, text: "", column: characters.count))
+            return tokens
+        }
+
+        /// The filter, a caret under `column`, and what is wrong there.
+        func fault(at column: Int, _ message: String) -> ValidationError {
+            ValidationError("bad filter: \(message)\n  \(text)\n  \(String(repeating: " ", count: column))^ column \(column + 1)")
         }
     }
 }

@@ -2,14 +2,18 @@ import ArgumentParser
 import BLETrace
 import Foundation
 
-/// `bletrace replay FILE --app NAME`: play a capture to an app and print its flow.
+/// `bletrace replay FILE [--app NAME]`: play a capture to an app and print its flow;
+/// `bletrace replay --list-apps`: the apps.
 struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Replay a capture to an app and print the app's flow (Formats/flow.md).",
         discussion: "Apps: " + ReferenceApps.all.map { "\($0.name) — \($0.summary)" }.joined(separator: "; "))
 
-    @OptionGroup var capture: CaptureOptions
+    @Argument(help: "A capture file: btsnoop, pcap, pcapng or PacketLogger (.pklg); - reads standard input.")
+    var file: String?
+    @Flag(help: "List the apps a capture can be replayed to, one a line: the name, then what it does.")
+    var listApps = false
     @Option(help: "The reference app to replay to (\(ReferenceApps.all.map(\.name).joined(separator: ", "))).")
     var app: String = "mirror"
     @Option(name: .shortAndLong, help: "Write the flow to this file instead of standard output.")
@@ -20,18 +24,23 @@ struct ReplayCommand: AsyncParsableCommand {
     var realtime = false
 
     func validate() throws {
+        guard listApps || file != nil else { throw ValidationError("missing the capture file (or --list-apps)") }
         guard ReferenceApps.named(app) != nil else {
             throw ValidationError("no app named '\(app)'; the apps are: \(ReferenceApps.all.map(\.name).joined(separator: ", "))")
         }
     }
 
     func run() async throws {
+        guard let file, !listApps else {
+            for entry in ReferenceApps.all { Output.line("\(entry.name)\t\(entry.summary)") }
+            return try finish(nil)
+        }
         // Checked first, so that a refused -o (the capture itself, a directory) costs nothing.
-        if let output { try Output.redirect(to: output, inputs: [capture.file]) }
+        if let output { try Output.redirect(to: output, inputs: [file]) }
         let cassette: Cassette
         let fault: (any Error)?
         do {
-            (cassette, fault) = try Cassette.load(path: capture.file)
+            (cassette, fault) = try Cassette.load(path: try CaptureOptions.path(of: file))
         } catch {
             Output.error("\(error)")
             throw Exit.badInput
@@ -40,9 +49,12 @@ struct ReplayCommand: AsyncParsableCommand {
         let engine = ReplayEngine(cassette: cassette, pacing: realtime ? .realtime : .virtual)
         engine.unmatched = unmatched
         var flow = await engine.run(entry.make(for: cassette), name: entry.name)
-        flow.comments.insert("capture: \((capture.file as NSString).lastPathComponent)  app: \(entry.name)", at: 0)
+        flow.comments.insert("capture: \((file as NSString).lastPathComponent)  app: \(entry.name)", at: 0)
         Output.line(String(flow.text.dropLast()))
-        if engine.failed { throw Exit.finding }
+        if engine.failed {
+            Output.flush()
+            throw Exit.finding
+        }
         try finish(fault)
     }
 }

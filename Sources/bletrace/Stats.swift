@@ -7,21 +7,19 @@ struct Stats: ParsableCommand {
         abstract: "Decode every layer of every record and count: records by kind, HCI commands and events, ATT PDUs, errors.")
 
     @OptionGroup var capture: CaptureOptions
-    @Option(help: "text or json.") var format: OutputFormat = .text
-
-    func validate() throws {
-        guard format != .jsonl else { throw ValidationError("--format takes text or json") }
-    }
+    @Option(help: "text, json, or jsonl (the JSON document on one line).") var format: OutputFormat = .text
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let reader = try openCapture(capture.file)
+        try output.apply(input: capture.file)
+        let reader = try openCapture(try capture.path)
         var counts = TraceCounts()
         var fault: (any Error)?
         do {
             while let record = try reader.next() { counts.add(record) }
         } catch { fault = error }
-        if format == .json {
-            try Output.json(counts.json, pretty: true)
+        if format != .text {
+            try Output.json(counts.json, pretty: format == .json)
         } else {
             counts.printText(file: capture.file, format: reader.format)
         }
@@ -80,6 +78,7 @@ struct TraceCounts {
     }
 
     struct JSON: Encodable {
+        var version = jsonVersion
         var records: Int
         var bytes: Int
         var kinds: [String: Int]

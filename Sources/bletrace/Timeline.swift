@@ -5,7 +5,7 @@ import Foundation
 /// The formats of `bletrace lifecycle`: the two of `OutputFormat` it takes, and the picture.
 /// (Its own type, so the other commands need not reject svg and html one by one.)
 enum LifecycleFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json, svg, html
+    case text, json, jsonl, svg, html
 }
 
 /// `bletrace lifecycle FILE --format svg|html`: reads the capture once (lifecycles, errors and
@@ -99,7 +99,9 @@ func timelineHTML(
                 cb = mapped.value.map { "\($0.name ?? "CBError") (\($0.errorCode))" } ?? "none"
             }
             let cells = [
-                "\(connection.id + 1)", connection.peer.map { "\($0)" } ?? (connection.usesFilterAcceptList ? "filter accept list" : ""),
+                "\(connection.id + 1)",
+                connection.peer.map { "\($0)" + (connection.peerName.map { " \"\($0)\"" } ?? "") }
+                    ?? (connection.usesFilterAcceptList ? "filter accept list" : ""),
                 connection.handle.map { hex($0, digits: 4) } ?? "", connection.role?.rawValue ?? "", connected,
                 at(connection.disconnectTime), connection.outcome.rawValue, reason, connection.initiator?.rawValue ?? "", cb,
             ]
@@ -344,7 +346,8 @@ private struct TimelineSVG {
         out += "<g class=\"lane connection\" data-id=\"\(connection.id)\">\n"
         laneBackground(top, height, stripe: connection.id % 2 == 0 ? "#f4f6fa" : "#ffffff")
         // Label: peer, then handle, role and transport.
-        let peer = connection.peer.map { "\($0)" } ?? (connection.usesFilterAcceptList ? "filter accept list" : "unknown peer")
+        let peer = connection.peer.map { "\($0)" + (connection.peerName.map { " \"\($0)\"" } ?? "") }
+            ?? (connection.usesFilterAcceptList ? "filter accept list" : "unknown peer")
         out += text(8, top + 17, "\(connection.id + 1). \(peer)", size: 12, weight: "bold")
         var detail: [String] = []
         if let handle = connection.handle { detail.append("handle \(hex(handle, digits: 4))") }
@@ -569,7 +572,8 @@ private struct TimelineSVG {
         out += text(8, top + 31, "\(attempts.count): \(failed) failed, \(attempts.count - failed) cancelled or pending", size: 10, fill: "#555")
         let items = attempts.map { connection -> (Timestamp, String, String) in
             let time = connection.completeTime ?? connection.cancelTime ?? connection.attemptTime ?? origin
-            var what = "#\(connection.id + 1) " + (connection.peer.map { "\($0)" } ?? "filter accept list") + ": \(connection.outcome.rawValue)"
+            var what = "#\(connection.id + 1) " + (connection.peer.map { "\($0)" + (connection.peerName.map { " \"\($0)\"" } ?? "") } ?? "filter accept list")
+                + ": \(connection.outcome.rawValue)"
             if connection.outcome == .failed, let status = connection.status { what += " \(hex(status.rawValue, digits: 2)) \(status.name ?? "")" }
             return (time, "\(at(time)) " + what, connection.outcome == .failed ? "#c62828" : "#757575")
         }
@@ -665,6 +669,8 @@ private struct TimelineSVG {
             return (enabled ? "encryption on" + (keySize.map { " (key size \($0))" } ?? "") : "encryption off", "#3949ab")
         case .keyRefresh: return ("encryption key refreshed", "#3949ab")
         case .failed(let what, let status): return ("\(what) failed: \(hex(status.rawValue, digits: 2)) \(status.name ?? "")", "#d50000")
+        case .serviceChanged(let start, let end):
+            return ("Service Changed: \(hex(start, digits: 4))-\(hex(end, digits: 4)) to rediscover", "#6a1b9a")
         }
     }
 

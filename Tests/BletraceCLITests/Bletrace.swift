@@ -6,6 +6,11 @@ func bletrace(_ arguments: String..., stdin: String? = nil) throws -> ProcessRes
     try run(bletracePath, arguments, stdin: stdin)
 }
 
+/// Runs the built `bletrace` with bytes on its standard input and, if given, only `environment`.
+func bletrace(_ arguments: [String], input: Data? = nil, environment: [String: String]? = nil) throws -> ProcessResult {
+    try run(bletracePath, arguments, input: input, environment: environment)
+}
+
 let bletracePath: String = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     .deletingLastPathComponent().appendingPathComponent("bletrace").path
 

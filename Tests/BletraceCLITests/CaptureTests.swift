@@ -1,3 +1,4 @@
+#if os(Linux)  // Live capture needs Linux (AF_BLUETOOTH, libbluetooth): README, "Where it builds".
 import Foundation
 import Glibc
 import TestSupport
@@ -65,3 +66,4 @@ import TraceFiles
         #expect(try bletrace("capture", "--monitor", "-i", "hci0", "-w", "x.btsnoop").status == 2)
     }
 }
+#endif

@@ -12,8 +12,8 @@ import Testing
         #expect(info["format"] as? String == "btsnoop")
         #expect(info["datalink"] as? Int == 1002)
         #expect(info["records"] as? Int == 102)
-        let first = try #require(info["first_ts"] as? Int64)
-        let last = try #require(info["last_ts"] as? Int64)
+        let first = try #require(info["first_ts_us"] as? Int64)
+        let last = try #require(info["last_ts_us"] as? Int64)
         #expect(last > first)
         #expect((info["kinds"] as? [String: Int])?.values.reduce(0, +) == 102)
     }
@@ -31,7 +31,9 @@ import Testing
         #expect(records.count == 102)
         #expect(records.map { $0["index"] as? Int } == Array(0..<102))
         for record in records {
-            #expect(record["ts"] is Int64 || record["ts"] is Int)
+            #expect(record["ts_us"] is Int64 || record["ts_us"] is Int)
+            #expect(record["frame"] as? Int == (record["index"] as? Int).map { $0 + 1 })
+            #expect(record["version"] as? Int == 2)
             #expect(["sent", "received"].contains(record["direction"] as? String))
             #expect(["command", "event", "acl"].contains(record["kind"] as? String))
         }
@@ -142,7 +144,8 @@ import Testing
     @Test func anUnknownAppIsAUsageErrorListingTheApps() throws {
         let result = try bletrace("replay", capture, "--app", "nope")
         #expect(result.status == 2)
-        #expect(result.stderr.contains("no app named 'nope'; the apps are: reconnecting"))
+        #expect(result.stderr.contains("no app named 'nope'; the apps are: mirror, "))
+        #expect(result.stderr.contains("reconnecting") && result.stderr.contains("explorer"))
     }
 
     @Test func adaptersListsControllersOrSaysThereIsNoBluetooth() throws {
@@ -221,5 +224,35 @@ import Testing
         // Every summary line is still there, with detail lines indented under it.
         let summaries = verbose.stdout.split(separator: "\n").filter { !$0.hasPrefix("        ") }
         #expect(summaries == plain.stdout.split(separator: "\n"))
+    }
+}
+
+@Suite struct ReplayCommandTests {
+    @Test func listAppsNamesEveryReferenceAppWithWhatItDoes() throws {
+        let result = try bletrace("replay", "--list-apps")
+        #expect(result.status == 0)
+        let names = result.stdout.split(separator: "\n").map { $0.split(separator: "\t")[0] }
+        #expect(names.first == "mirror")
+        #expect(Set(names).isSuperset(of: ["mirror", "reconnecting", "explorer", "heart-rate", "sdk-timeout", "sensor-server"]))
+        #expect(result.stdout.split(separator: "\n").allSatisfy { $0.split(separator: "\t").count == 2 })
+    }
+
+    @Test func withoutACaptureOrListAppsItIsAUsageError() throws {
+        let result = try bletrace("replay")
+        #expect(result.status == 2)
+    }
+
+    @Test func unmatchedFailExitsOneAfterPrintingTheFlowSoFar() throws {
+        let result = try bletrace("replay", Fixtures.capture("att-errors.btsnoop"), "--app", "explorer", "--unmatched", "fail")
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("# divergence: F0:F1:F2:F3:F4:05 readValue"))
+        #expect(result.stdout.hasPrefix("# bletrace flow"))
+    }
+
+    @Test func theMirrorIsTheDefaultApp() throws {
+        let result = try bletrace("replay", Fixtures.capture("att-errors.btsnoop"))
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("system launch app=mirror"))
+        #expect(result.stdout.contains("peripheral didWriteValueFor peripheral=F0:F1:F2:F3:F4:05 characteristic=EEE4 error=CBATTError.Code(128)"))
     }
 }

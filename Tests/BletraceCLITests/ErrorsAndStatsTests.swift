@@ -6,7 +6,11 @@ import Testing
     @Test func errorsJSONFollowsTheContract() throws {
         let result = try bletrace("errors", Fixtures.capture("att-errors.btsnoop"), "--format", "json")
         #expect(result.status == 0)
-        let errors = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        let document = try json(result.stdout)
+        #expect(document["version"] as? Int == 2)
+        let errors = try #require(document["errors"] as? [[String: Any]])
+        #expect(document["total"] as? Int == errors.count)
+        #expect(document["unexpected"] as? Int == errors.filter { $0["expected"] as? Bool == false }.count)
         #expect(errors.count == 11)
         let readNotPermitted = try #require(errors.first { $0["code"] as? Int == 2 })
         #expect(readNotPermitted["layer"] as? String == "att")
@@ -37,7 +41,7 @@ import Testing
         let tshark = try #require(which("tshark"))
         let theirs = try run(tshark, ["-r", path, "-Y", "btatt.opcode == 0x01 && bthci_acl.chandle != 0x0edc"]).stdout
             .split(separator: "\n").count
-        let ours = try JSONSerialization.jsonObject(with: Data(try bletrace("errors", path, "--format", "json").stdout.utf8)) as! [[String: Any]]
+        let ours = try #require(try json(try bletrace("errors", path, "--format", "json").stdout)["errors"] as? [[String: Any]])
         #expect(ours.filter { $0["layer"] as? String == "att" }.count == theirs)
         #expect(theirs > 0)
     }
@@ -86,7 +90,7 @@ import Testing
     @Test func gattTextShowsServicesCharacteristicsAndDescriptors() throws {
         let result = try bletrace("gatt", Fixtures.capture("reconnect-supervision-timeout.btsnoop"))
         #expect(result.stdout.contains("  service 0x000e-0x0015 180D Heart Rate"))
-        #expect(result.stdout.contains("    characteristic 0x0013 2A38 Body Sensor Location [read]  = 01 (read, record 75)"))
+        #expect(result.stdout.contains("    characteristic 0x0013 2A38 Body Sensor Location [read]  = 01 (read, frame 76)"))
         #expect(result.stdout.contains("      descriptor 0x0011 2902 Client Characteristic Configuration  = 0100 (write"))
     }
 }

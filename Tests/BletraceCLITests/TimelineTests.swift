@@ -134,7 +134,7 @@ import FoundationXML
     }
 
     @Test func onlyLifecycleTakesThePictureFormats() throws {
-        let lifecycle = try bletrace("lifecycle", capture, "--format", "jsonl")
+        let lifecycle = try bletrace("lifecycle", capture, "--format", "png")
         #expect(lifecycle.status == 2)
         #expect(lifecycle.stderr.contains("svg"))
         for command in ["info", "errors", "stats", "gatt", "decode"] {

@@ -60,7 +60,7 @@ import Testing
                     mismatches.append("record \(index) \(what): tshark \(expected.map { "\($0)" } ?? "nil"), bletrace \(actual.map { "\($0)" } ?? "nil")")
                 }
             }
-            let ts = (our["ts"] as? NSNumber)?.int64Value ?? 0
+            let ts = (our["ts_us"] as? NSNumber)?.int64Value ?? 0
             check("time", Self.tsharkMicroseconds(their["frame.time_epoch"]!), ts)
             check("kind", Self.kind(their["frame.protocols"]!), our["kind"] as? String)
             if let direction = their["frame.p2p_dir"], !direction.isEmpty {

@@ -37,6 +37,8 @@ import Testing
         #expect(CBError.Code(rawValue: 19) == .unnamed(19))
         #expect(CBError.Code(rawValue: 19)?.rawValue == 19)
         #expect(CBError(.unnamed(6)).code == .connectionTimeout, "a named value is always its case")
+        #expect(CBError.Code.unnamed(6) == .connectionTimeout)
+        #expect(Set([CBError.Code.unnamed(6), .connectionTimeout, .unnamed(99)]).count == 2)
     }
 
     @Test(arguments: [19, 99, -1, Int.max])

@@ -700,6 +700,7 @@ enum CommandTable {
         #expect(HCIOpcode.leLongTermKeyRequestNegativeReply.description == "LE Long Term Key Request Negative Reply")
         #expect(HCIOpcode.readRSSI.rawValue == 0x1405)
         #expect(HCIOpcode.leReadBufferSizeV2.rawValue == 0x2060)
-        #expect(HCIOpcode(rawValue: 0xFD53).description == "HCIOpcode(0xfd53)")
+        #expect(HCIOpcode(rawValue: 0xFD53).description == "Vendor Command 0xfd53")
+        #expect(HCIOpcode(rawValue: 0x0BFF).description == "HCIOpcode(0xbff)")
     }
 }

@@ -90,6 +90,7 @@ import Testing
         #expect(HCIOpcode(rawValue: 0x0C03).description == "Reset")
         #expect(HCIOpcode.leExtendedCreateConnection.description == "LE Extended Create Connection")
         #expect(HCIOpcode(rawValue: 0xFD53).name == nil)
-        #expect(HCIOpcode(rawValue: 0xFD53).description == "HCIOpcode(0xfd53)")
+        #expect(HCIOpcode(rawValue: 0xFD53).description == "Vendor Command 0xfd53")
+        #expect(HCIOpcode(rawValue: 0x0BFF).description == "HCIOpcode(0xbff)")
     }
 }

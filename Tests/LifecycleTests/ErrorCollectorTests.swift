@@ -47,6 +47,37 @@ func collectErrors(_ path: String) throws -> [TraceError] {
         #expect(expected.allSatisfy { $0.code == 0x0A && [0x04, 0x08, 0x10].contains($0.requestOpcode) })
     }
 
+    @Test func anAttributeNotFoundEndingACharacteristicDiscoveryIsAboutTheRangeAndGoesToTheDiscoveryCallback() throws {
+        // service-changed.btsnoop (Captures/README.md): the Read By Type of 0x2803 over
+        // 0x001B..0x001B is answered Attribute Not Found; 0x001B is a characteristic value that
+        // discovery has already revealed, which the error is not about.
+        let errors = try collectErrors(Fixtures.capture("service-changed.btsnoop"))
+        let error = try #require(errors.first { $0.requestOpcode == 0x08 && $0.attributeHandle == 0x1B })
+        #expect(error.code == 0x0A)
+        #expect(error.procedure == .characteristics)
+        #expect(error.searchedType == BluetoothUUID(UInt16(0x2803)))
+        #expect(error.attribute == nil)
+        #expect(error.expected)
+        #expect(error.coreBluetooth?.callback == "peripheral(_:didDiscoverCharacteristicsFor:error:)")
+        // Every Attribute Not Found of the file ends a search: none is described as an attribute's.
+        let notFound = errors.filter { $0.code == 0x0A }
+        #expect(notFound.count == 8)
+        #expect(notFound.allSatisfy { $0.procedure != nil && $0.attribute == nil && $0.expected })
+        #expect(notFound.filter { $0.requestOpcode == 0x10 }.allSatisfy { $0.coreBluetooth?.callback == "peripheral(_:didDiscoverServices:)" })
+    }
+
+    @Test func androidsSearchForServerSupportedFeaturesIsAValueSearchWithNoDelegateMethod() throws {
+        // syssi-jkbms-b5a24s record 10 (tshark frame 11) answers a Read By Type of 0x2B3A over
+        // 0x0001..0xFFFF (frame 3).
+        let errors = try collectErrors(Fixtures.publicCapture("syssi-jkbms-b5a24s.btsnoop"))
+        let error = try #require(errors.first { $0.record == 10 })
+        #expect(error.procedure == .valueSearch)
+        #expect(error.searchedType == BluetoothUUID(UInt16(0x2B3A)))
+        #expect(error.attribute == nil)
+        #expect(error.expected)
+        #expect(error.coreBluetooth?.callback.contains("didUpdateValueFor") == false)
+    }
+
     @Test func anApplicationErrorOnACCCDWriteGoesToDidUpdateNotificationState() throws {
         let errors = try collectErrors(Fixtures.publicCapture("syssi-jkbms-b5a24s.btsnoop"))
         let error = try #require(errors.first { $0.code == 0x80 })

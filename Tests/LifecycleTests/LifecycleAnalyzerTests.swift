@@ -190,7 +190,7 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
     }
 }
 
-/// Real captures, with facts counted by tshark 4.0 (../shared/captures/public/SOURCES.md).
+/// Real captures, with facts counted by tshark 4.0 (Captures/public/SOURCES.md).
 @Suite struct LifecycleOnRealCapturesTests {
     @Test func theBundledReconnectCaptureHasATimeoutThenALocalDisconnectOnOneHandle() throws {
         let (report, fault) = try LifecycleAnalyzer.analyze(path: Fixtures.capture("reconnect-supervision-timeout.btsnoop"))

@@ -2,8 +2,8 @@ import Foundation
 import TraceFiles
 import Wire
 
-/// Where the test fixtures are: the package's own `Captures/` and the public captures in
-/// `../shared/captures/public/` beside the checkout (as CI lays them out).
+/// Where the test fixtures are: the package's own `Captures/` (recorded with Bumble) and the public
+/// captures in `Captures/public/` (real devices; sources and licences in its SOURCES.md).
 public enum Fixtures {
     public static let packageRoot: URL = {
         var url = URL(fileURLWithPath: #filePath)
@@ -15,8 +15,7 @@ public enum Fixtures {
         packageRoot.appendingPathComponent("Captures").appendingPathComponent(name).path
     }
 
-    public static let publicCaptures = packageRoot.deletingLastPathComponent()
-        .appendingPathComponent("shared/captures/public")
+    public static let publicCaptures = packageRoot.appendingPathComponent("Captures/public")
 
     public static func publicCapture(_ name: String) -> String {
         publicCaptures.appendingPathComponent(name).path
@@ -26,12 +25,16 @@ public enum Fixtures {
     /// sniffer file (not HCI).
     public static func allReadableCaptures() throws -> [String] {
         let ours = try FileManager.default.contentsOfDirectory(atPath: packageRoot.appendingPathComponent("Captures").path)
-            .filter { $0.hasSuffix(".btsnoop") || $0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng") || $0.hasSuffix(".pklg") }
+            .filter(isCapture)
             .map(capture)
         let others = try FileManager.default.contentsOfDirectory(atPath: publicCaptures.path)
-            .filter { !$0.hasSuffix(".md") && $0 != "mikeryan-crackle-le-sc.pcapng" }
+            .filter { isCapture($0) && $0 != "mikeryan-crackle-le-sc.pcapng" }
             .map(publicCapture)
         return (ours + others).sorted()
+    }
+
+    private static func isCapture(_ name: String) -> Bool {
+        name.hasSuffix(".btsnoop") || name.hasSuffix(".pcap") || name.hasSuffix(".pcapng") || name.hasSuffix(".pklg")
     }
 
     /// Writes `bytes` to a new file in a fresh temporary directory and returns its path.
@@ -121,18 +124,33 @@ public struct ProcessResult {
 }
 
 public func run(_ executable: String, _ arguments: [String], stdin: String? = nil) throws -> ProcessResult {
+    try run(executable, arguments, input: stdin.map { Data($0.utf8) }, environment: nil)
+}
+
+/// Runs a program with `input` (bytes) on its standard input and, if given, only `environment`.
+public func run(_ executable: String, _ arguments: [String], input: Data?, environment: [String: String]?) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    if let environment { process.environment = environment }
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out
     process.standardError = err
+    let bytes = input
+    // A program that exits before reading all its input must not kill the tests with SIGPIPE.
+    signal(SIGPIPE, SIG_IGN)
     let input = Pipe()
     process.standardInput = input
     try process.run()
-    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-    try input.fileHandleForWriting.close()
+    // Written in the background: a large input must not block while the program fills its pipes.
+    let writer = input.fileHandleForWriting
+    let written = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+        if let bytes { try? writer.write(contentsOf: bytes) }
+        try? writer.close()
+        written.signal()
+    }
     // Read both pipes while the process runs so a large output cannot block it.
     let errors = DataBox()
     let done = DispatchSemaphore(value: 0)
@@ -144,6 +162,7 @@ public func run(_ executable: String, _ arguments: [String], stdin: String? = ni
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     done.wait()
+    written.wait()
     return ProcessResult(
         status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
         stderr: String(decoding: errors.data, as: UTF8.self))

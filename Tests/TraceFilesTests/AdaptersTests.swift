@@ -1,3 +1,4 @@
+#if os(Linux)  // Live capture needs Linux (AF_BLUETOOTH, libbluetooth): README, "Where it builds".
 import Foundation
 import Testing
 
@@ -17,3 +18,4 @@ import Testing
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)  // Live capture needs Linux (AF_BLUETOOTH, libbluetooth): README, "Where it builds".
 import Testing
 
 @testable import TraceFiles
@@ -53,3 +54,4 @@ import Testing
         #expect("\(error)".hasPrefix(message))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)  // Live capture needs Linux (AF_BLUETOOTH, libbluetooth): README, "Where it builds".
 import CBlueZ
 import Foundation
 import Glibc
@@ -189,3 +190,4 @@ func readExactly(_ descriptor: Int32, _ count: Int) -> [UInt8] {
     }
     return result
 }
+#endif

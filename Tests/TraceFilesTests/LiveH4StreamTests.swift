@@ -1,3 +1,4 @@
+#if os(Linux)  // Live capture needs Linux (AF_BLUETOOTH, libbluetooth): README, "Where it builds".
 import CBlueZ
 import Foundation
 import Glibc
@@ -302,3 +303,4 @@ import Wire
     }
 }
 
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)  // Live capture needs Linux (AF_BLUETOOTH, libbluetooth): README, "Where it builds".
 import CPcap
 import Foundation
 import Glibc
@@ -125,3 +126,4 @@ import Wire
         #expect("\(error)".hasPrefix("nosuchdevice0: libpcap cannot capture from it: "))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)  // Live capture needs Linux (AF_BLUETOOTH, libbluetooth): README, "Where it builds".
 import CBlueZ
 import Foundation
 import Glibc
@@ -172,3 +173,4 @@ final class SocketPair: @unchecked Sendable {
         ends[0] = -1
     }
 }
+#endif

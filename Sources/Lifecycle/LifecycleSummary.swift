@@ -1,0 +1,102 @@
+import HCI
+import Wire
+
+/// The short answer for a busy capture: connections by transport, outcome and reason, the peers,
+/// the scans, the errors.
+public struct LifecycleSummary: Hashable, Sendable, Codable {
+    /// Connections and attempts of one transport.
+    public struct Transport: Hashable, Sendable, Codable {
+        /// Attempts and connections (a connection that began before the capture counts once).
+        public var total = 0
+        /// Connected, and disconnected or still open.
+        public var connected = 0
+        public var disconnected = 0
+        public var open = 0
+        public var failed = 0
+        public var cancelled = 0
+        public var pending = 0
+        /// Why attempts failed: HCI status and how often.
+        public var failures: [Count] = []
+        /// Why connections ended: reason, who ended them (`local`, `remote`), how often.
+        public var disconnections: [Count] = []
+    }
+
+    public struct Count: Hashable, Sendable, Codable {
+        public var code: UInt8
+        public var name: String
+        public var initiator: String?
+        public var count: Int
+    }
+
+    public struct Peer: Hashable, Sendable, Codable {
+        public var address: String
+        public var name: String?
+        public var connections: Int
+        public var failed: Int
+    }
+
+    public var le = Transport()
+    public var brEdr = Transport()
+    /// Peers by number of connections and attempts, most first.
+    public var peers: [Peer] = []
+    public var scans = 0
+    /// Scans that heard no advertising report.
+    public var emptyScans = 0
+    public var errors = 0
+    public var unexpectedErrors = 0
+
+    enum CodingKeys: String, CodingKey {
+        case le, brEdr = "br_edr", peers, scans, emptyScans = "empty_scans", errors, unexpectedErrors = "unexpected_errors"
+    }
+
+    public init(connections: [Connection], scans: [Scan], errors: [TraceError]) {
+        var failures: [Connection.Transport: [Key: Int]] = [:]
+        var endings: [Connection.Transport: [Key: Int]] = [:]
+        var peers: [BluetoothAddress: Peer] = [:]
+        for connection in connections {
+            var counts = connection.transport == .le ? le : brEdr
+            counts.total += 1
+            switch connection.outcome {
+            case .open: counts.connected += 1; counts.open += 1
+            case .disconnected: counts.connected += 1; counts.disconnected += 1
+            case .failed: counts.failed += 1
+            case .cancelled: counts.cancelled += 1
+            case .pending: counts.pending += 1
+            }
+            if connection.outcome == .failed, let status = connection.status {
+                failures[connection.transport, default: [:]][Key(code: status, initiator: nil), default: 0] += 1
+            }
+            if let reason = connection.reason {
+                endings[connection.transport, default: [:]][Key(code: reason, initiator: connection.initiator), default: 0] += 1
+            }
+            if connection.transport == .le { le = counts } else { brEdr = counts }
+            if let address = connection.peer {
+                var peer = peers[address] ?? Peer(address: "\(address)", name: connection.peerName, connections: 0, failed: 0)
+                if connection.outcome == .failed { peer.failed += 1 } else { peer.connections += 1 }
+                peer.name = peer.name ?? connection.peerName
+                peers[address] = peer
+            }
+        }
+        func counts(_ table: [Key: Int]?) -> [Count] {
+            (table ?? [:]).map { key, count in
+                Count(code: key.code.rawValue, name: key.code.name ?? "\(key.code)", initiator: key.initiator?.rawValue, count: count)
+            }.sorted { $0.count != $1.count ? $0.count > $1.count : ($0.code, $0.initiator ?? "") < ($1.code, $1.initiator ?? "") }
+        }
+        le.failures = counts(failures[.le])
+        le.disconnections = counts(endings[.le])
+        brEdr.failures = counts(failures[.classic])
+        brEdr.disconnections = counts(endings[.classic])
+        self.peers = peers.values.sorted {
+            ($0.connections + $0.failed, $1.address) > ($1.connections + $1.failed, $0.address)
+        }
+        self.scans = scans.count
+        emptyScans = scans.count { $0.reports == 0 }
+        self.errors = errors.count
+        unexpectedErrors = errors.count { !$0.expected }
+    }
+
+    private struct Key: Hashable {
+        var code: HCIStatus
+        var initiator: Connection.Initiator?
+    }
+}

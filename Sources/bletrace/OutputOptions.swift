@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+
+/// The output options every analysis command shares: where the output goes and whether it is
+/// coloured.
+struct OutputOptions: ParsableArguments {
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write to FILE instead of standard output.", valueName: "file"))
+    var output: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Colour the text output: never, auto or always.",
+            discussion: "auto colours only a terminal, and never when the NO_COLOR environment variable is set (no-color.org)."))
+    var color: ColorChoice = .auto
+
+    /// Opens `-o FILE` and decides colour, before anything is written. `input` is the capture
+    /// read, which `-o` must not overwrite.
+    func apply(input: String? = nil) throws {
+        // One place opens every output file (OutputFile): never the input by any name, devices
+        // written through, regular files replaced whole.
+        if let output { try Output.redirect(to: output, inputs: input.map { [$0] } ?? []) }
+        Style.enabled = switch color {
+        case .always: true
+        case .never: false
+        case .auto:
+            output == nil && isatty(STDOUT_FILENO) == 1
+                && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+        }
+    }
+}
+
+enum ColorChoice: String, ExpressibleByArgument, CaseIterable {
+    case never, auto, always
+}
+
+/// ANSI styles for text output, applied only when colour is on (``OutputOptions/apply(input:)``).
+enum Style {
+    nonisolated(unsafe) static var enabled = false
+
+    static func red(_ text: String) -> String { wrap(text, "31") }
+    static func yellow(_ text: String) -> String { wrap(text, "33") }
+    static func green(_ text: String) -> String { wrap(text, "32") }
+    static func bold(_ text: String) -> String { wrap(text, "1") }
+    static func dim(_ text: String) -> String { wrap(text, "2") }
+
+    private static func wrap(_ text: String, _ code: String) -> String {
+        enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+}
+
+/// The version of the JSON documents (Formats/json.md): every document, and every JSONL line,
+/// carries it as `"version"`.
+let jsonVersion = 2
+
+extension CaptureOptions {
+    /// The capture's path; `-` (standard input) is first copied to a temporary file, removed when
+    /// the program exits, since every format needs its header read before its records.
+    var path: String {
+        get throws { try Self.path(of: file) }
+    }
+
+    /// `file`, or for `-` a file holding standard input.
+    static func path(of file: String) throws -> String {
+        guard file == "-" else { return file }
+        if let path = StandardInput.path { return path }
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("bletrace-stdin-\(ProcessInfo.processInfo.processIdentifier)").path
+        guard FileManager.default.createFile(atPath: path, contents: nil), let out = FileHandle(forWritingAtPath: path) else {
+            Output.error("cannot keep standard input in \(path)")
+            throw Exit.badInput
+        }
+        while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty { out.write(chunk) }
+        try out.close()
+        StandardInput.path = path
+        atexit { if let path = StandardInput.path { unlink(path) } }
+        return path
+    }
+}
+
+private enum StandardInput {
+    nonisolated(unsafe) static var path: String?
+}
