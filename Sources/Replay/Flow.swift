@@ -118,7 +118,7 @@ public struct FlowEvent: Hashable, Sendable {
 
     public var line: String {
         guard let time else { return signature }
-        return formatSeconds(time) + " " + signature
+        return (time.sign == .minus && time != 0 ? "" : "+") + formatSeconds(time) + " " + signature
     }
 
     public func argument(_ key: String) -> String? { arguments.first { $0.key == key }?.value }
@@ -202,11 +202,12 @@ public struct FlowError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A flow time with its sign and six decimals, no Foundation: 1.5 → "+1.500000", -0.25 →
-/// "-0.250000". Any value shows without trapping: beyond 9,000,000,000,000 s (past what six
-/// decimals of a Double can hold) it is written in exponent form ("+1e+300"), which reads back.
+/// Six decimals, no Foundation: 1.5 → "1.500000", -0.25 → "-0.250000" (a flow line puts a `+`
+/// before a time that is not negative). Any value shows without trapping: beyond
+/// 9,000,000,000,000 s (past what six decimals of a Double can hold) it is written in exponent
+/// form ("1e+300"), which reads back.
 func formatSeconds(_ seconds: Double) -> String {
-    let sign = seconds.sign == .minus && seconds != 0 ? "-" : "+"
+    let sign = seconds.sign == .minus && seconds != 0 ? "-" : ""
     let magnitude = seconds.magnitude
     guard magnitude < 9e12 else { return sign + "\(magnitude)" }
     let micros = UInt64((magnitude * 1_000_000).rounded())
