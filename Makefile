@@ -9,7 +9,7 @@ DEMO_CAPTURE := Captures/reconnect-supervision-timeout.btsnoop
 DEMO_FLOW := Captures/reconnect-supervision-timeout.reconnecting.flow
 OUT := .build/demo
 
-.PHONY: deps build test crosscheck demo captures clean install uninstall
+.PHONY: deps build test crosscheck demo captures clean install uninstall fuzz fuzz-build
 
 ## deps: install the Debian packages that are missing (quick when all are present).
 deps:
@@ -102,6 +102,22 @@ install: deps
 uninstall:
 	rm -f $(INSTALL_BIN)/bletrace $(INSTALL_MAN)/bletrace.1 $(INSTALL_BASH)/bletrace $(INSTALL_ZSH)/_bletrace $(INSTALL_FISH)/bletrace.fish
 
+# ---- Fuzzing (issue 16): a libFuzzer target per entry point, in the Fuzz/ package ---------------
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= btsnoop pcap pklg h4-stream hci acl-l2cap-att-smp lifecycle flow replay
+FUZZ_BUILD := cd Fuzz && $(SWIFT) build -c release --sanitize=fuzzer --sanitize=address -Xswiftc -enable-testing \
+  --scratch-path ../.build-fuzz
+
+## fuzz-build: the fuzz targets, with libFuzzer and AddressSanitizer (Fuzz/README.md).
+fuzz-build: deps
+	$(FUZZ_BUILD)
+
+## fuzz: each target for FUZZ_SECONDS (default 60), seeded from Captures/; corpora kept in
+## .build-fuzz/runs; a crash is copied to Tests/Fixtures/fuzz/TARGET/ (replayed by `make test`)
+## and fails the run.
+fuzz: fuzz-build
+	bash Fuzz/run.sh "$$($(FUZZ_BUILD) --show-bin-path)" $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 # ---- Benchmarks (issue 6): a separate package in Benchmarks/ on package-benchmark -------------
 # BENCH_SWIFTFLAGS: extra flags for the release builds of the benchmarks and of compare.
 BENCH_SWIFTFLAGS ?=
@@ -149,12 +165,20 @@ compare: deps bench-capture
 
 ## bench-memory: peak memory of bletrace stats, lifecycle and errors on the 1M-record capture
 ## and on a 1 GB one (generated into $(BENCH_DIR) on first use); fails if stats needs 64 MB or
-## more on the 1 GB file.
-bench-memory: deps $(BENCH_CAPTURE) $(BENCH_BIG_CAPTURE)
+## more on the 1 GB file. Then the robustness inputs (issue 16, Benchmarks/robustness-inputs.py):
+## 1M connect/disconnect cycles on one handle (lifecycle in every format, errors, replay) and
+## 1M-event flows (diff), each failing past MAX_SECONDS (120).
+BENCH_ROBUSTNESS := $(BENCH_DIR)/robustness
+bench-memory: deps $(BENCH_CAPTURE) $(BENCH_BIG_CAPTURE) $(BENCH_ROBUSTNESS)/conn-cycles-1M.btsnoop
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="bc time"
 	$(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli
 	BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
 	  LIMIT_MB=64 bash Benchmarks/memory.sh $(BENCH_CAPTURE) $(BENCH_BIG_CAPTURE)
+	BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
+	  bash Benchmarks/memory-robustness.sh $(BENCH_ROBUSTNESS)
+
+$(BENCH_ROBUSTNESS)/conn-cycles-1M.btsnoop: Benchmarks/robustness-inputs.py
+	python3 Benchmarks/robustness-inputs.py $(BENCH_ROBUSTNESS)
 
 ## picture: the lifecycle timeline of the demo capture (bletrace lifecycle --format html) in
 ## $(OUT)/timeline.html, screenshotted by headless Chromium (installed from Debian when missing)

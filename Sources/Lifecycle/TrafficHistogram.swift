@@ -36,7 +36,10 @@ public struct TrafficHistogram: Sendable {
         guard decoded.att != nil, let frame = decoded.l2cap, case .acl(let acl)? = decoded.packet,
             let id = analyzer.openConnection(on: acl.handle)?.id, let origin
         else { return }
-        let second = max(0, (record.timestamp.microseconds - origin.microseconds) / 1_000_000)
+        // Records before the first (a clock that went back) count in bin 0; the distance from the
+        // first record is exact, so a clock that jumps by centuries cannot overflow it.
+        let (before, micros) = record.timestamp.offset(since: origin)
+        let second = before ? 0 : Int64(micros / 1_000_000)
         let size = UInt32(clamping: frame.payload.count)
         if let last = bins[id]?.indices.last, bins[id]![last].second == second {
             bins[id]![last].packets &+= 1

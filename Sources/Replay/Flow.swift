@@ -26,21 +26,59 @@ public struct Flow: Hashable, Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Parses the text form. Blank lines and `#` comments are skipped; the time is optional.
+    /// Parses the text form (``FlowReader`` reads a file the same way, a line at a time).
+    /// Lines end with LF, CRLF or CR; blank lines and `#` comments are skipped; the time is
+    /// optional.
     public init(parsing text: String, source: String = "flow") throws(FlowError) {
         var events: [FlowEvent] = []
         var comments: [String] = []
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.trimmingCharacters(in: " \t\r")
-            if line.isEmpty { continue }
-            if line.hasPrefix("#") {
-                let comment = line.dropFirst().trimmingCharacters(in: " ")
-                if comment != Self.header { comments.append(comment) }
-                continue
+        var number = 0
+        var rest = Substring(text)
+        while !rest.isEmpty || number == 0 {
+            number += 1
+            // Swift treats CRLF as one Character, so one search finds any of the three ends.
+            let end = rest.firstIndex { $0 == "\n" || $0 == "\r" || $0 == "\r\n" } ?? rest.endIndex
+            switch try Self.interpret(String(rest[..<end]), source: source, lineNumber: number) {
+            case .blank: break
+            case .comment(let comment): comments.append(comment)
+            case .event(let event): events.append(event)
             }
-            events.append(try FlowEvent(parsing: line, source: source, lineNumber: number + 1))
+            rest = end == rest.endIndex ? rest[end...] : rest[rest.index(after: end)...]
+            if rest.isEmpty { break }
         }
         self.init(events: events, comments: comments)
+    }
+
+    /// What one line is.
+    enum Line {
+        case blank
+        /// A comment other than the format header, without `# `.
+        case comment(String)
+        case event(FlowEvent)
+    }
+
+    /// Reads one line (without its end). The header `# bletrace flow 1` is checked: another
+    /// version is bad input, since its lines might mean something else.
+    static func interpret(_ raw: String, source: String, lineNumber: Int) throws(FlowError) -> Line {
+        // The first byte that is not a space or tab (in UTF-8, so no Character is formed).
+        guard let first = raw.utf8.first(where: { $0 != 0x20 && $0 != 0x09 }) else { return .blank }
+        guard first == UInt8(ascii: "#") else {
+            return .event(try FlowEvent(parsing: raw, source: source, lineNumber: lineNumber))
+        }
+        let line = raw.trimmingCharacters(in: " \t")
+        let comment = line.dropFirst().trimmingCharacters(in: " \t")
+        let words = comment.split(separator: " ", omittingEmptySubsequences: true)
+        if words.count >= 2, words[0] == "bletrace", words[1] == "flow" {
+            guard words.count == 3, words[2] == "1" else {
+                let version = words.dropFirst(2).joined(separator: " ")
+                let column = (raw.firstRange(of: "flow")?.upperBound).map { raw.distance(from: raw.startIndex, to: $0) + 2 } ?? 1
+                throw FlowError(
+                    source: source, line: lineNumber, column: column,
+                    expected: "the flow format version 1 (`# bletrace flow 1`), not `\(version.isEmpty ? "(none)" : version)`; this bletrace reads version 1 only")
+            }
+            return .blank
+        }
+        return .comment(comment)
     }
 }
 
@@ -80,50 +118,101 @@ public struct FlowEvent: Hashable, Sendable {
 
     public var line: String {
         guard let time else { return signature }
-        return "+" + formatSeconds(time) + " " + signature
+        return (time.sign == .minus && time != 0 ? "" : "+") + formatSeconds(time) + " " + signature
     }
 
     public func argument(_ key: String) -> String? { arguments.first { $0.key == key }?.value }
 
+    /// Parses one event line. Errors give the 1-based column (in characters) of the word at fault.
     init(parsing line: String, source: String, lineNumber: Int) throws(FlowError) {
-        var words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        // The words, found in the UTF-8 bytes (spaces and tabs are single bytes there); a word's
+        // column in characters is counted only for a message.
+        var words: [Substring] = []
+        let utf8 = line.utf8
+        var index = utf8.startIndex
+        while index < utf8.endIndex {
+            while index < utf8.endIndex, utf8[index] == 0x20 || utf8[index] == 0x09 { index = utf8.index(after: index) }
+            let start = index
+            while index < utf8.endIndex, utf8[index] != 0x20, utf8[index] != 0x09 { index = utf8.index(after: index) }
+            if start < index { words.append(line[start..<index]) }
+        }
+        func fault(_ word: Substring?, _ expected: String) -> FlowError {
+            let column = word.map { line[..<$0.startIndex].count + 1 } ?? line.count + 1
+            return FlowError(source: source, line: lineNumber, column: column, expected: expected)
+        }
         var time: Double?
-        if let first = words.first, first.hasPrefix("+") {
-            guard let seconds = Double(first.dropFirst()), seconds.isFinite, seconds >= 0 else {
-                throw FlowError(source: source, line: lineNumber, expected: "a time such as +1.250000, not \(first)")
+        if let first = words.first, first.utf8.first == UInt8(ascii: "+") || first.utf8.first == UInt8(ascii: "-") {
+            let number = first.dropFirst()
+            guard let seconds = Double(number), seconds.isFinite, !number.hasPrefix("-"), !number.hasPrefix("+") else {
+                throw fault(first, "a time in seconds such as +1.250000 or -0.500000, not `\(first)`")
             }
-            time = seconds
+            time = first.hasPrefix("-") ? -seconds : seconds
             words.removeFirst()
         }
         guard words.count >= 2 else {
-            throw FlowError(source: source, line: lineNumber, expected: "an actor and an event name, as in `central didConnect peripheral=…`")
+            throw fault(
+                words.first,
+                words.isEmpty ? "an actor and an event name after the time, as in `+1.250000 central didConnect peripheral=…`"
+                    : "an event name after the actor `\(words[0])`, as in `central didConnect peripheral=…`")
+        }
+        for word in words[0...1] where word.utf8.contains(UInt8(ascii: "=")) {
+            throw fault(word, "an actor and an event name before the arguments, as in `central didConnect peripheral=…`, not `\(word)`")
         }
         var arguments: [Argument] = []
+        arguments.reserveCapacity(words.count - 2)
         for word in words.dropFirst(2) {
-            guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
-                throw FlowError(source: source, line: lineNumber, expected: "key=value, not \(word)")
+            guard let equals = word.utf8.firstIndex(of: UInt8(ascii: "=")), equals != word.startIndex else {
+                throw fault(word, "an argument KEY=VALUE after the event name `\(words[1])`, not `\(word)`")
             }
-            arguments.append(Argument(String(word[..<equals]), String(word[word.index(after: equals)...])))
+            arguments.append(Argument(String(word[..<equals]), String(word[word.utf8.index(after: equals)...])))
         }
-        self.init(time: time, actor: words[0], name: words[1], arguments: arguments)
+        self.init(time: time, actor: String(words[0]), name: String(words[1]), arguments: arguments)
         self.lineNumber = lineNumber
+    }
+
+    /// True when the two events compare equal (actor, name and arguments in order).
+    public func hasSameSignature(as other: FlowEvent) -> Bool {
+        actor == other.actor && name == other.name && arguments == other.arguments
     }
 }
 
-/// A flow file that could not be read.
+/// A flow file that could not be read: where, and what was expected there (or why the file
+/// could not be read at all).
 public struct FlowError: Error, Hashable, Sendable, CustomStringConvertible {
     public var source: String
+    /// 1-based; 0 when the file could not be read at all.
     public var line: Int
+    /// 1-based, in characters, when one place in the line is at fault.
+    public var column: Int?
     public var expected: String
-    public var description: String { "\(source):\(line): expected \(expected)" }
+    /// Why the file could not be read (not a flow, not there), when that is the fault.
+    public var reason: String?
+
+    public init(source: String, line: Int, column: Int? = nil, expected: String, reason: String? = nil) {
+        self.source = source
+        self.line = line
+        self.column = column
+        self.expected = expected
+        self.reason = reason
+    }
+
+    public var description: String {
+        if let reason { return line == 0 ? "\(source): cannot read: \(reason)" : "\(source):\(line): cannot read: \(reason)" }
+        return "\(source):\(line):" + (column.map { "\($0):" } ?? "") + " expected \(expected)"
+    }
 }
 
-/// Six decimals, no Foundation: 1.5 → "1.500000".
+/// Six decimals, no Foundation: 1.5 → "1.500000", -0.25 → "-0.250000" (a flow line puts a `+`
+/// before a time that is not negative). Any value shows without trapping: beyond
+/// 9,000,000,000,000 s (past what six decimals of a Double can hold) it is written in exponent
+/// form ("1e+300"), which reads back.
 func formatSeconds(_ seconds: Double) -> String {
-    let micros = Int64((seconds * 1_000_000).rounded())
-    let whole = micros / 1_000_000
+    let sign = seconds.sign == .minus && seconds != 0 ? "-" : ""
+    let magnitude = seconds.magnitude
+    guard magnitude < 9e12 else { return sign + "\(magnitude)" }
+    let micros = UInt64((magnitude * 1_000_000).rounded())
     let fraction = String(micros % 1_000_000)
-    return "\(whole)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+    return sign + "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
 }
 
 extension StringProtocol {

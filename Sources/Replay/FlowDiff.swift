@@ -1,4 +1,12 @@
 /// Compares an expected flow with an actual one, event by event, ignoring times and comments.
+///
+/// The alignment is a shortest edit script (Myers' algorithm, O((N+M)·D) time for D
+/// differences), after the common prefix and suffix are set aside. Memory is bounded by what a
+/// comparison must keep: ``compare(expected:actual:context:limit:)`` reads two files as streams,
+/// keeps 16 bytes per event after the first divergence and reads back only the events it shows.
+/// Past `limit` differences the alignment stops: the report shows the first divergence and says
+/// so (``exceededLimit``), rather than working for minutes on two flows that have nothing in
+/// common.
 public struct FlowDiff: Hashable, Sendable {
     /// One line of the comparison, in order.
     public enum Line: Hashable, Sendable {
@@ -7,83 +15,283 @@ public struct FlowDiff: Hashable, Sendable {
         case unexpected(FlowEvent)
     }
 
-    public var lines: [Line]
+    /// The stretches that differ, each with up to `context` unchanged events either side, in
+    /// order.
+    public var hunks: [[Line]]
+    /// Events in each flow.
+    public var expectedCount: Int
+    public var actualCount: Int
+    /// Events of the expected flow that are missing from the actual one, and the reverse.
+    public var missing: Int
+    public var unexpected: Int
+    /// Index (0-based, in the expected flow) of the first event where the flows part.
+    public var firstDivergence: Int?
+    /// True when the flows differ in more than `limit` events: only the first divergence is
+    /// shown, and the counts are not known.
+    public var exceededLimit: Bool
+    /// The most differences aligned.
+    public var limit: Int
 
-    public var isEqual: Bool {
-        lines.allSatisfy { if case .same = $0 { true } else { false } }
+    public var isEqual: Bool { firstDivergence == nil }
+
+    /// Every line of every hunk, in order.
+    public var lines: [Line] { hunks.flatMap { $0 } }
+
+    /// The most differences aligned by default.
+    public static let defaultLimit = 1_000
+
+    /// Compares two flows in memory.
+    public init(expected: Flow, actual: Flow, context: Int = 2, limit: Int = defaultLimit) {
+        let old = expected.events.map { Self.key($0) }
+        let new = actual.events.map { Self.key($0) }
+        var prefix = 0
+        while prefix < old.count, prefix < new.count, old[prefix] == new[prefix], expected.events[prefix].hasSameSignature(as: actual.events[prefix]) {
+            prefix += 1
+        }
+        self.init(
+            prefix: prefix, old: old[prefix...], new: new[prefix...], context: context, limit: limit,
+            expectedEvent: { expected.events[$0] }, actualEvent: { actual.events[$0] })
     }
 
-    /// Index (0-based, in the expected flow) of the first event where the flows part.
-    public var firstDivergence: Int? {
+    /// Compares two flow files as streams: the common prefix is read and let go, then each
+    /// remaining event is kept as a hash and the offset of its line, and the events shown are
+    /// read again.
+    public static func compare(expected: FlowReader, actual: FlowReader, context: Int = 2, limit: Int = defaultLimit)
+        throws(FlowError) -> FlowDiff
+    {
+        var prefix = 0
+        var old: [UInt64] = []
+        var new: [UInt64] = []
+        var oldOffsets: [Int64] = []
+        var newOffsets: [Int64] = []
+        // The last `context` events of the common prefix, for the report.
+        var recent: [FlowEvent] = []
+        while true {
+            let e = try expected.next()
+            let a = try actual.next()
+            guard let e, let a, e.event.hasSameSignature(as: a.event) else {
+                if let e {
+                    old.append(key(e.event))
+                    oldOffsets.append(e.offset)
+                }
+                if let a {
+                    new.append(key(a.event))
+                    newOffsets.append(a.offset)
+                }
+                break
+            }
+            prefix += 1
+            if context > 0 {
+                if recent.count == context { recent.removeFirst() }
+                recent.append(a.event)
+            }
+        }
+        while let e = try expected.next() {
+            old.append(key(e.event))
+            oldOffsets.append(e.offset)
+        }
+        while let a = try actual.next() {
+            new.append(key(a.event))
+            newOffsets.append(a.offset)
+        }
+        let unreadable = FlowEvent(time: nil, actor: "?", name: "(the line could not be read again)")
+        return FlowDiff(
+            prefix: prefix, old: old[...], new: new[...], context: context, limit: limit,
+            expectedEvent: { index in
+                index < prefix ? recent[index - (prefix - recent.count)] : expected.event(at: oldOffsets[index - prefix]) ?? unreadable
+            },
+            actualEvent: { index in
+                index < prefix ? recent[index - (prefix - recent.count)] : actual.event(at: newOffsets[index - prefix]) ?? unreadable
+            })
+    }
+
+    /// What events are compared by: a hash of the signature (seeded per process, so two
+    /// different events collide with probability 2^-64 and no input can arrange it).
+    static func key(_ event: FlowEvent) -> UInt64 {
+        // The same as hashing the signature text: words hold no spaces, so the parts and their
+        // order say as much.
+        var hasher = Hasher()
+        hasher.combine(event.actor)
+        hasher.combine(event.name)
+        hasher.combine(event.arguments.count)
+        for argument in event.arguments {
+            hasher.combine(argument.key)
+            hasher.combine(argument.value)
+        }
+        return UInt64(bitPattern: Int64(hasher.finalize()))
+    }
+
+    /// Runs of the alignment.
+    enum Run: Equatable {
+        case same(Int)
+        case missing(Int)
+        case unexpected(Int)
+    }
+
+    /// The alignment of `old` and `new` (the events after a common prefix of `prefix`), told as
+    /// hunks; `expectedEvent` and `actualEvent` give an event by its index in its whole flow.
+    private init(
+        prefix: Int, old: ArraySlice<UInt64>, new: ArraySlice<UInt64>, context: Int, limit: Int,
+        expectedEvent: (Int) -> FlowEvent, actualEvent: (Int) -> FlowEvent
+    ) {
+        let old = Array(old)
+        let new = Array(new)
+        expectedCount = prefix + old.count
+        actualCount = prefix + new.count
+        hunks = []
+        self.limit = limit
+        missing = 0
+        unexpected = 0
+        exceededLimit = false
+        guard !old.isEmpty || !new.isEmpty else {
+            firstDivergence = nil
+            return
+        }
+        firstDivergence = prefix
+        var suffix = 0
+        while suffix < old.count, suffix < new.count, old[old.count - 1 - suffix] == new[new.count - 1 - suffix] { suffix += 1 }
+        guard var runs = Self.align(old[..<(old.count - suffix)], new[..<(new.count - suffix)], limit: limit) else {
+            // Too many differences to align: the first divergence, with its context.
+            exceededLimit = true
+            var hunk: [Line] = (max(0, prefix - context)..<prefix).map { .same(actualEvent($0)) }
+            for index in 0..<min(old.count, context + 1) { hunk.append(.missing(expectedEvent(prefix + index))) }
+            for index in 0..<min(new.count, context + 1) { hunk.append(.unexpected(actualEvent(prefix + index))) }
+            hunks = [hunk]
+            return
+        }
+        runs.insert(.same(prefix), at: 0)
+        runs.append(.same(suffix))
+        // Walk the runs: each change with `context` same events around it; runs of same events
+        // longer than twice the context split hunks.
         var expectedIndex = 0
-        for line in lines {
-            switch line {
-            case .same: expectedIndex += 1
-            case .missing, .unexpected: return expectedIndex
+        var actualIndex = 0
+        var hunk: [Line] = []
+        for (position, run) in runs.enumerated() {
+            switch run {
+            case .same(let count):
+                let isFirst = position == 0
+                let isLast = position == runs.count - 1
+                let after = isFirst ? 0 : min(count, context)
+                let before = isLast ? 0 : min(count - after, context)
+                for offset in 0..<after { hunk.append(.same(actualEvent(actualIndex + offset))) }
+                if count > after + before || isLast, !hunk.isEmpty {
+                    hunks.append(hunk)
+                    hunk = []
+                }
+                for offset in (count - before)..<count where before > 0 {
+                    hunk.append(.same(actualEvent(actualIndex + offset)))
+                }
+                expectedIndex += count
+                actualIndex += count
+            case .missing(let count):
+                for offset in 0..<count { hunk.append(.missing(expectedEvent(expectedIndex + offset))) }
+                missing += count
+                expectedIndex += count
+            case .unexpected(let count):
+                for offset in 0..<count { hunk.append(.unexpected(actualEvent(actualIndex + offset))) }
+                unexpected += count
+                actualIndex += count
+            }
+        }
+        if !hunk.isEmpty { hunks.append(hunk) }
+    }
+
+    /// A shortest edit script from `a` to `b` (Myers 1986, "An O(ND) Difference Algorithm and
+    /// Its Variations", the greedy forward search with the furthest point kept per diagonal), as
+    /// runs; nil when it needs more than `limit` insertions and deletions. Memory is O(D²) for
+    /// the path back, at most about 8 MB at the default limit.
+    static func align(_ a: ArraySlice<UInt64>, _ b: ArraySlice<UInt64>, limit: Int) -> [Run]? {
+        let a = Array(a)
+        let b = Array(b)
+        let n = a.count
+        let m = b.count
+        if n == 0 && m == 0 { return [] }
+        // At least |n − m| differences: no search can do with fewer.
+        guard (n - m).magnitude <= limit else { return nil }
+        let most = min(limit, n + m)
+        let offset = most + 1
+        var furthest = [Int](repeating: 0, count: 2 * most + 3)
+        // Per step d, the furthest points of the diagonals −d…d before it.
+        var trace: [[Int]] = []
+        for d in 0...most {
+            trace.append(Array(furthest[(offset - d)...(offset + d)]))
+            for k in stride(from: -d, through: d, by: 2) {
+                var x = k == -d || (k != d && furthest[offset + k - 1] < furthest[offset + k + 1])
+                    ? furthest[offset + k + 1] : furthest[offset + k - 1] + 1
+                var y = x - k
+                while x < n, y < m, a[x] == b[y] {
+                    x += 1
+                    y += 1
+                }
+                furthest[offset + k] = x
+                if x >= n, y >= m {
+                    return backtrack(trace, n: n, m: m, d: d)
+                }
             }
         }
         return nil
     }
 
-    public init(expected: Flow, actual: Flow) {
-        let old = expected.events.map(\.signature)
-        let new = actual.events.map(\.signature)
-        let difference = new.difference(from: old)
-        var removed = Set<Int>()
-        var inserted = Set<Int>()
-        for change in difference {
-            switch change {
-            case .remove(let offset, _, _): removed.insert(offset)
-            case .insert(let offset, _, _): inserted.insert(offset)
+    /// Follows the search back from (n, m) and returns the runs in order.
+    private static func backtrack(_ trace: [[Int]], n: Int, m: Int, d: Int) -> [Run] {
+        var reversed: [Run] = []
+        func add(_ run: Run) {
+            switch (reversed.last, run) {
+            case (.same(let a)?, .same(let b)): reversed[reversed.count - 1] = .same(a + b)
+            case (.missing(let a)?, .missing(let b)): reversed[reversed.count - 1] = .missing(a + b)
+            case (.unexpected(let a)?, .unexpected(let b)): reversed[reversed.count - 1] = .unexpected(a + b)
+            default: reversed.append(run)
             }
         }
-        var lines: [Line] = []
-        var oldIndex = 0
-        var newIndex = 0
-        while oldIndex < old.count || newIndex < new.count {
-            if oldIndex < old.count, removed.contains(oldIndex) {
-                lines.append(.missing(expected.events[oldIndex]))
-                oldIndex += 1
-            } else if newIndex < new.count, inserted.contains(newIndex) {
-                lines.append(.unexpected(actual.events[newIndex]))
-                newIndex += 1
+        var x = n
+        var y = m
+        for step in stride(from: d, to: 0, by: -1) {
+            // `trace[step]` holds the diagonals −step…step as they were after step − 1.
+            let before = trace[step]
+            func at(_ k: Int) -> Int { before[k + step] }
+            let k = x - y
+            let previousK = k == -step || (k != step && at(k - 1) < at(k + 1)) ? k + 1 : k - 1
+            let previousX = at(previousK)
+            let previousY = previousX - previousK
+            let snake = min(x - previousX - (previousK == k - 1 ? 1 : 0), y - previousY - (previousK == k + 1 ? 1 : 0))
+            if snake > 0 { add(.same(snake)) }
+            x -= snake
+            y -= snake
+            if previousK == k + 1 {
+                add(.unexpected(1))
+                y -= 1
             } else {
-                lines.append(.same(actual.events[newIndex]))
-                oldIndex += 1
-                newIndex += 1
+                add(.missing(1))
+                x -= 1
             }
         }
-        self.lines = lines
+        if x > 0 { add(.same(x)) }
+        return reversed.reversed()
     }
 
-    /// A readable report: the first divergence, then each differing stretch with `context`
-    /// unchanged events around it. `-` lines are expected but missing, `+` lines unexpected.
-    public func report(expectedName: String, actualName: String, context: Int = 2) -> String {
+    /// A readable report: the first divergence, then each differing stretch with its context.
+    /// `-` lines are expected but missing, `+` lines unexpected.
+    public func report(expectedName: String, actualName: String) -> String {
         guard let first = firstDivergence else {
-            return "flows are equal (\(lines.count) events)\n"
+            return "flows are equal (\(expectedCount) events)\n"
         }
         var text = "flows differ: first difference at expected event \(first + 1)\n"
         text += "--- \(expectedName) (expected)\n+++ \(actualName) (actual)\n"
-        let changed = lines.indices.filter { if case .same = lines[$0] { false } else { true } }
-        var shown = Set<Int>()
-        for index in changed {
-            for nearby in max(0, index - context)...min(lines.count - 1, index + context) {
-                shown.insert(nearby)
+        for (index, hunk) in hunks.enumerated() {
+            if index > 0 { text += "  …\n" }
+            for line in hunk {
+                switch line {
+                case .same(let event): text += "  " + event.line + "\n"
+                case .missing(let event): text += "- " + event.line + "\n"
+                case .unexpected(let event): text += "+ " + event.line + "\n"
+                }
             }
         }
-        var previous: Int?
-        for index in shown.sorted() {
-            if let previous, index != previous + 1 { text += "  …\n" }
-            switch lines[index] {
-            case .same(let event): text += "  " + event.line + "\n"
-            case .missing(let event): text += "- " + event.line + "\n"
-            case .unexpected(let event): text += "+ " + event.line + "\n"
-            }
-            previous = index
+        if exceededLimit {
+            text += "more than \(limit) differences after it, so the rest is not aligned (\(expectedCount) events expected, \(actualCount) actual)\n"
+        } else {
+            text += "\(missing) missing, \(unexpected) unexpected\n"
         }
-        let missing = lines.filter { if case .missing = $0 { true } else { false } }.count
-        let unexpected = lines.filter { if case .unexpected = $0 { true } else { false } }.count
-        text += "\(missing) missing, \(unexpected) unexpected\n"
         return text
     }
 }

@@ -68,15 +68,22 @@ func BTSnoopDatalink(_ value: UInt32) -> String {
     }
 }
 
-/// Names of the pcap link types that carry Bluetooth.
+/// Names of the pcap link types that carry Bluetooth, and of a few common others (a capture of
+/// the wrong interface); "unknown" for the rest.
 func PcapLinkType(_ value: Int32) -> String {
     switch value {
+    case 1: "ETHERNET"
+    case 101: "RAW"
+    case 105: "IEEE802_11"
+    case 113: "LINUX_SLL"
+    case 127: "IEEE802_11_RADIOTAP"
+    case 276: "LINUX_SLL2"
     case 187: "BLUETOOTH_HCI_H4"
     case 201: "BLUETOOTH_HCI_H4_WITH_PHDR"
     case 251: "BLUETOOTH_LE_LL"
     case 254: "BLUETOOTH_LINUX_MONITOR"
     case 256: "BLUETOOTH_LE_LL_WITH_PHDR"
     case 272: "NORDIC_BLE"
-    default: "not a Bluetooth HCI link type"
+    default: "unknown"
     }
 }

@@ -19,9 +19,16 @@ public final class CaptureReader {
     private let pcap: Unmanaged<PcapReader>?
     private let packetLogger: Unmanaged<PacketLoggerReader>?
 
-    public init(path: String) throws {
+    /// Opens `path`: a file, or a FIFO or character device read as a stream (btsnoop and
+    /// PacketLogger; libpcap reads pcap and pcapng from files only). A FIFO that no program
+    /// writes to within `streamWait` is refused by name rather than waited on forever.
+    public convenience init(path: String) throws {
+        try self.init(path: path, streamWait: .seconds(10))
+    }
+
+    public init(path: String, streamWait: Duration) throws {
         self.path = path
-        let window = try FileWindow(path: path)
+        let window = try FileWindow(path: path, streamWait: streamWait)
         let have = try window.fill(64)
         guard have > 0 else {
             throw DecodeError(
@@ -37,6 +44,11 @@ public final class CaptureReader {
             format = .btsnoop(datalink: reader.datalink)
         case .pcap, .pcapng:
             let isNG = CaptureFormat.signature(of: prefix) == .pcapng
+            guard !window.isStream else {
+                throw CaptureError.unsupported(
+                    path: path,
+                    reason: "a \(isNG ? "pcapng" : "pcap") stream from a FIFO or device cannot be read (libpcap reads pcap and pcapng from files); save it to a file first, or send btsnoop")
+            }
             let reader = try PcapReader(path: path)
             (source, btsnoop, pcap, packetLogger) = (reader, nil, .passUnretained(reader), nil)
             format = isNG ? .pcapng(linkType: reader.linkType) : .pcap(linkType: reader.linkType)

@@ -14,9 +14,14 @@ import Wire
 /// | 0x05 | ISO | 4 bytes | low 14 bits of the u16 LE at header offset 2 |
 ///
 /// Memory is one fixed buffer of twice the largest packet (an ACL packet: 1 + 4 + 65,535 bytes);
-/// no length field can make it allocate. H4 carries no sync pattern, so an unknown indicator byte
-/// is a framing error after which nothing can be read: ``next()`` throws a ``DecodeError`` with
-/// the byte's offset in the stream, and so does every later call.
+/// no length field can make it allocate.
+///
+/// H4 carries no sync pattern, so an unknown indicator byte is a framing error, which is reported
+/// and skipped, never fatal: the decoder drops bytes up to the next place where an event or a
+/// command packet plausibly starts (indicator 0x04 with a known event code, or 0x01 with an opcode
+/// of a defined group), and goes on from there. ACL, SCO and ISO headers are too permissive to
+/// resynchronise on (any length reads as valid). ``framingErrors`` says where each error was and
+/// ``skippedBytes`` how much was dropped.
 ///
 /// Use: write into ``space()``, report the count with ``append(_:)``, then call ``next()`` until
 /// it returns nil. A packet's bytes are borrowed until the next call to any method.
@@ -40,7 +45,13 @@ final class H4StreamDecoder {
     private var returned = 0
     /// Stream offset of `storage[start]`.
     private var offset: Int64 = 0
-    private var failure: DecodeError?
+    /// True after a framing error, until a plausible packet start is found.
+    private var resynchronising = false
+    /// The framing errors met (the first 100), each at the stream offset of the byte at fault.
+    private(set) var framingErrors: [DecodeError] = []
+    /// How many framing errors, and how many bytes they cost.
+    private(set) var framingErrorCount = 0
+    private(set) var skippedBytes: Int64 = 0
 
     init() {
         storage = .allocate(byteCount: 2 * Self.largestPacket, alignment: 16)
@@ -93,29 +104,67 @@ final class H4StreamDecoder {
         return count
     }
 
-    /// The next complete packet, or nil when more bytes are needed.
+    /// The next complete packet, or nil when more bytes are needed. A framing error is recorded
+    /// in ``framingErrors`` and the bytes up to the next plausible packet start are skipped.
     func next() throws(DecodeError) -> Packet? {
         dropReturned()
-        if let failure { throw failure }
-        let have = end - start
-        guard have >= 1 else { return nil }
-        let indicator = storage[start]
-        guard let kind = PacketKind(rawValue: indicator), kind != .other else {
-            let error = DecodeError(
-                layer: .hci, offset: Int(offset),
-                expected: "an H4 packet indicator (0x01 command, 0x02 ACL, 0x03 SCO, 0x04 event, 0x05 ISO), not \(Self.hex(indicator)); H4 has no way to find the next packet after a framing error, so reading stops here")
-            failure = error
-            throw error
+        while end - start >= 1 {
+            let indicator = storage[start]
+            guard let kind = PacketKind(rawValue: indicator), kind != .other else {
+                if !resynchronising {
+                    resynchronising = true
+                    framingErrorCount += 1
+                    if framingErrors.count < 100 {
+                        framingErrors.append(
+                            DecodeError(
+                                layer: .hci, offset: Int(offset),
+                                expected: "an H4 packet indicator (0x01 command, 0x02 ACL, 0x03 SCO, 0x04 event, 0x05 ISO), not \(Self.hex(indicator)); skipped up to the next event or command"))
+                    }
+                }
+                skip()
+                continue
+            }
+            let have = end - start
+            let headerLength = Self.headerLength(kind)
+            guard have >= 1 + headerLength else { return nil }
+            let header = UnsafeRawBufferPointer(rebasing: storage[(start + 1)..<(start + 1 + headerLength)])
+            if resynchronising {
+                guard Self.plausibleStart(kind, header: header) else {
+                    skip()
+                    continue
+                }
+                resynchronising = false
+            }
+            let total = 1 + headerLength + Self.payloadLength(kind, header: header)
+            guard have >= total else { return nil }
+            returned = total
+            return Packet(
+                kind: kind, bytes: UnsafeRawBufferPointer(rebasing: storage[(start + 1)..<(start + total)]),
+                offset: offset)
         }
-        let headerLength = Self.headerLength(kind)
-        guard have >= 1 + headerLength else { return nil }
-        let header = UnsafeRawBufferPointer(rebasing: storage[(start + 1)..<(start + 1 + headerLength)])
-        let total = 1 + headerLength + Self.payloadLength(kind, header: header)
-        guard have >= total else { return nil }
-        returned = total
-        return Packet(
-            kind: kind, bytes: UnsafeRawBufferPointer(rebasing: storage[(start + 1)..<(start + total)]),
-            offset: offset)
+        return nil
+    }
+
+    /// Drops one byte while looking for a packet start.
+    private func skip() {
+        start += 1
+        offset += 1
+        skippedBytes += 1
+    }
+
+    /// Whether a header found while resynchronising starts a real packet: an event with an event
+    /// code of Core 6.0 (0x01-0x5A, or 0xFF vendor), or a command whose group is defined (OGF 0x01-0x08, or 0x3F
+    /// vendor; Core 6.0, Vol 4, Part E, §7).
+    static func plausibleStart(_ kind: PacketKind, header: UnsafeRawBufferPointer) -> Bool {
+        switch kind {
+        case .event: (header[0] >= 0x01 && header[0] <= 0x5A) || header[0] == 0xFF
+        case .command:
+            switch (UInt16(header[0]) | UInt16(header[1]) << 8) >> 10 {
+            case 0x01...0x08, 0x3F: true
+            default: false
+            }
+        default: false
+        }
     }
 
     /// Where the stream ended, if it ended inside a packet: what was missing, at the offset of the
@@ -123,7 +172,7 @@ final class H4StreamDecoder {
     func truncation() -> DecodeError? {
         dropReturned()
         let have = end - start
-        guard have > 0, failure == nil, let kind = PacketKind(rawValue: storage[start]), kind != .other else {
+        guard have > 0, !resynchronising, let kind = PacketKind(rawValue: storage[start]), kind != .other else {
             return nil
         }
         let headerLength = Self.headerLength(kind)

@@ -15,8 +15,8 @@ import Wire
 /// Directions come from the side, not the packet type: what the host wrote is sent, what the
 /// controller wrote is received. Each record's `fileOffset` is its offset in that direction's
 /// stream. The capture ends when either side closes (cleanly between packets, or with the
-/// truncation error of ``H4StreamDecoder/truncation()``); a framing error on either side ends it
-/// too, as there is no resynchronising H4 — and the relay with it.
+/// truncation error of ``H4StreamDecoder/truncation()``). A framing error on either side is
+/// recorded (``framingErrors``) and skipped in the recording; the bytes are relayed unchanged.
 final class LiveH4Relay {
     private enum Side {
         case host, controller
@@ -60,6 +60,19 @@ final class LiveH4Relay {
 
     /// What to wait on: the listener until the host connects, then both sides.
     var descriptors: (Int32, Int32?) { host < 0 ? (listener, nil) : (host, controller) }
+
+    /// Framing errors of both sides, each saying which side sent the bytes.
+    var framingErrors: [DecodeError] {
+        fromHost.framingErrors.map { Self.sided($0, .host) } + fromController.framingErrors.map { Self.sided($0, .controller) }
+    }
+    var framingErrorCount: Int { fromHost.framingErrorCount + fromController.framingErrorCount }
+    var skippedBytes: Int64 { fromHost.skippedBytes + fromController.skippedBytes }
+
+    private static func sided(_ error: DecodeError, _ side: Side) -> DecodeError {
+        var sided = error
+        sided.expected += side == .host ? " (in what the host sent)" : " (in what the controller sent)"
+        return sided
+    }
 
     /// A complete packet already read from either side, as a record.
     func buffered(index: Int, source: String) throws -> CaptureRecord? {

@@ -73,6 +73,10 @@ final class LiveH4Stream {
         close(descriptor)
     }
 
+    var framingErrors: [DecodeError] { decoder.framingErrors }
+    var framingErrorCount: Int { decoder.framingErrorCount }
+    var skippedBytes: Int64 { decoder.skippedBytes }
+
     /// A complete packet already in the buffer, as a record.
     func buffered(index: Int, source: String) throws -> CaptureRecord? {
         let packet: H4StreamDecoder.Packet?

@@ -125,7 +125,7 @@ final class LiveMonitorChannel {
             let data = offset + aligned(headerSize)
             if level == SOL_SOCKET, type == SO_TIMESTAMP, data + MemoryLayout<timeval>.size <= offset + length {
                 let time = control.loadUnaligned(fromByteOffset: data, as: timeval.self)
-                return Timestamp(microseconds: Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_usec))
+                return Timestamp(seconds: Int64(time.tv_sec), microseconds: Int64(time.tv_usec))
             }
             offset += aligned(length)
         }

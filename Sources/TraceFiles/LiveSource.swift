@@ -65,6 +65,37 @@ public final class LiveSource {
     }
     /// Why the last call to ``next(until:)`` returned nil.
     public private(set) var endReason: EndReason?
+    /// For H4 streams and relays: where the stream had bytes that start no packet (the first
+    /// 100, each with its stream offset), skipped up to the next event or command. Reported, not
+    /// fatal: the records around them are all delivered.
+    public var framingErrors: [DecodeError] {
+        switch backend {
+        case .h4(let stream): stream.framingErrors.map { Self.named($0, source: name) }
+        case .relay(let relay): relay.framingErrors.map { Self.named($0, source: name) }
+        default: []
+        }
+    }
+    /// How many framing errors there were, and how many bytes were skipped.
+    public var framingErrorCount: Int {
+        switch backend {
+        case .h4(let stream): stream.framingErrorCount
+        case .relay(let relay): relay.framingErrorCount
+        default: 0
+        }
+    }
+    public var skippedBytes: Int64 {
+        switch backend {
+        case .h4(let stream): stream.skippedBytes
+        case .relay(let relay): relay.skippedBytes
+        default: 0
+        }
+    }
+
+    private static func named(_ error: DecodeError, source: String) -> DecodeError {
+        var named = error
+        named.file = source
+        return named
+    }
     /// Stops this source from any thread; ``stop()`` is the same.
     public let stopper: Stopper
 

@@ -41,7 +41,7 @@ final class PcapReader {
             }
             throw CaptureError.unsupported(
                 path: path,
-                reason: "link type \(linkType) (\(PcapLinkType(linkType))) is not a Bluetooth HCI link type; bletrace reads 187, 201 and 254")
+                reason: "link type \(linkType)\(PcapLinkType(linkType) == "unknown" ? "" : " (\(PcapLinkType(linkType)))") is not a Bluetooth HCI link type; bletrace reads 187, 201 and 254")
         }
     }
 
@@ -75,9 +75,11 @@ final class PcapReader {
         source path: String
     ) throws -> CaptureRecord {
         let captured = UnsafeRawBufferPointer(start: data, count: Int(header.caplen))
-        let time = Int64(header.ts.tv_sec) * 1_000_000 + Int64(header.ts.tv_usec)
+        // libpcap hands pcapng's 64-bit stamps over as seconds that may not fit in microseconds:
+        // such a time is read as the nearest a Timestamp holds (Formats/pcap.md).
+        let time = Timestamp(seconds: Int64(header.ts.tv_sec), microseconds: Int64(header.ts.tv_usec))
         var record = CaptureRecord(
-            index: index, fileOffset: offset, timestamp: Timestamp(microseconds: time),
+            index: index, fileOffset: offset, timestamp: time,
             direction: nil, kind: .other, originalLength: Int(header.len), bytes: captured)
         let fault = { (at: Int, expected: String) in
             DecodeError(layer: .pcap, offset: Int(offset) + at, expected: expected, recordIndex: index, file: path)

@@ -143,17 +143,31 @@ final class PcapngWriter {
         guard let original = PcapFraming.frame(record, linkType: Int32(linkType), target: target, into: &scratch, losses: &losses)
         else { return false }
         let captured = PcapFraming.clip(scratch.count, to: snapLength, target: target, losses: &losses)
-        let start = offsetSeconds &* 1_000_000
-        var ticks = (record.timestamp.microseconds &- start).multipliedReportingOverflow(by: ticksPerMicrosecond)
-        if record.timestamp.microseconds < start || ticks.overflow {
+        // Ticks from the interface's start (if_tsoffset seconds), as pcapng's unsigned 64 bits;
+        // a time before that start, or too far after it to count in ticks, is written as it.
+        // (In seconds and microseconds, since if_tsoffset may be a second no Timestamp holds.)
+        let (seconds, microseconds) = RecordMapping.split(record.timestamp)
+        let (elapsed, wrapped) = seconds.subtractingReportingOverflow(offsetSeconds)
+        let before = elapsed < 0 && !wrapped
+        var ticks = (partialValue: UInt64(0), overflow: wrapped)
+        if !before && !wrapped {
+            let micros = UInt64(elapsed).multipliedReportingOverflow(by: 1_000_000)
+            let sum = micros.partialValue.addingReportingOverflow(UInt64(microseconds))
+            let scaled = sum.partialValue.multipliedReportingOverflow(by: UInt64(ticksPerMicrosecond))
+            ticks = (scaled.partialValue, micros.overflow || sum.overflow || scaled.overflow)
+        }
+        if before {
             losses.append(
                 .init(.timestamp, "before the time this pcapng's interface counts from (1970, or the first record's second when that is earlier); written as that time"))
             ticks = (0, false)
+        } else if ticks.overflow {
+            losses.append(.init(.timestamp, "too far after the time this pcapng's interface counts from for its 64-bit ticks; written as the latest they hold"))
+            ticks = (.max, false)
         }
         let padding = (4 - captured % 4) % 4
         try block(type: 6, bodyLength: 20 + captured, padding: padding) { () in
             try out.integer(UInt32(0), bigEndian: bigEndian)
-            try out.integer(UInt32(truncatingIfNeeded: UInt64(ticks.partialValue) >> 32), bigEndian: bigEndian)
+            try out.integer(UInt32(truncatingIfNeeded: ticks.partialValue >> 32), bigEndian: bigEndian)
             try out.integer(UInt32(truncatingIfNeeded: ticks.partialValue), bigEndian: bigEndian)
             try out.integer(UInt32(captured), bigEndian: bigEndian)
             try out.integer(UInt32(clamping: original), bigEndian: bigEndian)

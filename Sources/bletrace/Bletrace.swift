@@ -28,6 +28,9 @@ struct Bletrace: AsyncParsableCommand {
     #endif
 
     static func main() async {
+        // A reader that goes away (`| head`) shows as EPIPE on the next write, which ends the
+        // command with exit code 2 (Output), instead of a signal.
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()
             if var asynchronous = command as? any AsyncParsableCommand {
@@ -35,16 +38,20 @@ struct Bletrace: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            try Output.close()
         } catch let exit as ExitCode {
+            // A finding (a damaged capture, flows that differ) keeps what was written before it.
+            if exit == Exit.finding { try? Output.close() } else { Output.abandon() }
             Foundation.exit(exit.rawValue)
         } catch {
+            Output.abandon()
             let code = exitCode(for: error)
             if code == .success {
                 // --help and --version
                 Bletrace.exit(withError: error)
             }
             let message = fullMessage(for: error)
-            FileHandle.standardError.write(Data((message.hasSuffix("\n") ? message : message + "\n").utf8))
+            Output.standardError(message.hasSuffix("\n") ? message : message + "\n")
             Foundation.exit(code == .validationFailure || code == .failure ? 2 : code.rawValue)
         }
     }

@@ -29,7 +29,7 @@ struct Capture: ParsableCommand {
     func validate() throws {
         guard (interface != nil) != monitor else { throw ValidationError("give one source: -i SOURCE or --monitor") }
         if let count, count <= 0 { throw ValidationError("--count must be positive") }
-        if let duration, duration <= 0 { throw ValidationError("--duration must be positive") }
+        if let duration, !(duration > 0 && duration <= 1e9) { throw ValidationError("--duration must be positive and at most 1e9 seconds") }
         guard to != nil || Convert.Family(extensionOf: write) != nil else {
             throw ValidationError("cannot tell the format from '\(write)'; name it .btsnoop, .pcap, .pcapng or .pklg, or give --to")
         }
@@ -54,7 +54,9 @@ struct Capture: ParsableCommand {
         }
         let writer: CaptureWriter
         do {
-            writer = try CaptureWriter(path: write, format: format)
+            // Written in place, not renamed at the end: the file is readable while it grows.
+            let file = try OutputFile.prepare(write, inputs: [], mode: .inPlace)
+            writer = try CaptureWriter(path: file.writePath, format: format)
         } catch {
             Output.error("\(error)")
             throw Exit.badInput
@@ -82,16 +84,24 @@ struct Capture: ParsableCommand {
                 _ = try writer.write(record)
                 try writer.flush()
                 if interactive, writer.recordsWritten % 100 == 0 {
-                    FileHandle.standardError.write(Data("\r\(writer.recordsWritten) records".utf8))
+                    Output.standardError("\r\(writer.recordsWritten) records")
                 }
             }
         } catch { fault = error }
         try writer.close()
-        if interactive { FileHandle.standardError.write(Data("\r".utf8)) }
+        if interactive { Output.standardError("\r") }
         var summary = "\(writer.recordsWritten) records written to \(write) (\(format))"
         if writer.recordsNotWritten > 0 { summary += "; \(writer.recordsNotWritten) could not be carried" }
-        FileHandle.standardError.write(Data((summary + "\n").utf8))
+        Output.standardError(summary + "\n")
+        // Bytes that started no packet were skipped, the records around them kept: said, and a
+        // finding (exit 1), not a failure.
+        if source.framingErrorCount > 0, let first = source.framingErrors.first {
+            let count = source.framingErrorCount
+            Output.error(
+                "\(count) framing error\(count == 1 ? "" : "s") in the H4 stream, \(source.skippedBytes) byte\(source.skippedBytes == 1 ? "" : "s") skipped; the first: \(first)")
+        }
         try finish(fault)
+        if source.framingErrorCount > 0 { throw Exit.finding }
     }
 }
 #endif

@@ -21,7 +21,7 @@ struct Convert: ParsableCommand {
             """)
 
     @Argument(help: ArgumentHelp("The capture to read.", valueName: "IN")) var input: String
-    @Argument(help: ArgumentHelp("The file to write; created, or truncated if it exists. Never IN.", valueName: "OUT"))
+    @Argument(help: ArgumentHelp("The file to write; created, or replaced whole if it exists (written beside it, then renamed). Never IN.", valueName: "OUT"))
     var output: String
     @Option(help: "Target format: btsnoop, pcap, pcapng or pklg (default: from OUT's extension).") var to: Family?
     @Option(help: "btsnoop datalink 1001, 1002 or 2001; pcap/pcapng link type 187, 201 or 254.") var datalink: Int?
@@ -89,15 +89,18 @@ struct Convert: ParsableCommand {
 
     func run() throws {
         let reader = try openCapture(input)
-        if Self.sameFile(input, output) {
-            Output.error("\(output) is the input file (\(input)): convert never overwrites its input")
-            throw Exit.badInput
-        }
         let format = target(for: reader.format)
+        let file: OutputFile
         let writer: CaptureWriter
         do {
+            file = try OutputFile.prepare(output, inputs: [input])
             let options = format == reader.format ? CaptureWriter.Options.matching(input) : CaptureWriter.Options()
-            writer = try CaptureWriter(path: output, format: format, options: options)
+            do {
+                writer = try CaptureWriter(path: file.writePath, format: format, options: options)
+            } catch {
+                file.discard()
+                throw error
+            }
         } catch {
             Output.error("\(error)")
             throw Exit.badInput
@@ -112,11 +115,16 @@ struct Convert: ParsableCommand {
             guard let record else { break }
             do { try writer.write(record) } catch {
                 try? writer.close()
+                file.discard()
                 Output.error("\(error)")
                 throw Exit.badInput
             }
         }
-        do { try writer.close() } catch {
+        do {
+            try writer.close()
+            try file.commit()
+        } catch {
+            file.discard()
             Output.error("\(error)")
             throw Exit.badInput
         }
@@ -137,13 +145,5 @@ struct Convert: ParsableCommand {
         }
         try finish(fault)
         if !writer.losses.isEmpty { throw Exit.finding }
-    }
-
-    /// True when both paths name one existing file (also through links).
-    static func sameFile(_ a: String, _ b: String) -> Bool {
-        var first = stat()
-        var second = stat()
-        guard stat(a, &first) == 0, stat(b, &second) == 0 else { return false }
-        return first.st_dev == second.st_dev && first.st_ino == second.st_ino
     }
 }

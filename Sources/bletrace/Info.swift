@@ -46,7 +46,7 @@ struct Info: ParsableCommand {
             description: reader.format.description, records: records,
             kinds: Dictionary(uniqueKeysWithValues: kinds.map { ("\($0.key)", $0.value) }),
             first_ts_us: first?.microseconds, last_ts_us: last?.microseconds,
-            duration_ms: first.flatMap { first in last.map { Double($0.microseconds - first.microseconds) / 1000 } },
+            duration_ms: first.flatMap { first in last.map { $0.seconds(since: first) * 1000 } },
             error: fault.map { "\($0)" })
         if format != .text {
             try Output.json(summary, pretty: format == .json)

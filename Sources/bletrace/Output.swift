@@ -1,11 +1,17 @@
 import Foundation
 import Wire
 
-/// Writing to standard output and standard error, buffered, for people and for tools.
+/// Writing to standard output (or the `-o` file) and standard error, buffered, for people and
+/// for tools.
+///
+/// A write that fails (a full disk, a closed pipe, an I/O error) ends the command with one line
+/// on standard error and exit code 2; a reader that went away (EPIPE, as with `| head`) ends it
+/// quietly with the same code. An unfinished `-o` file is removed, leaving what was there.
 enum Output {
     nonisolated(unsafe) private static var buffer: [UInt8] = []
-    /// Where output goes: standard output, or the file of `-o` (OutputOptions).
-    nonisolated(unsafe) static var sink: FileHandle = .standardOutput
+    /// Where ``line(_:)`` and the JSON writers go: standard output, or an `-o` file.
+    nonisolated(unsafe) private static var destination: Int32 = STDOUT_FILENO
+    nonisolated(unsafe) private static var file: OutputFile?
 
     static func line(_ text: String) {
         buffer.append(contentsOf: text.utf8)
@@ -20,14 +26,93 @@ enum Output {
 
     static func flush() {
         guard !buffer.isEmpty else { return }
-        sink.write(Data(buffer))
+        buffer.withUnsafeBytes { writeAll($0) }
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Sends what follows to `path` instead of standard output (the `-o` option of a command
+    /// reading `inputs`), under the rules of ``OutputFile``. Exit code 2 with a message when the
+    /// file cannot be written; ``close()`` puts it in place.
+    static func redirect(to path: String, inputs: [String]) throws {
+        do {
+            let prepared = try OutputFile.prepare(path, inputs: inputs)
+            let descriptor = try prepared.open()
+            flush()
+            (file, destination) = (prepared, descriptor)
+        } catch {
+            Output.error("\(error)")
+            throw Exit.badInput
+        }
+    }
+
+    /// Flushes and, when the output is an `-o` file, closes it and puts it in place.
+    static func close() throws {
+        flush()
+        guard let open = file else { return }
+        file = nil
+        let descriptor = destination
+        destination = STDOUT_FILENO
+        if Glibc.close(descriptor) != 0, errno != EINTR { fail(errno, open) }
+        do { try open.commit() } catch {
+            Output.error("\(error)")
+            throw Exit.badInput
+        }
+    }
+
+    /// Drops an unfinished `-o` file (a command that failed on bad input), leaving what was there.
+    static func abandon() {
+        buffer.removeAll()
+        guard let open = file else { return }
+        file = nil
+        _ = Glibc.close(destination)
+        destination = STDOUT_FILENO
+        open.discard()
     }
 
     /// A message for a person, on standard error (after flushing what came before it).
     static func error(_ text: String) {
         flush()
-        FileHandle.standardError.write(Data(("bletrace: " + text + "\n").utf8))
+        standardError("bletrace: " + text + "\n")
+    }
+
+    /// Text on standard error as it is; a failure to write there is ignored (there is nowhere
+    /// left to say it).
+    static func standardError(_ text: String) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeBytes { (raw) in
+            var done = 0
+            while done < raw.count {
+                let written = Glibc.write(STDERR_FILENO, raw.baseAddress! + done, raw.count - done)
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else { return }
+                done += written
+            }
+        }
+        bytes.removeAll()
+    }
+
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer) {
+        var done = 0
+        while done < bytes.count {
+            let written = Glibc.write(destination, bytes.baseAddress! + done, bytes.count - done)
+            if written < 0 {
+                if errno == EINTR { continue }
+                fail(errno, file)
+            }
+            done += written
+        }
+    }
+
+    /// Ends the command after a failed write: exit code 2, one line (none for a closed pipe on
+    /// standard output), and an unfinished `-o` file removed.
+    private static func fail(_ code: Int32, _ file: OutputFile?) -> Never {
+        buffer.removeAll()
+        let name = file.map(\.path) ?? "standard output"
+        file?.discard()
+        if !(code == EPIPE && file == nil) {
+            standardError("bletrace: \(name): cannot write: \(String(cString: strerror(code)))\n")
+        }
+        exit(2)
     }
 
     /// One JSON document: compact on one line (as `decode --format jsonl` writes one a record),
@@ -100,27 +185,42 @@ enum Output {
             if buffer.count >= 1 << 16 { flush() }
         } else {
             flush()
-            sink.write(bytes)
+            bytes.withUnsafeBytes { writeAll($0) }
         }
     }
 }
 
-/// ISO 8601 in UTC with microseconds: `2026-11-22T03:10:00.123456Z`.
+/// ISO 8601 in UTC with microseconds: `2026-11-22T03:10:00.123456Z`. Any time a capture holds
+/// is shown as it is, in the proleptic Gregorian calendar: years before 1 and after 9999 in
+/// ISO 8601's expanded form with a sign (`-0001-12-31T…`, `+292277-…`).
 func isoTime(_ timestamp: Timestamp) -> String {
-    let seconds = timestamp.microseconds.quotientAndRemainderFloored(dividingBy: 1_000_000)
-    let date = Date(timeIntervalSince1970: TimeInterval(seconds.quotient))
-    let base = date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon))
-    let fraction = String(seconds.remainder)
-    return base + "." + String(repeating: "0", count: 6 - fraction.count) + fraction + "Z"
+    let (seconds, micros) = timestamp.microseconds.quotientAndRemainderFloored(dividingBy: 1_000_000)
+    let (days, secondOfDay) = seconds.quotientAndRemainderFloored(dividingBy: 86_400)
+    // Days to a civil date (H. Hinnant's algorithm), with eras of 400 years: exact for any Int64.
+    let shifted = days + 719_468
+    let era = shifted.quotientAndRemainderFloored(dividingBy: 146_097).quotient
+    let dayOfEra = shifted - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthIndex = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    func padded(_ value: Int64, _ width: Int) -> String {
+        let text = String(value.magnitude)
+        return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+    let yearText = (0...9999).contains(year) ? padded(year, 4) : (year < 0 ? "-" : "+") + padded(year, 4)
+    return yearText + "-" + padded(month, 2) + "-" + padded(day, 2) + "T" + padded(secondOfDay / 3_600, 2) + ":"
+        + padded(secondOfDay % 3_600 / 60, 2) + ":" + padded(secondOfDay % 60, 2) + "." + padded(micros, 6) + "Z"
 }
 
-/// Seconds since `origin`, six decimals, with a sign: `+1.250000`.
+/// Seconds since `origin`, six decimals, with a sign: `+1.250000`. Exact for any two times
+/// (a capture's clock may jump by centuries or go backwards).
 func relativeTime(_ timestamp: Timestamp, since origin: Timestamp) -> String {
-    let micros = timestamp.microseconds - origin.microseconds
-    let sign = micros < 0 ? "-" : "+"
-    let magnitude = micros.magnitude
+    let (negative, magnitude) = timestamp.offset(since: origin)
     let fraction = String(magnitude % 1_000_000)
-    return sign + "\(magnitude / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+    return (negative ? "-" : "+") + "\(magnitude / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
 }
 
 func hex(_ value: some BinaryInteger, digits: Int) -> String {

@@ -16,19 +16,9 @@ struct OutputOptions: ParsableArguments {
     /// Opens `-o FILE` and decides colour, before anything is written. `input` is the capture
     /// read, which `-o` must not overwrite.
     func apply(input: String? = nil) throws {
-        if let output {
-            if let input, input != "-", Self.sameFile(input, output) {
-                Output.error("-o \(output) is the capture being read; choose another file")
-                throw Exit.badInput
-            }
-            guard FileManager.default.createFile(atPath: output, contents: nil),
-                let handle = FileHandle(forWritingAtPath: output)
-            else {
-                Output.error("cannot write \(output)")
-                throw Exit.badInput
-            }
-            Output.sink = handle
-        }
+        // One place opens every output file (OutputFile): never the input by any name, devices
+        // written through, regular files replaced whole.
+        if let output { try Output.redirect(to: output, inputs: input.map { [$0] } ?? []) }
         Style.enabled = switch color {
         case .always: true
         case .never: false
@@ -36,12 +26,6 @@ struct OutputOptions: ParsableArguments {
             output == nil && isatty(STDOUT_FILENO) == 1
                 && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
         }
-    }
-
-    private static func sameFile(_ a: String, _ b: String) -> Bool {
-        var first = stat(), second = stat()
-        guard stat(a, &first) == 0, stat(b, &second) == 0 else { return false }
-        return first.st_dev == second.st_dev && first.st_ino == second.st_ino
     }
 }
 

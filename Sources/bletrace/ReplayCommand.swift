@@ -35,6 +35,8 @@ struct ReplayCommand: AsyncParsableCommand {
             for entry in ReferenceApps.all { Output.line("\(entry.name)\t\(entry.summary)") }
             return try finish(nil)
         }
+        // Checked first, so that a refused -o (the capture itself, a directory) costs nothing.
+        if let output { try Output.redirect(to: output, inputs: [file]) }
         let cassette: Cassette
         let fault: (any Error)?
         do {
@@ -48,16 +50,7 @@ struct ReplayCommand: AsyncParsableCommand {
         engine.unmatched = unmatched
         var flow = await engine.run(entry.make(for: cassette), name: entry.name)
         flow.comments.insert("capture: \((file as NSString).lastPathComponent)  app: \(entry.name)", at: 0)
-        if let output {
-            do {
-                try flow.text.write(toFile: output, atomically: true, encoding: .utf8)
-            } catch {
-                Output.error("cannot write \(output): \(error.localizedDescription)")
-                throw Exit.badInput
-            }
-        } else {
-            Output.line(String(flow.text.dropLast()))
-        }
+        Output.line(String(flow.text.dropLast()))
         if engine.failed {
             Output.flush()
             throw Exit.finding

@@ -171,12 +171,28 @@ private struct TimelineSVG {
         // Connections by handle, for matching errors to them in one pass.
         var byHandle: [UInt16: [Connection]] = [:]
         for connection in report.connections { if let handle = connection.handle { byHandle[handle, default: []].append(connection) } }
+        // An error belongs to the last connection on its handle open at its time. Connections on
+        // one handle follow each other in time, so a binary search finds the last that started
+        // by then, and a few steps back cover overlaps: O(log n) an error, where looking through
+        // every connection of the handle made a capture that reuses one handle for 100,000
+        // connections take minutes.
+        func start(_ connection: Connection) -> Timestamp { connection.completeTime ?? connection.attemptTime ?? origin }
         errorsByConnection = Dictionary(grouping: errors) { error in
-            guard let handle = error.connection else { return nil }
-            return byHandle[handle]?.last { connection in
-                let start = connection.completeTime ?? connection.attemptTime ?? origin
-                return (connection.beganBeforeCapture || error.time >= start)
-                    && error.time <= (connection.disconnectTime ?? Timestamp(microseconds: .max))
+            guard let handle = error.connection, let connections = byHandle[handle] else { return nil }
+            var low = 0
+            var high = connections.count
+            while low < high {
+                let middle = (low + high) / 2
+                if start(connections[middle]) <= error.time { low = middle + 1 } else { high = middle }
+            }
+            // `low` connections started by the error's time; the match is the last of them that
+            // had not ended (or one that began before the capture).
+            for index in stride(from: low - 1, through: max(0, low - 16), by: -1) {
+                let connection = connections[index]
+                if error.time <= (connection.disconnectTime ?? Timestamp(microseconds: .max)) { return connection.id }
+            }
+            return connections.prefix(while: \.beganBeforeCapture).last { connection in
+                error.time <= (connection.disconnectTime ?? Timestamp(microseconds: .max))
             }?.id
         }
     }

@@ -110,7 +110,7 @@ import Testing
         let bad = try Fixtures.temporaryFile(Array("central\n".utf8), name: "bad.flow")
         let result = try bletrace("diff", bad, bad)
         #expect(result.status == 2)
-        #expect(result.stderr.contains("bad.flow:1: expected an actor and an event name"))
+        #expect(result.stderr.contains("bad.flow:1:1: expected an event name after the actor `central`"))
         let missing = try bletrace("diff", "/nonexistent.flow", bad)
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("/nonexistent.flow: cannot read: no such file"))

@@ -31,13 +31,13 @@ import Testing
     }
 
     @Test(arguments: [
-        ("central", 1, "an actor and an event name, as in `central didConnect peripheral=…`"),
-        ("+x central didConnect", 1, "a time such as +1.250000, not +x"),
-        ("# c\ncentral didConnect peripheral", 2, "key=value, not peripheral"),
-        ("central didConnect =v", 1, "key=value, not =v"),
+        ("central", 1, 1, "an event name after the actor `central`, as in `central didConnect peripheral=…`"),
+        ("+x central didConnect", 1, 1, "a time in seconds such as +1.250000 or -0.500000, not `+x`"),
+        ("# c\ncentral didConnect peripheral", 2, 20, "an argument KEY=VALUE after the event name `didConnect`, not `peripheral`"),
+        ("central didConnect =v", 1, 20, "an argument KEY=VALUE after the event name `didConnect`, not `=v`"),
     ])
-    func reportsTheLineAndWhatWasExpected(text: String, line: Int, expected: String) {
-        #expect(throws: FlowError(source: "t.flow", line: line, expected: expected)) {
+    func reportsTheLineColumnAndWhatWasExpected(text: String, line: Int, column: Int, expected: String) {
+        #expect(throws: FlowError(source: "t.flow", line: line, column: column, expected: expected)) {
             try Flow(parsing: text, source: "t.flow")
         }
     }

@@ -83,19 +83,38 @@ import Wire
         #expect(packets.map(\.2) == [0, 65_540, 131_080, 131_084])
     }
 
-    @Test func anUnknownIndicatorIsAFramingErrorAtItsStreamOffset() throws {
+    @Test func anUnknownIndicatorIsAFramingErrorReportedAtItsOffsetAndSkipped() throws {
         let decoder = H4StreamDecoder()
         let bytes = Self.reset + Self.resetComplete + [0x42, 0x00, 0x00]
         bytes.withUnsafeBytes { _ = decoder.append(contentsOf: $0) }
         #expect(try decoder.next()?.kind == .command)
         #expect(try decoder.next()?.kind == .event)
-        let error = try #require(throws: DecodeError.self) { try decoder.next() }
+        #expect(try decoder.next() == nil)
+        let error = try #require(decoder.framingErrors.first)
+        #expect(decoder.framingErrors.count == 1)
         #expect(error.layer == .hci)
         #expect(error.offset == 11)
         #expect(error.expected.contains("an H4 packet indicator (0x01 command, 0x02 ACL, 0x03 SCO, 0x04 event, 0x05 ISO), not 0x42"))
-        #expect(error.expected.contains("no way to find the next packet"))
-        // No resynchronisation: the error stays.
-        #expect(throws: DecodeError.self) { try decoder.next() }
+        #expect(error.expected.contains("skipped up to the next event or command"))
+        #expect(decoder.skippedBytes == 3)
+        // The next event is found again, at its own offset.
+        Self.resetComplete.withUnsafeBytes { _ = decoder.append(contentsOf: $0) }
+        let packet = try #require(try decoder.next())
+        #expect(packet.kind == .event)
+        #expect(packet.offset == 14)
+        #expect(decoder.truncation() == nil)
+    }
+
+    @Test func resynchronisingSkipsIndicatorsThatStartNoPlausiblePacket() throws {
+        let decoder = H4StreamDecoder()
+        // After the bad 0x42: an ACL indicator (not trusted while resynchronising), an event
+        // indicator with event code 0x00 (none), then a real Command Complete.
+        let bytes: [UInt8] = [0x42, 0x02, 0xFF, 0xFF, 0x04, 0x00, 0x03] + Self.resetComplete
+        bytes.withUnsafeBytes { _ = decoder.append(contentsOf: $0) }
+        let packet = try #require(try decoder.next())
+        #expect(packet.kind == .event && packet.offset == 7)
+        #expect(decoder.framingErrors.count == 1)
+        #expect(decoder.skippedBytes == 7)
     }
 
     @Test(arguments: [
@@ -193,16 +212,18 @@ import Wire
                 == "tcp:127.0.0.1:\(server.port): record 2: hci at byte offset 11: expected the 10-byte payload of an ACL packet its header announces; the stream ended after 6 (the peer closed the stream mid-packet)")
     }
 
-    @Test func anUnknownTypeByteFromTheServerStopsTheCaptureWithItsOffset() throws {
+    @Test func anUnknownTypeByteFromTheServerIsReportedWithItsOffsetAndSkipped() throws {
         let server = try LoopbackServer()
         let served = server.serve([Self.reset, [0x00] + Self.resetComplete], holdOpen: .seconds(1))
         let source = try LiveSource(parsing: "tcp:127.0.0.1:\(server.port)")
         let (records, fault) = collect(source)
-        #expect(records.map(\.kind) == [.command])
-        let error = try #require(fault as? DecodeError)
+        #expect(fault == nil)
+        #expect(records.map(\.kind) == [.command, .event])
+        #expect(source.framingErrorCount == 1)
+        #expect(source.skippedBytes == 1)
+        let error = try #require(source.framingErrors.first)
         #expect(error.offset == 4)
-        #expect(error.recordIndex == 1)
-        #expect(error.description.hasPrefix("tcp:127.0.0.1:\(server.port): record 1: hci at byte offset 4: expected an H4 packet indicator"))
+        #expect(error.description.hasPrefix("tcp:127.0.0.1:\(server.port): hci at byte offset 4: expected an H4 packet indicator"))
         #expect(error.expected.contains("not 0x00"))
         #expect(served.wait(timeout: .now() + 5) == .success)
     }

@@ -101,7 +101,9 @@ import Wire
     @Test func aFaultIsThrownAgainOnEveryLaterCall() throws {
         let pair = try SocketPair(type: SOCK_STREAM)
         let source = try LiveSource(device: .unix(path: "test"), backend: .h4(LiveH4Stream(adopting: pair.take())))
-        pair.write([0x07])
+        // An event cut short by the peer (a framing error is skipped, not a fault).
+        pair.write([0x04, 0x0E])
+        pair.closeWriter()
         let first = try #require(throws: DecodeError.self) { try source.next(until: .now + .seconds(5)) }
         let again = try #require(throws: DecodeError.self) { try source.next(until: .now + .seconds(5)) }
         #expect(first == again)

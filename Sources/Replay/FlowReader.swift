@@ -1,0 +1,186 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads a flow file (Formats/flow.md) event by event, in bounded memory: a 64 KiB buffer and
+/// one line, whatever the file's size. Lines end with LF, CRLF or CR. Standard input (`-`), a
+/// FIFO or a device is read as a stream and kept in an unlinked temporary file, so that
+/// ``event(at:)`` can read an event again for a report.
+///
+/// Bad input is a ``FlowError`` naming the file, line and column and what was expected: a line
+/// that is not an event, text that is not UTF-8, a line longer than ``longestLine`` bytes (a file
+/// of zeros is not read whole into memory), a `# bletrace flow N` header of an unknown version.
+public final class FlowReader {
+    /// The name used in messages (the path, or `-`).
+    public let source: String
+    /// The longest line read, in bytes.
+    public static let longestLine = 65_536
+
+    /// An event and where its line starts, to read it again.
+    public struct Located {
+        public var event: FlowEvent
+        public var offset: Int64
+    }
+
+    private var descriptor: Int32
+    /// Where ``event(at:)`` reads: the file itself, or the temporary copy of a stream.
+    private var copy: Int32?
+    private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    private var position = 0
+    private var count = 0
+    private var atEnd = false
+    /// The file offset of `buffer[0]`.
+    private var bufferOffset: Int64 = 0
+    private var lineNumber = 0
+    private var line: [UInt8] = []
+    /// True when the last line ended with CR: an LF right after it belongs to it.
+    private var afterCR = false
+
+    /// Opens `path` (`-` for standard input). A FIFO that no program writes to within
+    /// `streamWait` is refused by name.
+    public init(path: String, streamWait: Duration = .seconds(10)) throws(FlowError) {
+        source = path
+        func refuse(_ reason: String) -> FlowError { FlowError(source: path, line: 0, expected: "", reason: reason) }
+        if path == "-" {
+            descriptor = STDIN_FILENO
+        } else {
+            descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+            guard descriptor >= 0 else {
+                throw refuse(errno == ENOENT ? "no such file" : String(cString: strerror(errno)))
+            }
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw refuse(String(cString: strerror(errno))) }
+        let kind = info.st_mode & S_IFMT
+        if kind == S_IFDIR {
+            close(descriptor)
+            throw refuse("it is a directory, not a flow")
+        }
+        if path != "-" {
+            if kind == S_IFIFO {
+                var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                let (seconds, attoseconds) = streamWait.components
+                let milliseconds = Int32(clamping: seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+                var ready: Int32
+                repeat { ready = poll(&entry, 1, milliseconds) } while ready < 0 && errno == EINTR
+                if ready == 0 {
+                    close(descriptor)
+                    throw refuse("it is a FIFO, and no program wrote to it within \(streamWait)")
+                }
+            }
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+        }
+        if kind != S_IFREG {
+            // A stream: what is read is kept in a temporary file, to read events again.
+            var template = Array("/tmp/bletrace-flow-XXXXXX".utf8CString)
+            let spool = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard spool >= 0 else { throw refuse("no temporary file for the stream: \(String(cString: strerror(errno)))") }
+            template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+            copy = spool
+        }
+    }
+
+    deinit {
+        if source != "-" { close(descriptor) }
+        if let copy { close(copy) }
+    }
+
+    /// The next event, or nil at the end of the file. Blank lines and comments are skipped.
+    public func next() throws(FlowError) -> Located? {
+        while let (start, text) = try nextLine() {
+            switch try Flow.interpret(text, source: source, lineNumber: lineNumber) {
+            case .blank, .comment: continue
+            case .event(let event): return Located(event: event, offset: start)
+            }
+        }
+        return nil
+    }
+
+    /// The event whose line starts at `offset` (from ``next()``), read again; nil if it cannot
+    /// be read.
+    public func event(at offset: Int64) -> FlowEvent? {
+        var bytes = [UInt8](repeating: 0, count: Self.longestLine + 2)
+        let got = bytes.withUnsafeMutableBytes { pread(copy ?? descriptor, $0.baseAddress!, $0.count, off_t(offset)) }
+        guard got > 0 else { return nil }
+        let end = bytes[..<got].firstIndex { $0 == 0x0A || $0 == 0x0D } ?? got
+        guard let text = String(validating: bytes[..<end], as: UTF8.self),
+            case .event(let event)? = try? Flow.interpret(text, source: source, lineNumber: 0)
+        else { return nil }
+        return event
+    }
+
+    /// The next line (without its end) and the offset where it starts.
+    private func nextLine() throws(FlowError) -> (Int64, String)? {
+        line.removeAll(keepingCapacity: true)
+        var start: Int64?
+        while true {
+            if position == count {
+                if atEnd { break }
+                try refill()
+                if position == count { break }
+            }
+            if afterCR {
+                afterCR = false
+                if buffer[position] == 0x0A {
+                    position += 1
+                    continue
+                }
+            }
+            if start == nil { start = bufferOffset + Int64(position) }
+            let rest = buffer[position..<count]
+            if let end = rest.firstIndex(where: { $0 == 0x0A || $0 == 0x0D }) {
+                try append(buffer[position..<end])
+                afterCR = buffer[end] == 0x0D
+                position = end + 1
+                return (start!, try text())
+            }
+            try append(rest)
+            position = count
+        }
+        guard let start else { return nil }
+        return (start, try text())
+    }
+
+    private func append(_ bytes: ArraySlice<UInt8>) throws(FlowError) {
+        guard line.count + bytes.count <= Self.longestLine else {
+            throw FlowError(
+                source: source, line: lineNumber + 1, column: Self.longestLine + 1,
+                expected: "a line of at most \(Self.longestLine) bytes (this is not a flow file)")
+        }
+        line.append(contentsOf: bytes)
+    }
+
+    private func text() throws(FlowError) -> String {
+        lineNumber += 1
+        guard let text = String(validating: line, as: UTF8.self) else {
+            throw FlowError(source: source, line: lineNumber, expected: "UTF-8 text (this is not a flow file)")
+        }
+        return text
+    }
+
+    private func refill() throws(FlowError) {
+        bufferOffset += Int64(count)
+        position = 0
+        count = 0
+        while true {
+            let got = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
+            if got < 0, errno == EINTR { continue }
+            guard got >= 0 else {
+                throw FlowError(source: source, line: lineNumber + 1, expected: "", reason: String(cString: strerror(errno)))
+            }
+            if got == 0 { atEnd = true }
+            count = got
+            break
+        }
+        if let copy, count > 0 {
+            var written = 0
+            while written < count {
+                let n = buffer.withUnsafeBytes { pwrite(copy, $0.baseAddress! + written, count - written, off_t(bufferOffset) + off_t(written)) }
+                guard n > 0 else {
+                    throw FlowError(source: source, line: lineNumber + 1, expected: "", reason: "cannot keep the stream in a temporary file: \(String(cString: strerror(errno)))")
+                }
+                written += n
+            }
+        }
+    }
+}
