@@ -1,7 +1,7 @@
 /// What an app did and was told during a replay, one event per line (Formats/flow.md).
 ///
 /// ```
-/// # bletrace flow 1
+/// # bletrace flow 2
 /// +0.000000 central didUpdateState state=poweredOn
 /// +0.000000 app connect peripheral=F0:F1:F2:F3:F4:05
 /// +0.104312 central didConnect peripheral=F0:F1:F2:F3:F4:05
@@ -16,7 +16,10 @@ public struct Flow: Hashable, Sendable {
         self.comments = comments
     }
 
-    public static let header = "bletrace flow 1"
+    /// Version 2: the GATT, scan and peripheral-manager vocabulary (Formats/flow.md). Version 1
+    /// flows (connections only) are read as they are: their lines mean the same in version 2.
+    public static let header = "bletrace flow 2"
+    static let readableVersions: Set<Substring> = ["1", "2"]
 
     /// The text form: the header, the comments, then one line per event.
     public var text: String {
@@ -57,8 +60,8 @@ public struct Flow: Hashable, Sendable {
         case event(FlowEvent)
     }
 
-    /// Reads one line (without its end). The header `# bletrace flow 1` is checked: another
-    /// version is bad input, since its lines might mean something else.
+    /// Reads one line (without its end). The header `# bletrace flow N` is checked: a version
+    /// other than 1 or 2 is bad input, since its lines might mean something else.
     static func interpret(_ raw: String, source: String, lineNumber: Int) throws(FlowError) -> Line {
         // The first byte that is not a space or tab (in UTF-8, so no Character is formed).
         guard let first = raw.utf8.first(where: { $0 != 0x20 && $0 != 0x09 }) else { return .blank }
@@ -69,12 +72,12 @@ public struct Flow: Hashable, Sendable {
         let comment = line.dropFirst().trimmingCharacters(in: " \t")
         let words = comment.split(separator: " ", omittingEmptySubsequences: true)
         if words.count >= 2, words[0] == "bletrace", words[1] == "flow" {
-            guard words.count == 3, words[2] == "1" else {
+            guard words.count == 3, readableVersions.contains(words[2]) else {
                 let version = words.dropFirst(2).joined(separator: " ")
                 let column = (raw.firstRange(of: "flow")?.upperBound).map { raw.distance(from: raw.startIndex, to: $0) + 2 } ?? 1
                 throw FlowError(
                     source: source, line: lineNumber, column: column,
-                    expected: "the flow format version 1 (`# bletrace flow 1`), not `\(version.isEmpty ? "(none)" : version)`; this bletrace reads version 1 only")
+                    expected: "the flow format version 2 (`# bletrace flow 2`) or 1, not `\(version.isEmpty ? "(none)" : version)`; this bletrace reads versions 1 and 2")
             }
             return .blank
         }

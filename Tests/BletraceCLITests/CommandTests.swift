@@ -85,7 +85,7 @@ import Testing
     @Test func replayPrintsTheFlowAndDiffAcceptsItAgainstTheExpectedOne() throws {
         let replay = try bletrace("replay", capture, "--app", "reconnecting")
         #expect(replay.status == 0)
-        #expect(replay.stdout.hasPrefix("# bletrace flow 1\n"))
+        #expect(replay.stdout.hasPrefix("# bletrace flow 2\n"))
         let diff = try bletrace("diff", Fixtures.capture("reconnect-supervision-timeout.reconnecting.flow"), "-", stdin: replay.stdout)
         #expect(diff.status == 0, "\(diff.stdout)")
         #expect(diff.stdout.contains("flows are equal (7 events)"))

@@ -190,7 +190,7 @@ func btsnoopRawStamps(_ path: String) throws -> [UInt64] {
         let result = try bletrace("replay", directory + "/capture.btsnoop", "--app", "reconnecting", "-o", directory + "/link.flow")
         #expect(result.status == 0)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: directory + "/link.flow") == "target.flow")
-        #expect(try String(contentsOfFile: directory + "/target.flow", encoding: .utf8).hasPrefix("# bletrace flow 1\n"))
+        #expect(try String(contentsOfFile: directory + "/target.flow", encoding: .utf8).hasPrefix("# bletrace flow 2\n"))
         // Nothing left beside it.
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["capture.btsnoop", "link.flow", "target.flow"])
     }

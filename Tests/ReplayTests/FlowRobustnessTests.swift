@@ -59,10 +59,11 @@ func readAll(_ path: String) throws -> [FlowEvent] {
     }
 
     @Test func anUnknownFormatVersionIsBadInputAtItsColumn() throws {
-        let error = try #require(try error("# bletrace flow 2\ncentral a\n"))
+        let error = try #require(try error("# bletrace flow 3\ncentral a\n"))
         #expect(error.line == 1 && error.column == 17)
-        #expect(error.expected.contains("version 1") && error.expected.contains("not `2`"))
+        #expect(error.expected.contains("version 2") && error.expected.contains("not `3`"))
         #expect(try self.error("# bletrace flow 1\ncentral a\n") == nil)
+        #expect(try self.error("# bletrace flow 2\ncentral a\n") == nil)
     }
 
     @Test func aNegativeTimeIsATimeNotAnActor() throws {
