@@ -32,13 +32,15 @@ extension ReplayEngine {
         if let mtu = link.mtu {
             schedule(at: max(now, link.mtuTime ?? now), for: peripheral) { peripheral.deliver(.mtuChanged(Int(mtu))) }
         }
+        // A damaged capture may give a range backwards: it is read as the handles between.
         for change in link.serviceChanges where change.time >= now {
+            let range = handleRange(change.start, change.end)
             schedule(at: change.time, for: peripheral) { [unowned self] in
-                let invalidated = (peripheral.services ?? []).filter { $0.handles.overlaps(change.start...change.end) }
+                let invalidated = (peripheral.services ?? []).filter { $0.handles.overlaps(range) }
                 record("peripheral", "didModifyServices", [
                     .init("peripheral", "\(address)"), .init("invalidatedServices", list(invalidated.map(\.uuid.uuidString))),
                 ])
-                peripheral.deliver(.servicesChanged(handles: change.start...change.end))
+                peripheral.deliver(.servicesChanged(handles: range))
             }
         }
         scheduleNotification(link.notifications.firstIndex { $0.time >= now && $0.sender != .host }, of: link, peripheral)
@@ -93,17 +95,13 @@ extension ReplayEngine {
             guard cassette.peer(address)?.database?.services.isEmpty == false else {
                 return unmatched(request, peripheral, "the capture never discovered this peripheral's services")
             }
-            let definitions = found.map {
-                ServiceDefinition(uuid: CBUUID(bluetoothUUID: $0.uuid), isPrimary: $0.isPrimary, handles: $0.handle...$0.endHandle)
-            }
+            let definitions = found.map(Self.definition)
             answer(.services(definitions, error: nil), to: request, on: peripheral, after: discoveryLatency(address))
         case .discoverIncludedServices(_, let service):
             let included = (cassette.links(of: address).flatMap(\.includedServices))
                 .filter { service.handles.contains($0.handle) }
             let definitions = included.compactMap { include in
-                cassette.services(of: address).first { $0.handle == include.start }.map {
-                    ServiceDefinition(uuid: CBUUID(bluetoothUUID: $0.uuid), isPrimary: $0.isPrimary, handles: $0.handle...$0.endHandle)
-                }
+                cassette.services(of: address).first { $0.handle == include.start }.map(Self.definition)
             }
             answer(.services(definitions, error: nil), to: request, on: peripheral, after: discoveryLatency(address))
         case .discoverCharacteristics(let uuids, let service):
@@ -166,6 +164,14 @@ extension ReplayEngine {
         unmatched(nil, peripheral, "L2CAP channels are not played back")
     }
 
+    /// A service of the capture as discovery reports it; a damaged capture's backward range is
+    /// read as the handles between.
+    static func definition(_ service: GATTDatabase.Service) -> ServiceDefinition {
+        ServiceDefinition(
+            uuid: CBUUID(bluetoothUUID: service.uuid), isPrimary: service.isPrimary,
+            handles: handleRange(service.handle, service.endHandle))
+    }
+
     // MARK: Answers
 
     /// Answers `request` with the capture's answer to the same request on `handle`: the n-th
@@ -192,7 +198,7 @@ extension ReplayEngine {
         let final = afterPairing(operation, kind: kind, handle: handle, address: address, key: key) ?? operation
         let error = final.error.map { CBATTError(errorCode: Int($0.rawValue)) }
         let latency = final.answerTime!.seconds(since: operation.time)
-        let at = operation.time >= now ? final.answerTime! : now.adding(microseconds: Int64((latency * 1e6).rounded()))
+        let at = operation.time >= now ? final.answerTime! : now.adding(microseconds: Self.microseconds(latency))
         schedule(at: at, for: peripheral) { [unowned self] in
             deliver(response(final, error), for: request, to: peripheral)
         }
@@ -233,7 +239,7 @@ extension ReplayEngine {
 
     /// Answers now, or after `latency` seconds.
     private func answer(_ response: GATTResponse, to request: GATTRequest, on peripheral: CBPeripheral, after latency: Double) {
-        schedule(at: now.adding(microseconds: Int64((latency * 1e6).rounded())), for: peripheral) { [unowned self] in
+        schedule(at: now.adding(microseconds: Self.microseconds(latency)), for: peripheral) { [unowned self] in
             deliver(response, for: request, to: peripheral)
         }
     }
@@ -437,6 +443,9 @@ func list(_ items: [String]) -> String { items.isEmpty ? "none" : items.joined(s
 func hex(_ bytes: [UInt8]) -> String {
     bytes.isEmpty ? "empty" : bytes.withUnsafeBytes { $0.hexString }
 }
+
+/// The handles from `first` to `last`, whichever order a (damaged) capture gives them in.
+func handleRange(_ first: UInt16, _ last: UInt16) -> ClosedRange<UInt16> { min(first, last)...max(first, last) }
 
 func hex4(_ value: UInt16) -> String {
     let text = String(value, radix: 16, uppercase: true)

@@ -216,7 +216,7 @@ extension ReplayEngine {
     /// Generic Attribute) and descriptors are answered by the system and never reach the app.
     private func publishedCharacteristic(_ handle: UInt16, _ central: BluetoothAddress, _ verb: String) -> ServerPlayback.Published? {
         if let published = server.published[handle] { return published }
-        guard let service = server.database.first(where: { ($0.handle...$0.endHandle).contains(handle) }) else {
+        guard let service = server.database.first(where: { handleRange($0.handle, $0.endHandle).contains(handle) }) else {
             noteOnce("unknown@\(handle)", "divergence: \(central) \(verb) handle 0x\(hex4(handle)), which the capture's server database does not show; not delivered")
             return nil
         }
@@ -422,7 +422,7 @@ extension ReplayEngine {
                 handle &+= 2 &+ UInt16(characteristic.descriptors?.count ?? 0)
                 if !characteristic.properties.isDisjoint(with: [.notify, .indicate]) { handle &+= 1 }
             }
-            service.assignHandles(start...handle)
+            service.assignHandles(handleRange(start, handle))
             server.nextHandle = handle &+ 1
             if !server.database.isEmpty {
                 flow.comments.append("divergence: the app publishes service \(service.uuid.uuidString), which the capture's server did not have")
@@ -430,7 +430,7 @@ extension ReplayEngine {
             return
         }
         server.takenServices.insert(captured.handle)
-        service.assignHandles(captured.handle...captured.endHandle)
+        service.assignHandles(handleRange(captured.handle, captured.endHandle))
         var remaining = captured.characteristics
         for characteristic in characteristics {
             guard let index = remaining.firstIndex(where: { $0.uuid == characteristic.uuid.bluetoothUUID }) else {

@@ -94,7 +94,7 @@ public final class ReplayEngine: BluetoothSystem {
         let launch = Launch(
             knownPeripherals: cassette.peers.map(CBPeer.identifier(for:)),
             asyncAfter: { [unowned self] seconds, action in
-                schedule(at: now.adding(microseconds: Int64((max(0, seconds) * 1e6).rounded())), for: nil, action)
+                schedule(at: now.adding(microseconds: Self.microseconds(seconds)), for: nil, action)
             },
             clock: clock)
         startServerPlayback()
@@ -123,6 +123,9 @@ public final class ReplayEngine: BluetoothSystem {
         for (address, peripheral) in given.sorted(by: { $0.key < $1.key }) {
             flow.comments.append("at the end of the capture: \(address) is \(peripheral.state)")
         }
+        // The app's managers hold their system; the engine lets go of them, so that the app and
+        // the engine are freed when the caller drops them.
+        (managers, centrals, given, queue) = ([], [], [:], EventQueue())
         return flow
     }
 
@@ -168,6 +171,13 @@ public final class ReplayEngine: BluetoothSystem {
                 }
             }
         }
+    }
+
+    /// Whole microseconds of a delay in seconds: never negative, and at most what a Timestamp
+    /// holds (a delay of a billion years is past any capture's horizon anyway).
+    static func microseconds(_ seconds: Double) -> Int64 {
+        guard seconds.isFinite, seconds > 0 else { return 0 }
+        return seconds >= 9.2e12 ? Int64.max : Int64((seconds * 1e6).rounded())
     }
 
     private func microseconds(_ duration: Swift.Duration) -> Int64 {
