@@ -35,31 +35,43 @@ struct Decode: ParsableCommand {
         var fault: (any Error)?
         // --format json: one object, its records written one at a time as they are decoded.
         var written = 0
-        if format == .json { Output.line("{\"records\":[") }
+        // The options, read once: each read of an argument-parser property costs a metadata
+        // lookup, too much once a record.
+        let (format, verbose, brief) = (self.format, self.verbose, selection.brief)
+        // Lines are built in one reused buffer, handed to the output every 64 KB.
+        var formatter = DecodeFormatter()
+        if format == .json { formatter.buffer.text("{\"records\":[\n") }
         do {
             while let record = try reader.next() {
                 let decoded = decoder.decode(record)
                 analyzer.add(record, decoded)
                 if origin == nil { origin = record.timestamp }
-                if selection.brief, Self.isNoise(record, decoded) { continue }
+                if brief, Self.isNoise(record, decoded) { continue }
                 if !filters.isEmpty {
+                    // A record the filters reject is never formatted.
                     let context = RecordFilter.Context(analyzer: analyzer, origin: origin!)
                     guard filters.allSatisfy({ $0.matches(record, decoded, context) }) else { continue }
                 }
-                if format == .json {
-                    if written > 0 { Output.text(",") }
-                    try Output.json(JSONRecord(record, decoded, answering: analyzer.lastAnswered))
+                switch format {
+                case .json:
+                    if written > 0 { formatter.buffer.byte(UInt8(ascii: ",")) }
+                    formatter.json(record, decoded, answering: analyzer.lastAnswered, version: nil)
                     written += 1
-                } else if format == .jsonl {
-                    var line = JSONRecord(record, decoded, answering: analyzer.lastAnswered)
-                    line.version = jsonVersion
-                    try Output.json(line)
-                } else {
-                    Output.line(describe(record, decoded, answering: analyzer.lastAnswered, origin: origin!))
-                    if verbose { for line in detail(record, decoded) { Output.line(line) } }
+                case .jsonl:
+                    formatter.json(record, decoded, answering: analyzer.lastAnswered, version: jsonVersion)
+                case .text:
+                    formatter.text(record, decoded, answering: analyzer.lastAnswered, origin: origin!)
+                    if verbose {
+                        for line in detail(record, decoded) {
+                            formatter.buffer.string(line)
+                            formatter.buffer.byte(0x0A)
+                        }
+                    }
                 }
+                if formatter.buffer.count >= 1 << 16 { Output.write(&formatter.buffer) }
             }
         } catch { fault = error }
+        Output.write(&formatter.buffer)
         if format == .json { Output.line("],\"version\":\(jsonVersion)}") }
         try finish(fault)
     }

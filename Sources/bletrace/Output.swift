@@ -24,6 +24,15 @@ enum Output {
         buffer.append(contentsOf: text.utf8)
     }
 
+    /// Writes what `lines` holds, after anything written before it, and empties it (keeping its
+    /// capacity): the path of `decode`'s ``DecodeFormatter``.
+    static func write(_ lines: inout LineBuffer) {
+        guard lines.count > 0 else { return }
+        flush()
+        writeAll(lines.buffer)
+        lines.removeAll()
+    }
+
     static func flush() {
         guard !buffer.isEmpty else { return }
         buffer.withUnsafeBytes { writeAll($0) }
@@ -172,7 +181,8 @@ enum Output {
         buffer.append(contentsOf: "]".utf8)
     }
 
-    private static func encoder(pretty: Bool) -> JSONEncoder {
+    /// The encoder of every JSON output (also the reference `decode`'s fast JSON is checked against).
+    static func encoder(pretty: Bool) -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         return encoder

@@ -1,0 +1,441 @@
+import BLETrace
+
+/// Writes `decode`'s lines, text and JSON, into a reused ``LineBuffer``: the fast path of
+/// `bletrace decode`.
+///
+/// The output is byte for byte what the straightforward formatter writes (`describe(_:_:answering:origin:)`
+/// and ``JSONRecord`` through JSONEncoder, kept as the reference; `DecodeFormatterTests` compares
+/// the two on every bundled and public capture). Traffic (notifications, writes, reads, their
+/// answers, HCI commands and events, flow control) is written field by field with nothing
+/// allocated; the rare PDUs that list UUIDs or values (discovery responses) reuse the reference's
+/// text for the PDU.
+struct DecodeFormatter: ~Copyable {
+    var buffer = LineBuffer()
+
+    /// One text line, with its line end.
+    mutating func text(_ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest?, origin: Timestamp) {
+        buffer.decimal(UInt64(record.index + 1), width: 6)
+        buffer.byte(0x20)
+        buffer.relativeTime(record.timestamp, since: origin)
+        buffer.byte(0x20)
+        switch record.direction {
+        case .sent: buffer.text("sent    ")
+        case .received: buffer.text("received")
+        case nil: buffer.text("-       ")
+        }
+        buffer.byte(0x20)
+        switch record.kind {
+        case .command: buffer.text("command")
+        case .acl: buffer.text("acl    ")
+        case .sco: buffer.text("sco    ")
+        case .event: buffer.text("event  ")
+        case .iso: buffer.text("iso    ")
+        case .other: buffer.text("other  ")
+        }
+        buffer.byte(0x20)
+        switch decoded.packet {
+        case .command(let command):
+            name(command.opcode.name, command.opcode)
+            buffer.text(" (")
+            buffer.hex(UInt64(command.opcode.rawValue), digits: 4)
+            buffer.byte(UInt8(ascii: ")"))
+            switch command {
+            case .leCreateConnection(let attempt), .leExtendedCreateConnection(let attempt):
+                if attempt.usesFilterAcceptList {
+                    buffer.text(" filter accept list")
+                } else {
+                    buffer.text(" peer ")
+                    buffer.address(attempt.peerAddress)
+                }
+            case .disconnect(let handle, let reason):
+                buffer.text(" handle ")
+                buffer.hex(UInt64(handle), digits: 4)
+                buffer.text(" reason ")
+                name(reason.name, reason)
+                buffer.text(" (")
+                buffer.hex(UInt64(reason.rawValue), digits: 2)
+                buffer.byte(UInt8(ascii: ")"))
+            default: break
+            }
+        case .event(let event):
+            switch event {
+            case .commandComplete(_, let opcode, _):
+                buffer.text("Command Complete ")
+                name(opcode.name, opcode)
+                if let status = event.status {
+                    buffer.text(": ")
+                    name(status.name, status)
+                }
+            case .commandStatus(let status, _, let opcode):
+                buffer.text("Command Status ")
+                name(opcode.name, opcode)
+                buffer.text(": ")
+                name(status.name, status)
+            case .disconnectionComplete(let status, let handle, let reason):
+                buffer.text("Disconnection Complete handle ")
+                buffer.hex(UInt64(handle), digits: 4)
+                buffer.text(" reason ")
+                name(reason.name, reason)
+                buffer.text(" (")
+                buffer.hex(UInt64(reason.rawValue), digits: 2)
+                buffer.byte(UInt8(ascii: ")"))
+                if status != .success {
+                    buffer.text(" status ")
+                    name(status.name, status)
+                }
+            case .connectionComplete(let status, let handle, let address, _):
+                buffer.text("Connection Complete ")
+                buffer.address(address)
+                buffer.text(" handle ")
+                buffer.hex(UInt64(handle), digits: 4)
+                buffer.text(": ")
+                name(status.name, status)
+            case .le(.connectionComplete(let complete)):
+                name(complete.subevent.name, complete.subevent)
+                buffer.byte(0x20)
+                buffer.address(complete.peerAddress)
+                buffer.text(" handle ")
+                buffer.hex(UInt64(complete.handle), digits: 4)
+                buffer.text(complete.role == 0 ? " role central: " : " role peripheral: ")
+                name(complete.status.name, complete.status)
+            case .le(.unknown(let subevent, _)):
+                name(subevent.name, subevent)
+            case .unknown(let code, _):
+                name(code.name, code)
+            }
+        case .acl(let acl):
+            buffer.text("handle ")
+            buffer.hex(UInt64(acl.handle), digits: 4)
+            if acl.handle == ACLPacket.androidDebugHandle {
+                buffer.text(" (Android debug data)")
+            } else if let att = decoded.att {
+                buffer.text(" ATT ")
+                self.att(att, answering: request)
+                if let request, att.opcode != .errorResponse {
+                    buffer.text(" (answers ")
+                    name(request.opcode.name, request.opcode)
+                    if let handle = request.attributeHandle {
+                        buffer.text(" of ")
+                        buffer.hex(UInt64(handle), digits: 4)
+                    }
+                    buffer.text(", frame ")
+                    buffer.decimal(UInt64(request.record + 1))
+                    buffer.byte(UInt8(ascii: ")"))
+                }
+            } else if let l2cap = decoded.l2cap {
+                buffer.text(" L2CAP ")
+                buffer.string(l2cap.channel.description)
+                buffer.text(", ")
+                buffer.decimal(UInt64(l2cap.payload.count))
+                buffer.text(" bytes")
+            } else {
+                buffer.text(" fragment, ")
+                buffer.decimal(UInt64(acl.data.count))
+                buffer.text(" bytes")
+            }
+        case .sco(let bytes), .iso(let bytes):
+            buffer.decimal(UInt64(bytes.count))
+            buffer.text(" bytes")
+        case .other:
+            if let note = record.note {
+                buffer.string(note)
+            } else {
+                buffer.decimal(UInt64(record.bytes.count))
+                buffer.text(" bytes")
+            }
+        case nil:
+            break
+        }
+        if let fault = decoded.fault ?? decoded.lostFragments {
+            buffer.text("  [")
+            buffer.string(fault.layer.rawValue)
+            buffer.text(": expected ")
+            buffer.string(fault.expected)
+            buffer.text(" at byte ")
+            buffer.decimal(fault.offset)
+            buffer.byte(UInt8(ascii: "]"))
+        }
+        buffer.byte(0x0A)
+    }
+
+    /// An ATT PDU for a person, as `describe(_:answering:)` writes it.
+    private mutating func att(_ pdu: ATTPDU, answering request: ATTRequest?) {
+        name(pdu.opcode.name, pdu.opcode)
+        switch pdu {
+        case .errorResponse(let requested, let attribute, let error):
+            buffer.text(" to ")
+            name(requested.name, requested)
+            buffer.text(" on handle ")
+            buffer.hex(UInt64(attribute), digits: 4)
+            buffer.text(": ")
+            name(error.name, error)
+            buffer.text(" (")
+            buffer.hex(UInt64(error.rawValue), digits: 2)
+            buffer.byte(UInt8(ascii: ")"))
+        case .exchangeMTURequest(let mtu), .exchangeMTUResponse(let mtu):
+            buffer.text(" MTU ")
+            buffer.decimal(UInt64(mtu))
+        case .findInformationRequest(let start, let end):
+            buffer.byte(0x20)
+            range(start, end)
+        case .readRequest(let attribute):
+            buffer.text(" handle ")
+            buffer.hex(UInt64(attribute), digits: 4)
+        case .readBlobRequest(let attribute, let offset):
+            buffer.text(" handle ")
+            buffer.hex(UInt64(attribute), digits: 4)
+            buffer.text(" offset ")
+            buffer.decimal(UInt64(offset))
+        case .readResponse(let bytes), .readBlobResponse(let bytes), .readMultipleResponse(let bytes):
+            buffer.text(" value ")
+            value(bytes)
+        case .readMultipleRequest(let handles), .readMultipleVariableRequest(let handles):
+            buffer.byte(0x20)
+            for (index, handle) in handles.prefix(4).enumerated() {
+                if index > 0 { buffer.text(", ") }
+                buffer.hex(UInt64(handle), digits: 4)
+            }
+            if handles.count > 4 {
+                buffer.text(", … (")
+                buffer.decimal(UInt64(handles.count))
+                buffer.byte(UInt8(ascii: ")"))
+            }
+        case .writeRequest(let attribute, let bytes), .writeCommand(let attribute, let bytes),
+            .handleValueNotification(let attribute, let bytes), .handleValueIndication(let attribute, let bytes):
+            buffer.text(" handle ")
+            buffer.hex(UInt64(attribute), digits: 4)
+            buffer.text(" value ")
+            value(bytes)
+        case .signedWriteCommand(let attribute, let bytes, _):
+            buffer.text(" handle ")
+            buffer.hex(UInt64(attribute), digits: 4)
+            buffer.text(" value ")
+            value(bytes)
+            buffer.text(" (signed)")
+        case .prepareWriteRequest(let attribute, let offset, let bytes), .prepareWriteResponse(let attribute, let offset, let bytes):
+            buffer.text(" handle ")
+            buffer.hex(UInt64(attribute), digits: 4)
+            buffer.text(" offset ")
+            buffer.decimal(UInt64(offset))
+            buffer.text(" value ")
+            value(bytes)
+        case .executeWriteRequest(let flags):
+            if flags == 0 {
+                buffer.text(" (cancel)")
+            } else if flags == 1 {
+                buffer.text(" (write)")
+            } else {
+                buffer.text(" flags ")
+                buffer.hex(UInt64(flags), digits: 2)
+            }
+        case .unknown(_, let parameters):
+            buffer.text(" (")
+            buffer.decimal(UInt64(parameters.count))
+            buffer.text(" bytes)")
+        case .writeResponse, .executeWriteResponse, .handleValueConfirmation:
+            break
+        case .findInformationResponse, .findByTypeValueRequest, .findByTypeValueResponse, .readByTypeRequest,
+            .readByGroupTypeRequest, .readByTypeResponse, .readByGroupTypeResponse, .readMultipleVariableResponse,
+            .multipleHandleValueNotification:
+            // Discovery and multi-value PDUs (rare next to traffic): the reference's text, less
+            // the opcode name written above.
+            let text = describe(pdu, answering: request)
+            buffer.string(String(text.utf8.dropFirst(pdu.opcode.description.utf8.count))!)
+        }
+    }
+
+    private mutating func range(_ start: UInt16, _ end: UInt16) {
+        buffer.hex(UInt64(start), digits: 4)
+        buffer.byte(UInt8(ascii: "-"))
+        buffer.hex(UInt64(end), digits: 4)
+    }
+
+    private mutating func value(_ bytes: UnsafeRawBufferPointer) {
+        if bytes.isEmpty { buffer.text("empty") } else { buffer.hexBytes(bytes) }
+    }
+
+    /// A wire code's name; its description (which allocates) only for a code with no name.
+    @inline(__always) private mutating func name(_ name: String?, _ code: @autoclosure () -> some CustomStringConvertible) {
+        if let name { buffer.string(name) } else { buffer.string(code().description) }
+    }
+}
+
+extension DecodeFormatter {
+    /// One JSON record on one line, with its line end: the bytes JSONEncoder writes for
+    /// ``JSONRecord`` (keys sorted, no escaped slashes); `version` for `--format jsonl`.
+    mutating func json(_ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest?, version: Int?) {
+        // Keys in sorted order: att, controller, direction, fault, frame, hci, index, kind, note,
+        // ts_us, version.
+        buffer.byte(UInt8(ascii: "{"))
+        var first = true
+        func key(_ name: StaticString, _ buffer: inout LineBuffer, _ first: inout Bool) {
+            if !first { buffer.byte(UInt8(ascii: ",")) }
+            first = false
+            buffer.byte(UInt8(ascii: "\""))
+            buffer.text(name)
+            buffer.text("\":")
+        }
+        if let pdu = decoded.att {
+            key("att", &buffer, &first)
+            att(json: pdu, answering: request)
+        }
+        if let controller = record.controllerIndex {
+            key("controller", &buffer, &first)
+            buffer.decimal(UInt64(controller))
+        }
+        if let direction = record.direction {
+            key("direction", &buffer, &first)
+            buffer.text(direction == .sent ? "\"sent\"" : "\"received\"")
+        }
+        if let fault = decoded.fault ?? decoded.lostFragments {
+            key("fault", &buffer, &first)
+            buffer.jsonString(fault.description)
+        }
+        key("frame", &buffer, &first)
+        buffer.decimal(record.index + 1)
+        hci(json: record, decoded, first: &first)
+        key("index", &buffer, &first)
+        buffer.decimal(record.index)
+        key("kind", &buffer, &first)
+        buffer.byte(UInt8(ascii: "\""))
+        buffer.string(record.kind.description)
+        buffer.byte(UInt8(ascii: "\""))
+        if let note = record.note {
+            key("note", &buffer, &first)
+            buffer.jsonString(note)
+        }
+        key("ts_us", &buffer, &first)
+        buffer.decimal(record.timestamp.microseconds)
+        if let version {
+            key("version", &buffer, &first)
+            buffer.decimal(version)
+        }
+        buffer.text("}\n")
+    }
+
+    private mutating func hci(json record: CaptureRecord, _ decoded: DecodedRecord, first: inout Bool) {
+        var opcode: UInt16?
+        var event: UInt8?
+        var subevent: UInt8?
+        var status: UInt8?
+        var reason: UInt8?
+        var handle: UInt16?
+        switch decoded.packet {
+        case .command(let command):
+            opcode = command.opcode.rawValue
+            if case .disconnect(_, let code) = command { reason = code.rawValue }
+            handle = (try? HCICommandParameters.decode(record.bytes))?.handle
+        case .event(let decodedEvent):
+            event = decodedEvent.code.rawValue
+            status = decodedEvent.status?.rawValue
+            switch decodedEvent {
+            case .commandComplete(_, let code, _), .commandStatus(_, _, let code):
+                opcode = code.rawValue
+            case .disconnectionComplete(_, let link, let code):
+                handle = link
+                reason = code.rawValue
+            case .connectionComplete(_, let link, _, _):
+                handle = link
+            case .le(let meta):
+                subevent = meta.subevent.rawValue
+                if case .connectionComplete(let complete) = meta { handle = complete.handle }
+            case .unknown:
+                break
+            }
+            if let full = try? HCIEventParameters.decode(record.bytes) {
+                status = full.status?.rawValue ?? status
+                handle = full.handle ?? handle
+            }
+        case .acl(let acl):
+            handle = acl.handle
+        default:
+            return
+        }
+        if !first { buffer.byte(UInt8(ascii: ",")) }
+        first = false
+        buffer.text("\"hci\":{")
+        var inner = true
+        func member(_ name: StaticString, _ value: UInt64?, _ buffer: inout LineBuffer, _ first: inout Bool) {
+            guard let value else { return }
+            if !first { buffer.byte(UInt8(ascii: ",")) }
+            first = false
+            buffer.byte(UInt8(ascii: "\""))
+            buffer.text(name)
+            buffer.text("\":")
+            buffer.decimal(value)
+        }
+        // Sorted: event, handle, opcode, reason, status, subevent.
+        member("event", event.map(UInt64.init), &buffer, &inner)
+        member("handle", handle.map(UInt64.init), &buffer, &inner)
+        member("opcode", opcode.map(UInt64.init), &buffer, &inner)
+        member("reason", reason.map(UInt64.init), &buffer, &inner)
+        member("status", status.map(UInt64.init), &buffer, &inner)
+        member("subevent", subevent.map(UInt64.init), &buffer, &inner)
+        buffer.byte(UInt8(ascii: "}"))
+    }
+
+    private mutating func att(json pdu: ATTPDU, answering request: ATTRequest?) {
+        var handle: UInt16?
+        var start: UInt16?
+        var end: UInt16?
+        var requestOpcode: UInt8?
+        var requestIndex: Int?
+        var error: UInt8?
+        var mtu: UInt16?
+        var value: UnsafeRawBufferPointer?
+        switch pdu {
+        case .findInformationRequest(let first, let last), .findByTypeValueRequest(let first, let last, _, _),
+            .readByTypeRequest(let first, let last, _), .readByGroupTypeRequest(let first, let last, _):
+            (start, end) = (first, last)
+        default:
+            handle = attributeHandle(pdu, answering: request)
+        }
+        if let request, pdu.opcode.method == .response || pdu.opcode.method == .confirmation {
+            requestOpcode = request.opcode.rawValue
+            requestIndex = request.record
+        }
+        switch pdu {
+        case .errorResponse(let requested, _, let code):
+            requestOpcode = requested.rawValue
+            error = code.rawValue
+        case .exchangeMTURequest(let offered), .exchangeMTUResponse(let offered):
+            mtu = offered
+        case .readResponse(let bytes), .writeRequest(_, let bytes), .writeCommand(_, let bytes),
+            .handleValueNotification(_, let bytes), .handleValueIndication(_, let bytes):
+            value = bytes
+        default:
+            break
+        }
+        var first = true
+        func member(_ name: StaticString, _ value: UInt64?, _ buffer: inout LineBuffer, _ first: inout Bool) {
+            guard let value else { return }
+            if !first { buffer.byte(UInt8(ascii: ",")) }
+            first = false
+            buffer.byte(UInt8(ascii: "\""))
+            buffer.text(name)
+            buffer.text("\":")
+            buffer.decimal(value)
+        }
+        buffer.byte(UInt8(ascii: "{"))
+        // Sorted: end, error, handle, mtu, opcode, request_frame, request_index, request_opcode,
+        // start, value.
+        member("end", end.map(UInt64.init), &buffer, &first)
+        member("error", error.map(UInt64.init), &buffer, &first)
+        member("handle", handle.map(UInt64.init), &buffer, &first)
+        member("mtu", mtu.map(UInt64.init), &buffer, &first)
+        member("opcode", UInt64(pdu.opcode.rawValue), &buffer, &first)
+        if let requestIndex {
+            // Record numbers are never negative.
+            member("request_frame", UInt64(requestIndex + 1), &buffer, &first)
+            member("request_index", UInt64(requestIndex), &buffer, &first)
+        }
+        member("request_opcode", requestOpcode.map(UInt64.init), &buffer, &first)
+        member("start", start.map(UInt64.init), &buffer, &first)
+        if let value {
+            buffer.text(",\"value\":\"")
+            buffer.hexBytes(value)
+            buffer.byte(UInt8(ascii: "\""))
+        }
+        buffer.byte(UInt8(ascii: "}"))
+    }
+}

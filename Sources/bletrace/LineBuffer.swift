@@ -1,0 +1,186 @@
+import BLETrace
+
+/// A reused byte buffer that output lines are written into, a piece at a time: fixed text,
+/// names, decimal and hex numbers, hex bytes. Nothing here allocates once the buffer has grown
+/// to its working size (the caller hands it on and empties it, keeping its capacity).
+///
+/// This is the hot path of `decode`: no `String` is built per field, no Foundation formatting.
+struct LineBuffer: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int = 1 << 17) {
+        self.capacity = capacity
+        base = .allocate(capacity: capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// The bytes written since the last ``removeAll()``, valid until the next write.
+    var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    /// A copy of the bytes (for tests).
+    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    mutating func removeAll() { count = 0 }
+
+    /// Room for `more` bytes after the ones written.
+    @inline(__always) private mutating func reserve(_ more: Int) {
+        if count + more > capacity { grow(count + more) }
+    }
+
+    private mutating func grow(_ needed: Int) {
+        let larger = max(needed, capacity * 2)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.update(from: base, count: count)
+        base.deallocate()
+        (base, capacity) = (moved, larger)
+    }
+
+    @inline(__always) mutating func byte(_ value: UInt8) {
+        reserve(1)
+        base[count] = value
+        count += 1
+    }
+
+    @inline(__always) private mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
+        reserve(bytes.count)
+        if let start = bytes.baseAddress { (base + count).update(from: start, count: bytes.count) }
+        count += bytes.count
+    }
+
+    /// Fixed ASCII text.
+    @inline(__always) mutating func text(_ value: StaticString) {
+        raw(UnsafeBufferPointer(start: value.utf8Start, count: value.utf8CodeUnitCount))
+    }
+
+    /// A string's UTF-8 (names are string literals: no copy, no allocation).
+    @inline(__always) mutating func string(_ value: String) {
+        var value = value
+        value.withUTF8 { raw($0) }
+    }
+
+    mutating func spaces(_ count: Int) {
+        guard count > 0 else { return }
+        reserve(count)
+        (base + self.count).update(repeating: 0x20, count: count)
+        self.count += count
+    }
+
+    /// Digits of `value` in base 10, right-aligned in `width` with spaces before.
+    mutating func decimal(_ value: UInt64, width: Int = 0) {
+        var digits = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            digits += 1
+        }
+        if width > digits { spaces(width - digits) }
+        reserve(digits)
+        rest = value
+        var position = count + digits - 1
+        repeat {
+            base[position] = 0x30 &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+            position -= 1
+        } while rest > 0
+        count += digits
+    }
+
+    /// A signed number in base 10, `-` before a negative one.
+    mutating func decimal(_ value: Int64) {
+        if value < 0 { byte(UInt8(ascii: "-")) }
+        decimal(value.magnitude)
+    }
+
+    mutating func decimal(_ value: Int) { decimal(Int64(value)) }
+
+    /// `0x` and lowercase hex digits, at least `digits` of them (as `hex(_:digits:)` writes).
+    mutating func hex(_ value: UInt64, digits: Int) {
+        var significant = 1
+        while significant < 16, value >> (4 * UInt64(significant)) != 0 { significant += 1 }
+        let width = max(significant, digits)
+        reserve(width + 2)
+        base[count] = UInt8(ascii: "0")
+        base[count + 1] = UInt8(ascii: "x")
+        count += 2
+        for index in 0..<width {
+            let shift = 4 * (width - 1 - index)
+            base[count + index] = shift >= 64 ? 0x30 : Self.lower[Int(value >> UInt64(shift) & 0xF)]
+        }
+        count += width
+    }
+
+    /// Two lowercase hex digits a byte, no separators (as `hexString`).
+    mutating func hexBytes(_ value: UnsafeRawBufferPointer) {
+        reserve(2 * value.count)
+        var position = count
+        for byte in value {
+            base[position] = Self.lower[Int(byte >> 4)]
+            base[position + 1] = Self.lower[Int(byte & 0x0F)]
+            position += 2
+        }
+        count = position
+    }
+
+    /// `AA:BB:CC:DD:EE:FF`, most significant byte first, uppercase (as `BluetoothAddress`
+    /// prints itself).
+    mutating func address(_ address: BluetoothAddress) {
+        reserve(17)
+        var position = count
+        for index in stride(from: 5, through: 0, by: -1) {
+            let byte = UInt8(truncatingIfNeeded: address.rawValue >> (8 * UInt64(index)))
+            base[position] = Self.upper[Int(byte >> 4)]
+            base[position + 1] = Self.upper[Int(byte & 0x0F)]
+            if index > 0 { base[position + 2] = UInt8(ascii: ":") }
+            position += 3
+        }
+        count += 17
+    }
+
+    /// Seconds since `origin`, six decimals, with a sign (as `relativeTime(_:since:)`).
+    mutating func relativeTime(_ timestamp: Timestamp, since origin: Timestamp) {
+        let (negative, magnitude) = timestamp.offset(since: origin)
+        byte(negative ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+        decimal(magnitude / 1_000_000)
+        reserve(7)
+        base[count] = UInt8(ascii: ".")
+        var fraction = magnitude % 1_000_000
+        for position in stride(from: count + 6, to: count, by: -1) {
+            base[position] = 0x30 &+ UInt8(truncatingIfNeeded: fraction % 10)
+            fraction /= 10
+        }
+        count += 7
+    }
+
+    /// A JSON string: quotes, and the escapes JSONEncoder writes (`\"`, `\\`, `\n`, `\r`, `\t`,
+    /// `\b`, `\f`, `\u00XX` for the other control characters; `/` and non-ASCII as they are).
+    mutating func jsonString(_ value: String) {
+        byte(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "\""): text("\\\"")
+                case UInt8(ascii: "\\"): text("\\\\")
+                case 0x0A: text("\\n")
+                case 0x0D: text("\\r")
+                case 0x09: text("\\t")
+                case 0x08: text("\\b")
+                case 0x0C: text("\\f")
+                case 0..<0x20:
+                    text("\\u00")
+                    self.byte(Self.lower[Int(byte >> 4)])
+                    self.byte(Self.lower[Int(byte & 0x0F)])
+                default: self.byte(byte)
+                }
+            }
+        }
+        byte(UInt8(ascii: "\""))
+    }
+
+    /// Hex digits, from constant text (no lazily made table to check on every use).
+    private static var lower: UnsafePointer<UInt8> { ("0123456789abcdef" as StaticString).utf8Start }
+    private static var upper: UnsafePointer<UInt8> { ("0123456789ABCDEF" as StaticString).utf8Start }
+}
