@@ -61,7 +61,7 @@ struct Decode: ParsableCommand {
                     formatter.json(record, decoded, answering: analyzer.lastAnswered, version: jsonVersion)
                 case .text:
                     formatter.text(record, decoded, answering: analyzer.lastAnswered, origin: origin!)
-                    if verbose {
+                    if verbose, !formatter.verbose(record, decoded) {
                         for line in detail(record, decoded) {
                             formatter.buffer.string(line)
                             formatter.buffer.byte(0x0A)

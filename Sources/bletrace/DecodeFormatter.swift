@@ -244,6 +244,66 @@ struct DecodeFormatter: ~Copyable {
         }
     }
 
+    /// The `-v` lines under a record's line, as `detail(_:_:)` writes them through
+    /// ``FieldPrinter``, for the records traffic is made of (ACL data: fragments, notifications,
+    /// writes); false, with nothing written, for any other record (the caller writes
+    /// `detail(_:_:)`'s lines instead).
+    mutating func verbose(_ record: CaptureRecord, _ decoded: DecodedRecord) -> Bool {
+        guard record.kind == .acl || record.kind == .sco || record.kind == .iso || record.kind == .other,
+            decoded.fault == nil, decoded.lostFragments == nil, decoded.smp == nil
+        else { return false }
+        var handle: UInt16 = 0
+        var value = UnsafeRawBufferPointer(start: nil, count: 0)
+        var label: StaticString = ""
+        if let pdu = decoded.att {
+            switch pdu {
+            case .handleValueNotification(let attribute, let bytes):
+                (handle, value, label) = (attribute, bytes, "handleValueNotification")
+            case .writeCommand(let attribute, let bytes): (handle, value, label) = (attribute, bytes, "writeCommand")
+            case .writeRequest(let attribute, let bytes): (handle, value, label) = (attribute, bytes, "writeRequest")
+            case .handleValueIndication(let attribute, let bytes):
+                (handle, value, label) = (attribute, bytes, "handleValueIndication")
+            default: return false
+            }
+        }
+        if let l2cap = decoded.l2cap {
+            guard l2cap.channel != .leSignaling else { return false }
+            buffer.text("        L2CAP: channel ")
+            buffer.string(l2cap.channel.description)
+            buffer.text(", ")
+            buffer.decimal(UInt64(l2cap.payload.count))
+            buffer.text(" bytes\n")
+        }
+        if decoded.att != nil {
+            buffer.text("        ATT: ")
+            buffer.text(label)
+            buffer.text("\n          handle: ")
+            buffer.decimal(UInt64(handle))
+            if handle > 9 {
+                buffer.text(" (0x")
+                buffer.hexDigits(UInt64(handle))
+                buffer.byte(UInt8(ascii: ")"))
+            }
+            buffer.text("\n          value: ")
+            if value.isEmpty {
+                buffer.text("(empty)")
+            } else {
+                buffer.hexBytes(value)
+                if value.count >= 3, value.allSatisfy({ (0x20..<0x7F).contains($0) }) {
+                    buffer.text(" \"")
+                    buffer.raw(value)
+                    buffer.byte(UInt8(ascii: "\""))
+                }
+            }
+            buffer.byte(0x0A)
+        } else if decoded.l2cap == nil, !record.bytes.isEmpty {
+            buffer.text("        bytes: ")
+            buffer.hexBytes(record.bytes)
+            buffer.byte(0x0A)
+        }
+        return true
+    }
+
     private mutating func range(_ start: UInt16, _ end: UInt16) {
         buffer.hex(UInt64(start), digits: 4)
         buffer.byte(UInt8(ascii: "-"))

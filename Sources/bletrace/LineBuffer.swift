@@ -112,6 +112,22 @@ struct LineBuffer: ~Copyable {
         count += width
     }
 
+    /// Lowercase hex digits, as many as the value needs, no `0x` (as `String(value, radix: 16)`).
+    mutating func hexDigits(_ value: UInt64) {
+        var significant = 1
+        while significant < 16, value >> (4 * UInt64(significant)) != 0 { significant += 1 }
+        reserve(significant)
+        for index in 0..<significant {
+            base[count + index] = Self.lower[Int(value >> UInt64(4 * (significant - 1 - index)) & 0xF)]
+        }
+        count += significant
+    }
+
+    /// Bytes as they are.
+    mutating func raw(_ value: UnsafeRawBufferPointer) {
+        raw(value.assumingMemoryBound(to: UInt8.self))
+    }
+
     /// Two lowercase hex digits a byte, no separators (as `hexString`).
     mutating func hexBytes(_ value: UnsafeRawBufferPointer) {
         reserve(2 * value.count)

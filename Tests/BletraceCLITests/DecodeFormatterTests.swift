@@ -7,7 +7,7 @@ import Testing
 
 /// `decode`'s fast formatter (``DecodeFormatter``, bytes into a reused buffer) against the
 /// straightforward one it replaced, kept as the reference: `describe(_:_:answering:origin:)` for
-/// text, ``JSONRecord`` through JSONEncoder for JSON. Byte for byte, record by record, on every
+/// text, ``JSONRecord`` through JSONEncoder for JSON, `detail(_:_:)` (``FieldPrinter``) for `-v`. Byte for byte, record by record, on every
 /// bundled and public capture and on the robustness captures (extreme and backward times).
 @Suite struct DecodeFormatterTests {
     static let captures: [String] = {
@@ -41,6 +41,16 @@ import Testing
                 #expect(String(decoding: formatter.buffer.bytes, as: UTF8.self) == text, "text of record \(record.index) of \(path)")
             }
             formatter.buffer.removeAll()
+
+            // -v: the records the fast path takes (the others are written by the reference itself).
+            if formatter.verbose(record, decoded) {
+                let lines = detail(record, decoded).map { $0 + "\n" }.joined()
+                if formatter.buffer.bytes != Array(lines.utf8) {
+                    mismatches += 1
+                    #expect(String(decoding: formatter.buffer.bytes, as: UTF8.self) == lines, "-v lines of record \(record.index) of \(path)")
+                }
+                formatter.buffer.removeAll()
+            }
 
             for version in [nil, jsonVersion] {
                 formatter.json(record, decoded, answering: request, version: version)
