@@ -155,17 +155,19 @@ bench-thresholds: deps bench-capture
 	  $(SWIFT) package --scratch-path $(BENCH_SCRATCH) $(BENCH_SWIFTFLAGS) --allow-writing-to-package-directory \
 	  benchmark thresholds update --path Thresholds --no-progress
 
-## compare: bletrace stats (release) against tshark -T fields, tshark's summary and btmon -r on
-## the generated capture: wall time, MB/s, records/s, peak RSS and ratios.
+## compare: bletrace (release) against tshark and btmon on the generated capture, side by side in
+## one run: stats vs tshark -T fields, decode vs tshark's summary, decode --format jsonl vs
+## tshark -T json, decode -v vs tshark -V and btmon -r: wall time, MB/s, records/s, peak RSS and
+## ratios (Benchmarks/compare.sh; the README's speed table is its output).
 compare: deps bench-capture
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="bc time"
 	$(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli
 	BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
 	  RECORDS=$(BENCH_RECORDS) bash Benchmarks/compare.sh $(BENCH_CAPTURE)
 
-## bench-memory: peak memory of bletrace stats, lifecycle and errors on the 1M-record capture
-## and on a 1 GB one (generated into $(BENCH_DIR) on first use); fails if stats needs 64 MB or
-## more on the 1 GB file. Then the robustness inputs (issue 16, Benchmarks/robustness-inputs.py):
+## bench-memory: peak memory of bletrace stats, decode (text and JSONL), lifecycle and errors on
+## the 1M-record capture and on a 1 GB one (generated into $(BENCH_DIR) on first use); fails if
+## stats or decode needs 64 MB or more on the 1 GB file. Then the robustness inputs (issue 16, Benchmarks/robustness-inputs.py):
 ## 1M connect/disconnect cycles on one handle (lifecycle in every format, errors, replay) and
 ## 1M-event flows (diff), each failing past MAX_SECONDS (120).
 BENCH_ROBUSTNESS := $(BENCH_DIR)/robustness
