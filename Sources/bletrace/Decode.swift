@@ -27,7 +27,9 @@ struct Decode: ParsableCommand {
     func run() throws {
         try output.apply(input: capture.file)
         let filters = try filter.map(RecordFilter.init(parsing:)) + [RecordFilter(selection)].compactMap { $0 }
-        let reader = try openCapture(try capture.path)
+        let path = try capture.path
+        let reader = try openCapture(path)
+        var progress = output.progress(for: path, streamsOutput: true)
         var decoder = TraceDecoder()
         // Runs alongside so that each ATT response is read knowing its request.
         var analyzer = LifecycleAnalyzer()
@@ -43,6 +45,7 @@ struct Decode: ParsableCommand {
         if format == .json { formatter.buffer.text("{\"records\":[\n") }
         do {
             while let record = try reader.next() {
+                progress?.advance(record)
                 let decoded = decoder.decode(record)
                 analyzer.add(record, decoded)
                 if origin == nil { origin = record.timestamp }
@@ -71,6 +74,7 @@ struct Decode: ParsableCommand {
                 if formatter.buffer.count >= 1 << 16 { Output.write(&formatter.buffer) }
             }
         } catch { fault = error }
+        progress?.finish()
         Output.write(&formatter.buffer)
         if format == .json { Output.line("],\"version\":\(jsonVersion)}") }
         try finish(fault)

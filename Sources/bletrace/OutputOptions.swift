@@ -13,6 +13,19 @@ struct OutputOptions: ParsableArguments {
             discussion: "auto colours only a terminal, and never when the NO_COLOR environment variable is set (no-color.org)."))
     var color: ColorChoice = .auto
 
+    @Flag(
+        name: .shortAndLong,
+        help: ArgumentHelp(
+            "No progress line on standard error.",
+            discussion: "Without it, a capture of 16 MB or more read for longer than half a second shows one on a terminal (bytes read of the file's size, records per second), erased at the end."))
+    var quiet = false
+
+    /// The progress line for reading `path` (nil when none is to be shown); `streamsOutput`: the
+    /// command writes while it reads.
+    func progress(for path: String, streamsOutput: Bool) -> Progress? {
+        Progress(path: path, quiet: quiet, streamsOutput: streamsOutput, toFile: output != nil)
+    }
+
     /// Opens `-o FILE` and decides colour, before anything is written. `input` is the capture
     /// read, which `-o` must not overwrite.
     func apply(input: String? = nil) throws {

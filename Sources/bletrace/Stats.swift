@@ -12,12 +12,18 @@ struct Stats: ParsableCommand {
 
     func run() throws {
         try output.apply(input: capture.file)
-        let reader = try openCapture(try capture.path)
+        let path = try capture.path
+        let reader = try openCapture(path)
+        var progress = output.progress(for: path, streamsOutput: false)
         var counts = TraceCounts()
         var fault: (any Error)?
         do {
-            while let record = try reader.next() { counts.add(record) }
+            while let record = try reader.next() {
+                progress?.advance(record)
+                counts.add(record)
+            }
         } catch { fault = error }
+        progress?.finish()
         if format != .text {
             try Output.json(counts.json, pretty: format == .json)
         } else {
