@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages the build and the tests need: the two system libraries bletrace links, tshark
-# for cross-checking decoding, bluez for btmon.
+# for cross-checking decoding, bluez for btmon; and from PyPI, DuckDB for the query test.
 APT_PACKAGES := libpcap-dev libbluetooth-dev tshark bluez pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_CAPTURE := Captures/reconnect-supervision-timeout.btsnoop
@@ -22,6 +22,9 @@ deps:
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
+	@# DuckDB (PyPI, Tests/requirements.txt): the test that queries the JSON lines of many captures.
+	@python3 -c "import duckdb" 2>/dev/null || { echo "installing: duckdb (PyPI)"; \
+	  python3 -m pip install --quiet -r Tests/requirements.txt; }
 
 ## build: the bletrace command (debug build, at .build/debug/bletrace).
 build: deps

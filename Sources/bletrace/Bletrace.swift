@@ -33,6 +33,12 @@ struct Bletrace: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()
+            // Several captures: a worker each, outputs in file order (CaptureBatch).
+            if let batch = try CaptureBatch(command) {
+                let code = try batch.run()
+                try Output.close()
+                Foundation.exit(code)
+            }
             if var asynchronous = command as? any AsyncParsableCommand {
                 try await asynchronous.run()
             } else {
@@ -68,8 +74,22 @@ enum Exit {
 
 /// The input and output options every reading command shares.
 struct CaptureOptions: ParsableArguments {
-    @Argument(help: "A capture file: btsnoop, pcap, pcapng or PacketLogger (.pklg); - reads standard input.")
-    var file: String
+    @Argument(
+        help: ArgumentHelp(
+            "Capture files or directories: btsnoop, pcap, pcapng or PacketLogger (.pklg); - reads standard input.",
+            discussion: "Several captures (files, or directories: their .btsnoop, .log, .cfa, .pcap, .pcapng, .cap and .pklg files at any depth) are analysed at once, one per processor, and reported in file order: text under a ==> FILE <== line, JSON with \"file\" in each object. A capture that fails is reported and the others go on; the exit code is the worst of theirs.",
+            valueName: "file"))
+    var files: [String]
+
+    @Option(help: ArgumentHelp("With several captures: how many to analyse at once (default: one per processor).", valueName: "n"))
+    var jobs: Int?
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs takes 1 or more") }
+    }
+
+    /// The capture a run on one file reads (with several, each worker runs the command on one).
+    var file: String { files.first ?? "-" }
 }
 
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {

@@ -188,6 +188,12 @@ enum Output {
         return encoder
     }
 
+    /// True when the output is an `-o` file.
+    static var writesToFile: Bool { file != nil }
+
+    /// Bytes as they are (another process's output, in ``CaptureBatch``).
+    static func bytes(_ bytes: Data) { write(bytes) }
+
     /// Encoded bytes, through the buffer when they are few, else directly after it (no copy).
     private static func write(_ bytes: Data) {
         if bytes.count < 1 << 16 {

@@ -1,0 +1,283 @@
+import ArgumentParser
+import Foundation
+
+/// A command that reads captures: given several files or a directory, it runs on each file in a
+/// worker of its own (``CaptureBatch``).
+protocol ReadsCaptures {
+    var capture: CaptureOptions { get }
+    var output: OutputOptions { get }
+    /// What the command writes: text, JSON lines, or one JSON document per capture.
+    var shape: OutputShape { get }
+    /// True when the command's JSON already names its file (info): no `"file"` is added.
+    var namesItsFile: Bool { get }
+}
+
+extension ReadsCaptures {
+    var namesItsFile: Bool { false }
+}
+
+enum OutputShape {
+    case text, jsonLines, jsonDocument
+    /// A picture (lifecycle --format svg or html): one capture at a time.
+    case picture
+
+    init(_ format: OutputFormat) {
+        self = switch format {
+        case .text: .text
+        case .jsonl: .jsonLines
+        case .json: .jsonDocument
+        }
+    }
+}
+
+extension Decode: ReadsCaptures { var shape: OutputShape { OutputShape(format) } }
+extension Stats: ReadsCaptures { var shape: OutputShape { OutputShape(format) } }
+extension Errors: ReadsCaptures { var shape: OutputShape { OutputShape(format) } }
+extension GATT: ReadsCaptures { var shape: OutputShape { OutputShape(format) } }
+extension Info: ReadsCaptures {
+    var shape: OutputShape { OutputShape(format) }
+    var namesItsFile: Bool { true }
+}
+extension LifecycleCommand: ReadsCaptures {
+    var shape: OutputShape {
+        switch format {
+        case .text: .text
+        case .jsonl: .jsonLines
+        case .json: .jsonDocument
+        case .svg, .html: .picture
+        }
+    }
+}
+
+/// Many captures at once: `bletrace errors --format jsonl logs/` (several files, directories, or
+/// both).
+///
+/// Each capture is analysed by a worker of its own, the same bletrace command run on that one
+/// file (the map step a cluster would run per file), as many at a time as there are processors
+/// (`--jobs`). Their outputs are written in the order of the files, whichever finishes first:
+/// text under a `==> FILE <==` line; JSON lines and documents with `"file"` added to each object
+/// (a document per capture in one JSON array for `--format json`). A capture that fails is
+/// reported on standard error, as on its own, and the others go on; the exit code is the worst
+/// of theirs (2 bad input, 1 a finding such as a damaged capture, 0).
+///
+/// Each worker writes into a temporary file, copied to the output when its turn comes, so that
+/// memory stays flat however large the outputs.
+struct CaptureBatch {
+    let files: [String]
+    let jobs: Int
+    let shape: OutputShape
+    let addsFile: Bool
+    /// The command line of a worker, less its capture.
+    let arguments: [String]
+    let quiet: Bool
+
+    /// Capture files inside a directory: these name endings (Android writes `btsnoop_hci.log`;
+    /// `.cfa` is its bug-report name). A file named on the command line is read whatever its
+    /// name.
+    static let extensions = [".btsnoop", ".log", ".cfa", ".pcap", ".pcapng", ".cap", ".pklg"]
+
+    /// The batch for a parsed command, or nil when it reads one capture file (then it runs as
+    /// always, in this process).
+    init?(_ command: any ParsableCommand) throws {
+        guard let reader = command as? any ReadsCaptures else { return nil }
+        let operands = reader.capture.files
+        guard operands.count > 1 || operands.contains(where: Self.isDirectory) else { return nil }
+        guard reader.shape != .picture else {
+            Output.error("a timeline picture (svg, html) shows one capture: give one file")
+            throw Exit.badInput
+        }
+        guard !operands.contains("-") else {
+            Output.error("- (standard input) is read alone, not with other captures")
+            throw Exit.badInput
+        }
+        var files: [String] = []
+        for operand in operands {
+            if Self.isDirectory(operand) {
+                let found = Self.captures(in: operand)
+                if found.isEmpty {
+                    Output.error("\(operand): no capture files in it (\(Self.extensions.joined(separator: ", ")))")
+                }
+                files += found
+            } else {
+                files.append(operand)
+            }
+        }
+        if files.isEmpty { throw Exit.badInput }
+        self.files = files
+        jobs = reader.capture.jobs ?? max(1, ProcessInfo.processInfo.activeProcessorCount)
+        shape = reader.shape
+        addsFile = !reader.namesItsFile
+        quiet = reader.output.quiet
+        arguments = Self.workerArguments(CommandLine.arguments.dropFirst(), operands: Set(operands))
+        if let path = reader.output.output { try Output.redirect(to: path, inputs: files) }
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// The capture files under `directory`, at any depth, in path order; hidden ones left out.
+    static func captures(in directory: String) -> [String] {
+        let base = directory.hasSuffix("/") ? directory : directory + "/"
+        guard let walker = FileManager.default.enumerator(atPath: directory) else { return [] }
+        var found: [String] = []
+        while let relative = walker.nextObject() as? String {
+            let name = (relative as NSString).lastPathComponent
+            if name.hasPrefix(".") {
+                if isDirectory(base + relative) { walker.skipDescendants() }
+                continue
+            }
+            guard Self.extensions.contains(where: { name.lowercased().hasSuffix($0) }) else { continue }
+            var info = stat()
+            if stat(base + relative, &info) == 0, info.st_mode & S_IFMT == S_IFREG { found.append(base + relative) }
+        }
+        return found.sorted()
+    }
+
+    /// The command line less its captures and its `-o`: a worker writes to its own file, and
+    /// gets its capture after `--`.
+    static func workerArguments(_ arguments: ArraySlice<String>, operands: Set<String>) -> [String] {
+        var kept: [String] = []
+        var skipNext = false
+        for argument in arguments {
+            if skipNext {
+                skipNext = false
+                continue
+            }
+            if argument == "-o" || argument == "--output" {
+                skipNext = true
+                continue
+            }
+            if argument.hasPrefix("--output=") || (argument.hasPrefix("-o") && argument.count > 2 && !argument.hasPrefix("--")) {
+                continue
+            }
+            if argument == "--" || operands.contains(argument) { continue }
+            kept.append(argument)
+        }
+        return kept
+    }
+
+    /// Runs every capture and writes their outputs in file order; returns the exit code.
+    func run() throws -> Int32 {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("bletrace-batch-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+
+        var pids: [pid_t: Int] = [:]
+        var status = [Int32?](repeating: nil, count: files.count)
+        var next = 0
+        var emitted = 0
+        var worst: Int32 = 0
+        var documents = 0
+        let showProgress = !quiet && isatty(STDERR_FILENO) == 1 && (Output.writesToFile || isatty(STDOUT_FILENO) == 0)
+        if shape == .jsonDocument { Output.text("[\n") }
+        while emitted < files.count {
+            while pids.count < jobs, next < files.count {
+                let out = directory.appendingPathComponent("\(next).out").path
+                let err = directory.appendingPathComponent("\(next).err").path
+                pids[try spawn(executable, arguments + ["--", files[next]], stdout: out, stderr: err)] = next
+                next += 1
+            }
+            if let code = status[emitted] {
+                if showProgress { Output.standardError("\r\u{1B}[K") }
+                try emit(emitted, code: code, directory: directory, documents: &documents)
+                worst = max(worst, code)
+                emitted += 1
+                if showProgress, emitted < files.count {
+                    Output.standardError("\r\u{1B}[K\(emitted) of \(files.count) captures done")
+                }
+                continue
+            }
+            var raw: Int32 = 0
+            let pid = waitpid(-1, &raw, 0)
+            if pid < 0 {
+                if errno == EINTR { continue }
+                Output.error("waiting for the workers: \(String(cString: strerror(errno)))")
+                return 2
+            }
+            guard let index = pids.removeValue(forKey: pid) else { continue }
+            // A worker that died by a signal is a failure of its capture: code 2, said below.
+            status[index] = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+        }
+        if shape == .jsonDocument { Output.line("]") }
+        return min(worst, 2)
+    }
+
+    private func spawn(_ executable: String, _ arguments: [String], stdout: String, stderr: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard result == 0 else {
+            Output.error("cannot start a worker: \(String(cString: strerror(result)))")
+            throw Exit.badInput
+        }
+        return pid
+    }
+
+    /// Writes capture `index`'s output (with its file named) and its messages.
+    private func emit(_ index: Int, code: Int32, directory: URL, documents: inout Int) throws {
+        let file = files[index]
+        let output = try Data(contentsOf: directory.appendingPathComponent("\(index).out"), options: .alwaysMapped)
+        let messages = (try? Data(contentsOf: directory.appendingPathComponent("\(index).err"))) ?? Data()
+        let key = addsFile ? Self.fileMember(file) : nil
+        switch shape {
+        case .text, .picture:
+            if index > 0 { Output.line("") }
+            Output.line("==> \(file) <==")
+            Output.bytes(output)
+        case .jsonLines:
+            // Each line is an object: `"file"` goes first in it.
+            var start = output.startIndex
+            while start < output.endIndex {
+                let end = output[start...].firstIndex(of: 0x0A) ?? output.endIndex
+                let line = output[start..<end]
+                if let key, line.first == UInt8(ascii: "{") {
+                    Output.bytes(Data("{\"file\":\(key)".utf8))
+                    if line.count > 2 { Output.bytes(Data(",".utf8)) }
+                    Output.bytes(line.dropFirst())
+                } else {
+                    Output.bytes(line)
+                }
+                Output.bytes(Data([0x0A]))
+                start = end < output.endIndex ? end + 1 : end
+            }
+        case .jsonDocument:
+            guard !output.isEmpty else { break }
+            if documents > 0 { Output.text(",\n") }
+            documents += 1
+            var body = output
+            while body.last == 0x0A { body.removeLast() }
+            if let key, body.first == UInt8(ascii: "{") {
+                // Pretty documents (a line break after the brace) and compact ones (decode's).
+                let pretty = body.dropFirst().first == 0x0A
+                Output.bytes(Data((pretty ? "{\n  \"file\" : \(key)," : "{\"file\":\(key),").utf8))
+                Output.bytes(body.dropFirst())
+            } else {
+                Output.bytes(body)
+            }
+            Output.text("\n")
+        }
+        if !messages.isEmpty {
+            Output.flush()
+            Output.standardError(String(decoding: messages, as: UTF8.self))
+        }
+        if code > 2 { Output.error("\(file): the worker ended with \(code > 128 ? "signal \(code - 128)" : "code \(code)")") }
+    }
+
+    /// `"path"` as JSON.
+    static func fileMember(_ file: String) -> String {
+        var buffer = LineBuffer(capacity: file.utf8.count + 8)
+        buffer.jsonString(file)
+        return String(decoding: buffer.bytes, as: UTF8.self)
+    }
+}
