@@ -22,8 +22,8 @@ struct OutputOptions: ParsableArguments {
 
     /// The progress line for reading `path` (nil when none is to be shown); `streamsOutput`: the
     /// command writes while it reads.
-    func progress(for path: String, streamsOutput: Bool) -> Progress? {
-        Progress(path: path, quiet: quiet, streamsOutput: streamsOutput, toFile: output != nil)
+    func progress(for path: String, streamsOutput: Bool) -> ProgressLine? {
+        ProgressLine(path: path, quiet: quiet, streamsOutput: streamsOutput, toFile: output != nil)
     }
 
     /// Opens `-o FILE` and decides colour, before anything is written. `input` is the capture

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The progress line (`Progress`): on standard error only when it is a terminal, never with
+/// The progress line (`ProgressLine`): on standard error only when it is a terminal, never with
 /// `--quiet`, never between decode's lines on the same terminal. A terminal comes from
 /// `script(1)` (util-linux), which runs the command on a pseudo-terminal; BLETRACE_PROGRESS=always
 /// drops the size and time thresholds so that a small capture shows it.

@@ -9,7 +9,7 @@ import Glibc
 /// goes to the same terminal as it is made (the line would land between output lines). The
 /// environment variable `BLETRACE_PROGRESS=always` drops the size and time thresholds (for tests),
 /// not the terminal check.
-struct Progress {
+struct ProgressLine {
     static let minimumSize: Int64 = 16 << 20
 
     private let name: String
