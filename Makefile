@@ -161,12 +161,15 @@ bench-thresholds: deps bench-capture
 ## compare: bletrace (release) against tshark and btmon on the generated capture, side by side in
 ## one run: stats vs tshark -T fields, decode vs tshark's summary, decode --format jsonl vs
 ## tshark -T json, decode -v vs tshark -V and btmon -r: wall time, MB/s, records/s, peak RSS and
-## ratios (Benchmarks/compare.sh; the README's speed table is its output).
+## ratios (Benchmarks/compare.sh; the README's speed table is its output); then four copies of
+## the capture analysed with one worker and with one per processor (Benchmarks/many.sh).
 compare: deps bench-capture
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="bc time"
 	$(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli
 	BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
 	  RECORDS=$(BENCH_RECORDS) bash Benchmarks/compare.sh $(BENCH_CAPTURE)
+	BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
+	  bash Benchmarks/many.sh $(BENCH_CAPTURE)
 
 ## bench-memory: peak memory of bletrace stats, decode (text and JSONL), lifecycle and errors on
 ## the 1M-record capture and on a 1 GB one (generated into $(BENCH_DIR) on first use); fails if

@@ -246,9 +246,28 @@ struct DecodeFormatter: ~Copyable {
 
     /// The `-v` lines under a record's line, as `detail(_:_:)` writes them through
     /// ``FieldPrinter``, for the records traffic is made of (ACL data: fragments, notifications,
-    /// writes); false, with nothing written, for any other record (the caller writes
+    /// writes; Number Of Completed Packets); false, with nothing written, for any other record (the caller writes
     /// `detail(_:_:)`'s lines instead).
     mutating func verbose(_ record: CaptureRecord, _ decoded: DecodedRecord) -> Bool {
+        // Number Of Completed Packets: flow control, the most frequent event.
+        if record.kind == .event, record.bytes.first == HCIEventCode.numberOfCompletedPackets.rawValue,
+            decoded.fault == nil, decoded.lostFragments == nil,
+            case .numberOfCompletedPackets(let list)? = try? HCIEventParameters.decode(record.bytes)
+        {
+            buffer.text("        HCI event: numberOfCompletedPackets\n          ")
+            buffer.decimal(UInt64(list.count))
+            buffer.text(" entries\n")
+            for (index, entry) in list.enumerated() {
+                buffer.text("            [")
+                buffer.decimal(UInt64(index))
+                buffer.text("]\n              handle: ")
+                integer(entry.handle)
+                buffer.text("\n              completed packets: ")
+                integer(entry.completedPackets)
+                buffer.byte(0x0A)
+            }
+            return true
+        }
         guard record.kind == .acl || record.kind == .sco || record.kind == .iso || record.kind == .other,
             decoded.fault == nil, decoded.lostFragments == nil, decoded.smp == nil
         else { return false }
@@ -278,12 +297,7 @@ struct DecodeFormatter: ~Copyable {
             buffer.text("        ATT: ")
             buffer.text(label)
             buffer.text("\n          handle: ")
-            buffer.decimal(UInt64(handle))
-            if handle > 9 {
-                buffer.text(" (0x")
-                buffer.hexDigits(UInt64(handle))
-                buffer.byte(UInt8(ascii: ")"))
-            }
+            integer(handle)
             buffer.text("\n          value: ")
             if value.isEmpty {
                 buffer.text("(empty)")
@@ -302,6 +316,16 @@ struct DecodeFormatter: ~Copyable {
             buffer.byte(0x0A)
         }
         return true
+    }
+
+    /// An unsigned field as ``FieldPrinter`` writes it: decimal, and hex too above 9.
+    private mutating func integer(_ value: UInt16) {
+        buffer.decimal(UInt64(value))
+        if value > 9 {
+            buffer.text(" (0x")
+            buffer.hexDigits(UInt64(value))
+            buffer.byte(UInt8(ascii: ")"))
+        }
     }
 
     private mutating func range(_ start: UInt16, _ end: UInt16) {

@@ -126,6 +126,17 @@ enum FieldPrinter {
     /// `connectionIntervalMin` → `connection interval min`.
     /// An acronym stays together: `clientMTU` → `client MTU`, `peerIRK` → `peer IRK`.
     private static func readable(_ label: String) -> String {
+        // Labels are the decoders' field names, a few hundred at most: each is worked out once.
+        // (decode is single-threaded; many captures run in processes of their own.)
+        if let known = readableLabels[label] { return known }
+        let words = spaced(label)
+        readableLabels[label] = words
+        return words
+    }
+
+    nonisolated(unsafe) private static var readableLabels: [String: String] = [:]
+
+    private static func spaced(_ label: String) -> String {
         let characters = Array(label)
         var words = ""
         for (index, character) in characters.enumerated() {

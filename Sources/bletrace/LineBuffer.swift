@@ -131,13 +131,13 @@ struct LineBuffer: ~Copyable {
     /// Two lowercase hex digits a byte, no separators (as `hexString`).
     mutating func hexBytes(_ value: UnsafeRawBufferPointer) {
         reserve(2 * value.count)
-        var position = count
-        for byte in value {
-            base[position] = Self.lower[Int(byte >> 4)]
-            base[position + 1] = Self.lower[Int(byte & 0x0F)]
-            position += 2
+        // Two digits at a time, from a table of the 256 pairs.
+        let pairs = UnsafeRawPointer(Self.pairs)
+        let target = UnsafeMutableRawPointer(base + count)
+        for (index, byte) in value.enumerated() {
+            target.storeBytes(of: pairs.loadUnaligned(fromByteOffset: 2 * Int(byte), as: UInt16.self), toByteOffset: 2 * index, as: UInt16.self)
         }
-        count = position
+        count += 2 * value.count
     }
 
     /// `AA:BB:CC:DD:EE:FF`, most significant byte first, uppercase (as `BluetoothAddress`
@@ -199,4 +199,8 @@ struct LineBuffer: ~Copyable {
     /// Hex digits, from constant text (no lazily made table to check on every use).
     private static var lower: UnsafePointer<UInt8> { ("0123456789abcdef" as StaticString).utf8Start }
     private static var upper: UnsafePointer<UInt8> { ("0123456789ABCDEF" as StaticString).utf8Start }
+    /// `000102…ff`: the two digits of each byte value.
+    private static var pairs: UnsafePointer<UInt8> {
+        ("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9fa0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedfe0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff" as StaticString).utf8Start
+    }
 }
