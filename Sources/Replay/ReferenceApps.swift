@@ -49,6 +49,18 @@ public enum ReferenceApps {
             name: "sensor-server",
             summary: "a heart-rate sensor as a peripheral manager: publishes the services of the bundled peripheral-server capture, advertises, answers reads, accepts writes (refuses the error service's), notifies every 0.1 s while a central is subscribed",
             make: { SensorServerApp() }),
+        Entry(
+            name: "restoring",
+            summary: "a heart-rate central that survives termination as the restoration seeds recommend: restore identifier, takes back restored peripherals, keeps pending connects, rediscovers only what is missing, resubscribes only when not notifying",
+            make: { RestoringApp() }),
+        Entry(
+            name: "forgetful",
+            summary: "the restoring app without a restore identifier: a termination loses its connections, subscriptions and pending connects",
+            make: { ForgetfulApp() }),
+        Entry(
+            name: "naive",
+            summary: "the restoring app with a restore identifier, but a relaunch that cancels what the system restored and starts again from scratch",
+            make: { NaiveApp() }),
     ]
 
     public static func named(_ name: String) -> Entry? { all.first { $0.name == name } }
