@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .executable(name: "bletrace", targets: ["bletrace"]),
         .library(name: "BLETrace", targets: ["BLETrace"]),
+        .library(name: "Reports", targets: ["Reports"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -51,11 +52,16 @@ let package = Package(
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
             ]),
+        // What people and tools read: the lifecycle story, the JSON documents, the timeline, the
+        // error table, the diff's reports. The command-line tool only parses and prints.
+        .target(
+            name: "Reports",
+            dependencies: ["Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "Replay"]),
         .target(
             name: "BLETrace",
             dependencies: [
                 "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "BLETraceCoreBluetooth",
-                "Replay",
+                "Replay", "Reports",
             ]),
         .executableTarget(
             name: "bletrace",
@@ -77,6 +83,7 @@ let package = Package(
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "TestSupport"]),
         .testTarget(name: "BLETraceCoreBluetoothTests", dependencies: ["BLETraceCoreBluetooth"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "TestSupport"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Lifecycle", "TraceFiles", "TestSupport"]),
         .testTarget(name: "BletraceCLITests", dependencies: ["bletrace", "TestSupport"]),
     ]
 )
