@@ -45,8 +45,8 @@ public struct KillPointSweep: Sendable {
             engine.launchState = launchState
             // After the kill, the user opens the app at the end of the capture if nothing
             // relaunched it before: the end state is what the app holds once it runs again.
-            let end = cassette.end.seconds(since: cassette.start) + 0.000001
-            engine.events = events + (kill.map { [SystemEvent(kind, at: $0), SystemEvent(.launch, at: end)] } ?? [])
+            let end = cassette.end.seconds(since: cassette.start)
+            engine.events = events + (kill.map { [SystemEvent(kind, at: $0), SystemEvent(.launch, at: max(end, $0) + 0.000001)] } ?? [])
             let flow = await engine.run(name: app.name) { app.make(for: cassette) }
             return (flow, engine.finalState)
         }
