@@ -9,6 +9,8 @@ let package = Package(
         .executable(name: "bletrace", targets: ["bletrace"]),
         .library(name: "BLETrace", targets: ["BLETrace"]),
         .library(name: "Reports", targets: ["Reports"]),
+        // For a user's tests: replay a capture into the app, compare with golden flows.
+        .library(name: "BLETraceTesting", targets: ["BLETraceTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -58,6 +60,9 @@ let package = Package(
             name: "Reports",
             dependencies: ["Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "Replay"]),
         .target(
+            name: "BLETraceTesting",
+            dependencies: ["Replay", "BLETraceCoreBluetooth", "CoreBluetoothCodes"]),
+        .target(
             name: "BLETrace",
             dependencies: [
                 "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "BLETraceCoreBluetooth",
@@ -83,6 +88,7 @@ let package = Package(
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "TestSupport"]),
         .testTarget(name: "BLETraceCoreBluetoothTests", dependencies: ["BLETraceCoreBluetooth"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "TestSupport"]),
+        .testTarget(name: "BLETraceTestingTests", dependencies: ["BLETraceTesting", "TestSupport"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Lifecycle", "TraceFiles", "TestSupport"]),
         .testTarget(name: "BletraceCLITests", dependencies: ["bletrace", "TestSupport"]),
     ]

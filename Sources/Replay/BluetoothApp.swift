@@ -14,6 +14,21 @@ public protocol BluetoothApp: AnyObject {
     func didFinishLaunching(_ launch: Launch)
 }
 
+/// An app type a replay can launch by itself: it has an initialiser without arguments
+/// (`BLETraceTesting`'s `ReplayCapture.replay(_:)`, `BletraceCommand.main(apps:)`).
+public protocol Launchable: AnyObject {
+    init()
+    /// The name `system launch app=` and `bletrace replay --app` give it (default: the type's name).
+    static var appName: String { get }
+    /// One line on what it does, for `bletrace replay --list-apps` (default: none).
+    static var summary: String { get }
+}
+
+extension Launchable {
+    public static var appName: String { String(describing: self) }
+    public static var summary: String { "" }
+}
+
 /// What an app is given at launch.
 public struct Launch {
     /// Identifiers of peripherals the app knew before this run (as apps keep them from a

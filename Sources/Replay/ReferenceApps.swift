@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import BLETraceCoreBluetooth
 
 /// Apps shipped with bletrace, to replay captures against and to show how an app under test is
@@ -11,6 +12,11 @@ public enum ReferenceApps {
 
         public init(name: String, summary: String, make: @escaping @Sendable () -> any BluetoothApp) {
             self.init(name: name, summary: summary, script: { _ in make() })
+        }
+
+        /// An app type of the user's.
+        public init<App: BluetoothApp & Launchable>(_ type: App.Type) {
+            self.init(name: App.appName, summary: App.summary, make: { App() })
         }
 
         /// An app that reads the capture itself (the mirror follows the captured app's requests).
@@ -63,7 +69,23 @@ public enum ReferenceApps {
             make: { NaiveApp() }),
     ]
 
-    public static func named(_ name: String) -> Entry? { all.first { $0.name == name } }
+    /// The apps shipped with bletrace, then those registered (``register(_:)``).
+    public static var available: [Entry] { all + registered.withLock { $0 } }
+
+    public static func named(_ name: String) -> Entry? { available.first { $0.name == name } }
+
+    /// Makes `entries` known to ``named(_:)`` and ``available``, after the shipped apps (a
+    /// user's own command line: `BletraceCommand.main(apps:)`). A name already known is replaced.
+    public static func register(_ entries: [Entry]) {
+        registered.withLock { list in
+            for entry in entries {
+                list.removeAll { $0.name == entry.name }
+                list.append(entry)
+            }
+        }
+    }
+
+    private static let registered = Mutex<[Entry]>([])
 }
 
 /// Keeps a connection to one peripheral, as the "Handling the Unexpected" talk recommends:
