@@ -5,13 +5,23 @@ import Replay
 
 /// What a replay gave: the app's flow, as values and as text, the state the app ended in, and
 /// questions tests ask of them.
-public struct ReplayResult: Sendable {
+public struct ReplayResult: Sendable, CustomStringConvertible {
     /// Every event, in order (Formats/flow.md).
     public let flow: Flow
     /// What the app held at the end: connections, subscriptions, pending connects.
     public let finalState: AppState
     /// The replay stopped on a request the capture could not answer (``UnmatchedPolicy/fail``).
     public let failed: Bool
+
+    /// A short account, for test failure messages: the events and the end state.
+    public var description: String {
+        var parts = ["\(flow.events.count) flow events"]
+        if !finalState.connected.isEmpty { parts.append("ends connected to \(finalState.connected.sorted().joined(separator: ", "))") }
+        if !finalState.subscribed.isEmpty { parts.append("subscribed to \(finalState.subscribed.sorted().joined(separator: ", "))") }
+        if !finalState.pending.isEmpty { parts.append("connecting to \(finalState.pending.sorted().joined(separator: ", "))") }
+        if finalState == AppState() { parts.append("ends holding nothing") }
+        return "replay (" + parts.joined(separator: "; ") + ")"
+    }
 
     /// The flow's text, as `bletrace replay` prints it.
     public var text: String { flow.text }

@@ -16,7 +16,7 @@ public protocol BluetoothApp: AnyObject {
 
 /// An app type a replay can launch by itself: it has an initialiser without arguments
 /// (`BLETraceTesting`'s `ReplayCapture.replay(_:)`, `BletraceCommand.main(apps:)`).
-public protocol Launchable: AnyObject {
+public protocol Launchable: AnyObject, SendableMetatype {
     init()
     /// The name `system launch app=` and `bletrace replay --app` give it (default: the type's name).
     static var appName: String { get }

@@ -8,13 +8,13 @@ struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Replay a capture to an app and print the app's flow (Formats/flow.md).",
-        discussion: "Apps: " + ReferenceApps.all.map { "\($0.name) — \($0.summary)" }.joined(separator: "; "))
+        discussion: "Apps: " + ReferenceApps.available.map { "\($0.name) — \($0.summary)" }.joined(separator: "; "))
 
     @Argument(help: "A capture file: btsnoop, pcap, pcapng or PacketLogger (.pklg); - reads standard input.")
     var file: String?
     @Flag(help: "List the apps a capture can be replayed to, one a line: the name, then what it does.")
     var listApps = false
-    @Option(help: "The reference app to replay to (\(ReferenceApps.all.map(\.name).joined(separator: ", "))).")
+    @Option(help: "The reference app to replay to (\(ReferenceApps.available.map(\.name).joined(separator: ", "))).")
     var app: String = "mirror"
     @Option(name: .shortAndLong, help: "Write the flow to this file instead of standard output.")
     var output: String?
@@ -77,7 +77,7 @@ struct ReplayCommand: AsyncParsableCommand {
     func validate() throws {
         guard listApps || file != nil else { throw ValidationError("missing the capture file (or --list-apps)") }
         guard ReferenceApps.named(app) != nil else {
-            throw ValidationError("no app named '\(app)'; the apps are: \(ReferenceApps.all.map(\.name).joined(separator: ", "))")
+            throw ValidationError("no app named '\(app)'; the apps are: \(ReferenceApps.available.map(\.name).joined(separator: ", "))")
         }
         for time in events.map(\.seconds) where !time.isFinite || time < 0 {
             throw ValidationError("a time of a system event must be seconds after the capture's start (0 or more), not \(time)")
@@ -88,7 +88,7 @@ struct ReplayCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let file, !listApps else {
-            for entry in ReferenceApps.all { Output.line("\(entry.name)\t\(entry.summary)") }
+            for entry in ReferenceApps.available { Output.line("\(entry.name)\t\(entry.summary)") }
             return try finish(nil)
         }
         // Checked first, so that a refused -o (the capture itself, a directory) costs nothing.
