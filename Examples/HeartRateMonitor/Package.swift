@@ -24,7 +24,9 @@ let package = Package(
             dependencies: ["HeartRateReplay", .product(name: "BletraceCLI", package: "bletrace")]),
         .testTarget(
             name: "HeartRateKitTests",
-            dependencies: ["HeartRateKit", "HeartRateReplay", .product(name: "BLETraceTesting", package: "bletrace")],
+            dependencies: [
+                "HeartRateKit", "HeartRateReplay", "heart-rate-bletrace", .product(name: "BLETraceTesting", package: "bletrace"),
+            ],
             exclude: ["Fixtures"]),
     ]
 )
