@@ -37,6 +37,7 @@ test: deps
 ## docs: DocC documentation of the library a user's tests import (BLETraceTesting) and of the
 ## CoreBluetooth stand-in, from their documentation comments, into .build/docs.
 docs: deps
+	mkdir -p .build/docs
 	for target in BLETraceTesting BLETraceCoreBluetooth Replay; do \
 	  $(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target $$target \
 	    --output-path .build/docs/$$target --transform-for-static-hosting || exit 1; done

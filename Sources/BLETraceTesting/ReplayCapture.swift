@@ -52,7 +52,7 @@ public struct ReplayCapture: Sendable {
         return ReplayResult(flow: flow, finalState: engine.finalState, failed: engine.failed)
     }
 
-    /// Replays once per moment iOS could kill the app (``KillPointSweep``): `survived` on the
+    /// Replays once per moment iOS could kill the app (`KillPointSweep`): `survived` on the
     /// result tells whether the app ends every run holding what it holds without a kill.
     public func sweep<App: BluetoothApp & Launchable>(
         _ app: App.Type, kind: SystemEvent.Kind = .terminate, options: ReplayOptions = .init()

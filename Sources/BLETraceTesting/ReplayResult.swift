@@ -10,7 +10,7 @@ public struct ReplayResult: Sendable, CustomStringConvertible {
     public let flow: Flow
     /// What the app held at the end: connections, subscriptions, pending connects.
     public let finalState: AppState
-    /// The replay stopped on a request the capture could not answer (``UnmatchedPolicy/fail``).
+    /// The replay stopped on a request the capture could not answer (`UnmatchedPolicy.fail`).
     public let failed: Bool
 
     /// A short account, for test failure messages: the events and the end state.
