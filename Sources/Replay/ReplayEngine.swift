@@ -66,7 +66,6 @@ public final class ReplayEngine: BluetoothSystem {
     var centrals: [CBCentralManager] = []
     /// What makes an instance of the app, at launch and at each relaunch.
     var makeApp: (() -> any BluetoothApp)?
-    var appName = ""
     /// The running process's app; nil while the app is not running.
     var app: (any BluetoothApp)?
     /// The app's `UserDefaults`, kept across its processes.
@@ -127,7 +126,6 @@ public final class ReplayEngine: BluetoothSystem {
     public func run(name: String, launching makeApp: @escaping () -> any BluetoothApp) async -> Flow {
         let horizon = cassette.end.adding(microseconds: Self.horizonSeconds * 1_000_000)
         self.makeApp = makeApp
-        appName = name
         startServerPlayback()
         scheduleSystemEvents()
         switch pacing {
