@@ -71,12 +71,7 @@ open class CBCentralManager: CBManager {
     /// reported once per scan. Calling it again replaces the scan.
     public func scanForPeripherals(withServices serviceUUIDs: [CBUUID]?, options: [String: Any]? = nil) {
         guard requirePoweredOn("scanForPeripherals") else { return }
-        scanServices = serviceUUIDs
-        scanSolicited = options?[CBCentralManagerScanOptionSolicitedServiceUUIDsKey] as? [CBUUID]
-        scanAllowsDuplicates = (options?[CBCentralManagerScanOptionAllowDuplicatesKey] as? Bool) ?? false
-        scanOptions = options
-        discoveredInScan = []
-        isScanning = true
+        startScan(serviceUUIDs, options)
         system.scanForPeripherals(withServices: serviceUUIDs, options: options, for: self)
     }
 
@@ -156,6 +151,10 @@ open class CBCentralManager: CBManager {
     /// For a system restoring a scan the system kept going while the app was not running: the
     /// manager is scanning with these services and options, as the old process's manager was.
     public func continueScan(withServices services: [CBUUID]?, options: [String: Any]?) {
+        startScan(services, options)
+    }
+
+    private func startScan(_ services: [CBUUID]?, _ options: [String: Any]?) {
         scanServices = services
         scanSolicited = options?[CBCentralManagerScanOptionSolicitedServiceUUIDsKey] as? [CBUUID]
         scanAllowsDuplicates = (options?[CBCentralManagerScanOptionAllowDuplicatesKey] as? Bool) ?? false
