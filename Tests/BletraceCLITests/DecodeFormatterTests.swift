@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import bletrace
+@testable import BletraceCLI
 
 /// `decode`'s fast formatter (``DecodeFormatter``, bytes into a reused buffer) against the
 /// straightforward one it replaced, kept as the reference: `describe(_:_:answering:origin:)` for
