@@ -24,7 +24,10 @@ struct Errors: ParsableCommand {
 
     func run() throws {
         try output.apply(input: capture.file)
-        let reader = try openCapture(try capture.path)
+        let path = try capture.path
+        let reader = try openCapture(path)
+        // The errors are written at the end: the line may show on the output's terminal.
+        var progress = output.progress(for: path, streamsOutput: false)
         var decoder = TraceDecoder()
         var analyzer = LifecycleAnalyzer()
         var collector = ErrorCollector()
@@ -32,12 +35,14 @@ struct Errors: ParsableCommand {
         var origin: Timestamp?
         do {
             while let record = try reader.next() {
+                progress?.advance(record)
                 if origin == nil { origin = record.timestamp }
                 let decoded = decoder.decode(record)
                 analyzer.add(record, decoded)
                 collector.add(record, decoded, analyzer: analyzer)
             }
         } catch { fault = error }
+        progress?.finish()
 
         let names = analyzer.scanning.names
         let errors = collector.errors.filter { error in

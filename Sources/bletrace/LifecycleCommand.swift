@@ -19,17 +19,20 @@ struct LifecycleCommand: ParsableCommand {
         let path = try capture.path
         if format == .svg || format == .html { return try printTimeline(path: path, html: format == .html) }
         let reader = try openCapture(path)
+        var progress = output.progress(for: path, streamsOutput: false)
         var decoder = TraceDecoder()
         var analyzer = LifecycleAnalyzer()
         var collector = ErrorCollector()
         var fault: (any Error)?
         do {
             while let record = try reader.next() {
+                progress?.advance(record)
                 let decoded = decoder.decode(record)
                 analyzer.add(record, decoded)
                 collector.add(record, decoded, analyzer: analyzer)
             }
         } catch { fault = error }
+        progress?.finish()
         var report = analyzer.report
         let names = analyzer.scanning.names
         var errors = collector.errors
