@@ -70,21 +70,32 @@ struct LineBuffer: ~Copyable {
 
     /// Digits of `value` in base 10, right-aligned in `width` with spaces before.
     mutating func decimal(_ value: UInt64, width: Int = 0) {
-        var digits = 1
-        var rest = value
-        while rest >= 10 {
-            rest /= 10
-            digits += 1
+        // Written from the end into 24 bytes of scratch, two digits at a time, then copied.
+        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        let pairs = UnsafeRawPointer(Self.decimalPairs)
+        let (start, digits) = withUnsafeMutableBytes(of: &scratch) { raw -> (Int, Int) in
+            var position = 24
+            var rest = value
+            while rest >= 100 {
+                let pair = Int(rest % 100)
+                rest /= 100
+                position -= 2
+                raw.storeBytes(of: pairs.loadUnaligned(fromByteOffset: 2 * pair, as: UInt16.self), toByteOffset: position, as: UInt16.self)
+            }
+            if rest >= 10 {
+                position -= 2
+                raw.storeBytes(of: pairs.loadUnaligned(fromByteOffset: 2 * Int(rest), as: UInt16.self), toByteOffset: position, as: UInt16.self)
+            } else {
+                position -= 1
+                raw[position] = 0x30 &+ UInt8(truncatingIfNeeded: rest)
+            }
+            return (position, 24 - position)
         }
         if width > digits { spaces(width - digits) }
         reserve(digits)
-        rest = value
-        var position = count + digits - 1
-        repeat {
-            base[position] = 0x30 &+ UInt8(truncatingIfNeeded: rest % 10)
-            rest /= 10
-            position -= 1
-        } while rest > 0
+        withUnsafeBytes(of: &scratch) { raw in
+            UnsafeMutableRawPointer(base + count).copyMemory(from: raw.baseAddress! + start, byteCount: digits)
+        }
         count += digits
     }
 
@@ -199,6 +210,11 @@ struct LineBuffer: ~Copyable {
     /// Hex digits, from constant text (no lazily made table to check on every use).
     private static var lower: UnsafePointer<UInt8> { ("0123456789abcdef" as StaticString).utf8Start }
     private static var upper: UnsafePointer<UInt8> { ("0123456789ABCDEF" as StaticString).utf8Start }
+    /// `000102…99`: the two decimal digits of each value below 100.
+    private static var decimalPairs: UnsafePointer<UInt8> {
+        ("00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899" as StaticString).utf8Start
+    }
+
     /// `000102…ff`: the two digits of each byte value.
     private static var pairs: UnsafePointer<UInt8> {
         ("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9fa0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedfe0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff" as StaticString).utf8Start
