@@ -350,54 +350,51 @@ extension DecodeFormatter {
     mutating func json(_ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest?, version: Int?) {
         // Keys in sorted order: att, controller, direction, fault, frame, hci, index, kind, note,
         // ts_us, version.
-        buffer.byte(UInt8(ascii: "{"))
-        var first = true
-        func key(_ name: StaticString, _ buffer: inout LineBuffer, _ first: inout Bool) {
-            if !first { buffer.byte(UInt8(ascii: ",")) }
-            first = false
-            buffer.byte(UInt8(ascii: "\""))
-            buffer.text(name)
-            buffer.text("\":")
-        }
+        // Every member is written with a comma before it; the first comma becomes the brace.
+        let open = buffer.count
         if let pdu = decoded.att {
-            key("att", &buffer, &first)
+            buffer.text(",\"att\":")
             att(json: pdu, answering: request)
         }
         if let controller = record.controllerIndex {
-            key("controller", &buffer, &first)
+            buffer.text(",\"controller\":")
             buffer.decimal(UInt64(controller))
         }
         if let direction = record.direction {
-            key("direction", &buffer, &first)
-            buffer.text(direction == .sent ? "\"sent\"" : "\"received\"")
+            buffer.text(direction == .sent ? ",\"direction\":\"sent\"" : ",\"direction\":\"received\"")
         }
         if let fault = decoded.fault ?? decoded.lostFragments {
-            key("fault", &buffer, &first)
+            buffer.text(",\"fault\":")
             buffer.jsonString(fault.description)
         }
-        key("frame", &buffer, &first)
+        buffer.text(",\"frame\":")
         buffer.decimal(record.index + 1)
-        hci(json: record, decoded, first: &first)
-        key("index", &buffer, &first)
+        hci(json: record, decoded)
+        buffer.text(",\"index\":")
         buffer.decimal(record.index)
-        key("kind", &buffer, &first)
-        buffer.byte(UInt8(ascii: "\""))
-        buffer.string(record.kind.description)
-        buffer.byte(UInt8(ascii: "\""))
+        switch record.kind {
+        case .command: buffer.text(",\"kind\":\"command\"")
+        case .acl: buffer.text(",\"kind\":\"acl\"")
+        case .sco: buffer.text(",\"kind\":\"sco\"")
+        case .event: buffer.text(",\"kind\":\"event\"")
+        case .iso: buffer.text(",\"kind\":\"iso\"")
+        case .other: buffer.text(",\"kind\":\"other\"")
+        }
         if let note = record.note {
-            key("note", &buffer, &first)
+            buffer.text(",\"note\":")
             buffer.jsonString(note)
         }
-        key("ts_us", &buffer, &first)
+        buffer.text(",\"ts_us\":")
         buffer.decimal(record.timestamp.microseconds)
         if let version {
-            key("version", &buffer, &first)
+            buffer.text(",\"version\":")
             buffer.decimal(version)
         }
         buffer.text("}\n")
+        buffer.set(open, UInt8(ascii: "{"))
     }
 
-    private mutating func hci(json record: CaptureRecord, _ decoded: DecodedRecord, first: inout Bool) {
+    private mutating func hci(json record: CaptureRecord, _ decoded: DecodedRecord) {
         var opcode: UInt16?
         var event: UInt8?
         var subevent: UInt8?
@@ -435,27 +432,24 @@ extension DecodeFormatter {
         default:
             return
         }
-        if !first { buffer.byte(UInt8(ascii: ",")) }
-        first = false
-        buffer.text("\"hci\":{")
-        var inner = true
-        func member(_ name: StaticString, _ value: UInt64?, _ buffer: inout LineBuffer, _ first: inout Bool) {
-            guard let value else { return }
-            if !first { buffer.byte(UInt8(ascii: ",")) }
-            first = false
-            buffer.byte(UInt8(ascii: "\""))
-            buffer.text(name)
-            buffer.text("\":")
-            buffer.decimal(value)
-        }
-        // Sorted: event, handle, opcode, reason, status, subevent.
-        member("event", event.map(UInt64.init), &buffer, &inner)
-        member("handle", handle.map(UInt64.init), &buffer, &inner)
-        member("opcode", opcode.map(UInt64.init), &buffer, &inner)
-        member("reason", reason.map(UInt64.init), &buffer, &inner)
-        member("status", status.map(UInt64.init), &buffer, &inner)
-        member("subevent", subevent.map(UInt64.init), &buffer, &inner)
+        buffer.text(",\"hci\":")
+        let open = buffer.count
+        // Sorted: event, handle, opcode, reason, status, subevent; at least one is there.
+        member(",\"event\":", event.map(UInt64.init))
+        member(",\"handle\":", handle.map(UInt64.init))
+        member(",\"opcode\":", opcode.map(UInt64.init))
+        member(",\"reason\":", reason.map(UInt64.init))
+        member(",\"status\":", status.map(UInt64.init))
+        member(",\"subevent\":", subevent.map(UInt64.init))
         buffer.byte(UInt8(ascii: "}"))
+        buffer.set(open, UInt8(ascii: "{"))
+    }
+
+    /// `,"name":value` when there is a value.
+    @inline(__always) private mutating func member(_ name: StaticString, _ value: UInt64?) {
+        guard let value else { return }
+        buffer.text(name)
+        buffer.decimal(value)
     }
 
     private mutating func att(json pdu: ATTPDU, answering request: ATTRequest?) {
@@ -490,36 +484,27 @@ extension DecodeFormatter {
         default:
             break
         }
-        var first = true
-        func member(_ name: StaticString, _ value: UInt64?, _ buffer: inout LineBuffer, _ first: inout Bool) {
-            guard let value else { return }
-            if !first { buffer.byte(UInt8(ascii: ",")) }
-            first = false
-            buffer.byte(UInt8(ascii: "\""))
-            buffer.text(name)
-            buffer.text("\":")
-            buffer.decimal(value)
-        }
-        buffer.byte(UInt8(ascii: "{"))
+        let open = buffer.count
         // Sorted: end, error, handle, mtu, opcode, request_frame, request_index, request_opcode,
-        // start, value.
-        member("end", end.map(UInt64.init), &buffer, &first)
-        member("error", error.map(UInt64.init), &buffer, &first)
-        member("handle", handle.map(UInt64.init), &buffer, &first)
-        member("mtu", mtu.map(UInt64.init), &buffer, &first)
-        member("opcode", UInt64(pdu.opcode.rawValue), &buffer, &first)
+        // start, value; the opcode is always there.
+        member(",\"end\":", end.map(UInt64.init))
+        member(",\"error\":", error.map(UInt64.init))
+        member(",\"handle\":", handle.map(UInt64.init))
+        member(",\"mtu\":", mtu.map(UInt64.init))
+        member(",\"opcode\":", UInt64(pdu.opcode.rawValue))
         if let requestIndex {
             // Record numbers are never negative.
-            member("request_frame", UInt64(requestIndex + 1), &buffer, &first)
-            member("request_index", UInt64(requestIndex), &buffer, &first)
+            member(",\"request_frame\":", UInt64(requestIndex + 1))
+            member(",\"request_index\":", UInt64(requestIndex))
         }
-        member("request_opcode", requestOpcode.map(UInt64.init), &buffer, &first)
-        member("start", start.map(UInt64.init), &buffer, &first)
+        member(",\"request_opcode\":", requestOpcode.map(UInt64.init))
+        member(",\"start\":", start.map(UInt64.init))
         if let value {
             buffer.text(",\"value\":\"")
             buffer.hexBytes(value)
             buffer.byte(UInt8(ascii: "\""))
         }
         buffer.byte(UInt8(ascii: "}"))
+        buffer.set(open, UInt8(ascii: "{"))
     }
 }

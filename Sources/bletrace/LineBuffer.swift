@@ -25,6 +25,12 @@ struct LineBuffer: ~Copyable {
 
     mutating func removeAll() { count = 0 }
 
+    /// Replaces the byte at `position` (one already written).
+    mutating func set(_ position: Int, _ value: UInt8) {
+        precondition(position < count)
+        base[position] = value
+    }
+
     /// Room for `more` bytes after the ones written.
     @inline(__always) private mutating func reserve(_ more: Int) {
         if count + more > capacity { grow(count + more) }
