@@ -171,7 +171,8 @@ struct CaptureBatch {
         var next = 0
         var emitted = 0
         var worst: Int32 = 0
-        var documents = 0
+        // Captures whose output was written: the separators go between them.
+        var written = 0
         let showProgress = !quiet && isatty(STDERR_FILENO) == 1 && (Output.writesToFile || isatty(STDOUT_FILENO) == 0)
         if shape == .jsonDocument { Output.text("[\n") }
         while emitted < files.count {
@@ -183,7 +184,7 @@ struct CaptureBatch {
             }
             if let code = status[emitted] {
                 if showProgress { Output.standardError("\r\u{1B}[K") }
-                try emit(emitted, code: code, directory: directory, documents: &documents)
+                try emit(emitted, code: code, directory: directory, texts: &written)
                 worst = max(worst, code)
                 emitted += 1
                 if showProgress, emitted < files.count {
@@ -225,14 +226,17 @@ struct CaptureBatch {
     }
 
     /// Writes capture `index`'s output (with its file named) and its messages.
-    private func emit(_ index: Int, code: Int32, directory: URL, documents: inout Int) throws {
+    private func emit(_ index: Int, code: Int32, directory: URL, texts: inout Int) throws {
         let file = files[index]
         let output = try Data(contentsOf: directory.appendingPathComponent("\(index).out"), options: .alwaysMapped)
         let messages = (try? Data(contentsOf: directory.appendingPathComponent("\(index).err"))) ?? Data()
         let key = addsFile ? Self.fileMember(file) : nil
         switch shape {
         case .text, .picture:
-            if index > 0 { Output.line("") }
+            // A capture that failed before writing anything has its message only.
+            guard !output.isEmpty else { break }
+            if texts > 0 { Output.line("") }
+            texts += 1
             Output.line("==> \(file) <==")
             Output.bytes(output)
         case .jsonLines:
@@ -253,8 +257,8 @@ struct CaptureBatch {
             }
         case .jsonDocument:
             guard !output.isEmpty else { break }
-            if documents > 0 { Output.text(",\n") }
-            documents += 1
+            if texts > 0 { Output.text(",\n") }
+            texts += 1
             var body = output
             while body.last == 0x0A { body.removeLast() }
             if let key, body.first == UInt8(ascii: "{") {

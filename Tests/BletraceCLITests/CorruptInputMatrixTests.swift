@@ -126,7 +126,9 @@ import TraceFiles
             let extra = command == "replay" ? ["--app", "reconnecting"] : []
             let results = [
                 (try run(bletracePath, [command, empty] + extra), "the file is empty"),
-                (try run(bletracePath, [command, directory] + extra), "it is a directory"),
+                // A directory is its captures for the analysis commands (README, "Many captures
+                // at once"): here only the empty one; replay reads one file.
+                (try run(bletracePath, [command, directory] + extra), command == "replay" ? "it is a directory" : "empty.btsnoop: file at byte offset 0: expected a capture file (btsnoop, pcap, pcapng or PacketLogger); the file is empty"),
                 (try run(bletracePath, [command, directory + "/missing.btsnoop"] + extra), "no such file"),
             ]
             for (result, message) in results {
