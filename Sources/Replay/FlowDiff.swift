@@ -53,6 +53,44 @@ public struct FlowDiff: Hashable, Sendable {
             expectedEvent: { expected.events[$0] }, actualEvent: { actual.events[$0] })
     }
 
+    /// A comparison told by its whole alignment, `lines` in order (as a pattern match gives it):
+    /// hunks of the differing stretches with `context` events either side. `firstDivergence` is
+    /// the index in the expected flow where they part.
+    init(lines: [Line], expectedCount: Int, actualCount: Int, firstDivergence: Int?, context: Int) {
+        self.expectedCount = expectedCount
+        self.actualCount = actualCount
+        self.firstDivergence = firstDivergence
+        limit = Self.defaultLimit
+        exceededLimit = false
+        missing = 0
+        unexpected = 0
+        hunks = []
+        var changed: [Int] = []
+        for (index, line) in lines.enumerated() {
+            switch line {
+            case .same: continue
+            case .missing: missing += 1
+            case .unexpected: unexpected += 1
+            }
+            changed.append(index)
+        }
+        // Each change with `context` lines around it; changes closer than twice that share a hunk.
+        var hunk: [Line] = []
+        var end = -1
+        for index in changed {
+            let start = max(0, index - context)
+            if !hunk.isEmpty, start > end + 1 {
+                hunks.append(hunk)
+                hunk = []
+            }
+            let from = hunk.isEmpty ? start : end + 1
+            let to = min(lines.count - 1, index + context)
+            if from <= to { hunk += lines[from...to] }
+            end = max(end, to)
+        }
+        if !hunk.isEmpty { hunks.append(hunk) }
+    }
+
     /// Compares two flow files as streams: the common prefix is read and let go, then each
     /// remaining event is kept as a hash and the offset of its line, and the events shown are
     /// read again.

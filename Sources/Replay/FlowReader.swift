@@ -22,6 +22,21 @@ public final class FlowReader {
         public var offset: Int64
     }
 
+    /// A line of an expected flow (Formats/flow.md, "Expected flows written by people"): an
+    /// event, or `...`, which matches any run of events.
+    public enum Item {
+        case event(Located)
+        /// A `...` line, with its line number.
+        case gap(line: Int)
+    }
+
+    /// When true, an event whose actor or name is not in ``FlowVocabulary`` is bad input (as
+    /// `bletrace diff` reads flows). Off by default, for flows of made-up events in tests.
+    public var checksVocabulary = false
+    /// Set by a `# match: in-order` comment, read by ``nextItem()``: the expected events need
+    /// only appear in order, anything between them.
+    public private(set) var matchesInOrder = false
+
     private var descriptor: Int32
     /// Where ``event(at:)`` reads: the file itself, or the temporary copy of a stream.
     private var copy: Int32?
@@ -35,6 +50,8 @@ public final class FlowReader {
     private var line: [UInt8] = []
     /// True when the last line ended with CR: an LF right after it belongs to it.
     private var afterCR = false
+    /// True after ``rewind()``: the file (or the stream's copy) is read again at its offsets.
+    private var rereading = false
 
     /// Opens `path` (`-` for standard input). A FIFO that no program writes to within
     /// `streamWait` is refused by name.
@@ -90,10 +107,66 @@ public final class FlowReader {
         while let (start, text) = try nextLine() {
             switch try Flow.interpret(text, source: source, lineNumber: lineNumber) {
             case .blank, .comment: continue
-            case .event(let event): return Located(event: event, offset: start)
+            case .event(let event):
+                if checksVocabulary { try FlowVocabulary.check(event, line: text, source: source, lineNumber: lineNumber) }
+                return Located(event: event, offset: start)
             }
         }
         return nil
+    }
+
+    /// The next event or `...` line of an expected flow, or nil at the end of the file; a
+    /// `# match: in-order` comment sets ``matchesInOrder`` (another `# match:` value is bad
+    /// input).
+    public func nextItem() throws(FlowError) -> Item? {
+        while let (start, text) = try nextLine() {
+            if text.trimmingCharacters(in: " \t") == "..." { return .gap(line: lineNumber) }
+            switch try Flow.interpret(text, source: source, lineNumber: lineNumber) {
+            case .blank: continue
+            case .comment(let comment):
+                guard comment.hasPrefix("match:") else { continue }
+                let value = comment.dropFirst("match:".count).trimmingCharacters(in: " \t")
+                switch value {
+                case "in-order": matchesInOrder = true
+                case "exact": matchesInOrder = false
+                default:
+                    throw FlowError(
+                        source: source, line: lineNumber, expected: "`# match: in-order` or `# match: exact`, not `# \(comment)`")
+                }
+            case .event(let event):
+                if checksVocabulary { try FlowVocabulary.check(event, line: text, source: source, lineNumber: lineNumber) }
+                return .event(Located(event: event, offset: start))
+            }
+        }
+        return nil
+    }
+
+    /// Starts reading again from the first line (a stream is read again from its temporary
+    /// copy), after the whole file was read: ``next()`` and ``nextItem()`` begin anew.
+    public func rewind() throws(FlowError) {
+        while try nextLine() != nil {}
+        rereading = true
+        bufferOffset = 0
+        position = 0
+        count = 0
+        atEnd = false
+        lineNumber = 0
+        afterCR = false
+        matchesInOrder = false
+    }
+
+    /// Every byte of the file (of a stream, its copy), as read.
+    public func contents() throws(FlowError) -> [UInt8] {
+        while try nextLine() != nil {}
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let got = chunk.withUnsafeMutableBytes { pread(copy ?? descriptor, $0.baseAddress!, $0.count, off_t(bytes.count)) }
+            if got < 0, errno == EINTR { continue }
+            guard got >= 0 else { throw FlowError(source: source, line: 0, expected: "", reason: String(cString: strerror(errno))) }
+            if got == 0 { return bytes }
+            bytes += chunk[..<got]
+        }
     }
 
     /// The event whose line starts at `offset` (from ``next()``), read again; nil if it cannot
@@ -163,7 +236,9 @@ public final class FlowReader {
         position = 0
         count = 0
         while true {
-            let got = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
+            let got = buffer.withUnsafeMutableBytes {
+                rereading ? pread(copy ?? descriptor, $0.baseAddress!, $0.count, off_t(bufferOffset)) : read(descriptor, $0.baseAddress!, $0.count)
+            }
             if got < 0, errno == EINTR { continue }
             guard got >= 0 else {
                 throw FlowError(source: source, line: lineNumber + 1, expected: "", reason: String(cString: strerror(errno)))
@@ -172,7 +247,7 @@ public final class FlowReader {
             count = got
             break
         }
-        if let copy, count > 0 {
+        if let copy, count > 0, !rereading {
             var written = 0
             while written < count {
                 let n = buffer.withUnsafeBytes { pwrite(copy, $0.baseAddress! + written, count - written, off_t(bufferOffset) + off_t(written)) }
