@@ -127,57 +127,55 @@ public struct FlowComparison: Hashable, Sendable {
         guard patterns.count * events.count <= largestAlignment else {
             return greedy(key, expected, events, context: context)
         }
-        // D[i][j]: the fewest differences lining up the first i expected events with the first j
-        // actual ones; an actual event costs nothing where a gap stands.
+        // D[i][j]: the fewest differences lining up the expected events from i on with the actual
+        // ones from j on; an actual event costs nothing where a gap stands. Filled from the end,
+        // so that the walk from the start takes the earliest match where several are as good
+        // (the order of a glob: a `...` matches as little as it can).
         let n = patterns.count
         let m = events.count
         let width = m + 1
         var moves = [UInt8](repeating: 0, count: (n + 1) * width)  // 1 match, 2 missing, 3 skip
-        var previous = [Int](repeating: 0, count: width)
-        var current = previous
+        var next = [Int](repeating: 0, count: width)  // row i + 1
+        var row = next
         func free(_ i: Int) -> Bool { i < n ? patterns[i].gapBefore : expected.gapAfter }
-        for j in 0...m where j > 0 {
-            previous[j] = previous[j - 1] + (free(0) ? 0 : 1)
-            moves[j] = 3
+        for j in stride(from: m - 1, through: 0, by: -1) {
+            next[j] = next[j + 1] + (free(n) ? 0 : 1)
+            moves[n * width + j] = 3
         }
-        for i in 1...max(1, n) where n > 0 {
-            current[0] = previous[0] + 1
-            moves[i * width] = 2
-            for j in 1...max(1, m) where m > 0 {
-                var best = previous[j] + 1
-                var move: UInt8 = 2
-                let skip = current[j - 1] + (free(i) ? 0 : 1)
-                if skip <= best { (best, move) = (skip, 3) }
-                if previous[j - 1] <= best, FlowExpectation.matches(patterns[i - 1].event, events[j - 1]) {
-                    (best, move) = (previous[j - 1], 1)
-                }
-                current[j] = best
+        for i in stride(from: n - 1, through: 0, by: -1) {
+            row[m] = next[m] + 1
+            moves[i * width + m] = 2
+            let cost = free(i) ? 0 : 1
+            for j in stride(from: m - 1, through: 0, by: -1) {
+                var best = row[j + 1] + cost
+                var move: UInt8 = 3
+                if next[j] + 1 <= best { (best, move) = (next[j] + 1, 2) }
+                if next[j + 1] <= best, FlowExpectation.matches(patterns[i].event, events[j]) { (best, move) = (next[j + 1], 1) }
+                row[j] = best
                 moves[i * width + j] = move
             }
-            swap(&previous, &current)
+            swap(&next, &row)
         }
-        // Back from (n, m): the alignment in order.
+        // The walk from the start: the alignment in order.
         var lines: [FlowDiff.Line] = []
         var matched: [(Int, Int)] = []
-        var i = n
-        var j = m
-        while i > 0 || j > 0 {
+        var i = 0
+        var j = 0
+        while i < n || j < m {
             switch moves[i * width + j] {
             case 1:
-                lines.append(.same(events[j - 1]))
-                matched.append((i - 1, j - 1))
-                i -= 1
-                j -= 1
+                lines.append(.same(events[j]))
+                matched.append((i, j))
+                i += 1
+                j += 1
             case 2:
-                lines.append(.missing(patterns[i - 1].event))
-                i -= 1
+                lines.append(.missing(patterns[i].event))
+                i += 1
             default:
-                if !free(i) { lines.append(.unexpected(events[j - 1])) }
-                j -= 1
+                if !free(i) { lines.append(.unexpected(events[j])) }
+                j += 1
             }
         }
-        lines.reverse()
-        matched.reverse()
         // The first divergence, as an index among all expected events.
         var first: Int?
         var expectedIndex = 0

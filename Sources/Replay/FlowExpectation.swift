@@ -43,16 +43,46 @@ public struct FlowExpectation: Hashable, Sendable {
     /// Reads an expectation from `reader` (as a whole: expected flows written by people are
     /// short). A timing assertion that is not `@<=SECONDS` or `@>=SECONDS` is bad input.
     public init(reading reader: FlowReader) throws(FlowError) {
+        var items: [FlowReader.ItemKind] = []
+        while let item = try reader.nextItem() {
+            switch item {
+            case .gap: items.append(.gap)
+            case .event(let located): items.append(.event(located.event))
+            }
+        }
+        try self.init(items: items, inOrder: reader.matchesInOrder, source: reader.source)
+    }
+
+    /// Parses an expectation from its text (lines end with LF, CRLF or CR), checking every
+    /// event against ``FlowVocabulary`` unless `checksVocabulary` is false.
+    public init(parsing text: String, source: String = "expected", checksVocabulary: Bool = true) throws(FlowError) {
+        var items: [FlowReader.ItemKind] = []
+        var inOrder = false
+        var number = 0
+        var rest = Substring(text)
+        while !rest.isEmpty {
+            number += 1
+            let end = rest.firstIndex { $0 == "\n" || $0 == "\r" || $0 == "\r\n" } ?? rest.endIndex
+            if let item = try FlowReader.interpretItem(
+                String(rest[..<end]), source: source, lineNumber: number, checksVocabulary: checksVocabulary, inOrder: &inOrder)
+            {
+                items.append(item)
+            }
+            rest = end == rest.endIndex ? rest[end...] : rest[rest.index(after: end)...]
+        }
+        try self.init(items: items, inOrder: inOrder, source: source)
+    }
+
+    init(items: [FlowReader.ItemKind], inOrder: Bool, source: String) throws(FlowError) {
         var patterns: [Pattern] = []
         var gap = false
         var gaps = 0
-        while let item = try reader.nextItem() {
+        for item in items {
             switch item {
             case .gap:
                 gap = true
                 gaps += 1
-            case .event(let located):
-                var event = located.event
+            case .event(var event):
                 var within: Double?
                 var after: Double?
                 for argument in event.arguments where argument.key.hasPrefix("@") {
@@ -60,7 +90,7 @@ public struct FlowExpectation: Hashable, Sendable {
                         argument.key == "@<" || argument.key == "@>"
                     else {
                         throw FlowError(
-                            source: reader.source, line: event.lineNumber ?? 0,
+                            source: source, line: event.lineNumber ?? 0,
                             expected: "a timing assertion `@<=SECONDS` or `@>=SECONDS` such as `@<=1.0`, not `\(argument.key)=\(argument.value)`")
                     }
                     if argument.key == "@<" { within = seconds } else { after = seconds }
@@ -72,7 +102,7 @@ public struct FlowExpectation: Hashable, Sendable {
         }
         self.patterns = patterns
         gapAfter = gap
-        inOrder = reader.matchesInOrder
+        self.inOrder = inOrder
         self.gaps = gaps
         if inOrder {
             for index in patterns.indices { self.patterns[index].gapBefore = true }

@@ -120,25 +120,44 @@ public final class FlowReader {
     /// input).
     public func nextItem() throws(FlowError) -> Item? {
         while let (start, text) = try nextLine() {
-            if text.trimmingCharacters(in: " \t") == "..." { return .gap(line: lineNumber) }
-            switch try Flow.interpret(text, source: source, lineNumber: lineNumber) {
-            case .blank: continue
-            case .comment(let comment):
-                guard comment.hasPrefix("match:") else { continue }
-                let value = comment.dropFirst("match:".count).trimmingCharacters(in: " \t")
-                switch value {
-                case "in-order": matchesInOrder = true
-                case "exact": matchesInOrder = false
-                default:
-                    throw FlowError(
-                        source: source, line: lineNumber, expected: "`# match: in-order` or `# match: exact`, not `# \(comment)`")
-                }
-            case .event(let event):
-                if checksVocabulary { try FlowVocabulary.check(event, line: text, source: source, lineNumber: lineNumber) }
-                return .event(Located(event: event, offset: start))
+            switch try Self.interpretItem(
+                text, source: source, lineNumber: lineNumber, checksVocabulary: checksVocabulary, inOrder: &matchesInOrder)
+            {
+            case nil: continue
+            case .gap?: return .gap(line: lineNumber)
+            case .event(let event)?: return .event(Located(event: event, offset: start))
             }
         }
         return nil
+    }
+
+    /// What a line of an expected flow is: an event, a `...` gap, or nothing to match (a blank
+    /// line or a comment; `# match: in-order` and `# match: exact` set `inOrder`).
+    enum ItemKind {
+        case event(FlowEvent)
+        case gap
+    }
+
+    static func interpretItem(
+        _ text: String, source: String, lineNumber: Int, checksVocabulary: Bool, inOrder: inout Bool
+    ) throws(FlowError) -> ItemKind? {
+        if text.trimmingCharacters(in: " \t") == "..." { return .gap }
+        switch try Flow.interpret(text, source: source, lineNumber: lineNumber) {
+        case .blank: return nil
+        case .comment(let comment):
+            guard comment.hasPrefix("match:") else { return nil }
+            let value = comment.dropFirst("match:".count).trimmingCharacters(in: " \t")
+            switch value {
+            case "in-order": inOrder = true
+            case "exact": inOrder = false
+            default:
+                throw FlowError(source: source, line: lineNumber, expected: "`# match: in-order` or `# match: exact`, not `# \(comment)`")
+            }
+            return nil
+        case .event(let event):
+            if checksVocabulary { try FlowVocabulary.check(event, line: text, source: source, lineNumber: lineNumber) }
+            return .event(event)
+        }
     }
 
     /// Starts reading again from the first line (a stream is read again from its temporary
