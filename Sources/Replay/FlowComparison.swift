@@ -277,7 +277,7 @@ public struct FlowComparison: Hashable, Sendable {
             var text = diff.report(expectedName: expectedName, actualName: actualName)
             if !diff.isEqual, diff.missing == 0, !diff.exceededLimit {
                 // Every expected event is there, in order: the expectation may have meant that.
-                text += "every expected event is in the actual flow, in order: `# match: in-order` in \(expectedName), or `...` lines where other events may come, accepts the others\n"
+                text += "every expected event is in the actual flow, in order: to accept the others, add `# match: in-order` to \(expectedName), or `...` lines where they may come\n"
             }
             return text
         }

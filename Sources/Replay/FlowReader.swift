@@ -160,10 +160,57 @@ public final class FlowReader {
         }
     }
 
+    /// What a first look at an expected flow finds, without reading its events (fast: bytes
+    /// only; the events are read, and checked, when it is read again after ``rewind()``).
+    public struct Outline: Hashable, Sendable {
+        /// A `...` line, a `# match:` comment, a `*` ending a value, or a `@` timing assertion.
+        public var isPattern = false
+        /// Up to two distinct `peripheral=` values (not wildcards).
+        public var peripherals: Set<String> = []
+    }
+
+    /// Reads the whole file once for its ``Outline``; ``rewind()`` then reads it from the start.
+    public func outline() throws(FlowError) -> Outline {
+        var outline = Outline()
+        let key = Array(" peripheral=".utf8)
+        while try nextRawLine() != nil {
+            guard var first = line.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }) else { continue }
+            var last = line.count - 1
+            while line[last] == 0x20 || line[last] == 0x09 { last -= 1 }
+            if line[first] == UInt8(ascii: "#") {
+                first += 1
+                while first <= last, line[first] == 0x20 || line[first] == 0x09 { first += 1 }
+                if first <= last, line[first...last].starts(with: "match:".utf8) { outline.isPattern = true }
+                continue
+            }
+            if last - first == 2, line[first...last].elementsEqual("...".utf8) {
+                outline.isPattern = true
+                continue
+            }
+            for index in first...last where line[index] == UInt8(ascii: "*") || line[index] == UInt8(ascii: "@") {
+                let next = index + 1
+                if line[index] == UInt8(ascii: "@") ? (index == first || line[index - 1] == 0x20 || line[index - 1] == 0x09)
+                    : (next > last || line[next] == 0x20 || line[next] == 0x09)
+                {
+                    outline.isPattern = true
+                }
+            }
+            if outline.peripherals.count < 2, let at = line.firstRange(of: key) {
+                var end = at.upperBound
+                while end < line.count, line[end] != 0x20, line[end] != 0x09 { end += 1 }
+                let value = line[at.upperBound..<end]
+                if !value.contains(UInt8(ascii: "*")), let text = String(validating: value, as: UTF8.self) {
+                    outline.peripherals.insert(text)
+                }
+            }
+        }
+        return outline
+    }
+
     /// Starts reading again from the first line (a stream is read again from its temporary
     /// copy), after the whole file was read: ``next()`` and ``nextItem()`` begin anew.
     public func rewind() throws(FlowError) {
-        while try nextLine() != nil {}
+        while try nextRawLine() != nil {}
         rereading = true
         bufferOffset = 0
         position = 0
@@ -176,7 +223,7 @@ public final class FlowReader {
 
     /// Every byte of the file (of a stream, its copy), as read.
     public func contents() throws(FlowError) -> [UInt8] {
-        while try nextLine() != nil {}
+        while try nextRawLine() != nil {}
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
@@ -203,6 +250,12 @@ public final class FlowReader {
 
     /// The next line (without its end) and the offset where it starts.
     private func nextLine() throws(FlowError) -> (Int64, String)? {
+        guard let start = try nextRawLine() else { return nil }
+        return (start, try text())
+    }
+
+    /// Reads the next line's bytes into `line` and returns the offset where it starts.
+    private func nextRawLine() throws(FlowError) -> Int64? {
         line.removeAll(keepingCapacity: true)
         var start: Int64?
         while true {
@@ -224,13 +277,15 @@ public final class FlowReader {
                 try append(buffer[position..<end])
                 afterCR = buffer[end] == 0x0D
                 position = end + 1
-                return (start!, try text())
+                lineNumber += 1
+                return start!
             }
             try append(rest)
             position = count
         }
         guard let start else { return nil }
-        return (start, try text())
+        lineNumber += 1
+        return start
     }
 
     private func append(_ bytes: ArraySlice<UInt8>) throws(FlowError) {
@@ -243,7 +298,6 @@ public final class FlowReader {
     }
 
     private func text() throws(FlowError) -> String {
-        lineNumber += 1
         guard let text = String(validating: line, as: UTF8.self) else {
             throw FlowError(source: source, line: lineNumber, expected: "UTF-8 text (this is not a flow file)")
         }

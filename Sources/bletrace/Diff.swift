@@ -45,23 +45,11 @@ struct Diff: ParsableCommand {
             actualReader = try FlowReader(path: actual)
             expectedReader.checksVocabulary = true
             actualReader.checksVocabulary = true
-            // A first pass over the expected flow: is it a pattern, does it name several
+            // A first look at the expected flow: is it a pattern, does it name several
             // peripherals? A plain one of one peripheral is compared as a stream.
-            var pattern = false
-            var peripherals = Set<String>()
-            while let item = try expectedReader.nextItem() {
-                switch item {
-                case .gap: pattern = true
-                case .event(let located):
-                    let event = located.event
-                    if event.arguments.contains(where: { $0.key.hasPrefix("@") || $0.value.hasSuffix("*") }) { pattern = true }
-                    if peripherals.count < 2, let peripheral = event.argument("peripheral"), !peripheral.contains("*") {
-                        peripherals.insert(peripheral)
-                    }
-                }
-            }
-            pattern = pattern || expectedReader.matchesInOrder
-            let mode = interleave ?? (peripherals.count >= 2 ? .peripheral : FlowComparison.Interleave.none)
+            let outline = try expectedReader.outline()
+            let pattern = outline.isPattern
+            let mode = interleave ?? (outline.peripherals.count >= 2 ? .peripheral : FlowComparison.Interleave.none)
             try expectedReader.rewind()
             if !pattern && mode == .none {
                 comparison = FlowComparison(try FlowDiff.compare(expected: expectedReader, actual: actualReader, limit: limit))

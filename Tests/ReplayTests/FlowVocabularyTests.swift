@@ -88,3 +88,34 @@ import Testing
         #expect(reader.matchesInOrder)
     }
 }
+
+@Suite struct FlowOutlineTests {
+    func outline(_ text: String) throws -> FlowReader.Outline {
+        try FlowReader(path: Fixtures.temporaryFile(Array(text.utf8), name: "o.flow")).outline()
+    }
+
+    @Test func findsPatternsAndPeripheralsWithoutReadingEvents() throws {
+        #expect(try !outline("#\n# \n \t\n#match\napp connect peripheral=A\n").isPattern)
+        #expect(try outline("...\n").isPattern)
+        #expect(try outline("  ... \t\n").isPattern)
+        #expect(try outline("# match: in-order\n").isPattern)
+        #expect(try outline("central didDisconnectPeripheral peripheral=A error=*\n").isPattern)
+        #expect(try outline("app connect peripheral=A @<=1\n").isPattern)
+        #expect(try !outline("app write value=a*b name=x@y\n").isPattern)
+        #expect(try outline("app connect peripheral=A\napp connect peripheral=B\napp connect peripheral=C\n").peripherals == ["A", "B"])
+        #expect(try outline("app connect peripheral=A*\n").peripherals.isEmpty)
+    }
+
+    @Test func everyBundledAndFuzzedFlowOutlinesWithoutTrapping() throws {
+        let root = Fixtures.packageRoot
+        var paths = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Captures").path)
+            .filter { $0.hasSuffix(".flow") }.map { root.appendingPathComponent("Captures/\($0)").path }
+        let fuzz = root.appendingPathComponent("Tests/Fixtures/fuzz/flow")
+        paths += ((try? FileManager.default.contentsOfDirectory(atPath: fuzz.path)) ?? []).map { fuzz.appendingPathComponent($0).path }
+        for path in paths {
+            let reader = try FlowReader(path: path)
+            _ = try? reader.outline()
+        }
+        #expect(paths.count >= 5)
+    }
+}
