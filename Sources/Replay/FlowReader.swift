@@ -195,16 +195,31 @@ public final class FlowReader {
                     outline.isPattern = true
                 }
             }
-            if outline.peripherals.count < 2, let at = line.firstRange(of: key) {
-                var end = at.upperBound
+            if outline.peripherals.count < 2, let at = Self.find(key, in: line) {
+                var end = at
                 while end < line.count, line[end] != 0x20, line[end] != 0x09 { end += 1 }
-                let value = line[at.upperBound..<end]
+                let value = line[at..<end]
                 if !value.contains(UInt8(ascii: "*")), let text = String(validating: value, as: UTF8.self) {
                     outline.peripherals.insert(text)
                 }
             }
         }
         return outline
+    }
+
+    /// The index just after the first occurrence of `key` in `bytes`.
+    private static func find(_ key: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= key.count, let first = key.first else { return nil }
+        var index = 0
+        while index <= bytes.count - key.count {
+            if bytes[index] == first {
+                var k = 1
+                while k < key.count, bytes[index + k] == key[k] { k += 1 }
+                if k == key.count { return index + k }
+            }
+            index += 1
+        }
+        return nil
     }
 
     /// Starts reading again from the first line (a stream is read again from its temporary
