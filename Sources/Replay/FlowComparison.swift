@@ -45,6 +45,9 @@ public struct FlowComparison: Hashable, Sendable {
         public var peripheral: String?
         public var diff: FlowDiff
         public var timing: [TimingFailure]
+        /// True when the section was too large to line up (more than ``FlowComparison/largestAlignment``
+        /// cells): the verdict holds, no difference is shown.
+        public var unaligned = false
 
         public var isEqual: Bool { diff.isEqual && timing.isEmpty }
     }
@@ -72,200 +75,152 @@ public struct FlowComparison: Hashable, Sendable {
         actualCount = diff.actualCount
     }
 
-    /// Compares `actual` with `expected`. `interleave` nil chooses: `.peripheral` when the
-    /// expected flow names several peripherals, else `.none`.
-    public init(expected: FlowExpectation, actual: Flow, interleave: Interleave? = nil, context: Int = 2, limit: Int = FlowDiff.defaultLimit) {
-        let keys = Set(expected.events.compactMap(Self.peripheral))
-        let mode = interleave ?? (keys.count >= 2 ? .peripheral : .none)
-        self.interleave = mode
-        isPattern = expected.isPattern
-        expectedCount = expected.patterns.count
-        actualCount = actual.events.count
-        let all = (keys.union(actual.events.compactMap(Self.peripheral))).sorted()
-        if mode == .none || all.count < 2 {
-            sections = [Self.section(nil, expected, Array(actual.events.enumerated()), context: context, limit: limit)]
+    /// Compares `actual` with `expected` in memory. `interleave` nil chooses: `.peripheral`
+    /// when the expected flow names several peripherals, else `.none`.
+    public init(
+        expected: FlowExpectation, actual: Flow, interleave: Interleave? = nil, context: Int = 2, limit: Int = FlowDiff.defaultLimit,
+        cells: Int = largestAlignment
+    ) {
+        if !expected.isPattern {
+            self = Self.exact(expected: expected, actual: actual, interleave: interleave, context: context, limit: limit)
             return
         }
-        sections = all.map { key in
-            // This peripheral's events and those of none; a `...` among the events left out
-            // still stands between the events kept around it.
-            var patterns: [FlowExpectation.Pattern] = []
-            var gap = false
-            for pattern in expected.patterns {
-                gap = gap || pattern.gapBefore
-                let owner = Self.peripheral(pattern.event)
-                guard owner == nil || owner == key else { continue }
-                var kept = pattern
-                kept.gapBefore = gap
-                patterns.append(kept)
-                gap = false
+        var index = 0
+        self = Self.compare(
+            expected: expected, interleave: interleave, context: context, limit: limit, cells: cells,
+            actualKeys: { Set(actual.events.compactMap(Self.peripheral)) },
+            events: {
+                defer { index += 1 }
+                return index < actual.events.count ? (actual.events[index], index) : nil
+            },
+            rewind: { index = 0 }, event: { actual.events[$0] })
+    }
+
+    /// Compares the flow `actual` reads with `expected`, reading it as a stream (twice when
+    /// compared peripheral by peripheral: once for its peripherals).
+    public static func compare(
+        expected: FlowExpectation, actual: FlowReader, interleave: Interleave? = nil, context: Int = 2,
+        limit: Int = FlowDiff.defaultLimit, cells: Int = largestAlignment
+    ) throws(FlowError) -> FlowComparison {
+        var fault: FlowError?
+        let unreadable = FlowEvent(time: nil, actor: "?", name: "(the line could not be read again)")
+        func next() -> (FlowEvent, Int)? {
+            guard fault == nil else { return nil }
+            do throws(FlowError) {
+                guard let located = try actual.next() else { return nil }
+                return (located.event, Int(located.offset))
+            } catch {
+                fault = error
+                return nil
             }
-            var part = expected
-            part.patterns = patterns
-            part.gapAfter = expected.gapAfter || gap
-            let events = actual.events.enumerated().filter { Self.peripheral($0.element).map { $0 == key } ?? true }
-            return Self.section(key, part, events, context: context, limit: limit)
         }
+        let comparison = Self.compare(
+            expected: expected, interleave: interleave, context: context, limit: limit, cells: cells,
+            actualKeys: {
+                var keys = Set<String>()
+                while let (event, _) = next() { if let key = peripheral(event) { keys.insert(key) } }
+                return keys
+            },
+            events: next,
+            rewind: {
+                do throws(FlowError) { try actual.rewind() } catch { fault = error }
+            },
+            event: { actual.event(at: Int64($0)) ?? unreadable })
+        if let fault { throw fault }
+        return comparison
+    }
+
+    /// The comparison over a stream of actual events (each with a reference to read it again).
+    static func compare(
+        expected: FlowExpectation, interleave: Interleave?, context: Int, limit: Int, cells: Int,
+        actualKeys: () -> Set<String>, events: () -> (FlowEvent, Int)?, rewind: () -> Void, event: (Int) -> FlowEvent
+    ) -> FlowComparison {
+        let keys = Set(expected.events.compactMap(Self.peripheral))
+        var mode = interleave ?? (keys.count >= 2 ? .peripheral : .none)
+        var all: [String] = []
+        if mode == .peripheral {
+            all = keys.union(actualKeys()).sorted()
+            rewind()
+            if all.count < 2 { mode = .none }
+        }
+        var matchers: [FlowPatternMatcher]
+        var byKey: [String: Int] = [:]
+        if mode == .none || all.count < 2 {
+            matchers = [FlowPatternMatcher(peripheral: nil, patterns: expected.patterns, gapAfter: expected.gapAfter, cells: cells)]
+        } else {
+            matchers = all.map { key in
+                // This peripheral's events and those of none; a `...` among the events left out
+                // still stands between the events kept around it.
+                var patterns: [FlowExpectation.Pattern] = []
+                var gap = false
+                for pattern in expected.patterns {
+                    gap = gap || pattern.gapBefore
+                    let owner = Self.peripheral(pattern.event)
+                    guard owner == nil || owner == key else { continue }
+                    var kept = pattern
+                    kept.gapBefore = gap
+                    patterns.append(kept)
+                    gap = false
+                }
+                return FlowPatternMatcher(peripheral: key, patterns: patterns, gapAfter: expected.gapAfter || gap, cells: cells)
+            }
+            for (index, key) in all.enumerated() { byKey[key] = index }
+        }
+        var total = 0
+        while let (actual, reference) = events() {
+            total += 1
+            if matchers.count == 1 {
+                matchers[0].add(actual, reference: reference)
+            } else if let key = Self.peripheral(actual), let index = byKey[key] {
+                matchers[index].add(actual, reference: reference)
+            } else {
+                for index in matchers.indices { matchers[index].add(actual, reference: reference) }
+            }
+        }
+        return FlowComparison(
+            sections: matchers.map { $0.section(actualEvent: event, context: context, limit: limit) }, isPattern: expected.isPattern,
+            interleave: matchers.count > 1 ? .peripheral : .none, expectedCount: expected.patterns.count, actualCount: total)
+    }
+
+    /// An exact expectation, aligned with Myers' algorithm as a whole or peripheral by peripheral.
+    static func exact(expected: FlowExpectation, actual: Flow, interleave: Interleave?, context: Int, limit: Int) -> FlowComparison {
+        let keys = Set(expected.events.compactMap(Self.peripheral))
+        let all = keys.union(actual.events.compactMap(Self.peripheral)).sorted()
+        let mode = interleave ?? (keys.count >= 2 ? .peripheral : .none)
+        func section(_ key: String?, _ patterns: [FlowExpectation.Pattern], _ events: [FlowEvent]) -> Section {
+            var diff = FlowDiff(expected: Flow(events: patterns.map(\.event)), actual: Flow(events: events), context: context, limit: limit)
+            if let first = diff.firstDivergence {
+                diff.firstDivergence = first < patterns.count ? patterns[first].index : (patterns.last.map { $0.index + 1 } ?? 0)
+            }
+            return Section(peripheral: key, diff: diff, timing: [])
+        }
+        let sections: [Section]
+        if mode == .none || all.count < 2 {
+            sections = [section(nil, expected.patterns, actual.events)]
+        } else {
+            sections = all.map { key in
+                section(
+                    key, expected.patterns.filter { Self.peripheral($0.event).map { $0 == key } ?? true },
+                    actual.events.filter { Self.peripheral($0).map { $0 == key } ?? true })
+            }
+        }
+        return FlowComparison(
+            sections: sections, isPattern: false, interleave: sections.count > 1 ? .peripheral : .none,
+            expectedCount: expected.patterns.count, actualCount: actual.events.count)
+    }
+
+    init(sections: [Section], isPattern: Bool, interleave: Interleave, expectedCount: Int, actualCount: Int) {
+        self.sections = sections
+        self.isPattern = isPattern
+        self.interleave = interleave
+        self.expectedCount = expectedCount
+        self.actualCount = actualCount
     }
 
     /// The peripheral an event belongs to: its `peripheral=` argument, unless that is a wildcard.
     static func peripheral(_ event: FlowEvent) -> String? {
         guard let value = event.argument("peripheral"), !value.contains("*") else { return nil }
         return value
-    }
-
-    /// Compares the events of one section.
-    static func section(
-        _ key: String?, _ expected: FlowExpectation, _ actual: [(offset: Int, element: FlowEvent)], context: Int, limit: Int
-    ) -> Section {
-        if !expected.isPattern {
-            let diff = FlowDiff(expected: Flow(events: expected.events), actual: Flow(events: actual.map(\.element)), context: context, limit: limit)
-            return Section(peripheral: key, diff: renumbered(diff, expected), timing: [])
-        }
-        let patterns = expected.patterns
-        let events = actual.map(\.element)
-        guard patterns.count * events.count <= largestAlignment else {
-            return greedy(key, expected, events, context: context)
-        }
-        // D[i][j]: the fewest differences lining up the expected events from i on with the actual
-        // ones from j on; an actual event costs nothing where a gap stands. Filled from the end,
-        // so that the walk from the start takes the earliest match where several are as good
-        // (the order of a glob: a `...` matches as little as it can).
-        let n = patterns.count
-        let m = events.count
-        let width = m + 1
-        var moves = [UInt8](repeating: 0, count: (n + 1) * width)  // 1 match, 2 missing, 3 skip
-        var next = [Int](repeating: 0, count: width)  // row i + 1
-        var row = next
-        func free(_ i: Int) -> Bool { i < n ? patterns[i].gapBefore : expected.gapAfter }
-        for j in stride(from: m - 1, through: 0, by: -1) {
-            next[j] = next[j + 1] + (free(n) ? 0 : 1)
-            moves[n * width + j] = 3
-        }
-        for i in stride(from: n - 1, through: 0, by: -1) {
-            row[m] = next[m] + 1
-            moves[i * width + m] = 2
-            let cost = free(i) ? 0 : 1
-            for j in stride(from: m - 1, through: 0, by: -1) {
-                var best = row[j + 1] + cost
-                var move: UInt8 = 3
-                if next[j] + 1 <= best { (best, move) = (next[j] + 1, 2) }
-                if next[j + 1] <= best, FlowExpectation.matches(patterns[i].event, events[j]) { (best, move) = (next[j + 1], 1) }
-                row[j] = best
-                moves[i * width + j] = move
-            }
-            swap(&next, &row)
-        }
-        // The walk from the start: the alignment in order.
-        var lines: [FlowDiff.Line] = []
-        var matched: [(Int, Int)] = []
-        var i = 0
-        var j = 0
-        while i < n || j < m {
-            switch moves[i * width + j] {
-            case 1:
-                lines.append(.same(events[j]))
-                matched.append((i, j))
-                i += 1
-                j += 1
-            case 2:
-                lines.append(.missing(patterns[i].event))
-                i += 1
-            default:
-                if !free(i) { lines.append(.unexpected(events[j])) }
-                j += 1
-            }
-        }
-        // The first divergence, as an index among all expected events.
-        var first: Int?
-        var expectedIndex = 0
-        for line in lines {
-            switch line {
-            case .same: expectedIndex += 1
-            case .missing, .unexpected:
-                first = expectedIndex < n ? patterns[expectedIndex].index : (patterns.last.map { $0.index + 1 } ?? 0)
-            }
-            if first != nil { break }
-        }
-        let timing = timingFailures(patterns, events, matched)
-        let diff = FlowDiff(lines: lines, expectedCount: n, actualCount: m, firstDivergence: first, context: context)
-        return Section(peripheral: key, diff: diff, timing: timing)
-    }
-
-    /// The timing assertions of matched expected events that the actual times break.
-    static func timingFailures(_ patterns: [FlowExpectation.Pattern], _ events: [FlowEvent], _ matched: [(Int, Int)]) -> [TimingFailure] {
-        var failures: [TimingFailure] = []
-        var previousTime: Double? = 0
-        for (p, a) in matched {
-            let pattern = patterns[p]
-            let time = events[a].time
-            if pattern.within != nil || pattern.after != nil {
-                let interval = time.flatMap { t in previousTime.map { t - $0 } }
-                let fails = interval.map { value in
-                    (pattern.within.map { value > $0 + 1e-9 } ?? false) || (pattern.after.map { value < $0 - 1e-9 } ?? false)
-                } ?? true
-                if fails {
-                    failures.append(
-                        TimingFailure(
-                            expected: pattern.event, actual: events[a], interval: interval.map { ($0 * 1e6).rounded() / 1e6 },
-                            within: pattern.within, after: pattern.after, expectedIndex: pattern.index))
-                }
-            }
-            previousTime = time
-        }
-        return failures
-    }
-
-    /// A pattern too large to align: each run of expected events between gaps is looked for at
-    /// the earliest place it fits; the first one not found is the divergence.
-    static func greedy(_ key: String?, _ expected: FlowExpectation, _ events: [FlowEvent], context: Int) -> Section {
-        let patterns = expected.patterns
-        var j = 0
-        var i = 0
-        var matched: [(Int, Int)] = []
-        while i < patterns.count {
-            // The run of patterns from i to the next gap.
-            var end = i + 1
-            while end < patterns.count, !patterns[end].gapBefore { end += 1 }
-            let run = patterns[i..<end]
-            let anchored = !patterns[i].gapBefore
-            var found: Int?
-            var start = j
-            while start + run.count <= events.count {
-                if zip(run, events[start..<(start + run.count)]).allSatisfy({ FlowExpectation.matches($0.event, $1) }) {
-                    found = start
-                    break
-                }
-                if anchored { break }
-                start += 1
-            }
-            guard let at = found else {
-                let shown = events[j..<min(events.count, j + context + 1)].map { FlowDiff.Line.unexpected($0) }
-                let lines = run.map { FlowDiff.Line.missing($0.event) } + (anchored ? shown : [])
-                let diff = FlowDiff(lines: lines, expectedCount: patterns.count, actualCount: events.count, firstDivergence: patterns[i].index, context: context)
-                return Section(peripheral: key, diff: diff, timing: [])
-            }
-            for offset in 0..<run.count { matched.append((i + offset, at + offset)) }
-            j = at + run.count
-            i = end
-        }
-        if j < events.count, !expected.gapAfter {
-            let lines = events[j..<min(events.count, j + context + 1)].map { FlowDiff.Line.unexpected($0) }
-            let diff = FlowDiff(lines: lines, expectedCount: patterns.count, actualCount: events.count, firstDivergence: patterns.count, context: context)
-            return Section(peripheral: key, diff: diff, timing: [])
-        }
-        let timing = timingFailures(patterns, events, matched)
-        let diff = FlowDiff(lines: [], expectedCount: patterns.count, actualCount: events.count, firstDivergence: nil, context: context)
-        return Section(peripheral: key, diff: diff, timing: timing)
-    }
-
-    /// An exact diff of a section, its first divergence counted among all expected events.
-    static func renumbered(_ diff: FlowDiff, _ expected: FlowExpectation) -> FlowDiff {
-        var diff = diff
-        if let first = diff.firstDivergence {
-            diff.firstDivergence = first < expected.patterns.count ? expected.patterns[first].index : (expected.patterns.last.map { $0.index + 1 } ?? 0)
-        }
-        return diff
     }
 
     /// The text report: for each section that differs, its ``FlowDiff`` report (under the
@@ -292,7 +247,9 @@ public struct FlowComparison: Hashable, Sendable {
         }
         for section in sections where !section.isEqual {
             if let peripheral = section.peripheral { text += "peripheral \(peripheral):\n" }
-            if !section.diff.isEqual {
+            if section.unaligned {
+                text += "flows differ: \(section.diff.expectedCount) expected × \(section.diff.actualCount) actual events are too many to line up, so no difference is shown\n"
+            } else if !section.diff.isEqual {
                 text += section.diff.report(expectedName: expectedName, actualName: actualName)
             }
             for failure in section.timing {

@@ -53,7 +53,12 @@ struct Diff: ParsableCommand {
             try expectedReader.rewind()
             if !pattern && mode == .none {
                 comparison = FlowComparison(try FlowDiff.compare(expected: expectedReader, actual: actualReader, limit: limit))
+            } else if pattern {
+                // A pattern is short; the actual flow is read as a stream.
+                let expectation = try FlowExpectation(reading: expectedReader)
+                comparison = try FlowComparison.compare(expected: expectation, actual: actualReader, interleave: mode, limit: limit)
             } else {
+                // Exact, peripheral by peripheral: both flows in memory.
                 let expectation = try FlowExpectation(reading: expectedReader)
                 var events: [FlowEvent] = []
                 while let located = try actualReader.next() { events.append(located.event) }

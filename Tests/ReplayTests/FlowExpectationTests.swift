@@ -133,20 +133,47 @@ import Testing
         #expect(!lateLaunch.isEqual)
     }
 
-    @Test func aPatternTooLargeToAlignIsMatchedGreedilyWithTheSameVerdict() throws {
-        let actual = try Flow(parsing: Self.reconnect).events
+    @Test func aPatternTooLargeToLineUpKeepsItsVerdict() throws {
+        let actual = try Flow(parsing: Self.reconnect)
         for text in [
             "...\n" + Self.disconnectThenConnect + "\n...", Self.disconnectThenConnect + "\n...",
             "# match: in-order\napp connect peripheral=F0:F1:F2:F3:F4:05\nsystem launch app=reconnecting",
-            "...\napp connect peripheral=F0:F1:F2:F3:F4:05\ncentral didConnect peripheral=F0:F1:F2:F3:F4:05 @<=0.5",
             "# match: in-order\ncentral didConnect peripheral=F0:F1:F2:F3:F4:05\ncentral didConnect peripheral=F0:F1:F2:F3:F4:05",
         ] {
             let expectation = try FlowExpectation(parsing: text)
-            let greedy = FlowComparison.greedy(nil, expectation, actual, context: 2)
-            let aligned = FlowComparison.section(nil, expectation, Array(actual.enumerated()), context: 2, limit: 1_000)
-            #expect(greedy.isEqual == aligned.isEqual, "\(text)")
-            #expect(greedy.diff.firstDivergence == aligned.diff.firstDivergence || aligned.isEqual == false, "\(text)")
+            let small = FlowComparison(expected: expectation, actual: actual, cells: 8)
+            let whole = FlowComparison(expected: expectation, actual: actual)
+            #expect(small.isEqual == whole.isEqual, "\(text)")
+            #expect(small.sections[0].unaligned == !whole.isEqual, "\(text)")
+            #expect(small.sections[0].diff.hunks.isEmpty)
+            if !whole.isEqual { #expect(small.report(expectedName: "e", actualName: "a").contains("too many to line up")) }
         }
+    }
+
+    @Test func streamingAndInMemoryPatternComparisonsAgree() throws {
+        let expected = try FlowExpectation(parsing: "...\ncentral didDisconnectPeripheral peripheral=* error=nil\napp connect peripheral=F0:*\n...")
+        let path = try Fixtures.temporaryFile(Array(Self.reconnect.utf8), name: "actual.flow")
+        let streamed = try FlowComparison.compare(expected: expected, actual: FlowReader(path: path))
+        let inMemory = FlowComparison(expected: expected, actual: try Flow(parsing: Self.reconnect))
+        #expect(!streamed.isEqual)
+        #expect(streamed.report(expectedName: "e", actualName: "a") == inMemory.report(expectedName: "e", actualName: "a"))
+        #expect(streamed.report(expectedName: "e", actualName: "a").contains("- central didDisconnectPeripheral peripheral=* error=nil"))
+    }
+
+    @Test func pastTheLimitTheDifferencesAreCountedNotShown() throws {
+        let expected = try FlowExpectation(parsing: "system launch app=reconnecting\n...\nperipheral didModifyServices peripheral=*\n")
+        let comparison = FlowComparison(expected: expected, actual: try Flow(parsing: Self.reconnect), limit: 1)
+        let diff = comparison.sections[0].diff
+        #expect(diff.missing == 1)
+        #expect(diff.exceededLimit == false)
+        let strict = FlowComparison(expected: try FlowExpectation(parsing: "system launch app=reconnecting"), actual: try Flow(parsing: Self.reconnect), limit: 2)
+        #expect(!strict.isPattern)
+        let many = FlowComparison(
+            expected: try FlowExpectation(parsing: "system launch app=reconnecting\napp connect peripheral=*"),
+            actual: try Flow(parsing: Self.reconnect), limit: 2)
+        #expect(many.sections[0].diff.exceededLimit)
+        #expect(many.sections[0].diff.unexpected == 5)
+        #expect(many.report(expectedName: "e", actualName: "a").contains("(the first 2 shown)"))
     }
 
     @Test func anExactExpectationComparesAsBefore() throws {
