@@ -43,23 +43,31 @@ public struct FlowComparison: Hashable, Sendable {
     public struct Section: Hashable, Sendable {
         /// The peripheral compared, when the flows were compared peripheral by peripheral.
         public var peripheral: String?
+        /// The line-up of the section's expected and actual events.
         public var diff: FlowDiff
+        /// The timing assertions (`@<=`, `@>=`) its matched events break, in order.
         public var timing: [TimingFailure]
         /// True when the section was too large to line up (more than ``FlowComparison/largestAlignment``
         /// cells): the verdict holds, no difference is shown.
         public var unaligned = false
 
+        /// True when the section's events line up and its timing assertions hold.
         public var isEqual: Bool { diff.isEqual && timing.isEmpty }
     }
 
+    /// One section for the whole flow, or one per peripheral (sorted by address) when compared
+    /// peripheral by peripheral.
     public var sections: [Section]
     /// Whether the expectation was a pattern (``FlowExpectation/isPattern``).
     public var isPattern: Bool
+    /// How the comparison was made (``Interleave/peripheral`` when it has a section per peripheral).
     public var interleave: Interleave
 
+    /// True when every section matches and every timing assertion holds.
     public var isEqual: Bool { sections.allSatisfy(\.isEqual) }
     /// Events of the expected and the actual flow.
     public var expectedCount: Int
+    /// Events of the actual flow.
     public var actualCount: Int
 
     /// The most expected × actual events a pattern is aligned over (a table of a byte each); past

@@ -23,6 +23,7 @@ public struct FlowExpectation: Hashable, Sendable {
         public var index: Int
     }
 
+    /// The expected events, in order.
     public var patterns: [Pattern]
     /// Actual events may follow the last expected event.
     public var gapAfter: Bool

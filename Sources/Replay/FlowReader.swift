@@ -25,6 +25,7 @@ public final class FlowReader {
     /// A line of an expected flow (Formats/flow.md, "Expected flows written by people"): an
     /// event, or `...`, which matches any run of events.
     public enum Item {
+        /// An event line.
         case event(Located)
         /// A `...` line, with its line number.
         case gap(line: Int)

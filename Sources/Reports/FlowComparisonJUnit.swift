@@ -7,9 +7,11 @@ import Replay
 /// peripheral when compared peripheral by peripheral. A case that differs has a `failure` whose
 /// message is the first divergence and whose text is the report.
 public struct FlowComparisonJUnit {
+    /// The comparison reported.
     public var comparison: FlowComparison
-    /// The names of the two files, as given.
+    /// The expected file's name, as given (it names the test cases).
     public var expected: String
+    /// The actual file's name, as given.
     public var actual: String
 
     /// The report of `comparison` between the files `expected` and `actual`.
