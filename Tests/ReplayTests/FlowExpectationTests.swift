@@ -183,3 +183,56 @@ import Testing
         #expect(comparison.report(expectedName: "e", actualName: "a") == "flows are equal (7 events)\n")
     }
 }
+
+/// The line-up's verdict against a plain recursive search, on random small patterns.
+@Suite struct FlowPatternVerdictTests {
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// Whether `events` can be lined up with `patterns` from i and j on, by trying everything.
+    func search(_ patterns: [FlowExpectation.Pattern], _ gapAfter: Bool, _ events: [FlowEvent], _ i: Int, _ j: Int) -> Bool {
+        let free = i < patterns.count ? patterns[i].gapBefore : gapAfter
+        if i == patterns.count && j == events.count { return true }
+        if j < events.count, free, search(patterns, gapAfter, events, i, j + 1) { return true }
+        if i < patterns.count, j < events.count, FlowExpectation.matches(patterns[i].event, events[j]) {
+            return search(patterns, gapAfter, events, i + 1, j + 1)
+        }
+        return false
+    }
+
+    @Test func theLineUpPassesExactlyWhenSomeLineUpExists() throws {
+        var random = Generator(state: 13)
+        let names = ["connect", "cancelPeripheralConnection", "stopScan"]
+        let values = ["A", "B"]
+        for _ in 0..<400 {
+            var text = Bool.random(using: &random) ? "# match: in-order\n" : ""
+            for _ in 0..<Int.random(in: 0...5, using: &random) {
+                if Int.random(in: 0..<4, using: &random) == 0 {
+                    text += "...\n"
+                } else {
+                    let value = Int.random(in: 0..<4, using: &random) == 0 ? "*" : values.randomElement(using: &random)!
+                    text += "app \(names.randomElement(using: &random)!) peripheral=\(value)\n"
+                }
+            }
+            let actual = (0..<Int.random(in: 0...7, using: &random)).map { _ in
+                FlowEvent(
+                    time: nil, actor: "app", name: names.randomElement(using: &random)!,
+                    arguments: [.init("peripheral", values.randomElement(using: &random)!)])
+            }
+            let expectation = try FlowExpectation(parsing: text)
+            let comparison = FlowComparison(expected: expectation, actual: Flow(events: actual), interleave: FlowComparison.Interleave.none)
+            let expected = search(expectation.patterns, expectation.gapAfter, actual, 0, 0)
+            #expect(comparison.isEqual == expected, "\(text) against \(actual.map(\.signature))")
+            // A difference is shown whenever there is one.
+            #expect(comparison.isEqual == comparison.sections[0].diff.hunks.isEmpty, "\(text)")
+        }
+    }
+}
