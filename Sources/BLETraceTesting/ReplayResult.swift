@@ -71,7 +71,10 @@ public struct ReplayResult: Sendable, CustomStringConvertible {
     }
 
     /// Compares the flow with the expected one in `path` (relative to the test file's folder),
-    /// as `bletrace diff` does: times and comments aside, event by event. Throws
+    /// as `bletrace diff` does: times and comments aside, event by event, or as a pattern when
+    /// the file has `...` lines, `key=*` values, `@<=S` timings or `# match: in-order`
+    /// (Formats/flow.md); events of different peripherals may interleave when it names several.
+    /// Throws
     /// ``FlowMismatch`` with the diff when they differ. With `BLETRACE_RECORD=1` in the
     /// environment (or `record: true`) it writes the flow to `path` instead (without times), and passes.
     public func expect(
@@ -83,16 +86,16 @@ public struct ReplayResult: Sendable, CustomStringConvertible {
             try golden.write(toFile: file, atomically: true, encoding: .utf8)
             return
         }
-        let expected: Flow
+        let expected: FlowExpectation
         do {
-            expected = try Flow(parsing: String(contentsOfFile: file, encoding: .utf8), source: path)
+            expected = try FlowExpectation(parsing: String(contentsOfFile: file, encoding: .utf8), source: path)
         } catch let error as FlowError {
             throw FlowMismatch(report: "\(error)")
         } catch {
             throw FlowMismatch(report: "\(path): cannot read the expected flow (\(error.localizedDescription)); run with BLETRACE_RECORD=1 to write it")
         }
-        let diff = FlowDiff(expected: expected, actual: flow)
-        guard diff.isEqual else { throw FlowMismatch(report: diff.report(expectedName: path, actualName: "replay")) }
+        let comparison = FlowComparison(expected: expected, actual: flow)
+        guard comparison.isEqual else { throw FlowMismatch(report: comparison.report(expectedName: path, actualName: "replay")) }
     }
 
     /// The flow as a golden file keeps it: the header, the comments, the events without times.

@@ -135,3 +135,23 @@ final class BrokenSensorApp: NSObject, BluetoothApp, Launchable {
         #expect(sweep.losses.allSatisfy { $0.lost == ["subscribed F0:F1:F2:F3:F4:05 2A37"] && $0.after.hasPrefix("app discover") })
     }
 }
+
+@Suite struct GoldenPatternTests {
+    @Test func aGoldenFlowWrittenByHandNeedsOnlyWhatTheTestCaresAbout() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bletrace-pattern-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pattern = folder.appendingPathComponent("reconnect.flow").path
+        try """
+            # bletrace flow 2
+            ...
+            central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=*
+            app connect peripheral=F0:F1:F2:F3:F4:05
+            ...
+            """.write(toFile: pattern, atomically: true, encoding: .utf8)
+        let capture = try ReplayCapture(Fixtures.capture("reconnect-supervision-timeout.btsnoop"))
+        try await capture.replay(SensorApp.self).expect(matching: pattern, record: false)
+        let broken = await capture.replay(BrokenSensorApp.self)
+        #expect(throws: FlowMismatch.self) { try broken.expect(matching: pattern, record: false) }
+    }
+}
