@@ -240,21 +240,33 @@ struct CaptureBatch {
             Output.line("==> \(file) <==")
             Output.bytes(output)
         case .jsonLines:
-            // Each line is an object: `"file"` goes first in it.
-            var start = output.startIndex
-            while start < output.endIndex {
-                let end = output[start...].firstIndex(of: 0x0A) ?? output.endIndex
-                let line = output[start..<end]
-                if let key, line.first == UInt8(ascii: "{") {
-                    Output.bytes(Data("{\"file\":\(key)".utf8))
-                    if line.count > 2 { Output.bytes(Data(",".utf8)) }
-                    Output.bytes(line.dropFirst())
-                } else {
-                    Output.bytes(line)
-                }
-                Output.bytes(Data([0x0A]))
-                start = end < output.endIndex ? end + 1 : end
+            // Each line is an object: `"file"` goes first in it. Lines are copied through one
+            // reused buffer (a capture can have millions).
+            guard let key else {
+                Output.bytes(output)
+                break
             }
+            var lines = LineBuffer()
+            output.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+                var start = 0
+                while start < bytes.count {
+                    let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
+                    let end = rest.firstIndex(of: 0x0A).map { start + $0 } ?? bytes.count
+                    let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+                    if line.first == UInt8(ascii: "{") {
+                        lines.text("{\"file\":")
+                        lines.string(key)
+                        if line.count > 2 { lines.byte(UInt8(ascii: ",")) }
+                        lines.raw(UnsafeRawBufferPointer(rebasing: line[1...]))
+                    } else {
+                        lines.raw(line)
+                    }
+                    lines.byte(0x0A)
+                    if lines.count >= 1 << 16 { Output.write(&lines) }
+                    start = end + 1
+                }
+            }
+            Output.write(&lines)
         case .jsonDocument:
             guard !output.isEmpty else { break }
             if texts > 0 { Output.text(",\n") }
