@@ -250,8 +250,8 @@ struct CaptureBatch {
             output.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
                 var start = 0
                 while start < bytes.count {
-                    let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
-                    let end = rest.firstIndex(of: 0x0A).map { start + $0 } ?? bytes.count
+                    let found = memchr(bytes.baseAddress! + start, 0x0A, bytes.count - start)
+                    let end = found.map { UnsafeRawPointer($0) - bytes.baseAddress! } ?? bytes.count
                     let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
                     if line.first == UInt8(ascii: "{") {
                         lines.text("{\"file\":")
