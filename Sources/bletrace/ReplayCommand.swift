@@ -48,9 +48,25 @@ struct ReplayCommand: AsyncParsableCommand {
         let entry = ReferenceApps.named(app)!
         let engine = ReplayEngine(cassette: cassette, pacing: realtime ? .realtime : .virtual)
         engine.unmatched = unmatched
+        // The events go to a temporary file as they happen (a long capture's flow is not held in
+        // memory); the comments, which come first in the text, are known only at the end.
+        let writer: FlowWriter
+        do { writer = try FlowWriter.spooling() } catch {
+            Output.error("\(error)")
+            throw Exit.badInput
+        }
+        engine.writer = writer
         var flow = await engine.run(entry.make(for: cassette), name: entry.name)
         flow.comments.insert("capture: \((file as NSString).lastPathComponent)  app: \(entry.name)", at: 0)
-        Output.line(String(flow.text.dropLast()))
+        do {
+            try writer.writeFlow(comments: flow.comments) { chunk in
+                Output.text(String(decoding: chunk, as: UTF8.self))
+                Output.flush()
+            }
+        } catch {
+            Output.error("\(error)")
+            throw Exit.badInput
+        }
         if engine.failed {
             Output.flush()
             throw Exit.finding
