@@ -8,13 +8,19 @@ import Wire
 ///
 /// Withdrawing a peripheral's actions (a cancel, a link that ended) is O(1): each action carries
 /// its peripheral's generation when scheduled, and actions of an older generation are dropped when
-/// they come up.
+/// they come up. The generations are kept in an array, one slot per peripheral, so that taking an
+/// action costs no hashing.
+///
+/// A party that schedules many actions up front (the mirror app) can instead reserve their
+/// sequence numbers at once and schedule each when the one before it has run: the order is the
+/// same, the heap holds one of them at a time.
 struct EventQueue {
     struct Scheduled: Comparable {
         var time: Timestamp
         var sequence: Int
-        var peripheral: ObjectIdentifier?
-        var generation: Int
+        /// The peripheral's slot in ``generations``; -1 for none.
+        var slot: Int32
+        var generation: Int32
         var action: () -> Void
 
         static func < (lhs: Self, rhs: Self) -> Bool { (lhs.time, lhs.sequence) < (rhs.time, rhs.sequence) }
@@ -23,12 +29,35 @@ struct EventQueue {
 
     private var heap = Heap<Scheduled>()
     private var sequence = 0
-    private var generations: [ObjectIdentifier: Int] = [:]
+    private var slots: [ObjectIdentifier: Int32] = [:]
+    private var generations: [Int32] = []
 
     mutating func schedule(at time: Timestamp, for peripheral: CBPeripheral?, _ action: @escaping () -> Void) {
         sequence += 1
-        let key = peripheral.map(ObjectIdentifier.init)
-        heap.insert(Scheduled(time: time, sequence: sequence, peripheral: key, generation: key.map { generations[$0, default: 0] } ?? 0, action: action))
+        schedule(at: time, sequence: sequence, for: peripheral, action)
+    }
+
+    /// Sequence numbers for `count` actions, as if they were scheduled now one after the other;
+    /// ``schedule(at:sequence:for:_:)`` schedules each later in its place.
+    mutating func reserve(_ count: Int) -> Range<Int> {
+        defer { sequence += count }
+        return sequence + 1..<sequence + 1 + count
+    }
+
+    /// Schedules `action` with a sequence number from ``reserve(_:)``.
+    mutating func schedule(at time: Timestamp, sequence: Int, for peripheral: CBPeripheral?, _ action: @escaping () -> Void) {
+        var slot: Int32 = -1
+        if let peripheral {
+            let key = ObjectIdentifier(peripheral)
+            if let known = slots[key] {
+                slot = known
+            } else {
+                slot = Int32(generations.count)
+                slots[key] = slot
+                generations.append(0)
+            }
+        }
+        heap.insert(Scheduled(time: time, sequence: sequence, slot: slot, generation: slot < 0 ? 0 : generations[Int(slot)], action: action))
     }
 
     /// The time of the next action still due, if any.
@@ -45,13 +74,14 @@ struct EventQueue {
 
     /// Withdraws every action scheduled so far for `peripheral`.
     mutating func withdraw(_ peripheral: CBPeripheral) {
-        generations[ObjectIdentifier(peripheral), default: 0] += 1
+        guard let slot = slots[ObjectIdentifier(peripheral)] else { return }
+        generations[Int(slot)] &+= 1
     }
 
     mutating func removeAll() { heap = Heap() }
 
     private mutating func dropWithdrawn() {
-        while let next = heap.min, let key = next.peripheral, next.generation != generations[key, default: 0] {
+        while let next = heap.min, next.slot >= 0, next.generation != generations[Int(next.slot)] {
             _ = heap.popMin()
         }
     }

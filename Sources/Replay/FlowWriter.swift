@@ -12,14 +12,18 @@ import Wire
 /// Set it as the engine's ``ReplayEngine/writer`` before ``ReplayEngine/run(_:name:)``: the
 /// flow that run returns then holds the comments only.
 public final class FlowWriter {
-    private var buffer: [UInt8] = []
+    /// The lines not yet sent on: `count` bytes of `storage`, which grows for a line longer than
+    /// it (a buffer written through a pointer: a line costs no capacity checks of an array).
+    private var storage: UnsafeMutablePointer<UInt8>
+    private var allocated: Int
+    private var count = 0
     /// Where full buffers go: the caller's sink, or the spool file.
     private let sink: ((UnsafeRawBufferPointer) -> Void)?
     private var spool: UnsafeMutablePointer<FILE>?
     /// A write to the spool failed (a full disk): its errno.
     private var spoolError: Int32?
     /// Each address's text, made once.
-    private var addresses: [BluetoothAddress: [UInt8]] = [:]
+    private var addresses: [BluetoothAddress: String] = [:]
     /// Event lines written so far.
     public private(set) var lineCount = 0
 
@@ -28,13 +32,15 @@ public final class FlowWriter {
     /// Sends the event lines, in chunks of whole lines, to `sink`.
     public init(lines sink: @escaping (UnsafeRawBufferPointer) -> Void) {
         self.sink = sink
-        buffer.reserveCapacity(Self.capacity + 1024)
+        allocated = Self.capacity + 4096
+        storage = .allocate(capacity: allocated)
     }
 
     private init(spool: UnsafeMutablePointer<FILE>) {
         self.sink = nil
         self.spool = spool
-        buffer.reserveCapacity(Self.capacity + 1024)
+        allocated = Self.capacity + 4096
+        storage = .allocate(capacity: allocated)
     }
 
     /// Keeps the event lines in an anonymous temporary file (gone when the writer is, or the
@@ -46,6 +52,7 @@ public final class FlowWriter {
 
     deinit {
         if let spool { fclose(spool) }
+        storage.deallocate()
     }
 
     /// The temporary file could not be made or written.
@@ -56,15 +63,14 @@ public final class FlowWriter {
 
     /// Sends what is buffered on.
     public func flush() {
-        guard !buffer.isEmpty else { return }
-        buffer.withUnsafeBytes { chunk in
-            if let sink {
-                sink(chunk)
-            } else if let spool, spoolError == nil, fwrite(chunk.baseAddress!, 1, chunk.count, spool) != chunk.count {
-                spoolError = errno
-            }
+        guard count > 0 else { return }
+        let chunk = UnsafeRawBufferPointer(start: storage, count: count)
+        if let sink {
+            sink(chunk)
+        } else if let spool, spoolError == nil, fwrite(chunk.baseAddress!, 1, chunk.count, spool) != chunk.count {
+            spoolError = errno
         }
-        buffer.removeAll(keepingCapacity: true)
+        count = 0
     }
 
     /// A spooling writer's whole flow: the header, `comments`, then every event line, to `output`
@@ -110,81 +116,115 @@ public final class FlowWriter {
     /// The time, the actor and the name of a line.
     func begin(time: Double, actor: String, name: String) {
         writeTime(time)
-        buffer.append(0x20)
-        buffer.append(contentsOf: actor.utf8)
-        buffer.append(0x20)
-        buffer.append(contentsOf: name.utf8)
+        put(0x20)
+        put(actor)
+        put(0x20)
+        put(name)
     }
 
     /// ` key=value`.
     func argument(_ key: String, _ value: String) {
-        buffer.append(0x20)
-        buffer.append(contentsOf: key.utf8)
-        buffer.append(0x3D)
-        buffer.append(contentsOf: value.utf8)
+        put(0x20)
+        put(key)
+        put(0x3D)
+        put(value)
     }
 
     /// ` key=` and the address as ``BluetoothAddress/description`` gives it.
     func argument(_ key: String, address: BluetoothAddress) {
-        buffer.append(0x20)
-        buffer.append(contentsOf: key.utf8)
-        buffer.append(0x3D)
-        if let text = addresses[address] {
-            buffer.append(contentsOf: text)
-        } else {
-            let text = Array("\(address)".utf8)
-            addresses[address] = text
-            buffer.append(contentsOf: text)
-        }
+        put(0x20)
+        put(key)
+        put(0x3D)
+        if let text = addresses[address] { return put(text) }
+        let text = "\(address)"
+        addresses[address] = text
+        put(text)
     }
 
     /// ` key=` and the bytes in lowercase hex (`empty` for none), as `hex(_:)` gives them.
     func argument(_ key: String, hex bytes: [UInt8]) {
-        buffer.append(0x20)
-        buffer.append(contentsOf: key.utf8)
-        buffer.append(0x3D)
-        guard !bytes.isEmpty else { return buffer.append(contentsOf: "empty".utf8) }
-        for byte in bytes {
-            buffer.append(Self.hexDigits[Int(byte >> 4)])
-            buffer.append(Self.hexDigits[Int(byte & 0x0F)])
+        put(0x20)
+        put(key)
+        put(0x3D)
+        guard !bytes.isEmpty else { return put("empty") }
+        reserve(2 * bytes.count)
+        bytes.withUnsafeBufferPointer { source in
+            var out = storage + count
+            for byte in source {
+                out[0] = Self.hexDigit(byte >> 4)
+                out[1] = Self.hexDigit(byte & 0x0F)
+                out += 2
+            }
         }
+        count += 2 * bytes.count
     }
 
     /// Ends the line.
     func end() {
-        buffer.append(0x0A)
+        put(0x0A)
         lineCount += 1
-        if buffer.count >= Self.capacity { flush() }
+        if count >= Self.capacity { flush() }
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    @inline(__always)
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x57 + nibble }
+
+    /// Room for `extra` more bytes.
+    @inline(__always)
+    private func reserve(_ extra: Int) {
+        guard count + extra > allocated else { return }
+        let grown = max(2 * allocated, count + extra)
+        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        larger.update(from: storage, count: count)
+        storage.deallocate()
+        (storage, allocated) = (larger, grown)
+    }
+
+    @inline(__always)
+    private func put(_ byte: UInt8) {
+        reserve(1)
+        storage[count] = byte
+        count += 1
+    }
+
+    private func put(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            guard !bytes.isEmpty else { return }
+            reserve(bytes.count)
+            (storage + count).update(from: bytes.baseAddress!, count: bytes.count)
+            count += bytes.count
+        }
+    }
 
     /// `+` (for a time that is not negative) and ``formatSeconds(_:)``'s six decimals, without
     /// making a String.
     private func writeTime(_ time: Double) {
         let negative = time.sign == .minus && time != 0
         let magnitude = time.magnitude
-        guard magnitude < 9e12 else {
-            return buffer.append(contentsOf: ((negative ? "" : "+") + formatSeconds(time)).utf8)
-        }
-        buffer.append(negative ? 0x2D : 0x2B)
+        guard magnitude < 9e12 else { return put((negative ? "" : "+") + formatSeconds(time)) }
         let micros = UInt64((magnitude * 1_000_000).rounded())
-        appendDecimal(micros / 1_000_000)
-        buffer.append(0x2E)
-        var fraction = micros % 1_000_000
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { raw in
-            for index in stride(from: 5, through: 0, by: -1) {
-                raw[index] = 0x30 + UInt8(fraction % 10)
-                fraction /= 10
-            }
-            buffer.append(contentsOf: raw)
+        // At most 13 digits before the point, 6 after.
+        reserve(24)
+        put(negative ? 0x2D : 0x2B)
+        var whole = micros / 1_000_000
+        var digits = 1
+        while whole >= 10 {
+            whole /= 10
+            digits += 1
         }
-    }
-
-    private func appendDecimal(_ value: UInt64) {
-        guard value >= 10 else { return buffer.append(0x30 + UInt8(value)) }
-        appendDecimal(value / 10)
-        buffer.append(0x30 + UInt8(value % 10))
+        whole = micros / 1_000_000
+        for index in stride(from: digits - 1, through: 0, by: -1) {
+            storage[count + index] = 0x30 + UInt8(whole % 10)
+            whole /= 10
+        }
+        count += digits
+        storage[count] = 0x2E
+        var fraction = micros % 1_000_000
+        for index in stride(from: 6, through: 1, by: -1) {
+            storage[count + index] = 0x30 + UInt8(fraction % 10)
+            fraction /= 10
+        }
+        count += 7
     }
 }

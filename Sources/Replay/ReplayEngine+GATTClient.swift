@@ -43,7 +43,7 @@ extension ReplayEngine {
                 peripheral.deliver(.servicesChanged(handles: range))
             }
         }
-        scheduleNotification(link.notifications.firstIndex { $0.time >= now && $0.sender != .host }, of: link, peripheral)
+        scheduleNotification(link.notifications.firstIndex { $0.time >= now && $0.sender != .host }, of: link.notifications, peripheral)
     }
 
     /// The link of `peripheral` ended: what it still had to play is dropped.
@@ -65,9 +65,9 @@ extension ReplayEngine {
     }
 
     /// Plays the link's notifications one after the other (one scheduled at a time).
-    private func scheduleNotification(_ index: Int?, of link: Cassette.Link, _ peripheral: CBPeripheral) {
-        guard let index, index < link.notifications.count, let address = peripheral.address else { return }
-        let event = link.notifications[index]
+    private func scheduleNotification(_ index: Int?, of notifications: [Cassette.ValueEvent], _ peripheral: CBPeripheral) {
+        guard let index, index < notifications.count, let address = peripheral.address else { return }
+        let event = notifications[index]
         schedule(at: max(now, event.time), for: peripheral) { [unowned self] in
             if links[address]?.subscribed.contains(event.handle) == true,
                 peripheral.deliver(.valueUpdated(valueHandle: event.handle, Data(event.value)))
@@ -89,8 +89,8 @@ extension ReplayEngine {
             } else {
                 links[address]?.undelivered += 1
             }
-            let next = link.notifications[(index + 1)...].firstIndex { $0.sender != .host }
-            scheduleNotification(next, of: link, peripheral)
+            let next = notifications[(index + 1)...].firstIndex { $0.sender != .host }
+            scheduleNotification(next, of: notifications, peripheral)
         }
     }
 

@@ -156,7 +156,15 @@ public final class ReplayEngine: BluetoothSystem {
             if clock.isInUse { await clock.advance(to: ReplayClock.Instant(offset: .microseconds(nextEvent.microseconds - cassette.start.microseconds))) }
             guard let next = queue.popNext() else { return }
             eventTime = nextEvent
-            BluetoothSystemContext.with(self) { next.action() }
+            BluetoothSystemContext.with(self) {
+                next.action()
+                // Without the clock nothing waits between events: the next ones run in the same
+                // context (binding it costs more than most events).
+                while !clock.isInUse, let time = queue.nextTime(), time <= horizon, let due = queue.popNext() {
+                    eventTime = time
+                    due.action()
+                }
+            }
         }
     }
 
