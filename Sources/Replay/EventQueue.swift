@@ -31,6 +31,8 @@ struct EventQueue {
     private var sequence = 0
     private var slots: [ObjectIdentifier: Int32] = [:]
     private var generations: [Int32] = []
+    /// The last peripheral scheduled for and its slot: most actions follow one of the same one.
+    private var last: (key: ObjectIdentifier, slot: Int32)?
 
     mutating func schedule(at time: Timestamp, for peripheral: CBPeripheral?, _ action: @escaping () -> Void) {
         sequence += 1
@@ -49,13 +51,16 @@ struct EventQueue {
         var slot: Int32 = -1
         if let peripheral {
             let key = ObjectIdentifier(peripheral)
-            if let known = slots[key] {
+            if let last, last.key == key {
+                slot = last.slot
+            } else if let known = slots[key] {
                 slot = known
             } else {
                 slot = Int32(generations.count)
                 slots[key] = slot
                 generations.append(0)
             }
+            last = (key, slot)
         }
         heap.insert(Scheduled(time: time, sequence: sequence, slot: slot, generation: slot < 0 ? 0 : generations[Int(slot)], action: action))
     }

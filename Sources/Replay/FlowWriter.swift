@@ -96,7 +96,13 @@ public final class FlowWriter {
             let filled = kept + count
             let atEnd = filled < chunk.count
             if atEnd, ferror(spool) != 0 { throw SpoolError(code: errno) }
-            let cut = atEnd ? filled : (chunk[..<filled].lastIndex(of: 0x0A).map { $0 + 1 } ?? filled)
+            let cut = atEnd ? filled : (chunk[..<filled].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0)
+            if cut == 0, !atEnd {
+                // A line longer than the chunk: room for the whole of it.
+                chunk += [UInt8](repeating: 0, count: chunk.count)
+                kept = filled
+                continue
+            }
             if cut > 0 { chunk.withUnsafeBytes { output(UnsafeRawBufferPointer(rebasing: $0[..<cut])) } }
             if atEnd { break }
             kept = filled - cut

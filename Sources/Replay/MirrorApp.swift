@@ -54,6 +54,10 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         var operation: Int32 = -1
     }
 
+    /// Schedules every step at launch through the launch's timers, as on a system other than the
+    /// replay engine (tests compare the two).
+    var schedulesAllAtLaunch = false
+
     /// Peripherals the app retrieved, one per peer of the capture, in order.
     private var peripherals: [CBPeripheral] = []
 
@@ -91,7 +95,7 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
     /// queue's order each would have had if all were scheduled now: the same flow as scheduling
     /// them all at launch, without a queue of the whole capture.
     private func play(_ script: [Step], _ central: CBCentralManager) {
-        guard let engine = BluetoothSystemContext.current as? ReplayEngine else {
+        guard !schedulesAllAtLaunch, let engine = BluetoothSystemContext.current as? ReplayEngine else {
             // Another system: every step through the launch's timers.
             for step in script { at(step.time) { [unowned self] in perform(step, central) } }
             return
@@ -136,8 +140,9 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
             waiting[peripheral.identifier, default: []].append(operation)
             return
         }
-        let characteristics = (peripheral.services ?? []).flatMap { $0.characteristics ?? [] }
-        if let characteristic = characteristics.first(where: { $0.valueHandle == handle }) {
+        let services = peripheral.services ?? []
+        for service in services {
+            guard let characteristic = service.characteristics?.first(where: { $0.valueHandle == handle }) else { continue }
             switch operation.kind {
             case .read: peripheral.readValue(for: characteristic)
             case .writeWithoutResponse, .signedWrite: peripheral.writeValue(Data(operation.value), for: characteristic, type: .withoutResponse)
@@ -145,15 +150,17 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
             }
             return
         }
-        for characteristic in characteristics {
-            guard let descriptor = characteristic.descriptors?.first(where: { $0.handle == handle }) else { continue }
-            switch operation.kind {
-            case .read: peripheral.readValue(for: descriptor)
-            case _ where descriptor.uuid.uuidString == "2902":
-                peripheral.setNotifyValue((operation.value.first ?? 0) & 0x03 != 0, for: characteristic)
-            default: peripheral.writeValue(Data(operation.value), for: descriptor)
+        for service in services {
+            for characteristic in service.characteristics ?? [] {
+                guard let descriptor = characteristic.descriptors?.first(where: { $0.handle == handle }) else { continue }
+                switch operation.kind {
+                case .read: peripheral.readValue(for: descriptor)
+                case _ where descriptor.uuid.uuidString == "2902":
+                    peripheral.setNotifyValue((operation.value.first ?? 0) & 0x03 != 0, for: characteristic)
+                default: peripheral.writeValue(Data(operation.value), for: descriptor)
+                }
+                return
             }
-            return
         }
     }
 

@@ -6,17 +6,24 @@ import Lifecycle
 import Wire
 
 /// What the app did on the connection it is playing: the capture's link, and how far the app's
-/// requests have used its answers.
-struct LinkPlayback {
+/// requests have used its answers. A class: the replay reads it for every notification, and a
+/// reference is cheaper to look up than a copy of the whole.
+final class LinkPlayback {
     var episode: Connection
     var central: CBCentralManager
     var link: Cassette.Link?
     /// Requests of the app so far, by kind and handle: the n-th gets the capture's n-th answer.
-    var occurrences: [String: Int] = [:]
+    var occurrences: [Int: Int] = [:]
     /// Value handles of the characteristics the app subscribed to.
     var subscribed: Set<UInt16> = []
     /// Notifications and indications of the capture the app was not subscribed to.
     var undelivered = 0
+
+    init(episode: Connection, central: CBCentralManager, link: Cassette.Link?) {
+        self.episode = episode
+        self.central = central
+        self.link = link
+    }
 }
 
 // The GATT client: each request of the app is answered as the capture's peer answered the same
@@ -65,9 +72,12 @@ extension ReplayEngine {
     }
 
     /// Plays the link's notifications one after the other (one scheduled at a time).
-    private func scheduleNotification(_ index: Int?, of notifications: [Cassette.ValueEvent], _ peripheral: CBPeripheral) {
+    private func scheduleNotification(
+        _ index: Int?, of notifications: [Cassette.ValueEvent], _ peripheral: CBPeripheral, _ known: PeerIndex? = nil
+    ) {
         guard let index, index < notifications.count, let address = peripheral.address else { return }
         let event = notifications[index]
+        let peer = known ?? peerIndex(address)
         schedule(at: max(now, event.time), for: peripheral) { [unowned self] in
             if links[address]?.subscribed.contains(event.handle) == true,
                 peripheral.deliver(.valueUpdated(valueHandle: event.handle, Data(event.value)))
@@ -75,8 +85,8 @@ extension ReplayEngine {
                 if let writer {
                     // The hot path of a long replay: the line written as it is, with no event made.
                     writer.begin(time: now.seconds(since: cassette.start), actor: "peripheral", name: "didUpdateValueFor")
-                    writer.argument("peripheral", address: address)
-                    writer.argument("characteristic", characteristicName(event.handle, address))
+                    writer.argument("peripheral", peer.addressText)
+                    writer.argument("characteristic", peer.names[event.handle] ?? "0x\(hex4(event.handle))")
                     writer.argument("value", hex: event.value)
                     writer.argument("error", "nil")
                     writer.end()
@@ -90,7 +100,7 @@ extension ReplayEngine {
                 links[address]?.undelivered += 1
             }
             let next = notifications[(index + 1)...].firstIndex { $0.sender != .host }
-            scheduleNotification(next, of: notifications, peripheral)
+            scheduleNotification(next, of: notifications, peripheral, peer)
         }
     }
 
@@ -98,7 +108,7 @@ extension ReplayEngine {
 
     public func perform(_ request: GATTRequest, on peripheral: CBPeripheral) {
         guard let address = peripheral.address else { return }
-        record("app", request.methodName, [.init("peripheral", "\(address)")] + arguments(of: request, address))
+        record("app", request.methodName, [.init("peripheral", peerIndex(address).addressText)] + arguments(of: request, address))
         switch request {
         case .discoverServices(let uuids):
             let found = cassette.services(of: address, matching: uuids?.map(\.bluetoothUUID))
@@ -158,7 +168,7 @@ extension ReplayEngine {
     public func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral) -> Bool {
         guard let address = peripheral.address else { return true }
         record("app", "writeValue", [
-            .init("peripheral", "\(address)"), .init("characteristic", characteristicName(characteristic.valueHandle, address)),
+            .init("peripheral", peerIndex(address).addressText), .init("characteristic", characteristicName(characteristic.valueHandle, address)),
             .init("value", hex([UInt8](value))), .init("type", "withoutResponse"),
         ])
         return true
@@ -192,7 +202,7 @@ extension ReplayEngine {
         _ response: @escaping (Cassette.Operation, (any Error)?) -> GATTResponse
     ) {
         guard let address = peripheral.address else { return }
-        let key = "\(kind.rawValue)@\(handle)"
+        let key = PeerIndex.key(kind, handle)
         let occurrence = links[address]?.occurrences[key, default: 0] ?? 0
         links[address]?.occurrences[key] = occurrence + 1
         guard let operation = capturedAnswer(kind, handle: handle, on: address, occurrence: occurrence)
@@ -222,7 +232,7 @@ extension ReplayEngine {
     /// When the capture shows no retry, the app gets the error, as when pairing fails or the user
     /// declines it; the flow says which.
     private func afterPairing(
-        _ operation: Cassette.Operation, kind: Cassette.Operation.Kind, handle: UInt16, address: BluetoothAddress, key: String
+        _ operation: Cassette.Operation, kind: Cassette.Operation.Kind, handle: UInt16, address: BluetoothAddress, key: Int
     ) -> Cassette.Operation? {
         guard let code = operation.error?.rawValue, [0x05, 0x0C, 0x0F].contains(code) else { return nil }
         let links = cassette.links(of: address)
@@ -278,7 +288,7 @@ extension ReplayEngine {
 
     /// The flow event of the delegate callback `response` gives for `request`.
     private func recordCallback(_ response: GATTResponse, for request: GATTRequest, on peripheral: CBPeripheral) {
-        let address = peripheral.address.map { "\($0)" } ?? "?"
+        let address = peripheral.address.map { peerIndex($0).addressText } ?? "?"
         var arguments: [FlowEvent.Argument] = [.init("peripheral", address)]
         let name: String
         switch (request, response) {
@@ -412,7 +422,7 @@ extension ReplayEngine {
     /// request's lookup is then a dictionary access, however long the capture.
     func peerIndex(_ address: BluetoothAddress) -> PeerIndex {
         if let known = peerIndexes[address] { return known }
-        var index = PeerIndex()
+        let index = PeerIndex(addressText: "\(address)")
         for link in cassette.links(of: address) {
             for operation in link.operations where operation.sender != .peer {
                 index.answers[PeerIndex.key(operation.kind, operation.handle ?? 0), default: []].append(operation)
@@ -432,11 +442,15 @@ extension ReplayEngine {
 }
 
 /// A peer's answers by kind and handle, characteristic names by value handle, and the latency of
-/// its first discovery.
-struct PeerIndex {
+/// its first discovery. A class, looked up for every flow event that names a characteristic.
+final class PeerIndex {
     var answers: [Int: [Cassette.Operation]] = [:]
     var names: [UInt16: String] = [:]
     var discoveryLatency: Double?
+    /// The address as flows write it, made once.
+    let addressText: String
+
+    init(addressText: String) { self.addressText = addressText }
 
     static func key(_ kind: Cassette.Operation.Kind, _ handle: UInt16) -> Int {
         kindNumbers[kind, default: 0] << 16 | Int(handle)
