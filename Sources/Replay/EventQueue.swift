@@ -74,7 +74,19 @@ struct EventQueue {
     /// Takes the next action still due.
     mutating func popNext() -> Scheduled? {
         dropWithdrawn()
-        return heap.popMin()
+        let next = heap.popMin()
+        running = next?.action
+        return next
+    }
+
+    /// The action taken last (running, while it runs).
+    private var running: (() -> Void)?
+
+    /// Schedules the running action again, at `time`: for an action that plays a sequence one
+    /// step at a time (a link's notifications), without making a new closure for each step.
+    mutating func scheduleRunningAgain(at time: Timestamp, for peripheral: CBPeripheral?) {
+        guard let running else { return }
+        schedule(at: time, for: peripheral, running)
     }
 
     /// Withdraws every action scheduled so far for `peripheral`.
@@ -83,7 +95,10 @@ struct EventQueue {
         generations[Int(slot)] &+= 1
     }
 
-    mutating func removeAll() { heap = Heap() }
+    mutating func removeAll() {
+        heap = Heap()
+        running = nil
+    }
 
     private mutating func dropWithdrawn() {
         while let next = heap.min, next.slot >= 0, next.generation != generations[Int(next.slot)] {

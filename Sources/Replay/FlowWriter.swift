@@ -12,18 +12,13 @@ import Wire
 /// Set it as the engine's ``ReplayEngine/writer`` before ``ReplayEngine/run(_:name:)``: the
 /// flow that run returns then holds the comments only.
 public final class FlowWriter {
-    /// The lines not yet sent on: `count` bytes of `storage`, which grows for a line longer than
-    /// it (a buffer written through a pointer: a line costs no capacity checks of an array).
-    private var storage: UnsafeMutablePointer<UInt8>
-    private var allocated: Int
-    private var count = 0
+    /// The lines not yet sent on.
+    private var buffer: LineBuffer
     /// Where full buffers go: the caller's sink, or the spool file.
     private let sink: ((UnsafeRawBufferPointer) -> Void)?
     private var spool: UnsafeMutablePointer<FILE>?
     /// A write to the spool failed (a full disk): its errno.
     private var spoolError: Int32?
-    /// Each address's text, made once.
-    private var addresses: [BluetoothAddress: String] = [:]
     /// Event lines written so far.
     public private(set) var lineCount = 0
 
@@ -32,15 +27,13 @@ public final class FlowWriter {
     /// Sends the event lines, in chunks of whole lines, to `sink`.
     public init(lines sink: @escaping (UnsafeRawBufferPointer) -> Void) {
         self.sink = sink
-        allocated = Self.capacity + 4096
-        storage = .allocate(capacity: allocated)
+        buffer = LineBuffer(capacity: Self.capacity + 4096)
     }
 
     private init(spool: UnsafeMutablePointer<FILE>) {
         self.sink = nil
         self.spool = spool
-        allocated = Self.capacity + 4096
-        storage = .allocate(capacity: allocated)
+        buffer = LineBuffer(capacity: Self.capacity + 4096)
     }
 
     /// Keeps the event lines in an anonymous temporary file (gone when the writer is, or the
@@ -52,7 +45,7 @@ public final class FlowWriter {
 
     deinit {
         if let spool { fclose(spool) }
-        storage.deallocate()
+        buffer.storage.deallocate()
     }
 
     /// The temporary file could not be made or written.
@@ -63,14 +56,14 @@ public final class FlowWriter {
 
     /// Sends what is buffered on.
     public func flush() {
-        guard count > 0 else { return }
-        let chunk = UnsafeRawBufferPointer(start: storage, count: count)
+        guard buffer.count > 0 else { return }
+        let chunk = UnsafeRawBufferPointer(start: buffer.storage, count: buffer.count)
         if let sink {
             sink(chunk)
         } else if let spool, spoolError == nil, fwrite(chunk.baseAddress!, 1, chunk.count, spool) != chunk.count {
             spoolError = errno
         }
-        count = 0
+        buffer.count = 0
     }
 
     /// A spooling writer's whole flow: the header, `comments`, then every event line, to `output`
@@ -114,13 +107,52 @@ public final class FlowWriter {
 
     /// One event, as ``FlowEvent/line``.
     func append(time: Double, actor: String, name: String, arguments: [FlowEvent.Argument]) {
-        begin(time: time, actor: actor, name: name)
-        for argument in arguments { self.argument(argument.key, argument.value) }
+        buffer.begin(time: time, actor: actor, name: name)
+        for argument in arguments { buffer.argument(argument.key, argument.value) }
+        end()
+    }
+
+    /// `peripheral didUpdateValueFor peripheral=… characteristic=… value=… error=nil`, the
+    /// line of a notification: the hot path of a long replay, in one go.
+    func valueUpdate(time: Double, peripheral: String, characteristic: String, value: [UInt8]) {
+        buffer.begin(time: time, actor: "peripheral", name: "didUpdateValueFor")
+        buffer.argument("peripheral", peripheral)
+        buffer.argument("characteristic", characteristic)
+        buffer.argument("value", hex: value)
+        buffer.argument("error", "nil")
         end()
     }
 
     /// The time, the actor and the name of a line.
-    func begin(time: Double, actor: String, name: String) {
+    func begin(time: Double, actor: String, name: String) { buffer.begin(time: time, actor: actor, name: name) }
+
+    /// ` key=value`.
+    func argument(_ key: String, _ value: String) { buffer.argument(key, value) }
+
+    /// ` key=` and the bytes in lowercase hex (`empty` for none), as `hex(_:)` gives them.
+    func argument(_ key: String, hex bytes: [UInt8]) { buffer.argument(key, hex: bytes) }
+
+    /// Ends the line.
+    func end() {
+        buffer.put(0x0A)
+        lineCount += 1
+        if buffer.count >= Self.capacity { flush() }
+    }
+}
+
+/// Bytes written through a pointer (a line costs no capacity checks of an array): `count` bytes
+/// of `storage`, which grows for a line longer than it.
+private struct LineBuffer {
+    var storage: UnsafeMutablePointer<UInt8>
+    var allocated: Int
+    var count = 0
+
+    init(capacity: Int) {
+        allocated = capacity
+        storage = .allocate(capacity: capacity)
+    }
+
+    mutating func begin(time: Double, actor: String, name: String) {
         writeTime(time)
         put(0x20)
         put(actor)
@@ -128,27 +160,14 @@ public final class FlowWriter {
         put(name)
     }
 
-    /// ` key=value`.
-    func argument(_ key: String, _ value: String) {
+    mutating func argument(_ key: String, _ value: String) {
         put(0x20)
         put(key)
         put(0x3D)
         put(value)
     }
 
-    /// ` key=` and the address as ``BluetoothAddress/description`` gives it.
-    func argument(_ key: String, address: BluetoothAddress) {
-        put(0x20)
-        put(key)
-        put(0x3D)
-        if let text = addresses[address] { return put(text) }
-        let text = "\(address)"
-        addresses[address] = text
-        put(text)
-    }
-
-    /// ` key=` and the bytes in lowercase hex (`empty` for none), as `hex(_:)` gives them.
-    func argument(_ key: String, hex bytes: [UInt8]) {
+    mutating func argument(_ key: String, hex bytes: [UInt8]) {
         put(0x20)
         put(key)
         put(0x3D)
@@ -165,19 +184,12 @@ public final class FlowWriter {
         count += 2 * bytes.count
     }
 
-    /// Ends the line.
-    func end() {
-        put(0x0A)
-        lineCount += 1
-        if count >= Self.capacity { flush() }
-    }
-
     @inline(__always)
     private static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x57 + nibble }
 
     /// Room for `extra` more bytes.
     @inline(__always)
-    private func reserve(_ extra: Int) {
+    private mutating func reserve(_ extra: Int) {
         guard count + extra > allocated else { return }
         let grown = max(2 * allocated, count + extra)
         let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
@@ -187,13 +199,13 @@ public final class FlowWriter {
     }
 
     @inline(__always)
-    private func put(_ byte: UInt8) {
+    mutating func put(_ byte: UInt8) {
         reserve(1)
         storage[count] = byte
         count += 1
     }
 
-    private func put(_ text: String) {
+    mutating func put(_ text: String) {
         var text = text
         text.withUTF8 { bytes in
             guard !bytes.isEmpty else { return }
@@ -205,7 +217,7 @@ public final class FlowWriter {
 
     /// `+` (for a time that is not negative) and ``formatSeconds(_:)``'s six decimals, without
     /// making a String.
-    private func writeTime(_ time: Double) {
+    private mutating func writeTime(_ time: Double) {
         let negative = time.sign == .minus && time != 0
         let magnitude = time.magnitude
         guard magnitude < 9e12 else { return put((negative ? "" : "+") + formatSeconds(time)) }

@@ -71,36 +71,37 @@ extension ReplayEngine {
         flow.comments.append("\(address): \(playback.undelivered) notifications or indications of the capture went to characteristics the app had not subscribed to; not delivered")
     }
 
-    /// Plays the link's notifications one after the other (one scheduled at a time).
-    private func scheduleNotification(
-        _ index: Int?, of notifications: [Cassette.ValueEvent], _ peripheral: CBPeripheral, _ known: PeerIndex? = nil
-    ) {
-        guard let index, index < notifications.count, let address = peripheral.address else { return }
-        let event = notifications[index]
-        let peer = known ?? peerIndex(address)
-        schedule(at: max(now, event.time), for: peripheral) { [unowned self] in
-            if links[address]?.subscribed.contains(event.handle) == true,
-                peripheral.deliver(.valueUpdated(valueHandle: event.handle, Data(event.value)))
+    /// Plays the link's notifications one after the other (one scheduled at a time, by one
+    /// closure that the queue runs again for each: a long capture's hot path).
+    private func scheduleNotification(_ first: Int?, of notifications: [Cassette.ValueEvent], _ peripheral: CBPeripheral) {
+        guard let first, first < notifications.count, let address = peripheral.address else { return }
+        let peer = peerIndex(address)
+        let cursor = NotificationCursor(index: first)
+        schedule(at: max(now, notifications[first].time), for: peripheral) { [unowned self] in
+            let index = cursor.index
+            let handle = notifications[index].handle
+            if links[address]?.subscribed.contains(handle) == true,
+                peripheral.deliver(.valueUpdated(valueHandle: handle, Data(notifications[index].value)))
             {
                 if let writer {
-                    // The hot path of a long replay: the line written as it is, with no event made.
-                    writer.begin(time: now.seconds(since: cassette.start), actor: "peripheral", name: "didUpdateValueFor")
-                    writer.argument("peripheral", peer.addressText)
-                    writer.argument("characteristic", peer.names[event.handle] ?? "0x\(hex4(event.handle))")
-                    writer.argument("value", hex: event.value)
-                    writer.argument("error", "nil")
-                    writer.end()
+                    // The line written as it is, with no event made.
+                    writer.valueUpdate(
+                        time: now.seconds(since: cassette.start), peripheral: peer.addressText,
+                        characteristic: peer.names[handle] ?? "0x\(hex4(handle))", value: notifications[index].value)
                 } else {
                     record("peripheral", "didUpdateValueFor", [
-                        .init("peripheral", "\(address)"), .init("characteristic", characteristicName(event.handle, address)),
-                        .init("value", hex(event.value)), .init("error", "nil"),
+                        .init("peripheral", peer.addressText), .init("characteristic", characteristicName(handle, address)),
+                        .init("value", hex(notifications[index].value)), .init("error", "nil"),
                     ])
                 }
             } else {
                 links[address]?.undelivered += 1
             }
-            let next = notifications[(index + 1)...].firstIndex { $0.sender != .host }
-            scheduleNotification(next, of: notifications, peripheral, peer)
+            var next = index + 1
+            while next < notifications.count, notifications[next].sender == .host { next += 1 }
+            guard next < notifications.count else { return }
+            cursor.index = next
+            queue.scheduleRunningAgain(at: max(now, notifications[next].time), for: peripheral)
         }
     }
 
@@ -439,6 +440,12 @@ extension ReplayEngine {
         peerIndexes[address] = index
         return index
     }
+}
+
+/// Where a link's notifications have got to.
+final class NotificationCursor {
+    var index: Int
+    init(index: Int) { self.index = index }
 }
 
 /// A peer's answers by kind and handle, characteristic names by value handle, and the latency of
