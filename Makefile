@@ -9,7 +9,7 @@ DEMO_CAPTURE := Captures/reconnect-supervision-timeout.btsnoop
 DEMO_FLOW := Captures/reconnect-supervision-timeout.reconnecting.flow
 OUT := .build/demo
 
-.PHONY: deps build test crosscheck demo captures clean install uninstall fuzz fuzz-build
+.PHONY: test-examples docs deps build test crosscheck demo captures clean install uninstall fuzz fuzz-build
 
 ## deps: install the Debian packages that are missing (quick when all are present).
 deps:
@@ -27,9 +27,24 @@ deps:
 build: deps
 	$(SWIFT) build --product bletrace
 
-## test: every test suite (Swift Testing), including the cross-check against tshark.
+## test: every test suite (Swift Testing), including the cross-check against tshark, then the
+## example package (Examples/HeartRateMonitor: an app's Bluetooth layer tested against captures,
+## depending on bletrace by path as a user's package does).
 test: deps
 	$(SWIFT) test
+	$(MAKE) test-examples
+
+## docs: DocC documentation of the library a user's tests import (BLETraceTesting) and of the
+## CoreBluetooth stand-in, from their documentation comments, into .build/docs.
+docs: deps
+	mkdir -p .build/docs
+	for target in BLETraceTesting BLETraceCoreBluetooth Replay; do \
+	  $(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target $$target \
+	    --output-path .build/docs/$$target --transform-for-static-hosting || exit 1; done
+
+## test-examples: build and test Examples/HeartRateMonitor (its own build folder, .build-examples).
+test-examples:
+	cd Examples/HeartRateMonitor && $(SWIFT) test --scratch-path ../../.build-examples
 
 ## crosscheck: bletrace against tshark (every capture) and btmon (every btsnoop, as far as
 ## btmon 5.66 gets), record by record, on Captures/ and Captures/public/ (also part of

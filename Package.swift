@@ -8,6 +8,13 @@ let package = Package(
     products: [
         .executable(name: "bletrace", targets: ["bletrace"]),
         .library(name: "BLETrace", targets: ["BLETrace"]),
+        // CoreBluetooth's API alone, for an app's Bluetooth layer built on Linux.
+        .library(name: "BLETraceCoreBluetooth", targets: ["BLETraceCoreBluetooth"]),
+        .library(name: "Reports", targets: ["Reports"]),
+        // For a user's tests: replay a capture into the app, compare with golden flows.
+        .library(name: "BLETraceTesting", targets: ["BLETraceTesting"]),
+        // The whole command line, for a team's own executable with its apps registered.
+        .library(name: "BletraceCLI", targets: ["BletraceCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -15,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
+        // `swift package generate-documentation` (make docs): DocC pages from the comments.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // System libraries (Debian: libpcap-dev, libbluetooth-dev).
@@ -51,19 +60,30 @@ let package = Package(
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
             ]),
+        // What people and tools read: the lifecycle story, the JSON documents, the timeline, the
+        // error table, the diff's reports. The command-line tool only parses and prints.
+        .target(
+            name: "Reports",
+            dependencies: ["Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "Replay"]),
+        .target(
+            name: "BLETraceTesting",
+            dependencies: ["Replay", "BLETraceCoreBluetooth", "CoreBluetoothCodes"]),
         .target(
             name: "BLETrace",
             dependencies: [
                 "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "BLETraceCoreBluetooth",
-                "Replay",
+                "Replay", "Reports",
             ]),
-        .executableTarget(
-            name: "bletrace",
+        // The command line: argument parsing and printing; `bletrace-main` only starts it.
+        .target(
+            name: "BletraceCLI",
             dependencies: [
                 "BLETrace",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            path: "Sources/bletrace",
             plugins: ["GitCommit"]),
+        .executableTarget(name: "bletrace", dependencies: ["BletraceCLI"], path: "Sources/bletrace-main"),
         // Records the git commit for `bletrace --version`.
         .plugin(name: "GitCommit", capability: .buildTool()),
 
@@ -77,6 +97,8 @@ let package = Package(
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "TestSupport"]),
         .testTarget(name: "BLETraceCoreBluetoothTests", dependencies: ["BLETraceCoreBluetooth"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "TestSupport"]),
+        .testTarget(name: "BLETraceTestingTests", dependencies: ["BLETraceTesting", "TestSupport"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Lifecycle", "TraceFiles", "TestSupport"]),
         .testTarget(name: "BletraceCLITests", dependencies: ["bletrace", "TestSupport"]),
     ]
 )

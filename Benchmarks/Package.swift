@@ -61,5 +61,14 @@ let package = Package(
             ],
             path: "Benchmarks/ReplayMirror",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
+        .executableTarget(
+            name: "Sweep",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "BLETrace", package: "bletrace"),
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/Sweep",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
     ]
 )

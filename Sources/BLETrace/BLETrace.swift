@@ -5,5 +5,6 @@
 @_exported import Lifecycle
 @_exported import BLETraceCoreBluetooth
 @_exported import Replay
+@_exported import Reports
 @_exported import TraceFiles
 @_exported import Wire

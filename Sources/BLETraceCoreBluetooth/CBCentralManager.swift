@@ -41,6 +41,7 @@ open class CBCentralManager: CBManager {
     private var scanServices: [CBUUID]?
     private var scanSolicited: [CBUUID]?
     private var scanAllowsDuplicates = false
+    private var scanOptions: [String: Any]?
     private var discoveredInScan: Set<UUID> = []
 
     public convenience init() {
@@ -70,11 +71,7 @@ open class CBCentralManager: CBManager {
     /// reported once per scan. Calling it again replaces the scan.
     public func scanForPeripherals(withServices serviceUUIDs: [CBUUID]?, options: [String: Any]? = nil) {
         guard requirePoweredOn("scanForPeripherals") else { return }
-        scanServices = serviceUUIDs
-        scanSolicited = options?[CBCentralManagerScanOptionSolicitedServiceUUIDsKey] as? [CBUUID]
-        scanAllowsDuplicates = (options?[CBCentralManagerScanOptionAllowDuplicatesKey] as? Bool) ?? false
-        discoveredInScan = []
-        isScanning = true
+        startScan(serviceUUIDs, options)
         system.scanForPeripherals(withServices: serviceUUIDs, options: options, for: self)
     }
 
@@ -134,6 +131,38 @@ open class CBCentralManager: CBManager {
         return created
     }
 
+    /// The scan in progress, for a system that keeps it across the app's termination
+    /// (restoration): its service UUIDs and options; nil when not scanning.
+    public var scan: (services: [CBUUID]?, options: [String: Any]?)? {
+        isScanning ? (scanServices, scanOptions) : nil
+    }
+
+    /// For a system restoring a terminated app's state into this manager (created again with the
+    /// same restore identifier): `peripheral`, an object of the old process's manager, becomes
+    /// this manager's, with its connection state, services, characteristics and notifying flags,
+    /// and without the old delegate or the old process's unanswered requests.
+    public func adopt(_ peripheral: CBPeripheral) {
+        peripheral.central = self
+        peripheral.delegate = nil
+        peripheral.abandonRequests()
+        peripherals[peripheral.identifier] = peripheral
+    }
+
+    /// For a system restoring a scan the system kept going while the app was not running: the
+    /// manager is scanning with these services and options, as the old process's manager was.
+    public func continueScan(withServices services: [CBUUID]?, options: [String: Any]?) {
+        startScan(services, options)
+    }
+
+    private func startScan(_ services: [CBUUID]?, _ options: [String: Any]?) {
+        scanServices = services
+        scanSolicited = options?[CBCentralManagerScanOptionSolicitedServiceUUIDsKey] as? [CBUUID]
+        scanAllowsDuplicates = (options?[CBCentralManagerScanOptionAllowDuplicatesKey] as? Bool) ?? false
+        scanOptions = options
+        discoveredInScan = []
+        isScanning = true
+    }
+
     /// Called by the system: applies the event to the manager's and the peripheral's state, then
     /// tells the delegate on its queue. Returns false when the event was not for the app (an
     /// advertising report outside a scan or filtered out by it); nothing is called then.
@@ -143,9 +172,8 @@ open class CBCentralManager: CBManager {
         case .stateUpdated(let newState, let restoredState):
             updateState(newState, restoredState: restoredState)
         case .discovered(let peripheral, let advertisementData, let rssi):
-            guard isScanning, matchesScan(advertisementData),
-                scanAllowsDuplicates || discoveredInScan.insert(peripheral.identifier).inserted
-            else { return false }
+            guard reports(peripheral, advertisementData) else { return false }
+            discoveredInScan.insert(peripheral.identifier)
             if peripheral.name == nil, let name = advertisementData[CBAdvertisementDataLocalNameKey] as? String {
                 peripheral.name = name
             }
@@ -202,6 +230,13 @@ open class CBCentralManager: CBManager {
                 $0.centralManager(self, didDisconnectPeripheral: peripheral, timestamp: 0, isReconnecting: false, error: CBError(.unknown))
             }
         }
+    }
+
+    /// Whether an advertising report of `peripheral` reaches the delegate now: the manager is
+    /// scanning, the report matches the scan's services, and it is not a duplicate the scan
+    /// leaves out. For systems that write the callback down before making it.
+    public func reports(_ peripheral: CBPeripheral, _ advertisementData: [String: Any]) -> Bool {
+        isScanning && matchesScan(advertisementData) && (scanAllowsDuplicates || !discoveredInScan.contains(peripheral.identifier))
     }
 
     private func matchesScan(_ advertisementData: [String: Any]) -> Bool {

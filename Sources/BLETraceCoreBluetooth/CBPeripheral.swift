@@ -45,6 +45,9 @@ open class CBPeripheral: CBPeer {
     public internal(set) var mtu = 23
 
     weak var central: CBCentralManager?
+    /// The central manager this object belongs to (bletrace's: CoreBluetooth does not show it).
+    /// For systems.
+    public var centralManager: CBCentralManager? { central }
     var lastRSSI: Int?
     /// Requests of the app not yet answered; the first is with the system when `inFlight`.
     private var requests: [GATTRequest] = []
@@ -221,6 +224,20 @@ open class CBPeripheral: CBPeer {
         services?.forEach(Self.invalidate)
         services = nil
         cancelRequested = false
+    }
+
+    /// For a system that completed, after the app's termination, a subscription the app had asked
+    /// for: the characteristic is notifying (or not), as a restored peripheral shows it. No
+    /// callback.
+    public func systemDidSetNotifying(_ isNotifying: Bool, for characteristic: CBCharacteristic) {
+        characteristic.isNotifying = isNotifying
+    }
+
+    /// The app process that made the requests is gone (terminated): they are forgotten, not
+    /// failed, and the next process starts with none.
+    func abandonRequests() {
+        requests = []
+        inFlight = false
     }
 
     // MARK: Private

@@ -168,6 +168,8 @@ open class CBPeripheralManager: CBManager {
                 if let services = restoredState[CBPeripheralManagerRestoredStateServicesKey] as? [CBMutableService] {
                     publishedServices = services
                 }
+                // The system kept advertising while the app was not running.
+                if restoredState[CBPeripheralManagerRestoredStateAdvertisementDataKey] != nil { isAdvertising = true }
                 callback { $0.peripheralManager(self, willRestoreState: restoredState) }
             }
             if newState != .poweredOn {

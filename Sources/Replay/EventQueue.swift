@@ -9,7 +9,9 @@ import Wire
 /// Withdrawing a peripheral's actions (a cancel, a link that ended) is O(1): each action carries
 /// its peripheral's generation when scheduled, and actions of an older generation are dropped when
 /// they come up. The generations are kept in an array, one slot per peripheral, so that taking an
-/// action costs no hashing.
+/// action costs no hashing. Withdrawing everything an app process scheduled (its timers, the
+/// answers to its requests: it was terminated) is O(1) the same way: actions carry the process
+/// they belong to, or none for what the system plays whatever the app does.
 ///
 /// A party that schedules many actions up front (the mirror app) can instead reserve their
 /// sequence numbers at once and schedule each when the one before it has run: the order is the
@@ -21,6 +23,8 @@ struct EventQueue {
         /// The peripheral's slot in ``generations``; -1 for none.
         var slot: Int32
         var generation: Int32
+        /// The app process the action belongs to; 0 for the system's own.
+        var process: Int
         var action: () -> Void
 
         static func < (lhs: Self, rhs: Self) -> Bool { (lhs.time, lhs.sequence) < (rhs.time, rhs.sequence) }
@@ -33,21 +37,26 @@ struct EventQueue {
     private var generations: [Int32] = []
     /// The last peripheral scheduled for and its slot: most actions follow one of the same one.
     private var last: (key: ObjectIdentifier, slot: Int32)?
+    /// The process whose actions still run; those of earlier processes are dropped.
+    private(set) var liveProcess = 1
 
-    mutating func schedule(at time: Timestamp, for peripheral: CBPeripheral?, _ action: @escaping () -> Void) {
+    /// Schedules `action`; `process` is the app process it belongs to (0: the system's).
+    mutating func schedule(at time: Timestamp, for peripheral: CBPeripheral?, process: Int, _ action: @escaping () -> Void) {
         sequence += 1
-        schedule(at: time, sequence: sequence, for: peripheral, action)
+        schedule(at: time, sequence: sequence, for: peripheral, process: process, action)
     }
 
     /// Sequence numbers for `count` actions, as if they were scheduled now one after the other;
-    /// ``schedule(at:sequence:for:_:)`` schedules each later in its place.
+    /// ``schedule(at:sequence:for:process:_:)`` schedules each later in its place.
     mutating func reserve(_ count: Int) -> Range<Int> {
         defer { sequence += count }
         return sequence + 1..<sequence + 1 + count
     }
 
     /// Schedules `action` with a sequence number from ``reserve(_:)``.
-    mutating func schedule(at time: Timestamp, sequence: Int, for peripheral: CBPeripheral?, _ action: @escaping () -> Void) {
+    mutating func schedule(
+        at time: Timestamp, sequence: Int, for peripheral: CBPeripheral?, process: Int, _ action: @escaping () -> Void
+    ) {
         var slot: Int32 = -1
         if let peripheral {
             let key = ObjectIdentifier(peripheral)
@@ -62,8 +71,14 @@ struct EventQueue {
             }
             last = (key, slot)
         }
-        heap.insert(Scheduled(time: time, sequence: sequence, slot: slot, generation: slot < 0 ? 0 : generations[Int(slot)], action: action))
+        heap.insert(
+            Scheduled(
+                time: time, sequence: sequence, slot: slot, generation: slot < 0 ? 0 : generations[Int(slot)],
+                process: process, action: action))
     }
+
+    /// Withdraws every action of the live process and starts the next one.
+    mutating func endProcess() { liveProcess += 1 }
 
     /// The time of the next action still due, if any.
     mutating func nextTime() -> Timestamp? {
@@ -75,18 +90,19 @@ struct EventQueue {
     mutating func popNext() -> Scheduled? {
         dropWithdrawn()
         let next = heap.popMin()
-        running = next?.action
+        running = next
         return next
     }
 
     /// The action taken last (running, while it runs).
-    private var running: (() -> Void)?
+    private var running: Scheduled?
 
-    /// Schedules the running action again, at `time`: for an action that plays a sequence one
-    /// step at a time (a link's notifications), without making a new closure for each step.
+    /// Schedules the running action again, at `time`, for the same process: for an action that
+    /// plays a sequence one step at a time (a link's notifications), without making a new closure
+    /// for each step.
     mutating func scheduleRunningAgain(at time: Timestamp, for peripheral: CBPeripheral?) {
         guard let running else { return }
-        schedule(at: time, for: peripheral, running)
+        schedule(at: time, for: peripheral, process: running.process, running.action)
     }
 
     /// Withdraws every action scheduled so far for `peripheral`.
@@ -101,8 +117,11 @@ struct EventQueue {
     }
 
     private mutating func dropWithdrawn() {
-        while let next = heap.min, next.slot >= 0, next.generation != generations[Int(next.slot)] {
-            _ = heap.popMin()
-        }
+        while let next = heap.min, isWithdrawn(next) { _ = heap.popMin() }
+    }
+
+    private func isWithdrawn(_ action: Scheduled) -> Bool {
+        if action.process != 0, action.process != liveProcess { return true }
+        return action.slot >= 0 && action.generation != generations[Int(action.slot)]
     }
 }

@@ -101,6 +101,8 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
             return
         }
         let launchTime = engine.now
+        // The steps are this app process's timers: a termination withdraws them.
+        let process = engine.queue.liveProcess
         let sequences = engine.queue.reserve(script.count)
         // In the queue's order: by time, then by when each was scheduled.
         let order = script.indices.map { index in
@@ -109,7 +111,7 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         func schedule(_ position: Int) {
             guard position < order.count else { return }
             let (time, index) = order[position]
-            engine.queue.schedule(at: time, sequence: sequences.lowerBound + index, for: nil) { [unowned self] in
+            engine.queue.schedule(at: time, sequence: sequences.lowerBound + index, for: nil, process: process) { [unowned self] in
                 // The next first, so that a replay stopped by this step stops them all.
                 schedule(position + 1)
                 perform(script[index], central)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import BLETraceCoreBluetooth
 
 /// Apps shipped with bletrace, to replay captures against and to show how an app under test is
@@ -11,6 +12,11 @@ public enum ReferenceApps {
 
         public init(name: String, summary: String, make: @escaping @Sendable () -> any BluetoothApp) {
             self.init(name: name, summary: summary, script: { _ in make() })
+        }
+
+        /// An app type of the user's.
+        public init<App: BluetoothApp & Launchable>(_ type: App.Type) {
+            self.init(name: App.appName, summary: App.summary, make: { App() })
         }
 
         /// An app that reads the capture itself (the mirror follows the captured app's requests).
@@ -49,9 +55,37 @@ public enum ReferenceApps {
             name: "sensor-server",
             summary: "a heart-rate sensor as a peripheral manager: publishes the services of the bundled peripheral-server capture, advertises, answers reads, accepts writes (refuses the error service's), notifies every 0.1 s while a central is subscribed",
             make: { SensorServerApp() }),
+        Entry(
+            name: "restoring",
+            summary: "a heart-rate central that survives termination as the restoration seeds recommend: restore identifier, takes back restored peripherals, keeps pending connects, rediscovers only what is missing, resubscribes only when not notifying",
+            make: { RestoringApp() }),
+        Entry(
+            name: "forgetful",
+            summary: "the restoring app without a restore identifier: a termination loses its connections, subscriptions and pending connects",
+            make: { ForgetfulApp() }),
+        Entry(
+            name: "naive",
+            summary: "the restoring app with a restore identifier, but a relaunch that cancels what the system restored and starts again from scratch",
+            make: { NaiveApp() }),
     ]
 
-    public static func named(_ name: String) -> Entry? { all.first { $0.name == name } }
+    /// The apps shipped with bletrace, then those registered (``register(_:)``).
+    public static var available: [Entry] { all + registered.withLock { $0 } }
+
+    public static func named(_ name: String) -> Entry? { available.first { $0.name == name } }
+
+    /// Makes `entries` known to ``named(_:)`` and ``available``, after the shipped apps (a
+    /// user's own command line: `BletraceCommand.main(apps:)`). A name already known is replaced.
+    public static func register(_ entries: [Entry]) {
+        registered.withLock { list in
+            for entry in entries {
+                list.removeAll { $0.name == entry.name }
+                list.append(entry)
+            }
+        }
+    }
+
+    private static let registered = Mutex<[Entry]>([])
 }
 
 /// Keeps a connection to one peripheral, as the "Handling the Unexpected" talk recommends:

@@ -10,7 +10,6 @@ import Wire
 /// reference is cheaper to look up than a copy of the whole.
 final class LinkPlayback {
     var episode: Connection
-    var central: CBCentralManager
     var link: Cassette.Link?
     /// Requests of the app so far, by kind and handle: the n-th gets the capture's n-th answer.
     var occurrences: [Int: Int] = [:]
@@ -31,23 +30,27 @@ final class LinkPlayback {
 extension ReplayEngine {
     /// The connection `episode` is now the app's: its MTU, Service Changed indications and
     /// notifications play from now on.
-    func startLink(_ episode: Connection, _ peripheral: CBPeripheral, _ central: CBCentralManager) {
+    func startLink(_ episode: Connection, _ peripheral: CBPeripheral) {
         guard let address = peripheral.address else { return }
         let link = cassette.link(connection: episode.id)
-        links[address] = LinkPlayback(episode: episode, central: central, link: link)
+        links[address] = LinkPlayback(episode: episode, link: link)
         guard let link else { return }
         if let mtu = link.mtu {
-            schedule(at: max(now, link.mtuTime ?? now), for: peripheral) { peripheral.deliver(.mtuChanged(Int(mtu))) }
+            scheduleSystem(at: max(now, link.mtuTime ?? now), for: peripheral) { peripheral.deliver(.mtuChanged(Int(mtu))) }
         }
         // A damaged capture may give a range backwards: it is read as the handles between.
         for change in link.serviceChanges where change.time >= now {
             let range = handleRange(change.start, change.end)
-            schedule(at: change.time, for: peripheral) { [unowned self] in
-                let invalidated = (peripheral.services ?? []).filter { $0.handles.overlaps(range) }
-                record("peripheral", "didModifyServices", [
-                    .init("peripheral", "\(address)"), .init("invalidatedServices", list(invalidated.map(\.uuid.uuidString))),
-                ])
-                peripheral.deliver(.servicesChanged(handles: range))
+            scheduleSystem(at: change.time, for: peripheral) { [unowned self] in
+                // The system applies it; only a running app hears of it (it does not wake one).
+                guard isRunning else { return _ = peripheral.deliver(.servicesChanged(handles: range)) }
+                reach(peripheral, waking: nil) { [unowned self] _ in
+                    let invalidated = (peripheral.services ?? []).filter { $0.handles.overlaps(range) }
+                    record("peripheral", "didModifyServices", [
+                        .init("peripheral", "\(address)"), .init("invalidatedServices", list(invalidated.map(\.uuid.uuidString))),
+                    ])
+                    peripheral.deliver(.servicesChanged(handles: range))
+                }
             }
         }
         scheduleNotification(link.notifications.firstIndex { $0.time >= now && $0.sender != .host }, of: link.notifications, peripheral)
@@ -77,22 +80,19 @@ extension ReplayEngine {
         guard let first, first < notifications.count, let address = peripheral.address else { return }
         let peer = peerIndex(address)
         let cursor = NotificationCursor(index: first)
-        schedule(at: max(now, notifications[first].time), for: peripheral) { [unowned self] in
+        scheduleSystem(at: max(now, notifications[first].time), for: peripheral) { [unowned self] in
             let index = cursor.index
-            let handle = notifications[index].handle
-            if links[address]?.subscribed.contains(handle) == true,
-                peripheral.deliver(.valueUpdated(valueHandle: handle, Data(notifications[index].value)))
-            {
-                if let writer {
-                    // The line written as it is, with no event made.
-                    writer.valueUpdate(
-                        time: now.seconds(since: cassette.start), peripheral: peer.addressText,
-                        characteristic: peer.names[handle] ?? "0x\(hex4(handle))", value: notifications[index].value)
+            if links[address]?.subscribed.contains(notifications[index].handle) == true {
+                if isRunning {
+                    // What reach(_:waking:_:) does for a running app, without a closure.
+                    if let central = peripheral.centralManager, centrals.contains(where: { $0 === central }) {
+                        deliverNotification(notifications[index], to: peripheral, peer, address)
+                    }
                 } else {
-                    record("peripheral", "didUpdateValueFor", [
-                        .init("peripheral", peer.addressText), .init("characteristic", characteristicName(handle, address)),
-                        .init("value", hex(notifications[index].value)), .init("error", "nil"),
-                    ])
+                    let event = notifications[index]
+                    reach(peripheral, waking: "didUpdateValueFor") { [unowned self] _ in
+                        deliverNotification(event, to: peripheral, peer, address)
+                    }
                 }
             } else {
                 links[address]?.undelivered += 1
@@ -102,6 +102,24 @@ extension ReplayEngine {
             guard next < notifications.count else { return }
             cursor.index = next
             queue.scheduleRunningAgain(at: max(now, notifications[next].time), for: peripheral)
+        }
+    }
+
+    private func deliverNotification(_ event: Cassette.ValueEvent, to peripheral: CBPeripheral, _ peer: PeerIndex, _ address: BluetoothAddress) {
+        guard peripheral.deliver(.valueUpdated(valueHandle: event.handle, Data(event.value))) else {
+            links[address]?.undelivered += 1
+            return
+        }
+        if let writer {
+            // The line written as it is, with no event made.
+            writer.valueUpdate(
+                time: now.seconds(since: cassette.start), peripheral: peer.addressText,
+                characteristic: peer.names[event.handle] ?? "0x\(hex4(event.handle))", value: event.value)
+        } else {
+            record("peripheral", "didUpdateValueFor", [
+                .init("peripheral", peer.addressText), .init("characteristic", characteristicName(event.handle, address)),
+                .init("value", hex(event.value)), .init("error", "nil"),
+            ])
         }
     }
 
@@ -220,9 +238,20 @@ extension ReplayEngine {
         let error = final.error.map { CBATTError(errorCode: Int($0.rawValue)) }
         let latency = final.answerTime!.seconds(since: operation.time)
         let at = operation.time >= now ? final.answerTime! : now.adding(microseconds: Self.microseconds(latency))
-        schedule(at: at, for: peripheral) { [unowned self] in
+        // The peer answers whatever becomes of the app; the answer reaches the process that asked.
+        let process = queue.liveProcess
+        scheduleSystem(at: at, for: peripheral) { [unowned self] in
+            guard process == queue.liveProcess else { return completeInSystem(request, response(final, error), peripheral) }
             deliver(response(final, error), for: request, to: peripheral)
         }
+    }
+
+    /// The answer to a request of an app process that was terminated meanwhile: no callback
+    /// reaches anyone, but the system keeps its effect. A subscription the peer accepted stays,
+    /// so that its notifications relaunch the app and the restored characteristic is notifying.
+    private func completeInSystem(_ request: GATTRequest, _ response: GATTResponse, _ peripheral: CBPeripheral) {
+        guard case .setNotifyValue(_, let characteristic) = request, case .notificationState(let isNotifying, nil) = response else { return }
+        peripheral.systemDidSetNotifying(isNotifying, for: characteristic)
     }
 
     /// iOS answers Insufficient Authentication, Insufficient Encryption and Insufficient
@@ -357,8 +386,9 @@ extension ReplayEngine {
     /// Vol 3, Part F, §3.3.3), and with it the link; the app is told as of a link lost
     /// (`CBError.connectionTimeout`, hypothesis: Formats/corebluetooth.md).
     private func scheduleTransactionTimeout(_ peripheral: CBPeripheral) {
-        guard let address = peripheral.address, let central = links[address]?.central else { return }
+        guard peripheral.address != nil else { return }
         schedule(at: now.adding(microseconds: 30_000_000), for: peripheral) { [unowned self] in
+            guard let address = peripheral.address, let central = peripheral.centralManager else { return }
             endLink(of: peripheral)
             peripheral.deliver(.linkLost)
             let error = CBError(.connectionTimeout)

@@ -75,6 +75,8 @@ final class ServerPlayback {
     /// The last write command of each central, which needs no answer.
     var commands: [BluetoothAddress: CBATTRequest] = [:]
     var advertising = false
+    /// What the app advertises (kept for restoration).
+    var advertisementData: [String: Any]?
     /// Flow names of the published characteristics and of the centrals, made once.
     var names: [ObjectIdentifier: String] = [:]
     var addresses: [BluetoothAddress: String] = [:]
@@ -141,9 +143,17 @@ extension ReplayEngine {
     private func playServerStep(_ index: Int) {
         guard index < server.steps.count else { return }
         let step = server.steps[index]
-        schedule(at: max(now, step.time), for: nil) { [unowned self] in
-            perform(step)
-            if !failed { playServerStep(index + 1) }
+        scheduleSystem(at: max(now, step.time), for: nil) { [unowned self] in
+            let play = { [unowned self] in
+                perform(step)
+                if !failed { playServerStep(index + 1) }
+            }
+            // While the app is not running, a request relaunches it, or is lost.
+            switch whileNotRunning(step) {
+            case .play: play()
+            case .relaunched: schedule(at: now, for: nil, play)
+            case .lost: playServerStep(index + 1)
+            }
         }
     }
 
@@ -170,9 +180,9 @@ extension ReplayEngine {
             // CoreBluetooth tells a peripheral manager of a central's disconnection only this way.
             for valueHandle in server.subscriptions.removeValue(forKey: address) ?? [] {
                 guard let published = server.published[valueHandle], let central = server.centrals[address] else { continue }
-                record(label(published.manager), "didUnsubscribeFrom", [
+                if isRunning { record(label(published.manager), "didUnsubscribeFrom", [
                     .init("central", text(address)), .init("characteristic", name(of: published.characteristic)),
-                ])
+                ]) }
                 published.manager.deliver(.unsubscribed(central, from: published.characteristic))
             }
         case .request(let position):
@@ -454,7 +464,7 @@ extension ReplayEngine {
         }
     }
 
-    private func unpublish(where shouldRemove: (ServerPlayback.Published) -> Bool) {
+    func unpublish(where shouldRemove: (ServerPlayback.Published) -> Bool) {
         server.names = [:]
         for (handle, published) in server.published where shouldRemove(published) {
             server.published[handle] = nil
@@ -487,6 +497,7 @@ extension ReplayEngine {
         let services = advertisementData?[CBAdvertisementDataServiceUUIDsKey] as? [CBUUID]
         record("app", "startAdvertising", [.init("services", services.map { list($0.map(\.uuidString)) } ?? "none")])
         server.advertising = true
+        server.advertisementData = advertisementData ?? [:]
         schedule(at: now, for: nil) { [unowned self] in
             record(label(manager), "didStartAdvertising", [.init("error", "nil")])
             manager.deliver(.advertisingStarted(error: nil))

@@ -7,6 +7,7 @@ extension ReplayEngine {
     public func scanForPeripherals(withServices services: [CBUUID]?, options: [String: Any]?, for central: CBCentralManager) {
         record("app", "scanForPeripherals", ["services": services.map { list($0.map(\.uuidString)) } ?? "nil"])
         scanGeneration += 1
+        scanOwner = central
         let generation = scanGeneration
         let allowDuplicates = (options?[CBCentralManagerScanOptionAllowDuplicatesKey] as? Bool) ?? false
         let reports = cassette.discoveries(services: services?.map(\.bluetoothUUID), allowDuplicates: allowDuplicates)
@@ -14,7 +15,7 @@ extension ReplayEngine {
         if reports.isEmpty {
             flow.comments.append("divergence: scanForPeripherals: the capture has no advertising report after +\(formatSeconds(now.seconds(since: cassette.start))) for this scan")
         }
-        scheduleDiscovery(0, of: reports, generation, central)
+        scheduleDiscovery(0, of: reports, generation)
     }
 
     public func stopScan(for central: CBCentralManager) {
@@ -23,25 +24,40 @@ extension ReplayEngine {
     }
 
     /// Plays the scan's reports one after the other (one scheduled at a time), until the scan ends.
+    /// A scan the system keeps for a terminated app goes on, and a report it matches relaunches
+    /// the app; the report then reaches the restored manager.
     private func scheduleDiscovery(
-        _ index: Int, of reports: [(peer: BluetoothAddress, report: Cassette.AdvertisingReport)], _ generation: Int,
-        _ central: CBCentralManager
+        _ index: Int, of reports: [(peer: BluetoothAddress, report: Cassette.AdvertisingReport)], _ generation: Int
     ) {
         guard index < reports.count else { return }
         let (address, report) = reports[index]
-        schedule(at: report.time, for: nil) { [unowned self] in
+        scheduleSystem(at: report.time, for: nil) { [unowned self] in
             guard generation == scanGeneration else { return }
-            let peripheral = peripheral(for: address, central)
             let data = advertisementData(of: address, report)
-            if central.deliver(.discovered(peripheral, advertisementData: data, rssi: Int(report.rssi ?? 127))) {
-                var arguments: [FlowEvent.Argument] = [.init("peripheral", "\(address)"), .init("rssi", "\(report.rssi.map { Int($0) } ?? 127)")]
-                if let name = data[CBAdvertisementDataLocalNameKey] as? String {
-                    arguments.append(.init("name", name.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: " ", with: "%20")))
-                }
-                record(label(central), "didDiscover", arguments)
+            if !isRunning {
+                guard wakesForDiscovery(data, address) else { return scheduleDiscovery(index + 1, of: reports, generation) }
+                return schedule(at: now, for: nil) { [unowned self] in discover(address, report, data, generation, index, reports) }
             }
-            scheduleDiscovery(index + 1, of: reports, generation, central)
+            discover(address, report, data, generation, index, reports)
         }
+    }
+
+    private func discover(
+        _ address: BluetoothAddress, _ report: Cassette.AdvertisingReport, _ data: [String: Any], _ generation: Int, _ index: Int,
+        _ reports: [(peer: BluetoothAddress, report: Cassette.AdvertisingReport)]
+    ) {
+        guard generation == scanGeneration else { return }
+        defer { scheduleDiscovery(index + 1, of: reports, generation) }
+        guard let central = scanOwner, centrals.contains(where: { $0 === central }) else { return }
+        let peripheral = peripheral(for: address, central)
+        // Written down before the delegate hears of it, so that its reactions follow in the flow.
+        guard central.reports(peripheral, data) else { return }
+        var arguments: [FlowEvent.Argument] = [.init("peripheral", "\(address)"), .init("rssi", "\(report.rssi.map { Int($0) } ?? 127)")]
+        if let name = data[CBAdvertisementDataLocalNameKey] as? String {
+            arguments.append(.init("name", name.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: " ", with: "%20")))
+        }
+        record(label(central), "didDiscover", arguments)
+        central.deliver(.discovered(peripheral, advertisementData: data, rssi: Int(report.rssi ?? 127)))
     }
 
     /// The advertisement data dictionary CoreBluetooth gives for a report.

@@ -64,8 +64,33 @@ public final class ReplayEngine: BluetoothSystem {
     private var wallStart: ContinuousClock.Instant?
 
     var queue = EventQueue()
-    private var managers: [CBManager] = []
-    private var centrals: [CBCentralManager] = []
+    /// The managers of the app's running process, in creation order.
+    var managers: [CBManager] = []
+    var centrals: [CBCentralManager] = []
+    /// What makes an instance of the app, at launch and at each relaunch.
+    var makeApp: (() -> any BluetoothApp)?
+    /// The running process's app; nil while the app is not running.
+    var app: (any BluetoothApp)?
+    /// The app's `UserDefaults`, kept across its processes.
+    let defaults = AppDefaults()
+    /// What the system keeps for a terminated app, by restore identifier (Formats/corebluetooth.md,
+    /// "The app's life").
+    var preserved: [String: Preserved] = [:]
+    var preservedServers: [String: PreservedServer] = [:]
+    /// The central manager whose scan plays (a restored scan moves to the new process's manager).
+    var scanOwner: CBCentralManager?
+    /// The system's events to play (termination, power), from the command line or a test.
+    public var events: [SystemEvent] = []
+    /// Bluetooth's state when the app launches: `.poweredOn`, or `.poweredOff` / `.unauthorized`
+    /// to replay an app launched with Bluetooth off or not allowed.
+    public var launchState: CBManagerState = .poweredOn
+    /// The system's Bluetooth state now.
+    var bluetoothState: CBManagerState = .poweredOn
+    /// The user force-quit the app: the system relaunches it for nothing.
+    var forceQuit = false
+    /// What the app held at the end of the run (``run(name:launching:)``): for the kill-point
+    /// sweep.
+    public internal(set) var finalState = AppState()
     /// Peripheral objects the app was given, for the end-of-capture summary.
     var given: [BluetoothAddress: CBPeripheral] = [:]
     /// The connection each connected peripheral of the app is playing, with what the app did on it.
@@ -81,7 +106,7 @@ public final class ReplayEngine: BluetoothSystem {
     /// Index of the next unused episode per peer.
     private var cursor: [BluetoothAddress: Int] = [:]
     /// Peers with a connection attempt of the app in progress.
-    private var attempts: Set<BluetoothAddress> = []
+    var attempts: Set<BluetoothAddress> = []
     /// The remote centrals' playback, for the app's peripheral managers (ReplayEngine+GATTServer).
     let server = ServerPlayback()
 
@@ -91,45 +116,59 @@ public final class ReplayEngine: BluetoothSystem {
         self.eventTime = cassette.start
     }
 
-    /// Launches `app` at the capture's start and plays the whole cassette to it.
+    /// Launches `app` at the capture's start and plays the whole cassette to it. The same object
+    /// stays the app throughout: for apps that are never terminated (``run(name:launching:)``
+    /// makes a new instance at each relaunch).
     public func run(_ app: any BluetoothApp, name: String) async -> Flow {
+        await run(name: name) { app }
+    }
+
+    /// Launches an instance of the app `makeApp` makes at the capture's start and plays the whole
+    /// cassette to it, with the ``events`` of the system at their times: after a termination the
+    /// system makes a new instance when a Bluetooth event relaunches the app.
+    public func run(name: String, launching makeApp: @escaping () -> any BluetoothApp) async -> Flow {
         let horizon = cassette.end.adding(microseconds: Self.horizonSeconds * 1_000_000)
-        let launch = Launch(
-            knownPeripherals: cassette.peers.map(CBPeer.identifier(for:)),
-            asyncAfter: { [unowned self] seconds, action in
-                schedule(at: now.adding(microseconds: Self.microseconds(seconds)), for: nil, action)
-            },
-            clock: clock)
+        self.makeApp = makeApp
         startServerPlayback()
+        scheduleSystemEvents()
         switch pacing {
         case .virtual:
-            BluetoothSystemContext.with(self) {
-                record("system", "launch", ["app": name])
-                app.didFinishLaunching(launch)
-            }
+            BluetoothSystemContext.with(self) { launch(options: nil, event: ("launch", [.init("app", name)])) }
             await playVirtually(until: horizon)
         case .realtime:
             nonisolated(unsafe) let engine = self
-            nonisolated(unsafe) let app = app
-            nonisolated(unsafe) let launch = launch
             await MainActor.run {
                 // The capture's start is now, in wall time: when the main thread takes the app.
                 engine.wallStart = .now
-                BluetoothSystemContext.with(engine) {
-                    engine.record("system", "launch", ["app": name])
-                    app.didFinishLaunching(launch)
-                }
+                BluetoothSystemContext.with(engine) { engine.launch(options: nil, event: ("launch", [.init("app", name)])) }
             }
             await engine.playInRealTime(until: horizon)
         }
         endLinks()
+        finalState = appState()
         for (address, peripheral) in given.sorted(by: { $0.key < $1.key }) {
             flow.comments.append("at the end of the capture: \(address) is \(peripheral.state)")
         }
         // The app's managers hold their system; the engine lets go of them, so that the app and
         // the engine are freed when the caller drops them.
-        (managers, centrals, given, queue) = ([], [], [:], EventQueue())
+        (managers, centrals, given, queue, app, preserved, preservedServers, scanOwner, self.makeApp) = ([], [], [:], EventQueue(), nil, [:], [:], nil, nil)
+        server.published = [:]
         return flow
+    }
+
+    /// Starts a process of the app: a new instance, its `didFinishLaunching`.
+    func launch(options: [Launch.OptionsKey: Any]?, event: (name: String, arguments: [FlowEvent.Argument])) {
+        guard let makeApp else { return }
+        let launch = Launch(
+            knownPeripherals: cassette.peers.map(CBPeer.identifier(for:)),
+            asyncAfter: { [unowned self] seconds, action in
+                schedule(at: now.adding(microseconds: Self.microseconds(seconds)), for: nil, action)
+            },
+            clock: clock, options: options, defaults: defaults)
+        record("system", event.name, event.arguments)
+        let app = makeApp()
+        self.app = app
+        app.didFinishLaunching(launch)
     }
 
     /// Runs the queue in time order, waking the clock's sleepers between events at their moments.
@@ -198,16 +237,29 @@ public final class ReplayEngine: BluetoothSystem {
 
     // MARK: BluetoothSystem: managers
 
-    public var authorization: CBManagerAuthorization { .allowedAlways }
+    public var authorization: CBManagerAuthorization { launchState == .unauthorized ? .denied : .allowedAlways }
 
+    /// A manager of the running process: it gets Bluetooth's state, after the restoration
+    /// dictionary when the system kept state for its restore identifier.
     public func managerDidInit(_ manager: CBManager) {
         managers.append(manager)
-        if let central = manager as? CBCentralManager { centrals.append(central) }
+        var restored: (dictionary: [String: Any], arguments: [FlowEvent.Argument])?
+        switch manager {
+        case let central as CBCentralManager:
+            centrals.append(central)
+            restored = restoration(for: central)
+        case let peripheralManager as CBPeripheralManager:
+            restored = restoration(for: peripheralManager)
+        default: break
+        }
         schedule(at: now, for: nil) { [unowned self] in
-            record(label(manager), "didUpdateState", ["state": "\(CBManagerState.poweredOn)"])
+            let state = bluetoothState
+            if let restored { record(label(manager), "willRestoreState", restored.arguments) }
+            record(label(manager), "didUpdateState", ["state": "\(state)"])
             switch manager {
-            case let central as CBCentralManager: central.deliver(.stateUpdated(.poweredOn))
-            case let peripheralManager as CBPeripheralManager: peripheralManager.deliver(.stateUpdated(.poweredOn))
+            case let central as CBCentralManager: central.deliver(.stateUpdated(state, restoredState: restored?.dictionary))
+            case let peripheralManager as CBPeripheralManager:
+                peripheralManager.deliver(.stateUpdated(state, restoredState: restored?.dictionary))
             default: break
             }
         }
@@ -250,21 +302,25 @@ public final class ReplayEngine: BluetoothSystem {
         guard let episode = nextEpisode(for: address) else { return }  // stays pending
         let at = max(now, episode.completeTime ?? now)
         if episode.status == .success || episode.beganBeforeCapture {
-            schedule(at: at, for: peripheral) { [unowned self] in
+            scheduleSystem(at: at, for: peripheral) { [unowned self] in
                 attempts.remove(address)
-                record(label(central), "didConnect", ["peripheral": "\(address)"])
                 // Scheduled before the app hears of the connection, so that a cancel from inside
                 // didConnect withdraws it.
-                scheduleRemoteDisconnection(of: episode, peripheral, central)
-                startLink(episode, peripheral, central)
-                central.deliver(.connected(peripheral))
+                scheduleRemoteDisconnection(of: episode, peripheral)
+                startLink(episode, peripheral)
+                reach(peripheral, waking: "didConnect") { [unowned self] central in
+                    record(label(central), "didConnect", ["peripheral": "\(address)"])
+                    central.deliver(.connected(peripheral))
+                }
             }
         } else {
             let error: CBError = (episode.cbError?.value ?? nil) ?? CBError(.unknown)
-            schedule(at: at, for: peripheral) { [unowned self] in
+            scheduleSystem(at: at, for: peripheral) { [unowned self] in
                 attempts.remove(address)
-                record(label(central), "didFailToConnect", ["peripheral": "\(address)", "error": "\(error)"])
-                central.deliver(.failedToConnect(peripheral, error: error))
+                reach(peripheral, waking: "didFailToConnect") { [unowned self] central in
+                    record(label(central), "didFailToConnect", ["peripheral": "\(address)", "error": "\(error)"])
+                    central.deliver(.failedToConnect(peripheral, error: error))
+                }
             }
         }
     }
@@ -306,24 +362,26 @@ public final class ReplayEngine: BluetoothSystem {
         return nil
     }
 
-    private func scheduleRemoteDisconnection(
-        of episode: Connection, _ peripheral: CBPeripheral, _ central: CBCentralManager
-    ) {
+    private func scheduleRemoteDisconnection(of episode: Connection, _ peripheral: CBPeripheral) {
         if episode.initiator != .remote, let time = episode.disconnectTime {
-            return scheduleContinuation(after: episode, at: time, peripheral, central)
+            return scheduleContinuation(after: episode, at: time, peripheral)
         }
         guard let time = episode.disconnectTime, episode.initiator == .remote,
             let reason = episode.reason
         else { return }
         let error = episode.cbError?.value ?? CoreBluetoothMapping.disconnectionError(
             reason: reason, requestedByApp: false).value
-        schedule(at: max(now, time), for: peripheral) { [unowned self] in
+        scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] in
             endLink(of: peripheral)
-            peripheral.deliver(.linkLost)
-            record(
-                label(central), "didDisconnectPeripheral",
-                ["peripheral": "\(episode.peer.map { "\($0)" } ?? "?")", "error": error.map { "\($0)" } ?? "nil"])
-            central.deliver(.disconnected(peripheral, error: error))
+            reach(peripheral, waking: "didDisconnectPeripheral") { [unowned self] central in
+                // Answers to what a relaunched app asked before hearing of it go with the link.
+                queue.withdraw(peripheral)
+                peripheral.deliver(.linkLost)
+                record(
+                    label(central), "didDisconnectPeripheral",
+                    ["peripheral": "\(episode.peer.map { "\($0)" } ?? "?")", "error": error.map { "\($0)" } ?? "nil"])
+                central.deliver(.disconnected(peripheral, error: error))
+            }
         }
     }
 
@@ -331,9 +389,9 @@ public final class ReplayEngine: BluetoothSystem {
     /// peer's next connection in the capture continues it (its notifications, service changes and
     /// remote disconnection reach the app), as if the link had never dropped. With none, the link
     /// stays up to the end.
-    private func scheduleContinuation(after episode: Connection, at time: Timestamp, _ peripheral: CBPeripheral, _ central: CBCentralManager) {
+    private func scheduleContinuation(after episode: Connection, at time: Timestamp, _ peripheral: CBPeripheral) {
         guard let address = peripheral.address else { return }
-        schedule(at: max(now, time), for: peripheral) { [unowned self] in
+        scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] in
             let subscribed = links[address]?.subscribed ?? []
             links[address]?.link = nil  // the old connection has nothing more to play
             guard let next = nextEpisode(for: address), next.outcome != .failed else {
@@ -342,10 +400,10 @@ public final class ReplayEngine: BluetoothSystem {
             }
             let at = max(now, next.completeTime ?? now)
             flow.comments.append("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.start))); this app's link continues as the capture's next connection, from +\(formatSeconds(at.seconds(since: cassette.start)))")
-            schedule(at: at, for: peripheral) { [unowned self] in
-                startLink(next, peripheral, central)
+            scheduleSystem(at: at, for: peripheral) { [unowned self] in
+                startLink(next, peripheral)
                 links[address]?.subscribed = subscribed
-                scheduleRemoteDisconnection(of: next, peripheral, central)
+                scheduleRemoteDisconnection(of: next, peripheral)
             }
         }
     }
@@ -356,8 +414,17 @@ public final class ReplayEngine: BluetoothSystem {
         return peripheral
     }
 
+    /// Schedules an action of the app's running process (an answer to its request, its timer, a
+    /// callback its manager owes it): a termination withdraws it.
     func schedule(at time: Timestamp, for peripheral: CBPeripheral?, _ action: @escaping () -> Void) {
-        queue.schedule(at: time, for: peripheral, action)
+        queue.schedule(at: time, for: peripheral, process: queue.liveProcess, action)
+    }
+
+    /// Schedules something the system plays whatever becomes of the app's process (a connection
+    /// completing, a peer's notification or disconnection): it reaches the app through
+    /// ``reach(_:waking:_:)``.
+    func scheduleSystem(at time: Timestamp, for peripheral: CBPeripheral?, _ action: @escaping () -> Void) {
+        queue.schedule(at: time, for: peripheral, process: 0, action)
     }
 
     /// `central`, `central2`, … and `peripheralManager`, `peripheralManager2`, … in creation order.

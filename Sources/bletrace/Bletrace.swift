@@ -1,10 +1,34 @@
 import ArgumentParser
+import BLETrace
 import Foundation
+
+/// The `bletrace` command line, for an executable of its own:
+///
+/// ```swift
+/// // Sources/my-bletrace/main.swift — every bletrace subcommand, with the team's apps for
+/// // `my-bletrace replay CAPTURE --app HeartRateMonitor`
+/// import BletraceCLI
+/// import HeartRateKit
+///
+/// await BletraceCommand.main(apps: [HeartRateMonitor.self])
+/// ```
+public enum BletraceCommand {
+    /// Parses the process's arguments and runs the subcommand, then exits with its code. `apps`
+    /// join the reference apps of `replay --app` and `replay --list-apps`.
+    public static func main(apps: [any (BluetoothApp & Launchable).Type] = []) async -> Never {
+        ReferenceApps.register(apps.map { entry(for: $0) })
+        await Bletrace.main()
+        exit(0)
+    }
+
+    private static func entry<App: BluetoothApp & Launchable>(for type: App.Type) -> ReferenceApps.Entry {
+        ReferenceApps.Entry(type)
+    }
+}
 
 /// The root command. Exit codes, for every subcommand:
 /// 0 success; 1 a finding (flows differ, the capture is damaged after the records shown, no
 /// Bluetooth on this host); 2 bad input (usage, unreadable or unrecognised file).
-@main
 struct Bletrace: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bletrace",

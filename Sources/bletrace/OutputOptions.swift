@@ -48,10 +48,6 @@ enum Style {
     }
 }
 
-/// The version of the JSON documents (Formats/json.md): every document, and every JSONL line,
-/// carries it as `"version"`.
-let jsonVersion = 2
-
 extension CaptureOptions {
     /// The capture's path; `-` (standard input) is first copied to a temporary file, removed when
     /// the program exits, since every format needs its header read before its records.

@@ -8,13 +8,13 @@ struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Replay a capture to an app and print the app's flow (Formats/flow.md).",
-        discussion: "Apps: " + ReferenceApps.all.map { "\($0.name) — \($0.summary)" }.joined(separator: "; "))
+        discussion: "Apps: " + ReferenceApps.available.map { "\($0.name) — \($0.summary)" }.joined(separator: "; "))
 
     @Argument(help: "A capture file: btsnoop, pcap, pcapng or PacketLogger (.pklg); - reads standard input.")
     var file: String?
     @Flag(help: "List the apps a capture can be replayed to, one a line: the name, then what it does.")
     var listApps = false
-    @Option(help: "The reference app to replay to (\(ReferenceApps.all.map(\.name).joined(separator: ", "))).")
+    @Option(help: "The reference app to replay to (\(ReferenceApps.available.map(\.name).joined(separator: ", "))).")
     var app: String = "mirror"
     @Option(name: .shortAndLong, help: "Write the flow to this file instead of standard output.")
     var output: String?
@@ -22,17 +22,73 @@ struct ReplayCommand: AsyncParsableCommand {
     var unmatched: UnmatchedPolicy = .pend
     @Flag(help: "Play the capture at its own pace in wall time, with callbacks on the main thread, for app code that uses DispatchQueue.main.asyncAfter or Timer directly (default: capture time, at once).")
     var realtime = false
+    @Option(help: ArgumentHelp("iOS terminates the app for memory at SECONDS after the capture's start: what its restore identifiers keep stays with the system, and the next Bluetooth event for it relaunches it.", valueName: "seconds"))
+    var terminateAt: [Double] = []
+    @Option(help: ArgumentHelp("The user force-quits the app at SECONDS: nothing is kept, nothing relaunches it.", valueName: "seconds"))
+    var forceQuitAt: [Double] = []
+    @Option(help: ArgumentHelp("Bluetooth turns off at SECONDS: connections, pending connects and scans end.", valueName: "seconds"))
+    var powerOffAt: [Double] = []
+    @Option(help: ArgumentHelp("Bluetooth turns on at SECONDS.", valueName: "seconds"))
+    var powerOnAt: [Double] = []
+    @Option(help: ArgumentHelp("The Bluetooth daemon resets at SECONDS: .resetting, then .poweredOn, every peripheral object invalid.", valueName: "seconds"))
+    var resetAt: [Double] = []
+    @Option(help: ArgumentHelp("The user opens the app at SECONDS, if it is not running (after a termination or a force quit).", valueName: "seconds"))
+    var launchAt: [Double] = []
+    @Option(help: "Bluetooth's state when the app launches: poweredOn, poweredOff or unauthorized.")
+    var launchState: LaunchState = .poweredOn
+    @Option(help: ArgumentHelp("Replay once per moment iOS could kill the app (terminate or forceQuit) and report which kill points lose connections, subscriptions or pending connects. Exit 1 when one does.", valueName: "kind"))
+    var sweep: SweepKind?
+    @Option(help: "The sweep's report: text or json.")
+    var format: SweepFormat = .text
+
+    enum LaunchState: String, ExpressibleByArgument, CaseIterable {
+        case poweredOn, poweredOff, unauthorized
+        var state: CBManagerState {
+            switch self {
+            case .poweredOn: .poweredOn
+            case .poweredOff: .poweredOff
+            case .unauthorized: .unauthorized
+            }
+        }
+    }
+    enum SweepKind: String, ExpressibleByArgument, CaseIterable {
+        case terminate, forceQuit = "force-quit"
+    }
+    enum SweepFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+    /// The system events of the command line.
+    var events: [SystemEvent] {
+        terminateAt.map { SystemEvent(.terminate, at: $0) } + forceQuitAt.map { SystemEvent(.forceQuit, at: $0) }
+            + powerOffAt.map { SystemEvent(.powerOff, at: $0) } + powerOnAt.map { SystemEvent(.powerOn, at: $0) }
+            + resetAt.map { SystemEvent(.reset, at: $0) } + launchAt.map { SystemEvent(.launch, at: $0) }
+    }
+
+    /// The options that change the replay, as a flow comment says them.
+    var replayOptions: String {
+        var words: [String] = []
+        for (name, times) in [("terminate-at", terminateAt), ("force-quit-at", forceQuitAt), ("power-off-at", powerOffAt), ("power-on-at", powerOnAt), ("reset-at", resetAt), ("launch-at", launchAt)] {
+            for time in times { words.append("--\(name) \(time)") }
+        }
+        if launchState != .poweredOn { words.append("--launch-state \(launchState.rawValue)") }
+        if unmatched != .pend { words.append("--unmatched \(unmatched.rawValue)") }
+        return words.joined(separator: " ")
+    }
 
     func validate() throws {
         guard listApps || file != nil else { throw ValidationError("missing the capture file (or --list-apps)") }
         guard ReferenceApps.named(app) != nil else {
-            throw ValidationError("no app named '\(app)'; the apps are: \(ReferenceApps.all.map(\.name).joined(separator: ", "))")
+            throw ValidationError("no app named '\(app)'; the apps are: \(ReferenceApps.available.map(\.name).joined(separator: ", "))")
         }
+        for time in events.map(\.seconds) where !time.isFinite || time < 0 {
+            throw ValidationError("a time of a system event must be seconds after the capture's start (0 or more), not \(time)")
+        }
+        if sweep != nil, realtime { throw ValidationError("--sweep replays many times at capture time; it cannot be --realtime") }
+        if sweep == nil, format != .text { throw ValidationError("--format is the sweep's report format; use it with --sweep") }
     }
 
     func run() async throws {
         guard let file, !listApps else {
-            for entry in ReferenceApps.all { Output.line("\(entry.name)\t\(entry.summary)") }
+            for entry in ReferenceApps.available { Output.line("\(entry.name)\t\(entry.summary)") }
             return try finish(nil)
         }
         // Checked first, so that a refused -o (the capture itself, a directory) costs nothing.
@@ -46,8 +102,23 @@ struct ReplayCommand: AsyncParsableCommand {
             throw Exit.badInput
         }
         let entry = ReferenceApps.named(app)!
+        if let sweep {
+            let result = await KillPointSweep.run(
+                cassette, app: entry, kind: sweep == .terminate ? .terminate : .forceQuit, unmatched: unmatched, events: events,
+                launchState: launchState.state)
+            let capture = (file as NSString).lastPathComponent
+            switch format {
+            case .text: Output.line(result.text(capture: capture, app: entry.name, kind: sweep.rawValue))
+            case .json: try Output.json(result.document(capture: capture, app: entry.name, kind: sweep.rawValue))
+            }
+            Output.flush()
+            if !result.losses.isEmpty { throw Exit.finding }
+            return try finish(fault)
+        }
         let engine = ReplayEngine(cassette: cassette, pacing: realtime ? .realtime : .virtual)
         engine.unmatched = unmatched
+        engine.events = events
+        engine.launchState = launchState.state
         // The events go to a temporary file as they happen (a long capture's flow is not held in
         // memory); the comments, which come first in the text, are known only at the end.
         let writer: FlowWriter
@@ -56,8 +127,9 @@ struct ReplayCommand: AsyncParsableCommand {
             throw Exit.badInput
         }
         engine.writer = writer
-        var flow = await engine.run(entry.make(for: cassette), name: entry.name)
-        flow.comments.insert("capture: \((file as NSString).lastPathComponent)  app: \(entry.name)", at: 0)
+        var flow = await engine.run(name: entry.name) { entry.make(for: cassette) }
+        let options = replayOptions
+        flow.comments.insert("capture: \((file as NSString).lastPathComponent)  app: \(entry.name)" + (options.isEmpty ? "" : "  \(options)"), at: 0)
         do {
             try writer.writeFlow(comments: flow.comments) { chunk in
                 Output.text(String(decoding: chunk, as: UTF8.self))

@@ -98,17 +98,17 @@ import Wire
         var order: [String] = []
         var eager = EventQueue()
         let t = { Timestamp(microseconds: $0) }
-        eager.schedule(at: t(2), for: nil) { order.append("step0") }
-        eager.schedule(at: t(1), for: nil) { order.append("step1") }
-        eager.schedule(at: t(2), for: nil) { order.append("step2") }
-        eager.schedule(at: t(2), for: nil) { order.append("other") }
+        eager.schedule(at: t(2), for: nil, process: 0) { order.append("step0") }
+        eager.schedule(at: t(1), for: nil, process: 0) { order.append("step1") }
+        eager.schedule(at: t(2), for: nil, process: 0) { order.append("step2") }
+        eager.schedule(at: t(2), for: nil, process: 0) { order.append("other") }
         while let next = eager.popNext() { next.action() }
         let expected = order
 
         order = []
         var lazy = EventQueue()
         let places = lazy.reserve(3)
-        lazy.schedule(at: t(2), for: nil) { order.append("other") }
+        lazy.schedule(at: t(2), for: nil, process: 0) { order.append("other") }
         // Steps in time order, each scheduled in its reserved place when the one before has run.
         let steps = [(t(1), 1), (t(2), 0), (t(2), 2)]
         var position = 0
@@ -116,7 +116,7 @@ import Wire
             guard position < steps.count else { return }
             let (time, index) = steps[position]
             position += 1
-            queue.schedule(at: time, sequence: places.lowerBound + index, for: nil) { order.append("step\(index)") }
+            queue.schedule(at: time, sequence: places.lowerBound + index, for: nil, process: 0) { order.append("step\(index)") }
         }
         scheduleNext(&lazy)
         while let next = lazy.popNext() {

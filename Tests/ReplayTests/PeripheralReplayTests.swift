@@ -26,6 +26,9 @@ final class TestServerApp: NSObject, BluetoothApp, CBPeripheralManagerDelegate {
     private(set) var centralsSeen: [CBCentral] = []
     private(set) var writeArrays: [[CBATTRequest]] = []
     private var after: (Double, @escaping () -> Void) -> Void = { _, _ in }
+    /// Opts the manager into restoration.
+    var restoreIdentifier: String?
+    private var restored = false
 
     init(services: [GATTDatabase.Service]) {
         self.services = services.filter { $0.uuid.shortValue != 0x1800 && $0.uuid.shortValue != 0x1801 }
@@ -33,11 +36,18 @@ final class TestServerApp: NSObject, BluetoothApp, CBPeripheralManagerDelegate {
 
     func didFinishLaunching(_ launch: Launch) {
         after = launch.asyncAfter
-        manager = CBPeripheralManager(delegate: self, queue: nil)
+        manager = CBPeripheralManager(
+            delegate: self, queue: nil, options: restoreIdentifier.map { [CBPeripheralManagerOptionRestoreIdentifierKey: $0] })
+    }
+
+    func peripheralManager(_ peripheral: CBPeripheralManager, willRestoreState dict: [String: Any]) {
+        // The services and the advertising are the system's still: nothing to add again.
+        restored = true
+        published = dict[CBPeripheralManagerRestoredStateServicesKey] as? [CBMutableService] ?? []
     }
 
     func peripheralManagerDidUpdateState(_ peripheral: CBPeripheralManager) {
-        guard peripheral.state == .poweredOn else { return }
+        guard peripheral.state == .poweredOn, !restored else { return }
         for captured in services {
             let service = CBMutableService(type: CBUUID(bluetoothUUID: captured.uuid), primary: captured.isPrimary)
             service.characteristics = captured.characteristics.map {

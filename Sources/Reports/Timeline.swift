@@ -1,44 +1,16 @@
-import ArgumentParser
-import BLETrace
+import ATT
+import CoreBluetoothCodes
 import Foundation
-
-/// The formats of `bletrace lifecycle`: the two of `OutputFormat` it takes, and the picture.
-/// (Its own type, so the other commands need not reject svg and html one by one.)
-enum LifecycleFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json, jsonl, svg, html
-}
-
-/// `bletrace lifecycle FILE --format svg|html`: reads the capture once (lifecycles, errors and
-/// traffic together) and prints the timeline picture.
-func printTimeline(path: String, html: Bool) throws {
-    let reader = try openCapture(path)
-    var decoder = TraceDecoder()
-    var analyzer = LifecycleAnalyzer()
-    var collector = ErrorCollector()
-    var traffic = TrafficHistogram()
-    var fault: (any Error)?
-    do {
-        while let record = try reader.next() {
-            let decoded = decoder.decode(record)
-            analyzer.add(record, decoded)
-            collector.add(record, decoded, analyzer: analyzer)
-            traffic.add(record, decoded, analyzer: analyzer)
-        }
-    } catch { fault = error }
-    let report = analyzer.report
-    if html {
-        Output.line(timelineHTML(report, errors: collector.errors, traffic: traffic, file: path))
-    } else {
-        Output.line(timelineSVG(report, errors: collector.errors, traffic: traffic, file: path))
-    }
-    try finish(fault)
-}
+import HCI
+import Lifecycle
+import Wire
 
 /// The timeline as a self-contained SVG document: a time axis, a lane per connection, scan and
 /// advertising set (at most `maxLanes`, the first in time order; the picture says how many were
 /// left out), and a legend. Every mark is bounded by the width in pixels, so the size of the
-/// document does not grow with the length of the capture.
-func timelineSVG(
+/// document does not grow with the length of the capture. `file` names the capture in the
+/// picture's title; without it the picture has none.
+public func timelineSVG(
     _ report: LifecycleReport, errors: [TraceError], traffic: TrafficHistogram, file: String? = nil,
     maxLanes: Int = 60
 ) -> String {
@@ -47,8 +19,8 @@ func timelineSVG(
 }
 
 /// The timeline in a self-contained HTML page: a title (file, records, time span), the SVG, and
-/// a table of the connections.
-func timelineHTML(
+/// a table of the connections (at most `maxRows`; the page says how many more there are).
+public func timelineHTML(
     _ report: LifecycleReport, errors: [TraceError], traffic: TrafficHistogram, file: String,
     maxLanes: Int = 60, maxRows: Int = 1000
 ) -> String {

@@ -1,0 +1,58 @@
+// The kill-point sweep (issue 12): a replay of about 1,100 flow events (the first 1,500 records
+// of the generated capture: three connections with discovery, reads, writes and notifications),
+// swept with a termination at every kill point (about 1,160 replays of the whole run), to the
+// mirror app. One iteration = the whole sweep, on every core.
+import Benchmark
+import BenchSupport
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let capturePath: String = {
+    if let value = getenv("BLETRACE_BENCH_CAPTURE") { return String(cString: value) }
+    return "/tmp/bletrace-bench/capture-1M.btsnoop"
+}()
+
+/// The first `count` records of a btsnoop file as a btsnoop file of their own (16-byte header,
+/// then records of a 24-byte header and their bytes).
+func head(of path: String, records count: Int) throws -> String {
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    var end = 16
+    for _ in 0..<count {
+        guard end + 24 <= data.count else { break }
+        let length = data[(end + 4)..<(end + 8)].reduce(0) { $0 << 8 | Int($1) }
+        end += 24 + length
+    }
+    let out = NSTemporaryDirectory() + "bletrace-sweep-\(count).btsnoop"
+    try data.prefix(end).write(to: URL(fileURLWithPath: out))
+    return out
+}
+
+let benchmarks: @Sendable () -> Void = {
+    guard access(capturePath, R_OK) == 0 else {
+        print("Sweep: \(capturePath) is missing; run `make bench` (it generates it) or generate-capture")
+        return
+    }
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .peakMemoryResident],
+        timeUnits: .milliseconds,
+        maxDuration: .seconds(60),
+        maxIterations: 3,
+        thresholds: [
+            .wallClock: .init(relative: [.p50: 25.0]),
+            .peakMemoryResident: .init(relative: [.p50: 25.0]),
+        ])
+
+    Benchmark("sweep_terminate_1100_events_mirror") { benchmark in
+        do {
+            let (cassette, _) = try Cassette.load(path: try head(of: capturePath, records: 1_500))
+            let mirror = ReferenceApps.named("mirror")!
+            benchmark.startMeasurement()
+            let sweep = await KillPointSweep.run(cassette, app: mirror)
+            benchmark.stopMeasurement()
+            if benchmark.currentIteration == 0 { print("sweep_terminate_1100_events_mirror: \(sweep.points.count) kill points") }
+            blackHole(sweep)
+        } catch { fatalError("\(error)") }
+    }
+}

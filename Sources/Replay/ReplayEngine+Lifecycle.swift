@@ -1,0 +1,394 @@
+import BLETraceCoreBluetooth
+import CoreBluetoothCodes
+import Foundation
+import Wire
+
+/// Something the system does to the app or to Bluetooth during a replay, at a time in seconds
+/// after the capture's start (`--terminate-at`, `--power-off-at`, …).
+public struct SystemEvent: Hashable, Sendable {
+    public enum Kind: String, Hashable, Sendable, CaseIterable {
+        /// iOS ends the app for memory: what it kept for the app's restore identifiers stays with
+        /// the system, and a Bluetooth event for it relaunches the app.
+        case terminate
+        /// The user swipes the app away: nothing is kept, nothing relaunches it.
+        case forceQuit
+        /// Bluetooth turned off: connections and scans end.
+        case powerOff
+        /// Bluetooth on again.
+        case powerOn
+        /// The Bluetooth daemon restarts: `.resetting`, then `.poweredOn`; every peripheral object
+        /// is invalid.
+        case reset
+        /// The user opens the app, if it is not running (after a termination or a force quit): no
+        /// launch options, but a manager created with a restore identifier the system kept state
+        /// for is restored all the same.
+        case launch
+    }
+
+    public var kind: Kind
+    public var seconds: Double
+
+    public init(_ kind: Kind, at seconds: Double) {
+        self.kind = kind
+        self.seconds = seconds
+    }
+}
+
+/// What the app holds at a moment: the peripherals it is connected to, the characteristics it
+/// is subscribed to, and the connections it has asked for that are pending. A terminated app
+/// holds what the system keeps for its restore identifiers (the next relaunch gives it back).
+/// A connected peripheral counts when the app has it: the object has a delegate (a restored
+/// peripheral that the app never takes back is of no use to it).
+public struct AppState: Hashable, Sendable, Codable {
+    /// Addresses.
+    public var connected: Set<String> = []
+    /// `ADDRESS CHARACTERISTIC` (the characteristic as the flow names it).
+    public var subscribed: Set<String> = []
+    /// Addresses with a pending `connect`.
+    public var pending: Set<String> = []
+
+    public init(connected: Set<String> = [], subscribed: Set<String> = [], pending: Set<String> = []) {
+        self.connected = connected
+        self.subscribed = subscribed
+        self.pending = pending
+    }
+
+    /// What `self` has that `other` lacks, as phrases (`connected F0:…`, `subscribed F0:… 2A37`,
+    /// `pending F0:…`), in that order, sorted.
+    public func lost(comparedWith other: AppState) -> [String] {
+        connected.subtracting(other.connected).sorted().map { "connected \($0)" }
+            + subscribed.subtracting(other.subscribed).sorted().map { "subscribed \($0)" }
+            + pending.subtracting(other.pending).sorted().map { "pending \($0)" }
+    }
+}
+
+/// What the system keeps of a peripheral manager of a terminated app: its published services
+/// (with their subscribed centrals) and its advertising.
+struct PreservedServer {
+    var manager: CBPeripheralManager
+    var services: [CBMutableService]
+    var advertisementData: [String: Any]?
+}
+
+/// What the system keeps of a central manager of a terminated app (its restore identifier's
+/// state): the peripherals connected or connecting, with their services and notifying flags, and
+/// the scan if it had service UUIDs.
+struct Preserved {
+    var peripherals: [CBPeripheral]
+    var scan: (services: [CBUUID], options: [String: Any]?)?
+}
+
+// The app's life: termination, relaunch and restoration, force quit, Bluetooth power
+// (Formats/corebluetooth.md, "The app's life in a replay").
+extension ReplayEngine {
+    /// Whether the app has a process now.
+    var isRunning: Bool { app != nil }
+
+    func scheduleSystemEvents() {
+        bluetoothState = launchState
+        for event in events.sorted(by: { $0.seconds < $1.seconds }) {
+            let at = cassette.start.adding(microseconds: Self.microseconds(event.seconds))
+            scheduleSystem(at: at, for: nil) { [unowned self] in
+                switch event.kind {
+                case .terminate: terminate(forceQuit: false)
+                case .forceQuit: terminate(forceQuit: true)
+                case .powerOff: changeBluetooth(to: .poweredOff, event: "powerOff")
+                case .powerOn: changeBluetooth(to: .poweredOn, event: "powerOn")
+                case .reset:
+                    changeBluetooth(to: .resetting, event: "reset")
+                    changeBluetooth(to: .poweredOn, event: nil)
+                case .launch:
+                    if !isRunning { relaunch(reason: "user") }
+                }
+            }
+        }
+    }
+
+    // MARK: Termination
+
+    /// Ends the app's process. For memory (`forceQuit` false), each central manager with a
+    /// restore identifier leaves its connected and connecting peripherals and its scan (with
+    /// service UUIDs) to the system; everything else of the process ends: its other connections
+    /// and pending connects, its timers, the answers to its requests.
+    func terminate(forceQuit: Bool) {
+        guard isRunning else { return }
+        record("system", forceQuit ? "forceQuit" : "terminate", forceQuit ? [:] : ["reason": "memory"])
+        self.forceQuit = self.forceQuit || forceQuit
+        queue.endProcess()
+        var kept: Set<ObjectIdentifier> = []
+        for central in centrals {
+            guard !forceQuit, let identifier = central.restoreIdentifier else {
+                if central.scan != nil { scanGeneration += 1 }
+                continue
+            }
+            let peripherals = given.values
+                .filter { $0.centralManager === central && ($0.state == .connected || $0.state == .connecting) }
+                .sorted { $0.identifier.uuidString < $1.identifier.uuidString }
+            var scan: (services: [CBUUID], options: [String: Any]?)?
+            if let current = central.scan {
+                if let services = current.services, !services.isEmpty {
+                    scan = (services, current.options)
+                } else {
+                    scanGeneration += 1
+                    flow.comments.append("\(label(central)): its scan had no service UUIDs; it does not go on in the background, and ends with the app")
+                }
+            }
+            kept.formUnion(peripherals.map(ObjectIdentifier.init))
+            preserved[identifier] = Preserved(peripherals: peripherals, scan: scan)
+        }
+        for (address, peripheral) in given.sorted(by: { $0.key < $1.key }) where !kept.contains(ObjectIdentifier(peripheral)) {
+            if peripheral.state != .disconnected {
+                flow.comments.append(
+                    "\(address): the system ends the app's \(peripheral.state == .connected ? "connection" : "pending connect")"
+                        + (forceQuit ? " (force quit)" : " (no restore identifier keeps it)"))
+            }
+            queue.withdraw(peripheral)
+            attempts.remove(address)
+            links[address] = nil
+            given[address] = nil
+        }
+        for central in centrals { central.delegate = nil }
+        for peripheral in given.values { peripheral.delegate = nil }
+        terminatePeripheralManagers(forceQuit: forceQuit)
+        (app, managers, centrals) = (nil, [], [])
+    }
+
+    // MARK: Relaunch
+
+    /// An event of the system for `peripheral` that the app hears in `deliver` (given the
+    /// peripheral's central manager). With the app running it is delivered now. With the app
+    /// terminated and the peripheral kept for a restore identifier, an event that wakes the app
+    /// (`waking`: the delegate method's name) relaunches it, and is delivered after the restored
+    /// managers' `willRestoreState` and `didUpdateState`. Otherwise the app never hears of it.
+    func reach(_ peripheral: CBPeripheral, waking: String?, _ deliver: @escaping (CBCentralManager) -> Void) {
+        if isRunning {
+            if let central = peripheral.centralManager, centrals.contains(where: { $0 === central }) { deliver(central) }
+            return
+        }
+        guard let waking, !forceQuit, preserved.values.contains(where: { $0.peripherals.contains { $0 === peripheral } }) else {
+            return
+        }
+        relaunch(reason: waking, peripheral: peripheral.address.map { "\($0)" })
+        schedule(at: now, for: peripheral) { [unowned self] in
+            guard let central = peripheral.centralManager, centrals.contains(where: { $0 === central }) else {
+                flow.comments.append("\(peripheral.address.map { "\($0)" } ?? "?"): the relaunched app did not restore the manager this peripheral belonged to; \(waking) is lost")
+                return
+            }
+            deliver(central)
+        }
+    }
+
+    /// An advertising report while the app is not running: it relaunches the app when a kept scan
+    /// with service UUIDs matches it.
+    func wakesForDiscovery(_ advertisementData: [String: Any], _ address: BluetoothAddress) -> Bool {
+        guard !isRunning, !forceQuit else { return false }
+        let advertised = ((advertisementData[CBAdvertisementDataServiceUUIDsKey] as? [CBUUID]) ?? [])
+            + ((advertisementData[CBAdvertisementDataOverflowServiceUUIDsKey] as? [CBUUID]) ?? [])
+        guard preserved.values.contains(where: { kept in kept.scan?.services.contains(where: advertised.contains) ?? false }) else {
+            return false
+        }
+        relaunch(reason: "didDiscover", peripheral: "\(address)")
+        return true
+    }
+
+    /// Starts a new process of the app, with the restore identifiers the system kept state for in
+    /// its launch options (none when the user opens it: `reason` `user`).
+    func relaunch(reason: String, peripheral: String? = nil, central: String? = nil) {
+        forceQuit = false
+        var options: [Launch.OptionsKey: Any] = [:]
+        let centralIdentifiers = preserved.keys.sorted()
+        if !centralIdentifiers.isEmpty { options[.bluetoothCentrals] = centralIdentifiers }
+        let peripheralIdentifiers = preservedServers.keys.sorted()
+        if !peripheralIdentifiers.isEmpty { options[.bluetoothPeripherals] = peripheralIdentifiers }
+        var arguments: [FlowEvent.Argument] = [.init("reason", reason)]
+        if let peripheral { arguments.append(.init("peripheral", peripheral)) }
+        if let central { arguments.append(.init("central", central)) }
+        launch(options: reason == "user" ? nil : options, event: ("relaunch", arguments))
+        // What no manager of the new process claimed during launch is lost.
+        for (identifier, kept) in preserved.sorted(by: { $0.key < $1.key }) {
+            flow.comments.append("the relaunched app created no central manager with restore identifier \(identifier): what the system kept for it is lost")
+            for peripheral in kept.peripherals {
+                guard let address = peripheral.address else { continue }
+                queue.withdraw(peripheral)
+                attempts.remove(address)
+                links[address] = nil
+                given[address] = nil
+            }
+            if kept.scan != nil { scanGeneration += 1 }
+        }
+        preserved = [:]
+        abandonUnclaimedServers()
+    }
+
+    /// The restoration dictionary for a manager the app creates: the state the system kept for
+    /// its restore identifier, claimed (once) by the first manager created with it.
+    func restoration(for central: CBCentralManager) -> (dictionary: [String: Any], arguments: [FlowEvent.Argument])? {
+        guard let identifier = central.restoreIdentifier else {
+            if !preserved.isEmpty {
+                flow.comments.append("\(label(central)) was created without a restore identifier: it restores nothing (the system keeps state for \(preserved.keys.sorted().joined(separator: ", ")))")
+            }
+            return nil
+        }
+        guard let kept = preserved.removeValue(forKey: identifier) else { return nil }
+        var dictionary: [String: Any] = [:]
+        var arguments: [FlowEvent.Argument] = [.init("restoreIdentifier", identifier)]
+        for peripheral in kept.peripherals {
+            central.adopt(peripheral)
+            if let address = peripheral.address { given[address] = peripheral }
+        }
+        dictionary[CBCentralManagerRestoredStatePeripheralsKey] = kept.peripherals
+        arguments.append(.init("peripherals", list(kept.peripherals.map { "\($0.address.map { "\($0)" } ?? $0.identifier.uuidString)" })))
+        if let scan = kept.scan {
+            central.continueScan(withServices: scan.services, options: scan.options)
+            scanOwner = central
+            dictionary[CBCentralManagerRestoredStateScanServicesKey] = scan.services
+            if let options = scan.options { dictionary[CBCentralManagerRestoredStateScanOptionsKey] = options }
+            arguments.append(.init("scanServices", list(scan.services.map(\.uuidString))))
+        }
+        return (dictionary, arguments)
+    }
+
+    // MARK: Peripheral managers
+
+    /// A peripheral manager with a restore identifier leaves its services and its advertising to
+    /// the system; the others' services are unpublished and their advertising ends.
+    func terminatePeripheralManagers(forceQuit: Bool) {
+        for case let manager as CBPeripheralManager in managers {
+            manager.delegate = nil
+            if !forceQuit, let identifier = manager.restoreIdentifier {
+                preservedServers[identifier] = PreservedServer(
+                    manager: manager, services: manager.publishedServices,
+                    advertisementData: manager.isAdvertising ? server.advertisementData : nil)
+            } else {
+                unpublish { $0.manager === manager }
+                if manager.isAdvertising { server.advertising = false }
+            }
+        }
+    }
+
+    /// The restoration dictionary for a peripheral manager the app creates: its services, now
+    /// this manager's, and its advertisement data.
+    func restoration(for manager: CBPeripheralManager) -> (dictionary: [String: Any], arguments: [FlowEvent.Argument])? {
+        guard let identifier = manager.restoreIdentifier else {
+            if !preservedServers.isEmpty {
+                flow.comments.append("\(label(manager)) was created without a restore identifier: it restores nothing")
+            }
+            return nil
+        }
+        guard let kept = preservedServers.removeValue(forKey: identifier) else { return nil }
+        for (handle, published) in server.published where published.manager === kept.manager {
+            server.published[handle]?.manager = manager
+        }
+        var dictionary: [String: Any] = [CBPeripheralManagerRestoredStateServicesKey: kept.services]
+        var arguments: [FlowEvent.Argument] = [
+            .init("restoreIdentifier", identifier), .init("services", list(kept.services.map(\.uuid.uuidString))),
+        ]
+        if let advertisement = kept.advertisementData {
+            dictionary[CBPeripheralManagerRestoredStateAdvertisementDataKey] = advertisement
+            arguments.append(.init("advertising", "true"))
+        }
+        return (dictionary, arguments)
+    }
+
+    /// Peripheral-manager state no manager of the relaunched app claimed: lost.
+    func abandonUnclaimedServers() {
+        for (identifier, kept) in preservedServers.sorted(by: { $0.key < $1.key }) {
+            flow.comments.append("the relaunched app created no peripheral manager with restore identifier \(identifier): what the system kept for it is lost")
+            unpublish { $0.manager === kept.manager }
+            if kept.advertisementData != nil { server.advertising = false }
+        }
+        preservedServers = [:]
+    }
+
+    enum StepFate { case play, relaunched, lost }
+
+    /// A remote central's step while the app is not running: a request to a service a peripheral
+    /// manager kept for restoration relaunches the app (the step plays after the restoration); any
+    /// other request is lost. Other steps (connections, MTU) play as always.
+    func whileNotRunning(_ step: ServerPlayback.Step) -> StepFate {
+        guard !isRunning, case .request(let position) = step.kind else { return .play }
+        let exchange = cassette.links[step.link].exchanges[position]
+        let handle = exchange.handle ?? 0
+        let owner = server.published[server.cccdOwner[handle] ?? handle]?.manager
+        guard !forceQuit, let owner, preservedServers.values.contains(where: { $0.manager === owner }) else {
+            if server.noted.insert("lost while not running").inserted {
+                flow.comments.append("\(step.central): requests while the app is not running reach no app (no peripheral manager kept them for restoration)")
+            }
+            return .lost
+        }
+        let reason = server.cccdOwner[handle] != nil ? "didSubscribeTo"
+            : [.readRequest, .readBlobRequest].contains(exchange.opcode) ? "didReceiveRead" : "didReceiveWrite"
+        relaunch(reason: reason, central: "\(step.central)")
+        return .relaunched
+    }
+
+    // MARK: Bluetooth power
+
+    /// Bluetooth changes state. Below `.poweredOn` every connection, pending connect and scan
+    /// ends in the system; the running app's managers get the state (and CoreBluetooth's
+    /// disconnections at `.poweredOff`); a terminated app is not relaunched for it, and what the
+    /// system kept for it loses its connections.
+    func changeBluetooth(to state: CBManagerState, event: String?) {
+        if let event { record("system", event, [:]) }
+        bluetoothState = state
+        if state != .poweredOn {
+            for (address, peripheral) in given.sorted(by: { $0.key < $1.key }) {
+                queue.withdraw(peripheral)
+                attempts.remove(address)
+                links[address] = nil
+            }
+            scanGeneration += 1
+            for identifier in preserved.keys { preserved[identifier]?.scan = nil }
+            if !isRunning {
+                for (identifier, kept) in preserved.sorted(by: { $0.key < $1.key }) where !kept.peripherals.isEmpty {
+                    flow.comments.append("Bluetooth \(state): the connections the system kept for \(identifier) end")
+                    for peripheral in kept.peripherals { if let address = peripheral.address { given[address] = nil } }
+                    preserved[identifier]?.peripherals = []
+                }
+                for identifier in preservedServers.keys { preservedServers[identifier]?.advertisementData = nil }
+                server.advertising = false
+            }
+        }
+        guard isRunning else { return }
+        for manager in managers {
+            switch manager {
+            case let central as CBCentralManager:
+                let ended = given.filter { $0.value.centralManager === central && $0.value.state == .connected }.keys.sorted()
+                record(label(central), "didUpdateState", ["state": "\(state)"])
+                if state == .poweredOff {
+                    for address in ended {
+                        record(label(central), "didDisconnectPeripheral", ["peripheral": "\(address)", "error": "\(CBError(.unknown))"])
+                    }
+                }
+                central.deliver(.stateUpdated(state))
+                if state != .poweredOn && state != .poweredOff { given = given.filter { $0.value.centralManager !== central } }
+            case let peripheralManager as CBPeripheralManager:
+                record(label(peripheralManager), "didUpdateState", ["state": "\(state)"])
+                peripheralManager.deliver(.stateUpdated(state))
+            default: break
+            }
+        }
+    }
+
+    // MARK: The app's state
+
+    /// What the app holds now (``AppState``).
+    func appState() -> AppState {
+        var state = AppState()
+        let keptObjects = Set(preserved.values.flatMap(\.peripherals).map(ObjectIdentifier.init))
+        for (address, peripheral) in given {
+            let kept = !isRunning && keptObjects.contains(ObjectIdentifier(peripheral))
+            let held = kept || (isRunning && peripheral.delegate != nil && centrals.contains { $0 === peripheral.centralManager })
+            let name = "\(address)"
+            if peripheral.state == .connecting, kept || isRunning { state.pending.insert(name) }
+            guard held, peripheral.state == .connected else { continue }
+            state.connected.insert(name)
+            for service in peripheral.services ?? [] {
+                for characteristic in service.characteristics ?? [] where characteristic.isNotifying {
+                    state.subscribed.insert("\(name) \(characteristicName(characteristic.valueHandle, address))")
+                }
+            }
+        }
+        return state
+    }
+}

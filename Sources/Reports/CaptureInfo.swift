@@ -1,0 +1,63 @@
+import TraceFiles
+import Wire
+
+/// What a capture is (`bletrace info`): its format, how many records of each kind it holds, and
+/// the time it spans. Encoded, it is the JSON document of `bletrace info --format json` (its
+/// contract: Formats/json.md).
+public struct CaptureInfo: Encodable {
+    var version = jsonVersion
+    var file: String
+    var format: String
+    var datalink: Int?
+    var description: String
+    var records: Int
+    var kinds: [String: Int]
+    var first_ts_us: Int64?
+    var last_ts_us: Int64?
+    var duration_ms: Double?
+    var error: String?
+
+    /// Counts in the order of `PacketKind.allCases`, for the text; not part of the document.
+    private var kindCounts: [(PacketKind, Int)]
+    private var first: Timestamp?
+    private var last: Timestamp?
+
+    private enum CodingKeys: String, CodingKey {
+        case version, file, format, datalink, description, records, kinds, first_ts_us, last_ts_us, duration_ms, error
+    }
+
+    /// The facts of a capture read from `file`: its `format`, the number of records of each
+    /// kind, the first and last record's times, and the fault that ended the reading early, if
+    /// one did.
+    public init(
+        file: String, format: CaptureFormat, kinds: [PacketKind: Int], first: Timestamp?, last: Timestamp?,
+        fault: (any Error)? = nil
+    ) {
+        self.file = file
+        self.format = format.name
+        datalink = format.datalink
+        description = format.description
+        records = kinds.values.reduce(0, +)
+        self.kinds = Dictionary(uniqueKeysWithValues: kinds.map { ("\($0.key)", $0.value) })
+        first_ts_us = first?.microseconds
+        last_ts_us = last?.microseconds
+        duration_ms = first.flatMap { first in last.map { $0.seconds(since: first) * 1000 } }
+        error = fault.map { "\($0)" }
+        kindCounts = PacketKind.allCases.compactMap { kind in kinds[kind].map { (kind, $0) } }
+        self.first = first
+        self.last = last
+    }
+
+    /// Writes the text form, a line at a time (without line ends), to `emit`.
+    public func write(_ emit: (String) -> Void) {
+        let counts = kindCounts.map { "\($0.1) \($0.0)" }
+        emit("file:     \(file)")
+        emit("format:   \(description)")
+        emit("records:  \(records)" + (counts.isEmpty ? "" : " (" + counts.joined(separator: ", ") + ")"))
+        if let first, let last {
+            emit("first:    \(isoTime(first))")
+            emit("last:     \(isoTime(last))")
+            emit("duration: \(relativeTime(last, since: first).dropFirst()) s")
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Lifecycle
+import Wire
+
+/// The JSON document of `bletrace gatt --format json` (its contract: Formats/json.md): each
+/// peer's services, characteristics and descriptors with their last values.
+public struct JSONGATT: Encodable {
+    struct Value: Encodable {
+        var hex: String
+        var source: String
+        var index: Int
+        var frame: Int
+        init?(_ value: GATTDatabase.Value?) {
+            guard let value else { return nil }
+            hex = value.bytes.withUnsafeBytes(\.hexString)
+            source = value.source.rawValue
+            self.index = value.record
+            frame = value.record + 1
+        }
+    }
+    struct Descriptor: Encodable {
+        var handle: UInt16
+        var uuid: String
+        var name: String?
+        var value: Value?
+    }
+    struct Characteristic: Encodable {
+        var declaration_handle: UInt16
+        var handle: UInt16
+        var uuid: String
+        var name: String?
+        var properties: [String]
+        var value: Value?
+        var descriptors: [Descriptor]
+    }
+    struct Service: Encodable {
+        var start: UInt16
+        var end: UInt16
+        var uuid: String
+        var name: String?
+        var primary: Bool
+        var characteristics: [Characteristic]
+    }
+    struct Peer: Encodable {
+        var peer: String?
+        var connections: [Int]
+        var services: [Service]
+    }
+    var version = jsonVersion
+    var peers: [Peer]
+
+    /// The document of the databases in `entries` (give it those with services, as
+    /// ``GATTListing`` keeps).
+    public init(_ entries: [GATTCollector.Entry]) {
+        peers = entries.map { entry in
+            Peer(
+                peer: entry.peer.map { "\($0)" }, connections: entry.connections,
+                services: entry.database.services.map { service in
+                    Service(
+                        start: service.handle, end: service.endHandle, uuid: "\(service.uuid)", name: service.name,
+                        primary: service.isPrimary,
+                        characteristics: service.characteristics.map { c in
+                            Characteristic(
+                                declaration_handle: c.declarationHandle, handle: c.valueHandle, uuid: "\(c.uuid)", name: c.name,
+                                properties: c.properties.names, value: Value(c.lastValue),
+                                descriptors: c.descriptors.map {
+                                    Descriptor(handle: $0.handle, uuid: "\($0.uuid)", name: $0.name, value: Value($0.lastValue))
+                                })
+                        })
+                })
+        }
+    }
+}

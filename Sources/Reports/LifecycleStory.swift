@@ -1,0 +1,291 @@
+import CoreBluetoothCodes
+import HCI
+import Lifecycle
+import Wire
+import ATT
+
+/// The story of every connection in a capture, for people (`bletrace lifecycle`): a header, a
+/// summary of outcomes, reasons, peers and errors, then each scan, advertising set and
+/// connection with its moments (attempt, connection, parameters, discovery, subscriptions,
+/// traffic, disconnection with its reason and CoreBluetooth's error).
+///
+/// ```swift
+/// let story = LifecycleStory(report: analyzer.report, summary: summary)
+/// print(story.text)
+/// ```
+public struct LifecycleStory {
+    /// The connections, scans and advertising of the capture (possibly a selection of them).
+    public var report: LifecycleReport
+    /// The counts the summary shows.
+    public var summary: LifecycleSummary
+    /// What the report was narrowed to (`peer 11:22:33:44:55:66, LE`), shown as a `showing:`
+    /// line under the header; nil when it shows everything.
+    public var showing: String?
+    /// The summary and one line per connection, instead of every moment.
+    public var brief: Bool
+    /// Colour for a terminal, or plain text.
+    public var style: TextStyle
+
+    /// A story of `report` with its `summary`.
+    public init(
+        report: LifecycleReport, summary: LifecycleSummary, showing: String? = nil, brief: Bool = false,
+        style: TextStyle = .plain
+    ) {
+        self.report = report
+        self.summary = summary
+        self.showing = showing
+        self.brief = brief
+        self.style = style
+    }
+
+    /// The story of a whole capture read with `TraceAnalysis(path:)`.
+    public init(_ analysis: TraceAnalysis, style: TextStyle = .plain) {
+        self.init(report: analysis.lifecycle, summary: analysis.summary, style: style)
+    }
+
+    /// The whole story, each line ended by a line feed.
+    public var text: String {
+        var text = ""
+        write { text += $0 + "\n" }
+        return text
+    }
+
+    /// Writes the story, a line at a time (without line ends), to `emit`.
+    public func write(_ emit: (String) -> Void) {
+        guard let origin = report.firstTime else {
+            emit("no records")
+            return
+        }
+        var header = "\(report.records) records"
+        if let last = report.lastTime { header += " over \(seconds(last.seconds(since: origin)))" }
+        emit(header + " from \(isoTime(origin)); times are seconds from the first record, frames as Wireshark numbers them")
+        if let showing { emit("showing: " + showing) }
+        writeSummary(emit)
+        if brief {
+            emit("")
+            for connection in report.connections { emit(briefLine(connection, origin: origin, end: report.lastTime)) }
+            return
+        }
+        writeScans(origin: origin, emit)
+        for connection in report.connections {
+            emit("")
+            var title = "connection \(connection.id + 1): \(connection.transport == .le ? "LE" : "BR/EDR")"
+            if let role = connection.role { title += ", local \(role)" }
+            if let peer = connection.peer {
+                title += ", peer \(peer)"
+                if let name = connection.peerName { title += " \"\(name)\"" }
+                if let type = connection.peerAddressType { title += type & 1 == 0 ? " (public)" : " (random)" }
+            } else if connection.usesFilterAcceptList {
+                title += ", any device on the filter accept list"
+            }
+            if let handle = connection.handle { title += ", handle \(hex(handle, digits: 4))" }
+            emit(style.bold(title))
+            let time = { (timestamp: Timestamp) in self.time(timestamp, origin) }
+            if connection.beganBeforeCapture {
+                emit("  (connected before the capture began)")
+            }
+            if let attempt = connection.attemptTime {
+                emit(time(attempt) + "attempt (frame \(connection.attemptRecord! + 1))")
+            }
+            if let cancel = connection.cancelTime {
+                emit(time(cancel) + "attempt cancelled by the host")
+            }
+            if let complete = connection.completeTime, let status = connection.status {
+                if status == .success {
+                    emit(time(complete) + "connected (frame \(connection.completeRecord! + 1))")
+                } else {
+                    var line = time(complete) + "attempt ended: \(status) (\(hex(status.rawValue, digits: 2)))"
+                    if connection.transport == .classic {
+                        line += "; CoreBluetooth does not apply (BR/EDR)"
+                    } else if connection.outcome == .failed, let error = connection.cbError {
+                        line += "; CoreBluetooth: didFailToConnect, error \(error.value.map { "\($0)" } ?? "nil") [\(error.evidence.rawValue)]"
+                    }
+                    emit(connection.outcome == .failed ? style.red(line) : line)
+                }
+            }
+            if let interval = connection.interval, let latency = connection.latency, let timeout = connection.supervisionTimeout {
+                emit("              interval \(milliseconds(interval, 1.25)), latency \(latency), supervision timeout \(milliseconds(timeout, 10))")
+            }
+            var moments: [(Timestamp, String)] = connection.changes.map { ($0.time, describe($0.kind)) }
+            if let start = connection.discoveryStart, let duration = connection.discoveryDuration {
+                let procedures = connection.discoveryProcedures.map {
+                    "\($0.kind.rawValue) \(seconds($0.duration)) (\($0.requests) request\($0.requests == 1 ? "" : "s"))"
+                }
+                moments.append((start, "discovery: \(seconds(duration))" + (procedures.isEmpty ? "" : "; " + procedures.joined(separator: ", "))))
+            }
+            for subscription in connection.subscriptions {
+                let what = subscription.uuid.map { "\($0)" + (GATTNames.name(for: $0).map { " \($0)" } ?? "") }
+                    ?? "the descriptor at \(hex(subscription.descriptorHandle, digits: 4))"
+                moments.append((subscription.time, subscription.mode == .off ? "unsubscribed from \(what)" : "subscribed to \(what) (\(subscription.mode.rawValue))"))
+            }
+            for (time, text) in moments.sorted(by: { $0.0 < $1.0 }) { emit(self.time(time, origin) + text) }
+            if connection.outcome == .open || connection.outcome == .disconnected {
+                var traffic = "              "
+                if let mtu = connection.effectiveMTU { traffic += "MTU \(mtu)\(connection.mtu == nil ? " (default)" : ""); " }
+                func n(_ count: Int, _ what: String) -> String { "\(count) \(what)\(count == 1 ? "" : "s")" }
+                traffic += "ATT: \(n(connection.attRequests, "request")) (\(n(connection.attReads, "read")), \(n(connection.attWrites, "write"))), "
+                    + "\(n(connection.attWriteCommands, "write")) without response, \(n(connection.attErrors, "error")), "
+                    + "\(n(connection.attNotifications, "notification")), \(n(connection.attIndications, "indication")), \(n(connection.attBytes, "byte"))"
+                emit(traffic)
+                if connection.serviceChangedIndications > 0 {
+                    emit("              Service Changed indicated \(connection.serviceChangedIndications) time(s): the peer's database changed")
+                }
+                let end = connection.disconnectTime ?? report.lastTime ?? origin
+                for request in connection.unansweredRequests {
+                    let waited = end.seconds(since: request.time)
+                    emit("              unanswered: \(request.opcode)" + (request.attributeHandle.map { " of \(hex($0, digits: 4))" } ?? "")
+                        + " (frame \(request.record + 1)), \(seconds(waited)) before the \(connection.disconnectTime == nil ? "end of the capture" : "disconnection")"
+                        + (waited > 30 ? "; past the 30 s ATT transaction timeout" : ""))
+                }
+            }
+            if let end = connection.disconnectTime, let reason = connection.reason {
+                let who = connection.initiator == .local ? "by this host" : "by the peer or the link"
+                var line = time(end) + "disconnected \(who): \(reason) (\(hex(reason.rawValue, digits: 2)))"
+                if let duration = connection.duration { line += ", after " + seconds(duration) }
+                emit(connection.initiator == .local ? line : style.yellow(line))
+                if let error = connection.cbError {
+                    emit("              CoreBluetooth: didDisconnectPeripheral, error \(error.value.map { "\($0) (\($0.errorCode))" } ?? "nil") [\(error.evidence.rawValue)]")
+                }
+            }
+            switch connection.outcome {
+            case .pending: emit("              still pending at the end of the capture")
+            case .open: emit("              still connected at the end of the capture")
+            default: break
+            }
+        }
+    }
+}
+
+extension LifecycleStory {
+    func time(_ timestamp: Timestamp, _ origin: Timestamp) -> String { "  " + relativeTime(timestamp, since: origin) + "  " }
+
+    /// Connections by transport, outcome and reason, then peers, scans and errors.
+    func writeSummary(_ emit: (String) -> Void) {
+        emit("")
+        emit(style.bold("summary"))
+        func counts(_ list: [LifecycleSummary.Count]) -> String {
+            list.map { count in
+                "\(count.count) × \(count.name) (\(hex(count.code, digits: 2)))"
+                    + (count.initiator.map { $0 == "local" ? " by this host" : $0 == "remote" ? " by the peer or link" : "" } ?? "")
+            }.joined(separator: ", ")
+        }
+        func transport(_ label: String, _ t: LifecycleSummary.Transport, note: String = "") {
+            guard t.total > 0 else { return }
+            var parts = ["\(t.connected) connected"]
+            if t.failed > 0 { parts.append("\(t.failed) failed") }
+            if t.cancelled > 0 { parts.append("\(t.cancelled) cancelled by this host") }
+            if t.pending > 0 { parts.append("\(t.pending) pending at the end") }
+            emit("  \(label): \(t.total) connection\(t.total == 1 ? "" : "s") and attempts: " + parts.joined(separator: ", ") + note)
+            if !t.disconnections.isEmpty || t.open > 0 {
+                emit("      ended: " + (t.disconnections.isEmpty ? "none" : counts(t.disconnections)) + (t.open > 0 ? "; \(t.open) still open at the end" : ""))
+            }
+            if !t.failures.isEmpty { emit(style.red("      failed: " + counts(t.failures))) }
+        }
+        if summary.le.total + summary.brEdr.total == 0 { emit("  no connections") }
+        transport("LE", summary.le)
+        transport("BR/EDR", summary.brEdr, note: " (CoreBluetooth makes LE connections only: its errors do not apply)")
+        if !summary.peers.isEmpty {
+            let shown = summary.peers.prefix(5).map { peer in
+                peer.address + (peer.name.map { " \"\($0)\"" } ?? "") + " (\(peer.connections) connected"
+                    + (peer.failed > 0 ? ", \(peer.failed) failed" : "") + ")"
+            }
+            emit("  peers: \(summary.peers.count): " + shown.joined(separator: ", ") + (summary.peers.count > 5 ? ", …" : ""))
+        }
+        if summary.scans > 0 {
+            emit("  scans: \(summary.scans)" + (summary.emptyScans > 0 ? ", \(summary.emptyScans) of them heard no advertising" : ""))
+        }
+        emit("  errors: \(summary.unexpectedErrors) unexpected, \(summary.errors - summary.unexpectedErrors) expected" + (summary.errors > 0 ? " (bletrace errors lists them)" : ""))
+    }
+
+    /// One line for a connection, for --brief.
+    func briefLine(_ connection: Connection, origin: Timestamp, end: Timestamp?) -> String {
+        var line = "connection \(connection.id + 1)".rightPadded(15) + (connection.transport == .le ? "LE    " : "BR/EDR")
+        line += "  " + (connection.peer.map { "\($0)" } ?? (connection.usesFilterAcceptList ? "filter accept list" : "unknown peer").rightPadded(17))
+        if let name = connection.peerName { line += " \"\(name)\"" }
+        let start = connection.completeTime ?? connection.attemptTime
+        if let start { line += "  " + relativeTime(start, since: origin) }
+        switch connection.outcome {
+        case .disconnected:
+            if let reason = connection.reason {
+                line += " → " + relativeTime(connection.disconnectTime!, since: origin)
+                line += (connection.duration.map { " (\(seconds($0)))" } ?? "")
+                line += "  disconnected \(connection.initiator == .local ? "by this host" : "by the peer or link"): \(reason.name ?? "\(reason)") (\(hex(reason.rawValue, digits: 2)))"
+            }
+        case .failed:
+            line += "  " + style.red("failed: " + (connection.status.map { "\($0.name ?? "\($0)") (\(hex($0.rawValue, digits: 2)))" } ?? "?"))
+        case .cancelled: line += "  cancelled by this host"
+        case .pending: line += "  pending at the end"
+        case .open: line += "  still open at the end"
+        }
+        return line
+    }
+
+    /// Scans (with the devices they heard) and this host's advertising sets.
+    func writeScans(origin: Timestamp, _ emit: (String) -> Void) {
+        // Scans that heard nothing, one after the other, are folded into one line.
+        var quiet: [Scan] = []
+        func foldQuiet() {
+            defer { quiet = [] }
+            guard let first = quiet.first, let last = quiet.last else { return }
+            emit("")
+            let numbers = quiet.count == 1 ? "scan \(first.id + 1)" : "scans \(first.id + 1)-\(last.id + 1)"
+            var line = "\(numbers): \(quiet.count == 1 ? "heard" : "\(quiet.count) scans heard") no advertising"
+            if let start = first.startTime { line += ", " + relativeTime(start, since: origin) }
+            if let stop = last.stopTime ?? last.startTime { line += " to " + relativeTime(stop, since: origin) }
+            emit(style.dim(line))
+        }
+        for scan in report.scans {
+            if scan.reports == 0 {
+                quiet.append(scan)
+                continue
+            }
+            foldQuiet()
+            emit("")
+            var title = "scan \(scan.id + 1): \(scan.extended ? "extended" : "legacy")"
+            if let active = scan.active { title += active ? ", active" : ", passive" }
+            if let interval = scan.interval, let window = scan.window {
+                title += ", window \(milliseconds(window, 0.625)) every \(milliseconds(interval, 0.625))"
+            }
+            if scan.filterDuplicates == true { title += ", duplicates filtered" }
+            emit(title)
+            if scan.beganBeforeCapture { emit("  (scanning before the capture began)") }
+            if let start = scan.startTime { emit(time(start, origin) + "started") }
+            emit("              \(scan.reports) advertising reports from \(scan.devices.count) devices")
+            for device in scan.devices.sorted(by: { $0.reports > $1.reports }).prefix(20) {
+                var line = "                \(device.address)"
+                if let name = device.name { line += " \"\(name)\"" }
+                if !device.serviceUUIDs.isEmpty { line += " services " + device.serviceUUIDs.map { "\($0)" }.joined(separator: ",") }
+                if let low = device.rssiMin, let high = device.rssiMax { line += " RSSI \(low == high ? "\(low)" : "\(low)…\(high)") dBm" }
+                line += ", \(device.reports) report\(device.reports == 1 ? "" : "s")" + (device.connectable ? ", connectable" : "")
+                emit(line)
+            }
+            if scan.devices.count > 20 { emit("                … \(scan.devices.count - 20) more (--format json lists them all)") }
+            if let stop = scan.stopTime { emit(time(stop, origin) + "stopped") } else { emit("              still scanning at the end of the capture") }
+        }
+        foldQuiet()
+        for set in report.advertising {
+            emit("")
+            var title = "advertising \(set.id + 1)" + (set.handle.map { ", set \($0)" } ?? ", legacy")
+            if let name = set.name { title += ", name \"\(name)\"" }
+            emit(title)
+            if let start = set.startTime { emit(time(start, origin) + "started" + (set.intervalMin.map { ", interval \(milliseconds(UInt16(clamping: $0), 0.625))" } ?? "")) }
+            if let stop = set.stopTime { emit(time(stop, origin) + "stopped") } else { emit("              still advertising at the end of the capture") }
+        }
+    }
+
+    func describe(_ kind: Connection.Change.Kind) -> String {
+        func phy(_ value: UInt8) -> String { value == 1 ? "1M" : value == 2 ? "2M" : value == 3 ? "Coded" : "PHY \(value)" }
+        switch kind {
+        case .parameters(let interval, let latency, let timeout):
+            return "parameters updated: interval \(milliseconds(interval, 1.25)), latency \(latency), supervision timeout \(milliseconds(timeout, 10))"
+        case .dataLength(let tx, let rx): return "data length: \(tx) bytes out, \(rx) in"
+        case .phy(let tx, let rx): return "PHY: \(phy(tx)) out, \(phy(rx)) in"
+        case .encryption(let enabled, let keySize):
+            return enabled ? "encryption on" + (keySize.map { " (key size \($0))" } ?? "") : "encryption off"
+        case .keyRefresh: return "encryption key refreshed"
+        case .failed(let what, let status): return "\(what) failed: \(status) (\(hex(status.rawValue, digits: 2)))"
+        case .serviceChanged(let start, let end):
+            return "Service Changed: the peer's attributes \(hex(start, digits: 4))-\(hex(end, digits: 4)) changed; what was discovered there no longer holds"
+        }
+    }
+}

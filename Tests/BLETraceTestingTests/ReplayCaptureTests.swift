@@ -1,0 +1,137 @@
+import BLETraceCoreBluetooth
+import BLETraceTesting
+import Foundation
+import Replay
+import TestSupport
+import Testing
+
+/// A heart-rate central as a user would write it: connects to the sensor it knew, subscribes to
+/// 2A37 and (unless told not to) connects again after a disconnection it did not ask for.
+final class SensorApp: NSObject, BluetoothApp, Launchable, CBCentralManagerDelegate, CBPeripheralDelegate {
+    static var appName: String { "sensor" }
+    var reconnects = true
+    var central: CBCentralManager?
+    var sensor: CBPeripheral?
+    var known: [UUID] = []
+
+    override init() {}
+
+    func didFinishLaunching(_ launch: Launch) {
+        known = launch.knownPeripherals
+        central = CBCentralManager(delegate: self, queue: nil, options: [CBCentralManagerOptionRestoreIdentifierKey: "sensor"])
+    }
+
+    func centralManager(_ central: CBCentralManager, willRestoreState dict: [String: Any]) {
+        sensor = (dict[CBCentralManagerRestoredStatePeripheralsKey] as? [CBPeripheral])?.first
+        sensor?.delegate = self
+    }
+
+    func centralManagerDidUpdateState(_ central: CBCentralManager) {
+        guard central.state == .poweredOn, sensor == nil else { return }
+        sensor = central.retrievePeripherals(withIdentifiers: Array(known.prefix(1))).first
+        sensor?.delegate = self
+        if let sensor { central.connect(sensor) }
+    }
+
+    func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
+        peripheral.discoverServices([CBUUID(string: "180D")])
+    }
+
+    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: Error?) {
+        if error != nil, reconnects { central.connect(peripheral) }
+    }
+
+    func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: Error?) {
+        guard let service = peripheral.services?.first else { return }
+        peripheral.discoverCharacteristics([CBUUID(string: "2A37")], for: service)
+    }
+
+    func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: Error?) {
+        guard let measurement = service.characteristics?.first, !measurement.isNotifying else { return }
+        peripheral.setNotifyValue(true, for: measurement)
+    }
+}
+
+/// The same app, broken: it never reconnects.
+final class BrokenSensorApp: NSObject, BluetoothApp, Launchable {
+    static var appName: String { "sensor" }
+    let inner = SensorApp()
+    override init() { inner.reconnects = false }
+    func didFinishLaunching(_ launch: Launch) { inner.didFinishLaunching(launch) }
+}
+
+@Suite struct ReplayCaptureTests {
+    let supervisionTimeout = Fixtures.capture("reconnect-supervision-timeout.btsnoop")
+
+    @Test func aRelativePathIsTakenFromTheTestFilesFolder() throws {
+        let relative = "../../Captures/reconnect-supervision-timeout.btsnoop"
+        let capture = try ReplayCapture(relative)
+        #expect(capture.path == URL(fileURLWithPath: supervisionTimeout).standardizedFileURL.path)
+        #expect(capture.fault == nil)
+        #expect(throws: (any Error).self) { try ReplayCapture("no-such-capture.btsnoop") }
+    }
+
+    @Test func theAppTypeIsReplayedAndTheFlowCanBeQueried() async throws {
+        let replay = try await ReplayCapture(supervisionTimeout).replay(SensorApp.self)
+        #expect(replay.flow.events.first?.signature == "system launch app=sensor")
+        let connects = replay.events(of: .central, named: "didConnect")
+        #expect(connects.count == 2)
+        #expect(replay.events(of: .app).allSatisfy { $0.actor == "app" })
+        #expect(replay.events(named: "didUpdateNotificationStateFor").count == replay.events(of: .peripheral, named: "didUpdateNotificationStateFor").count)
+        #expect(replay.finalState.connected == ["F0:F1:F2:F3:F4:05"])
+        #expect(replay.text.hasPrefix("# bletrace flow 2\n"))
+    }
+
+    @Test func theCommonAssertionsTellAReconnectingAppFromABrokenOne() async throws {
+        let capture = try ReplayCapture(supervisionTimeout)
+        let good = await capture.replay(SensorApp.self)
+        let broken = await capture.replay(BrokenSensorApp.self)
+        #expect(good.reconnectedAfterUnexpectedDisconnection())
+        #expect(!broken.reconnectedAfterUnexpectedDisconnection())
+        #expect(good.surfaced(CBError.Code.connectionTimeout))
+        #expect(!good.surfaced(CBATTError.Code.insufficientAuthentication))
+    }
+
+    @Test func theErrorsGivenToTheAppAreListedWithTheirCallbacks() async throws {
+        let capture = try ReplayCapture(Fixtures.capture("att-errors.btsnoop"))
+        let mirror = try #require(ReferenceApps.named("mirror"))
+        let replay = await capture.replay(name: "mirror") { mirror.make(for: capture.cassette) }
+        #expect(replay.surfaced(CBATTError.Code.insufficientAuthentication))
+        #expect(replay.errors.contains { $0.event.name == "didWriteValueFor" && $0.error == "CBATTError.insufficientAuthentication" })
+        #expect(replay.errors.allSatisfy { $0.event.argument("error") == $0.error })
+    }
+
+    @Test func aGoldenFlowIsRecordedThenMatchedAndABrokenAppFailsWithTheDiff() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bletrace-golden-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let golden = folder.appendingPathComponent("sensor.flow").path
+        let capture = try ReplayCapture(supervisionTimeout)
+        let good = await capture.replay(SensorApp.self)
+        try good.expect(matching: golden, record: true)
+        #expect(try String(contentsOfFile: golden, encoding: .utf8) == good.golden)
+        try good.expect(matching: golden, record: false)
+        let broken = await capture.replay(BrokenSensorApp.self)
+        let mismatch = try #require(throws: FlowMismatch.self) { try broken.expect(matching: golden, record: false) }
+        #expect(mismatch.description.hasPrefix("flows differ: first difference at expected event"))
+        #expect(mismatch.description.contains("\n- app connect peripheral=F0:F1:F2:F3:F4:05\n"))
+        #expect(throws: FlowMismatch.self) { try good.expect(matching: folder.appendingPathComponent("missing.flow").path, record: false) }
+    }
+
+    @Test func eachRelaunchIsANewInstanceAndTheSweepSaysWhetherTheAppSurvives() async throws {
+        let capture = try ReplayCapture(Fixtures.capture("restore-notifying.btsnoop"))
+        var instances: [SensorApp] = []
+        let replay = await capture.replay(name: "sensor", options: .terminate(at: 0.5)) {
+            let app = SensorApp()
+            instances.append(app)
+            return app
+        }
+        #expect(instances.count == 2 && instances[0] !== instances[1])
+        #expect(replay.events(of: .system, named: "relaunch").count == 1)
+        // The app does not go on with a discovery a kill interrupted: killed there, it never
+        // subscribes. The sweep finds exactly those kill points.
+        let sweep = await capture.sweep(SensorApp.self)
+        #expect(!sweep.losses.isEmpty)
+        #expect(sweep.losses.allSatisfy { $0.lost == ["subscribed F0:F1:F2:F3:F4:05 2A37"] && $0.after.hasPrefix("app discover") })
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `bletrace replay CAPTURE --app NAME --sweep terminate` on the five state-restoration captures:
+/// the app that follows the seeds loses nothing at any kill point, the one without a restore
+/// identifier loses something at some, and says what.
+@Suite struct SweepTests {
+    static let captures = ["restore-scanning", "restore-pending-connection", "restore-connected", "restore-out-of-range", "restore-notifying"]
+
+    @Test(arguments: captures)
+    func theRestoringAppLosesNothingAtAnyKillPoint(_ capture: String) throws {
+        let result = try bletrace("replay", Fixtures.capture(capture + ".btsnoop"), "--app", "restoring", "--sweep", "terminate")
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.hasSuffix("no kill point loses anything\n"))
+    }
+
+    @Test(arguments: captures)
+    func theForgetfulAppLosesAndTheReportNamesWhat(_ capture: String) throws {
+        let result = try bletrace(
+            "replay", Fixtures.capture(capture + ".btsnoop"), "--app", "forgetful", "--sweep", "terminate", "--format", "json")
+        #expect(result.status == 1)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let points = try #require(document["points"] as? [[String: Any]])
+        let losing = points.filter { ($0["lost"] as? [String])?.isEmpty == false }
+        #expect(document["losing"] as? Int == losing.count)
+        #expect(!losing.isEmpty)
+        // Each loss is something the run without a kill held.
+        let reference = try #require(document["reference"] as? [String: [String]])
+        let held = Set(reference["connected", default: []].map { "connected \($0)" } + reference["subscribed", default: []].map { "subscribed \($0)" }
+            + reference["pending", default: []].map { "pending \($0)" })
+        for point in losing { #expect(Set(point["lost"] as! [String]).isSubset(of: held)) }
+        // The kill points are in time order, between the events of the run.
+        let times = points.compactMap { $0["seconds"] as? Double }
+        #expect(times == times.sorted() && times.count == points.count)
+    }
+
+    @Test func theTextReportNamesTheFirstLosingKillPoint() throws {
+        let result = try bletrace("replay", Fixtures.capture("restore-notifying.btsnoop"), "--app", "naive", "--sweep", "terminate")
+        #expect(result.status == 1)
+        let verdict = try #require(result.stdout.split(separator: "\n").last)
+        #expect(verdict.contains("kill points lose something; the first, at +"))
+        #expect(verdict.contains("loses connected F0:F1:F2:F3:F4:05"))
+    }
+
+    @Test func aForceQuitSweepLosesEvenForTheRestoringApp() throws {
+        // A force quit keeps nothing (state-restoration seed): the connection is gone.
+        let result = try bletrace("replay", Fixtures.capture("restore-connected.btsnoop"), "--app", "restoring", "--sweep", "force-quit")
+        #expect(result.status == 1)
+    }
+
+    @Test func systemEventTimesMustBeSecondsFromTheStart() throws {
+        let result = try bletrace("replay", Fixtures.capture("restore-connected.btsnoop"), "--terminate-at=-1")
+        #expect(result.status == 64 || result.status == 2)
+        #expect(result.stderr.contains("0 or more"))
+    }
+}
