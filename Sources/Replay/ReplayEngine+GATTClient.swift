@@ -18,9 +18,8 @@ final class LinkPlayback {
     /// Notifications and indications of the capture the app was not subscribed to.
     var undelivered = 0
 
-    init(episode: Connection, central: CBCentralManager, link: Cassette.Link?) {
+    init(episode: Connection, link: Cassette.Link?) {
         self.episode = episode
-        self.central = central
         self.link = link
     }
 }
