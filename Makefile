@@ -2,8 +2,8 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages the build and the tests need: the two system libraries bletrace links, tshark
-# for cross-checking decoding, bluez for btmon.
-APT_PACKAGES := libpcap-dev libbluetooth-dev tshark bluez pkg-config
+# for cross-checking decoding, bluez for btmon, libxml2-utils (xmllint) to validate `diff --format junit`.
+APT_PACKAGES := libpcap-dev libbluetooth-dev tshark bluez pkg-config libxml2-utils
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_CAPTURE := Captures/reconnect-supervision-timeout.btsnoop
 DEMO_FLOW := Captures/reconnect-supervision-timeout.reconnecting.flow

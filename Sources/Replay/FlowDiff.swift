@@ -53,6 +53,56 @@ public struct FlowDiff: Hashable, Sendable {
             expectedEvent: { expected.events[$0] }, actualEvent: { actual.events[$0] })
     }
 
+    /// A comparison told by its whole line-up, `steps` in order (kind 1 the same event, 2 a
+    /// missing one, 3 an unexpected one, with its index in its flow), as a pattern match gives
+    /// it: hunks of the differing stretches with `context` events either side, the events read
+    /// through `expectedEvent` and `actualEvent` only for the lines shown. Past `limit`
+    /// differences the rest is counted, not shown (``exceededLimit``).
+    init(
+        steps: [(UInt8, Int)], expectedEvent: (Int) -> FlowEvent, actualEvent: (Int) -> FlowEvent, expectedCount: Int,
+        actualCount: Int, firstDivergence: Int?, context: Int, limit: Int
+    ) {
+        self.expectedCount = expectedCount
+        self.actualCount = actualCount
+        self.firstDivergence = firstDivergence
+        self.limit = limit
+        exceededLimit = false
+        missing = 0
+        unexpected = 0
+        hunks = []
+        var changed: [Int] = []
+        for (index, step) in steps.enumerated() where step.0 != 1 {
+            if step.0 == 2 { missing += 1 } else { unexpected += 1 }
+            changed.append(index)
+        }
+        if changed.count > limit {
+            exceededLimit = true
+            changed.removeSubrange(limit...)
+        }
+        func line(_ step: (UInt8, Int)) -> Line {
+            switch step.0 {
+            case 1: .same(actualEvent(step.1))
+            case 2: .missing(expectedEvent(step.1))
+            default: .unexpected(actualEvent(step.1))
+            }
+        }
+        // Each change with `context` lines around it; changes closer than twice that share a hunk.
+        var hunk: [Line] = []
+        var end = -1
+        for index in changed {
+            let start = max(0, index - context)
+            if !hunk.isEmpty, start > end + 1 {
+                hunks.append(hunk)
+                hunk = []
+            }
+            let from = hunk.isEmpty ? start : end + 1
+            let to = min(steps.count - 1, index + context)
+            if from <= to { hunk += steps[from...to].map(line) }
+            end = max(end, to)
+        }
+        if !hunk.isEmpty { hunks.append(hunk) }
+    }
+
     /// Compares two flow files as streams: the common prefix is read and let go, then each
     /// remaining event is kept as a hash and the offset of its line, and the events shown are
     /// read again.
@@ -287,7 +337,9 @@ public struct FlowDiff: Hashable, Sendable {
                 }
             }
         }
-        if exceededLimit {
+        if exceededLimit, missing + unexpected > limit {
+            text += "\(missing) missing, \(unexpected) unexpected (the first \(limit) shown)\n"
+        } else if exceededLimit {
             text += "more than \(limit) differences after it, so the rest is not aligned (\(expectedCount) events expected, \(actualCount) actual)\n"
         } else {
             text += "\(missing) missing, \(unexpected) unexpected\n"

@@ -22,6 +22,22 @@ public final class FlowReader {
         public var offset: Int64
     }
 
+    /// A line of an expected flow (Formats/flow.md, "Expected flows written by people"): an
+    /// event, or `...`, which matches any run of events.
+    public enum Item {
+        /// An event line.
+        case event(Located)
+        /// A `...` line, with its line number.
+        case gap(line: Int)
+    }
+
+    /// When true, an event whose actor or name is not in ``FlowVocabulary`` is bad input (as
+    /// `bletrace diff` reads flows). Off by default, for flows of made-up events in tests.
+    public var checksVocabulary = false
+    /// Set by a `# match: in-order` comment, read by ``nextItem()``: the expected events need
+    /// only appear in order, anything between them.
+    public private(set) var matchesInOrder = false
+
     private var descriptor: Int32
     /// Where ``event(at:)`` reads: the file itself, or the temporary copy of a stream.
     private var copy: Int32?
@@ -35,6 +51,8 @@ public final class FlowReader {
     private var line: [UInt8] = []
     /// True when the last line ended with CR: an LF right after it belongs to it.
     private var afterCR = false
+    /// True after ``rewind()``: the file (or the stream's copy) is read again at its offsets.
+    private var rereading = false
 
     /// Opens `path` (`-` for standard input). A FIFO that no program writes to within
     /// `streamWait` is refused by name.
@@ -90,10 +108,147 @@ public final class FlowReader {
         while let (start, text) = try nextLine() {
             switch try Flow.interpret(text, source: source, lineNumber: lineNumber) {
             case .blank, .comment: continue
-            case .event(let event): return Located(event: event, offset: start)
+            case .event(let event):
+                if checksVocabulary { try FlowVocabulary.check(event, line: text, source: source, lineNumber: lineNumber) }
+                return Located(event: event, offset: start)
             }
         }
         return nil
+    }
+
+    /// The next event or `...` line of an expected flow, or nil at the end of the file; a
+    /// `# match: in-order` comment sets ``matchesInOrder`` (another `# match:` value is bad
+    /// input).
+    public func nextItem() throws(FlowError) -> Item? {
+        while let (start, text) = try nextLine() {
+            switch try Self.interpretItem(
+                text, source: source, lineNumber: lineNumber, checksVocabulary: checksVocabulary, inOrder: &matchesInOrder)
+            {
+            case nil: continue
+            case .gap?: return .gap(line: lineNumber)
+            case .event(let event)?: return .event(Located(event: event, offset: start))
+            }
+        }
+        return nil
+    }
+
+    /// What a line of an expected flow is: an event, a `...` gap, or nothing to match (a blank
+    /// line or a comment; `# match: in-order` and `# match: exact` set `inOrder`).
+    enum ItemKind {
+        case event(FlowEvent)
+        case gap
+    }
+
+    static func interpretItem(
+        _ text: String, source: String, lineNumber: Int, checksVocabulary: Bool, inOrder: inout Bool
+    ) throws(FlowError) -> ItemKind? {
+        if text.trimmingCharacters(in: " \t") == "..." { return .gap }
+        switch try Flow.interpret(text, source: source, lineNumber: lineNumber) {
+        case .blank: return nil
+        case .comment(let comment):
+            guard comment.hasPrefix("match:") else { return nil }
+            let value = comment.dropFirst("match:".count).trimmingCharacters(in: " \t")
+            switch value {
+            case "in-order": inOrder = true
+            case "exact": inOrder = false
+            default:
+                throw FlowError(source: source, line: lineNumber, expected: "`# match: in-order` or `# match: exact`, not `# \(comment)`")
+            }
+            return nil
+        case .event(let event):
+            if checksVocabulary { try FlowVocabulary.check(event, line: text, source: source, lineNumber: lineNumber) }
+            return .event(event)
+        }
+    }
+
+    /// What a first look at an expected flow finds, without reading its events (fast: bytes
+    /// only; the events are read, and checked, when it is read again after ``rewind()``).
+    public struct Outline: Hashable, Sendable {
+        /// A `...` line, a `# match:` comment, a `*` ending a value, or a `@` timing assertion.
+        public var isPattern = false
+        /// Up to two distinct `peripheral=` values (not wildcards).
+        public var peripherals: Set<String> = []
+    }
+
+    /// Reads the whole file once for its ``Outline``; ``rewind()`` then reads it from the start.
+    public func outline() throws(FlowError) -> Outline {
+        var outline = Outline()
+        let key = Array(" peripheral=".utf8)
+        while try nextRawLine() != nil {
+            guard var first = line.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }) else { continue }
+            var last = line.count - 1
+            while line[last] == 0x20 || line[last] == 0x09 { last -= 1 }
+            if line[first] == UInt8(ascii: "#") {
+                first += 1
+                while first <= last, line[first] == 0x20 || line[first] == 0x09 { first += 1 }
+                if first <= last, line[first...last].starts(with: "match:".utf8) { outline.isPattern = true }
+                continue
+            }
+            if last - first == 2, line[first...last].elementsEqual("...".utf8) {
+                outline.isPattern = true
+                continue
+            }
+            for index in first...last where line[index] == UInt8(ascii: "*") || line[index] == UInt8(ascii: "@") {
+                let next = index + 1
+                if line[index] == UInt8(ascii: "@") ? (index == first || line[index - 1] == 0x20 || line[index - 1] == 0x09)
+                    : (next > last || line[next] == 0x20 || line[next] == 0x09)
+                {
+                    outline.isPattern = true
+                }
+            }
+            if outline.peripherals.count < 2, let at = Self.find(key, in: line) {
+                var end = at
+                while end < line.count, line[end] != 0x20, line[end] != 0x09 { end += 1 }
+                let value = line[at..<end]
+                if !value.contains(UInt8(ascii: "*")), let text = String(validating: value, as: UTF8.self) {
+                    outline.peripherals.insert(text)
+                }
+            }
+        }
+        return outline
+    }
+
+    /// The index just after the first occurrence of `key` in `bytes`.
+    private static func find(_ key: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= key.count, let first = key.first else { return nil }
+        var index = 0
+        while index <= bytes.count - key.count {
+            if bytes[index] == first {
+                var k = 1
+                while k < key.count, bytes[index + k] == key[k] { k += 1 }
+                if k == key.count { return index + k }
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Starts reading again from the first line (a stream is read again from its temporary
+    /// copy), after the whole file was read: ``next()`` and ``nextItem()`` begin anew.
+    public func rewind() throws(FlowError) {
+        while try nextRawLine() != nil {}
+        rereading = true
+        bufferOffset = 0
+        position = 0
+        count = 0
+        atEnd = false
+        lineNumber = 0
+        afterCR = false
+        matchesInOrder = false
+    }
+
+    /// Every byte of the file (of a stream, its copy), as read.
+    public func contents() throws(FlowError) -> [UInt8] {
+        while try nextRawLine() != nil {}
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let got = chunk.withUnsafeMutableBytes { pread(copy ?? descriptor, $0.baseAddress!, $0.count, off_t(bytes.count)) }
+            if got < 0, errno == EINTR { continue }
+            guard got >= 0 else { throw FlowError(source: source, line: 0, expected: "", reason: String(cString: strerror(errno))) }
+            if got == 0 { return bytes }
+            bytes += chunk[..<got]
+        }
     }
 
     /// The event whose line starts at `offset` (from ``next()``), read again; nil if it cannot
@@ -111,6 +266,12 @@ public final class FlowReader {
 
     /// The next line (without its end) and the offset where it starts.
     private func nextLine() throws(FlowError) -> (Int64, String)? {
+        guard let start = try nextRawLine() else { return nil }
+        return (start, try text())
+    }
+
+    /// Reads the next line's bytes into `line` and returns the offset where it starts.
+    private func nextRawLine() throws(FlowError) -> Int64? {
         line.removeAll(keepingCapacity: true)
         var start: Int64?
         while true {
@@ -132,13 +293,15 @@ public final class FlowReader {
                 try append(buffer[position..<end])
                 afterCR = buffer[end] == 0x0D
                 position = end + 1
-                return (start!, try text())
+                lineNumber += 1
+                return start!
             }
             try append(rest)
             position = count
         }
         guard let start else { return nil }
-        return (start, try text())
+        lineNumber += 1
+        return start
     }
 
     private func append(_ bytes: ArraySlice<UInt8>) throws(FlowError) {
@@ -151,7 +314,6 @@ public final class FlowReader {
     }
 
     private func text() throws(FlowError) -> String {
-        lineNumber += 1
         guard let text = String(validating: line, as: UTF8.self) else {
             throw FlowError(source: source, line: lineNumber, expected: "UTF-8 text (this is not a flow file)")
         }
@@ -163,7 +325,9 @@ public final class FlowReader {
         position = 0
         count = 0
         while true {
-            let got = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
+            let got = buffer.withUnsafeMutableBytes {
+                rereading ? pread(copy ?? descriptor, $0.baseAddress!, $0.count, off_t(bufferOffset)) : read(descriptor, $0.baseAddress!, $0.count)
+            }
             if got < 0, errno == EINTR { continue }
             guard got >= 0 else {
                 throw FlowError(source: source, line: lineNumber + 1, expected: "", reason: String(cString: strerror(errno)))
@@ -172,7 +336,7 @@ public final class FlowReader {
             count = got
             break
         }
-        if let copy, count > 0 {
+        if let copy, count > 0, !rereading {
             var written = 0
             while written < count {
                 let n = buffer.withUnsafeBytes { pwrite(copy, $0.baseAddress! + written, count - written, off_t(bufferOffset) + off_t(written)) }

@@ -36,6 +36,7 @@ public enum NullOr<Value: Encodable>: Encodable {
     /// `.null` for nil, else the value.
     public init(_ value: Value?) { self = value.map(NullOr.value) ?? .null }
 
+    /// Writes `null` or the value.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

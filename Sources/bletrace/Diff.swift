@@ -7,33 +7,93 @@ struct Diff: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Compare an expected flow with an actual one, first divergence first.",
         discussion: """
-            Times and comments are ignored. Both flows are read as streams, in memory bounded by the events after the first \
-            difference; past --limit differences the rest is not aligned. Exit codes: 0 equal, 1 different, 2 bad input. \
-            Either file may be - for standard input.
+            Times and comments are ignored. An expected flow written by people may be a pattern: `...` lines match any run \
+            of events, `key=*` and `key=PREFIX*` match any value, `@<=SECONDS` after an event asserts it came within that \
+            time of the previous expected one, and `# match: in-order` lets any events come between the expected ones \
+            (Formats/flow.md). Exact comparisons read both flows as streams, in memory bounded by the events after the \
+            first difference; past --limit differences the rest is not aligned. Exit codes: 0 equal, 1 different, 2 bad \
+            input. Either file may be - for standard input.
             """)
 
     @Argument(help: "The expected flow.") var expected: String
     @Argument(help: "The actual flow (as written by bletrace replay).") var actual: String
     @Option(help: "The most differences to align (each costs time in proportion to the flows' length).")
     var limit: Int = FlowDiff.defaultLimit
+    @Option(help: "text, json, or junit (JUnit XML for CI).") var format: DiffFormat = .text
+    @Option(
+        help: ArgumentHelp(
+            "none, or peripheral: events of different peripherals may interleave.",
+            discussion: "Default: peripheral when the expected flow names several peripherals, else none."))
+    var interleave: FlowComparison.Interleave?
+    @Flag(help: "When the flows differ, rewrite the expected file with the actual flow (exit 0).") var update = false
+
+    enum DiffFormat: String, ExpressibleByArgument, CaseIterable { case text, json, junit }
 
     func validate() throws {
         guard !(expected == "-" && actual == "-") else {
             throw ValidationError("only one of the two flows can come from standard input")
         }
         guard limit > 0 else { throw ValidationError("--limit must be positive") }
+        guard !(update && expected == "-") else { throw ValidationError("--update rewrites the expected file: it cannot be -") }
     }
 
     func run() throws {
-        let diff: FlowDiff
+        let comparison: FlowComparison
+        let actualReader: FlowReader
         do {
-            diff = try FlowDiff.compare(expected: FlowReader(path: expected), actual: FlowReader(path: actual), limit: limit)
+            let expectedReader = try FlowReader(path: expected)
+            actualReader = try FlowReader(path: actual)
+            expectedReader.checksVocabulary = true
+            actualReader.checksVocabulary = true
+            // A first look at the expected flow: is it a pattern, does it name several
+            // peripherals? A plain one of one peripheral is compared as a stream.
+            let outline = try expectedReader.outline()
+            let pattern = outline.isPattern
+            let mode = interleave ?? (outline.peripherals.count >= 2 ? .peripheral : FlowComparison.Interleave.none)
+            try expectedReader.rewind()
+            if !pattern && mode == .none {
+                comparison = FlowComparison(try FlowDiff.compare(expected: expectedReader, actual: actualReader, limit: limit))
+            } else if pattern {
+                // A pattern is short; the actual flow is read as a stream.
+                let expectation = try FlowExpectation(reading: expectedReader)
+                comparison = try FlowComparison.compare(expected: expectation, actual: actualReader, interleave: mode, limit: limit)
+            } else {
+                // Exact, peripheral by peripheral: both flows in memory.
+                let expectation = try FlowExpectation(reading: expectedReader)
+                var events: [FlowEvent] = []
+                while let located = try actualReader.next() { events.append(located.event) }
+                comparison = FlowComparison(expected: expectation, actual: Flow(events: events), interleave: mode, limit: limit)
+            }
         } catch {
             Output.error("\(error)")
             throw Exit.badInput
         }
-        Output.line(String(diff.report(expectedName: expected, actualName: actual).dropLast()))
+        switch format {
+        case .text: Output.line(String(comparison.report(expectedName: expected, actualName: actual).dropLast()))
+        case .json: try Output.json(FlowComparisonJSON(comparison, expected: expected, actual: actual), pretty: true)
+        case .junit: Output.line(FlowComparisonJUnit(comparison, expected: expected, actual: actual).xml)
+        }
         Output.flush()
-        if !diff.isEqual { throw Exit.finding }
+        guard !comparison.isEqual else { return }
+        if update {
+            try rewriteExpected(with: actualReader)
+            return
+        }
+        throw Exit.finding
+    }
+
+    /// Puts the actual flow in place of the expected file (a new file renamed over it).
+    private func rewriteExpected(with reader: FlowReader) throws {
+        do {
+            let bytes = try reader.contents()
+            let url = URL(fileURLWithPath: expected)
+            try Data(bytes).write(to: url, options: .atomic)
+            Output.standardError("bletrace: updated \(expected) from \(actual)\n")
+        } catch {
+            Output.error("cannot update \(expected): \(error)")
+            throw Exit.badInput
+        }
     }
 }
+
+extension FlowComparison.Interleave: ExpressibleByArgument {}

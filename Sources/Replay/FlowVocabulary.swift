@@ -1,0 +1,126 @@
+/// The words a flow may use: every actor and the events each one has (Formats/flow.md, "Actors
+/// and events"). A line of a flow read for `bletrace diff` whose actor or event is not here is bad
+/// input, with a suggestion for a near miss.
+///
+/// This table is the one place to add a word: what the replay engine, the managers and the app
+/// host record (`record(` in Sources/Replay), and what restoration adds.
+public enum FlowVocabulary {
+    /// Each actor and its events. `central` and `peripheralManager` stand for their numbered
+    /// siblings too (`central2`, `peripheralManager3`: a second manager of the same app).
+    public static let events: [String: Set<String>] = [
+        "system": [
+            "launch", "terminate", "relaunch", "forceQuit", "powerOff", "powerOn", "reset", "unauthorized",
+            "answerDiffers", "noResponse",
+        ],
+        "app": [
+            // Central side.
+            "connect", "cancelPeripheralConnection", "registerForConnectionEvents", "scanForPeripherals", "stopScan",
+            "discoverServices", "discoverIncludedServices", "discoverCharacteristics", "discoverDescriptors", "readValue",
+            "writeValue", "setNotifyValue", "readRSSI", "openL2CAPChannel",
+            // Peripheral-manager side.
+            "add", "remove", "removeAllServices", "startAdvertising", "stopAdvertising", "respond", "updateValue",
+            "setDesiredConnectionLatency", "publishL2CAPChannel", "unpublishL2CAPChannel",
+        ],
+        "central": [
+            "didUpdateState", "willRestoreState", "didConnect", "didFailToConnect", "didDisconnectPeripheral", "didDiscover",
+        ],
+        "peripheral": [
+            "didDiscoverServices", "didDiscoverIncludedServicesFor", "didDiscoverCharacteristicsFor", "didDiscoverDescriptorsFor",
+            "didUpdateValueFor", "didWriteValueFor", "didUpdateNotificationStateFor", "didModifyServices",
+        ],
+        "peripheralManager": [
+            "didUpdateState", "willRestoreState", "didAdd", "didStartAdvertising", "didSubscribeTo", "didUnsubscribeFrom",
+            "didReceiveRead", "didReceiveWrite",
+        ],
+    ]
+
+    /// Actors that may carry a number for a second, third … manager of the same app.
+    static let numbered: Set<String> = ["central", "peripheralManager"]
+
+    /// The actor of the table that `actor` is (`central2` is `central`); nil when it is none.
+    public static func kind(of actor: String) -> String? {
+        if events[actor] != nil { return actor }
+        for base in numbered where actor.hasPrefix(base) {
+            let number = actor.dropFirst(base.count)
+            if let value = Int(number), value >= 2, number.first != "0", number.allSatisfy(\.isASCII) { return base }
+        }
+        return nil
+    }
+
+    /// Whether `event`'s actor and name are in the table.
+    public static func contains(_ event: FlowEvent) -> Bool {
+        guard let kind = kind(of: event.actor) else { return false }
+        return events[kind]?.contains(event.name) == true
+    }
+
+    /// Checks an event read from line `lineNumber` of `source` (whose text is `line`, to point at
+    /// the word at fault): an actor or event name not in the table is a ``FlowError`` that says
+    /// what was expected and, for a near miss, which word was probably meant.
+    public static func check(_ event: FlowEvent, line: String, source: String, lineNumber: Int) throws(FlowError) {
+        // The fast way first: most events are in the table.
+        if let names = events[event.actor], names.contains(event.name) { return }
+        let (actorColumn, nameColumn) = columns(of: line)
+        guard let kind = kind(of: event.actor) else {
+            let actors = events.keys.sorted()
+            var expected = "an actor (\(actors.map { "`\($0)`" }.joined(separator: ", "))), not `\(event.actor)`"
+            if let near = nearest(event.actor, among: actors) { expected += "; did you mean `\(near)`?" }
+            throw FlowError(source: source, line: lineNumber, column: actorColumn, expected: expected)
+        }
+        let names = events[kind]!
+        guard names.contains(event.name) else {
+            var expected = "an event of `\(event.actor)`, not `\(event.name)`"
+            if let owner = events.keys.sorted().first(where: { events[$0]!.contains(event.name) }) {
+                expected += "; `\(event.name)` is an event of `\(owner)`"
+            } else if let near = nearest(event.name, among: names.sorted()) {
+                expected += "; did you mean `\(near)`?"
+            }
+            throw FlowError(source: source, line: lineNumber, column: nameColumn, expected: expected)
+        }
+    }
+
+    /// The 1-based columns (in characters) of the actor and the event name in an event line.
+    static func columns(of line: String) -> (Int, Int) {
+        var columns: [Int] = []
+        var column = 0
+        var inWord = false
+        for character in line {
+            column += 1
+            let space = character == " " || character == "\t"
+            if !space, !inWord { columns.append(column) }
+            inWord = !space
+            if columns.count == 3 { break }
+        }
+        // A leading time (`+1.25`) comes before the actor.
+        let timed = line.drop { $0 == " " || $0 == "\t" }.first.map { $0 == "+" || $0 == "-" } ?? false
+        let words = timed ? Array(columns.dropFirst()) : columns
+        return (words.first ?? 1, words.dropFirst().first ?? 1)
+    }
+
+    /// The word of `candidates` closest to `word` (edit distance, any case), when it is close
+    /// enough to be a slip: at most a third of the word's length, and at most 3.
+    static func nearest(_ word: String, among candidates: [String]) -> String? {
+        let lowered = Array(word.lowercased())
+        let most = min(3, max(1, lowered.count / 3))
+        var best: (String, Int)?
+        for candidate in candidates {
+            let distance = editDistance(lowered, Array(candidate.lowercased()), most: most)
+            if distance <= most, distance < (best?.1 ?? .max) { best = (candidate, distance) }
+        }
+        return best?.0
+    }
+
+    /// Levenshtein distance, or more than `most` when it exceeds it.
+    static func editDistance(_ a: [Character], _ b: [Character], most: Int) -> Int {
+        if abs(a.count - b.count) > most { return most + 1 }
+        var previous = Array(0...b.count)
+        var current = previous
+        for i in 1...max(1, a.count) where !a.isEmpty {
+            current[0] = i
+            for j in 1...max(1, b.count) where !b.isEmpty {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            swap(&previous, &current)
+        }
+        return a.isEmpty ? b.count : previous[b.count]
+    }
+}

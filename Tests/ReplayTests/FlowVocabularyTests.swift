@@ -1,0 +1,121 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Replay
+
+/// The one table of actors and events, and what `bletrace diff` says of a word not in it.
+@Suite struct FlowVocabularyTests {
+    func error(_ line: String) -> FlowError? {
+        do {
+            _ = try FlowExpectation(parsing: line, source: "e.flow")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func everyBundledFlowUsesOnlyTheVocabulary() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Fixtures.packageRoot.appendingPathComponent("Captures").path)
+            .filter { $0.hasSuffix(".flow") }
+        try #require(names.count >= 5)
+        for name in names {
+            let flow = try Flow(parsing: String(contentsOfFile: Fixtures.capture(name), encoding: .utf8), source: name)
+            for event in flow.events { #expect(FlowVocabulary.contains(event), "\(name): \(event.signature)") }
+        }
+    }
+
+    @Test func theReplayRecordsOnlyWordsOfTheVocabulary() async throws {
+        // Every reference app, on a central capture with GATT errors and on a peripheral one.
+        for capture in ["att-errors.btsnoop", "peripheral-server.btsnoop", "reconnect-supervision-timeout.btsnoop"] {
+            let (cassette, _) = try Cassette.load(path: Fixtures.capture(capture))
+            for entry in ReferenceApps.all {
+                let flow = await ReplayEngine(cassette: cassette).run(entry.make(for: cassette), name: entry.name)
+                #expect(!flow.events.isEmpty)
+                for event in flow.events { #expect(FlowVocabulary.contains(event), "\(capture) \(entry.name): \(event.signature)") }
+            }
+        }
+    }
+
+    @Test func restorationWordsAreThere() {
+        for name in ["launch", "terminate", "relaunch", "forceQuit", "powerOff", "powerOn", "reset", "unauthorized"] {
+            #expect(FlowVocabulary.contains(FlowEvent(time: nil, actor: "system", name: name)))
+        }
+        #expect(FlowVocabulary.contains(FlowEvent(time: nil, actor: "central", name: "willRestoreState")))
+        #expect(FlowVocabulary.contains(FlowEvent(time: nil, actor: "peripheralManager2", name: "willRestoreState")))
+    }
+
+    @Test(arguments: [
+        ("garbage line", 1, "an actor (`app`, `central`, `peripheral`, `peripheralManager`, `system`), not `garbage`"),
+        ("+1.0 centrl didConnect peripheral=A", 6, "an actor (`app`, `central`, `peripheral`, `peripheralManager`, `system`), not `centrl`; did you mean `central`?"),
+        ("central  didConect peripheral=A", 10, "an event of `central`, not `didConect`; did you mean `didConnect`?"),
+        ("app didConnect peripheral=A", 5, "an event of `app`, not `didConnect`; `didConnect` is an event of `central`"),
+        ("central1 didConnect peripheral=A", 1, "an actor (`app`, `central`, `peripheral`, `peripheralManager`, `system`), not `central1`; did you mean `central`?"),
+        ("peripheral frobnicate x=1", 12, "an event of `peripheral`, not `frobnicate`"),
+    ])
+    func aWordNotInTheVocabularyIsBadInputWithItsPlaceAndANearMiss(line: String, column: Int, expected: String) {
+        #expect(error("# bletrace flow 2\n" + line) == FlowError(source: "e.flow", line: 2, column: column, expected: expected))
+    }
+
+    @Test func numberedManagersAreTheirKind() {
+        #expect(FlowVocabulary.kind(of: "central2") == "central")
+        #expect(FlowVocabulary.kind(of: "peripheralManager12") == "peripheralManager")
+        #expect(FlowVocabulary.kind(of: "central02") == nil)
+        #expect(FlowVocabulary.kind(of: "peripheral2") == nil)
+        #expect(FlowVocabulary.kind(of: "app") == "app")
+    }
+
+    @Test func aReaderChecksOnlyWhenAsked() throws {
+        let path = try Fixtures.temporaryFile(Array("garbage line\n".utf8), name: "g.flow")
+        #expect(try FlowReader(path: path).next()?.event.actor == "garbage")
+        let checking = try FlowReader(path: path)
+        checking.checksVocabulary = true
+        #expect(throws: FlowError.self) { try checking.next() }
+    }
+
+    @Test func aReaderRewindsToReadTheSameEventsAgain() throws {
+        let path = try Fixtures.temporaryFile(Array("# match: in-order\r\napp connect peripheral=A\r\n...\ncentral didConnect peripheral=A".utf8), name: "r.flow")
+        let reader = try FlowReader(path: path)
+        var first: [String] = []
+        while let item = try reader.nextItem() { if case .event(let e) = item { first.append(e.event.signature) } }
+        #expect(reader.matchesInOrder)
+        try reader.rewind()
+        #expect(!reader.matchesInOrder)
+        var second: [String] = []
+        while let item = try reader.nextItem() { if case .event(let e) = item { second.append(e.event.signature) } }
+        #expect(first == ["app connect peripheral=A", "central didConnect peripheral=A"])
+        #expect(second == first)
+        #expect(reader.matchesInOrder)
+    }
+}
+
+@Suite struct FlowOutlineTests {
+    func outline(_ text: String) throws -> FlowReader.Outline {
+        try FlowReader(path: Fixtures.temporaryFile(Array(text.utf8), name: "o.flow")).outline()
+    }
+
+    @Test func findsPatternsAndPeripheralsWithoutReadingEvents() throws {
+        #expect(try !outline("#\n# \n \t\n#match\napp connect peripheral=A\n").isPattern)
+        #expect(try outline("...\n").isPattern)
+        #expect(try outline("  ... \t\n").isPattern)
+        #expect(try outline("# match: in-order\n").isPattern)
+        #expect(try outline("central didDisconnectPeripheral peripheral=A error=*\n").isPattern)
+        #expect(try outline("app connect peripheral=A @<=1\n").isPattern)
+        #expect(try !outline("app write value=a*b name=x@y\n").isPattern)
+        #expect(try outline("app connect peripheral=A\napp connect peripheral=B\napp connect peripheral=C\n").peripherals == ["A", "B"])
+        #expect(try outline("app connect peripheral=A*\n").peripherals.isEmpty)
+    }
+
+    @Test func everyBundledAndFuzzedFlowOutlinesWithoutTrapping() throws {
+        let root = Fixtures.packageRoot
+        var paths = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Captures").path)
+            .filter { $0.hasSuffix(".flow") }.map { root.appendingPathComponent("Captures/\($0)").path }
+        let fuzz = root.appendingPathComponent("Tests/Fixtures/fuzz/flow")
+        paths += ((try? FileManager.default.contentsOfDirectory(atPath: fuzz.path)) ?? []).map { fuzz.appendingPathComponent($0).path }
+        for path in paths {
+            let reader = try FlowReader(path: path)
+            _ = try? reader.outline()
+        }
+        #expect(paths.count >= 5)
+    }
+}
