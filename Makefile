@@ -179,7 +179,7 @@ compare: deps bench-capture
 	  RECORDS=$(BENCH_RECORDS) bash Benchmarks/compare.sh $(BENCH_CAPTURE)
 
 ## bench-memory: peak memory of bletrace stats, lifecycle and errors on the 1M-record capture
-## and on a 1 GB one (generated into $(BENCH_DIR) on first use); fails if stats needs 64 MB or
+## (and of replay to the mirror app, on that one) and on a 1 GB one (generated into $(BENCH_DIR) on first use); fails if stats needs 64 MB or
 ## more on the 1 GB file. Then the robustness inputs (issue 16, Benchmarks/robustness-inputs.py):
 ## 1M connect/disconnect cycles on one handle (lifecycle in every format, errors, replay) and
 ## 1M-event flows (diff), each failing past MAX_SECONDS (120).

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # memory.sh FILE...: peak memory (and wall time) of bletrace stats, lifecycle and errors on each
-# capture, one run each under /usr/bin/time -v, output to /dev/null. Needs BLETRACE (a release
+# capture, and of `bletrace replay` (to the mirror app, its flow streamed) on the first one, one
+# run each under /usr/bin/time -v, output to /dev/null. Needs BLETRACE (a release
 # bletrace). With LIMIT_MB set, exits 1 when `bletrace stats` on the last (largest) file peaks at
 # LIMIT_MB or more: peak memory must not grow with the file.
 set -u
@@ -10,7 +11,11 @@ last_kb=0
 for file in "$@"; do
     size=$(stat -c %s "$file")
     cat "$file" > /dev/null  # into the page cache: the times are bletrace's, not the disk's
-    for command in "stats" "lifecycle --format json" "errors --format json"; do
+    commands=("stats" "lifecycle --format json" "errors --format json")
+    # The replay holds the cassette (every answer and notification of the capture): the first,
+    # smaller file only.
+    [ "$file" = "$1" ] && commands+=("replay")
+    for command in "${commands[@]}"; do
         log=$(mktemp)
         # shellcheck disable=SC2086
         start=$(date +%s%N)
