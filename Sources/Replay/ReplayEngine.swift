@@ -91,6 +91,8 @@ public final class ReplayEngine: BluetoothSystem {
     /// What the app held at the end of the run (``run(name:launching:)``): for the kill-point
     /// sweep.
     public internal(set) var finalState = AppState()
+    /// Each peripheral object the app was given, by address, and its state at the end of the run.
+    public internal(set) var finalPeripheralStates: [String: CBPeripheralState] = [:]
     /// Peripheral objects the app was given, for the end-of-capture summary.
     var given: [BluetoothAddress: CBPeripheral] = [:]
     /// The connection each connected peripheral of the app is playing, with what the app did on it.
@@ -148,6 +150,7 @@ public final class ReplayEngine: BluetoothSystem {
         finalState = appState()
         for (address, peripheral) in given.sorted(by: { $0.key < $1.key }) {
             flow.comments.append("at the end of the capture: \(address) is \(peripheral.state)")
+            finalPeripheralStates["\(address)"] = peripheral.state
         }
         // The app's managers hold their system; the engine lets go of them, so that the app and
         // the engine are freed when the caller drops them.
