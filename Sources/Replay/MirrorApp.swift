@@ -12,10 +12,13 @@ import Wire
 /// handle — after the discovery under way, when it has not reached that object yet — and skipped
 /// when discovery never gives the app that object (the captured app used handles it had cached).
 /// Scans are not repeated: their reports would drown the flow. A request the captured stack sent
-/// again after pairing (refused for security first) is made once: iOS retries by itself.
+/// again after pairing (refused for security first) is made once: iOS retries by itself. When the
+/// capture was taken on a peripheral host, ``MirrorServer`` plays its GATT server to the remote
+/// centrals as well.
 final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPeripheralDelegate {
     private let cassette: Cassette
     private var central: CBCentralManager?
+    private var server: MirrorServer?
     private var launch: Launch?
     /// Discovery requests made and not yet answered, per peripheral.
     private var discovering: [UUID: Int] = [:]
@@ -27,6 +30,8 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
     func didFinishLaunching(_ launch: Launch) {
         self.launch = launch
         central = CBCentralManager(delegate: self, queue: nil)
+        // A capture taken on a peripheral host: its GATT server is played too (MirrorServer).
+        if MirrorServer.isNeeded(for: cassette) { server = MirrorServer(cassette: cassette, launch: launch) }
     }
 
     func centralManagerDidUpdateState(_ central: CBCentralManager) {
