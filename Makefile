@@ -188,8 +188,9 @@ compare: deps bench-capture
 	  bash Benchmarks/many.sh $(BENCH_CAPTURE)
 
 ## bench-memory: peak memory of bletrace stats, decode (text and JSONL), lifecycle and errors on
-## the 1M-record capture and on a 1 GB one (generated into $(BENCH_DIR) on first use); fails if
-## stats or decode needs 64 MB or more on the 1 GB file. Then the robustness inputs (issue 16, Benchmarks/robustness-inputs.py):
+## the 1M-record capture (and of replay to the mirror app, on that one) and on a 1 GB one
+## (generated into $(BENCH_DIR) on first use); fails if stats or decode needs 64 MB or more on
+## the 1 GB file. Then the robustness inputs (issue 16, Benchmarks/robustness-inputs.py):
 ## 1M connect/disconnect cycles on one handle (lifecycle in every format, errors, replay) and
 ## 1M-event flows (diff), each failing past MAX_SECONDS (120).
 BENCH_ROBUSTNESS := $(BENCH_DIR)/robustness

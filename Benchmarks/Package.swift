@@ -52,13 +52,14 @@ let package = Package(
             path: "Benchmarks/CaptureFraming",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
         .executableTarget(
-            name: "Replay",
+            // Not "Replay": the main package has a module of that name.
+            name: "ReplayMirror",
             dependencies: [
                 "BenchSupport",
                 .product(name: "BLETrace", package: "bletrace"),
                 .product(name: "Benchmark", package: "package-benchmark"),
             ],
-            path: "Benchmarks/Replay",
+            path: "Benchmarks/ReplayMirror",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
         .executableTarget(
             name: "Sweep",

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # memory.sh FILE...: peak memory (and wall time) of bletrace stats, decode (text and JSONL),
-# lifecycle and errors on each capture, one run each under /usr/bin/time -v, output to /dev/null.
-# Needs BLETRACE (a release bletrace). With LIMIT_MB set, exits 1 when `bletrace stats` or
+# lifecycle and errors on each capture, and of `bletrace replay` (to the mirror app, its flow
+# streamed) on the first one, one run each under /usr/bin/time -v, output to /dev/null. Needs
+# BLETRACE (a release bletrace). With LIMIT_MB set, exits 1 when `bletrace stats` or
 # `bletrace decode` on the last (largest) file peaks at LIMIT_MB or more: peak memory must not
 # grow with the file.
 set -u
@@ -11,7 +12,11 @@ declare -A last_kb
 for file in "$@"; do
     size=$(stat -c %s "$file")
     cat "$file" > /dev/null  # into the page cache: the times are bletrace's, not the disk's
-    for command in "stats" "decode" "decode --format jsonl" "lifecycle --format json" "errors --format json"; do
+    commands=("stats" "decode" "decode --format jsonl" "lifecycle --format json" "errors --format json")
+    # The replay holds the cassette (every answer and notification of the capture): the first,
+    # smaller file only.
+    [ "$file" = "$1" ] && commands+=("replay")
+    for command in "${commands[@]}"; do
         log=$(mktemp)
         # shellcheck disable=SC2086
         start=$(date +%s%N)

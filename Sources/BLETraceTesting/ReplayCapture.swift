@@ -49,7 +49,8 @@ public struct ReplayCapture: Sendable {
     ) async -> ReplayResult {
         let engine = options.engine(for: cassette)
         let flow = await engine.run(name: name, launching: launching)
-        return ReplayResult(flow: flow, finalState: engine.finalState, failed: engine.failed)
+        return ReplayResult(
+            flow: flow, finalState: engine.finalState, failed: engine.failed, peripheralStates: engine.finalPeripheralStates)
     }
 
     /// Replays once per moment iOS could kill the app (`KillPointSweep`): `survived` on the

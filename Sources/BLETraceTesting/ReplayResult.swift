@@ -12,6 +12,8 @@ public struct ReplayResult: Sendable, CustomStringConvertible {
     public let finalState: AppState
     /// The replay stopped on a request the capture could not answer (`UnmatchedPolicy.fail`).
     public let failed: Bool
+    /// The state of each peripheral the app was given, by address, at the end of the capture.
+    public let peripheralStates: [String: CBPeripheralState]
 
     /// A short account, for test failure messages: the events and the end state.
     public var description: String {

@@ -118,6 +118,9 @@ public struct Cassette: Sendable {
     /// The conversation of connection `id` (``Connection/id``), if it had one.
     public func link(connection id: Int) -> Link? { linkByConnection[id].map { links[$0] } }
 
+    /// The index in ``links`` of connection `id`'s link, if it had one.
+    public func linkIndex(connection id: Int) -> Int? { linkByConnection[id] }
+
     /// The links of `peer`, in order.
     public func links(of peer: BluetoothAddress) -> [Link] { peerTable[peer]?.links.map { links[$0] } ?? [] }
 

@@ -8,15 +8,21 @@ import Wire
 ///
 /// Withdrawing a peripheral's actions (a cancel, a link that ended) is O(1): each action carries
 /// its peripheral's generation when scheduled, and actions of an older generation are dropped when
-/// they come up. Withdrawing everything an app process scheduled (its timers, the answers to its
-/// requests: it was terminated) is O(1) the same way: actions carry the process they belong to,
-/// or none for what the system plays whatever the app does.
+/// they come up. The generations are kept in an array, one slot per peripheral, so that taking an
+/// action costs no hashing. Withdrawing everything an app process scheduled (its timers, the
+/// answers to its requests: it was terminated) is O(1) the same way: actions carry the process
+/// they belong to, or none for what the system plays whatever the app does.
+///
+/// A party that schedules many actions up front (the mirror app) can instead reserve their
+/// sequence numbers at once and schedule each when the one before it has run: the order is the
+/// same, the heap holds one of them at a time.
 struct EventQueue {
     struct Scheduled: Comparable {
         var time: Timestamp
         var sequence: Int
-        var peripheral: ObjectIdentifier?
-        var generation: Int
+        /// The peripheral's slot in ``generations``; -1 for none.
+        var slot: Int32
+        var generation: Int32
         /// The app process the action belongs to; 0 for the system's own.
         var process: Int
         var action: () -> Void
@@ -27,17 +33,47 @@ struct EventQueue {
 
     private var heap = Heap<Scheduled>()
     private var sequence = 0
-    private var generations: [ObjectIdentifier: Int] = [:]
+    private var slots: [ObjectIdentifier: Int32] = [:]
+    private var generations: [Int32] = []
+    /// The last peripheral scheduled for and its slot: most actions follow one of the same one.
+    private var last: (key: ObjectIdentifier, slot: Int32)?
     /// The process whose actions still run; those of earlier processes are dropped.
     private(set) var liveProcess = 1
 
     /// Schedules `action`; `process` is the app process it belongs to (0: the system's).
     mutating func schedule(at time: Timestamp, for peripheral: CBPeripheral?, process: Int, _ action: @escaping () -> Void) {
         sequence += 1
-        let key = peripheral.map(ObjectIdentifier.init)
+        schedule(at: time, sequence: sequence, for: peripheral, process: process, action)
+    }
+
+    /// Sequence numbers for `count` actions, as if they were scheduled now one after the other;
+    /// ``schedule(at:sequence:for:process:_:)`` schedules each later in its place.
+    mutating func reserve(_ count: Int) -> Range<Int> {
+        defer { sequence += count }
+        return sequence + 1..<sequence + 1 + count
+    }
+
+    /// Schedules `action` with a sequence number from ``reserve(_:)``.
+    mutating func schedule(
+        at time: Timestamp, sequence: Int, for peripheral: CBPeripheral?, process: Int, _ action: @escaping () -> Void
+    ) {
+        var slot: Int32 = -1
+        if let peripheral {
+            let key = ObjectIdentifier(peripheral)
+            if let last, last.key == key {
+                slot = last.slot
+            } else if let known = slots[key] {
+                slot = known
+            } else {
+                slot = Int32(generations.count)
+                slots[key] = slot
+                generations.append(0)
+            }
+            last = (key, slot)
+        }
         heap.insert(
             Scheduled(
-                time: time, sequence: sequence, peripheral: key, generation: key.map { generations[$0, default: 0] } ?? 0,
+                time: time, sequence: sequence, slot: slot, generation: slot < 0 ? 0 : generations[Int(slot)],
                 process: process, action: action))
     }
 
@@ -53,15 +89,32 @@ struct EventQueue {
     /// Takes the next action still due.
     mutating func popNext() -> Scheduled? {
         dropWithdrawn()
-        return heap.popMin()
+        let next = heap.popMin()
+        running = next
+        return next
+    }
+
+    /// The action taken last (running, while it runs).
+    private var running: Scheduled?
+
+    /// Schedules the running action again, at `time`, for the same process: for an action that
+    /// plays a sequence one step at a time (a link's notifications), without making a new closure
+    /// for each step.
+    mutating func scheduleRunningAgain(at time: Timestamp, for peripheral: CBPeripheral?) {
+        guard let running else { return }
+        schedule(at: time, for: peripheral, process: running.process, running.action)
     }
 
     /// Withdraws every action scheduled so far for `peripheral`.
     mutating func withdraw(_ peripheral: CBPeripheral) {
-        generations[ObjectIdentifier(peripheral), default: 0] += 1
+        guard let slot = slots[ObjectIdentifier(peripheral)] else { return }
+        generations[Int(slot)] &+= 1
     }
 
-    mutating func removeAll() { heap = Heap() }
+    mutating func removeAll() {
+        heap = Heap()
+        running = nil
+    }
 
     private mutating func dropWithdrawn() {
         while let next = heap.min, isWithdrawn(next) { _ = heap.popMin() }
@@ -69,7 +122,6 @@ struct EventQueue {
 
     private func isWithdrawn(_ action: Scheduled) -> Bool {
         if action.process != 0, action.process != liveProcess { return true }
-        guard let key = action.peripheral else { return false }
-        return action.generation != generations[key, default: 0]
+        return action.slot >= 0 && action.generation != generations[Int(action.slot)]
     }
 }

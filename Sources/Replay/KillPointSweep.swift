@@ -34,6 +34,9 @@ public struct KillPointSweep: Sendable {
     /// The kill points after which the app lost something.
     public var losses: [Point] { points.filter { !$0.lost.isEmpty } }
 
+    /// Whether the app lost nothing at any kill point.
+    public var survived: Bool { losses.isEmpty }
+
     /// Sweeps `kind` (`.terminate` or `.forceQuit`) over the run of `app` on `cassette`.
     public static func run(
         _ cassette: Cassette, app: ReferenceApps.Entry, kind: SystemEvent.Kind = .terminate, unmatched: UnmatchedPolicy = .pend,

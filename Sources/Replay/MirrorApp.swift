@@ -12,10 +12,13 @@ import Wire
 /// handle — after the discovery under way, when it has not reached that object yet — and skipped
 /// when discovery never gives the app that object (the captured app used handles it had cached).
 /// Scans are not repeated: their reports would drown the flow. A request the captured stack sent
-/// again after pairing (refused for security first) is made once: iOS retries by itself.
+/// again after pairing (refused for security first) is made once: iOS retries by itself. When the
+/// capture was taken on a peripheral host, ``MirrorServer`` plays its GATT server to the remote
+/// centrals as well.
 final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPeripheralDelegate {
     private let cassette: Cassette
     private var central: CBCentralManager?
+    private var server: MirrorServer?
     private var launch: Launch?
     /// Discovery requests made and not yet answered, per peripheral.
     private var discovering: [UUID: Int] = [:]
@@ -27,47 +30,113 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
     func didFinishLaunching(_ launch: Launch) {
         self.launch = launch
         central = CBCentralManager(delegate: self, queue: nil)
+        // A capture taken on a peripheral host: its GATT server is played too (MirrorServer).
+        if MirrorServer.isNeeded(for: cassette) { server = MirrorServer(cassette: cassette, launch: launch) }
     }
 
     func centralManagerDidUpdateState(_ central: CBCentralManager) {
         guard central.state == .poweredOn else { return }
+        var script: [Step] = []
         for address in cassette.peers {
             guard let peripheral = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: address)]).first else { continue }
             peripheral.delegate = self
+            peripherals.append(peripheral)
             for episode in cassette.episodes[address] ?? [] where episode.role != .peripheral {
-                follow(episode, peripheral, central)
+                follow(episode, peer: peripherals.count - 1, into: &script)
             }
         }
+        play(script, central)
     }
 
-    /// Schedules what the captured app did on `episode`.
-    private func follow(_ episode: Connection, _ peripheral: CBPeripheral, _ central: CBCentralManager) {
-        at(episode.attemptTime ?? cassette.start) { central.connect(peripheral) }
-        if let cancel = episode.cancelTime { at(cancel) { central.cancelPeripheralConnection(peripheral) } }
+    /// One thing the captured app did, at its capture time: what, on which of ``peripherals``,
+    /// and for an operation where it is in the cassette (``Cassette/links``, operation index).
+    private struct Step {
+        enum Kind: UInt8 { case connect, cancel, discover, issue }
+        var time: Timestamp
+        var kind: Kind
+        var peer: Int32
+        var link: Int32 = -1
+        var operation: Int32 = -1
+    }
+
+    /// Schedules every step at launch through the launch's timers, as on a system other than the
+    /// replay engine (tests compare the two).
+    var schedulesAllAtLaunch = false
+
+    /// Peripherals the app retrieved, one per peer of the capture, in order.
+    private var peripherals: [CBPeripheral] = []
+
+    /// What the captured app did on `episode`, in the order it is scheduled.
+    private func follow(_ episode: Connection, peer: Int, into script: inout [Step]) {
+        let peer = Int32(peer)
+        script.append(Step(time: episode.attemptTime ?? cassette.start, kind: .connect, peer: peer))
+        if let cancel = episode.cancelTime { script.append(Step(time: cancel, kind: .cancel, peer: peer)) }
         if episode.initiator == .local, let end = episode.disconnectTime {
-            at(end) { central.cancelPeripheralConnection(peripheral) }
+            script.append(Step(time: end, kind: .cancel, peer: peer))
         }
-        guard let link = cassette.link(connection: episode.id) else { return }
+        guard let linkIndex = cassette.linkIndex(connection: episode.id) else { return }
         var discovered = false
-        var refusedForSecurity: Set<String> = []
-        for operation in link.operations where operation.sender != .peer {
+        var refusedForSecurity: Set<Int> = []
+        for (index, operation) in cassette.links[linkIndex].operations.enumerated() where operation.sender != .peer {
             // The captured stack's own retry of a request refused for security after pairing:
             // iOS retries by itself, so the app makes the request once.
-            let key = "\(operation.kind.rawValue)@\(operation.handle ?? 0)"
+            let key = PeerIndex.key(operation.kind, operation.handle ?? 0)
             if refusedForSecurity.remove(key) != nil { continue }
             if let code = operation.error?.rawValue, [0x05, 0x0C, 0x0F].contains(code) { refusedForSecurity.insert(key) }
             switch operation.kind {
             case .discovery where !discovered:
                 discovered = true
-                at(operation.time) { [unowned self] in
-                    discovering[peripheral.identifier, default: 0] += 1
-                    peripheral.discoverServices(nil)
-                }
+                script.append(Step(time: operation.time, kind: .discover, peer: peer))
             case .read, .write, .longWrite, .writeWithoutResponse, .signedWrite:
-                at(operation.time) { [unowned self] in issue(operation, on: peripheral) }
+                script.append(Step(time: operation.time, kind: .issue, peer: peer, link: Int32(linkIndex), operation: Int32(index)))
             default:
                 break
             }
+        }
+    }
+
+    /// Plays `script`, each step at its capture time (at once when that is past). The replay's
+    /// queue holds one step at a time, the next taken when one has run, with the place in the
+    /// queue's order each would have had if all were scheduled now: the same flow as scheduling
+    /// them all at launch, without a queue of the whole capture.
+    private func play(_ script: [Step], _ central: CBCentralManager) {
+        guard !schedulesAllAtLaunch, let engine = BluetoothSystemContext.current as? ReplayEngine else {
+            // Another system: every step through the launch's timers.
+            for step in script { at(step.time) { [unowned self] in perform(step, central) } }
+            return
+        }
+        let launchTime = engine.now
+        // The steps are this app process's timers: a termination withdraws them.
+        let process = engine.queue.liveProcess
+        let sequences = engine.queue.reserve(script.count)
+        // In the queue's order: by time, then by when each was scheduled.
+        let order = script.indices.map { index in
+            (time: launchTime.adding(microseconds: ReplayEngine.microseconds(max(0, script[index].time.seconds(since: cassette.start)))), index: index)
+        }.sorted { ($0.time, $0.index) < ($1.time, $1.index) }
+        func schedule(_ position: Int) {
+            guard position < order.count else { return }
+            let (time, index) = order[position]
+            engine.queue.schedule(at: time, sequence: sequences.lowerBound + index, for: nil, process: process) { [unowned self] in
+                // The next first, so that a replay stopped by this step stops them all.
+                schedule(position + 1)
+                perform(script[index], central)
+            }
+        }
+        schedule(0)
+    }
+
+    private func perform(_ step: Step, _ central: CBCentralManager) {
+        let peripheral = peripherals[Int(step.peer)]
+        switch step.kind {
+        case .connect:
+            central.connect(peripheral)
+        case .cancel:
+            central.cancelPeripheralConnection(peripheral)
+        case .discover:
+            discovering[peripheral.identifier, default: 0] += 1
+            peripheral.discoverServices(nil)
+        case .issue:
+            issue(cassette.links[Int(step.link)].operations[Int(step.operation)], on: peripheral)
         }
     }
 
@@ -78,8 +147,9 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
             waiting[peripheral.identifier, default: []].append(operation)
             return
         }
-        let characteristics = (peripheral.services ?? []).flatMap { $0.characteristics ?? [] }
-        if let characteristic = characteristics.first(where: { $0.valueHandle == handle }) {
+        let services = peripheral.services ?? []
+        for service in services {
+            guard let characteristic = service.characteristics?.first(where: { $0.valueHandle == handle }) else { continue }
             switch operation.kind {
             case .read: peripheral.readValue(for: characteristic)
             case .writeWithoutResponse, .signedWrite: peripheral.writeValue(Data(operation.value), for: characteristic, type: .withoutResponse)
@@ -87,15 +157,17 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
             }
             return
         }
-        for characteristic in characteristics {
-            guard let descriptor = characteristic.descriptors?.first(where: { $0.handle == handle }) else { continue }
-            switch operation.kind {
-            case .read: peripheral.readValue(for: descriptor)
-            case _ where descriptor.uuid.uuidString == "2902":
-                peripheral.setNotifyValue((operation.value.first ?? 0) & 0x03 != 0, for: characteristic)
-            default: peripheral.writeValue(Data(operation.value), for: descriptor)
+        for service in services {
+            for characteristic in service.characteristics ?? [] {
+                guard let descriptor = characteristic.descriptors?.first(where: { $0.handle == handle }) else { continue }
+                switch operation.kind {
+                case .read: peripheral.readValue(for: descriptor)
+                case _ where descriptor.uuid.uuidString == "2902":
+                    peripheral.setNotifyValue((operation.value.first ?? 0) & 0x03 != 0, for: characteristic)
+                default: peripheral.writeValue(Data(operation.value), for: descriptor)
+                }
+                return
             }
-            return
         }
     }
 

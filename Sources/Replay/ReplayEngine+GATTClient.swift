@@ -6,16 +6,22 @@ import Lifecycle
 import Wire
 
 /// What the app did on the connection it is playing: the capture's link, and how far the app's
-/// requests have used its answers.
-struct LinkPlayback {
+/// requests have used its answers. A class: the replay reads it for every notification, and a
+/// reference is cheaper to look up than a copy of the whole.
+final class LinkPlayback {
     var episode: Connection
     var link: Cassette.Link?
     /// Requests of the app so far, by kind and handle: the n-th gets the capture's n-th answer.
-    var occurrences: [String: Int] = [:]
+    var occurrences: [Int: Int] = [:]
     /// Value handles of the characteristics the app subscribed to.
     var subscribed: Set<UInt16> = []
     /// Notifications and indications of the capture the app was not subscribed to.
     var undelivered = 0
+
+    init(episode: Connection, link: Cassette.Link?) {
+        self.episode = episode
+        self.link = link
+    }
 }
 
 // The GATT client: each request of the app is answered as the capture's peer answered the same
@@ -46,7 +52,7 @@ extension ReplayEngine {
                 }
             }
         }
-        scheduleNotification(link.notifications.firstIndex { $0.time >= now && $0.sender != .host }, of: link, peripheral)
+        scheduleNotification(link.notifications.firstIndex { $0.time >= now && $0.sender != .host }, of: link.notifications, peripheral)
     }
 
     /// The link of `peripheral` ended: what it still had to play is dropped.
@@ -67,27 +73,52 @@ extension ReplayEngine {
         flow.comments.append("\(address): \(playback.undelivered) notifications or indications of the capture went to characteristics the app had not subscribed to; not delivered")
     }
 
-    /// Plays the link's notifications one after the other (one scheduled at a time).
-    private func scheduleNotification(_ index: Int?, of link: Cassette.Link, _ peripheral: CBPeripheral) {
-        guard let index, index < link.notifications.count, let address = peripheral.address else { return }
-        let event = link.notifications[index]
-        scheduleSystem(at: max(now, event.time), for: peripheral) { [unowned self] in
-            if links[address]?.subscribed.contains(event.handle) == true {
-                reach(peripheral, waking: "didUpdateValueFor") { [unowned self] _ in
-                    if peripheral.deliver(.valueUpdated(valueHandle: event.handle, Data(event.value))) {
-                        record("peripheral", "didUpdateValueFor", [
-                            .init("peripheral", "\(address)"), .init("characteristic", characteristicName(event.handle, address)),
-                            .init("value", hex(event.value)), .init("error", "nil"),
-                        ])
-                    } else {
-                        links[address]?.undelivered += 1
+    /// Plays the link's notifications one after the other (one scheduled at a time, by one
+    /// closure that the queue runs again for each: a long capture's hot path).
+    private func scheduleNotification(_ first: Int?, of notifications: [Cassette.ValueEvent], _ peripheral: CBPeripheral) {
+        guard let first, first < notifications.count, let address = peripheral.address else { return }
+        let peer = peerIndex(address)
+        let cursor = NotificationCursor(index: first)
+        scheduleSystem(at: max(now, notifications[first].time), for: peripheral) { [unowned self] in
+            let index = cursor.index
+            if links[address]?.subscribed.contains(notifications[index].handle) == true {
+                if isRunning {
+                    // What reach(_:waking:_:) does for a running app, without a closure.
+                    if let central = peripheral.centralManager, centrals.contains(where: { $0 === central }) {
+                        deliverNotification(notifications[index], to: peripheral, peer, address)
+                    }
+                } else {
+                    let event = notifications[index]
+                    reach(peripheral, waking: "didUpdateValueFor") { [unowned self] _ in
+                        deliverNotification(event, to: peripheral, peer, address)
                     }
                 }
             } else {
                 links[address]?.undelivered += 1
             }
-            let next = link.notifications[(index + 1)...].firstIndex { $0.sender != .host }
-            scheduleNotification(next, of: link, peripheral)
+            var next = index + 1
+            while next < notifications.count, notifications[next].sender == .host { next += 1 }
+            guard next < notifications.count else { return }
+            cursor.index = next
+            queue.scheduleRunningAgain(at: max(now, notifications[next].time), for: peripheral)
+        }
+    }
+
+    private func deliverNotification(_ event: Cassette.ValueEvent, to peripheral: CBPeripheral, _ peer: PeerIndex, _ address: BluetoothAddress) {
+        guard peripheral.deliver(.valueUpdated(valueHandle: event.handle, Data(event.value))) else {
+            links[address]?.undelivered += 1
+            return
+        }
+        if let writer {
+            // The line written as it is, with no event made.
+            writer.valueUpdate(
+                time: now.seconds(since: cassette.start), peripheral: peer.addressText,
+                characteristic: peer.names[event.handle] ?? "0x\(hex4(event.handle))", value: event.value)
+        } else {
+            record("peripheral", "didUpdateValueFor", [
+                .init("peripheral", peer.addressText), .init("characteristic", characteristicName(event.handle, address)),
+                .init("value", hex(event.value)), .init("error", "nil"),
+            ])
         }
     }
 
@@ -95,7 +126,7 @@ extension ReplayEngine {
 
     public func perform(_ request: GATTRequest, on peripheral: CBPeripheral) {
         guard let address = peripheral.address else { return }
-        record("app", request.methodName, [.init("peripheral", "\(address)")] + arguments(of: request, address))
+        record("app", request.methodName, [.init("peripheral", peerIndex(address).addressText)] + arguments(of: request, address))
         switch request {
         case .discoverServices(let uuids):
             let found = cassette.services(of: address, matching: uuids?.map(\.bluetoothUUID))
@@ -155,7 +186,7 @@ extension ReplayEngine {
     public func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral) -> Bool {
         guard let address = peripheral.address else { return true }
         record("app", "writeValue", [
-            .init("peripheral", "\(address)"), .init("characteristic", characteristicName(characteristic.valueHandle, address)),
+            .init("peripheral", peerIndex(address).addressText), .init("characteristic", characteristicName(characteristic.valueHandle, address)),
             .init("value", hex([UInt8](value))), .init("type", "withoutResponse"),
         ])
         return true
@@ -189,7 +220,7 @@ extension ReplayEngine {
         _ response: @escaping (Cassette.Operation, (any Error)?) -> GATTResponse
     ) {
         guard let address = peripheral.address else { return }
-        let key = "\(kind.rawValue)@\(handle)"
+        let key = PeerIndex.key(kind, handle)
         let occurrence = links[address]?.occurrences[key, default: 0] ?? 0
         links[address]?.occurrences[key] = occurrence + 1
         guard let operation = capturedAnswer(kind, handle: handle, on: address, occurrence: occurrence)
@@ -230,7 +261,7 @@ extension ReplayEngine {
     /// When the capture shows no retry, the app gets the error, as when pairing fails or the user
     /// declines it; the flow says which.
     private func afterPairing(
-        _ operation: Cassette.Operation, kind: Cassette.Operation.Kind, handle: UInt16, address: BluetoothAddress, key: String
+        _ operation: Cassette.Operation, kind: Cassette.Operation.Kind, handle: UInt16, address: BluetoothAddress, key: Int
     ) -> Cassette.Operation? {
         guard let code = operation.error?.rawValue, [0x05, 0x0C, 0x0F].contains(code) else { return nil }
         let links = cassette.links(of: address)
@@ -286,7 +317,7 @@ extension ReplayEngine {
 
     /// The flow event of the delegate callback `response` gives for `request`.
     private func recordCallback(_ response: GATTResponse, for request: GATTRequest, on peripheral: CBPeripheral) {
-        let address = peripheral.address.map { "\($0)" } ?? "?"
+        let address = peripheral.address.map { peerIndex($0).addressText } ?? "?"
         var arguments: [FlowEvent.Argument] = [.init("peripheral", address)]
         let name: String
         switch (request, response) {
@@ -421,7 +452,7 @@ extension ReplayEngine {
     /// request's lookup is then a dictionary access, however long the capture.
     func peerIndex(_ address: BluetoothAddress) -> PeerIndex {
         if let known = peerIndexes[address] { return known }
-        var index = PeerIndex()
+        let index = PeerIndex(addressText: "\(address)")
         for link in cassette.links(of: address) {
             for operation in link.operations where operation.sender != .peer {
                 index.answers[PeerIndex.key(operation.kind, operation.handle ?? 0), default: []].append(operation)
@@ -440,12 +471,22 @@ extension ReplayEngine {
     }
 }
 
+/// Where a link's notifications have got to.
+final class NotificationCursor {
+    var index: Int
+    init(index: Int) { self.index = index }
+}
+
 /// A peer's answers by kind and handle, characteristic names by value handle, and the latency of
-/// its first discovery.
-struct PeerIndex {
+/// its first discovery. A class, looked up for every flow event that names a characteristic.
+final class PeerIndex {
     var answers: [Int: [Cassette.Operation]] = [:]
     var names: [UInt16: String] = [:]
     var discoveryLatency: Double?
+    /// The address as flows write it, made once.
+    let addressText: String
+
+    init(addressText: String) { self.addressText = addressText }
 
     static func key(_ kind: Cassette.Operation.Kind, _ handle: UInt16) -> Int {
         kindNumbers[kind, default: 0] << 16 | Int(handle)

@@ -40,6 +40,9 @@ public final class ReplayEngine: BluetoothSystem {
     /// app's own request timeouts after the last record still fire.
     public static let horizonSeconds: Int64 = 30
     public internal(set) var flow = Flow()
+    /// When set, events are written to it as they happen instead of kept in ``flow`` (whose
+    /// comments are still kept): for long replays (``FlowWriter``).
+    public var writer: FlowWriter?
 
     /// Where the replay is in capture time.
     public var now: Timestamp {
@@ -88,6 +91,8 @@ public final class ReplayEngine: BluetoothSystem {
     /// What the app held at the end of the run (``run(name:launching:)``): for the kill-point
     /// sweep.
     public internal(set) var finalState = AppState()
+    /// Each peripheral object the app was given, by address, and its state at the end of the run.
+    public internal(set) var finalPeripheralStates: [String: CBPeripheralState] = [:]
     /// Peripheral objects the app was given, for the end-of-capture summary.
     var given: [BluetoothAddress: CBPeripheral] = [:]
     /// The connection each connected peripheral of the app is playing, with what the app did on it.
@@ -145,6 +150,7 @@ public final class ReplayEngine: BluetoothSystem {
         finalState = appState()
         for (address, peripheral) in given.sorted(by: { $0.key < $1.key }) {
             flow.comments.append("at the end of the capture: \(address) is \(peripheral.state)")
+            finalPeripheralStates["\(address)"] = peripheral.state
         }
         // The app's managers hold their system; the engine lets go of them, so that the app and
         // the engine are freed when the caller drops them.
@@ -192,7 +198,15 @@ public final class ReplayEngine: BluetoothSystem {
             if clock.isInUse { await clock.advance(to: ReplayClock.Instant(offset: .microseconds(nextEvent.microseconds - cassette.start.microseconds))) }
             guard let next = queue.popNext() else { return }
             eventTime = nextEvent
-            BluetoothSystemContext.with(self) { next.action() }
+            BluetoothSystemContext.with(self) {
+                next.action()
+                // Without the clock nothing waits between events: the next ones run in the same
+                // context (binding it costs more than most events).
+                while !clock.isInUse, let time = queue.nextTime(), time <= horizon, let due = queue.popNext() {
+                    eventTime = time
+                    due.action()
+                }
+            }
         }
     }
 
@@ -429,6 +443,7 @@ public final class ReplayEngine: BluetoothSystem {
     }
 
     func record(_ actor: String, _ name: String, _ arguments: [FlowEvent.Argument]) {
+        if let writer { return writer.append(time: now.seconds(since: cassette.start), actor: actor, name: name, arguments: arguments) }
         flow.events.append(FlowEvent(time: now.seconds(since: cassette.start), actor: actor, name: name, arguments: arguments))
     }
 

@@ -119,10 +119,26 @@ struct ReplayCommand: AsyncParsableCommand {
         engine.unmatched = unmatched
         engine.events = events
         engine.launchState = launchState.state
+        // The events go to a temporary file as they happen (a long capture's flow is not held in
+        // memory); the comments, which come first in the text, are known only at the end.
+        let writer: FlowWriter
+        do { writer = try FlowWriter.spooling() } catch {
+            Output.error("\(error)")
+            throw Exit.badInput
+        }
+        engine.writer = writer
         var flow = await engine.run(name: entry.name) { entry.make(for: cassette) }
         let options = replayOptions
         flow.comments.insert("capture: \((file as NSString).lastPathComponent)  app: \(entry.name)" + (options.isEmpty ? "" : "  \(options)"), at: 0)
-        Output.line(String(flow.text.dropLast()))
+        do {
+            try writer.writeFlow(comments: flow.comments) { chunk in
+                Output.text(String(decoding: chunk, as: UTF8.self))
+                Output.flush()
+            }
+        } catch {
+            Output.error("\(error)")
+            throw Exit.badInput
+        }
         if engine.failed {
             Output.flush()
             throw Exit.finding

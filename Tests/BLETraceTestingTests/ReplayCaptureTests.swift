@@ -155,3 +155,21 @@ final class BrokenSensorApp: NSObject, BluetoothApp, Launchable {
         #expect(throws: FlowMismatch.self) { try broken.expect(matching: pattern, record: false) }
     }
 }
+
+@Suite struct FlowEventFieldTests {
+    @Test func theArgumentsReadAsTypedFields() async throws {
+        let capture = try ReplayCapture(Fixtures.capture("reconnect-supervision-timeout.btsnoop"))
+        let replay = await capture.replay(SensorApp.self)
+        let notification = try #require(replay.events(of: .peripheral, named: "didUpdateValueFor").first)
+        #expect(notification.peripheral == "F0:F1:F2:F3:F4:05")
+        #expect(notification.characteristic == "2A37")
+        #expect(notification.value == Data([0x00, 0x48]))
+        #expect(notification.error == nil)
+        let disconnection = try #require(replay.events(of: .central, named: "didDisconnectPeripheral").first)
+        #expect(disconnection.error == "CBError.connectionTimeout")
+        #expect(replay.events(named: "setNotifyValue").allSatisfy { $0.isNotifying == true })
+        #expect(replay.peripheralStates == ["F0:F1:F2:F3:F4:05": .connected])
+        let odd = FlowEvent(time: nil, actor: "peripheral", name: "didUpdateValueFor", arguments: [.init("value", "0g")])
+        #expect(odd.value == nil && odd.service == nil)
+    }
+}
