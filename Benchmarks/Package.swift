@@ -52,6 +52,15 @@ let package = Package(
             path: "Benchmarks/CaptureFraming",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
         .executableTarget(
+            name: "DecodeLines",
+            dependencies: [
+                .product(name: "BLETrace", package: "bletrace"),
+                .product(name: "BletraceCLI", package: "bletrace"),
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/DecodeLines",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
+        .executableTarget(
             // Not "Replay": the main package has a module of that name.
             name: "ReplayMirror",
             dependencies: [

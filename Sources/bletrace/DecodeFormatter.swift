@@ -1,7 +1,7 @@
 import BLETrace
 
 /// Writes `decode`'s lines, text and JSON, into a reused ``LineBuffer``: the fast path of
-/// `bletrace decode`.
+/// `bletrace decode` (public for the benchmarks, Benchmarks/Benchmarks/DecodeLines).
 ///
 /// The output is byte for byte what the straightforward formatter writes (`describe(_:_:answering:origin:)`
 /// and ``JSONRecord`` through JSONEncoder, kept as the reference; `DecodeFormatterTests` compares
@@ -9,11 +9,13 @@ import BLETrace
 /// answers, HCI commands and events, flow control) is written field by field with nothing
 /// allocated; the rare PDUs that list UUIDs or values (discovery responses) reuse the reference's
 /// text for the PDU.
-struct DecodeFormatter: ~Copyable {
-    var buffer = LineBuffer()
+public struct DecodeFormatter: ~Copyable {
+    public var buffer = LineBuffer()
+
+    public init() {}
 
     /// One text line, with its line end.
-    mutating func text(_ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest?, origin: Timestamp) {
+    public mutating func text(_ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest?, origin: Timestamp) {
         buffer.decimal(UInt64(record.index + 1), width: 6)
         buffer.byte(0x20)
         buffer.relativeTime(record.timestamp, since: origin)
@@ -248,7 +250,7 @@ struct DecodeFormatter: ~Copyable {
     /// ``FieldPrinter``, for the records traffic is made of (ACL data: fragments, notifications,
     /// writes; Number Of Completed Packets); false, with nothing written, for any other record (the caller writes
     /// `detail(_:_:)`'s lines instead).
-    mutating func verbose(_ record: CaptureRecord, _ decoded: DecodedRecord) -> Bool {
+    public mutating func verbose(_ record: CaptureRecord, _ decoded: DecodedRecord) -> Bool {
         // Number Of Completed Packets: flow control, the most frequent event.
         if record.kind == .event, record.bytes.first == HCIEventCode.numberOfCompletedPackets.rawValue,
             decoded.fault == nil, decoded.lostFragments == nil,
@@ -347,7 +349,7 @@ struct DecodeFormatter: ~Copyable {
 extension DecodeFormatter {
     /// One JSON record on one line, with its line end: the bytes JSONEncoder writes for
     /// ``JSONRecord`` (keys sorted, no escaped slashes); `version` for `--format jsonl`.
-    mutating func json(_ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest?, version: Int?) {
+    public mutating func json(_ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest?, version: Int?) {
         // Keys in sorted order: att, controller, direction, fault, frame, hci, index, kind, note,
         // ts_us, version.
         // Every member is written with a comma before it; the first comma becomes the brace.

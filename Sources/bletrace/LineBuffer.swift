@@ -5,12 +5,12 @@ import BLETrace
 /// to its working size (the caller hands it on and empties it, keeping its capacity).
 ///
 /// This is the hot path of `decode`: no `String` is built per field, no Foundation formatting.
-struct LineBuffer: ~Copyable {
+public struct LineBuffer: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
-    private(set) var count = 0
+    public private(set) var count = 0
     private var capacity: Int
 
-    init(capacity: Int = 1 << 17) {
+    public init(capacity: Int = 1 << 17) {
         self.capacity = capacity
         base = .allocate(capacity: capacity)
     }
@@ -18,12 +18,12 @@ struct LineBuffer: ~Copyable {
     deinit { base.deallocate() }
 
     /// The bytes written since the last ``removeAll()``, valid until the next write.
-    var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+    public var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 
     /// A copy of the bytes (for tests).
     var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
-    mutating func removeAll() { count = 0 }
+    public mutating func removeAll() { count = 0 }
 
     /// Replaces the byte at `position` (one already written).
     mutating func set(_ position: Int, _ value: UInt8) {

@@ -1,0 +1,71 @@
+// Whole files through `bletrace decode`'s path: TraceDecoder + LifecycleAnalyzer (each ATT
+// response read knowing its request) + DecodeFormatter writing every record's text line or JSON
+// line into one reused LineBuffer, emptied every 64 KB as the command hands it to the output.
+// One iteration = the whole generated capture (BLETRACE_BENCH_CAPTURE, default
+// /tmp/bletrace-bench/capture-1M.btsnoop). mallocCountTotal shows that no record allocates.
+import Benchmark
+import BletraceCLI
+import BLETrace
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let capturePath: String = {
+    if let value = getenv("BLETRACE_BENCH_CAPTURE") { return String(cString: value) }
+    return "/tmp/bletrace-bench/capture-1M.btsnoop"
+}()
+
+enum Lines { case text, jsonl }
+
+/// Decodes and formats the whole capture; returns the bytes written.
+func decode(_ lines: Lines) -> Int {
+    do {
+        let reader = try CaptureReader(path: capturePath)
+        var decoder = TraceDecoder()
+        var analyzer = LifecycleAnalyzer()
+        var formatter = DecodeFormatter()
+        var origin: Timestamp?
+        var written = 0
+        while let record = try reader.next() {
+            let decoded = decoder.decode(record)
+            analyzer.add(record, decoded)
+            if origin == nil { origin = record.timestamp }
+            switch lines {
+            case .text: formatter.text(record, decoded, answering: analyzer.lastAnswered, origin: origin!)
+            case .jsonl: formatter.json(record, decoded, answering: analyzer.lastAnswered, version: 2)
+            }
+            if formatter.buffer.count >= 1 << 16 {
+                written &+= formatter.buffer.count
+                formatter.buffer.removeAll()
+            }
+        }
+        return written &+ formatter.buffer.count
+    } catch { fatalError("\(error)") }
+}
+
+let benchmarks: @Sendable () -> Void = {
+    guard access(capturePath, R_OK) == 0 else {
+        print("DecodeLines: \(capturePath) is missing; run `make bench` (it generates it) or generate-capture")
+        return
+    }
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident, .instructions],
+        timeUnits: .milliseconds,
+        maxDuration: .seconds(20),
+        maxIterations: 5,
+        thresholds: [
+            .wallClock: .init(relative: [.p50: 25.0]),
+            .throughput: .init(relative: [.p50: 25.0]),
+            .instructions: .init(relative: [.p50: 10.0]),
+            .mallocCountTotal: .init(relative: [.p50: 5.0]),
+            .peakMemoryResident: .init(relative: [.p50: 25.0]),
+        ])
+
+    Benchmark("decode_text_1M_records_DecodeFormatter") { _ in
+        blackHole(decode(.text))
+    }
+
+    Benchmark("decode_jsonl_1M_records_DecodeFormatter") { _ in
+        blackHole(decode(.jsonl))
+    }
+}
