@@ -138,7 +138,7 @@ extension Cassette {
     }
 
     /// Pairing and encryption on a link. Encryption changes also stay in the connection's
-    /// ``Connection/changes``.
+    /// `Connection.changes`.
     public struct SecurityEvent: Hashable, Sendable {
         public enum Kind: Hashable, Sendable {
             /// SMP Pairing Request, from `sender`.

@@ -13,7 +13,7 @@ extension Cassette {
     /// is ``Cassette/connections``[``connection``]; links are made only for connections that
     /// carried ATT or SMP traffic.
     public struct Link: Sendable {
-        /// ``Connection/id``: the index in ``Cassette/connections``.
+        /// `Connection.id`: the index in ``Cassette/connections``.
         public var connection: Int
         public var peer: BluetoothAddress?
         public var hostRole: HostRole?
@@ -32,7 +32,7 @@ extension Cassette {
         /// ``Peer/database``; the link's own when the capture does not name the peer).
         public var database: GATTDatabase?
         /// Included services the capture's discovery found (Core 6.0, Vol 3, Part G, §4.5.1),
-        /// which ``GATTDatabase`` does not hold.
+        /// which `GATTDatabase` does not hold.
         public var includedServices: [IncludedService] = []
 
         init(connection: Int, peer: BluetoothAddress?, hostRole: HostRole?) {

@@ -22,7 +22,7 @@ public struct Cassette: Sendable {
     /// appearance, and their episodes.
     public var centrals: [BluetoothAddress]
     public var centralEpisodes: Episodes
-    /// Every connection and attempt of the capture, indexed by ``Connection/id``.
+    /// Every connection and attempt of the capture, indexed by `Connection.id`.
     public var connections: [Connection]
     /// The conversation of every connection that carried ATT or SMP traffic or changed its
     /// encryption, in order of the connection's first appearance.
@@ -115,7 +115,7 @@ public struct Cassette: Sendable {
 
     public func peer(_ address: BluetoothAddress) -> Peer? { peerTable[address] }
 
-    /// The conversation of connection `id` (``Connection/id``), if it had one.
+    /// The conversation of connection `id` (`Connection.id`), if it had one.
     public func link(connection id: Int) -> Link? { linkByConnection[id].map { links[$0] } }
 
     /// The index in ``links`` of connection `id`'s link, if it had one.

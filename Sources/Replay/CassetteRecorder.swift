@@ -5,16 +5,16 @@ import TraceFiles
 import Wire
 
 /// Builds a ``Cassette`` from a capture's records, one record at a time, in the same pass as the
-/// lifecycle analysis: each record is decoded once (``TraceDecoder``), given to the
-/// ``LifecycleAnalyzer`` (whose ATT tracker pairs each request with its answer) and the
-/// ``GATTCollector``, and then to the recorder, which keeps what playback needs: the request's
+/// lifecycle analysis: each record is decoded once (`TraceDecoder`), given to the
+/// `LifecycleAnalyzer` (whose ATT tracker pairs each request with its answer) and the
+/// `GATTCollector`, and then to the recorder, which keeps what playback needs: the request's
 /// parameters, the answer's value, the time between them.
 ///
 /// Memory grows with what must be kept (reports, exchanges, notifications, connections), not with
 /// the records that carry nothing to play back; the state kept between records is bounded by the
 /// connection handles in use.
 public struct CassetteRecorder {
-    /// The analysis of the records so far (its ``LifecycleAnalyzer/report`` is the lifecycle
+    /// The analysis of the records so far (its `LifecycleAnalyzer.report` is the lifecycle
     /// report of the same pass).
     public private(set) var analyzer = LifecycleAnalyzer()
     public private(set) var gatt = GATTCollector()
@@ -48,7 +48,7 @@ public struct CassetteRecorder {
         add(record, decoder.decode(record))
     }
 
-    /// Adds a record decoded by the caller's ``TraceDecoder`` (one decoder for the whole capture).
+    /// Adds a record decoded by the caller's `TraceDecoder` (one decoder for the whole capture).
     public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord) {
         analyzer.add(record, decoded)
         gatt.add(record, decoded, analyzer: analyzer)
