@@ -36,7 +36,7 @@ struct ReplayCommand: AsyncParsableCommand {
     var launchAt: [Double] = []
     @Option(help: "Bluetooth's state when the app launches: poweredOn, poweredOff or unauthorized.")
     var launchState: LaunchState = .poweredOn
-    @Option(help: ArgumentHelp("Replay once per moment iOS could kill the app (terminate or forceQuit) and report which kill points lose connections, subscriptions or pending connects. Exit 1 when one does.", valueName: "kind"))
+    @Option(help: ArgumentHelp("Replay once per moment iOS could kill the app (terminate or force-quit) and report which kill points lose connections, subscriptions or pending connects. Exit 1 when one does.", valueName: "kind"))
     var sweep: SweepKind?
     @Option(help: "The sweep's report: text or json.")
     var format: SweepFormat = .text
