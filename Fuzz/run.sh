@@ -58,22 +58,24 @@ for target in "${targets[@]}"; do
     # minute, the others 10 s.
     limit=10
     [ "$target" = replay ] && limit=60
-    # The replay target plays each input ten times (every reference app, then a terminated and
-    # relaunched app) under AddressSanitizer: 4 GB. One CI run of 15 s stopped it at 2.1 GB (its
-    # input went with the temporary clone): whether one input needs that much or memory grows
-    # from input to input is still to be found (Fuzz/README.md).
-    memory=2048
-    [ "$target" = replay ] && memory=4096
-    # Inputs up to 64 KiB; $memory MB of memory and $limit seconds an input at most (a hang is a finding too).
-    ASAN_OPTIONS=detect_leaks=$leaks "$bin/fuzz-$target" "$corpus" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=$memory -timeout=$limit -detect_leaks=$leaks \
+    # Inputs up to 64 KiB; 2 GB of memory and $limit seconds an input at most (a hang is a finding too).
+    ASAN_OPTIONS=detect_leaks=$leaks "$bin/fuzz-$target" "$corpus" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=$limit -detect_leaks=$leaks \
         -artifact_prefix="$crashes/" -print_final_stats=1 > "$log" 2>&1
     code=$?
     executions=$(awk -F: '/stat::number_of_executed_units/ {gsub(/ /, "", $NF); print $NF}' "$log" | tail -1)
     speed=$(awk -F: '/stat::average_exec_per_sec/ {gsub(/ /, "", $NF); print $NF}' "$log" | tail -1)
     size=$(ls "$corpus" | wc -l)
     result="ok"
-    # libFuzzer says so when the code it runs carries no coverage counters: it then fuzzes blind.
-    grep -q "Is the code instrumented for coverage" "$log" && result="ok, but NOT instrumented for coverage (Fuzz/README.md)"
+    # A build without coverage counters fuzzes blind, one without AddressSanitizer misses memory
+    # errors (swiftc keeps only the last -sanitize= flag: Fuzz/README.md): either fails the run.
+    counters=$(grep -m1 -o '[0-9]* inline 8-bit counters' "$log" | cut -d' ' -f1)
+    if [ "${counters:-0}" -lt 1000 ]; then
+        result="FAILED: ${counters:-no} coverage counters (not instrumented; Fuzz/README.md)"
+        status=1
+    elif ! nm "$bin/fuzz-$target" | grep -q ' __asan_init$'; then
+        result="FAILED: built without AddressSanitizer (Fuzz/README.md)"
+        status=1
+    fi
     if [ $code -ne 0 ]; then
         result="FAILED (exit $code): $(grep -m1 -E 'ERROR|Fatal error|deadly signal|leak' "$log")"
         mkdir -p "$root/Tests/Fixtures/fuzz/$target"

@@ -35,6 +35,17 @@ public struct Cassette: Sendable {
     public var scans: [Scan]
     public var advertising: [AdvertisingSet]
     public var records: Int
+    /// Where the capture's clock jumped by more than a day, if it did: the cassette ends with the
+    /// record before (``CassetteRecorder/maximumClockGapSeconds``).
+    public var clockJump: ClockJump?
+
+    /// A jump of the capture's clock: record `record` (0-based) is stamped `to`, the record
+    /// before `from`.
+    public struct ClockJump: Hashable, Sendable {
+        public var record: Int
+        public var from: Timestamp
+        public var to: Timestamp
+    }
     private var linkByConnection: [Int: Int]
 
     /// A cassette of connection episodes only, from a lifecycle report (no conversations, no

@@ -43,13 +43,23 @@ public struct CassetteRecorder {
 
     public init() {}
 
+    /// Two records further apart in time than this, either way, mean a damaged clock (a
+    /// timestamp field hit by corruption can put a record 150,000 years away): the cassette ends
+    /// with the record before, so that no replay has to play the app's timers across the gap.
+    public static let maximumClockGapSeconds = 86_400.0
+    /// Where the capture's clock jumped, if it did: the records from there on are left out.
+    public private(set) var clockJump: Cassette.ClockJump?
+    private var lastTime: Timestamp?
+
     /// Decodes `record` and adds it.
     public mutating func add(_ record: CaptureRecord) {
+        guard keepsTime(of: record) else { return }
         add(record, decoder.decode(record))
     }
 
     /// Adds a record decoded by the caller's `TraceDecoder` (one decoder for the whole capture).
     public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord) {
+        guard keepsTime(of: record) else { return }
         analyzer.add(record, decoded)
         gatt.add(record, decoded, analyzer: analyzer)
         switch decoded.packet {
@@ -164,10 +174,24 @@ public struct CassetteRecorder {
             peers[address]!.database = databaseByPeer[address]
             peers[address]!.links.sort()
         }
-        return Cassette(
+        var cassette = Cassette(
             connections: connections, firstTime: report.firstTime, lastTime: report.lastTime,
             records: report.records, scans: report.scans, advertising: report.advertising, links: links, peers: peers,
             peerOrder: peerOrder)
+        cassette.clockJump = clockJump
+        return cassette
+    }
+
+    /// Whether `record` is within ``maximumClockGapSeconds`` of the record before it (and no jump
+    /// came before); notes the first jump.
+    private mutating func keepsTime(of record: CaptureRecord) -> Bool {
+        guard clockJump == nil else { return false }
+        if let lastTime, abs(record.timestamp.seconds(since: lastTime)) > Self.maximumClockGapSeconds {
+            clockJump = Cassette.ClockJump(record: record.index, from: lastTime, to: record.timestamp)
+            return false
+        }
+        lastTime = record.timestamp
+        return true
     }
 
     // MARK: Advertising

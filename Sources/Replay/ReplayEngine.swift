@@ -141,6 +141,11 @@ public final class ReplayEngine: BluetoothSystem {
     /// system makes a new instance when a Bluetooth event relaunches the app.
     public func run(name: String, launching makeApp: @escaping () -> any BluetoothApp) async -> Flow {
         let horizon = cassette.end.adding(microseconds: Self.horizonSeconds * 1_000_000)
+        if let jump = cassette.clockJump {
+            let (from, to) = (jump.from.seconds(since: cassette.start), jump.to.seconds(since: cassette.start))
+            flow.comments.append(
+                "the capture's clock jumps at frame \(jump.record + 1), from \(from < 0 ? "" : "+")\(formatSeconds(from)) to \(to < 0 ? "" : "+")\(formatSeconds(to)): damaged; the replay ends with the frame before")
+        }
         self.makeApp = makeApp
         startServerPlayback()
         scheduleSystemEvents()

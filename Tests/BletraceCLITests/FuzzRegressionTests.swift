@@ -37,7 +37,7 @@ import TestSupport
                     path = try Fixtures.temporaryFile(header + bytes, name: "input.btsnoop")
                 }
             }
-            for command in [["decode", "-v"], ["errors"], ["lifecycle"], ["lifecycle", "--format", "html"], ["gatt"], ["replay"], ["replay", "--app", "reconnecting"], ["replay", "--app", "explorer"]] {
+            for command in [["decode", "-v"], ["errors"], ["lifecycle"], ["lifecycle", "--format", "html"], ["gatt"], ["replay"], ["replay", "--app", "reconnecting"], ["replay", "--app", "explorer"], ["replay", "--app", "sensor-server"]] {
                 expectExits(try run(bletracePath, [command[0], path] + command.dropFirst()), "\(command) \(input)")
             }
         }

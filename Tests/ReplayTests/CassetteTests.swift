@@ -521,6 +521,43 @@ struct IndependentPass {
         #expect(cassette.records == lastError + 1)
     }
 
+    /// `bytes` with the timestamp of every record from `n` (0-based) on moved by `seconds`.
+    func shiftingTime(of bytes: [UInt8], fromRecord n: Int, by seconds: Int64) -> [UInt8] {
+        var bytes = bytes
+        var offset = offset(ofRecord: n, in: bytes)
+        while offset + 24 <= bytes.count {
+            let field = offset + 16..<offset + 24
+            let time = bytes[field].reduce(Int64(0)) { $0 << 8 | Int64($1) } + seconds * 1_000_000
+            for (i, position) in field.enumerated() { bytes[position] = UInt8(truncatingIfNeeded: time >> (56 - 8 * i)) }
+            let length = Int(bytes[offset + 4]) << 24 | Int(bytes[offset + 5]) << 16 | Int(bytes[offset + 6]) << 8 | Int(bytes[offset + 7])
+            offset += 24 + length
+        }
+        return bytes
+    }
+
+    @Test func aClockThatJumpsByMoreThanADayEndsTheCassetteAtTheRecordBefore() async throws {
+        let bytes = try Fixtures.contents(Fixtures.capture("att-errors.btsnoop"))
+        let whole = try Cassette.load(path: Fixtures.capture("att-errors.btsnoop")).0
+        #expect(whole.clockJump == nil)
+        let n = whole.records / 2
+        // Forwards by centuries (a damaged timestamp field), or backwards by two days: the cassette
+        // stops before the jump, and the replay says so.
+        for seconds: Int64 in [5_000_000_000_000, -172_800] {
+            let (cassette, fault) = try Cassette.load(path: try Fixtures.temporaryFile(shiftingTime(of: bytes, fromRecord: n, by: seconds)))
+            #expect(fault == nil)
+            let jump = try #require(cassette.clockJump)
+            #expect(jump.record == n && cassette.records == n)
+            #expect(jump.to.seconds(since: jump.from) > 86_400 || jump.to.seconds(since: jump.from) < -86_400)
+            #expect(cassette.end == jump.from && cassette.end < whole.end)
+            let flow = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("mirror")!.make(for: cassette), name: "mirror")
+            #expect(flow.comments.contains { $0.hasPrefix("the capture's clock jumps at frame \(n + 1), from +") })
+        }
+        // Half a day later is a pause, not damage: every record is kept.
+        let paused = try Cassette.load(path: try Fixtures.temporaryFile(shiftingTime(of: bytes, fromRecord: n, by: 43_200))).0
+        #expect(paused.clockJump == nil && paused.records == whole.records)
+        #expect(paused.end.seconds(since: whole.end) == 43_200)
+    }
+
     /// The byte offset of record `n` (0-based) of a btsnoop file.
     func offset(ofRecord n: Int, in bytes: [UInt8]) -> Int {
         var offset = 16
