@@ -113,6 +113,13 @@ public struct ErrorCollector {
         }
     }
 
+    /// Adds a record in its quick form (``TraceDecoder/decode(_:into:)``): none is a failure.
+    /// Notifications, write commands and fragments carry no error, and the events that report
+    /// one (Command Status and Complete, connection and disconnection completions) are never
+    /// quick.
+    @inlinable
+    public mutating func add(_ quick: QuickRecord, _ record: CaptureRecord) {}
+
     private mutating func collect(_ event: HCIEvent, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
         func hci(_ status: HCIStatus, command: HCIOpcode?, connection: UInt16?, peer: BluetoothAddress?,
                  transport: Connection.Transport? = nil, expected: Bool = false, cb: TraceError.CoreBluetoothEquivalent? = nil) {

@@ -61,12 +61,8 @@ public struct LifecycleAnalyzer {
     }
 
     public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord) {
-        lastAnswered = nil
-        lastServiceChange = nil
-        records += 1
+        begin(record)
         scanning.add(record, decoded)
-        if firstTime == nil { firstTime = record.timestamp }
-        lastTime = record.timestamp
         switch decoded.packet {
         case .command(let command):
             handle(command, record)
@@ -75,7 +71,7 @@ public struct LifecycleAnalyzer {
         case .acl(let acl) where acl.handle != ACLPacket.androidDebugHandle:
             let id = connection(forTrafficOn: acl.handle, record)
             if let pdu = decoded.att {
-                count(pdu, on: id)
+                count(pdu.opcode, on: id)
                 connections[id].attBytes += decoded.l2cap?.payload.count ?? 0
                 if case .handleValueIndication(let attribute, let value) = pdu, record.direction != .sent,
                     value.count >= 4, att.attribute(attribute, on: acl.handle)?.uuid == Self.serviceChanged
@@ -102,6 +98,48 @@ public struct LifecycleAnalyzer {
             }
         default:
             break
+        }
+    }
+
+    /// Adds a record in its quick form (``TraceDecoder/decode(_:into:)``), with the same effect as
+    /// its full decoding: a fragment or an ATT PDU on a handle no connection is open on begins
+    /// one that was open before the capture; a notification or write command is counted; a raw
+    /// event is read only where it changes a connection (``change(_:)``). No scan or advertising
+    /// record is quick.
+    public mutating func add(_ quick: QuickRecord, _ record: CaptureRecord) {
+        begin(record)
+        switch quick {
+        case .fragment(let handle):
+            _ = connection(forTrafficOn: handle, record)
+        case .att(let handle, let opcode, let length):
+            // (Neither opcode is a request or an answer, so the tracker has nothing to pair.)
+            let id = connection(forTrafficOn: handle, record)
+            count(opcode, on: id)
+            connections[id].attBytes += length
+            if let mtu = att.mtu(on: handle) { connections[id].mtu = mtu }
+        case .event(let code):
+            if Self.changesConnection(code) { change(record) }
+        }
+    }
+
+    /// What every record does first.
+    @inline(__always)
+    private mutating func begin(_ record: CaptureRecord) {
+        lastAnswered = nil
+        lastServiceChange = nil
+        records += 1
+        if firstTime == nil { firstTime = record.timestamp }
+        lastTime = record.timestamp
+    }
+
+    /// The raw events ``change(_:)`` reads: Encryption Change (0x08), Encryption Key Refresh
+    /// Complete (0x30), Encryption Change v2 (0x59).
+    static func changesConnection(_ code: HCIEventCode) -> Bool {
+        // (A switch rather than a collection literal: this runs for every event, and a literal
+        // collection would be built, on the heap, each time.)
+        switch code.rawValue {
+        case 0x08, 0x30, 0x59: true
+        default: false
         }
     }
 
@@ -205,10 +243,7 @@ public struct LifecycleAnalyzer {
             default: break
             }
         case .unknown(let code, _):
-            switch code.rawValue {
-            case 0x08, 0x30, 0x59: change(record)
-            default: break
-            }
+            if Self.changesConnection(code) { change(record) }
         default:
             break
         }
@@ -331,15 +366,15 @@ public struct LifecycleAnalyzer {
         return connection.id
     }
 
-    private mutating func count(_ pdu: ATTPDU, on id: Int) {
-        switch pdu.opcode.method {
+    private mutating func count(_ opcode: ATTOpcode, on id: Int) {
+        switch opcode.method {
         case .request: connections[id].attRequests += 1
         case .notification: connections[id].attNotifications += 1
         case .indication: connections[id].attIndications += 1
         default: break
         }
-        if case .errorResponse = pdu { connections[id].attErrors += 1 }
-        switch pdu.opcode {
+        if opcode == .errorResponse { connections[id].attErrors += 1 }
+        switch opcode {
         case .readRequest, .readBlobRequest, .readMultipleRequest, .readMultipleVariableRequest:
             connections[id].attReads += 1
         case .writeRequest, .prepareWriteRequest:

@@ -21,6 +21,21 @@ public struct DecodedRecord {
     /// ACL fragments lost before this record (reported on the record that revealed the loss).
     public var lostFragments: DecodeError?
 
+    /// A record with nothing decoded: no packet, no fault.
+    public init() {}
+
+    init(
+        packet: HCIPacket?, l2cap: L2CAPFrame? = nil, att: ATTPDU? = nil, smp: SMPPDU? = nil,
+        fault: DecodeError? = nil, lostFragments: DecodeError? = nil
+    ) {
+        self.packet = packet
+        self.l2cap = l2cap
+        self.att = att
+        self.smp = smp
+        self.fault = fault
+        self.lostFragments = lostFragments
+    }
+
     /// The connection handle the record is about, where it names one.
     public var handle: UInt16? {
         switch packet {
@@ -44,38 +59,93 @@ public struct TraceDecoder {
     public init() {}
 
     public mutating func decode(_ record: CaptureRecord) -> DecodedRecord {
-        // Each layer goes into a local, and the record is built once at the end, straight into
-        // the caller's storage: a DecodedRecord is some 230 bytes, and this runs once a record.
-        var packet: HCIPacket?
+        switch record.kind {
+        case .acl:
+            // (The ACL layer is decoded here and its frame by ``frameLayers``, the same code as the
+            // quick path's.)
+            let acl: ACLPacket
+            do throws(DecodeError) {
+                acl = try ACLPacket.decode(record.bytes)
+            } catch {
+                return DecodedRecord(packet: nil, fault: located(error, record))
+            }
+            guard acl.handle != ACLPacket.androidDebugHandle else { return DecodedRecord(packet: .acl(acl)) }
+            return frameLayers(acl, reassembler.push(acl, direction: record.direction), record)
+        default:
+            do throws(DecodeError) {
+                let packet = try HCIPacket.decode(kind: record.kind, record.bytes)
+                if case .event(.disconnectionComplete(let status, let handle, _)) = packet, status == .success {
+                    reassembler.reset(handle: handle)
+                }
+                return DecodedRecord(packet: packet)
+            } catch {
+                return DecodedRecord(packet: nil, fault: located(error, record))
+            }
+        }
+    }
+
+    /// Decodes `record` as ``decode(_:)`` does, but returns the commonest records in their
+    /// ``QuickRecord`` form instead, with no ``DecodedRecord`` built: then `decoded` is left as it
+    /// was. Otherwise `decoded` is the whole record, decoded, and the result is nil.
+    ///
+    /// Feed a quick record to the `add(_:_:)` of ``LifecycleAnalyzer`` and ``ErrorCollector`` that
+    /// take one: they do with it exactly what they do with its full decoding. `decoded` is the caller's, kept across records, so that the full decoding is
+    /// written in place.
+    public mutating func decode(_ record: CaptureRecord, into decoded: inout DecodedRecord) -> QuickRecord? {
+        let bytes = record.bytes
+        switch record.kind {
+        case .acl:
+            guard let acl = try? ACLPacket.decode(bytes), acl.handle != ACLPacket.androidDebugHandle else { break }
+            let outcome = reassembler.push(acl, direction: record.direction)
+            if outcome.fault == nil {
+                guard let frame = outcome.frame else { return .fragment(connection: acl.handle) }
+                // A basic header, then an opcode and a 2-byte attribute handle at least.
+                if frame.count >= 7 {
+                    let length = Int(frame[0]) | Int(frame[1]) << 8
+                    let channel = UInt16(frame[2]) | UInt16(frame[3]) << 8
+                    if channel == L2CAPChannelID.att.rawValue, length >= 3, length <= frame.count - 4,
+                        QuickRecord.isQuick(frame[4])
+                    {
+                        return .att(connection: acl.handle, opcode: ATTOpcode(rawValue: frame[4]), length: length)
+                    }
+                }
+            }
+            decoded = frameLayers(acl, outcome, record)
+            return nil
+        case .event:
+            // Code, parameter length, then the parameters, which a raw event keeps whole.
+            if bytes.count >= 2, Int(bytes[1]) <= bytes.count - 2, QuickRecord.isRaw(bytes[0]) {
+                return .event(HCIEventCode(rawValue: bytes[0]))
+            }
+        default:
+            break
+        }
+        decoded = decode(record)
+        return nil
+    }
+
+    /// The layers above ACL: the L2CAP frame the packet completed, and its ATT or SMP PDU.
+    private func frameLayers(_ acl: ACLPacket, _ outcome: ACLReassembler.Outcome, _ record: CaptureRecord) -> DecodedRecord {
+        guard let frame = outcome.frame else { return DecodedRecord(packet: .acl(acl), lostFragments: outcome.fault) }
         var l2cap: L2CAPFrame?
         var att: ATTPDU?
         var smp: SMPPDU?
         var fault: DecodeError?
-        var lostFragments: DecodeError?
         do throws(DecodeError) {
-            let decoded = try HCIPacket.decode(kind: record.kind, record.bytes)
-            packet = decoded
-            switch decoded {
-            case .acl(let acl):
-                guard acl.handle != ACLPacket.androidDebugHandle else { break }
-                let outcome = reassembler.push(acl, direction: record.direction)
-                lostFragments = outcome.fault
-                guard let frame = outcome.frame else { break }
-                let frameDecoded = try L2CAPFrame.decode(frame)
-                l2cap = frameDecoded
-                if frameDecoded.channel == .att { att = try ATTPDU.decode(frameDecoded.payload) }
-                if frameDecoded.channel == .smp { smp = try SMPPDU.decode(frameDecoded.payload) }
-            case .event(.disconnectionComplete(let status, let handle, _)) where status == .success:
-                reassembler.reset(handle: handle)
-            default:
-                break
-            }
+            let decoded = try L2CAPFrame.decode(frame)
+            l2cap = decoded
+            if decoded.channel == .att { att = try ATTPDU.decode(decoded.payload) }
+            if decoded.channel == .smp { smp = try SMPPDU.decode(decoded.payload) }
         } catch {
-            var located = error
-            located.recordIndex = record.index
-            fault = located
+            fault = located(error, record)
         }
         return DecodedRecord(
-            packet: packet, l2cap: l2cap, att: att, smp: smp, fault: fault, lostFragments: lostFragments)
+            packet: .acl(acl), l2cap: l2cap, att: att, smp: smp, fault: fault, lostFragments: outcome.fault)
+    }
+
+    private func located(_ error: DecodeError, _ record: CaptureRecord) -> DecodeError {
+        var located = error
+        located.recordIndex = record.index
+        return located
     }
 }

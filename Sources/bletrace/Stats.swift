@@ -35,9 +35,9 @@ struct Stats: ParsableCommand {
 
 /// Counts over a whole capture, kept in fixed tables: nothing is allocated per record.
 struct TraceCounts {
-    var decoder = TraceDecoder()
-    var analyzer = LifecycleAnalyzer()
-    var collector = ErrorCollector()
+    var analysis = CaptureAnalyzer()
+    var analyzer: LifecycleAnalyzer { analysis.lifecycle }
+    var collector: ErrorCollector { analysis.errors }
     var records = 0
     var bytes = 0
     var kinds = [Int](repeating: 0, count: 256)
@@ -53,9 +53,15 @@ struct TraceCounts {
         records += 1
         bytes += record.bytes.count
         kinds[Int(record.kind.rawValue)] += 1
-        let decoded = decoder.decode(record)
-        analyzer.add(record, decoded)
-        collector.add(record, decoded, analyzer: analyzer)
+        if let quick = analysis.add(record) {
+            switch quick {
+            case .att(_, let opcode, _): att[Int(opcode.rawValue)] += 1
+            case .event(let code): events[Int(code.rawValue)] += 1
+            case .fragment: break
+            }
+            return
+        }
+        let decoded = analysis.decoded
         switch decoded.packet {
         case .command(let command): commands[command.opcode.rawValue, default: 0] += 1
         case .event(let event):
