@@ -35,16 +35,18 @@ public struct ATTTracker {
         /// that record no direction.
         var pending: [ATTRequest?] = [nil, nil, nil]
         var clientMTU: UInt16?
-        var mtu: UInt16?
         var attributes: [UInt16: AttributeInfo] = [:]
     }
 
     private var links = HandleTable<Link>()
+    /// The agreed MTU per connection, kept apart from ``Link``: it is looked up for every ATT PDU,
+    /// and reading it from a plain table copies no link (with its arrays) out.
+    private var mtus = HandleTable<UInt16>()
 
     public init() {}
 
     /// The MTU both sides agreed on `connection`, once its Exchange MTU Response has been seen.
-    public func mtu(on connection: UInt16) -> UInt16? { links[connection]?.mtu }
+    public func mtu(on connection: UInt16) -> UInt16? { mtus[connection] }
 
     /// Notes `pdu`, sent on `connection` in `direction`, and returns the request it answers
     /// (a response, an Error Response, or a confirmation answering an indication). A capture that
@@ -127,6 +129,7 @@ public struct ATTTracker {
     /// Forgets a connection: its handle may be reused by the next one.
     public mutating func reset(connection: UInt16) {
         links[connection] = nil
+        mtus[connection] = nil
     }
 
     private static func side(_ direction: Direction?) -> Int { Int(direction?.rawValue ?? 2) }
@@ -139,10 +142,11 @@ public struct ATTTracker {
     private mutating func learn(from pdu: ATTPDU, answering request: ATTRequest, on connection: UInt16) {
         switch pdu {
         case .exchangeMTUResponse(let server):
-            links.modify(connection) { link in
-                if let client = link.clientMTU { link.mtu = Swift.min(client, server) }
-                link.clientMTU = nil
+            let agreed: UInt16?? = links.modify(connection) { link in
+                defer { link.clientMTU = nil }
+                return link.clientMTU.map { Swift.min($0, server) }
             }
+            if case let mtu?? = agreed { mtus[connection] = mtu }
         case .readByGroupTypeResponse(let groups):
             for group in groups {
                 guard let uuid = BluetoothUUID(littleEndian: group.value) else { continue }

@@ -71,7 +71,7 @@ public struct LifecycleAnalyzer {
         case .acl(let acl) where acl.handle != ACLPacket.androidDebugHandle:
             let id = connection(forTrafficOn: acl.handle, record)
             if let pdu = decoded.att {
-                count(pdu.opcode, on: id)
+                connections[id].count(pdu.opcode)
                 connections[id].attBytes += decoded.l2cap?.payload.count ?? 0
                 if case .handleValueIndication(let attribute, let value) = pdu, record.direction != .sent,
                     value.count >= 4, att.attribute(attribute, on: acl.handle)?.uuid == Self.serviceChanged
@@ -112,11 +112,11 @@ public struct LifecycleAnalyzer {
         case .fragment(let handle):
             _ = connection(forTrafficOn: handle, record)
         case .att(let handle, let opcode, let length):
-            // (Neither opcode is a request or an answer, so the tracker has nothing to pair.)
+            // (Neither opcode is a request or an answer, so the tracker has nothing to pair; the
+            // connection is changed in one access.)
             let id = connection(forTrafficOn: handle, record)
-            count(opcode, on: id)
-            connections[id].attBytes += length
-            if let mtu = att.mtu(on: handle) { connections[id].mtu = mtu }
+            let mtu = att.mtu(on: handle)
+            connections[id].countQuick(opcode, length: length, mtu: mtu)
         case .event(let code):
             if Self.changesConnection(code) { change(record) }
         }
@@ -356,33 +356,20 @@ public struct LifecycleAnalyzer {
     }
 
     /// The open connection on `handle`, or a new one that began before the capture did.
+    @inline(__always)
     private mutating func connection(forTrafficOn handle: UInt16, _ record: CaptureRecord) -> Int {
         if let id = openByHandle[handle] { return id }
+        return connectionBeforeCapture(on: handle)
+    }
+
+    @inline(never)
+    private mutating func connectionBeforeCapture(on handle: UInt16) -> Int {
         var connection = Connection(id: connections.count)
         connection.handle = handle
         connection.beganBeforeCapture = true
         connections.append(connection)
         openByHandle[handle] = connection.id
         return connection.id
-    }
-
-    private mutating func count(_ opcode: ATTOpcode, on id: Int) {
-        switch opcode.method {
-        case .request: connections[id].attRequests += 1
-        case .notification: connections[id].attNotifications += 1
-        case .indication: connections[id].attIndications += 1
-        default: break
-        }
-        if opcode == .errorResponse { connections[id].attErrors += 1 }
-        switch opcode {
-        case .readRequest, .readBlobRequest, .readMultipleRequest, .readMultipleVariableRequest:
-            connections[id].attReads += 1
-        case .writeRequest, .prepareWriteRequest:
-            connections[id].attWrites += 1
-        case .writeCommand, .signedWriteCommand:
-            connections[id].attWriteCommands += 1
-        default: break
-        }
     }
 }
 
@@ -401,5 +388,35 @@ extension LifecycleAnalyzer {
             return (analyzer.report, error)
         }
         return (analyzer.report, nil)
+    }
+}
+
+extension Connection {
+    /// Counts an ATT PDU of this connection by its kind.
+    fileprivate mutating func count(_ opcode: ATTOpcode) {
+        switch opcode.method {
+        case .request: attRequests += 1
+        case .notification: attNotifications += 1
+        case .indication: attIndications += 1
+        default: break
+        }
+        if opcode == .errorResponse { attErrors += 1 }
+        switch opcode {
+        case .readRequest, .readBlobRequest, .readMultipleRequest, .readMultipleVariableRequest:
+            attReads += 1
+        case .writeRequest, .prepareWriteRequest:
+            attWrites += 1
+        case .writeCommand, .signedWriteCommand:
+            attWriteCommands += 1
+        default: break
+        }
+    }
+
+    /// A quick record's ATT PDU: counted, its bytes added, and the MTU the tracker knows kept.
+    @inline(__always)
+    fileprivate mutating func countQuick(_ opcode: ATTOpcode, length: Int, mtu: UInt16?) {
+        count(opcode)
+        attBytes += length
+        if let mtu { self.mtu = mtu }
     }
 }

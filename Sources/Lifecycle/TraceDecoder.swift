@@ -59,29 +59,9 @@ public struct TraceDecoder {
     public init() {}
 
     public mutating func decode(_ record: CaptureRecord) -> DecodedRecord {
-        switch record.kind {
-        case .acl:
-            // (The ACL layer is decoded here and its frame by ``frameLayers``, the same code as the
-            // quick path's.)
-            let acl: ACLPacket
-            do throws(DecodeError) {
-                acl = try ACLPacket.decode(record.bytes)
-            } catch {
-                return DecodedRecord(packet: nil, fault: located(error, record))
-            }
-            guard acl.handle != ACLPacket.androidDebugHandle else { return DecodedRecord(packet: .acl(acl)) }
-            return frameLayers(acl, reassembler.push(acl, direction: record.direction), record)
-        default:
-            do throws(DecodeError) {
-                let packet = try HCIPacket.decode(kind: record.kind, record.bytes)
-                if case .event(.disconnectionComplete(let status, let handle, _)) = packet, status == .success {
-                    reassembler.reset(handle: handle)
-                }
-                return DecodedRecord(packet: packet)
-            } catch {
-                return DecodedRecord(packet: nil, fault: located(error, record))
-            }
-        }
+        var decoded = DecodedRecord()
+        decodeWhole(record, into: &decoded)
+        return decoded
     }
 
     /// Decodes `record` as ``decode(_:)`` does, but returns the commonest records in their
@@ -89,8 +69,8 @@ public struct TraceDecoder {
     /// was. Otherwise `decoded` is the whole record, decoded, and the result is nil.
     ///
     /// Feed a quick record to the `add(_:_:)` of ``LifecycleAnalyzer`` and ``ErrorCollector`` that
-    /// take one: they do with it exactly what they do with its full decoding. `decoded` is the caller's, kept across records, so that the full decoding is
-    /// written in place.
+    /// take one: they do with it exactly what they do with its full decoding. `decoded` is the
+    /// caller's, kept across records, so that the full decoding is written in place.
     public mutating func decode(_ record: CaptureRecord, into decoded: inout DecodedRecord) -> QuickRecord? {
         let bytes = record.bytes
         switch record.kind {
@@ -101,8 +81,8 @@ public struct TraceDecoder {
                 guard let frame = outcome.frame else { return .fragment(connection: acl.handle) }
                 // A basic header, then an opcode and a 2-byte attribute handle at least.
                 if frame.count >= 7 {
-                    let length = Int(frame[0]) | Int(frame[1]) << 8
-                    let channel = UInt16(frame[2]) | UInt16(frame[3]) << 8
+                    let length = Int(UInt16(littleEndian: frame.loadUnaligned(as: UInt16.self)))
+                    let channel = UInt16(littleEndian: frame.loadUnaligned(fromByteOffset: 2, as: UInt16.self))
                     if channel == L2CAPChannelID.att.rawValue, length >= 3, length <= frame.count - 4,
                         QuickRecord.isQuick(frame[4])
                     {
@@ -110,7 +90,7 @@ public struct TraceDecoder {
                     }
                 }
             }
-            decoded = frameLayers(acl, outcome, record)
+            frameLayers(acl, outcome, record, into: &decoded)
             return nil
         case .event:
             // Code, parameter length, then the parameters, which a raw event keeps whole.
@@ -120,27 +100,60 @@ public struct TraceDecoder {
         default:
             break
         }
-        decoded = decode(record)
+        decodeWhole(record, into: &decoded)
         return nil
     }
 
-    /// The layers above ACL: the L2CAP frame the packet completed, and its ATT or SMP PDU.
-    private func frameLayers(_ acl: ACLPacket, _ outcome: ACLReassembler.Outcome, _ record: CaptureRecord) -> DecodedRecord {
-        guard let frame = outcome.frame else { return DecodedRecord(packet: .acl(acl), lostFragments: outcome.fault) }
-        var l2cap: L2CAPFrame?
-        var att: ATTPDU?
-        var smp: SMPPDU?
-        var fault: DecodeError?
-        do throws(DecodeError) {
-            let decoded = try L2CAPFrame.decode(frame)
-            l2cap = decoded
-            if decoded.channel == .att { att = try ATTPDU.decode(decoded.payload) }
-            if decoded.channel == .smp { smp = try SMPPDU.decode(decoded.payload) }
-        } catch {
-            fault = located(error, record)
+    /// Every layer of `record`, written over `decoded` (every field of it).
+    private mutating func decodeWhole(_ record: CaptureRecord, into decoded: inout DecodedRecord) {
+        switch record.kind {
+        case .acl:
+            // (The ACL layer is decoded here and its frame by ``frameLayers``, the same code as the
+            // quick path's.)
+            let acl: ACLPacket
+            do throws(DecodeError) {
+                acl = try ACLPacket.decode(record.bytes)
+            } catch {
+                decoded = DecodedRecord(packet: nil, fault: located(error, record))
+                return
+            }
+            guard acl.handle != ACLPacket.androidDebugHandle else {
+                decoded = DecodedRecord(packet: .acl(acl))
+                return
+            }
+            frameLayers(acl, reassembler.push(acl, direction: record.direction), record, into: &decoded)
+        default:
+            do throws(DecodeError) {
+                let packet = try HCIPacket.decode(kind: record.kind, record.bytes)
+                if case .event(.disconnectionComplete(let status, let handle, _)) = packet, status == .success {
+                    reassembler.reset(handle: handle)
+                }
+                decoded = DecodedRecord(packet: packet)
+            } catch {
+                decoded = DecodedRecord(packet: nil, fault: located(error, record))
+            }
         }
-        return DecodedRecord(
-            packet: .acl(acl), l2cap: l2cap, att: att, smp: smp, fault: fault, lostFragments: outcome.fault)
+    }
+
+    /// The layers above ACL: the L2CAP frame the packet completed, and its ATT or SMP PDU.
+    private func frameLayers(
+        _ acl: ACLPacket, _ outcome: ACLReassembler.Outcome, _ record: CaptureRecord, into decoded: inout DecodedRecord
+    ) {
+        decoded.packet = .acl(acl)
+        decoded.lostFragments = outcome.fault
+        decoded.l2cap = nil
+        decoded.att = nil
+        decoded.smp = nil
+        decoded.fault = nil
+        guard let frame = outcome.frame else { return }
+        do throws(DecodeError) {
+            let l2cap = try L2CAPFrame.decode(frame)
+            decoded.l2cap = l2cap
+            if l2cap.channel == .att { decoded.att = try ATTPDU.decode(l2cap.payload) }
+            if l2cap.channel == .smp { decoded.smp = try SMPPDU.decode(l2cap.payload) }
+        } catch {
+            decoded.fault = located(error, record)
+        }
     }
 
     private func located(_ error: DecodeError, _ record: CaptureRecord) -> DecodeError {

@@ -32,7 +32,7 @@ struct Errors: ParsableCommand {
         var fault: (any Error)?
         var origin: Timestamp?
         do {
-            while let record = try reader.next() {
+            try reader.forEach { record in
                 progress?.advance(record)
                 if origin == nil { origin = record.timestamp }
                 analysis.add(record)

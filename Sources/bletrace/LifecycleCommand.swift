@@ -23,7 +23,7 @@ struct LifecycleCommand: ParsableCommand {
         var analysis = CaptureAnalyzer()
         var fault: (any Error)?
         do {
-            while let record = try reader.next() {
+            try reader.forEach { record in
                 progress?.advance(record)
                 analysis.add(record)
             }
