@@ -23,9 +23,12 @@ public struct ACLReassembler {
 
     /// The frame being gathered on one handle and direction. A plain value, so that looking one
     /// up for every ACL packet costs no reference counting; its buffer belongs to ``Buffers``.
-    private struct Slot {
+    @usableFromInline
+    struct Slot {
         var storage: UnsafeMutableRawPointer?
-        var count = 0
+        @usableFromInline var count = 0
+
+        init() {}
 
         /// The frame's full length, once its 2-byte length field has arrived.
         var expected: Int? {
@@ -67,10 +70,19 @@ public struct ACLReassembler {
     /// one table: the slot of a handle (12 bits) in direction `side` is at `side << 12 | handle`.
     /// It grows only to the largest index used, and an empty slot is a plain value, so that the
     /// lookup made for every ACL packet is one index, with no optional and no nested array.
-    private var slots: [Slot] = []
+    @usableFromInline var slots: [Slot] = []
 
-    @inline(__always)
-    private static func index(_ handle: UInt16, side: Int) -> Int { side << 12 | Int(handle & 0x0FFF) }
+    @inlinable @inline(__always)
+    static func index(_ handle: UInt16, side: Int) -> Int { side << 12 | Int(handle & 0x0FFF) }
+
+    /// True while a frame is being gathered on `handle` in `direction`: a start fragment has come
+    /// and the rest of its frame has not. (When it is not, a start fragment that holds its whole
+    /// frame is returned in place by ``push(_:direction:)``, and changes nothing here.)
+    @inlinable @inline(__always)
+    public func isGathering(handle: UInt16, direction: Direction?) -> Bool {
+        let index = Self.index(handle, side: Int(direction?.rawValue ?? 2))
+        return index < slots.count && slots[index].count > 0
+    }
 
     @inline(__always)
     private func slot(_ index: Int) -> Slot { index < slots.count ? slots[index] : Slot() }

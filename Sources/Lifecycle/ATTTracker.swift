@@ -92,6 +92,25 @@ public struct ATTTracker {
         }
     }
 
+    /// ``observe(_:connection:direction:time:record:)`` of a Read Request of `attribute` or of a
+    /// Read Response (which teaches nothing about attributes), from its opcode alone; nil for any
+    /// other opcode.
+    public mutating func observeRead(
+        _ opcode: ATTOpcode, attribute: UInt16, connection: UInt16, direction: Direction?, time: Timestamp, record: Int
+    ) -> ATTRequest? {
+        if opcode == .readRequest {
+            let request = ATTRequest(opcode: opcode, attributeHandle: attribute, time: time, record: record)
+            links.update(connection, default: Link()) { $0.pending[Self.side(direction)] = request }
+            return nil
+        }
+        guard opcode == .readResponse else { return nil }
+        let asked: Direction? = direction.map { $0 == .sent ? .received : .sent }
+        return links.modify(connection) { link in
+            defer { link.pending[Self.side(asked)] = nil }
+            return link.pending[Self.side(asked)]
+        } ?? nil
+    }
+
     /// What discovery revealed about `attribute` on `connection`.
     public func attribute(_ attribute: UInt16, on connection: UInt16) -> AttributeInfo? {
         links[connection]?.attributes[attribute]

@@ -3,9 +3,9 @@ import TraceFiles
 /// The decoder, the lifecycles and the errors, fed together one record at a time: how
 /// `bletrace lifecycle`, `errors` and `stats` read a capture.
 ///
-/// The commonest records (ATT notifications and write commands, ACL fragments, raw events such
-/// as Number Of Completed Packets) take their ``QuickRecord`` form and cost a few counts; every
-/// other record is decoded whole into ``decoded``. Either way the lifecycles and errors are those
+/// The commonest records (ATT notifications, write commands and reads, ACL fragments, raw events
+/// such as Number Of Completed Packets) take their ``QuickRecord`` form, with no
+/// ``DecodedRecord`` built; every other record is decoded whole into ``decoded``. Either way the lifecycles and errors are those
 /// of feeding every record's full decoding to ``LifecycleAnalyzer`` and ``ErrorCollector``.
 ///
 /// ```swift
@@ -29,7 +29,7 @@ public struct CaptureAnalyzer {
     public mutating func add(_ record: CaptureRecord) -> QuickRecord? {
         if let quick = decoder.decode(record, into: &decoded) {
             lifecycle.add(quick, record)
-            errors.add(quick, record)
+            errors.add(quick, record, analyzer: lifecycle)
             return quick
         }
         lifecycle.add(record, decoded)

@@ -71,30 +71,7 @@ public struct LifecycleAnalyzer {
         case .acl(let acl) where acl.handle != ACLPacket.androidDebugHandle:
             let id = connection(forTrafficOn: acl.handle, record)
             if let pdu = decoded.att {
-                connections[id].count(pdu.opcode)
-                connections[id].attBytes += decoded.l2cap?.payload.count ?? 0
-                if case .handleValueIndication(let attribute, let value) = pdu, record.direction != .sent,
-                    value.count >= 4, att.attribute(attribute, on: acl.handle)?.uuid == Self.serviceChanged
-                {
-                    let start = UInt16(value[0]) | UInt16(value[1]) << 8
-                    let end = UInt16(value[2]) | UInt16(value[3]) << 8
-                    if start <= end { lastServiceChange = start...end }
-                    connections[id].serviceChangedIndications += 1
-                }
-                lastAnswered = att.observe(
-                    pdu, connection: acl.handle, direction: record.direction, time: record.timestamp, record: record.index)
-                if let mtu = att.mtu(on: acl.handle) { connections[id].mtu = mtu }
-                follow(pdu, on: id, handle: acl.handle, record)
-                if let range = lastServiceChange {
-                    // What discovery found there no longer holds, on this connection and for the
-                    // peer's next one.
-                    att.forget(range, on: acl.handle)
-                    if let peer = connections[id].peer {
-                        cachedAttributes[peer] = cachedAttributes[peer]?.filter { !range.contains($0.key) || ATTTracker.isServiceChanged($0.value) }
-                    }
-                    connections[id].changes.append(
-                        Connection.Change(time: record.timestamp, record: record.index, kind: .serviceChanged(start: range.lowerBound, end: range.upperBound)))
-                }
+                traffic(pdu, length: decoded.l2cap?.payload.count ?? 0, on: id, handle: acl.handle, record)
             }
         default:
             break
@@ -103,22 +80,64 @@ public struct LifecycleAnalyzer {
 
     /// Adds a record in its quick form (``TraceDecoder/decode(_:into:)``), with the same effect as
     /// its full decoding: a fragment or an ATT PDU on a handle no connection is open on begins
-    /// one that was open before the capture; a notification or write command is counted; a raw
-    /// event is read only where it changes a connection (``change(_:)``). No scan or advertising
-    /// record is quick.
+    /// one that was open before the capture, and an ATT PDU is followed as any other; a raw event
+    /// is read only where it changes a connection (``change(_:)``). No scan or advertising record
+    /// is quick.
+    @inline(__always)
     public mutating func add(_ quick: QuickRecord, _ record: CaptureRecord) {
         begin(record)
         switch quick {
         case .fragment(let handle):
             _ = connection(forTrafficOn: handle, record)
-        case .att(let handle, let opcode, let length):
-            // (Neither opcode is a request or an answer, so the tracker has nothing to pair; the
-            // connection is changed in one access.)
+        case .att(let handle, let opcode, let attribute, let length):
+            // As ``traffic(_:length:on:handle:_:)`` follows these PDUs: a read is paired with its
+            // answer, and none of them belongs to a discovery procedure, makes a subscription or
+            // is a Service Changed indication.
             let id = connection(forTrafficOn: handle, record)
-            let mtu = att.mtu(on: handle)
-            connections[id].countQuick(opcode, length: length, mtu: mtu)
+            connections[id].count(opcode, length: length, mtu: att.mtu(on: handle))
+            if opcode == .readRequest || opcode == .readResponse {
+                lastAnswered = att.observeRead(
+                    opcode, attribute: attribute, connection: handle, direction: record.direction,
+                    time: record.timestamp, record: record.index)
+            }
         case .event(let code):
             if Self.changesConnection(code) { change(record) }
+        }
+    }
+
+    /// An ATT PDU of `length` bytes on connection `id` (open on `handle`): counted, paired with its
+    /// request or answer, and followed through discovery, subscriptions and Service Changed.
+    @inline(__always)
+    private mutating func traffic(_ pdu: ATTPDU, length: Int, on id: Int, handle: UInt16, _ record: CaptureRecord) {
+        let opcode = pdu.opcode
+        let method = opcode.method
+        let mtu = att.mtu(on: handle)
+        // One access to the connection for the counts and the MTU.
+        connections[id].count(opcode, length: length, mtu: mtu)
+        // Notifications and commands (most of a capture) answer nothing and are answered by
+        // nothing, belong to no procedure and make no subscription: nothing more to do.
+        if method == .notification || method == .command { return }
+        if case .handleValueIndication(let attribute, let value) = pdu, record.direction != .sent,
+            value.count >= 4, att.attribute(attribute, on: handle)?.uuid == Self.serviceChanged
+        {
+            let start = UInt16(value[0]) | UInt16(value[1]) << 8
+            let end = UInt16(value[2]) | UInt16(value[3]) << 8
+            if start <= end { lastServiceChange = start...end }
+            connections[id].serviceChangedIndications += 1
+        }
+        lastAnswered = att.observe(
+            pdu, connection: handle, direction: record.direction, time: record.timestamp, record: record.index)
+        if let mtu = att.mtu(on: handle) { connections[id].mtu = mtu }
+        follow(pdu, on: id, handle: handle, record)
+        if let range = lastServiceChange {
+            // What discovery found there no longer holds, on this connection and for the
+            // peer's next one.
+            att.forget(range, on: handle)
+            if let peer = connections[id].peer {
+                cachedAttributes[peer] = cachedAttributes[peer]?.filter { !range.contains($0.key) || ATTTracker.isServiceChanged($0.value) }
+            }
+            connections[id].changes.append(
+                Connection.Change(time: record.timestamp, record: record.index, kind: .serviceChanged(start: range.lowerBound, end: range.upperBound)))
         }
     }
 
@@ -412,9 +431,9 @@ extension Connection {
         }
     }
 
-    /// A quick record's ATT PDU: counted, its bytes added, and the MTU the tracker knows kept.
+    /// An ATT PDU of `length` bytes: counted, its bytes added, and the MTU the tracker knows kept.
     @inline(__always)
-    fileprivate mutating func countQuick(_ opcode: ATTOpcode, length: Int, mtu: UInt16?) {
+    fileprivate mutating func count(_ opcode: ATTOpcode, length: Int, mtu: UInt16?) {
         count(opcode)
         attBytes += length
         if let mtu { self.mtu = mtu }

@@ -71,27 +71,31 @@ public struct TraceDecoder {
     /// Feed a quick record to the `add(_:_:)` of ``LifecycleAnalyzer`` and ``ErrorCollector`` that
     /// take one: they do with it exactly what they do with its full decoding. `decoded` is the
     /// caller's, kept across records, so that the full decoding is written in place.
+    @inline(__always)
     public mutating func decode(_ record: CaptureRecord, into decoded: inout DecodedRecord) -> QuickRecord? {
         let bytes = record.bytes
         switch record.kind {
         case .acl:
-            guard let acl = try? ACLPacket.decode(bytes), acl.handle != ACLPacket.androidDebugHandle else { break }
-            let outcome = reassembler.push(acl, direction: record.direction)
-            if outcome.fault == nil {
-                guard let frame = outcome.frame else { return .fragment(connection: acl.handle) }
-                // A basic header, then an opcode and a 2-byte attribute handle at least.
-                if frame.count >= 7 {
-                    let length = Int(UInt16(littleEndian: frame.loadUnaligned(as: UInt16.self)))
-                    let channel = UInt16(littleEndian: frame.loadUnaligned(fromByteOffset: 2, as: UInt16.self))
-                    if channel == L2CAPChannelID.att.rawValue, length >= 3, length <= frame.count - 4,
-                        QuickRecord.isQuick(frame[4])
-                    {
-                        return .att(connection: acl.handle, opcode: ATTOpcode(rawValue: frame[4]), length: length)
-                    }
+            // The commonest record of all first, read in place: a start fragment that holds its
+            // whole frame, on a handle and direction with no frame being gathered (so that the
+            // reassembler would hand the packet back as it is, and change nothing), carrying a
+            // quick ATT PDU. ACL header (handle and flags, length), then the L2CAP basic header
+            // (length, channel), then the opcode.
+            if bytes.count >= 9 {
+                let word = UInt16(littleEndian: bytes.loadUnaligned(as: UInt16.self))
+                let handle = word & 0x0FFF
+                let data = Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 2, as: UInt16.self)))
+                let length = Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt16.self)))
+                let channel = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 6, as: UInt16.self))
+                if word >> 12 & 0x3 != 0b01, data <= bytes.count - 4, length >= 1, data >= 4 + length,
+                    channel == L2CAPChannelID.att.rawValue, handle != ACLPacket.androidDebugHandle,
+                    !reassembler.isGathering(handle: handle, direction: record.direction),
+                    let quick = QuickRecord.att(connection: handle, UnsafeRawBufferPointer(rebasing: bytes[8..<8 + length]))
+                {
+                    return quick
                 }
             }
-            frameLayers(acl, outcome, record, into: &decoded)
-            return nil
+            return decodeACL(record, into: &decoded)
         case .event:
             // Code, parameter length, then the parameters, which a raw event keeps whole.
             if bytes.count >= 2, Int(bytes[1]) <= bytes.count - 2, QuickRecord.isRaw(bytes[0]) {
@@ -104,7 +108,36 @@ public struct TraceDecoder {
         return nil
     }
 
+    /// ``decode(_:into:)`` of any other ACL packet: through the reassembler, quick when it leaves a
+    /// fragment gathered or completes a quick ATT PDU's frame.
+    @inline(never)
+    private mutating func decodeACL(_ record: CaptureRecord, into decoded: inout DecodedRecord) -> QuickRecord? {
+        let bytes = record.bytes
+        whole: do {
+            guard let acl = try? ACLPacket.decode(bytes), acl.handle != ACLPacket.androidDebugHandle else { break whole }
+            let outcome = reassembler.push(acl, direction: record.direction)
+            if outcome.fault == nil {
+                guard let frame = outcome.frame else { return .fragment(connection: acl.handle) }
+                // A basic header, then an opcode at least.
+                if frame.count >= 5 {
+                    let length = Int(UInt16(littleEndian: frame.loadUnaligned(as: UInt16.self)))
+                    let channel = UInt16(littleEndian: frame.loadUnaligned(fromByteOffset: 2, as: UInt16.self))
+                    if channel == L2CAPChannelID.att.rawValue, length >= 1, length <= frame.count - 4,
+                        let quick = QuickRecord.att(connection: acl.handle, UnsafeRawBufferPointer(rebasing: frame[4..<4 + length]))
+                    {
+                        return quick
+                    }
+                }
+            }
+            frameLayers(acl, outcome, record, into: &decoded)
+            return nil
+        }
+        decodeWhole(record, into: &decoded)
+        return nil
+    }
+
     /// Every layer of `record`, written over `decoded` (every field of it).
+    @inline(never)
     private mutating func decodeWhole(_ record: CaptureRecord, into decoded: inout DecodedRecord) {
         switch record.kind {
         case .acl:

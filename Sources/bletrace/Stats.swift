@@ -49,13 +49,14 @@ struct TraceCounts {
     var faults = 0
     var lostFragments = 0
 
+    @inline(__always)
     mutating func add(_ record: CaptureRecord) {
         records += 1
         bytes += record.bytes.count
         kinds[Int(record.kind.rawValue)] += 1
         if let quick = analysis.add(record) {
             switch quick {
-            case .att(_, let opcode, _): att[Int(opcode.rawValue)] += 1
+            case .att(_, let opcode, _, _): att[Int(opcode.rawValue)] += 1
             case .event(let code): events[Int(code.rawValue)] += 1
             case .fragment: break
             }
