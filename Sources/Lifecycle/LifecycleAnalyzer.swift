@@ -99,6 +99,8 @@ public struct LifecycleAnalyzer {
                 lastAnswered = att.observeRead(
                     opcode, attribute: attribute, connection: handle, direction: record.direction,
                     time: record.timestamp, record: record.index)
+                // (A damaged capture may pair a Read Response with a discovery request.)
+                if lastAnswered != nil { answered(on: id, record) }
             }
         case .event(let code):
             if Self.changesConnection(code) { change(record) }
@@ -308,11 +310,7 @@ public struct LifecycleAnalyzer {
                     Connection.DiscoveryProcedure(kind: kind, start: record.timestamp, end: record.timestamp, requests: 1))
             }
         }
-        if let request = lastAnswered, let kind = Self.procedure(request.opcode, type: request.type),
-            let index = connections[id].discoveryProcedures.lastIndex(where: { $0.kind == kind })
-        {
-            connections[id].discoveryProcedures[index].end = record.timestamp
-        }
+        answered(on: id, record)
         let cccd = BluetoothUUID(UInt16(0x2902))
         switch pdu {
         case .writeRequest(let attribute, let value) where att.attribute(attribute, on: handle)?.uuid == cccd && value.count >= 1:
@@ -341,6 +339,15 @@ public struct LifecycleAnalyzer {
             if lastAnswered?.opcode == .writeRequest { pendingSubscription[id] = nil }
         default:
             break
+        }
+    }
+
+    /// A response ends, for now, the discovery procedure its request belongs to.
+    private mutating func answered(on id: Int, _ record: CaptureRecord) {
+        if let request = lastAnswered, let kind = Self.procedure(request.opcode, type: request.type),
+            let index = connections[id].discoveryProcedures.lastIndex(where: { $0.kind == kind })
+        {
+            connections[id].discoveryProcedures[index].end = record.timestamp
         }
     }
 
