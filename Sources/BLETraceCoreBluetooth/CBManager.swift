@@ -39,9 +39,12 @@ open class CBManager: NSObject {
     /// Tells the system this manager exists. Subclasses call it last in their initialiser.
     func register() { system.managerDidInit(self) }
 
+    /// How misuse messages name this manager, made once.
+    private lazy var misuseName = Self.typeName(self)
+
     /// Records an API misuse and tells the system.
     func misuse(_ message: String) {
-        let line = "API MISUSE: \(Self.typeName(self)) \(message)"
+        let line = "API MISUSE: \(misuseName) \(message)"
         apiMisuses.append(line)
         system.apiMisuse(line, by: self)
     }

@@ -34,7 +34,13 @@ open class CBPeripheral: CBPeer {
     public internal(set) var state: CBPeripheralState = .disconnected
     /// The services discovered and still valid; nil until a discovery, and again after a
     /// disconnection.
-    public internal(set) var services: [CBService]?
+    public internal(set) var services: [CBService]? {
+        didSet { notifiedLast = nil }
+    }
+    /// The characteristic found last by ``characteristic(valueHandle:)``: a capture's
+    /// notifications mostly come from the one before's. Forgotten when services or
+    /// characteristics change.
+    private var notifiedLast: CBCharacteristic?
     public internal(set) var canSendWriteWithoutResponse = true
     public internal(set) var ancsAuthorized = false
     /// The last RSSI read (deprecated in CoreBluetooth, kept for old code).
@@ -169,11 +175,7 @@ open class CBPeripheral: CBPeer {
         case .completed(let response):
             complete(response)
         case .valueUpdated(let valueHandle, let value):
-            guard let characteristic = characteristic(valueHandle: valueHandle), characteristic.isNotifying else {
-                return false
-            }
-            characteristic.storedValue = value
-            callback { $0.peripheral(self, didUpdateValueFor: characteristic, error: nil) }
+            return notify(valueHandle) { $0.storedValue = value }
         case .servicesChanged(let handles):
             let invalidated = (services ?? []).filter { $0.handles.overlaps(handles) }
             services?.removeAll { service in invalidated.contains { $0 === service } }
@@ -199,10 +201,36 @@ open class CBPeripheral: CBPeer {
         return true
     }
 
+    /// A notification or indication of `bytes`, as ``deliver(_:)`` with ``Event/valueUpdated(valueHandle:_:)``
+    /// delivers it; the bytes are written over the characteristic's last value, in its storage
+    /// when nothing else holds that (a long capture's hot path then allocates next to nothing).
+    public func deliverValue(_ bytes: [UInt8], valueHandle: UInt16) -> Bool {
+        notify(valueHandle) { characteristic in
+            guard characteristic.storedValue != nil else { return characteristic.storedValue = Data(bytes) }
+            characteristic.storedValue!.count = bytes.count
+            bytes.withUnsafeBytes { source in
+                characteristic.storedValue!.withUnsafeMutableBytes { $0.copyMemory(from: source) }
+            }
+        }
+    }
+
+    /// A value update of the characteristic with `valueHandle` when the app is subscribed to it:
+    /// `update` sets the value, then the delegate hears of it.
+    private func notify(_ valueHandle: UInt16, _ update: (CBCharacteristic) -> Void) -> Bool {
+        guard let characteristic = characteristic(valueHandle: valueHandle), characteristic.isNotifying else { return false }
+        update(characteristic)
+        callback { $0.peripheral(self, didUpdateValueFor: characteristic, error: nil) }
+        return true
+    }
+
     /// The characteristic the app discovered with this value handle, among valid services.
     public func characteristic(valueHandle: UInt16) -> CBCharacteristic? {
+        if let notifiedLast, notifiedLast.valueHandle == valueHandle { return notifiedLast }
         for service in services ?? [] where service.handles.contains(valueHandle) {
-            if let found = service.characteristics?.first(where: { $0.valueHandle == valueHandle }) { return found }
+            if let found = service.characteristics?.first(where: { $0.valueHandle == valueHandle }) {
+                notifiedLast = found
+                return found
+            }
         }
         return nil
     }
@@ -275,7 +303,10 @@ open class CBPeripheral: CBPeer {
             if error == nil { service.included = merge(found, into: service.included ?? []) }
             callback { $0.peripheral(self, didDiscoverIncludedServicesFor: service, error: error) }
         case (.discoverCharacteristics(_, let service), .characteristics(let found, let error)):
-            if error == nil { service.storedCharacteristics = merge(found, into: service) }
+            if error == nil {
+                service.storedCharacteristics = merge(found, into: service)
+                notifiedLast = nil
+            }
             callback { $0.peripheral(self, didDiscoverCharacteristicsFor: service, error: error) }
         case (.discoverDescriptors(let characteristic), .descriptors(let found, let error)):
             if error == nil { characteristic.storedDescriptors = merge(found, into: characteristic) }
@@ -382,8 +413,11 @@ open class CBPeripheral: CBPeer {
     }
 
     private func misuse(_ message: String) {
-        central?.misuse("\(CBManager.typeName(self)) " + message)
+        central?.misuse(misuseName + " " + message)
     }
+
+    /// How misuse messages name this peripheral, made once (its address does not change).
+    private lazy var misuseName = CBManager.typeName(self)
 
     /// A refusal the peripheral gives itself, after the app's call returns.
     private func failLater(_ request: GATTRequest, _ error: any Error) {

@@ -86,9 +86,10 @@ struct EventQueue {
         return heap.min?.time
     }
 
-    /// Takes the next action still due.
-    mutating func popNext() -> Scheduled? {
+    /// Takes the next action still due, when it is due at `limit` or before.
+    mutating func popNext(notAfter limit: Timestamp) -> Scheduled? {
         dropWithdrawn()
+        guard let time = heap.min?.time, time <= limit else { return nil }
         let next = heap.popMin()
         running = next
         return next
@@ -96,6 +97,9 @@ struct EventQueue {
 
     /// The action taken last (running, while it runs).
     private var running: Scheduled?
+
+    /// Whether an action was taken and the queue not emptied since (``removeAll()``).
+    var isRunningAction: Bool { running != nil }
 
     /// Schedules the running action again, at `time`, for the same process: for an action that
     /// plays a sequence one step at a time (a link's notifications), without making a new closure

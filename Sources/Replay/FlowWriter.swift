@@ -114,12 +114,14 @@ public final class FlowWriter {
 
     /// `peripheral didUpdateValueFor peripheral=… characteristic=… value=… error=nil`, the
     /// line of a notification: the hot path of a long replay, in one go.
-    func valueUpdate(time: Double, peripheral: String, characteristic: String, value: [UInt8]) {
-        buffer.begin(time: time, actor: "peripheral", name: "didUpdateValueFor")
-        buffer.argument("peripheral", peripheral)
-        buffer.argument("characteristic", characteristic)
+    func valueUpdate(time: Double, peripheral: String, characteristic: String, value: some ContiguousBytes) {
+        buffer.writeTime(time)
+        buffer.put(" peripheral didUpdateValueFor peripheral=" as StaticString)
+        buffer.put(peripheral)
+        buffer.put(" characteristic=" as StaticString)
+        buffer.put(characteristic)
         buffer.argument("value", hex: value)
-        buffer.argument("error", "nil")
+        buffer.put(" error=nil" as StaticString)
         end()
     }
 
@@ -130,7 +132,7 @@ public final class FlowWriter {
     func argument(_ key: String, _ value: String) { buffer.argument(key, value) }
 
     /// ` key=` and the bytes in lowercase hex (`empty` for none), as `hex(_:)` gives them.
-    func argument(_ key: String, hex bytes: [UInt8]) { buffer.argument(key, hex: bytes) }
+    func argument(_ key: String, hex bytes: some ContiguousBytes) { buffer.argument(key, hex: bytes) }
 
     /// Ends the line.
     func end() {
@@ -167,21 +169,21 @@ private struct LineBuffer {
         put(value)
     }
 
-    mutating func argument(_ key: String, hex bytes: [UInt8]) {
+    mutating func argument(_ key: String, hex bytes: some ContiguousBytes) {
         put(0x20)
         put(key)
         put(0x3D)
-        guard !bytes.isEmpty else { return put("empty") }
-        reserve(2 * bytes.count)
-        bytes.withUnsafeBufferPointer { source in
+        bytes.withUnsafeBytes { source in
+            guard !source.isEmpty else { return put("empty") }
+            reserve(2 * source.count)
             var out = storage + count
             for byte in source {
                 out[0] = Self.hexDigit(byte >> 4)
                 out[1] = Self.hexDigit(byte & 0x0F)
                 out += 2
             }
+            count += 2 * source.count
         }
-        count += 2 * bytes.count
     }
 
     @inline(__always)
@@ -205,6 +207,12 @@ private struct LineBuffer {
         count += 1
     }
 
+    mutating func put(_ text: StaticString) {
+        reserve(text.utf8CodeUnitCount)
+        (storage + count).update(from: text.utf8Start, count: text.utf8CodeUnitCount)
+        count += text.utf8CodeUnitCount
+    }
+
     mutating func put(_ text: String) {
         var text = text
         text.withUTF8 { bytes in
@@ -217,7 +225,7 @@ private struct LineBuffer {
 
     /// `+` (for a time that is not negative) and ``formatSeconds(_:)``'s six decimals, without
     /// making a String.
-    private mutating func writeTime(_ time: Double) {
+    mutating func writeTime(_ time: Double) {
         let negative = time.sign == .minus && time != 0
         let magnitude = time.magnitude
         guard magnitude < 9e12 else { return put((negative ? "" : "+") + formatSeconds(time)) }

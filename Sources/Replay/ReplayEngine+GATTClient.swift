@@ -74,49 +74,71 @@ extension ReplayEngine {
     }
 
     /// Plays the link's notifications one after the other (one scheduled at a time, by one
-    /// closure that the queue runs again for each: a long capture's hot path).
+    /// closure that the queue runs again for each: a long capture's hot path). When nothing else
+    /// is due before the next one, the closure plays it at once (``runsInline(at:)``), as the queue
+    /// would have run it next.
     private func scheduleNotification(_ first: Int?, of notifications: [Cassette.ValueEvent], _ peripheral: CBPeripheral) {
         guard let first, first < notifications.count, let address = peripheral.address else { return }
         let peer = peerIndex(address)
         let cursor = NotificationCursor(index: first)
-        scheduleSystem(at: max(now, notifications[first].time), for: peripheral) { [unowned self] in
-            let index = cursor.index
-            if links[address]?.subscribed.contains(notifications[index].handle) == true {
-                if isRunning {
-                    // What reach(_:waking:_:) does for a running app, without a closure.
-                    if let central = peripheral.centralManager, centrals.contains(where: { $0 === central }) {
-                        deliverNotification(notifications[index], to: peripheral, peer, address)
+        // `unowned(unsafe)`: the closure lives in this engine's queue and only the engine runs it,
+        // so the engine is there whenever it runs (and the checked form costs an atomic retain
+        // per notification).
+        scheduleSystem(at: max(now, notifications[first].time), for: peripheral) { [unowned(unsafe) self] in
+            var index = cursor.index
+            while true {
+                let event = notifications[index]
+                if cursor.linksVersion != linksVersion {
+                    (cursor.playback, cursor.linksVersion) = (links[address], linksVersion)
+                }
+                let playback = cursor.playback
+                if playback?.subscribed.contains(event.handle) == true {
+                    if isRunning {
+                        // What reach(_:waking:_:) does for a running app, without a closure.
+                        if let central = peripheral.centralManager, centrals.contains(where: { $0 === central }) {
+                            deliverNotification(event, to: peripheral, peer, playback, cursor)
+                        }
+                    } else {
+                        reach(peripheral, waking: "didUpdateValueFor") { [unowned self] _ in
+                            deliverNotification(event, to: peripheral, peer, links[address], cursor)
+                        }
                     }
                 } else {
-                    let event = notifications[index]
-                    reach(peripheral, waking: "didUpdateValueFor") { [unowned self] _ in
-                        deliverNotification(event, to: peripheral, peer, address)
-                    }
+                    playback?.undelivered += 1
                 }
-            } else {
-                links[address]?.undelivered += 1
+                var next = index + 1
+                while next < notifications.count, notifications[next].sender == .host { next += 1 }
+                guard next < notifications.count else { return }
+                let time = max(now, notifications[next].time)
+                index = next
+                if runsInline(at: time) { continue }
+                cursor.index = next
+                queue.scheduleRunningAgain(at: time, for: peripheral)
+                return
             }
-            var next = index + 1
-            while next < notifications.count, notifications[next].sender == .host { next += 1 }
-            guard next < notifications.count else { return }
-            cursor.index = next
-            queue.scheduleRunningAgain(at: max(now, notifications[next].time), for: peripheral)
         }
     }
 
-    private func deliverNotification(_ event: Cassette.ValueEvent, to peripheral: CBPeripheral, _ peer: PeerIndex, _ address: BluetoothAddress) {
-        guard peripheral.deliver(.valueUpdated(valueHandle: event.handle, Data(event.value))) else {
-            links[address]?.undelivered += 1
+    private func deliverNotification(
+        _ event: Cassette.ValueEvent, to peripheral: CBPeripheral, _ peer: PeerIndex, _ playback: LinkPlayback?, _ cursor: NotificationCursor
+    ) {
+        guard peripheral.deliverValue(event.value, valueHandle: event.handle) else {
+            playback?.undelivered += 1
             return
+        }
+        // The name of the characteristic notified last is kept: most notifications come from the
+        // one before's.
+        if cursor.namedHandle != event.handle {
+            cursor.namedHandle = event.handle
+            cursor.name = peer.names[event.handle] ?? "0x\(hex4(event.handle))"
         }
         if let writer {
             // The line written as it is, with no event made.
             writer.valueUpdate(
-                time: now.seconds(since: cassette.start), peripheral: peer.addressText,
-                characteristic: peer.names[event.handle] ?? "0x\(hex4(event.handle))", value: event.value)
+                time: now.seconds(since: cassette.start), peripheral: peer.addressText, characteristic: cursor.name, value: event.value)
         } else {
             record("peripheral", "didUpdateValueFor", [
-                .init("peripheral", peer.addressText), .init("characteristic", characteristicName(event.handle, address)),
+                .init("peripheral", peer.addressText), .init("characteristic", cursor.name),
                 .init("value", hex(event.value)), .init("error", "nil"),
             ])
         }
@@ -318,6 +340,12 @@ extension ReplayEngine {
     /// The flow event of the delegate callback `response` gives for `request`.
     private func recordCallback(_ response: GATTResponse, for request: GATTRequest, on peripheral: CBPeripheral) {
         let address = peripheral.address.map { peerIndex($0).addressText } ?? "?"
+        if let writer, case (.readCharacteristic(let characteristic), .value(let value, nil)) = (request, response) {
+            // The line of a value read is a notification's: written the same way, in one go.
+            return writer.valueUpdate(
+                time: now.seconds(since: cassette.start), peripheral: address,
+                characteristic: characteristicName(characteristic.valueHandle, peripheral.address), value: value ?? Data())
+        }
         var arguments: [FlowEvent.Argument] = [.init("peripheral", address)]
         let name: String
         switch (request, response) {
@@ -474,6 +502,12 @@ extension ReplayEngine {
 /// Where a link's notifications have got to.
 final class NotificationCursor {
     var index: Int
+    /// The characteristic handle named last, and its name in the flow.
+    var namedHandle: UInt16?
+    var name = ""
+    /// The link's playback as ``ReplayEngine/links`` had it at ``linksVersion``.
+    var playback: LinkPlayback?
+    var linksVersion = -1
     init(index: Int) { self.index = index }
 }
 
@@ -489,13 +523,22 @@ final class PeerIndex {
     init(addressText: String) { self.addressText = addressText }
 
     static func key(_ kind: Cassette.Operation.Kind, _ handle: UInt16) -> Int {
-        kindNumbers[kind, default: 0] << 16 | Int(handle)
+        let number =
+            switch kind {
+            case .read: 1
+            case .readMultiple: 2
+            case .write: 3
+            case .longWrite: 4
+            case .writeWithoutResponse: 5
+            case .signedWrite: 6
+            case .mtu: 7
+            case .discovery: 8
+            case .readByType: 9
+            case .indication: 10
+            case .other: 11
+            }
+        return number << 16 | Int(handle)
     }
-
-    private static let kindNumbers: [Cassette.Operation.Kind: Int] = [
-        .read: 1, .readMultiple: 2, .write: 3, .longWrite: 4, .writeWithoutResponse: 5, .signedWrite: 6, .mtu: 7,
-        .discovery: 8, .readByType: 9, .indication: 10, .other: 11,
-    ]
 }
 
 func list(_ items: [String]) -> String { items.isEmpty ? "none" : items.joined(separator: ",") }

@@ -81,9 +81,6 @@ struct Preserved {
 // The app's life: termination, relaunch and restoration, force quit, Bluetooth power
 // (Formats/corebluetooth.md, "The app's life in a replay").
 extension ReplayEngine {
-    /// Whether the app has a process now.
-    var isRunning: Bool { app != nil }
-
     func scheduleSystemEvents() {
         bluetoothState = launchState
         for event in events.sorted(by: { $0.seconds < $1.seconds }) {

@@ -61,6 +61,8 @@ public final class ReplayEngine: BluetoothSystem {
 
     /// The time of the event running, or last run.
     private var eventTime: Timestamp
+    /// While the queue plays in virtual time: how far (``runsInline(at:)``).
+    private var inlineHorizon: Timestamp?
     private var wallStart: ContinuousClock.Instant?
 
     var queue = EventQueue()
@@ -70,7 +72,11 @@ public final class ReplayEngine: BluetoothSystem {
     /// What makes an instance of the app, at launch and at each relaunch.
     var makeApp: (() -> any BluetoothApp)?
     /// The running process's app; nil while the app is not running.
-    var app: (any BluetoothApp)?
+    var app: (any BluetoothApp)? {
+        didSet { isRunning = app != nil }
+    }
+    /// Whether the app has a process now (a flag: the hot path asks for every notification).
+    private(set) var isRunning = false
     /// The app's `UserDefaults`, kept across its processes.
     let defaults = AppDefaults()
     /// What the system keeps for a terminated app, by restore identifier (Formats/corebluetooth.md,
@@ -96,7 +102,12 @@ public final class ReplayEngine: BluetoothSystem {
     /// Peripheral objects the app was given, for the end-of-capture summary.
     var given: [BluetoothAddress: CBPeripheral] = [:]
     /// The connection each connected peripheral of the app is playing, with what the app did on it.
-    var links: [BluetoothAddress: LinkPlayback] = [:]
+    var links: [BluetoothAddress: LinkPlayback] = [:] {
+        didSet { linksVersion &+= 1 }
+    }
+    /// Changes each time a link starts or ends (not when a link's own state changes): a closure
+    /// that plays a link's notifications keeps its lookup while this stays the same.
+    private(set) var linksVersion = 0
     /// What the replay does with a request the capture cannot answer.
     public var unmatched: UnmatchedPolicy = .pend
     /// Set when a request could not be matched under ``UnmatchedPolicy/fail``: the replay stopped.
@@ -196,18 +207,31 @@ public final class ReplayEngine: BluetoothSystem {
             }
             guard let nextEvent, nextEvent <= horizon else { return }
             if clock.isInUse { await clock.advance(to: ReplayClock.Instant(offset: .microseconds(nextEvent.microseconds - cassette.start.microseconds))) }
-            guard let next = queue.popNext() else { return }
+            guard let next = queue.popNext(notAfter: nextEvent) else { return }
             eventTime = nextEvent
             BluetoothSystemContext.with(self) {
+                inlineHorizon = horizon
+                defer { inlineHorizon = nil }
                 next.action()
                 // Without the clock nothing waits between events: the next ones run in the same
                 // context (binding it costs more than most events).
-                while !clock.isInUse, let time = queue.nextTime(), time <= horizon, let due = queue.popNext() {
-                    eventTime = time
+                while !clock.isInUse, let due = queue.popNext(notAfter: horizon) {
+                    eventTime = due.time
                     due.action()
                 }
             }
         }
+    }
+
+    /// Whether the action running can play its own next step, due at `time`, at once instead of
+    /// scheduling it: in virtual time without the app's clock, within the horizon, with nothing
+    /// else due at or before `time` (the queue would run that step next). When it can, the
+    /// replay's time moves to `time`.
+    func runsInline(at time: Timestamp) -> Bool {
+        guard let inlineHorizon, time <= inlineHorizon, !clock.isInUse, queue.isRunningAction else { return false }
+        if let next = queue.nextTime(), next <= time { return false }
+        eventTime = time
+        return true
     }
 
     /// Runs each event at its capture time in wall time, on the main thread, where the app's own
@@ -218,7 +242,7 @@ public final class ReplayEngine: BluetoothSystem {
         while let next = queue.nextTime(), next <= horizon {
             try? await Task.sleep(until: wallStart! + .microseconds(next.microseconds - cassette.start.microseconds), clock: .continuous)
             BluetoothSystemContext.with(self) {
-                while let time = queue.nextTime(), time <= now, let due = queue.popNext() {
+                while let due = queue.popNext(notAfter: now) {
                     eventTime = due.time
                     due.action()
                 }
@@ -280,7 +304,7 @@ public final class ReplayEngine: BluetoothSystem {
 
     public func retrievePeripherals(withIdentifiers identifiers: [UUID], for central: CBCentralManager) -> [CBPeripheral] {
         identifiers.compactMap { identifier in
-            cassette.peers.first { CBPeer.identifier(for: $0) == identifier }.map { peripheral(for: $0, central) }
+            CBPeer.address(in: identifier).flatMap { cassette.peers.contains($0) ? peripheral(for: $0, central) : nil }
         }
     }
 

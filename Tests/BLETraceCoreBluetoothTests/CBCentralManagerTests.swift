@@ -81,6 +81,17 @@ import Wire
         #expect(first[0].identifier.uuidString == "B1E7AACE-0000-4000-8000-F0F1F2F3F405")
     }
 
+    @Test func anIdentifierGivesBackTheAddressItWasMadeFromAndNoOtherUUIDDoes() throws {
+        for raw: UInt64 in [0, 1, 0xF0F1_F2F3_F405, 0xFFFF_FFFF_FFFF, 0x0000_0A00_0000] {
+            let address = BluetoothAddress(rawValue: raw)
+            let identifier = CBPeer.identifier(for: address)
+            #expect(CBPeer.address(in: identifier) == address)
+            #expect(identifier.uuidString.hasPrefix("B1E7AACE-0000-4000-8000-"))
+        }
+        #expect(CBPeer.address(in: try #require(UUID(uuidString: "B1E7AACE-0000-4000-8001-F0F1F2F3F405"))) == nil)
+        #expect(CBPeer.address(in: UUID()) == nil)
+    }
+
     @Test func aScanReportsEachMatchingPeripheralOncePerScan() {
         let system = ScriptedSystem()
         let delegate = EveryCallbackDelegate()

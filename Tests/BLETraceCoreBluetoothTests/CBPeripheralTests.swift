@@ -226,6 +226,49 @@ import Wire
         #expect(delegate.errors.count == 2, "no request is failed twice")
     }
 
+    @Test func aValueWrittenInPlaceLeavesTheValueTheAppKeptAsItWas() {
+        let (_, measurementObject, _) = discoverAll()
+        peripheral.setNotifyValue(true, for: measurementObject)
+        system.answer(.notificationState(isNotifying: true, error: nil))
+        system.flush()
+        let twenty = [UInt8](0..<20)
+        #expect(peripheral.deliverValue(twenty, valueHandle: 0x000E))
+        let kept = measurementObject.value
+        // The same length (written over), longer, shorter, empty: each read back as delivered.
+        for bytes in [[UInt8](100..<120), [UInt8](0..<200), [0x01, 0x02], [], [UInt8](50..<70)] {
+            #expect(peripheral.deliverValue(bytes, valueHandle: 0x000E))
+            #expect(measurementObject.value == Data(bytes))
+        }
+        #expect(kept == Data(twenty), "the app's copy of an earlier value does not change")
+        #expect(delegate.log.suffix(6).allSatisfy { $0 == "peripheral(_:didUpdateValueFor:error:) characteristic" })
+        #expect(!peripheral.deliverValue([1], valueHandle: 0x0099), "no such characteristic")
+    }
+
+    @Test func notificationsFindTheCharacteristicAgainAfterItsServiceChanged() {
+        let (heart, measurementObject, _) = discoverAll()
+        peripheral.setNotifyValue(true, for: measurementObject)
+        system.answer(.notificationState(isNotifying: true, error: nil))
+        system.flush()
+        #expect(peripheral.deliverValue([1], valueHandle: 0x000E))
+        #expect(peripheral.characteristic(valueHandle: 0x000E) === measurementObject)
+        // The service goes: the characteristic found last is no longer one of the peripheral's.
+        peripheral.deliver(.servicesChanged(handles: heart.handles))
+        #expect(peripheral.characteristic(valueHandle: 0x000E) == nil)
+        #expect(!peripheral.deliverValue([2], valueHandle: 0x000E))
+        #expect(measurementObject.value == Data([1]))
+        // Discovered again: the new object is found, not the invalidated one.
+        peripheral.discoverServices(nil)
+        system.answer(.services([heartRate, battery], error: nil))
+        system.flush()
+        let again = peripheral.services!.first { $0.uuid.uuidString == "180D" }!
+        #expect(peripheral.characteristic(valueHandle: 0x000E) == nil, "characteristics not discovered yet")
+        peripheral.discoverCharacteristics(nil, for: again)
+        system.answer(.characteristics([measurement, location], error: nil))
+        system.flush()
+        let found = peripheral.characteristic(valueHandle: 0x000E)
+        #expect(found != nil && found !== measurementObject && found?.service === again)
+    }
+
     @Test func aServiceChangeRemovesTheServicesItCoversAndSaysWhich() {
         final class Capture: NSObject, CBPeripheralDelegate {
             var invalidated: [String] = []

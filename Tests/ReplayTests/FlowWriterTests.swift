@@ -102,7 +102,7 @@ import Wire
         eager.schedule(at: t(1), for: nil, process: 0) { order.append("step1") }
         eager.schedule(at: t(2), for: nil, process: 0) { order.append("step2") }
         eager.schedule(at: t(2), for: nil, process: 0) { order.append("other") }
-        while let next = eager.popNext() { next.action() }
+        while let next = eager.popNext(notAfter: t(2)) { next.action() }
         let expected = order
 
         order = []
@@ -119,11 +119,26 @@ import Wire
             queue.schedule(at: time, sequence: places.lowerBound + index, for: nil, process: 0) { order.append("step\(index)") }
         }
         scheduleNext(&lazy)
-        while let next = lazy.popNext() {
+        while let next = lazy.popNext(notAfter: t(2)) {
             next.action()
             if order.last?.hasPrefix("step") == true { scheduleNext(&lazy) }
         }
         #expect(order == expected)
         #expect(expected == ["step1", "step0", "step2", "other"])
+    }
+
+    @Test func theQueueGivesNothingDueAfterTheLimitAndKeepsIt() {
+        var queue = EventQueue()
+        let t = { Timestamp(microseconds: $0) }
+        var ran: [Int] = []
+        queue.schedule(at: t(5), for: nil, process: 0) { ran.append(5) }
+        queue.schedule(at: t(3), for: nil, process: 0) { ran.append(3) }
+        #expect(!queue.isRunningAction)
+        while let next = queue.popNext(notAfter: t(4)) { next.action() }
+        #expect(ran == [3])
+        #expect(queue.isRunningAction)
+        #expect(queue.nextTime() == t(5))
+        queue.removeAll()
+        #expect(!queue.isRunningAction && queue.nextTime() == nil)
     }
 }
