@@ -165,6 +165,9 @@ final class FileWindow {
             throw CaptureError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
         }
         let size = Int64(info.st_size)
+        // A file that says it is empty may still have bytes to read (a /proc file, some FUSE
+        // file systems): such a file, and one that cannot be mapped, is read instead.
+        if size == 0 { return try unmapped(count) }
         let page = Int64(sysconf(Int32(_SC_PAGESIZE)))
         let from = fileOffset - fileOffset % page
         let length = Int(min(size - from, Int64(max(Self.mappedPart, Int(fileOffset - from) + count))))
@@ -177,15 +180,25 @@ final class FileWindow {
         }
         guard let base = mmap(nil, length, PROT_READ, MAP_PRIVATE | Self.populate, descriptor.rawValue, off_t(from)),
             base != MAP_FAILED
-        else {
-            throw CaptureError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
-        }
+        else { return try unmapped(count) }
         _ = madvise(base, length, MADV_SEQUENTIAL)
         storage = UnsafeMutableRawBufferPointer(start: base, count: length)
         start = Int(fileOffset - from)
         end = length
         if available < count || from + Int64(length) >= size { reachedEnd = true }
         return available
+    }
+
+    /// Goes on through a buffer, reading the file from the window's first byte.
+    private func unmapped(_ count: Int) throws(CaptureError) -> Int {
+        if let base = storage.baseAddress { munmap(base, storage.count) }
+        isMapped = false
+        storage = .allocate(byteCount: 256 * 1024, alignment: 16)
+        (start, end) = (0, 0)
+        guard lseek(descriptor.rawValue, off_t(fileOffset), SEEK_SET) >= 0 else {
+            throw CaptureError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
+        }
+        return try refill(count)
     }
 
     /// The first `count` available bytes, borrowed.
