@@ -12,7 +12,24 @@ open class CBCharacteristic: CBAttribute {
     public internal(set) var isNotifying = false
 
     var storedProperties: CBCharacteristicProperties
-    var storedValue: Data?
+    /// The value as it came: Data from a read or from the app, or a notification's bytes, made
+    /// into Data only when someone reads ``value`` (a replay's notifications then cost no copy).
+    var stored: StoredValue?
+    enum StoredValue {
+        case data(Data)
+        case bytes([UInt8])
+    }
+
+    var storedValue: Data? {
+        get {
+            switch stored {
+            case .data(let data)?: data
+            case .bytes(let bytes)?: Data(bytes)
+            case nil: nil
+            }
+        }
+        set { stored = newValue.map(StoredValue.data) }
+    }
     var storedDescriptors: [CBDescriptor]?
     /// The handle of the declaration and of the value in the peer's database (bletrace's:
     /// CoreBluetooth keeps handles to itself; systems match attributes by them).
@@ -21,7 +38,7 @@ open class CBCharacteristic: CBAttribute {
 
     init(uuid: CBUUID, properties: CBCharacteristicProperties, value: Data?, declarationHandle: UInt16, valueHandle: UInt16) {
         storedProperties = properties
-        storedValue = value
+        stored = value.map(StoredValue.data)
         self.declarationHandle = declarationHandle
         self.valueHandle = valueHandle
         super.init(uuid: uuid)

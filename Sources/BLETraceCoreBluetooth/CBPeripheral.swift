@@ -202,16 +202,9 @@ open class CBPeripheral: CBPeer {
     }
 
     /// A notification or indication of `bytes`, as ``deliver(_:)`` with ``Event/valueUpdated(valueHandle:_:)``
-    /// delivers it; the bytes are written over the characteristic's last value, in its storage
-    /// when nothing else holds that (a long capture's hot path then allocates next to nothing).
+    /// delivers it; the bytes are kept as they are (no copy) until the app reads the value.
     public func deliverValue(_ bytes: [UInt8], valueHandle: UInt16) -> Bool {
-        notify(valueHandle) { characteristic in
-            guard characteristic.storedValue != nil else { return characteristic.storedValue = Data(bytes) }
-            characteristic.storedValue!.count = bytes.count
-            bytes.withUnsafeBytes { source in
-                characteristic.storedValue!.withUnsafeMutableBytes { $0.copyMemory(from: source) }
-            }
-        }
+        notify(valueHandle) { $0.stored = .bytes(bytes) }
     }
 
     /// A value update of the characteristic with `valueHandle` when the app is subscribed to it:

@@ -178,12 +178,13 @@ public struct Cassette: Sendable {
         links(of: peer).flatMap { $0.notifications(of: handle) }
     }
 
-    /// Advertising reports for a scan, in time order over every peer: only peers advertising one
-    /// of `services` (every peer when nil or empty), and without duplicates only each peer's
-    /// first report of each distinct payload (CoreBluetooth coalesces repeated packets when
-    /// `CBCentralManagerScanOptionAllowDuplicatesKey` is false).
+    /// Advertising reports for a scan that starts at `start` (the capture's start when nil), in
+    /// time order over every peer: only peers advertising one of `services` (every peer when nil
+    /// or empty), and without duplicates only each peer's first report of each distinct payload
+    /// from `start` on (CoreBluetooth coalesces repeated packets when
+    /// `CBCentralManagerScanOptionAllowDuplicatesKey` is false; a new scan reports them again).
     public func discoveries(
-        services: [BluetoothUUID]? = nil, allowDuplicates: Bool = false
+        services: [BluetoothUUID]? = nil, allowDuplicates: Bool = false, from start: Timestamp? = nil
     ) -> [(peer: BluetoothAddress, report: AdvertisingReport)] {
         var result: [(peer: BluetoothAddress, report: AdvertisingReport)] = []
         for peer in allPeers where !peer.reports.isEmpty {
@@ -192,7 +193,8 @@ public struct Cassette: Sendable {
             // advertising matched.
             guard wanted.contains(true) else { continue }
             var seen = Set<Int>()
-            for report in peer.reports where allowDuplicates || seen.insert(report.advertisement).inserted {
+            for report in peer.reports
+            where start.map({ report.time >= $0 }) ?? true && (allowDuplicates || seen.insert(report.advertisement).inserted) {
                 result.append((peer.address, report))
             }
         }

@@ -11,7 +11,9 @@ import Wire
 /// descriptors the capture discovered); a read or write is made on the object with the capture's
 /// handle — after the discovery under way, when it has not reached that object yet — and skipped
 /// when discovery never gives the app that object (the captured app used handles it had cached).
-/// Scans are not repeated: their reports would drown the flow. A request the captured stack sent
+/// Scans are made when the captured host scanned, as a CoreBluetooth app scans by default (every
+/// service, each peripheral once a scan: the capture does not show the app's filter or options);
+/// connections do not wait for them (the mirror holds every peer's object). A request the captured stack sent
 /// again after pairing (refused for security first) is made once: iOS retries by itself. When the
 /// capture was taken on a peripheral host, ``MirrorServer`` plays its GATT server to the remote
 /// centrals as well.
@@ -37,6 +39,11 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
     func centralManagerDidUpdateState(_ central: CBCentralManager) {
         guard central.state == .poweredOn else { return }
         var script: [Step] = []
+        for scan in cassette.scans {
+            guard let start = scan.startTime ?? (scan.beganBeforeCapture ? cassette.start : nil) else { continue }
+            script.append(Step(time: start, kind: .scan, peer: -1))
+            if let stop = scan.stopTime { script.append(Step(time: stop, kind: .stopScan, peer: -1)) }
+        }
         for address in cassette.peers {
             guard let peripheral = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: address)]).first else { continue }
             peripheral.delegate = self
@@ -48,10 +55,11 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         play(script, central)
     }
 
-    /// One thing the captured app did, at its capture time: what, on which of ``peripherals``,
-    /// and for an operation where it is in the cassette (``Cassette/links``, operation index).
+    /// One thing the captured app did, at its capture time: what, on which of ``peripherals``
+    /// (-1 for a scan), and for an operation where it is in the cassette (``Cassette/links``,
+    /// operation index).
     private struct Step {
-        enum Kind: UInt8 { case connect, cancel, discover, issue }
+        enum Kind: UInt8 { case connect, cancel, discover, issue, scan, stopScan }
         var time: Timestamp
         var kind: Kind
         var peer: Int32
@@ -126,8 +134,12 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
     }
 
     private func perform(_ step: Step, _ central: CBCentralManager) {
-        let peripheral = peripherals[Int(step.peer)]
+        var peripheral: CBPeripheral { peripherals[Int(step.peer)] }
         switch step.kind {
+        case .scan:
+            central.scanForPeripherals(withServices: nil)
+        case .stopScan:
+            central.stopScan()
         case .connect:
             central.connect(peripheral)
         case .cancel:

@@ -81,10 +81,7 @@ extension ReplayEngine {
         guard let first, first < notifications.count, let address = peripheral.address else { return }
         let peer = peerIndex(address)
         let cursor = NotificationCursor(index: first)
-        // `unowned(unsafe)`: the closure lives in this engine's queue and only the engine runs it,
-        // so the engine is there whenever it runs (and the checked form costs an atomic retain
-        // per notification).
-        scheduleSystem(at: max(now, notifications[first].time), for: peripheral) { [unowned(unsafe) self] in
+        scheduleSystem(at: max(now, notifications[first].time), for: peripheral) { [unowned self] in
             var index = cursor.index
             while true {
                 let event = notifications[index]

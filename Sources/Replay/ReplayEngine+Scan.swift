@@ -10,8 +10,7 @@ extension ReplayEngine {
         scanOwner = central
         let generation = scanGeneration
         let allowDuplicates = (options?[CBCentralManagerScanOptionAllowDuplicatesKey] as? Bool) ?? false
-        let reports = cassette.discoveries(services: services?.map(\.bluetoothUUID), allowDuplicates: allowDuplicates)
-            .filter { $0.report.time >= now }
+        let reports = cassette.discoveries(services: services?.map(\.bluetoothUUID), allowDuplicates: allowDuplicates, from: now)
         if reports.isEmpty {
             flow.comments.append("divergence: scanForPeripherals: the capture has no advertising report after +\(formatSeconds(now.seconds(since: cassette.start))) for this scan")
         }

@@ -226,7 +226,7 @@ import Wire
         #expect(delegate.errors.count == 2, "no request is failed twice")
     }
 
-    @Test func aValueWrittenInPlaceLeavesTheValueTheAppKeptAsItWas() {
+    @Test func aNotifiedValueReadsBackAsDeliveredAndTheAppsEarlierCopyStays() {
         let (_, measurementObject, _) = discoverAll()
         peripheral.setNotifyValue(true, for: measurementObject)
         system.answer(.notificationState(isNotifying: true, error: nil))
@@ -234,7 +234,7 @@ import Wire
         let twenty = [UInt8](0..<20)
         #expect(peripheral.deliverValue(twenty, valueHandle: 0x000E))
         let kept = measurementObject.value
-        // The same length (written over), longer, shorter, empty: each read back as delivered.
+        // The same length, longer, shorter, empty: each read back as delivered.
         for bytes in [[UInt8](100..<120), [UInt8](0..<200), [0x01, 0x02], [], [UInt8](50..<70)] {
             #expect(peripheral.deliverValue(bytes, valueHandle: 0x000E))
             #expect(measurementObject.value == Data(bytes))

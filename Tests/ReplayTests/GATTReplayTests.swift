@@ -183,6 +183,33 @@ func replay(_ capture: String, _ app: any BluetoothApp, unmatched: UnmatchedPoli
         if service == "180D" { #expect(expected > 0) }
         if service == "FFF0" { #expect(expected == 0) }
     }
+
+    @Test func aNewScanReportsAPeripheralAgainThatAnEarlierScanReported() async throws {
+        final class Rescan: NSObject, BluetoothApp, CBCentralManagerDelegate {
+            var central: CBCentralManager?
+            var launch: Launch?
+            var seen: [String] = []
+            func didFinishLaunching(_ launch: Launch) {
+                self.launch = launch
+                central = CBCentralManager(delegate: self, queue: nil)
+            }
+            func centralManagerDidUpdateState(_ central: CBCentralManager) {
+                central.scanForPeripherals(withServices: nil)
+                // The capture's device advertises over about a second: scan again within it.
+                launch?.asyncAfter(0.5) { central.stopScan() }
+                launch?.asyncAfter(0.6) { central.scanForPeripherals(withServices: nil) }
+            }
+            func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber) {
+                seen.append("\(peripheral.address!)")
+            }
+        }
+        let app = Rescan()
+        let (flow, cassette, _) = try await replay("scan.btsnoop", app)
+        let device = try #require(cassette.scans.first?.devices.first)
+        #expect(app.seen == ["\(device.address)", "\(device.address)"])
+        #expect(flow.events.map(\.name).filter { ["scanForPeripherals", "didDiscover", "stopScan"].contains($0) }
+            == ["scanForPeripherals", "didDiscover", "stopScan", "scanForPeripherals", "didDiscover"])
+    }
 }
 
 /// Insufficient Authentication: iOS pairs and sends the request again; the app sees the result.

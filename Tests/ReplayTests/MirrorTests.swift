@@ -70,6 +70,29 @@ import TraceFiles
         #expect(connects == attempts)
         #expect(flow.events.contains { $0.name == "didDisconnectPeripheral" && $0.argument("error") == "CBError.connectionTimeout" })
     }
+
+    @Test(arguments: [
+        Fixtures.capture("scan.btsnoop"), Fixtures.publicCapture("csacca-horizon74.btsnoop"),
+        Fixtures.publicCapture("mchwalisz-lightsapp.btsnoop"), Fixtures.publicCapture("syssi-jkbms-can-rs485.btsnoop"),
+    ].filter { FileManager.default.fileExists(atPath: $0) })
+    func theMirrorScansWhenTheCapturedHostScannedAndHearsWhatEachScanHeard(_ path: String) async throws {
+        let (cassette, _) = try Cassette.load(path: path)
+        let flow = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("mirror")!.make(for: cassette), name: "mirror")
+        let scans = cassette.scans.filter { $0.startTime != nil || $0.beganBeforeCapture }
+        #expect(!scans.isEmpty)
+        let starts = flow.events.filter { $0.name == "scanForPeripherals" }
+        #expect(starts.compactMap(\.time) == scans.map { ($0.startTime ?? cassette.start).seconds(since: cassette.start) })
+        #expect(starts.allSatisfy { $0.argument("services") == "nil" })
+        #expect(flow.events.filter { $0.name == "stopScan" }.compactMap(\.time) == scans.compactMap { $0.stopTime?.seconds(since: cassette.start) })
+        // Each scan reports the devices the capture's scan heard, each once (CoreBluetooth's
+        // default: no duplicates).
+        var heard: [[String]] = []
+        for event in flow.events {
+            if event.name == "scanForPeripherals" { heard.append([]) }
+            if event.name == "didDiscover", !heard.isEmpty { heard[heard.count - 1].append(event.argument("peripheral") ?? "?") }
+        }
+        #expect(heard == scans.map { $0.devices.map { "\($0.address)" } }, "\(path)")
+    }
 }
 
 /// The mirror on captures taken on a peripheral host: the captured GATT server is played again,
