@@ -24,8 +24,6 @@ final class FileWindow {
     private var storage: UnsafeMutableRawBufferPointer
     /// True when `storage` is a mapping of the file rather than an allocated buffer.
     private var isMapped = false
-    /// The file offset `storage` maps from (a multiple of the page size).
-    private var mappedFrom: Int64 = 0
     private var start = 0
     private var end = 0
     private var reachedEnd = false
@@ -173,7 +171,7 @@ final class FileWindow {
         let length = Int(min(size - from, Int64(max(Self.mappedPart, Int(fileOffset - from) + count))))
         if let base = storage.baseAddress { munmap(base, storage.count) }
         storage = UnsafeMutableRawBufferPointer(start: nil, count: 0)
-        (start, end, mappedFrom) = (0, 0, from)
+        (start, end) = (0, 0)
         guard length > Int(fileOffset - from) else {
             reachedEnd = true
             return 0
