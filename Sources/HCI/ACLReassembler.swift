@@ -23,9 +23,12 @@ public struct ACLReassembler {
 
     /// The frame being gathered on one handle and direction. A plain value, so that looking one
     /// up for every ACL packet costs no reference counting; its buffer belongs to ``Buffers``.
-    private struct Slot {
+    @usableFromInline
+    struct Slot {
         var storage: UnsafeMutableRawPointer?
-        var count = 0
+        @usableFromInline var count = 0
+
+        init() {}
 
         /// The frame's full length, once its 2-byte length field has arrived.
         var expected: Int? {
@@ -63,15 +66,38 @@ public struct ACLReassembler {
     }
 
     private let buffers = Buffers()
-    /// The slots of each direction (sent, received, and none for captures without directions).
-    private var slots = [HandleTable<Slot>](repeating: HandleTable(), count: 3)
+    /// The slots of each direction (sent, received, and none for captures without directions),
+    /// one table: the slot of a handle (12 bits) in direction `side` is at `side << 12 | handle`.
+    /// It grows only to the largest index used, and an empty slot is a plain value, so that the
+    /// lookup made for every ACL packet is one index, with no optional and no nested array.
+    @usableFromInline var slots: [Slot] = []
+
+    @inlinable @inline(__always)
+    static func index(_ handle: UInt16, side: Int) -> Int { side << 12 | Int(handle & 0x0FFF) }
+
+    /// True while a frame is being gathered on `handle` in `direction`: a start fragment has come
+    /// and the rest of its frame has not. (When it is not, a start fragment that holds its whole
+    /// frame is returned in place by ``push(_:direction:)``, and changes nothing here.)
+    @inlinable @inline(__always)
+    public func isGathering(handle: UInt16, direction: Direction?) -> Bool {
+        let index = Self.index(handle, side: Int(direction?.rawValue ?? 2))
+        return index < slots.count && slots[index].count > 0
+    }
+
+    @inline(__always)
+    private func slot(_ index: Int) -> Slot { index < slots.count ? slots[index] : Slot() }
+
+    private mutating func store(_ slot: Slot, at index: Int) {
+        if index >= slots.count { slots.append(contentsOf: repeatElement(Slot(), count: index + 1 - slots.count)) }
+        slots[index] = slot
+    }
 
     public init() {}
 
     public mutating func push(_ packet: ACLPacket, direction: Direction?) -> Outcome {
-        let side = Int(direction?.rawValue ?? 2)
+        let index = Self.index(packet.handle, side: Int(direction?.rawValue ?? 2))
         let data = packet.data
-        var slot = slots[side][packet.handle] ?? Slot()
+        var slot = slot(index)
         var fault: DecodeError?
         if packet.isContinuation {
             guard slot.count > 0 else {
@@ -81,10 +107,12 @@ public struct ACLReassembler {
             if slot.count > 0 {
                 fault = Self.lostRest(of: slot, handle: packet.handle)
                 slot.count = 0
-                slots[side][packet.handle] = slot
+                store(slot, at: index)
             }
             // A whole frame in one packet: returned in place.
-            if data.count >= 2, data.count >= 4 + (Int(data[0]) | Int(data[1]) << 8) {
+            if data.count >= 2,
+                data.count >= 4 + Int(UInt16(littleEndian: data.loadUnaligned(as: UInt16.self)))
+            {
                 return Outcome(frame: data, fault: fault)
             }
         }
@@ -92,13 +120,16 @@ public struct ACLReassembler {
         slot.storage = storage
         slot.append(data, into: storage)
         let frame = slot.takeFrame()
-        slots[side][packet.handle] = slot
+        store(slot, at: index)
         return Outcome(frame: frame, fault: fault)
     }
 
     /// Forgets any partial frame on `handle`, as when its connection ends.
     public mutating func reset(handle: UInt16) {
-        for side in slots.indices { slots[side][handle]?.count = 0 }
+        for side in 0..<3 {
+            let index = Self.index(handle, side: side)
+            if index < slots.count { slots[index].count = 0 }
+        }
     }
 
     // (The messages are built out of line, and only when fragments were lost.)

@@ -35,16 +35,18 @@ public struct ATTTracker {
         /// that record no direction.
         var pending: [ATTRequest?] = [nil, nil, nil]
         var clientMTU: UInt16?
-        var mtu: UInt16?
         var attributes: [UInt16: AttributeInfo] = [:]
     }
 
     private var links = HandleTable<Link>()
+    /// The agreed MTU per connection, kept apart from ``Link``: it is looked up for every ATT PDU,
+    /// and reading it from a plain table copies no link (with its arrays) out.
+    private var mtus = HandleTable<UInt16>()
 
     public init() {}
 
     /// The MTU both sides agreed on `connection`, once its Exchange MTU Response has been seen.
-    public func mtu(on connection: UInt16) -> UInt16? { links[connection]?.mtu }
+    public func mtu(on connection: UInt16) -> UInt16? { mtus[connection] }
 
     /// Notes `pdu`, sent on `connection` in `direction`, and returns the request it answers
     /// (a response, an Error Response, or a confirmation answering an indication). A capture that
@@ -90,6 +92,25 @@ public struct ATTTracker {
         }
     }
 
+    /// ``observe(_:connection:direction:time:record:)`` of a Read Request of `attribute` or of a
+    /// Read Response (which teaches nothing about attributes), from its opcode alone; nil for any
+    /// other opcode.
+    public mutating func observeRead(
+        _ opcode: ATTOpcode, attribute: UInt16, connection: UInt16, direction: Direction?, time: Timestamp, record: Int
+    ) -> ATTRequest? {
+        if opcode == .readRequest {
+            let request = ATTRequest(opcode: opcode, attributeHandle: attribute, time: time, record: record)
+            links.update(connection, default: Link()) { $0.pending[Self.side(direction)] = request }
+            return nil
+        }
+        guard opcode == .readResponse else { return nil }
+        let asked: Direction? = direction.map { $0 == .sent ? .received : .sent }
+        return links.modify(connection) { link in
+            defer { link.pending[Self.side(asked)] = nil }
+            return link.pending[Self.side(asked)]
+        } ?? nil
+    }
+
     /// What discovery revealed about `attribute` on `connection`.
     public func attribute(_ attribute: UInt16, on connection: UInt16) -> AttributeInfo? {
         links[connection]?.attributes[attribute]
@@ -127,6 +148,7 @@ public struct ATTTracker {
     /// Forgets a connection: its handle may be reused by the next one.
     public mutating func reset(connection: UInt16) {
         links[connection] = nil
+        mtus[connection] = nil
     }
 
     private static func side(_ direction: Direction?) -> Int { Int(direction?.rawValue ?? 2) }
@@ -139,10 +161,11 @@ public struct ATTTracker {
     private mutating func learn(from pdu: ATTPDU, answering request: ATTRequest, on connection: UInt16) {
         switch pdu {
         case .exchangeMTUResponse(let server):
-            links.modify(connection) { link in
-                if let client = link.clientMTU { link.mtu = Swift.min(client, server) }
-                link.clientMTU = nil
+            let agreed: UInt16?? = links.modify(connection) { link in
+                defer { link.clientMTU = nil }
+                return link.clientMTU.map { Swift.min($0, server) }
             }
+            if case let mtu?? = agreed { mtus[connection] = mtu }
         case .readByGroupTypeResponse(let groups):
             for group in groups {
                 guard let uuid = BluetoothUUID(littleEndian: group.value) else { continue }

@@ -77,26 +77,7 @@ public struct ErrorCollector {
         case .event(let event):
             collect(event, record, analyzer)
         case .acl(let acl):
-            // (The connection is looked up only for a failure: most ACL records carry none.)
-            if case .errorResponse(let request, let attribute, let code)? = decoded.att {
-                let connection = analyzer.openConnection(on: acl.handle)
-                let mapped = CoreBluetoothMapping.attError(code)
-                // The request this answers, as the tracker paired it, tells a discovery apart
-                // from a Read Using Characteristic UUID (both Read By Type).
-                let asked = analyzer.lastAnswered?.opcode == request ? analyzer.lastAnswered : nil
-                let procedure = Self.discovery(request, type: asked?.type)
-                let info = procedure == nil ? analyzer.att.attribute(attribute, on: acl.handle) : nil
-                errors.append(
-                    TraceError(
-                        record: record.index, time: record.timestamp, connection: acl.handle, peer: connection?.peer,
-                        transport: connection?.transport, layer: .att, code: code.rawValue, name: code.name ?? "\(code)",
-                        requestOpcode: UInt16(request.rawValue), requestName: request.name,
-                        attributeHandle: attribute, attribute: info, procedure: procedure,
-                        searchedType: procedure == nil ? nil : asked?.type,
-                        expected: code == .attributeNotFound && Self.discoveryRequests.contains(request),
-                        coreBluetooth: equivalent(
-                            mapped.value, mapped.evidence, callback: callback(for: request, procedure, info))))
-            }
+            if let pdu = decoded.att, case .errorResponse = pdu { collect(pdu, on: acl.handle, record, analyzer) }
             if let smp = decoded.smp, let reason = smp.pairingFailedReason {
                 let connection = analyzer.openConnection(on: acl.handle)
                 let mapped = CoreBluetoothMapping.pairingFailureError(reason: reason.rawValue)
@@ -111,6 +92,37 @@ public struct ErrorCollector {
         default:
             break
         }
+    }
+
+    /// Adds a record in its quick form (``TraceDecoder/decode(_:into:)``), next to a
+    /// ``LifecycleAnalyzer`` that has already seen it, with the same effect as its full decoding.
+    /// None is a failure: the quick ATT PDUs are no Error Responses, and the events that report
+    /// one (Command Status and Complete, connection and disconnection completions) are never
+    /// quick.
+    @inline(__always)
+    public mutating func add(_ quick: QuickRecord, _ record: CaptureRecord, analyzer: LifecycleAnalyzer) {}
+
+    /// An ATT Error Response on connection `handle`. (The connection is looked up only here: most
+    /// ACL records carry no failure.)
+    private mutating func collect(_ pdu: ATTPDU, on handle: UInt16, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
+        guard case .errorResponse(let request, let attribute, let code) = pdu else { return }
+        let connection = analyzer.openConnection(on: handle)
+        let mapped = CoreBluetoothMapping.attError(code)
+        // The request this answers, as the tracker paired it, tells a discovery apart
+        // from a Read Using Characteristic UUID (both Read By Type).
+        let asked = analyzer.lastAnswered?.opcode == request ? analyzer.lastAnswered : nil
+        let procedure = Self.discovery(request, type: asked?.type)
+        let info = procedure == nil ? analyzer.att.attribute(attribute, on: handle) : nil
+        errors.append(
+            TraceError(
+                record: record.index, time: record.timestamp, connection: handle, peer: connection?.peer,
+                transport: connection?.transport, layer: .att, code: code.rawValue, name: code.name ?? "\(code)",
+                requestOpcode: UInt16(request.rawValue), requestName: request.name,
+                attributeHandle: attribute, attribute: info, procedure: procedure,
+                searchedType: procedure == nil ? nil : asked?.type,
+                expected: code == .attributeNotFound && Self.discoveryRequests.contains(request),
+                coreBluetooth: equivalent(
+                    mapped.value, mapped.evidence, callback: callback(for: request, procedure, info))))
     }
 
     private mutating func collect(_ event: HCIEvent, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {

@@ -61,12 +61,8 @@ public struct LifecycleAnalyzer {
     }
 
     public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord) {
-        lastAnswered = nil
-        lastServiceChange = nil
-        records += 1
+        begin(record)
         scanning.add(record, decoded)
-        if firstTime == nil { firstTime = record.timestamp }
-        lastTime = record.timestamp
         switch decoded.packet {
         case .command(let command):
             handle(command, record)
@@ -75,33 +71,96 @@ public struct LifecycleAnalyzer {
         case .acl(let acl) where acl.handle != ACLPacket.androidDebugHandle:
             let id = connection(forTrafficOn: acl.handle, record)
             if let pdu = decoded.att {
-                count(pdu, on: id)
-                connections[id].attBytes += decoded.l2cap?.payload.count ?? 0
-                if case .handleValueIndication(let attribute, let value) = pdu, record.direction != .sent,
-                    value.count >= 4, att.attribute(attribute, on: acl.handle)?.uuid == Self.serviceChanged
-                {
-                    let start = UInt16(value[0]) | UInt16(value[1]) << 8
-                    let end = UInt16(value[2]) | UInt16(value[3]) << 8
-                    if start <= end { lastServiceChange = start...end }
-                    connections[id].serviceChangedIndications += 1
-                }
-                lastAnswered = att.observe(
-                    pdu, connection: acl.handle, direction: record.direction, time: record.timestamp, record: record.index)
-                if let mtu = att.mtu(on: acl.handle) { connections[id].mtu = mtu }
-                follow(pdu, on: id, handle: acl.handle, record)
-                if let range = lastServiceChange {
-                    // What discovery found there no longer holds, on this connection and for the
-                    // peer's next one.
-                    att.forget(range, on: acl.handle)
-                    if let peer = connections[id].peer {
-                        cachedAttributes[peer] = cachedAttributes[peer]?.filter { !range.contains($0.key) || ATTTracker.isServiceChanged($0.value) }
-                    }
-                    connections[id].changes.append(
-                        Connection.Change(time: record.timestamp, record: record.index, kind: .serviceChanged(start: range.lowerBound, end: range.upperBound)))
-                }
+                traffic(pdu, length: decoded.l2cap?.payload.count ?? 0, on: id, handle: acl.handle, record)
             }
         default:
             break
+        }
+    }
+
+    /// Adds a record in its quick form (``TraceDecoder/decode(_:into:)``), with the same effect as
+    /// its full decoding: a fragment or an ATT PDU on a handle no connection is open on begins
+    /// one that was open before the capture, and an ATT PDU is followed as any other; a raw event
+    /// is read only where it changes a connection (``change(_:)``). No scan or advertising record
+    /// is quick.
+    @inline(__always)
+    public mutating func add(_ quick: QuickRecord, _ record: CaptureRecord) {
+        begin(record)
+        switch quick {
+        case .fragment(let handle):
+            _ = connection(forTrafficOn: handle, record)
+        case .att(let handle, let opcode, let attribute, let length):
+            // As ``traffic(_:length:on:handle:_:)`` follows these PDUs: a read is paired with its
+            // answer, and none of them belongs to a discovery procedure, makes a subscription or
+            // is a Service Changed indication.
+            let id = connection(forTrafficOn: handle, record)
+            connections[id].count(opcode, length: length, mtu: att.mtu(on: handle))
+            if opcode == .readRequest || opcode == .readResponse {
+                lastAnswered = att.observeRead(
+                    opcode, attribute: attribute, connection: handle, direction: record.direction,
+                    time: record.timestamp, record: record.index)
+                // (A damaged capture may pair a Read Response with a discovery request.)
+                if lastAnswered != nil { answered(on: id, record) }
+            }
+        case .event(let code):
+            if Self.changesConnection(code) { change(record) }
+        }
+    }
+
+    /// An ATT PDU of `length` bytes on connection `id` (open on `handle`): counted, paired with its
+    /// request or answer, and followed through discovery, subscriptions and Service Changed.
+    @inline(__always)
+    private mutating func traffic(_ pdu: ATTPDU, length: Int, on id: Int, handle: UInt16, _ record: CaptureRecord) {
+        let opcode = pdu.opcode
+        let method = opcode.method
+        let mtu = att.mtu(on: handle)
+        // One access to the connection for the counts and the MTU.
+        connections[id].count(opcode, length: length, mtu: mtu)
+        // Notifications and commands (most of a capture) answer nothing and are answered by
+        // nothing, belong to no procedure and make no subscription: nothing more to do.
+        if method == .notification || method == .command { return }
+        if case .handleValueIndication(let attribute, let value) = pdu, record.direction != .sent,
+            value.count >= 4, att.attribute(attribute, on: handle)?.uuid == Self.serviceChanged
+        {
+            let start = UInt16(value[0]) | UInt16(value[1]) << 8
+            let end = UInt16(value[2]) | UInt16(value[3]) << 8
+            if start <= end { lastServiceChange = start...end }
+            connections[id].serviceChangedIndications += 1
+        }
+        lastAnswered = att.observe(
+            pdu, connection: handle, direction: record.direction, time: record.timestamp, record: record.index)
+        if let mtu = att.mtu(on: handle) { connections[id].mtu = mtu }
+        follow(pdu, on: id, handle: handle, record)
+        if let range = lastServiceChange {
+            // What discovery found there no longer holds, on this connection and for the
+            // peer's next one.
+            att.forget(range, on: handle)
+            if let peer = connections[id].peer {
+                cachedAttributes[peer] = cachedAttributes[peer]?.filter { !range.contains($0.key) || ATTTracker.isServiceChanged($0.value) }
+            }
+            connections[id].changes.append(
+                Connection.Change(time: record.timestamp, record: record.index, kind: .serviceChanged(start: range.lowerBound, end: range.upperBound)))
+        }
+    }
+
+    /// What every record does first.
+    @inline(__always)
+    private mutating func begin(_ record: CaptureRecord) {
+        lastAnswered = nil
+        lastServiceChange = nil
+        records += 1
+        if firstTime == nil { firstTime = record.timestamp }
+        lastTime = record.timestamp
+    }
+
+    /// The raw events ``change(_:)`` reads: Encryption Change (0x08), Encryption Key Refresh
+    /// Complete (0x30), Encryption Change v2 (0x59).
+    static func changesConnection(_ code: HCIEventCode) -> Bool {
+        // (A switch rather than a collection literal: this runs for every event, and a literal
+        // collection would be built, on the heap, each time.)
+        switch code.rawValue {
+        case 0x08, 0x30, 0x59: true
+        default: false
         }
     }
 
@@ -205,10 +264,7 @@ public struct LifecycleAnalyzer {
             default: break
             }
         case .unknown(let code, _):
-            switch code.rawValue {
-            case 0x08, 0x30, 0x59: change(record)
-            default: break
-            }
+            if Self.changesConnection(code) { change(record) }
         default:
             break
         }
@@ -254,11 +310,7 @@ public struct LifecycleAnalyzer {
                     Connection.DiscoveryProcedure(kind: kind, start: record.timestamp, end: record.timestamp, requests: 1))
             }
         }
-        if let request = lastAnswered, let kind = Self.procedure(request.opcode, type: request.type),
-            let index = connections[id].discoveryProcedures.lastIndex(where: { $0.kind == kind })
-        {
-            connections[id].discoveryProcedures[index].end = record.timestamp
-        }
+        answered(on: id, record)
         let cccd = BluetoothUUID(UInt16(0x2902))
         switch pdu {
         case .writeRequest(let attribute, let value) where att.attribute(attribute, on: handle)?.uuid == cccd && value.count >= 1:
@@ -287,6 +339,15 @@ public struct LifecycleAnalyzer {
             if lastAnswered?.opcode == .writeRequest { pendingSubscription[id] = nil }
         default:
             break
+        }
+    }
+
+    /// A response ends, for now, the discovery procedure its request belongs to.
+    private mutating func answered(on id: Int, _ record: CaptureRecord) {
+        if let request = lastAnswered, let kind = Self.procedure(request.opcode, type: request.type),
+            let index = connections[id].discoveryProcedures.lastIndex(where: { $0.kind == kind })
+        {
+            connections[id].discoveryProcedures[index].end = record.timestamp
         }
     }
 
@@ -321,33 +382,20 @@ public struct LifecycleAnalyzer {
     }
 
     /// The open connection on `handle`, or a new one that began before the capture did.
+    @inline(__always)
     private mutating func connection(forTrafficOn handle: UInt16, _ record: CaptureRecord) -> Int {
         if let id = openByHandle[handle] { return id }
+        return connectionBeforeCapture(on: handle)
+    }
+
+    @inline(never)
+    private mutating func connectionBeforeCapture(on handle: UInt16) -> Int {
         var connection = Connection(id: connections.count)
         connection.handle = handle
         connection.beganBeforeCapture = true
         connections.append(connection)
         openByHandle[handle] = connection.id
         return connection.id
-    }
-
-    private mutating func count(_ pdu: ATTPDU, on id: Int) {
-        switch pdu.opcode.method {
-        case .request: connections[id].attRequests += 1
-        case .notification: connections[id].attNotifications += 1
-        case .indication: connections[id].attIndications += 1
-        default: break
-        }
-        if case .errorResponse = pdu { connections[id].attErrors += 1 }
-        switch pdu.opcode {
-        case .readRequest, .readBlobRequest, .readMultipleRequest, .readMultipleVariableRequest:
-            connections[id].attReads += 1
-        case .writeRequest, .prepareWriteRequest:
-            connections[id].attWrites += 1
-        case .writeCommand, .signedWriteCommand:
-            connections[id].attWriteCommands += 1
-        default: break
-        }
     }
 }
 
@@ -366,5 +414,35 @@ extension LifecycleAnalyzer {
             return (analyzer.report, error)
         }
         return (analyzer.report, nil)
+    }
+}
+
+extension Connection {
+    /// Counts an ATT PDU of this connection by its kind.
+    fileprivate mutating func count(_ opcode: ATTOpcode) {
+        switch opcode.method {
+        case .request: attRequests += 1
+        case .notification: attNotifications += 1
+        case .indication: attIndications += 1
+        default: break
+        }
+        if opcode == .errorResponse { attErrors += 1 }
+        switch opcode {
+        case .readRequest, .readBlobRequest, .readMultipleRequest, .readMultipleVariableRequest:
+            attReads += 1
+        case .writeRequest, .prepareWriteRequest:
+            attWrites += 1
+        case .writeCommand, .signedWriteCommand:
+            attWriteCommands += 1
+        default: break
+        }
+    }
+
+    /// An ATT PDU of `length` bytes: counted, its bytes added, and the MTU the tracker knows kept.
+    @inline(__always)
+    fileprivate mutating func count(_ opcode: ATTOpcode, length: Int, mtu: UInt16?) {
+        count(opcode)
+        attBytes += length
+        if let mtu { self.mtu = mtu }
     }
 }

@@ -41,6 +41,34 @@ final class BTSnoopReader {
     }
 
     func next() throws -> CaptureRecord? {
+        guard let header = try nextHeader() else { return nil }
+        return record(header)
+    }
+
+    /// Hands every record from here to the end of the file to `body`, borrowed: each is built
+    /// once, as a constant, and never copied on its way.
+    func forEach(_ body: (borrowing CaptureRecord) throws -> Void) throws {
+        while let header = try nextHeader() {
+            let record = record(header)
+            try body(record)
+        }
+    }
+
+    /// A record's header fields and its packet, as ``nextHeader()`` reads them.
+    private struct Header {
+        var index: Int
+        var offset: Int64
+        var originalLength: Int
+        var flags: UInt32
+        var drops: UInt32
+        var time: Int64
+        var payload: UnsafeRawBufferPointer
+    }
+
+    /// Reads the next record's header and finds its packet in the window (valid until the next
+    /// read); nil at the end of the file.
+    @inline(__always)
+    private func nextHeader() throws -> Header? {
         let recordOffset = window.fileOffset
         let have = try window.fill(Self.recordHeaderLength)
         if have == 0 { return nil }
@@ -71,37 +99,61 @@ final class BTSnoopReader {
                 "\(includedLength) bytes of packet data; the file ends after \(got - Self.recordHeaderLength) (truncated)")
         }
         let payload = UnsafeRawBufferPointer(rebasing: window.view(total)[Self.recordHeaderLength...])
-        var record = CaptureRecord(
-            index: index, fileOffset: recordOffset,
-            timestamp: Timestamp(microseconds: rawTime &- Self.unixEpochOffset),
-            direction: flags & 1 == 0 ? .sent : .received, kind: .other,
-            originalLength: originalLength, bytes: payload,
-            btsnoopFlags: .init(flags: flags, cumulativeDrops: drops))
-        switch datalink {
-        case 1002: classifyH4(&record)
-        case 1001: record.kind = flags & 2 != 0 ? (flags & 1 == 0 ? .command : .event) : .acl
-        default: LinuxMonitor.classify(&record, controller: UInt16(flags >> 16), opcode: UInt16(flags & 0xFFFF))
-        }
         window.consume(total)
-        index += 1
+        defer { index += 1 }
+        return Header(
+            index: index, offset: recordOffset, originalLength: originalLength, flags: flags, drops: drops,
+            time: rawTime &- Self.unixEpochOffset, payload: payload)
+    }
+
+    /// The record of `header`, its kind and direction from the datalink's rules.
+    @inline(__always)
+    private func record(_ header: Header) -> CaptureRecord {
+        let flags = header.flags
+        var kind = PacketKind.other
+        var bytes = header.payload
+        var originalLength = header.originalLength
+        var unclassified: CaptureRecord.Unclassified?
+        switch datalink {
+        case 1002:
+            // H4: the first byte says the kind; it is stripped from `bytes`. The flags'
+            // command/event bit is ignored, since some writers set 0x10 there instead.
+            if let first = bytes.first {
+                // (The H4 packet types, 1 to 5, spelled out: this runs for every record.)
+                switch first {
+                case 0x01: kind = .command
+                case 0x02: kind = .acl
+                case 0x03: kind = .sco
+                case 0x04: kind = .event
+                case 0x05: kind = .iso
+                default: unclassified = .unknownH4Type(first)
+                }
+                if kind != .other {
+                    bytes = UnsafeRawBufferPointer(rebasing: bytes[1...])
+                    originalLength = max(0, originalLength - 1)
+                }
+            } else {
+                unclassified = .empty
+            }
+        case 1001:
+            kind = flags & 2 != 0 ? (flags & 1 == 0 ? .command : .event) : .acl
+        default:
+            var record = CaptureRecord(
+                index: header.index, fileOffset: header.offset, timestamp: Timestamp(microseconds: header.time),
+                direction: flags & 1 == 0 ? .sent : .received, kind: .other, originalLength: originalLength,
+                bytes: bytes, btsnoopFlags: .init(flags: flags, cumulativeDrops: header.drops))
+            LinuxMonitor.classify(&record, controller: UInt16(flags >> 16), opcode: UInt16(flags & 0xFFFF))
+            return record
+        }
+        var record = CaptureRecord(
+            index: header.index, fileOffset: header.offset, timestamp: Timestamp(microseconds: header.time),
+            direction: flags & 1 == 0 ? .sent : .received, kind: kind, originalLength: originalLength,
+            bytes: bytes, btsnoopFlags: .init(flags: flags, cumulativeDrops: header.drops))
+        if unclassified != nil { record.unclassified = unclassified }
         return record
     }
 
     private func fault(_ offset: Int64, _ expected: String) -> DecodeError {
         DecodeError(layer: .btsnoop, offset: Int(offset), expected: expected, recordIndex: index, file: window.path)
-    }
-
-    /// H4: the first byte says the kind; it is stripped from `bytes`. The flags' command/event bit
-    /// is ignored, since some writers set 0x10 there instead.
-    private func classifyH4(_ record: inout CaptureRecord) {
-        guard let first = record.bytes.first, let kind = PacketKind(rawValue: first),
-            kind != .other
-        else {
-            record.unclassified = record.bytes.isEmpty ? .empty : .unknownH4Type(record.bytes[0])
-            return
-        }
-        record.kind = kind
-        record.bytes = UnsafeRawBufferPointer(rebasing: record.bytes[1...])
-        record.originalLength = max(0, record.originalLength - 1)
     }
 }

@@ -4,11 +4,15 @@ import Glibc
 import SystemPackage
 import Wire
 
-/// A sliding window over a file, read front to back through one reusable buffer.
+/// A sliding window over a file, read front to back.
 ///
-/// Memory stays bounded whatever the file's size: the buffer starts at 256 KiB and grows only to
-/// hold one record, and never beyond `limit`, so a corrupt length field cannot make it allocate
-/// more. Views it returns are valid until the next `fill` or `consume`.
+/// A regular file is mapped into memory a part at a time (``mappedPart`` bytes, 4 MiB, and at
+/// least one record), so that its bytes are read where the page cache holds them, with no copy;
+/// the part before the window is unmapped as the window moves on. A stream is read through one
+/// reusable buffer that starts at 256 KiB and grows only to hold one record. Either way memory
+/// stays bounded whatever the file's size, and never beyond `limit` for one record, so a corrupt
+/// length field cannot make it allocate or map more. Views it returns are valid until the next
+/// `fill` or `consume`.
 ///
 /// It never seeks, so a FIFO or a character device is read as a stream (``isStream``). Opening
 /// one never hangs silently: a FIFO that no program opens for writing within `streamWait` is
@@ -16,7 +20,10 @@ import Wire
 final class FileWindow {
     let path: String
     private let descriptor: FileDescriptor
+    /// The buffer (a stream), or the mapped part of the file (a regular file: never written).
     private var storage: UnsafeMutableRawBufferPointer
+    /// True when `storage` is a mapping of the file rather than an allocated buffer.
+    private var isMapped = false
     private var start = 0
     private var end = 0
     private var reachedEnd = false
@@ -71,13 +78,34 @@ final class FileWindow {
             _ = fcntl(opened.rawValue, F_SETFL, fcntl(opened.rawValue, F_GETFL) & ~O_NONBLOCK)
         }
         descriptor = opened
-        storage = .allocate(byteCount: 256 * 1024, alignment: 16)
+        if !isStream && kind == S_IFREG {
+            // Mapped on first fill.
+            isMapped = true
+            storage = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+        } else {
+            storage = .allocate(byteCount: 256 * 1024, alignment: 16)
+        }
     }
 
     deinit {
-        storage.deallocate()
+        if isMapped {
+            if let base = storage.baseAddress { munmap(base, storage.count) }
+        } else {
+            storage.deallocate()
+        }
         try? descriptor.close()
     }
+
+    /// How much of a regular file is mapped at a time.
+    static let mappedPart = 4 << 20
+
+    /// Linux maps the pages of the page cache in one go when asked (MAP_POPULATE), rather than
+    /// one fault at a time as the window first touches them.
+    #if os(Linux)
+    private static let populate = MAP_POPULATE
+    #else
+    private static let populate: Int32 = 0
+    #endif
 
     /// Bytes in the window.
     var available: Int { end - start }
@@ -94,6 +122,7 @@ final class FileWindow {
     @inline(never)
     private func refill(_ count: Int) throws(CaptureError) -> Int {
         precondition(count <= limit, "callers check lengths against the limit first")
+        if isMapped { return try remap(count) }
         if start + count > storage.count {
             if count > storage.count {
                 let grown = UnsafeMutableRawBufferPointer.allocate(
@@ -123,6 +152,51 @@ final class FileWindow {
             end += read
         }
         return available
+    }
+
+    /// Maps the next part of the file, from the page that holds the window's first byte: at least
+    /// `count` bytes past it unless the file ends first. The file's size is looked up again each
+    /// time, so that a file still being written is read as far as it has been written.
+    private func remap(_ count: Int) throws(CaptureError) -> Int {
+        var info = stat()
+        guard fstat(descriptor.rawValue, &info) == 0 else {
+            throw CaptureError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
+        }
+        let size = Int64(info.st_size)
+        // A file that says it is empty may still have bytes to read (a /proc file, some FUSE
+        // file systems): such a file, and one that cannot be mapped, is read instead.
+        if size == 0 { return try unmapped(count) }
+        let page = Int64(sysconf(Int32(_SC_PAGESIZE)))
+        let from = fileOffset - fileOffset % page
+        let length = Int(min(size - from, Int64(max(Self.mappedPart, Int(fileOffset - from) + count))))
+        if let base = storage.baseAddress { munmap(base, storage.count) }
+        storage = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+        (start, end) = (0, 0)
+        guard length > Int(fileOffset - from) else {
+            reachedEnd = true
+            return 0
+        }
+        guard let base = mmap(nil, length, PROT_READ, MAP_PRIVATE | Self.populate, descriptor.rawValue, off_t(from)),
+            base != MAP_FAILED
+        else { return try unmapped(count) }
+        _ = madvise(base, length, MADV_SEQUENTIAL)
+        storage = UnsafeMutableRawBufferPointer(start: base, count: length)
+        start = Int(fileOffset - from)
+        end = length
+        if available < count || from + Int64(length) >= size { reachedEnd = true }
+        return available
+    }
+
+    /// Goes on through a buffer, reading the file from the window's first byte.
+    private func unmapped(_ count: Int) throws(CaptureError) -> Int {
+        if let base = storage.baseAddress { munmap(base, storage.count) }
+        isMapped = false
+        storage = .allocate(byteCount: 256 * 1024, alignment: 16)
+        (start, end) = (0, 0)
+        guard lseek(descriptor.rawValue, off_t(fileOffset), SEEK_SET) >= 0 else {
+            throw CaptureError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
+        }
+        return try refill(count)
     }
 
     /// The first `count` available bytes, borrowed.

@@ -28,21 +28,19 @@ struct Errors: ParsableCommand {
         let reader = try openCapture(path)
         // The errors are written at the end: the line may show on the output's terminal.
         var progress = output.progress(for: path, streamsOutput: false)
-        var decoder = TraceDecoder()
-        var analyzer = LifecycleAnalyzer()
-        var collector = ErrorCollector()
+        var analysis = CaptureAnalyzer()
         var fault: (any Error)?
         var origin: Timestamp?
         do {
-            while let record = try reader.next() {
+            try reader.forEach { record in
                 progress?.advance(record)
                 if origin == nil { origin = record.timestamp }
-                let decoded = decoder.decode(record)
-                analyzer.add(record, decoded)
-                collector.add(record, decoded, analyzer: analyzer)
+                analysis.add(record)
             }
         } catch { fault = error }
         progress?.finish()
+        let analyzer = analysis.lifecycle
+        let collector = analysis.errors
 
         let names = analyzer.scanning.names
         let errors = collector.errors.filter { error in

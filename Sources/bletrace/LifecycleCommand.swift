@@ -20,19 +20,17 @@ struct LifecycleCommand: ParsableCommand {
         if format == .svg || format == .html { return try printTimeline(path: path, html: format == .html) }
         let reader = try openCapture(path)
         var progress = output.progress(for: path, streamsOutput: false)
-        var decoder = TraceDecoder()
-        var analyzer = LifecycleAnalyzer()
-        var collector = ErrorCollector()
+        var analysis = CaptureAnalyzer()
         var fault: (any Error)?
         do {
-            while let record = try reader.next() {
+            try reader.forEach { record in
                 progress?.advance(record)
-                let decoded = decoder.decode(record)
-                analyzer.add(record, decoded)
-                collector.add(record, decoded, analyzer: analyzer)
+                analysis.add(record)
             }
         } catch { fault = error }
         progress?.finish()
+        let analyzer = analysis.lifecycle
+        let collector = analysis.errors
         var report = analyzer.report
         let names = analyzer.scanning.names
         var errors = collector.errors

@@ -18,7 +18,7 @@ struct Stats: ParsableCommand {
         var counts = TraceCounts()
         var fault: (any Error)?
         do {
-            while let record = try reader.next() {
+            try reader.forEach { record in
                 progress?.advance(record)
                 counts.add(record)
             }
@@ -35,38 +35,45 @@ struct Stats: ParsableCommand {
 
 /// Counts over a whole capture, kept in fixed tables: nothing is allocated per record.
 struct TraceCounts {
-    var decoder = TraceDecoder()
-    var analyzer = LifecycleAnalyzer()
-    var collector = ErrorCollector()
+    var analysis = CaptureAnalyzer()
+    var analyzer: LifecycleAnalyzer { analysis.lifecycle }
+    var collector: ErrorCollector { analysis.errors }
     var records = 0
     var bytes = 0
-    var kinds = [Int](repeating: 0, count: 256)
+    let kinds = Tally()
     var commands: [UInt16: Int] = [:]
-    var events = [Int](repeating: 0, count: 256)
-    var subevents = [Int](repeating: 0, count: 256)
-    var att = [Int](repeating: 0, count: 256)
-    var smp = [Int](repeating: 0, count: 256)
+    let events = Tally()
+    let subevents = Tally()
+    let att = Tally()
+    let smp = Tally()
     var faults = 0
     var lostFragments = 0
 
+    @inline(__always)
     mutating func add(_ record: CaptureRecord) {
         records += 1
         bytes += record.bytes.count
         kinds[Int(record.kind.rawValue)] += 1
-        let decoded = decoder.decode(record)
-        analyzer.add(record, decoded)
-        collector.add(record, decoded, analyzer: analyzer)
-        switch decoded.packet {
+        if let quick = analysis.add(record) {
+            switch quick {
+            case .att(_, let opcode, _, _): att[Int(opcode.rawValue)] += 1
+            case .event(let code): events[Int(code.rawValue)] += 1
+            case .fragment: break
+            }
+            return
+        }
+        // (Each layer read where it is, not the whole decoded record copied.)
+        switch analysis.decoded.packet {
         case .command(let command): commands[command.opcode.rawValue, default: 0] += 1
         case .event(let event):
             events[Int(event.code.rawValue)] += 1
             if case .le(let meta) = event { subevents[Int(meta.subevent.rawValue)] += 1 }
         default: break
         }
-        if let pdu = decoded.att { att[Int(pdu.opcode.rawValue)] += 1 }
-        if let command = decoded.smp { smp[Int(command.code.rawValue)] += 1 }
-        if decoded.fault != nil { faults += 1 }
-        if decoded.lostFragments != nil { lostFragments += 1 }
+        if let pdu = analysis.decoded.att { att[Int(pdu.opcode.rawValue)] += 1 }
+        if let command = analysis.decoded.smp { smp[Int(command.code.rawValue)] += 1 }
+        if analysis.decoded.fault != nil { faults += 1 }
+        if analysis.decoded.lostFragments != nil { lostFragments += 1 }
     }
 
     struct Row: Encodable {
@@ -99,8 +106,8 @@ struct TraceCounts {
         var lost_fragments: Int
     }
 
-    func rows(_ table: [Int], name: (Int) -> String) -> [Row] {
-        table.indices.filter { table[$0] > 0 }.map { Row(code: $0, name: name($0), count: table[$0]) }
+    func rows(_ table: Tally, name: (Int) -> String) -> [Row] {
+        (0..<256).filter { table[$0] > 0 }.map { Row(code: $0, name: name($0), count: table[$0]) }
     }
 
     var json: JSON {
@@ -155,5 +162,19 @@ struct TraceCounts {
             Output.line("")
             Output.line("\(data.undecodable_records) records with a layer that did not decode, \(data.lost_fragments) with lost ACL fragments (bletrace decode shows which)")
         }
+    }
+}
+
+/// A count per 8-bit code, in one fixed block: counting is an add, with no copy-on-write check
+/// (the counts are counted once a record, several times).
+final class Tally {
+    private let counts = UnsafeMutablePointer<Int>.allocate(capacity: 256)
+
+    init() { counts.initialize(repeating: 0, count: 256) }
+    deinit { counts.deallocate() }
+
+    subscript(code: Int) -> Int {
+        get { counts[code & 0xFF] }
+        set { counts[code & 0xFF] = newValue }
     }
 }

@@ -1,9 +1,12 @@
-// Whole files: btsnoop record framing alone (CaptureReader.next() over every record), and
-// decoding every layer with per-connection state, the same path as `bletrace stats`
-// (TraceDecoder + LifecycleAnalyzer + ErrorCollector per record). One iteration = the whole
-// generated capture (BLETRACE_BENCH_CAPTURE, default /tmp/bletrace-bench/capture-1M.btsnoop,
-// made by `make bench` with generate-capture). Throughput is files per second; MB/s is the file
-// size divided by the wall time.
+// Whole files: btsnoop record framing alone (CaptureReader.next() over every record, and
+// CaptureReader.forEach, which the analysis commands use), and decoding every layer with
+// per-connection state as `bletrace stats`, `lifecycle` and `errors` do in process (CaptureAnalyzer:
+// TraceDecoder + LifecycleAnalyzer + ErrorCollector per record, the commonest records in their
+// quick form), each with what the command then makes of it (counts; the lifecycle story; the
+// error table), written to no output. One iteration = the whole generated capture
+// (BLETRACE_BENCH_CAPTURE, default /tmp/bletrace-bench/capture-1M.btsnoop, made by `make bench`
+// with generate-capture). Throughput is files per second; MB/s is the file size divided by the
+// wall time (60.3 MB: 1 GB/s is 60 ms).
 import Benchmark
 import BenchSupport
 #if canImport(Glibc)
@@ -47,22 +50,61 @@ let benchmarks: @Sendable () -> Void = {
         } catch { fatalError("\(error)") }
     }
 
-    Benchmark("stats_path_1M_records_decoder_analyzer_errors") { benchmark in
+    Benchmark("btsnoop_framing_1M_records_forEach") { benchmark in
         do {
             let reader = try CaptureReader(path: capturePath)
-            var decoder = TraceDecoder()
-            var analyzer = LifecycleAnalyzer()
-            var collector = ErrorCollector()
-            var att = 0
-            while let record = try reader.next() {
-                let decoded = decoder.decode(record)
-                analyzer.add(record, decoded)
-                collector.add(record, decoded, analyzer: analyzer)
-                if decoded.att != nil { att &+= 1 }
+            var records = 0
+            var bytes = 0
+            try reader.forEach { record in
+                records &+= 1
+                bytes &+= record.bytes.count
             }
-            blackHole(att)
-            blackHole(analyzer)
-            blackHole(collector)
+            blackHole(records)
+            blackHole(bytes)
         } catch { fatalError("\(error)") }
     }
+
+    // `bletrace stats`: every record counted by kind and ATT opcode (as its TraceCounts does).
+    Benchmark("stats_path_1M_records_decoder_analyzer_errors") { benchmark in
+        let (analysis, att) = analyze()
+        blackHole(att)
+        blackHole(analysis.lifecycle.connections.count)
+        blackHole(analysis.errors.errors.count)
+    }
+
+    // `bletrace lifecycle`: the report, its summary and the story's lines.
+    Benchmark("lifecycle_1M_records_analysis_story") { benchmark in
+        let (analysis, _) = analyze()
+        let report = analysis.lifecycle.report
+        let summary = LifecycleSummary(connections: report.connections, scans: report.scans, errors: analysis.errors.errors)
+        var characters = 0
+        LifecycleStory(report: report, summary: summary).write { characters &+= $0.utf8.count }
+        blackHole(characters)
+    }
+
+    // `bletrace errors`: the error table's lines.
+    Benchmark("errors_1M_records_analysis_table") { benchmark in
+        let (analysis, _) = analyze()
+        var characters = 0
+        ErrorTable(errors: analysis.errors.errors, origin: analysis.lifecycle.report.firstTime, names: analysis.lifecycle.scanning.names)
+            .write { characters &+= $0.utf8.count }
+        blackHole(characters)
+    }
+}
+
+/// The whole capture through CaptureAnalyzer, with the ATT PDUs counted by opcode.
+func analyze() -> (CaptureAnalyzer, [Int]) {
+    do {
+        let reader = try CaptureReader(path: capturePath)
+        var analysis = CaptureAnalyzer()
+        var att = [Int](repeating: 0, count: 256)
+        try reader.forEach { record in
+            if let quick = analysis.add(record) {
+                if case .att(_, let opcode, _, _) = quick { att[Int(opcode.rawValue)] &+= 1 }
+            } else if let pdu = analysis.decoded.att {
+                att[Int(pdu.opcode.rawValue)] &+= 1
+            }
+        }
+        return (analysis, att)
+    } catch { fatalError("\(error)") }
 }

@@ -1,0 +1,39 @@
+import TraceFiles
+
+/// The decoder, the lifecycles and the errors, fed together one record at a time: how
+/// `bletrace lifecycle`, `errors` and `stats` read a capture.
+///
+/// The commonest records (ATT notifications, write commands and reads, ACL fragments, raw events
+/// such as Number Of Completed Packets) take their ``QuickRecord`` form, with no
+/// ``DecodedRecord`` built; every other record is decoded whole into ``decoded``. Either way the lifecycles and errors are those
+/// of feeding every record's full decoding to ``LifecycleAnalyzer`` and ``ErrorCollector``.
+///
+/// ```swift
+/// var analysis = CaptureAnalyzer()
+/// while let record = try reader.next() { analysis.add(record) }
+/// let report = analysis.lifecycle.report
+/// ```
+public struct CaptureAnalyzer {
+    public private(set) var lifecycle = LifecycleAnalyzer()
+    public private(set) var errors = ErrorCollector()
+    private var decoder = TraceDecoder()
+    /// The full decoding of the latest record added that had no quick form; valid, as its views
+    /// are, until the next record is read.
+    public private(set) var decoded = DecodedRecord()
+
+    public init() {}
+
+    /// Adds `record`. Returns its quick form when it had one; nil when it was decoded whole, into
+    /// ``decoded``.
+    @discardableResult
+    public mutating func add(_ record: CaptureRecord) -> QuickRecord? {
+        if let quick = decoder.decode(record, into: &decoded) {
+            lifecycle.add(quick, record)
+            errors.add(quick, record, analyzer: lifecycle)
+            return quick
+        }
+        lifecycle.add(record, decoded)
+        errors.add(record, decoded, analyzer: lifecycle)
+        return nil
+    }
+}
