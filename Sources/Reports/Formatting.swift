@@ -32,8 +32,29 @@ public func isoTime(_ timestamp: Timestamp) -> String {
 /// (a capture's clock may jump by centuries or go backwards).
 public func relativeTime(_ timestamp: Timestamp, since origin: Timestamp) -> String {
     let (negative, magnitude) = timestamp.offset(since: origin)
-    let fraction = String(magnitude % 1_000_000)
-    return (negative ? "-" : "+") + "\(magnitude / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+    // Written digit by digit into the string's own storage: one allocation, for every line of a
+    // story.
+    var whole = magnitude / 1_000_000
+    var wholeDigits = 1
+    while whole >= 10 {
+        whole /= 10
+        wholeDigits += 1
+    }
+    return String(unsafeUninitializedCapacity: wholeDigits + 8) { buffer in
+        buffer[0] = negative ? UInt8(ascii: "-") : UInt8(ascii: "+")
+        var value = magnitude / 1_000_000
+        for index in stride(from: wholeDigits, through: 1, by: -1) {
+            buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
+            value /= 10
+        }
+        buffer[wholeDigits + 1] = UInt8(ascii: ".")
+        var fraction = magnitude % 1_000_000
+        for index in stride(from: wholeDigits + 7, through: wholeDigits + 2, by: -1) {
+            buffer[index] = UInt8(ascii: "0") + UInt8(fraction % 10)
+            fraction /= 10
+        }
+        return wholeDigits + 8
+    }
 }
 
 /// A code in hexadecimal with at least `digits` digits: `hex(0x13, digits: 2)` is `0x13`,

@@ -70,7 +70,7 @@ public struct LifecycleStory {
         for connection in report.connections {
             emit("")
             var title = "connection \(connection.id + 1): \(connection.transport == .le ? "LE" : "BR/EDR")"
-            if let role = connection.role { title += ", local \(role)" }
+            if let role = connection.role { title += ", local " + role.rawValue }
             if let peer = connection.peer {
                 title += ", peer \(peer)"
                 if let name = connection.peerName { title += " \"\(name)\"" }

@@ -113,4 +113,18 @@ import Wire
         #expect(relativeTime(Timestamp(microseconds: 1_250_000), since: Timestamp(microseconds: 0)) == "+1.250000")
         #expect(relativeTime(Timestamp(microseconds: 0), since: Timestamp(microseconds: 1)) == "-0.000001")
     }
+
+    @Test func relativeTimesAreSecondsWithSixDecimalsWhateverTheDistance() {
+        // What the straightforward formatting gives, for times from nothing to the whole range.
+        func plain(_ negative: Bool, _ magnitude: UInt64) -> String {
+            let fraction = String(magnitude % 1_000_000)
+            return (negative ? "-" : "+") + "\(magnitude / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+        }
+        let origin = Timestamp(microseconds: 0)
+        for micros: Int64 in [0, 1, 9, 999_999, 1_000_000, 9_999_999, 10_000_000, 86_400_123_456, Int64.max, -1, -1_000_001, Int64.min + 1] {
+            let time = Timestamp(microseconds: micros)
+            #expect(relativeTime(time, since: origin) == plain(micros < 0, micros.magnitude), "\(micros)")
+        }
+        #expect(relativeTime(Timestamp(microseconds: Int64.max), since: Timestamp(microseconds: Int64.min)) == "+18446744073709.551615")
+    }
 }
