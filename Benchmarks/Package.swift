@@ -54,6 +54,7 @@ let package = Package(
         .executableTarget(
             name: "DecodeLines",
             dependencies: [
+                "BenchSupport",
                 .product(name: "BLETrace", package: "bletrace"),
                 .product(name: "BletraceCLI", package: "bletrace"),
                 .product(name: "Benchmark", package: "package-benchmark"),

@@ -9,20 +9,11 @@
 // wall time (60.3 MB: 1 GB/s is 60 ms).
 import Benchmark
 import BenchSupport
-#if canImport(Glibc)
-import Glibc
-#endif
 
-let capturePath: String = {
-    if let value = getenv("BLETRACE_BENCH_CAPTURE") { return String(cString: value) }
-    return "/tmp/bletrace-bench/capture-1M.btsnoop"
-}()
+let capturePath = BenchCapture.path
 
 let benchmarks: @Sendable () -> Void = {
-    guard access(capturePath, R_OK) == 0 else {
-        print("CaptureFraming: \(capturePath) is missing; run `make bench` (it generates it) or generate-capture")
-        return
-    }
+    guard BenchCapture.isThere(for: "CaptureFraming") else { return }
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident, .instructions],
         timeUnits: .milliseconds,

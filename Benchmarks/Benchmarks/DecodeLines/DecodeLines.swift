@@ -4,16 +4,11 @@
 // One iteration = the whole generated capture (BLETRACE_BENCH_CAPTURE, default
 // /tmp/bletrace-bench/capture-1M.btsnoop). mallocCountTotal shows that no record allocates.
 import Benchmark
+import BenchSupport
 import BletraceCLI
 import BLETrace
-#if canImport(Glibc)
-import Glibc
-#endif
 
-let capturePath: String = {
-    if let value = getenv("BLETRACE_BENCH_CAPTURE") { return String(cString: value) }
-    return "/tmp/bletrace-bench/capture-1M.btsnoop"
-}()
+let capturePath = BenchCapture.path
 
 enum Lines { case text, jsonl }
 
@@ -44,10 +39,7 @@ func decode(_ lines: Lines) -> Int {
 }
 
 let benchmarks: @Sendable () -> Void = {
-    guard access(capturePath, R_OK) == 0 else {
-        print("DecodeLines: \(capturePath) is missing; run `make bench` (it generates it) or generate-capture")
-        return
-    }
+    guard BenchCapture.isThere(for: "DecodeLines") else { return }
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident, .instructions],
         timeUnits: .milliseconds,

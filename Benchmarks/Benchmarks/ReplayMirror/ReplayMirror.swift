@@ -7,20 +7,11 @@
 // (Benchmarks/README.md).
 import Benchmark
 import BenchSupport
-#if canImport(Glibc)
-import Glibc
-#endif
 
-let capturePath: String = {
-    if let value = getenv("BLETRACE_BENCH_CAPTURE") { return String(cString: value) }
-    return "/tmp/bletrace-bench/capture-1M.btsnoop"
-}()
+let capturePath = BenchCapture.path
 
 let benchmarks: @Sendable () -> Void = {
-    guard access(capturePath, R_OK) == 0 else {
-        print("ReplayMirror: \(capturePath) is missing; run `make bench` (it generates it) or generate-capture")
-        return
-    }
+    guard BenchCapture.isThere(for: "ReplayMirror") else { return }
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
         timeUnits: .milliseconds,

@@ -5,14 +5,8 @@
 import Benchmark
 import BenchSupport
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
-let capturePath: String = {
-    if let value = getenv("BLETRACE_BENCH_CAPTURE") { return String(cString: value) }
-    return "/tmp/bletrace-bench/capture-1M.btsnoop"
-}()
+let capturePath = BenchCapture.path
 
 /// The first `count` records of a btsnoop file as a btsnoop file of their own (16-byte header,
 /// then records of a 24-byte header and their bytes).
@@ -30,10 +24,7 @@ func head(of path: String, records count: Int) throws -> String {
 }
 
 let benchmarks: @Sendable () -> Void = {
-    guard access(capturePath, R_OK) == 0 else {
-        print("Sweep: \(capturePath) is missing; run `make bench` (it generates it) or generate-capture")
-        return
-    }
+    guard BenchCapture.isThere(for: "Sweep") else { return }
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .peakMemoryResident],
         timeUnits: .milliseconds,
