@@ -205,7 +205,7 @@ public struct Cassette: Sendable {
             guard wanted.contains(true) else { continue }
             var seen = Set<Int>()
             for report in peer.reports
-            where start.map({ report.time >= $0 }) ?? true && (allowDuplicates || seen.insert(report.advertisement).inserted) {
+            where (start.map { report.time >= $0 } ?? true) && (allowDuplicates || seen.insert(report.advertisement).inserted) {
                 result.append((peer.address, report))
             }
         }

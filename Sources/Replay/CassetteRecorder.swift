@@ -54,12 +54,17 @@ public struct CassetteRecorder {
     /// Decodes `record` and adds it.
     public mutating func add(_ record: CaptureRecord) {
         guard keepsTime(of: record) else { return }
-        add(record, decoder.decode(record))
+        keep(record, decoder.decode(record))
     }
 
     /// Adds a record decoded by the caller's `TraceDecoder` (one decoder for the whole capture).
     public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord) {
         guard keepsTime(of: record) else { return }
+        keep(record, decoded)
+    }
+
+    /// Hands a record within the capture's clock to the analysis and keeps what playback needs.
+    private mutating func keep(_ record: CaptureRecord, _ decoded: DecodedRecord) {
         analyzer.add(record, decoded)
         gatt.add(record, decoded, analyzer: analyzer)
         switch decoded.packet {

@@ -124,7 +124,7 @@ import Wire
         // Seeded damage (bytes changed, records dropped, duplicated, turned round, cut short, ACL
         // flags and L2CAP headers changed), 24 copies of each btsnoop capture in Captures/.
         let captures = try Fixtures.allReadableCaptures().filter { $0.hasSuffix(".btsnoop") && !$0.contains("/public/") }
-        var generator = SplitMix(seed: 15)
+        var generator = SeededGenerator(seed: 15)
         var compared = 0
         for path in captures {
             let original = try Fixtures.contents(path)
@@ -166,19 +166,6 @@ import Wire
             }
         }
         #expect(compared >= 100)
-    }
-}
-
-/// A small seeded generator (SplitMix64), so that the damage is the same on every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -186,17 +186,6 @@ import Testing
 
 /// The line-up's verdict against a plain recursive search, on random small patterns.
 @Suite struct FlowPatternVerdictTests {
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Whether `events` can be lined up with `patterns` from i and j on, by trying everything.
     func search(_ patterns: [FlowExpectation.Pattern], _ gapAfter: Bool, _ events: [FlowEvent], _ i: Int, _ j: Int) -> Bool {
         let free = i < patterns.count ? patterns[i].gapBefore : gapAfter
@@ -209,7 +198,7 @@ import Testing
     }
 
     @Test func theLineUpPassesExactlyWhenSomeLineUpExists() throws {
-        var random = Generator(state: 13)
+        var random = SeededGenerator(seed: 13)
         let names = ["connect", "cancelPeripheralConnection", "stopScan"]
         let values = ["A", "B"]
         for _ in 0..<400 {

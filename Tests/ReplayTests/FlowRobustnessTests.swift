@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Replay
@@ -115,22 +116,10 @@ func readAll(_ path: String) throws -> [FlowEvent] {
 }
 
 @Suite struct FlowDiffAlignmentTests {
-    /// A deterministic pseudo-random generator (SplitMix64), so that a failure can be replayed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     func flow(_ names: [String]) -> Flow { Flow(events: names.map { FlowEvent(time: nil, actor: "central", name: $0) }) }
 
     @Test func findsAsFewDifferencesAsTheStandardLibrary() {
-        var random = Generator(state: 16)
+        var random = SeededGenerator(seed: 16)
         for _ in 0..<300 {
             let alphabet = ["a", "b", "c", "d"]
             let old = (0..<Int.random(in: 0...30, using: &random)).map { _ in alphabet.randomElement(using: &random)! }
@@ -178,7 +167,7 @@ func readAll(_ path: String) throws -> [FlowEvent] {
     }
 
     @Test func streamingAndInMemoryComparisonsAgree() throws {
-        var random = Generator(state: 1_600)
+        var random = SeededGenerator(seed: 1_600)
         let old = (0..<2_000).map { "central e\($0 % 97)" }
         var new = old
         for _ in 0..<20 { new[Int.random(in: 0..<new.count, using: &random)] = "app changed" }
