@@ -166,9 +166,15 @@ public struct ErrorCollector {
         if server == .peer, LifecycleAnalyzer.asksForSecurity(code) {
             awaitingRetry[handle, default: []].append((errors.count, request, attribute))
         }
-        let callback = server == .local
-            ? "no callback: this host's server sent it to the peer's client (the system answers for its own services and unknown handles; a peripheral-manager app answers its services with respond(to:withResult:))"
-            : callback(for: request, procedure, info)
+        let callback: String
+        if server == .local {
+            callback = "no callback: this host's server sent it to the peer's client (the system answers for its own services and unknown handles; a peripheral-manager app answers its services with respond(to:withResult:))"
+        } else if procedure == nil, info == nil, !analyzer.att.attributes(on: handle).isEmpty {
+            // Discovery revealed the peer's database, and this attribute is not in it.
+            callback = "no callback: the attribute is not in the database discovery revealed, and a CoreBluetooth app cannot address it (the captured stack used the handle directly)"
+        } else {
+            callback = self.callback(for: request, procedure, info)
+        }
         errors.append(
             TraceError(
                 record: record.index, time: record.timestamp, connection: handle, peer: connection?.peer,

@@ -184,12 +184,28 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
                 switch operation.kind {
                 case .read: peripheral.readValue(for: descriptor)
                 case _ where descriptor.uuid.uuidString == "2902":
+                    // CoreBluetooth writes a Client Characteristic Configuration only through
+                    // setNotifyValue, with a Write Request, for a characteristic that notifies or
+                    // indicates.
+                    guard operation.kind == .write, !characteristic.properties.isDisjoint(with: [.notify, .indicate]) else {
+                        return skipped(operation, on: peripheral, "a CoreBluetooth app writes a Client Characteristic Configuration only by setNotifyValue (a Write Request, on a characteristic that notifies or indicates)")
+                    }
                     peripheral.setNotifyValue((operation.value.first ?? 0) & 0x03 != 0, for: characteristic)
                 default: peripheral.writeValue(Data(operation.value), for: descriptor)
                 }
                 return
             }
         }
+        skipped(operation, on: peripheral, "discovery gave the app no characteristic or descriptor at that handle")
+    }
+
+    /// An operation of the captured app that a CoreBluetooth app cannot make: left out, with a
+    /// comment in the flow.
+    private func skipped(_ operation: Cassette.Operation, on peripheral: CBPeripheral, _ why: String) {
+        guard let engine = BluetoothSystemContext.current as? ReplayEngine else { return }
+        let address = peripheral.address.map { "\($0)" } ?? "?"
+        engine.flow.comments.append(
+            "\(address): the captured app's \(operation.kind.rawValue) of 0x\(hex4(operation.handle ?? 0)) at +\(formatSeconds(operation.time.seconds(since: cassette.start))) is not played: \(why)")
     }
 
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {

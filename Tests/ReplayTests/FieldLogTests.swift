@@ -1,0 +1,54 @@
+import Foundation
+import Lifecycle
+import TestSupport
+import Testing
+
+@testable import Replay
+
+/// Shapes of real logs the replay used to read wrong.
+@Suite struct FieldLogTests {
+    static func mirror(_ path: String) async throws -> Flow {
+        let (cassette, _) = try Cassette.load(path: path)
+        return await ReplayEngine(cassette: cassette).run(MirrorApp(cassette: cassette), name: "mirror")
+    }
+
+    @Test func aPacketLoggerFileWhoseHeaderNotesAreDaysOlderReplaysAsItsTraffic() async throws {
+        // The pklg is the btsnoop behind iOS's header notes, stamped 3 days before the traffic.
+        let notes = try await Self.mirror(Fixtures.capture("pklg-header-notes.pklg"))
+        let plain = try await Self.mirror(Fixtures.capture("pklg-header-notes.btsnoop"))
+        #expect(notes.events.count > 10)
+        #expect(notes.events == plain.events)
+        let (cassette, _) = try Cassette.load(path: Fixtures.capture("pklg-header-notes.pklg"))
+        #expect(cassette.clockJump == nil)
+        #expect(cassette.end.seconds(since: cassette.start) < 60)
+    }
+
+    @Test func anOperationACoreBluetoothAppCannotMakeIsNotPlayedAndSaysWhy() async throws {
+        // att-errors reads 0x00F0, which no discovery revealed (frame 91 answers Invalid Handle).
+        let flow = try await Self.mirror(Fixtures.capture("att-errors.btsnoop"))
+        #expect(flow.comments.contains { $0.contains("read of 0x00F0") && $0.contains("is not played") })
+        let errors = try TraceAnalysis(path: Fixtures.capture("att-errors.btsnoop")).errors
+        let refusal = try #require(errors.first { $0.layer == .att && $0.attributeHandle == 0x00F0 })
+        #expect(refusal.coreBluetooth?.callback.hasPrefix("no callback: the attribute is not in the database") == true)
+    }
+
+    @Test func theEndOfTheCaptureNamesOnlyPeripheralsTheAppConnected() async throws {
+        let flow = try await Self.mirror(Fixtures.capture("scan.btsnoop"))
+        #expect(flow.events.contains { $0.name == "didDiscover" })
+        #expect(!flow.comments.contains { $0.hasPrefix("at the end of the capture") })
+        let connected = try await Self.mirror(Fixtures.capture("peer-disconnect.btsnoop"))
+        #expect(connected.comments.contains { $0.hasPrefix("at the end of the capture: F0:F1:F2:F3:F4:05 is") })
+    }
+
+    @Test func thePeersClientOnThisHostsServerNeverReachesTheAppsCentralSide() async throws {
+        let flow = try await Self.mirror(Fixtures.capture("peer-also-client.btsnoop"))
+        // The peer discovered this host's CCC0, read CCC1, subscribed to Service Changed and CCC2,
+        // wrote an unknown handle and got this host's indication: none of it is the app's.
+        for event in flow.events {
+            for argument in event.arguments { #expect(!argument.value.contains("CCC"), "\(event.name)") }
+            #expect(event.name != "didModifyServices")
+            #expect(event.argument("error")?.hasPrefix("CBATTError") != true)
+        }
+        #expect(flow.events.contains { $0.name == "didUpdateValueFor" && $0.argument("characteristic") == "2A37" })
+    }
+}
