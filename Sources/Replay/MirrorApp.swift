@@ -54,6 +54,16 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
                 follow(episode, peer: peripherals.count - 1, into: &script)
             }
         }
+        // A peripheral host that was also a GATT client of a remote central: the app reaches the
+        // central's server through its central manager, on the link the central made.
+        for address in cassette.centrals where cassette.links(of: address).contains(where: Self.hasClientRequests) {
+            guard let peripheral = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: address)]).first else { continue }
+            peripheral.delegate = self
+            peripherals.append(peripheral)
+            for episode in cassette.centralEpisodes[address] ?? [] where cassette.link(connection: episode.id).map(Self.hasClientRequests) == true {
+                follow(episode, peer: peripherals.count - 1, into: &script)
+            }
+        }
         play(script, central)
     }
 
@@ -69,6 +79,11 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         var operation: Int32 = -1
     }
 
+    /// Whether this host's GATT client asked anything of `link`'s peer (discovery, reads, writes).
+    private static func hasClientRequests(_ link: Cassette.Link) -> Bool {
+        link.operations.contains { $0.sender == .host && $0.kind != .mtu && $0.kind != .indication && $0.kind != .other }
+    }
+
     /// Schedules every step at launch through the launch's timers, as on a system other than the
     /// replay engine (tests compare the two).
     var schedulesAllAtLaunch = false
@@ -79,7 +94,9 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
     /// What the captured app did on `episode`, in the order it is scheduled.
     private func follow(_ episode: Connection, peer: Int, into script: inout [Step]) {
         let peer = Int32(peer)
-        script.append(Step(time: episode.attemptTime ?? cassette.start, kind: .connect, peer: peer))
+        // A link a remote central made is the app's once it is up.
+        let connect = episode.role == .peripheral ? episode.completeTime : episode.attemptTime
+        script.append(Step(time: connect ?? cassette.start, kind: .connect, peer: peer))
         if let cancel = episode.cancelTime { script.append(Step(time: cancel, kind: .cancel, peer: peer)) }
         if episode.initiator == .local, let end = episode.disconnectTime {
             script.append(Step(time: end, kind: .cancel, peer: peer))

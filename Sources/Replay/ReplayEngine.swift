@@ -313,16 +313,27 @@ public final class ReplayEngine: BluetoothSystem {
 
     public func retrievePeripherals(withIdentifiers identifiers: [UUID], for central: CBCentralManager) -> [CBPeripheral] {
         identifiers.compactMap { identifier in
-            CBPeer.address(in: identifier).flatMap { cassette.peers.contains($0) ? peripheral(for: $0, central) : nil }
+            CBPeer.address(in: identifier).flatMap { address in
+                // The system knows the peripherals of the capture, and the remote centrals that
+                // connected to this host (their GATT servers are reachable on their links).
+                cassette.peers.contains(address) || cassette.centralEpisodes[address] != nil ? peripheral(for: address, central) : nil
+            }
         }
     }
 
-    /// Peers of connections that began before the capture and are still up, with one of
-    /// `services` in the database the capture revealed: connected to the system, as by another app.
+    /// Peers of connections that began before the capture and are still up, and remote centrals
+    /// connected now, with one of `services` in the database the capture revealed: connected to
+    /// the system, as by another app or as the central that connected to this host.
     public func retrieveConnectedPeripherals(withServices services: [CBUUID], for central: CBCentralManager) -> [CBPeripheral] {
-        cassette.peers.filter { address in
+        let up = cassette.peers.filter { address in
             (cassette.episodes[address] ?? []).contains { $0.beganBeforeCapture && ($0.disconnectTime.map { $0 > now } ?? true) }
-                && cassette.services(of: address).contains { service in services.contains { $0.bluetoothUUID == service.uuid } }
+        } + cassette.centrals.filter { address in
+            (cassette.centralEpisodes[address] ?? []).contains { episode in
+                episode.status == .success && (episode.completeTime.map { $0 <= now } ?? false) && (episode.disconnectTime.map { $0 > now } ?? true)
+            }
+        }
+        return up.filter { address in
+            cassette.services(of: address).contains { service in services.contains { $0.bluetoothUUID == service.uuid } }
         }.map { peripheral(for: $0, central) }
     }
 
@@ -385,7 +396,9 @@ public final class ReplayEngine: BluetoothSystem {
     /// and episodes that were over before the app asked. A connection that came up earlier and is
     /// still up is this app's at once.
     private func nextEpisode(for peer: BluetoothAddress) -> Connection? {
-        let episodes = cassette.episodes[peer] ?? []
+        // A remote central that connected to this host is connected to as a peripheral on its
+        // own link (iOS gives a central app the link that is up when the peer serves GATT too).
+        let episodes = cassette.episodes[peer] ?? cassette.centralEpisodes[peer] ?? []
         var index = cursor[peer, default: 0]
         defer { cursor[peer] = index }
         while index < episodes.count {

@@ -52,3 +52,16 @@ import Testing
         #expect(flow.events.contains { $0.name == "didUpdateValueFor" && $0.argument("characteristic") == "2A37" })
     }
 }
+
+extension FieldLogTests {
+    @Test func aPeripheralHostThatIsAlsoAClientReachesTheCentralsServerThroughItsCentralManager() async throws {
+        let flow = try await Self.mirror(Fixtures.capture("peripheral-and-client.btsnoop"))
+        // This host's own requests to the central's server (CCC0), as the capture made them ...
+        let read = try #require(flow.events.first { $0.name == "didUpdateValueFor" && $0.argument("characteristic") == "CCC1" })
+        #expect(read.argument("value") == "70686f6e652d6f6b")  // "phone-ok", frame 121
+        #expect(flow.events.filter { $0.name == "didUpdateValueFor" && $0.argument("characteristic") == "CCC2" }.map { $0.argument("value") } == ["a1", "a2"])
+        // ... beside the central's requests to this host's server, which reach the peripheral manager.
+        #expect(flow.events.contains { $0.name == "didReceiveRead" && $0.argument("characteristic") == "2A38" })
+        #expect(flow.events.contains { $0.name == "didSubscribeTo" && $0.argument("characteristic") == "2A37" })
+    }
+}
