@@ -244,3 +244,62 @@ import Wire
         #expect(connection.discoveryDuration == 0.005)
     }
 }
+
+/// The two servers' service declarations against Wireshark's: every Read By Group Type Response
+/// and Find By Type Value Response tshark shows, by its direction (received: the peer's server
+/// answered this host's client; sent: this host's server answered the peer's), is in that
+/// server's database of its connection's entry, and the databases hold nothing else.
+@Suite struct BothServersCrossCheckTests {
+    /// The btsnoop captures (tshark gives their records' direction as `frame.p2p_dir`: 0 sent,
+    /// 1 received; not for the Linux monitor datalink 2001, whose direction it keeps elsewhere),
+    /// but the one whose Service Changed drops a discovered service by design.
+    static let captures: [String] = ((try? Fixtures.allReadableCaptures()) ?? []).filter { path in
+        path.hasSuffix(".btsnoop") && !path.contains(".dl2001") && !path.contains("service-changed")
+    }
+
+    @Test(arguments: captures)
+    func eachServersServicesAreThoseWiresharkSeesAnsweredInItsDirection(_ path: String) throws {
+        let tshark = try #require(which("tshark"), "tshark is installed by `make deps`")
+        let output = try run(tshark, [
+            "-r", path, "-Y", "btatt.opcode == 0x11 || btatt.opcode == 0x07", "-T", "fields", "-E", "separator=|",
+            "-e", "frame.number", "-e", "frame.p2p_dir", "-e", "btatt.opcode", "-e", "btatt.handle", "-e", "btatt.group_end_handle",
+        ]).stdout
+        // Frame → (server, ranges) as Wireshark reads them.
+        var theirs: [Int: (GATTServer, [ClosedRange<UInt16>])] = [:]
+        for line in output.split(separator: "\n") {
+            let fields = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 5, let frame = Int(fields[0]), !fields[1].isEmpty else { continue }
+            func numbers(_ text: String) -> [UInt16] { text.split(separator: ",").compactMap { UInt16($0.dropFirst(2), radix: 16) } }
+            let starts = numbers(fields[3]), ends = numbers(fields[4])
+            guard starts.count == ends.count, !starts.isEmpty else { continue }
+            theirs[frame] = (fields[1] == "1" ? .peer : .local, zip(starts, ends).map { $0...$1 })
+        }
+        // Ours: the connection each of those frames was on, then each entry's two databases.
+        var connectionOfFrame: [Int: Int] = [:]
+        var gatt = GATTCollector()
+        try readThrough(path) { record, decoded, analyzer in
+            gatt.add(record, decoded, analyzer: analyzer)
+            if theirs[record.index + 1] != nil, case .acl(let acl)? = decoded.packet {
+                connectionOfFrame[record.index + 1] = analyzer.openConnection(on: acl.handle)?.id
+            }
+        }
+        var expected: [String: Set<ClosedRange<UInt16>>] = [:]
+        for (frame, (server, ranges)) in theirs {
+            let connection = try #require(connectionOfFrame[frame], "frame \(frame)")
+            let entry = try #require(gatt.entries.firstIndex { $0.connections.contains(connection) }, "frame \(frame)")
+            expected["\(entry) \(server)", default: []].formUnion(ranges)
+        }
+        var ours: [String: Set<ClosedRange<UInt16>>] = [:]
+        for (index, entry) in gatt.entries.enumerated() {
+            for server in [GATTServer.peer, .local] where !entry[server].services.isEmpty {
+                ours["\(index) \(server)"] = Set(entry[server].services.filter(\.isPrimary).map { $0.handle...$0.endHandle })
+            }
+        }
+        #expect(ours == expected)
+    }
+
+    @Test func theCrossCheckCoversBothServers() {
+        #expect(Self.captures.contains { $0.hasSuffix("peer-also-client.btsnoop") })
+        #expect(Self.captures.contains { $0.hasSuffix("whoisbe-pongbot-last.btsnoop") })
+    }
+}
