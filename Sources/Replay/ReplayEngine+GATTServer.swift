@@ -82,6 +82,9 @@ final class ServerPlayback {
     var addresses: [BluetoothAddress: String] = [:]
     /// Divergences noted once.
     var noted: Set<String> = []
+    /// Links (``Cassette/links`` indices) on which this host was the central and the peer a GATT
+    /// client of it too: what the app has not published there, the system answers, silently.
+    var systemUnlessPublished: Set<Int> = []
 }
 
 extension ReplayEngine {
@@ -92,7 +95,14 @@ extension ReplayEngine {
     func startServerPlayback() {
         var steps: [ServerPlayback.Step] = []
         var services: [UInt16: GATTDatabase.Service] = [:]
-        for (index, link) in cassette.links.enumerated() where link.hostRole == .peripheral {
+        for (index, link) in cassette.links.enumerated() {
+            // A central host's peer may be a GATT client of this host too (as a watch is of a
+            // phone): its requests reach the app's peripheral manager where the app published
+            // the service, and the system otherwise.
+            if link.hostRole != .peripheral {
+                guard link.exchanges.contains(where: { $0.sender == .peer && Self.centralRequests.contains($0.opcode) }) else { continue }
+                server.systemUnlessPublished.insert(index)
+            }
             let connection = cassette.connections[link.connection]
             guard let central = link.peer ?? connection.peer else { continue }
             if let status = connection.status, status != .success { continue }
@@ -168,7 +178,7 @@ extension ReplayEngine {
             } else {
                 server.centrals[address] = CBCentral(identifier: CBPeer.identifier(for: address), address: address)
             }
-            if !server.advertising {
+            if !server.advertising, !server.systemUnlessPublished.contains(step.link) {
                 flow.comments.append("\(address) connects at +\(formatSeconds(now.seconds(since: cassette.start))) while the app is not advertising; its requests are played all the same")
             }
         case .mtu(let mtu):
@@ -195,13 +205,13 @@ extension ReplayEngine {
         guard let handle = exchange.handle else { return }
         switch exchange.opcode {
         case .readRequest, .readBlobRequest:
-            guard let published = publishedCharacteristic(handle, address, "reads") else { return }
+            guard let published = publishedCharacteristic(handle, step, "reads") else { return }
             deliverRead(exchange, published, step)
         case .writeRequest, .writeCommand, .signedWriteCommand:
             if let owner = server.cccdOwner[handle] {
                 return configure(owner, exchange, step)
             }
-            guard let published = publishedCharacteristic(handle, address, "writes") else { return }
+            guard let published = publishedCharacteristic(handle, step, "writes") else { return }
             deliverWrites([(exchange, published)], answer: exchange, step)
         case .prepareWriteRequest:
             server.prepared[address, default: []].append(exchange)
@@ -210,7 +220,7 @@ extension ReplayEngine {
             // Flags 0x00 cancel the prepared writes (Core 6.0, Vol 3, Part F, §3.4.6.3).
             guard exchange.parameter == 1 else { return }
             let writes = parts.compactMap { part in
-                part.handle.flatMap { publishedCharacteristic($0, address, "writes") }.map { (part, $0) }
+                part.handle.flatMap { publishedCharacteristic($0, step, "writes") }.map { (part, $0) }
             }
             guard !writes.isEmpty else { return }
             // A part the capture's server refused ends the group with that error.
@@ -224,8 +234,11 @@ extension ReplayEngine {
     /// The app's characteristic at `handle`, or nil (with a divergence noted once) when the app
     /// has not published what the central used. The system's own services (Generic Access,
     /// Generic Attribute) and descriptors are answered by the system and never reach the app.
-    private func publishedCharacteristic(_ handle: UInt16, _ central: BluetoothAddress, _ verb: String) -> ServerPlayback.Published? {
+    private func publishedCharacteristic(_ handle: UInt16, _ step: ServerPlayback.Step, _ verb: String) -> ServerPlayback.Published? {
         if let published = server.published[handle] { return published }
+        // This host was the central: the system answers what the app did not publish.
+        if server.systemUnlessPublished.contains(step.link) { return nil }
+        let central = step.central
         guard let service = server.database.first(where: { handleRange($0.handle, $0.endHandle).contains(handle) }) else {
             noteOnce("unknown@\(handle)", "divergence: \(central) \(verb) handle 0x\(hex4(handle)), which the capture's server database does not show; not delivered")
             return nil
@@ -242,7 +255,7 @@ extension ReplayEngine {
     /// tells the app of the change of subscription.
     private func configure(_ valueHandle: UInt16, _ exchange: Cassette.Exchange, _ step: ServerPlayback.Step) {
         let address = step.central
-        guard let published = publishedCharacteristic(valueHandle, address, "subscribes to"),
+        guard let published = publishedCharacteristic(valueHandle, step, "subscribes to"),
             let central = server.centrals[address]
         else { return }
         let characteristic = published.characteristic

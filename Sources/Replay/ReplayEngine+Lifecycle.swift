@@ -307,6 +307,9 @@ extension ReplayEngine {
         let exchange = cassette.links[step.link].exchanges[position]
         let handle = exchange.handle ?? 0
         let owner = server.published[server.cccdOwner[handle] ?? handle]?.manager
+        // On a link where this host was the central, the system answers what the app did not
+        // publish, running or not.
+        if owner == nil, server.systemUnlessPublished.contains(step.link) { return .play }
         guard !forceQuit, let owner, preservedServers.values.contains(where: { $0.manager === owner }) else {
             if server.noted.insert("lost while not running").inserted {
                 flow.comments.append("\(step.central): requests while the app is not running reach no app (no peripheral manager kept them for restoration)")

@@ -1,6 +1,8 @@
+import BLETraceCoreBluetooth
 import Foundation
 import Lifecycle
 import TestSupport
+import Wire
 import Testing
 
 @testable import Replay
@@ -63,5 +65,30 @@ extension FieldLogTests {
         // ... beside the central's requests to this host's server, which reach the peripheral manager.
         #expect(flow.events.contains { $0.name == "didReceiveRead" && $0.argument("characteristic") == "2A38" })
         #expect(flow.events.contains { $0.name == "didSubscribeTo" && $0.argument("characteristic") == "2A37" })
+    }
+}
+
+extension FieldLogTests {
+    @Test func aCentralHostsPeerThatIsAlsoAClientReachesTheServicesTheAppPublished() async throws {
+        // peer-also-client: this host (the central) serves CCC0; the peripheral reads CCC1
+        // (frame 120), subscribes to CCC2 (frame 136) and writes 0x0040, which nothing holds.
+        let (cassette, _) = try Cassette.load(path: Fixtures.capture("peer-also-client.btsnoop"))
+        let local = try #require(cassette.links.first?.localDatabase)
+        let app = TestServerApp(services: local.services.filter { $0.uuid == BluetoothUUID(UInt16(0xCCC0)) })
+        app.read = { _ in (CBATTError.Code.success, Data("phone-ok".utf8)) }
+        let flow = await ReplayEngine(cassette: cassette).run(app, name: "server")
+        let read = try #require(flow.events.first { $0.name == "didReceiveRead" })
+        #expect(read.argument("central") == "F0:F1:F2:F3:F4:05")
+        #expect(read.argument("characteristic") == "CCC1")
+        #expect(flow.events.contains { $0.name == "didSubscribeTo" && $0.argument("characteristic") == "CCC2" })
+        // The app answered as the capture's server did: nothing diverges.
+        #expect(!flow.events.contains { $0.name == "answerDiffers" })
+        // Service Changed, the unknown handle: the system's, silently; nor is the app told it
+        // connected while not advertising (it was the central).
+        #expect(!flow.comments.contains { $0.contains("divergence") || $0.contains("not advertising") })
+        // Without a peripheral manager (the mirror), all of it is the system's.
+        let mirror = try await Self.mirror(Fixtures.capture("peer-also-client.btsnoop"))
+        #expect(!mirror.events.contains { $0.actor == "peripheralManager" })
+        #expect(!mirror.comments.contains { $0.contains("divergence") })
     }
 }

@@ -163,4 +163,35 @@ final class ReconnectingReader: NSObject, BluetoothApp, CBCentralManagerDelegate
         let disconnection = try #require(flow.events.first { $0.name == "didDisconnectPeripheral" })
         #expect(disconnection.argument("error") == "CBError.connectionTimeout")
     }
+
+    @Test func aWriteWithoutResponseThatFitsTheExchangedMTUIsSent() async throws {
+        // Exchange MTU 512/503, discovery of a write-without-response characteristic (0x0003),
+        // then the captured app's 31-byte Write Command: more than 20 bytes, less than 503 − 3.
+        func att(_ pdu: String) -> String {
+            let count = Wire.bytes(hex: pdu)!.count
+            func le16(_ v: Int) -> String { String(format: "%02x%02x", v & 0xFF, v >> 8) }
+            return "4000 \(le16(count + 4)) \(le16(count)) 0400 \(pdu)"
+        }
+        let value = String(repeating: "ab", count: 31)
+        var records = [
+            OwnedRecord(kind: .event, direction: .received, hex: "3e 13 01 00 4000 00 01 05f4f3f2f1f0 2800 0000 2a00 00", time: 100_000),
+            OwnedRecord(kind: .acl, direction: .sent, hex: att("02 0002"), time: 150_000),
+            OwnedRecord(kind: .acl, direction: .received, hex: att("03 f701"), time: 160_000),
+            OwnedRecord(kind: .acl, direction: .sent, hex: att("10 0100 ffff 0028"), time: 200_000),
+            OwnedRecord(kind: .acl, direction: .received, hex: att("11 06 0100 0500 f0ff"), time: 210_000),
+            OwnedRecord(kind: .acl, direction: .sent, hex: att("08 0100 0500 0328"), time: 220_000),
+            OwnedRecord(kind: .acl, direction: .received, hex: att("09 07 0200 04 0300 f1ff"), time: 230_000),
+            OwnedRecord(kind: .acl, direction: .sent, hex: att("52 0300 " + value), time: 1_000_000),
+            OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 13", time: 2_000_000),
+        ]
+        for index in records.indices { records[index].index = index }
+        var recorder = CassetteRecorder()
+        for record in records { record.withRecord { recorder.add($0) } }
+        let cassette = recorder.cassette()
+        #expect(cassette.links.first?.mtu == 503)
+        let flow = await ReplayEngine(cassette: cassette).run(MirrorApp(cassette: cassette), name: "mirror")
+        let write = try #require(flow.events.first { $0.name == "writeValue" })
+        #expect(write.argument("value") == value)
+        #expect(!flow.comments.contains { $0.contains("API MISUSE") })
+    }
 }
