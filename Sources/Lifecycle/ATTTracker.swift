@@ -131,6 +131,17 @@ public struct ATTTracker {
         links[connection]?[server][attribute]
     }
 
+    /// The service (its UUID) discovery placed `attribute` of `server` in: the nearest service
+    /// declaration at or below it.
+    public func service(containing attribute: UInt16, on connection: UInt16, server: GATTServer = .peer) -> BluetoothUUID? {
+        guard let attributes = links[connection]?[server] else { return nil }
+        var best: (UInt16, BluetoothUUID)?
+        for (handle, info) in attributes where info.role == .service && handle <= attribute && handle >= (best?.0 ?? 0) {
+            best = (handle, info.uuid)
+        }
+        return best?.1
+    }
+
     /// Everything discovery revealed of `server` on `connection`, to carry over to the peer's
     /// next connection.
     public func attributes(on connection: UInt16, server: GATTServer = .peer) -> [UInt16: AttributeInfo] {

@@ -169,6 +169,10 @@ public struct ErrorCollector {
         let callback: String
         if server == .local {
             callback = "no callback: this host's server sent it to the peer's client (the system answers for its own services and unknown handles; a peripheral-manager app answers its services with respond(to:withResult:))"
+        } else if procedure == nil, let service = analyzer.att.service(containing: attribute, on: handle), Self.isStacks(service) {
+            // Generic Access and Generic Attribute: the stack's own procedures (iOS hides both
+            // services from apps and reads and writes them itself).
+            callback = "no callback: the stack's own request to \(service.shortValue == 0x1800 ? "Generic Access" : "Generic Attribute") (iOS keeps both services to itself)"
         } else if procedure == nil, info == nil, !analyzer.att.attributes(on: handle).isEmpty {
             // Discovery revealed the peer's database, and this attribute is not in it.
             callback = "no callback: the attribute is not in the database discovery revealed, and a CoreBluetooth app cannot address it (the captured stack used the handle directly)"
@@ -250,6 +254,13 @@ public struct ErrorCollector {
     private func equivalent(_ error: CBATTError, _ evidence: Evidence, callback: String) -> TraceError.CoreBluetoothEquivalent {
         TraceError.CoreBluetoothEquivalent(
             domain: CBATTError.errorDomain, code: error.errorCode, name: error.name, evidence: evidence, callback: callback)
+    }
+
+    /// Generic Access (1800) and Generic Attribute (1801): the services a GATT client's stack
+    /// uses for itself (Device Name, Client Supported Features, Database Hash, Service Changed),
+    /// which iOS does not show apps.
+    public static func isStacks(_ service: BluetoothUUID) -> Bool {
+        service.shortValue == 0x1800 || service.shortValue == 0x1801
     }
 
     /// The discovery procedure of a request: Read By Group Type and Find By Type Value find

@@ -186,6 +186,11 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
             return
         }
         let services = peripheral.services ?? []
+        if let service = services.first(where: { $0.handles.contains(handle) }),
+            ErrorCollector.isStacks(service.uuid.bluetoothUUID)
+        {
+            return skipped(operation, on: peripheral, "the stack's own request to \(service.uuid.uuidString) (iOS keeps Generic Access and Generic Attribute to itself)")
+        }
         for service in services {
             guard let characteristic = service.characteristics?.first(where: { $0.valueHandle == handle }) else { continue }
             switch operation.kind {

@@ -92,3 +92,17 @@ extension FieldLogTests {
         #expect(!mirror.comments.contains { $0.contains("divergence") })
     }
 }
+
+extension FieldLogTests {
+    @Test func theStacksOwnRequestsToGenericAccessAndGenericAttributeAreNotTheApps() async throws {
+        // syssi-jbdbms-ffaa-auth-h1: the Android stack writes Client Supported Features (0x000B,
+        // in 1801) on each connection and reads Device Name (0x0003, in 1800).
+        let path = Fixtures.publicCapture("syssi-jbdbms-ffaa-auth-h1.btsnoop")
+        let flow = try await Self.mirror(path)
+        #expect(flow.comments.contains { $0.contains("write of 0x000B") && $0.contains("the stack's own request to 1801") })
+        #expect(!flow.events.contains { $0.name == "writeValue" && $0.argument("characteristic") == "2B29" })
+        let (cassette, _) = try Cassette.load(path: path)
+        let stacks = cassette.links.flatMap(\.operations).filter { $0.sender == .host && ($0.handle == 0x000B || $0.handle == 0x0003) }
+        #expect(!stacks.isEmpty)
+    }
+}
