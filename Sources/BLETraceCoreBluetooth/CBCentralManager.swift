@@ -204,32 +204,26 @@ open class CBCentralManager: CBManager {
 
     // MARK: Private
 
-    /// CoreBluetooth's state rules: below `.poweredOn` the scan ends; at `.poweredOff` every
-    /// connection ends (`didDisconnectPeripheral` after `centralManagerDidUpdateState`) and
-    /// pending attempts are dropped; in any state but `.poweredOn` and `.poweredOff` every
-    /// peripheral object becomes invalid.
+    /// CoreBluetooth's state rules: below `.poweredOn` the scan ends and every connection and
+    /// pending attempt ends without a callback: each peripheral is already `.disconnected` (its
+    /// services nil, MTU 23) when `centralManagerDidUpdateState` runs, and no
+    /// `didDisconnectPeripheral` follows (the decompiled framework, Nordic's mock and field reports
+    /// agree; the seed talk's slide says otherwise: Formats/corebluetooth.md). In any state but
+    /// `.poweredOn` and `.poweredOff` every peripheral object becomes invalid.
     private func updateState(_ newState: CBManagerState, restoredState: [String: Any]?) {
         if let restoredState {
             callback { $0.centralManager(self, willRestoreState: restoredState) }
         }
-        var endedConnections: [CBPeripheral] = []
         if newState != .poweredOn {
             isScanning = false
             for peripheral in peripherals.values.sorted(by: { $0.identifier.uuidString < $1.identifier.uuidString })
             where peripheral.state != .disconnected {
-                if peripheral.state == .connected || peripheral.state == .disconnecting { endedConnections.append(peripheral) }
                 peripheral.didDisconnect()
             }
             if newState != .poweredOff { peripherals = [:] }
         }
         state = newState
         callback { $0.centralManagerDidUpdateState(self) }
-        guard newState == .poweredOff else { return }
-        for peripheral in endedConnections {
-            callback {
-                $0.centralManager(self, didDisconnectPeripheral: peripheral, timestamp: 0, isReconnecting: false, error: CBError(.unknown))
-            }
-        }
     }
 
     /// Whether an advertising report of `peripheral` reaches the delegate now: the manager is

@@ -22,10 +22,9 @@ open class CBPeripheral: CBPeer {
         /// The ATT MTU of the link changed (an MTU exchange).
         case mtuChanged(Int)
         case l2capChannelOpened(CBL2CAPChannel?, error: (any Error)?)
-        /// The link is gone: the peripheral is disconnected and requests not answered fail now
-        /// (`CBError.peripheralDisconnected`), before the central manager's disconnection event,
-        /// which does it otherwise. For a system that records the failures before the
-        /// disconnection callback.
+        /// The link is gone: the peripheral is disconnected now, before the central manager's
+        /// disconnection event, and the requests not answered are dropped without a callback
+        /// (as ``didDisconnect()`` does).
         case linkLost
     }
 
@@ -150,7 +149,8 @@ open class CBPeripheral: CBPeer {
     public func maximumWriteValueLength(for type: CBCharacteristicWriteType) -> Int {
         switch type {
         case .withResponse: 512
-        case .withoutResponse: mtu - 3
+        // ATT MTU − 3, and never more than an attribute holds (Core 6.0, Vol 3, Part F, §3.2.9).
+        case .withoutResponse: min(mtu - 3, 512)
         }
     }
 
@@ -196,7 +196,7 @@ open class CBPeripheral: CBPeer {
             callback { $0.peripheral(self, didOpen: channel, error: error) }
         case .linkLost:
             state = .disconnected
-            failUnanswered()
+            dropUnanswered()
         }
         return true
     }
@@ -237,11 +237,16 @@ open class CBPeripheral: CBPeer {
         cancelRequested = false
     }
 
-    /// The link is gone: every request not answered fails with `CBError.peripheralDisconnected`
-    /// (in order), then every service, characteristic and descriptor object becomes invalid.
+    /// The link is gone. iOS completes none of the requests not answered (Apple's header: once
+    /// `didDisconnectPeripheral` is called, no more `CBPeripheralDelegate` methods are invoked for
+    /// the peripheral; the framework drops them, Formats/corebluetooth.md): they are dropped
+    /// without a callback. The peripheral is as a new link finds it: MTU 23, no write without
+    /// response possible, and every service, characteristic and descriptor object invalid.
     func didDisconnect() {
         state = .disconnected
-        failUnanswered()
+        dropUnanswered()
+        mtu = 23
+        canSendWriteWithoutResponse = false
         services?.forEach(Self.invalidate)
         services = nil
         cancelRequested = false
@@ -263,11 +268,9 @@ open class CBPeripheral: CBPeer {
 
     // MARK: Private
 
-    private func failUnanswered() {
-        let unanswered = requests
+    private func dropUnanswered() {
         requests = []
         inFlight = false
-        for request in unanswered { fail(request, CBError(.peripheralDisconnected)) }
     }
 
     private func enqueue(_ request: GATTRequest, _ call: String) {
@@ -283,9 +286,9 @@ open class CBPeripheral: CBPeer {
     }
 
     private func complete(_ response: GATTResponse) {
-        guard inFlight, !requests.isEmpty else {
-            preconditionFailure("the system answered \(response) with no request of \(self) in flight")
-        }
+        // An answer with no request in flight: one that raced a disconnection, which dropped its
+        // request. iOS ignores it ("is not connected, ignoring message"), and so does this.
+        guard inFlight, !requests.isEmpty else { return }
         let request = requests.removeFirst()
         inFlight = false
         switch (request, response) {

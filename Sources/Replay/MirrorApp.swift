@@ -186,10 +186,12 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
             return
         }
         let services = peripheral.services ?? []
-        if let service = services.first(where: { $0.handles.contains(handle) }),
-            ErrorCollector.isStacks(service.uuid.bluetoothUUID)
+        if let address = peripheral.address,
+            let service = cassette.services(of: address).last(where: { handleRange($0.handle, $0.endHandle).contains(handle) }),
+            ErrorCollector.isStacks(service.uuid)
         {
-            return skipped(operation, on: peripheral, "the stack's own request to \(service.uuid.uuidString) (iOS keeps Generic Access and Generic Attribute to itself)")
+            let name = CBUUID(bluetoothUUID: service.uuid).uuidString
+            return skipped(operation, on: peripheral, "the stack's own request to \(name) (iOS keeps Generic Access and Generic Attribute to itself)")
         }
         for service in services {
             guard let characteristic = service.characteristics?.first(where: { $0.valueHandle == handle }) else { continue }

@@ -148,7 +148,10 @@ extension ReplayEngine {
         record("app", request.methodName, [.init("peripheral", peerIndex(address).addressText)] + arguments(of: request, address))
         switch request {
         case .discoverServices(let uuids):
+            // iOS keeps Generic Access and Generic Attribute to itself: discovery never gives
+            // them to an app (Formats/corebluetooth.md).
             let found = cassette.services(of: address, matching: uuids?.map(\.bluetoothUUID))
+                .filter { !ErrorCollector.isStacks($0.uuid) }
             guard cassette.peer(address)?.database?.services.isEmpty == false else {
                 return unmatched(request, peripheral, "the capture never discovered this peripheral's services")
             }
@@ -186,6 +189,9 @@ extension ReplayEngine {
             play(kind, handle: characteristic.valueHandle, request, peripheral) { .written(error: $1) }
         case .writeDescriptor(_, let descriptor):
             play(.write, handle: descriptor.handle, request, peripheral) { .written(error: $1) }
+        case .setNotifyValue(let enabled, let characteristic) where characteristic.isNotifying == enabled:
+            // Already in that state: iOS answers at once, with no error and nothing on the air.
+            answer(.notificationState(isNotifying: enabled, error: nil), to: request, on: peripheral, after: 0)
         case .setNotifyValue(let enabled, let characteristic):
             guard let cccd = cassette.descriptors(of: address, characteristic: characteristic.valueHandle)
                 .first(where: { $0.uuid == BluetoothUUID(UInt16(0x2902)) })

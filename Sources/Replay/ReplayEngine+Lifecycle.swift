@@ -325,8 +325,8 @@ extension ReplayEngine {
     // MARK: Bluetooth power
 
     /// Bluetooth changes state. Below `.poweredOn` every connection, pending connect and scan
-    /// ends in the system; the running app's managers get the state (and CoreBluetooth's
-    /// disconnections at `.poweredOff`); a terminated app is not relaunched for it, and what the
+    /// ends in the system; the running app's managers get the state, and nothing else (no
+    /// disconnection callbacks, no answers to requests in flight); a terminated app is not relaunched for it, and what the
     /// system kept for it loses its connections.
     func changeBluetooth(to state: CBManagerState, event: String?) {
         if let event { record("system", event, [:]) }
@@ -353,13 +353,9 @@ extension ReplayEngine {
         for manager in managers {
             switch manager {
             case let central as CBCentralManager:
-                let ended = given.filter { $0.value.centralManager === central && $0.value.state == .connected }.keys.sorted()
+                // Only the state: the connections are already gone, with no disconnection
+                // callback (Formats/corebluetooth.md, "Bluetooth power").
                 record(label(central), "didUpdateState", ["state": "\(state)"])
-                if state == .poweredOff {
-                    for address in ended {
-                        record(label(central), "didDisconnectPeripheral", ["peripheral": "\(address)", "error": "\(CBError(.unknown))"])
-                    }
-                }
                 central.deliver(.stateUpdated(state))
                 if state != .poweredOn && state != .poweredOff { given = given.filter { $0.value.centralManager !== central } }
             case let peripheralManager as CBPeripheralManager:

@@ -201,7 +201,10 @@ import Wire
         #expect(delegate.log == ["new form timestamp=12.5 isReconnecting=true error=CBError.connectionTimeout"])
     }
 
-    @Test func poweredOffEndsTheScanAndTheConnectionsAfterTheStateUpdate() {
+    /// The decompiled framework (CBCentralManager's state observer), Nordic's mock and field
+    /// reports (flutter_blue_plus, kable): at power-off only `centralManagerDidUpdateState` comes,
+    /// and each peripheral is already disconnected when it does.
+    @Test func poweredOffEndsTheScanAndTheConnectionsBeforeTheStateUpdateWithNoDisconnectionCallback() {
         let system = ScriptedSystem()
         let delegate = EveryCallbackDelegate()
         let central = poweredOnCentral(system, delegate: delegate)
@@ -210,12 +213,16 @@ import Wire
         central.connect(connecting)
         central.scanForPeripherals(withServices: nil)
         delegate.log = []
+        var seenInTheCallback: (CBPeripheralState, Bool, Int)?
+        delegate.onStateUpdate = { seenInTheCallback = (connected.state, connected.services == nil, connected.mtu) }
         system.send(.stateUpdated(.poweredOff), to: central)
         system.flush()
         #expect(!central.isScanning)
         #expect(connected.state == .disconnected && connecting.state == .disconnected)
-        #expect(delegate.log == ["centralManagerDidUpdateState(_:)", "centralManager(_:didDisconnectPeripheral:error:)"])
-        #expect(delegate.errors == ["centralManager(_:didDisconnectPeripheral:error:) CBError.unknown"])
+        #expect(seenInTheCallback?.0 == .disconnected && seenInTheCallback?.1 == true && seenInTheCallback?.2 == 23)
+        #expect(delegate.log == ["centralManagerDidUpdateState(_:)"])
+        #expect(delegate.errors.isEmpty)
+        #expect(!connected.canSendWriteWithoutResponse)
         // poweredOff keeps the peripheral objects.
         #expect(central.peripheral(identifier: connected.identifier) === connected)
     }

@@ -182,32 +182,36 @@ import Wire
         #expect(delegate.log.last == "peripheral(_:didWriteValueFor:error:) descriptor")
     }
 
-    @Test func aDisconnectionFailsWhatIsPendingThenInvalidatesEveryAttribute() {
+    @Test func aDisconnectionDropsWhatIsPendingWithoutACallbackThenInvalidatesEveryAttribute() {
         let (heart, measurementObject, locationObject) = discoverAll()
         peripheral.setNotifyValue(true, for: measurementObject)
         system.answer(.notificationState(isNotifying: true, error: nil))
         system.flush()
+        system.send(.mtuChanged(247), to: peripheral)
         peripheral.readValue(for: locationObject)
         peripheral.writeValue(Data([1]), for: locationObject, type: .withResponse)
         delegate.log = []
         system.send(.disconnected(peripheral, error: CBError(.connectionTimeout)), to: central)
         system.flush()
-        #expect(delegate.log == [
-            "peripheral(_:didUpdateValueFor:error:) characteristic", "peripheral(_:didWriteValueFor:error:) characteristic",
-            "centralManager(_:didDisconnectPeripheral:error:)",
-        ])
-        #expect(delegate.errors.prefix(2).allSatisfy { $0.hasSuffix("CBError.peripheralDisconnected") })
-        // The system hears of each failure before the delegate does.
-        #expect(system.calls.filter { $0.hasPrefix("failed") } == [
-            "failed readValue CBError.peripheralDisconnected", "failed writeValue CBError.peripheralDisconnected",
-        ])
+        // Apple's header: once didDisconnectPeripheral is called, no more CBPeripheralDelegate
+        // methods come for the peripheral; the requests in flight or queued get none.
+        #expect(delegate.log == ["centralManager(_:didDisconnectPeripheral:error:)"])
+        #expect(!delegate.errors.contains { $0.contains("peripheralDisconnected") })
+        #expect(system.calls.filter { $0.hasPrefix("failed") }.isEmpty)
+        // An answer that comes anyway goes nowhere.
+        system.answer(.value(Data([9]), error: nil))
+        system.flush()
+        #expect(delegate.log == ["centralManager(_:didDisconnectPeripheral:error:)"])
         #expect(peripheral.services == nil)
+        #expect(peripheral.mtu == 23)
+        #expect(!peripheral.canSendWriteWithoutResponse)
         #expect(heart.peripheral == nil)
         #expect(!measurementObject.isNotifying)
         // After reconnecting, the old objects are refused and discovery makes new ones.
         central.connect(peripheral)
         system.send(.connected(peripheral), to: central)
         system.flush()
+        #expect(peripheral.canSendWriteWithoutResponse)
         peripheral.readValue(for: locationObject)
         #expect(central.apiMisuses.last?.contains("not a valid one of this peripheral") == true)
         peripheral.discoverServices(nil)
@@ -216,14 +220,24 @@ import Wire
         #expect(peripheral.services![0] !== heart)
     }
 
-    @Test func aLostLinkFailsTheUnansweredRequestsBeforeTheDisconnectionEvent() {
+    @Test func aLostLinkDropsTheUnansweredRequestsBeforeTheDisconnectionEvent() {
         let (_, _, locationObject) = discoverAll()
         peripheral.readValue(for: locationObject)
         peripheral.deliver(.linkLost)
-        #expect(delegate.errors == ["peripheral(_:didUpdateValueFor:error:) characteristic CBError.peripheralDisconnected"])
+        #expect(peripheral.state == .disconnected)
+        #expect(delegate.errors.isEmpty)
         system.send(.disconnected(peripheral, error: CBError(.connectionTimeout)), to: central)
         system.flush()
-        #expect(delegate.errors.count == 2, "no request is failed twice")
+        #expect(delegate.errors == ["centralManager(_:didDisconnectPeripheral:error:) CBError.connectionTimeout"])
+    }
+
+    @Test(arguments: [(23, 20), (247, 244), (517, 512)])
+    func aWriteWithoutResponseHoldsMTUMinusThreeAndNeverMoreThanAnAttribute(_ mtu: Int, _ length: Int) {
+        _ = discoverAll()
+        system.send(.mtuChanged(mtu), to: peripheral)
+        system.flush()
+        #expect(peripheral.maximumWriteValueLength(for: .withoutResponse) == length)
+        #expect(peripheral.maximumWriteValueLength(for: .withResponse) == 512)
     }
 
     @Test func aNotifiedValueReadsBackAsDeliveredAndTheAppsEarlierCopyStays() {

@@ -7,6 +7,8 @@ final class EveryCallbackDelegate: NSObject, CBCentralManagerDelegate, CBPeriphe
     var log: [String] = []
     /// Errors given to the callbacks, in order.
     var errors: [String] = []
+    /// Runs inside `centralManagerDidUpdateState`, to see what the app sees then.
+    var onStateUpdate: () -> Void = {}
 
     private func note(_ name: String, _ error: (any Error)? = nil) {
         log.append(name)
@@ -15,7 +17,10 @@ final class EveryCallbackDelegate: NSObject, CBCentralManagerDelegate, CBPeriphe
 
     // CBCentralManagerDelegate (the iOS 17 disconnection form is left to its default, which
     // calls the older one; NewDisconnectionDelegate implements it).
-    func centralManagerDidUpdateState(_ central: CBCentralManager) { note("centralManagerDidUpdateState(_:)") }
+    func centralManagerDidUpdateState(_ central: CBCentralManager) {
+        onStateUpdate()
+        note("centralManagerDidUpdateState(_:)")
+    }
     func centralManager(_ central: CBCentralManager, willRestoreState dict: [String: Any]) { note("centralManager(_:willRestoreState:)") }
     func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber) {
         note("centralManager(_:didDiscover:advertisementData:rssi:)")

@@ -245,7 +245,7 @@ import Testing
     @Test func unmatchedFailExitsOneAfterPrintingTheFlowSoFar() throws {
         let result = try bletrace("replay", Fixtures.capture("att-errors.btsnoop"), "--app", "explorer", "--unmatched", "fail")
         #expect(result.status == 1)
-        #expect(result.stdout.contains("# divergence: F0:F1:F2:F3:F4:05 readValue"))
+        #expect(result.stdout.contains("# divergence: F0:F1:F2:F3:F4:05 setNotifyValue"))
         #expect(result.stdout.hasPrefix("# bletrace flow"))
     }
 

@@ -106,3 +106,31 @@ extension FieldLogTests {
         #expect(!stacks.isEmpty)
     }
 }
+
+extension FieldLogTests {
+    @Test func discoveryGivesTheAppNeitherGenericAccessNorGenericAttribute() async throws {
+        // Every bundled capture's peer serves 1800 and 1801; iOS keeps both to itself.
+        let flow = try await Self.mirror(Fixtures.capture("reconnect-supervision-timeout.btsnoop"))
+        let (cassette, _) = try Cassette.load(path: Fixtures.capture("reconnect-supervision-timeout.btsnoop"))
+        #expect(cassette.services(of: cassette.peers[0]).map(\.uuid).contains(BluetoothUUID(UInt16(0x1800))))
+        let found = try #require(flow.events.first { $0.name == "didDiscoverServices" })
+        #expect(found.argument("services") == "180D,AAA0")
+        #expect(!flow.events.contains { $0.argument("service") == "1800" || $0.argument("service") == "1801" })
+    }
+
+    @Test func subscribingToTheStateACharacteristicHasIsAnsweredAtOnceWithNothingOnTheAir() async throws {
+        // restore-notifying: the capture subscribes once to 2A37; the app asks twice.
+        let app = ProbeApp { peripheral, launch in
+            let measurement = characteristic("2A37", of: peripheral)
+            peripheral.setNotifyValue(true, for: measurement)
+            launch.asyncAfter(0.05) { peripheral.setNotifyValue(true, for: measurement) }
+        }
+        let (flow, _, _) = try await replay("restore-notifying.btsnoop", app)
+        let states = flow.events.filter { $0.name == "didUpdateNotificationStateFor" }
+        #expect(states.count == 2)
+        #expect(states.allSatisfy { $0.argument("isNotifying") == "true" && $0.argument("error") == "nil" })
+        // The second answer came at once, not after the capture's latency.
+        let asks = flow.events.filter { $0.name == "setNotifyValue" }
+        #expect(states[1].time == asks[1].time)
+    }
+}

@@ -107,13 +107,13 @@ func replay(_ capture: String, _ app: any BluetoothApp, unmatched: UnmatchedPoli
 
     @Test(arguments: [UnmatchedPolicy.pend, .error, .fail])
     func aRequestTheCaptureCannotAnswerFollowsTheUnmatchedPolicy(_ policy: UnmatchedPolicy) async throws {
-        // The capture never reads the Device Name (2A00).
+        // The capture never reads the Body Sensor Location (2A38).
         let app = ProbeApp { peripheral, launch in
-            peripheral.readValue(for: characteristic("2A00", of: peripheral))
+            peripheral.readValue(for: characteristic("2A38", of: peripheral))
             launch.asyncAfter(0) { peripheral.readValue(for: characteristic(Self.aaa1, of: peripheral)) }
         }
         let (flow, _, engine) = try await replay("att-errors.btsnoop", app, unmatched: policy)
-        #expect(flow.comments.contains { $0.hasPrefix("divergence: F0:F1:F2:F3:F4:05 readValue: the capture never shows readValue on handle 0x0003") })
+        #expect(flow.comments.contains { $0.hasPrefix("divergence: F0:F1:F2:F3:F4:05 readValue: the capture never shows readValue on handle 0x0013") })
         switch policy {
         case .pend:
             // Never answered, so the read queued behind it never goes either.
