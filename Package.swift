@@ -80,6 +80,8 @@ let package = Package(
             dependencies: [
                 "BLETrace",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // FilePath: output paths taken apart without Foundation's path methods.
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Sources/bletrace",
             plugins: ["GitCommit"]),

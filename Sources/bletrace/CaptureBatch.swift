@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SystemPackage
 
 /// A command that reads captures: given several files or a directory, it runs on each file in a
 /// worker of its own (``CaptureBatch``).
@@ -109,7 +110,7 @@ struct CaptureBatch {
         addsFile = !reader.namesItsFile
         quiet = reader.output.quiet
         arguments = Self.workerArguments(CommandLine.arguments.dropFirst(), operands: Set(operands))
-        if let path = reader.output.output { try Output.redirect(to: path, inputs: files) }
+        if let path = reader.output.outputFile { try Output.redirect(to: path, inputs: files) }
     }
 
     static func isDirectory(_ path: String) -> Bool {
@@ -123,7 +124,7 @@ struct CaptureBatch {
         guard let walker = FileManager.default.enumerator(atPath: directory) else { return [] }
         var found: [String] = []
         while let relative = walker.nextObject() as? String {
-            let name = (relative as NSString).lastPathComponent
+            let name = FilePath(relative).lastComponent?.string ?? relative
             if name.hasPrefix(".") {
                 if isDirectory(base + relative) { walker.skipDescendants() }
                 continue

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLETrace
 import Foundation
+import SystemPackage
 
 /// `bletrace convert IN OUT`: the same records in another format, with nothing lost silently.
 struct Convert: ParsableCommand {
@@ -21,7 +22,7 @@ struct Convert: ParsableCommand {
             """)
 
     @Argument(help: ArgumentHelp("The capture to read.", valueName: "IN")) var input: String
-    @Argument(help: ArgumentHelp("The file to write; created, or replaced whole if it exists (written beside it, then renamed). Never IN.", valueName: "OUT"))
+    @Argument(help: ArgumentHelp("The file to write; created, or replaced whole if it exists (written beside it, then renamed). Never IN. - is standard output (with --to).", valueName: "OUT"))
     var output: String
     @Option(help: "Target format: btsnoop, pcap, pcapng or pklg (default: from OUT's extension).") var to: Family?
     @Option(help: "btsnoop datalink 1001, 1002 or 2001; pcap/pcapng link type 187, 201 or 254.") var datalink: Int?
@@ -30,7 +31,7 @@ struct Convert: ParsableCommand {
         case btsnoop, pcap, pcapng, pklg
 
         init?(extensionOf path: String) {
-            switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+            switch FilePath(path).extension?.lowercased() {
             case "btsnoop", "log", "cfa": self = .btsnoop
             case "pcap": self = .pcap
             case "pcapng": self = .pcapng
@@ -62,7 +63,8 @@ struct Convert: ParsableCommand {
                     "--datalink \(datalink): \(family.rawValue) is written with \(family.datalinks.map(String.init).joined(separator: ", "))")
             }
         }
-        guard input != output else { throw ValidationError("OUT is IN: convert never overwrites its input") }
+        // `- -` reads standard input and writes standard output.
+        guard input != output || output == "-" else { throw ValidationError("OUT is IN: convert never overwrites its input") }
     }
 
     /// The target format: the family, with --datalink or the default for the source.
@@ -130,7 +132,9 @@ struct Convert: ParsableCommand {
         }
 
         let written = writer.recordsWritten
-        Output.line("\(input) (\(reader.format)) → \(output) (\(format)): \(written) record\(written == 1 ? "" : "s") written")
+        // With OUT `-` the capture is on standard output: the summary goes beside the messages.
+        let summary: (String) -> Void = file.isStandardOutput ? { Output.standardError($0 + "\n") } : { Output.line($0) }
+        summary("\(input) (\(reader.format)) → \(output) (\(format)): \(written) record\(written == 1 ? "" : "s") written")
         if !writer.losses.isEmpty {
             var report = "\(output): what \(format) cannot hold, by reason"
             if writer.recordsNotWritten > 0 {

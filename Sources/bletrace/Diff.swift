@@ -86,8 +86,9 @@ struct Diff: ParsableCommand {
     private func rewriteExpected(with reader: FlowReader) throws {
         do {
             let bytes = try reader.contents()
-            let url = URL(fileURLWithPath: expected)
-            try Data(bytes).write(to: url, options: .atomic)
+            // Through OutputFile, as every file bletrace writes: a new file renamed over it, a
+            // symlink followed.
+            try OutputFile.prepare(expected, inputs: []).replaceContents(with: bytes)
             Output.standardError("bletrace: updated \(expected) from \(actual)\n")
         } catch {
             Output.error("cannot update \(expected): \(error)")

@@ -42,8 +42,9 @@ enum Output {
 
     /// Sends what follows to `path` instead of standard output (the `-o` option of a command
     /// reading `inputs`), under the rules of ``OutputFile``. Exit code 2 with a message when the
-    /// file cannot be written; ``close()`` puts it in place.
+    /// file cannot be written; ``close()`` puts it in place. `-` is standard output itself.
     static func redirect(to path: String, inputs: [String]) throws {
+        guard path != "-" else { return }
         do {
             let prepared = try OutputFile.prepare(path, inputs: inputs)
             let descriptor = try prepared.open()

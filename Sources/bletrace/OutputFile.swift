@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 
 /// A file a command writes (`-o`, convert's OUT, capture's `-w`), opened in this one place so
 /// that every command follows the same rules:
@@ -9,10 +10,14 @@ import Foundation
 /// - a character device or a FIFO (`/dev/null`, `/dev/stdout`, a pipe) is written through, never
 ///   replaced;
 /// - a symlink is followed: the file it names is the one written, and the link stays;
+/// - `-` is standard output, written through;
 /// - a regular file (or a new one) is written atomically: the bytes go to a new file beside it,
 ///   renamed over it at ``commit()``, so that a failed or interrupted command leaves the old file
 ///   whole. A live capture (``Mode/inPlace``) writes the file itself instead, so that it can be
 ///   read while it grows.
+///
+/// Paths are taken apart with swift-system's `FilePath`, never Foundation's path methods
+/// (`NSString.deletingLastPathComponent` traps on a one-character path on Linux).
 struct OutputFile {
     /// The path the user gave.
     let path: String
@@ -42,6 +47,7 @@ struct OutputFile {
     static func prepare(_ path: String, inputs: [String], mode: Mode = .atomic) throws(Refusal) -> OutputFile {
         func refuse(_ reason: String) -> Refusal { Refusal(path: path, reason: reason) }
         guard !path.isEmpty else { throw refuse("the name is empty") }
+        if path == "-" { return standardOutput(permissions: 0o666) }
         var target = stat()
         let exists = stat(path, &target) == 0
         if exists {
@@ -63,9 +69,9 @@ struct OutputFile {
                 // A symlink to nothing: written through, creating the file it names.
                 return OutputFile(path: path, writePath: path, renameTarget: nil, permissions: defaultPermissions)
             }
-            let directory = (path as NSString).deletingLastPathComponent
+            let directory = Self.directory(of: path)
             var parent = stat()
-            guard stat(directory.isEmpty ? "." : directory, &parent) == 0, parent.st_mode & S_IFMT == S_IFDIR else {
+            guard stat(directory, &parent) == 0, parent.st_mode & S_IFMT == S_IFDIR else {
                 throw refuse("no such directory (\(directory))")
             }
             return try create(path, target: path, mode: mode, permissions: defaultPermissions)
@@ -88,9 +94,9 @@ struct OutputFile {
         guard mode == .atomic else {
             return OutputFile(path: path, writePath: target, renameTarget: nil, permissions: permissions)
         }
-        let directory = (target as NSString).deletingLastPathComponent
-        let name = (target as NSString).lastPathComponent
-        var template = Array(((directory.isEmpty ? "" : directory + "/") + "." + name + ".bletrace-XXXXXX").utf8CString)
+        let file = FilePath(target)
+        guard let name = file.lastComponent else { throw Refusal(path: path, reason: "it names no file") }
+        var template = Array(file.removingLastComponent().appending("." + name.string + ".bletrace-XXXXXX").string.utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
             throw Refusal(path: path, reason: String(cString: strerror(errno)))
@@ -98,6 +104,20 @@ struct OutputFile {
         close(descriptor)
         let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         return OutputFile(path: path, writePath: temporary, renameTarget: target, permissions: permissions)
+    }
+
+    /// The directory `path` is in: `.` for a bare name, `/` for a name at the root.
+    static func directory(of path: String) -> String {
+        let parent = FilePath(path).removingLastComponent()
+        return parent.isEmpty ? "." : parent.string
+    }
+
+    /// True for `-`, the name of standard output.
+    var isStandardOutput: Bool { path == "-" }
+
+    /// Standard output, written through as a FIFO or a device is.
+    private static func standardOutput(permissions: mode_t) -> OutputFile {
+        OutputFile(path: "-", writePath: "/dev/stdout", renameTarget: nil, permissions: permissions)
     }
 
     /// Opens ``writePath`` for writing (truncated, unless it is a device or a FIFO).
@@ -123,6 +143,29 @@ struct OutputFile {
             discard()
             throw Refusal(path: path, reason: reason)
         }
+    }
+
+    /// Writes `bytes` as the whole file, and puts it in place.
+    func replaceContents(with bytes: [UInt8]) throws(Refusal) {
+        let descriptor = try open()
+        var done = 0
+        while done < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + done, $0.count - done) }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else {
+                let reason = String(cString: strerror(errno))
+                _ = Glibc.close(descriptor)
+                discard()
+                throw Refusal(path: path, reason: reason)
+            }
+            done += written
+        }
+        guard Glibc.close(descriptor) == 0 else {
+            let reason = String(cString: strerror(errno))
+            discard()
+            throw Refusal(path: path, reason: reason)
+        }
+        try commit()
     }
 
     /// Removes the temporary file of an atomic write (the target is left as it was).

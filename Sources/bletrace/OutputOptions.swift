@@ -4,8 +4,11 @@ import Foundation
 /// The output options every analysis command shares: where the output goes and whether it is
 /// coloured.
 struct OutputOptions: ParsableArguments {
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write to FILE instead of standard output.", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write to FILE instead of standard output (- is standard output).", valueName: "file"))
     var output: String?
+
+    /// The file `-o` names; nil for standard output (no `-o`, or `-o -`).
+    var outputFile: String? { output == "-" ? nil : output }
 
     @Option(
         help: ArgumentHelp(
@@ -23,7 +26,7 @@ struct OutputOptions: ParsableArguments {
     /// The progress line for reading `path` (nil when none is to be shown); `streamsOutput`: the
     /// command writes while it reads.
     func progress(for path: String, streamsOutput: Bool) -> ProgressLine? {
-        ProgressLine(path: path, quiet: quiet, streamsOutput: streamsOutput, toFile: output != nil)
+        ProgressLine(path: path, quiet: quiet, streamsOutput: streamsOutput, toFile: outputFile != nil)
     }
 
     /// Opens `-o FILE` and decides colour, before anything is written. `input` is the capture
@@ -31,12 +34,12 @@ struct OutputOptions: ParsableArguments {
     func apply(input: String? = nil) throws {
         // One place opens every output file (OutputFile): never the input by any name, devices
         // written through, regular files replaced whole.
-        if let output { try Output.redirect(to: output, inputs: input.map { [$0] } ?? []) }
+        if let outputFile { try Output.redirect(to: outputFile, inputs: input.map { [$0] } ?? []) }
         Style.enabled = switch color {
         case .always: true
         case .never: false
         case .auto:
-            output == nil && isatty(STDOUT_FILENO) == 1
+            outputFile == nil && isatty(STDOUT_FILENO) == 1
                 && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
         }
     }

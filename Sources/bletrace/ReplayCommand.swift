@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLETrace
 import Foundation
+import SystemPackage
 
 /// `bletrace replay FILE [--app NAME]`: play a capture to an app and print its flow;
 /// `bletrace replay --list-apps`: the apps.
@@ -16,7 +17,7 @@ struct ReplayCommand: AsyncParsableCommand {
     var listApps = false
     @Option(help: "The reference app to replay to (\(ReferenceApps.available.map(\.name).joined(separator: ", "))).")
     var app: String = "mirror"
-    @Option(name: .shortAndLong, help: "Write the flow to this file instead of standard output.")
+    @Option(name: .shortAndLong, help: "Write the flow to this file instead of standard output (- is standard output).")
     var output: String?
     @Option(help: "What to do with a request the capture cannot answer: pend (never answered, as by a silent peer), error (CBATTError.unlikelyError) or fail (stop, exit 1). Each is a divergence comment in the flow.")
     var unmatched: UnmatchedPolicy = .pend
@@ -86,13 +87,18 @@ struct ReplayCommand: AsyncParsableCommand {
         if sweep == nil, format != .text { throw ValidationError("--format is the sweep's report format; use it with --sweep") }
     }
 
+    /// The capture's file name, as the flow's first comment and the sweep's report give it.
+    static func captureName(_ file: String) -> String {
+        FilePath(file).lastComponent?.string ?? file
+    }
+
     func run() async throws {
         guard let file, !listApps else {
             for entry in ReferenceApps.available { Output.line("\(entry.name)\t\(entry.summary)") }
             return try finish(nil)
         }
         // Checked first, so that a refused -o (the capture itself, a directory) costs nothing.
-        if let output { try Output.redirect(to: output, inputs: [file]) }
+        if let output { try Output.redirect(to: output, inputs: [file]) }  // `-`: standard output
         let cassette: Cassette
         let fault: (any Error)?
         do {
@@ -106,7 +112,7 @@ struct ReplayCommand: AsyncParsableCommand {
             let result = await KillPointSweep.run(
                 cassette, app: entry, kind: sweep == .terminate ? .terminate : .forceQuit, unmatched: unmatched, events: events,
                 launchState: launchState.state)
-            let capture = (file as NSString).lastPathComponent
+            let capture = Self.captureName(file)
             switch format {
             case .text: Output.line(result.text(capture: capture, app: entry.name, kind: sweep.rawValue))
             case .json: try Output.json(result.document(capture: capture, app: entry.name, kind: sweep.rawValue))
@@ -129,7 +135,7 @@ struct ReplayCommand: AsyncParsableCommand {
         engine.writer = writer
         var flow = await engine.run(name: entry.name) { entry.make(for: cassette) }
         let options = replayOptions
-        flow.comments.insert("capture: \((file as NSString).lastPathComponent)  app: \(entry.name)" + (options.isEmpty ? "" : "  \(options)"), at: 0)
+        flow.comments.insert("capture: \(Self.captureName(file))  app: \(entry.name)" + (options.isEmpty ? "" : "  \(options)"), at: 0)
         do {
             try writer.writeFlow(comments: flow.comments) { chunk in
                 Output.text(String(decoding: chunk, as: UTF8.self))
