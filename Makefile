@@ -78,7 +78,8 @@ demo: build
 
 ## captures: re-record the Bumble captures in Captures/ (needs Python and PyPI), then derive one
 ## file per other format and datalink from att-errors.btsnoop with bletrace convert. (The H4 link
-## type 187 has no direction: convert says so and exits 1, which is expected there.)
+## type 187 has no direction: convert says so and exits 1, which is expected there.) Last,
+## pklg-header-notes.pklg: pklg-header-notes.btsnoop converted, behind iOS's header notes.
 DERIVE_FROM := Captures/att-errors.btsnoop
 captures: build
 	python3 -m pip install --quiet -r Captures/requirements.txt
@@ -91,7 +92,11 @@ captures: build
 	$$bin convert $(DERIVE_FROM) Captures/att-errors.lt254.pcapng --datalink 254; \
 	$$bin convert $(DERIVE_FROM) Captures/att-errors.pklg; \
 	$$bin convert $(DERIVE_FROM) Captures/att-errors.lt187.pcap --datalink 187 || [ $$? -eq 1 ]; \
-	$$bin convert $(DERIVE_FROM) Captures/att-errors.lt187.pcapng --datalink 187 || [ $$? -eq 1 ]
+	$$bin convert $(DERIVE_FROM) Captures/att-errors.lt187.pcapng --datalink 187 || [ $$? -eq 1 ]; \
+	notes=$$(mktemp -d); \
+	$$bin convert Captures/pklg-header-notes.btsnoop $$notes/traffic.pklg; \
+	python3 Captures/record.py --pklg-notes $$notes/traffic.pklg Captures/pklg-header-notes.pklg; \
+	rm -r $$notes
 
 clean:
 	rm -rf .build

@@ -2,7 +2,8 @@
 """Record real Bluetooth LE HCI captures (btsnoop, datalink 1002 = H4) with Bumble.
 
 Usage:
-    python3 Captures/record.py [OUTDIR]
+    python3 Captures/record.py [OUTDIR] [--only NAME.btsnoop ...]
+    python3 Captures/record.py --pklg-notes SOURCE.pklg DESTINATION.pklg
 
 OUTDIR defaults to the folder holding this script (Captures/).
 
@@ -25,7 +26,13 @@ CENTRAL's, except in the ``peripheral-*`` scenarios, which record the
 PERIPHERAL's (this host is then the GATT server a remote central uses).  It
 records every packet the host sends to its controller (commands,
 host->controller ACL) and every packet it receives (events, controller->host
-ACL).  The other host is not recorded.
+ACL).  The other host is not recorded.  In peer-also-client and
+peripheral-and-client the central also runs a GATT server of its own
+(``make_rig(central_services=...)``), and each side is a client of the other.
+
+pklg-header-notes.pklg is derived: ``bletrace convert`` of
+pklg-header-notes.btsnoop, then ``--pklg-notes`` puts iOS-style header notes
+in front (``prepend_pklg_notes``; ``make captures`` runs both steps).
 
 Determinism
 -----------
@@ -65,6 +72,7 @@ from bumble.device import Connection, Device, Peer
 from bumble.gatt import (
     GATT_CHARACTERISTIC_ATTRIBUTE_TYPE,
     GATT_PRIMARY_SERVICE_ATTRIBUTE_TYPE,
+    GATT_SERVICE_CHANGED_CHARACTERISTIC,
     Characteristic,
     CharacteristicValue,
     Service,
@@ -156,6 +164,48 @@ NONEXISTENT_HANDLE = 0x00F0
 # Application error code raised by a write callback (0x80..0x9F are reserved
 # for the application).
 APP_ERROR = 0x80
+
+# The central's own GATT server (issue 26 scenarios peer-also-client and
+# peripheral-and-client), as a phone has one: Bumble's GAP and GATT services
+# (0x0001-0x000D, Service Changed value 0x0008, CCCD 0x0009), then this custom
+# service at 0x000E-0x0013: CCC1 read (value 0x0010), CCC2 notify/indicate
+# (value 0x0012, CCCD 0x0013).  The handles overlap the peripheral's on purpose:
+# 0x0010 is CCC1 on the central and HR Measurement on the peripheral.
+PHONE_SERVICE = UUID('0000CCC0-0000-1000-8000-00805F9B34FB')
+PHONE_STATUS = UUID('0000CCC1-0000-1000-8000-00805F9B34FB')
+PHONE_ALERT = UUID('0000CCC2-0000-1000-8000-00805F9B34FB')
+PHONE_STATUS_VALUE = b'phone-ok'
+PHONE_ALERT_INITIAL = bytes([0x00])
+PHONE_ALERTS = [bytes([0xA1]), bytes([0xA2])]
+# The range the central's Service Changed indication names: its custom service.
+PHONE_SERVICE_RANGE = (0x000E, 0x0013)
+# A handle the central's server does not have (its database ends at 0x0013).
+PHONE_MISSING_HANDLE = 0x0040
+PHONE_MISSING_WRITE = bytes([0x01, 0x02])
+
+# reconnect-answers-differ: what the peripheral answers on each connection.
+# Body Sensor Location 0x0013 reads `01` (Chest) on connection 1, `02` (Wrist)
+# on connection 2, and fails with Unlikely Error on connection 3; the CCCD
+# 0x0011 refuses the subscription with Insufficient Authorization on connection
+# 1 and accepts it on connection 2.
+BODY_SENSOR_LOCATION_SECOND = bytes([0x02])
+INSUFFICIENT_AUTHORIZATION = 0x08
+UNLIKELY_ERROR = 0x0E
+
+# pklg-header-notes: the note records iOS writes at the head of the PacketLogger
+# file of a sysdiagnose (see Formats/pklg.md and public/elkusbry-peripage.pklg),
+# stamped this long before the first HCI record (3 days, 5 h, 17 min, 42.250 s).
+PKLG_NOTES = [
+    'Product: iPhone17,1',
+    'Firmware Version: 23.5.218.1220',
+    'Chipset: BCM_4399, Revision: s=C2',
+    'Transport: PCIe',
+    'Address: C0:00:00:00:00:01',
+    'Bluetooth Host: MobileBluetooth-195.7.1.2',
+    'OS Version: 26.1 (23B85)',
+]
+PKLG_NOTES_LEAD_US = ((3 * 24 + 5) * 3600 + 17 * 60) * 1_000_000 + 42_250_000
+PKLG_NOTE_TYPE = 0xFC
 
 
 def build_gatt_database(
@@ -272,6 +322,23 @@ def build_gatt_database(
     return result
 
 
+def build_phone_database() -> dict[str, object]:
+    """The central's custom service (after Bumble's GAP and GATT services)."""
+    status = Characteristic(
+        PHONE_STATUS,
+        Characteristic.Properties.READ,
+        Attribute.Permissions.READABLE,
+        PHONE_STATUS_VALUE,
+    )
+    alert = Characteristic(
+        PHONE_ALERT,
+        Characteristic.Properties.NOTIFY | Characteristic.Properties.INDICATE,
+        Attribute.Permissions.READABLE,
+        PHONE_ALERT_INITIAL,
+    )  # CCCD added by Bumble
+    return {'services': [Service(PHONE_SERVICE, [status, alert])], 'status': status, 'alert': alert}
+
+
 def advertising_data() -> bytes:
     """Flags + Complete Local Name + Complete List of 16-bit Service UUIDs."""
     return bytes(
@@ -345,10 +412,13 @@ async def make_rig(
     snooped: str = 'central',
     with_peripheral_service: bool = False,
     pcap: bool = True,
+    central_services: list[Service] | None = None,
 ):
     """Build the two devices, snoop one of them (the central unless told), power
     both on.  With ``pcap`` the same packets also go to a pcap file beside the
-    btsnoop one."""
+    btsnoop one.  With ``central_services`` the central's own GATT server (GAP
+    and GATT, which every Bumble device has) also holds these services, as a
+    phone's does."""
     link = LocalLink()
     # The controllers' public BD_ADDRs (returned by HCI Read BD_ADDR) are set
     # to the same fixed values as the devices' static random addresses, so a
@@ -381,6 +451,9 @@ async def make_rig(
     peripheral.gatt_server.max_mtu = SERVER_MAX_MTU
     peripheral.advertising_data = advertising_data()
     peripheral.scan_response_data = b''
+    if central_services is not None:
+        central.add_services(central_services)
+        central.gatt_server.max_mtu = SERVER_MAX_MTU
     peripheral.advertising_interval_min = ADVERTISING_INTERVAL_MS
     peripheral.advertising_interval_max = ADVERTISING_INTERVAL_MS
 
@@ -953,6 +1026,253 @@ async def scenario_restore_notifying(path: Path) -> None:
         await notify(rig, received, [bytes([0x00, bpm]) for bpm in range(100, 108)], 0.2)
 
 
+# -----------------------------------------------------------------------------
+# Issue 26: shapes of field logs the captures above lack.  Both ends are GATT
+# clients of each other; one peer answers differently on each connection; an
+# iOS PacketLogger file that starts with days-old notes.
+# -----------------------------------------------------------------------------
+def service_changed_of(device: Device) -> Characteristic:
+    service = device.gatt_service
+    assert service is not None and service.service_changed_characteristic is not None
+    return service.service_changed_characteristic
+
+
+async def scenario_peer_also_client(path: Path) -> None:
+    """The snooped central also runs a GATT server (a phone's: GAP, GATT, 0xCCC0) and the
+    peripheral is a client of it, while the central does its own client work on the
+    peripheral's server.  Some requests of the two clients are outstanding at the same time."""
+    phone = build_phone_database()
+    async with make_rig(path, pcap=False, central_services=phone['services']) as rig:  # type: ignore[arg-type]
+        await asyncio.sleep(0.1)
+        connection, peripheral_connection = await connect(rig)
+        host = Peer(connection)  # this host's client, of the peripheral's server
+        remote = Peer(peripheral_connection)  # the peripheral's client, of this host's server
+        await asyncio.sleep(0.05)
+        await host.request_mtu(CLIENT_MTU)
+        await asyncio.sleep(0.05)
+
+        # Both clients discover the other's database at once: requests cross.
+        await asyncio.gather(discover(host), discover(remote))
+        await asyncio.sleep(0.05)
+
+        # The peer subscribes to this host's Service Changed (CCCD 0x0009 <- 02 00)
+        # while this host reads Body Sensor Location.
+        indications: asyncio.Queue[bytes] = asyncio.Queue()
+        service_changed = find_characteristic(remote, GATT_SERVICE_CHANGED_CHARACTERISTIC)
+        _, location = await asyncio.gather(
+            remote.subscribe(service_changed, indications.put_nowait, prefer_notify=False),
+            host.read_value(find_characteristic(host, BODY_SENSOR_LOCATION)),
+        )
+        assert location == BODY_SENSOR_LOCATION_VALUE, location
+        await asyncio.sleep(0.05)
+
+        # The peer reads this host's CCC1 while this host writes the HR Control Point.
+        status, _ = await asyncio.gather(
+            remote.read_value(find_characteristic(remote, PHONE_STATUS)),
+            host.write_value(
+                find_characteristic(host, HEART_RATE_CONTROL_POINT), CONTROL_POINT_RESET, with_response=True
+            ),
+        )
+        assert status == PHONE_STATUS_VALUE, status
+        await asyncio.sleep(0.05)
+
+        # This host subscribes to HR Measurement and gets three notifications.
+        received: asyncio.Queue[bytes] = asyncio.Queue()
+        await host.subscribe(find_characteristic(host, HEART_RATE_MEASUREMENT), received.put_nowait)
+        await asyncio.sleep(0.05)
+        await notify(rig, received, HRM_NOTIFICATIONS, 0.1)
+
+        # The peer subscribes to this host's CCC2 (notifications) and gets one.
+        alerts: asyncio.Queue[bytes] = asyncio.Queue()
+        await remote.subscribe(find_characteristic(remote, PHONE_ALERT), alerts.put_nowait)
+        await asyncio.sleep(0.05)
+        await rig.central.notify_subscribers(phone['alert'], PHONE_ALERTS[0])  # type: ignore[arg-type]
+        assert await alerts.get() == PHONE_ALERTS[0]
+        await asyncio.sleep(0.05)
+
+        # The peer writes a handle this host's server does not have: Invalid Handle.
+        await expect_att_error(
+            remote.write_value(PHONE_MISSING_HANDLE, PHONE_MISSING_WRITE, with_response=True), 0x01
+        )
+        await asyncio.sleep(0.05)
+
+        # This host's server indicates Service Changed (its custom service's range);
+        # the peer confirms.
+        changed = struct.pack('<HH', *PHONE_SERVICE_RANGE)
+        await rig.central.indicate_subscriber(connection, service_changed_of(rig.central), changed)
+        assert await indications.get() == changed
+        await asyncio.sleep(0.1)
+
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        await asyncio.sleep(0.1)
+
+
+async def scenario_peripheral_and_client(path: Path) -> None:
+    """The snooped host is the peripheral: it serves its database to the central and is also a
+    client of the central's server (discovery, a read, a subscription, a notification)."""
+    phone = build_phone_database()
+    async with make_rig(
+        path, snooped='peripheral', pcap=False, central_services=phone['services']  # type: ignore[arg-type]
+    ) as rig:
+        await asyncio.sleep(0.1)
+        connection, peripheral_connection = await connect(rig)
+        central = Peer(connection)  # the remote central's client, of this host's server
+        host = Peer(peripheral_connection)  # this host's client, of the central's server
+        await asyncio.sleep(0.05)
+        await central.request_mtu(CLIENT_MTU)
+        await discover(central)
+        await asyncio.sleep(0.05)
+
+        # This host discovers the central's database while the central reads Body
+        # Sensor Location and writes the HR Control Point.
+        async def central_read_and_write() -> None:
+            value = await central.read_value(find_characteristic(central, BODY_SENSOR_LOCATION))
+            assert value == BODY_SENSOR_LOCATION_VALUE, value
+            await central.write_value(
+                find_characteristic(central, HEART_RATE_CONTROL_POINT), CONTROL_POINT_RESET, with_response=True
+            )
+
+        await asyncio.gather(discover(host), central_read_and_write())
+        await asyncio.sleep(0.05)
+
+        # This host reads the central's CCC1, subscribes to its CCC2 and gets a notification.
+        assert await host.read_value(find_characteristic(host, PHONE_STATUS)) == PHONE_STATUS_VALUE
+        await asyncio.sleep(0.05)
+        alerts: asyncio.Queue[bytes] = asyncio.Queue()
+        await host.subscribe(find_characteristic(host, PHONE_ALERT), alerts.put_nowait)
+        await asyncio.sleep(0.05)
+        await rig.central.notify_subscribers(phone['alert'], PHONE_ALERTS[0])  # type: ignore[arg-type]
+        assert await alerts.get() == PHONE_ALERTS[0]
+        await asyncio.sleep(0.05)
+
+        # The central subscribes to HR Measurement; this host notifies three times, and the
+        # central notifies once more in between.
+        received: asyncio.Queue[bytes] = asyncio.Queue()
+        await central.subscribe(find_characteristic(central, HEART_RATE_MEASUREMENT), received.put_nowait)
+        await asyncio.sleep(0.05)
+        await notify(rig, received, HRM_NOTIFICATIONS[:2], 0.1)
+        await rig.central.notify_subscribers(phone['alert'], PHONE_ALERTS[1])  # type: ignore[arg-type]
+        assert await alerts.get() == PHONE_ALERTS[1]
+        await asyncio.sleep(0.05)
+        await notify(rig, received, HRM_NOTIFICATIONS[2:], 0.1)
+
+        # The central hangs up (0x13).
+        peripheral_lost = wait_disconnection(peripheral_connection)
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        assert await peripheral_lost == REMOTE_USER_TERMINATED
+        await asyncio.sleep(0.1)
+
+
+async def scenario_reconnect_answers_differ(path: Path) -> None:
+    """Three connections to the same peripheral, whose server answers the same requests
+    differently each time (its handlers are changed between connections)."""
+    async with make_rig(path, pcap=False) as rig:
+        server = rig.peripheral.gatt_server
+        hrm_cccd = server.get_attribute(0x0011)
+        location = server.get_attribute(0x0013)
+        assert hrm_cccd is not None and location is not None
+        writable = hrm_cccd.permissions
+        await asyncio.sleep(0.1)
+
+        # --- Connection 1: the subscription is refused, the read gives 01 ------
+        # Bumble's own permission check answers Insufficient Authorization.
+        hrm_cccd.permissions = writable | Attribute.Permissions.WRITE_REQUIRES_AUTHORIZATION
+        connection, peripheral_connection = await connect(rig)
+        peer = Peer(connection)
+        await asyncio.sleep(0.05)
+        await peer.request_mtu(CLIENT_MTU)
+        await discover(peer)
+        hrm = find_characteristic(peer, HEART_RATE_MEASUREMENT)
+        await expect_att_error(peer.subscribe(hrm, lambda _value: None), INSUFFICIENT_AUTHORIZATION)
+        await asyncio.sleep(0.05)
+        assert await peer.read_value(0x0013) == BODY_SENSOR_LOCATION_VALUE
+        await asyncio.sleep(0.1)
+        peripheral_lost = wait_disconnection(peripheral_connection)
+        await connection.disconnect(REMOTE_USER_TERMINATED)  # this host hangs up
+        await peripheral_lost
+
+        # --- Connection 2: the subscription is accepted, the read gives 02 -----
+        hrm_cccd.permissions = writable
+        location.value = BODY_SENSOR_LOCATION_SECOND
+        await asyncio.sleep(0.3)
+        connection, peripheral_connection = await connect(rig)
+        peer = Peer(connection)
+        await asyncio.sleep(0.05)
+        await peer.request_mtu(CLIENT_MTU)
+        await discover(peer)  # no bond: the client discovers again
+        received: asyncio.Queue[bytes] = asyncio.Queue()
+        await peer.subscribe(find_characteristic(peer, HEART_RATE_MEASUREMENT), received.put_nowait)
+        await asyncio.sleep(0.05)
+        await notify(rig, received, HRM_NOTIFICATIONS[:1], 0.05)
+        assert await peer.read_value(0x0013) == BODY_SENSOR_LOCATION_SECOND
+        await asyncio.sleep(0.1)
+        central_lost = wait_disconnection(connection)
+        await peripheral_connection.disconnect(REMOTE_USER_TERMINATED)  # the peer hangs up
+        assert await central_lost == REMOTE_USER_TERMINATED
+
+        # --- Connection 3: the read fails, the write is accepted ---------------
+        def unlikely(_connection):
+            raise ATT_Error(UNLIKELY_ERROR)
+
+        location.value = CharacteristicValue(read=unlikely)
+        await asyncio.sleep(0.3)
+        connection, peripheral_connection = await connect(rig)
+        peer = Peer(connection)
+        await asyncio.sleep(0.05)
+        await peer.request_mtu(CLIENT_MTU)
+        # The client uses the handles it found before, without discovery.
+        await expect_att_error(peer.read_value(0x0013), UNLIKELY_ERROR)
+        await asyncio.sleep(0.05)
+        await peer.write_value(0x0015, CONTROL_POINT_RESET, with_response=True)
+        await asyncio.sleep(0.1)
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        await asyncio.sleep(0.1)
+
+
+async def scenario_pklg_header_notes(path: Path) -> None:
+    """The HCI traffic of pklg-header-notes.pklg (see ``prepend_pklg_notes``): connect,
+    discover, a read, a disconnect."""
+    async with make_rig(path, pcap=False) as rig:
+        await asyncio.sleep(0.1)
+        connection, _ = await connect(rig)
+        peer = Peer(connection)
+        await asyncio.sleep(0.05)
+        await peer.request_mtu(CLIENT_MTU)
+        await discover(peer)
+        value = await peer.read_value(find_characteristic(peer, BODY_SENSOR_LOCATION))
+        assert value == BODY_SENSOR_LOCATION_VALUE, value
+        await asyncio.sleep(0.1)
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        await asyncio.sleep(0.1)
+
+
+def prepend_pklg_notes(source: Path, destination: Path) -> None:
+    """Write ``destination``: the note records of PKLG_NOTES, then every record of ``source``.
+
+    ``source`` is ``bletrace convert pklg-header-notes.btsnoop X.pklg``: a little-endian
+    PacketLogger file (what iOS writes).  PacketLogger has no file header; each record is
+    u32 length (9 + payload), u32 seconds and u32 microseconds since 1970 (UTC), u8 type,
+    payload (Formats/pklg.md).  A note is type 0xFC with UTF-8 text and no NUL.  As in the
+    header of an iOS sysdiagnose log, all notes carry one time stamp, PKLG_NOTES_LEAD_US before
+    the first record of ``source`` and rounded down to the millisecond (iOS stamps whole ms).
+    The records of ``source`` are copied unchanged.
+    """
+    data = source.read_bytes()
+    assert len(data) >= 13, 'no record in the PacketLogger file'
+    _length, seconds, micros = struct.unpack_from('<III', data, 0)
+    assert micros < 1_000_000, 'not a little-endian PacketLogger file'
+    first_us = seconds * 1_000_000 + micros
+    notes_us = (first_us - PKLG_NOTES_LEAD_US) // 1000 * 1000
+    header = bytearray()
+    for text in PKLG_NOTES:
+        payload = text.encode()
+        header += struct.pack(
+            '<IIIB', 9 + len(payload), notes_us // 1_000_000, notes_us % 1_000_000, PKLG_NOTE_TYPE
+        )
+        header += payload
+    destination.write_bytes(bytes(header) + data)
+
+
 SCENARIOS: list[tuple[str, Callable[[Path], Awaitable[None]]]] = [
     ('reconnect-supervision-timeout.btsnoop', scenario_reconnect_supervision_timeout),
     ('att-errors.btsnoop', scenario_att_errors),
@@ -968,6 +1288,10 @@ SCENARIOS: list[tuple[str, Callable[[Path], Awaitable[None]]]] = [
     ('restore-notifying.btsnoop', scenario_restore_notifying),
     ('pairing-retry.btsnoop', scenario_pairing_retry),
     ('service-changed.btsnoop', scenario_service_changed),
+    ('peer-also-client.btsnoop', scenario_peer_also_client),
+    ('peripheral-and-client.btsnoop', scenario_peripheral_and_client),
+    ('reconnect-answers-differ.btsnoop', scenario_reconnect_answers_differ),
+    ('pklg-header-notes.btsnoop', scenario_pklg_header_notes),
 ]
 
 
@@ -986,7 +1310,20 @@ def main() -> int:
         metavar='NAME',
         help='record only these captures (file names, e.g. peripheral-server.btsnoop)',
     )
+    parser.add_argument(
+        '--pklg-notes',
+        nargs=2,
+        metavar=('SOURCE', 'DESTINATION'),
+        help='only write DESTINATION: the iOS header notes, then the records of the little-endian '
+        'PacketLogger file SOURCE (bletrace convert of pklg-header-notes.btsnoop)',
+    )
     args = parser.parse_args()
+    if args.pklg_notes:
+        source, destination = (Path(name) for name in args.pklg_notes)
+        assert source.resolve() != destination.resolve(), 'SOURCE and DESTINATION must differ'
+        prepend_pklg_notes(source, destination)
+        print(f'wrote {destination} ({destination.stat().st_size} bytes)')
+        return 0
 
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.ERROR)
     outdir = Path(args.outdir)

@@ -37,7 +37,8 @@ public enum CoreBluetoothMapping {
         case .remoteDeviceTerminatedLowResources, .remoteDeviceTerminatedPowerOff:
             return Mapped(value: CBError(.peripheralDisconnected), evidence: .hypothesis)
         case .connectionFailedToBeEstablished:
-            return Mapped(value: CBError(.connectionFailed), evidence: .reported)
+            // No public report pairs 0x3E with code 10 (Formats/error-mapping.md).
+            return Mapped(value: CBError(.connectionFailed), evidence: .hypothesis)
         case .llResponseTimeout:
             return Mapped(value: CBError(.connectionTimeout), evidence: .hypothesis)
         case .authenticationFailure, .pinOrKeyMissing:
@@ -52,7 +53,8 @@ public enum CoreBluetoothMapping {
     public static func connectionFailureError(status: HCIStatus) -> Mapped<CBError> {
         switch status {
         case .connectionFailedToBeEstablished:
-            Mapped(value: CBError(.connectionFailed), evidence: .reported)
+            // No public report pairs 0x3E with code 10 (Formats/error-mapping.md).
+            Mapped(value: CBError(.connectionFailed), evidence: .hypothesis)
         case .authenticationFailure, .pinOrKeyMissing:
             // Reported on connect when the peer removed the bond; which HCI code shows it is not.
             Mapped(value: CBError(.peerRemovedPairingInformation), evidence: .hypothesis)

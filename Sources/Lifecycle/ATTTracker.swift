@@ -11,6 +11,9 @@ public struct ATTRequest: Hashable, Sendable, Codable {
     public var type: BluetoothUUID?
     public var time: Timestamp
     public var record: Int
+    /// The server it asks: the peer's when this host's client sent it, this host's when the
+    /// peer's client did (for an indication: the server that sent it).
+    public var server: GATTServer = .peer
 }
 
 /// What the tracker knows of an attribute, learned from discovery in the capture.
@@ -35,7 +38,15 @@ public struct ATTTracker {
         /// that record no direction.
         var pending: [ATTRequest?] = [nil, nil, nil]
         var clientMTU: UInt16?
-        var attributes: [UInt16: AttributeInfo] = [:]
+        /// What discovery revealed of each server: the peer's (this host's client asked) and this
+        /// host's (the peer's client asked), never mixed.
+        var peerAttributes: [UInt16: AttributeInfo] = [:]
+        var localAttributes: [UInt16: AttributeInfo] = [:]
+
+        subscript(server: GATTServer) -> [UInt16: AttributeInfo] {
+            get { server == .peer ? peerAttributes : localAttributes }
+            set { if server == .peer { peerAttributes = newValue } else { localAttributes = newValue } }
+        }
     }
 
     private var links = HandleTable<Link>()
@@ -58,7 +69,9 @@ public struct ATTTracker {
         let opcode = pdu.opcode
         switch opcode.method {
         case .request, .indication:
-            var request = ATTRequest(opcode: opcode, attributeHandle: pdu.handle, time: time, record: record)
+            var request = ATTRequest(
+                opcode: opcode, attributeHandle: pdu.handle, time: time, record: record,
+                server: GATTServer(opcode.method, direction: direction))
             var clientMTU: UInt16?
             switch pdu {
             case .readByTypeRequest(_, _, let type), .readByGroupTypeRequest(_, _, let type):
@@ -85,7 +98,7 @@ public struct ATTTracker {
                     return link.pending[Self.side(asked)]
                 }) ?? nil
             else { return nil }
-            learn(from: pdu, answering: request, on: connection)
+            learn(from: pdu, answering: request, on: connection, server: GATTServer(opcode.method, direction: direction))
             return request
         default:
             return nil
@@ -99,7 +112,9 @@ public struct ATTTracker {
         _ opcode: ATTOpcode, attribute: UInt16, connection: UInt16, direction: Direction?, time: Timestamp, record: Int
     ) -> ATTRequest? {
         if opcode == .readRequest {
-            let request = ATTRequest(opcode: opcode, attributeHandle: attribute, time: time, record: record)
+            let request = ATTRequest(
+                opcode: opcode, attributeHandle: attribute, time: time, record: record,
+                server: GATTServer(.request, direction: direction))
             links.update(connection, default: Link()) { $0.pending[Self.side(direction)] = request }
             return nil
         }
@@ -111,19 +126,22 @@ public struct ATTTracker {
         } ?? nil
     }
 
-    /// What discovery revealed about `attribute` on `connection`.
-    public func attribute(_ attribute: UInt16, on connection: UInt16) -> AttributeInfo? {
-        links[connection]?.attributes[attribute]
+    /// What discovery revealed about `attribute` of `server` on `connection`.
+    public func attribute(_ attribute: UInt16, on connection: UInt16, server: GATTServer = .peer) -> AttributeInfo? {
+        links[connection]?[server][attribute]
     }
 
-    /// Everything discovery revealed on `connection`, to carry over to the peer's next connection.
-    public func attributes(on connection: UInt16) -> [UInt16: AttributeInfo] { links[connection]?.attributes ?? [:] }
+    /// Everything discovery revealed of `server` on `connection`, to carry over to the peer's
+    /// next connection.
+    public func attributes(on connection: UInt16, server: GATTServer = .peer) -> [UInt16: AttributeInfo] {
+        links[connection]?[server] ?? [:]
+    }
 
-    /// Starts `connection` with attributes known from the peer's earlier connection: a client may
-    /// rely on cached handles (Core 6.0, Vol 3, Part G, §2.5.2) and skip discovery.
-    public mutating func seed(connection: UInt16, with known: [UInt16: AttributeInfo]) {
+    /// Starts `connection` with attributes of `server` known from the peer's earlier connection:
+    /// a client may rely on cached handles (Core 6.0, Vol 3, Part G, §2.5.2) and skip discovery.
+    public mutating func seed(connection: UInt16, with known: [UInt16: AttributeInfo], server: GATTServer = .peer) {
         guard !known.isEmpty else { return }
-        links.update(connection, default: Link()) { $0.attributes = known }
+        links.update(connection, default: Link()) { $0[server] = known }
     }
 
     /// Requests still waiting for an answer on `connection`.
@@ -135,9 +153,9 @@ public struct ATTTracker {
     /// Changed indication said they changed (Core 6.0, Vol 3, Part G, §7.1), and only a new
     /// discovery says what they are now. The Service Changed characteristic's value stays: its
     /// handle does not change while a client relies on it (§7.1).
-    public mutating func forget(_ range: ClosedRange<UInt16>, on connection: UInt16) {
+    public mutating func forget(_ range: ClosedRange<UInt16>, on connection: UInt16, server: GATTServer = .peer) {
         links.modify(connection) { link in
-            link.attributes = link.attributes.filter { !range.contains($0.key) || Self.isServiceChanged($0.value) }
+            link[server] = link[server].filter { !range.contains($0.key) || Self.isServiceChanged($0.value) }
         }
     }
 
@@ -153,12 +171,13 @@ public struct ATTTracker {
 
     private static func side(_ direction: Direction?) -> Int { Int(direction?.rawValue ?? 2) }
 
-    /// Stores what discovery found about `attribute`.
-    private mutating func learn(_ attribute: UInt16, _ info: AttributeInfo, on connection: UInt16) {
-        links.modify(connection) { $0.attributes[attribute] = info }
+    /// Stores what discovery found about `attribute` of `server`.
+    private mutating func learn(_ attribute: UInt16, _ info: AttributeInfo, on connection: UInt16, _ server: GATTServer) {
+        links.modify(connection) { $0[server][attribute] = info }
     }
 
-    private mutating func learn(from pdu: ATTPDU, answering request: ATTRequest, on connection: UInt16) {
+    /// Learns from the answer `pdu` of `server` (the server that sent it) to `request`.
+    private mutating func learn(from pdu: ATTPDU, answering request: ATTRequest, on connection: UInt16, server: GATTServer) {
         switch pdu {
         case .exchangeMTUResponse(let server):
             let agreed: UInt16?? = links.modify(connection) { link in
@@ -169,27 +188,27 @@ public struct ATTTracker {
         case .readByGroupTypeResponse(let groups):
             for group in groups {
                 guard let uuid = BluetoothUUID(littleEndian: group.value) else { continue }
-                learn(group.handle, AttributeInfo(uuid: uuid, role: .service), on: connection)
+                learn(group.handle, AttributeInfo(uuid: uuid, role: .service), on: connection, server)
             }
         case .readByTypeResponse(let pairs) where request.type == CharacteristicDeclaration.type:
             for pair in pairs {
                 guard let declaration = CharacteristicDeclaration(value: pair.value) else { continue }
-                learn(pair.handle, AttributeInfo(uuid: CharacteristicDeclaration.type, role: .characteristicDeclaration), on: connection)
-                learn(declaration.valueHandle, AttributeInfo(uuid: declaration.uuid, role: .characteristicValue), on: connection)
+                learn(pair.handle, AttributeInfo(uuid: CharacteristicDeclaration.type, role: .characteristicDeclaration), on: connection, server)
+                learn(declaration.valueHandle, AttributeInfo(uuid: declaration.uuid, role: .characteristicValue), on: connection, server)
             }
         case .readByTypeResponse(let pairs):
             if let type = request.type {
-                for pair in pairs { learn(pair.handle, AttributeInfo(uuid: type, role: .attribute), on: connection) }
+                for pair in pairs { learn(pair.handle, AttributeInfo(uuid: type, role: .attribute), on: connection, server) }
             }
         case .findInformationResponse(let list):
-            for entry in list where attribute(entry.handle, on: connection) == nil {
+            for entry in list where attribute(entry.handle, on: connection, server: server) == nil {
                 let isDeclaration = entry.type.shortValue.map { (0x2800...0x2803).contains($0) } ?? false
                 learn(entry.handle, AttributeInfo(
-                    uuid: entry.type, role: isDeclaration ? .attribute : .descriptor), on: connection)
+                    uuid: entry.type, role: isDeclaration ? .attribute : .descriptor), on: connection, server)
             }
         case .findByTypeValueResponse(let ranges):
             if let type = request.type {
-                for range in ranges { learn(range.found, AttributeInfo(uuid: type, role: .service), on: connection) }
+                for range in ranges { learn(range.found, AttributeInfo(uuid: type, role: .service), on: connection, server) }
             }
         default:
             break

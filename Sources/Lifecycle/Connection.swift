@@ -78,8 +78,15 @@ public struct Connection: Hashable, Sendable, Codable {
         public var duration: Double { end.seconds(since: start) }
     }
 
-    /// Client Characteristic Configuration writes the peer confirmed, in order.
+    /// Client Characteristic Configuration writes of this host's client (the app's) that the
+    /// peer's server confirmed, in order.
     public var subscriptions: [Subscription] = []
+    /// Client Characteristic Configuration writes of the peer's client that this host's server
+    /// confirmed: the peer subscribing to this host's characteristics (Service Changed, ANCS, or
+    /// an app's peripheral-manager service).
+    public var peerSubscriptions: [Subscription] = []
+    /// Pairings (SMP) on the connection, in order.
+    public var pairings: [Pairing] = []
     /// ATT requests still unanswered when the connection ended, or when the capture did.
     public var unansweredRequests: [ATTRequest] = []
     /// Indications of the Service Changed characteristic (the peer's database changed).
@@ -156,9 +163,13 @@ public struct Connection: Hashable, Sendable, Codable {
     public init(id: Int) { self.id = id }
 
     /// The first discovery request (services, characteristics, descriptors) and the last answer
-    /// to one.
+    /// of that discovery: its procedures up to the next discovery of all services from the start
+    /// (a client that discovers again, after pairing or a Service Changed).
     public var discoveryStart: Timestamp? { discoveryProcedures.map(\.start).min() }
-    public var discoveryEnd: Timestamp? { discoveryProcedures.map(\.end).max() }
+    public var discoveryEnd: Timestamp? {
+        let again = discoveryProcedures.indices.dropFirst().first { discoveryProcedures[$0].kind == .services }
+        return discoveryProcedures[..<(again ?? discoveryProcedures.endIndex)].map(\.end).max()
+    }
 
     /// How long discovery took, where the capture shows it.
     public var discoveryDuration: Double? {

@@ -57,12 +57,29 @@ public struct TraceError: Hashable, Sendable, Codable {
     /// 0x02 ending an attempt the host cancelled.
     public var expected: Bool
     public var coreBluetooth: CoreBluetoothEquivalent?
+    /// Who sent it, where the capture records directions: `host` for an Error Response of this
+    /// host's server or a Pairing Failed this host sent, `peer` for the peer's.
+    public var sentBy: Pairing.Side?
+    /// For ATT: the server that refused (``GATTServer``): the peer's refused this host's client
+    /// (the app); this host's refused the peer's client, and no app callback carries it.
+    public var server: GATTServer?
+    /// For a refusal for security (Insufficient Authentication, Encryption, Encryption Key Size)
+    /// of the peer's server: the record of the answer to the same request sent again once the
+    /// link was encrypted. iOS pairs and retries by itself, so the app gets that answer instead.
+    public var retryRecord: Int?
+    /// For a refusal for security, and for Pairing Failed: the record of the Pairing Failed that
+    /// ended the pairing it led to.
+    public var pairingFailedRecord: Int?
 }
 
 /// Collects every ATT error, HCI failure and SMP failure of a capture, record by record, next to
 /// a ``LifecycleAnalyzer`` that has already seen the record.
 public struct ErrorCollector {
     public private(set) var errors: [TraceError] = []
+    /// Refusals for security of the peer's server, per connection handle, waiting to see whether
+    /// the request is sent again on the encrypted link: the error's index, its request's opcode
+    /// and attribute.
+    private var awaitingRetry: [UInt16: [(error: Int, opcode: ATTOpcode, attribute: UInt16)]] = [:]
 
     public init() {}
 
@@ -76,22 +93,50 @@ public struct ErrorCollector {
         switch decoded.packet {
         case .event(let event):
             collect(event, record, analyzer)
+            if case .disconnectionComplete(_, let handle, _) = event { awaitingRetry[handle] = nil }
         case .acl(let acl):
             if let pdu = decoded.att, case .errorResponse = pdu { collect(pdu, on: acl.handle, record, analyzer) }
+            if decoded.att != nil { retried(on: acl.handle, record, analyzer) }
             if let smp = decoded.smp, let reason = smp.pairingFailedReason {
                 let connection = analyzer.openConnection(on: acl.handle)
                 let mapped = CoreBluetoothMapping.pairingFailureError(reason: reason.rawValue)
+                let sentBy: Pairing.Side? = record.direction.map { $0 == .sent ? .host : .peer }
+                // The refusals that led to this pairing get their error after all.
+                for waiting in awaitingRetry.removeValue(forKey: acl.handle) ?? [] {
+                    errors[waiting.error].pairingFailedRecord = record.index
+                }
                 errors.append(
                     TraceError(
                         record: record.index, time: record.timestamp, connection: acl.handle, peer: connection?.peer,
                         transport: connection?.transport, layer: .smp, code: reason.rawValue, name: reason.name ?? "\(reason)",
                         requestOpcode: nil, requestName: nil, attributeHandle: nil, attribute: nil, procedure: nil,
                         searchedType: nil, expected: false,
-                        coreBluetooth: equivalent(mapped.value, mapped.evidence, callback: "the GATT operation that needed pairing")))
+                        coreBluetooth: equivalent(mapped.value, mapped.evidence, callback: "the GATT operation that needed pairing"),
+                        sentBy: sentBy))
             }
         default:
             break
         }
+    }
+
+    /// A request refused for security, answered again on `handle` once the link was encrypted:
+    /// iOS paired and sent it again by itself, and the app got this answer, not the refusal.
+    private mutating func retried(on handle: UInt16, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
+        guard let waiting = awaitingRetry[handle], let answered = analyzer.lastAnswered, answered.server == .peer,
+            let position = waiting.firstIndex(where: { $0.opcode == answered.opcode && $0.attribute == answered.attributeHandle }),
+            answered.record > errors[waiting[position].error].record,
+            let connection = analyzer.openConnection(on: handle),
+            connection.changes.contains(where: { change in
+                guard case .encryption(true, _) = change.kind else { return false }
+                return change.record > errors[waiting[position].error].record && change.record < answered.record
+            })
+        else { return }
+        let index = waiting[position].error
+        awaitingRetry[handle]!.remove(at: position)
+        errors[index].retryRecord = record.index
+        errors[index].expected = true
+        errors[index].coreBluetooth?.callback =
+            "no callback: iOS paired and sent the request again, and the app got that answer (frame \(record.index + 1))"
     }
 
     /// Adds a record in its quick form (``TraceDecoder/decode(_:into:)``), next to a
@@ -100,7 +145,10 @@ public struct ErrorCollector {
     /// one (Command Status and Complete, connection and disconnection completions) are never
     /// quick.
     @inline(__always)
-    public mutating func add(_ quick: QuickRecord, _ record: CaptureRecord, analyzer: LifecycleAnalyzer) {}
+    public mutating func add(_ quick: QuickRecord, _ record: CaptureRecord, analyzer: LifecycleAnalyzer) {
+        // A Read Response may answer a read refused for security before.
+        if !awaitingRetry.isEmpty, case .att(let handle, _, _, _) = quick { retried(on: handle, record, analyzer) }
+    }
 
     /// An ATT Error Response on connection `handle`. (The connection is looked up only here: most
     /// ACL records carry no failure.)
@@ -112,7 +160,15 @@ public struct ErrorCollector {
         // from a Read Using Characteristic UUID (both Read By Type).
         let asked = analyzer.lastAnswered?.opcode == request ? analyzer.lastAnswered : nil
         let procedure = Self.discovery(request, type: asked?.type)
-        let info = procedure == nil ? analyzer.att.attribute(attribute, on: handle) : nil
+        // Sent by this host: its own server refused the peer's client.
+        let server = GATTServer(.response, direction: record.direction)
+        let info = procedure == nil ? analyzer.att.attribute(attribute, on: handle, server: server) : nil
+        if server == .peer, LifecycleAnalyzer.asksForSecurity(code) {
+            awaitingRetry[handle, default: []].append((errors.count, request, attribute))
+        }
+        let callback = server == .local
+            ? "no callback: this host's server sent it to the peer's client (the system answers for its own services and unknown handles; a peripheral-manager app answers its services with respond(to:withResult:))"
+            : callback(for: request, procedure, info)
         errors.append(
             TraceError(
                 record: record.index, time: record.timestamp, connection: handle, peer: connection?.peer,
@@ -121,8 +177,8 @@ public struct ErrorCollector {
                 attributeHandle: attribute, attribute: info, procedure: procedure,
                 searchedType: procedure == nil ? nil : asked?.type,
                 expected: code == .attributeNotFound && Self.discoveryRequests.contains(request),
-                coreBluetooth: equivalent(
-                    mapped.value, mapped.evidence, callback: callback(for: request, procedure, info))))
+                coreBluetooth: equivalent(mapped.value, mapped.evidence, callback: callback),
+                sentBy: record.direction.map { $0 == .sent ? .host : .peer }, server: server))
     }
 
     private mutating func collect(_ event: HCIEvent, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {

@@ -2,8 +2,10 @@ import ATT
 import TraceFiles
 import Wire
 
-/// Rebuilds the GATT database of every peer from the discovery and traffic in a capture, next to
-/// a ``LifecycleAnalyzer`` that has already seen each record.
+/// Rebuilds, per peer, both GATT databases of its links from the discovery and traffic in a
+/// capture, next to a ``LifecycleAnalyzer`` that has already seen each record: the peer's server
+/// (what this host's client, the app, discovered) and this host's own server as the peer's
+/// client discovered it (``GATTServer``). The two are never mixed.
 ///
 /// Databases are kept per peer address (a peer's later connections refine what earlier ones
 /// found), or per connection when the capture does not name the peer.
@@ -13,14 +15,38 @@ public struct GATTCollector {
         public var peer: BluetoothAddress?
         /// The connections (``Connection/id``) whose traffic built it.
         public var connections: [Int]
+        /// The peer's server, as this host's client discovered it.
         public var database: GATTDatabase
+        /// This host's server, as the peer's client discovered it.
+        public var localDatabase = GATTDatabase()
+
+        public init(peer: BluetoothAddress?, connections: [Int], database: GATTDatabase, localDatabase: GATTDatabase = GATTDatabase()) {
+            self.peer = peer
+            self.connections = connections
+            self.database = database
+            self.localDatabase = localDatabase
+        }
+
+        /// The database of `server`.
+        public subscript(server: GATTServer) -> GATTDatabase {
+            get { server == .peer ? database : localDatabase }
+            set { if server == .peer { database = newValue } else { localDatabase = newValue } }
+        }
+
+        /// Neither server shows a service.
+        public var isEmpty: Bool { database.services.isEmpty && localDatabase.services.isEmpty }
     }
 
     public private(set) var entries: [Entry] = []
     private var indexByPeer: [BluetoothAddress: Int] = [:]
     private var indexByConnection: [Int: Int] = [:]
-    /// A Write Request's value, kept until its Write Response says it was written.
-    private var pendingWrite: [Int: (handle: UInt16, value: GATTDatabase.Value)] = [:]
+    /// A Write Request's value, kept until its Write Response says it was written, per connection
+    /// and server.
+    private var pendingWrite: [PendingKey: (handle: UInt16, value: GATTDatabase.Value)] = [:]
+    private struct PendingKey: Hashable {
+        var connection: Int
+        var server: GATTServer
+    }
 
     public init() {}
 
@@ -30,6 +56,9 @@ public struct GATTCollector {
         else { return }
         let index = entry(for: connection)
         let request = analyzer.lastAnswered
+        // The server this PDU is about (a response's is its request's).
+        let server = GATTServer(pdu.opcode.method, direction: record.direction)
+        let key = PendingKey(connection: connection.id, server: server)
         func value(_ bytes: UnsafeRawBufferPointer, _ source: GATTDatabase.Value.Source) -> GATTDatabase.Value {
             GATTDatabase.Value(bytes: Array(bytes), source: source, record: record.index)
         }
@@ -41,41 +70,41 @@ public struct GATTCollector {
             let primary = request?.type != BluetoothUUID(UInt16(0x2801))
             for group in groups {
                 guard let uuid = BluetoothUUID(littleEndian: group.value) else { continue }
-                entries[index].database.addService(handle: group.handle, end: group.groupEnd, uuid: uuid, primary: primary)
+                entries[index][server].addService(handle: group.handle, end: group.groupEnd, uuid: uuid, primary: primary)
             }
         case .findByTypeValueResponse(let ranges):
             // Discover Primary Service by Service UUID: the request's value is the UUID.
             guard let uuid = request?.type else { break }
             for range in ranges {
-                entries[index].database.addService(handle: range.found, end: range.groupEnd, uuid: uuid, primary: true)
+                entries[index][server].addService(handle: range.found, end: range.groupEnd, uuid: uuid, primary: true)
             }
         case .readByTypeResponse(let pairs) where request?.type == CharacteristicDeclaration.type:
             for pair in pairs {
                 guard let declaration = CharacteristicDeclaration(value: pair.value) else { continue }
-                entries[index].database.addCharacteristic(
+                entries[index][server].addCharacteristic(
                     declaration: pair.handle, value: declaration.valueHandle, uuid: declaration.uuid,
                     properties: declaration.properties)
             }
         case .findInformationResponse(let list):
-            for item in list { entries[index].database.addDescriptor(handle: item.handle, uuid: item.type) }
+            for item in list { entries[index][server].addDescriptor(handle: item.handle, uuid: item.type) }
         case .readResponse(let bytes), .readBlobResponse(let bytes):
             if let handle = request?.attributeHandle, request?.opcode == .readRequest {
-                entries[index].database.setValue(value(bytes, .read), for: handle)
+                entries[index][server].setValue(value(bytes, .read), for: handle)
             }
         case .writeRequest(let handle, let bytes):
-            pendingWrite[connection.id] = (handle, value(bytes, .write))
+            pendingWrite[key] = (handle, value(bytes, .write))
         case .writeResponse:
-            if let write = pendingWrite.removeValue(forKey: connection.id) {
-                entries[index].database.setValue(write.value, for: write.handle)
+            if let write = pendingWrite.removeValue(forKey: key) {
+                entries[index][server].setValue(write.value, for: write.handle)
             }
         case .errorResponse:
-            if request?.opcode == .writeRequest { pendingWrite[connection.id] = nil }
+            if request?.opcode == .writeRequest { pendingWrite[key] = nil }
         case .writeCommand(let handle, let bytes):
-            entries[index].database.setValue(value(bytes, .write), for: handle)
+            entries[index][server].setValue(value(bytes, .write), for: handle)
         case .handleValueNotification(let handle, let bytes):
-            entries[index].database.setValue(value(bytes, .notification), for: handle)
+            entries[index][server].setValue(value(bytes, .notification), for: handle)
         case .handleValueIndication(let handle, let bytes):
-            entries[index].database.setValue(value(bytes, .indication), for: handle)
+            entries[index][server].setValue(value(bytes, .indication), for: handle)
         default:
             break
         }

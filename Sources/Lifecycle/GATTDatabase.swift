@@ -8,6 +8,8 @@ import Wire
 public struct GATTDatabase: Hashable, Sendable, Codable {
     public var services: [Service] = []
 
+    public init(services: [Service] = []) { self.services = services }
+
     public struct Service: Hashable, Sendable, Codable {
         public var handle: UInt16
         public var endHandle: UInt16

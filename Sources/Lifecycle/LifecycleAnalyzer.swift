@@ -17,6 +17,9 @@ public struct LifecycleAnalyzer {
     private var pendingAttempt: Int?
     /// The latest Create Connection, until its Command Status arrives.
     private var awaitingStatus: Int?
+    /// An LE Create Connection Cancel sent when the capture showed no attempt (one that began
+    /// before the capture), until the completion that ends that attempt.
+    private var cancelBeforeAttempt: Timestamp?
     private var openByHandle = HandleTable<Int>()
     /// Handles the host asked to disconnect (HCI Disconnect sent, not yet completed).
     private var disconnectRequested: Set<UInt16> = []
@@ -29,10 +32,22 @@ public struct LifecycleAnalyzer {
     public private(set) var lastServiceChange: ClosedRange<UInt16>?
     /// Scans and advertising sets.
     public private(set) var scanning = ScanCollector()
-    /// What discovery found per peer, for its next connection.
+    /// What discovery found per peer, for its next connection: of the peer's server, and of this
+    /// host's server as the peer's client found it.
     private var cachedAttributes: [BluetoothAddress: [UInt16: AttributeInfo]] = [:]
-    /// A CCCD Write Request per connection, until its Write Response confirms it.
-    private var pendingSubscription: [Int: (handle: UInt16, value: UInt16, record: Int)] = [:]
+    private var cachedLocalAttributes: [BluetoothAddress: [UInt16: AttributeInfo]] = [:]
+    /// A CCCD Write Request per connection and server, until its Write Response confirms it.
+    private var pendingSubscription: [SubscriptionKey: (handle: UInt16, value: UInt16, record: Int)] = [:]
+    private struct SubscriptionKey: Hashable {
+        var connection: Int
+        var server: GATTServer
+    }
+    /// Per connection: the Pairing Request of the pairing under way, until its Pairing Response;
+    /// the last refusal for security of the peer's server (its record).
+    private var pairingRequest: [Int: SMPPairingFeatures] = [:]
+    private var securityRefusal: [Int: Int] = [:]
+    /// Per peer, the last connection on which it paired.
+    private var pairedOn: [BluetoothAddress: Int] = [:]
     private var firstTime: Timestamp?
     private var lastTime: Timestamp?
     private var records = 0
@@ -72,6 +87,8 @@ public struct LifecycleAnalyzer {
             let id = connection(forTrafficOn: acl.handle, record)
             if let pdu = decoded.att {
                 traffic(pdu, length: decoded.l2cap?.payload.count ?? 0, on: id, handle: acl.handle, record)
+            } else if let smp = decoded.smp {
+                security(smp, on: id, record)
             }
         default:
             break
@@ -119,18 +136,34 @@ public struct LifecycleAnalyzer {
         // Notifications and commands (most of a capture) answer nothing and are answered by
         // nothing, belong to no procedure and make no subscription: nothing more to do.
         if method == .notification || method == .command { return }
-        if case .handleValueIndication(let attribute, let value) = pdu, record.direction != .sent,
-            value.count >= 4, att.attribute(attribute, on: handle)?.uuid == Self.serviceChanged
+        // The server this PDU is about: the peer's (this host's client, the app) or this host's
+        // own (the peer's client).
+        let server = GATTServer(method, direction: record.direction)
+        var localServiceChange: ClosedRange<UInt16>?
+        if case .handleValueIndication(let attribute, let value) = pdu,
+            value.count >= 4, att.attribute(attribute, on: handle, server: server)?.uuid == Self.serviceChanged
         {
             let start = UInt16(value[0]) | UInt16(value[1]) << 8
             let end = UInt16(value[2]) | UInt16(value[3]) << 8
-            if start <= end { lastServiceChange = start...end }
-            connections[id].serviceChangedIndications += 1
+            if server == .local {
+                // This host's server told the peer its database changed: what the peer's
+                // discovery found there no longer holds.
+                if start <= end { localServiceChange = start...end }
+            } else {
+                if start <= end { lastServiceChange = start...end }
+                connections[id].serviceChangedIndications += 1
+            }
         }
         lastAnswered = att.observe(
             pdu, connection: handle, direction: record.direction, time: record.timestamp, record: record.index)
         if let mtu = att.mtu(on: handle) { connections[id].mtu = mtu }
-        follow(pdu, on: id, handle: handle, record)
+        follow(pdu, server: server, on: id, handle: handle, record)
+        if let range = localServiceChange {
+            att.forget(range, on: handle, server: .local)
+            if let peer = connections[id].peer {
+                cachedLocalAttributes[peer] = cachedLocalAttributes[peer]?.filter { !range.contains($0.key) || ATTTracker.isServiceChanged($0.value) }
+            }
+        }
         if let range = lastServiceChange {
             // What discovery found there no longer holds, on this connection and for the
             // peer's next one.
@@ -179,7 +212,12 @@ public struct LifecycleAnalyzer {
             awaitingStatus = connection.id
             connections.append(connection)
         case .leCreateConnectionCancel:
-            if let id = pendingAttempt ?? awaitingStatus { connections[id].cancelTime = record.timestamp }
+            if let id = pendingAttempt ?? awaitingStatus {
+                connections[id].cancelTime = record.timestamp
+            } else {
+                // An attempt that began before the capture: its completion (status 0x02) comes next.
+                cancelBeforeAttempt = record.timestamp
+            }
         case .disconnect(let handle, _):
             disconnectRequested.insert(handle)
         case .unknown:
@@ -212,8 +250,13 @@ public struct LifecycleAnalyzer {
                 id = connections.count
                 var connection = Connection(id: id)
                 connection.role = event.role == 0 ? .central : .peripheral
+                if event.role == 0, let cancel = cancelBeforeAttempt {
+                    // The attempt this host cancelled began before the capture.
+                    connection.cancelTime = cancel
+                }
                 connections.append(connection)
             }
+            cancelBeforeAttempt = nil
             if event.status == .success {
                 // A failed completion's address fields are not valid (often all zero).
                 connections[id].peer = event.peerAddress
@@ -227,6 +270,7 @@ public struct LifecycleAnalyzer {
                 openByHandle[event.handle] = id
                 att.reset(connection: event.handle)
                 att.seed(connection: event.handle, with: cachedAttributes[event.peerAddress] ?? [:])
+                att.seed(connection: event.handle, with: cachedLocalAttributes[event.peerAddress] ?? [:], server: .local)
             }
             complete(id, status: event.status, record)
         case .connectionComplete(let status, let handle, let address, _):
@@ -251,8 +295,10 @@ public struct LifecycleAnalyzer {
             connections[id].unansweredRequests = att.unanswered(on: handle)
             if let peer = connections[id].peer {
                 cachedAttributes[peer, default: [:]].merge(att.attributes(on: handle)) { _, new in new }
+                cachedLocalAttributes[peer, default: [:]].merge(att.attributes(on: handle, server: .local)) { _, new in new }
             }
-            pendingSubscription[id] = nil
+            pendingSubscription[SubscriptionKey(connection: id, server: .peer)] = nil
+            pendingSubscription[SubscriptionKey(connection: id, server: .local)] = nil
             openByHandle[handle] = nil
             disconnectRequested.remove(handle)
             att.reset(connection: handle)
@@ -292,6 +338,13 @@ public struct LifecycleAnalyzer {
         case .encryptionChange(let change):
             kind = change.status == .success
                 ? .encryption(enabled: change.isEncrypted, keySize: change.keySize) : .failed("encryption", change.status)
+            if change.status == .success, change.isEncrypted, let last = connections[id].pairings.indices.last,
+                connections[id].pairings[last].outcome == .unfinished
+            {
+                connections[id].pairings[last].outcome = .encrypted
+                connections[id].pairings[last].endTime = record.timestamp
+                connections[id].pairings[last].endRecord = record.index
+            }
         case .encryptionKeyRefreshComplete(let status, _):
             kind = status == .success ? .keyRefresh : .failed("key refresh", status)
         default:
@@ -300,10 +353,13 @@ public struct LifecycleAnalyzer {
         connections[id].changes.append(Connection.Change(time: record.timestamp, record: record.index, kind: kind))
     }
 
-    /// Discovery, subscriptions and Service Changed, from an ATT PDU and the request it answers.
-    private mutating func follow(_ pdu: ATTPDU, on id: Int, handle: UInt16, _ record: CaptureRecord) {
-        if let kind = Self.procedure(pdu.opcode, type: Self.requestedType(pdu)) {
-            if let index = connections[id].discoveryProcedures.lastIndex(where: { $0.kind == kind }) {
+    /// Discovery and subscriptions, from an ATT PDU of `server` and the request it answers.
+    /// Discovery counts only where this host's client discovers the peer's server (what the app
+    /// does); subscriptions go to the app's (the peer's server) or to the peer's (this host's
+    /// server, ``Connection/peerSubscriptions``).
+    private mutating func follow(_ pdu: ATTPDU, server: GATTServer, on id: Int, handle: UInt16, _ record: CaptureRecord) {
+        if server == .peer, let kind = Self.procedure(pdu.opcode, type: Self.requestedType(pdu)) {
+            if let index = continuedProcedure(kind, pdu, on: id) {
                 connections[id].discoveryProcedures[index].requests += 1
             } else {
                 connections[id].discoveryProcedures.append(
@@ -312,11 +368,13 @@ public struct LifecycleAnalyzer {
         }
         answered(on: id, record)
         let cccd = BluetoothUUID(UInt16(0x2902))
+        let key = SubscriptionKey(connection: id, server: server)
         switch pdu {
-        case .writeRequest(let attribute, let value) where att.attribute(attribute, on: handle)?.uuid == cccd && value.count >= 1:
-            pendingSubscription[id] = (attribute, UInt16(value[0]) | (value.count > 1 ? UInt16(value[1]) << 8 : 0), record.index)
+        case .writeRequest(let attribute, let value)
+        where att.attribute(attribute, on: handle, server: server)?.uuid == cccd && value.count >= 1:
+            pendingSubscription[key] = (attribute, UInt16(value[0]) | (value.count > 1 ? UInt16(value[1]) << 8 : 0), record.index)
         case .writeResponse:
-            guard let write = pendingSubscription.removeValue(forKey: id) else { break }
+            guard let write = pendingSubscription.removeValue(forKey: key) else { break }
             let mode: Connection.Subscription.Mode =
                 switch write.value & 0x3 {
                 case 1: .notify
@@ -329,22 +387,98 @@ public struct LifecycleAnalyzer {
             var candidate = write.handle
             while owner == nil, candidate > 1, write.handle - candidate < 32 {
                 candidate -= 1
-                if let info = att.attribute(candidate, on: handle), info.role == .characteristicValue { owner = (candidate, info.uuid) }
+                if let info = att.attribute(candidate, on: handle, server: server), info.role == .characteristicValue {
+                    owner = (candidate, info.uuid)
+                }
             }
-            connections[id].subscriptions.append(
-                Connection.Subscription(
-                    time: record.timestamp, record: write.record, descriptorHandle: write.handle,
-                    characteristicHandle: owner?.0, uuid: owner?.1, mode: mode))
-        case .errorResponse:
-            if lastAnswered?.opcode == .writeRequest { pendingSubscription[id] = nil }
+            let subscription = Connection.Subscription(
+                time: record.timestamp, record: write.record, descriptorHandle: write.handle,
+                characteristicHandle: owner?.0, uuid: owner?.1, mode: mode)
+            if server == .peer {
+                connections[id].subscriptions.append(subscription)
+            } else {
+                connections[id].peerSubscriptions.append(subscription)
+            }
+        case .errorResponse(_, _, let code):
+            if lastAnswered?.opcode == .writeRequest { pendingSubscription[key] = nil }
+            if server == .peer, Self.asksForSecurity(code) { securityRefusal[id] = record.index }
         default:
             break
         }
     }
 
+    /// ATT errors iOS answers by pairing (or encrypting with its bond) and sending the request
+    /// again: Insufficient Authentication, Insufficient Encryption Key Size, Insufficient
+    /// Encryption.
+    public static func asksForSecurity(_ code: ATTErrorCode) -> Bool {
+        code.rawValue == 0x05 || code.rawValue == 0x0C || code.rawValue == 0x0F
+    }
+
+    /// Pairing on connection `id`, from an SMP command (``Pairing``).
+    private mutating func security(_ smp: SMPPDU, on id: Int, _ record: CaptureRecord) {
+        let side: Pairing.Side = record.direction == .sent ? .host : .peer
+        func begin() {
+            var pairing = Pairing(time: record.timestamp, record: record.index, startedBy: side)
+            pairing.causeRecord = securityRefusal[id]
+            if let peer = connections[id].peer {
+                pairing.pairedBeforeOn = pairedOn[peer].flatMap { $0 == id ? nil : $0 }
+                pairedOn[peer] = id
+            }
+            connections[id].pairings.append(pairing)
+        }
+        let underWay = connections[id].pairings.last.map { $0.outcome == .unfinished && $0.endRecord == nil } ?? false
+        switch smp.command {
+        case .securityRequest:
+            if !underWay {
+                begin()
+                connections[id].pairings[connections[id].pairings.count - 1].securityRequested = true
+            }
+        case .pairingRequest(let features):
+            // A Pairing Request after a Security Request continues that pairing.
+            let last = connections[id].pairings.last
+            if !(underWay && last?.securityRequested == true && last?.method == nil) { begin() }
+            pairingRequest[id] = features
+            let index = connections[id].pairings.count - 1
+            connections[id].pairings[index].bonding = features.authenticationRequirements.bonding
+        case .pairingResponse(let features):
+            guard let request = pairingRequest.removeValue(forKey: id), let index = connections[id].pairings.indices.last else { break }
+            connections[id].pairings[index].method = Pairing.method(initiator: request, responder: features)
+            connections[id].pairings[index].secureConnections =
+                request.authenticationRequirements.secureConnections && features.authenticationRequirements.secureConnections
+            connections[id].pairings[index].bonding =
+                request.authenticationRequirements.bonding && features.authenticationRequirements.bonding
+        case .pairingFailed(let reason):
+            if !underWay { begin() }
+            let index = connections[id].pairings.count - 1
+            connections[id].pairings[index].outcome = .failed
+            connections[id].pairings[index].failedBy = side
+            connections[id].pairings[index].failureReason = reason.rawValue
+            connections[id].pairings[index].endTime = record.timestamp
+            connections[id].pairings[index].endRecord = record.index
+            pairingRequest[id] = nil
+        default:
+            break
+        }
+    }
+
+    /// The procedure the discovery request `pdu` of `kind` continues, if any. A discovery of all
+    /// primary services from the first handle begins a new discovery (a client that discovers
+    /// again, as Android does after pairing or a Service Changed, starts over); characteristic and
+    /// descriptor discovery continue the procedure of their kind of the same discovery.
+    private func continuedProcedure(_ kind: Connection.DiscoveryProcedure.Kind, _ pdu: ATTPDU, on id: Int) -> Int? {
+        let procedures = connections[id].discoveryProcedures
+        guard let index = procedures.lastIndex(where: { $0.kind == kind }) else { return nil }
+        if kind == .services {
+            if case .readByGroupTypeRequest(0x0001, _, _) = pdu { return nil }
+            return index
+        }
+        let lastServices = procedures.lastIndex { $0.kind == .services } ?? -1
+        return index > lastServices ? index : nil
+    }
+
     /// A response ends, for now, the discovery procedure its request belongs to.
     private mutating func answered(on id: Int, _ record: CaptureRecord) {
-        if let request = lastAnswered, let kind = Self.procedure(request.opcode, type: request.type),
+        if let request = lastAnswered, request.server == .peer, let kind = Self.procedure(request.opcode, type: request.type),
             let index = connections[id].discoveryProcedures.lastIndex(where: { $0.kind == kind })
         {
             connections[id].discoveryProcedures[index].end = record.timestamp

@@ -18,7 +18,8 @@ public struct TraceAnalysis: Hashable, Sendable, Codable {
     public var lifecycle: LifecycleReport
     public var summary: LifecycleSummary
     public var errors: [TraceError]
-    /// One database per peer (or per connection when the capture does not name the peer).
+    /// Per peer (or per connection when the capture does not name the peer), both GATT servers of
+    /// its links: the peer's and this host's, as each side's client discovered them.
     public var gatt: [GATTCollector.Entry]
     public var statistics: TraceStatistics
     /// What stopped the reading of a damaged file (its file, record and byte offset); everything
@@ -48,7 +49,7 @@ public struct TraceAnalysis: Hashable, Sendable, Codable {
         format = reader.format.description
         lifecycle = analyzer.report
         self.errors = errors.errors
-        self.gatt = gatt.entries.filter { !$0.database.services.isEmpty }
+        self.gatt = gatt.entries.filter { !$0.isEmpty }
         statistics.connections = lifecycle.connections.count
         self.statistics = statistics
         summary = LifecycleSummary(connections: lifecycle.connections, scans: lifecycle.scans, errors: self.errors)

@@ -31,6 +31,10 @@ extension Cassette {
         /// The GATT database the capture revealed for this link's peer (shared with
         /// ``Peer/database``; the link's own when the capture does not name the peer).
         public var database: GATTDatabase?
+        /// This host's GATT server as the link's peer discovered it (its client's discovery of
+        /// this host: a remote central's of a peripheral host, or a peripheral that is also a
+        /// client of this central host).
+        public var localDatabase: GATTDatabase?
         /// Included services the capture's discovery found (Core 6.0, Vol 3, Part G, §4.5.1),
         /// which `GATTDatabase` does not hold.
         public var includedServices: [IncludedService] = []
@@ -85,9 +89,11 @@ extension Cassette {
         public var reports: [AdvertisingReport] = []
         /// Indices in ``Cassette/links`` of its links, in order.
         public var links: [Int] = []
-        /// Its GATT database as the capture revealed it (the peer's own server when this host was
-        /// central; this host's server as the peer discovered it when this host was peripheral).
+        /// Its GATT server as this host's client discovered it in the capture.
         public var database: GATTDatabase?
+        /// This host's GATT server as the peer's client discovered it (a remote central's
+        /// discovery of a peripheral host, or a peripheral that is also a GATT client).
+        public var localDatabase: GATTDatabase?
         /// This host's role on the peer's first link (`central`: the peer is a peripheral;
         /// `peripheral`: the peer is a remote central).
         public var hostRole: HostRole?

@@ -53,13 +53,16 @@ public struct CassetteRecorder {
 
     /// Decodes `record` and adds it.
     public mutating func add(_ record: CaptureRecord) {
-        guard keepsTime(of: record) else { return }
+        guard record.kind != .other, keepsTime(of: record) else { return }
         keep(record, decoder.decode(record))
     }
 
     /// Adds a record decoded by the caller's `TraceDecoder` (one decoder for the whole capture).
+    /// Records that carry no HCI packet (PacketLogger's notes and configuration records) have
+    /// nothing to play and are left out: iOS writes its header notes days before the traffic, and
+    /// the cassette's clock is the traffic's.
     public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord) {
-        guard keepsTime(of: record) else { return }
+        guard record.kind != .other, keepsTime(of: record) else { return }
         keep(record, decoded)
     }
 
@@ -125,17 +128,19 @@ public struct CassetteRecorder {
                 links.append(Cassette.Link(connection: connection.id, peer: connection.peer, hostRole: Self.role(connection.role)))
             }
         }
-        var databaseByConnection: [Int: GATTDatabase] = [:]
-        var databaseByPeer: [BluetoothAddress: GATTDatabase] = [:]
+        // Both servers of each peer's links: the peer's, and this host's as the peer discovered it.
+        var entryByConnection: [Int: GATTCollector.Entry] = [:]
+        var entryByPeer: [BluetoothAddress: GATTCollector.Entry] = [:]
         for entry in gatt.entries {
-            for id in entry.connections { databaseByConnection[id] = entry.database }
-            if let peer = entry.peer { databaseByPeer[peer] = entry.database }
+            for id in entry.connections { entryByConnection[id] = entry }
+            if let peer = entry.peer { entryByPeer[peer] = entry }
         }
         for index in links.indices {
             let connection = connections[links[index].connection]
             links[index].peer = connection.peer
-            links[index].database = databaseByConnection[connection.id]
-            if let peer = connection.peer, databaseByPeer[peer] == nil { databaseByPeer[peer] = links[index].database }
+            links[index].database = entryByConnection[connection.id]?.database
+            links[index].localDatabase = entryByConnection[connection.id]?.localDatabase
+            if let peer = connection.peer, entryByPeer[peer] == nil { entryByPeer[peer] = entryByConnection[connection.id] }
             links[index].mtu = connection.mtu
             var security = links[index].security
             for change in connection.changes {
@@ -161,7 +166,7 @@ public struct CassetteRecorder {
                         .map(\.valueHandle))
                 let known = Set(links[index].serviceChanges.map(\.record))
                 for event in links[index].notifications
-                where event.isIndication && serviceChanged.contains(event.handle) && !known.contains(event.record) {
+                where event.isIndication && event.sender != .host && serviceChanged.contains(event.handle) && !known.contains(event.record) {
                     if let change = Self.serviceChange(event) { links[index].serviceChanges.append(change) }
                 }
                 links[index].serviceChanges.sort { $0.record < $1.record }
@@ -176,7 +181,8 @@ public struct CassetteRecorder {
             }
         }
         for address in peerOrder {
-            peers[address]!.database = databaseByPeer[address]
+            peers[address]!.database = entryByPeer[address]?.database
+            peers[address]!.localDatabase = entryByPeer[address]?.localDatabase
             peers[address]!.links.sort()
         }
         var cassette = Cassette(
@@ -397,7 +403,8 @@ public struct CassetteRecorder {
                 time: record.timestamp, record: record.index, handle: handle, value: exchange.value, isIndication: true,
                 sender: side)
             links[link].notifications.append(event)
-            if analyzer.att.attribute(handle, on: aclHandle)?.uuid == BluetoothUUID(UInt16(0x2A05)),
+            // Service Changed of the peer's server (this host's own tells the peer's client).
+            if side != .host, analyzer.att.attribute(handle, on: aclHandle)?.uuid == BluetoothUUID(UInt16(0x2A05)),
                 let change = Self.serviceChange(event)
             {
                 links[link].serviceChanges.append(change)

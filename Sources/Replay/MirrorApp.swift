@@ -10,7 +10,9 @@ import Wire
 /// Discovery is made as CoreBluetooth apps make it (services, then the characteristics and
 /// descriptors the capture discovered); a read or write is made on the object with the capture's
 /// handle — after the discovery under way, when it has not reached that object yet — and skipped
-/// when discovery never gives the app that object (the captured app used handles it had cached).
+/// when discovery never gives the app that object. A connection on which the captured stack used
+/// handles cached from an earlier one, with no discovery, is discovered first, as a CoreBluetooth
+/// app discovers on every connection.
 /// Scans are made when the captured host scanned, as a CoreBluetooth app scans by default (every
 /// service, each peripheral once a scan: the capture does not show the app's filter or options);
 /// connections do not wait for them (the mirror holds every peer's object). A request the captured stack sent
@@ -96,6 +98,13 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
                 discovered = true
                 script.append(Step(time: operation.time, kind: .discover, peer: peer))
             case .read, .write, .longWrite, .writeWithoutResponse, .signedWrite:
+                if !discovered {
+                    // The captured stack used handles it had cached from an earlier connection; a
+                    // CoreBluetooth app discovers on every connection (iOS answers from its own
+                    // cache), so the mirror discovers first.
+                    discovered = true
+                    script.append(Step(time: operation.time, kind: .discover, peer: peer))
+                }
                 script.append(Step(time: operation.time, kind: .issue, peer: peer, link: Int32(linkIndex), operation: Int32(index)))
             default:
                 break

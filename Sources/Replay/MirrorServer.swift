@@ -55,7 +55,7 @@ final class MirrorServer: NSObject, CBPeripheralManagerDelegate {
         var services: [UInt16: GATTDatabase.Service] = [:]
         for link in cassette.links where link.hostRole == .peripheral {
             let central = link.peer ?? cassette.connections[link.connection].peer
-            for service in (link.database ?? central.flatMap { cassette.peer($0)?.database })?.services ?? [] where services[service.handle] == nil {
+            for service in (link.localDatabase ?? central.flatMap { cassette.peer($0)?.localDatabase })?.services ?? [] where services[service.handle] == nil {
                 services[service.handle] = service
             }
         }

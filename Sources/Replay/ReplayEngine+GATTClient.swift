@@ -231,9 +231,12 @@ extension ReplayEngine {
 
     // MARK: Answers
 
-    /// Answers `request` with the capture's answer to the same request on `handle`: the n-th
-    /// request gets the n-th answer, then the last. An answer the peer never gave leaves the
-    /// request pending, and after ATT's 30-second transaction timeout the link ends.
+    /// Answers `request` with the capture's answer to the same request on `handle` on the same
+    /// connection: the n-th request of the app's connection gets the n-th answer of the
+    /// capture's connection it plays, then the last (``capturedAnswer(_:handle:on:occurrence:)``
+    /// says how a connection that never made the request is answered). An answer the peer never
+    /// gave leaves the request pending; only when the capture shows it unanswered for ATT's 30
+    /// seconds does the link end then.
     private func play(
         _ kind: Cassette.Operation.Kind, handle: UInt16, _ request: GATTRequest, _ peripheral: CBPeripheral,
         _ response: @escaping (Cassette.Operation, (any Error)?) -> GATTResponse
@@ -242,17 +245,19 @@ extension ReplayEngine {
         let key = PeerIndex.key(kind, handle)
         let occurrence = links[address]?.occurrences[key, default: 0] ?? 0
         links[address]?.occurrences[key] = occurrence + 1
-        guard let operation = capturedAnswer(kind, handle: handle, on: address, occurrence: occurrence)
+        guard let (operation, link) = capturedAnswer(kind, handle: handle, on: address, occurrence: occurrence)
             ?? (kind == .write ? capturedAnswer(.longWrite, handle: handle, on: address, occurrence: occurrence) : nil)
         else {
             return unmatched(request, peripheral, "the capture never shows \(request.methodName) on handle 0x\(hex4(handle))")
         }
+        if let playing = links[address]?.link?.connection, link != playing {
+            flow.comments.append("\(address): connection \(playing + 1) of the capture never made \(request.methodName) on 0x\(hex4(handle)); answered as connection \(link + 1) answered it")
+        }
         guard operation.answerTime != nil else {
-            flow.comments.append("\(address): the capture's peer never answered \(request.methodName) on 0x\(hex4(handle)); the link ends after ATT's 30-second timeout")
-            return scheduleTransactionTimeout(peripheral)
+            return unanswered(operation, link: link, request, handle, peripheral)
         }
         // The answer the app gets: the retry after pairing, when the peer asked for security.
-        let final = afterPairing(operation, kind: kind, handle: handle, address: address, key: key) ?? operation
+        let final = afterPairing(operation, kind: kind, handle: handle, address: address, key: key, link: link) ?? operation
         let error = final.error.map { CBATTError(errorCode: Int($0.rawValue)) }
         let latency = final.answerTime!.seconds(since: operation.time)
         let at = operation.time >= now ? final.answerTime! : now.adding(microseconds: Self.microseconds(latency))
@@ -280,12 +285,14 @@ extension ReplayEngine {
     /// When the capture shows no retry, the app gets the error, as when pairing fails or the user
     /// declines it; the flow says which.
     private func afterPairing(
-        _ operation: Cassette.Operation, kind: Cassette.Operation.Kind, handle: UInt16, address: BluetoothAddress, key: Int
+        _ operation: Cassette.Operation, kind: Cassette.Operation.Kind, handle: UInt16, address: BluetoothAddress, key: Int,
+        link connection: Int
     ) -> Cassette.Operation? {
         guard let code = operation.error?.rawValue, [0x05, 0x0C, 0x0F].contains(code) else { return nil }
-        let links = cassette.links(of: address)
-        let security = links.flatMap(\.security).filter { $0.time >= operation.time }.sorted { $0.time < $1.time }
-        let retry = capturedAnswers(kind, handle: handle, on: address).first { $0.time > operation.time }
+        // Pairing and the retry on the same connection as the refusal.
+        let link = cassette.link(connection: connection)
+        let security = (link?.security ?? []).filter { $0.time >= operation.time }.sorted { $0.time < $1.time }
+        let retry = peerIndex(address).answers(connection, PeerIndex.key(kind, handle)).first { $0.time > operation.time }
         let encrypted = security.first { event in
             guard case .encryptionChanged(true, _) = event.kind else { return false }
             return retry.map { event.time <= $0.time } ?? true
@@ -406,6 +413,25 @@ extension ReplayEngine {
         }
     }
 
+    /// The capture's peer never answered `operation` (of connection `link`). When the capture
+    /// shows it unanswered for ATT's 30 seconds, the transaction times out and the link ends;
+    /// when the link ended, or the capture did, before that, the app's request stays pending
+    /// (the link's end, if any, comes as the capture shows it).
+    private func unanswered(
+        _ operation: Cassette.Operation, link: Int, _ request: GATTRequest, _ handle: UInt16, _ peripheral: CBPeripheral
+    ) {
+        let address = peripheral.address.map { "\($0)" } ?? "?"
+        let episode = cassette.connections[link]
+        let ended = episode.disconnectTime ?? cassette.end
+        if ended.seconds(since: operation.time) < 30 {
+            let what = episode.disconnectTime == nil ? "the capture ended" : "the link ended"
+            flow.comments.append("\(address): the capture's peer had not answered \(request.methodName) on 0x\(hex4(handle)) when \(what); the request stays pending")
+            return
+        }
+        flow.comments.append("\(address): the capture's peer never answered \(request.methodName) on 0x\(hex4(handle)); the link ends after ATT's 30-second timeout")
+        scheduleTransactionTimeout(peripheral)
+    }
+
     /// ATT's transaction timeout: a request unanswered for 30 seconds ends the bearer (Core 6.0,
     /// Vol 3, Part F, §3.3.3), and with it the link; the app is told as of a link lost
     /// (`CBError.connectionTimeout`, hypothesis: Formats/corebluetooth.md).
@@ -461,16 +487,27 @@ extension ReplayEngine {
         peerIndex(address).discoveryLatency ?? 0
     }
 
-    /// The answers the capture's peer gave to this host's requests of `kind` on `handle`, in
-    /// capture order (``Cassette/answers(for:handle:on:from:)``, looked up in an index).
-    func capturedAnswers(_ kind: Cassette.Operation.Kind, handle: UInt16, on address: BluetoothAddress) -> [Cassette.Operation] {
-        peerIndex(address).answers[PeerIndex.key(kind, handle)] ?? []
-    }
-
-    /// The n-th answer, then the last (``Cassette/answer(for:handle:on:occurrence:from:)``).
-    func capturedAnswer(_ kind: Cassette.Operation.Kind, handle: UInt16, on address: BluetoothAddress, occurrence: Int) -> Cassette.Operation? {
-        let all = capturedAnswers(kind, handle: handle, on: address)
-        return all.isEmpty ? nil : all[min(max(0, occurrence), all.count - 1)]
+    /// The answer the app's `occurrence`-th (0-based) request of `kind` on `handle` gets, and
+    /// the capture's connection (`Connection.id`) that gave it. Each connection keeps its own
+    /// answers: the app's connection plays one of the capture's (``LinkPlayback/link``), and its
+    /// n-th request gets that connection's answer to its n-th such request, then its last. When
+    /// that connection never made the request, the answer comes from the peer's nearest
+    /// connection that did: the latest one before it, else the first one after it, by the same
+    /// rule. Nil when no connection of the peer made it.
+    func capturedAnswer(
+        _ kind: Cassette.Operation.Kind, handle: UInt16, on address: BluetoothAddress, occurrence: Int
+    ) -> (Cassette.Operation, connection: Int)? {
+        let index = peerIndex(address)
+        let key = PeerIndex.key(kind, handle)
+        let playing = links[address]?.link?.connection ?? links[address]?.episode.id ?? Int.max
+        let before = index.connections.filter { $0 <= playing }.reversed()
+        let after = index.connections.filter { $0 > playing }
+        for connection in [Array(before), after].joined() {
+            let all = index.answers(connection, key)
+            guard !all.isEmpty else { continue }
+            return (all[min(max(0, occurrence), all.count - 1)], connection)
+        }
+        return nil
     }
 
     /// What the replay looks up per peer, built on first use in one pass over its links: each
@@ -479,11 +516,14 @@ extension ReplayEngine {
         if let known = peerIndexes[address] { return known }
         let index = PeerIndex(addressText: "\(address)")
         for link in cassette.links(of: address) {
+            index.connections.append(link.connection)
             for operation in link.operations where operation.sender != .peer {
-                index.answers[PeerIndex.key(operation.kind, operation.handle ?? 0), default: []].append(operation)
+                index.byConnection[link.connection, default: [:]][PeerIndex.key(operation.kind, operation.handle ?? 0), default: []]
+                    .append(operation)
                 if operation.kind == .discovery, index.discoveryLatency == nil { index.discoveryLatency = operation.latency }
             }
         }
+        index.connections.sort()
         let characteristics = cassette.services(of: address).flatMap(\.characteristics)
         var counts: [BluetoothUUID: Int] = [:]
         for characteristic in characteristics { counts[characteristic.uuid, default: 0] += 1 }
@@ -511,13 +551,20 @@ final class NotificationCursor {
 /// A peer's answers by kind and handle, characteristic names by value handle, and the latency of
 /// its first discovery. A class, looked up for every flow event that names a characteristic.
 final class PeerIndex {
-    var answers: [Int: [Cassette.Operation]] = [:]
+    /// Per connection (`Connection.id`) of the peer, this host's operations by kind and handle
+    /// (``key(_:_:)``), in capture order.
+    var byConnection: [Int: [Int: [Cassette.Operation]]] = [:]
+    /// The peer's connections with a link, in order.
+    var connections: [Int] = []
     var names: [UInt16: String] = [:]
     var discoveryLatency: Double?
     /// The address as flows write it, made once.
     let addressText: String
 
     init(addressText: String) { self.addressText = addressText }
+
+    /// The operations of `key` on `connection`.
+    func answers(_ connection: Int, _ key: Int) -> [Cassette.Operation] { byConnection[connection]?[key] ?? [] }
 
     static func key(_ kind: Cassette.Operation.Kind, _ handle: UInt16) -> Int {
         let number =

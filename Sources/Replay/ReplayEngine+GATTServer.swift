@@ -96,7 +96,7 @@ extension ReplayEngine {
             let connection = cassette.connections[link.connection]
             guard let central = link.peer ?? connection.peer else { continue }
             if let status = connection.status, status != .success { continue }
-            for service in (link.database ?? cassette.peer(central)?.database)?.services ?? [] {
+            for service in (link.localDatabase ?? cassette.peer(central)?.localDatabase)?.services ?? [] {
                 var merged = services[service.handle] ?? service
                 for characteristic in service.characteristics
                 where !merged.characteristics.contains(where: { $0.valueHandle == characteristic.valueHandle }) {

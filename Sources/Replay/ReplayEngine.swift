@@ -101,6 +101,10 @@ public final class ReplayEngine: BluetoothSystem {
     public internal(set) var finalPeripheralStates: [String: CBPeripheralState] = [:]
     /// Peripheral objects the app was given, for the end-of-capture summary.
     var given: [BluetoothAddress: CBPeripheral] = [:]
+    /// Peripherals the app asked to connect at least once: the end of the capture names their
+    /// state, and that of any not disconnected then (restored ones), not that of every advertiser
+    /// a scan gave the app.
+    var connectRequested: Set<BluetoothAddress> = []
     /// The connection each connected peripheral of the app is playing, with what the app did on it.
     var links: [BluetoothAddress: LinkPlayback] = [:] {
         didSet { linksVersion &+= 1 }
@@ -164,7 +168,7 @@ public final class ReplayEngine: BluetoothSystem {
         }
         endLinks()
         finalState = appState()
-        for (address, peripheral) in given.sorted(by: { $0.key < $1.key }) {
+        for (address, peripheral) in given.sorted(by: { $0.key < $1.key }) where connectRequested.contains(address) || peripheral.state != .disconnected {
             flow.comments.append("at the end of the capture: \(address) is \(peripheral.state)")
             finalPeripheralStates["\(address)"] = peripheral.state
         }
@@ -329,6 +333,7 @@ public final class ReplayEngine: BluetoothSystem {
     public func connect(_ peripheral: CBPeripheral, options: [String: Any]?, for central: CBCentralManager) {
         guard let address = peripheral.address else { return }
         record("app", "connect", ["peripheral": "\(address)"])
+        connectRequested.insert(address)
         // Connecting to a peripheral already connecting or connected changes nothing.
         guard peripheral.state != .connected, attempts.insert(address).inserted else { return }
         guard let episode = nextEpisode(for: address) else { return }  // stays pending

@@ -71,6 +71,10 @@ public struct ErrorTable {
                     what += " (\(attribute.role.rawValue) \(attribute.uuid)\(attribute.name.map { " \($0)" } ?? ""))"
                 }
             }
+            if error.server == .local { what += ", sent by this host's server to the peer's client" }
+            if error.layer == .smp, let side = error.sentBy { what += side == .host ? ", sent by this host" : ", sent by the peer" }
+            if let retry = error.retryRecord { what += "; paired, sent again, answered in frame \(retry + 1)" }
+            if let failed = error.pairingFailedRecord { what += "; the pairing it led to failed (frame \(failed + 1))" }
             if error.expected { what += " [expected]" }
             if brief {
                 let short = String(what.drop { $0 == " " })

@@ -2,16 +2,17 @@ import ATT
 import Lifecycle
 import Wire
 
-/// Each peer's GATT database for people (`bletrace gatt`): its services with their handle
-/// ranges, characteristics with their properties, descriptors, and the last value the capture
-/// saw of each, with where it came from.
+/// Each peer's GATT databases for people (`bletrace gatt`): the peer's server (what this host's
+/// client discovered) and this host's server as the peer's client discovered it, each labelled,
+/// with services and their handle ranges, characteristics with their properties, descriptors,
+/// and the last value the capture saw of each, with where it came from.
 public struct GATTListing {
-    /// The databases, one a peer; those with no services are left out.
+    /// The databases, one entry a peer; entries with no services on either server are left out.
     public var entries: [GATTCollector.Entry]
 
     /// A listing of the databases in `entries` that have services.
     public init(_ entries: [GATTCollector.Entry]) {
-        self.entries = entries.filter { !$0.database.services.isEmpty }
+        self.entries = entries.filter { !$0.isEmpty }
     }
 
     /// Writes the listing, a line at a time (without line ends), to `emit`.
@@ -41,7 +42,18 @@ public struct GATTListing {
                 ? " \"\(String(decoding: bytes, as: UTF8.self))\"" : ""
             return "  = \(bytes.isEmpty ? "empty" : bytes.withUnsafeBytes(\.hexString))\(text) (\(value.source.rawValue), frame \(value.record + 1))"
         }
-        for service in entry.database.services {
+        for server in [GATTServer.peer, .local] where !entry[server].services.isEmpty {
+            emit(server == .peer ? "  its server, as this host's client discovered it:" : "  this host's server, as the peer's client discovered it:")
+            write(entry[server], emit, named: named, shown: shown)
+        }
+        emit("")
+    }
+
+    private static func write(
+        _ database: GATTDatabase, _ emit: (String) -> Void, named: (BluetoothUUID, String?) -> String,
+        shown: (GATTDatabase.Value?) -> String
+    ) {
+        for service in database.services {
             emit("  \(service.isPrimary ? "service" : "secondary service") \(hex(service.handle, digits: 4))-\(hex(service.endHandle, digits: 4)) \(named(service.uuid, service.name))")
             for characteristic in service.characteristics {
                 emit("    characteristic \(hex(characteristic.valueHandle, digits: 4)) \(named(characteristic.uuid, characteristic.name)) [\(characteristic.properties.names.joined(separator: ", "))]\(shown(characteristic.lastValue))")
@@ -50,6 +62,5 @@ public struct GATTListing {
                 }
             }
         }
-        emit("")
     }
 }

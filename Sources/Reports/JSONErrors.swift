@@ -50,6 +50,18 @@ public struct JSONError: Encodable {
     /// The attribute type the search asked for.
     var searched_uuid: String?
     var expected: Bool
+    /// `host` (this host sent it: its server's Error Response, or its Pairing Failed) or `peer`,
+    /// where the capture records directions.
+    var sent_by: String?
+    /// For ATT: `peer` (the peer's server refused this host's client, the app) or `local` (this
+    /// host's server refused the peer's client: no app callback carries it).
+    var server: String?
+    /// A refusal for security that iOS pairs on and sends again: the frame of the retry's answer
+    /// (the app gets that answer instead).
+    var retry_frame: Int?
+    /// A refusal for security, or Pairing Failed: the frame of the Pairing Failed that ended the
+    /// pairing it led to.
+    var pairing_failed_frame: Int?
     /// Always present: `null` when CoreBluetooth has no equivalent.
     var cb: NullOr<CB>
 
@@ -72,6 +84,10 @@ public struct JSONError: Encodable {
         procedure = error.procedure?.rawValue
         searched_uuid = error.searchedType.map { "\($0)" }
         expected = error.expected
+        sent_by = error.sentBy?.rawValue
+        server = error.server?.rawValue
+        retry_frame = error.retryRecord.map { $0 + 1 }
+        pairing_failed_frame = error.pairingFailedRecord.map { $0 + 1 }
         cb = NullOr(error.coreBluetooth.map {
             CB(domain: $0.domain, code: $0.code, name: $0.name, evidence: $0.evidence.rawValue, callback: $0.callback)
         })

@@ -43,7 +43,10 @@ public struct JSONGATT: Encodable {
     struct Peer: Encodable {
         var peer: String?
         var connections: [Int]
+        /// The peer's server, as this host's client discovered it.
         var services: [Service]
+        /// This host's server, as the peer's client discovered it.
+        var local_services: [Service]
     }
     var version = jsonVersion
     var peers: [Peer]
@@ -54,7 +57,12 @@ public struct JSONGATT: Encodable {
         peers = entries.map { entry in
             Peer(
                 peer: entry.peer.map { "\($0)" }, connections: entry.connections,
-                services: entry.database.services.map { service in
+                services: Self.services(entry.database), local_services: Self.services(entry.localDatabase))
+        }
+    }
+
+    private static func services(_ database: GATTDatabase) -> [Service] {
+                database.services.map { service in
                     Service(
                         start: service.handle, end: service.endHandle, uuid: "\(service.uuid)", name: service.name,
                         primary: service.isPrimary,
@@ -66,7 +74,6 @@ public struct JSONGATT: Encodable {
                                     Descriptor(handle: $0.handle, uuid: "\($0.uuid)", name: $0.name, value: Value($0.lastValue))
                                 })
                         })
-                })
-        }
+                }
     }
 }

@@ -67,6 +67,9 @@ public struct JSONLifecycle: Encodable {
         var changes: [ChangeJSON]
         var discovery: DiscoveryJSON?
         var subscriptions: [SubscriptionJSON]
+        /// The peer's client subscribing to this host's server.
+        var peer_subscriptions: [SubscriptionJSON]
+        var pairings: [PairingJSON]
         var unanswered: [UnansweredJSON]
         var service_changed: Int
     }
@@ -102,6 +105,23 @@ public struct JSONLifecycle: Encodable {
         var end_ts_us: Int64
         var duration_ms: Double
         var requests: Int
+    }
+    struct PairingJSON: Encodable {
+        var ts_us: Int64
+        var index: Int
+        var frame: Int
+        var started_by: String
+        var security_request: Bool
+        var method: String?
+        var secure_connections: Bool?
+        var bonding: Bool?
+        var outcome: String
+        var end_frame: Int?
+        var failed_by: String?
+        var failure_reason: UInt8?
+        var failure_name: String?
+        var cause_frame: Int?
+        var paired_before_connection: Int?
     }
     struct SubscriptionJSON: Encodable {
         var ts_us: Int64
@@ -264,10 +284,15 @@ public struct JSONLifecycle: Encodable {
                             })
                     }
                 },
-                subscriptions: connection.subscriptions.map {
-                    SubscriptionJSON(
-                        ts_us: $0.time.microseconds, index: $0.record, frame: $0.record + 1, handle: $0.characteristicHandle,
-                        descriptor: $0.descriptorHandle, uuid: $0.uuid.map { "\($0)" }, mode: $0.mode.rawValue)
+                subscriptions: connection.subscriptions.map(Self.subscription),
+                peer_subscriptions: connection.peerSubscriptions.map(Self.subscription),
+                pairings: connection.pairings.map {
+                    PairingJSON(
+                        ts_us: $0.time.microseconds, index: $0.record, frame: $0.record + 1, started_by: $0.startedBy.rawValue,
+                        security_request: $0.securityRequested, method: $0.method?.rawValue, secure_connections: $0.secureConnections,
+                        bonding: $0.bonding, outcome: $0.outcome.rawValue, end_frame: $0.endRecord.map { $0 + 1 },
+                        failed_by: $0.failedBy?.rawValue, failure_reason: $0.failureReason, failure_name: $0.failureName,
+                        cause_frame: $0.causeRecord.map { $0 + 1 }, paired_before_connection: $0.pairedBeforeOn.map { $0 + 1 })
                 },
                 unanswered: connection.unansweredRequests.map {
                     UnansweredJSON(
@@ -276,5 +301,12 @@ public struct JSONLifecycle: Encodable {
                 },
                 service_changed: connection.serviceChangedIndications)
         }
+    }
+
+    private static func subscription(_ subscription: Connection.Subscription) -> SubscriptionJSON {
+        SubscriptionJSON(
+            ts_us: subscription.time.microseconds, index: subscription.record, frame: subscription.record + 1,
+            handle: subscription.characteristicHandle, descriptor: subscription.descriptorHandle,
+            uuid: subscription.uuid.map { "\($0)" }, mode: subscription.mode.rawValue)
     }
 }

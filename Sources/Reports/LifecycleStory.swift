@@ -118,6 +118,13 @@ public struct LifecycleStory {
                     ?? "the descriptor at \(hex(subscription.descriptorHandle, digits: 4))"
                 moments.append((subscription.time, subscription.mode == .off ? "unsubscribed from \(what)" : "subscribed to \(what) (\(subscription.mode.rawValue))"))
             }
+            for subscription in connection.peerSubscriptions {
+                let what = subscription.uuid.map { "\($0)" + (GATTNames.name(for: $0).map { " \($0)" } ?? "") }
+                    ?? "the descriptor at \(hex(subscription.descriptorHandle, digits: 4))"
+                moments.append((subscription.time, "the peer's client " + (subscription.mode == .off
+                    ? "unsubscribed from this host's \(what)" : "subscribed to this host's \(what) (\(subscription.mode.rawValue))")))
+            }
+            for pairing in connection.pairings { moments.append((pairing.time, describe(pairing, connection))) }
             for (time, text) in moments.sorted(by: { $0.0 < $1.0 }) { emit(self.time(time, origin) + text) }
             if connection.outcome == .open || connection.outcome == .disconnected {
                 var traffic = "              "
@@ -287,5 +294,30 @@ extension LifecycleStory {
         case .serviceChanged(let start, let end):
             return "Service Changed: the peer's attributes \(hex(start, digits: 4))-\(hex(end, digits: 4)) changed; what was discovered there no longer holds"
         }
+    }
+
+    /// One pairing, as a line: who started it, its method, how it ended, what led to it.
+    func describe(_ pairing: Pairing, _ connection: Connection) -> String {
+        var text = "pairing started by " + (pairing.startedBy == .host ? "this host" : "the peer")
+            + (pairing.securityRequested ? " (Security Request)" : "") + " (frame \(pairing.record + 1))"
+        var how: [String] = []
+        if let secure = pairing.secureConnections { how.append(secure ? "LE Secure Connections" : "legacy") }
+        if let method = pairing.method { how.append(method.rawValue) }
+        if let bonding = pairing.bonding { how.append(bonding ? "bonding" : "no bonding") }
+        if !how.isEmpty { text += ", " + how.joined(separator: ", ") }
+        if let cause = pairing.causeRecord { text += ", after the refusal for security in frame \(cause + 1)" }
+        switch pairing.outcome {
+        case .encrypted:
+            text += ": encrypted" + (pairing.endRecord.map { " (frame \($0 + 1))" } ?? "")
+        case .failed:
+            text += ": failed, Pairing Failed sent by " + (pairing.failedBy == .host ? "this host" : "the peer")
+                + ": \(pairing.failureName ?? "?")" + (pairing.endRecord.map { " (frame \($0 + 1))" } ?? "")
+        case .unfinished:
+            text += ": never finished"
+        }
+        if let earlier = pairing.pairedBeforeOn {
+            text += "; paired already on connection \(earlier + 1): the bond was not kept"
+        }
+        return text
     }
 }

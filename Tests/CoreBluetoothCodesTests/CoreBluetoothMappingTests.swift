@@ -53,7 +53,12 @@ import Testing
     @Test func connectionFailureErrors() {
         #expect(
             CoreBluetoothMapping.connectionFailureError(status: HCIStatus(rawValue: 0x3E))
-                == Mapped(value: CBError(.connectionFailed), evidence: .reported))
+                == Mapped(value: CBError(.connectionFailed), evidence: .hypothesis))
+        // Formats/error-mapping.md grades 0x3E a hypothesis (no public report pairs it with code
+        // 10): the label printed must be the table's.
+        let disconnection = CoreBluetoothMapping.disconnectionError(reason: HCIStatus(rawValue: 0x3E), requestedByApp: false)
+        #expect(disconnection.value == CBError(.connectionFailed))
+        #expect(disconnection.evidence == .hypothesis)
         #expect(CoreBluetoothMapping.connectionFailureError(status: HCIStatus(rawValue: 0x3B)).value == CBError(.unknown))
         #expect(CoreBluetoothMapping.connectionFailureError(status: .pageTimeout).value == CBError(.unknown))
     }

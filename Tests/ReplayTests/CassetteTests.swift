@@ -386,8 +386,10 @@ struct IndependentPass {
         let link = try #require(cassette.links(of: Self.central).first)
         #expect(link.hostRole == .peripheral)
         #expect(link.exchanges.filter { $0.opcode.method == .request }.allSatisfy { $0.sender == .peer })
-        // Subscribing and unsubscribing: the CCCD writes the analysis confirmed, in order.
-        let subscriptions = expected.report.connections.flatMap(\.subscriptions)
+        // Subscribing and unsubscribing: the CCCD writes the analysis confirmed, in order (the
+        // remote central's, to this host's server).
+        #expect(expected.report.connections.flatMap(\.subscriptions).isEmpty)
+        let subscriptions = expected.report.connections.flatMap(\.peerSubscriptions)
         let cccd = try #require(subscriptions.first?.descriptorHandle)
         let writes = cassette.answers(for: .write, handle: cccd, on: Self.central, from: .peer)
         #expect(writes.count == subscriptions.count)
@@ -407,8 +409,9 @@ struct IndependentPass {
         // This host's notifications.
         #expect(link.notifications.count == expected.notifications.count)
         #expect(link.notifications.allSatisfy { $0.sender == .host })
-        // The database this host's server revealed to the central.
-        #expect(link.database?.services.map(\.uuid).contains(BluetoothUUID(UInt16(0x180D))) == true)
+        // The database this host's server revealed to the central is this host's, not the peer's.
+        #expect(link.localDatabase?.services.map(\.uuid).contains(BluetoothUUID(UInt16(0x180D))) == true)
+        #expect(link.database?.services.isEmpty != false)
     }
 
     @Test func aCentralThatHangsUpMidStreamEndsTheNotificationsBeforeItsDisconnection() throws {

@@ -112,7 +112,7 @@ struct CentralRequest {
 func centralRequests(_ cassette: Cassette) -> [CentralRequest] {
     var result: [CentralRequest] = []
     for link in cassette.links where link.hostRole == .peripheral {
-        guard let central = link.peer, let database = link.database ?? cassette.peer(central)?.database else { continue }
+        guard let central = link.peer, let database = link.localDatabase ?? cassette.peer(central)?.localDatabase else { continue }
         for exchange in link.exchanges where exchange.sender == .peer {
             guard let handle = exchange.handle,
                 [ATTOpcode.readRequest, .readBlobRequest, .writeRequest, .writeCommand].contains(exchange.opcode)
@@ -139,7 +139,7 @@ func load(_ name: String) throws -> Cassette {
 }
 
 func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
-    cassette.centrals.first.flatMap { cassette.peer($0)?.database?.services } ?? []
+    cassette.centrals.first.flatMap { cassette.peer($0)?.localDatabase?.services } ?? []
 }
 
 @Suite struct PeripheralReplayTests {
