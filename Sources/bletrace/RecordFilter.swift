@@ -11,8 +11,9 @@ import BLETrace
 ///
 /// Comparisons follow Wireshark's display filters (4.0): a record without the field fails every
 /// comparison, `!=` included (`bthci_evt.status != 0` is not `!(bthci_evt.status == 0)`). A field
-/// a record holds several times (Wireshark's lists; none of the fields below yet) matches `==`, `>`,
-/// `>=`, `<`, `<=` and `!==` when any of its values does, `!=` and `===` when all of them do.
+/// a record holds several times (Wireshark's lists: btatt.handle in a discovery response,
+/// bthci_evt.connection_handle in Number of Completed Packets) matches `==`, `>`, `>=`, `<`, `<=`
+/// and `!==` when any of its values does, `!=` and `===` when all of them do.
 struct RecordFilter {
     indirect enum Node {
         case and(Node, Node), or(Node, Node), not(Node)
@@ -51,6 +52,17 @@ struct RecordFilter {
         case aclHandle = "bthci_acl.chandle"
         case commandOpcode = "bthci_cmd.opcode", eventOpcode = "bthci_evt.opcode"
         case eventReason = "bthci_evt.reason", commandReason = "bthci_cmd.reason"
+        // Wireshark's fields whose values are where Wireshark 4.0 puts them (WiresharkFields):
+        // the status of every event that has one, and of the Command Completes Wireshark decodes;
+        // every connection handle of an event, with its reserved bits; every handle of an ATT
+        // list. btl2cap, btatt, btsmp and their fields are on the record that completes a frame,
+        // and on Android's debug records (handle 0x0EDC), which Wireshark dissects as L2CAP.
+        case eventStatus = "bthci_evt.status", eventConnectionHandle = "bthci_evt.connection_handle"
+        case btl2cap, btatt, btsmp
+        case btl2capCID = "btl2cap.cid", btattOpcode = "btatt.opcode", btattHandle = "btatt.handle"
+        case btsmpOpcode = "btsmp.opcode"
+        /// Seconds since the first record, compared to the nanosecond as Wireshark compares it.
+        case timeRelative = "frame.time_relative"
 
         /// Wireshark's names (and bletrace's older ones) for the fields above that are the same.
         /// Each Wireshark name selects the frames tshark -Y selects (FilterCrossCheckTests).
@@ -60,29 +72,18 @@ struct RecordFilter {
             "frame.number": .frame,
         ]
 
-        /// Wireshark's names whose values differ from bletrace's nearest field on some records of
-        /// the bundled captures: refused, with the bletrace field to use instead.
-        /// (btatt.handle: Wireshark has every handle of a list response; bthci_evt.status: it
-        /// decodes the status of fewer Command Completes; btatt, btl2cap, btsmp: it shows them on
-        /// frames bletrace has not reassembled; bthci_evt.connection_handle: it keeps the
-        /// reserved bits.)
-        static let nearest: [String: Field] = [
-            "bthci_evt.status": .hciStatus, "bthci_evt.connection_handle": .hciHandle,
-            "btatt": .att, "btatt.opcode": .attOpcode, "btatt.handle": .attHandle,
-            "btl2cap": .l2cap, "btl2cap.cid": .l2capCID, "btsmp": .smp, "btsmp.opcode": .smpOpcode,
-        ]
-
         /// Every name a filter accepts, for the message that refuses another.
         static var names: String {
-            let own = allCases.map(\.rawValue).filter { !$0.hasPrefix("bt") }
-            let wireshark = (allCases.map(\.rawValue).filter { $0.hasPrefix("bt") } + aliases.keys.filter { $0.hasPrefix("bt") || $0.hasPrefix("frame.") })
+            func isWireshark(_ name: String) -> Bool { name.hasPrefix("bt") || name.hasPrefix("frame.") }
+            let own = allCases.map(\.rawValue).filter { !isWireshark($0) } + aliases.keys.filter { !isWireshark($0) }.sorted()
+            let wireshark = (allCases.map(\.rawValue) + aliases.keys).filter(isWireshark)
             return own.joined(separator: ", ") + "; Wireshark's " + wireshark.sorted().joined(separator: ", ")
         }
 
         /// Fields that are a kind of record or a layer: no operator.
         var isFlag: Bool {
             switch self {
-            case .command, .event, .acl, .sco, .iso, .other, .l2cap, .att, .smp, .error: true
+            case .command, .event, .acl, .sco, .iso, .other, .l2cap, .att, .smp, .error, .btl2cap, .btatt, .btsmp: true
             default: false
             }
         }
@@ -93,9 +94,11 @@ struct RecordFilter {
         var maximum: Double? {
             switch self {
             case .hciHandle: 0x0FFF
-            case .hciOpcode, .attHandle, .aclHandle, .commandOpcode, .eventOpcode, .l2capCID: 0xFFFF
+            case .hciOpcode, .attHandle, .aclHandle, .commandOpcode, .eventOpcode, .l2capCID,
+                .eventConnectionHandle, .btl2capCID, .btattHandle:
+                0xFFFF
             case .hciEvent, .hciSubevent, .hciStatus, .hciReason, .attOpcode, .attError, .smpOpcode,
-                .eventReason, .commandReason:
+                .eventReason, .commandReason, .eventStatus, .btattOpcode, .btsmpOpcode:
                 0xFF
             default: nil
             }
@@ -213,6 +216,24 @@ struct RecordFilter {
         case .attError:
             if case .errorResponse(_, _, let code)? = decoded.att { return number(code.rawValue) }
             return number(UInt8?.none)
+        case .eventStatus:
+            return record.kind == .event ? number(WiresharkFields.status(record.bytes)) : number(UInt8?.none)
+        case .eventConnectionHandle:
+            return compare(record.kind == .event ? WiresharkFields.connectionHandles(record.bytes).map(Double.init) : [], test)
+        case .btl2cap: return WiresharkFields.layers(decoded).l2cap != nil
+        case .btatt: return WiresharkFields.layers(decoded).att != nil
+        case .btsmp: return WiresharkFields.layers(decoded).smp != nil
+        case .btl2capCID: return number(WiresharkFields.layers(decoded).l2cap?.channel.rawValue)
+        case .btattOpcode: return number(WiresharkFields.layers(decoded).att?.opcode.rawValue)
+        case .btsmpOpcode: return number(WiresharkFields.layers(decoded).smp?.code.rawValue)
+        case .btattHandle:
+            guard let pdu = WiresharkFields.layers(decoded).att else { return number(UInt16?.none) }
+            // (On the debug handle no request is answered: those PDUs are no link's.)
+            let request = decoded.att == nil ? nil : context.analyzer.lastAnswered
+            return compare(WiresharkFields.attributeHandles(pdu, answering: request).map(Double.init), test)
+        case .timeRelative:
+            // In nanoseconds, as the value was read (Parser.nanoseconds).
+            return compare([Double((record.timestamp.microseconds - context.origin.microseconds) * 1_000)], test)
         case .direction:
             return compareText(record.direction.map { "\($0)" }, test)
         case .transport:
@@ -371,11 +392,6 @@ extension RecordFilter {
             let legacy: [String: Field] = ["att": .attOpcode, "command": .hciOpcode, "event": .hciEvent, "error": .attError]
             let lowered = name.text.lowercased()
             let hasOperator = current.kind == .op
-            if let nearest = Field.nearest[lowered] {
-                throw fault(
-                    at: name.column,
-                    "\(name.text) is not supported: Wireshark's values differ from bletrace's on some records; the nearest field is \(nearest.rawValue)")
-            }
             guard var field = Field(rawValue: lowered) ?? Field.aliases[lowered] else {
                 throw fault(at: name.column, "unknown field \"\(name.text)\"; fields: \(Field.names)")
             }
@@ -406,6 +422,12 @@ extension RecordFilter {
                 }
                 return Test(field: field, op: op, value: .text(valueToken.text))
             }
+            if field == .timeRelative {
+                guard let nanoseconds = Self.nanoseconds(valueToken.text) else {
+                    throw fault(at: valueToken.column, "\(valueToken.text) is not a valid time (seconds, with at most 9 decimals: 12.5, 0.000105)")
+                }
+                return Test(field: field, op: op, value: .number(Double(nanoseconds)))
+            }
             guard let number = Self.number(valueToken.text) else {
                 throw fault(at: valueToken.column, "expected a number (decimal or 0x-hex), found \(valueToken.text)")
             }
@@ -413,6 +435,24 @@ extension RecordFilter {
                 throw fault(at: valueToken.column, "\(valueToken.text) is out of range for \(field.rawValue) (0 to 0x\(String(Int(maximum), radix: 16)))")
             }
             return Test(field: field, op: op, value: .number(number))
+        }
+
+        /// A time as Wireshark reads one: seconds, optionally signed, with a fraction of at most
+        /// nanoseconds (further digits only zeros); no exponent, no hex.
+        static func nanoseconds(_ text: String) -> Int64? {
+            var digits = Substring(text)
+            let negative = digits.first == "-"
+            if negative { digits = digits.dropFirst() }
+            let parts = digits.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let whole = parts.first, !whole.isEmpty, whole.allSatisfy(\.isASCII), whole.allSatisfy(\.isNumber),
+                whole.count <= 9, let seconds = Int64(whole)
+            else { return nil }
+            var fraction = parts.count > 1 ? parts[1] : ""
+            guard fraction.allSatisfy({ $0.isASCII && $0.isNumber }), parts.count == 1 || !fraction.isEmpty else { return nil }
+            while fraction.count > 9, fraction.last == "0" { fraction = fraction.dropLast() }
+            guard fraction.count <= 9 else { return nil }
+            let nanoseconds = seconds * 1_000_000_000 + (Int64(fraction + String(repeating: "0", count: 9 - fraction.count)) ?? 0)
+            return negative ? -nanoseconds : nanoseconds
         }
 
         static func number(_ text: String) -> Double? {

@@ -6,66 +6,95 @@ import Testing
 
 /// `--filter` with Wireshark's field names selects the frames Wireshark's display filter selects,
 /// on every bundled capture, for every field and operator: the value compared is one the capture
-/// holds (its commonest), so that each comparison splits the records.
+/// holds (its commonest; for frame.time_relative the middle frame's time), so that each comparison
+/// splits the records, and for a field a record can hold several times (btatt.handle,
+/// bthci_evt.connection_handle) also a value of the first record that holds several, so that `!=`
+/// (all differ), `===` (all equal) and `!==` (any differs) are put to the test where they differ
+/// from `==`.
 ///
 /// Wireshark's side is its own filter engine, libwireshark 4.0 (the one tshark -Y uses), through
 /// sharkd: one process loads a capture once and answers every filter, where tshark would dissect
 /// the capture again for each (thousands of runs). ``sharkdSelectsWhatTsharkYSelects`` checks on
 /// a sample that the two are the same.
 @Suite struct FilterCrossCheckTests {
-    /// The Wireshark fields bletrace's filter accepts that hold a number.
+    /// The Wireshark fields bletrace's filter accepts that hold a value.
     static let fields = [
-        "frame.number", "bthci_cmd.opcode", "bthci_evt.code", "bthci_evt.opcode", "bthci_evt.le_meta_subevent",
-        "bthci_evt.reason", "bthci_cmd.reason", "bthci_acl.chandle", "btatt.error_code",
+        "frame.number", "frame.time_relative", "bthci_cmd.opcode", "bthci_evt.code", "bthci_evt.opcode",
+        "bthci_evt.le_meta_subevent", "bthci_evt.status", "bthci_evt.connection_handle", "bthci_evt.reason",
+        "bthci_cmd.reason", "bthci_acl.chandle", "btl2cap.cid", "btatt.opcode", "btatt.handle", "btatt.error_code",
+        "btsmp.opcode",
     ]
     /// The protocols, tested alone.
-    static let layers = ["bthci_cmd", "bthci_evt", "bthci_acl"]
-    /// Wireshark's names refused, with the bletrace field nearest to each (their values differ).
-    static let refused = [
-        ("bthci_evt.status", "hci.status"), ("bthci_evt.connection_handle", "hci.handle"), ("btatt.handle", "att.handle"),
-        ("btatt.opcode", "att.opcode"), ("btl2cap.cid", "l2cap.cid"), ("btsmp.opcode", "smp.opcode"), ("btatt", "att"),
-    ]
+    static let layers = ["bthci_cmd", "bthci_evt", "bthci_acl", "btl2cap", "btatt", "btsmp"]
     static let operators = ["==", "!=", ">", "<", ">=", "<=", "===", "!=="]
+    /// Wireshark's filters for the frames whose btatt.handle the README says differs.
+    static let readmeDifferences = [
+        "btatt.characteristic_properties && btatt.opcode != 0x09",
+        "(btatt.opcode == 0x0b || btatt.opcode == 0x0d || btatt.opcode == 0x13 || btatt.opcode == 0x1e) && !btatt.request_in_frame",
+    ]
 
     static let captures: [String] = (try? Fixtures.allReadableCaptures()) ?? ["<the captures could not be listed>"]
 
     /// Every filter of the table for one capture: each field alone and with each operator against
     /// `values[field]`, each layer, and combinations with and, or, not.
-    static func filters(_ values: [String: Int]) -> [String] {
+    static func filters(_ values: Values) -> [String] {
         var filters = layers
         for field in fields {
-            let value = values[field] ?? 0
+            let value = values.commonest[field] ?? "0"
             filters.append(field)
             for op in operators { filters.append("\(field) \(op) \(value)") }
             filters.append("not \(field) == \(value)")
             filters.append("!(\(field) != \(value))")
+            if let other = values.ofSeveral[field] {
+                for op in operators { filters.append("\(field) \(op) \(other)") }
+                filters.append("!(\(field) != \(other))")
+            }
         }
-        let handle = values["bthci_acl.chandle"] ?? 0
-        let error = values["btatt.error_code"] ?? 0
+        func value(_ field: String) -> String { values.commonest[field] ?? "0" }
         filters += [
-            "bthci_acl.chandle == \(handle) and btatt.error_code != \(error)",
-            "btatt.error_code == \(error) or bthci_evt.reason != 0x13",
+            "bthci_acl.chandle == \(value("bthci_acl.chandle")) and btatt.error_code != \(value("btatt.error_code"))",
+            "btatt.error_code == \(value("btatt.error_code")) or bthci_evt.reason != 0x13",
             "(bthci_evt || bthci_cmd) && !(bthci_evt.code == 0x0e)",
-            "bthci_evt.opcode != \(values["bthci_evt.opcode"] ?? 0) || bthci_acl.chandle >= \(handle)",
+            "bthci_evt.opcode != \(value("bthci_evt.opcode")) || bthci_acl.chandle >= \(value("bthci_acl.chandle"))",
+            "btatt.opcode == \(value("btatt.opcode")) and btatt.handle != \(value("btatt.handle"))",
+            "bthci_evt.status != 0 or bthci_evt.connection_handle == \(value("bthci_evt.connection_handle"))",
+            "btl2cap and not btatt and not btsmp",
+            "btl2cap.cid == 4 && !(btatt.opcode >= 0x12) || btsmp.opcode == \(value("btsmp.opcode"))",
+            "frame.time_relative <= \(value("frame.time_relative")) and bthci_evt.status == 0",
         ]
         return filters
     }
 
-    /// The commonest value of each field in the capture, as tshark shows them (every occurrence).
-    static func commonestValues(_ path: String) throws -> [String: Int] {
+    /// The values the filters of one capture compare with, as tshark prints them.
+    struct Values {
+        /// Each field's commonest value (for frame.time_relative, the middle frame's).
+        var commonest: [String: String] = [:]
+        /// For a field a record holds several times, the second value of the first such record.
+        var ofSeveral: [String: String] = [:]
+    }
+
+    /// The values of each field in the capture, as tshark shows them (every occurrence).
+    static func commonestValues(_ path: String) throws -> Values {
         let tshark = try #require(which("tshark"), "tshark is installed by `make deps`")
         var arguments = ["-r", path, "-T", "fields", "-E", "separator=|", "-E", "occurrence=a", "-E", "aggregator=,"]
         for field in fields { arguments += ["-e", field] }
         var counts = [String: [Int: Int]]()
+        var values = Values()
+        var times: [String] = []
         for line in try run(tshark, arguments).stdout.split(separator: "\n") {
             for (field, cell) in zip(fields, line.split(separator: "|", omittingEmptySubsequences: false)) {
-                for text in cell.split(separator: ",") {
-                    guard let value = TsharkCrossCheckTests.number(String(text)) else { continue }
-                    counts[field, default: [:]][value, default: 0] += 1
+                if field == "frame.time_relative" {
+                    times.append(String(cell))
+                    continue
                 }
+                let occurrences = cell.split(separator: ",").compactMap { TsharkCrossCheckTests.number(String($0)) }
+                if occurrences.count > 1, values.ofSeveral[field] == nil { values.ofSeveral[field] = String(occurrences[1]) }
+                for value in occurrences { counts[field, default: [:]][value, default: 0] += 1 }
             }
         }
-        return counts.mapValues { $0.max { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }!.key }
+        values.commonest = counts.mapValues { String($0.max { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }!.key) }
+        if !times.isEmpty { values.commonest["frame.time_relative"] = times[times.count / 2] }
+        return values
     }
 
     /// The frames Wireshark's filter engine selects with each filter, from one sharkd.
@@ -96,10 +125,18 @@ import Testing
     @Test(arguments: captures)
     func selectsWhatWiresharkSelects(_ path: String) throws {
         let filters = Self.filters(try Self.commonestValues(path))
-        let theirs = try Self.wiresharkFrames(path, filters)
+        // The README's two differences of btatt.handle: frames where Wireshark decodes an
+        // attribute's value as a characteristic declaration because its table of attributes says
+        // so (it lists the value handle inside), and responses it pairs with no request. Both are
+        // found by Wireshark itself, and left out of the btatt.handle filters only.
+        let differences = Self.readmeDifferences
+        let theirs = try Self.wiresharkFrames(path, filters + differences)
+        let left = Set(theirs.suffix(differences.count).joined())
         let ours = try RecordFilter.frames(in: path, selectedBy: try filters.map(RecordFilter.init(parsing:)))
         var mismatches: [String] = []
-        for (filter, (their, our)) in zip(filters, zip(theirs, ours)) where their != our {
+        for (filter, (their, our)) in zip(filters, zip(theirs, ours)) {
+            let (their, our) = filter.contains("btatt.handle") ? (their.filter { !left.contains($0) }, our.filter { !left.contains($0) }) : (their, our)
+            guard their != our else { continue }
             let missing = Set(their).subtracting(our).sorted()
             let extra = Set(our).subtracting(their).sorted()
             mismatches.append(
@@ -116,9 +153,9 @@ import Testing
         let tshark = try #require(which("tshark"), "tshark is installed by `make deps`")
         let path = Fixtures.capture("att-errors.btsnoop")
         let values = try Self.commonestValues(path)
-        var filters = Self.layers.prefix(2).map { $0 }
+        var filters = Self.layers
         for (index, field) in Self.fields.enumerated() {
-            filters.append("\(field) \(Self.operators[index % Self.operators.count]) \(values[field] ?? 0)")
+            filters.append("\(field) \(Self.operators[index % Self.operators.count]) \(values.commonest[field] ?? "0")")
         }
         let fromSharkd = try Self.wiresharkFrames(path, filters)
         for (filter, expected) in zip(filters, fromSharkd) {
@@ -127,13 +164,27 @@ import Testing
         }
     }
 
-    @Test(arguments: refused)
-    func aWiresharkFieldWhoseValuesDifferIsRefusedWithTheNearestField(_ name: String, _ nearest: String) throws {
-        let result = try bletrace("decode", Fixtures.capture("att-errors.btsnoop"), "--filter", "\(name) == 1")
-        #expect(result.status == 2)
-        #expect(result.stderr.contains("\(name) is not supported"), "\(result.stderr)")
-        #expect(result.stderr.contains("the nearest field is \(nearest)"), "\(result.stderr)")
-        #expect((try? RecordFilter(parsing: "\(nearest) == 1")) != nil)
+    /// frame.time_relative reads a time as Wireshark does: to the nanosecond, further digits only
+    /// zeros; tshark refuses the others, and so does bletrace.
+    @Test(arguments: ["0.000105", "0.000105000000", "-0.5", "12", "0.0001050001", "0x1", "1.05e-4", ".5", "1."])
+    func aTimeIsReadAsWiresharkReadsIt(_ time: String) throws {
+        let tshark = try #require(which("tshark"), "tshark is installed by `make deps`")
+        let path = Fixtures.capture("att-errors.btsnoop")
+        let theirs = try run(tshark, ["-r", path, "-Y", "frame.time_relative >= \(time)", "-T", "fields", "-e", "frame.number"])
+        let accepted = (try? RecordFilter(parsing: "frame.time_relative >= \(time)")) != nil
+        if theirs.status == 0 {
+            // (1.05e-4 and 1e0 tshark reads as something else than the number they write: bletrace
+            // refuses them, and the README says so.)
+            guard accepted || time.contains("e") else {
+                Issue.record("tshark accepts \(time), bletrace refuses it")
+                return
+            }
+            guard accepted else { return }
+            let ours = try RecordFilter.frames(in: path, selectedBy: [RecordFilter(parsing: "frame.time_relative >= \(time)")])[0]
+            #expect(ours == theirs.stdout.split(separator: "\n").compactMap { Int($0) }, "\(time)")
+        } else {
+            #expect(!accepted, "tshark refuses \(time), bletrace accepts it")
+        }
     }
 
     /// The message for an unknown field names every field the filter accepts, and each is
@@ -146,10 +197,13 @@ import Testing
             .replacingOccurrences(of: "Wireshark's", with: "").split(whereSeparator: { $0 == "," || $0 == ";" })
             .map { $0.trimmingCharacters(in: .whitespaces) }
         #expect(names.count > 30)
-        for (name, _) in Self.refused { #expect(!names.contains(name)) }
         for name in names {
             #expect((try? RecordFilter(parsing: name)) != nil, "\(name) is listed but refused")
         }
         for field in Self.fields + Self.layers { #expect(names.contains(field), "\(field) is accepted but not listed") }
+        // Every Wireshark name listed, so every one accepted, is in the cross-check table.
+        let wireshark = names.filter { $0.hasPrefix("bt") || $0.hasPrefix("frame.") }
+        #expect(Set(wireshark) == Set(Self.fields + Self.layers), "listed but not cross-checked, or the reverse")
+        #expect(wireshark.count == Set(wireshark).count, "a name is listed twice")
     }
 }
