@@ -6,8 +6,14 @@ import BLETrace
 /// beside bletrace's where Wireshark has one.
 ///
 /// A test is a field alone (`att.error`: the record has one) or a field, an operator (`==`, `!=`,
-/// `>`, `>=`, `<`, `<=`; `=` is `==`) and a value: a number (decimal or 0x-hex), an address, or a
-/// name in quotes. Several `--filter` options must all match.
+/// `>`, `>=`, `<`, `<=`, `===`, `!==`; `=` is `==`) and a value: a number (decimal or 0x-hex), an
+/// address, or a name in quotes. Several `--filter` options must all match.
+///
+/// Comparisons follow Wireshark's display filters (4.0): a record without the field fails every
+/// comparison, `!=` included (`bthci_evt.status != 0` is not `!(bthci_evt.status == 0)`). A field
+/// a record holds several times (Wireshark's lists: btatt.handle in a discovery response,
+/// bthci_evt.connection_handle in Number of Completed Packets) matches `==`, `>`, `>=`, `<`, `<=`
+/// and `!==` when any of its values does, `!=` and `===` when all of them do.
 struct RecordFilter {
     indirect enum Node {
         case and(Node, Node), or(Node, Node), not(Node)
@@ -20,7 +26,11 @@ struct RecordFilter {
         var value: Value?
     }
 
-    enum Operator: String { case eq = "==", ne = "!=", gt = ">", ge = ">=", lt = "<", le = "<=" }
+    enum Operator: String {
+        case eq = "==", ne = "!=", gt = ">", ge = ">=", lt = "<", le = "<="
+        /// Wireshark's `===` (all_eq) and `!==` (any_ne).
+        case allEq = "===", anyNe = "!=="
+    }
 
     enum Value {
         case number(Double)
@@ -34,21 +44,46 @@ struct RecordFilter {
         case hciHandle = "hci.handle", hciOpcode = "hci.opcode", hciEvent = "hci.event", hciSubevent = "hci.subevent"
         case hciStatus = "hci.status", hciReason = "hci.reason"
         case attOpcode = "att.opcode", attHandle = "att.handle", attError = "att.error"
+        case l2capCID = "l2cap.cid", smpOpcode = "smp.opcode"
         case peer, direction, transport
+        // Wireshark's fields that are narrower than bletrace's: each is exactly where Wireshark
+        // puts it (bthci_acl.chandle on ACL data only, bthci_evt.opcode on Command Complete and
+        // Command Status only, …).
+        case aclHandle = "bthci_acl.chandle"
+        case commandOpcode = "bthci_cmd.opcode", eventOpcode = "bthci_evt.opcode"
+        case eventReason = "bthci_evt.reason", commandReason = "bthci_cmd.reason"
+        // Wireshark's fields whose values are where Wireshark 4.0 puts them (WiresharkFields):
+        // the status of every event that has one, and of the Command Completes Wireshark decodes;
+        // every connection handle of an event, with its reserved bits; every handle of an ATT
+        // list. btl2cap, btatt, btsmp and their fields are on the record that completes a frame,
+        // and on Android's debug records (handle 0x0EDC), which Wireshark dissects as L2CAP.
+        case eventStatus = "bthci_evt.status", eventConnectionHandle = "bthci_evt.connection_handle"
+        case btl2cap, btatt, btsmp
+        case btl2capCID = "btl2cap.cid", btattOpcode = "btatt.opcode", btattHandle = "btatt.handle"
+        case btsmpOpcode = "btsmp.opcode"
+        /// Seconds since the first record, compared to the nanosecond as Wireshark compares it.
+        case timeRelative = "frame.time_relative"
 
+        /// Wireshark's names (and bletrace's older ones) for the fields above that are the same.
+        /// Each Wireshark name selects the frames tshark -Y selects (FilterCrossCheckTests).
         static let aliases: [String: Field] = [
-            "handle": .hciHandle, "bthci_acl.chandle": .hciHandle,
-            "bthci_cmd.opcode": .hciOpcode, "bthci_evt.opcode": .hciOpcode,
-            "bthci_evt.code": .hciEvent, "bthci_evt.le_meta_subevent": .hciSubevent,
-            "bthci_evt.status": .hciStatus, "bthci_evt.reason": .hciReason, "bthci_cmd.reason": .hciReason,
-            "btatt": .att, "btatt.opcode": .attOpcode, "btatt.handle": .attHandle, "btatt.error_code": .attError,
-            "btl2cap": .l2cap, "btsmp": .smp, "frame.number": .frame, "frame.time_relative": .time,
+            "handle": .hciHandle, "bthci_cmd": .command, "bthci_evt": .event, "bthci_acl": .acl,
+            "bthci_evt.code": .hciEvent, "bthci_evt.le_meta_subevent": .hciSubevent, "btatt.error_code": .attError,
+            "frame.number": .frame,
         ]
+
+        /// Every name a filter accepts, for the message that refuses another.
+        static var names: String {
+            func isWireshark(_ name: String) -> Bool { name.hasPrefix("bt") || name.hasPrefix("frame.") }
+            let own = allCases.map(\.rawValue).filter { !isWireshark($0) } + aliases.keys.filter { !isWireshark($0) }.sorted()
+            let wireshark = (allCases.map(\.rawValue) + aliases.keys).filter(isWireshark)
+            return own.joined(separator: ", ") + "; Wireshark's " + wireshark.sorted().joined(separator: ", ")
+        }
 
         /// Fields that are a kind of record or a layer: no operator.
         var isFlag: Bool {
             switch self {
-            case .command, .event, .acl, .sco, .iso, .other, .l2cap, .att, .smp, .error: true
+            case .command, .event, .acl, .sco, .iso, .other, .l2cap, .att, .smp, .error, .btl2cap, .btatt, .btsmp: true
             default: false
             }
         }
@@ -59,8 +94,12 @@ struct RecordFilter {
         var maximum: Double? {
             switch self {
             case .hciHandle: 0x0FFF
-            case .hciOpcode, .attHandle: 0xFFFF
-            case .hciEvent, .hciSubevent, .hciStatus, .hciReason, .attOpcode, .attError: 0xFF
+            case .hciOpcode, .attHandle, .aclHandle, .commandOpcode, .eventOpcode, .l2capCID,
+                .eventConnectionHandle, .btl2capCID, .btattHandle:
+                0xFFFF
+            case .hciEvent, .hciSubevent, .hciStatus, .hciReason, .attOpcode, .attError, .smpOpcode,
+                .eventReason, .commandReason, .eventStatus, .btattOpcode, .btsmpOpcode:
+                0xFF
             default: nil
             }
         }
@@ -112,7 +151,7 @@ struct RecordFilter {
     }
 
     private static func check(_ test: Test, _ record: CaptureRecord, _ decoded: DecodedRecord, _ context: Context) -> Bool {
-        func number(_ value: (some BinaryInteger)?) -> Bool { compare(value.map { Double($0) }, test) }
+        func number(_ value: (some BinaryInteger)?) -> Bool { compare(value.map { [Double($0)] } ?? [], test) }
         switch test.field {
         case .command: return record.kind == .command
         case .event: return record.kind == .event
@@ -126,11 +165,20 @@ struct RecordFilter {
         case .error: return isFailure(decoded)
         case .frame: return number(record.index + 1)
         case .time:
-            return compare(Double(record.timestamp.microseconds - context.origin.microseconds) / 1_000_000, test)
+            return compare([Double(record.timestamp.microseconds - context.origin.microseconds) / 1_000_000], test)
         case .hciHandle: return number(decoded.handle)
         case .hciOpcode:
             switch decoded.packet {
             case .command(let command): return number(command.opcode.rawValue)
+            case .event(.commandComplete(_, let opcode, _)), .event(.commandStatus(_, _, let opcode)):
+                return number(opcode.rawValue)
+            default: return number(UInt16?.none)
+            }
+        case .commandOpcode:
+            if case .command(let command) = decoded.packet { return number(command.opcode.rawValue) }
+            return number(UInt16?.none)
+        case .eventOpcode:
+            switch decoded.packet {
             case .event(.commandComplete(_, let opcode, _)), .event(.commandStatus(_, _, let opcode)):
                 return number(opcode.rawValue)
             default: return number(UInt16?.none)
@@ -150,6 +198,17 @@ struct RecordFilter {
             case .event(.disconnectionComplete(_, _, let reason)): return number(reason.rawValue)
             default: return number(UInt8?.none)
             }
+        case .eventReason:
+            if case .event(.disconnectionComplete(_, _, let reason)) = decoded.packet { return number(reason.rawValue) }
+            return number(UInt8?.none)
+        case .commandReason:
+            if case .command(.disconnect(_, let reason)) = decoded.packet { return number(reason.rawValue) }
+            return number(UInt8?.none)
+        case .aclHandle:
+            if case .acl(let acl) = decoded.packet { return number(acl.handle) }
+            return number(UInt16?.none)
+        case .l2capCID: return number(decoded.l2cap?.channel.rawValue)
+        case .smpOpcode: return number(decoded.smp?.code.rawValue)
         case .attOpcode: return number(decoded.att?.opcode.rawValue)
         case .attHandle:
             guard let pdu = decoded.att else { return number(UInt16?.none) }
@@ -157,34 +216,62 @@ struct RecordFilter {
         case .attError:
             if case .errorResponse(_, _, let code)? = decoded.att { return number(code.rawValue) }
             return number(UInt8?.none)
+        case .eventStatus:
+            return record.kind == .event ? number(WiresharkFields.status(record.bytes)) : number(UInt8?.none)
+        case .eventConnectionHandle:
+            return compare(record.kind == .event ? WiresharkFields.connectionHandles(record.bytes).map(Double.init) : [], test)
+        case .btl2cap: return WiresharkFields.layers(decoded).l2cap != nil
+        case .btatt: return WiresharkFields.layers(decoded).att != nil
+        case .btsmp: return WiresharkFields.layers(decoded).smp != nil
+        case .btl2capCID: return number(WiresharkFields.layers(decoded).l2cap?.channel.rawValue)
+        case .btattOpcode: return number(WiresharkFields.layers(decoded).att?.opcode.rawValue)
+        case .btsmpOpcode: return number(WiresharkFields.layers(decoded).smp?.code.rawValue)
+        case .btattHandle:
+            guard let pdu = WiresharkFields.layers(decoded).att else { return number(UInt16?.none) }
+            // (On the debug handle no request is answered: those PDUs are no link's.)
+            let request = decoded.att == nil ? nil : context.analyzer.lastAnswered
+            return compare(WiresharkFields.attributeHandles(pdu, answering: request).map(Double.init), test)
+        case .timeRelative:
+            // In nanoseconds, as the value was read (Parser.nanoseconds).
+            return compare([Double((record.timestamp.microseconds - context.origin.microseconds) * 1_000)], test)
         case .direction:
-            guard case .text(let wanted)? = test.value else { return record.direction != nil }
-            let same = record.direction.map { "\($0)" == wanted.lowercased() } ?? false
-            return test.op == .ne ? !same : same
+            return compareText(record.direction.map { "\($0)" }, test)
         case .transport:
-            guard case .text(let wanted)? = test.value else { return transport(of: decoded, context.analyzer) != nil }
-            let same = transport(of: decoded, context.analyzer) == (wanted.lowercased() == "le" ? .le : .classic)
-            return test.op == .ne ? !same : same
+            return compareText(transport(of: decoded, context.analyzer).map { $0 == .le ? "le" : "br-edr" }, test)
         case .peer:
             let peer = peer(of: decoded, context.analyzer)
             guard case .text(let wanted)? = test.value else { return peer != nil }
-            let same = peer.map { matchesPeer($0, wanted, context.analyzer) } ?? false
-            return test.op == .ne ? !same : same
+            // As every comparison: a record with no peer fails `!=` too.
+            guard let peer else { return false }
+            let same = matchesPeer(peer, wanted, context.analyzer)
+            return test.op == .ne || test.op == .anyNe ? !same : same
         }
     }
 
-    /// A field alone tests that the record has it; with an operator, that its value compares so.
-    private static func compare(_ value: Double?, _ test: Test) -> Bool {
-        guard let op = test.op, case .number(let wanted)? = test.value else { return value != nil }
-        guard let value else { return op == .ne }
+    /// A field alone tests that the record has it; with an operator, that its values compare so:
+    /// none compares (a record without the field fails every comparison), `!=` and `===` when
+    /// all of them do, the others when any does.
+    static func compare(_ values: [Double], _ test: Test) -> Bool {
+        guard let op = test.op, case .number(let wanted)? = test.value else { return !values.isEmpty }
+        guard !values.isEmpty else { return false }
         return switch op {
-        case .eq: value == wanted
-        case .ne: value != wanted
-        case .gt: value > wanted
-        case .ge: value >= wanted
-        case .lt: value < wanted
-        case .le: value <= wanted
+        case .eq: values.contains { $0 == wanted }
+        case .ne: values.allSatisfy { $0 != wanted }
+        case .allEq: values.allSatisfy { $0 == wanted }
+        case .anyNe: values.contains { $0 != wanted }
+        case .gt: values.contains { $0 > wanted }
+        case .ge: values.contains { $0 >= wanted }
+        case .lt: values.contains { $0 < wanted }
+        case .le: values.contains { $0 <= wanted }
         }
+    }
+
+    /// A field with a word for its value (direction, transport): present, equal or not.
+    private static func compareText(_ value: String?, _ test: Test) -> Bool {
+        guard case .text(let wanted)? = test.value else { return value != nil }
+        guard let value else { return false }
+        let same = value == wanted.lowercased()
+        return test.op == .ne || test.op == .anyNe ? !same : same
     }
 
     /// The peer of the connection a record belongs to, where the capture names it (also for the
@@ -306,7 +393,7 @@ extension RecordFilter {
             let lowered = name.text.lowercased()
             let hasOperator = current.kind == .op
             guard var field = Field(rawValue: lowered) ?? Field.aliases[lowered] else {
-                throw fault(at: name.column, "unknown field \"\(name.text)\"; fields: \(Field.allCases.map(\.rawValue).joined(separator: ", ")) (and Wireshark's btatt.*, bthci_*.* names)")
+                throw fault(at: name.column, "unknown field \"\(name.text)\"; fields: \(Field.names)")
             }
             if hasOperator, field.isFlag {
                 guard let value = legacy[lowered] else { throw fault(at: current.column, "\(name.text) takes no value: it is a kind of record or a layer") }
@@ -324,7 +411,9 @@ extension RecordFilter {
             }
             position += 1
             if field.takesText {
-                guard op == .eq || op == .ne else { throw fault(at: opToken.column, "\(field.rawValue) compares with == or != only") }
+                guard [.eq, .ne, .allEq, .anyNe].contains(op) else {
+                    throw fault(at: opToken.column, "\(field.rawValue) compares with == or != only")
+                }
                 if field == .direction, !["sent", "received"].contains(valueToken.text.lowercased()) {
                     throw fault(at: valueToken.column, "direction is sent or received")
                 }
@@ -333,6 +422,12 @@ extension RecordFilter {
                 }
                 return Test(field: field, op: op, value: .text(valueToken.text))
             }
+            if field == .timeRelative {
+                guard let nanoseconds = Self.nanoseconds(valueToken.text) else {
+                    throw fault(at: valueToken.column, "\(valueToken.text) is not a valid time (seconds, with at most 9 decimals: 12.5, 0.000105)")
+                }
+                return Test(field: field, op: op, value: .number(Double(nanoseconds)))
+            }
             guard let number = Self.number(valueToken.text) else {
                 throw fault(at: valueToken.column, "expected a number (decimal or 0x-hex), found \(valueToken.text)")
             }
@@ -340,6 +435,24 @@ extension RecordFilter {
                 throw fault(at: valueToken.column, "\(valueToken.text) is out of range for \(field.rawValue) (0 to 0x\(String(Int(maximum), radix: 16)))")
             }
             return Test(field: field, op: op, value: .number(number))
+        }
+
+        /// A time as Wireshark reads one: seconds, optionally signed, with a fraction of at most
+        /// nanoseconds (further digits only zeros); no exponent, no hex.
+        static func nanoseconds(_ text: String) -> Int64? {
+            var digits = Substring(text)
+            let negative = digits.first == "-"
+            if negative { digits = digits.dropFirst() }
+            let parts = digits.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let whole = parts.first, !whole.isEmpty, whole.allSatisfy(\.isASCII), whole.allSatisfy(\.isNumber),
+                whole.count <= 9, let seconds = Int64(whole)
+            else { return nil }
+            var fraction = parts.count > 1 ? parts[1] : ""
+            guard fraction.allSatisfy({ $0.isASCII && $0.isNumber }), parts.count == 1 || !fraction.isEmpty else { return nil }
+            while fraction.count > 9, fraction.last == "0" { fraction = fraction.dropLast() }
+            guard fraction.count <= 9 else { return nil }
+            let nanoseconds = seconds * 1_000_000_000 + (Int64(fraction + String(repeating: "0", count: 9 - fraction.count)) ?? 0)
+            return negative ? -nanoseconds : nanoseconds
         }
 
         static func number(_ text: String) -> Double? {
@@ -364,7 +477,9 @@ extension RecordFilter {
                     guard i + 1 < characters.count, characters[i + 1] == c else { throw fault(at: i, "expected \(c)\(c)") }
                     tokens.append(Token(kind: c == "&" ? .and : .or, text: "\(c)\(c)", column: i)); i += 2
                 case "=", "<", ">", "!":
-                    if i + 1 < characters.count, characters[i + 1] == "=" {
+                    if c == "=" || c == "!", i + 2 < characters.count, characters[i + 1] == "=", characters[i + 2] == "=" {
+                        tokens.append(Token(kind: .op, text: String(characters[i...i + 2]), column: i)); i += 3
+                    } else if i + 1 < characters.count, characters[i + 1] == "=" {
                         tokens.append(Token(kind: .op, text: String(characters[i...i + 1]), column: i)); i += 2
                     } else if c == "!" {
                         tokens.append(Token(kind: .not, text: "!", column: i)); i += 1
@@ -393,5 +508,27 @@ extension RecordFilter {
         func fault(at column: Int, _ message: String) -> ValidationError {
             ValidationError("bad filter: \(message)\n  \(text)\n  \(String(repeating: " ", count: column))^ column \(column + 1)")
         }
+    }
+}
+
+extension RecordFilter {
+    /// The frame numbers each of `filters` selects in the capture at `path`, which is read once and
+    /// decoded as `decode --filter` decodes it; for checking many filters against one capture.
+    static func frames(in path: String, selectedBy filters: [RecordFilter]) throws -> [[Int]] {
+        let reader = try CaptureReader(path: path)
+        var decoder = TraceDecoder()
+        var analyzer = LifecycleAnalyzer()
+        var origin: Timestamp?
+        var selected = [[Int]](repeating: [], count: filters.count)
+        while let record = try reader.next() {
+            let decoded = decoder.decode(record)
+            analyzer.add(record, decoded)
+            if origin == nil { origin = record.timestamp }
+            let context = Context(analyzer: analyzer, origin: origin!)
+            for (index, filter) in filters.enumerated() where filter.matches(record, decoded, context) {
+                selected[index].append(record.index + 1)
+            }
+        }
+        return selected
     }
 }
