@@ -22,6 +22,12 @@ public protocol BluetoothSystem: AnyObject {
     /// The app called something CoreBluetooth refuses ("API MISUSE" in CoreBluetooth's log). The
     /// call was ignored; the system may write it down.
     func apiMisuse(_ message: String, by manager: CBManager)
+    /// The app did something CoreBluetooth answers with an exception (an
+    /// `NSInternalInconsistencyException`, which ends an iOS app): `rule` names the rule in one
+    /// word (`cccdWrittenDirectly`), `message` is the exception's text. The call did nothing; the
+    /// app's process is over (bletrace itself does not trap). `manager` is nil for an object made
+    /// outside any manager (a `CBMutableDescriptor`).
+    func appCrashed(_ rule: String, _ message: String, by manager: CBManager?)
     /// Runs `action` after the app's current call returns, in order with the system's own
     /// answers: for what a manager answers itself (CoreBluetooth answers every call
     /// asynchronously, as a delegate callback).
@@ -81,6 +87,11 @@ public protocol BluetoothSystem: AnyObject {
 /// one of the replay (or test) that is running the app's code, bound with ``with(_:_:)``. A
 /// manager created outside any ``with(_:_:)`` gets a system with no Bluetooth, and reports
 /// `.unsupported`, as on a machine without Bluetooth. The binding is task-local, so tests that
+extension BluetoothSystem {
+    /// By default a crash is not written down (a system made before crashes were modelled).
+    public func appCrashed(_ rule: String, _ message: String, by manager: CBManager?) {}
+}
+
 /// replay in parallel do not see each other's systems.
 public enum BluetoothSystemContext {
     final class Binding: @unchecked Sendable {

@@ -40,7 +40,17 @@ open class CBDescriptor: CBAttribute {
 /// publishes two kinds only: the Characteristic User Description (2901, a `String`) and the
 /// Characteristic Presentation Format (2904, `Data`); the system makes the others itself.
 open class CBMutableDescriptor: CBDescriptor {
+    /// Only Characteristic User Description (2901) and Characteristic Presentation Format (2904)
+    /// can be made: iOS raises an exception for any other UUID here, at initialisation (the
+    /// decompiled framework; IOS-DFU-Library 61), which ends the app
+    /// (``BluetoothSystem/appCrashed(_:by:)``); the descriptor is made all the same.
     public init(type UUID: CBUUID, value: Any?) {
         super.init(uuid: UUID, value: value, handle: 0)
+        let short = UUID.bluetoothUUID.shortValue
+        if short != 0x2901 && short != 0x2904 {
+            BluetoothSystemContext.current?.appCrashed(
+                "descriptorNotAllowed", "Only the Characteristic User Description and Characteristic Presentation Format descriptors can be published, not \(UUID.uuidString)",
+                by: nil)
+        }
     }
 }

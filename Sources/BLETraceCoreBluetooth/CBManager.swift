@@ -43,6 +43,12 @@ open class CBManager: NSObject {
     private lazy var misuseName = Self.typeName(self)
 
     /// Records an API misuse and tells the system.
+    /// A call CoreBluetooth answers with an exception: the app crashes (``BluetoothSystem/appCrashed(_:by:)``).
+    func crash(_ rule: String, _ message: String) {
+        apiMisuses.append("CRASH: \(misuseName) \(message)")
+        system.appCrashed(rule, message, by: self)
+    }
+
     func misuse(_ message: String) {
         let line = "API MISUSE: \(misuseName) \(message)"
         apiMisuses.append(line)

@@ -120,9 +120,9 @@ open class CBPeripheral: CBPeer {
             guard data.count <= limit else {
                 return misuse("writeValue(_:for:type: .withoutResponse) of \(data.count) bytes, more than maximumWriteValueLength \(limit): not sent")
             }
-            guard canSendWriteWithoutResponse else {
-                return misuse("writeValue(_:for:type: .withoutResponse) while canSendWriteWithoutResponse is false: dropped")
-            }
+            // While canSendWriteWithoutResponse is false the write is still passed on: Apple's
+            // header calls its delivery best-effort, and peripheralIsReady(toSendWriteWithoutResponse:)
+            // follows once there is room (Formats/corebluetooth.md).
             canSendWriteWithoutResponse = central!.system.writeWithoutResponse(data, for: characteristic, on: self)
         }
     }
@@ -130,7 +130,8 @@ open class CBPeripheral: CBPeer {
     public func writeValue(_ data: Data, for descriptor: CBDescriptor) {
         guard isMine(descriptor.characteristic?.service, "writeValue") else { return }
         guard descriptor.uuid.bluetoothUUID.shortValue != 0x2902 else {
-            return misuse("writeValue(_:for:) on a Client Characteristic Configuration descriptor; use setNotifyValue(_:for:)")
+            // iOS raises an exception here (the decompiled framework; dotnet-bluetooth-le 448).
+            return crash("cccdWrittenDirectly", "Client Characteristic Configuration descriptors must be configured using setNotifyValue(_:for:)")
         }
         enqueue(.writeDescriptor(data, descriptor), "writeValue")
     }
@@ -410,6 +411,10 @@ open class CBPeripheral: CBPeer {
 
     private func misuse(_ message: String) {
         central?.misuse(misuseName + " " + message)
+    }
+
+    private func crash(_ rule: String, _ message: String) {
+        central?.crash(rule, message)
     }
 
     /// How misuse messages name this peripheral, made once (its address does not change).

@@ -61,7 +61,14 @@ open class CBPeripheralManager: CBManager {
     public func add(_ service: CBMutableService) {
         guard requirePoweredOn("add") else { return }
         guard !publishedServices.contains(where: { $0 === service }) else {
-            return misuse("add(_:) of a service already published (\(service.uuid.uuidString)); ignored")
+            // An exception on iOS (the decompiled framework's addService: assertion).
+            return crash("serviceAddedTwice", "Services cannot be added more than once (\(service.uuid.uuidString))")
+        }
+        for case let characteristic as CBMutableCharacteristic in service.characteristics ?? []
+        where characteristic.value != nil
+            && (characteristic.properties.subtracting(.read) != [] || characteristic.permissions.subtracting(.readable) != [])
+        {
+            return crash("cachedValueNotReadOnly", "Characteristics with cached values must be read-only (\(characteristic.uuid.uuidString))")
         }
         if let refusal = refusal(of: service) {
             misuse("add(_:) of \(service.uuid.uuidString): \(refusal.reason)")
@@ -233,11 +240,6 @@ open class CBPeripheralManager: CBManager {
             return ("the Generic Access and Generic Attribute services belong to the system", CBError(.uuidNotAllowed))
         }
         for case let characteristic as CBMutableCharacteristic in service.characteristics ?? [] {
-            if characteristic.value != nil,
-                characteristic.properties.subtracting(.read) != [] || characteristic.permissions.subtracting(.readable) != []
-            {
-                return ("characteristic \(characteristic.uuid.uuidString) has a cached value, so it must be read-only", CBError(.invalidParameters))
-            }
             for descriptor in characteristic.descriptors ?? [] {
                 let short = descriptor.uuid.bluetoothUUID.shortValue
                 guard short == 0x2901 || short == 0x2904 else {

@@ -14,6 +14,12 @@ public struct ReplayResult: Sendable, CustomStringConvertible {
     public let failed: Bool
     /// The state of each peripheral the app was given, by address, at the end of the capture.
     public let peripheralStates: [String: CBPeripheralState]
+    /// The rule the app broke that crashes an iOS app (CoreBluetooth raises an exception: a CCCD
+    /// written directly, a descriptor other than 2901/2904 made, a writable characteristic with a
+    /// cached value, a service added twice); nil when it broke none. The replay stops there.
+    public var crashReason: String? {
+        flow.events.last { $0.actor == "system" && $0.name == "crash" }?.argument("reason")
+    }
 
     /// A short account, for test failure messages: the events and the end state.
     public var description: String {

@@ -42,6 +42,7 @@ struct EventQueue {
 
     /// Schedules `action`; `process` is the app process it belongs to (0: the system's).
     mutating func schedule(at time: Timestamp, for peripheral: CBPeripheral?, process: Int, _ action: @escaping () -> Void) {
+        guard !closed else { return }
         sequence += 1
         schedule(at: time, sequence: sequence, for: peripheral, process: process, action)
     }
@@ -57,6 +58,7 @@ struct EventQueue {
     mutating func schedule(
         at time: Timestamp, sequence: Int, for peripheral: CBPeripheral?, process: Int, _ action: @escaping () -> Void
     ) {
+        guard !closed else { return }
         var slot: Int32 = -1
         if let peripheral {
             let key = ObjectIdentifier(peripheral)
@@ -118,6 +120,15 @@ struct EventQueue {
     mutating func removeAll() {
         heap = Heap()
         running = nil
+    }
+
+    /// Whether the replay has stopped: nothing scheduled from then on runs.
+    private(set) var closed = false
+
+    /// Empties the queue and takes nothing more: the replay has stopped.
+    mutating func close() {
+        removeAll()
+        closed = true
     }
 
     private mutating func dropWithdrawn() {

@@ -10,7 +10,7 @@ public enum FlowVocabulary {
     public static let events: [String: Set<String>] = [
         "system": [
             "launch", "terminate", "relaunch", "forceQuit", "powerOff", "powerOn", "reset", "unauthorized",
-            "answerDiffers", "noResponse",
+            "answerDiffers", "noResponse", "crash",
         ],
         "app": [
             // Central side.

@@ -219,7 +219,19 @@ extension ReplayEngine {
             let parts = server.prepared.removeValue(forKey: address) ?? []
             // Flags 0x00 cancel the prepared writes (Core 6.0, Vol 3, Part F, §3.4.6.3).
             guard exchange.parameter == 1 else { return }
-            let writes = parts.compactMap { part in
+            // Consecutive parts of one characteristic at contiguous offsets reach the app as one
+            // request at the first offset (the decompiled framework's handleSetAttributeValues).
+            var merged: [Cassette.Exchange] = []
+            for part in parts {
+                if let last = merged.last, last.handle == part.handle,
+                    Int(last.offset ?? 0) + last.value.count == Int(part.offset ?? 0)
+                {
+                    merged[merged.count - 1].value += part.value
+                } else {
+                    merged.append(part)
+                }
+            }
+            let writes = merged.compactMap { part in
                 part.handle.flatMap { publishedCharacteristic($0, step, "writes") }.map { (part, $0) }
             }
             guard !writes.isEmpty else { return }

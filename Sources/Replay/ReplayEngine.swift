@@ -116,6 +116,8 @@ public final class ReplayEngine: BluetoothSystem {
     public var unmatched: UnmatchedPolicy = .pend
     /// Set when a request could not be matched under ``UnmatchedPolicy/fail``: the replay stopped.
     public private(set) var failed = false
+    /// The rule the app broke that crashes an iOS app (``appCrashed(_:by:)``), if it did.
+    public private(set) var crashReason: String?
     /// The scan in progress, if any: a new scan or a stop ends the old one's discoveries.
     var scanGeneration = 0
     /// Per peer, its answers and names indexed on first use.
@@ -305,6 +307,16 @@ public final class ReplayEngine: BluetoothSystem {
         flow.comments.append(message)
     }
 
+    /// The app did what CoreBluetooth answers with an exception: on iOS the app would crash there.
+    /// The flow ends with `system crash reason=…` and the replay fails (`bletrace replay` exits 1).
+    public func appCrashed(_ rule: String, _ message: String, by manager: CBManager?) {
+        guard crashReason == nil else { return }
+        flow.comments.append("the app crashes here on iOS: \(message) (an exception CoreBluetooth raises)")
+        record("system", "crash", [.init("reason", rule)])
+        crashReason = rule
+        stop()
+    }
+
     public func later(_ action: @escaping () -> Void) {
         schedule(at: now, for: nil, action)
     }
@@ -490,13 +502,15 @@ public final class ReplayEngine: BluetoothSystem {
     }
 
     func record(_ actor: String, _ name: String, _ arguments: [FlowEvent.Argument]) {
+        // After a crash the app's process is gone: what its code went on to call never happened.
+        guard crashReason == nil else { return }
         if let writer { return writer.append(time: now.seconds(since: cassette.start), actor: actor, name: name, arguments: arguments) }
         flow.events.append(FlowEvent(time: now.seconds(since: cassette.start), actor: actor, name: name, arguments: arguments))
     }
 
-    /// Stops the replay: nothing more happens (``UnmatchedPolicy/fail``).
+    /// Stops the replay: nothing more happens (``UnmatchedPolicy/fail``, a crash).
     func stop() {
         failed = true
-        queue.removeAll()
+        queue.close()
     }
 }

@@ -46,9 +46,10 @@ import Wire
         #expect(characteristic.service === service)
         #expect(characteristic.descriptors?.first?.characteristic === characteristic)
         #expect(delegate.log.last == "peripheralManager(_:didAdd:error:)")
-        // The same service twice is refused.
+        // The same service twice: an exception on iOS, so the app crashes.
         manager.add(service)
-        #expect(manager.apiMisuses.last?.contains("already published") == true)
+        #expect(system.crashes == ["serviceAddedTwice"])
+        #expect(manager.apiMisuses.last?.contains("Services cannot be added more than once") == true)
         manager.remove(service)
         #expect(manager.publishedServices.isEmpty)
         manager.removeAllServices()
@@ -70,11 +71,23 @@ import Wire
         system.flush()
         #expect(delegate.errors == [
             "peripheralManager(_:didAdd:error:) CBError.uuidNotAllowed",
-            "peripheralManager(_:didAdd:error:) CBError.invalidParameters",
             "peripheralManager(_:didAdd:error:) CBError.uuidNotAllowed",
         ])
+        // A writable characteristic with a cached value is an exception on iOS: a crash, no didAdd.
+        #expect(system.crashes == ["cachedValueNotReadOnly"])
         #expect(system.calls == ["init CBPeripheralManager"])
         #expect(manager.publishedServices.isEmpty)
+    }
+
+    @Test func makingADescriptorOtherThan2901Or2904CrashesTheAppAtOnce() {
+        // iOS raises an exception at CBMutableDescriptor's initialisation (the decompiled
+        // framework; IOS-DFU-Library 61): the system the app runs on hears of it there.
+        BluetoothSystemContext.with(system) {
+            _ = CBMutableDescriptor(type: CBUUID(string: "2901"), value: "Rate")
+            #expect(system.crashes.isEmpty)
+            _ = CBMutableDescriptor(type: CBUUID(string: "2902"), value: Data([0, 0]))
+        }
+        #expect(system.crashes == ["descriptorNotAllowed"])
     }
 
     @Test func onlyTheLocalNameAndServiceUUIDsAreAdvertised() {

@@ -8,6 +8,8 @@ import Wire
 final class ScriptedSystem: BluetoothSystem {
     var calls: [String] = []
     var misuses: [String] = []
+    /// The rules of the crashes the managers reported, in order.
+    var crashes: [String] = []
     var authorization: CBManagerAuthorization = .allowedAlways
     /// The state each new manager is told, with the restoration dictionary if any.
     var initialState: CBManagerState = .poweredOn
@@ -41,6 +43,7 @@ final class ScriptedSystem: BluetoothSystem {
     }
 
     func apiMisuse(_ message: String, by manager: CBManager) { misuses.append(message) }
+    func appCrashed(_ rule: String, _ message: String, by manager: CBManager?) { crashes.append(rule) }
     func later(_ action: @escaping () -> Void) { pending.append(action) }
 
     /// Runs every answer waiting, including those the answers schedule.

@@ -134,3 +134,21 @@ extension FieldLogTests {
         #expect(states[1].time == asks[1].time)
     }
 }
+
+extension FieldLogTests {
+    @Test func aMisuseThatCrashesAnIOSAppEndsTheReplayWithTheRule() async throws {
+        // Writing the CCCD directly raises an exception on iOS: the flow ends there.
+        let app = ProbeApp { peripheral, launch in
+            let measurement = characteristic("2A37", of: peripheral)
+            let cccd = try! #require(measurement.descriptors?.first { $0.uuid == CBUUID(string: "2902") })
+            peripheral.writeValue(Data([0x01, 0x00]), for: cccd)
+            launch.asyncAfter(0.01) { peripheral.readValue(for: characteristic("2A38", of: peripheral)) }
+        }
+        let (flow, _, engine) = try await replay("restore-notifying.btsnoop", app)
+        #expect(engine.failed)
+        #expect(engine.crashReason == "cccdWrittenDirectly")
+        let last = try #require(flow.events.last)
+        #expect(last.actor == "system" && last.name == "crash" && last.argument("reason") == "cccdWrittenDirectly")
+        #expect(!flow.events.contains { $0.name == "readValue" })
+    }
+}

@@ -336,9 +336,11 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
         }
         let handle = write.characteristic.valueHandle
         cassette.links[index].exchanges += [
-            // A reliable write of two parts, then one the central cancels.
+            // A long write of three parts, two contiguous and one further on, then one the
+            // central cancels.
             request(.prepareWriteRequest, 0, handle: handle, value: [0x01, 0x02], offset: 0, answer: .prepareWriteResponse),
-            request(.prepareWriteRequest, 1_000, handle: handle, value: [0x03], offset: 2, answer: .prepareWriteResponse),
+            request(.prepareWriteRequest, 500, handle: handle, value: [0x03], offset: 2, answer: .prepareWriteResponse),
+            request(.prepareWriteRequest, 1_000, handle: handle, value: [0x05], offset: 10, answer: .prepareWriteResponse),
             request(.executeWriteRequest, 2_000, handle: 0, flags: 1, answer: .executeWriteResponse),
             request(.prepareWriteRequest, 3_000, handle: handle, value: [0x09], offset: 0, answer: .prepareWriteResponse),
             request(.executeWriteRequest, 4_000, handle: 0, flags: 0, answer: .executeWriteResponse),
@@ -349,11 +351,13 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
         let captured = try #require(read.exchange.answer?.value)
         app.read = { request in (.success, request.offset == 0 ? Data(captured) : Data([0x07])) }
         let flow = await ReplayEngine(cassette: cassette).run(app, name: "test-server")
+        // One array at the Execute; the contiguous parts are one request at the first offset, as
+        // the decompiled framework merges them.
         let group = try #require(app.writeArrays.last)
-        #expect(group.map(\.offset) == [0, 2])
-        #expect(group.map(\.value) == [Data([0x01, 0x02]), Data([0x03])])
+        #expect(group.map(\.offset) == [0, 10])
+        #expect(group.map(\.value) == [Data([0x01, 0x02, 0x03]), Data([0x05])])
         #expect(flow.events.contains {
-            $0.signature == "peripheralManager didReceiveWrite central=\(write.central) characteristic=\(write.uuid),\(write.uuid) value=0102,03 offset=0,2 type=withResponse"
+            $0.signature == "peripheralManager didReceiveWrite central=\(write.central) characteristic=\(write.uuid),\(write.uuid) value=010203,05 offset=0,10 type=withResponse"
         })
         #expect(!flow.events.contains { $0.name == "didReceiveWrite" && $0.argument("value") == "09" })
         #expect(flow.events.contains {
