@@ -251,10 +251,21 @@ extension ReplayEngine {
         let key = PeerIndex.key(kind, handle)
         let occurrence = links[address]?.occurrences[key, default: 0] ?? 0
         links[address]?.occurrences[key] = occurrence + 1
-        guard let (operation, link) = capturedAnswer(kind, handle: handle, on: address, occurrence: occurrence)
+        guard var (operation, link) = capturedAnswer(kind, handle: handle, on: address, occurrence: occurrence)
             ?? (kind == .write ? capturedAnswer(.longWrite, handle: handle, on: address, occurrence: occurrence) : nil)
         else {
             return unmatched(request, peripheral, "the capture never shows \(request.methodName) on handle 0x\(hex4(handle))")
+        }
+        // A request made on a link the capture shows encrypted by now gets an answer from after
+        // the encryption: a refusal for security given before it is not what iOS would meet.
+        if let code = operation.error?.rawValue, [0x05, 0x0C, 0x0F].contains(code),
+            let encrypted = encryptionTime(connection: link), now >= encrypted, operation.time < encrypted
+        {
+            let key = PeerIndex.key(operation.kind, handle)
+            guard let after = peerIndex(address).answers(link, key).first(where: { $0.time >= encrypted }) else {
+                return unmatched(request, peripheral, "the link is encrypted by now, and the capture's only answer to \(request.methodName) on 0x\(hex4(handle)) is its refusal for security from before the encryption")
+            }
+            operation = after
         }
         if let playing = links[address]?.link?.connection, link != playing {
             flow.comments.append("\(address): connection \(playing + 1) of the capture never made \(request.methodName) on 0x\(hex4(handle)); answered as connection \(link + 1) answered it")
@@ -273,6 +284,13 @@ extension ReplayEngine {
             guard process == queue.liveProcess else { return completeInSystem(request, response(final, error), peripheral) }
             deliver(response(final, error), for: request, to: peripheral)
         }
+    }
+
+    /// When the capture's connection `connection` was first encrypted, if it was.
+    private func encryptionTime(connection: Int) -> Timestamp? {
+        cassette.link(connection: connection)?.security.first { event in
+            if case .encryptionChanged(true, _) = event.kind { true } else { false }
+        }?.time
     }
 
     /// The answer to a request of an app process that was terminated meanwhile: no callback

@@ -152,3 +152,23 @@ extension FieldLogTests {
         #expect(!flow.events.contains { $0.name == "readValue" })
     }
 }
+
+extension FieldLogTests {
+    @Test func aRequestOnALinkAlreadyEncryptedGetsTheAnswerFromAfterTheEncryption() async throws {
+        // pairing-retry: the write of EEE3 is refused (0x05) at +0.368, pairing follows, the link
+        // is encrypted at +0.442 and the retry succeeds. An app that writes only at +0.6, on the
+        // encrypted link, meets no refusal and no pairing: it gets the answer from after.
+        let app = ProbeApp { peripheral, launch in
+            launch.asyncAfter(0.6) {
+                peripheral.writeValue(Data([0x01]), for: characteristic("0000EEE3-0000-1000-8000-00805F9B34FB", of: peripheral), type: .withResponse)
+            }
+        }
+        let (flow, cassette, _) = try await replay("pairing-retry.btsnoop", app)
+        let encrypted = try #require(cassette.links.first?.security.first { if case .encryptionChanged(true, _) = $0.kind { true } else { false } })
+        let write = try #require(flow.events.first { $0.name == "writeValue" })
+        #expect((write.time ?? 0) > encrypted.time.seconds(since: cassette.start))
+        let answer = try #require(flow.events.first { $0.name == "didWriteValueFor" })
+        #expect(answer.argument("error") == "nil")
+        #expect(!flow.comments.contains { $0.contains("the peer asked for security") })
+    }
+}
