@@ -28,6 +28,7 @@ public struct ReplayResult: Sendable, CustomStringConvertible {
         if !finalState.subscribed.isEmpty { parts.append("subscribed to \(finalState.subscribed.sorted().joined(separator: ", "))") }
         if !finalState.pending.isEmpty { parts.append("connecting to \(finalState.pending.sorted().joined(separator: ", "))") }
         if finalState == AppState() { parts.append("ends holding nothing") }
+        if let crashReason { parts.append("crashed: \(crashReason)") }
         return "replay (" + parts.joined(separator: "; ") + ")"
     }
 
