@@ -1,7 +1,7 @@
 import TraceFiles
 
-/// The decoder, the lifecycles and the errors, fed together one record at a time: how
-/// `bletrace lifecycle`, `errors` and `stats` read a capture.
+/// The decoder, the lifecycles, the errors and the diagnosis, fed together one record at a time:
+/// how `bletrace lifecycle`, `errors`, `diagnose` and `stats` read a capture.
 ///
 /// The commonest records (ATT notifications, write commands and reads, ACL fragments, raw events
 /// such as Number Of Completed Packets) take their ``QuickRecord`` form, with no
@@ -16,12 +16,16 @@ import TraceFiles
 public struct CaptureAnalyzer {
     public private(set) var lifecycle = LifecycleAnalyzer()
     public private(set) var errors = ErrorCollector()
+    public private(set) var diagnosis = DiagnosisCollector()
     private var decoder = TraceDecoder()
     /// The full decoding of the latest record added that had no quick form; valid, as its views
     /// are, until the next record is read.
     public private(set) var decoded = DecodedRecord()
 
     public init() {}
+
+    /// The findings of `bletrace diagnose` for every record added so far, most serious first.
+    public var findings: [Finding] { diagnosis.findings(report: lifecycle.report, errors: errors.errors) }
 
     /// Adds `record`. Returns its quick form when it had one; nil when it was decoded whole, into
     /// ``decoded``.
@@ -30,10 +34,12 @@ public struct CaptureAnalyzer {
         if let quick = decoder.decode(record, into: &decoded) {
             lifecycle.add(quick, record)
             errors.add(quick, record, analyzer: lifecycle)
+            diagnosis.add(quick, record, analyzer: lifecycle)
             return quick
         }
         lifecycle.add(record, decoded)
         errors.add(record, decoded, analyzer: lifecycle)
+        diagnosis.add(record, decoded, analyzer: lifecycle)
         return nil
     }
 }

@@ -75,6 +75,8 @@ public struct Connection: Hashable, Sendable, Codable {
         public var start: Timestamp
         public var end: Timestamp
         public var requests: Int
+        /// The record of its first request.
+        public var record: Int?
         public var duration: Double { end.seconds(since: start) }
     }
 

@@ -75,6 +75,10 @@ public struct LifecycleAnalyzer {
         openByHandle[handle].map { connections[$0] }
     }
 
+    /// The ``Connection/id`` of the connection open on `handle` now (no copy of the connection).
+    @inline(__always)
+    public func connectionID(on handle: UInt16) -> Int? { openByHandle[handle] }
+
     public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord) {
         begin(record)
         scanning.add(record, decoded)
@@ -363,7 +367,7 @@ public struct LifecycleAnalyzer {
                 connections[id].discoveryProcedures[index].requests += 1
             } else {
                 connections[id].discoveryProcedures.append(
-                    Connection.DiscoveryProcedure(kind: kind, start: record.timestamp, end: record.timestamp, requests: 1))
+                    Connection.DiscoveryProcedure(kind: kind, start: record.timestamp, end: record.timestamp, requests: 1, record: record.index))
             }
         }
         answered(on: id, record)

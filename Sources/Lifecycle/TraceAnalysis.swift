@@ -5,12 +5,13 @@ import Wire
 
 /// Everything bletrace's analysis commands report about one capture, from one reading of it: the
 /// connection lifecycles and their summary, every error with its CoreBluetooth equivalent, each
-/// peer's GATT database, and the counts of `bletrace stats`.
+/// peer's GATT database, the counts of `bletrace stats`, and the findings of `bletrace diagnose`.
 ///
 /// ```swift
 /// let analysis = try TraceAnalysis(path: "btsnoop_hci.log")
 /// for connection in analysis.lifecycle.connections where connection.outcome == .disconnected { … }
 /// let unexpected = analysis.errors.filter { !$0.expected }
+/// for finding in analysis.findings where finding.severity == .error { print(finding.rule, finding.summary) }
 /// ```
 public struct TraceAnalysis: Hashable, Sendable, Codable {
     /// The capture's format, as `bletrace info` names it (`btsnoop, datalink 1002 (HCI UART (H4))`).
@@ -22,6 +23,9 @@ public struct TraceAnalysis: Hashable, Sendable, Codable {
     /// its links: the peer's and this host's, as each side's client discovered them.
     public var gatt: [GATTCollector.Entry]
     public var statistics: TraceStatistics
+    /// What `bletrace diagnose` concludes, most serious first (``DiagnosisCollector``), from
+    /// the same reading.
+    public var findings: [Finding]
     /// What stopped the reading of a damaged file (its file, record and byte offset); everything
     /// above covers every record before it.
     public var fault: String?
@@ -35,12 +39,14 @@ public struct TraceAnalysis: Hashable, Sendable, Codable {
         var errors = ErrorCollector()
         var gatt = GATTCollector()
         var statistics = TraceStatistics()
+        var diagnosis = DiagnosisCollector()
         do {
             while let record = try reader.next() {
                 let decoded = decoder.decode(record)
                 analyzer.add(record, decoded)
                 errors.add(record, decoded, analyzer: analyzer)
                 gatt.add(record, decoded, analyzer: analyzer)
+                diagnosis.add(record, decoded, analyzer: analyzer)
                 statistics.add(record, decoded)
             }
         } catch {
@@ -53,6 +59,7 @@ public struct TraceAnalysis: Hashable, Sendable, Codable {
         statistics.connections = lifecycle.connections.count
         self.statistics = statistics
         summary = LifecycleSummary(connections: lifecycle.connections, scans: lifecycle.scans, errors: self.errors)
+        findings = diagnosis.findings(report: lifecycle, errors: self.errors)
     }
 }
 

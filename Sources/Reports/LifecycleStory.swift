@@ -25,14 +25,18 @@ public struct LifecycleStory {
     public var brief: Bool
     /// Colour for a terminal, or plain text.
     public var style: TextStyle
+    /// The findings of `bletrace diagnose` about the same connections: the summary leads with
+    /// their count. Nil leaves the line out.
+    public var findings: [Finding]?
 
     /// A story of `report` with its `summary`.
     public init(
         report: LifecycleReport, summary: LifecycleSummary, showing: String? = nil, brief: Bool = false,
-        style: TextStyle = .plain
+        style: TextStyle = .plain, findings: [Finding]? = nil
     ) {
         self.report = report
         self.summary = summary
+        self.findings = findings
         self.showing = showing
         self.brief = brief
         self.style = style
@@ -40,7 +44,7 @@ public struct LifecycleStory {
 
     /// The story of a whole capture read with `TraceAnalysis(path:)`.
     public init(_ analysis: TraceAnalysis, style: TextStyle = .plain) {
-        self.init(report: analysis.lifecycle, summary: analysis.summary, style: style)
+        self.init(report: analysis.lifecycle, summary: analysis.summary, style: style, findings: analysis.findings)
     }
 
     /// The whole story, each line ended by a line feed.
@@ -170,6 +174,7 @@ extension LifecycleStory {
     func writeSummary(_ emit: (String) -> Void) {
         emit("")
         emit(style.bold("summary"))
+        if let findings { emit("  findings: " + FindingList.counts(findings) + (findings.isEmpty ? "" : " (bletrace diagnose)")) }
         func counts(_ list: [LifecycleSummary.Count]) -> String {
             list.map { count in
                 "\(count.count) × \(count.name) (\(hex(count.code, digits: 2)))"

@@ -42,7 +42,7 @@ struct Bletrace: AsyncParsableCommand {
         subcommands: analysis + live)
 
     static let analysis: [any ParsableCommand.Type] = [
-        Info.self, Decode.self, Errors.self, Stats.self, LifecycleCommand.self, GATT.self, ReplayCommand.self, Diff.self,
+        Info.self, Decode.self, Errors.self, Diagnose.self, Stats.self, LifecycleCommand.self, GATT.self, ReplayCommand.self, Diff.self,
         Convert.self,
     ]
     #if os(Linux)

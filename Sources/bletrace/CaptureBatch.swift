@@ -34,6 +34,7 @@ enum OutputShape {
 extension Decode: ReadsCaptures { var shape: OutputShape { OutputShape(format) } }
 extension Stats: ReadsCaptures { var shape: OutputShape { OutputShape(format) } }
 extension Errors: ReadsCaptures { var shape: OutputShape { OutputShape(format) } }
+extension Diagnose: ReadsCaptures { var shape: OutputShape { OutputShape(format) } }
 extension GATT: ReadsCaptures { var shape: OutputShape { OutputShape(format) } }
 extension Info: ReadsCaptures {
     var shape: OutputShape { OutputShape(format) }

@@ -32,6 +32,7 @@ struct LifecycleCommand: ParsableCommand {
         let analyzer = analysis.lifecycle
         let collector = analysis.errors
         var report = analyzer.report
+        var findings = analysis.findings
         let names = analyzer.scanning.names
         var errors = collector.errors
         if let origin = report.firstTime, !selection.isEmpty {
@@ -47,6 +48,12 @@ struct LifecycleCommand: ParsableCommand {
                 selection.matches(peer: $0.peer, name: $0.peer.flatMap { names[$0] }) && selection.matches($0.transport)
                     && selection.contains($0.time, origin: origin)
             }
+            let shown = Set(report.connections.map(\.id))
+            let anyPeer = selection.peer == nil
+            findings = findings.filter { finding in
+                guard let connection = finding.connection else { return anyPeer }
+                return shown.contains(connection)
+            }
         }
         let summary = LifecycleSummary(connections: report.connections, scans: report.scans, errors: errors)
         if format == .json {
@@ -60,7 +67,7 @@ struct LifecycleCommand: ParsableCommand {
         } else {
             LifecycleStory(
                 report: report, summary: summary, showing: selection.isEmpty ? nil : selectionDescription, brief: selection.brief,
-                style: TextStyle(color: Style.enabled)
+                style: TextStyle(color: Style.enabled), findings: findings
             ).write(Output.line)
         }
         try finish(fault)

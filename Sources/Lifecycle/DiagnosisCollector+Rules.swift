@@ -1,0 +1,541 @@
+import ATT
+import CoreBluetoothCodes
+import HCI
+import Wire
+
+extension DiagnosisCollector {
+    /// Every finding of the capture, most serious first: the rules of ``DiagnosisRule`` applied
+    /// to the lifecycles (`report`), the errors (`errors`) and what this collector gathered.
+    public func findings(report: LifecycleReport, errors: [TraceError]) -> [Finding] {
+        var findings: [Finding] = []
+        for connection in report.connections {
+            let link = links[connection.id] ?? Link()
+            findings += linkEnd(connection, link, report, errors)
+            findings += security(connection, link, report)
+            findings += parameters(connection, link)
+            if let traffic = traffic(connection, link, report) { findings.append(traffic) }
+            findings += serviceChanges(connection, link)
+        }
+        findings += discoveryRepeated(report)
+        findings += refusals(report, errors)
+        return findings.sorted(by: Finding.ordered)
+    }
+
+    /// Each Service Changed indication, and whether this host's client discovered again after it.
+    private func serviceChanges(_ c: Connection, _ link: Link) -> [Finding] {
+        var findings: [Finding] = []
+        for (index, indication) in link.serviceChanges.enumerated() {
+            let changes = c.changes.filter { if case .serviceChanged = $0.kind { true } else { false } }
+            guard index < changes.count, case .serviceChanged(let start, let end) = changes[index].kind else { continue }
+            let time = changes[index].time
+            let range = "\(hex4(start))-\(hex4(end))"
+            if let again = indication.rediscovery {
+                findings.append(
+                    Finding(
+                        rule: .rediscoveryAfterServiceChanged, record: indication.record, time: time, connection: c,
+                        evidence: [indication.record, again],
+                        summary: "The peer indicated Service Changed for \(range), and this host's client discovered again (frame \(again + 1)).",
+                        coreBluetooth: "peripheral(_:didModifyServices:) with the services invalidated; the app discovers them again",
+                        lookAt: "that the app rediscovers in didModifyServices and subscribes again; on the accessory, that the change was intended (a firmware update, a service added at run time)"))
+            } else {
+                findings.append(
+                    Finding(
+                        rule: .serviceChangedIgnored, record: indication.record, time: time, connection: c, evidence: [indication.record],
+                        summary: "The peer indicated Service Changed for \(range), and this host's client did not discover again before \(c.disconnectRecord == nil ? "the capture ended" : "the link ended").",
+                        coreBluetooth: "peripheral(_:didModifyServices:) with the services invalidated: an app that does not discover again keeps using handles that may be gone",
+                        lookAt: "the app's peripheral(_:didModifyServices:): it should discover the invalidated services again"))
+            }
+        }
+        return findings
+    }
+
+    // MARK: Why each link ended
+
+    private func linkEnd(_ c: Connection, _ link: Link, _ report: LifecycleReport, _ errors: [TraceError]) -> [Finding] {
+        var findings: [Finding] = []
+        let peer = c.peer.map { "\($0)" + (c.peerName.map { " \"\($0)\"" } ?? "") } ?? "the peer"
+        let callback = disconnectionCallback(c)
+        // Never established: status 0x3E on the completion, or as the reason right after it.
+        if c.status == .connectionFailedToBeEstablished || c.reason == .connectionFailedToBeEstablished,
+            let record = c.disconnectRecord ?? c.completeRecord, let time = c.disconnectTime ?? c.completeTime
+        {
+            let features = link.failed.filter { $0.status == .connectionFailedToBeEstablished }
+            var summary = "The connection to \(peer) was never established (Connection Failed to be Established, 0x3E)"
+            if let first = features.first, let complete = first.completeRecord {
+                summary += ": the link layer's \(first.name) exchange, the first after connecting, completed with the same status (frame \(complete + 1))"
+            }
+            summary += c.status == .success
+                ? ", and the link was closed \(c.duration.map { seconds($0) } ?? "") after its completion."
+                : "."
+            findings.append(
+                Finding(
+                    rule: .failedToEstablish, record: record, time: time, connection: c,
+                    evidence: [c.attemptRecord, c.completeRecord, c.disconnectRecord].compactMap { $0 } + features.compactMap(\.completeRecord),
+                    summary: summary,
+                    coreBluetooth: c.status == .success ? callback : c.cbError.flatMap { mapped in
+                        mapped.value.map { "centralManager(_:didFailToConnect:error:) with \(cbName($0)) [\(mapped.evidence.rawValue)]" }
+                    },
+                    lookAt: "the peer's range and radio at connection time (it did not answer the first packets); the app should connect again, as CoreBluetooth does not retry by itself"))
+        }
+        guard c.outcome == .disconnected, let record = c.disconnectRecord, let time = c.disconnectTime, let reason = c.reason else {
+            return findings
+        }
+        switch reason.rawValue {
+        case 0x08:
+            let update = c.changes.last { change in
+                if case .parameters = change.kind { return change.record < record && time.seconds(since: change.time) <= 5 }
+                return false
+            }
+            var summary = "The link to \(peer) was lost (Connection Timeout, 0x08)"
+            var evidence = [record]
+            if let update, case .parameters(let interval, let latency, let timeout) = update.kind {
+                summary += " \(seconds(time.seconds(since: update.time))) after a connection parameter update (frame \(update.record + 1): interval \(ms(interval, 1.25)), latency \(latency), supervision timeout \(ms(timeout, 10)))"
+                evidence.append(update.record)
+            } else if let pending = link.pending.last(where: { $0.name == "connection update" }), let started = pending.record {
+                summary += " while a connection parameter update started at frame \(started + 1) had not completed"
+                evidence.append(started)
+            }
+            if let last = link.lastReceived, let lastTime = link.lastReceivedTime {
+                summary += (update == nil ? ":" : ";") + " the last packet from the peer was \(seconds(time.seconds(since: lastTime))) before (frame \(last + 1))"
+                evidence.append(last)
+            } else {
+                summary += (update == nil ? ":" : ";") + " no packet from the peer was captured on this connection"
+            }
+            if let timeout = c.supervisionTimeout { summary += ", with a supervision timeout of \(ms(timeout, 10))" }
+            findings.append(
+                Finding(
+                    rule: .supervisionTimeout, record: record, time: time, connection: c, evidence: evidence, summary: summary + ".",
+                    coreBluetooth: callback,
+                    lookAt: update != nil
+                        ? "whether the peer applies the new parameters at the update's instant (its sleep clock accuracy, the new supervision timeout); Apple's guidelines want the timeout above 3 × interval × (latency + 1)"
+                        : "the peer's power, range and antenna (it stopped answering); a reset or brown-out of the accessory shows this way too"))
+        case 0x22:
+            var summary = "The link to \(peer) ended with LL Response Timeout (0x22): "
+            var evidence = [record]
+            if let failed = link.failed.last(where: { $0.status == .llResponseTimeout }), let complete = failed.completeRecord {
+                summary += "the \(failed.name) procedure completed with the same status (frame \(complete + 1))"
+                if let started = failed.record { summary += ", started at frame \(started + 1)" }
+                summary += ": the peer did not answer it within 40 s."
+                evidence += [complete] + (failed.record.map { [$0] } ?? [])
+            } else if let pending = link.pending.last, let started = pending.record {
+                summary += "the \(pending.name) procedure started at frame \(started + 1) never completed: the peer did not answer it."
+                evidence.append(started)
+            } else {
+                summary += "a link-layer procedure went unanswered, and HCI does not show which (the peer's own, or one the controller started)."
+            }
+            findings.append(
+                Finding(
+                    rule: .llResponseTimeout, record: record, time: time, connection: c, evidence: evidence, summary: summary,
+                    coreBluetooth: callback,
+                    lookAt: "the accessory's link layer: its support for the procedure named (PHY update, data length, connection update, encryption) and its firmware's handling of it"))
+        case 0x06, 0x05:
+            findings.append(bondMissing(c, link, report, record: record, time: time, reason: reason))
+        case 0x3D:
+            findings.append(
+                Finding(
+                    rule: .micFailure, record: record, time: time, connection: c, evidence: [record],
+                    summary: "The link to \(peer) ended with a MIC failure (0x3D): an encrypted packet failed its integrity check, so the two sides did not hold the same key.",
+                    coreBluetooth: callback,
+                    lookAt: "the keys each side stored for the other (a stale bond on one side), and the accessory's encryption (its key after a key refresh)"))
+        case 0x3B:
+            let request = link.parameterRequests.last { $0.record < record }
+            var summary = "The link to \(peer) ended with Unacceptable Connection Parameters (0x3B)"
+            if let request {
+                summary += "; the last parameters asked for were interval \(ms(request.intervalMin, 1.25))-\(ms(request.intervalMax, 1.25)), latency \(request.latency), timeout \(ms(request.timeout, 10)) (frame \(request.record + 1))"
+            }
+            findings.append(
+                Finding(
+                    rule: .unacceptableParameters, record: record, time: time, connection: c,
+                    evidence: [record] + (request.map { [$0.record] } ?? []), summary: summary + ".", coreBluetooth: callback,
+                    lookAt: "the parameters the accessory asks for, against Apple's Accessory Design Guidelines (Formats/diagnose.md)"))
+        default:
+            break
+        }
+        if reason.rawValue != 0x06 && reason.rawValue != 0x05,
+            let failed = encryptionFailure(c, link), let finding = Optional(bondMissing(c, link, report, record: failed.record, time: failed.time, reason: failed.status))
+        {
+            findings.append(finding)
+        }
+        // ATT transaction timeout: a request (or indication) unanswered for 30 s, then the side
+        // that waited ends the link (Core 6.0, Vol 3, Part F, §3.3.3). A link lost for another
+        // reason (0x08, 0x22, 0x3E) long after is not one.
+        for request in c.unansweredRequests {
+            let elapsed = time.seconds(since: request.time)
+            let indication = request.opcode.method == .indication
+            // This host waited: its client's request to the peer's server, or its server's indication.
+            let hostWaited = (request.server == .peer) != indication
+            guard elapsed >= 29.5, elapsed <= 40, c.initiator == (hostWaited ? .local : .remote),
+                ![0x08, 0x22, 0x3E].contains(reason.rawValue)
+            else { continue }
+            let what = "\(request.opcode.name ?? "An ATT request") \(request.attributeHandle.map { "of \(hex4($0)) " } ?? "")"
+            let sender = indication
+                ? (hostWaited ? "from this host's server" : "from the peer's server")
+                : (hostWaited ? "from this host's client" : "from the peer's client")
+            findings.append(
+                Finding(
+                    rule: .attTimeout, record: record, time: time, connection: c, evidence: [request.record, record],
+                    summary: "\(what)\(sender) went unanswered for \(seconds(elapsed)) (frame \(request.record + 1)); after ATT's 30 s transaction timeout \(hostWaited ? "this host" : "the peer") ended the link.",
+                    coreBluetooth: hostWaited
+                        ? (indication ? "a CBPeripheralManager app's updateValue was never confirmed; " : "the pending request gets no callback; ") + callback
+                        : "a CBPeripheralManager app that did not call respond(to:withResult:) for the request (or a central app that did not confirm an indication: iOS confirms them itself)",
+                    lookAt: hostWaited
+                        ? "the accessory's GATT \(indication ? "client: it must confirm every indication" : "server: the handler of this request, which must answer every request (with an Error Response if need be)")"
+                        : "this host's GATT server: every request of the peer's client must be answered, once"))
+        }
+        // The host giving up right after a refused request.
+        if c.initiator == .local,
+            let refusal = errors.last(where: { error in
+                error.layer == .att && error.server == .peer && !error.expected && error.connection == c.handle
+                    && error.record < record && error.record > (c.completeRecord ?? -1) && time.seconds(since: error.time) <= 2
+            })
+        {
+            findings.append(
+                Finding(
+                    rule: .gaveUpAfterRefusal, record: record, time: time, connection: c, evidence: [refusal.record, record],
+                    summary: "This host disconnected \(seconds(time.seconds(since: refusal.time))) after the peer's server refused \(refusal.requestName ?? "a request")\(refusal.attributeHandle.map { " of \(hex4($0))" } ?? "") with \(refusal.name) (frame \(refusal.record + 1)).",
+                    coreBluetooth: refusal.coreBluetooth.map { "\(cbName($0)) \($0.callback.hasPrefix("no ") ? "(\($0.callback))" : "in \($0.callback)"), then the app's cancelPeripheralConnection: didDisconnectPeripheral with no error" },
+                    lookAt: "the app's handling of this error: whether disconnecting is the intended reaction, or the request can be fixed or retried (and why the accessory refuses it)"))
+        }
+        return findings
+    }
+
+    /// An encryption that failed with PIN or Key Missing or Authentication Failure.
+    private func encryptionFailure(_ c: Connection, _ link: Link) -> (record: Int, time: Timestamp, status: HCIStatus)? {
+        for change in c.changes {
+            if case .failed("encryption", let status) = change.kind, status == .pinOrKeyMissing || status == .authenticationFailure {
+                return (change.record, change.time, status)
+            }
+        }
+        return nil
+    }
+
+    /// PIN or Key Missing on a peer bonded before: CoreBluetooth's "peer removed pairing
+    /// information".
+    private func bondMissing(_ c: Connection, _ link: Link, _ report: LifecycleReport, record: Int, time: Timestamp, reason: HCIStatus) -> Finding {
+        let earlier = report.connections.last { other in
+            other.id < c.id && other.peer != nil && other.peer == c.peer && other.pairings.contains { $0.outcome == .encrypted }
+        }
+        let pairing = earlier?.pairings.last { $0.outcome == .encrypted }
+        let failed = encryptionFailure(c, link)
+        var summary = "Encryption with the keys this host holds for the peer failed with \(reason.name ?? "\(reason)") (\(hex(reason.rawValue, 2)))"
+        if let pairing, let earlier {
+            summary += "; the two paired on connection \(earlier.id + 1) (frame \(pairing.record + 1))"
+        }
+        summary += ": the peer no longer has the bond."
+        return Finding(
+            rule: .bondMissing, record: record, time: time, connection: c,
+            evidence: [record] + [failed?.record, c.disconnectRecord, pairing?.record].compactMap { $0 },
+            summary: summary,
+            coreBluetooth: "CBError.peerRemovedPairingInformation (14): the user must forget the device in Settings > Bluetooth before pairing again [hypothesis: which HCI status iOS reads this from is not documented]",
+            lookAt: "the accessory's bond storage (a factory reset, or bonds lost on reboot); the app should tell the user to forget the device")
+    }
+
+    /// What the app's central manager is told of the disconnection.
+    private func disconnectionCallback(_ c: Connection) -> String {
+        if c.role == .peripheral { return "a CBPeripheralManager app gets no disconnection callback (only centralDidUnsubscribe for its subscribers)" }
+        guard let mapped = c.cbError else { return "centralManager(_:didDisconnectPeripheral:error:)" }
+        guard let error = mapped.value else { return "centralManager(_:didDisconnectPeripheral:error:) with no error (the app asked for it)" }
+        if c.outcome == .failed { return "centralManager(_:didFailToConnect:error:) with \(cbName(error)) [\(mapped.evidence.rawValue)]" }
+        return "centralManager(_:didDisconnectPeripheral:error:) with \(cbName(error)) [\(mapped.evidence.rawValue)]"
+    }
+
+    // MARK: Security
+
+    private func security(_ c: Connection, _ link: Link, _ report: LifecycleReport) -> [Finding] {
+        var findings: [Finding] = []
+        for pairing in c.pairings {
+            let starter = pairing.startedBy == .host ? "this host" : "the peer"
+            switch pairing.outcome {
+            case .unfinished:
+                let ended = c.disconnectRecord
+                findings.append(
+                    Finding(
+                        rule: .pairingUnfinished, record: pairing.record, time: pairing.time, connection: c,
+                        evidence: [pairing.record] + (ended.map { [$0] } ?? []),
+                        summary: "Pairing started by \(starter)\(pairing.securityRequested ? " (Security Request)" : "") never finished: neither encryption nor a Pairing Failed followed before \(ended.map { "the link ended (frame \($0 + 1))" } ?? "the capture ended").",
+                        coreBluetooth: "no callback for the pairing itself; the request that needed it is answered only once pairing succeeds",
+                        lookAt: "the pairing prompt on the phone (dismissed or never shown) and the accessory's SMP timeout of 30 s (Core 6.0, Vol 3, Part H, §3.4)"))
+            case .failed:
+                let record = pairing.endRecord ?? pairing.record
+                let by = pairing.failedBy.map { $0 == .host ? "this host" : "the peer" } ?? "one side"
+                let mapped = pairing.failureReason.map { CoreBluetoothMapping.pairingFailureError(reason: $0) }
+                findings.append(
+                    Finding(
+                        rule: .pairingFailed, record: record, time: pairing.endTime ?? pairing.time, connection: c,
+                        evidence: [pairing.record, record] + (pairing.causeRecord.map { [$0] } ?? []),
+                        summary: "Pairing started by \(starter) (frame \(pairing.record + 1))\(pairing.method.map { ", \($0.rawValue)" } ?? "") failed: \(by) sent Pairing Failed, \(pairing.failureName ?? "unknown reason")\(pairing.failureReason.map { " (\(hex($0, 2)))" } ?? "").",
+                        coreBluetooth: mapped.map { "\(cbName($0.value)) in the callback of the request that needed pairing [\($0.evidence.rawValue)]" },
+                        lookAt: "the reason: a wrong or cancelled passkey, IO capabilities that allow no method the accessory accepts, or a stale bond on one side"))
+            case .encrypted:
+                break
+            }
+            if let before = pairing.pairedBeforeOn {
+                let earlier = report.connections.first { $0.id == before }
+                let bonded = earlier?.pairings.last?.bonding
+                findings.append(
+                    Finding(
+                        rule: .bondNotKept, record: pairing.record, time: pairing.time, connection: c,
+                        evidence: [pairing.record] + (earlier?.pairings.last.map { [$0.record] } ?? []),
+                        summary: "The peer paired again on connection \(c.id + 1) after pairing on connection \(before + 1): "
+                            + (bonded == false ? "the first pairing asked for no bond (Bonding_Flags), so nothing was kept." : "the bond of the first pairing was not kept by one side."),
+                        coreBluetooth: "no callback; the user may be asked to pair again each time",
+                        lookAt: "the Bonding_Flags of both Pairing Request and Response, and the accessory's bond storage"))
+            }
+        }
+        for change in c.changes {
+            guard case .encryption(true, let size?) = change.kind, size < 16 else { continue }
+            findings.append(shortKey(c, size: size, record: change.record, time: change.time))
+        }
+        for key in link.keySizes where key.size < 16 {
+            findings.append(shortKey(c, size: key.size, record: key.record, time: c.completeTime ?? Timestamp(microseconds: 0)))
+        }
+        return findings
+    }
+
+    private func shortKey(_ c: Connection, size: UInt8, record: Int, time: Timestamp) -> Finding {
+        Finding(
+            rule: .shortKey, record: record, time: time, connection: c, evidence: [record],
+            summary: "The link was encrypted with a \(size)-byte key, shorter than the 16 bytes pairing allows.",
+            coreBluetooth: "no callback; a characteristic that requires a 16-byte key answers Insufficient Encryption Key Size (CBATTError 12)",
+            lookAt: "the Maximum Encryption Key Size of both Pairing Request and Response (the accessory's SMP configuration)",
+            values: ["key_size": Double(size)])
+    }
+
+    // MARK: GATT
+
+    private func discoveryRepeated(_ report: LifecycleReport) -> [Finding] {
+        var byPeer: [BluetoothAddress: [Connection]] = [:]
+        var order: [BluetoothAddress] = []
+        for c in report.connections where c.status == .success {
+            guard let peer = c.peer else { continue }
+            if byPeer[peer] == nil { order.append(peer) }
+            byPeer[peer, default: []].append(c)
+        }
+        var findings: [Finding] = []
+        for peer in order {
+            let connections = byPeer[peer]!
+            let discovered = connections.filter { $0.discoveryProcedures.contains { $0.kind == .services } }
+            guard discovered.count >= 2, let second = discovered.dropFirst().first,
+                let procedure = second.discoveryProcedures.first(where: { $0.kind == .services })
+            else { continue }
+            let total = discovered.compactMap(\.discoveryDuration).reduce(0, +)
+            findings.append(
+                Finding(
+                    rule: .discoveryRepeated, record: procedure.record ?? second.completeRecord ?? 0, time: procedure.start, connection: second,
+                    evidence: discovered.compactMap { $0.discoveryProcedures.first(where: { $0.kind == .services })?.record },
+                    summary: "This host's client discovered \(peer)'s services on \(discovered.count) of its \(connections.count) connections (connections \(discovered.map { String($0.id + 1) }.joined(separator: ", ")); \(seconds(total)) of discovery in all): what the first discovery found was not reused.",
+                    coreBluetooth: "discoverServices answered from the air each time; iOS reuses a bonded peer's database, and others' only while it trusts its cache",
+                    lookAt: "whether the accessory bonds and has a Service Changed characteristic (a client may keep its cache across connections only then, Core 6.0, Vol 3, Part G, §2.5.2); in the app, discovering only the services and characteristics it needs",
+                    values: ["connections": Double(connections.count), "discoveries": Double(discovered.count), "discovery_s": total]))
+        }
+        return findings
+    }
+
+    /// Refusals of the peer's server: requests outside the database, writes and subscriptions
+    /// refused, refusals for security never retried.
+    private func refusals(_ report: LifecycleReport, _ errors: [TraceError]) -> [Finding] {
+        var findings: [Finding] = []
+        var byHandle: [UInt16: [Connection]] = [:]
+        for c in report.connections { if let handle = c.handle { byHandle[handle, default: []].append(c) } }
+        for error in errors where error.layer == .att && error.server == .peer {
+            let connection = error.connection.flatMap { handle in
+                byHandle[handle]?.last { ($0.completeRecord ?? -1) < error.record && ($0.disconnectRecord ?? .max) > error.record }
+            }
+            let attribute = error.attributeHandle.map { handle in
+                hex4(handle) + (error.attribute.map { " (\($0.uuid)\($0.name.map { " \($0)" } ?? ""))" } ?? "")
+            } ?? "an attribute"
+            let request = error.requestName ?? "a request"
+            let cb = error.coreBluetooth
+            let cbText = cb.map { "\(cbName($0)) \($0.callback.hasPrefix("no ") ? "(\($0.callback))" : "in \($0.callback)")" }
+            if let callback = cb?.callback, callback.hasPrefix("no callback: the attribute is not in the database") {
+                findings.append(
+                    Finding(
+                        rule: .outsideDatabase, record: error.record, time: error.time, connection: connection, evidence: [error.record],
+                        summary: "\(request) of \(attribute), a handle outside the database discovery revealed, was refused with \(error.name).",
+                        coreBluetooth: cbText, lookAt: "the client's hard-coded or cached handles (a stale cache after a firmware update); a CoreBluetooth app cannot send this"))
+                continue
+            }
+            guard !error.expected else { continue }
+            if LifecycleAnalyzer.asksForSecurity(ATTErrorCode(rawValue: error.code)) {
+                guard error.retryRecord == nil else { continue }
+                findings.append(
+                    Finding(
+                        rule: .securityRefusalNotRetried, record: error.record, time: error.time, connection: connection,
+                        evidence: [error.record] + (error.pairingFailedRecord.map { [$0] } ?? []),
+                        summary: "The peer's server refused \(request) of \(attribute) with \(error.name), and the request was not sent again on an encrypted link"
+                            + (error.pairingFailedRecord.map { ": the pairing it led to failed (frame \($0 + 1))." } ?? "."),
+                        coreBluetooth: cbText,
+                        lookAt: "whether the accessory requires a bond for this attribute and pairing could happen (the pairing prompt, the accessory's IO capabilities)"))
+                continue
+            }
+            guard let callback = cb?.callback, !callback.hasPrefix("no callback") else { continue }
+            let subscription = callback == "peripheral(_:didUpdateNotificationStateFor:error:)"
+            let write = [0x12, 0x16, 0x18].contains(error.requestOpcode ?? 0)
+            guard subscription || write else { continue }
+            findings.append(
+                Finding(
+                    rule: subscription ? .subscriptionRefused : .writeRefused, record: error.record, time: error.time,
+                    connection: connection, evidence: [error.record],
+                    summary: subscription
+                        ? "The peer's server refused the subscription (\(request) of the descriptor \(attribute)) with \(error.name) (\(hex(error.code, 2)))."
+                        : "The peer's server refused \(request) of \(attribute) with \(error.name) (\(hex(error.code, 2))).",
+                    coreBluetooth: cbText,
+                    lookAt: subscription
+                        ? "whether the characteristic supports notify or indicate, and what the accessory's server requires before a subscription (a bond, its own state)"
+                        : "the value written (its length and format) and the characteristic's permissions on the accessory"))
+        }
+        return findings
+    }
+
+    // MARK: Connection parameters
+
+    /// What Apple's Accessory Design Guidelines (§ "Connection Parameters") ask of the parameters
+    /// an accessory requests, which `intervalMin`…`intervalMax` (1.25 ms units), `latency` and
+    /// `timeout` (10 ms units) break. `requested`: the two interval bounds of a request (else the
+    /// one interval of a link).
+    public static func appleGuidelineViolations(
+        intervalMin: UInt16, intervalMax: UInt16, latency: UInt16, timeout: UInt16, requested: Bool
+    ) -> [String] {
+        var broken: [String] = []
+        let minMS = Double(intervalMin) * 1.25, maxMS = Double(intervalMax) * 1.25, timeoutMS = Double(timeout) * 10
+        let effective = maxMS * Double(Int(latency) + 1)
+        if minMS < 15 { broken.append("interval \(requested ? "min " : "")\(format(minMS)) ms is under 15 ms") }
+        if requested, intervalMin % 12 != 0 { broken.append("interval min \(format(minMS)) ms is not a multiple of 15 ms") }
+        if requested, !(maxMS >= minMS + 15 || (intervalMin == 12 && intervalMax == 12)) {
+            broken.append("interval max \(format(maxMS)) ms is not 15 ms above interval min \(format(minMS)) ms (nor both 15 ms)")
+        }
+        if latency > 30 { broken.append("latency \(latency) is over 30") }
+        if timeoutMS < 2000 || timeoutMS > 6000 { broken.append("supervision timeout \(format(timeoutMS / 1000)) s is not between 2 s and 6 s") }
+        if effective > 2000 { broken.append("interval\(requested ? " max" : "") × (latency + 1) is \(format(effective)) ms, over 2 s") }
+        if !(timeoutMS > effective * 3) {
+            broken.append("supervision timeout \(format(timeoutMS)) ms is not above 3 × interval\(requested ? " max" : "") × (latency + 1) = \(format(effective * 3)) ms")
+        }
+        return broken
+    }
+
+    private func parameters(_ c: Connection, _ link: Link) -> [Finding] {
+        var findings: [Finding] = []
+        for request in link.parameterRequests {
+            let broken = Self.appleGuidelineViolations(
+                intervalMin: request.intervalMin, intervalMax: request.intervalMax, latency: request.latency, timeout: request.timeout,
+                requested: true)
+            guard !broken.isEmpty else { continue }
+            let who = request.sentBy.map { $0 == .host ? "This host" : "The peer" } ?? "A side"
+            findings.append(
+                Finding(
+                    rule: .requestedParameters, record: request.record, time: request.time, connection: c,
+                    evidence: [request.record] + (request.rejectedRecord.map { [$0] } ?? []),
+                    summary: "\(who) asked for interval \(ms(request.intervalMin, 1.25))-\(ms(request.intervalMax, 1.25)), latency \(request.latency), supervision timeout \(ms(request.timeout, 10)) (\(request.via)), which Apple's guidelines do not allow: \(broken.joined(separator: "; "))"
+                        + (request.rejectedRecord.map { "; it was rejected (frame \($0 + 1))." } ?? "."),
+                    coreBluetooth: "no callback; an iOS central may refuse the request and keep its own parameters",
+                    lookAt: "the accessory's preferred connection parameters (Apple's Accessory Design Guidelines, \"Connection Parameters\")",
+                    values: ["interval_min_ms": Double(request.intervalMin) * 1.25, "interval_max_ms": Double(request.intervalMax) * 1.25,
+                             "latency": Double(request.latency), "supervision_timeout_ms": Double(request.timeout) * 10]))
+        }
+        // What the link ran with: at completion, then after each update.
+        var sets: [(record: Int, time: Timestamp, interval: UInt16, latency: UInt16, timeout: UInt16)] = []
+        if let record = c.completeRecord, let time = c.completeTime {
+            // The completion's parameters: those before the first update (``Connection/interval``
+            // holds the last).
+            let first = c.changes.first { if case .parameters = $0.kind { true } else { false } }
+            if first == nil, let interval = c.interval, let latency = c.latency, let timeout = c.supervisionTimeout {
+                sets.append((record, time, interval, latency, timeout))
+            }
+        }
+        for change in c.changes {
+            if case .parameters(let interval, let latency, let timeout) = change.kind {
+                sets.append((change.record, change.time, interval, latency, timeout))
+            }
+        }
+        for set in sets {
+            let broken = Self.appleGuidelineViolations(
+                intervalMin: set.interval, intervalMax: set.interval, latency: set.latency, timeout: set.timeout, requested: false)
+            guard !broken.isEmpty else { continue }
+            findings.append(
+                Finding(
+                    rule: .linkParameters, record: set.record, time: set.time, connection: c, evidence: [set.record],
+                    summary: "The link ran with interval \(ms(set.interval, 1.25)), latency \(set.latency), supervision timeout \(ms(set.timeout, 10)), outside Apple's guidelines for accessories: \(broken.joined(separator: "; ")).",
+                    coreBluetooth: nil,
+                    lookAt: "the central's choice (these are the parameters in force, not a request); with an iPhone as central, the parameters the accessory asks for",
+                    values: ["interval_ms": Double(set.interval) * 1.25, "latency": Double(set.latency), "supervision_timeout_ms": Double(set.timeout) * 10]))
+            break
+        }
+        return findings
+    }
+
+    // MARK: Traffic
+
+    private func traffic(_ c: Connection, _ link: Link, _ report: LifecycleReport) -> Finding? {
+        guard c.status == .success || c.beganBeforeCapture, !link.latencies.isEmpty || c.attNotifications > 0 || link.gaps > 0,
+            let record = c.completeRecord ?? link.lastTraffic
+        else { return nil }
+        var parts: [String] = []
+        var values: [String: Double] = [:]
+        var evidence = [record]
+        let sorted = link.latencies.sorted()
+        if !sorted.isEmpty {
+            func at(_ q: Double) -> Double { sorted[min(sorted.count - 1, Int((q * Double(sorted.count - 1)).rounded(.up)))] }
+            let figures = [("min", sorted[0]), ("median", at(0.5)), ("p95", at(0.95)), ("max", sorted[sorted.count - 1])]
+            for (name, value) in figures { values["latency_ms_\(name)"] = (value * 1_000_000).rounded() / 1000 }
+            values["requests"] = Double(sorted.count)
+            parts.append("\(sorted.count) request\(sorted.count == 1 ? "" : "s") answered in " + figures.map { "\($0.0) \(format($0.1 * 1000)) ms" }.joined(separator: ", "))
+        }
+        let start = c.completeTime ?? report.firstTime
+        let end = c.disconnectTime ?? report.lastTime
+        if c.attNotifications > 0 {
+            values["notifications"] = Double(c.attNotifications)
+            var text = "\(c.attNotifications) notification\(c.attNotifications == 1 ? "" : "s")"
+            if let start, let end, end > start {
+                let rate = Double(c.attNotifications) / end.seconds(since: start)
+                values["notifications_per_s"] = (rate * 1000).rounded() / 1000
+                text += " (\(format(rate)) per second)"
+            }
+            parts.append(text)
+        }
+        if let longest = link.longestGap {
+            values["gaps"] = Double(link.gaps)
+            values["longest_gap_s"] = (longest.seconds * 1000).rounded() / 1000
+            parts.append("\(link.gaps) gap\(link.gaps == 1 ? "" : "s") longer than half the supervision timeout (the longest \(seconds(longest.seconds)), frames \(longest.from + 1)-\(longest.to + 1))")
+            evidence += [longest.from, longest.to]
+        }
+        return Finding(
+            rule: .traffic, record: record, time: c.completeTime ?? start ?? Timestamp(microseconds: 0), connection: c, evidence: evidence,
+            summary: "Traffic: " + parts.joined(separator: "; ") + ".",
+            coreBluetooth: nil,
+            lookAt: link.gaps > 0
+                ? "the gaps: a link idle for long stretches is kept alive by empty packets HCI does not show, but a gap before a timeout is where the peer went quiet"
+                : "the latencies against what the app expects (a slow answer is the accessory's server, or a long connection interval)",
+            values: values)
+    }
+}
+
+// MARK: Wording
+
+private func hex4(_ value: UInt16) -> String { hex(value, 4) }
+
+private func hex(_ value: some BinaryInteger, _ digits: Int) -> String {
+    let text = String(value, radix: 16)
+    return "0x" + String(repeating: "0", count: max(0, digits - text.count)) + text
+}
+
+/// `12` units of 1.25 ms → `15 ms`.
+private func ms(_ value: UInt16, _ unit: Double) -> String { format(Double(value) * unit) + " ms" }
+
+/// A number with at most three decimals and no trailing zeros.
+private func format(_ value: Double) -> String {
+    let rounded = (value * 1000).rounded() / 1000
+    if rounded == rounded.rounded() { return String(Int(rounded)) }
+    var text = String(rounded)
+    while text.hasSuffix("0") { text.removeLast() }
+    return text
+}
+
+/// A duration: `0.416 s`, `12.5 s`.
+private func seconds(_ value: Double) -> String { format(value) + " s" }
+
+private func cbName(_ error: CBError) -> String { "\(error) (\(error.errorCode))" }
+private func cbName(_ error: CBATTError) -> String { "\(error) (\(error.errorCode))" }
+private func cbName(_ cb: TraceError.CoreBluetoothEquivalent) -> String {
+    let type = cb.domain == CBError.errorDomain ? "CBError" : "CBATTError"
+    return cb.name.map { "\(type).\($0) (\(cb.code))" } ?? "\(type) code \(cb.code)"
+}

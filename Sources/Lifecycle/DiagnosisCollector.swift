@@ -1,0 +1,268 @@
+import ATT
+import HCI
+import TraceFiles
+import Wire
+
+/// Gathers, record by record next to a ``LifecycleAnalyzer`` that has already seen each record,
+/// what `bletrace diagnose` needs beyond the lifecycles and the errors: the link-layer procedures
+/// started and how they completed, the connection parameters a peer asked for, the last packet
+/// from the peer, the gaps in each connection's traffic and the latency of every ATT request.
+/// ``findings(report:errors:)`` then applies every ``DiagnosisRule``.
+///
+/// It runs in the same single pass as the analysis (``TraceAnalysis``, ``CaptureAnalyzer``).
+public struct DiagnosisCollector {
+    /// A link-layer procedure, as HCI shows it: the command (or event) that started it and the
+    /// event that completed it.
+    public struct Procedure: Hashable, Sendable {
+        /// `connection update`, `PHY update`, `encryption`, `remote features`, `remote version`.
+        public var name: String
+        /// The record that started it (a command the controller accepted, or the peer's request).
+        public var record: Int?
+        /// The completion event and its status, once seen.
+        public var completeRecord: Int?
+        public var status: HCIStatus?
+    }
+
+    /// Connection parameters one side asked for.
+    public struct ParameterRequest: Hashable, Sendable {
+        /// `L2CAP Connection Parameter Update Request` or `LE Remote Connection Parameter Request`.
+        public var via: String
+        public var record: Int
+        public var time: Timestamp
+        /// Who sent it, where the capture records directions.
+        public var sentBy: Pairing.Side?
+        /// Interval in 1.25 ms units, supervision timeout in 10 ms units.
+        public var intervalMin: UInt16
+        public var intervalMax: UInt16
+        public var latency: UInt16
+        public var timeout: UInt16
+        /// The L2CAP response that rejected it, if one did.
+        public var rejectedRecord: Int?
+    }
+
+    /// What is gathered per connection (``Connection/id``).
+    public struct Link: Sendable {
+        /// The last ACL record from the peer, and the last in either direction.
+        public var lastReceived: Int?
+        public var lastReceivedTime: Timestamp?
+        public var lastTraffic: Int?
+        public var lastTrafficTime: Timestamp?
+        /// Procedures started and not completed, and those completed with a failure.
+        public var pending: [Procedure] = []
+        public var failed: [Procedure] = []
+        public var parameterRequests: [ParameterRequest] = []
+        /// Each Service Changed indication of the peer's server (its record) and the first discovery
+        /// request of this host's client after it, if any.
+        public var serviceChanges: [(record: Int, rediscovery: Int?)] = []
+        /// Key sizes from Read Encryption Key Size (the record of its Command Complete).
+        public var keySizes: [(size: UInt8, record: Int)] = []
+        /// Seconds from each ATT request of this host's client to its answer.
+        public var latencies: [Double] = []
+        /// Gaps between two ACL records longer than half the supervision timeout in force: how
+        /// many, and the longest (its length and the records either side).
+        public var gaps = 0
+        public var longestGap: (seconds: Double, from: Int, to: Int)?
+    }
+
+    /// Per connection id.
+    public private(set) var links: [Int: Link] = [:]
+    /// Commands that start a procedure, until their Command Status: by opcode, the handle, the
+    /// record.
+    private var awaitingStatus: [UInt16: (handle: UInt16, record: Int)] = [:]
+
+    public init() {}
+
+    /// The commands that start a link-layer procedure, and the procedure's name.
+    static func procedure(started opcode: UInt16) -> String? {
+        switch opcode {
+        case 0x2013, 0x2020: "connection update"  // LE Connection Update; Remote Connection Parameter Request Reply
+        case 0x2032: "PHY update"  // LE Set PHY
+        case 0x2019: "encryption"  // LE Enable Encryption
+        case 0x2016: "remote features"  // LE Read Remote Features
+        case 0x041D: "remote version"  // Read Remote Version Information
+        default: nil
+        }
+    }
+
+    public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord, analyzer: LifecycleAnalyzer) {
+        switch decoded.packet {
+        case .command(.unknown(let opcode, let parameters)):
+            if Self.procedure(started: opcode.rawValue) != nil, parameters.count >= 2 {
+                let handle = (UInt16(parameters[0]) | UInt16(parameters[1]) << 8) & 0x0FFF
+                awaitingStatus[opcode.rawValue] = (handle, record.index)
+            }
+        case .event(let event):
+            self.event(event, record, analyzer)
+        case .acl(let acl) where acl.handle != ACLPacket.androidDebugHandle:
+            traffic(on: acl.handle, record, analyzer)
+            if let pdu = decoded.att {
+                answered(on: acl.handle, record, analyzer)
+                serviceChange(pdu, on: acl.handle, record, analyzer)
+            }
+            if let l2cap = decoded.l2cap, l2cap.channel == .leSignaling, let pdu = try? LESignalingPDU.decode(l2cap.payload) {
+                signalling(pdu.command, on: acl.handle, record, analyzer)
+            }
+        default:
+            break
+        }
+    }
+
+    /// Adds a record in its quick form (``TraceDecoder/decode(_:into:)``), with the same effect as
+    /// its full decoding.
+    @inline(__always)
+    public mutating func add(_ quick: QuickRecord, _ record: CaptureRecord, analyzer: LifecycleAnalyzer) {
+        switch quick {
+        case .fragment(let handle):
+            traffic(on: handle, record, analyzer)
+        case .att(let handle, _, _, _):
+            traffic(on: handle, record, analyzer)
+            answered(on: handle, record, analyzer)
+        case .event(let code):
+            // Encryption Change, Read Remote Version Information Complete, Encryption Key Refresh
+            // Complete, Encryption Change v2: kept raw by the HCI decoder.
+            switch code.rawValue {
+            case 0x08, 0x0C, 0x30, 0x59: rawEvent(record, analyzer)
+            default: break
+            }
+        }
+    }
+
+    /// An ACL record on `handle`: the last packet, and the gap since the one before.
+    @inline(__always)
+    private mutating func traffic(on handle: UInt16, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
+        guard let id = analyzer.connectionID(on: handle) else { return }
+        let time = record.timestamp
+        links[id, default: Link()].note(record, time: time) { gap in
+            // Half the supervision timeout in force (10 ms units): 5 ms per unit.
+            guard let timeout = analyzer.connections[id].supervisionTimeout else { return false }
+            return gap > Double(timeout) * 0.005
+        }
+    }
+
+    /// An ATT PDU that may answer a request of this host's client: its latency.
+    @inline(__always)
+    private mutating func answered(on handle: UInt16, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
+        guard let request = analyzer.lastAnswered, request.server == .peer, request.opcode.method == .request,
+            let id = analyzer.connectionID(on: handle)
+        else { return }
+        links[id, default: Link()].latencies.append(record.timestamp.seconds(since: request.time))
+    }
+
+    /// A Service Changed indication, or the first discovery request after one.
+    private mutating func serviceChange(_ pdu: ATTPDU, on handle: UInt16, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
+        guard let id = analyzer.connectionID(on: handle) else { return }
+        if analyzer.lastServiceChange != nil {
+            links[id, default: Link()].serviceChanges.append((record.index, nil))
+        } else if let last = links[id]?.serviceChanges.indices.last, links[id]!.serviceChanges[last].rediscovery == nil,
+            GATTServer(pdu.opcode.method, direction: record.direction) == .peer, pdu.opcode.method == .request,
+            LifecycleAnalyzer.procedure(pdu.opcode, type: LifecycleAnalyzer.requestedType(pdu)) != nil
+        {
+            links[id]!.serviceChanges[last].rediscovery = record.index
+        }
+    }
+
+    private mutating func event(_ event: HCIEvent, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
+        switch event {
+        case .commandStatus(let status, _, let opcode):
+            guard let started = awaitingStatus.removeValue(forKey: opcode.rawValue), status == .success,
+                let name = Self.procedure(started: opcode.rawValue), let id = analyzer.connectionID(on: started.handle)
+            else { break }
+            links[id, default: Link()].pending.append(Procedure(name: name, record: started.record))
+        case .commandComplete(_, let opcode, let parameters) where opcode.rawValue == 0x1408:
+            // Read Encryption Key Size: status, handle, key size.
+            guard parameters.count >= 4, parameters[0] == 0 else { break }
+            let handle = (UInt16(parameters[1]) | UInt16(parameters[2]) << 8) & 0x0FFF
+            if let id = analyzer.connectionID(on: handle) { links[id, default: Link()].keySizes.append((parameters[3], record.index)) }
+        case .le(.unknown(let subevent, _)):
+            switch subevent.rawValue {
+            case 0x03, 0x04, 0x05, 0x06, 0x0C: rawEvent(record, analyzer)
+            default: break
+            }
+        case .unknown(let code, _):
+            switch code.rawValue {
+            case 0x08, 0x0C, 0x30, 0x59: rawEvent(record, analyzer)
+            default: break
+            }
+        default:
+            break
+        }
+    }
+
+    /// The events that complete a procedure, or start one at the peer's request, read with the
+    /// full event decoder.
+    private mutating func rawEvent(_ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
+        guard let event = try? HCIEventParameters.decode(record.bytes), let handle = event.handle,
+            let id = analyzer.connectionID(on: handle)
+        else { return }
+        switch event {
+        case .le(.connectionUpdateComplete(let update)): complete("connection update", update.status, id, record)
+        case .le(.phyUpdateComplete(let status, _, _, _)): complete("PHY update", status, id, record)
+        case .le(.readRemoteFeaturesComplete(let status, _, _)): complete("remote features", status, id, record)
+        case .readRemoteVersionInformationComplete: complete("remote version", event.status ?? .success, id, record)
+        case .encryptionChange(let change): complete("encryption", change.status, id, record)
+        case .encryptionKeyRefreshComplete(let status, _): complete("encryption", status, id, record)
+        case .le(.longTermKeyRequest):
+            // The central starts encryption; this host (the peripheral) is asked for the key.
+            links[id, default: Link()].pending.append(Procedure(name: "encryption", record: record.index))
+        case .le(.remoteConnectionParameterRequest(let request)):
+            links[id, default: Link()].pending.append(Procedure(name: "connection update", record: record.index))
+            links[id, default: Link()].parameterRequests.append(
+                ParameterRequest(
+                    via: "LE Remote Connection Parameter Request", record: record.index, time: record.timestamp, sentBy: .peer,
+                    intervalMin: request.intervalMin, intervalMax: request.intervalMax, latency: request.maxLatency,
+                    timeout: request.timeout))
+        default:
+            break
+        }
+    }
+
+    /// The completion of a procedure `name` on connection `id`: it is no longer pending, and a
+    /// failure is kept (also when the capture shows no start: the peer began it).
+    private mutating func complete(_ name: String, _ status: HCIStatus, _ id: Int, _ record: CaptureRecord) {
+        var link = links[id] ?? Link()
+        var procedure = Procedure(name: name, record: nil)
+        if let index = link.pending.firstIndex(where: { $0.name == name }) { procedure = link.pending.remove(at: index) }
+        procedure.completeRecord = record.index
+        procedure.status = status
+        if status != .success { link.failed.append(procedure) }
+        links[id] = link
+    }
+
+    /// LE signalling: Connection Parameter Update Request and its response.
+    private mutating func signalling(_ command: LESignalingCommand, on handle: UInt16, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
+        guard let id = analyzer.connectionID(on: handle) else { return }
+        switch command {
+        case .connectionParameterUpdateRequest(let min, let max, let latency, let timeout):
+            links[id, default: Link()].parameterRequests.append(
+                ParameterRequest(
+                    via: "L2CAP Connection Parameter Update Request", record: record.index, time: record.timestamp,
+                    sentBy: record.direction.map { $0 == .sent ? .host : .peer },
+                    intervalMin: min, intervalMax: max, latency: latency, timeout: timeout))
+        case .connectionParameterUpdateResponse(let result) where result != 0:
+            if let last = links[id]?.parameterRequests.indices.last { links[id]!.parameterRequests[last].rejectedRecord = record.index }
+        default:
+            break
+        }
+    }
+}
+
+extension DiagnosisCollector.Link {
+    /// An ACL record at `time`: a gap since the last one is counted when `isLong` says so.
+    @inline(__always)
+    mutating func note(_ record: CaptureRecord, time: Timestamp, isLong: (Double) -> Bool) {
+        if let last = lastTrafficTime, let from = lastTraffic {
+            let gap = time.seconds(since: last)
+            // (Half the shortest supervision timeout, 100 ms, is 50 ms: shorter gaps never count.)
+            if gap > 0.05, isLong(gap) {
+                gaps += 1
+                if gap > longestGap?.seconds ?? 0 { longestGap = (gap, from, record.index) }
+            }
+        }
+        lastTraffic = record.index
+        lastTrafficTime = time
+        if record.direction != .sent {
+            lastReceived = record.index
+            lastReceivedTime = time
+        }
+    }
+}

@@ -1,0 +1,61 @@
+/// A rule of `bletrace diagnose`: its kebab-case name and the severity of what it finds. Each is
+/// described in Formats/diagnose.md (what it detects, why, and its source).
+public struct DiagnosisRule: Hashable, Sendable, CustomStringConvertible {
+    public var name: String
+    public var severity: Finding.Severity
+
+    public init(_ name: String, _ severity: Finding.Severity) {
+        self.name = name
+        self.severity = severity
+    }
+
+    public var description: String { name }
+
+    // Why each link ended.
+    /// Disconnection 0x08, after silence from the peer or shortly after a parameter update.
+    public static let supervisionTimeout = DiagnosisRule("link-ended-supervision-timeout", .error)
+    /// Disconnection 0x22 after a link-layer procedure the peer did not answer.
+    public static let llResponseTimeout = DiagnosisRule("link-ended-ll-response-timeout", .error)
+    /// Status or reason 0x3E: the connection was never established.
+    public static let failedToEstablish = DiagnosisRule("link-failed-to-establish", .error)
+    /// A request unanswered for 30 s, then the host's disconnection.
+    public static let attTimeout = DiagnosisRule("link-ended-att-timeout", .error)
+    /// PIN or Key Missing (0x06) or a failed encryption: the peer no longer has the bond.
+    public static let bondMissing = DiagnosisRule("link-ended-bond-missing", .error)
+    /// Disconnection 0x3D: a packet failed its integrity check.
+    public static let micFailure = DiagnosisRule("link-ended-mic-failure", .error)
+    /// Disconnection 0x3B: connection parameters one side would not accept.
+    public static let unacceptableParameters = DiagnosisRule("link-ended-unacceptable-parameters", .error)
+    /// This host disconnected within 2 s of an ATT error from the peer's server.
+    public static let gaveUpAfterRefusal = DiagnosisRule("host-disconnected-after-refusal", .warning)
+
+    // Security.
+    public static let pairingUnfinished = DiagnosisRule("pairing-unfinished", .warning)
+    public static let pairingFailed = DiagnosisRule("pairing-failed", .error)
+    public static let securityRefusalNotRetried = DiagnosisRule("security-refusal-not-retried", .error)
+    public static let shortKey = DiagnosisRule("encryption-key-size-short", .warning)
+    public static let bondNotKept = DiagnosisRule("bond-not-kept", .warning)
+
+    // GATT.
+    public static let outsideDatabase = DiagnosisRule("request-outside-database", .warning)
+    public static let rediscoveryAfterServiceChanged = DiagnosisRule("rediscovery-after-service-changed", .info)
+    public static let serviceChangedIgnored = DiagnosisRule("service-changed-not-rediscovered", .warning)
+    public static let discoveryRepeated = DiagnosisRule("discovery-repeated", .warning)
+    public static let writeRefused = DiagnosisRule("write-refused", .error)
+    public static let subscriptionRefused = DiagnosisRule("subscription-refused", .error)
+
+    // Connection parameters against Apple's Accessory Design Guidelines.
+    public static let requestedParameters = DiagnosisRule("requested-parameters-outside-apple-guidelines", .warning)
+    public static let linkParameters = DiagnosisRule("link-parameters-outside-apple-guidelines", .info)
+
+    // Traffic.
+    public static let traffic = DiagnosisRule("connection-traffic", .info)
+
+    /// Every rule, in the order Formats/diagnose.md describes them.
+    public static let all: [DiagnosisRule] = [
+        supervisionTimeout, llResponseTimeout, failedToEstablish, attTimeout, bondMissing, micFailure, unacceptableParameters,
+        gaveUpAfterRefusal, pairingUnfinished, pairingFailed, securityRefusalNotRetried, shortKey, bondNotKept, outsideDatabase,
+        rediscoveryAfterServiceChanged, serviceChangedIgnored, discoveryRepeated, writeRefused, subscriptionRefused, requestedParameters,
+        linkParameters, traffic,
+    ]
+}

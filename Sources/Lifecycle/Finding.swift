@@ -1,0 +1,72 @@
+import Wire
+
+/// One conclusion `bletrace diagnose` draws from a capture: what went wrong (or is worth knowing),
+/// where, the records that show it, and what to change.
+///
+/// Every finding comes from a named rule (``DiagnosisRule``, Formats/diagnose.md) applied to what
+/// the analysis computed; none is a guess that the capture does not support.
+public struct Finding: Hashable, Sendable, Codable {
+    /// How serious a finding is: an `error` broke something the app or the accessory relied on (a
+    /// link lost, a pairing failed, a request refused); a `warning` is a risk or a cost (parameters
+    /// iOS may refuse, a bond not kept, discovery repeated); `info` describes (traffic figures).
+    public enum Severity: String, Hashable, Sendable, Codable, CaseIterable, Comparable {
+        case error, warning, info
+
+        /// Errors first.
+        public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
+        var rank: Int {
+            switch self {
+            case .error: 0
+            case .warning: 1
+            case .info: 2
+            }
+        }
+    }
+
+    /// The rule's name (kebab-case, ``DiagnosisRule``).
+    public var rule: String
+    public var severity: Severity
+    /// The record the finding is about (0-based; Wireshark's frame is `record + 1`) and its time.
+    public var record: Int
+    public var time: Timestamp
+    /// The connection (``Connection/id``), its handle and peer, where the finding is about one.
+    public var connection: Int?
+    public var handle: UInt16?
+    public var peer: BluetoothAddress?
+    /// The records that show it, in order (``record`` among them).
+    public var evidence: [Int]
+    /// One plain sentence.
+    public var summary: String
+    /// What CoreBluetooth told the app (the delegate method and its error), or that it told it
+    /// nothing; nil where no app callback is involved.
+    public var coreBluetooth: String?
+    /// What to look at, in the app or the accessory.
+    public var lookAt: String
+    /// Figures behind the finding, for tools (`latency_ms_median`, `gap_s`…), by name.
+    public var values: [String: Double]
+
+    public init(
+        rule: DiagnosisRule, record: Int, time: Timestamp, connection: Connection? = nil, evidence: [Int],
+        summary: String, coreBluetooth: String? = nil, lookAt: String, values: [String: Double] = [:]
+    ) {
+        self.rule = rule.name
+        self.severity = rule.severity
+        self.record = record
+        self.time = time
+        self.connection = connection?.id
+        self.handle = connection?.handle
+        self.peer = connection?.peer
+        self.evidence = Array(Set(evidence + [record])).sorted()
+        self.summary = summary
+        self.coreBluetooth = coreBluetooth
+        self.lookAt = lookAt
+        self.values = values
+    }
+
+    /// Most serious first; then in capture order.
+    public static func ordered(_ a: Finding, _ b: Finding) -> Bool {
+        if a.severity != b.severity { return a.severity < b.severity }
+        if a.record != b.record { return a.record < b.record }
+        return a.rule < b.rule
+    }
+}

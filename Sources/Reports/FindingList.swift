@@ -1,0 +1,95 @@
+import Lifecycle
+import Wire
+
+/// The findings of a capture for people (`bletrace diagnose`): most serious first, each with its
+/// severity, rule, time, frame and connection, its sentence, what CoreBluetooth told the app,
+/// what to look at and the frames that show it; then the counts by severity.
+///
+/// ```swift
+/// let analysis = try TraceAnalysis(path: "btsnoop_hci.log")
+/// print(FindingList(findings: analysis.findings, origin: analysis.lifecycle.firstTime).text)
+/// ```
+public struct FindingList {
+    /// The findings, most serious first (``Finding/ordered(_:_:)``).
+    public var findings: [Finding]
+    /// The first record's time, from which times are counted.
+    public var origin: Timestamp?
+    /// The names peers advertised, shown beside their addresses.
+    public var names: [BluetoothAddress: String]
+    /// A line per finding (severity, frame, rule, sentence) instead of the whole entry.
+    public var brief: Bool
+    /// Colour for a terminal, or plain text.
+    public var style: TextStyle
+
+    public init(
+        findings: [Finding], origin: Timestamp?, names: [BluetoothAddress: String] = [:], brief: Bool = false,
+        style: TextStyle = .plain
+    ) {
+        self.findings = findings.sorted(by: Finding.ordered)
+        self.origin = origin
+        self.names = names
+        self.brief = brief
+        self.style = style
+    }
+
+    /// The findings of a whole capture read with `TraceAnalysis(path:)`.
+    public init(_ analysis: TraceAnalysis, style: TextStyle = .plain) {
+        self.init(findings: analysis.findings, origin: analysis.lifecycle.firstTime, style: style)
+    }
+
+    /// The whole list, each line ended by a line feed.
+    public var text: String {
+        var text = ""
+        write { text += $0 + "\n" }
+        return text
+    }
+
+    /// `2 errors, 1 warning, 3 info`, or `none`.
+    public static func counts(_ findings: [Finding]) -> String {
+        guard !findings.isEmpty else { return "none" }
+        return Finding.Severity.allCases.map { severity in
+            let count = findings.count { $0.severity == severity }
+            return severity == .info ? "\(count) info" : "\(count) \(severity.rawValue)\(count == 1 ? "" : "s")"
+        }.joined(separator: ", ")
+    }
+
+    /// Writes the list, a line at a time (without line ends), to `emit`.
+    public func write(_ emit: (String) -> Void) {
+        if findings.isEmpty { emit("no findings") }
+        for (index, finding) in findings.enumerated() {
+            var head = finding.severity.rawValue.rightPadded(8)
+            head += relativeTime(finding.time, since: origin ?? finding.time) + "  frame \(finding.record + 1)"
+            if let connection = finding.connection {
+                head += "  connection \(connection + 1)"
+                var about: [String] = []
+                if let handle = finding.handle { about.append("handle \(hex(handle, digits: 4))") }
+                if let peer = finding.peer { about.append("\(peer)" + (names[peer].map { " \"\($0)\"" } ?? "")) }
+                if !about.isEmpty { head += " (" + about.joined(separator: ", ") + ")" }
+            }
+            head += "  " + finding.rule
+            let color: (String) -> String =
+                switch finding.severity {
+                case .error: style.red
+                case .warning: style.yellow
+                case .info: { $0 }
+                }
+            if brief {
+                emit(color(head) + "  " + finding.summary)
+                continue
+            }
+            if index > 0 { emit("") }
+            emit(color(head))
+            emit("  " + finding.summary)
+            if let cb = finding.coreBluetooth { emit("  CoreBluetooth: " + cb) }
+            emit("  look at: " + finding.lookAt)
+            emit(style.dim("  evidence: frame\(finding.evidence.count == 1 ? "" : "s") " + finding.evidence.map { String($0 + 1) }.joined(separator: ", ")))
+        }
+        emit("")
+        emit("summary: \(findings.count) finding\(findings.count == 1 ? "" : "s")" + (findings.isEmpty ? "" : ": " + Self.counts(findings)))
+        var byRule: [String: (Finding.Severity, Int)] = [:]
+        for finding in findings { byRule[finding.rule, default: (finding.severity, 0)].1 += 1 }
+        for (rule, entry) in byRule.sorted(by: { $0.value.0 != $1.value.0 ? $0.value.0 < $1.value.0 : $0.value.1 != $1.value.1 ? $0.value.1 > $1.value.1 : $0.key < $1.key }) {
+            emit("  \(String(entry.1).leftPadded(6))  \(entry.0.rawValue.rightPadded(8))\(rule)")
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import BLETrace
+
+/// `bletrace diagnose FILE`: why each connection ended and what to change, most serious first,
+/// each finding with its rule, frame, connection, evidence and CoreBluetooth's view
+/// (Formats/diagnose.md).
+struct Diagnose: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Say why each connection ended and what the app or accessory should change: findings, most serious first, with their evidence.",
+        discussion: "Each finding comes from a rule described in Formats/diagnose.md: how links ended (supervision timeout, LL Response Timeout, 0x3E, ATT timeout, a lost bond, MIC failure, unacceptable parameters, the host giving up after a refusal), security (pairing unfinished or failed, refusals never retried, short keys, bonds not kept), GATT (requests outside the database, rediscovery, discovery on every connection, refused writes and subscriptions), connection parameters against Apple's Accessory Design Guidelines, and traffic figures.")
+
+    @OptionGroup var capture: CaptureOptions
+    @Option(help: "text, json, or jsonl (one finding per line).") var format: OutputFormat = .text
+    @Option(
+        name: .customLong("fail-on"),
+        help: ArgumentHelp(
+            "Exit 1 when a finding is at least this serious: error, or warning (warnings and errors).",
+            discussion: "For CI: bletrace diagnose trace.btsnoop --fail-on error. Without it, findings exit 0."))
+    var failOn: FailOn?
+    @OptionGroup var selection: SelectionOptions
+    @OptionGroup var output: OutputOptions
+
+    enum FailOn: String, ExpressibleByArgument, CaseIterable { case error, warning }
+
+    func run() throws {
+        try output.apply(input: capture.file)
+        let path = try capture.path
+        let reader = try openCapture(path)
+        var progress = output.progress(for: path, streamsOutput: false)
+        var analysis = CaptureAnalyzer()
+        var fault: (any Error)?
+        var origin: Timestamp?
+        do {
+            try reader.forEach { record in
+                progress?.advance(record)
+                if origin == nil { origin = record.timestamp }
+                analysis.add(record)
+            }
+        } catch { fault = error }
+        progress?.finish()
+
+        let report = analysis.lifecycle.report
+        let names = analysis.lifecycle.scanning.names
+        var findings = analysis.findings
+        if let origin, !selection.isEmpty {
+            let connections = Dictionary(uniqueKeysWithValues: report.connections.map { ($0.id, $0) })
+            findings = findings.filter { finding in
+                let connection = finding.connection.flatMap { connections[$0] }
+                return selection.matches(peer: finding.peer, name: finding.peer.flatMap { names[$0] })
+                    && selection.matches(connection?.transport ?? .le) && selection.contains(finding.time, origin: origin)
+            }
+        }
+        switch format {
+        case .json:
+            try Output.prettyJSON(JSONFindings(findings, all: []), streaming: "findings", findings.map(JSONFinding.init))
+        case .jsonl:
+            for finding in findings {
+                var line = JSONFinding(finding)
+                line.version = jsonVersion
+                try Output.json(line)
+            }
+        case .text:
+            FindingList(findings: findings, origin: origin, names: names, brief: selection.brief, style: TextStyle(color: Style.enabled))
+                .write(Output.line)
+        }
+        try finish(fault)
+        let failing = switch failOn {
+        case .error: findings.contains { $0.severity == .error }
+        case .warning: findings.contains { $0.severity <= .warning }
+        case nil: false
+        }
+        if failing { throw Exit.finding }
+    }
+}
