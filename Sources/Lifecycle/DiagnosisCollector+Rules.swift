@@ -9,7 +9,7 @@ extension DiagnosisCollector {
     public func findings(report: LifecycleReport, errors: [TraceError]) -> [Finding] {
         var findings: [Finding] = []
         for connection in report.connections {
-            let link = links[connection.id] ?? Link()
+            let link = link(connection.id)
             findings += linkEnd(connection, link, report, errors)
             findings += security(connection, link, report)
             findings += parameters(connection, link)

@@ -65,7 +65,36 @@ public struct DiagnosisCollector {
     }
 
     /// Per connection id.
-    public private(set) var links: [Int: Link] = [:]
+    public private(set) var links = Links()
+    /// Per connection id, the per-record state (``Traffic``).
+    private var traffic: [Traffic] = []
+
+    /// ``Link``s by connection id: ids are dense from 0, and the hot path touches one for every
+    /// ACL record, so they are kept in an array rather than hashed.
+    public struct Links: Sendable {
+        private var storage: [Link?] = []
+
+        public subscript(id: Int) -> Link? {
+            get { id < storage.count ? storage[id] : nil }
+            set {
+                grow(to: id)
+                storage[id] = newValue
+            }
+        }
+
+        subscript(id: Int, default value: @autoclosure () -> Link) -> Link {
+            get { self[id] ?? value() }
+            _modify {
+                grow(to: id)
+                if storage[id] == nil { storage[id] = value() }
+                yield &storage[id]!
+            }
+        }
+
+        private mutating func grow(to id: Int) {
+            if id >= storage.count { storage.append(contentsOf: repeatElement(nil, count: id - storage.count + 1)) }
+        }
+    }
     /// Commands that start a procedure, until their Command Status: by opcode, the handle, the
     /// record.
     private var awaitingStatus: [UInt16: (handle: UInt16, record: Int)] = [:]
@@ -132,11 +161,37 @@ public struct DiagnosisCollector {
     private mutating func traffic(on handle: UInt16, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
         guard let id = analyzer.connectionID(on: handle) else { return }
         let time = record.timestamp
-        links[id, default: Link()].note(record, time: time) { gap in
-            // Half the supervision timeout in force (10 ms units): 5 ms per unit.
-            guard let timeout = analyzer.connections[id].supervisionTimeout else { return false }
-            return gap > Double(timeout) * 0.005
+        if id >= traffic.count { traffic.append(contentsOf: repeatElement(Traffic(), count: id - traffic.count + 1)) }
+        // (No closure here: one capturing the analyzer would copy it for every record.)
+        guard let gap = traffic[id].note(record, time: time) else { return }
+        // Half the supervision timeout in force (10 ms units): 5 ms per unit.
+        if let timeout = analyzer.connections[id].supervisionTimeout, gap.seconds > Double(timeout) * 0.005 {
+            traffic[id].countGap(gap)
         }
+    }
+
+    /// What every ACL record of a link updates: the last packets and the gaps, kept apart from
+    /// ``Link`` in a plain array (nothing in it to retain or hash), as the hot path touches it
+    /// for every record. ``link(_:)`` puts the two together.
+    struct Traffic {
+        var lastReceived: Int?
+        var lastReceivedTime: Timestamp?
+        var lastTraffic: Int?
+        var lastTrafficTime: Timestamp?
+        var gaps = 0
+        var longestGap: (seconds: Double, from: Int, to: Int)?
+    }
+
+    /// Connection `id`'s link: what the collector gathered, with its traffic.
+    func link(_ id: Int) -> Link {
+        var link = links[id] ?? Link()
+        if id < traffic.count {
+            let t = traffic[id]
+            (link.lastReceived, link.lastReceivedTime, link.lastTraffic, link.lastTrafficTime) =
+                (t.lastReceived, t.lastReceivedTime, t.lastTraffic, t.lastTrafficTime)
+            (link.gaps, link.longestGap) = (t.gaps, t.longestGap)
+        }
+        return link
     }
 
     /// An ATT PDU that may answer a request of this host's client: its latency.
@@ -246,17 +301,16 @@ public struct DiagnosisCollector {
     }
 }
 
-extension DiagnosisCollector.Link {
-    /// An ACL record at `time`: a gap since the last one is counted when `isLong` says so.
+extension DiagnosisCollector.Traffic {
+    /// An ACL record at `time`. Returns the gap since the one before when it is longer than
+    /// 50 ms (half the shortest supervision timeout, 100 ms: shorter gaps never count), for the
+    /// caller to weigh against the link's timeout (``countGap(_:)``).
     @inline(__always)
-    mutating func note(_ record: CaptureRecord, time: Timestamp, isLong: (Double) -> Bool) {
+    mutating func note(_ record: CaptureRecord, time: Timestamp) -> (seconds: Double, from: Int, to: Int)? {
+        var long: (seconds: Double, from: Int, to: Int)?
         if let last = lastTrafficTime, let from = lastTraffic {
             let gap = time.seconds(since: last)
-            // (Half the shortest supervision timeout, 100 ms, is 50 ms: shorter gaps never count.)
-            if gap > 0.05, isLong(gap) {
-                gaps += 1
-                if gap > longestGap?.seconds ?? 0 { longestGap = (gap, from, record.index) }
-            }
+            if gap > 0.05 { long = (gap, from, record.index) }
         }
         lastTraffic = record.index
         lastTrafficTime = time
@@ -264,5 +318,12 @@ extension DiagnosisCollector.Link {
             lastReceived = record.index
             lastReceivedTime = time
         }
+        return long
+    }
+
+    /// A gap longer than half the supervision timeout.
+    mutating func countGap(_ gap: (seconds: Double, from: Int, to: Int)) {
+        gaps += 1
+        if gap.seconds > longestGap?.seconds ?? 0 { longestGap = gap }
     }
 }
