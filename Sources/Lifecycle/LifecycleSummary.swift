@@ -31,8 +31,12 @@ public struct LifecycleSummary: Hashable, Sendable, Codable {
     public struct Peer: Hashable, Sendable, Codable {
         public var address: String
         public var name: String?
+        /// Attempts that connected (open at the end, or disconnected).
         public var connections: Int
         public var failed: Int
+        /// Attempts this host cancelled, and attempts still pending at the end.
+        public var cancelled = 0
+        public var pending = 0
     }
 
     public var le = Transport()
@@ -72,7 +76,12 @@ public struct LifecycleSummary: Hashable, Sendable, Codable {
             if connection.transport == .le { le = counts } else { brEdr = counts }
             if let address = connection.peer {
                 var peer = peers[address] ?? Peer(address: "\(address)", name: connection.peerName, connections: 0, failed: 0)
-                if connection.outcome == .failed { peer.failed += 1 } else { peer.connections += 1 }
+                switch connection.outcome {
+                case .failed: peer.failed += 1
+                case .cancelled: peer.cancelled += 1
+                case .pending: peer.pending += 1
+                case .open, .disconnected: peer.connections += 1
+                }
                 peer.name = peer.name ?? connection.peerName
                 peers[address] = peer
             }
@@ -87,7 +96,7 @@ public struct LifecycleSummary: Hashable, Sendable, Codable {
         brEdr.failures = counts(failures[.classic])
         brEdr.disconnections = counts(endings[.classic])
         self.peers = peers.values.sorted {
-            ($0.connections + $0.failed, $1.address) > ($1.connections + $1.failed, $0.address)
+            ($0.connections + $0.failed + $0.cancelled + $0.pending, $1.address) > ($1.connections + $1.failed + $1.cancelled + $1.pending, $0.address)
         }
         self.scans = scans.count
         emptyScans = scans.count { $0.reports == 0 }

@@ -199,7 +199,8 @@ extension LifecycleStory {
         if !summary.peers.isEmpty {
             let shown = summary.peers.prefix(5).map { peer in
                 peer.address + (peer.name.map { " \"\($0)\"" } ?? "") + " (\(peer.connections) connected"
-                    + (peer.failed > 0 ? ", \(peer.failed) failed" : "") + ")"
+                    + (peer.failed > 0 ? ", \(peer.failed) failed" : "") + (peer.cancelled > 0 ? ", \(peer.cancelled) cancelled" : "")
+                    + (peer.pending > 0 ? ", \(peer.pending) pending" : "") + ")"
             }
             emit("  peers: \(summary.peers.count): " + shown.joined(separator: ", ") + (summary.peers.count > 5 ? ", …" : ""))
         }

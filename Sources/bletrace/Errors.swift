@@ -63,11 +63,15 @@ struct Errors: ParsableCommand {
             ).write(Output.line)
         }
         try finish(fault)
+        // A --peer that names nobody is a warning, and under --fail-on a failure: a typo must not
+        // pass CI as "no errors".
+        let nobody = selection.peerMatchesNothing(analyzer.connections, names: names)
+        if nobody { Output.error("warning: --peer \(selection.peer ?? "") names no device of \(path)") }
         let failing = switch failOn {
         case .any: !errors.isEmpty
         case .unexpected: errors.contains { !$0.expected }
         case nil: false
         }
-        if failing { throw Exit.finding }
+        if failing || nobody && failOn != nil { throw Exit.finding }
     }
 }

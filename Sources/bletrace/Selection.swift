@@ -26,6 +26,14 @@ struct SelectionOptions: ParsableArguments {
 
     var isEmpty: Bool { peer == nil && transport == nil && from == nil && to == nil }
 
+    /// `--peer` names no device of the capture: none of its connections' peers, none of the
+    /// advertisers a scan heard (a typo would otherwise select nothing, silently).
+    func peerMatchesNothing(_ connections: [Connection], names: [BluetoothAddress: String]) -> Bool {
+        guard let peer else { return false }
+        let addresses = Set(connections.compactMap(\.peer)).union(names.keys)
+        return !addresses.contains { peerMatches($0, name: names[$0], wanted: peer) }
+    }
+
     func matches(peer address: BluetoothAddress?, name: String?) -> Bool {
         guard let peer else { return true }
         guard let address else { return false }

@@ -43,3 +43,15 @@ import Wire
         #expect(named.allSatisfy { heard.contains("\($0.peer!) \($0.peerName!)") })
     }
 }
+
+extension LifecycleSummaryTests {
+    @Test func aPeerWhoseOnlyAttemptWasCancelledHasNoConnection() throws {
+        // cancelled-connect: one attempt, cancelled by this host before it completed.
+        let (report, _) = try LifecycleAnalyzer.analyze(path: Fixtures.capture("cancelled-connect.btsnoop"))
+        let summary = LifecycleSummary(connections: report.connections, scans: report.scans, errors: [])
+        #expect(summary.le.connected == 0 && summary.le.cancelled == 1)
+        let peer = try #require(summary.peers.first)
+        #expect(peer.connections == 0)
+        #expect(peer.cancelled == 1)
+    }
+}
