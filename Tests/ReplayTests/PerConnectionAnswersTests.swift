@@ -120,12 +120,24 @@ final class ReconnectingReader: NSObject, BluetoothApp, CBCentralManagerDelegate
     /// A capture of one connection to F0:F1:F2:F3:F4:05 whose discovery finds Body Sensor
     /// Location (0x0003), then a Read Request of it that the peer never answers; the link ends
     /// (reason 0x13) `end` seconds after the read, or never when nil.
-    static func unansweredRead(linkEndsAfter end: Double?) -> Cassette {
-        func att(_ pdu: String) -> String {
-            let count = Wire.bytes(hex: pdu)!.count
-            func le16(_ v: Int) -> String { String(format: "%02x%02x", v & 0xFF, v >> 8) }
-            return "4000 \(le16(count + 4)) \(le16(count)) 0400 \(pdu)"
+    /// ACL on handle 0x0040 carrying `pdu` in one L2CAP frame on the ATT channel.
+    static func att(_ pdu: String) -> String {
+        let count = Wire.bytes(hex: pdu)!.count
+        func le16(_ v: Int) -> String { String(format: "%02x%02x", v & 0xFF, v >> 8) }
+        return "4000 \(le16(count + 4)) \(le16(count)) 0400 \(pdu)"
+    }
+
+    /// The cassette of `records`, numbered in order.
+    static func cassette(_ records: [OwnedRecord]) -> Cassette {
+        var recorder = CassetteRecorder()
+        for (index, var record) in records.enumerated() {
+            record.index = index
+            record.withRecord { recorder.add($0) }
         }
+        return recorder.cassette()
+    }
+
+    static func unansweredRead(linkEndsAfter end: Double?) -> Cassette {
         var records = [
             OwnedRecord(kind: .event, direction: .received, hex: "3e 13 01 00 4000 00 01 05f4f3f2f1f0 2800 0000 2a00 00", time: 100_000),
             OwnedRecord(kind: .acl, direction: .sent, hex: att("10 0100 ffff 0028"), time: 200_000),
@@ -137,10 +149,7 @@ final class ReconnectingReader: NSObject, BluetoothApp, CBCentralManagerDelegate
         records.append(end.map {
             OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 13", time: 1_000_000 + Int64($0 * 1_000_000))
         } ?? OwnedRecord(kind: .event, direction: .received, hex: "13 05 01 4000 0100", time: 45_000_000))  // Number Of Completed Packets
-        for (index, record) in records.enumerated() { records[index].index = index }
-        var recorder = CassetteRecorder()
-        for record in records { record.withRecord { recorder.add($0) } }
-        return recorder.cassette()
+        return cassette(records)
     }
 
     @Test func aRequestLeftUnansweredWhenTheCapturedLinkEndedInventsNoTimeout() async throws {
@@ -167,13 +176,9 @@ final class ReconnectingReader: NSObject, BluetoothApp, CBCentralManagerDelegate
     @Test func aWriteWithoutResponseThatFitsTheExchangedMTUIsSent() async throws {
         // Exchange MTU 512/503, discovery of a write-without-response characteristic (0x0003),
         // then the captured app's 31-byte Write Command: more than 20 bytes, less than 503 − 3.
-        func att(_ pdu: String) -> String {
-            let count = Wire.bytes(hex: pdu)!.count
-            func le16(_ v: Int) -> String { String(format: "%02x%02x", v & 0xFF, v >> 8) }
-            return "4000 \(le16(count + 4)) \(le16(count)) 0400 \(pdu)"
-        }
+        let att = Self.att
         let value = String(repeating: "ab", count: 31)
-        var records = [
+        let records = [
             OwnedRecord(kind: .event, direction: .received, hex: "3e 13 01 00 4000 00 01 05f4f3f2f1f0 2800 0000 2a00 00", time: 100_000),
             OwnedRecord(kind: .acl, direction: .sent, hex: att("02 0002"), time: 150_000),
             OwnedRecord(kind: .acl, direction: .received, hex: att("03 f701"), time: 160_000),
@@ -184,10 +189,7 @@ final class ReconnectingReader: NSObject, BluetoothApp, CBCentralManagerDelegate
             OwnedRecord(kind: .acl, direction: .sent, hex: att("52 0300 " + value), time: 1_000_000),
             OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 13", time: 2_000_000),
         ]
-        for index in records.indices { records[index].index = index }
-        var recorder = CassetteRecorder()
-        for record in records { record.withRecord { recorder.add($0) } }
-        let cassette = recorder.cassette()
+        let cassette = Self.cassette(records)
         #expect(cassette.links.first?.mtu == 503)
         let flow = await ReplayEngine(cassette: cassette).run(MirrorApp(cassette: cassette), name: "mirror")
         let write = try #require(flow.events.first { $0.name == "writeValue" })
