@@ -25,19 +25,8 @@ struct Diagnose: ParsableCommand {
     func run() throws {
         try output.apply(input: capture.file)
         let path = try capture.path
-        let reader = try openCapture(path)
-        var progress = output.progress(for: path, streamsOutput: false)
-        var analysis = CaptureAnalyzer()
-        var fault: (any Error)?
-        var origin: Timestamp?
-        do {
-            try reader.forEach { record in
-                progress?.advance(record)
-                if origin == nil { origin = record.timestamp }
-                analysis.add(record)
-            }
-        } catch { fault = error }
-        progress?.finish()
+        let read = try AnalyzedCapture(path: path, output: output)
+        let (analysis, origin, fault) = (read.analysis, read.origin, read.fault)
 
         let report = analysis.lifecycle.report
         let names = analysis.lifecycle.scanning.names

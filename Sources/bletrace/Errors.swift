@@ -25,20 +25,9 @@ struct Errors: ParsableCommand {
     func run() throws {
         try output.apply(input: capture.file)
         let path = try capture.path
-        let reader = try openCapture(path)
-        // The errors are written at the end: the line may show on the output's terminal.
-        var progress = output.progress(for: path, streamsOutput: false)
-        var analysis = CaptureAnalyzer()
-        var fault: (any Error)?
-        var origin: Timestamp?
-        do {
-            try reader.forEach { record in
-                progress?.advance(record)
-                if origin == nil { origin = record.timestamp }
-                analysis.add(record)
-            }
-        } catch { fault = error }
-        progress?.finish()
+        // The errors are written at the end: the progress line may show on the output's terminal.
+        let read = try AnalyzedCapture(path: path, output: output)
+        let (analysis, origin, fault) = (read.analysis, read.origin, read.fault)
         let analyzer = analysis.lifecycle
         let collector = analysis.errors
 

@@ -18,17 +18,8 @@ struct LifecycleCommand: ParsableCommand {
         try output.apply(input: capture.file)
         let path = try capture.path
         if format == .svg || format == .html { return try printTimeline(path: path, html: format == .html) }
-        let reader = try openCapture(path)
-        var progress = output.progress(for: path, streamsOutput: false)
-        var analysis = CaptureAnalyzer()
-        var fault: (any Error)?
-        do {
-            try reader.forEach { record in
-                progress?.advance(record)
-                analysis.add(record)
-            }
-        } catch { fault = error }
-        progress?.finish()
+        let read = try AnalyzedCapture(path: path, output: output)
+        let (analysis, fault) = (read.analysis, read.fault)
         let analyzer = analysis.lifecycle
         let collector = analysis.errors
         var report = analyzer.report

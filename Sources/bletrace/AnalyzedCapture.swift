@@ -1,0 +1,27 @@
+import BLETrace
+
+/// A capture read once through a ``CaptureAnalyzer``, with the progress line: the pass behind
+/// `lifecycle`, `errors` and `diagnose`.
+struct AnalyzedCapture {
+    var analysis: CaptureAnalyzer
+    /// The first record's time, from which the text counts times.
+    var origin: Timestamp?
+    /// What stopped the reading of a damaged file; everything before it is in ``analysis``.
+    var fault: (any Error)?
+
+    init(path: String, output: OutputOptions) throws {
+        let reader = try openCapture(path)
+        var progress = output.progress(for: path, streamsOutput: false)
+        var analysis = CaptureAnalyzer()
+        var origin: Timestamp?
+        do {
+            try reader.forEach { record in
+                progress?.advance(record)
+                if origin == nil { origin = record.timestamp }
+                analysis.add(record)
+            }
+        } catch { fault = error }
+        progress?.finish()
+        (self.analysis, self.origin) = (analysis, origin)
+    }
+}
