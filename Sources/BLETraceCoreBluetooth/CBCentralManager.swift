@@ -148,6 +148,14 @@ open class CBCentralManager: CBManager {
         peripherals[peripheral.identifier] = peripheral
     }
 
+    /// For a system that keeps a terminated app's connection request after its link ended (the
+    /// device restarted, Bluetooth went off with Control Center): `peripheral` is `.connecting`
+    /// again, its services gone as after any disconnection.
+    public func keepConnecting(_ peripheral: CBPeripheral) {
+        if peripheral.state != .disconnected { peripheral.didDisconnect() }
+        peripheral.state = .connecting
+    }
+
     /// For a system restoring a scan the system kept going while the app was not running: the
     /// manager is scanning with these services and options, as the old process's manager was.
     public func continueScan(withServices services: [CBUUID]?, options: [String: Any]?) {

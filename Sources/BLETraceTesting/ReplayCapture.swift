@@ -60,7 +60,7 @@ public struct ReplayCapture: Sendable {
     ) async -> KillPointSweep {
         await KillPointSweep.run(
             cassette, app: ReferenceApps.Entry(App.self), kind: kind, unmatched: options.unmatched, events: options.events,
-            launchState: options.launchState)
+            launchState: options.launchState, platform: options.platform)
     }
 
     static func resolve(_ path: String, filePath: StaticString) -> String {
@@ -87,11 +87,17 @@ public struct ReplayOptions: Sendable {
     public var events: [SystemEvent] = []
     /// Bluetooth's state at launch.
     public var launchState: CBManagerState = .poweredOn
+    /// The iOS release and AccessorySetupKit: which events iOS relaunches the app after
+    /// (`bletrace replay --ios`, `--accessory-setup-kit`).
+    public var platform = Platform()
 
-    public init(unmatched: UnmatchedPolicy = .pend, events: [SystemEvent] = [], launchState: CBManagerState = .poweredOn) {
+    public init(
+        unmatched: UnmatchedPolicy = .pend, events: [SystemEvent] = [], launchState: CBManagerState = .poweredOn, platform: Platform = Platform()
+    ) {
         self.unmatched = unmatched
         self.events = events
         self.launchState = launchState
+        self.platform = platform
     }
 
     /// iOS terminates the app for memory at `seconds` after the capture's start.
@@ -109,6 +115,7 @@ public struct ReplayOptions: Sendable {
         engine.unmatched = unmatched
         engine.events = events
         engine.launchState = launchState
+        engine.platform = platform
         return engine
     }
 }

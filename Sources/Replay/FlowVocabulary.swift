@@ -9,7 +9,7 @@ public enum FlowVocabulary {
     /// siblings too (`central2`, `peripheralManager3`: a second manager of the same app).
     public static let events: [String: Set<String>] = [
         "system": [
-            "launch", "terminate", "relaunch", "forceQuit", "powerOff", "powerOn", "reset", "unauthorized",
+            "launch", "terminate", "relaunch", "forceQuit", "reboot", "unlock", "powerOff", "powerOn", "reset", "unauthorized",
             "answerDiffers", "noResponse", "crash",
         ],
         "app": [

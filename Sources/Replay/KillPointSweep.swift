@@ -37,19 +37,35 @@ public struct KillPointSweep: Sendable {
     /// Whether the app lost nothing at any kill point.
     public var survived: Bool { losses.isEmpty }
 
-    /// Sweeps `kind` (`.terminate` or `.forceQuit`) over the run of `app` on `cassette`.
+    /// The kinds a sweep takes (`bletrace replay --sweep`), in the order `--sweep all` reports them.
+    public static let kinds: [SystemEvent.Kind] = [.terminate, .crash, .forceQuit, .reboot, .powerOff, .controlCenter, .airplaneMode]
+
+    /// The system events of a kill of `kind` at `seconds`. A process ends there (termination,
+    /// crash, force quit, restart); for a way of turning Bluetooth off, the app is in the
+    /// background, already removed from memory by iOS, when the user turns Bluetooth off, and on
+    /// again a second later: whether what the system kept survives is TN3115's question.
+    public static func kill(_ kind: SystemEvent.Kind, at seconds: Double) -> [SystemEvent] {
+        switch kind {
+        case .powerOff, .controlCenter, .airplaneMode:
+            [SystemEvent(.terminate, at: seconds), SystemEvent(kind, at: seconds + 0.000001), SystemEvent(.powerOn, at: seconds + 1)]
+        default: [SystemEvent(kind, at: seconds)]
+        }
+    }
+
+    /// Sweeps `kind` (one of ``kinds``) over the run of `app` on `cassette`, on `platform`.
     public static func run(
         _ cassette: Cassette, app: ReferenceApps.Entry, kind: SystemEvent.Kind = .terminate, unmatched: UnmatchedPolicy = .pend,
-        events: [SystemEvent] = [], launchState: CBManagerState = .poweredOn
+        events: [SystemEvent] = [], launchState: CBManagerState = .poweredOn, platform: Platform = Platform()
     ) async -> KillPointSweep {
         func replay(_ kill: Double?) async -> (Flow, AppState) {
             let engine = ReplayEngine(cassette: cassette)
             engine.unmatched = unmatched
             engine.launchState = launchState
+            engine.platform = platform
             // After the kill, the user opens the app at the end of the capture if nothing
             // relaunched it before: the end state is what the app holds once it runs again.
             let end = cassette.end.seconds(since: cassette.start)
-            engine.events = events + (kill.map { [SystemEvent(kind, at: $0), SystemEvent(.launch, at: max(end, $0) + 0.000001)] } ?? [])
+            engine.events = events + (kill.map { Self.kill(kind, at: $0) + [SystemEvent(.launch, at: max(end, $0 + 1) + 0.000001)] } ?? [])
             let flow = await engine.run(name: app.name) { app.make(for: cassette) }
             return (flow, engine.finalState)
         }
@@ -149,5 +165,30 @@ extension KillPointSweep {
 
     public func document(capture: String, app: String, kind: String) -> Document {
         Document(capture: capture, app: app, kind: kind, reference: reference, points: points, losing: losses.count)
+    }
+
+    /// `--sweep all`: one line per kind (how many kill points lose something, how many were
+    /// followed by a relaunch for a Bluetooth event, and the first loss), for the platform.
+    public static func summary(_ sweeps: [(kind: String, sweep: KillPointSweep)], capture: String, app: String, platform: Platform) -> String {
+        let reference = sweeps.first?.sweep.reference ?? AppState()
+        var lines = [
+            "every kind of sweep of \(app) on \(capture), iOS \(platform.release.rawValue)"
+                + (platform.accessorySetupKit ? " with AccessorySetupKit" : "") + ": \(sweeps.first?.sweep.points.count ?? 0) kill points each",
+            "without a kill the app ends " + describe(reference), "",
+        ]
+        let kindWidth = max(4, sweeps.map(\.kind.count).max() ?? 0)
+        func pad(_ text: String, _ count: Int) -> String { text + String(repeating: " ", count: max(0, count - text.count)) }
+        lines.append(pad("kind", kindWidth) + "  losing    relaunched  first loss")
+        for (kind, sweep) in sweeps {
+            let relaunched = sweep.points.filter { $0.relaunch != nil && $0.relaunch != "user" }.count
+            let first = sweep.losses.first.map { "+\(formatSeconds($0.seconds)) (after `\($0.after)`): \($0.lost.joined(separator: ", "))" } ?? "-"
+            lines.append(
+                pad(kind, kindWidth) + "  " + pad("\(sweep.losses.count) of \(sweep.points.count)", 8) + "  "
+                    + pad("\(relaunched)", 10) + "  " + first)
+        }
+        let losing = sweeps.filter { !$0.sweep.losses.isEmpty }.map(\.kind)
+        lines.append("")
+        lines.append(losing.isEmpty ? "no kind of kill loses anything" : "the app loses something after: \(losing.joined(separator: ", "))")
+        return lines.joined(separator: "\n")
     }
 }

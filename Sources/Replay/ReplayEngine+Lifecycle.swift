@@ -4,16 +4,34 @@ import Foundation
 import Wire
 
 /// Something the system does to the app or to Bluetooth during a replay, at a time in seconds
-/// after the capture's start (`--terminate-at`, `--power-off-at`, …).
+/// after the capture's start (`--terminate-at`, `--power-off-at`, …). Whether iOS relaunches the
+/// app for a Bluetooth event after each is Apple's TN3115 table (``Platform/relaunches(after:)``).
 public struct SystemEvent: Hashable, Sendable {
     public enum Kind: String, Hashable, Sendable, CaseIterable {
         /// iOS ends the app for memory: what it kept for the app's restore identifiers stays with
         /// the system, and a Bluetooth event for it relaunches the app.
         case terminate
-        /// The user swipes the app away: nothing is kept, nothing relaunches it.
+        /// The app crashes: as a termination for memory (TN3115: relaunched).
+        case crash
+        /// The user swipes the app away: nothing is kept, nothing relaunches it (iOS 26: unless
+        /// the app uses AccessorySetupKit).
         case forceQuit
-        /// Bluetooth turned off: connections and scans end.
+        /// The device restarts: the process and every link end; what the restore identifiers
+        /// kept stays, connections becoming pending connects; relaunched (after the first unlock
+        /// when a ``unlock`` follows: the device has a passcode).
+        case reboot
+        /// The first unlock after a restart, on a device with a passcode: from now on the app can
+        /// be relaunched.
+        case unlock
+        /// Bluetooth turned off in Settings: connections and scans end; a terminated app is not
+        /// relaunched any more.
         case powerOff
+        /// Bluetooth turned off with Control Center's button: the app's managers see
+        /// `.poweredOff` and its connections end as for Settings, but what the system kept for a
+        /// terminated app stays (TN3115: relaunched; iOS 26: AccessorySetupKit apps only).
+        case controlCenter
+        /// Airplane Mode turned on, taking Bluetooth off with it (iOS's default): as Settings.
+        case airplaneMode
         /// Bluetooth on again.
         case powerOn
         /// The Bluetooth daemon restarts: `.resetting`, then `.poweredOn`; every peripheral object
@@ -31,6 +49,44 @@ public struct SystemEvent: Hashable, Sendable {
     public init(_ kind: Kind, at seconds: Double) {
         self.kind = kind
         self.seconds = seconds
+    }
+}
+
+/// The iOS a replay models: its release and whether the app sets its accessories up with
+/// AccessorySetupKit; together they decide which system events iOS relaunches the app after
+/// (Apple's TN3115, Formats/corebluetooth.md "iOS versions").
+public struct Platform: Hashable, Sendable {
+    /// The iOS releases whose rules differ.
+    public enum Release: Int, Hashable, Sendable, CaseIterable, Comparable {
+        case iOS17 = 17, iOS18 = 18, iOS26 = 26
+        public static func < (a: Release, b: Release) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    /// Default: the current release, iOS 26.
+    public var release: Release
+    /// The app uses AccessorySetupKit (iOS 26: only such apps are relaunched after a force quit,
+    /// a Control Center toggle or Airplane Mode).
+    public var accessorySetupKit: Bool
+
+    public init(release: Release = .iOS26, accessorySetupKit: Bool = false) {
+        self.release = release
+        self.accessorySetupKit = accessorySetupKit
+    }
+
+    /// TN3115's table: whether a Bluetooth event after `kind` can still relaunch the app (what the
+    /// system kept for its restore identifiers survives `kind`). Events that are not in the table
+    /// (power on, reset, a user launch, unlock) change nothing: true.
+    public func relaunches(after kind: SystemEvent.Kind) -> Bool {
+        let restrictedTo26 = release < .iOS26 || accessorySetupKit
+        switch kind {
+        case .terminate, .crash, .reboot: return true
+        // Never before iOS 26 (QA1962, TN3115); from iOS 26 for AccessorySetupKit apps (note 5).
+        case .forceQuit: return release >= .iOS26 && accessorySetupKit
+        // "Bluetooth power toggled: No"; Airplane Mode that takes Bluetooth with it is such a toggle (note 3).
+        case .powerOff, .airplaneMode: return false
+        case .controlCenter: return restrictedTo26
+        case .unlock, .powerOn, .reset, .launch: return true
+        }
     }
 }
 
@@ -83,16 +139,21 @@ struct Preserved {
 extension ReplayEngine {
     func scheduleSystemEvents() {
         bluetoothState = launchState
-        for event in events.sorted(by: { $0.seconds < $1.seconds }) {
+        let sorted = events.sorted(by: { $0.seconds < $1.seconds })
+        for (index, event) in sorted.enumerated() {
             let at = cassette.start.adding(microseconds: Self.microseconds(event.seconds))
+            // A restart followed by a first unlock: the device has a passcode, nothing relaunches
+            // the app until then.
+            let passcode = event.kind == .reboot && sorted[(index + 1)...].contains { $0.kind == .unlock }
             scheduleSystem(at: at, for: nil) { [unowned self] in
                 switch event.kind {
-                case .terminate: terminate(forceQuit: false)
-                case .forceQuit: terminate(forceQuit: true)
-                case .powerOff: changeBluetooth(to: .poweredOff, event: "powerOff")
-                case .powerOn: changeBluetooth(to: .poweredOn, event: "powerOn")
+                case .terminate, .crash, .forceQuit: terminate(event.kind)
+                case .reboot: reboot(passcode: passcode)
+                case .unlock: unlock()
+                case .powerOff, .controlCenter, .airplaneMode: changeBluetooth(to: .poweredOff, event: event.kind)
+                case .powerOn: changeBluetooth(to: .poweredOn, event: .powerOn)
                 case .reset:
-                    changeBluetooth(to: .resetting, event: "reset")
+                    changeBluetooth(to: .resetting, event: .reset)
                     changeBluetooth(to: .poweredOn, event: nil)
                 case .launch:
                     if !isRunning { relaunch(reason: "user") }
@@ -103,18 +164,25 @@ extension ReplayEngine {
 
     // MARK: Termination
 
-    /// Ends the app's process. For memory (`forceQuit` false), each central manager with a
-    /// restore identifier leaves its connected and connecting peripherals and its scan (with
-    /// service UUIDs) to the system; everything else of the process ends: its other connections
-    /// and pending connects, its timers, the answers to its requests.
-    func terminate(forceQuit: Bool) {
+    /// Ends the app's process (`kind`: a termination for memory, a crash, a force quit or a
+    /// restart). Where iOS relaunches the app after `kind` (``Platform/relaunches(after:)``), each
+    /// central manager with a restore identifier leaves its connected and connecting peripherals
+    /// and its scan (with service UUIDs) to the system; everything else of the process ends: its
+    /// other connections and pending connects, its timers, the answers to its requests.
+    func terminate(_ kind: SystemEvent.Kind) {
         guard isRunning else { return }
-        record("system", forceQuit ? "forceQuit" : "terminate", forceQuit ? [:] : ["reason": "memory"])
-        self.forceQuit = self.forceQuit || forceQuit
+        switch kind {
+        case .forceQuit: record("system", "forceQuit", [:])
+        case .crash: record("system", "terminate", ["reason": "crash"])
+        case .terminate: record("system", "terminate", ["reason": "memory"])
+        default: break  // a restart is written down by reboot(passcode:)
+        }
+        let keeps = platform.relaunches(after: kind)
+        relaunchBlocked = relaunchBlocked || !keeps
         queue.endProcess()
         var kept: Set<ObjectIdentifier> = []
         for central in centrals {
-            guard !forceQuit, let identifier = central.restoreIdentifier else {
+            guard keeps, let identifier = central.restoreIdentifier else {
                 if central.scan != nil { scanGeneration += 1 }
                 continue
             }
@@ -137,7 +205,7 @@ extension ReplayEngine {
             if peripheral.state != .disconnected {
                 flow.comments.append(
                     "\(address): the system ends the app's \(peripheral.state == .connected ? "connection" : "pending connect")"
-                        + (forceQuit ? " (force quit)" : " (no restore identifier keeps it)"))
+                        + (!keeps ? " (force quit)" : " (no restore identifier keeps it)"))
             }
             queue.withdraw(peripheral)
             attempts.remove(address)
@@ -146,8 +214,52 @@ extension ReplayEngine {
         }
         for central in centrals { central.delegate = nil }
         for peripheral in given.values { peripheral.delegate = nil }
-        terminatePeripheralManagers(forceQuit: forceQuit)
+        terminatePeripheralManagers(keeping: keeps)
         (app, managers, centrals) = (nil, [], [])
+    }
+
+    /// The device restarts: the app's process ends as for a termination, every link ends with the
+    /// device (the peers see them drop), and what the restore identifiers kept stays with the
+    /// system, its connections becoming pending connects that the system makes again once
+    /// Bluetooth is back (TN3115: relaunched after a restart; which requests survive is our
+    /// decision, Formats/corebluetooth.md). With a passcode (`passcode`: a first unlock follows)
+    /// nothing relaunches the app before that unlock.
+    func reboot(passcode: Bool) {
+        record("system", "reboot", [:])
+        terminate(.reboot)
+        endKeptLinks(because: "the device restarts")
+        locked = passcode
+    }
+
+    /// The first unlock after a restart: the Bluetooth events that would have relaunched the app
+    /// while the device was locked relaunch it now, and are delivered in their order.
+    func unlock() {
+        record("system", "unlock", [:])
+        guard locked else { return }
+        locked = false
+        let held = heldWakes
+        heldWakes = []
+        guard let first = held.first, !isRunning else { return }
+        relaunch(reason: first.waking, peripheral: first.peripheral.address.map { "\($0)" })
+        for wake in held { deliverAfterRelaunch(wake.peripheral, wake.waking, wake.deliver) }
+    }
+
+    /// The links of the peripherals the system keeps for a terminated app end (a restart): each
+    /// becomes a pending connect the system makes again, as the app's connection request it still
+    /// holds. Pending connects go on.
+    func endKeptLinks(because cause: String) {
+        for (identifier, kept) in preserved.sorted(by: { $0.key < $1.key }) {
+            for peripheral in kept.peripherals where peripheral.state == .connected {
+                guard let address = peripheral.address else { continue }
+                queue.withdraw(peripheral)
+                links[address] = nil
+                attempts.remove(address)
+                guard let central = peripheral.centralManager else { continue }
+                central.keepConnecting(peripheral)
+                flow.comments.append("\(address): \(cause); the system keeps the connection request of \(identifier) and connects again")
+                startAttempt(peripheral, address)
+            }
+        }
     }
 
     // MARK: Relaunch
@@ -162,10 +274,22 @@ extension ReplayEngine {
             if let central = peripheral.centralManager, centrals.contains(where: { $0 === central }) { deliver(central) }
             return
         }
-        guard let waking, !forceQuit, preserved.values.contains(where: { $0.peripherals.contains { $0 === peripheral } }) else {
+        guard let waking, !relaunchBlocked, preserved.values.contains(where: { $0.peripherals.contains { $0 === peripheral } }) else {
+            return
+        }
+        if locked {
+            if heldWakes.isEmpty {
+                flow.comments.append("\(peripheral.address.map { "\($0)" } ?? "?"): \(waking) before the first unlock after the restart; the app is relaunched at the unlock")
+            }
+            heldWakes.append((peripheral, waking, deliver))
             return
         }
         relaunch(reason: waking, peripheral: peripheral.address.map { "\($0)" })
+        deliverAfterRelaunch(peripheral, waking, deliver)
+    }
+
+    /// Delivers an event that relaunched the app, after the restored managers' callbacks.
+    private func deliverAfterRelaunch(_ peripheral: CBPeripheral, _ waking: String, _ deliver: @escaping (CBCentralManager) -> Void) {
         schedule(at: now, for: peripheral) { [unowned self] in
             guard let central = peripheral.centralManager, centrals.contains(where: { $0 === central }) else {
                 flow.comments.append("\(peripheral.address.map { "\($0)" } ?? "?"): the relaunched app did not restore the manager this peripheral belonged to; \(waking) is lost")
@@ -178,7 +302,7 @@ extension ReplayEngine {
     /// An advertising report while the app is not running: it relaunches the app when a kept scan
     /// with service UUIDs matches it.
     func wakesForDiscovery(_ advertisementData: [String: Any], _ address: BluetoothAddress) -> Bool {
-        guard !isRunning, !forceQuit else { return false }
+        guard !isRunning, !relaunchBlocked, !locked else { return false }
         let advertised = ((advertisementData[CBAdvertisementDataServiceUUIDsKey] as? [CBUUID]) ?? [])
             + ((advertisementData[CBAdvertisementDataOverflowServiceUUIDsKey] as? [CBUUID]) ?? [])
         guard preserved.values.contains(where: { kept in kept.scan?.services.contains(where: advertised.contains) ?? false }) else {
@@ -191,7 +315,7 @@ extension ReplayEngine {
     /// Starts a new process of the app, with the restore identifiers the system kept state for in
     /// its launch options (none when the user opens it: `reason` `user`).
     func relaunch(reason: String, peripheral: String? = nil, central: String? = nil) {
-        forceQuit = false
+        relaunchBlocked = false
         var options: [Launch.OptionsKey: Any] = [:]
         let centralIdentifiers = preserved.keys.sorted()
         if !centralIdentifiers.isEmpty { options[.bluetoothCentrals] = centralIdentifiers }
@@ -249,10 +373,10 @@ extension ReplayEngine {
 
     /// A peripheral manager with a restore identifier leaves its services and its advertising to
     /// the system; the others' services are unpublished and their advertising ends.
-    func terminatePeripheralManagers(forceQuit: Bool) {
+    func terminatePeripheralManagers(keeping: Bool) {
         for case let manager as CBPeripheralManager in managers {
             manager.delegate = nil
-            if !forceQuit, let identifier = manager.restoreIdentifier {
+            if keeping, let identifier = manager.restoreIdentifier {
                 preservedServers[identifier] = PreservedServer(
                     manager: manager, services: manager.publishedServices,
                     advertisementData: manager.isAdvertising ? server.advertisementData : nil)
@@ -310,7 +434,7 @@ extension ReplayEngine {
         // On a link where this host was the central, the system answers what the app did not
         // publish, running or not.
         if owner == nil, server.systemUnlessPublished.contains(step.link) { return .play }
-        guard !forceQuit, let owner, preservedServers.values.contains(where: { $0.manager === owner }) else {
+        guard !relaunchBlocked, !locked, let owner, preservedServers.values.contains(where: { $0.manager === owner }) else {
             if server.noted.insert("lost while not running").inserted {
                 flow.comments.append("\(step.central): requests while the app is not running reach no app (no peripheral manager kept them for restoration)")
             }
@@ -324,29 +448,54 @@ extension ReplayEngine {
 
     // MARK: Bluetooth power
 
-    /// Bluetooth changes state. Below `.poweredOn` every connection, pending connect and scan
-    /// ends in the system; the running app's managers get the state, and nothing else (no
-    /// disconnection callbacks, no answers to requests in flight); a terminated app is not relaunched for it, and what the
-    /// system kept for it loses its connections.
-    func changeBluetooth(to state: CBManagerState, event: String?) {
-        if let event { record("system", event, [:]) }
+    /// Bluetooth changes state (`event`: the system event that changes it, written down). Below
+    /// `.poweredOn` every connection, pending connect and scan ends in the system; the running
+    /// app's managers get the state, and nothing else (no disconnection callbacks, no answers to
+    /// requests in flight). For a terminated app, what the system kept for it ends when iOS does
+    /// not relaunch apps after `event` (Settings, Airplane Mode); after a Control Center toggle
+    /// it stays: its connections become pending connects and its scan waits, both going on when
+    /// Bluetooth is back.
+    func changeBluetooth(to state: CBManagerState, event: SystemEvent.Kind?) {
+        switch event {
+        case .controlCenter?, .airplaneMode?: record("system", "powerOff", [.init("via", event!.rawValue)])
+        case let event?: record("system", event.rawValue, [:])
+        case nil: break
+        }
         bluetoothState = state
         if state != .poweredOn {
             for (address, peripheral) in given.sorted(by: { $0.key < $1.key }) {
+                if !isRunning { rewindAttempt(address) }
                 queue.withdraw(peripheral)
                 attempts.remove(address)
                 links[address] = nil
             }
             scanGeneration += 1
-            for identifier in preserved.keys { preserved[identifier]?.scan = nil }
             if !isRunning {
-                for (identifier, kept) in preserved.sorted(by: { $0.key < $1.key }) where !kept.peripherals.isEmpty {
-                    flow.comments.append("Bluetooth \(state): the connections the system kept for \(identifier) end")
-                    for peripheral in kept.peripherals { if let address = peripheral.address { given[address] = nil } }
-                    preserved[identifier]?.peripherals = []
+                if let event, !platform.relaunches(after: event) {
+                    relaunchBlocked = true
+                    for (identifier, kept) in preserved.sorted(by: { $0.key < $1.key }) where !kept.peripherals.isEmpty || kept.scan != nil {
+                        flow.comments.append("Bluetooth \(state) (\(event)): what the system kept for \(identifier) ends; iOS relaunches the app for nothing until the user opens it")
+                        for peripheral in kept.peripherals { if let address = peripheral.address { given[address] = nil } }
+                        preserved[identifier]?.peripherals = []
+                        preserved[identifier]?.scan = nil
+                    }
+                } else {
+                    for kept in preserved.values {
+                        for peripheral in kept.peripherals where peripheral.state != .disconnected { peripheral.centralManager?.keepConnecting(peripheral) }
+                    }
                 }
                 for identifier in preservedServers.keys { preservedServers[identifier]?.advertisementData = nil }
                 server.advertising = false
+            } else {
+                for identifier in preserved.keys { preserved[identifier]?.scan = nil }
+            }
+        } else if !isRunning {
+            // Bluetooth back with the app terminated: the system goes on with what it kept.
+            for (_, kept) in preserved.sorted(by: { $0.key < $1.key }) {
+                for peripheral in kept.peripherals where peripheral.state == .connecting {
+                    if let address = peripheral.address { startAttempt(peripheral, address) }
+                }
+                if let scan = kept.scan { playScan(scan.services, scan.options) }
             }
         }
         guard isRunning else { return }

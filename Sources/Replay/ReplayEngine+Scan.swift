@@ -6,8 +6,14 @@ import Wire
 extension ReplayEngine {
     public func scanForPeripherals(withServices services: [CBUUID]?, options: [String: Any]?, for central: CBCentralManager) {
         record("app", "scanForPeripherals", ["services": services.map { list($0.map(\.uuidString)) } ?? "nil"])
-        scanGeneration += 1
         scanOwner = central
+        playScan(services, options)
+    }
+
+    /// Plays the capture's advertising reports from now to the scan (a new one, or one the system
+    /// keeps for a terminated app starting again when Bluetooth is back).
+    func playScan(_ services: [CBUUID]?, _ options: [String: Any]?) {
+        scanGeneration += 1
         let generation = scanGeneration
         let allowDuplicates = (options?[CBCentralManagerScanOptionAllowDuplicatesKey] as? Bool) ?? false
         let reports = cassette.discoveries(services: services?.map(\.bluetoothUUID), allowDuplicates: allowDuplicates, from: now)

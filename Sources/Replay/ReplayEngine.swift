@@ -92,8 +92,16 @@ public final class ReplayEngine: BluetoothSystem {
     public var launchState: CBManagerState = .poweredOn
     /// The system's Bluetooth state now.
     var bluetoothState: CBManagerState = .poweredOn
-    /// The user force-quit the app: the system relaunches it for nothing.
-    var forceQuit = false
+    /// The iOS release and the app's use of AccessorySetupKit: which system events iOS relaunches
+    /// the app after (``Platform/relaunches(after:)``).
+    public var platform = Platform()
+    /// The app was ended in a way iOS does not relaunch it after (a force quit; Bluetooth turned
+    /// off while it was not running): the system relaunches it for nothing until the user opens it.
+    var relaunchBlocked = false
+    /// The device restarted and has not been unlocked since: nothing relaunches the app.
+    var locked = false
+    /// Bluetooth events that would have relaunched the app while the device was locked, in order.
+    var heldWakes: [(peripheral: CBPeripheral, waking: String, deliver: (CBCentralManager) -> Void)] = []
     /// What the app held at the end of the run (``run(name:launching:)``): for the kill-point
     /// sweep.
     public internal(set) var finalState = AppState()
@@ -126,6 +134,9 @@ public final class ReplayEngine: BluetoothSystem {
     private var cursor: [BluetoothAddress: Int] = [:]
     /// Peers with a connection attempt of the app in progress.
     var attempts: Set<BluetoothAddress> = []
+    /// Where the search for the connection that completes each attempt started: an attempt
+    /// Bluetooth interrupted (``rewindAttempt(_:)``) searches again from there.
+    private var attemptFrom: [BluetoothAddress: Int] = [:]
     /// The remote centrals' playback, for the app's peripheral managers (ReplayEngine+GATTServer).
     let server = ServerPlayback()
 
@@ -358,8 +369,17 @@ public final class ReplayEngine: BluetoothSystem {
         record("app", "connect", ["peripheral": "\(address)"])
         connectRequested.insert(address)
         // Connecting to a peripheral already connecting or connected changes nothing.
-        guard peripheral.state != .connected, attempts.insert(address).inserted else { return }
+        guard peripheral.state != .connected else { return }
+        startAttempt(peripheral, address)
+    }
+
+    /// A connection attempt to `peripheral`: the peer's next connection in the capture completes
+    /// it (or fails it); with none, it stays pending.
+    func startAttempt(_ peripheral: CBPeripheral, _ address: BluetoothAddress) {
+        guard attempts.insert(address).inserted else { return }
+        let from = cursor[address, default: 0]
         guard let episode = nextEpisode(for: address) else { return }  // stays pending
+        attemptFrom[address] = from
         let at = max(now, episode.completeTime ?? now)
         if episode.status == .success || episode.beganBeforeCapture {
             scheduleSystem(at: at, for: peripheral) { [unowned self] in
@@ -422,6 +442,12 @@ public final class ReplayEngine: BluetoothSystem {
             return episode
         }
         return nil
+    }
+
+    /// An attempt to `address` that will be made again later (Bluetooth went off while the system
+    /// held it for a terminated app): the connection that was to complete it is free again.
+    func rewindAttempt(_ address: BluetoothAddress) {
+        if attempts.contains(address), let from = attemptFrom[address] { cursor[address] = from }
     }
 
     private func scheduleRemoteDisconnection(of episode: Connection, _ peripheral: CBPeripheral) {

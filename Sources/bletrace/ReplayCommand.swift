@@ -25,10 +25,22 @@ struct ReplayCommand: AsyncParsableCommand {
     var realtime = false
     @Option(help: ArgumentHelp("iOS terminates the app for memory at SECONDS after the capture's start: what its restore identifiers keep stays with the system, and the next Bluetooth event for it relaunches it.", valueName: "seconds"))
     var terminateAt: [Double] = []
-    @Option(help: ArgumentHelp("The user force-quits the app at SECONDS: nothing is kept, nothing relaunches it.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("The app crashes at SECONDS: as a termination, iOS relaunches it for a Bluetooth event.", valueName: "seconds"))
+    var crashAt: [Double] = []
+    @Option(help: ArgumentHelp("The user force-quits the app at SECONDS: nothing is kept, nothing relaunches it (iOS 26: unless --accessory-setup-kit).", valueName: "seconds"))
     var forceQuitAt: [Double] = []
-    @Option(help: ArgumentHelp("Bluetooth turns off at SECONDS: connections, pending connects and scans end.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("The device restarts at SECONDS: the app and every link end; what its restore identifiers kept relaunches it (after --unlock-at when given: the device has a passcode).", valueName: "seconds"))
+    var rebootAt: [Double] = []
+    @Option(help: ArgumentHelp("The first unlock after --reboot-at, on a device with a passcode: the app can be relaunched from then on.", valueName: "seconds"))
+    var unlockAt: [Double] = []
+    @Option(help: ArgumentHelp("Bluetooth turns off at SECONDS (see --via): connections, pending connects and scans end.", valueName: "seconds"))
     var powerOffAt: [Double] = []
+    @Option(help: "How --power-off-at turns Bluetooth off: settings, control-center (what the system kept for a terminated app stays) or airplane-mode (Bluetooth goes off with it).")
+    var via: PowerSwitch = .settings
+    @Option(help: "The iOS release whose rules the replay follows: 17, 18 or 26 (the current one).")
+    var ios: IOSRelease = .ios26
+    @Flag(help: "The app sets its accessories up with AccessorySetupKit (iOS 26: only such apps are relaunched after a force quit, a Control Center toggle or Airplane Mode).")
+    var accessorySetupKit = false
     @Option(help: ArgumentHelp("Bluetooth turns on at SECONDS.", valueName: "seconds"))
     var powerOnAt: [Double] = []
     @Option(help: ArgumentHelp("The Bluetooth daemon resets at SECONDS: .resetting, then .poweredOn, every peripheral object invalid.", valueName: "seconds"))
@@ -37,7 +49,7 @@ struct ReplayCommand: AsyncParsableCommand {
     var launchAt: [Double] = []
     @Option(help: "Bluetooth's state when the app launches: poweredOn, poweredOff or unauthorized.")
     var launchState: LaunchState = .poweredOn
-    @Option(help: ArgumentHelp("Replay once per moment iOS could kill the app (terminate or force-quit) and report which kill points lose connections, subscriptions or pending connects. Exit 1 when one does.", valueName: "kind"))
+    @Option(help: ArgumentHelp("Replay once per moment iOS could kill the app and report which kill points lose connections, subscriptions or pending connects: terminate, crash, force-quit, reboot, settings-toggle, control-center, airplane-mode (the app terminated, then Bluetooth off and on a second later), or all (one table). Exit 1 when one does.", valueName: "kind"))
     var sweep: SweepKind?
     @Option(help: "The sweep's report: text or json.")
     var format: SweepFormat = .text
@@ -53,23 +65,65 @@ struct ReplayCommand: AsyncParsableCommand {
         }
     }
     enum SweepKind: String, ExpressibleByArgument, CaseIterable {
-        case terminate, forceQuit = "force-quit"
+        case terminate, crash, forceQuit = "force-quit", reboot, settingsToggle = "settings-toggle", controlCenter = "control-center"
+        case airplaneMode = "airplane-mode", all
+        /// The kinds this one sweeps.
+        var kinds: [SystemEvent.Kind] {
+            switch self {
+            case .terminate: [.terminate]
+            case .crash: [.crash]
+            case .forceQuit: [.forceQuit]
+            case .reboot: [.reboot]
+            case .settingsToggle: [.powerOff]
+            case .controlCenter: [.controlCenter]
+            case .airplaneMode: [.airplaneMode]
+            case .all: KillPointSweep.kinds
+            }
+        }
+        /// The command line's name of a kind of kill.
+        static func name(of kind: SystemEvent.Kind) -> String {
+            allCases.first { $0 != .all && $0.kinds == [kind] }?.rawValue ?? kind.rawValue
+        }
     }
+    enum PowerSwitch: String, ExpressibleByArgument, CaseIterable {
+        case settings, controlCenter = "control-center", airplaneMode = "airplane-mode"
+        var kind: SystemEvent.Kind {
+            switch self {
+            case .settings: .powerOff
+            case .controlCenter: .controlCenter
+            case .airplaneMode: .airplaneMode
+            }
+        }
+    }
+    enum IOSRelease: String, ExpressibleByArgument, CaseIterable {
+        case ios17 = "17", ios18 = "18", ios26 = "26"
+        var release: Platform.Release { Platform.Release(rawValue: Int(rawValue)!)! }
+    }
+
+    var platform: Platform { Platform(release: ios.release, accessorySetupKit: accessorySetupKit) }
     enum SweepFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
 
     /// The system events of the command line.
     var events: [SystemEvent] {
-        terminateAt.map { SystemEvent(.terminate, at: $0) } + forceQuitAt.map { SystemEvent(.forceQuit, at: $0) }
-            + powerOffAt.map { SystemEvent(.powerOff, at: $0) } + powerOnAt.map { SystemEvent(.powerOn, at: $0) }
+        terminateAt.map { SystemEvent(.terminate, at: $0) } + crashAt.map { SystemEvent(.crash, at: $0) }
+            + forceQuitAt.map { SystemEvent(.forceQuit, at: $0) } + rebootAt.map { SystemEvent(.reboot, at: $0) }
+            + unlockAt.map { SystemEvent(.unlock, at: $0) } + powerOffAt.map { SystemEvent(via.kind, at: $0) } + powerOnAt.map { SystemEvent(.powerOn, at: $0) }
             + resetAt.map { SystemEvent(.reset, at: $0) } + launchAt.map { SystemEvent(.launch, at: $0) }
     }
 
     /// The options that change the replay, as a flow comment says them.
     var replayOptions: String {
         var words: [String] = []
-        for (name, times) in [("terminate-at", terminateAt), ("force-quit-at", forceQuitAt), ("power-off-at", powerOffAt), ("power-on-at", powerOnAt), ("reset-at", resetAt), ("launch-at", launchAt)] {
+        let timed = [
+            ("terminate-at", terminateAt), ("crash-at", crashAt), ("force-quit-at", forceQuitAt), ("reboot-at", rebootAt),
+            ("unlock-at", unlockAt), ("power-off-at", powerOffAt), ("power-on-at", powerOnAt), ("reset-at", resetAt), ("launch-at", launchAt),
+        ]
+        for (name, times) in timed {
             for time in times { words.append("--\(name) \(time)") }
         }
+        if via != .settings { words.append("--via \(via.rawValue)") }
+        if ios != .ios26 { words.append("--ios \(ios.rawValue)") }
+        if accessorySetupKit { words.append("--accessory-setup-kit") }
         if launchState != .poweredOn { words.append("--launch-state \(launchState.rawValue)") }
         if unmatched != .pend { words.append("--unmatched \(unmatched.rawValue)") }
         return words.joined(separator: " ")
@@ -85,6 +139,8 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         if sweep != nil, realtime { throw ValidationError("--sweep replays many times at capture time; it cannot be --realtime") }
         if sweep == nil, format != .text { throw ValidationError("--format is the sweep's report format; use it with --sweep") }
+        if via != .settings, powerOffAt.isEmpty { throw ValidationError("--via says how --power-off-at turns Bluetooth off; use it with --power-off-at") }
+        if !unlockAt.isEmpty, rebootAt.isEmpty { throw ValidationError("--unlock-at is the first unlock after a restart; use it with --reboot-at") }
     }
 
     /// The capture's file name, as the flow's first comment and the sweep's report give it.
@@ -109,22 +165,28 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         let entry = ReferenceApps.named(app)!
         if let sweep {
-            let result = await KillPointSweep.run(
-                cassette, app: entry, kind: sweep == .terminate ? .terminate : .forceQuit, unmatched: unmatched, events: events,
-                launchState: launchState.state)
+            var results: [(kind: String, sweep: KillPointSweep)] = []
+            for kind in sweep.kinds {
+                let result = await KillPointSweep.run(
+                    cassette, app: entry, kind: kind, unmatched: unmatched, events: events, launchState: launchState.state, platform: platform)
+                results.append((SweepKind.name(of: kind), result))
+            }
             let capture = Self.captureName(file)
-            switch format {
-            case .text: Output.line(result.text(capture: capture, app: entry.name, kind: sweep.rawValue))
-            case .json: try Output.json(result.document(capture: capture, app: entry.name, kind: sweep.rawValue))
+            switch (format, sweep) {
+            case (.text, .all): Output.line(KillPointSweep.summary(results, capture: capture, app: entry.name, platform: platform))
+            case (.text, _): Output.line(results[0].sweep.text(capture: capture, app: entry.name, kind: results[0].kind))
+            case (.json, .all): try Output.json(results.map { $0.sweep.document(capture: capture, app: entry.name, kind: $0.kind) })
+            case (.json, _): try Output.json(results[0].sweep.document(capture: capture, app: entry.name, kind: results[0].kind))
             }
             Output.flush()
-            if !result.losses.isEmpty { throw Exit.finding }
+            if results.contains(where: { !$0.sweep.losses.isEmpty }) { throw Exit.finding }
             return try finish(fault)
         }
         let engine = ReplayEngine(cassette: cassette, pacing: realtime ? .realtime : .virtual)
         engine.unmatched = unmatched
         engine.events = events
         engine.launchState = launchState.state
+        engine.platform = platform
         // The events go to a temporary file as they happen (a long capture's flow is not held in
         // memory); the comments, which come first in the text, are known only at the end.
         let writer: FlowWriter

@@ -49,6 +49,44 @@ import Testing
         #expect(result.status == 1)
     }
 
+    @Test func sweepAllGivesOneLinePerKindAndTheReleaseChangesIt() throws {
+        let capture = Fixtures.capture("restore-pending-connection.btsnoop")
+        let ios26 = try bletrace("replay", capture, "--app", "restoring", "--sweep", "all")
+        let ask = try bletrace("replay", capture, "--app", "restoring", "--sweep", "all", "--accessory-setup-kit")
+        #expect(ios26.status == 1 && ask.status == 1)  // a Settings toggle loses the pending connect on every release
+        func row(_ output: String, _ kind: String) -> String? {
+            output.split(separator: "\n").map(String.init).first { $0.hasPrefix(kind + " ") }
+        }
+        for kind in ["terminate", "crash", "force-quit", "reboot", "settings-toggle", "control-center", "airplane-mode"] {
+            #expect(row(ios26.stdout, kind) != nil, "\(kind) in\n\(ios26.stdout)")
+        }
+        #expect(row(ios26.stdout, "terminate")?.contains(" 0 of ") == true)
+        #expect(row(ios26.stdout, "force-quit")?.contains(" 0 of ") == false)
+        #expect(row(ask.stdout, "force-quit")?.contains(" 0 of ") == true)
+        #expect(ios26.stdout.hasPrefix("every kind of sweep of restoring on restore-pending-connection.btsnoop, iOS 26:"))
+        let json = try bletrace("replay", capture, "--app", "restoring", "--sweep", "all", "--format", "json", "--ios", "18")
+        let documents = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(documents.map { $0["kind"] as? String } == ["terminate", "crash", "force-quit", "reboot", "settings-toggle", "control-center", "airplane-mode"])
+    }
+
+    @Test func optionsThatNeedAnotherAreRefused() throws {
+        let capture = Fixtures.capture("restore-connected.btsnoop")
+        let via = try bletrace("replay", capture, "--via", "control-center")
+        #expect(via.status != 0 && via.stderr.contains("--via says how --power-off-at"))
+        let unlock = try bletrace("replay", capture, "--unlock-at", "1")
+        #expect(unlock.status != 0 && unlock.stderr.contains("use it with --reboot-at"))
+        let ios = try bletrace("replay", capture, "--ios", "16")
+        #expect(ios.status != 0)
+    }
+
+    @Test func theFlowHeaderNamesTheReleaseAndTheWayBluetoothWentOff() throws {
+        let result = try bletrace(
+            "replay", Fixtures.capture("restore-connected.btsnoop"), "--power-off-at", "0.5", "--via", "control-center", "--ios", "18")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("--power-off-at 0.5 --via control-center --ios 18"))
+        #expect(result.stdout.contains("system powerOff via=controlCenter"))
+    }
+
     @Test func systemEventTimesMustBeSecondsFromTheStart() throws {
         let result = try bletrace("replay", Fixtures.capture("restore-connected.btsnoop"), "--terminate-at=-1")
         #expect(result.status == 64 || result.status == 2)
