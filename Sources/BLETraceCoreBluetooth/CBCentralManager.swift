@@ -182,7 +182,9 @@ open class CBCentralManager: CBManager {
         case .discovered(let peripheral, let advertisementData, let rssi):
             guard reports(peripheral, advertisementData) else { return false }
             discoveredInScan.insert(peripheral.identifier)
-            if peripheral.name == nil, let name = advertisementData[CBAdvertisementDataLocalNameKey] as? String {
+            // The name follows the latest advertisement while not connected; once connected it is
+            // the GAP Device Name the system reads (Formats/corebluetooth.md).
+            if let name = advertisementData[CBAdvertisementDataLocalNameKey] as? String, peripheral.state != .connected || peripheral.name == nil {
                 peripheral.name = name
             }
             callback { $0.centralManager(self, didDiscover: peripheral, advertisementData: advertisementData, rssi: NSNumber(value: rssi)) }

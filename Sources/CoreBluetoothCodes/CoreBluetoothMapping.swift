@@ -77,10 +77,14 @@ public enum CoreBluetoothMapping {
         return Mapped(value: CBATTError(errorCode: Int(code.rawValue)), evidence: evidence)
     }
 
-    /// What a GATT operation reports when pairing fails (SMP Pairing Failed): the operation that
-    /// needed the security fails with `insufficientAuthentication` (reported for a bond the peer
-    /// removed); for the other reasons this is a hypothesis.
-    public static func pairingFailureError(reason: UInt8) -> Mapped<CBATTError> {
-        Mapped(value: CBATTError(.insufficientAuthentication), evidence: .hypothesis)
+    /// What a GATT operation reports when pairing fails (SMP Pairing Failed from the peer): the
+    /// operation that needed the security fails with the refusal that led to the pairing,
+    /// `insufficientAuthentication` (5) or `insufficientEncryption` (15) as both are reported
+    /// (Meshtastic-Apple 1363, cordova-plugin-bluetoothle 728); with no refusal seen,
+    /// `insufficientAuthentication` (hypothesis). A pairing this host cancelled is another
+    /// story: iOS ends the link (``CBInternalError/Code/pairingCancelled``).
+    public static func pairingFailureError(reason: UInt8, refusal: UInt8? = nil) -> Mapped<CBATTError> {
+        guard let refusal else { return Mapped(value: CBATTError(.insufficientAuthentication), evidence: .hypothesis) }
+        return Mapped(value: CBATTError(errorCode: Int(refusal)), evidence: refusal == 0x05 || refusal == 0x0F ? .reported : .hypothesis)
     }
 }

@@ -99,19 +99,32 @@ public struct ErrorCollector {
             if decoded.att != nil { retried(on: acl.handle, record, analyzer) }
             if let smp = decoded.smp, let reason = smp.pairingFailedReason {
                 let connection = analyzer.openConnection(on: acl.handle)
-                let mapped = CoreBluetoothMapping.pairingFailureError(reason: reason.rawValue)
                 let sentBy: Pairing.Side? = record.direction.map { $0 == .sent ? .host : .peer }
-                // The refusals that led to this pairing get their error after all.
-                for waiting in awaitingRetry.removeValue(forKey: acl.handle) ?? [] {
-                    errors[waiting.error].pairingFailedRecord = record.index
+                let waiting = awaitingRetry.removeValue(forKey: acl.handle) ?? []
+                // The refusals that led to this pairing get their error after all; but a pairing
+                // this host cancelled (a user's Cancel) ends the link on iOS, with no callback for
+                // the requests in flight.
+                for refusal in waiting {
+                    errors[refusal.error].pairingFailedRecord = record.index
+                    if sentBy == .host {
+                        errors[refusal.error].coreBluetooth?.callback =
+                            "no callback: this host cancelled the pairing the refusal led to (frame \(record.index + 1)); iOS then ends the link, and requests in flight get no callback"
+                    }
                 }
+                let cancelled = sentBy == .host
+                let mapped = CoreBluetoothMapping.pairingFailureError(reason: reason.rawValue, refusal: waiting.first.map { errors[$0.error].code })
                 errors.append(
                     TraceError(
                         record: record.index, time: record.timestamp, connection: acl.handle, peer: connection?.peer,
                         transport: connection?.transport, layer: .smp, code: reason.rawValue, name: reason.name ?? "\(reason)",
                         requestOpcode: nil, requestName: nil, attributeHandle: nil, attribute: nil, procedure: nil,
                         searchedType: nil, expected: false,
-                        coreBluetooth: equivalent(mapped.value, mapped.evidence, callback: "the GATT operation that needed pairing"),
+                        coreBluetooth: cancelled
+                            ? TraceError.CoreBluetoothEquivalent(
+                                domain: CBInternalError.errorDomain, code: CBInternalError.Code.pairingCancelled.rawValue,
+                                name: "pairingCancelled", evidence: .hypothesis,
+                                callback: "centralManager(_:didDisconnectPeripheral:error:): iOS ends the link after a cancelled pairing")
+                            : equivalent(mapped.value, mapped.evidence, callback: "the GATT operation that needed pairing"),
                         sentBy: sentBy))
             }
         default:

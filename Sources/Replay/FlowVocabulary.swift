@@ -26,7 +26,7 @@ public enum FlowVocabulary {
         ],
         "peripheral": [
             "didDiscoverServices", "didDiscoverIncludedServicesFor", "didDiscoverCharacteristicsFor", "didDiscoverDescriptorsFor",
-            "didUpdateValueFor", "didWriteValueFor", "didUpdateNotificationStateFor", "didModifyServices",
+            "didUpdateValueFor", "didWriteValueFor", "didUpdateNotificationStateFor", "didModifyServices", "didUpdateName",
         ],
         "peripheralManager": [
             "didUpdateState", "willRestoreState", "didAdd", "didStartAdvertising", "didSubscribeTo", "didUnsubscribeFrom",

@@ -53,6 +53,28 @@ extension ReplayEngine {
             }
         }
         scheduleNotification(link.notifications.firstIndex { $0.time >= now && $0.sender != .host }, of: link.notifications, peripheral)
+        scheduleGAPName(link, peripheral)
+    }
+
+    /// iOS reads the peer's GAP Device Name itself once connected, and `peripheral.name` follows
+    /// it (the decompiled framework updates the name whenever the daemon's differs; Nordic's mock
+    /// gives the GAP name once connected): the capture's first read of Device Name (2A00) on the
+    /// link sets the name at its answer, with `peripheralDidUpdateName` when it changes.
+    private func scheduleGAPName(_ link: Cassette.Link, _ peripheral: CBPeripheral) {
+        let database = link.database ?? peripheral.address.flatMap { cassette.peerTable[$0]?.database }
+        guard let address = peripheral.address,
+            let gap = database?.services.first(where: { $0.uuid.shortValue == 0x1800 }),
+            let deviceName = gap.characteristics.first(where: { $0.uuid.shortValue == 0x2A00 }),
+            let read = link.operations(.read, handle: deviceName.valueHandle, from: .host).first(where: { $0.error == nil && $0.answered }),
+            let answered = read.answerTime, answered >= now
+        else { return }
+        let name = String(decoding: read.value, as: UTF8.self)
+        scheduleSystem(at: answered, for: peripheral) { [unowned self] in
+            guard peripheral.state == .connected, peripheral.name != name else { return }
+            guard isRunning, peripheral.delegate != nil else { return _ = peripheral.deliver(.nameUpdated(name)) }
+            record("peripheral", "didUpdateName", [.init("peripheral", "\(address)"), .init("name", flowText(name))])
+            peripheral.deliver(.nameUpdated(name))
+        }
     }
 
     /// The link of `peripheral` ended: what it still had to play is dropped.
@@ -274,7 +296,16 @@ extension ReplayEngine {
             return unanswered(operation, link: link, request, handle, peripheral)
         }
         // The answer the app gets: the retry after pairing, when the peer asked for security.
-        let final = afterPairing(operation, kind: kind, handle: handle, address: address, key: key, link: link) ?? operation
+        let final: Cassette.Operation
+        switch afterPairing(operation, kind: kind, handle: handle, address: address, key: key, link: link) {
+        case .retried(let retry): final = retry
+        case .refused: final = operation
+        case .cancelled(let time):
+            // iOS ends the link after a cancelled pairing: the request gets no callback.
+            return scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] in
+                disconnect(peripheral, error: CBInternalError(.pairingCancelled))
+            }
+        }
         let error = final.error.map { CBATTError(errorCode: Int($0.rawValue)) }
         let latency = final.answerTime!.seconds(since: operation.time)
         let at = operation.time >= now ? final.answerTime! : now.adding(microseconds: Self.microseconds(latency))
@@ -301,18 +332,30 @@ extension ReplayEngine {
         peripheral.systemDidSetNotifying(isNotifying, for: characteristic)
     }
 
+    /// What became of a request the peer refused for security (``afterPairing(_:kind:handle:address:key:link:)``).
+    enum PairingOutcome {
+        /// iOS paired and sent the request again: the app gets this answer.
+        case retried(Cassette.Operation)
+        /// The app gets the refusal (pairing failed at the peer, or the capture shows no retry).
+        case refused
+        /// This host cancelled the pairing (a user's Cancel) at this time: iOS ends the link.
+        case cancelled(Timestamp)
+    }
+
     /// iOS answers Insufficient Authentication, Insufficient Encryption and Insufficient
     /// Encryption Key Size by pairing (or encrypting with the bond it has) and sending the request
     /// again; the app sees only the result (Formats/corebluetooth.md, evidence: reported). When the
     /// capture shows the same: encryption coming on after the error, then the same request again,
     /// the app gets that retry's answer (and the retry is not counted as a request of its own).
-    /// When the capture shows no retry, the app gets the error, as when pairing fails or the user
-    /// declines it; the flow says which.
+    /// When pairing failed at the peer, or the capture shows no retry, the app gets the refusal's
+    /// error (5 and 15 are both reported); when this host cancelled the pairing, iOS ends the
+    /// link. The flow says which.
     private func afterPairing(
         _ operation: Cassette.Operation, kind: Cassette.Operation.Kind, handle: UInt16, address: BluetoothAddress, key: Int,
         link connection: Int
-    ) -> Cassette.Operation? {
-        guard let code = operation.error?.rawValue, [0x05, 0x0C, 0x0F].contains(code) else { return nil }
+    ) -> PairingOutcome {
+        guard let code = operation.error?.rawValue, [0x05, 0x0C, 0x0F].contains(code) else { return .refused }
+        let asked = "\(address): the peer asked for security (ATT 0x\(String(format: "%02X", code)))"
         // Pairing and the retry on the same connection as the refusal.
         let link = cassette.link(connection: connection)
         let security = (link?.security ?? []).filter { $0.time >= operation.time }.sorted { $0.time < $1.time }
@@ -324,16 +367,20 @@ extension ReplayEngine {
         if let failed = security.first(where: { if case .pairingFailed = $0.kind { true } else { false } }),
             retry.map({ failed.time < $0.time }) ?? true
         {
-            flow.comments.append("\(address): the peer asked for security (ATT 0x\(String(format: "%02X", code))); iOS pairs, and pairing failed in the capture: the app gets the error")
-            return nil
+            if failed.sender == .host {
+                flow.comments.append("\(asked); iOS pairs, and this host cancelled the pairing at +\(formatSeconds(failed.time.seconds(since: cassette.start))): iOS ends the link (the request gets no callback)")
+                return .cancelled(failed.time)
+            }
+            flow.comments.append("\(asked); iOS pairs, and pairing failed in the capture: the app gets the error")
+            return .refused
         }
         guard let retry, encrypted != nil, retry.answered else {
-            flow.comments.append("\(address): the peer asked for security (ATT 0x\(String(format: "%02X", code))); iOS would pair and retry, the capture shows no retry: the app gets the error (as when pairing fails or is declined)")
-            return nil
+            flow.comments.append("\(asked); iOS would pair and retry, the capture shows no retry: the app gets the error (as when pairing fails or is declined)")
+            return .refused
         }
-        flow.comments.append("\(address): the peer asked for security (ATT 0x\(String(format: "%02X", code))); as iOS does, the link is encrypted and the request sent again (the capture's retry at +\(formatSeconds(retry.time.seconds(since: cassette.start))))")
+        flow.comments.append("\(asked); as iOS does, the link is encrypted and the request sent again (the capture's retry at +\(formatSeconds(retry.time.seconds(since: cassette.start))))")
         self.links[address]?.occurrences[key, default: 0] += 1
-        return retry
+        return .retried(retry)
     }
 
     /// Answers now, or after `latency` seconds.

@@ -59,7 +59,7 @@ extension ReplayEngine {
         guard central.reports(peripheral, data) else { return }
         var arguments: [FlowEvent.Argument] = [.init("peripheral", "\(address)"), .init("rssi", "\(report.rssi.map { Int($0) } ?? 127)")]
         if let name = data[CBAdvertisementDataLocalNameKey] as? String {
-            arguments.append(.init("name", name.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: " ", with: "%20")))
+            arguments.append(.init("name", flowText(name)))
         }
         record(label(central), "didDiscover", arguments)
         central.deliver(.discovered(peripheral, advertisementData: data, rssi: Int(report.rssi ?? 127)))
@@ -79,5 +79,12 @@ extension ReplayEngine {
         }
         if let power = advertisement.txPowerLevel { data[CBAdvertisementDataTxPowerLevelKey] = NSNumber(value: power) }
         return data
+    }
+}
+
+extension ReplayEngine {
+    /// A name as a flow argument: `%` and spaces escaped (Formats/flow.md).
+    func flowText(_ text: String) -> String {
+        text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: " ", with: "%20")
     }
 }

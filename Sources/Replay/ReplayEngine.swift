@@ -460,16 +460,23 @@ public final class ReplayEngine: BluetoothSystem {
         let error = episode.cbError?.value ?? CoreBluetoothMapping.disconnectionError(
             reason: reason, requestedByApp: false).value
         scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] in
-            endLink(of: peripheral)
-            reach(peripheral, waking: "didDisconnectPeripheral") { [unowned self] central in
-                // Answers to what a relaunched app asked before hearing of it go with the link.
-                queue.withdraw(peripheral)
-                peripheral.deliver(.linkLost)
-                record(
-                    label(central), "didDisconnectPeripheral",
-                    ["peripheral": "\(episode.peer.map { "\($0)" } ?? "?")", "error": error.map { "\($0)" } ?? "nil"])
-                central.deliver(.disconnected(peripheral, error: error))
-            }
+            disconnect(peripheral, error: error)
+        }
+    }
+
+    /// The link to `peripheral` ends now, not by the app's cancel: the app hears
+    /// `didDisconnectPeripheral` with `error` (a terminated app kept for restoration is
+    /// relaunched for it), and its requests in flight get no callback.
+    func disconnect(_ peripheral: CBPeripheral, error: (any Error)?) {
+        endLink(of: peripheral)
+        reach(peripheral, waking: "didDisconnectPeripheral") { [unowned self] central in
+            // Answers to what a relaunched app asked before hearing of it go with the link.
+            queue.withdraw(peripheral)
+            peripheral.deliver(.linkLost)
+            record(
+                label(central), "didDisconnectPeripheral",
+                ["peripheral": "\(peripheral.address.map { "\($0)" } ?? "?")", "error": error.map { "\($0)" } ?? "nil"])
+            central.deliver(.disconnected(peripheral, error: error))
         }
     }
 
