@@ -1,0 +1,107 @@
+import BLETraceCoreBluetooth
+import CoreBluetoothCodes
+import Foundation
+import TestSupport
+import Wire
+import Testing
+
+@testable import Replay
+
+/// What the app hears when the peer refuses a request for security and the pairing that follows
+/// fails, is cancelled on the phone, or succeeds; and the GAP name (Formats/corebluetooth.md,
+/// "Peripheral (GATT client)"). Hand-built captures of one connection to F0:F1:F2:F3:F4:05.
+@Suite struct PairingOutcomeTests {
+    static let att = PerConnectionAnswersTests.att
+
+    /// ACL on handle 0x0040 carrying the SMP PDU `pdu` (L2CAP channel 0x0006).
+    static func smp(_ pdu: String) -> String {
+        let count = Wire.bytes(hex: pdu)!.count
+        return String(format: "4000 %02x00 %02x00 0600 ", count + 4, count) + pdu
+    }
+
+    /// Discovery finds Body Sensor Location (0x0003); the app's read of it is refused with
+    /// Insufficient Authentication at +1.0; pairing starts, and a Pairing Failed (reason
+    /// Unspecified) comes at +1.5 from `failedBy` (`.sent`: this host); the link ends at +3.0.
+    static func refusedThenPairingFails(failedBy direction: Direction) -> Cassette {
+        PerConnectionAnswersTests.cassette([
+            OwnedRecord(kind: .event, direction: .received, hex: "3e 13 01 00 4000 00 01 05f4f3f2f1f0 2800 0000 2a00 00", time: 100_000),
+            OwnedRecord(kind: .acl, direction: .sent, hex: att("10 0100 ffff 0028"), time: 200_000),
+            OwnedRecord(kind: .acl, direction: .received, hex: att("11 06 0100 0500 0d18"), time: 210_000),
+            OwnedRecord(kind: .acl, direction: .sent, hex: att("08 0100 0500 0328"), time: 220_000),
+            OwnedRecord(kind: .acl, direction: .received, hex: att("09 07 0200 02 0300 382a"), time: 230_000),
+            OwnedRecord(kind: .acl, direction: .sent, hex: att("0a 0300"), time: 1_000_000),
+            OwnedRecord(kind: .acl, direction: .received, hex: att("01 0a 0300 05"), time: 1_010_000),
+            OwnedRecord(kind: .acl, direction: .sent, hex: smp("01 03 00 01 10 07 07"), time: 1_100_000),
+            OwnedRecord(kind: .acl, direction: direction, hex: smp("05 08"), time: 1_500_000),
+            OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 16", time: 3_000_000),
+        ])
+    }
+
+    @Test func aPairingThisHostCancelsEndsTheLinkWithNoCallbackForTheRequest() async throws {
+        let cassette = Self.refusedThenPairingFails(failedBy: .sent)
+        let flow = await ReplayEngine(cassette: cassette).run(MirrorApp(cassette: cassette), name: "mirror")
+        #expect(flow.events.contains { $0.name == "readValue" })
+        #expect(!flow.events.contains { $0.name == "didUpdateValueFor" })
+        let disconnections = flow.events.filter { $0.name == "didDisconnectPeripheral" }
+        #expect(disconnections.count == 1)
+        #expect(disconnections.first?.argument("error") == "CBInternalError.pairingCancelled")
+        #expect(disconnections.first?.time == 1.4)  // the capture's Pairing Failed, from its first record
+        #expect(flow.comments.contains { $0.contains("this host cancelled the pairing") })
+    }
+
+    @Test func aPairingThePeerFailsGivesTheOperationTheRefusal() async throws {
+        let cassette = Self.refusedThenPairingFails(failedBy: .received)
+        let flow = await ReplayEngine(cassette: cassette).run(MirrorApp(cassette: cassette), name: "mirror")
+        let read = try #require(flow.events.first { $0.name == "didUpdateValueFor" })
+        #expect(read.argument("error") == "CBATTError.insufficientAuthentication")
+        #expect(flow.comments.contains { $0.contains("pairing failed in the capture") })
+    }
+
+    @Test func theInternalErrorBridgesToItsDomainWithTheFrameworksText() {
+        let error = CBInternalError(.pairingCancelled) as NSError
+        #expect(error.domain == "CBInternalErrorDomain")
+        #expect(error.code == 17)
+        #expect(error.localizedDescription == "Pairing was cancelled.")
+        #expect((CBInternalError(.micFailure) as NSError).code == 31)
+        #expect(CBInternalError(errorCode: 999).description == "CBInternalError(999)")
+    }
+
+    @Test func theMappingGivesAFailedPairingTheRefusalThatLedToIt() {
+        #expect(CoreBluetoothMapping.pairingFailureError(reason: 0x08, refusal: 0x0F).value == CBATTError(.insufficientEncryption))
+        #expect(CoreBluetoothMapping.pairingFailureError(reason: 0x08, refusal: 0x05).evidence == .reported)
+        #expect(CoreBluetoothMapping.pairingFailureError(reason: 0x08).value == CBATTError(.insufficientAuthentication))
+    }
+
+    @Test func theNameFollowsTheGAPDeviceNameTheSystemReads() async throws {
+        // Generic Access with Device Name at 0x0003, read by the captured stack at +0.5: "new-name".
+        let cassette = PerConnectionAnswersTests.cassette([
+            OwnedRecord(kind: .event, direction: .received, hex: "3e 13 01 00 4000 00 01 05f4f3f2f1f0 2800 0000 2a00 00", time: 100_000),
+            OwnedRecord(kind: .acl, direction: .sent, hex: Self.att("10 0100 ffff 0028"), time: 200_000),
+            OwnedRecord(kind: .acl, direction: .received, hex: Self.att("11 06 0100 0500 0018"), time: 210_000),
+            OwnedRecord(kind: .acl, direction: .sent, hex: Self.att("08 0100 0500 0328"), time: 220_000),
+            OwnedRecord(kind: .acl, direction: .received, hex: Self.att("09 07 0200 02 0300 002a"), time: 230_000),
+            OwnedRecord(kind: .acl, direction: .sent, hex: Self.att("0a 0300"), time: 500_000),
+            OwnedRecord(kind: .acl, direction: .received, hex: Self.att("0b 6e65772d6e616d65"), time: 510_000),
+            OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 13", time: 2_000_000),
+        ])
+        final class NameApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPeripheralDelegate {
+            var central: CBCentralManager?
+            var peripheral: CBPeripheral?
+            var names: [String?] = []
+            func didFinishLaunching(_ launch: Launch) { central = CBCentralManager(delegate: self, queue: nil) }
+            func centralManagerDidUpdateState(_ central: CBCentralManager) {
+                guard central.state == .poweredOn, let found = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: BluetoothAddress("F0:F1:F2:F3:F4:05")!)]).first else { return }
+                peripheral = found
+                found.delegate = self
+                central.connect(found)
+            }
+            func peripheralDidUpdateName(_ peripheral: CBPeripheral) { names.append(peripheral.name) }
+        }
+        let app = NameApp()
+        let flow = await ReplayEngine(cassette: cassette).run(app, name: "names")
+        #expect(app.names == ["new-name"])
+        let update = try #require(flow.events.first { $0.name == "didUpdateName" })
+        #expect(update.argument("name") == "new-name")
+        #expect(update.time == 0.41)
+    }
+}
