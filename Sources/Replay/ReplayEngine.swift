@@ -134,6 +134,9 @@ public final class ReplayEngine: BluetoothSystem {
     private var cursor: [BluetoothAddress: Int] = [:]
     /// Peers with a connection attempt of the app in progress.
     var attempts: Set<BluetoothAddress> = []
+    /// Peripherals the app connected with `CBConnectPeripheralOptionEnableAutoReconnect`: after a
+    /// disconnection the system connects again by itself (iOS 17), until the app cancels.
+    var autoReconnect: Set<BluetoothAddress> = []
     /// Where the search for the connection that completes each attempt started: an attempt
     /// Bluetooth interrupted (``rewindAttempt(_:)``) searches again from there.
     private var attemptFrom: [BluetoothAddress: Int] = [:]
@@ -366,8 +369,10 @@ public final class ReplayEngine: BluetoothSystem {
 
     public func connect(_ peripheral: CBPeripheral, options: [String: Any]?, for central: CBCentralManager) {
         guard let address = peripheral.address else { return }
-        record("app", "connect", ["peripheral": "\(address)"])
+        let reconnects = options?[CBConnectPeripheralOptionEnableAutoReconnect] as? Bool == true
+        record("app", "connect", [.init("peripheral", "\(address)")] + (reconnects ? [.init("autoReconnect", "true")] : []))
         connectRequested.insert(address)
+        if reconnects { autoReconnect.insert(address) }
         // Connecting to a peripheral already connecting or connected changes nothing.
         guard peripheral.state != .connected else { return }
         startAttempt(peripheral, address)
@@ -408,6 +413,7 @@ public final class ReplayEngine: BluetoothSystem {
     public func cancelPeripheralConnection(_ peripheral: CBPeripheral, for central: CBCentralManager) {
         guard let address = peripheral.address else { return }
         record("app", "cancelPeripheralConnection", ["peripheral": "\(address)"])
+        autoReconnect.remove(address)
         queue.withdraw(peripheral)
         attempts.remove(address)
         links[address] = nil
@@ -473,11 +479,23 @@ public final class ReplayEngine: BluetoothSystem {
             // Answers to what a relaunched app asked before hearing of it go with the link.
             queue.withdraw(peripheral)
             peripheral.deliver(.linkLost)
+            // With auto-reconnect the system connects again by itself, and says so (iOS 17).
+            let reconnecting = peripheral.address.map { autoReconnect.contains($0) } ?? false
             record(
                 label(central), "didDisconnectPeripheral",
-                ["peripheral": "\(peripheral.address.map { "\($0)" } ?? "?")", "error": error.map { "\($0)" } ?? "nil"])
-            central.deliver(.disconnected(peripheral, error: error))
+                [.init("peripheral", "\(peripheral.address.map { "\($0)" } ?? "?")"), .init("error", error.map { "\($0)" } ?? "nil")]
+                    + (reconnecting ? [.init("isReconnecting", "true")] : []))
+            central.deliver(.disconnected(peripheral, error: error, timestamp: absoluteTime(now), isReconnecting: reconnecting))
+            if reconnecting, let address = peripheral.address, peripheral.state == .disconnected {
+                central.keepConnecting(peripheral)
+                startAttempt(peripheral, address)
+            }
         }
+    }
+
+    /// `CFAbsoluteTime` (seconds since 1 January 2001) of a capture time.
+    func absoluteTime(_ time: Timestamp) -> CFAbsoluteTime {
+        Double(time.rawValue) / 1_000_000 - 978_307_200
     }
 
     /// The captured app ended `episode` itself at `time`, but this app still holds the link: the
