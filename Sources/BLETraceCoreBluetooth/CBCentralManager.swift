@@ -222,7 +222,7 @@ open class CBCentralManager: CBManager {
     /// `.poweredOn` and `.poweredOff` every peripheral object becomes invalid.
     private func updateState(_ newState: CBManagerState, restoredState: [String: Any]?) {
         if let restoredState {
-            callback { $0.centralManager(self, willRestoreState: restoredState) }
+            guard restore("centralManager(_:willRestoreState:)", { callback { $0.centralManager(self, willRestoreState: restoredState) } }) else { return }
         }
         if newState != .poweredOn {
             isScanning = false

@@ -32,7 +32,9 @@ public protocol CBCentralManagerDelegate: NSObjectProtocol {
 }
 
 extension CBCentralManagerDelegate {
-    public func centralManager(_ central: CBCentralManager, willRestoreState dict: [String: Any]) {}
+    public func centralManager(_ central: CBCentralManager, willRestoreState dict: [String: Any]) {
+        central.restorationUnhandled = true
+    }
     public func centralManager(
         _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber
     ) {}

@@ -39,6 +39,21 @@ open class CBManager: NSObject {
     /// Tells the system this manager exists. Subclasses call it last in their initialiser.
     func register() { system.managerDidInit(self) }
 
+    /// Set by the default `willRestoreState` (the delegate does not implement it) while the
+    /// manager restores: iOS asserts on a restore identifier whose delegate lacks the method.
+    var restorationUnhandled = false
+
+    /// Calls the delegate's `willRestoreState` through `call`; a delegate without the method
+    /// crashes the app, as iOS's assertion does (bletrace can tell only when it calls it).
+    /// Returns false after such a crash: nothing more of the app runs.
+    func restore(_ method: String, _ call: () -> Void) -> Bool {
+        restorationUnhandled = false
+        call()
+        guard restorationUnhandled else { return true }
+        crash("restoreWithoutWillRestoreState", "has a restore identifier, but its delegate does not implement \(method)")
+        return false
+    }
+
     /// How misuse messages name this manager, made once.
     private lazy var misuseName = Self.typeName(self)
 

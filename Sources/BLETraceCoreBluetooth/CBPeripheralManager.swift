@@ -177,7 +177,7 @@ open class CBPeripheralManager: CBManager {
                 }
                 // The system kept advertising while the app was not running.
                 if restoredState[CBPeripheralManagerRestoredStateAdvertisementDataKey] != nil { isAdvertising = true }
-                callback { $0.peripheralManager(self, willRestoreState: restoredState) }
+                guard restore("peripheralManager(_:willRestoreState:)", { callback { $0.peripheralManager(self, willRestoreState: restoredState) } }) else { return true }
             }
             if newState != .poweredOn {
                 // Below powered on, advertising stops and centrals are disconnected; below powered

@@ -2,6 +2,7 @@ import BLETraceCoreBluetooth
 import Foundation
 import TestSupport
 import Testing
+import Wire
 
 @testable import Replay
 
@@ -107,6 +108,41 @@ import Testing
         #expect(events.dropFirst(off + 1).first == "central didUpdateState state=poweredOff")
         #expect(!events.contains { $0.hasPrefix("central didDisconnectPeripheral") })
         #expect(!log.lines.contains { $0.contains("didDisconnect") })
+    }
+
+    /// A central with a restore identifier whose delegate lacks `willRestoreState`.
+    final class NoRestoreApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
+        var central: CBCentralManager?
+        func didFinishLaunching(_ launch: Launch) {
+            central = CBCentralManager(delegate: self, queue: nil, options: [CBCentralManagerOptionRestoreIdentifierKey: "forgot"])
+        }
+        func centralManagerDidUpdateState(_ central: CBCentralManager) {
+            guard central.state == .poweredOn, central.retrieveConnectedPeripherals(withServices: []).isEmpty,
+                let known = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: BluetoothAddress("F0:F1:F2:F3:F4:05")!)]).first
+            else { return }
+            central.connect(known)
+        }
+    }
+
+    @Test func aRestoreIdentifierWithoutWillRestoreStateCrashesTheAppWhenItIsRestored() async throws {
+        let (cassette, _) = try Cassette.load(path: Fixtures.capture("restore-pending-connection.btsnoop"))
+        let engine = ReplayEngine(cassette: cassette)
+        engine.events = [SystemEvent(.terminate, at: 0.8)]
+        let flow = await engine.run(name: "forgot") { NoRestoreApp() }
+        let events = flow.events.map(\.signature)
+        #expect(engine.crashReason == "restoreWithoutWillRestoreState")
+        let crash = try #require(events.firstIndex { $0.hasPrefix("system crash reason=restoreWithoutWillRestoreState") })
+        // The relaunch's restoration event is written down before the callbacks run; the crash
+        // comes in willRestoreState, before the app hears anything else.
+        #expect(Array(events[(crash - 3)..<crash]) == [
+            Self.relaunchOnConnect, "central willRestoreState restoreIdentifier=forgot peripherals=F0:F1:F2:F3:F4:05",
+            "central didUpdateState state=poweredOn",
+        ])
+        #expect(events.count == crash + 1)  // nothing of the app after the crash
+        // Without a termination nothing is restored, and iOS's assertion at creation is not seen.
+        let plain = ReplayEngine(cassette: cassette)
+        _ = await plain.run(name: "forgot") { NoRestoreApp() }
+        #expect(plain.crashReason == nil)
     }
 
     @Test func theTableItself() {
