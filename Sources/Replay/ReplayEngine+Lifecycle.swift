@@ -77,14 +77,15 @@ public struct Platform: Hashable, Sendable {
     /// system kept for its restore identifiers survives `kind`). Events that are not in the table
     /// (power on, reset, a user launch, unlock) change nothing: true.
     public func relaunches(after kind: SystemEvent.Kind) -> Bool {
-        let restrictedTo26 = release < .iOS26 || accessorySetupKit
+        // Note 5: from iOS 26, only apps that use AccessorySetupKit.
+        let notRestricted = release < .iOS26 || accessorySetupKit
         switch kind {
         case .terminate, .crash, .reboot: return true
         // Never before iOS 26 (QA1962, TN3115); from iOS 26 for AccessorySetupKit apps (note 5).
         case .forceQuit: return release >= .iOS26 && accessorySetupKit
         // "Bluetooth power toggled: No"; Airplane Mode that takes Bluetooth with it is such a toggle (note 3).
         case .powerOff, .airplaneMode: return false
-        case .controlCenter: return restrictedTo26
+        case .controlCenter: return notRestricted
         case .unlock, .powerOn, .reset, .launch: return true
         }
     }
