@@ -1347,6 +1347,16 @@ class DisplayingDelegate(PairingDelegate):
         return PERIPHERAL_PASSKEY
 
 
+async def connect_and_discover(rig: Rig) -> tuple[Connection, Connection, Peer]:
+    """Connect, exchange MTU and discover everything, as most scenarios begin."""
+    connection, peripheral_connection = await connect(rig)
+    peer = Peer(connection)
+    await asyncio.sleep(0.05)
+    await peer.request_mtu(CLIENT_MTU)
+    await discover(peer)
+    return connection, peripheral_connection, peer
+
+
 def encrypted_service() -> Service:
     """pairing-midway's extra service: E0C1 can be read only on an encrypted link."""
     return Service(
@@ -1372,11 +1382,7 @@ async def scenario_pairing_midway(path: Path) -> None:
         rig.peripheral.add_services([encrypted_service()])
         rig.central.pairing_config_factory = lambda _connection: PairingConfig(delegate=PhoneDelegate())
         await asyncio.sleep(0.1)
-        connection, _ = await connect(rig)
-        peer = Peer(connection)
-        await asyncio.sleep(0.05)
-        await peer.request_mtu(CLIENT_MTU)
-        await discover(peer)
+        connection, _, peer = await connect_and_discover(rig)
         location = find_characteristic(peer, BODY_SENSOR_LOCATION)
         secret = find_characteristic(peer, ENCRYPTED_SECRET)
         needs_auth = find_characteristic(peer, ERR_WRITE_NEEDS_AUTH)
@@ -1415,11 +1421,7 @@ async def scenario_pairing_cancelled(path: Path) -> None:
         rig.central.pairing_config_factory = lambda _connection: PairingConfig(delegate=delegate)
         rig.peripheral.pairing_config_factory = lambda _connection: PairingConfig(delegate=DisplayingDelegate())
         await asyncio.sleep(0.1)
-        connection, peripheral_connection = await connect(rig)
-        peer = Peer(connection)
-        await asyncio.sleep(0.05)
-        await peer.request_mtu(CLIENT_MTU)
-        await discover(peer)
+        connection, peripheral_connection, peer = await connect_and_discover(rig)
         needs_auth = find_characteristic(peer, ERR_WRITE_NEEDS_AUTH)
         await expect_att_error(peer.write_value(needs_auth, b'\x01', with_response=True), INSUFFICIENT_AUTHENTICATION)
         await asyncio.sleep(0.05)
@@ -1497,11 +1499,7 @@ async def scenario_unconfirmed_indication(path: Path) -> None:
         service, status = indicate_service()
         rig.peripheral.add_services([service])
         await asyncio.sleep(0.1)
-        connection, peripheral_connection = await connect(rig)
-        peer = Peer(connection)
-        await asyncio.sleep(0.05)
-        await peer.request_mtu(CLIENT_MTU)
-        await discover(peer)
+        connection, peripheral_connection, peer = await connect_and_discover(rig)
         characteristic = find_characteristic(peer, INDICATE_STATUS)
         await peer.subscribe(characteristic, lambda _value: None, prefer_notify=False)  # CCCD <- 02 00
         await asyncio.sleep(0.05)
