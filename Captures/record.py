@@ -22,8 +22,9 @@ Each Device talks real HCI (H4 packets as bytes) to its own Controller, so the
 traffic between the central's host and the central's controller is real HCI as
 produced and consumed by an independent implementation.  A
 ``bumble.snoop.BtSnooper`` is attached to one host (``Host.snooper``): the
-CENTRAL's, except in the ``peripheral-*`` scenarios, which record the
-PERIPHERAL's (this host is then the GATT server a remote central uses).  It
+CENTRAL's, except in the ``peripheral-*`` scenarios and unconfirmed-indication,
+which record the PERIPHERAL's (this host is then the GATT server a remote
+central uses).  It
 records every packet the host sends to its controller (commands,
 host->controller ACL) and every packet it receives (events, controller->host
 ACL).  The other host is not recorded.  In peer-also-client and
@@ -40,7 +41,9 @@ Everything is fixed: addresses, GATT database, values, order of operations.
 The scenario timing is controlled with ``asyncio.sleep`` so relative timing is
 stable from run to run (to within event-loop jitter, typically < 5 ms).  The
 only thing that changes between runs is the absolute wall-clock time that
-BtSnooper stamps on each record when it writes it.
+BtSnooper stamps on each record when it writes it, and, in the scenarios that
+pair (pairing-retry, pairing-midway, pairing-cancelled), the SMP values Bumble
+draws at random: public keys, confirm and random values, DHKey checks, the LTK.
 
 Only Bumble and the Python standard library are used.
 """
@@ -67,7 +70,7 @@ from bumble.att import (
     Attribute,
 )
 from bumble.controller import Controller
-from bumble.core import UUID, AdvertisingData
+from bumble.core import UUID, AdvertisingData, ProtocolError
 from bumble.device import Connection, Device, Peer
 from bumble.gatt import (
     GATT_CHARACTERISTIC_ATTRIBUTE_TYPE,
@@ -79,6 +82,8 @@ from bumble.gatt import (
 )
 from bumble.host import Host
 from bumble.link import LocalLink
+from bumble.pairing import PairingConfig, PairingDelegate
+from bumble.smp import SMP_PASSKEY_ENTRY_FAILED_ERROR
 from bumble.snoop import BtSnooper, PcapSnooper, Snooper
 from bumble.transport.common import AsyncPipeSink
 
@@ -206,6 +211,37 @@ PKLG_NOTES = [
 ]
 PKLG_NOTES_LEAD_US = ((3 * 24 + 5) * 3600 + 17 * 60) * 1_000_000 + 42_250_000
 PKLG_NOTE_TYPE = 0xFC
+
+# Issue 21: pairing in the middle of a connection, Bluetooth powering off while a
+# request is pending, an indication that is never confirmed.
+#
+# pairing-midway: a service after the error service (0x0022-0x0024) whose one
+# characteristic can be read only over an encrypted link (Insufficient
+# Encryption, 0x0F, from Bumble's own permission check until the link is).
+ENCRYPTED_SERVICE = UUID('0000E0C0-0000-1000-8000-00805F9B34FB')
+ENCRYPTED_SECRET = UUID('0000E0C1-0000-1000-8000-00805F9B34FB')
+ENCRYPTED_SECRET_VALUE = b'secret'
+INSUFFICIENT_AUTHENTICATION = 0x05
+INSUFFICIENT_ENCRYPTION = 0x0F
+# pairing-cancelled: the user is shown the passkey prompt and taps Cancel after
+# this long; the central hangs up this long after its Pairing Failed.
+PASSKEY_PROMPT_S = 1.0
+HANG_UP_AFTER_CANCEL_S = 0.05
+# The passkey the peripheral displays (fixed, so that nothing in the rig is
+# random but the SMP keys).
+PERIPHERAL_PASSKEY = 123456
+# power-off-pending: the peripheral answers reads of Body Sensor Location this
+# late; Bluetooth powers off this long after the central's Read Request.
+SLOW_READ_S = 1.0
+POWER_OFF_AFTER_S = 0.3
+# What a host sends for each link when its own Bluetooth powers off.
+POWER_OFF = hci.HCI_ErrorCode.REMOTE_DEVICE_TERMINATED_CONNECTION_DUE_TO_POWER_OFF_ERROR  # 0x15
+# unconfirmed-indication: a service after the custom one (0x0019-0x001C) with a
+# read/indicate characteristic (value 0x001B, CCCD 0x001C).
+INDICATE_SERVICE = UUID('0000A1A0-0000-1000-8000-00805F9B34FB')
+INDICATE_STATUS = UUID('0000A1A1-0000-1000-8000-00805F9B34FB')
+INDICATE_STATUS_INITIAL = bytes([0x00])
+INDICATE_STATUS_CHANGED = bytes([0x01])
 
 
 def build_gatt_database(
@@ -1273,6 +1309,222 @@ def prepend_pklg_notes(source: Path, destination: Path) -> None:
     destination.write_bytes(bytes(header) + data)
 
 
+# -----------------------------------------------------------------------------
+# Issue 21: what iOS tells an app when pairing happens in the middle of a
+# connection (and when the user cancels it), when Bluetooth powers off while a
+# request is pending, and when a central never confirms an indication.
+# -----------------------------------------------------------------------------
+class PhoneDelegate(PairingDelegate):
+    """The central's pairing delegate: a phone has a display and a keyboard
+    (IO capability KeyboardDisplay, 0x04), and Just Works needs no one to tap."""
+
+    def __init__(self) -> None:
+        super().__init__(io_capability=PairingDelegate.IoCapability.DISPLAY_OUTPUT_AND_KEYBOARD_INPUT)
+
+
+class CancellingPhoneDelegate(PhoneDelegate):
+    """The user is asked for the passkey the accessory shows, looks at the prompt
+    for PASSKEY_PROMPT_S and taps Cancel: no number (Bumble then sends SMP Pairing
+    Failed with Passkey Entry Failed, 0x01)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.prompted = asyncio.Event()
+
+    async def get_number(self) -> int | None:
+        self.prompted.set()
+        await asyncio.sleep(PASSKEY_PROMPT_S)
+        return None
+
+
+class DisplayingDelegate(PairingDelegate):
+    """The peripheral's: it can only display a passkey (IO capability DisplayOnly)."""
+
+    def __init__(self) -> None:
+        super().__init__(io_capability=PairingDelegate.IoCapability.DISPLAY_OUTPUT_ONLY)
+
+    async def generate_passkey(self) -> int:
+        return PERIPHERAL_PASSKEY
+
+
+async def connect_and_discover(rig: Rig) -> tuple[Connection, Connection, Peer]:
+    """Connect, exchange MTU and discover everything, as most scenarios begin."""
+    connection, peripheral_connection = await connect(rig)
+    peer = Peer(connection)
+    await asyncio.sleep(0.05)
+    await peer.request_mtu(CLIENT_MTU)
+    await discover(peer)
+    return connection, peripheral_connection, peer
+
+
+def encrypted_service() -> Service:
+    """pairing-midway's extra service: E0C1 can be read only on an encrypted link."""
+    return Service(
+        ENCRYPTED_SERVICE,
+        [
+            Characteristic(
+                ENCRYPTED_SECRET,
+                Characteristic.Properties.READ,
+                Attribute.Permissions.READABLE | Attribute.Permissions.READ_REQUIRES_ENCRYPTION,
+                ENCRYPTED_SECRET_VALUE,
+            )
+        ],
+    )
+
+
+async def scenario_pairing_midway(path: Path) -> None:
+    """Reads and writes before and after pairing on one link: a read that needs no security
+    succeeds; a read that needs encryption is refused (0x0F) and a write that needs
+    authentication is refused (0x05); the central pairs (Just Works) and the link is encrypted;
+    both requests are sent again and succeed; one more read of the encrypted characteristic
+    is made on the already-encrypted link."""
+    async with make_rig(path, with_error_service=True, pcap=False) as rig:
+        rig.peripheral.add_services([encrypted_service()])
+        rig.central.pairing_config_factory = lambda _connection: PairingConfig(delegate=PhoneDelegate())
+        await asyncio.sleep(0.1)
+        connection, _, peer = await connect_and_discover(rig)
+        location = find_characteristic(peer, BODY_SENSOR_LOCATION)
+        secret = find_characteristic(peer, ENCRYPTED_SECRET)
+        needs_auth = find_characteristic(peer, ERR_WRITE_NEEDS_AUTH)
+
+        assert await peer.read_value(location) == BODY_SENSOR_LOCATION_VALUE
+        await asyncio.sleep(0.05)
+        await expect_att_error(peer.read_value(secret), INSUFFICIENT_ENCRYPTION)
+        await asyncio.sleep(0.05)
+        await expect_att_error(peer.write_value(needs_auth, b'\x01', with_response=True), INSUFFICIENT_AUTHENTICATION)
+        await asyncio.sleep(0.05)
+
+        # SMP Just Works (the peripheral has no IO), then LE Start Encryption.
+        await connection.pair()
+        assert connection.is_encrypted
+        await asyncio.sleep(0.1)
+
+        # The two refused requests again, as iOS retries them by itself.
+        assert await peer.read_value(secret) == ENCRYPTED_SECRET_VALUE
+        await asyncio.sleep(0.05)
+        await peer.write_value(needs_auth, b'\x01', with_response=True)
+        await asyncio.sleep(0.2)
+
+        # A later read, made on a link that is already encrypted.
+        assert await peer.read_value(secret) == ENCRYPTED_SECRET_VALUE
+        await asyncio.sleep(0.1)
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        await asyncio.sleep(0.1)
+
+
+async def scenario_pairing_cancelled(path: Path) -> None:
+    """A write refused with Insufficient Authentication; the central starts pairing (passkey
+    entry: the peripheral displays, the phone's user types), and the user cancels at the
+    prompt: the central sends SMP Pairing Failed (Passkey Entry Failed) and ends the link."""
+    async with make_rig(path, with_error_service=True, pcap=False) as rig:
+        delegate = CancellingPhoneDelegate()
+        rig.central.pairing_config_factory = lambda _connection: PairingConfig(delegate=delegate)
+        rig.peripheral.pairing_config_factory = lambda _connection: PairingConfig(delegate=DisplayingDelegate())
+        await asyncio.sleep(0.1)
+        connection, peripheral_connection, peer = await connect_and_discover(rig)
+        needs_auth = find_characteristic(peer, ERR_WRITE_NEEDS_AUTH)
+        await expect_att_error(peer.write_value(needs_auth, b'\x01', with_response=True), INSUFFICIENT_AUTHENTICATION)
+        await asyncio.sleep(0.05)
+
+        try:
+            await connection.pair()
+        except ProtocolError as error:
+            assert error.error_code == SMP_PASSKEY_ENTRY_FAILED_ERROR, error
+        else:
+            raise AssertionError('expected the pairing to fail')
+        assert delegate.prompted.is_set() and not connection.is_encrypted
+
+        # After a cancelled pairing the phone ends the connection.
+        await asyncio.sleep(HANG_UP_AFTER_CANCEL_S)
+        peripheral_lost = wait_disconnection(peripheral_connection)
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        assert await peripheral_lost == REMOTE_USER_TERMINATED
+        await asyncio.sleep(0.1)
+
+
+async def scenario_power_off_pending(path: Path) -> None:
+    """Subscribed to HR Measurement, the central reads Body Sensor Location, which the peripheral
+    answers only after SLOW_READ_S; before the answer the central's Bluetooth powers off: its
+    host disconnects with reason 0x15 and resets the controller.  No Read Response is recorded."""
+    async with make_rig(path, pcap=False) as rig:
+        location = rig.peripheral.gatt_server.get_attribute(0x0013)
+        assert location is not None
+
+        async def slow_read(_connection) -> bytes:
+            await asyncio.sleep(SLOW_READ_S)
+            return BODY_SENSOR_LOCATION_VALUE
+
+        location.value = CharacteristicValue(read=slow_read)
+        await asyncio.sleep(0.1)
+        connection, peripheral_connection = await connect(rig)
+        peer, received = await subscribe_heart_rate(rig, connection)
+        await notify(rig, received, HRM_NOTIFICATIONS[:2], 0.1)
+
+        # The read goes out; the peripheral still notifies while it thinks.
+        pending = asyncio.create_task(peer.read_value(0x0013))
+        await asyncio.sleep(0.1)
+        await notify(rig, received, HRM_NOTIFICATIONS[2:], 0)
+        await asyncio.sleep(POWER_OFF_AFTER_S - 0.1)
+        assert not pending.done()
+
+        # Bluetooth powers off: HCI Disconnect (0x15) for the link, then HCI Reset.
+        peripheral_lost = wait_disconnection(peripheral_connection)
+        await connection.disconnect(POWER_OFF)
+        assert await peripheral_lost == POWER_OFF
+        await rig.central.host.send_command(hci.HCI_Reset_Command(), check_result=True)
+        with contextlib.suppress(asyncio.CancelledError):
+            await pending
+            raise AssertionError('the read was answered')
+        # Stay past the time the answer would have come.
+        await asyncio.sleep(SLOW_READ_S)
+
+
+def indicate_service() -> tuple[Service, Characteristic]:
+    """unconfirmed-indication's extra service: A1A1, read and indicate (CCCD added by Bumble)."""
+    status = Characteristic(
+        INDICATE_STATUS,
+        Characteristic.Properties.READ | Characteristic.Properties.INDICATE,
+        Attribute.Permissions.READABLE,
+        INDICATE_STATUS_INITIAL,
+    )
+    return Service(INDICATE_SERVICE, [status]), status
+
+
+async def scenario_unconfirmed_indication(path: Path) -> None:
+    """The snooped host is the peripheral.  The central subscribes to indications of A1A1; this
+    host indicates, and the central's host drops the indication without a Handle Value
+    Confirmation.  Bumble's server gives the indication up after ATT's 30-second transaction
+    timeout (and does nothing else); the host then ends the link, as the ATT spec asks."""
+    async with make_rig(path, snooped='peripheral', pcap=False) as rig:
+        service, status = indicate_service()
+        rig.peripheral.add_services([service])
+        await asyncio.sleep(0.1)
+        connection, peripheral_connection, peer = await connect_and_discover(rig)
+        characteristic = find_characteristic(peer, INDICATE_STATUS)
+        await peer.subscribe(characteristic, lambda _value: None, prefer_notify=False)  # CCCD <- 02 00
+        await asyncio.sleep(0.05)
+
+        # The central's host drops indications: no Handle Value Confirmation.
+        dropped: list[bytes] = []
+        peer.gatt_client.on_att_handle_value_indication = (  # type: ignore[method-assign]
+            lambda indication: dropped.append(bytes(indication.attribute_value))
+        )
+        central_lost = wait_disconnection(connection)
+        try:
+            await rig.peripheral.indicate_subscriber(peripheral_connection, status, INDICATE_STATUS_CHANGED)
+        except TimeoutError:
+            pass
+        else:
+            raise AssertionError('the indication was confirmed')
+        assert dropped == [INDICATE_STATUS_CHANGED], dropped
+        assert not peripheral_connection.is_incomplete and not central_lost.done()
+
+        # ATT transaction timeout: this host ends the link.
+        await peripheral_connection.disconnect(REMOTE_USER_TERMINATED)
+        assert await central_lost == REMOTE_USER_TERMINATED
+        await asyncio.sleep(0.1)
+
+
 SCENARIOS: list[tuple[str, Callable[[Path], Awaitable[None]]]] = [
     ('reconnect-supervision-timeout.btsnoop', scenario_reconnect_supervision_timeout),
     ('att-errors.btsnoop', scenario_att_errors),
@@ -1292,6 +1544,10 @@ SCENARIOS: list[tuple[str, Callable[[Path], Awaitable[None]]]] = [
     ('peripheral-and-client.btsnoop', scenario_peripheral_and_client),
     ('reconnect-answers-differ.btsnoop', scenario_reconnect_answers_differ),
     ('pklg-header-notes.btsnoop', scenario_pklg_header_notes),
+    ('pairing-midway.btsnoop', scenario_pairing_midway),
+    ('pairing-cancelled.btsnoop', scenario_pairing_cancelled),
+    ('power-off-pending.btsnoop', scenario_power_off_pending),
+    ('unconfirmed-indication.btsnoop', scenario_unconfirmed_indication),
 ]
 
 
