@@ -294,8 +294,12 @@ public struct LifecycleAnalyzer {
             connections[id].disconnectRecord = record.index
             connections[id].reason = reason
             connections[id].initiator = local ? .local : .remote
-            connections[id].cbError = CoreBluetoothMapping.disconnectionError(
-                reason: reason, requestedByApp: local)
+            // This host ending its links as its Bluetooth goes off: iOS tells apps through the
+            // state only, with no didDisconnectPeripheral (Formats/corebluetooth.md).
+            // A peripheral manager has no disconnection callback at all (a subscribed central's
+            // didUnsubscribeFrom is all it hears).
+            connections[id].cbError = (local && reason == .remoteDeviceTerminatedPowerOff) || connections[id].role == .peripheral
+                ? nil : CoreBluetoothMapping.disconnectionError(reason: reason, requestedByApp: local)
             connections[id].unansweredRequests = att.unanswered(on: handle)
             if let peer = connections[id].peer {
                 cachedAttributes[peer, default: [:]].merge(att.attributes(on: handle)) { _, new in new }

@@ -98,7 +98,9 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         let connect = episode.role == .peripheral ? episode.completeTime : episode.attemptTime
         script.append(Step(time: connect ?? cassette.start, kind: .connect, peer: peer))
         if let cancel = episode.cancelTime { script.append(Step(time: cancel, kind: .cancel, peer: peer)) }
-        if episode.initiator == .local, let end = episode.disconnectTime {
+        // This host ending a link is the app's cancel, unless its Bluetooth was going off (0x15,
+        // Power Off: the replay turns Bluetooth off there, ReplayEngine.scheduleCapturedPowerOffs).
+        if episode.initiator == .local, episode.reason != .remoteDeviceTerminatedPowerOff, let end = episode.disconnectTime {
             script.append(Step(time: end, kind: .cancel, peer: peer))
         }
         guard let linkIndex = cassette.linkIndex(connection: episode.id) else { return }
@@ -169,6 +171,9 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         case .connect:
             central.connect(peripheral)
         case .cancel:
+            // A link iOS ended already (after a cancelled pairing) needs no cancel: the captured
+            // host's disconnection was the system's.
+            guard peripheral.state != .disconnected else { return }
             central.cancelPeripheralConnection(peripheral)
         case .discover:
             discovering[peripheral.identifier, default: 0] += 1

@@ -163,6 +163,32 @@ extension ReplayEngine {
         }
     }
 
+    /// Bluetooth going off on the captured host: a link this host ended with reason 0x15 (Remote
+    /// Device Terminated Connection due to Power Off, what a host sends as its own Bluetooth goes
+    /// off). The replay turns Bluetooth off there, as `--power-off-at` does, and on again when the
+    /// capture's host next connects or scans.
+    func scheduleCapturedPowerOffs() {
+        let offs = Set(cassette.connections.compactMap { connection in
+            connection.initiator == .local && connection.reason == .remoteDeviceTerminatedPowerOff ? connection.disconnectTime : nil
+        }).sorted()
+        for off in offs {
+            let activity = cassette.connections.compactMap(\.attemptTime) + cassette.scans.compactMap(\.startTime)
+            let on = activity.filter { $0 > off }.min()
+            scheduleSystem(at: off, for: nil) { [unowned self] in
+                guard bluetoothState == .poweredOn else { return }
+                flow.comments.append(
+                    "the capture's host turned Bluetooth off at +\(formatSeconds(off.seconds(since: cassette.start))) (it ended its links with 0x15, Power Off)"
+                        + (on.map { "; on again when it next connects or scans, at +\(formatSeconds($0.seconds(since: cassette.start)))" } ?? ""))
+                changeBluetooth(to: .poweredOff, event: .powerOff)
+            }
+            if let on {
+                scheduleSystem(at: on, for: nil) { [unowned self] in
+                    if bluetoothState == .poweredOff { changeBluetooth(to: .poweredOn, event: .powerOn) }
+                }
+            }
+        }
+    }
+
     // MARK: Termination
 
     /// Ends the app's process (`kind`: a termination for memory, a crash, a force quit or a

@@ -169,6 +169,7 @@ public final class ReplayEngine: BluetoothSystem {
         self.makeApp = makeApp
         startServerPlayback()
         scheduleSystemEvents()
+        scheduleCapturedPowerOffs()
         switch pacing {
         case .virtual:
             BluetoothSystemContext.with(self) { launch(options: nil, event: ("launch", [.init("app", name)])) }

@@ -156,6 +156,10 @@ public struct LifecycleStory {
                 emit(connection.initiator == .local ? line : style.yellow(line))
                 if let error = connection.cbError {
                     emit("              CoreBluetooth: didDisconnectPeripheral, error \(error.value.map { "\($0) (\($0.errorCode))" } ?? "nil") [\(error.evidence.rawValue)]")
+                } else if connection.role == .peripheral {
+                    emit("              CoreBluetooth: a peripheral manager has no disconnection callback; a subscribed central's subscriptions end with didUnsubscribeFrom [reported]")
+                } else if connection.initiator == .local, reason == .remoteDeviceTerminatedPowerOff {
+                    emit("              CoreBluetooth: no didDisconnectPeripheral: this host's Bluetooth went off, and apps get centralManagerDidUpdateState(.poweredOff) only [documented]")
                 }
             }
             switch connection.outcome {
