@@ -11,7 +11,7 @@ extension DiagnosisCollector {
         for connection in report.connections {
             let link = link(connection.id)
             findings += linkEnd(connection, link, report, errors)
-            findings += security(connection, link, report)
+            findings += security(connection, link, report, errors)
             findings += parameters(connection, link)
             if let traffic = traffic(connection, link, report) { findings.append(traffic) }
             findings += serviceChanges(connection, link)
@@ -182,8 +182,9 @@ extension DiagnosisCollector {
                         ? "the accessory's GATT \(indication ? "client: it must confirm every indication" : "server: the handler of this request, which must answer every request (with an Error Response if need be)")"
                         : "this host's GATT server: every request of the peer's client must be answered, once"))
         }
-        // The host giving up right after a refused request.
-        if c.initiator == .local,
+        // The host giving up right after a refused request (not the link iOS ends after a pairing
+        // this host cancelled: that is the pairing's finding).
+        if c.initiator == .local, !c.pairings.contains(where: { $0.outcome == .failed && $0.failedBy == .host }),
             let refusal = errors.last(where: { error in
                 error.layer == .att && error.server == .peer && !error.expected && error.connection == c.handle
                     && error.record < record && error.record > (c.completeRecord ?? -1) && time.seconds(since: error.time) <= 2
@@ -233,6 +234,9 @@ extension DiagnosisCollector {
     /// What the app's central manager is told of the disconnection.
     private func disconnectionCallback(_ c: Connection) -> String {
         if c.role == .peripheral { return "a CBPeripheralManager app gets no disconnection callback (only centralDidUnsubscribe for its subscribers)" }
+        if c.initiator == .local, c.reason == .remoteDeviceTerminatedPowerOff {
+            return "no didDisconnectPeripheral: this host's Bluetooth went off, and apps get centralManagerDidUpdateState(.poweredOff) only"
+        }
         guard let mapped = c.cbError else { return "centralManager(_:didDisconnectPeripheral:error:)" }
         guard let error = mapped.value else { return "centralManager(_:didDisconnectPeripheral:error:) with no error (the app asked for it)" }
         if c.outcome == .failed { return "centralManager(_:didFailToConnect:error:) with \(cbName(error)) [\(mapped.evidence.rawValue)]" }
@@ -241,7 +245,7 @@ extension DiagnosisCollector {
 
     // MARK: Security
 
-    private func security(_ c: Connection, _ link: Link, _ report: LifecycleReport) -> [Finding] {
+    private func security(_ c: Connection, _ link: Link, _ report: LifecycleReport, _ errors: [TraceError]) -> [Finding] {
         var findings: [Finding] = []
         for pairing in c.pairings {
             let starter = pairing.startedBy == .host ? "this host" : "the peer"
@@ -258,13 +262,18 @@ extension DiagnosisCollector {
             case .failed:
                 let record = pairing.endRecord ?? pairing.record
                 let by = pairing.failedBy.map { $0 == .host ? "this host" : "the peer" } ?? "one side"
-                let mapped = pairing.failureReason.map { CoreBluetoothMapping.pairingFailureError(reason: $0) }
+                let refusal = pairing.causeRecord.flatMap { cause in errors.first { $0.record == cause && $0.layer == .att }?.code }
+                let mapped = pairing.failureReason.map { CoreBluetoothMapping.pairingFailureError(reason: $0, refusal: refusal) }
+                // A pairing this host cancelled (the user's Cancel): iOS ends the link.
+                let cancelled = pairing.failedBy == .host
                 findings.append(
                     Finding(
                         rule: .pairingFailed, record: record, time: pairing.endTime ?? pairing.time, connection: c,
                         evidence: [pairing.record, record] + (pairing.causeRecord.map { [$0] } ?? []),
                         summary: "Pairing started by \(starter) (frame \(pairing.record + 1))\(pairing.method.map { ", \($0.rawValue)" } ?? "") failed: \(by) sent Pairing Failed, \(pairing.failureName ?? "unknown reason")\(pairing.failureReason.map { " (\(hex($0, 2)))" } ?? "").",
-                        coreBluetooth: mapped.map { "\(cbName($0.value)) in the callback of the request that needed pairing [\($0.evidence.rawValue)]" },
+                        coreBluetooth: cancelled
+                            ? "iOS ends the link: didDisconnectPeripheral with CBInternalErrorDomain 17 \"Pairing was cancelled.\", and the request that needed pairing gets no callback [reported: the link ends; hypothesis: the error]"
+                            : mapped.map { "\(cbName($0.value)) in the callback of the request that needed pairing [\($0.evidence.rawValue)]" },
                         lookAt: "the reason: a wrong or cancelled passkey, IO capabilities that allow no method the accessory accepts, or a stale bond on one side"))
             case .encrypted:
                 break

@@ -462,3 +462,32 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
         #expect(finding.evidence == [2, 5, 6])
     }
 }
+
+/// The rules on the recorded captures of issue 21 (Captures/README.md gives their frames).
+@Suite struct DiagnosisOnRecordedCapturesTests {
+    @Test func aPairingThisHostCancelledIsAFailedPairingWhoseLinkIOSEnds() throws {
+        let findings = try diagnose(path: Fixtures.capture("pairing-cancelled.btsnoop"))
+        let failed = try #require(findings.of(.pairingFailed).first)
+        #expect(failed.record + 1 == 93)
+        #expect(failed.evidence.contains(83 - 1))  // the Pairing Request, frame 83
+        #expect(failed.summary.contains("this host sent Pairing Failed, Passkey Entry Failed (0x01)"))
+        #expect(failed.coreBluetooth?.contains("CBInternalErrorDomain 17") == true)
+        // The hang-up 58 ms later is iOS's, not an app giving up on the refusal.
+        #expect(findings.of(.gaveUpAfterRefusal).isEmpty)
+        #expect(findings.of(.securityRefusalNotRetried).first.map { $0.record + 1 } == 82)
+    }
+
+    @Test func anIndicationNeverConfirmedEndsTheLinkAfterATTsTimeout() throws {
+        let findings = try diagnose(path: Fixtures.capture("unconfirmed-indication.btsnoop"))
+        let timeout = try #require(findings.of(.attTimeout).first)
+        #expect(timeout.record + 1 == 101)
+        #expect(timeout.evidence.map { $0 + 1 } == [97, 101])
+        #expect(timeout.summary.contains("Handle Value Indication of 0x001b from this host's server"))
+        #expect(timeout.coreBluetooth?.contains("no disconnection callback") == true)
+    }
+
+    @Test func aPairingMidwayThatSucceedsRaisesNoSecurityFinding() throws {
+        let findings = try diagnose(path: Fixtures.capture("pairing-midway.btsnoop"))
+        #expect(findings.filter { $0.severity != .info }.isEmpty, "\(findings.map(\.rule))")
+    }
+}
