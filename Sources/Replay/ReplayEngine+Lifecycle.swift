@@ -112,6 +112,8 @@ extension ReplayEngine {
         record("system", forceQuit ? "forceQuit" : "terminate", forceQuit ? [:] : ["reason": "memory"])
         self.forceQuit = self.forceQuit || forceQuit
         queue.endProcess()
+        // The process's tasks never run again: their sleeps on its clock do not end.
+        clock.abandonSleeps()
         var kept: Set<ObjectIdentifier> = []
         for central in centrals {
             guard !forceQuit, let identifier = central.restoreIdentifier else {
