@@ -365,6 +365,9 @@ public final class ReplayEngine: BluetoothSystem {
         stop()
     }
 
+    /// In a virtual replay the replay's thread is the app's main queue (``ReplayExecutor``).
+    public var standsForMainQueue: Bool { executor != nil }
+
     public func later(_ action: @escaping () -> Void) {
         schedule(at: now, for: nil, action)
     }

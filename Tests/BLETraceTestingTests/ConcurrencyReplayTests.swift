@@ -35,6 +35,16 @@ import Testing
         ], "\(replay.text)")
     }
 
+    @Test(arguments: ["main", "serial"])
+    func delegateCallbacksOnTheQueueGivenResumeTheTasksInCaptureTime(_ queue: String) async throws {
+        let capture = try ReplayCapture(Self.capture)
+        let onNil = await capture.replay(ContinuationApp.self)
+        let replay = await capture.replay(name: ContinuationApp.appName) {
+            ContinuationApp(queue: queue == "main" ? .main : DispatchQueue(label: "bluetooth"))
+        }
+        #expect(replay.text == onNil.text)
+    }
+
     @Test func aMainActorModelOnAnAsyncStreamReconnectsAfterTheDrop() async throws {
         let capture = try ReplayCapture(Self.capture)
         let replay = await capture.replay(StreamModelApp.self)
@@ -156,10 +166,10 @@ final class AsyncBridge: NSObject, CBCentralManagerDelegate, CBPeripheralDelegat
     let events: AsyncStream<Event>
     let sink: AsyncStream<Event>.Continuation
 
-    override init() {
+    init(queue: DispatchQueue? = nil) {
         (events, sink) = AsyncStream.makeStream()
         super.init()
-        central = CBCentralManager(delegate: self, queue: nil)
+        central = CBCentralManager(delegate: self, queue: queue)
     }
 
     nonisolated(nonsending) func waitPoweredOn() async {
@@ -222,10 +232,13 @@ final class ContinuationApp: BluetoothApp, Launchable, @unchecked Sendable {
     static var appName: String { "continuations" }
     var bridge: AsyncBridge?
     var task: Task<Void, any Error>?
-    init() {}
+    /// Where the delegate is called (`queue:` of the central manager).
+    let queue: DispatchQueue?
+    init() { queue = nil }
+    init(queue: DispatchQueue?) { self.queue = queue }
 
     func didFinishLaunching(_ launch: Launch) {
-        let bridge = AsyncBridge()
+        let bridge = AsyncBridge(queue: queue)
         self.bridge = bridge
         let known = launch.knownPeripherals
         task = Task {
