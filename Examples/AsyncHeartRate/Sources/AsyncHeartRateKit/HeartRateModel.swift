@@ -91,16 +91,19 @@ import Foundation
                 characteristics = try await central.discoverCharacteristics(
                     [HeartRateCentral.measurement, HeartRateCentral.bodySensorLocation], of: heartRate, on: sensor)
             }
-            try await readSettingsOnce(sensor)
-            if bodyLocation == nil, let location = characteristics.first(where: { $0.uuid == HeartRateCentral.bodySensorLocation }) {
-                do { bodyLocation = try await central.read(location, on: sensor).first } catch { errors.append(error) }
-            }
             if let measurement = characteristics.first(where: { $0.uuid == HeartRateCentral.measurement }), !measurement.isNotifying {
-                try await central.subscribe(to: measurement, on: sensor)
+                do { try await central.subscribe(to: measurement, on: sensor) } catch { errors.append(error) }
+            }
+            if !settingsRead, let settings = sensor.services?.first(where: { $0.uuid == HeartRateCentral.settingsService }) {
+                _ = try await central.discoverCharacteristics([HeartRateCentral.settings], of: settings, on: sensor)
             }
         } catch {
-            errors.append(error)
+            return errors.append(error)
         }
+        // The reads wait in a task of their own: a read the sensor never answers (CoreBluetooth has
+        // no timeout for it) must not keep the beats, which come through ``run(knownSensor:)``'s
+        // loop, away.
+        Task { await readDetails(of: sensor) }
     }
 
     /// The service `uuid` of `sensor`, discovered unless a restored sensor still has it.
@@ -110,13 +113,16 @@ import Foundation
         return services.first { $0.uuid == uuid }
     }
 
-    /// Reads the vendor's settings once, if the sensor has them; a refusal is kept as an error.
-    private func readSettingsOnce(_ sensor: CBPeripheral) async throws {
-        guard !settingsRead, let settings = sensor.services?.first(where: { $0.uuid == HeartRateCentral.settingsService }) else { return }
-        settingsRead = true
-        let characteristics = try await central.discoverCharacteristics([HeartRateCentral.settings], of: settings, on: sensor)
-        guard let value = characteristics.first else { return }
-        do { _ = try await central.read(value, on: sensor) } catch { errors.append(error) }
+    /// Reads the vendor's settings and the body location once each; a refusal is kept as an error.
+    private func readDetails(of sensor: CBPeripheral) async {
+        let characteristics = (sensor.services ?? []).flatMap { $0.characteristics ?? [] }
+        if !settingsRead, let settings = characteristics.first(where: { $0.uuid == HeartRateCentral.settings }) {
+            settingsRead = true
+            do { _ = try await central.read(settings, on: sensor) } catch { errors.append(error) }
+        }
+        if bodyLocation == nil, let location = characteristics.first(where: { $0.uuid == HeartRateCentral.bodySensorLocation }) {
+            do { bodyLocation = try await central.read(location, on: sensor).first } catch { errors.append(error) }
+        }
     }
 
     /// `connect` never times out in CoreBluetooth: a timer task on the injected clock cancels the
