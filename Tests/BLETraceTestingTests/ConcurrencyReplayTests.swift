@@ -176,6 +176,18 @@ final class AsyncBridge: NSObject, CBCentralManagerDelegate, CBPeripheralDelegat
         if central.state == .poweredOn { return }
         await withCheckedContinuation { poweredOn.append($0) }
     }
+    /// The first peripheral the app knew, once Bluetooth is on.
+    nonisolated(nonsending) func knownSensor(_ known: [UUID]) async -> CBPeripheral? {
+        await waitPoweredOn()
+        return central.retrievePeripherals(withIdentifiers: known).first
+    }
+    /// Discovers 180D and its 2A37, and subscribes to it.
+    nonisolated(nonsending) func subscribeToMeasurements(on sensor: CBPeripheral) async throws {
+        try await discoverServices([CBUUID(string: "180D")], on: sensor)
+        guard let service = sensor.services?.first else { return }
+        try await discoverCharacteristics([CBUUID(string: "2A37")], of: service, on: sensor)
+        if let measurement = service.characteristics?.first { sensor.setNotifyValue(true, for: measurement) }
+    }
     nonisolated(nonsending) func connect(_ peripheral: CBPeripheral) async throws {
         try await withCheckedThrowingContinuation { connecting = $0; central.connect(peripheral) }
     }
@@ -242,8 +254,7 @@ final class ContinuationApp: BluetoothApp, Launchable, @unchecked Sendable {
         self.bridge = bridge
         let known = launch.knownPeripherals
         task = Task {
-            await bridge.waitPoweredOn()
-            guard let sensor = bridge.central.retrievePeripherals(withIdentifiers: known).first else { return }
+            guard let sensor = await bridge.knownSensor(known) else { return }
             try await bridge.connect(sensor)
             try await bridge.discoverServices([CBUUID(string: "180D")], on: sensor)
             guard let service = sensor.services?.first else { return }
@@ -273,10 +284,7 @@ final class ContinuationApp: BluetoothApp, Launchable, @unchecked Sendable {
             switch event {
             case .connected:
                 log.append("connected")
-                try? await bridge.discoverServices([CBUUID(string: "180D")], on: sensor)
-                guard let service = sensor.services?.first else { continue }
-                try? await bridge.discoverCharacteristics([CBUUID(string: "2A37")], of: service, on: sensor)
-                if let measurement = service.characteristics?.first { sensor.setNotifyValue(true, for: measurement) }
+                try? await bridge.subscribeToMeasurements(on: sensor)
             case .notifying:
                 log.append("notifying")
             case .value(let data):
@@ -300,8 +308,7 @@ final class StreamModelApp: BluetoothApp, Launchable, @unchecked Sendable {
         self.bridge = bridge
         let known = launch.knownPeripherals
         Task { @MainActor in
-            await bridge.waitPoweredOn()
-            guard let sensor = bridge.central.retrievePeripherals(withIdentifiers: known).first else { return }
+            guard let sensor = await bridge.knownSensor(known) else { return }
             let model = HeartModel(bridge: bridge, sensor: sensor)
             StreamModelApp.lastModel = model
             await model.run()
@@ -309,19 +316,27 @@ final class StreamModelApp: BluetoothApp, Launchable, @unchecked Sendable {
     }
 }
 
-/// `async let` and a task group on the launch clock after discovery.
-final class StructuredApp: BluetoothApp, Launchable, @unchecked Sendable {
-    static var appName: String { "structured" }
+/// An app whose tasks use the bridge and the launch clock: subclasses start them.
+class ClockApp: BluetoothApp, @unchecked Sendable {
     var bridge: AsyncBridge?
-    init() {}
+    required init() {}
 
     func didFinishLaunching(_ launch: Launch) {
         let bridge = AsyncBridge()
         self.bridge = bridge
-        let (known, clock) = (launch.knownPeripherals, launch.clock)
+        start(bridge, known: launch.knownPeripherals, clock: launch.clock)
+    }
+
+    func start(_ bridge: AsyncBridge, known: [UUID], clock: any Clock<Duration>) {}
+}
+
+/// `async let` and a task group on the launch clock after discovery.
+final class StructuredApp: ClockApp, Launchable, @unchecked Sendable {
+    static var appName: String { "structured" }
+
+    override func start(_ bridge: AsyncBridge, known: [UUID], clock: any Clock<Duration>) {
         Task {
-            await bridge.waitPoweredOn()
-            guard let sensor = bridge.central.retrievePeripherals(withIdentifiers: known).first else { return }
+            guard let sensor = await bridge.knownSensor(known) else { return }
             try await bridge.connect(sensor)
             try await bridge.discoverServices([CBUUID(string: "180D")], on: sensor)
             async let short: Void = clock.sleep(for: .milliseconds(10))
@@ -339,15 +354,10 @@ final class StructuredApp: BluetoothApp, Launchable, @unchecked Sendable {
 
 /// Ticks every 0.25 s of capture time on the launch clock (a `stopScan` marks each tick), four
 /// times, while it connects in another task.
-final class TickerApp: BluetoothApp, Launchable, @unchecked Sendable {
+final class TickerApp: ClockApp, Launchable, @unchecked Sendable {
     static var appName: String { "ticker" }
-    var bridge: AsyncBridge?
-    init() {}
 
-    func didFinishLaunching(_ launch: Launch) {
-        let bridge = AsyncBridge()
-        self.bridge = bridge
-        let (known, clock) = (launch.knownPeripherals, launch.clock)
+    override func start(_ bridge: AsyncBridge, known: [UUID], clock: any Clock<Duration>) {
         Task {
             await bridge.waitPoweredOn()
             for _ in 0..<4 {
@@ -356,13 +366,9 @@ final class TickerApp: BluetoothApp, Launchable, @unchecked Sendable {
             }
         }
         Task {
-            await bridge.waitPoweredOn()
-            guard let sensor = bridge.central.retrievePeripherals(withIdentifiers: known).first else { return }
+            guard let sensor = await bridge.knownSensor(known) else { return }
             try await bridge.connect(sensor)
-            try await bridge.discoverServices([CBUUID(string: "180D")], on: sensor)
-            guard let service = sensor.services?.first else { return }
-            try await bridge.discoverCharacteristics([CBUUID(string: "2A37")], of: service, on: sensor)
-            if let measurement = service.characteristics?.first { sensor.setNotifyValue(true, for: measurement) }
+            try await bridge.subscribeToMeasurements(on: sensor)
         }
     }
 }
