@@ -44,7 +44,12 @@ final class ReplayExecutor: SerialExecutor, @unchecked Sendable {
 
     func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
 
-    /// The main actor's code runs here only on the replay's thread.
+    /// Whether the calling code is isolated to this executor (and so to the main actor, in a
+    /// replay): it is when it runs on the replay's thread, in a job or in a delegate callback the
+    /// replay makes. `MainActor.assumeIsolated` in a callback asks this.
+    func isIsolatingCurrentContext() -> Bool? { Self.current === self }
+
+    /// The same question for runtimes that ask it this way: stops the process when the answer is no.
     func checkIsolated() {
         precondition(Self.current === self, "code isolated to the replay's executor runs outside its replay")
     }

@@ -45,6 +45,17 @@ import Testing
         #expect(replay.text == onNil.text)
     }
 
+    @Test func aMainActorDelegateAssumesItsIsolationInTheCallbacks() async throws {
+        let capture = try ReplayCapture(Self.capture)
+        let replay = await capture.replay(MainActorDelegateApp.self)
+        let lines = Self.lines(replay.flow)
+        #expect(lines.contains("app discoverServices peripheral=\(Self.sensor) services=180D"), "\(replay.text)")
+        // The connection's callback reached the model through `MainActor.assumeIsolated`, and the
+        // model's main-actor task asked for the services.
+        #expect(lines.firstIndex(of: "central didConnect peripheral=\(Self.sensor)").map { lines[$0 + 1] }
+            == "app discoverServices peripheral=\(Self.sensor) services=180D")
+    }
+
     @Test func aMainActorModelOnAnAsyncStreamReconnectsAfterTheDrop() async throws {
         let capture = try ReplayCapture(Self.capture)
         let replay = await capture.replay(StreamModelApp.self)
@@ -369,6 +380,48 @@ final class TickerApp: ClockApp, Launchable, @unchecked Sendable {
             guard let sensor = await bridge.knownSensor(known) else { return }
             try await bridge.connect(sensor)
             try await bridge.subscribeToMeasurements(on: sensor)
+        }
+    }
+}
+
+/// A `@MainActor` delegate, as apps written for Swift 6 declare it: its callbacks are
+/// `nonisolated` and enter the main actor with `MainActor.assumeIsolated` (CoreBluetooth calls
+/// them on the main queue, `queue: nil`), then start a main-actor task.
+@MainActor final class MainActorDelegate: NSObject, CBCentralManagerDelegate {
+    var central: CBCentralManager?
+    var known: [UUID] = []
+    var connected: [CBPeripheral] = []
+
+    nonisolated func centralManagerDidUpdateState(_ central: CBCentralManager) {
+        nonisolated(unsafe) let central = central
+        MainActor.assumeIsolated {
+            if central.state == .poweredOn, let sensor = central.retrievePeripherals(withIdentifiers: known).first {
+                central.connect(sensor)
+            }
+        }
+    }
+
+    nonisolated func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
+        nonisolated(unsafe) let peripheral = peripheral
+        MainActor.assumeIsolated {
+            connected.append(peripheral)
+            Task { @MainActor in self.connected.last?.discoverServices([CBUUID(string: "180D")]) }
+        }
+    }
+}
+
+final class MainActorDelegateApp: BluetoothApp, Launchable, @unchecked Sendable {
+    static var appName: String { "main-actor-delegate" }
+    var delegate: MainActorDelegate?
+    init() {}
+
+    func didFinishLaunching(_ launch: Launch) {
+        let known = launch.knownPeripherals
+        Task { @MainActor in
+            let delegate = MainActorDelegate()
+            delegate.known = known
+            delegate.central = CBCentralManager(delegate: delegate, queue: nil)
+            self.delegate = delegate
         }
     }
 }
