@@ -239,14 +239,20 @@ public final class ReplayEngine: BluetoothSystem {
                 inlineHorizon = horizon
                 defer { inlineHorizon = nil }
                 next.action()
-                // While the app has no task to run and no clock, nothing waits between events:
-                // the next ones run in the same context (binding it costs more than most events).
-                while !executor.hasWork, !clock.isInUse, let due = queue.popNext(notAfter: horizon) {
+                // While the app takes no clock, nothing waits between events but the app's jobs:
+                // they run, then the next events run in the same context (binding it costs more
+                // than most events). The jobs carry their own tasks' context.
+                while true {
+                    if executor.hasWork {
+                        inlineHorizon = nil
+                        executor.drain()
+                        inlineHorizon = horizon
+                    }
+                    guard !clock.isInUse, let due = queue.popNext(notAfter: horizon) else { break }
                     eventTime = due.time
                     due.action()
                 }
             }
-            executor.drain()
         }
     }
 

@@ -51,17 +51,17 @@ let benchmarks: @Sendable () -> Void = {
         } catch { fatalError("\(error)") }
     }
 
-    // The same capture to the same app written twice: the reference app "explorer" (delegate
-    // callbacks) and AsyncExplorer.swift (Swift concurrency, whose tasks the replay runs on its
-    // own executor before each event: Formats/flow.md). The flow is counted, not written.
+    // The same capture to the same app written twice (SubscriberApps.swift): with delegate
+    // callbacks, and with Swift concurrency, whose tasks the replay runs on its own executor
+    // before each event (Formats/flow.md). The flow is counted, not written.
     for (name, make) in [
-        ("replay_1M_records_explorer_callbacks", { (cassette: Cassette) in ReferenceApps.named("explorer")!.make(for: cassette) }),
-        ("replay_1M_records_explorer_async", { (_: Cassette) in AsyncExplorer() as any BluetoothApp }),
+        ("replay_1M_records_subscriber_callbacks", { CallbackSubscriber() as any BluetoothApp }),
+        ("replay_1M_records_subscriber_async", { AsyncSubscriber() as any BluetoothApp }),
     ] {
         Benchmark(name) { benchmark in
             do {
                 let (cassette, _) = try Cassette.load(path: capturePath)
-                let app = make(cassette)
+                let app = make()
                 let writer = FlowWriter { _ in }
                 let engine = ReplayEngine(cassette: cassette)
                 engine.writer = writer
