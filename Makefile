@@ -32,8 +32,9 @@ build: deps
 	$(SWIFT) build --product bletrace
 
 ## test: every test suite (Swift Testing), including the cross-check against tshark, then the
-## example package (Examples/HeartRateMonitor: an app's Bluetooth layer tested against captures,
-## depending on bletrace by path as a user's package does).
+## example packages (Examples/HeartRateMonitor and Examples/AsyncHeartRate: an app's Bluetooth
+## layer, with callbacks and with Swift concurrency, tested against captures, depending on
+## bletrace by path as a user's package does).
 test: deps
 	$(SWIFT) test
 	$(MAKE) test-examples
