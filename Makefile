@@ -32,8 +32,9 @@ build: deps
 	$(SWIFT) build --product bletrace
 
 ## test: every test suite (Swift Testing), including the cross-check against tshark, then the
-## example package (Examples/HeartRateMonitor: an app's Bluetooth layer tested against captures,
-## depending on bletrace by path as a user's package does).
+## example packages (Examples/HeartRateMonitor and Examples/AsyncHeartRate: an app's Bluetooth
+## layer, with callbacks and with Swift concurrency, tested against captures, depending on
+## bletrace by path as a user's package does).
 test: deps
 	$(SWIFT) test
 	$(MAKE) test-examples
@@ -46,9 +47,13 @@ docs: deps
 	  $(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target $$target \
 	    --output-path .build/docs/$$target --transform-for-static-hosting || exit 1; done
 
-## test-examples: build and test Examples/HeartRateMonitor (its own build folder, .build-examples).
+## test-examples: build and test Examples/HeartRateMonitor and Examples/AsyncHeartRate (the
+## Swift-concurrency app) in one build folder of their own, .build-examples: they depend on the
+## same bletrace, which is built once for both (tried: switching from one to the other rebuilds
+## only the example's own targets, in about 10 s).
 test-examples:
 	cd Examples/HeartRateMonitor && $(SWIFT) test --scratch-path ../../.build-examples
+	cd Examples/AsyncHeartRate && $(SWIFT) test --scratch-path ../../.build-examples
 
 ## crosscheck: bletrace against tshark (every capture) and btmon (every btsnoop, as far as
 ## btmon 5.66 gets), record by record, on Captures/ and Captures/public/ (also part of

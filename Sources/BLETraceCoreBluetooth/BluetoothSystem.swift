@@ -32,6 +32,10 @@ public protocol BluetoothSystem: AnyObject {
     /// answers: for what a manager answers itself (CoreBluetooth answers every call
     /// asynchronously, as a delegate callback).
     func later(_ action: @escaping () -> Void)
+    /// Whether the thread that calls the managers now stands for the main queue: a virtual replay
+    /// runs the app's main-queue and main-actor code on its own thread, so a manager created with
+    /// `queue: DispatchQueue.main` calls its delegate there, at once, as it does for `queue: nil`.
+    var standsForMainQueue: Bool { get }
 
     // MARK: Central role
 
@@ -90,6 +94,9 @@ public protocol BluetoothSystem: AnyObject {
 extension BluetoothSystem {
     /// By default a crash is not written down (a system made before crashes were modelled).
     public func appCrashed(_ rule: String, _ message: String, by manager: CBManager?) {}
+
+    /// By default the main queue is the main queue.
+    public var standsForMainQueue: Bool { false }
 }
 
 /// replay in parallel do not see each other's systems.

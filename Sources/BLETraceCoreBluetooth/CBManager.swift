@@ -81,11 +81,11 @@ open class CBManager: NSObject {
 
     /// Runs `body` on the delegate's queue, at once: on the queue given at creation (with
     /// `queue.sync`, so a replay stays one deterministic sequence), or on the calling thread when
-    /// none was given (the thread that runs the system stands for the main queue) or when already
-    /// on that queue.
+    /// none was given or the main queue was (the thread that runs the system stands for the main
+    /// queue: ``BluetoothSystem/standsForMainQueue``) or when already on that queue.
     func onDelegateQueue(_ body: () -> Void) {
         guard let queue, DispatchQueue.getSpecific(key: Self.queueKey) != ObjectIdentifier(queue),
-            !(queue === DispatchQueue.main && Thread.isMainThread)
+            !(queue === DispatchQueue.main && (Thread.isMainThread || system.standsForMainQueue))
         else { return body() }
         queue.sync(execute: body)
     }

@@ -207,6 +207,8 @@ extension ReplayEngine {
         let keeps = platform.relaunches(after: kind)
         relaunchBlocked = relaunchBlocked || !keeps
         queue.endProcess()
+        // The process's tasks never run again: their sleeps on its clock do not end.
+        clock.abandonSleeps()
         var kept: Set<ObjectIdentifier> = []
         for central in centrals {
             guard keeps, let identifier = central.restoreIdentifier else {

@@ -3,7 +3,6 @@ import Foundation
 import HCI
 import Lifecycle
 import BLETraceCoreBluetooth
-import ConcurrencyExtras
 import Wire
 
 /// Plays a cassette to an app: what the peers did comes from the capture, what the app asks for
@@ -48,10 +47,8 @@ public final class ReplayEngine: BluetoothSystem {
     public var now: Timestamp {
         switch pacing {
         case .virtual:
-            guard clock.isInUse else { return eventTime }
-            // A task woken by the clock acts at the clock's time.
-            let clockTime = cassette.start.adding(microseconds: microseconds(ReplayClock.offset(of: clock.now)))
-            return max(eventTime, clockTime)
+            // A task woken by the clock acts at the clock's time: the engine moved to it first.
+            return eventTime
         case .realtime:
             guard let wallStart else { return eventTime }
             let elapsed = ContinuousClock.now - wallStart
@@ -63,6 +60,8 @@ public final class ReplayEngine: BluetoothSystem {
     private var eventTime: Timestamp
     /// While the queue plays in virtual time: how far (``runsInline(at:)``).
     private var inlineHorizon: Timestamp?
+    /// Where the app's Swift concurrency runs in a virtual replay (``ReplayExecutor``).
+    private var executor: ReplayExecutor?
     private var wallStart: ContinuousClock.Instant?
 
     var queue = EventQueue()
@@ -172,17 +171,32 @@ public final class ReplayEngine: BluetoothSystem {
         scheduleCapturedPowerOffs()
         switch pacing {
         case .virtual:
-            BluetoothSystemContext.with(self) { launch(options: nil, event: ("launch", [.init("app", name)])) }
-            await playVirtually(until: horizon)
+            // The whole replay runs on this thread, with the app's tasks on the replay's executor:
+            // no suspension of the replay itself, so that nothing but the app's own jobs runs
+            // between two events.
+            let executor = ReplayExecutor()
+            self.executor = executor
+            executor.run {
+                BluetoothSystemContext.with(self) { launch(options: nil, event: ("launch", [.init("app", name)])) }
+                playVirtually(until: horizon, executor)
+            }
         case .realtime:
             nonisolated(unsafe) let engine = self
-            await MainActor.run {
+            await engine.playInRealTime(until: horizon) {
                 // The capture's start is now, in wall time: when the main thread takes the app.
                 engine.wallStart = .now
+                engine.clock.followWallTime(from: engine.wallStart!)
                 BluetoothSystemContext.with(engine) { engine.launch(options: nil, event: ("launch", [.init("app", name)])) }
             }
-            await engine.playInRealTime(until: horizon)
         }
+        if let executor { executor.run { finish() } } else { finish() }
+        return flow
+    }
+
+    /// The end of the run: what the app holds, and the engine lets go of the app. Tasks the app
+    /// leaves suspended stay so; what runs when the app is released runs on the replay's
+    /// executor, after the flow's end (it is not written down).
+    private func finish() {
         endLinks()
         finalState = appState()
         for (address, peripheral) in given.sorted(by: { $0.key < $1.key }) where connectRequested.contains(address) || peripheral.state != .disconnected {
@@ -191,10 +205,15 @@ public final class ReplayEngine: BluetoothSystem {
         }
         // The app's managers hold their system; the engine lets go of them, so that the app and
         // the engine are freed when the caller drops them.
+        finished = true
         (managers, centrals, given, queue, app, preserved, preservedServers, scanOwner, self.makeApp) = ([], [], [:], EventQueue(), nil, [:], [:], nil, nil)
         server.published = [:]
-        return flow
+        executor?.drain()
+        executor = nil
     }
+
+    /// The run is over: nothing more is written to the flow.
+    private var finished = false
 
     /// Starts a process of the app: a new instance, its `didFinishLaunching`.
     func launch(options: [Launch.OptionsKey: Any]?, event: (name: String, arguments: [FlowEvent.Argument])) {
@@ -211,37 +230,40 @@ public final class ReplayEngine: BluetoothSystem {
         app.didFinishLaunching(launch)
     }
 
-    /// Runs the queue in time order, waking the clock's sleepers between events at their moments.
-    private func playVirtually(until horizon: Timestamp) async {
+    /// Runs the queue in time order, on the calling thread. Before each event the app's jobs run
+    /// until every task of the app is suspended (``ReplayExecutor``); the sleeps on the app's
+    /// clock wake between the events at their moments, each followed by the jobs it woke. An app
+    /// that starts no task and takes no clock pays one test per event.
+    private func playVirtually(until horizon: Timestamp, _ executor: ReplayExecutor) {
+        executor.drain()
         while true {
             let nextEvent = queue.nextTime()
-            if clock.isInUse, nextEvent.map({ $0 > eventTime }) ?? true {
-                // Before time moves on (or the replay ends), let the tasks the app started reach
-                // their sleeps, as TestClock.advance does; at the end, give them longer.
-                await Task.megaYield(count: 50)
-                if nextEvent == nil {
-                    for _ in 0..<8 where clock.earliestDeadline == nil { await Task.megaYield(count: 50) }
-                }
-            }
-            if let deadline = clock.earliestDeadline {
-                let at = cassette.start.adding(microseconds: microseconds(ReplayClock.offset(of: deadline)))
+            if clock.isInUse, let deadline = clock.earliestDeadline {
+                let at = cassette.start.adding(microseconds: microseconds(deadline.offset))
                 if at <= horizon, nextEvent.map({ at <= $0 }) ?? true {
                     eventTime = max(eventTime, at)
-                    await BluetoothSystemContext.with(self) { await clock.advance(to: deadline) }
+                    clock.wake(at: deadline)
+                    executor.drain()
                     continue
                 }
             }
-            guard let nextEvent, nextEvent <= horizon else { return }
-            if clock.isInUse { await clock.advance(to: ReplayClock.Instant(offset: .microseconds(nextEvent.microseconds - cassette.start.microseconds))) }
-            guard let next = queue.popNext(notAfter: nextEvent) else { return }
+            guard let nextEvent, nextEvent <= horizon, let next = queue.popNext(notAfter: nextEvent) else { return }
             eventTime = nextEvent
+            if clock.isInUse { clock.move(to: ReplayClock.Instant(offset: .microseconds(nextEvent.microseconds - cassette.start.microseconds))) }
             BluetoothSystemContext.with(self) {
                 inlineHorizon = horizon
                 defer { inlineHorizon = nil }
                 next.action()
-                // Without the clock nothing waits between events: the next ones run in the same
-                // context (binding it costs more than most events).
-                while !clock.isInUse, let due = queue.popNext(notAfter: horizon) {
+                // While the app takes no clock, nothing waits between events but the app's jobs:
+                // they run, then the next events run in the same context (binding it costs more
+                // than most events). The jobs carry their own tasks' context.
+                while true {
+                    if executor.hasWork {
+                        inlineHorizon = nil
+                        executor.drain()
+                        inlineHorizon = horizon
+                    }
+                    guard !clock.isInUse, let due = queue.popNext(notAfter: horizon) else { break }
                     eventTime = due.time
                     due.action()
                 }
@@ -254,7 +276,7 @@ public final class ReplayEngine: BluetoothSystem {
     /// else due at or before `time` (the queue would run that step next). When it can, the
     /// replay's time moves to `time`.
     func runsInline(at time: Timestamp) -> Bool {
-        guard let inlineHorizon, time <= inlineHorizon, !clock.isInUse, queue.isRunningAction else { return false }
+        guard let inlineHorizon, time <= inlineHorizon, !clock.isInUse, queue.isRunningAction, executor?.hasWork != true else { return false }
         if let next = queue.nextTime(), next <= time { return false }
         eventTime = time
         return true
@@ -263,9 +285,19 @@ public final class ReplayEngine: BluetoothSystem {
     /// Runs each event at its capture time in wall time, on the main thread, where the app's own
     /// `DispatchQueue.main` timers run between them. The whole loop stays on the main actor (its
     /// sleeps wake there too), so that busy worker threads cannot hold the replay back.
+    /// The app's tasks run on the main actor too (``ReplayExecutor/inRealTime(_:)``), after
+    /// `launch`, which starts the app.
     @MainActor
-    private func playInRealTime(until horizon: Timestamp) async {
-        while let next = queue.nextTime(), next <= horizon {
+    private func playInRealTime(until horizon: Timestamp, launch: () -> Void) async {
+        await ReplayExecutor.inRealTime {
+            launch()
+            await playQueueInRealTime(until: horizon)
+        }
+    }
+
+    @MainActor
+    private func playQueueInRealTime(until horizon: Timestamp) async {
+        while let next = await nextInRealTime(), next <= horizon {
             try? await Task.sleep(until: wallStart! + .microseconds(next.microseconds - cassette.start.microseconds), clock: .continuous)
             BluetoothSystemContext.with(self) {
                 while let due = queue.popNext(notAfter: now) {
@@ -275,6 +307,28 @@ public final class ReplayEngine: BluetoothSystem {
             }
         }
     }
+
+    /// The time of the next event; when none is due, the app's tasks (on the main actor with the
+    /// replay) first run: the main queue is yielded to until they have scheduled something or
+    /// are all asleep on the clock, whose next wake-up is then waited for. Real time cannot know
+    /// when the app's tasks are all suspended, as the virtual replay does: it yields a bounded
+    /// number of times (Formats/replay.md).
+    @MainActor
+    private func nextInRealTime() async -> Timestamp? {
+        while true {
+            if let next = queue.nextTime() { return next }
+            for _ in 0..<Self.realTimeYields where queue.nextTime() == nil { await Task.yield() }
+            if let next = queue.nextTime() { return next }
+            guard let wake = clock.earliestDeadline, !queue.closed else { return nil }
+            try? await Task.sleep(until: wallStart! + wake.offset, clock: .continuous)
+            // The woken task runs once the sleep's own wake-up has reached the main actor.
+            for _ in 0..<Self.realTimeYields where clock.earliestDeadline == wake { await Task.yield() }
+        }
+    }
+
+    /// How many times a real-time replay yields to the app's tasks before it takes the queue for
+    /// empty.
+    static let realTimeYields = 100
 
     /// Whole microseconds of a delay in seconds: never negative, and at most what a Timestamp
     /// holds (a delay of a billion years is past any capture's horizon anyway).
@@ -331,6 +385,9 @@ public final class ReplayEngine: BluetoothSystem {
         crashReason = rule
         stop()
     }
+
+    /// In a virtual replay the replay's thread is the app's main queue (``ReplayExecutor``).
+    public var standsForMainQueue: Bool { executor != nil }
 
     public func later(_ action: @escaping () -> Void) {
         schedule(at: now, for: nil, action)
@@ -555,7 +612,7 @@ public final class ReplayEngine: BluetoothSystem {
 
     func record(_ actor: String, _ name: String, _ arguments: [FlowEvent.Argument]) {
         // After a crash the app's process is gone: what its code went on to call never happened.
-        guard crashReason == nil else { return }
+        guard crashReason == nil, !finished else { return }
         if let writer { return writer.append(time: now.seconds(since: cassette.start), actor: actor, name: name, arguments: arguments) }
         flow.events.append(FlowEvent(time: now.seconds(since: cassette.start), actor: actor, name: name, arguments: arguments))
     }

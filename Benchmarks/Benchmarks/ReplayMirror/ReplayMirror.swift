@@ -50,4 +50,28 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(flow)
         } catch { fatalError("\(error)") }
     }
+
+    // The same capture to the same app written twice (SubscriberApps.swift): with delegate
+    // callbacks, and with Swift concurrency, whose tasks the replay runs on its own executor
+    // before each event (Formats/flow.md). The flow is counted, not written.
+    for (name, make) in [
+        ("replay_1M_records_subscriber_callbacks", { CallbackSubscriber() as any BluetoothApp }),
+        ("replay_1M_records_subscriber_async", { AsyncSubscriber() as any BluetoothApp }),
+    ] {
+        Benchmark(name) { benchmark in
+            do {
+                let (cassette, _) = try Cassette.load(path: capturePath)
+                let app = make()
+                let writer = FlowWriter { _ in }
+                let engine = ReplayEngine(cassette: cassette)
+                engine.writer = writer
+                benchmark.startMeasurement()
+                let flow = await engine.run(app, name: name)
+                writer.flush()
+                benchmark.stopMeasurement()
+                if benchmark.currentIteration == 0 { print("\(name): \(writer.lineCount) flow events") }
+                blackHole(flow)
+            } catch { fatalError("\(error)") }
+        }
+    }
 }
