@@ -1,10 +1,11 @@
 # bletrace: build, test and demonstrate. `make demo` and `make test` are the two set-up commands.
 SHELL := /bin/bash
 SWIFT ?= swift
-# Debian packages the build and the tests need: the two system libraries bletrace links, tshark
+# Debian packages the build and the tests need: the system libraries bletrace links (zlib for
+# compressed containers), tshark
 # for cross-checking decoding, bluez for btmon, libxml2-utils (xmllint) to validate `diff --format junit`;
 # and from PyPI, DuckDB for the query test.
-APT_PACKAGES := libpcap-dev libbluetooth-dev tshark bluez pkg-config libxml2-utils
+APT_PACKAGES := libpcap-dev libbluetooth-dev zlib1g-dev tshark bluez pkg-config libxml2-utils
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_CAPTURE := Captures/reconnect-supervision-timeout.btsnoop
 DEMO_FLOW := Captures/reconnect-supervision-timeout.reconnecting.flow
