@@ -144,7 +144,7 @@ uninstall:
 
 # ---- Fuzzing (issue 16): a libFuzzer target per entry point, in the Fuzz/ package ---------------
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= btsnoop pcap pklg h4-stream hci acl-l2cap-att-smp lifecycle flow replay
+FUZZ_TARGETS ?= btsnoop pcap pklg h4-stream hci acl-l2cap-att-smp lifecycle flow replay container
 # swiftc 6.3 keeps only the last -sanitize= flag it is given, and SwiftPM passes --sanitize's
 # values as separate flags in no fixed order: either libFuzzer's coverage or AddressSanitizer was
 # lost, build by build. The one flag naming both, given last (-Xswiftc comes after SwiftPM's own),

@@ -21,70 +21,42 @@ extension CaptureContainer {
 
         func removeAll() { for path in created { unlink(path) } }
 
-        /// A new file for member `name`.
-        private mutating func create(_ name: String) throws -> (String, FileDescriptor) {
+        /// A new file for member `name`, taking its bytes under the limits.
+        private mutating func create(_ name: String) throws -> MemberFile {
             let target = directory + "/\(created.count)-" + CaptureContainer.baseName(name)
             do {
                 let file = try FileDescriptor.open(
                     FilePath(target), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
                     permissions: [.ownerReadWrite])
                 created.append(target)
-                return (target, file)
+                return MemberFile(container: container, name: name, target: target, file: file, limits: limits, total: total)
             } catch {
                 throw ContainerError(container: container, member: name, expected: "a temporary file to unpack into at \(target) (\(error))")
             }
         }
 
-        /// Checks the limits before `count` more bytes of member `name` (holding `sofar`) are written.
-        private static func admit(
-            _ count: Int, sofar: Int64, name: String, total: Int64, limits: ContainerLimits, container: String
-        ) throws {
-            if sofar + Int64(count) > limits.memberBytes {
-                throw ContainerError(
-                    container: container, member: name,
-                    expected: "a member of at most \(limits.memberBytes) bytes once unpacked; it is larger (a damaged size or a compression bomb; BLETRACE_MAX_MEMBER_BYTES raises the limit)")
-            }
-            if total + sofar + Int64(count) > limits.totalBytes {
-                throw ContainerError(
-                    container: container, member: name,
-                    expected: "capture members adding up to at most \(limits.totalBytes) bytes once unpacked; they are larger")
-            }
-        }
-
-        private mutating func keep(_ name: String, _ target: String, size: Int64, sniffed head: [UInt8]?, summary: Bool = false) {
-            if let head, !CaptureContainer.looksLikeCapture(head) {
-                unlink(target)
+        /// Lists the member written to `out`, unless `sniff` and its first bytes are no capture's.
+        private mutating func keep(_ out: MemberFile, sniff: Bool, summary: Bool = false) {
+            if sniff, !CaptureContainer.looksLikeCapture(out.head) {
+                unlink(out.target)
                 return
             }
-            total += size
-            members.append(Member(path: name, extractedPath: target, size: size, isSummary: summary))
+            total += out.written
+            members.append(Member(path: out.name, extractedPath: out.target, size: out.written, isSummary: summary))
         }
 
         /// Copies `size` bytes (nil: all that is left) of `stream` to a new member file.
         mutating func unpack(name: String, from stream: ByteStream, size: Int64?, sniff: Bool) throws {
-            let (target, file) = try create(name)
-            defer { try? file.close() }
-            var written: Int64 = 0
-            var head: [UInt8] = []
-            let (total, limits, container) = (self.total, self.limits, self.container)
-            let write: (ArraySlice<UInt8>) throws -> Void = { piece in
-                try Self.admit(piece.count, sofar: written, name: name, total: total, limits: limits, container: container)
-                if head.count < 64 { head += piece.prefix(64 - head.count) }
-                do {
-                    _ = try piece.withUnsafeBytes { try file.writeAll($0) }
-                } catch {
-                    throw ContainerError(container: container, member: name, expected: "room to unpack it in \(target) (\(error))")
-                }
-                written += Int64(piece.count)
-            }
+            let out = try create(name)
+            defer { out.close() }
             if let size {
-                try stream.pass(size, what: name, to: write)
+                try stream.pass(size, what: name) { piece in try piece.withUnsafeBytes { try out.write($0) } }
             } else {
                 while try stream.fill(1) > 0 {
-                    try stream.take(stream.available) { try write($0) }
+                    try stream.take(stream.available) { piece in try piece.withUnsafeBytes { try out.write($0) } }
                 }
             }
-            keep(name, target, size: written, sniffed: sniff ? head : nil)
+            keep(out, sniff: sniff)
         }
 
         /// Every capture member of a zip, through ZIPFoundation; a bug report's summary when no
@@ -113,21 +85,11 @@ extension CaptureContainer {
 
         private mutating func unpackZipEntry(_ entry: Entry, of archive: Archive) throws {
             let name = entry.path
-            let (target, file) = try create(name)
-            defer { try? file.close() }
-            var written: Int64 = 0
-            var head: [UInt8] = []
-            let (total, limits, container) = (self.total, self.limits, self.container)
+            let out = try create(name)
+            defer { out.close() }
             do {
                 let checksum = try archive.extract(entry, bufferSize: 64 << 10, skipCRC32: false) { data in
-                    try Self.admit(data.count, sofar: written, name: name, total: total, limits: limits, container: container)
-                    if head.count < 64 { head += data.prefix(64 - head.count) }
-                    do {
-                        _ = try data.withUnsafeBytes { try file.writeAll($0) }
-                    } catch {
-                        throw ContainerError(container: container, member: name, expected: "room to unpack it in \(target) (\(error))")
-                    }
-                    written += Int64(data.count)
+                    try data.withUnsafeBytes { try out.write($0) }
                 }
                 guard checksum == entry.checksum else {
                     throw ContainerError(
@@ -138,10 +100,10 @@ extension CaptureContainer {
                 throw error
             } catch {
                 throw ContainerError(
-                    container: container, member: name, offset: written,
-                    expected: "intact compressed data (ZIPFoundation: \(error)); the fault is after \(written) unpacked bytes of the member")
+                    container: container, member: name, offset: out.written,
+                    expected: "intact compressed data (ZIPFoundation: \(error)); the fault is after \(out.written) unpacked bytes of the member")
             }
-            keep(name, target, size: written, sniffed: head)
+            keep(out, sniff: true)
         }
 
         private mutating func summaryFromZipEntry(_ entry: Entry, of archive: Archive) throws {
@@ -176,13 +138,54 @@ extension CaptureContainer {
 
         private mutating func decodeSummary(_ text: [UInt8], of report: String) throws {
             let name = report + "#BTSNOOP_LOG_SUMMARY"
-            let (target, file) = try create("btsnooz-summary.btsnoop")
-            try? file.close()
-            _ = try BTSnoozSummary.decode(text: text, to: target, name: name, container: container, limit: min(limits.memberBytes, 256 << 20))
+            let out = try create(name)
+            out.close()
+            _ = try BTSnoozSummary.decode(text: text, to: out.target, name: name, container: container, limit: min(limits.memberBytes, 256 << 20))
             var info = stat()
-            _ = stat(target, &info)
-            keep(name, target, size: Int64(info.st_size), sniffed: nil, summary: true)
+            _ = stat(out.target, &info)
+            out.written = Int64(info.st_size)
+            keep(out, sniff: false, summary: true)
         }
+    }
+
+    /// One member's temporary file: what is written is counted against the limits (never the size
+    /// an archive declares), its first 64 bytes kept to tell whether it is a capture.
+    final class MemberFile {
+        let container: String
+        let name: String
+        let target: String
+        private let file: FileDescriptor
+        private let limits: ContainerLimits
+        /// What the members kept before this one hold.
+        private let total: Int64
+        var written: Int64 = 0
+        private(set) var head: [UInt8] = []
+
+        init(container: String, name: String, target: String, file: FileDescriptor, limits: ContainerLimits, total: Int64) {
+            (self.container, self.name, self.target, self.file, self.limits, self.total) = (container, name, target, file, limits, total)
+        }
+
+        func write(_ bytes: UnsafeRawBufferPointer) throws {
+            if written + Int64(bytes.count) > limits.memberBytes {
+                throw ContainerError(
+                    container: container, member: name,
+                    expected: "a member of at most \(limits.memberBytes) bytes once unpacked; it is larger (a damaged size or a compression bomb; BLETRACE_MAX_MEMBER_BYTES raises the limit)")
+            }
+            if total + written + Int64(bytes.count) > limits.totalBytes {
+                throw ContainerError(
+                    container: container, member: name,
+                    expected: "capture members adding up to at most \(limits.totalBytes) bytes once unpacked; they are larger")
+            }
+            if head.count < 64 { head += bytes.prefix(64 - head.count) }
+            do {
+                _ = try file.writeAll(bytes)
+            } catch {
+                throw ContainerError(container: container, member: name, expected: "room to unpack it in \(target) (\(error))")
+            }
+            written += Int64(bytes.count)
+        }
+
+        func close() { try? file.close() }
     }
 
     /// Finds the btsnooz section in text given in pieces, a line at a time, and keeps its base64
