@@ -100,7 +100,8 @@ for target in "${targets[@]}"; do
     limit=10
     [ "$target" = replay ] && limit=60
     # Inputs up to 64 KiB; 2 GB of memory and $limit seconds an input at most (a hang is a finding too).
-    ASAN_OPTIONS=detect_leaks=$leaks "$bin/fuzz-$target" "$corpus" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=$limit -detect_leaks=$leaks \
+    # Leaks in libraries (not bletrace's) are listed in lsan-suppressions.txt with their reason.
+    ASAN_OPTIONS=detect_leaks=$leaks LSAN_OPTIONS=suppressions="$root/Fuzz/lsan-suppressions.txt" "$bin/fuzz-$target" "$corpus" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=$limit -detect_leaks=$leaks \
         -artifact_prefix="$crashes/" -print_final_stats=1 > "$log" 2>&1
     code=$?
     executions=$(awk -F: '/stat::number_of_executed_units/ {gsub(/ /, "", $NF); print $NF}' "$log" | tail -1)

@@ -1,3 +1,4 @@
+import CInflate
 import Foundation
 import SystemPackage
 import ZIPFoundation
@@ -69,8 +70,17 @@ extension CaptureContainer {
                 throw ContainerError(container: container, expected: "a zip archive whose central directory can be read (ZIPFoundation: \(error))")
             }
             var reports: [Entry] = []
+            var info = stat()
+            let archiveSize = stat(container, &info) == 0 ? UInt64(info.st_size) : UInt64.max
             for entry in archive where entry.type == .file {
                 let name = entry.path
+                // A compressed size past the end of the archive is a damaged entry: ZIPFoundation
+                // would read (empty) chunks up to it, which for a huge size does not end.
+                guard entry.compressedSize <= archiveSize else {
+                    throw ContainerError(
+                        container: container, member: name,
+                        expected: "a compressed size within the archive's \(archiveSize) bytes; the entry declares \(entry.compressedSize)")
+                }
                 if CaptureContainer.isCandidate(name) {
                     try unpackZipEntry(entry, of: archive)
                 } else if !name.contains("/"), name.hasPrefix("bugreport"), name.hasSuffix(".txt") {
@@ -88,8 +98,13 @@ extension CaptureContainer {
             let out = try create(name)
             defer { out.close() }
             do {
-                let checksum = try archive.extract(entry, bufferSize: 64 << 10, skipCRC32: false) { data in
-                    try data.withUnsafeBytes { try out.write($0) }
+                let checksum: UInt32
+                if let start = try Self.deflateData(of: entry, in: container) {
+                    checksum = try Self.inflate(entry, at: start, of: container, into: out)
+                } else {
+                    checksum = try archive.extract(entry, bufferSize: 64 << 10, skipCRC32: false) { data in
+                        try data.withUnsafeBytes { try out.write($0) }
+                    }
                 }
                 guard checksum == entry.checksum else {
                     throw ContainerError(
@@ -104,6 +119,68 @@ extension CaptureContainer {
                     expected: "intact compressed data (ZIPFoundation: \(error)); the fault is after \(out.written) unpacked bytes of the member")
             }
             keep(out, sniff: true)
+        }
+
+        /// Where a deflated entry's data starts, for the entries this reads with zlib itself: nil
+        /// for a stored entry or a ZIP64 offset, which ZIPFoundation extracts. ZIPFoundation
+        /// 0.9.20 loops without end on a deflate stream that does not end before the archive does
+        /// (its reader keeps asking for chunks past the end of the file), so a deflated entry is
+        /// inflated here, bounded by its compressed size. The local header's offset is kept
+        /// internal by ZIPFoundation and read from its central directory record by reflection.
+        static func deflateData(of entry: Entry, in container: String) throws -> UInt64? {
+            guard entry.isCompressed,
+                let offset = Mirror(reflecting: entry).descendant("centralDirectoryStructure", "relativeOffsetOfLocalHeader") as? UInt32,
+                offset != UInt32.max
+            else { return nil }
+            let header = try read(container, at: UInt64(offset), count: 30)
+            guard header.count == 30, header[0] == 0x50, header[1] == 0x4B, header[2] == 3, header[3] == 4 else {
+                throw ContainerError(container: container, member: entry.path, offset: Int64(offset), expected: "a zip local file header (PK 03 04)")
+            }
+            let nameLength = UInt64(header[26]) | UInt64(header[27]) << 8
+            let extraLength = UInt64(header[28]) | UInt64(header[29]) << 8
+            return UInt64(offset) + 30 + nameLength + extraLength
+        }
+
+        /// Inflates `entry`'s `compressedSize` bytes from `start` into `out`; returns their CRC-32.
+        static func inflate(_ entry: Entry, at start: UInt64, of container: String, into out: MemberFile) throws -> UInt32 {
+            let inflater = try Inflater(raw: true)
+            var checksum: uLong = crc32(0, nil, 0)
+            var position = start
+            let end = start + entry.compressedSize
+            while position < end {
+                let piece = try read(container, at: position, count: Int(min(64 << 10, end - position)))
+                guard !piece.isEmpty else { break }
+                do {
+                    try piece.withUnsafeBytes { raw in
+                        try inflater.feed(raw) { bytes in
+                            checksum = crc32(checksum, bytes.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(bytes.count))
+                            try out.write(bytes)
+                        }
+                    }
+                } catch let fault as InflateFault {
+                    throw ContainerError(container: container, member: entry.path, offset: Int64(start) + fault.offset, expected: fault.reason)
+                }
+                position += UInt64(piece.count)
+            }
+            guard inflater.streamEnded else {
+                throw ContainerError(
+                    container: container, member: entry.path, offset: Int64(position),
+                    expected: "a deflate stream that ends within the entry's \(entry.compressedSize) compressed bytes; it does not (the member is damaged or cut short)")
+            }
+            return UInt32(truncatingIfNeeded: checksum)
+        }
+
+        /// Up to `count` bytes of `path` from `offset`.
+        static func read(_ path: String, at offset: UInt64, count: Int) throws -> [UInt8] {
+            do {
+                let file = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
+                defer { try? file.close() }
+                var bytes = [UInt8](repeating: 0, count: count)
+                let have = try bytes.withUnsafeMutableBytes { try file.read(fromAbsoluteOffset: Int64(offset), into: $0) }
+                return Array(bytes.prefix(have))
+            } catch {
+                throw ContainerError(container: path, offset: Int64(offset), expected: "readable bytes (\(error))")
+            }
         }
 
         private mutating func summaryFromZipEntry(_ entry: Entry, of archive: Archive) throws {

@@ -16,9 +16,10 @@ final class Inflater {
     /// Bytes after the end that start no gzip member: ignored, as gzip ignores them.
     private var ignoring = false
 
-    init(chunk: Int = 256 << 10) throws(InflateFault) {
+    /// `raw`: a bare deflate stream (RFC 1951), as a zip entry holds, instead of gzip or zlib.
+    init(chunk: Int = 256 << 10, raw: Bool = false) throws(InflateFault) {
         output = .allocate(byteCount: chunk, alignment: 1)
-        let status = inflateInit2_(&stream, 15 + 32, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        let status = inflateInit2_(&stream, raw ? -15 : 15 + 32, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else {
             output.deallocate()
             throw InflateFault(offset: 0, reason: "zlib could not start (status \(status))")
