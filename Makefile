@@ -1,16 +1,16 @@
 # bletrace: build, test and demonstrate. `make demo` and `make test` are the two set-up commands.
 SHELL := /bin/bash
 SWIFT ?= swift
-# Debian packages the build and the tests need: the two system libraries bletrace links, tshark
-# for cross-checking decoding, bluez for btmon, libxml2-utils (xmllint) to validate `diff --format junit`;
+# Debian packages the build and the tests need: the system libraries bletrace links (zlib for
+# compressed containers), tshark for cross-checking decoding, bluez for btmon, libxml2-utils (xmllint) to validate `diff --format junit`;
 # and from PyPI, DuckDB for the query test.
-APT_PACKAGES := libpcap-dev libbluetooth-dev tshark bluez pkg-config libxml2-utils
+APT_PACKAGES := libpcap-dev libbluetooth-dev zlib1g-dev tshark bluez pkg-config libxml2-utils
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_CAPTURE := Captures/reconnect-supervision-timeout.btsnoop
 DEMO_FLOW := Captures/reconnect-supervision-timeout.reconnecting.flow
 OUT := .build/demo
 
-.PHONY: test-examples docs deps build test crosscheck demo captures clean install uninstall fuzz fuzz-build
+.PHONY: test-examples test-spark spark-deps docs deps build test crosscheck demo captures clean install uninstall fuzz fuzz-build
 
 ## deps: install the Debian packages that are missing (quick when all are present).
 deps:
@@ -46,6 +46,22 @@ docs: deps
 	for target in BLETraceTesting BLETraceCoreBluetooth Replay; do \
 	  $(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target $$target \
 	    --output-path .build/docs/$$target --transform-for-static-hosting || exit 1; done
+
+## spark-deps: what the Spark example needs: a Java runtime (Debian's openjdk-17-jre-headless)
+## and pyspark (PyPI, Examples/spark/requirements.txt), each installed when missing.
+spark-deps:
+	@dpkg-query -W -f='$${Status}' openjdk-17-jre-headless 2>/dev/null | grep -q "install ok installed" || { \
+	  echo "installing: openjdk-17-jre-headless"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless >/dev/null; }
+	@python3 -c "import pyspark" 2>/dev/null || { echo "installing: pyspark (PyPI)"; \
+	  python3 -m pip install --quiet -r Examples/spark/requirements.txt; }
+
+## test-spark: the fleet job of Examples/spark on Spark in local mode, over a fleet laid out from
+## Captures/ (with a bug report zip, a sysdiagnose and a gzip), checked against bletrace run on
+## one machine (Examples/spark/test_fleet.py).
+test-spark: build spark-deps
+	BLETRACE=$$($(SWIFT) build --show-bin-path)/bletrace python3 Examples/spark/test_fleet.py
 
 ## test-examples: build and test Examples/HeartRateMonitor and Examples/AsyncHeartRate (the
 ## Swift-concurrency app) in one build folder of their own, .build-examples: they depend on the
@@ -133,7 +149,7 @@ uninstall:
 
 # ---- Fuzzing (issue 16): a libFuzzer target per entry point, in the Fuzz/ package ---------------
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= btsnoop pcap pklg h4-stream hci acl-l2cap-att-smp lifecycle flow replay
+FUZZ_TARGETS ?= btsnoop pcap pklg h4-stream hci acl-l2cap-att-smp lifecycle flow replay container
 # swiftc 6.3 keeps only the last -sanitize= flag it is given, and SwiftPM passes --sanitize's
 # values as separate flags in no fixed order: either libFuzzer's coverage or AddressSanitizer was
 # lost, build by build. The one flag naming both, given last (-Xswiftc comes after SwiftPM's own),

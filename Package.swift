@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
         // `swift package generate-documentation` (make docs): DocC pages from the comments.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // Android bug report zips (Sources/TraceFiles/Containers).
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         // System libraries (Debian: libpcap-dev, libbluetooth-dev).
@@ -33,13 +35,18 @@ let package = Package(
         .systemLibrary(
             name: "CBlueZ", pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]),
+        // zlib (Debian: zlib1g-dev): gzip members, .tar.gz and the btsnooz summary of a bug report.
+        .systemLibrary(
+            name: "CInflate", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
 
         // The pipeline, bottom to top. Dependencies point down, never up.
         .target(name: "Wire"),
         .target(
             name: "TraceFiles",
             dependencies: [
-                "Wire", "CPcap",
+                "Wire", "CPcap", "CInflate",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 // libbluetooth serves live capture only, which needs Linux: the managers and the
                 // replay build without it elsewhere.
                 .target(name: "CBlueZ", condition: .when(platforms: [.linux])),
@@ -90,7 +97,13 @@ let package = Package(
         .plugin(name: "GitCommit", capability: .buildTool()),
 
         // One test target per module, plus the command-line tests; TestSupport finds fixtures.
-        .target(name: "TestSupport", dependencies: ["TraceFiles", "Wire"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "TraceFiles", "Wire", "CInflate",  // zlib and ZIPFoundation build the containers of the tests
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            path: "Tests/TestSupport"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport"]),
         .testTarget(name: "TraceFilesTests", dependencies: ["TraceFiles", "Wire", "TestSupport"]),
         .testTarget(name: "HCITests", dependencies: ["HCI", "Wire", "TestSupport"]),

@@ -52,6 +52,15 @@ let package = Package(
             path: "Benchmarks/CaptureFraming",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
         .executableTarget(
+            name: "Containers",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "BLETrace", package: "bletrace"),
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/Containers",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
+        .executableTarget(
             name: "DecodeLines",
             dependencies: [
                 "BenchSupport",

@@ -26,5 +26,6 @@ let package = Package(
         target("fuzz-lifecycle"),
         target("fuzz-flow"),
         target("fuzz-replay"),
+        target("fuzz-container"),
     ]
 )

@@ -8,7 +8,7 @@ bin=$1
 seconds=$2
 shift 2
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(btsnoop pcap pklg h4-stream hci acl-l2cap-att-smp lifecycle flow replay)
+[ ${#targets[@]} -eq 0 ] && targets=(btsnoop pcap pklg h4-stream hci acl-l2cap-att-smp lifecycle flow replay container)
 root=$(cd "$(dirname "$0")/.." && pwd)
 runs=${FUZZ_DIR:-$root/.build-fuzz/runs}
 status=0
@@ -21,6 +21,47 @@ seed() {
         pklg) cp "$root"/Captures/*.pklg "$dir" ;;
         replay) cp "$root"/Captures/*.btsnoop "$root"/Captures/*.pcap* "$root"/Captures/*.pklg "$dir" ;;
         flow) cp "$root"/Captures/*.flow "$root"/Tests/Fixtures/robustness/*.flow "$dir" ;;
+        container)
+            # Small containers of each kind, from the bundled captures: gzip, tar (ustar, pax,
+            # GNU), .tar.gz, a bug report zip and a bug report text with a btsnooz summary.
+            python3 - "$dir" "$root"/Captures <<'PY'
+import base64, gzip, io, os, struct, sys, tarfile, zipfile, zlib
+out, captures = sys.argv[1], sys.argv[2]
+snoop = open(os.path.join(captures, "att-errors.btsnoop"), "rb").read()
+pklg = open(os.path.join(captures, "att-errors.pklg"), "rb").read()
+open(os.path.join(out, "gzip"), "wb").write(gzip.compress(snoop))
+for name, form in (("ustar", tarfile.USTAR_FORMAT), ("pax", tarfile.PAX_FORMAT), ("gnu", tarfile.GNU_FORMAT)):
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=form) as archive:
+        info = tarfile.TarInfo("sysdiagnose/logs/Bluetooth/bluetoothd-hci-latest.pklg")
+        info.size = len(pklg)
+        archive.addfile(info, io.BytesIO(pklg))
+    open(os.path.join(out, "tar-" + name), "wb").write(buffer.getvalue())
+    open(os.path.join(out, "tar-gz-" + name), "wb").write(gzip.compress(buffer.getvalue()))
+buffer = io.BytesIO()
+with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+    archive.writestr("FS/data/misc/bluetooth/logs/btsnoop_hci.log", snoop)
+open(os.path.join(out, "zip"), "wb").write(buffer.getvalue())
+# btsnooz v2 of the capture's packets (Formats/containers.md).
+records, offset, previous, last = bytearray(), 16, None, 0
+types = {(1, 0): 0x20, (4, 1): 0x10, (2, 0): 0x21, (2, 1): 0x11}
+while offset + 24 <= len(snoop):
+    original, included, flags, _, stamp = struct.unpack(">IIIIq", snoop[offset:offset + 24])
+    packet = snoop[offset + 24:offset + 24 + included]
+    offset += 24 + included
+    kind = types.get((packet[0], flags & 1))
+    if kind is None:
+        continue
+    micros = stamp - 0x00DCDDB30F2F8000
+    records += struct.pack("<HHIB", len(packet), original, 0 if previous is None else micros - previous, kind) + packet[1:]
+    previous = last = micros
+snooz = struct.pack("<BQ", 2, last) + zlib.compress(bytes(records))
+text = base64.b64encode(snooz).decode()
+lines = "\n".join(text[i:i + 128] for i in range(0, len(text), 128))
+report = "== dumpstate\n--- BEGIN:BTSNOOP_LOG_SUMMARY (0 bytes in) ---\n" + lines + "\n--- END:BTSNOOP_LOG_SUMMARY ---\n"
+open(os.path.join(out, "bugreport-text"), "w").write(report)
+PY
+            ;;
         h4-stream)
             # The packets of each H4 btsnoop capture, back to back: the stream a controller writes.
             python3 - "$dir" "$root"/Captures/*.btsnoop <<'PY'
@@ -59,7 +100,8 @@ for target in "${targets[@]}"; do
     limit=10
     [ "$target" = replay ] && limit=60
     # Inputs up to 64 KiB; 2 GB of memory and $limit seconds an input at most (a hang is a finding too).
-    ASAN_OPTIONS=detect_leaks=$leaks "$bin/fuzz-$target" "$corpus" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=$limit -detect_leaks=$leaks \
+    # Leaks in libraries (not bletrace's) are listed in lsan-suppressions.txt with their reason.
+    ASAN_OPTIONS=detect_leaks=$leaks LSAN_OPTIONS=suppressions="$root/Fuzz/lsan-suppressions.txt" "$bin/fuzz-$target" "$corpus" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=$limit -detect_leaks=$leaks \
         -artifact_prefix="$crashes/" -print_final_stats=1 > "$log" 2>&1
     code=$?
     executions=$(awk -F: '/stat::number_of_executed_units/ {gsub(/ /, "", $NF); print $NF}' "$log" | tail -1)

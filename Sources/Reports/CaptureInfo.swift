@@ -16,6 +16,8 @@ public struct CaptureInfo: Encodable {
     var last_ts_us: Int64?
     var duration_ms: Double?
     var error: String?
+    /// What the container read holds, when the file is one (a bug report zip, a sysdiagnose).
+    public var container: ContainerListing?
 
     /// Counts in the order of `PacketKind.allCases`, for the text; not part of the document.
     private var kindCounts: [(PacketKind, Int)]
@@ -23,7 +25,7 @@ public struct CaptureInfo: Encodable {
     private var last: Timestamp?
 
     private enum CodingKeys: String, CodingKey {
-        case version, file, format, datalink, description, records, kinds, first_ts_us, last_ts_us, duration_ms, error
+        case version, file, format, datalink, description, records, kinds, first_ts_us, last_ts_us, duration_ms, error, container
     }
 
     /// The facts of a capture read from `file`: its `format`, the number of records of each
@@ -52,6 +54,7 @@ public struct CaptureInfo: Encodable {
     public func write(_ emit: (String) -> Void) {
         let counts = kindCounts.map { "\($0.1) \($0.0)" }
         emit("file:     \(file)")
+        container?.write(emit)
         emit("format:   \(description)")
         emit("records:  \(records)" + (counts.isEmpty ? "" : " (" + counts.joined(separator: ", ") + ")"))
         if let first, let last {

@@ -26,7 +26,23 @@ public final class CaptureReader {
         try self.init(path: path, streamWait: .seconds(10))
     }
 
-    public init(path: String, streamWait: Duration) throws {
+    public convenience init(path: String, streamWait: Duration) throws {
+        do {
+            try self.init(opening: path, streamWait: streamWait)
+        } catch {
+            throw Self.naming(error, path: path)
+        }
+    }
+
+    /// A member unpacked from a container (``CaptureContainer``) is named in errors as
+    /// "CONTAINER: MEMBER" rather than by its temporary file.
+    private static func naming(_ error: any Error, path: String) -> any Error {
+        guard var fault = error as? DecodeError, let name = ContainerNames.name(for: path) else { return error }
+        fault.file = name
+        return fault
+    }
+
+    private init(opening path: String, streamWait: Duration) throws {
         self.path = path
         let window = try FileWindow(path: path, streamWait: streamWait)
         let have = try window.fill(64)
@@ -70,14 +86,22 @@ public final class CaptureReader {
     /// through a file (a record is built once, in place); a fault in the file is thrown after
     /// every good record before it has been handed over, as from ``next()``.
     public func forEach(_ body: (borrowing CaptureRecord) throws -> Void) throws {
-        if let btsnoop { return try btsnoop._withUnsafeGuaranteedRef { try $0.forEach(body) } }
-        while let record = try next() { try body(record) }
+        do {
+            if let btsnoop { return try btsnoop._withUnsafeGuaranteedRef { try $0.forEach(body) } }
+            while let record = try next() { try body(record) }
+        } catch {
+            throw Self.naming(error, path: path)
+        }
     }
 
     /// The next record, or nil at the end of the file.
     public func next() throws -> CaptureRecord? {
-        if let btsnoop { return try btsnoop._withUnsafeGuaranteedRef { try $0.next() } }
-        if let pcap { return try pcap._withUnsafeGuaranteedRef { try $0.next() } }
-        return try packetLogger?._withUnsafeGuaranteedRef { try $0.next() }
+        do {
+            if let btsnoop { return try btsnoop._withUnsafeGuaranteedRef { try $0.next() } }
+            if let pcap { return try pcap._withUnsafeGuaranteedRef { try $0.next() } }
+            return try packetLogger?._withUnsafeGuaranteedRef { try $0.next() }
+        } catch {
+            throw Self.naming(error, path: path)
+        }
     }
 }

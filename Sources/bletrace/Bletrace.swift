@@ -100,13 +100,20 @@ enum Exit {
 struct CaptureOptions: ParsableArguments {
     @Argument(
         help: ArgumentHelp(
-            "Capture files or directories: btsnoop, pcap, pcapng or PacketLogger (.pklg); - reads standard input.",
-            discussion: "Several captures (files, or directories: their .btsnoop, .log, .cfa, .pcap, .pcapng, .cap and .pklg files at any depth) are analysed at once, one per processor, and reported in file order: text under a ==> FILE <== line, JSON with \"file\" in each object. A capture that fails is reported and the others go on; the exit code is the worst of theirs.",
+            "Capture files or directories: btsnoop, pcap, pcapng or PacketLogger (.pklg), also inside an Android bug report zip, an Apple sysdiagnose .tar.gz or a gzip; - reads standard input.",
+            discussion: "Several captures (files, or directories: their .btsnoop, .log, .cfa, .pcap, .pcapng, .cap and .pklg files, and .zip, .gz and .tgz containers, at any depth) are analysed at once, one per processor, and reported in file order: text under a ==> FILE <== line, JSON with \"file\" in each object. A capture that fails is reported and the others go on; the exit code is the worst of theirs.",
             valueName: "file"))
     var files: [String]
 
     @Option(help: ArgumentHelp("With several captures: how many to analyse at once (default: one per processor).", valueName: "n"))
     var jobs: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "In a container (bug report zip, sysdiagnose .tar.gz, gzip, tar): the capture to read, by its path inside or its file name.",
+            discussion: "Without it, the current log: btsnoop_hci.log, bluetoothd-hci-latest.pklg, else the first capture by path. `bletrace info` lists the captures inside (Formats/containers.md).",
+            valueName: "path"))
+    var member: String?
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs takes 1 or more") }

@@ -76,7 +76,7 @@ struct CaptureBatch {
     /// Capture files inside a directory: these name endings (Android writes `btsnoop_hci.log`;
     /// `.cfa` is its bug-report name). A file named on the command line is read whatever its
     /// name.
-    static let extensions = [".btsnoop", ".log", ".cfa", ".pcap", ".pcapng", ".cap", ".pklg"]
+    static let extensions = [".btsnoop", ".log", ".cfa", ".pcap", ".pcapng", ".cap", ".pklg", ".zip", ".gz", ".tgz"]
 
     /// The batch for a parsed command, or nil when it reads one capture file (then it runs as
     /// always, in this process).

@@ -26,6 +26,8 @@ struct Convert: ParsableCommand {
     var output: String
     @Option(help: "Target format: btsnoop, pcap, pcapng or pklg (default: from OUT's extension).") var to: Family?
     @Option(help: "btsnoop datalink 1001, 1002 or 2001; pcap/pcapng link type 187, 201 or 254.") var datalink: Int?
+    @Option(help: ArgumentHelp("In a container (bug report zip, sysdiagnose, gzip): the capture to convert (default: the current log).", valueName: "path"))
+    var member: String?
 
     enum Family: String, ExpressibleByArgument, CaseIterable {
         case btsnoop, pcap, pcapng, pklg
@@ -90,13 +92,15 @@ struct Convert: ParsableCommand {
     }
 
     func run() throws {
-        let reader = try openCapture(input)
+        // A container's member is read from where it was unpacked; standard input as always.
+        let source = input == "-" ? input : try ContainerInputs.resolve(input, member: member)
+        let reader = try openCapture(source)
         let format = target(for: reader.format)
         let file: OutputFile
         let writer: CaptureWriter
         do {
             file = try OutputFile.prepare(output, inputs: [input])
-            let options = format == reader.format ? CaptureWriter.Options.matching(input) : CaptureWriter.Options()
+            let options = format == reader.format ? CaptureWriter.Options.matching(source) : CaptureWriter.Options()
             do {
                 writer = try CaptureWriter(path: file.writePath, format: format, options: options)
             } catch {

@@ -12,7 +12,8 @@ struct Info: ParsableCommand {
 
     func run() throws {
         try output.apply(input: capture.file)
-        let reader = try openCapture(try capture.path)
+        let path = try capture.path
+        let reader = try openCapture(path)
         var kinds: [PacketKind: Int] = [:]
         var first: Timestamp?
         var last: Timestamp?
@@ -25,7 +26,10 @@ struct Info: ParsableCommand {
             }
         } catch { fault = error }
 
-        let info = CaptureInfo(file: capture.file, format: reader.format, kinds: kinds, first: first, last: last, fault: fault)
+        var info = CaptureInfo(file: capture.file, format: reader.format, kinds: kinds, first: first, last: last, fault: fault)
+        if let container = try ContainerInputs.open(try CaptureOptions.standardInputPath(of: capture.file)) {
+            info.container = ContainerListing(container, reading: path)
+        }
         if format != .text {
             try Output.json(info, pretty: format == .json)
         } else {

@@ -68,11 +68,18 @@ extension CaptureOptions {
     /// The capture's path; `-` (standard input) is first copied to a temporary file, removed when
     /// the program exits, since every format needs its header read before its records.
     var path: String {
-        get throws { try Self.path(of: file) }
+        get throws { try Self.path(of: file, member: member) }
+    }
+
+    /// The plain capture file to read for `file`: `file` itself, or for `-` a file holding
+    /// standard input; for a container (zip, tar, gzip, bug report text), its `member` or its
+    /// default member, unpacked (``ContainerInputs``).
+    static func path(of file: String, member: String? = nil) throws -> String {
+        try ContainerInputs.resolve(try standardInputPath(of: file), member: member)
     }
 
     /// `file`, or for `-` a file holding standard input.
-    static func path(of file: String) throws -> String {
+    static func standardInputPath(of file: String) throws -> String {
         guard file == "-" else { return file }
         if let path = StandardInput.path { return path }
         let path = FileManager.default.temporaryDirectory

@@ -15,6 +15,8 @@ struct ReplayCommand: AsyncParsableCommand {
     var file: String?
     @Flag(help: "List the apps a capture can be replayed to, one a line: the name, then what it does.")
     var listApps = false
+    @Option(help: ArgumentHelp("In a container (bug report zip, sysdiagnose, gzip): the capture to replay (default: the current log).", valueName: "path"))
+    var member: String?
     @Option(help: "The reference app to replay to (\(ReferenceApps.available.map(\.name).joined(separator: ", "))).")
     var app: String = "mirror"
     @Option(name: .shortAndLong, help: "Write the flow to this file instead of standard output (- is standard output).")
@@ -158,7 +160,7 @@ struct ReplayCommand: AsyncParsableCommand {
         let cassette: Cassette
         let fault: (any Error)?
         do {
-            (cassette, fault) = try Cassette.load(path: try CaptureOptions.path(of: file))
+            (cassette, fault) = try Cassette.load(path: try CaptureOptions.path(of: file, member: member))
         } catch {
             Output.error("\(error)")
             throw Exit.badInput
