@@ -1,27 +1,15 @@
 // CoreBluetooth's deprecated names, still in Apple's current SDK and still in older apps' code:
 // here with Apple's spelling and deprecation, so that such code builds and warns as on iOS.
 
-/// The central manager's state before iOS 10 (`CBCentralManagerState`), with `CBManagerState`'s values.
-@available(*, deprecated, message: "Use CBManagerState instead")
-public enum CBCentralManagerState: Int, Hashable, Sendable {
-    case unknown = 0
-    case resetting = 1
-    case unsupported = 2
-    case unauthorized = 3
-    case poweredOff = 4
-    case poweredOn = 5
-}
+/// The central manager's state before iOS 10 (`CBCentralManagerState`). On iOS a separate enum
+/// with `CBManagerState`'s cases and values; here a name for `CBManagerState` itself, which old
+/// code uses the same way (`.poweredOn`, `rawValue`, `init(rawValue:)`).
+@available(*, deprecated, renamed: "CBManagerState")
+public typealias CBCentralManagerState = CBManagerState
 
-/// The peripheral manager's state before iOS 10 (`CBPeripheralManagerState`).
-@available(*, deprecated, message: "Use CBManagerState instead")
-public enum CBPeripheralManagerState: Int, Hashable, Sendable {
-    case unknown = 0
-    case resetting = 1
-    case unsupported = 2
-    case unauthorized = 3
-    case poweredOff = 4
-    case poweredOn = 5
-}
+/// The peripheral manager's state before iOS 10 (`CBPeripheralManagerState`), as above.
+@available(*, deprecated, renamed: "CBManagerState")
+public typealias CBPeripheralManagerState = CBManagerState
 
 /// Whether the app may share data in the background before iOS 13
 /// (`CBPeripheralManagerAuthorizationStatus`).

@@ -20,7 +20,7 @@ public struct CBError: CoreBluetoothError {
     /// `CBError.Code`, with Apple's cases and raw values (`CBError.h`). As with the enum Swift
     /// imports from Objective-C, any raw value makes a code: one with no case is
     /// ``unnamed(_:)`` (`CBError.Code(rawValue: 99)!`).
-    public enum Code: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    public enum Code: CoreBluetoothErrorCode, CaseIterable {
         case unknown
         case invalidParameters
         case invalidHandle
@@ -113,15 +113,7 @@ public struct CBError: CoreBluetoothError {
         info = ErrorUserInfo(values: userInfo)
     }
 
-    /// An error with a code CoreBluetooth may send but does not name.
-    public init(errorCode: Int) { self.init(Code(rawValue: errorCode)!) }
-
     public var givenUserInfo: [String: Any] { info.values }
-    /// The case name, or nil for a value with no case.
-    public var name: String? { code.name }
-
-    /// `CBError.connectionTimeout`, as the flow format writes it; `CBError.Code(99)` unnamed.
-    public var description: String { name.map { "CBError.\($0)" } ?? code.description }
 
     /// The framework's texts (`+[NSError(CoreBluetooth) errorWithInfo:]`, decompiled: the daemon's
     /// result codes mapped to `CBErrorDomain`). It gives none for 17 and 18.
@@ -162,7 +154,7 @@ public struct CBATTError: CoreBluetoothError {
     /// with the enum Swift imports from Objective-C, any raw value makes a code: an application
     /// error is ``unnamed(_:)`` (`CBATTError.Code(rawValue: 0x80)!`, which peripheral apps pass to
     /// `respond(to:withResult:)`).
-    public enum Code: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    public enum Code: CoreBluetoothErrorCode, CaseIterable {
         case success
         case invalidHandle
         case readNotPermitted
@@ -253,16 +245,7 @@ public struct CBATTError: CoreBluetoothError {
         info = ErrorUserInfo(values: userInfo)
     }
 
-    /// An error with an ATT code `CBATTError.Code` does not name (application errors 0x80-0x9F,
-    /// common profile errors 0xE0-0xFF).
-    public init(errorCode: Int) { self.init(Code(rawValue: errorCode)!) }
-
     public var givenUserInfo: [String: Any] { info.values }
-    /// The case name, or nil for a code with no case.
-    public var name: String? { code.name }
-
-    /// `CBATTError.insufficientEncryption`; `CBATTError.Code(128)` unnamed.
-    public var description: String { name.map { "CBATTError.\($0)" } ?? code.description }
 
     /// The framework's texts, as for ``CBError/frameworkDescription(of:)``: every ATT code without
     /// one of its own is "Unknown ATT error."; `.success` is never an error and has none.

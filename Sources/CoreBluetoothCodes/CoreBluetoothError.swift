@@ -10,7 +10,7 @@ import Foundation
 /// until the stack overflows (Swift 6.3.1 on Linux), and an `NSError` does not cast back to the
 /// struct with `as?` on Linux, so its conveniences would not be Apple's behaviour anyway.
 public protocol CoreBluetoothError: CustomNSError, Hashable, Sendable, CustomStringConvertible {
-    associatedtype Code: RawRepresentable<Int>, Hashable, Sendable
+    associatedtype Code: CoreBluetoothErrorCode
 
     var code: Code { get }
     /// The user info the error was made with, without the description bletrace adds.
@@ -21,7 +21,24 @@ public protocol CoreBluetoothError: CustomNSError, Hashable, Sendable, CustomStr
     static func frameworkDescription(of code: Code) -> String?
 }
 
+/// `CBError.Code`, `CBATTError.Code`: Apple's raw values, and the Swift case name.
+public protocol CoreBluetoothErrorCode: RawRepresentable<Int>, Hashable, Sendable, CustomStringConvertible {
+    /// The Swift case name; nil for a value with no case.
+    var name: String? { get }
+}
+
 extension CoreBluetoothError {
+    /// An error with a code CoreBluetooth may send but does not name (for ``CBATTError``, the ATT
+    /// application errors 0x80-0x9F and common profile errors 0xE0-0xFF).
+    public init(errorCode: Int) { self.init(Code(rawValue: errorCode)!, userInfo: [:]) }
+
+    /// The case name, or nil for a value with no case.
+    public var name: String? { code.name }
+
+    /// `CBError.connectionTimeout`, as the flow format writes it; `CBError.Code(99)` for a value
+    /// with no case.
+    public var description: String { name.map { "\(Self.self).\($0)" } ?? code.description }
+
     /// Apple's `init(_nsError:)`: the error an `NSError` of this domain stands for, with its user
     /// info. As on Apple's systems, an `NSError` of another domain is a programming error and ends
     /// the program with the two domains named.

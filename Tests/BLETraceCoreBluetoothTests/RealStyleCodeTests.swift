@@ -51,61 +51,67 @@ import Wire
         #expect(system.calls.last == "connect F0:F1:F2:F3:F4:05")
     }
 
+    /// The async model running against a scripted system that knows peer A: each `step` runs
+    /// the system's answers, then lets the model's task run to its next suspension (both are on
+    /// the main actor).
     @MainActor
-    @Test func theAsyncModelConnectsReadsAndCollectsNotifications() async throws {
+    private struct AsyncRun {
         let system = ScriptedSystem()
-        system.known = [.peerA]
-        let bluetooth = BluetoothSystemContext.with(system) { AsyncCentral() }
-        let model = HeartRateModel(bluetooth: bluetooth)
-        let run = Task { await model.run(device: CBPeer.identifier(for: .peerA), readings: 2) }
-        /// Runs the system's answers, then lets the model's task run to its next suspension (both
-        /// are on the main actor).
+        let model: HeartRateModel
+        let task: Task<Void, Never>
+
+        init(readings: Int) {
+            system.known = [.peerA]
+            let bluetooth = BluetoothSystemContext.with(system) { AsyncCentral() }
+            let model = HeartRateModel(bluetooth: bluetooth)
+            self.model = model
+            task = Task { await model.run(device: CBPeer.identifier(for: .peerA), readings: readings) }
+        }
+
         func step(_ answer: () -> Void = {}) async {
             answer()
             system.flush()
             for _ in 0..<20 { await Task.yield() }
         }
-        await step()
-        #expect(model.status == "connecting")
-        let central = try #require(system.centrals.first)
-        let peripheral = central.peripheral(identifier: CBPeer.identifier(for: .peerA), address: .peerA)
-        await step { system.send(.connected(peripheral), to: central) }
-        await step { system.answer(.services([heartRate], error: nil)) }
-        await step { system.answer(.characteristics([measurement, location], error: nil)) }
-        await step { system.answer(.value(Data([0x01]), error: nil)) }
-        #expect(model.bodyLocation == 1)
-        await step { system.answer(.notificationState(isNotifying: true, error: nil)) }
-        #expect(model.status == "measuring")
-        await step {
-            system.send(.valueUpdated(valueHandle: 0x000E, Data([0x00, 72])), to: peripheral)
-            system.send(.valueUpdated(valueHandle: 0x000E, Data([0x00, 75])), to: peripheral)
+
+        /// Starts the model, and connects it to peer A's peripheral, which it returns.
+        func connect() async throws -> CBPeripheral {
+            await step()
+            #expect(model.status == "connecting")
+            let central = try #require(system.centrals.first)
+            let peripheral = central.peripheral(identifier: CBPeer.identifier(for: .peerA), address: .peerA)
+            await step { system.send(.connected(peripheral), to: central) }
+            await step { system.answer(.services([heartRate], error: nil)) }
+            return peripheral
         }
-        await run.value
-        #expect(model.rates == [72, 75])
-        #expect(model.status == "done")
+    }
+
+    @MainActor
+    @Test func theAsyncModelConnectsReadsAndCollectsNotifications() async throws {
+        let run = AsyncRun(readings: 2)
+        let peripheral = try await run.connect()
+        await run.step { run.system.answer(.characteristics([measurement, location], error: nil)) }
+        await run.step { run.system.answer(.value(Data([0x01]), error: nil)) }
+        #expect(run.model.bodyLocation == 1)
+        await run.step { run.system.answer(.notificationState(isNotifying: true, error: nil)) }
+        #expect(run.model.status == "measuring")
+        await run.step {
+            run.system.send(.valueUpdated(valueHandle: 0x000E, Data([0x00, 72])), to: peripheral)
+            run.system.send(.valueUpdated(valueHandle: 0x000E, Data([0x00, 75])), to: peripheral)
+        }
+        await run.task.value
+        #expect(run.model.rates == [72, 75])
+        #expect(run.model.status == "done")
     }
 
     @MainActor
     @Test func theAsyncModelSurfacesAnATTErrorWithApplesText() async throws {
-        let system = ScriptedSystem()
-        system.known = [.peerA]
-        let bluetooth = BluetoothSystemContext.with(system) { AsyncCentral() }
-        let model = HeartRateModel(bluetooth: bluetooth)
-        let run = Task { await model.run(device: CBPeer.identifier(for: .peerA), readings: 1) }
-        func step(_ answer: () -> Void = {}) async {
-            answer()
-            system.flush()
-            for _ in 0..<20 { await Task.yield() }
-        }
-        await step()
-        let central = try #require(system.centrals.first)
-        let peripheral = central.peripheral(identifier: CBPeer.identifier(for: .peerA), address: .peerA)
-        await step { system.send(.connected(peripheral), to: central) }
-        await step { system.answer(.services([heartRate], error: nil)) }
-        await step { system.answer(.characteristics([location], error: nil)) }
-        await step { system.answer(.value(nil, error: CBATTError(.insufficientAuthentication))) }
-        await run.value
-        #expect(model.status == "ATT error 5: Authentication is insufficient.")
+        let run = AsyncRun(readings: 1)
+        _ = try await run.connect()
+        await run.step { run.system.answer(.characteristics([location], error: nil)) }
+        await run.step { run.system.answer(.value(nil, error: CBATTError(.insufficientAuthentication))) }
+        await run.task.value
+        #expect(run.model.status == "ATT error 5: Authentication is insufficient.")
     }
 
     @Test func theCounterPeripheralAnswersAndStreamsWithFlowControl() throws {

@@ -11,6 +11,9 @@
 //   the imported Objective-C enums hold without a name (a Swift enum needs a case for them).
 // - `CBUUID` is `Sendable` here; Apple's is not declared so. Code written for Apple's compiles
 //   either way (an app's own `extension CBUUID: @unchecked Sendable {}` is a warning here).
+// - The deprecated `CBCentralManagerState` and `CBPeripheralManagerState` are names for
+//   `CBManagerState` here, separate enums with the same cases and values on iOS: old code uses
+//   them the same way (cases, `rawValue`, `init(rawValue:)`).
 #if canImport(CoreBluetooth) && !BLETRACE
 import CoreBluetooth
 #else
