@@ -26,6 +26,12 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // Android bug report zips (Sources/TraceFiles/Containers).
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        // For the porting guide's code only (Tests/PortingGuideTests, Formats/porting.md): what
+        // iOS code uses for Combine, CryptoKit and os.Logger where Apple's are missing. Test-only,
+        // so a package that depends on bletrace does not fetch them.
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // System libraries (Debian: libpcap-dev, libbluetooth-dev).
@@ -111,6 +117,16 @@ let package = Package(
         .testTarget(name: "CoreBluetoothCodesTests", dependencies: ["CoreBluetoothCodes"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "TestSupport"]),
         .testTarget(name: "BLETraceCoreBluetoothTests", dependencies: ["BLETraceCoreBluetooth"]),
+        // The "after" code of Formats/porting.md, compiled and run on Linux.
+        .testTarget(
+            name: "PortingGuideTests",
+            dependencies: [
+                "BLETraceCoreBluetooth",
+                .product(name: "OpenCombine", package: "OpenCombine"),
+                .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "TestSupport"]),
         .testTarget(name: "BLETraceTestingTests", dependencies: ["BLETraceTesting", "TestSupport"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Lifecycle", "TraceFiles", "TestSupport"]),

@@ -62,6 +62,7 @@ open class CBCentralManager: CBManager {
 
     /// Whether the platform supports `features`. bletrace's systems do not model extended scans
     /// and connections (Formats/corebluetooth.md).
+    @discardableResult
     open class func supports(_ features: Feature) -> Bool { features.isEmpty }
 
     // MARK: Requests of the app
@@ -104,11 +105,13 @@ open class CBCentralManager: CBManager {
         system.cancelPeripheralConnection(peripheral, for: self)
     }
 
+    @discardableResult
     public func retrievePeripherals(withIdentifiers identifiers: [UUID]) -> [CBPeripheral] {
         guard requirePoweredOn("retrievePeripherals") else { return [] }
         return system.retrievePeripherals(withIdentifiers: identifiers, for: self)
     }
 
+    @discardableResult
     public func retrieveConnectedPeripherals(withServices serviceUUIDs: [CBUUID]) -> [CBPeripheral] {
         guard requirePoweredOn("retrieveConnectedPeripherals") else { return [] }
         return system.retrieveConnectedPeripherals(withServices: serviceUUIDs, for: self)

@@ -6,6 +6,10 @@
 // Options of `CBCentralManager(delegate:queue:options:)`.
 public let CBCentralManagerOptionShowPowerAlertKey = "kCBInitOptionShowPowerAlert"
 public let CBCentralManagerOptionRestoreIdentifierKey = "kCBInitOptionRestoreIdentifier"
+/// A manager made only to reach media devices, without asking for Bluetooth permission (iOS 16).
+/// Its value is bletrace's (Apple does not document it), and the managers ignore it: a capture
+/// cannot show what the permission prompt would have done (Formats/corebluetooth.md).
+public let CBCentralManagerOptionDeviceAccessForMedia = "kCBInitOptionDeviceAccessForMedia"
 
 // Options of `scanForPeripherals(withServices:options:)`.
 public let CBCentralManagerScanOptionAllowDuplicatesKey = "kCBScanOptionAllowDuplicates"

@@ -147,6 +147,7 @@ open class CBPeripheral: CBPeer {
 
     /// The longest value one write can carry: ATT MTU − 3 without response; 512 with response,
     /// which CoreBluetooth sends as a long write when it does not fit one request.
+    @discardableResult
     public func maximumWriteValueLength(for type: CBCharacteristicWriteType) -> Int {
         switch type {
         case .withResponse: 512

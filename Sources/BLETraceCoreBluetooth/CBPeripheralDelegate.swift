@@ -10,6 +10,10 @@ public protocol CBPeripheralDelegate: NSObjectProtocol {
     /// Services were invalidated (a Service Changed indication); they are no longer in
     /// `peripheral.services`. Discover again what is still needed.
     func peripheral(_ peripheral: CBPeripheral, didModifyServices invalidatedServices: [CBService])
+    /// The form before iOS 8, still declared by Apple; iOS and bletrace call
+    /// `peripheral(_:didReadRSSI:error:)` instead, never this.
+    @available(*, deprecated, message: "Use peripheral(_:didReadRSSI:error:) instead")
+    func peripheralDidUpdateRSSI(_ peripheral: CBPeripheral, error: (any Error)?)
     func peripheral(_ peripheral: CBPeripheral, didReadRSSI RSSI: NSNumber, error: (any Error)?)
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?)
     func peripheral(_ peripheral: CBPeripheral, didDiscoverIncludedServicesFor service: CBService, error: (any Error)?)
@@ -28,6 +32,8 @@ public protocol CBPeripheralDelegate: NSObjectProtocol {
 extension CBPeripheralDelegate {
     public func peripheralDidUpdateName(_ peripheral: CBPeripheral) {}
     public func peripheral(_ peripheral: CBPeripheral, didModifyServices invalidatedServices: [CBService]) {}
+    @available(*, deprecated, message: "Use peripheral(_:didReadRSSI:error:) instead")
+    public func peripheralDidUpdateRSSI(_ peripheral: CBPeripheral, error: (any Error)?) {}
     public func peripheral(_ peripheral: CBPeripheral, didReadRSSI RSSI: NSNumber, error: (any Error)?) {}
     public func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {}
     public func peripheral(_ peripheral: CBPeripheral, didDiscoverIncludedServicesFor service: CBService, error: (any Error)?) {}

@@ -137,6 +137,7 @@ open class CBPeripheralManager: CBManager {
     /// Sends `value` to the subscribed centrals (all of them when `centrals` is nil). Returns false
     /// when the transmit queue is full: the value was not sent, and
     /// `peripheralManagerIsReady(toUpdateSubscribers:)` follows when there is room.
+    @discardableResult
     public func updateValue(_ value: Data, for characteristic: CBMutableCharacteristic, onSubscribedCentrals centrals: [CBCentral]?) -> Bool {
         guard requirePoweredOn("updateValue") else { return false }
         guard let service = characteristic.service as? CBMutableService, publishedServices.contains(where: { $0 === service }) else {

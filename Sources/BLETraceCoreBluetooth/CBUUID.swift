@@ -62,12 +62,14 @@ open class CBUUID: NSObject, NSCopying, @unchecked Sendable {
     /// the UUID string otherwise.
     open override var description: String { GATTNames.name(for: bluetoothUUID) ?? uuidString }
 
+    @discardableResult
     open override func isEqual(_ object: Any?) -> Bool {
         (object as? CBUUID)?.bluetoothUUID == bluetoothUUID
     }
 
     open override var hash: Int { bluetoothUUID.hashValue }
 
+    @discardableResult
     open func copy(with zone: NSZone? = nil) -> Any { self }
 
     static func parse(_ text: String) -> BluetoothUUID? {
@@ -106,4 +108,6 @@ public let CBUUIDServerCharacteristicConfigurationString = "2903"
 public let CBUUIDCharacteristicFormatString = "2904"
 public let CBUUIDCharacteristicAggregateFormatString = "2905"
 public let CBUUIDCharacteristicValidRangeString = "2906"
+/// The Observation Schedule descriptor (the SIG's 0x2910).
+public let CBUUIDCharacteristicObservationScheduleString = "2910"
 public let CBUUIDL2CAPPSMCharacteristicString = "ABDD3056-28FA-441D-A470-55A75A52553A"

@@ -11,14 +11,16 @@ public let CBATTErrorDomain = "CBATTErrorDomain"
 /// `(error as? CBError)?.code == .connectionTimeout`, `switch error.code { … @unknown default: }`,
 /// `catch CBError.connectionTimeout`, and `(error as NSError).domain == CBErrorDomain` with
 /// Apple's codes. A value with no named case (none is known for `CBError`) is
-/// ``Code/unnamed(_:)``, and ``errorCode`` is its number.
-public struct CBError: Error, Hashable, Sendable, CustomStringConvertible, CustomNSError {
+/// ``Code/unnamed(_:)``, and ``errorCode`` is its number. Apple's bridged-error members
+/// (`init(_nsError:)`, `init(_:userInfo:)`, `_nsError`, `userInfo`, `localizedDescription` with
+/// the framework's texts) come from ``CoreBluetoothError``.
+public struct CBError: CoreBluetoothError {
     public static var errorDomain: String { CBErrorDomain }
 
     /// `CBError.Code`, with Apple's cases and raw values (`CBError.h`). As with the enum Swift
     /// imports from Objective-C, any raw value makes a code: one with no case is
     /// ``unnamed(_:)`` (`CBError.Code(rawValue: 99)!`).
-    public enum Code: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    public enum Code: CoreBluetoothErrorCode, CaseIterable {
         case unknown
         case invalidParameters
         case invalidHandle
@@ -103,44 +105,38 @@ public struct CBError: Error, Hashable, Sendable, CustomStringConvertible, Custo
     }
 
     public let code: Code
+    private let info: ErrorUserInfo
 
-    public init(_ code: Code) { self.code = Code(rawValue: code.rawValue)! }
-    /// An error with a code CoreBluetooth may send but does not name.
-    public init(errorCode: Int) { code = Code(rawValue: errorCode)! }
+    /// Apple's `CBError(_:userInfo:)`. A value with a named case is always that case.
+    public init(_ code: Code, userInfo: [String: Any] = [:]) {
+        self.code = Code(rawValue: code.rawValue)!
+        info = ErrorUserInfo(values: userInfo)
+    }
 
-    /// The code as `NSError.code` carries it.
-    public var errorCode: Int { code.rawValue }
-    /// The case name, or nil for a value with no case.
-    public var name: String? { code.name }
+    public var givenUserInfo: [String: Any] { info.values }
 
-    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
-    public var localizedDescription: String { message }
-
-    /// `CBError.connectionTimeout`, as the flow format writes it; `CBError.Code(99)` unnamed.
-    public var description: String { name.map { "CBError.\($0)" } ?? code.description }
-
-    private var message: String {
+    /// The framework's texts (`+[NSError(CoreBluetooth) errorWithInfo:]`, decompiled: the daemon's
+    /// result codes mapped to `CBErrorDomain`). It gives none for 17 and 18.
+    public static func frameworkDescription(of code: Code) -> String? {
         switch code {
-        case .unknown: "An unknown Bluetooth error occurred."
-        case .invalidParameters: "The parameters given are invalid."
-        case .invalidHandle: "The attribute handle is invalid."
-        case .notConnected: "The device is not connected."
-        case .outOfSpace: "The device ran out of space for the operation."
+        case .unknown: "Unknown error."
+        case .invalidParameters: "One or more parameters were invalid."
+        case .invalidHandle: "The specified handle was not valid."
+        case .notConnected: "The specified device is not connected."
+        case .outOfSpace: "There is not enough space to complete the operation."
         case .operationCancelled: "The operation was cancelled."
-        case .connectionTimeout: "The connection timed out."
-        case .peripheralDisconnected: "The peripheral disconnected."
-        case .uuidNotAllowed: "This UUID may not be used for this operation."
-        case .alreadyAdvertising: "Advertising is already under way."
-        case .connectionFailed: "The connection failed."
-        case .connectionLimitReached: "The device has as many connections as it can hold."
-        case .unknownDevice: "The device is not known."
-        case .operationNotSupported: "The operation is not supported."
-        case .peerRemovedPairingInformation: "The peer removed its pairing information."
-        case .encryptionTimedOut: "Encrypting the link timed out."
-        case .tooManyLEPairedDevices: "Too many LE devices are paired."
-        case .leGattExceededBackgroundNotificationLimit: "Too many notifications in the background."
-        case .leGattNearBackgroundNotificationLimit: "Close to the background notification limit."
-        case .unnamed(let value): "Bluetooth error \(value)."
+        case .connectionTimeout: "The connection has timed out unexpectedly."
+        case .peripheralDisconnected: "The specified device has disconnected from us."
+        case .uuidNotAllowed: "The specified UUID is not allowed for this operation."
+        case .alreadyAdvertising: "Advertising has already started."
+        case .connectionFailed: "The connection has failed unexpectedly."
+        case .connectionLimitReached: "The system has reached the maximum number of connections"
+        case .unknownDevice: "Device is invalid."
+        case .operationNotSupported: "Operation is not supported."
+        case .peerRemovedPairingInformation: "Peer removed pairing information"
+        case .encryptionTimedOut: "Failed to encrypt the connection, the connection has timed out unexpectedly."
+        case .tooManyLEPairedDevices: "Too many LE devices are paired to this device"
+        case .leGattExceededBackgroundNotificationLimit, .leGattNearBackgroundNotificationLimit, .unnamed: nil
         }
     }
 }
@@ -150,14 +146,15 @@ public struct CBError: Error, Hashable, Sendable, CustomStringConvertible, Custo
 ///
 /// ATT's application and profile error codes (0x80-0xFF) have no case in `CBATTError.Code`; they
 /// reach apps with their raw value as `NSError.code` (``errorCode``), as ``Code/unnamed(_:)``.
-public struct CBATTError: Error, Hashable, Sendable, CustomStringConvertible, CustomNSError {
+/// Apple's bridged-error members come from ``CoreBluetoothError``, as for ``CBError``.
+public struct CBATTError: CoreBluetoothError {
     public static var errorDomain: String { CBATTErrorDomain }
 
     /// `CBATTError.Code`, with Apple's cases; the raw values are ATT's error codes 0x00-0x11. As
     /// with the enum Swift imports from Objective-C, any raw value makes a code: an application
     /// error is ``unnamed(_:)`` (`CBATTError.Code(rawValue: 0x80)!`, which peripheral apps pass to
     /// `respond(to:withResult:)`).
-    public enum Code: RawRepresentable, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    public enum Code: CoreBluetoothErrorCode, CaseIterable {
         case success
         case invalidHandle
         case readNotPermitted
@@ -240,44 +237,39 @@ public struct CBATTError: Error, Hashable, Sendable, CustomStringConvertible, Cu
     }
 
     public let code: Code
+    private let info: ErrorUserInfo
 
-    public init(_ code: Code) { self.code = Code(rawValue: code.rawValue)! }
-    /// An error with an ATT code `CBATTError.Code` does not name (application errors 0x80-0x9F,
-    /// common profile errors 0xE0-0xFF).
-    public init(errorCode: Int) { code = Code(rawValue: errorCode)! }
+    /// Apple's `CBATTError(_:userInfo:)`.
+    public init(_ code: Code, userInfo: [String: Any] = [:]) {
+        self.code = Code(rawValue: code.rawValue)!
+        info = ErrorUserInfo(values: userInfo)
+    }
 
-    /// The ATT error code as `NSError.code` carries it (0x80 and up included).
-    public var errorCode: Int { code.rawValue }
-    /// The case name, or nil for a code with no case.
-    public var name: String? { code.name }
+    public var givenUserInfo: [String: Any] { info.values }
 
-    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
-    public var localizedDescription: String { message }
-
-    /// `CBATTError.insufficientEncryption`; `CBATTError.Code(128)` unnamed.
-    public var description: String { name.map { "CBATTError.\($0)" } ?? code.description }
-
-    private var message: String {
+    /// The framework's texts, as for ``CBError/frameworkDescription(of:)``: every ATT code without
+    /// one of its own is "Unknown ATT error."; `.success` is never an error and has none.
+    public static func frameworkDescription(of code: Code) -> String? {
         switch code {
-        case .success: "The request succeeded."
-        case .invalidHandle: "The attribute handle is invalid."
-        case .readNotPermitted: "The attribute cannot be read."
-        case .writeNotPermitted: "The attribute cannot be written."
-        case .invalidPdu: "The request was malformed."
-        case .insufficientAuthentication: "The link is not authenticated enough for this attribute."
-        case .requestNotSupported: "The peer does not support the request."
-        case .invalidOffset: "The offset is past the end of the value."
-        case .insufficientAuthorization: "The request is not authorized."
-        case .prepareQueueFull: "The peer's queue of prepared writes is full."
-        case .attributeNotFound: "No attribute was found in the range."
-        case .attributeNotLong: "The attribute cannot be read or written with an offset."
-        case .insufficientEncryptionKeySize: "The encryption key is too short for this attribute."
-        case .invalidAttributeValueLength: "The value has the wrong length."
-        case .unlikelyError: "The request failed for an unlikely reason."
-        case .insufficientEncryption: "The link is not encrypted enough for this attribute."
-        case .unsupportedGroupType: "The grouping attribute type is not supported."
-        case .insufficientResources: "The peer lacks the resources for the request."
-        case .unnamed(let value): "ATT error 0x\(String(value, radix: 16, uppercase: true))."
+        case .success: nil
+        case .invalidHandle: "The handle is invalid."
+        case .readNotPermitted: "Reading is not permitted."
+        case .writeNotPermitted: "Writing is not permitted."
+        case .invalidPdu: "The command is invalid."
+        case .insufficientAuthentication: "Authentication is insufficient."
+        case .requestNotSupported: "The request is not supported."
+        case .invalidOffset: "The offset is invalid."
+        case .insufficientAuthorization: "Authorization is insufficient."
+        case .prepareQueueFull: "The prepare queue is full."
+        case .attributeNotFound: "The attribute could not be found."
+        case .attributeNotLong: "The attribute is not long."
+        case .insufficientEncryptionKeySize: "The encryption key size is insufficient."
+        case .invalidAttributeValueLength: "The value's length is invalid."
+        case .unlikelyError: "Unlikely error."
+        case .insufficientEncryption: "Encryption is insufficient."
+        case .unsupportedGroupType: "The group type is unsupported."
+        case .insufficientResources: "Resources are insufficient."
+        case .unnamed: "Unknown ATT error."
         }
     }
 }

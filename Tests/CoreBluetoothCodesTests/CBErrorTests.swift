@@ -170,3 +170,63 @@ import Testing
         #expect(CBManagerState(name: name) == nil)
     }
 }
+
+/// Apple's bridged-error members (`_BridgedStoredNSError`): `init(_:userInfo:)`,
+/// `init(_nsError:)`, `_nsError`, `userInfo`, and the framework's texts.
+@Suite struct CoreBluetoothErrorBridgingTests {
+    @Test(arguments: [
+        (CBError.Code.connectionTimeout, "The connection has timed out unexpectedly."),
+        (.peripheralDisconnected, "The specified device has disconnected from us."),
+        (.connectionFailed, "The connection has failed unexpectedly."),
+        (.encryptionTimedOut, "Failed to encrypt the connection, the connection has timed out unexpectedly."),
+        (.peerRemovedPairingInformation, "Peer removed pairing information"),
+        (.unknown, "Unknown error."),
+    ] as [(CBError.Code, String)])
+    func errorsCarryTheTextsOfApplesFramework(_ code: CBError.Code, _ text: String) {
+        let error = CBError(code)
+        #expect(error.localizedDescription == text)
+        #expect((error as any Error).localizedDescription == text, "through Foundation's Error.localizedDescription")
+        #expect((error as NSError).localizedDescription == text)
+        #expect(error.userInfo[NSLocalizedDescriptionKey] as? String == text)
+    }
+
+    @Test func attErrorsWithoutATextOfTheirOwnAreUnknownATTErrors() {
+        #expect(CBATTError(.insufficientAuthentication).localizedDescription == "Authentication is insufficient.")
+        #expect(CBATTError(errorCode: 0x80).localizedDescription == "Unknown ATT error.")
+        #expect(CBATTError(.success).userInfo.isEmpty, "the framework has no text for success")
+    }
+
+    @Test func codesWithoutAFrameworkTextGetFoundationsGenericOne() {
+        let error = CBError(.leGattNearBackgroundNotificationLimit)
+        #expect(error.userInfo.isEmpty)
+        #expect(error.localizedDescription.contains("CBErrorDomain error 18"))
+    }
+
+    @Test func userInfoGivenIsKeptAndItsDescriptionWins() {
+        let error = CBError(.connectionFailed, userInfo: [NSLocalizedDescriptionKey: "Page timeout", "extra": 7])
+        #expect(error.localizedDescription == "Page timeout")
+        #expect(error.userInfo["extra"] as? Int == 7)
+        #expect(error.code == .connectionFailed)
+        #expect(error != CBError(.connectionFailed), "equal as NSErrors are: the user info differs")
+    }
+
+    @Test func anErrorRebuiltFromItsNSErrorIsTheSameError() {
+        let error = CBError(.peripheralDisconnected, userInfo: ["when": "now"])
+        let nsError = error._nsError
+        #expect(nsError.domain == CBErrorDomain && nsError.code == 7)
+        let rebuilt = CBError(_nsError: nsError)
+        #expect(rebuilt == error)
+        #expect(rebuilt.hashValue == error.hashValue)
+        #expect(CBATTError(_nsError: NSError(domain: CBATTErrorDomain, code: 0x81)).code == .unnamed(0x81))
+    }
+
+    @Test func errorsFromAnotherProcessArriveAsNSErrorsAndAreRebuilt() {
+        // What app code does with an NSError it got from elsewhere (a log, an Objective-C layer).
+        let received: any Error = NSError(domain: "CBErrorDomain", code: 6, userInfo: nil)
+        let nsError = received as NSError
+        guard nsError.domain == CBErrorDomain else { Issue.record("wrong domain"); return }
+        let error = CBError(_nsError: nsError)
+        #expect(error.code == .connectionTimeout)
+        if case CBError.connectionTimeout = error as any Error {} else { Issue.record("pattern did not match") }
+    }
+}
