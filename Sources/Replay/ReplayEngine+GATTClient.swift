@@ -273,7 +273,7 @@ extension ReplayEngine {
         let key = PeerIndex.key(kind, handle)
         let occurrence = links[address]?.occurrences[key, default: 0] ?? 0
         links[address]?.occurrences[key] = occurrence + 1
-        guard var (operation, link) = capturedAnswer(kind, handle: handle, on: address, occurrence: occurrence)
+        guard case (var operation, let link)? = capturedAnswer(kind, handle: handle, on: address, occurrence: occurrence)
             ?? (kind == .write ? capturedAnswer(.longWrite, handle: handle, on: address, occurrence: occurrence) : nil)
         else {
             return unmatched(request, peripheral, "the capture never shows \(request.methodName) on handle 0x\(hex4(handle))")
