@@ -23,12 +23,7 @@ import Testing
     /// Insufficient Authentication at +1.0; pairing starts, and a Pairing Failed (reason
     /// Unspecified) comes at +1.5 from `failedBy` (`.sent`: this host); the link ends at +3.0.
     static func refusedThenPairingFails(failedBy direction: Direction) -> Cassette {
-        PerConnectionAnswersTests.cassette([
-            OwnedRecord(kind: .event, direction: .received, hex: "3e 13 01 00 4000 00 01 05f4f3f2f1f0 2800 0000 2a00 00", time: 100_000),
-            OwnedRecord(kind: .acl, direction: .sent, hex: att("10 0100 ffff 0028"), time: 200_000),
-            OwnedRecord(kind: .acl, direction: .received, hex: att("11 06 0100 0500 0d18"), time: 210_000),
-            OwnedRecord(kind: .acl, direction: .sent, hex: att("08 0100 0500 0328"), time: 220_000),
-            OwnedRecord(kind: .acl, direction: .received, hex: att("09 07 0200 02 0300 382a"), time: 230_000),
+        PerConnectionAnswersTests.cassette(PerConnectionAnswersTests.connectedAndDiscovered(service: "0d18", properties: "02", characteristic: "382a") + [
             OwnedRecord(kind: .acl, direction: .sent, hex: att("0a 0300"), time: 1_000_000),
             OwnedRecord(kind: .acl, direction: .received, hex: att("01 0a 0300 05"), time: 1_010_000),
             OwnedRecord(kind: .acl, direction: .sent, hex: smp("01 03 00 01 10 07 07"), time: 1_100_000),
@@ -74,12 +69,7 @@ import Testing
 
     @Test func theNameFollowsTheGAPDeviceNameTheSystemReads() async throws {
         // Generic Access with Device Name at 0x0003, read by the captured stack at +0.5: "new-name".
-        let cassette = PerConnectionAnswersTests.cassette([
-            OwnedRecord(kind: .event, direction: .received, hex: "3e 13 01 00 4000 00 01 05f4f3f2f1f0 2800 0000 2a00 00", time: 100_000),
-            OwnedRecord(kind: .acl, direction: .sent, hex: Self.att("10 0100 ffff 0028"), time: 200_000),
-            OwnedRecord(kind: .acl, direction: .received, hex: Self.att("11 06 0100 0500 0018"), time: 210_000),
-            OwnedRecord(kind: .acl, direction: .sent, hex: Self.att("08 0100 0500 0328"), time: 220_000),
-            OwnedRecord(kind: .acl, direction: .received, hex: Self.att("09 07 0200 02 0300 002a"), time: 230_000),
+        let cassette = PerConnectionAnswersTests.cassette(PerConnectionAnswersTests.connectedAndDiscovered(service: "0018", properties: "02", characteristic: "002a") + [
             OwnedRecord(kind: .acl, direction: .sent, hex: Self.att("0a 0300"), time: 500_000),
             OwnedRecord(kind: .acl, direction: .received, hex: Self.att("0b 6e65772d6e616d65"), time: 510_000),
             OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 13", time: 2_000_000),

@@ -137,13 +137,21 @@ final class ReconnectingReader: NSObject, BluetoothApp, CBCentralManagerDelegate
         return recorder.cassette()
     }
 
-    static func unansweredRead(linkEndsAfter end: Double?) -> Cassette {
-        var records = [
+    /// LE Connection Complete (handle 0x0040, F0:F1:F2:F3:F4:05) at +0.1, then discovery from +0.2
+    /// finding one service (0x0001-0x0005, `service` as its little-endian hex, "0d18" for 180D)
+    /// with one characteristic of `properties` whose value is 0x0003 (`characteristic`, "382a").
+    static func connectedAndDiscovered(service: String, properties: String, characteristic: String) -> [OwnedRecord] {
+        [
             OwnedRecord(kind: .event, direction: .received, hex: "3e 13 01 00 4000 00 01 05f4f3f2f1f0 2800 0000 2a00 00", time: 100_000),
             OwnedRecord(kind: .acl, direction: .sent, hex: att("10 0100 ffff 0028"), time: 200_000),
-            OwnedRecord(kind: .acl, direction: .received, hex: att("11 06 0100 0500 0d18"), time: 210_000),
+            OwnedRecord(kind: .acl, direction: .received, hex: att("11 06 0100 0500 " + service), time: 210_000),
             OwnedRecord(kind: .acl, direction: .sent, hex: att("08 0100 0500 0328"), time: 220_000),
-            OwnedRecord(kind: .acl, direction: .received, hex: att("09 07 0200 02 0300 382a"), time: 230_000),
+            OwnedRecord(kind: .acl, direction: .received, hex: att("09 07 0200 \(properties) 0300 \(characteristic)"), time: 230_000),
+        ]
+    }
+
+    static func unansweredRead(linkEndsAfter end: Double?) -> Cassette {
+        var records = connectedAndDiscovered(service: "0d18", properties: "02", characteristic: "382a") + [
             OwnedRecord(kind: .acl, direction: .sent, hex: att("0a 0300"), time: 1_000_000),
         ]
         records.append(end.map {
