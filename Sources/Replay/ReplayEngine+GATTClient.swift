@@ -571,12 +571,18 @@ extension ReplayEngine {
         let index = peerIndex(address)
         let key = PeerIndex.key(kind, handle)
         let playing = links[address]?.link?.connection ?? links[address]?.episode.id ?? Int.max
-        let before = index.connections.filter { $0 <= playing }.reversed()
-        let after = index.connections.filter { $0 > playing }
-        for connection in [Array(before), after].joined() {
+        // The connection played, then the latest before it, then the first after it; searched in
+        // place, as this runs for every request (no array made).
+        func answer(on connection: Int) -> (Cassette.Operation, connection: Int)? {
             let all = index.answers(connection, key)
-            guard !all.isEmpty else { continue }
-            return (all[min(max(0, occurrence), all.count - 1)], connection)
+            return all.isEmpty ? nil : (all[min(max(0, occurrence), all.count - 1)], connection)
+        }
+        if let found = answer(on: playing) { return found }
+        for connection in index.connections.reversed() where connection < playing {
+            if let found = answer(on: connection) { return found }
+        }
+        for connection in index.connections where connection > playing {
+            if let found = answer(on: connection) { return found }
         }
         return nil
     }
