@@ -171,8 +171,9 @@ extension ReplayEngine {
         let offs = Set(cassette.connections.compactMap { connection in
             connection.initiator == .local && connection.reason == .remoteDeviceTerminatedPowerOff ? connection.disconnectTime : nil
         }).sorted()
+        guard !offs.isEmpty else { return }
+        let activity = cassette.connections.compactMap(\.attemptTime) + cassette.scans.compactMap(\.startTime)
         for off in offs {
-            let activity = cassette.connections.compactMap(\.attemptTime) + cassette.scans.compactMap(\.startTime)
             let on = activity.filter { $0 > off }.min()
             scheduleSystem(at: off, for: nil) { [unowned self] in
                 guard bluetoothState == .poweredOn else { return }
