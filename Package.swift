@@ -20,8 +20,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
-        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
-        .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.4.3"),
         // `swift package generate-documentation` (make docs): DocC pages from the comments.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // Android bug report zips (Sources/TraceFiles/Containers).
@@ -69,9 +67,7 @@ let package = Package(
             name: "Replay",
             dependencies: [
                 "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "BLETraceCoreBluetooth",
-                .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "HeapModule", package: "swift-collections"),
-                .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
             ]),
         // What people and tools read: the lifecycle story, the JSON documents, the timeline, the
         // error table, the diff's reports. The command-line tool only parses and prints.

@@ -101,8 +101,10 @@ extension BluetoothSystem {
 
 /// replay in parallel do not see each other's systems.
 public enum BluetoothSystemContext {
+    /// Weak: a task the app started inherits the binding, and one left suspended at the end of a
+    /// replay must not keep the replay (and its cassette) alive.
     final class Binding: @unchecked Sendable {
-        let system: any BluetoothSystem
+        weak var system: (any BluetoothSystem)?
         init(_ system: any BluetoothSystem) { self.system = system }
     }
 

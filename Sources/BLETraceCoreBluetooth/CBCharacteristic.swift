@@ -8,13 +8,14 @@ open class CBCharacteristic: CBAttribute {
     public var properties: CBCharacteristicProperties { storedProperties }
     public var value: Data? { storedValue }
     public var descriptors: [CBDescriptor]? { storedDescriptors }
-    /// Whether notifications or indications are on, as the peer confirmed.
-    public internal(set) var isNotifying = false
+    /// Whether notifications or indications are on, as the peer confirmed. (Unchecked, as
+    /// CBPeripheral's hot properties are: read for every notification.)
+    @exclusivity(unchecked) public internal(set) var isNotifying = false
 
     var storedProperties: CBCharacteristicProperties
     /// The value as it came: Data from a read or from the app, or a notification's bytes, made
     /// into Data only when someone reads ``value`` (a replay's notifications then cost no copy).
-    var stored: StoredValue?
+    @exclusivity(unchecked) var stored: StoredValue?
     enum StoredValue {
         case data(Data)
         case bytes([UInt8])

@@ -18,7 +18,7 @@ open class CBManager: NSObject {
     public var authorization: CBManagerAuthorization { system.authorization }
 
     /// The system this manager talks to (the replay, a test double, or none).
-    public let system: any BluetoothSystem
+    public private(set) var system: any BluetoothSystem
     /// The queue the delegate is called on; nil for the main queue.
     public let queue: DispatchQueue?
     /// The restore identifier the app opted into restoration with, if any.
@@ -38,6 +38,15 @@ open class CBManager: NSObject {
 
     /// Tells the system this manager exists. Subclasses call it last in their initialiser.
     func register() { system.managerDidInit(self) }
+
+    /// The system has ended (a replay at its end): the manager lets go of it and talks to none
+    /// from now on, as one made outside any system, with no state change told. App code still
+    /// running later (a task the app left waiting) finds its requests go nowhere, and does not
+    /// keep the replay alive.
+    public func detachFromSystem() {
+        guard !(system is UnsupportedSystem) else { return }
+        system = UnsupportedSystem(queue: queue)
+    }
 
     /// Set by the default `willRestoreState` (the delegate does not implement it) while the
     /// manager restores: iOS asserts on a restore identifier whose delegate lacks the method.

@@ -30,16 +30,19 @@ open class CBPeripheral: CBPeer {
 
     public weak var delegate: (any CBPeripheralDelegate)?
     public internal(set) var name: String?
-    public internal(set) var state: CBPeripheralState = .disconnected
+    // Marked `@exclusivity(unchecked)`: properties a replay reads for every notification and
+    // request. Apps only read them, the system changes them, and no access overlaps another, so
+    // the runtime's check of each access is left out (Benchmarks/README.md, the replay).
+    @exclusivity(unchecked) public internal(set) var state: CBPeripheralState = .disconnected
     /// The services discovered and still valid; nil until a discovery, and again after a
     /// disconnection.
-    public internal(set) var services: [CBService]? {
+    @exclusivity(unchecked) public internal(set) var services: [CBService]? {
         didSet { notifiedLast = nil }
     }
     /// The characteristic found last by ``characteristic(valueHandle:)``: a capture's
     /// notifications mostly come from the one before's. Forgotten when services or
     /// characteristics change.
-    private var notifiedLast: CBCharacteristic?
+    @exclusivity(unchecked) private var notifiedLast: CBCharacteristic?
     public internal(set) var canSendWriteWithoutResponse = true
     public internal(set) var ancsAuthorized = false
     /// The last RSSI read (deprecated in CoreBluetooth, kept for old code).
@@ -47,7 +50,7 @@ open class CBPeripheral: CBPeer {
     public var rssi: NSNumber? { lastRSSI.map { NSNumber(value: $0) } }
 
     /// The ATT MTU of the current connection (23 until an exchange).
-    public internal(set) var mtu = 23
+    @exclusivity(unchecked) public internal(set) var mtu = 23
 
     weak var central: CBCentralManager?
     /// The central manager this object belongs to (bletrace's: CoreBluetooth does not show it).
@@ -55,10 +58,10 @@ open class CBPeripheral: CBPeer {
     public var centralManager: CBCentralManager? { central }
     var lastRSSI: Int?
     /// Requests of the app not yet answered; the first is with the system when `inFlight`.
-    private var requests: [GATTRequest] = []
-    private var inFlight = false
+    @exclusivity(unchecked) private var requests: [GATTRequest] = []
+    @exclusivity(unchecked) private var inFlight = false
     /// Whether the app asked for the connection to end (its disconnection then carries no error).
-    var cancelRequested = false
+    @exclusivity(unchecked) var cancelRequested = false
 
     init(identifier: UUID, address: BluetoothAddress?, name: String?, central: CBCentralManager) {
         self.name = name
@@ -205,16 +208,17 @@ open class CBPeripheral: CBPeer {
 
     /// A notification or indication of `bytes`, as ``deliver(_:)`` with ``Event/valueUpdated(valueHandle:_:)``
     /// delivers it; the bytes are kept as they are (no copy) until the app reads the value.
-    public func deliverValue(_ bytes: [UInt8], valueHandle: UInt16) -> Bool {
-        notify(valueHandle) { $0.stored = .bytes(bytes) }
+    /// `central` is this peripheral's central manager, when the caller has it already.
+    public func deliverValue(_ bytes: [UInt8], valueHandle: UInt16, via central: CBCentralManager? = nil) -> Bool {
+        notify(valueHandle, via: central) { $0.stored = .bytes(bytes) }
     }
 
     /// A value update of the characteristic with `valueHandle` when the app is subscribed to it:
     /// `update` sets the value, then the delegate hears of it.
-    private func notify(_ valueHandle: UInt16, _ update: (CBCharacteristic) -> Void) -> Bool {
+    private func notify(_ valueHandle: UInt16, via central: CBCentralManager? = nil, _ update: (CBCharacteristic) -> Void) -> Bool {
         guard let characteristic = characteristic(valueHandle: valueHandle), characteristic.isNotifying else { return false }
         update(characteristic)
-        callback { $0.peripheral(self, didUpdateValueFor: characteristic, error: nil) }
+        callback(via: central) { $0.peripheral(self, didUpdateValueFor: characteristic, error: nil) }
         return true
     }
 
@@ -426,8 +430,8 @@ open class CBPeripheral: CBPeer {
         central?.system.later { [weak self] in self?.fail(request, error) }
     }
 
-    private func callback(_ body: (any CBPeripheralDelegate) -> Void) {
-        guard let central else { return }
+    private func callback(via known: CBCentralManager? = nil, _ body: (any CBPeripheralDelegate) -> Void) {
+        guard let central = known ?? central else { return }
         central.onDelegateQueue {
             if let delegate { body(delegate) }
         }

@@ -6,7 +6,9 @@ import Foundation
 /// machine; every request is then refused by the manager itself, so none reaches this system.
 final class UnsupportedSystem: BluetoothSystem {
     var authorization: CBManagerAuthorization { .allowedAlways }
-    private var queue: DispatchQueue = .main
+    private var queue: DispatchQueue
+
+    init(queue: DispatchQueue? = nil) { self.queue = queue ?? .main }
 
     func managerDidInit(_ manager: CBManager) {
         queue = manager.queue ?? .main

@@ -13,14 +13,14 @@ import Wire
 /// flow that run returns then holds the comments only.
 public final class FlowWriter {
     /// The lines not yet sent on.
-    private var buffer: LineBuffer
+    @exclusivity(unchecked) private var buffer: LineBuffer
     /// Where full buffers go: the caller's sink, or the spool file.
     private let sink: ((UnsafeRawBufferPointer) -> Void)?
     private var spool: UnsafeMutablePointer<FILE>?
     /// A write to the spool failed (a full disk): its errno.
     private var spoolError: Int32?
     /// Event lines written so far.
-    public private(set) var lineCount = 0
+    @exclusivity(unchecked) public private(set) var lineCount = 0
 
     private static let capacity = 1 << 16
 

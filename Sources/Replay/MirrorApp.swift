@@ -106,25 +106,28 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         guard let linkIndex = cassette.linkIndex(connection: episode.id) else { return }
         var discovered = false
         var refusedForSecurity: Set<Int> = []
-        for (index, operation) in cassette.links[linkIndex].operations.enumerated() where operation.sender != .peer {
+        // Each operation's fields read in place: a copy of an operation retains its arrays.
+        let operations = cassette.links[linkIndex].operations
+        for index in operations.indices where operations[index].sender != .peer {
             // The captured stack's own retry of a request refused for security after pairing:
             // iOS retries by itself, so the app makes the request once.
-            let key = PeerIndex.key(operation.kind, operation.handle ?? 0)
+            let key = PeerIndex.key(operations[index].kind, operations[index].handle ?? 0)
             if refusedForSecurity.remove(key) != nil { continue }
-            if let code = operation.error?.rawValue, [0x05, 0x0C, 0x0F].contains(code) { refusedForSecurity.insert(key) }
-            switch operation.kind {
+            if let code = operations[index].error?.rawValue, [0x05, 0x0C, 0x0F].contains(code) { refusedForSecurity.insert(key) }
+            let time = operations[index].time
+            switch operations[index].kind {
             case .discovery where !discovered:
                 discovered = true
-                script.append(Step(time: operation.time, kind: .discover, peer: peer))
+                script.append(Step(time: time, kind: .discover, peer: peer))
             case .read, .write, .longWrite, .writeWithoutResponse, .signedWrite:
                 if !discovered {
                     // The captured stack used handles it had cached from an earlier connection; a
                     // CoreBluetooth app discovers on every connection (iOS answers from its own
                     // cache), so the mirror discovers first.
                     discovered = true
-                    script.append(Step(time: operation.time, kind: .discover, peer: peer))
+                    script.append(Step(time: time, kind: .discover, peer: peer))
                 }
-                script.append(Step(time: operation.time, kind: .issue, peer: peer, link: Int32(linkIndex), operation: Int32(index)))
+                script.append(Step(time: time, kind: .issue, peer: peer, link: Int32(linkIndex), operation: Int32(index)))
             default:
                 break
             }

@@ -12,11 +12,11 @@ final class LinkPlayback {
     var episode: Connection
     var link: Cassette.Link?
     /// Requests of the app so far, by kind and handle: the n-th gets the capture's n-th answer.
-    var occurrences: [Int: Int] = [:]
+    @exclusivity(unchecked) var occurrences: [Int: Int] = [:]
     /// Value handles of the characteristics the app subscribed to.
-    var subscribed: Set<UInt16> = []
+    @exclusivity(unchecked) var subscribed: Set<UInt16> = []
     /// Notifications and indications of the capture the app was not subscribed to.
-    var undelivered = 0
+    @exclusivity(unchecked) var undelivered = 0
 
     init(episode: Connection, link: Cassette.Link?) {
         self.episode = episode
@@ -103,7 +103,9 @@ extension ReplayEngine {
         guard let first, first < notifications.count, let address = peripheral.address else { return }
         let peer = peerIndex(address)
         let cursor = NotificationCursor(index: first)
-        scheduleSystem(at: max(now, notifications[first].time), for: peripheral) { [unowned self] in
+        // unowned(unsafe): only the engine's own queue runs this closure, so the engine is alive;
+        // the checked form would cost a retain and a release of the engine a notification.
+        scheduleSystem(at: max(now, notifications[first].time), for: peripheral) { [unowned(unsafe) self] in
             var index = cursor.index
             while true {
                 let event = notifications[index]
@@ -115,11 +117,11 @@ extension ReplayEngine {
                     if isRunning {
                         // What reach(_:waking:_:) does for a running app, without a closure.
                         if let central = peripheral.centralManager, centrals.contains(where: { $0 === central }) {
-                            deliverNotification(event, to: peripheral, peer, playback, cursor)
+                            deliverNotification(event, to: peripheral, via: central, peer, playback, cursor)
                         }
                     } else {
-                        reach(peripheral, waking: "didUpdateValueFor") { [unowned self] _ in
-                            deliverNotification(event, to: peripheral, peer, links[address], cursor)
+                        reach(peripheral, waking: "didUpdateValueFor") { [unowned self] central in
+                            deliverNotification(event, to: peripheral, via: central, peer, links[address], cursor)
                         }
                     }
                 } else {
@@ -139,9 +141,10 @@ extension ReplayEngine {
     }
 
     private func deliverNotification(
-        _ event: Cassette.ValueEvent, to peripheral: CBPeripheral, _ peer: PeerIndex, _ playback: LinkPlayback?, _ cursor: NotificationCursor
+        _ event: Cassette.ValueEvent, to peripheral: CBPeripheral, via central: CBCentralManager, _ peer: PeerIndex,
+        _ playback: LinkPlayback?, _ cursor: NotificationCursor
     ) {
-        guard peripheral.deliverValue(event.value, valueHandle: event.handle) else {
+        guard peripheral.deliverValue(event.value, valueHandle: event.handle, via: central) else {
             playback?.undelivered += 1
             return
         }
@@ -594,11 +597,16 @@ extension ReplayEngine {
         let index = PeerIndex(addressText: "\(address)")
         for link in cassette.links(of: address) {
             index.connections.append(link.connection)
-            for operation in link.operations where operation.sender != .peer {
-                index.byConnection[link.connection, default: [:]][PeerIndex.key(operation.kind, operation.handle ?? 0), default: []]
-                    .append(operation)
-                if operation.kind == .discovery, index.discoveryLatency == nil { index.discoveryLatency = operation.latency }
+            // Positions, not copies: an operation holds arrays, and a copy retains each.
+            let operations = link.operations
+            var byKey: [Int: [Int32]] = [:]
+            for position in operations.indices where operations[position].sender != .peer {
+                byKey[PeerIndex.key(operations[position].kind, operations[position].handle ?? 0), default: []].append(Int32(position))
+                if operations[position].kind == .discovery, index.discoveryLatency == nil {
+                    index.discoveryLatency = operations[position].latency
+                }
             }
+            index.byConnection[link.connection] = (operations, byKey)
         }
         index.connections.sort()
         let characteristics = cassette.services(of: address).flatMap(\.characteristics)
@@ -615,22 +623,22 @@ extension ReplayEngine {
 
 /// Where a link's notifications have got to.
 final class NotificationCursor {
-    var index: Int
+    @exclusivity(unchecked) var index: Int
     /// The characteristic handle named last, and its name in the flow.
-    var namedHandle: UInt16?
-    var name = ""
+    @exclusivity(unchecked) var namedHandle: UInt16?
+    @exclusivity(unchecked) var name = ""
     /// The link's playback as ``ReplayEngine/links`` had it at ``linksVersion``.
-    var playback: LinkPlayback?
-    var linksVersion = -1
+    @exclusivity(unchecked) var playback: LinkPlayback?
+    @exclusivity(unchecked) var linksVersion = -1
     init(index: Int) { self.index = index }
 }
 
 /// A peer's answers by kind and handle, characteristic names by value handle, and the latency of
 /// its first discovery. A class, looked up for every flow event that names a characteristic.
 final class PeerIndex {
-    /// Per connection (`Connection.id`) of the peer, this host's operations by kind and handle
-    /// (``key(_:_:)``), in capture order.
-    var byConnection: [Int: [Int: [Cassette.Operation]]] = [:]
+    /// Per connection (`Connection.id`) of the peer, its link's operations, and the positions of
+    /// this host's among them by kind and handle (``key(_:_:)``), in capture order.
+    var byConnection: [Int: (operations: [Cassette.Operation], byKey: [Int: [Int32]])] = [:]
     /// The peer's connections with a link, in order.
     var connections: [Int] = []
     var names: [UInt16: String] = [:]
@@ -641,7 +649,20 @@ final class PeerIndex {
     init(addressText: String) { self.addressText = addressText }
 
     /// The operations of `key` on `connection`.
-    func answers(_ connection: Int, _ key: Int) -> [Cassette.Operation] { byConnection[connection]?[key] ?? [] }
+    func answers(_ connection: Int, _ key: Int) -> Answers {
+        guard let answers = byConnection[connection] else { return Answers(operations: [], positions: []) }
+        return Answers(operations: answers.operations, positions: answers.byKey[key] ?? [])
+    }
+
+    /// Operations of one kind and handle on one connection, in capture order, as positions in the
+    /// link's operations.
+    struct Answers: RandomAccessCollection {
+        let operations: [Cassette.Operation]
+        let positions: [Int32]
+        var startIndex: Int { 0 }
+        var endIndex: Int { positions.count }
+        subscript(position: Int) -> Cassette.Operation { operations[Int(positions[position])] }
+    }
 
     static func key(_ kind: Cassette.Operation.Kind, _ handle: UInt16) -> Int {
         let number =

@@ -38,10 +38,10 @@ public final class ReplayEngine: BluetoothSystem {
     /// (a timer that re-arms itself forever ends with it). The ATT transaction timeout, so that an
     /// app's own request timeouts after the last record still fire.
     public static let horizonSeconds: Int64 = 30
-    public internal(set) var flow = Flow()
+    @exclusivity(unchecked) public internal(set) var flow = Flow()
     /// When set, events are written to it as they happen instead of kept in ``flow`` (whose
     /// comments are still kept): for long replays (``FlowWriter``).
-    public var writer: FlowWriter?
+    @exclusivity(unchecked) public var writer: FlowWriter?
 
     /// Where the replay is in capture time.
     public var now: Timestamp {
@@ -56,18 +56,23 @@ public final class ReplayEngine: BluetoothSystem {
         }
     }
 
+    // The properties marked `@exclusivity(unchecked)` are read or changed for most events. Only
+    // the replay's thread touches them, and no access to one overlaps another (none is passed
+    // `inout` to code that could reach it again), so the runtime's check of each access, about a
+    // tenth of the replay's time, is left out (Benchmarks/README.md).
+
     /// The time of the event running, or last run.
-    private var eventTime: Timestamp
+    @exclusivity(unchecked) private var eventTime: Timestamp
     /// While the queue plays in virtual time: how far (``runsInline(at:)``).
-    private var inlineHorizon: Timestamp?
+    @exclusivity(unchecked) private var inlineHorizon: Timestamp?
     /// Where the app's Swift concurrency runs in a virtual replay (``ReplayExecutor``).
-    private var executor: ReplayExecutor?
+    @exclusivity(unchecked) private var executor: ReplayExecutor?
     private var wallStart: ContinuousClock.Instant?
 
-    var queue = EventQueue()
+    @exclusivity(unchecked) var queue = EventQueue()
     /// The managers of the app's running process, in creation order.
     var managers: [CBManager] = []
-    var centrals: [CBCentralManager] = []
+    @exclusivity(unchecked) var centrals: [CBCentralManager] = []
     /// What makes an instance of the app, at launch and at each relaunch.
     var makeApp: (() -> any BluetoothApp)?
     /// The running process's app; nil while the app is not running.
@@ -75,7 +80,7 @@ public final class ReplayEngine: BluetoothSystem {
         didSet { isRunning = app != nil }
     }
     /// Whether the app has a process now (a flag: the hot path asks for every notification).
-    private(set) var isRunning = false
+    @exclusivity(unchecked) private(set) var isRunning = false
     /// The app's `UserDefaults`, kept across its processes.
     let defaults = AppDefaults()
     /// What the system keeps for a terminated app, by restore identifier (Formats/corebluetooth.md,
@@ -107,18 +112,18 @@ public final class ReplayEngine: BluetoothSystem {
     /// Each peripheral object the app was given, by address, and its state at the end of the run.
     public internal(set) var finalPeripheralStates: [String: CBPeripheralState] = [:]
     /// Peripheral objects the app was given, for the end-of-capture summary.
-    var given: [BluetoothAddress: CBPeripheral] = [:]
+    @exclusivity(unchecked) var given: [BluetoothAddress: CBPeripheral] = [:]
     /// Peripherals the app asked to connect at least once: the end of the capture names their
     /// state, and that of any not disconnected then (restored ones), not that of every advertiser
     /// a scan gave the app.
     var connectRequested: Set<BluetoothAddress> = []
     /// The connection each connected peripheral of the app is playing, with what the app did on it.
-    var links: [BluetoothAddress: LinkPlayback] = [:] {
+    @exclusivity(unchecked) var links: [BluetoothAddress: LinkPlayback] = [:] {
         didSet { linksVersion &+= 1 }
     }
     /// Changes each time a link starts or ends (not when a link's own state changes): a closure
     /// that plays a link's notifications keeps its lookup while this stays the same.
-    private(set) var linksVersion = 0
+    @exclusivity(unchecked) private(set) var linksVersion = 0
     /// What the replay does with a request the capture cannot answer.
     public var unmatched: UnmatchedPolicy = .pend
     /// Set when a request could not be matched under ``UnmatchedPolicy/fail``: the replay stopped.
@@ -128,7 +133,7 @@ public final class ReplayEngine: BluetoothSystem {
     /// The scan in progress, if any: a new scan or a stop ends the old one's discoveries.
     var scanGeneration = 0
     /// Per peer, its answers and names indexed on first use.
-    var peerIndexes: [BluetoothAddress: PeerIndex] = [:]
+    @exclusivity(unchecked) var peerIndexes: [BluetoothAddress: PeerIndex] = [:]
     /// Index of the next unused episode per peer.
     private var cursor: [BluetoothAddress: Int] = [:]
     /// Peers with a connection attempt of the app in progress.
@@ -203,9 +208,11 @@ public final class ReplayEngine: BluetoothSystem {
             flow.comments.append("at the end of the capture: \(address) is \(peripheral.state)")
             finalPeripheralStates["\(address)"] = peripheral.state
         }
-        // The app's managers hold their system; the engine lets go of them, so that the app and
-        // the engine are freed when the caller drops them.
+        // The app's managers let go of the engine, and the engine of them, so that the engine is
+        // freed when the caller drops it, even when the app left tasks waiting for ever (they
+        // hold the app, as they would on iOS).
         finished = true
+        for manager in managers { manager.detachFromSystem() }
         (managers, centrals, given, queue, app, preserved, preservedServers, scanOwner, self.makeApp) = ([], [], [:], EventQueue(), nil, [:], [:], nil, nil)
         server.published = [:]
         executor?.drain()
@@ -213,7 +220,7 @@ public final class ReplayEngine: BluetoothSystem {
     }
 
     /// The run is over: nothing more is written to the flow.
-    private var finished = false
+    @exclusivity(unchecked) private var finished = false
 
     /// Starts a process of the app: a new instance, its `didFinishLaunching`.
     func launch(options: [Launch.OptionsKey: Any]?, event: (name: String, arguments: [FlowEvent.Argument])) {

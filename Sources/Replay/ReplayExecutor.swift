@@ -27,8 +27,8 @@ import Synchronization
 /// and runs where Swift runs it, outside the capture's time.
 final class ReplayExecutor: SerialExecutor, @unchecked Sendable {
     /// Jobs in the order they were enqueued. Touched only by the thread running the replay.
-    private var jobs: [UnownedJob] = []
-    private var head = 0
+    @exclusivity(unchecked) private var jobs: [UnownedJob] = []
+    @exclusivity(unchecked) private var head = 0
 
     /// Whether the app has work that can run.
     var hasWork: Bool { head < jobs.count }

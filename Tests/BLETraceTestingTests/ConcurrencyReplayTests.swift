@@ -139,6 +139,30 @@ import Testing
         #expect(again.points == sweep.points)
     }
 
+    /// The stream model's consumer task waits for ever once the capture ends, holding the app and
+    /// its central manager (and a static holds the model): the engine and its cassette are still
+    /// freed, and the manager's later requests go nowhere.
+    @Test func tasksLeftWaitingAtTheEndDoNotKeepTheReplayAlive() async throws {
+        let (cassette, _) = try Cassette.load(path: Self.capture)
+        weak var released: ReplayEngine?
+        do {
+            let engine = ReplayEngine(cassette: cassette)
+            released = engine
+            let flow = await engine.run(name: StreamModelApp.appName) { StreamModelApp() }
+            #expect(flow.events.contains { $0.name == "didUpdateValueFor" })
+        }
+        #expect(released == nil)
+        let model = try #require(StreamModelApp.lastModel)
+        let (detached, misuses) = await MainActor.run {
+            let central: CBCentralManager = model.bridge.central
+            // A request after the end reaches no replay (nor traps).
+            central.cancelPeripheralConnection(model.sensor)
+            return (!(central.system is ReplayEngine), central.apiMisuses)
+        }
+        #expect(detached)
+        #expect(misuses.isEmpty)
+    }
+
     @Test func tasksOfAProcessTheSystemTerminatedNeverRunAgain() async throws {
         let capture = try ReplayCapture(Self.capture)
         // Killed at 0.3 s, while the ticker sleeps: its ticks stop; the relaunched process ticks anew.
