@@ -144,7 +144,10 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
             for step in script { at(step.time) { [unowned self] in perform(step, central) } }
             return
         }
-        let launchTime = engine.now
+        // From the capture time of the launch, not `now`: in real time that is a few
+        // milliseconds later, and the captured app's cancel would come after the capture's
+        // own end of the link instead of at it.
+        let launchTime = engine.launchedAt
         // The steps are this app process's timers: a termination withdraws them.
         let process = engine.queue.liveProcess
         let sequences = engine.queue.reserve(script.count)

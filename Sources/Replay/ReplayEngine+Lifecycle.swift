@@ -553,7 +553,9 @@ extension ReplayEngine {
         let keptObjects = Set(preserved.values.flatMap(\.peripherals).map(ObjectIdentifier.init))
         for (address, peripheral) in given {
             let kept = !isRunning && keptObjects.contains(ObjectIdentifier(peripheral))
-            let held = kept || (isRunning && peripheral.delegate != nil && centrals.contains { $0 === peripheral.centralManager })
+            // A running app holds a peripheral of its own managers (iOS ends the link of one the
+            // app let go of), whether or not it set a delegate on it.
+            let held = kept || (isRunning && centrals.contains { $0 === peripheral.centralManager })
             let name = "\(address)"
             if peripheral.state == .connecting, kept || isRunning { state.pending.insert(name) }
             guard held, peripheral.state == .connected else { continue }

@@ -219,6 +219,10 @@ public final class ReplayEngine: BluetoothSystem {
         executor = nil
     }
 
+    /// The capture time the running process was launched at: the time of the event that launched
+    /// it, without the few milliseconds of wall time a real-time replay takes to get there.
+    private(set) var launchedAt = Timestamp(rawValue: 0)
+
     /// The run is over: nothing more is written to the flow.
     @exclusivity(unchecked) private var finished = false
 
@@ -232,6 +236,7 @@ public final class ReplayEngine: BluetoothSystem {
             },
             clock: clock, options: options, defaults: defaults)
         record("system", event.name, event.arguments)
+        launchedAt = eventTime
         let app = makeApp()
         self.app = app
         app.didFinishLaunching(launch)

@@ -35,6 +35,20 @@ import Testing
         #expect(times == times.sorted() && times.count == points.count)
     }
 
+    /// The reconnecting app sets no delegate on its peripheral; it still ends the capture
+    /// connected, and a kill while it is connected loses that connection (it has no restore
+    /// identifier), as the replay without a kill shows.
+    @Test func anAppHoldingAConnectionWithoutAPeripheralDelegateLosesItToAKill() throws {
+        let capture = Fixtures.capture("reconnect-supervision-timeout.btsnoop")
+        let replay = try bletrace("replay", capture, "--app", "reconnecting")
+        #expect(replay.stdout.contains("# at the end of the capture: F0:F1:F2:F3:F4:05 is connected"))
+        let sweep = try bletrace("replay", capture, "--app", "reconnecting", "--sweep", "terminate")
+        #expect(sweep.stdout.contains("without a kill the app ends connected to F0:F1:F2:F3:F4:05"), "\(sweep.stdout)")
+        #expect(sweep.stdout.contains(" connected F0:F1:F2:F3:F4:05 "), "\(sweep.stdout)")
+        #expect(!sweep.stdout.hasSuffix("no kill point loses anything\n"))
+        #expect(sweep.status == 1)
+    }
+
     @Test func theTextReportNamesTheFirstLosingKillPoint() throws {
         let result = try bletrace("replay", Fixtures.capture("restore-notifying.btsnoop"), "--app", "naive", "--sweep", "terminate")
         #expect(result.status == 1)

@@ -97,9 +97,30 @@ import Testing
             if await !RealTimeProbe.dispatchTimerCancelsBeforeThePeer() { exit(1) }
         }
     }
+
+    /// The mirror's steps keep the capture's times in real time too: its cancel comes with the
+    /// captured app's, not after the capture's end of the link (which said the link stayed up).
+    @Test func theMirrorInRealTimeCancelsWhereTheCapturedAppDid() async {
+        await #expect(processExitsWith: .success) {
+            if await !RealTimeProbe.mirrorCancelsWithTheCapturedApp() { exit(1) }
+        }
+    }
 }
 
 enum RealTimeProbe {
+    static func mirrorCancelsWithTheCapturedApp() async -> Bool {
+        guard let (cassette, _) = try? Cassette.load(path: Fixtures.capture("att-errors.btsnoop")),
+            let mirror = ReferenceApps.named("mirror")
+        else { return false }
+        let flow = await ReplayEngine(cassette: cassette, pacing: .realtime).run(mirror.make(for: cassette), name: mirror.name)
+        return !flow.comments.contains { $0.contains("never connected again") }
+            && flow.comments.contains { $0.hasSuffix("is disconnected") }
+            && signatures(flow).suffix(2) == [
+                "app cancelPeripheralConnection peripheral=F0:F1:F2:F3:F4:05",
+                "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=nil",
+            ]
+    }
+
     /// The peer would drop the link at 3 s; the app's own 0.1 s DispatchQueue timer ends it first.
     static func dispatchTimerCancelsBeforeThePeer() async -> Bool {
         let flow = await ReplayEngine(cassette: cassette([
