@@ -27,9 +27,10 @@ struct GATT: ParsableCommand {
         } catch { fault = error }
         let listing = GATTListing(collector.entries)
         if format != .text {
-            try Output.json(JSONGATT(listing.entries), pretty: format == .json)
+            try Output.json(FileNamed(JSONGATT(listing.entries), file: capture.file), pretty: format == .json)
         } else {
-            listing.write(Output.line)
+            // With colour, each peer's heading is bold.
+            listing.write { line in Output.line(line.hasPrefix("peer ") ? Style.bold(line) : line) }
         }
         try finish(fault)
     }

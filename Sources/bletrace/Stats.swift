@@ -25,7 +25,7 @@ struct Stats: ParsableCommand {
         } catch { fault = error }
         progress?.finish()
         if format != .text {
-            try Output.json(counts.json, pretty: format == .json)
+            try Output.json(counts.json(file: capture.file), pretty: format == .json)
         } else {
             counts.printText(file: capture.file, format: reader.format)
         }
@@ -92,6 +92,7 @@ struct TraceCounts {
 
     struct JSON: Encodable {
         var version = jsonVersion
+        var file: String
         var records: Int
         var bytes: Int
         var kinds: [String: Int]
@@ -110,7 +111,7 @@ struct TraceCounts {
         (0..<256).filter { table[$0] > 0 }.map { Row(code: $0, name: name($0), count: table[$0]) }
     }
 
-    var json: JSON {
+    func json(file: String) -> JSON {
         var errorRows: [String: ErrorRow] = [:]
         for error in collector.errors {
             let key = "\(error.layer.rawValue) \(error.code)"
@@ -120,7 +121,7 @@ struct TraceCounts {
             errorRows[key] = row
         }
         return JSON(
-            records: records, bytes: bytes,
+            file: file, records: records, bytes: bytes,
             kinds: Dictionary(uniqueKeysWithValues: PacketKind.allCases.filter { kinds[Int($0.rawValue)] > 0 }.map { ("\($0)", kinds[Int($0.rawValue)]) }),
             hci_commands: commands.sorted { $0.key < $1.key }.map { Row(code: Int($0.key), name: HCIOpcode(rawValue: $0.key).description, count: $0.value) },
             hci_events: rows(events) { HCIEventCode(rawValue: UInt8($0)).description },
@@ -133,14 +134,14 @@ struct TraceCounts {
     }
 
     func printText(file: String, format: CaptureFormat) {
-        let data = json
-        Output.line("\(file): \(format)")
+        let data = json(file: file)
+        Output.line(Style.bold("\(file): \(format)"))
         Output.line("\(data.records) records, \(data.bytes) bytes of packets; \(data.connections) connections")
         Output.line("  " + PacketKind.allCases.compactMap { kind in data.kinds["\(kind)"].map { "\($0) \(kind)" } }.joined(separator: ", "))
         func section(_ title: String, _ rows: [Row], digits: Int) {
             guard !rows.isEmpty else { return }
             Output.line("")
-            Output.line(title)
+            Output.line(Style.bold(title))
             for row in rows.sorted(by: { $0.count != $1.count ? $0.count > $1.count : $0.code < $1.code }) {
                 Output.line("  \(String(row.count).leftPadded(8))  \(hex(row.code, digits: digits))  \(row.name)")
             }
@@ -152,10 +153,12 @@ struct TraceCounts {
         section("SMP commands", data.smp_commands, digits: 2)
         if !data.errors.isEmpty {
             Output.line("")
-            Output.line("errors (bletrace errors lists them)")
+            Output.line(Style.bold("errors (bletrace errors lists them)"))
             for row in data.errors.sorted(by: { $0.count > $1.count }) {
                 let expected = row.expected > 0 ? " (\(row.expected) expected)" : ""
-                Output.line("  \(String(row.count).leftPadded(8))  \(row.layer.uppercased()) \(hex(row.code, digits: 2))  \(row.name)\(expected)")
+                let line = "  \(String(row.count).leftPadded(8))  \(row.layer.uppercased()) \(hex(row.code, digits: 2))  \(row.name)\(expected)"
+                // Red while some are unexpected.
+                Output.line(row.expected < row.count ? Style.red(line) : line)
             }
         }
         if data.undecodable_records > 0 || data.lost_fragments > 0 {
