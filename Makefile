@@ -35,7 +35,8 @@ build: deps
 ## test: every test suite (Swift Testing), including the cross-check against tshark, then the
 ## example packages (Examples/HeartRateMonitor and Examples/AsyncHeartRate: an app's Bluetooth
 ## layer, with callbacks and with Swift concurrency, tested against captures, depending on
-## bletrace by path as a user's package does).
+## bletrace by path as a user's package does), then check-install (a staged release install:
+## its man page, its independence from the toolchain, its completion).
 test: deps
 	$(SWIFT) test
 	$(MAKE) test-examples
@@ -162,7 +163,7 @@ uninstall:
 ## EXAMPLES and SEE ALSO; the binary with no library of the toolchain (ldd), run with an empty
 ## environment and, where mount namespaces allow (root), with the toolchain's folder hidden under
 ## an empty tmpfs; the installed bash completion completing a file name. Part of `make test`.
-TOOLCHAIN_LIB := $(shell dirname $$(dirname $$(readlink -f $$(command -v $(SWIFT)))))/lib
+TOOLCHAIN := $(shell dirname $$(dirname $$(readlink -f $$(command -v $(SWIFT)))))
 check-install:
 	@set -e; stage=$$(mktemp -d); trap 'rm -rf "$$stage"' EXIT; \
 	start=$$(date +%s); $(MAKE) --no-print-directory install DESTDIR=$$stage PREFIX=/usr >/dev/null; \
@@ -173,12 +174,12 @@ check-install:
 	if [ -s $$stage/groff.err ]; then cat $$stage/groff.err; exit 1; fi; \
 	for section in "EXIT STATUS" ENVIRONMENT EXAMPLES "SEE ALSO"; do \
 	  grep -qx ".Sh $$section" $$page || { echo "man page: no $$section"; exit 1; }; done; \
-	if ldd $$bin | grep -E "$(TOOLCHAIN_LIB)|libswiftCore|libFoundation"; then echo "linked with the toolchain"; exit 1; fi; \
+	if ldd $$bin | grep -E "$(TOOLCHAIN)|libswift|libFoundation|libdispatch"; then echo "linked with the toolchain"; exit 1; fi; \
 	env -i LD_LIBRARY_PATH= $$bin --version; \
 	env -i LD_LIBRARY_PATH= $$bin lifecycle $(DEMO_CAPTURE) --brief >/dev/null; \
 	if unshare -m true 2>/dev/null; then \
 	  unshare -m sh -c 'mount -t tmpfs none "$$1" && env -i "$$2" info "$$3" >/dev/null && echo "runs with $$1 hidden"' \
-	    sh $(TOOLCHAIN_LIB)/.. $$bin $(DEMO_CAPTURE); fi; \
+	    sh $(TOOLCHAIN) $$bin $(DEMO_CAPTURE); fi; \
 	dir=$$(mktemp -d); touch $$dir/capture.btsnoop; \
 	got=$$(cd $$dir && bash -c 'source "$$1"; COMP_WORDS=(bletrace info cap); COMP_CWORD=2; COMP_LINE="bletrace info cap"; COMP_POINT=17; \
 	  _bletrace bletrace cap info; printf "%s\n" "$${COMPREPLY[@]}"' bash $$stage/usr/share/bash-completion/completions/bletrace); \

@@ -110,13 +110,16 @@ struct CaptureBatch {
                 }
                 // A file found in a directory that is no HCI capture (another link type, not a
                 // capture at all) is passed over with a note; named on its own it is bad input.
+                var read = 0
                 for file in found {
                     if let reason = Self.notACapture(file) {
                         Output.error("note: \(file) skipped: \(reason)")
                     } else {
                         files.append(file)
+                        read += 1
                     }
                 }
+                if !found.isEmpty, read == 0 { Output.error("\(operand): no capture to read in it") }
             } else {
                 files.append(operand)
             }

@@ -85,6 +85,7 @@ struct Decode: ParsableCommand {
         } catch { fault = error }
         progress?.finish()
         Output.write(&formatter.buffer)
+        _ = selection.warnIfPeerMatchesNothing(analyzer.connections, names: analyzer.scanning.names, path: path)
         if format == .json { Output.line("],\"file\":\(CaptureBatch.fileMember(capture.file)),\"version\":\(jsonVersion)}") }
         try finish(fault)
     }

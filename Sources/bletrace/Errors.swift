@@ -60,8 +60,7 @@ struct Errors: ParsableCommand {
         try finish(fault)
         // A --peer that names nobody is a warning, and under --fail-on a failure: a typo must not
         // pass CI as "no errors".
-        let nobody = selection.peerMatchesNothing(analyzer.connections, names: names)
-        if nobody { Output.error("warning: --peer \(selection.peer ?? "") names no device of \(path)") }
+        let nobody = selection.warnIfPeerMatchesNothing(analyzer.connections, names: names, path: path)
         let failing = switch failOn {
         case .any: !errors.isEmpty
         case .unexpected: errors.contains { !$0.expected }

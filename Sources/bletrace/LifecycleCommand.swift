@@ -66,6 +66,7 @@ struct LifecycleCommand: ParsableCommand {
             ).write(Output.line)
         }
         try finish(fault)
+        _ = selection.warnIfPeerMatchesNothing(analyzer.connections, names: names, path: path)
     }
 
     /// What the selection options narrow the story to, for its `showing:` line.

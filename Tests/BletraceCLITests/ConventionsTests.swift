@@ -238,6 +238,15 @@ import Testing
         #expect(try bletrace("errors", directory.appendingPathComponent("air.pcapng").path).status == 2)
     }
 
+    @Test(arguments: ["decode", "errors", "lifecycle"])
+    func aPeerThatNamesNoDeviceIsAWarning(_ command: String) throws {
+        let result = try bletrace(command, Self.capture, "--peer", "nobody")
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("bletrace: warning: --peer nobody names no device of \(Self.capture)"), "\(result.stderr)")
+        // A peer of the capture: no warning.
+        #expect(try bletrace(command, Self.capture, "--peer", "F0:F1:F2:F3:F4:05").stderr.isEmpty)
+    }
+
     @Test func aLiveSourceIsNamedAsTheUserNamedIt() throws {
         // Without a controller hci0 (a container, a CI machine), the failure names hci0 as given.
         let result = try bletrace("capture", "-i", "hci0", "-o", try Fixtures.temporaryFile([], name: "live.btsnoop"), "--duration", "0.2")
