@@ -247,6 +247,24 @@ import Testing
         #expect(try bletrace(command, Self.capture, "--peer", "F0:F1:F2:F3:F4:05").stderr.isEmpty)
     }
 
+    @Test func gattTakesTheSelectionOptions() throws {
+        // whoisbe-pongbot-last: GATT discovery with five LE peers, BR/EDR attempts that never connected.
+        let capture = Fixtures.publicCapture("whoisbe-pongbot-last.btsnoop")
+        func peers(_ options: String...) throws -> [String] {
+            try bletrace(["gatt", capture] + options).stdout.split(separator: "\n").filter { $0.hasPrefix("peer ") }.map(String.init)
+        }
+        let all = try peers()
+        #expect(all.count >= 2)
+        let first = try #require(all.first)
+        let address = String(first.split(separator: " ")[1])
+        #expect(try peers("--peer", address) == [first])
+        #expect(try peers("--transport", "br-edr").isEmpty)
+        #expect(try bletrace("gatt", capture, "--transport", "br-edr").stdout.hasPrefix("no GATT discovery on the connections selected"))
+        #expect(try peers("--to", "10").count < all.count)
+        #expect(try bletrace("gatt", capture, "--peer", "nobody").stderr.contains("warning: --peer nobody"))
+        #expect(try bletrace("gatt", capture, "--brief").status == 2)
+    }
+
     @Test func aLiveSourceIsNamedAsTheUserNamedIt() throws {
         // Without a controller hci0 (a container, a CI machine), the failure names hci0 as given.
         let result = try bletrace("capture", "-i", "hci0", "-o", try Fixtures.temporaryFile([], name: "live.btsnoop"), "--duration", "0.2")
