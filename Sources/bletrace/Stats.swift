@@ -8,7 +8,12 @@ struct Stats: ParsableCommand {
 
     @OptionGroup var capture: CaptureOptions
     @Option(help: "text, json, or jsonl (the JSON document on one line).") var format: OutputFormat = .text
+    @OptionGroup var selection: SelectionOptions
     @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        if selection.brief { throw ValidationError("--brief: stats has no shorter form (it is the counts)") }
+    }
 
     func run() throws {
         try output.apply(input: capture.file)
@@ -18,9 +23,24 @@ struct Stats: ParsableCommand {
         var counts = TraceCounts()
         var fault: (any Error)?
         do {
-            try reader.forEach { record in
-                progress?.advance(record)
-                counts.add(record)
+            if let filter = RecordFilter(selection) {
+                // Only the records the selection keeps are counted (as decode would show them),
+                // each decoded in full for the test; the analysis still sees every record.
+                var decoder = TraceDecoder()
+                var origin: Timestamp?
+                try reader.forEach { record in
+                    progress?.advance(record)
+                    let quick = counts.analysis.add(record)
+                    if origin == nil { origin = record.timestamp }
+                    let context = RecordFilter.Context(analyzer: counts.analyzer, origin: origin!)
+                    if filter.matches(record, decoder.decode(record), context) { counts.count(record, quick) }
+                }
+                counts.selection = (selection, origin)
+            } else {
+                try reader.forEach { record in
+                    progress?.advance(record)
+                    counts.add(record)
+                }
             }
         } catch { fault = error }
         progress?.finish()
@@ -30,6 +50,7 @@ struct Stats: ParsableCommand {
             counts.printText(file: capture.file, format: reader.format)
         }
         try finish(fault)
+        _ = selection.warnIfPeerMatchesNothing(counts.analyzer.connections, names: counts.analyzer.scanning.names, path: capture.file)
     }
 }
 
@@ -49,12 +70,23 @@ struct TraceCounts {
     var faults = 0
     var lostFragments = 0
 
+    /// With the selection options: the records counted are those it keeps, and so are the
+    /// connections and errors (from the first record's time).
+    var selection: (options: SelectionOptions, origin: Timestamp?)?
+
     @inline(__always)
     mutating func add(_ record: CaptureRecord) {
+        count(record, analysis.add(record))
+    }
+
+    /// Counts `record`, which ``analysis`` has seen (`quick`: what it made of it, when it did not
+    /// decode it in full).
+    @inline(__always)
+    mutating func count(_ record: CaptureRecord, _ quick: QuickRecord?) {
         records += 1
         bytes += record.bytes.count
         kinds[Int(record.kind.rawValue)] += 1
-        if let quick = analysis.add(record) {
+        if let quick {
             switch quick {
             case .att(_, let opcode, _, _): att[Int(opcode.rawValue)] += 1
             case .event(let code): events[Int(code.rawValue)] += 1
@@ -113,7 +145,17 @@ struct TraceCounts {
 
     func json(file: String) -> JSON {
         var errorRows: [String: ErrorRow] = [:]
-        for error in collector.errors {
+        var errors = collector.errors
+        var connections = analyzer.connections
+        if let (options, origin) = selection, let origin {
+            let names = analyzer.scanning.names
+            errors = errors.filter {
+                options.matches(peer: $0.peer, name: $0.peer.flatMap { names[$0] }) && options.matches($0.transport) && options.contains($0.time, origin: origin)
+            }
+            let end = analyzer.report.lastTime
+            connections = connections.filter { options.matches($0, origin: origin, end: end) }
+        }
+        for error in errors {
             let key = "\(error.layer.rawValue) \(error.code)"
             var row = errorRows[key] ?? ErrorRow(layer: error.layer.rawValue, code: Int(error.code), name: error.name, count: 0, expected: 0)
             row.count += 1
@@ -129,7 +171,7 @@ struct TraceCounts {
             att_pdus: rows(att) { ATTOpcode(rawValue: UInt8($0)).description },
             smp_commands: rows(smp) { SMPCode(rawValue: UInt8($0)).description },
             errors: errorRows.values.sorted { ($0.layer, $0.code) < ($1.layer, $1.code) },
-            connections: analyzer.connections.count,
+            connections: connections.count,
             undecodable_records: faults, lost_fragments: lostFragments)
     }
 

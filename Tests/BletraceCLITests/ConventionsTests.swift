@@ -265,6 +265,19 @@ import Testing
         #expect(try bletrace("gatt", capture, "--brief").status == 2)
     }
 
+    @Test(arguments: [["--peer", "5C:B2:60:06:49:73"], ["--transport", "br-edr"], ["--from", "600", "--to", "1200"]])
+    func statsCountsWhatDecodeShowsAndLifecycleTellsUnderTheSameSelection(_ options: [String]) throws {
+        let capture = Fixtures.publicCapture("whoisbe-pongbot-last.btsnoop")
+        let counts = try json(try bletrace(["stats", capture, "--format", "json"] + options).stdout)
+        let whole = try json(try bletrace("stats", capture, "--format", "json").stdout)
+        let records = try #require(counts["records"] as? Int)
+        #expect(records > 0 && records < (whole["records"] as? Int ?? 0))
+        // decode writes a line a record it keeps.
+        #expect(records == (try bletrace(["decode", capture] + options).stdout.split(separator: "\n").count))
+        let story = try json(try bletrace(["lifecycle", capture, "--format", "json"] + options).stdout)
+        #expect(counts["connections"] as? Int == (story["connections"] as? [Any])?.count)
+    }
+
     @Test func aLiveSourceIsNamedAsTheUserNamedIt() throws {
         // Without a controller hci0 (a container, a CI machine), the failure names hci0 as given.
         let result = try bletrace("capture", "-i", "hci0", "-o", try Fixtures.temporaryFile([], name: "live.btsnoop"), "--duration", "0.2")
