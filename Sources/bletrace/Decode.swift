@@ -14,7 +14,8 @@ struct Decode: ParsableCommand {
         help: ArgumentHelp(
             "Show only matching records; repeat to require several.",
             discussion: "Tests joined with and, or, not and parentheses: att.error, att.error==0x05, att.opcode==0x0a, att.handle==0x14, hci.handle==0x40, hci.reason==0x08, hci.opcode==0x200d, hci.event==0x3e, peer==AA:BB:CC:DD:EE:FF or peer==\"name\", time>=12.5 (seconds from the first record), frame<100, direction==sent, and the kinds command, event, acl, l2cap, att, smp, error. Wireshark's names work too (btatt.error_code, bthci_acl.chandle, …). Numbers decimal or 0x-hex.",
-            valueName: "filter"))
+            valueName: "filter"),
+        completion: .filterFields)
     var filter: [String] = []
 
     func validate() throws {

@@ -102,6 +102,11 @@ import Testing
         #expect(sources.contains("bluetooth-monitor") && sources.contains("hci-monitor"))
     }
 
+    @Test func bashCompletesTheFieldsOfAFilter() throws {
+        #expect(try bash("bletrace decode x --filter att.e") == ["att.error"])
+        #expect(Set(try bash("bletrace decode x --filter btatt.")) == ["btatt.opcode", "btatt.handle", "btatt.error_code"])
+    }
+
     @Test func bashCompletesSubcommandNames() throws {
         #expect(try bash("bletrace lifecyc") == ["lifecycle"])
         #expect(Set(try bash("bletrace d")) == ["decode", "diagnose", "diff"])
