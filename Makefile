@@ -2,15 +2,16 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 # Debian packages the build and the tests need: the system libraries bletrace links (zlib for
-# compressed containers), tshark for cross-checking decoding, bluez for btmon, libxml2-utils (xmllint) to validate `diff --format junit`;
+# compressed containers), tshark for cross-checking decoding, bluez for btmon, libxml2-utils (xmllint) to validate `diff --format junit`,
+# zsh and fish to run the completion scripts (CompletionTests), mandoc to lint the man page;
 # and from PyPI, DuckDB for the query test.
-APT_PACKAGES := libpcap-dev libbluetooth-dev zlib1g-dev tshark bluez pkg-config libxml2-utils
+APT_PACKAGES := libpcap-dev libbluetooth-dev zlib1g-dev tshark bluez pkg-config libxml2-utils zsh fish mandoc
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_CAPTURE := Captures/reconnect-supervision-timeout.btsnoop
 DEMO_FLOW := Captures/reconnect-supervision-timeout.reconnecting.flow
 OUT := .build/demo
 
-.PHONY: test-examples test-spark spark-deps docs deps build test crosscheck demo captures clean install uninstall fuzz fuzz-build
+.PHONY: check-install test-examples test-spark spark-deps docs deps build test crosscheck demo captures clean install uninstall fuzz fuzz-build
 
 ## deps: install the Debian packages that are missing (quick when all are present).
 deps:
@@ -34,10 +35,12 @@ build: deps
 ## test: every test suite (Swift Testing), including the cross-check against tshark, then the
 ## example packages (Examples/HeartRateMonitor and Examples/AsyncHeartRate: an app's Bluetooth
 ## layer, with callbacks and with Swift concurrency, tested against captures, depending on
-## bletrace by path as a user's package does).
+## bletrace by path as a user's package does), then check-install (a staged release install:
+## its man page, its independence from the toolchain, its completion).
 test: deps
 	$(SWIFT) test
 	$(MAKE) test-examples
+	$(MAKE) check-install
 
 ## docs: DocC documentation of the library a user's tests import (BLETraceTesting) and of the
 ## CoreBluetooth stand-in, from their documentation comments, into .build/docs.
@@ -122,23 +125,31 @@ captures: build
 clean:
 	rm -rf .build
 
-## install: release build; bletrace into $(PREFIX)/bin, its man page (generated from the help by
-## swift-argument-parser's generate-manual plugin) into $(PREFIX)/share/man/man1, and bash, zsh
-## and fish completions. PREFIX defaults to /usr/local; DESTDIR stages a package.
+## install: a release bletrace into $(PREFIX)/bin, linked with the Swift runtime and Foundation
+## statically (--static-swift-stdlib: it runs on a machine without the Swift toolchain), its man
+## page into $(PREFIX)/share/man/man1, and bash, zsh and fish completions. PREFIX defaults to
+## /usr/local; DESTDIR stages a package. The man page is swift-argument-parser's generate-manual
+## run on the binary (the tool built with the same flags, so nothing is built twice), completed
+## by `bletrace manual` (ENVIRONMENT, EXIT STATUS, EXAMPLES, SEE ALSO). RELEASE_SCRATCH picks the
+## build folder (default .build).
 PREFIX ?= /usr/local
 DESTDIR ?=
+RELEASE_SCRATCH ?= .build
+RELEASE_FLAGS := -c release --static-swift-stdlib --scratch-path $(RELEASE_SCRATCH)
 INSTALL_BIN := $(DESTDIR)$(PREFIX)/bin
 INSTALL_MAN := $(DESTDIR)$(PREFIX)/share/man/man1
 INSTALL_BASH := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 INSTALL_ZSH := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 INSTALL_FISH := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 install: deps
-	$(SWIFT) build -c release --product bletrace
-	$(SWIFT) package generate-manual --configuration release
-	@set -e; bin=$$($(SWIFT) build -c release --show-bin-path)/bletrace; \
+	$(SWIFT) build $(RELEASE_FLAGS) --product bletrace
+	$(SWIFT) build $(RELEASE_FLAGS) --product generate-manual
+	@set -e; dir=$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path); bin=$$dir/bletrace; \
+	pages=$$(mktemp -d); trap 'rm -rf "$$pages"' EXIT; \
+	$$dir/generate-manual $$bin --output-directory $$pages --section 1; \
 	install -d $(INSTALL_BIN) $(INSTALL_MAN) $(INSTALL_BASH) $(INSTALL_ZSH) $(INSTALL_FISH); \
 	install -m 755 $$bin $(INSTALL_BIN)/bletrace; \
-	install -m 644 .build/plugins/GenerateManual/outputs/bletrace/bletrace.1 $(INSTALL_MAN)/bletrace.1; \
+	$$bin manual $$pages/bletrace.1 -o $(INSTALL_MAN)/bletrace.1; chmod 644 $(INSTALL_MAN)/bletrace.1; \
 	$$bin --generate-completion-script bash > $(INSTALL_BASH)/bletrace; \
 	$$bin --generate-completion-script zsh > $(INSTALL_ZSH)/_bletrace; \
 	$$bin --generate-completion-script fish > $(INSTALL_FISH)/bletrace.fish; \
@@ -146,6 +157,34 @@ install: deps
 
 uninstall:
 	rm -f $(INSTALL_BIN)/bletrace $(INSTALL_MAN)/bletrace.1 $(INSTALL_BASH)/bletrace $(INSTALL_ZSH)/_bletrace $(INSTALL_FISH)/bletrace.fish
+
+## check-install: `make install` into a staging DESTDIR, then what a package user gets: the man
+## page without a warning from mandoc -T lint or groff -ww, with its EXIT STATUS, ENVIRONMENT,
+## EXAMPLES and SEE ALSO; the binary with no library of the toolchain (ldd), run with an empty
+## environment and, where mount namespaces allow (root), with the toolchain's folder hidden under
+## an empty tmpfs; the installed bash completion completing a file name. Part of `make test`.
+TOOLCHAIN := $(shell dirname $$(dirname $$(readlink -f $$(command -v $(SWIFT)))))
+check-install:
+	@set -e; stage=$$(mktemp -d); trap 'rm -rf "$$stage"' EXIT; \
+	start=$$(date +%s); $(MAKE) --no-print-directory install DESTDIR=$$stage PREFIX=/usr >/dev/null; \
+	echo "check-install: make install took $$(( $$(date +%s) - start )) s"; \
+	bin=$$stage/usr/bin/bletrace; page=$$stage/usr/share/man/man1/bletrace.1; \
+	mandoc -T lint $$page; \
+	groff -ww -mandoc -Tutf8 -z $$page 2>$$stage/groff.err; \
+	if [ -s $$stage/groff.err ]; then cat $$stage/groff.err; exit 1; fi; \
+	for section in "EXIT STATUS" ENVIRONMENT EXAMPLES "SEE ALSO"; do \
+	  grep -qx ".Sh $$section" $$page || { echo "man page: no $$section"; exit 1; }; done; \
+	if ldd $$bin | grep -E "$(TOOLCHAIN)|libswift|libFoundation|libdispatch"; then echo "linked with the toolchain"; exit 1; fi; \
+	env -i LD_LIBRARY_PATH= $$bin --version; \
+	env -i LD_LIBRARY_PATH= $$bin lifecycle $(DEMO_CAPTURE) --brief >/dev/null; \
+	if unshare -m true 2>/dev/null; then \
+	  unshare -m sh -c 'mount -t tmpfs none "$$1" && env -i "$$2" info "$$3" >/dev/null && echo "runs with $$1 hidden"' \
+	    sh $(TOOLCHAIN) $$bin $(DEMO_CAPTURE); fi; \
+	dir=$$(mktemp -d); touch $$dir/capture.btsnoop; \
+	got=$$(cd $$dir && bash -c 'source "$$1"; COMP_WORDS=(bletrace info cap); COMP_CWORD=2; COMP_LINE="bletrace info cap"; COMP_POINT=17; \
+	  _bletrace bletrace cap info; printf "%s\n" "$${COMPREPLY[@]}"' bash $$stage/usr/share/bash-completion/completions/bletrace); \
+	rm -r $$dir; [ "$$got" = capture.btsnoop ] || { echo "installed bash completion offered: $$got"; exit 1; }; \
+	echo "check-install: man page lint-clean, binary free of the toolchain, completion completes"
 
 # ---- Fuzzing (issue 16): a libFuzzer target per entry point, in the Fuzz/ package ---------------
 FUZZ_SECONDS ?= 60

@@ -43,7 +43,14 @@ public struct CaptureInfo: Encodable {
         self.kinds = Dictionary(uniqueKeysWithValues: kinds.map { ("\($0.key)", $0.value) })
         first_ts_us = first?.microseconds
         last_ts_us = last?.microseconds
-        duration_ms = first.flatMap { first in last.map { $0.seconds(since: first) * 1000 } }
+        // Whole microseconds over a thousand: 1899.944, not seconds times 1000 (1899.9440000000002);
+        // a span past Int64's range (a damaged clock) as seconds times 1000.
+        duration_ms = first.flatMap { first in
+            last.map { last in
+                let (span, overflow) = last.microseconds.subtractingReportingOverflow(first.microseconds)
+                return overflow ? last.seconds(since: first) * 1000 : Double(span) / 1000
+            }
+        }
         error = fault.map { "\($0)" }
         kindCounts = PacketKind.allCases.compactMap { kind in kinds[kind].map { (kind, $0) } }
         self.first = first

@@ -23,16 +23,9 @@ public struct FlowComparisonJUnit {
 
     /// The XML document.
     public var xml: String {
-        let failures = comparison.sections.count { !$0.isEqual }
-        let tests = comparison.sections.count
-        var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        text += "<testsuites name=\"bletrace diff\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\">\n"
-        text += "  <testsuite name=\"bletrace diff\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"0\" skipped=\"0\" file=\"\(escaped(expected))\">\n"
-        text += "    <properties>\n"
-        text += "      <property name=\"expected\" value=\"\(escaped(expected))\"/>\n"
-        text += "      <property name=\"actual\" value=\"\(escaped(actual))\"/>\n"
-        text += "      <property name=\"interleave\" value=\"\(comparison.interleave.rawValue)\"/>\n"
-        text += "    </properties>\n"
+        var text = Self.opening(
+            tests: comparison.sections.count, failures: comparison.sections.count { !$0.isEqual }, errors: 0, expected: expected, actual: actual,
+            interleave: comparison.interleave.rawValue)
         for section in comparison.sections {
             let name = expected + (section.peripheral.map { " peripheral \($0)" } ?? "")
             text += "    <testcase name=\"\(escaped(name))\" classname=\"bletrace.diff\">"
@@ -69,6 +62,32 @@ public struct FlowComparisonJUnit {
         }
         if diff.exceededLimit { return text + " (more than \(diff.limit) differences)" }
         return text + " (\(diff.missing) missing, \(diff.unexpected) unexpected)"
+    }
+
+    /// The XML document of a comparison that could not be made (a flow unreadable, a line not in
+    /// the flow format): one test case in error, so that CI shows why instead of finding no report.
+    public static func error(_ message: String, expected: String, actual: String) -> String {
+        let escaped = Reports.xml
+        var text = opening(tests: 1, failures: 0, errors: 1, expected: expected, actual: actual, interleave: nil)
+        text += "    <testcase name=\"\(escaped(expected))\" classname=\"bletrace.diff\">\n"
+        text += "      <error type=\"BadInput\" message=\"\(escaped(message))\">\(escaped(message))</error>\n"
+        text += "    </testcase>\n  </testsuite>\n</testsuites>"
+        return text
+    }
+
+    /// The document up to its test cases: the suites with their counts, the files compared.
+    private static func opening(tests: Int, failures: Int, errors: Int, expected: String, actual: String, interleave: String?) -> String {
+        let escaped = Reports.xml
+        let counts = "tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\""
+        var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        text += "<testsuites name=\"bletrace diff\" \(counts)>\n"
+        text += "  <testsuite name=\"bletrace diff\" \(counts) skipped=\"0\" file=\"\(escaped(expected))\">\n"
+        text += "    <properties>\n"
+        text += "      <property name=\"expected\" value=\"\(escaped(expected))\"/>\n"
+        text += "      <property name=\"actual\" value=\"\(escaped(actual))\"/>\n"
+        if let interleave { text += "      <property name=\"interleave\" value=\"\(interleave)\"/>\n" }
+        text += "    </properties>\n"
+        return text
     }
 
     private func escaped(_ text: String) -> String { Reports.xml(text) }

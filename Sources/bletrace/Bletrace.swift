@@ -36,14 +36,14 @@ struct Bletrace: AsyncParsableCommand {
         discussion: """
             Reads btsnoop (Android, BlueZ), pcap/pcapng (Wireshark) and Apple PacketLogger captures.
 
-            Exit codes: 0 success; 1 a finding (flows differ, the capture is damaged after the records shown, no Bluetooth on this host); 2 bad input.
+            Exit codes: \(Exit.meanings.map { "\($0.code) \($0.word)" }.joined(separator: "; ")) (EXIT STATUS in man bletrace says each in full).
             """,
         version: "\(bletraceVersion) (\(gitCommit))",
         subcommands: analysis + live)
 
     static let analysis: [any ParsableCommand.Type] = [
         Info.self, Decode.self, Errors.self, Diagnose.self, Stats.self, LifecycleCommand.self, GATT.self, ReplayCommand.self, Diff.self,
-        Convert.self,
+        Convert.self, ManualCommand.self,
     ]
     #if os(Linux)
     static let live: [any ParsableCommand.Type] = [Capture.self, Adapters.self]
@@ -55,6 +55,10 @@ struct Bletrace: AsyncParsableCommand {
         // A reader that goes away (`| head`) shows as EPIPE on the next write, which ends the
         // command with exit code 2 (Output), instead of a signal.
         signal(SIGPIPE, SIG_IGN)
+        if let message = unknownSubcommand(Array(CommandLine.arguments.dropFirst())) {
+            Output.error(message)
+            Foundation.exit(2)
+        }
         do {
             var command = try parseAsRoot()
             // Several captures: a worker each, outputs in file order (CaptureBatch).
@@ -80,10 +84,63 @@ struct Bletrace: AsyncParsableCommand {
                 // --help and --version
                 Bletrace.exit(withError: error)
             }
-            let message = fullMessage(for: error)
+            // One style for every error: `bletrace: what went wrong`, then argument-parser's
+            // usage lines for a usage error.
+            var message = fullMessage(for: error)
+            if message.hasPrefix("Error: ") { message = "bletrace: " + message.dropFirst("Error: ".count) }
             Output.standardError(message.hasSuffix("\n") ? message : message + "\n")
             Foundation.exit(code == .validationFailure || code == .failure ? 2 : code.rawValue)
         }
+    }
+}
+
+extension Bletrace {
+    /// The message for a first word that names no subcommand (argument-parser would take it for
+    /// an argument the root command does not have, "2 unexpected arguments"), with the nearest
+    /// names; nil when the words start with an option or a subcommand.
+    static func unknownSubcommand(_ words: [String]) -> String? {
+        guard let word = words.first, !word.hasPrefix("-") else { return nil }
+        var names = ["help"]
+        var hidden: [String] = []
+        for command in analysis + live {
+            let name = command._commandName
+            if command.configuration.shouldDisplay { names.append(name) } else { hidden.append(name) }
+        }
+        guard !names.contains(word), !hidden.contains(word) else { return nil }
+        let nearest = Suggestions.nearest(to: word, among: names)
+        return "unknown command '\(word)'"
+            + (nearest.isEmpty ? "" : "; did you mean \(nearest.map { "'\($0)'" }.joined(separator: " or "))?")
+            + " (bletrace --help lists the commands)"
+    }
+}
+
+/// Names close to a misspelt one: those within a third of its length in edits (insertions,
+/// deletions, substitutions, a swap of neighbours), the closest first; or those it begins.
+enum Suggestions {
+    static func nearest(to word: String, among names: [String]) -> [String] {
+        let lowered = word.lowercased()
+        let scored = names.map { (name: $0, distance: distance(lowered, $0.lowercased())) }
+        let limit = max(1, lowered.count / 3)
+        let best = scored.filter { $0.distance <= limit }.map(\.distance).min()
+        if let best { return scored.filter { $0.distance == best }.map(\.name) }
+        return lowered.count >= 3 ? names.filter { $0.lowercased().hasPrefix(lowered) } : []
+    }
+
+    /// Optimal string alignment distance.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
+        var rows = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { rows[i][0] = i }
+        for j in 0...b.count { rows[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                rows[i][j] = min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { rows[i][j] = min(rows[i][j], rows[i - 2][j - 2] + 1) }
+            }
+        }
+        return rows[a.count][b.count]
     }
 }
 
@@ -94,6 +151,16 @@ let bletraceVersion = "0.1.0"
 enum Exit {
     static let finding = ExitCode(1)
     static let badInput = ExitCode(2)
+
+    /// What each code means, in a word and in full, for `--help` and the man page's EXIT STATUS.
+    static let meanings: [(code: Int32, word: String, meaning: String)] = [
+        (0, "success", "Success: the report was written (errors and diagnose exit 0 whatever they find, unless --fail-on is given); diff: the flows are equal."),
+        (
+            1, "a finding",
+            "A finding: the flows differ, errors or diagnose found what --fail-on names, a sweep's kill point loses state, convert could not carry every record, the capture is damaged after the records shown, or this host has no Bluetooth."
+        ),
+        (2, "bad input", "Bad input: a usage error, an unreadable or unrecognised file, an output that cannot be written."),
+    ]
 }
 
 /// The input and output options every reading command shares.
@@ -102,7 +169,8 @@ struct CaptureOptions: ParsableArguments {
         help: ArgumentHelp(
             "Capture files or directories: btsnoop, pcap, pcapng or PacketLogger (.pklg), also inside an Android bug report zip, an Apple sysdiagnose .tar.gz or a gzip; - reads standard input.",
             discussion: "Several captures (files, or directories: their .btsnoop, .log, .cfa, .pcap, .pcapng, .cap and .pklg files, and .zip, .gz and .tgz containers, at any depth) are analysed at once, one per processor, and reported in file order: text under a ==> FILE <== line, JSON with \"file\" in each object. A capture that fails is reported and the others go on; the exit code is the worst of theirs.",
-            valueName: "file"))
+            valueName: "file"),
+        completion: .path)
     var files: [String]
 
     @Option(help: ArgumentHelp("With several captures: how many to analyse at once (default: one per processor).", valueName: "n"))

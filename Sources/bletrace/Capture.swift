@@ -14,20 +14,32 @@ struct Capture: ParsableCommand {
             The file stays valid if bletrace is killed: each record is flushed as it is written. Ctrl-C (or SIGTERM) ends the capture cleanly.
             """)
 
-    @Option(name: .short, help: ArgumentHelp("The source to capture from (see below).", valueName: "source"))
+    @Option(name: .short, help: ArgumentHelp("The source to capture from (see below).", valueName: "source"), completion: .liveSources)
     var interface: String?
     @Flag(help: "Capture every controller through libpcap's Bluetooth monitor device (the same as -i bluetooth-monitor).")
     var monitor = false
     @Option(
-        name: .short,
-        help: ArgumentHelp("The file to write; its format comes from the extension (.btsnoop, .log, .pcap, .pcapng, .pklg) unless --to says.", valueName: "file"))
-    var write: String
+        name: .shortAndLong,
+        help: ArgumentHelp(
+            "The file to write (- is standard output, with --to); its format comes from the extension (.btsnoop, .log, .pcap, .pcapng, .pklg) unless --to says.",
+            valueName: "file"),
+        completion: .path)
+    var output: String?
+    /// `-w FILE`, the spelling before `-o`: kept for the scripts that use it.
+    @Option(name: .customShort("w"), help: ArgumentHelp("The same as -o.", valueName: "file", visibility: .hidden), completion: .path)
+    var writeAlias: String?
+
+    /// The file to write: -o, or -w.
+    var write: String { output ?? writeAlias ?? "" }
     @Option(help: "btsnoop, pcap, pcapng or pklg.") var to: Convert.Family?
     @Option(help: "Stop after this many records.") var count: Int?
     @Option(help: "Stop after this many seconds.") var duration: Double?
 
     func validate() throws {
         guard (interface != nil) != monitor else { throw ValidationError("give one source: -i SOURCE or --monitor") }
+        guard (output == nil) != (writeAlias == nil) else {
+            throw ValidationError(output == nil ? "missing the file to write: -o FILE" : "give the file to write once: -o or -w, not both")
+        }
         if let count, count <= 0 { throw ValidationError("--count must be positive") }
         if let duration, !(duration > 0 && duration <= 1e9) { throw ValidationError("--duration must be positive and at most 1e9 seconds") }
         guard to != nil || Convert.Family(extensionOf: write) != nil else {
@@ -37,10 +49,11 @@ struct Capture: ParsableCommand {
 
     func run() throws {
         let source: LiveSource
+        let named = monitor ? "bluetooth-monitor" : interface!
         do {
-            source = try LiveSource(parsing: monitor ? "bluetooth-monitor" : interface!)
+            source = try LiveSource(parsing: named)
         } catch {
-            Output.error("\(error)")
+            Output.error(Self.message(error, source: named))
             throw Exit.finding
         }
         // The monitor link types keep controller indexes and notes; H4 ones keep directions.
@@ -100,8 +113,19 @@ struct Capture: ParsableCommand {
             Output.error(
                 "\(count) framing error\(count == 1 ? "" : "s") in the H4 stream, \(source.skippedBytes) byte\(source.skippedBytes == 1 ? "" : "s") skipped; the first: \(first)")
         }
-        try finish(fault)
-        if source.framingErrorCount > 0 { throw Exit.finding }
+        if let fault { Output.error(Self.message(fault, source: named)) }
+        try finish(nil)
+        if fault != nil || source.framingErrorCount > 0 { throw Exit.finding }
+    }
+
+    /// The message of `error` with the source as the user named it: libpcap calls controller N
+    /// `bluetoothN`, which `-i hciN` names.
+    static func message(_ error: any Error, source named: String) -> String {
+        let text = "\(error)"
+        guard let device = try? LiveDevice(parsing: named) else { return text }
+        let libpcapName = device.description
+        guard libpcapName != named, text.hasPrefix(libpcapName + ":") else { return text }
+        return "\(named) (libpcap's \(libpcapName))" + text.dropFirst(libpcapName.count)
     }
 }
 #endif

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BLETrace
 import Foundation
 import SystemPackage
 
@@ -9,12 +10,13 @@ protocol ReadsCaptures {
     var output: OutputOptions { get }
     /// What the command writes: text, JSON lines, or one JSON document per capture.
     var shape: OutputShape { get }
-    /// True when the command's JSON already names its file (info): no `"file"` is added.
+    /// True when the command's JSON already names its file: every JSON document does, not the
+    /// JSON lines of records (decode, errors, diagnose), to which the batch adds it.
     var namesItsFile: Bool { get }
 }
 
 extension ReadsCaptures {
-    var namesItsFile: Bool { false }
+    var namesItsFile: Bool { shape == .jsonDocument }
 }
 
 enum OutputShape {
@@ -32,15 +34,22 @@ enum OutputShape {
 }
 
 extension Decode: ReadsCaptures { var shape: OutputShape { OutputShape(format) } }
-extension Stats: ReadsCaptures { var shape: OutputShape { OutputShape(format) } }
+extension Stats: ReadsCaptures {
+    var shape: OutputShape { OutputShape(format) }
+    var namesItsFile: Bool { true }
+}
 extension Errors: ReadsCaptures { var shape: OutputShape { OutputShape(format) } }
 extension Diagnose: ReadsCaptures { var shape: OutputShape { OutputShape(format) } }
-extension GATT: ReadsCaptures { var shape: OutputShape { OutputShape(format) } }
+extension GATT: ReadsCaptures {
+    var shape: OutputShape { OutputShape(format) }
+    var namesItsFile: Bool { true }
+}
 extension Info: ReadsCaptures {
     var shape: OutputShape { OutputShape(format) }
     var namesItsFile: Bool { true }
 }
 extension LifecycleCommand: ReadsCaptures {
+    var namesItsFile: Bool { true }
     var shape: OutputShape {
         switch format {
         case .text: .text
@@ -99,7 +108,18 @@ struct CaptureBatch {
                 if found.isEmpty {
                     Output.error("\(operand): no capture files in it (\(Self.extensions.joined(separator: ", ")))")
                 }
-                files += found
+                // A file found in a directory that is no HCI capture (another link type, not a
+                // capture at all) is passed over with a note; named on its own it is bad input.
+                var read = 0
+                for file in found {
+                    if let reason = Self.notACapture(file) {
+                        Output.error("note: \(file) skipped: \(reason)")
+                    } else {
+                        files.append(file)
+                        read += 1
+                    }
+                }
+                if !found.isEmpty, read == 0 { Output.error("\(operand): no capture to read in it") }
             } else {
                 files.append(operand)
             }
@@ -114,6 +134,19 @@ struct CaptureBatch {
         if let path = reader.output.outputFile { try Output.redirect(to: path, inputs: files) }
     }
 
+    /// Why `path` is no capture bletrace reads (its header names no HCI link, it is no known
+    /// format or container); nil when it is one. Only the header is read.
+    static func notACapture(_ path: String) -> String? {
+        do {
+            if try CaptureContainer.kind(of: path) != nil { return nil }
+            _ = try CaptureReader(path: path)
+            return nil
+        } catch {
+            let text = "\(error)"
+            return text.hasPrefix(path + ": ") ? String(text.dropFirst(path.count + 2)) : text
+        }
+    }
+
     static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
@@ -122,7 +155,10 @@ struct CaptureBatch {
     /// The capture files under `directory`, at any depth, in path order; hidden ones left out.
     static func captures(in directory: String) -> [String] {
         let base = directory.hasSuffix("/") ? directory : directory + "/"
-        guard let walker = FileManager.default.enumerator(atPath: directory) else { return [] }
+        // A directory named through a symbolic link is walked where it leads (the enumerator does
+        // not follow a link), its files named under the name given.
+        let target = URL(fileURLWithPath: directory).resolvingSymlinksInPath().path
+        guard let walker = FileManager.default.enumerator(atPath: target) else { return [] }
         var found: [String] = []
         while let relative = walker.nextObject() as? String {
             let name = FilePath(relative).lastComponent?.string ?? relative

@@ -14,10 +14,12 @@ struct Decode: ParsableCommand {
         help: ArgumentHelp(
             "Show only matching records; repeat to require several.",
             discussion: "Tests joined with and, or, not and parentheses: att.error, att.error==0x05, att.opcode==0x0a, att.handle==0x14, hci.handle==0x40, hci.reason==0x08, hci.opcode==0x200d, hci.event==0x3e, peer==AA:BB:CC:DD:EE:FF or peer==\"name\", time>=12.5 (seconds from the first record), frame<100, direction==sent, and the kinds command, event, acl, l2cap, att, smp, error. Wireshark's names work too (btatt.error_code, bthci_acl.chandle, …). Numbers decimal or 0x-hex.",
-            valueName: "filter"))
+            valueName: "filter"),
+        completion: .filterFields)
     var filter: [String] = []
 
     func validate() throws {
+        if verbose, format != .text { throw ValidationError("-v adds every field under each text line; --format \(format.rawValue) has its own fields (Formats/json.md)") }
         for text in filter { _ = try RecordFilter(parsing: text) }
     }
 
@@ -39,7 +41,7 @@ struct Decode: ParsableCommand {
         var written = 0
         // The options, read once: each read of an argument-parser property costs a metadata
         // lookup, too much once a record.
-        let (format, verbose, brief) = (self.format, self.verbose, selection.brief)
+        let (format, verbose, brief, colored) = (self.format, self.verbose, selection.brief, Style.enabled)
         // Lines are built in one reused buffer, handed to the output every 64 KB.
         var formatter = DecodeFormatter()
         if format == .json { formatter.buffer.text("{\"records\":[\n") }
@@ -63,7 +65,15 @@ struct Decode: ParsableCommand {
                 case .jsonl:
                     formatter.json(record, decoded, answering: analyzer.lastAnswered, version: jsonVersion)
                 case .text:
+                    // With colour, a failure (what the filter `error` selects) is red.
+                    let failure = colored && RecordFilter.isFailure(decoded)
+                    if failure { formatter.buffer.text("\u{1B}[31m") }
                     formatter.text(record, decoded, answering: analyzer.lastAnswered, origin: origin!)
+                    if failure {
+                        // The reset goes before the line end.
+                        formatter.buffer.set(formatter.buffer.count - 1, 0x1B)
+                        formatter.buffer.text("[0m\n")
+                    }
                     if verbose, !formatter.verbose(record, decoded) {
                         for line in detail(record, decoded) {
                             formatter.buffer.string(line)
@@ -76,7 +86,8 @@ struct Decode: ParsableCommand {
         } catch { fault = error }
         progress?.finish()
         Output.write(&formatter.buffer)
-        if format == .json { Output.line("],\"version\":\(jsonVersion)}") }
+        _ = selection.warnIfPeerMatchesNothing(analyzer.connections, names: analyzer.scanning.names, path: path)
+        if format == .json { Output.line("],\"file\":\(CaptureBatch.fileMember(capture.file)),\"version\":\(jsonVersion)}") }
         try finish(fault)
     }
 }

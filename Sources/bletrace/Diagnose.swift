@@ -41,7 +41,7 @@ struct Diagnose: ParsableCommand {
         }
         switch format {
         case .json:
-            try Output.prettyJSON(JSONFindings(findings, all: []), streaming: "findings", findings.map(JSONFinding.init))
+            try Output.prettyJSON(FileNamed(JSONFindings(findings, all: []), file: capture.file), streaming: "findings", findings.map(JSONFinding.init))
         case .jsonl:
             for finding in findings {
                 var line = JSONFinding(finding)

@@ -15,8 +15,8 @@ struct Diff: ParsableCommand {
             input. Either file may be - for standard input.
             """)
 
-    @Argument(help: "The expected flow.") var expected: String
-    @Argument(help: "The actual flow (as written by bletrace replay).") var actual: String
+    @Argument(help: "The expected flow.", completion: .flowFile) var expected: String
+    @Argument(help: "The actual flow (as written by bletrace replay).", completion: .flowFile) var actual: String
     @Option(help: "The most differences to align (each costs time in proportion to the flows' length).")
     var limit: Int = FlowDiff.defaultLimit
     @Option(help: "text, json, or junit (JUnit XML for CI).") var format: DiffFormat = .text
@@ -26,6 +26,7 @@ struct Diff: ParsableCommand {
             discussion: "Default: peripheral when the expected flow names several peripherals, else none."))
     var interleave: FlowComparison.Interleave?
     @Flag(help: "When the flows differ, rewrite the expected file with the actual flow (exit 0).") var update = false
+    @OptionGroup var destination: DestinationOptions
 
     enum DiffFormat: String, ExpressibleByArgument, CaseIterable { case text, json, junit }
 
@@ -38,6 +39,7 @@ struct Diff: ParsableCommand {
     }
 
     func run() throws {
+        try destination.apply(inputs: [expected, actual])
         let comparison: FlowComparison
         let actualReader: FlowReader
         do {
@@ -66,10 +68,15 @@ struct Diff: ParsableCommand {
             }
         } catch {
             Output.error("\(error)")
+            // CI reads the report: JUnit says the comparison could not be made (exit 2 still).
+            if format == .junit {
+                Output.line(FlowComparisonJUnit.error("\(error)", expected: expected, actual: actual))
+                try Output.close()
+            }
             throw Exit.badInput
         }
         switch format {
-        case .text: Output.line(String(comparison.report(expectedName: expected, actualName: actual).dropLast()))
+        case .text: Output.line(Self.colored(String(comparison.report(expectedName: expected, actualName: actual).dropLast())))
         case .json: try Output.json(FlowComparisonJSON(comparison, expected: expected, actual: actual), pretty: true)
         case .junit: Output.line(FlowComparisonJUnit(comparison, expected: expected, actual: actual).xml)
         }
@@ -80,6 +87,18 @@ struct Diff: ParsableCommand {
             return
         }
         throw Exit.finding
+    }
+
+    /// The text report with its missing lines (`- `) red and its unexpected ones (`+ `) green
+    /// when colour is on.
+    static func colored(_ report: String) -> String {
+        guard Style.enabled else { return report }
+        return report.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            let body = line.drop { $0 == " " }
+            if body.hasPrefix("- ") { return Style.red(String(line)) }
+            if body.hasPrefix("+ ") { return Style.green(String(line)) }
+            return String(line)
+        }.joined(separator: "\n")
     }
 
     /// Puts the actual flow in place of the expected file (a new file renamed over it).

@@ -22,6 +22,12 @@ struct Errors: ParsableCommand {
 
     enum FailOn: String, ExpressibleByArgument, CaseIterable { case unexpected, any }
 
+    func validate() throws {
+        // JSON lists every error with "expected": what --all and --brief choose is the text's.
+        if format != .text, all { throw ValidationError("--all chooses what the text shows; --format \(format.rawValue) lists every error, each with \"expected\"") }
+        if format != .text, selection.brief { throw ValidationError("--brief shortens the text; --format \(format.rawValue) has every field") }
+    }
+
     func run() throws {
         try output.apply(input: capture.file)
         let path = try capture.path
@@ -39,7 +45,7 @@ struct Errors: ParsableCommand {
         switch format {
         case .json:
             // The errors are written one by one: a long capture has thousands.
-            try Output.prettyJSON(JSONErrors(errors, all: []), streaming: "errors", errors.map(JSONError.init))
+            try Output.prettyJSON(FileNamed(JSONErrors(errors, all: []), file: capture.file), streaming: "errors", errors.map(JSONError.init))
         case .jsonl:
             for error in errors {
                 var line = JSONError(error)
@@ -54,8 +60,7 @@ struct Errors: ParsableCommand {
         try finish(fault)
         // A --peer that names nobody is a warning, and under --fail-on a failure: a typo must not
         // pass CI as "no errors".
-        let nobody = selection.peerMatchesNothing(analyzer.connections, names: names)
-        if nobody { Output.error("warning: --peer \(selection.peer ?? "") names no device of \(path)") }
+        let nobody = selection.warnIfPeerMatchesNothing(analyzer.connections, names: names, path: path)
         let failing = switch failOn {
         case .any: !errors.isEmpty
         case .unexpected: errors.contains { !$0.expected }

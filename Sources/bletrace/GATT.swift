@@ -9,7 +9,12 @@ struct GATT: ParsableCommand {
 
     @OptionGroup var capture: CaptureOptions
     @Option(help: "text, json, or jsonl (the JSON document on one line).") var format: OutputFormat = .text
+    @OptionGroup var selection: SelectionOptions
     @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        if selection.brief { throw ValidationError("--brief: gatt has no shorter form (its peers' databases are the listing)") }
+    }
 
     func run() throws {
         try output.apply(input: capture.file)
@@ -25,12 +30,24 @@ struct GATT: ParsableCommand {
                 collector.add(record, decoded, analyzer: analyzer)
             }
         } catch { fault = error }
-        let listing = GATTListing(collector.entries)
+        // The selection keeps the peers with a connection it selects (each peer's database is
+        // what all its connections showed).
+        var entries = collector.entries
+        let report = analyzer.report
+        if let origin = report.firstTime, !selection.isEmpty {
+            let selected = Set(report.connections.filter { selection.matches($0, origin: origin, end: report.lastTime) }.map(\.id))
+            entries = entries.filter { !selected.isDisjoint(with: $0.connections) }
+        }
+        let listing = GATTListing(entries)
         if format != .text {
-            try Output.json(JSONGATT(listing.entries), pretty: format == .json)
+            try Output.json(FileNamed(JSONGATT(listing.entries), file: capture.file), pretty: format == .json)
+        } else if entries.isEmpty, !selection.isEmpty, !collector.entries.isEmpty {
+            Output.line("no GATT discovery on the connections selected (\(collector.entries.count) peer\(collector.entries.count == 1 ? "" : "s") without the selection)")
         } else {
-            listing.write(Output.line)
+            // With colour, each peer's heading is bold.
+            listing.write { line in Output.line(line.hasPrefix("peer ") ? Style.bold(line) : line) }
         }
         try finish(fault)
+        _ = selection.warnIfPeerMatchesNothing(report.connections, names: analyzer.scanning.names, path: capture.file)
     }
 }

@@ -33,7 +33,8 @@ struct Info: ParsableCommand {
         if format != .text {
             try Output.json(info, pretty: format == .json)
         } else {
-            info.write(Output.line)
+            // With colour, each label is bold.
+            info.write { line in Output.line(Style.boldLabel(line)) }
         }
         try finish(fault)
     }

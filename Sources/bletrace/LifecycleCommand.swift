@@ -14,6 +14,10 @@ struct LifecycleCommand: ParsableCommand {
 
     @OptionGroup var selection: SelectionOptions
 
+    func validate() throws {
+        if selection.brief, format != .text { throw ValidationError("--brief shortens the text; --format \(format.rawValue) has every connection in full") }
+    }
+
     func run() throws {
         try output.apply(input: capture.file)
         let path = try capture.path
@@ -52,9 +56,9 @@ struct LifecycleCommand: ParsableCommand {
             var document = JSONLifecycle(report, summary: summary)
             let connections = document.connections
             document.connections = []
-            try Output.prettyJSON(document, streaming: "connections", connections)
+            try Output.prettyJSON(FileNamed(document, file: capture.file), streaming: "connections", connections)
         } else if format == .jsonl {
-            try Output.json(JSONLifecycle(report, summary: summary))
+            try Output.json(FileNamed(JSONLifecycle(report, summary: summary), file: capture.file))
         } else {
             LifecycleStory(
                 report: report, summary: summary, showing: selection.isEmpty ? nil : selectionDescription, brief: selection.brief,
@@ -62,6 +66,7 @@ struct LifecycleCommand: ParsableCommand {
             ).write(Output.line)
         }
         try finish(fault)
+        _ = selection.warnIfPeerMatchesNothing(analyzer.connections, names: names, path: path)
     }
 
     /// What the selection options narrow the story to, for its `showing:` line.

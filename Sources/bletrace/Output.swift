@@ -203,3 +203,27 @@ enum Output {
         }
     }
 }
+
+/// A JSON document with the capture it describes named in it: `"file"` beside the document's
+/// own members (every JSON document bletrace writes names its file and its version).
+struct FileNamed<Document: Encodable>: Encodable {
+    var file: String
+    var document: Document
+    /// For a document that has no `"version"` of its own (the sweep's, from the Replay module).
+    var addsVersion = false
+
+    init(_ document: Document, file: String, addsVersion: Bool = false) {
+        (self.document, self.file, self.addsVersion) = (document, file, addsVersion)
+    }
+
+    private enum Key: String, CodingKey { case file, version }
+
+    func encode(to encoder: any Encoder) throws {
+        // The document's members go into the same object (the encoder hands the same keyed
+        // container to every request at one level).
+        try document.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(file, forKey: .file)
+        if addsVersion { try container.encode(jsonVersion, forKey: .version) }
+    }
+}

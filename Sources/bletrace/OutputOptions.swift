@@ -1,10 +1,12 @@
 import ArgumentParser
 import Foundation
 
-/// The output options every analysis command shares: where the output goes and whether it is
-/// coloured.
-struct OutputOptions: ParsableArguments {
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write to FILE instead of standard output (- is standard output).", valueName: "file"))
+/// Where a command's text goes and whether it is coloured: `-o FILE` (`-` is standard output)
+/// and `--color`, on every command that writes.
+struct DestinationOptions: ParsableArguments {
+    @Option(
+        name: .shortAndLong, help: ArgumentHelp("Write to FILE instead of standard output (- is standard output).", valueName: "file"),
+        completion: .path)
     var output: String?
 
     /// The file `-o` names; nil for standard output (no `-o`, or `-o -`).
@@ -13,8 +15,26 @@ struct OutputOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Colour the text output: never, auto or always.",
-            discussion: "auto colours only a terminal, and never when the NO_COLOR environment variable is set (no-color.org)."))
+            discussion: "auto colours only a terminal, and never when the NO_COLOR environment variable is set (no-color.org) or TERM is dumb."))
     var color: ColorChoice = .auto
+
+    /// Opens `-o FILE` and decides colour, before anything is written. `inputs` are the files
+    /// read, which `-o` must not overwrite.
+    func apply(inputs: [String]) throws {
+        // One place opens every output file (OutputFile): never the input by any name, devices
+        // written through, regular files replaced whole.
+        if let outputFile { try Output.redirect(to: outputFile, inputs: inputs) }
+        Style.enabled = color.enabled(toTerminal: outputFile == nil && isatty(STDOUT_FILENO) == 1)
+    }
+}
+
+/// The output options every analysis command shares: ``DestinationOptions`` and the progress line.
+struct OutputOptions: ParsableArguments {
+    @OptionGroup var destination: DestinationOptions
+
+    var output: String? { destination.output }
+    var outputFile: String? { destination.outputFile }
+    var color: ColorChoice { destination.color }
 
     @Flag(
         name: .shortAndLong,
@@ -32,21 +52,23 @@ struct OutputOptions: ParsableArguments {
     /// Opens `-o FILE` and decides colour, before anything is written. `input` is the capture
     /// read, which `-o` must not overwrite.
     func apply(input: String? = nil) throws {
-        // One place opens every output file (OutputFile): never the input by any name, devices
-        // written through, regular files replaced whole.
-        if let outputFile { try Output.redirect(to: outputFile, inputs: input.map { [$0] } ?? []) }
-        Style.enabled = switch color {
-        case .always: true
-        case .never: false
-        case .auto:
-            outputFile == nil && isatty(STDOUT_FILENO) == 1
-                && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
-        }
+        try destination.apply(inputs: input.map { [$0] } ?? [])
     }
 }
 
 enum ColorChoice: String, ExpressibleByArgument, CaseIterable {
     case never, auto, always
+
+    /// Whether text is coloured: always or never as asked; auto on a terminal unless NO_COLOR is
+    /// set and not empty (no-color.org) or TERM is dumb (or unset: no terminal to speak of).
+    func enabled(toTerminal terminal: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        switch self {
+        case .always: true
+        case .never: false
+        case .auto:
+            terminal && (environment["NO_COLOR"] ?? "").isEmpty && !["", "dumb"].contains(environment["TERM"] ?? "")
+        }
+    }
 }
 
 /// ANSI styles for text output, applied only when colour is on (``OutputOptions/apply(input:)``).
@@ -58,6 +80,11 @@ enum Style {
     static func green(_ text: String) -> String { wrap(text, "32") }
     static func bold(_ text: String) -> String { wrap(text, "1") }
     static func dim(_ text: String) -> String { wrap(text, "2") }
+    /// `label: value` with the label bold.
+    static func boldLabel(_ line: String) -> String {
+        guard enabled, let colon = line.firstIndex(of: ":") else { return line }
+        return bold(String(line[...colon])) + line[line.index(after: colon)...]
+    }
 
     private static func wrap(_ text: String, _ code: String) -> String {
         enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text

@@ -11,16 +11,15 @@ struct ReplayCommand: AsyncParsableCommand {
         abstract: "Replay a capture to an app and print the app's flow (Formats/flow.md).",
         discussion: "Apps: " + ReferenceApps.available.map { "\($0.name) — \($0.summary)" }.joined(separator: "; "))
 
-    @Argument(help: "A capture file: btsnoop, pcap, pcapng or PacketLogger (.pklg); - reads standard input.")
+    @Argument(help: "A capture file: btsnoop, pcap, pcapng or PacketLogger (.pklg); - reads standard input.", completion: .path)
     var file: String?
     @Flag(help: "List the apps a capture can be replayed to, one a line: the name, then what it does.")
     var listApps = false
     @Option(help: ArgumentHelp("In a container (bug report zip, sysdiagnose, gzip): the capture to replay (default: the current log).", valueName: "path"))
     var member: String?
-    @Option(help: "The reference app to replay to (\(ReferenceApps.available.map(\.name).joined(separator: ", "))).")
+    @Option(help: "The reference app to replay to (\(ReferenceApps.available.map(\.name).joined(separator: ", "))).", completion: .appNames)
     var app: String = "mirror"
-    @Option(name: .shortAndLong, help: "Write the flow to this file instead of standard output (- is standard output).")
-    var output: String?
+    @OptionGroup var destination: DestinationOptions
     @Option(help: "What to do with a request the capture cannot answer: pend (never answered, as by a silent peer), error (CBATTError.unlikelyError) or fail (stop, exit 1). Each is a divergence comment in the flow.")
     var unmatched: UnmatchedPolicy = .pend
     @Flag(help: "Play the capture at its own pace in wall time, with callbacks on the main thread, for app code that uses DispatchQueue.main.asyncAfter or Timer directly (default: capture time, at once).")
@@ -156,7 +155,7 @@ struct ReplayCommand: AsyncParsableCommand {
             return try finish(nil)
         }
         // Checked first, so that a refused -o (the capture itself, a directory) costs nothing.
-        if let output { try Output.redirect(to: output, inputs: [file]) }  // `-`: standard output
+        try destination.apply(inputs: [file])  // `-o -`: standard output
         let cassette: Cassette
         let fault: (any Error)?
         do {
@@ -177,8 +176,10 @@ struct ReplayCommand: AsyncParsableCommand {
             switch (format, sweep) {
             case (.text, .all): Output.line(KillPointSweep.summary(results, capture: capture, app: entry.name, platform: platform))
             case (.text, _): Output.line(results[0].sweep.text(capture: capture, app: entry.name, kind: results[0].kind))
-            case (.json, .all): try Output.json(results.map { $0.sweep.document(capture: capture, app: entry.name, kind: $0.kind) })
-            case (.json, _): try Output.json(results[0].sweep.document(capture: capture, app: entry.name, kind: results[0].kind))
+            case (.json, .all):
+                try Output.json(results.map { FileNamed($0.sweep.document(capture: capture, app: entry.name, kind: $0.kind), file: file, addsVersion: true) })
+            case (.json, _):
+                try Output.json(FileNamed(results[0].sweep.document(capture: capture, app: entry.name, kind: results[0].kind), file: file, addsVersion: true))
             }
             Output.flush()
             if results.contains(where: { !$0.sweep.losses.isEmpty }) { throw Exit.finding }
@@ -200,11 +201,21 @@ struct ReplayCommand: AsyncParsableCommand {
         var flow = await engine.run(name: entry.name) { entry.make(for: cassette) }
         let options = replayOptions
         flow.comments.insert("capture: \(Self.captureName(file))  app: \(entry.name)" + (options.isEmpty ? "" : "  \(options)"), at: 0)
+        // With colour, the comments (what the replay says about the capture) are dim; the
+        // events stay as they are. A chunk may end inside a line: its rest waits for the next.
+        var partial = ""
         do {
             try writer.writeFlow(comments: flow.comments) { chunk in
-                Output.text(String(decoding: chunk, as: UTF8.self))
+                if Style.enabled {
+                    var lines = (partial + String(decoding: chunk, as: UTF8.self)).split(separator: "\n", omittingEmptySubsequences: false)
+                    partial = String(lines.removeLast())
+                    for line in lines { Output.line(line.hasPrefix("#") ? Style.dim(String(line)) : String(line)) }
+                } else {
+                    Output.text(String(decoding: chunk, as: UTF8.self))
+                }
                 Output.flush()
             }
+            Output.text(partial)
         } catch {
             Output.error("\(error)")
             throw Exit.badInput

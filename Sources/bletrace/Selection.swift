@@ -34,6 +34,14 @@ struct SelectionOptions: ParsableArguments {
         return !addresses.contains { peerMatches($0, name: names[$0], wanted: peer) }
     }
 
+    /// Says so on standard error when `--peer` names no device of the capture at `path`; true
+    /// then (a failure under `--fail-on`).
+    func warnIfPeerMatchesNothing(_ connections: [Connection], names: [BluetoothAddress: String], path: String) -> Bool {
+        guard peerMatchesNothing(connections, names: names) else { return false }
+        Output.error("warning: --peer \(peer ?? "") names no device of \(path)")
+        return true
+    }
+
     func matches(peer address: BluetoothAddress?, name: String?) -> Bool {
         guard let peer else { return true }
         guard let address else { return false }

@@ -72,7 +72,7 @@ import Testing
         let text = try bletrace("decode", capture).stdout.split(separator: "\n")
         let line = try #require(text.first { $0.contains("ATT Error Response") })
         #expect(line.split(separator: " ").first == "43")
-        let errors = try #require(try json(try bletrace("errors", capture, "--format", "json", "--all").stdout)["errors"] as? [[String: Any]])
+        let errors = try #require(try json(try bletrace("errors", capture, "--format", "json").stdout)["errors"] as? [[String: Any]])
         #expect(errors.first?["index"] as? Int == 42)
         #expect(errors.first?["frame"] as? Int == 43)
         #expect(try bletrace("errors", capture, "--all").stdout.contains("frame 43"))

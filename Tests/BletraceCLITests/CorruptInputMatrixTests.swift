@@ -127,8 +127,14 @@ import TraceFiles
             let results = [
                 (try run(bletracePath, [command, empty] + extra), "the file is empty"),
                 // A directory is its captures for the analysis commands (README, "Many captures
-                // at once"): here only the empty one; replay reads one file.
-                (try run(bletracePath, [command, directory] + extra), command == "replay" ? "it is a directory" : "empty.btsnoop: file at byte offset 0: expected a capture file (btsnoop, pcap, pcapng or PacketLogger); the file is empty"),
+                // at once"): here only the empty one, passed over with a note, which leaves
+                // nothing to read; replay reads one file.
+                (
+                    try run(bletracePath, [command, directory] + extra),
+                    command == "replay"
+                        ? "it is a directory"
+                        : "empty.btsnoop skipped: file at byte offset 0: expected a capture file (btsnoop, pcap, pcapng or PacketLogger); the file is empty\nbletrace: \(directory): no capture to read in it"
+                ),
                 (try run(bletracePath, [command, directory + "/missing.btsnoop"] + extra), "no such file"),
             ]
             for (result, message) in results {

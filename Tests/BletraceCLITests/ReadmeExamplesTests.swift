@@ -1,0 +1,157 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The README's examples, run as written: each code block that starts with a `$ ` command is run
+/// in bash (the commands in order, with the built bletrace on PATH) in a directory where
+/// `Captures/` is the repository's, and what it prints must be what the block shows. A line `…`
+/// stands for any run of lines, a blank line before a command only sets it apart; a block that
+/// shows no output must exit 0. The README cannot drift
+/// from the commands again (issue 27).
+@Suite struct ReadmeExamplesTests {
+    struct Block: CustomTestStringConvertible, Sendable {
+        /// The README's line of the block's opening fence.
+        var line: Int
+        var commands: [String]
+        var expected: [String]
+        var testDescription: String { "README.md:\(line): \(commands.first ?? "")" }
+    }
+
+    static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("README.md")
+
+    /// Blocks that cannot run here, and why.
+    static let notRun: [String: String] = [
+        "bletrace info bugreport-panther-TQ3A-2026-01-01.zip": "a user's bug report, not in the repository",
+        "swift test --filter reconnectsAfterASupervisionTimeout": "runs a user's package",
+    ]
+    /// Blocks that show a host without Bluetooth: run only on one.
+    static let withoutBluetooth = ["bletrace capture --monitor -o live.btsnoop", "bletrace adapters"]
+
+    static var blocks: [Block] {
+        guard let text = try? String(contentsOf: readme, encoding: .utf8) else { return [] }
+        let lines = text.components(separatedBy: "\n")
+        var blocks: [Block] = []
+        var index = 0
+        while index < lines.count {
+            guard lines[index].hasPrefix("```") else {
+                index += 1
+                continue
+            }
+            let start = index
+            var body: [String] = []
+            index += 1
+            while index < lines.count, !lines[index].hasPrefix("```") {
+                body.append(lines[index])
+                index += 1
+            }
+            index += 1
+            guard body.first?.hasPrefix("$ ") == true else { continue }
+            var block = Block(line: start + 1, commands: [], expected: [])
+            var position = 0
+            while position < body.count {
+                var line = body[position]
+                if line.hasPrefix("$ ") {
+                    var command = String(line.dropFirst(2))
+                    // A command goes on after a backslash, or inside a ''' string.
+                    while command.hasSuffix("\\") || command.components(separatedBy: "'''").count % 2 == 0, position + 1 < body.count {
+                        position += 1
+                        line = body[position]
+                        command += "\n" + line
+                    }
+                    block.commands.append(command)
+                } else if !(line.isEmpty && position + 1 < body.count && body[position + 1].hasPrefix("$ ")) {
+                    // (A blank line before a command only sets it apart.)
+                    block.expected.append(line)
+                }
+                position += 1
+            }
+            blocks.append(block)
+        }
+        return blocks
+    }
+
+    /// The directory the examples run in: Captures/ and logs/ (the directory of captures the
+    /// "Many captures" section reads) lead to the repository's captures; the flows the diff
+    /// examples compare are made as the README says (actual.flow by the replay it shows,
+    /// gives-up.flow cut after the disconnection as `make demo` cuts it, reconnects.flow as the
+    /// block that shows it with `cat`).
+    static func workspace() throws -> URL {
+        let directory = try ContainerFixtures.directory()
+        let captures = URL(fileURLWithPath: Fixtures.capture("att-errors.btsnoop")).deletingLastPathComponent().path
+        for name in ["Captures", "logs"] {
+            try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent(name).path, withDestinationPath: captures)
+        }
+        let bin = directory.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: bin.appendingPathComponent("bletrace").path, withDestinationPath: bletracePath)
+        let setup = """
+            bletrace replay Captures/reconnect-supervision-timeout.btsnoop --app reconnecting -o actual.flow
+            sed '/didDisconnectPeripheral/q' Captures/reconnect-supervision-timeout.reconnecting.flow > gives-up.flow
+            """
+        let made = try run("/bin/bash", ["-c", "cd \"$1\" && PATH=\"$1/bin:$PATH\" && \(setup)", "bash", directory.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        if let shown = blocks.first(where: { $0.commands == ["cat reconnects.flow", "bletrace diff reconnects.flow actual.flow"] }) {
+            let flow = shown.expected.prefix { !$0.hasPrefix("flows ") }.joined(separator: "\n") + "\n"
+            try flow.write(to: directory.appendingPathComponent("reconnects.flow"), atomically: true, encoding: .utf8)
+        }
+        return directory
+    }
+
+    @Test func theReadmeHasExamplesToRun() {
+        #expect(Self.blocks.count >= 20)
+    }
+
+    @Test(arguments: blocks)
+    func theBlockPrintsWhatTheReadmeShows(_ block: Block) throws {
+        if let reason = Self.notRun[block.commands[0]] {
+            // Kept honest: the list names only blocks that exist.
+            #expect(!reason.isEmpty)
+            return
+        }
+        if Self.withoutBluetooth.contains(block.commands[0]), FileManager.default.fileExists(atPath: "/sys/class/bluetooth") {
+            return
+        }
+        let directory = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let script = block.commands.joined(separator: "\n")
+        let result = try run(
+            "/bin/bash", ["-c", "cd \"$1\" && PATH=\"$1/bin:$PATH\" && shift && eval \"$1\"", "bash", directory.path, script])
+        if block.expected.isEmpty {
+            #expect(result.status == 0, "\(result.stderr)")
+            return
+        }
+        var actual = (result.stdout + result.stderr).components(separatedBy: "\n")
+        while actual.last == "" { actual.removeLast() }
+        #expect(
+            Self.matches(block.expected, actual), "README.md:\(block.line) shows:\n\(block.expected.joined(separator: "\n"))\nbut the commands print:\n\(actual.joined(separator: "\n"))")
+    }
+
+    /// `expected` against `actual` line by line (trailing spaces aside), `…` matching any run.
+    static func matches(_ expected: [String], _ actual: [String]) -> Bool {
+        func trimmed(_ line: String) -> Substring { line[..<(line.lastIndex { $0 != " " }.map { line.index(after: $0) } ?? line.startIndex)] }
+        var memo: [Int: Bool] = [:]
+        func match(_ e: Int, _ a: Int) -> Bool {
+            let key = e * (actual.count + 1) + a
+            if let known = memo[key] { return known }
+            let result: Bool
+            if e == expected.count {
+                result = a == actual.count
+            } else if expected[e].trimmingCharacters(in: .whitespaces) == "…" {
+                result = (a...actual.count).contains { match(e + 1, $0) }
+            } else {
+                result = a < actual.count && trimmed(expected[e]) == trimmed(actual[a]) && match(e + 1, a + 1)
+            }
+            memo[key] = result
+            return result
+        }
+        return match(0, 0)
+    }
+
+    @Test func theMatcherTakesAnEllipsisForAnyRunAndNothingElse() {
+        #expect(Self.matches(["a", "…", "d"], ["a", "b", "c", "d"]))
+        #expect(Self.matches(["a", "…"], ["a"]))
+        #expect(!Self.matches(["a", "d"], ["a", "b", "d"]))
+        #expect(!Self.matches(["a", "…", "e"], ["a", "b", "d"]))
+    }
+}
