@@ -1,3 +1,5 @@
+import CoreBluetoothCodes
+
 /// The words a flow may use: every actor and the events each one has (Formats/flow.md, "Actors
 /// and events"). A line of a flow read for `bletrace diff` whose actor or event is not here is bad
 /// input, with a suggestion for a near miss.
@@ -34,6 +36,23 @@ public enum FlowVocabulary {
         ],
     ]
 
+    /// Every argument key an event may carry (`peripheral=`, `error=` …). A test replays every
+    /// bundled capture to every reference app and finds each key the replay writes here.
+    public static let keys: Set<String> = [
+        "advertising", "app", "autoReconnect", "captured", "central", "centrals", "characteristic", "characteristics",
+        "descriptor", "descriptors", "enabled", "encryption", "error", "expected", "includedServices",
+        "invalidatedServices", "isNotifying", "isReconnecting", "kind", "latency", "name", "offset", "peripheral",
+        "peripherals", "psm", "reason", "request", "restoreIdentifier", "result", "rssi", "scanServices", "service",
+        "services", "state", "type", "value", "via",
+    ]
+
+    /// The error types a flow names, with their case names (`CBError.connectionTimeout`).
+    static let errorNames: [String: Set<String>] = [
+        "CBError": Set(CBError.Code.allCases.compactMap(\.name)),
+        "CBATTError": Set(CBATTError.Code.allCases.compactMap(\.name)),
+        "CBInternalError": Set(CBInternalError.Code.allCases.map { "\($0)" }),
+    ]
+
     /// Actors that may carry a number for a second, third … manager of the same app.
     static let numbered: Set<String> = ["central", "peripheralManager"]
 
@@ -57,6 +76,39 @@ public enum FlowVocabulary {
     /// the word at fault): an actor or event name not in the table is a ``FlowError`` that says
     /// what was expected and, for a near miss, which word was probably meant.
     public static func check(_ event: FlowEvent, line: String, source: String, lineNumber: Int) throws(FlowError) {
+        try checkActorAndName(event, line: line, source: source, lineNumber: lineNumber)
+        for argument in event.arguments {
+            guard keys.contains(argument.key) else {
+                var expected = "an argument key of a flow event, not `\(argument.key)`"
+                if let near = nearest(argument.key, among: keys.sorted()) { expected += "; did you mean `\(near)`?" }
+                throw FlowError(source: source, line: lineNumber, column: column(of: " \(argument.key)=", in: line), expected: expected)
+            }
+            if argument.key == "error", let message = errorNameFault(argument.value) {
+                throw FlowError(source: source, line: lineNumber, column: column(of: "=\(argument.value)", in: line), expected: message)
+            }
+        }
+    }
+
+    /// What is wrong with an error value naming a case its type lacks (`CBError.connectionTimout`);
+    /// nil for a known case, a `Code(N)`, `nil`, a pattern (`CBError.*`) or a value of another form.
+    static func errorNameFault(_ value: String) -> String? {
+        guard !value.contains("*"), let dot = value.firstIndex(of: "."), let names = errorNames[String(value[..<dot])] else { return nil }
+        let type = String(value[..<dot])
+        let name = String(value[value.index(after: dot)...])
+        if names.contains(name) || name.hasPrefix("Code(") { return nil }
+        var expected = "a case of `\(type)`, not `\(name)`"
+        if let near = nearest(name, among: names.sorted()) { expected += "; did you mean `\(type).\(near)`?" }
+        return expected
+    }
+
+    /// The 1-based column (in characters) of the character after the first of `text` in `line`
+    /// (`text` leads with the separator before the word meant), if `text` is there.
+    private static func column(of text: String, in line: String) -> Int? {
+        guard let range = line.range(of: text) else { return nil }
+        return line.distance(from: line.startIndex, to: range.lowerBound) + 2
+    }
+
+    private static func checkActorAndName(_ event: FlowEvent, line: String, source: String, lineNumber: Int) throws(FlowError) {
         // The fast way first: most events are in the table.
         if let names = events[event.actor], names.contains(event.name) { return }
         let (actorColumn, nameColumn) = columns(of: line)

@@ -21,18 +21,31 @@ import Testing
         try #require(names.count >= 5)
         for name in names {
             let flow = try Flow(parsing: String(contentsOfFile: Fixtures.capture(name), encoding: .utf8), source: name)
-            for event in flow.events { #expect(FlowVocabulary.contains(event), "\(name): \(event.signature)") }
+            for event in flow.events {
+                #expect(FlowVocabulary.contains(event), "\(name): \(event.signature)")
+                for argument in event.arguments { #expect(FlowVocabulary.keys.contains(argument.key), "\(name): \(event.signature)") }
+            }
         }
     }
 
     @Test func theReplayRecordsOnlyWordsOfTheVocabulary() async throws {
-        // Every reference app, on a central capture with GATT errors and on a peripheral one.
-        for capture in ["att-errors.btsnoop", "peripheral-server.btsnoop", "reconnect-supervision-timeout.btsnoop"] {
+        // Every reference app on every bundled capture: the actors, the events, the argument keys
+        // and the error names.
+        let captures = try FileManager.default.contentsOfDirectory(atPath: Fixtures.packageRoot.appendingPathComponent("Captures").path)
+            .filter { $0.hasSuffix(".btsnoop") }.sorted()
+        try #require(captures.count >= 10)
+        for capture in captures {
             let (cassette, _) = try Cassette.load(path: Fixtures.capture(capture))
             for entry in ReferenceApps.all {
                 let flow = await ReplayEngine(cassette: cassette).run(entry.make(for: cassette), name: entry.name)
                 #expect(!flow.events.isEmpty)
-                for event in flow.events { #expect(FlowVocabulary.contains(event), "\(capture) \(entry.name): \(event.signature)") }
+                for event in flow.events {
+                    #expect(FlowVocabulary.contains(event), "\(capture) \(entry.name): \(event.signature)")
+                    for argument in event.arguments {
+                        #expect(FlowVocabulary.keys.contains(argument.key), "\(capture) \(entry.name): \(event.signature)")
+                        if argument.key == "error" { #expect(FlowVocabulary.errorNameFault(argument.value) == nil, "\(event.signature)") }
+                    }
+                }
             }
         }
     }
@@ -52,9 +65,23 @@ import Testing
         ("app didConnect peripheral=A", 5, "an event of `app`, not `didConnect`; `didConnect` is an event of `central`"),
         ("central1 didConnect peripheral=A", 1, "an actor (`app`, `central`, `peripheral`, `peripheralManager`, `system`), not `central1`; did you mean `central`?"),
         ("peripheral frobnicate x=1", 12, "an event of `peripheral`, not `frobnicate`"),
+        ("central didConnect periphral=A", 20, "an argument key of a flow event, not `periphral`; did you mean `peripheral`?"),
+        ("central didDisconnectPeripheral peripheral=A error=CBError.connectionTimout", 52,
+         "a case of `CBError`, not `connectionTimout`; did you mean `CBError.connectionTimeout`?"),
+        ("peripheral didReadValueFor peripheral=A", 12, "an event of `peripheral`, not `didReadValueFor`"),
+        ("peripheral didWriteValueFor peripheral=A characteristic=2A37 error=CBATTError.writeNotPermited", 68,
+         "a case of `CBATTError`, not `writeNotPermited`; did you mean `CBATTError.writeNotPermitted`?"),
     ])
     func aWordNotInTheVocabularyIsBadInputWithItsPlaceAndANearMiss(line: String, column: Int, expected: String) {
         #expect(error("# bletrace flow 2\n" + line) == FlowError(source: "e.flow", line: 2, column: column, expected: expected))
+    }
+
+    @Test func errorValuesOfOtherFormsAndPatternsPass() {
+        for value in ["nil", "CBError.connectionTimeout", "CBATTError.Code(128)", "CBError.*", "CBError.connection*",
+                      "CBInternalError.pairingCancelled", "CBInternalError(99)", "=0x05"] {
+            #expect(FlowVocabulary.errorNameFault(value) == nil, "\(value)")
+        }
+        #expect(FlowVocabulary.errorNameFault("CBInternalError.pairingCanceled") != nil)
     }
 
     @Test func numberedManagersAreTheirKind() {
