@@ -101,7 +101,14 @@ extension DiagnosisCollector {
             } else {
                 summary += (update == nil ? ":" : ";") + " no packet from the peer was captured on this connection"
             }
-            if let timeout = c.supervisionTimeout { summary += ", with a supervision timeout of \(ms(timeout, 10))" }
+            if let timeout = c.supervisionTimeout {
+                summary += ", with a supervision timeout of \(ms(timeout, 10))"
+                // Data from the peer longer ago than the timeout: the link lived on link-layer
+                // packets HCI does not show, and the peer fell silent only in the timeout's span.
+                if let lastTime = link.lastReceivedTime, time.seconds(since: lastTime) > Double(timeout) * 0.01 {
+                    summary += "; the link outlived that silence on empty link-layer packets, which HCI does not show, so the peer stopped answering only in the last \(ms(timeout, 10)) before the loss"
+                }
+            }
             findings.append(
                 Finding(
                     rule: .supervisionTimeout, record: record, time: time, connection: c, evidence: evidence, summary: summary + ".",
@@ -131,10 +138,14 @@ extension DiagnosisCollector {
         case 0x06, 0x05:
             findings.append(bondMissing(c, link, report, record: record, time: time, reason: reason))
         case 0x3D:
+            // Encryption started and not completed: the keys the two sides used differ.
+            let encryption = link.pending.last { $0.name == "encryption" }?.record
             findings.append(
                 Finding(
-                    rule: .micFailure, record: record, time: time, connection: c, evidence: [record],
-                    summary: "The link to \(peer) ended with a MIC failure (0x3D): an encrypted packet failed its integrity check, so the two sides did not hold the same key.",
+                    rule: .micFailure, record: record, time: time, connection: c, evidence: [record] + (encryption.map { [$0] } ?? []),
+                    summary: "The link to \(peer) ended with a MIC failure (0x3D)"
+                        + (encryption.map { ", before the encryption started at frame \($0 + 1) completed" } ?? "")
+                        + ": an encrypted packet failed its integrity check, so the two sides did not hold the same key.",
                     coreBluetooth: callback,
                     lookAt: "the keys each side stored for the other (a stale bond on one side), and the accessory's encryption (its key after a key refresh)"))
         case 0x3B:
@@ -296,7 +307,7 @@ extension DiagnosisCollector {
             findings.append(shortKey(c, size: size, record: change.record, time: change.time))
         }
         for key in link.keySizes where key.size < 16 {
-            findings.append(shortKey(c, size: key.size, record: key.record, time: c.completeTime ?? Timestamp(microseconds: 0)))
+            findings.append(shortKey(c, size: key.size, record: key.record, time: key.time))
         }
         return findings
     }
@@ -476,7 +487,7 @@ extension DiagnosisCollector {
 
     private func traffic(_ c: Connection, _ link: Link, _ report: LifecycleReport) -> Finding? {
         guard c.status == .success || c.beganBeforeCapture, !link.latencies.isEmpty || c.attNotifications > 0 || link.gaps > 0,
-            let record = c.completeRecord ?? link.lastTraffic
+            let record = c.completeRecord ?? link.firstTraffic
         else { return nil }
         var parts: [String] = []
         var values: [String: Double] = [:]
@@ -508,7 +519,8 @@ extension DiagnosisCollector {
             evidence += [longest.from, longest.to]
         }
         return Finding(
-            rule: .traffic, record: record, time: c.completeTime ?? start ?? Timestamp(microseconds: 0), connection: c, evidence: evidence,
+            rule: .traffic, record: record, time: c.completeTime ?? link.firstTrafficTime ?? start ?? Timestamp(microseconds: 0), connection: c,
+            evidence: evidence,
             summary: "Traffic: " + parts.joined(separator: "; ") + ".",
             coreBluetooth: nil,
             lookAt: link.gaps > 0
