@@ -8,9 +8,10 @@ extension DiagnosisCollector {
     /// to the lifecycles (`report`), the errors (`errors`) and what this collector gathered.
     public func findings(report: LifecycleReport, errors: [TraceError]) -> [Finding] {
         var findings: [Finding] = []
+        let refused = Refusals(errors)
         for connection in report.connections {
             let link = link(connection.id)
-            findings += linkEnd(connection, link, report, errors)
+            findings += linkEnd(connection, link, report, refused)
             findings += security(connection, link, report, errors)
             findings += parameters(connection, link)
             if let traffic = traffic(connection, link, report) { findings.append(traffic) }
@@ -51,7 +52,7 @@ extension DiagnosisCollector {
 
     // MARK: Why each link ended
 
-    private func linkEnd(_ c: Connection, _ link: Link, _ report: LifecycleReport, _ errors: [TraceError]) -> [Finding] {
+    private func linkEnd(_ c: Connection, _ link: Link, _ report: LifecycleReport, _ refusals: Refusals) -> [Finding] {
         var findings: [Finding] = []
         let peer = c.peer.map { "\($0)" + (c.peerName.map { " \"\($0)\"" } ?? "") } ?? "the peer"
         let callback = disconnectionCallback(c)
@@ -196,10 +197,7 @@ extension DiagnosisCollector {
         // The host giving up right after a refused request (not the link iOS ends after a pairing
         // this host cancelled: that is the pairing's finding).
         if c.initiator == .local, !c.pairings.contains(where: { $0.outcome == .failed && $0.failedBy == .host }),
-            let refusal = errors.last(where: { error in
-                error.layer == .att && error.server == .peer && !error.expected && error.connection == c.handle
-                    && error.record < record && error.record > (c.completeRecord ?? -1) && time.seconds(since: error.time) <= 2
-            })
+            let refusal = refusals.last(on: c.handle, after: c.completeRecord ?? -1, before: record, where: { time.seconds(since: $0.time) <= 2 })
         {
             findings.append(
                 Finding(
@@ -559,4 +557,44 @@ private func cbName(_ error: CBATTError) -> String { "\(error) (\(error.errorCod
 private func cbName(_ cb: TraceError.CoreBluetoothEquivalent) -> String {
     let type = cb.domain == CBError.errorDomain ? "CBError" : "CBATTError"
     return cb.name.map { "\(type).\($0) (\(cb.code))" } ?? "\(type) code \(cb.code)"
+}
+
+/// The unexpected ATT refusals of the peer's server among a capture's errors, for finding the
+/// last one before each disconnection without reading every error for every connection (on a
+/// capture with hundreds of connections and thousands of errors that search was the largest
+/// part of the rules' time).
+struct Refusals {
+    let errors: [TraceError]
+    /// The positions in `errors` of the refusals, in order.
+    let positions: [Int]
+    /// `errors` is in record order, as ``ErrorCollector`` appends them: the search can start at
+    /// the disconnection and stop at the connection's start.
+    let ordered: Bool
+
+    init(_ errors: [TraceError]) {
+        self.errors = errors
+        positions = errors.indices.filter { errors[$0].layer == .att && errors[$0].server == .peer && !errors[$0].expected }
+        ordered = zip(positions, positions.dropFirst()).allSatisfy { errors[$0].record <= errors[$1].record }
+    }
+
+    /// The last refusal (in the errors' order) on connection `handle` whose record is after
+    /// `after` and before `before`, of those `accept` takes: what `errors.last(where:)` with those
+    /// conditions gives.
+    func last(on handle: UInt16?, after: Int, before: Int, where accept: (TraceError) -> Bool) -> TraceError? {
+        var end = positions.count
+        if ordered {
+            // The first refusal at or past `before`.
+            var low = 0
+            while low < end {
+                let middle = (low + end) / 2
+                if errors[positions[middle]].record < before { low = middle + 1 } else { end = middle }
+            }
+        }
+        for position in positions[..<end].reversed() {
+            let record = errors[position].record
+            if ordered, record <= after { break }
+            if errors[position].connection == handle, record < before, record > after, accept(errors[position]) { return errors[position] }
+        }
+        return nil
+    }
 }
