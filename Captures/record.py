@@ -1627,6 +1627,25 @@ async def scenario_ll_response_timeout(path: Path) -> None:
         await asyncio.sleep(0.1)
 
 
+async def scenario_timeout_after_update(path: Path) -> None:
+    """Connected and notifying; the central's host changes the connection parameters (LE
+    Connection Update, completed at once by Bumble's controller) and 0.6 s later the link is lost
+    by supervision timeout (0x08), as when a peer misses the update's instant.  The loss is
+    injected as in reconnect-supervision-timeout (each controller's own teardown path)."""
+    async with make_rig(path, pcap=False) as rig:
+        await asyncio.sleep(0.1)
+        connection, _ = await connect(rig)
+        _, received = await subscribe_heart_rate(rig, connection)
+        await notify(rig, received, [bytes([0x00, 0x48]), bytes([0x00, 0x49])], 0.1)
+        # A 500 ms supervision timeout: the loss 0.6 s later fits a peer that never followed.
+        await rig.central.update_connection_parameters(connection, 30, 45, 0, 500)
+        await asyncio.sleep(0.6)
+        central_lost = wait_disconnection(connection)
+        supervision_timeout(rig)
+        assert await central_lost == CONNECTION_TIMEOUT
+        await asyncio.sleep(0.1)
+
+
 async def scenario_unacceptable_parameters(path: Path) -> None:
     """The peripheral asks for a 7.5-10 ms interval and a 1 s supervision timeout (L2CAP
     Connection Parameter Update Request); the central refuses (result 1), as iOS may refuse
@@ -1831,6 +1850,7 @@ SCENARIOS: list[tuple[str, Callable[[Path], Awaitable[None]]]] = [
     ('power-off-pending.btsnoop', scenario_power_off_pending),
     ('unconfirmed-indication.btsnoop', scenario_unconfirmed_indication),
     ('ll-response-timeout.btsnoop', scenario_ll_response_timeout),
+    ('timeout-after-update.btsnoop', scenario_timeout_after_update),
     ('unacceptable-parameters.btsnoop', scenario_unacceptable_parameters),
     ('bond-lost.btsnoop', scenario_bond_lost),
     ('mic-failure.btsnoop', scenario_mic_failure),

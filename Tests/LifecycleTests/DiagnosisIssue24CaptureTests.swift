@@ -58,6 +58,21 @@ import Wire
         #expect(findings.of(.supervisionTimeout).isEmpty)
     }
 
+    @Test func aSupervisionTimeoutRightAfterAParameterUpdateNamesTheUpdate() throws {
+        let records = try Self.records("timeout-after-update.btsnoop")
+        // LE Connection Update Complete (subevent 0x03), success; the loss (reason 0x08) after it.
+        let update = try #require(Self.events(records, code: 0x3E, parameter: 0, is: 0x03).first)
+        #expect(update.bytes[3] == 0x00)
+        let lost = try #require(Self.events(records, code: 0x05, parameter: 3, is: 0x08).first)
+        let lastReceived = try #require(records.last { $0.index < lost.index && $0.kind == .acl && $0.direction == .received })
+        #expect(lost.timestamp.seconds(since: update.timestamp) < 5)
+
+        let finding = try #require(try diagnose(path: Fixtures.capture("timeout-after-update.btsnoop")).of(.supervisionTimeout).first)
+        #expect(finding.record == lost.index)
+        #expect(finding.evidence == [lastReceived.index, update.index, lost.index])
+        #expect(finding.summary.contains("after a connection parameter update (frame \(update.index + 1): interval 45 ms, latency 0, supervision timeout 500 ms)"))
+    }
+
     @Test func unacceptableParametersNameTheRequestTheCentralRefused() throws {
         let records = try Self.records("unacceptable-parameters.btsnoop")
         // L2CAP LE signalling (CID 5): Connection Parameter Update Request 0x12 received, Response 0x13 sent.
