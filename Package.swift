@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // Inline snapshots of text reports (`bletrace diagnose`'s list): test-only.
+        .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
     ],
     targets: [
         // System libraries (Debian: libpcap-dev, libbluetooth-dev).
@@ -126,6 +128,11 @@ let package = Package(
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "TestSupport"]),
         .testTarget(name: "BLETraceTestingTests", dependencies: ["BLETraceTesting", "TestSupport"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Lifecycle", "TraceFiles", "TestSupport"]),
-        .testTarget(name: "BletraceCLITests", dependencies: ["bletrace", "BletraceCLI", "TestSupport"]),
+        .testTarget(
+            name: "BletraceCLITests",
+            dependencies: [
+                "bletrace", "BletraceCLI", "TestSupport",
+                .product(name: "InlineSnapshotTesting", package: "swift-snapshot-testing"),
+            ]),
     ]
 )

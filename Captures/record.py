@@ -70,8 +70,10 @@ from bumble.att import (
     Attribute,
 )
 from bumble.controller import Controller
-from bumble.core import UUID, AdvertisingData, ProtocolError
+from bumble.core import UUID, AdvertisingData, ConnectionParameterUpdateError, ProtocolError
+from bumble import l2cap
 from bumble.device import Connection, Device, Peer
+from bumble.keys import MemoryKeyStore, PairingKeys
 from bumble.gatt import (
     GATT_CHARACTERISTIC_ATTRIBUTE_TYPE,
     GATT_PRIMARY_SERVICE_ATTRIBUTE_TYPE,
@@ -1525,6 +1527,305 @@ async def scenario_unconfirmed_indication(path: Path) -> None:
         await asyncio.sleep(0.1)
 
 
+# -----------------------------------------------------------------------------
+# Issue 24: captures for the diagnose rules no other capture shows.  Where a
+# real controller's outcome cannot come from Bumble's virtual one, the script
+# drives that controller's own path or writes the event its host sees, and
+# Captures/README.md says which.
+# -----------------------------------------------------------------------------
+LL_RESPONSE_TIMEOUT = hci.HCI_ErrorCode.LMP_OR_LL_RESPONSE_TIMEOUT_ERROR  # 0x22
+LL_RESPONSE_TIMEOUT_S = 40.0  # Core 6.0, Vol 6, Part B, §5.2: the LL procedure response timeout
+UNACCEPTABLE_PARAMETERS = hci.HCI_ErrorCode.UNACCEPTABLE_CONNECTION_PARAMETERS_ERROR  # 0x3B
+SHORT_KEY_SIZE = 7
+ACCESSORY_PAIRING_WINDOW_S = 5.0
+
+
+def bonding_config(delegate: PairingDelegate) -> PairingConfig:
+    """Bonding, with the device's static random address as the identity it distributes (the
+    address the peer connects to, so the key stores find the keys again)."""
+    return PairingConfig(
+        sc=True, mitm=True, bonding=True, delegate=delegate, identity_address_type=PairingConfig.AddressType.RANDOM
+    )
+
+
+class ShortKeyDelegate(PairingDelegate):
+    """An accessory whose SMP allows keys of SHORT_KEY_SIZE bytes at most (Maximum
+    Encryption Key Size in its Pairing Response)."""
+
+    def __init__(self) -> None:
+        super().__init__(maximum_encryption_key_size=SHORT_KEY_SIZE)
+
+
+class SilentPhoneDelegate(PhoneDelegate):
+    """The phone's pairing prompt opens and nobody answers it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.prompted = asyncio.Event()
+
+    async def get_number(self) -> int | None:
+        self.prompted.set()
+        await asyncio.Event().wait()  # never
+        return None
+
+
+async def scenario_ll_response_timeout(path: Path) -> None:
+    """The central's host asks for a connection update (LE Connection Update); the peer's
+    link layer never answers the procedure, while its data still flows; after the LL
+    response timeout (40 s) the central's controller reports the update failed and ends
+    the link, both with LL Response Timeout (0x22).
+
+    Bumble's virtual controller completes every connection update at once, so this
+    scenario replaces the central controller's LE Connection Update handler: it answers
+    Command Status (pending), sends nothing to the peer, and 40 s later writes the LE
+    Connection Update Complete (status 0x22) and runs its own teardown path with 0x22 (the
+    peripheral's controller, not recorded, tears down with 0x08, as a peer whose central
+    went quiet does)."""
+    async with make_rig(path, pcap=False) as rig:
+        await asyncio.sleep(0.1)
+        connection, peripheral_connection = await connect(rig)
+        _, received = await subscribe_heart_rate(rig, connection)
+        await notify(rig, received, [bytes([0x00, 0x48])], 0.1)
+
+        controller = rig.central_controller
+        timed_out = asyncio.get_running_loop().create_future()
+
+        def unanswered_update(command: hci.HCI_LE_Connection_Update_Command) -> None:
+            controller._send_hci_command_status(hci.HCI_COMMAND_STATUS_PENDING, command.op_code)
+
+            def time_out() -> None:
+                controller.send_hci_packet(
+                    hci.HCI_LE_Connection_Update_Complete_Event(
+                        status=LL_RESPONSE_TIMEOUT,
+                        connection_handle=command.connection_handle,
+                        connection_interval=0,
+                        peripheral_latency=0,
+                        supervision_timeout=0,
+                    )
+                )
+                controller.on_le_disconnected(controller.le_connections[PERIPHERAL_ADDRESS], LL_RESPONSE_TIMEOUT)
+                rig.peripheral_controller.on_le_disconnected(
+                    rig.peripheral_controller.le_connections[CENTRAL_ADDRESS], CONNECTION_TIMEOUT
+                )
+                timed_out.set_result(None)
+
+            asyncio.get_running_loop().call_later(LL_RESPONSE_TIMEOUT_S, time_out)
+
+        controller.on_hci_le_connection_update_command = unanswered_update  # type: ignore[method-assign]
+        central_lost = wait_disconnection(connection)
+        update = asyncio.create_task(
+            rig.central.update_connection_parameters(connection, 30, 45, 0, 4000)
+        )
+        # The link is up meanwhile: notifications every 10 s.
+        for beat in range(3):
+            await asyncio.sleep(10)
+            await notify(rig, received, [bytes([0x00, 0x49 + beat])], 0)
+        await timed_out
+        assert await central_lost == LL_RESPONSE_TIMEOUT
+        with contextlib.suppress(Exception):
+            await update
+        await asyncio.sleep(0.1)
+
+
+async def scenario_timeout_after_update(path: Path) -> None:
+    """Connected and notifying; the central's host changes the connection parameters (LE
+    Connection Update, completed at once by Bumble's controller) and 0.6 s later the link is lost
+    by supervision timeout (0x08), as when a peer misses the update's instant.  The loss is
+    injected as in reconnect-supervision-timeout (each controller's own teardown path)."""
+    async with make_rig(path, pcap=False) as rig:
+        await asyncio.sleep(0.1)
+        connection, _ = await connect(rig)
+        _, received = await subscribe_heart_rate(rig, connection)
+        await notify(rig, received, [bytes([0x00, 0x48]), bytes([0x00, 0x49])], 0.1)
+        # A 500 ms supervision timeout: the loss 0.6 s later fits a peer that never followed.
+        await rig.central.update_connection_parameters(connection, 30, 45, 0, 500)
+        await asyncio.sleep(0.6)
+        central_lost = wait_disconnection(connection)
+        supervision_timeout(rig)
+        assert await central_lost == CONNECTION_TIMEOUT
+        await asyncio.sleep(0.1)
+
+
+async def scenario_unacceptable_parameters(path: Path) -> None:
+    """The peripheral asks for a 7.5-10 ms interval and a 1 s supervision timeout (L2CAP
+    Connection Parameter Update Request); the central refuses (result 1), as iOS may refuse
+    parameters outside Apple's guidelines; the accessory insists on them and ends the link
+    with Unacceptable Connection Parameters (0x3B).
+
+    Bumble's central accepts every request, so this scenario replaces the central L2CAP
+    channel manager's handler with one that answers "rejected"; the rest is Bumble's own:
+    the peripheral's host sends HCI Disconnect with reason 0x3B, its controller sends
+    LL_TERMINATE_IND, and the central's controller reports that reason."""
+    async with make_rig(path, pcap=False) as rig:
+        await asyncio.sleep(0.1)
+        connection, peripheral_connection, peer = await connect_and_discover(rig)
+        manager = rig.central.l2cap_channel_manager
+
+        def refuse(central_connection, cid, request) -> None:
+            manager.send_control_frame(
+                central_connection,
+                cid,
+                l2cap.L2CAP_Connection_Parameter_Update_Response(
+                    identifier=request.identifier, result=l2cap.L2CAP_CONNECTION_PARAMETERS_REJECTED_RESULT
+                ),
+            )
+
+        manager.on_l2cap_connection_parameter_update_request = refuse  # type: ignore[method-assign]
+        try:
+            await rig.peripheral.update_connection_parameters(peripheral_connection, 7.5, 10, 0, 1000, use_l2cap=True)
+        except ConnectionParameterUpdateError:
+            pass
+        else:
+            raise AssertionError('expected the central to refuse the parameters')
+        await asyncio.sleep(0.1)
+        central_lost = wait_disconnection(connection)
+        await peripheral_connection.disconnect(UNACCEPTABLE_PARAMETERS)
+        assert await central_lost == UNACCEPTABLE_PARAMETERS
+        await asyncio.sleep(0.1)
+
+
+async def bond_then_reconnect(rig: Rig) -> tuple[Connection, Connection]:
+    """Connection 1: connect, discover, pair and bond (the keys go to both key stores), read,
+    hang up.  Then connect again and return connection 2."""
+    connection, peripheral_connection, peer = await connect_and_discover(rig)
+    await connection.pair()
+    assert connection.is_encrypted
+    await asyncio.sleep(0.1)
+    assert await peer.read_value(find_characteristic(peer, BODY_SENSOR_LOCATION)) == BODY_SENSOR_LOCATION_VALUE
+    await asyncio.sleep(0.1)
+    peripheral_lost = wait_disconnection(peripheral_connection)
+    await connection.disconnect(REMOTE_USER_TERMINATED)
+    await peripheral_lost
+    await asyncio.sleep(0.2)
+    assert await rig.central.keystore.get(str(PERIPHERAL_ADDRESS)) is not None
+    assert await rig.peripheral.keystore.get(str(CENTRAL_ADDRESS)) is not None
+    return await connect(rig)
+
+
+def bonding_rig(rig: Rig) -> None:
+    rig.central.keystore = MemoryKeyStore()
+    rig.peripheral.keystore = MemoryKeyStore()
+    rig.central.pairing_config_factory = lambda _connection: bonding_config(PhoneDelegate())
+    rig.peripheral.pairing_config_factory = lambda _connection: bonding_config(PairingDelegate())
+
+
+async def scenario_bond_lost(path: Path) -> None:
+    """Connection 1 pairs and bonds.  The accessory then forgets the bond (a factory reset:
+    its key store entry for the phone is deleted).  Connection 2: the central starts
+    encryption with the LTK it kept; the peripheral's host has no key and answers LE Long Term
+    Key Request Negative Reply; the peripheral's controller rejects the LL_ENC_REQ with PIN or
+    Key Missing (0x06) and the central's controller reports Encryption Change, status 0x06
+    (all Bumble's own controller paths).  The central hangs up.  Connection 3: the user has
+    forgotten the device on the phone too, and the two pair again."""
+    async with make_rig(path, pcap=False) as rig:
+        bonding_rig(rig)
+        await asyncio.sleep(0.1)
+        connection, peripheral_connection = await bond_then_reconnect(rig)
+        await rig.peripheral.keystore.delete(str(CENTRAL_ADDRESS))
+        await asyncio.sleep(0.05)
+        try:
+            await connection.encrypt()
+        except hci.HCI_Error as error:
+            assert error.error_code == hci.HCI_ErrorCode.PIN_OR_KEY_MISSING_ERROR, error
+        else:
+            raise AssertionError('expected encryption to fail with PIN or Key Missing')
+        await asyncio.sleep(0.05)
+        peripheral_lost = wait_disconnection(peripheral_connection)
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        await peripheral_lost
+        await asyncio.sleep(0.2)
+
+        await rig.central.keystore.delete(str(PERIPHERAL_ADDRESS))
+        connection, peripheral_connection = await connect(rig)
+        peer = Peer(connection)
+        await asyncio.sleep(0.05)
+        await peer.request_mtu(CLIENT_MTU)
+        await connection.pair()
+        assert connection.is_encrypted
+        await asyncio.sleep(0.1)
+        peripheral_lost = wait_disconnection(peripheral_connection)
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        await peripheral_lost
+        await asyncio.sleep(0.1)
+
+
+async def scenario_mic_failure(path: Path) -> None:
+    """Connection 1 pairs and bonds.  The accessory's stored key then differs from the
+    phone's (its key store entry's LTK is replaced).  Connection 2: the central starts
+    encryption with its LTK, the peripheral's host answers with a different one, and
+    Bumble's peripheral controller, unable to decrypt, ends the link with MIC Failure
+    (0x3D): LL_TERMINATE_IND to the central, whose controller reports that reason."""
+    async with make_rig(path, pcap=False) as rig:
+        bonding_rig(rig)
+        await asyncio.sleep(0.1)
+        connection, peripheral_connection = await bond_then_reconnect(rig)
+        keys = await rig.peripheral.keystore.get(str(CENTRAL_ADDRESS))
+        assert keys is not None and keys.ltk is not None
+        keys.ltk = PairingKeys.Key(value=bytes(reversed(keys.ltk.value)))
+        await rig.peripheral.keystore.update(str(CENTRAL_ADDRESS), keys)
+        central_lost = wait_disconnection(connection)
+        # Bumble's encrypt() is cancelled by the disconnection.
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await asyncio.wait_for(connection.encrypt(), 1.0)
+        assert await central_lost == hci.HCI_ErrorCode.CONNECTION_TERMINATED_DUE_TO_MIC_FAILURE_ERROR
+        await asyncio.sleep(0.1)
+
+
+async def scenario_short_key(path: Path) -> None:
+    """The accessory's SMP allows 7-byte keys (Maximum Encryption Key Size 7 in its Pairing
+    Response), so the pairing's key is 7 bytes.  After encryption the central's host reads the
+    key size (HCI Read Encryption Key Size).
+
+    Bumble's virtual controller does not implement Read Encryption Key Size, so this scenario
+    gives the central's controller a handler that answers it with the size the pairing
+    negotiated (7), as a controller does."""
+    async with make_rig(path, pcap=False) as rig:
+        rig.central.pairing_config_factory = lambda _connection: bonding_config(PhoneDelegate())
+        rig.peripheral.pairing_config_factory = lambda _connection: bonding_config(ShortKeyDelegate())
+
+        def key_size(command: hci.HCI_Read_Encryption_Key_Size_Command) -> hci.HCI_Read_Encryption_Key_Size_ReturnParameters:
+            return hci.HCI_Read_Encryption_Key_Size_ReturnParameters(
+                status=hci.HCI_ErrorCode.SUCCESS, connection_handle=command.connection_handle, key_size=SHORT_KEY_SIZE
+            )
+
+        rig.central_controller.on_hci_read_encryption_key_size_command = key_size  # type: ignore[attr-defined]
+        await asyncio.sleep(0.1)
+        connection, _, peer = await connect_and_discover(rig)
+        await connection.pair()
+        assert connection.is_encrypted
+        response = await rig.central.host.send_sync_command(
+            hci.HCI_Read_Encryption_Key_Size_Command(connection_handle=connection.handle)
+        )
+        assert response.key_size == SHORT_KEY_SIZE
+        await asyncio.sleep(0.1)
+        assert await peer.read_value(find_characteristic(peer, BODY_SENSOR_LOCATION)) == BODY_SENSOR_LOCATION_VALUE
+        await asyncio.sleep(0.1)
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        await asyncio.sleep(0.1)
+
+
+async def scenario_pairing_unanswered(path: Path) -> None:
+    """The central pairs (Passkey Entry: the accessory displays, the phone's user must type);
+    the phone's prompt opens and nobody answers it.  The accessory gives up after its pairing
+    window (5 s) and ends the link (0x13): neither encryption nor Pairing Failed."""
+    async with make_rig(path, pcap=False) as rig:
+        delegate = SilentPhoneDelegate()
+        rig.central.pairing_config_factory = lambda _connection: bonding_config(delegate)
+        rig.peripheral.pairing_config_factory = lambda _connection: bonding_config(DisplayingDelegate())
+        await asyncio.sleep(0.1)
+        connection, peripheral_connection, peer = await connect_and_discover(rig)
+        pairing = asyncio.create_task(connection.pair())
+        await delegate.prompted.wait()
+        await asyncio.sleep(ACCESSORY_PAIRING_WINDOW_S)
+        central_lost = wait_disconnection(connection)
+        await peripheral_connection.disconnect(REMOTE_USER_TERMINATED)
+        assert await central_lost == REMOTE_USER_TERMINATED
+        pairing.cancel()
+        with contextlib.suppress(BaseException):
+            await pairing
+        await asyncio.sleep(0.1)
+
+
 SCENARIOS: list[tuple[str, Callable[[Path], Awaitable[None]]]] = [
     ('reconnect-supervision-timeout.btsnoop', scenario_reconnect_supervision_timeout),
     ('att-errors.btsnoop', scenario_att_errors),
@@ -1548,6 +1849,13 @@ SCENARIOS: list[tuple[str, Callable[[Path], Awaitable[None]]]] = [
     ('pairing-cancelled.btsnoop', scenario_pairing_cancelled),
     ('power-off-pending.btsnoop', scenario_power_off_pending),
     ('unconfirmed-indication.btsnoop', scenario_unconfirmed_indication),
+    ('ll-response-timeout.btsnoop', scenario_ll_response_timeout),
+    ('timeout-after-update.btsnoop', scenario_timeout_after_update),
+    ('unacceptable-parameters.btsnoop', scenario_unacceptable_parameters),
+    ('bond-lost.btsnoop', scenario_bond_lost),
+    ('mic-failure.btsnoop', scenario_mic_failure),
+    ('short-key.btsnoop', scenario_short_key),
+    ('pairing-unanswered.btsnoop', scenario_pairing_unanswered),
 ]
 
 

@@ -8,9 +8,10 @@ extension DiagnosisCollector {
     /// to the lifecycles (`report`), the errors (`errors`) and what this collector gathered.
     public func findings(report: LifecycleReport, errors: [TraceError]) -> [Finding] {
         var findings: [Finding] = []
+        let refused = Refusals(errors)
         for connection in report.connections {
             let link = link(connection.id)
-            findings += linkEnd(connection, link, report, errors)
+            findings += linkEnd(connection, link, report, refused)
             findings += security(connection, link, report, errors)
             findings += parameters(connection, link)
             if let traffic = traffic(connection, link, report) { findings.append(traffic) }
@@ -51,7 +52,7 @@ extension DiagnosisCollector {
 
     // MARK: Why each link ended
 
-    private func linkEnd(_ c: Connection, _ link: Link, _ report: LifecycleReport, _ errors: [TraceError]) -> [Finding] {
+    private func linkEnd(_ c: Connection, _ link: Link, _ report: LifecycleReport, _ refusals: Refusals) -> [Finding] {
         var findings: [Finding] = []
         let peer = c.peer.map { "\($0)" + (c.peerName.map { " \"\($0)\"" } ?? "") } ?? "the peer"
         let callback = disconnectionCallback(c)
@@ -101,7 +102,14 @@ extension DiagnosisCollector {
             } else {
                 summary += (update == nil ? ":" : ";") + " no packet from the peer was captured on this connection"
             }
-            if let timeout = c.supervisionTimeout { summary += ", with a supervision timeout of \(ms(timeout, 10))" }
+            if let timeout = c.supervisionTimeout {
+                summary += ", with a supervision timeout of \(ms(timeout, 10))"
+                // Data from the peer longer ago than the timeout: the link lived on link-layer
+                // packets HCI does not show, and the peer fell silent only in the timeout's span.
+                if let lastTime = link.lastReceivedTime, time.seconds(since: lastTime) > Double(timeout) * 0.01 {
+                    summary += "; the link outlived that silence on empty link-layer packets, which HCI does not show, so the peer stopped answering only in the last \(ms(timeout, 10)) before the loss"
+                }
+            }
             findings.append(
                 Finding(
                     rule: .supervisionTimeout, record: record, time: time, connection: c, evidence: evidence, summary: summary + ".",
@@ -131,10 +139,14 @@ extension DiagnosisCollector {
         case 0x06, 0x05:
             findings.append(bondMissing(c, link, report, record: record, time: time, reason: reason))
         case 0x3D:
+            // Encryption started and not completed: the keys the two sides used differ.
+            let encryption = link.pending.last { $0.name == "encryption" }?.record
             findings.append(
                 Finding(
-                    rule: .micFailure, record: record, time: time, connection: c, evidence: [record],
-                    summary: "The link to \(peer) ended with a MIC failure (0x3D): an encrypted packet failed its integrity check, so the two sides did not hold the same key.",
+                    rule: .micFailure, record: record, time: time, connection: c, evidence: [record] + (encryption.map { [$0] } ?? []),
+                    summary: "The link to \(peer) ended with a MIC failure (0x3D)"
+                        + (encryption.map { ", before the encryption started at frame \($0 + 1) completed" } ?? "")
+                        + ": an encrypted packet failed its integrity check, so the two sides did not hold the same key.",
                     coreBluetooth: callback,
                     lookAt: "the keys each side stored for the other (a stale bond on one side), and the accessory's encryption (its key after a key refresh)"))
         case 0x3B:
@@ -185,10 +197,7 @@ extension DiagnosisCollector {
         // The host giving up right after a refused request (not the link iOS ends after a pairing
         // this host cancelled: that is the pairing's finding).
         if c.initiator == .local, !c.pairings.contains(where: { $0.outcome == .failed && $0.failedBy == .host }),
-            let refusal = errors.last(where: { error in
-                error.layer == .att && error.server == .peer && !error.expected && error.connection == c.handle
-                    && error.record < record && error.record > (c.completeRecord ?? -1) && time.seconds(since: error.time) <= 2
-            })
+            let refusal = refusals.last(on: c.handle, after: c.completeRecord ?? -1, before: record, where: { time.seconds(since: $0.time) <= 2 })
         {
             findings.append(
                 Finding(
@@ -296,7 +305,7 @@ extension DiagnosisCollector {
             findings.append(shortKey(c, size: size, record: change.record, time: change.time))
         }
         for key in link.keySizes where key.size < 16 {
-            findings.append(shortKey(c, size: key.size, record: key.record, time: c.completeTime ?? Timestamp(microseconds: 0)))
+            findings.append(shortKey(c, size: key.size, record: key.record, time: key.time))
         }
         return findings
     }
@@ -476,7 +485,7 @@ extension DiagnosisCollector {
 
     private func traffic(_ c: Connection, _ link: Link, _ report: LifecycleReport) -> Finding? {
         guard c.status == .success || c.beganBeforeCapture, !link.latencies.isEmpty || c.attNotifications > 0 || link.gaps > 0,
-            let record = c.completeRecord ?? link.lastTraffic
+            let record = c.completeRecord ?? link.firstTraffic
         else { return nil }
         var parts: [String] = []
         var values: [String: Double] = [:]
@@ -508,7 +517,8 @@ extension DiagnosisCollector {
             evidence += [longest.from, longest.to]
         }
         return Finding(
-            rule: .traffic, record: record, time: c.completeTime ?? start ?? Timestamp(microseconds: 0), connection: c, evidence: evidence,
+            rule: .traffic, record: record, time: c.completeTime ?? link.firstTrafficTime ?? start ?? Timestamp(microseconds: 0), connection: c,
+            evidence: evidence,
             summary: "Traffic: " + parts.joined(separator: "; ") + ".",
             coreBluetooth: nil,
             lookAt: link.gaps > 0
@@ -547,4 +557,44 @@ private func cbName(_ error: CBATTError) -> String { "\(error) (\(error.errorCod
 private func cbName(_ cb: TraceError.CoreBluetoothEquivalent) -> String {
     let type = cb.domain == CBError.errorDomain ? "CBError" : "CBATTError"
     return cb.name.map { "\(type).\($0) (\(cb.code))" } ?? "\(type) code \(cb.code)"
+}
+
+/// The unexpected ATT refusals of the peer's server among a capture's errors, for finding the
+/// last one before each disconnection without reading every error for every connection (on a
+/// capture with hundreds of connections and thousands of errors that search was the largest
+/// part of the rules' time).
+struct Refusals {
+    let errors: [TraceError]
+    /// The positions in `errors` of the refusals, in order.
+    let positions: [Int]
+    /// `errors` is in record order, as ``ErrorCollector`` appends them: the search can start at
+    /// the disconnection and stop at the connection's start.
+    let ordered: Bool
+
+    init(_ errors: [TraceError]) {
+        self.errors = errors
+        positions = errors.indices.filter { errors[$0].layer == .att && errors[$0].server == .peer && !errors[$0].expected }
+        ordered = zip(positions, positions.dropFirst()).allSatisfy { errors[$0].record <= errors[$1].record }
+    }
+
+    /// The last refusal (in the errors' order) on connection `handle` whose record is after
+    /// `after` and before `before`, of those `accept` takes: what `errors.last(where:)` with those
+    /// conditions gives.
+    func last(on handle: UInt16?, after: Int, before: Int, where accept: (TraceError) -> Bool) -> TraceError? {
+        var end = positions.count
+        if ordered {
+            // The first refusal at or past `before`.
+            var low = 0
+            while low < end {
+                let middle = (low + end) / 2
+                if errors[positions[middle]].record < before { low = middle + 1 } else { end = middle }
+            }
+        }
+        for position in positions[..<end].reversed() {
+            let record = errors[position].record
+            if ordered, record <= after { break }
+            if errors[position].connection == handle, record < before, record > after, accept(errors[position]) { return errors[position] }
+        }
+        return nil
+    }
 }

@@ -42,6 +42,10 @@ public struct DiagnosisCollector {
 
     /// What is gathered per connection (``Connection/id``).
     public struct Link: Sendable {
+        /// The first ACL record in either direction (where a connection that began before the
+        /// capture shows first).
+        public var firstTraffic: Int?
+        public var firstTrafficTime: Timestamp?
         /// The last ACL record from the peer, and the last in either direction.
         public var lastReceived: Int?
         public var lastReceivedTime: Timestamp?
@@ -54,8 +58,8 @@ public struct DiagnosisCollector {
         /// Each Service Changed indication of the peer's server (its record) and the first discovery
         /// request of this host's client after it, if any.
         public var serviceChanges: [(record: Int, rediscovery: Int?)] = []
-        /// Key sizes from Read Encryption Key Size (the record of its Command Complete).
-        public var keySizes: [(size: UInt8, record: Int)] = []
+        /// Key sizes from Read Encryption Key Size (the record of its Command Complete, and its time).
+        public var keySizes: [(size: UInt8, record: Int, time: Timestamp)] = []
         /// Seconds from each ATT request of this host's client to its answer.
         public var latencies: [Double] = []
         /// Gaps between two ACL records longer than half the supervision timeout in force: how
@@ -174,6 +178,8 @@ public struct DiagnosisCollector {
     /// ``Link`` in a plain array (nothing in it to retain or hash), as the hot path touches it
     /// for every record. ``link(_:)`` puts the two together.
     struct Traffic {
+        var firstTraffic: Int?
+        var firstTrafficTime: Timestamp?
         var lastReceived: Int?
         var lastReceivedTime: Timestamp?
         var lastTraffic: Int?
@@ -190,6 +196,7 @@ public struct DiagnosisCollector {
             (link.lastReceived, link.lastReceivedTime, link.lastTraffic, link.lastTrafficTime) =
                 (t.lastReceived, t.lastReceivedTime, t.lastTraffic, t.lastTrafficTime)
             (link.gaps, link.longestGap) = (t.gaps, t.longestGap)
+            (link.firstTraffic, link.firstTrafficTime) = (t.firstTraffic, t.firstTrafficTime)
         }
         return link
     }
@@ -227,7 +234,7 @@ public struct DiagnosisCollector {
             // Read Encryption Key Size: status, handle, key size.
             guard parameters.count >= 4, parameters[0] == 0 else { break }
             let handle = (UInt16(parameters[1]) | UInt16(parameters[2]) << 8) & 0x0FFF
-            if let id = analyzer.connectionID(on: handle) { links[id, default: Link()].keySizes.append((parameters[3], record.index)) }
+            if let id = analyzer.connectionID(on: handle) { links[id, default: Link()].keySizes.append((parameters[3], record.index, record.timestamp)) }
         case .le(.unknown(let subevent, _)):
             switch subevent.rawValue {
             case 0x03, 0x04, 0x05, 0x06, 0x0C: rawEvent(record, analyzer)
@@ -309,8 +316,10 @@ extension DiagnosisCollector.Traffic {
     mutating func note(_ record: CaptureRecord, time: Timestamp) -> (seconds: Double, from: Int, to: Int)? {
         var long: (seconds: Double, from: Int, to: Int)?
         // In whole microseconds: a division for every record would cost more than the rest.
-        if let last = lastTrafficTime, let from = lastTraffic, time.microseconds &- last.microseconds > 50_000 {
-            long = (time.seconds(since: last), from, record.index)
+        if let last = lastTrafficTime {
+            if let from = lastTraffic, time.microseconds &- last.microseconds > 50_000 { long = (time.seconds(since: last), from, record.index) }
+        } else {
+            (firstTraffic, firstTrafficTime) = (record.index, time)
         }
         lastTraffic = record.index
         lastTrafficTime = time

@@ -70,3 +70,15 @@ public struct Finding: Hashable, Sendable, Codable {
         return a.rule < b.rule
     }
 }
+
+extension Finding.Severity {
+    /// Whether a finding of this severity is at least as serious as `minimum`: `.warning` is at
+    /// least `.warning` and at least `.info`, not at least `.error`.
+    public func isAtLeast(_ minimum: Self) -> Bool { self <= minimum }
+}
+
+extension Sequence<Finding> {
+    /// The findings at least as serious as `minimum`, in their order (`bletrace diagnose
+    /// --min-severity`).
+    public func atLeast(_ minimum: Finding.Severity) -> [Finding] { filter { $0.severity.isAtLeast(minimum) } }
+}

@@ -17,10 +17,22 @@ struct Diagnose: ParsableCommand {
             "Exit 1 when a finding is at least this serious: error, or warning (warnings and errors).",
             discussion: "For CI: bletrace diagnose trace.btsnoop --fail-on error. Without it, findings exit 0."))
     var failOn: FailOn?
+    @Option(
+        name: .customLong("min-severity"),
+        help: ArgumentHelp(
+            "List only findings at least this serious: error, warning (warnings and errors), or info (all, the default).",
+            discussion: "The counts and --fail-on are those of the findings listed."))
+    var minSeverity: Finding.Severity = .info
     @OptionGroup var selection: SelectionOptions
     @OptionGroup var output: OutputOptions
 
     enum FailOn: String, ExpressibleByArgument, CaseIterable { case error, warning }
+
+    func validate() throws {
+        if let failOn, let severity = Finding.Severity(rawValue: failOn.rawValue), !severity.isAtLeast(minSeverity) {
+            throw ValidationError("--fail-on \(failOn.rawValue) judges \(failOn.rawValue)s, which --min-severity \(minSeverity.rawValue) leaves out.")
+        }
+    }
 
     func run() throws {
         try output.apply(input: capture.file)
@@ -30,7 +42,7 @@ struct Diagnose: ParsableCommand {
 
         let report = analysis.lifecycle.report
         let names = analysis.lifecycle.scanning.names
-        var findings = analysis.findings
+        var findings = analysis.findings.atLeast(minSeverity)
         if let origin, !selection.isEmpty {
             let connections = Dictionary(uniqueKeysWithValues: report.connections.map { ($0.id, $0) })
             findings = findings.filter { finding in
@@ -61,3 +73,5 @@ struct Diagnose: ParsableCommand {
         if failing { throw Exit.finding }
     }
 }
+
+extension Finding.Severity: ExpressibleByArgument {}

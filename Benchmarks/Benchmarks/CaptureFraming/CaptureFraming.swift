@@ -3,7 +3,7 @@
 // per-connection state as `bletrace stats`, `lifecycle` and `errors` do in process (CaptureAnalyzer:
 // TraceDecoder + LifecycleAnalyzer + ErrorCollector per record, the commonest records in their
 // quick form), each with what the command then makes of it (counts; the lifecycle story; the
-// error table), written to no output. One iteration = the whole generated capture
+// findings of diagnose; the error table), written to no output. One iteration = the whole generated capture
 // (BLETRACE_BENCH_CAPTURE, default /tmp/bletrace-bench/capture-1M.btsnoop, made by `make bench`
 // with generate-capture). Throughput is files per second; MB/s is the file size divided by the
 // wall time (60.3 MB: 1 GB/s is 60 ms).
@@ -70,6 +70,25 @@ let benchmarks: @Sendable () -> Void = {
         let summary = LifecycleSummary(connections: report.connections, scans: report.scans, errors: analysis.errors.errors)
         var characters = 0
         LifecycleStory(report: report, summary: summary).write { characters &+= $0.utf8.count }
+        blackHole(characters)
+    }
+
+    // `bletrace diagnose`: the findings (gathered in the same single pass by the analysis's
+    // DiagnosisCollector, the rules applied once at the end) and the finding list's lines.
+    // Its CPU time too (cpuTotal): on a machine others load, wall time measures the load as much
+    // as the work.
+    Benchmark(
+        "diagnose_1M_records_analysis_findings",
+        configuration: .init(
+            metrics: Benchmark.defaultConfiguration.metrics + [.cpuTotal, .cpuUser],
+            thresholds: (Benchmark.defaultConfiguration.thresholds ?? [:]).merging(
+                [.cpuTotal: .init(relative: [.p50: 25.0]), .cpuUser: .init(relative: [.p50: 25.0])]) { current, _ in current })
+    ) { benchmark in
+        let (analysis, _) = analyze()
+        let findings = analysis.findings
+        var characters = 0
+        FindingList(findings: findings, origin: analysis.lifecycle.report.firstTime, names: analysis.lifecycle.scanning.names)
+            .write { characters &+= $0.utf8.count }
         blackHole(characters)
     }
 
