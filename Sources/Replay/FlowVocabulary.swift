@@ -77,7 +77,8 @@ public enum FlowVocabulary {
     /// what was expected and, for a near miss, which word was probably meant.
     public static func check(_ event: FlowEvent, line: String, source: String, lineNumber: Int) throws(FlowError) {
         try checkActorAndName(event, line: line, source: source, lineNumber: lineNumber)
-        for argument in event.arguments {
+        // `@<=`/`@>=` are an expectation's timing assertions (FlowExpectation checks them).
+        for argument in event.arguments where !argument.key.hasPrefix("@") {
             guard keys.contains(argument.key) else {
                 var expected = "an argument key of a flow event, not `\(argument.key)`"
                 if let near = nearest(argument.key, among: keys.sorted()) { expected += "; did you mean `\(near)`?" }
