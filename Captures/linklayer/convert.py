@@ -20,9 +20,11 @@ The nRF header needs facts the LE RF header does not give; they are made as a sn
   - CRC OK: the CRC recomputed here (CRCInit 0x555555 on the advertising channels, the
     CONNECT_IND's CRCInit on the connection);
   - direction (data packets): by timing, as bletrace infers it for 256 captures: a packet that
-    starts within the previous packet's air time + 150 us + 100 us answers it; any other opens a
+    starts within the previous packet's air time + 150 us + 300 us answers it; any other opens a
     connection event, which the central does;
   - event counter: incremented at each packet that opens a connection event;
+  - encrypted (data packets with a payload after the connection's LL_START_ENC_REQ): set, with
+    the MIC flag clear, as the sniffer writes a packet it could not decrypt;
   - timestamp (version 3): the record time in microseconds, modulo 2^32; delta time (versions
     1, 2): microseconds from the end of the previous packet.
 """
@@ -89,8 +91,8 @@ def crc24(init, data):
 
 
 def annotate(packets):
-    """Per packet: channel index, CRC ok, is data, direction (1 central to peripheral), event counter."""
-    crc_init, last, result = {}, {}, []
+    """Per packet: channel index, CRC ok, is data, direction (1 central to peripheral), event counter, encrypted."""
+    crc_init, last, result, encrypted = {}, {}, [], set()
     events = {}
     for stamp, packet in packets:
         rf_channel = packet[0]
@@ -111,19 +113,22 @@ def annotate(packets):
         if is_data:
             previous = last.get(aa)
             direction = 1
-            if previous and 0 <= stamp - previous[0] <= previous[1] + 250:
+            if previous and 0 <= stamp - previous[0] <= previous[1] + 450:
                 direction = 1 - previous[2]
-            if direction == 1 and (not previous or previous[2] != 1 or stamp - previous[0] > previous[1] + 250):
+            if direction == 1 and (not previous or previous[2] != 1 or stamp - previous[0] > previous[1] + 450):
                 events[aa] = events.get(aa, -1) + 1
             counter = max(events.get(aa, 0), 0)
             last[aa] = (stamp, (10 + length) * 8, direction)
-        result.append((stamp, rf_to_index(rf_channel), -signal, crc_ok, is_data, direction, counter, ll))
+        ciphertext = is_data and length > 0 and aa in encrypted
+        if is_data and crc_ok and not ciphertext and ll[4] & 0x03 == 3 and length >= 1 and ll[6] == 0x05:
+            encrypted.add(aa)  # LL_START_ENC_REQ: what follows is encrypted
+        result.append((stamp, rf_to_index(rf_channel), -signal, crc_ok, is_data, direction, counter, ciphertext, ll))
     return result
 
 
 def nordic(version, counter, entry, delta):
-    stamp, channel, rssi, crc_ok, is_data, direction, event, ll = entry
-    flags = (1 if crc_ok else 0) | ((direction << 1) if is_data else 0)
+    stamp, channel, rssi, crc_ok, is_data, direction, event, ciphertext, ll = entry
+    flags = (1 if crc_ok else 0) | ((direction << 1) if is_data else 0) | (0x04 if ciphertext else 0)
     event_header = struct.pack("<BBBBHI", 10, flags, channel, rssi & 0xFF, event, (stamp if version >= 3 else delta) & 0xFFFFFFFF)
     packet_id = (0x06 if is_data else 0x02) if version >= 3 else 0x06
     payload = event_header + ll
@@ -162,7 +167,7 @@ def main():
                                   (2, "crackle-nordic-v2.pcap", write_pcap)]:
         records, previous_end = [], None
         for counter, entry in enumerate(entries):
-            stamp, ll = entry[0], entry[7]
+            stamp, ll = entry[0], entry[8]
             delta = 0 if previous_end is None else max(stamp - previous_end, 0)
             previous_end = stamp + (len(ll) + 1) * 8
             records.append((stamp, nordic(version, counter, entry, delta)))

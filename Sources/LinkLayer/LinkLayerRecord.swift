@@ -29,6 +29,10 @@ public struct LinkLayerRecord {
     /// payload): a retransmission the peer had not acknowledged. Its payload is not passed to
     /// L2CAP again.
     public var isRetransmission = false
+    /// True for a data PDU whose payload is ciphertext bletrace cannot read: sent after the
+    /// connection's LL_START_ENC_REQ (or flagged encrypted by the nRF Sniffer, which did not
+    /// decrypt it). Its payload (with its 4-byte MIC) is not decoded as LL control or L2CAP.
+    public var isEncrypted = false
     /// For a retransmission: the record (0-based) of the PDU it repeats.
     public var repeats: Int?
     /// The L2CAP frame this PDU completed, if it completed one.

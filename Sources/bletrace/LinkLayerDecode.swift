@@ -45,7 +45,7 @@ func describeLinkLayer(_ record: CaptureRecord, _ decoded: LinkLayerRecord, orig
     line += " " + (decoded.direction.map { "\($0)" + (decoded.directionSource == .timing ? "?" : "") } ?? "-").rightPadded(8)
     guard let packet = decoded.packet else {
         line += " ll     "
-        if let fault = decoded.fault { line += " [\(fault.layer): expected \(fault.expected) at byte \(fault.offset)]" }
+        if let fault = decoded.fault { line += " [\(fault.layer.rawValue): expected \(fault.expected) at byte \(fault.offset)]" }
         return line
     }
     switch packet.pdu {
@@ -53,7 +53,9 @@ func describeLinkLayer(_ record: CaptureRecord, _ decoded: LinkLayerRecord, orig
         line += " adv     " + describe(pdu)
     case .data(let pdu):
         line += " data    conn \(decoded.connection?.index ?? 0) "
-        if let control = decoded.control {
+        if decoded.isEncrypted {
+            line += "encrypted \(pdu.llid == .control ? "LL control" : "L2CAP"), \(pdu.length) bytes"
+        } else if let control = decoded.control {
             line += describe(control)
         } else if pdu.isEmpty {
             line += "Empty PDU"
@@ -74,7 +76,7 @@ func describeLinkLayer(_ record: CaptureRecord, _ decoded: LinkLayerRecord, orig
     }
     if decoded.snifferHeader?.crcOK == false { line += " [CRC bad]" }
     if let fault = decoded.fault ?? decoded.lostFragments {
-        line += "  [\(fault.layer): expected \(fault.expected) at byte \(fault.offset)]"
+        line += "  [\(fault.layer.rawValue): expected \(fault.expected) at byte \(fault.offset)]"
     }
     return line
 }
@@ -348,6 +350,8 @@ struct JSONLinkLayerRecord: Encodable {
     var direction: String?
     var direction_source: String?
     var retransmission: Bool?
+    /// A payload that is ciphertext (not decoded).
+    var encrypted: Bool?
     /// For a retransmission, the frame (1-based) it repeats.
     var repeats_frame: Int?
     var l2cap: L2CAP?
@@ -385,6 +389,7 @@ struct JSONLinkLayerRecord: Encodable {
         direction = decoded.direction?.rawValue
         direction_source = decoded.directionSource?.rawValue
         retransmission = decoded.isRetransmission ? true : nil
+        encrypted = decoded.isEncrypted ? true : nil
         repeats_frame = decoded.repeats.map { $0 + 1 }
         if let frame = decoded.l2cap { l2cap = L2CAP(cid: frame.channel.rawValue, length: frame.payload.count) }
         if let pdu = decoded.att {

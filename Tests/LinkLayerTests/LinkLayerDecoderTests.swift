@@ -41,16 +41,17 @@ import Wire
             (Self.data(llid: 0b01, sn: 1, nesn: 1, Array(frame[27...])), 40_000),
         ]
         var seen: [Int: LinkLayerRecord] = [:]
-        Self.decodeAll(records) { seen[$0] = $1 }
+        var value: [UInt8]?
+        Self.decodeAll(records) { index, record in
+            seen[index] = record
+            // The reassembled frame lives in the decoder's buffer: read it before the next record.
+            if case .writeRequest(let handle, let bytes) = record.att, handle == 0x002A { value = Array(bytes) }
+        }
         #expect(seen[0]?.connection?.central == BluetoothAddress("11:12:13:14:15:16"))
         #expect(seen[0]?.connection?.peripheral == BluetoothAddress("21:22:23:24:25:26"))
         #expect(seen[1]?.att == nil && seen[1]?.l2cap == nil && seen[1]?.fault == nil)
         #expect(seen[1]?.crcOK == true)
-        guard case .writeRequest(let handle, let value) = seen[3]?.att else {
-            Issue.record("no Write Request: \(String(describing: seen[3]?.att)), fault \(String(describing: seen[3]?.fault))")
-            return
-        }
-        #expect(handle == 0x002A && Array(value) == (0..<30).map { UInt8($0) })
+        #expect(value == (0..<30).map { UInt8($0) }, "fault \(String(describing: seen[3]?.fault))")
         #expect(seen[3]?.connection?.index == 0)
     }
 
@@ -136,6 +137,47 @@ import Wire
             return
         }
         #expect(reason == .remoteUserTerminatedConnection)
+    }
+
+    @Test func payloadsAfterLLStartEncReqAreCiphertextNotDecoded() {
+        let records: [([UInt8], Int64)] = [
+            (Self.connectInd, 0),
+            (Self.data(llid: 0b11, [0x05]), 10_000),  // LL_START_ENC_REQ, in the clear
+            (Self.data(llid: 0b11, sn: 1, [0x02, 0x13, 0xAA, 0xBB, 0xCC, 0xDD]), 40_000),  // looks like a terminate, is not
+            (Self.data(llid: 0b01, nesn: 1, []), 40_230),  // an Empty PDU is never encrypted
+        ]
+        var seen: [LinkLayerRecord] = []
+        Self.decodeAll(records) { seen.append($1) }
+        guard case .startEncryptionRequest = seen[1].control else {
+            Issue.record("no LL_START_ENC_REQ")
+            return
+        }
+        #expect(!seen[1].isEncrypted)
+        #expect(seen[2].isEncrypted && seen[2].control == nil)
+        #expect(!seen[3].isEncrypted)
+    }
+
+    @Test func aMissedCentralPacketIsToldFromTheSequenceNumbers() {
+        // The central's NESN 0 asks for the peripheral's SN 0, the peripheral's NESN 1 for the
+        // central's SN 1. A packet opening the next event with SN 1 is what the peripheral asked
+        // for: the central's, as the timing says.
+        let records: [([UInt8], Int64)] = [
+            (Self.connectInd, 0), (Self.data(llid: 1, []), 10_000), (Self.data(llid: 1, nesn: 1, []), 10_230),
+            (Self.data(llid: 1, sn: 1, nesn: 1, []), 40_000),
+        ]
+        var directions: [LinkLayerDirection?] = []
+        Self.decodeAll(records) { index, record in if index > 0 { directions.append(record.direction) } }
+        #expect(directions == [.centralToPeripheral, .peripheralToCentral, .centralToPeripheral])
+        // Here the central asked for SN 1 and the peripheral for SN 0: a packet with SN 1 opening
+        // the next event matches only what the central asked for, so it is the peripheral's (the
+        // sniffer missed the central's packet of that event).
+        let missed: [([UInt8], Int64)] = [
+            (Self.connectInd, 0), (Self.data(llid: 1, nesn: 1, []), 10_000), (Self.data(llid: 1, []), 10_230),
+            (Self.data(llid: 1, sn: 1, []), 40_000),
+        ]
+        var second: [LinkLayerDirection?] = []
+        Self.decodeAll(missed) { index, record in if index > 0 { second.append(record.direction) } }
+        #expect(second == [.centralToPeripheral, .peripheralToCentral, .peripheralToCentral])
     }
 
     /// The public Ubertooth capture, against the facts Captures/public/SOURCES.md records for it
