@@ -112,7 +112,13 @@ public struct LinkLayerDecoder {
         _ pdu: DataChannelPDU, packet: LinkLayerPacket, header: SnifferHeader?, time: Timestamp, index: Int, packetOffset: Int,
         crcBad: Bool, into record: inout LinkLayerRecord
     ) {
-        let slot = connectionSlot(for: packet.accessAddress)
+        guard let slot = connectionSlot(for: packet.accessAddress) else {
+            // Past the limit of connections joined late: the PDU alone, with no state kept.
+            record.direction = header?.direction
+            record.directionSource = record.direction == nil ? nil : .header
+            if pdu.llid == .control, !crcBad { record.control = try? LLControlPDU.decode(pdu.payload) }
+            return
+        }
         record.connection = connections[slot].info
         // Who sent it: the sniffer's word, else the timing on this connection.
         let start = startTime(header, time)
@@ -243,9 +249,18 @@ public struct LinkLayerDecoder {
     /// The reassembly handle of a connection: its index, in the 12 bits a handle has.
     private func handle(_ slot: Int) -> UInt16 { UInt16(slot & 0x0FFF) }
 
-    private mutating func connectionSlot(for accessAddress: UInt32) -> Int {
+    /// How many connections with no CONNECT_IND (joined late, or noise on an unknown access
+    /// address) are tracked; past it, such PDUs are decoded alone. It bounds what garbage can
+    /// make the decoder keep (each connection may hold two 64 KiB reassembly buffers). A
+    /// CONNECT_IND always makes one.
+    public static let maximumLateConnections = 64
+    private var lateConnections = 0
+
+    private mutating func connectionSlot(for accessAddress: UInt32) -> Int? {
         // The latest connection with this access address (an address may be reused later).
         if let slot = connections.lastIndex(where: { $0.info.accessAddress == accessAddress }) { return slot }
+        guard lateConnections < Self.maximumLateConnections else { return nil }
+        lateConnections += 1
         connections.append(State(info: LinkLayerConnection(index: connections.count, accessAddress: accessAddress)))
         return connections.count - 1
     }
