@@ -40,6 +40,14 @@ public struct ExtendedAdvertisingPayload {
         public var phy: UInt8
     }
 
+    /// Checks that a field of `size` bytes at the reader fits inside the extended header. (A
+    /// static helper, not a nested function capturing the reader: that would box it.)
+    private static func field(_ size: Int, _ expected: String, _ reader: ByteReader, headerEnd: Int, headerLength: Int) throws(DecodeError) {
+        guard reader.offset + size <= headerEnd else {
+            throw reader.error("\(expected) inside the \(headerLength)-byte extended header")
+        }
+    }
+
     static func decode(_ reader: inout ByteReader, payloadOffset: Int) throws(DecodeError) -> ExtendedAdvertisingPayload {
         let first = try reader.u8("extended header length and AdvMode (1 byte)")
         let headerLength = Int(first & 0x3F)
@@ -51,29 +59,24 @@ public struct ExtendedAdvertisingPayload {
         if headerLength > 0 {
             let flags = try reader.u8("extended header flags")
             payload.flags = flags
-            func field(_ size: Int, _ expected: String) throws(DecodeError) {
-                guard reader.offset + size <= headerEnd else {
-                    throw reader.error("\(expected) inside the \(headerLength)-byte extended header")
-                }
-            }
             if flags & 0x01 != 0 {
-                try field(6, "AdvA (6 bytes)")
+                try field(6, "AdvA (6 bytes)", reader, headerEnd: headerEnd, headerLength: headerLength)
                 payload.advertiser = try reader.address("AdvA")
             }
             if flags & 0x02 != 0 {
-                try field(6, "TargetA (6 bytes)")
+                try field(6, "TargetA (6 bytes)", reader, headerEnd: headerEnd, headerLength: headerLength)
                 payload.target = try reader.address("TargetA")
             }
             if flags & 0x04 != 0 {
-                try field(1, "CTEInfo (1 byte)")
+                try field(1, "CTEInfo (1 byte)", reader, headerEnd: headerEnd, headerLength: headerLength)
                 payload.cteInfo = try reader.u8("CTEInfo")
             }
             if flags & 0x08 != 0 {
-                try field(2, "ADI (2 bytes)")
+                try field(2, "ADI (2 bytes)", reader, headerEnd: headerEnd, headerLength: headerLength)
                 payload.dataInfo = try reader.u16le("ADI")
             }
             if flags & 0x10 != 0 {
-                try field(3, "AuxPtr (3 bytes)")
+                try field(3, "AuxPtr (3 bytes)", reader, headerEnd: headerEnd, headerLength: headerLength)
                 let channel = try reader.u8("AuxPtr")
                 let rest = try reader.u16le("AuxPtr")
                 payload.auxPointer = AuxPointer(
@@ -81,11 +84,11 @@ public struct ExtendedAdvertisingPayload {
                     offset: rest & 0x1FFF, phy: UInt8(rest >> 13))
             }
             if flags & 0x20 != 0 {
-                try field(18, "SyncInfo (18 bytes)")
+                try field(18, "SyncInfo (18 bytes)", reader, headerEnd: headerEnd, headerLength: headerLength)
                 payload.syncInfo = try reader.bytes(18, "SyncInfo")
             }
             if flags & 0x40 != 0 {
-                try field(1, "TxPower (1 byte)")
+                try field(1, "TxPower (1 byte)", reader, headerEnd: headerEnd, headerLength: headerLength)
                 payload.txPower = Int8(bitPattern: try reader.u8("TxPower"))
             }
             payload.acad = try reader.bytes(headerEnd - reader.offset, "ACAD")

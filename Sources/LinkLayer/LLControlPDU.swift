@@ -160,11 +160,6 @@ public enum LLControlPDU {
         guard reader.remaining >= length else {
             throw reader.error("\(length) bytes of \(opcode) parameters, not \(reader.remaining)")
         }
-        func status() throws(DecodeError) -> HCIStatus { HCIStatus(rawValue: try reader.u8("error code")) }
-        func u64() throws(DecodeError) -> UInt64 {
-            let low = UInt64(try reader.u32le("8-byte field"))
-            return low | UInt64(try reader.u32le("8-byte field")) << 32
-        }
         switch opcode.rawValue {
         case 0x00:
             return .connectionUpdate(
@@ -175,21 +170,21 @@ public enum LLControlPDU {
             let low = UInt64(try reader.u32le("ChM"))
             let map = low | UInt64(try reader.u8("ChM")) << 32
             return .channelMap(map: map, instant: try reader.u16le("Instant"))
-        case 0x02: return .terminate(reason: try status())
+        case 0x02: return .terminate(reason: try status(&reader))
         case 0x03:
-            return .encryptionRequest(random: try u64(), ediv: try reader.u16le("EDIV"), skdCentral: try u64(), ivCentral: try reader.u32le("IVm"))
-        case 0x04: return .encryptionResponse(skdPeripheral: try u64(), ivPeripheral: try reader.u32le("IVs"))
+            return .encryptionRequest(random: try u64(&reader), ediv: try reader.u16le("EDIV"), skdCentral: try u64(&reader), ivCentral: try reader.u32le("IVm"))
+        case 0x04: return .encryptionResponse(skdPeripheral: try u64(&reader), ivPeripheral: try reader.u32le("IVs"))
         case 0x05: return .startEncryptionRequest
         case 0x06: return .startEncryptionResponse
         case 0x07: return .unknownResponse(LLControlOpcode(rawValue: try reader.u8("UnknownType")))
-        case 0x08: return .featureRequest(features: try u64())
-        case 0x09: return .featureResponse(features: try u64())
+        case 0x08: return .featureRequest(features: try u64(&reader))
+        case 0x09: return .featureResponse(features: try u64(&reader))
         case 0x0A: return .pauseEncryptionRequest
         case 0x0B: return .pauseEncryptionResponse
         case 0x0C:
             return .version(version: try reader.u8("VersNr"), company: try reader.u16le("CompId"), subversion: try reader.u16le("SubVersNr"))
-        case 0x0D: return .reject(error: try status())
-        case 0x0E: return .peripheralFeatureRequest(features: try u64())
+        case 0x0D: return .reject(error: try status(&reader))
+        case 0x0E: return .peripheralFeatureRequest(features: try u64(&reader))
         case 0x0F, 0x10:
             let parameters = ConnectionParameters(
                 intervalMin: try reader.u16le("Interval_Min"), intervalMax: try reader.u16le("Interval_Max"),
@@ -201,7 +196,7 @@ public enum LLControlPDU {
                     try reader.u16le("Offset3"), try reader.u16le("Offset4"), try reader.u16le("Offset5")
                 ))
             return opcode.rawValue == 0x0F ? .connectionParameterRequest(parameters) : .connectionParameterResponse(parameters)
-        case 0x11: return .rejectExtended(opcode: LLControlOpcode(rawValue: try reader.u8("RejectOpcode")), error: try status())
+        case 0x11: return .rejectExtended(opcode: LLControlOpcode(rawValue: try reader.u8("RejectOpcode")), error: try status(&reader))
         case 0x12: return .pingRequest
         case 0x13: return .pingResponse
         case 0x14, 0x15:
@@ -256,8 +251,18 @@ public enum LLControlPDU {
                 accessAddress: try reader.u32le("AA"), offset: try reader.u24le("CIS_Offset"),
                 cigSyncDelay: try reader.u24le("CIG_Sync_Delay"), cisSyncDelay: try reader.u24le("CIS_Sync_Delay"),
                 eventCount: try reader.u16le("connEventCount"))
-        case 0x22: return .cisTerminate(cigID: try reader.u8("CIG_ID"), cisID: try reader.u8("CIS_ID"), reason: try status())
+        case 0x22: return .cisTerminate(cigID: try reader.u8("CIG_ID"), cisID: try reader.u8("CIS_ID"), reason: try status(&reader))
         default: return .other(opcode, parameters: reader.rest())
         }
+    }
+
+    // (Helpers taking the reader, not nested functions capturing it: those box it.)
+    private static func status(_ reader: inout ByteReader) throws(DecodeError) -> HCIStatus {
+        HCIStatus(rawValue: try reader.u8("error code"))
+    }
+
+    private static func u64(_ reader: inout ByteReader) throws(DecodeError) -> UInt64 {
+        let low = UInt64(try reader.u32le("8-byte field"))
+        return low | UInt64(try reader.u32le("8-byte field")) << 32
     }
 }

@@ -84,8 +84,7 @@ public struct LinkLayerDecoder {
             (record.crcOK, record.crcCheckedBySniffer) = (said, true)
         } else if case .advertising = packet.pdu {
             record.crcOK = packet.crcMatches(initial: Self.advertisingCRCInit)
-        } else if let slot = connections.lastIndex(where: { $0.info.accessAddress == packet.accessAddress }),
-            let initial = connections[slot].info.parameters?.crcInit
+        } else if let slot = latestConnection(packet.accessAddress), let initial = connections[slot].info.parameters?.crcInit
         {
             record.crcOK = packet.crcMatches(initial: initial)
         }
@@ -256,9 +255,19 @@ public struct LinkLayerDecoder {
     public static let maximumLateConnections = 64
     private var lateConnections = 0
 
+    /// The latest connection with `accessAddress` (an address may be reused later). A plain
+    /// loop: a few connections, searched once a packet, with no closure to allocate.
+    private func latestConnection(_ accessAddress: UInt32) -> Int? {
+        var slot = connections.count - 1
+        while slot >= 0 {
+            if connections[slot].info.accessAddress == accessAddress { return slot }
+            slot -= 1
+        }
+        return nil
+    }
+
     private mutating func connectionSlot(for accessAddress: UInt32) -> Int? {
-        // The latest connection with this access address (an address may be reused later).
-        if let slot = connections.lastIndex(where: { $0.info.accessAddress == accessAddress }) { return slot }
+        if let slot = latestConnection(accessAddress) { return slot }
         guard lateConnections < Self.maximumLateConnections else { return nil }
         lateConnections += 1
         connections.append(State(info: LinkLayerConnection(index: connections.count, accessAddress: accessAddress)))
