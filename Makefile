@@ -74,11 +74,11 @@ test-examples:
 	cd Examples/HeartRateMonitor && $(SWIFT) test --scratch-path ../../.build-examples
 	cd Examples/AsyncHeartRate && $(SWIFT) test --scratch-path ../../.build-examples
 
-## crosscheck: bletrace against tshark (every capture) and btmon (every btsnoop, as far as
+## crosscheck: bletrace against tshark (every capture, over-the-air ones field by field) and btmon (every btsnoop, as far as
 ## btmon 5.66 gets), record by record, on Captures/ and Captures/public/ (also part of
 ## `make test`).
 crosscheck: deps
-	$(SWIFT) test --filter 'TsharkCrossCheckTests|BtmonCrossCheckTests|ErrorsAndStatsTests'
+	$(SWIFT) test --filter 'TsharkCrossCheckTests|LinkLayerCrossCheckTests|BtmonCrossCheckTests|ErrorsAndStatsTests'
 
 ## demo: the main job on a bundled capture, told for a person.
 demo: build

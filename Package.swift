@@ -60,6 +60,9 @@ let package = Package(
             ]),
         .target(name: "HCI", dependencies: ["Wire"]),
         .target(name: "ATT", dependencies: ["Wire"]),
+        // Over-the-air captures (pcap link types 251, 256, 272): sniffer headers, link-layer
+        // PDUs, and the data channel up through L2CAP, ATT and SMP with HCI's and ATT's decoders.
+        .target(name: "LinkLayer", dependencies: ["Wire", "HCI", "ATT"]),
         .target(name: "CoreBluetoothCodes", dependencies: ["Wire", "HCI", "ATT"]),
         .target(
             name: "Lifecycle",
@@ -82,7 +85,7 @@ let package = Package(
         .target(
             name: "BLETrace",
             dependencies: [
-                "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "BLETraceCoreBluetooth",
+                "Wire", "TraceFiles", "HCI", "ATT", "LinkLayer", "CoreBluetoothCodes", "Lifecycle", "BLETraceCoreBluetooth",
                 "Replay", "Reports",
             ]),
         // The command line: argument parsing and printing; `bletrace-main` only starts it.
@@ -112,6 +115,7 @@ let package = Package(
         .testTarget(name: "TraceFilesTests", dependencies: ["TraceFiles", "Wire", "TestSupport"]),
         .testTarget(name: "HCITests", dependencies: ["HCI", "Wire", "TestSupport"]),
         .testTarget(name: "ATTTests", dependencies: ["ATT", "Wire", "TestSupport"]),
+        .testTarget(name: "LinkLayerTests", dependencies: ["LinkLayer", "HCI", "ATT", "Wire", "TraceFiles", "TestSupport"]),
         .testTarget(name: "CoreBluetoothCodesTests", dependencies: ["CoreBluetoothCodes"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "TestSupport"]),
         .testTarget(name: "BLETraceCoreBluetoothTests", dependencies: ["BLETraceCoreBluetooth"]),

@@ -27,5 +27,6 @@ let package = Package(
         target("fuzz-flow"),
         target("fuzz-replay"),
         target("fuzz-container"),
+        target("fuzz-link-layer"),
     ]
 )

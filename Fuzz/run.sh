@@ -8,7 +8,7 @@ bin=$1
 seconds=$2
 shift 2
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(btsnoop pcap pklg h4-stream hci acl-l2cap-att-smp lifecycle flow replay container)
+[ ${#targets[@]} -eq 0 ] && targets=(btsnoop pcap pklg h4-stream hci acl-l2cap-att-smp lifecycle flow replay container link-layer)
 root=$(cd "$(dirname "$0")/.." && pwd)
 runs=${FUZZ_DIR:-$root/.build-fuzz/runs}
 status=0
@@ -19,6 +19,7 @@ seed() {
         btsnoop | hci | acl-l2cap-att-smp | lifecycle) cp "$root"/Captures/*.btsnoop "$root"/Tests/Fixtures/robustness/*.btsnoop "$dir" ;;
         pcap) cp "$root"/Captures/*.pcap "$root"/Captures/*.pcapng "$root"/Tests/Fixtures/robustness/*.pcapng "$dir" ;;
         pklg) cp "$root"/Captures/*.pklg "$dir" ;;
+        link-layer) cp "$root"/Captures/linklayer/*.pcap* "$root"/Captures/public/mikeryan-crackle-le-sc.pcapng "$dir" ;;
         replay) cp "$root"/Captures/*.btsnoop "$root"/Captures/*.pcap* "$root"/Captures/*.pklg "$dir" ;;
         flow) cp "$root"/Captures/*.flow "$root"/Tests/Fixtures/robustness/*.flow "$dir" ;;
         container)

@@ -3,6 +3,7 @@
 @_exported import CoreBluetoothCodes
 @_exported import HCI
 @_exported import Lifecycle
+@_exported import LinkLayer
 @_exported import BLETraceCoreBluetooth
 @_exported import Replay
 @_exported import Reports

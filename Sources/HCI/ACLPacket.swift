@@ -9,6 +9,15 @@ public struct ACLPacket {
     public var broadcast: UInt8
     public var data: UnsafeRawBufferPointer
 
+    /// A packet made in code: the link-layer decoder hands each LL data PDU's payload to the
+    /// ``ACLReassembler`` as one of these (LLID 10 as a start, LLID 01 as a continuation).
+    public init(handle: UInt16, packetBoundary: UInt8, broadcast: UInt8 = 0, data: UnsafeRawBufferPointer) {
+        self.handle = handle
+        self.packetBoundary = packetBoundary
+        self.broadcast = broadcast
+        self.data = data
+    }
+
     /// True for a continuing fragment of a higher-layer frame.
     public var isContinuation: Bool { packetBoundary == 0b01 }
 

@@ -19,8 +19,9 @@ public struct CaptureInfo: Encodable {
     /// What the container read holds, when the file is one (a bug report zip, a sysdiagnose).
     public var container: ContainerListing?
 
-    /// Counts in the order of `PacketKind.allCases`, for the text; not part of the document.
-    private var kindCounts: [(PacketKind, Int)]
+    /// Counts in the order of `PacketKind.allCases` (or as given, for a link-layer capture), for
+    /// the text; not part of the document.
+    private var kindCounts: [(String, Int)]
     private var first: Timestamp?
     private var last: Timestamp?
 
@@ -52,9 +53,22 @@ public struct CaptureInfo: Encodable {
             }
         }
         error = fault.map { "\($0)" }
-        kindCounts = PacketKind.allCases.compactMap { kind in kinds[kind].map { (kind, $0) } }
+        kindCounts = PacketKind.allCases.compactMap { kind in kinds[kind].map { ("\(kind)", $0) } }
         self.first = first
         self.last = last
+    }
+
+    /// The facts of an over-the-air capture: its records counted by what the link-layer decoder
+    /// made of them (`advertising`, `data`, `undecodable`), in the order given, in place of the
+    /// HCI packet kinds.
+    public init(
+        file: String, format: CaptureFormat, linkLayerKinds: [(String, Int)], first: Timestamp?, last: Timestamp?,
+        fault: (any Error)? = nil
+    ) {
+        self.init(file: file, format: format, kinds: [:], first: first, last: last, fault: fault)
+        records = linkLayerKinds.reduce(0) { $0 + $1.1 }
+        kinds = Dictionary(linkLayerKinds, uniquingKeysWith: +)
+        kindCounts = linkLayerKinds.filter { $0.1 > 0 }
     }
 
     /// Writes the text form, a line at a time (without line ends), to `emit`.

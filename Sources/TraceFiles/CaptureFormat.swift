@@ -26,6 +26,15 @@ public enum CaptureFormat: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The over-the-air sniffer link type (pcap/pcapng 251, 256 or 272), when the capture is a
+    /// link-layer capture rather than an HCI trace.
+    public var linkLayerType: Int32? {
+        switch self {
+        case .pcap(let linkType), .pcapng(let linkType): PcapReader.linkLayerSniffer.contains(linkType) ? linkType : nil
+        default: nil
+        }
+    }
+
     public var description: String {
         switch self {
         case .btsnoop(let datalink): "btsnoop, datalink \(datalink) (\(BTSnoopDatalink(datalink)))"

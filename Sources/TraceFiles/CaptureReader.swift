@@ -26,9 +26,20 @@ public final class CaptureReader {
         try self.init(path: path, streamWait: .seconds(10))
     }
 
+    /// `linkLayer`: read the over-the-air sniffer link types (pcap/pcapng 251, 256, 272) too,
+    /// for a caller that decodes them (the `LinkLayer` module); they are refused by name
+    /// otherwise, since every HCI analysis would find nothing in them.
+    public convenience init(path: String, streamWait: Duration = .seconds(10), linkLayer: Bool) throws {
+        do {
+            try self.init(opening: path, streamWait: streamWait, linkLayer: linkLayer)
+        } catch {
+            throw Self.naming(error, path: path)
+        }
+    }
+
     public convenience init(path: String, streamWait: Duration) throws {
         do {
-            try self.init(opening: path, streamWait: streamWait)
+            try self.init(opening: path, streamWait: streamWait, linkLayer: false)
         } catch {
             throw Self.naming(error, path: path)
         }
@@ -42,7 +53,7 @@ public final class CaptureReader {
         return fault
     }
 
-    private init(opening path: String, streamWait: Duration) throws {
+    private init(opening path: String, streamWait: Duration, linkLayer: Bool) throws {
         self.path = path
         let window = try FileWindow(path: path, streamWait: streamWait)
         let have = try window.fill(64)
@@ -65,7 +76,7 @@ public final class CaptureReader {
                     path: path,
                     reason: "a \(isNG ? "pcapng" : "pcap") stream from a FIFO or device cannot be read (libpcap reads pcap and pcapng from files); save it to a file first, or send btsnoop")
             }
-            let reader = try PcapReader(path: path)
+            let reader = try PcapReader(path: path, linkLayer: linkLayer)
             (source, btsnoop, pcap, packetLogger) = (reader, nil, .passUnretained(reader), nil)
             format = isNG ? .pcapng(linkType: reader.linkType) : .pcap(linkType: reader.linkType)
         case .unknown:

@@ -1,11 +1,15 @@
 import CPcap
 import Wire
 
-/// Reads pcap and pcapng files through libpcap, for the Bluetooth HCI link types.
+/// Reads pcap and pcapng files through libpcap, for the Bluetooth HCI link types and, when asked
+/// for, the over-the-air link-layer sniffer types.
 ///
 /// Link types: 187 (H4, no direction: commands count as sent and events as received), 201 (H4
 /// after a 4-byte big-endian direction word), 254 (Linux monitor: adapter index and opcode, both
-/// big-endian u16). The over-the-air sniffer types are recognised and refused by name.
+/// big-endian u16). The sniffer types 251, 256 and 272 are read only when the caller opens the
+/// file with `linkLayer: true` (its records are then of kind `.other`, their bytes the whole
+/// packet, pseudo-header included, for the `LinkLayer` module to decode); otherwise they are
+/// refused by name.
 final class PcapReader {
     private let handle: OpaquePointer
     private let path: String
@@ -15,7 +19,7 @@ final class PcapReader {
     static let readable: Set<Int32> = [187, 201, 254]
     static let linkLayerSniffer: Set<Int32> = [251, 256, 272]
 
-    init(path: String) throws {
+    init(path: String, linkLayer: Bool = false) throws {
         var message = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE))
         guard
             let handle = pcap_open_offline_with_tstamp_precision(
@@ -28,16 +32,18 @@ final class PcapReader {
         self.path = path
         linkType = pcap_datalink(handle)
         // Throwing from here still runs deinit (every property is set), which closes the handle.
-        try Self.requireReadable(linkType: linkType, source: path)
+        try Self.requireReadable(linkType: linkType, source: path, linkLayer: linkLayer)
     }
 
     /// Refuses the link types bletrace does not read, naming them; shared with live capture.
-    static func requireReadable(linkType: Int32, source path: String) throws(CaptureError) {
+    /// `linkLayer`: the caller decodes the over-the-air sniffer types (251, 256, 272).
+    static func requireReadable(linkType: Int32, source path: String, linkLayer: Bool = false) throws(CaptureError) {
         guard Self.readable.contains(linkType) else {
             if Self.linkLayerSniffer.contains(linkType) {
+                if linkLayer { return }
                 throw CaptureError.unsupported(
                     path: path,
-                    reason: "link type \(linkType) (\(PcapLinkType(linkType))) is an over-the-air link-layer sniffer capture, not an HCI trace; bletrace reads the HCI link types 187, 201 and 254")
+                    reason: "link type \(linkType) (\(PcapLinkType(linkType))) is an over-the-air link-layer sniffer capture, not an HCI trace: `bletrace info` and `bletrace decode` read it, this command does not yet (it reads the HCI link types 187, 201 and 254)")
             }
             throw CaptureError.unsupported(
                 path: path,
@@ -86,6 +92,9 @@ final class PcapReader {
         }
         var reader = ByteReader(captured, layer: .pcap)
         switch linkType {
+        case 251, 256, 272:
+            // An over-the-air packet: the link-layer decoder reads it whole.
+            break
         case 254:
             guard captured.count >= 4 else {
                 throw fault(0, "a 4-byte Linux monitor header (adapter index, opcode), not \(captured.count) bytes")

@@ -7,6 +7,10 @@ public struct DecodeError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The layer whose input was bad.
     public enum Layer: String, Hashable, Sendable {
         case file, btsnoop, pcap, packetLogger, hci, acl, l2cap, att, smp
+        /// An over-the-air capture's pseudo-header (nRF Sniffer, LE LL with PHDR).
+        case snifferHeader = "sniffer header"
+        /// A link-layer packet as sent over the air (access address, PDU, CRC).
+        case linkLayer = "link layer"
     }
 
     /// The fields, kept behind one reference: a `DecodeError?` is then a single word, so the

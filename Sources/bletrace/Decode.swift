@@ -30,7 +30,14 @@ struct Decode: ParsableCommand {
         try output.apply(input: capture.file)
         let filters = try filter.map(RecordFilter.init(parsing:)) + [RecordFilter(selection)].compactMap { $0 }
         let path = try capture.path
-        let reader = try openCapture(path)
+        let reader = try openCapture(path, linkLayer: true)
+        if let linkType = reader.format.linkLayerType {
+            guard filters.isEmpty else {
+                Output.error("\(path): --filter and the selection options (--peer, --transport, --from, --to) do not apply to link-layer captures yet; decode the whole file")
+                throw Exit.badInput
+            }
+            return try decodeLinkLayer(reader, linkType: linkType, format: format, verbose: verbose, brief: selection.brief)
+        }
         var progress = output.progress(for: path, streamsOutput: true)
         var decoder = TraceDecoder()
         // Runs alongside so that each ATT response is read knowing its request.
@@ -127,6 +134,37 @@ struct JSONRecord: Encodable {
         var error: UInt8?
         var mtu: UInt16?
         var value: String?
+
+        /// The fields of `pdu`; `request` is the request it answers (shared by the HCI and the
+        /// link-layer records).
+        init(_ pdu: ATTPDU, answering request: (opcode: ATTOpcode, handle: UInt16?, record: Int)?) {
+            opcode = pdu.opcode.rawValue
+            switch pdu {
+            case .findInformationRequest(let start, let end), .findByTypeValueRequest(let start, let end, _, _),
+                .readByTypeRequest(let start, let end, _), .readByGroupTypeRequest(let start, let end, _):
+                (self.start, self.end) = (start, end)
+            default:
+                handle = attributeHandle(pdu, requestOpcode: request?.opcode, requestHandle: request?.handle)
+            }
+            // A response names the request it answers.
+            if let request, pdu.opcode.method == .response || pdu.opcode.method == .confirmation {
+                request_opcode = request.opcode.rawValue
+                request_index = request.record
+                request_frame = request.record + 1
+            }
+            switch pdu {
+            case .errorResponse(let request, _, let error):
+                request_opcode = request.rawValue
+                self.error = error.rawValue
+            case .exchangeMTURequest(let mtu), .exchangeMTUResponse(let mtu):
+                self.mtu = mtu
+            case .readResponse(let value), .writeRequest(_, let value), .writeCommand(_, let value),
+                .handleValueNotification(_, let value), .handleValueIndication(_, let value):
+                self.value = value.hexString
+            default:
+                break
+            }
+        }
     }
     /// On each line of `--format jsonl` only: in `--format json` the document carries it.
     var version: Int?
@@ -184,33 +222,7 @@ struct JSONRecord: Encodable {
             break
         }
         if let pdu = decoded.att {
-            var fields = ATTFields(opcode: pdu.opcode.rawValue)
-            switch pdu {
-            case .findInformationRequest(let start, let end), .findByTypeValueRequest(let start, let end, _, _),
-                .readByTypeRequest(let start, let end, _), .readByGroupTypeRequest(let start, let end, _):
-                (fields.start, fields.end) = (start, end)
-            default:
-                fields.handle = attributeHandle(pdu, answering: request)
-            }
-            // A response names the request it answers.
-            if let request, pdu.opcode.method == .response || pdu.opcode.method == .confirmation {
-                fields.request_opcode = request.opcode.rawValue
-                fields.request_index = request.record
-                fields.request_frame = request.record + 1
-            }
-            switch pdu {
-            case .errorResponse(let request, _, let error):
-                fields.request_opcode = request.rawValue
-                fields.error = error.rawValue
-            case .exchangeMTURequest(let mtu), .exchangeMTUResponse(let mtu):
-                fields.mtu = mtu
-            case .readResponse(let value), .writeRequest(_, let value), .writeCommand(_, let value),
-                .handleValueNotification(_, let value), .handleValueIndication(_, let value):
-                fields.value = value.hexString
-            default:
-                break
-            }
-            att = fields
+            att = ATTFields(pdu, answering: request.map { (opcode: $0.opcode, handle: $0.attributeHandle, record: $0.record) })
         }
     }
 }
@@ -219,6 +231,11 @@ struct JSONRecord: Encodable {
 /// entry; for a response with none of its own (Read, Read Blob, Write, Handle Value
 /// Confirmation), the handle of the request it answers. Nil for range requests.
 func attributeHandle(_ pdu: ATTPDU, answering request: ATTRequest?) -> UInt16? {
+    attributeHandle(pdu, requestOpcode: request?.opcode, requestHandle: request?.attributeHandle)
+}
+
+/// ``attributeHandle(_:answering:)`` given the request's opcode and handle.
+func attributeHandle(_ pdu: ATTPDU, requestOpcode: ATTOpcode?, requestHandle: UInt16?) -> UInt16? {
     switch pdu {
     case .findInformationRequest, .findByTypeValueRequest, .readByTypeRequest, .readByGroupTypeRequest: return nil
     case .findInformationResponse(let list): return list.first?.handle
@@ -229,10 +246,10 @@ func attributeHandle(_ pdu: ATTPDU, answering request: ATTRequest?) -> UInt16? {
     default: break
     }
     if let handle = pdu.handle { return handle }
-    if let request, pdu.opcode.method == .response || pdu.opcode.method == .confirmation,
-        [.readRequest, .readBlobRequest, .writeRequest, .handleValueIndication].contains(request.opcode)
+    if let requestOpcode, pdu.opcode.method == .response || pdu.opcode.method == .confirmation,
+        [.readRequest, .readBlobRequest, .writeRequest, .handleValueIndication].contains(requestOpcode)
     {
-        return request.attributeHandle
+        return requestHandle
     }
     return nil
 }

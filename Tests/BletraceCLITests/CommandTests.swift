@@ -122,7 +122,8 @@ import Testing
         let result = try bletrace("info", "/nonexistent.btsnoop")
         #expect(result.status == 2)
         #expect(result.stderr == "bletrace: /nonexistent.btsnoop: cannot read: no such file\n")
-        let sniffer = try bletrace("decode", Fixtures.publicCapture("mikeryan-crackle-le-sc.pcapng"))
+        // An over-the-air capture: `info` and `decode` read it, the analyses refuse it by name.
+        let sniffer = try bletrace("lifecycle", Fixtures.publicCapture("mikeryan-crackle-le-sc.pcapng"))
         #expect(sniffer.status == 2)
         #expect(sniffer.stderr.contains("link type 256"))
     }

@@ -7,7 +7,7 @@ import TestSupport
 /// signal.
 @Suite struct FuzzRegressionTests {
     static let root = Fixtures.packageRoot.appendingPathComponent("Tests/Fixtures/fuzz").path
-    static let captureTargets = ["btsnoop", "pcap", "pklg", "hci", "acl-l2cap-att-smp", "lifecycle", "replay", "container"]
+    static let captureTargets = ["btsnoop", "pcap", "pklg", "hci", "acl-l2cap-att-smp", "lifecycle", "replay", "container", "link-layer"]
 
     /// Every kept input of a target.
     static func inputs(_ target: String) -> [String] {

@@ -1,0 +1,322 @@
+import ATT
+import HCI
+import Wire
+
+/// Decodes the records of an over-the-air capture (pcap link types 251, 256, 272): the sniffer
+/// header, the link-layer packet, and on each connection its LL control PDUs and the L2CAP
+/// frames its data PDUs carry (reassembled across PDUs, LLID 0b10 starting one and 0b01
+/// continuing it), with ATT and SMP on top.
+///
+/// It keeps what decoding needs across records: the connections by access address (from the
+/// CONNECT_IND that made them, or from their first data PDU when the capture joined late), each
+/// side's last sequence number (to recognise retransmissions), the timing that tells the central's
+/// packets from the peripheral's where the sniffer does not say, the ATT request each side has
+/// outstanding, and the reassembly buffers. Decoding a record allocates nothing once its
+/// connection is known and its direction has reassembled a frame once; faults build their
+/// message only when they happen.
+public struct LinkLayerDecoder {
+    public let linkType: Int32
+    private var connections: [State] = []
+    private var reassembler = ACLReassembler()
+
+    /// What the decoder keeps per connection.
+    private struct State {
+        var info: LinkLayerConnection
+        /// Start time (µs) and air time (µs) of the last packet heard on the connection, and who sent it.
+        var lastStart: Int64?
+        var lastAirTime: Int64 = 0
+        var lastDirection: LinkLayerDirection?
+        /// Per side (0 central to peripheral, 1 peripheral to central): the last SN and NESN
+        /// heard (-1: none yet), and a hash of that PDU's LLID and payload.
+        var lastSN: (Int8, Int8) = (-1, -1)
+        var lastNESN: (Int8, Int8) = (-1, -1)
+        var lastContent: (UInt64, UInt64) = (0, 0)
+        /// Per side: the record of the first copy of that PDU.
+        var lastRecord: (Int, Int) = (0, 0)
+        /// An LL_START_ENC_REQ has been seen: from then on, payloads are encrypted (Core 6.0,
+        /// Vol 6, Part B, §5.1.3.1; an Empty PDU never is, §5.1.3).
+        var encrypted = false
+        /// Per side: the ATT request it sent that has not been answered.
+        var pending: (LinkLayerATTRequest?, LinkLayerATTRequest?) = (nil, nil)
+    }
+
+    /// The inter-frame space, Core 6.0, Vol 6, Part B, §4.1.1, and how far from it a sniffer's
+    /// clock may put the answer to a packet. Measured on the Ubertooth capture in
+    /// Captures/public: answers come 150 µs ± 260 µs after the packet they answer ends; with a
+    /// tolerance of 100 µs, 8 of its 18 ATT responses came out as the central's, with 300 µs 2,
+    /// and every SMP command on the side its pairing procedure puts it.
+    static let interFrameSpace: Int64 = 150
+    /// Core 6.0, Vol 6, Part B, §3.1.1: the CRCInit of the primary advertising channels.
+    static let advertisingCRCInit: UInt32 = 0x55_5555
+    static let timingTolerance: Int64 = 300
+
+    public init(linkType: Int32) {
+        self.linkType = linkType
+    }
+
+    /// The connections seen so far, in the order they were first seen.
+    public var knownConnections: [LinkLayerConnection] { connections.map(\.info) }
+
+    /// Decodes the record `index` whose bytes (pseudo-header included) are `bytes`, heard at `time`.
+    public mutating func decode(_ bytes: UnsafeRawBufferPointer, time: Timestamp, index: Int) -> LinkLayerRecord {
+        var record = LinkLayerRecord()
+        let packetOffset: Int
+        do throws(DecodeError) {
+            let split = try SnifferHeader.decode(bytes, linkType: linkType)
+            record.snifferHeader = split.header
+            packetOffset = split.packetOffset
+        } catch {
+            record.fault = located(error, index: index)
+            return record
+        }
+        let header = record.snifferHeader
+        let packetBytes = UnsafeRawBufferPointer(rebasing: bytes[packetOffset...])
+        let packet: LinkLayerPacket
+        do throws(DecodeError) {
+            packet = try LinkLayerPacket.decode(
+                packetBytes, isAdvertising: header?.saysAdvertising, phy: header?.phy ?? .le1M, channel: header?.channelIndex)
+        } catch {
+            record.fault = located(error, index: index, plus: packetOffset)
+            return record
+        }
+        record.packet = packet
+        if let said = header?.crcOK {
+            (record.crcOK, record.crcCheckedBySniffer) = (said, true)
+        } else if case .advertising = packet.pdu {
+            record.crcOK = packet.crcMatches(initial: Self.advertisingCRCInit)
+        } else if let slot = latestConnection(packet.accessAddress), let initial = connections[slot].info.parameters?.crcInit
+        {
+            record.crcOK = packet.crcMatches(initial: initial)
+        }
+        let crcBad = record.crcOK == false
+        switch packet.pdu {
+        case .advertising(let pdu):
+            if case .advertisement(_, let data) = pdu.content { record.fault = check(data, index: index, plus: packetOffset) }
+            if case .extended(let payload) = pdu.content { record.fault = check(payload.data, index: index, plus: packetOffset) }
+            if case .connect(let initiator, let advertiser, let parameters) = pdu.content, !crcBad {
+                let info = LinkLayerConnection(
+                    index: connections.count, accessAddress: parameters.accessAddress, central: initiator,
+                    centralRandom: pdu.txRandom, peripheral: advertiser, peripheralRandom: pdu.rxRandom,
+                    parameters: parameters, connectRecord: index)
+                connections.append(State(info: info))
+                record.connection = info
+            }
+        case .data(let pdu):
+            decodeData(pdu, packet: packet, header: header, time: time, index: index, packetOffset: packetOffset, crcBad: crcBad, into: &record)
+        }
+        return record
+    }
+
+    private mutating func decodeData(
+        _ pdu: DataChannelPDU, packet: LinkLayerPacket, header: SnifferHeader?, time: Timestamp, index: Int, packetOffset: Int,
+        crcBad: Bool, into record: inout LinkLayerRecord
+    ) {
+        guard let slot = connectionSlot(for: packet.accessAddress) else {
+            // Past the limit of connections joined late: the PDU alone, with no state kept.
+            record.direction = header?.direction
+            record.directionSource = record.direction == nil ? nil : .header
+            if pdu.llid == .control, !crcBad { record.control = try? LLControlPDU.decode(pdu.payload) }
+            return
+        }
+        record.connection = connections[slot].info
+        // Who sent it: the sniffer's word, else the timing on this connection.
+        let start = startTime(header, time)
+        let airTime = Self.airTime(length: pdu.length, phy: header?.phy ?? .le1M)
+        if let said = header?.direction {
+            record.direction = said
+            record.directionSource = .header
+        } else {
+            var inferred = LinkLayerDirection.centralToPeripheral
+            if let last = connections[slot].lastStart, let previous = connections[slot].lastDirection,
+                start - last <= connections[slot].lastAirTime + Self.interFrameSpace + Self.timingTolerance, start >= last
+            {
+                inferred = previous.reversed
+            } else {
+                // A packet that opens an event is the central's, unless the sniffer missed the
+                // central's: each side sends the SN the other last asked for (its NESN), so an SN
+                // that matches only the central's last NESN is the peripheral's.
+                let sn = Int8(pdu.sn)
+                let (centralAsked, peripheralAsked) = connections[slot].lastNESN
+                if sn == centralAsked, sn != peripheralAsked, peripheralAsked >= 0 { inferred = .peripheralToCentral }
+            }
+            record.direction = inferred
+            record.directionSource = .timing
+        }
+        if crcBad { return }
+        connections[slot].lastStart = start
+        connections[slot].lastAirTime = airTime
+        connections[slot].lastDirection = record.direction
+        let side = record.direction == .centralToPeripheral ? 0 : 1
+        // A retransmission repeats the sender's last PDU: its SN, LLID and payload. (The SN alone
+        // is not enough: a sniffer misses packets, and two new PDUs a packet apart share an SN.)
+        let sn = Int8(pdu.sn)
+        let content = Self.contentHash(pdu)
+        if side == 0 {
+            record.isRetransmission = connections[slot].lastSN.0 == sn && connections[slot].lastContent.0 == content
+            if record.isRetransmission { record.repeats = connections[slot].lastRecord.0 } else { connections[slot].lastRecord.0 = index }
+            (connections[slot].lastSN.0, connections[slot].lastContent.0) = (sn, content)
+            connections[slot].lastNESN.0 = Int8(pdu.nesn)
+        } else {
+            record.isRetransmission = connections[slot].lastSN.1 == sn && connections[slot].lastContent.1 == content
+            if record.isRetransmission { record.repeats = connections[slot].lastRecord.1 } else { connections[slot].lastRecord.1 = index }
+            (connections[slot].lastSN.1, connections[slot].lastContent.1) = (sn, content)
+            connections[slot].lastNESN.1 = Int8(pdu.nesn)
+        }
+        let payloadOffset = packetOffset + pdu.payloadOffset
+        // Ciphertext is shown as such: the sniffer's word where it gives one (the nRF Sniffer's
+        // encrypted flag with its MIC check; the LE RF header's decrypted flag), else whether
+        // encryption has started on the connection.
+        if pdu.length > 0 {
+            switch header {
+            case .nordic(let nordic): record.isEncrypted = nordic.encrypted && nordic.micOK != true
+            case .rf(let rf): record.isEncrypted = connections[slot].encrypted && !rf.decrypted
+            case nil: record.isEncrypted = connections[slot].encrypted
+            }
+        }
+        if record.isEncrypted { return }
+        switch pdu.llid {
+        case .control:
+            do throws(DecodeError) {
+                record.control = try LLControlPDU.decode(pdu.payload)
+            } catch {
+                record.fault = located(error, index: index, plus: payloadOffset)
+            }
+            if case .terminate = record.control { reassembler.reset(handle: handle(slot)) }
+            if case .startEncryptionRequest = record.control { connections[slot].encrypted = true }
+        case .start, .continuation:
+            guard !pdu.isEmpty, !record.isRetransmission else { return }
+            let fragment = ACLPacket(
+                handle: handle(slot), packetBoundary: pdu.llid == .start ? 0b10 : 0b01, data: pdu.payload)
+            let outcome = reassembler.push(fragment, direction: side == 0 ? .sent : .received)
+            if let lost = outcome.fault {
+                record.lostFragments = Self.lost(lost, connection: slot, index: index, offset: payloadOffset)
+            }
+            guard let frame = outcome.frame else { return }
+            frameLayers(frame, slot: slot, side: side, index: index, payloadOffset: payloadOffset, into: &record)
+        default:
+            break
+        }
+    }
+
+    /// L2CAP, then ATT or SMP, of a complete frame.
+    private mutating func frameLayers(
+        _ frame: UnsafeRawBufferPointer, slot: Int, side: Int, index: Int, payloadOffset: Int, into record: inout LinkLayerRecord
+    ) {
+        do throws(DecodeError) {
+            let l2cap = try L2CAPFrame.decode(frame)
+            record.l2cap = l2cap
+            if l2cap.channel == .att {
+                let pdu = try ATTPDU.decode(l2cap.payload)
+                record.att = pdu
+                track(pdu, slot: slot, side: side, index: index, into: &record)
+            } else if l2cap.channel == .smp {
+                record.smp = try SMPPDU.decode(l2cap.payload)
+            }
+        } catch {
+            record.fault = located(error, index: index, plus: error.layer == .l2cap ? payloadOffset : payloadOffset + 4)
+        }
+    }
+
+    /// Pairs ATT responses with requests: one outstanding request a side (Core 6.0, Vol 3,
+    /// Part F, §3.3.2).
+    private mutating func track(_ pdu: ATTPDU, slot: Int, side: Int, index: Int, into record: inout LinkLayerRecord) {
+        switch pdu.opcode.method {
+        case .request, .indication:
+            let request = LinkLayerATTRequest(opcode: pdu.opcode, handle: pdu.handle, record: index)
+            if side == 0 { connections[slot].pending.0 = request } else { connections[slot].pending.1 = request }
+        case .response, .confirmation:
+            if side == 0 {
+                record.answering = connections[slot].pending.1
+                connections[slot].pending.1 = nil
+            } else {
+                record.answering = connections[slot].pending.0
+                connections[slot].pending.0 = nil
+            }
+        default:
+            break
+        }
+    }
+
+    /// FNV-1a over a data PDU's LLID and payload.
+    static func contentHash(_ pdu: DataChannelPDU) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        hash = (hash ^ UInt64(pdu.llid.rawValue)) &* 0x100_0000_01B3
+        for byte in pdu.payload { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        return hash
+    }
+
+    /// The reassembly handle of a connection: its index, in the 12 bits a handle has.
+    private func handle(_ slot: Int) -> UInt16 { UInt16(slot & 0x0FFF) }
+
+    /// How many connections with no CONNECT_IND (joined late, or noise on an unknown access
+    /// address) are tracked; past it, such PDUs are decoded alone. It bounds what garbage can
+    /// make the decoder keep (each connection may hold two 64 KiB reassembly buffers). A
+    /// CONNECT_IND always makes one.
+    public static let maximumLateConnections = 64
+    private var lateConnections = 0
+
+    /// The latest connection with `accessAddress` (an address may be reused later). A plain
+    /// loop: a few connections, searched once a packet, with no closure to allocate.
+    private func latestConnection(_ accessAddress: UInt32) -> Int? {
+        var slot = connections.count - 1
+        while slot >= 0 {
+            if connections[slot].info.accessAddress == accessAddress { return slot }
+            slot -= 1
+        }
+        return nil
+    }
+
+    private mutating func connectionSlot(for accessAddress: UInt32) -> Int? {
+        if let slot = latestConnection(accessAddress) { return slot }
+        guard lateConnections < Self.maximumLateConnections else { return nil }
+        lateConnections += 1
+        connections.append(State(info: LinkLayerConnection(index: connections.count, accessAddress: accessAddress)))
+        return connections.count - 1
+    }
+
+    /// The packet's start in µs: the nRF Sniffer's own timestamp (version 3) where there is one,
+    /// the record's time otherwise.
+    private func startTime(_ header: SnifferHeader?, _ time: Timestamp) -> Int64 {
+        if case .nordic(let nordic) = header, nordic.protocolVersion >= 3 { return Int64(nordic.time) }
+        return time.microseconds
+    }
+
+    /// How long a data PDU of `length` payload bytes is on the air, in µs (preamble, access
+    /// address, header, payload, CRC; Core 6.0, Vol 6, Part B, §2.1). The coded PHY's is taken as
+    /// S=8's.
+    static func airTime(length: Int, phy: LinkLayerPHY) -> Int64 {
+        switch phy {
+        case .le2M: Int64(2 + 4 + 2 + length + 3) * 4
+        case .leCoded: 80 + 256 + 16 + 24 + Int64(2 + length + 3) * 64 + 24
+        default: Int64(1 + 4 + 2 + length + 3) * 8
+        }
+    }
+
+    /// The reassembler's loss, told for a connection rather than an HCI handle.
+    @inline(never)
+    private static func lost(_ fault: DecodeError, connection: Int, index: Int, offset: Int) -> DecodeError {
+        let continuation = fault.expected.hasPrefix("a start")
+        return DecodeError(
+            layer: .linkLayer, offset: offset,
+            expected: continuation
+                ? "an LL data start (LLID 0b10) before this continuation on connection \(connection) (the start was lost, or came before the capture began)"
+                : "the rest of the L2CAP frame started earlier on connection \(connection) (it was lost)",
+            recordIndex: index)
+    }
+
+    private func located(_ error: DecodeError, index: Int, plus offset: Int = 0) -> DecodeError {
+        var fault = error
+        fault.offset += offset
+        fault.recordIndex = index
+        return fault
+    }
+
+    private func check(_ data: AdvertisingData, index: Int, plus offset: Int) -> DecodeError? {
+        do throws(DecodeError) {
+            _ = try data.structures()
+            return nil
+        } catch {
+            return located(error, index: index, plus: offset)
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import ATT
+import HCI
+import Wire
+
+/// One over-the-air capture record decoded through every layer: sniffer header, link-layer
+/// packet, and for data channel PDUs the connection, direction, L2CAP frame, ATT PDU or SMP
+/// command.
+///
+/// Views borrow the record's bytes or the decoder's reassembly buffers: valid until the next
+/// record is decoded.
+public struct LinkLayerRecord {
+    public var snifferHeader: SnifferHeader?
+    public var packet: LinkLayerPacket?
+    /// Whether the packet's CRC is good: the sniffer's check where it made one, else bletrace's
+    /// own (advertising channel: CRCInit 0x555555; data channel: the CONNECT_IND's CRCInit).
+    /// Nil when neither could check. A packet with a bad CRC is shown but changes no state.
+    public var crcOK: Bool?
+    /// True when ``crcOK`` is the sniffer's word rather than bletrace's own check.
+    public var crcCheckedBySniffer = false
+    /// The LL control PDU of an LLID 0b11 data PDU.
+    public var control: LLControlPDU?
+    /// The connection the packet belongs to (data channel PDUs, and the CONNECT_IND that made it).
+    public var connection: LinkLayerConnection?
+    /// Which way the packet went on its connection, where known.
+    public var direction: LinkLayerDirection?
+    /// How ``direction`` was learned.
+    public var directionSource: DirectionSource?
+    /// True for a data PDU that repeats the last one from the same side (its SN, LLID and
+    /// payload): a retransmission the peer had not acknowledged. Its payload is not passed to
+    /// L2CAP again.
+    public var isRetransmission = false
+    /// True for a data PDU whose payload is ciphertext bletrace cannot read: sent after the
+    /// connection's LL_START_ENC_REQ (or flagged encrypted by the nRF Sniffer, which did not
+    /// decrypt it). Its payload (with its 4-byte MIC) is not decoded as LL control or L2CAP.
+    public var isEncrypted = false
+    /// For a retransmission: the record (0-based) of the PDU it repeats.
+    public var repeats: Int?
+    /// The L2CAP frame this PDU completed, if it completed one.
+    public var l2cap: L2CAPFrame?
+    public var att: ATTPDU?
+    public var smp: SMPPDU?
+    /// The ATT request an ATT response answers (the last request the other side sent on the
+    /// connection).
+    public var answering: LinkLayerATTRequest?
+    /// Why a layer could not be decoded; offsets count from the start of the record.
+    public var fault: DecodeError?
+    /// L2CAP fragments lost before this PDU.
+    public var lostFragments: DecodeError?
+
+    public init() {}
+
+    public enum DirectionSource: String, Hashable, Sendable {
+        /// The sniffer's pseudo-header says (nRF Sniffer's direction flag, the LE RF header's PDU type).
+        case header
+        /// Inferred from timing: a packet that follows the previous one on its connection within
+        /// the inter-frame space answers it; any other opens a connection event, which the
+        /// central does.
+        case timing
+    }
+}
+
+/// An ATT request as the link-layer decoder remembers it, to read the response that answers it.
+public struct LinkLayerATTRequest: Hashable, Sendable {
+    public var opcode: ATTOpcode
+    /// The attribute handle it names, or the start of its range.
+    public var handle: UInt16?
+    /// The record that carried it (0-based).
+    public var record: Int
+}
+
+/// A connection as the air shows it: its access address, and from its CONNECT_IND the two
+/// devices and the parameters it started with.
+public struct LinkLayerConnection: Hashable, Sendable {
+    /// 0-based, in the order connections were first seen.
+    public var index: Int
+    public var accessAddress: UInt32
+    /// InitA of the CONNECT_IND; nil for a connection the capture joined after it began.
+    public var central: BluetoothAddress?
+    public var centralRandom = false
+    /// AdvA of the CONNECT_IND.
+    public var peripheral: BluetoothAddress?
+    public var peripheralRandom = false
+    /// The parameters of the CONNECT_IND.
+    public var parameters: ConnectionData?
+    /// The record of the CONNECT_IND (0-based).
+    public var connectRecord: Int?
+}

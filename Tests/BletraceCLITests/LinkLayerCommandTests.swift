@@ -1,0 +1,116 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `info` and `decode` on over-the-air captures; the other commands refuse them by name.
+@Suite struct LinkLayerCommandTests {
+    static let nordic = Fixtures.capture("linklayer/crackle-nordic-v3.pcap")
+    static let ubertooth = Fixtures.publicCapture("mikeryan-crackle-le-sc.pcapng")
+
+    /// A pcap file of link type `linkType` holding `packets`.
+    static func pcap(linkType: UInt32, _ packets: [[UInt8]]) -> [UInt8] {
+        func le32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        var file = le32(0xA1B2_C3D4) + [2, 0, 4, 0] + le32(0) + le32(0) + le32(65535) + le32(linkType)
+        for (index, packet) in packets.enumerated() {
+            file += le32(UInt32(index)) + le32(0) + le32(UInt32(packet.count)) + le32(UInt32(packet.count)) + packet
+        }
+        return file
+    }
+
+    @Test func infoCountsAdvertisingAndDataPDUs() throws {
+        let result = try bletrace("info", Self.nordic)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("pcap, link type 272 (NORDIC_BLE)"))
+        #expect(result.stdout.contains("records:  303 (44 advertising, 259 data)"))
+        let document = try json(try bletrace("info", Self.ubertooth, "--format", "json").stdout)
+        #expect(document["datalink"] as? Int == 256)
+        #expect((document["kinds"] as? [String: Int])?["advertising"] == 44)
+    }
+
+    @Test func decodeTellsTheConnectionsStoryLineByLine() throws {
+        let result = try bletrace("decode", Self.nordic)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 303)
+        #expect(lines[43].contains("CONNECT_IND central 5C:F3:70:73:3E:F4 peripheral 7D:43:82:42:23:16 (random)"))
+        #expect(lines[43].contains("interval 67.50 ms"))
+        #expect(lines[47].contains("P->C") && lines[47].contains("LL_VERSION_IND"))
+        #expect(lines[58].contains("C->P") && lines[58].contains("ATT Exchange MTU Request MTU 517"))
+        #expect(lines[59].contains("(retransmission of frame 59)"))
+        #expect(lines[67].contains("ATT Exchange MTU Response MTU 517 (answers Exchange MTU Request, frame 59)"))
+        // Without the nRF header's direction, the Ubertooth file's is inferred, and marked so.
+        let inferred = try bletrace("decode", Self.ubertooth).stdout.split(separator: "\n")
+        #expect(inferred[58].contains("C->P?"))
+    }
+
+    @Test func verboseShowsEveryHeaderField() throws {
+        let result = try bletrace("decode", Self.ubertooth, "-v")
+        #expect(result.status == 0)
+        for field in ["LE RF", "rf channel:", "noise power: -55", "access address: 0x50654a27", "crc init: 3069021", "data PDU: LL control, NESN", "SMP"] {
+            #expect(result.stdout.contains(field), "\(field)")
+        }
+    }
+
+    @Test func jsonAndJSONLHoldTheSameRecords() throws {
+        let lines = try jsonLines(try bletrace("decode", Self.nordic, "--format", "jsonl").stdout)
+        let document = try json(try bletrace("decode", Self.nordic, "--format", "json").stdout)
+        let records = try #require(document["records"] as? [[String: Any]])
+        #expect(records.count == lines.count && lines.count == 303)
+        #expect(lines.allSatisfy { $0["kind"] as? String == "ll" && $0["version"] as? Int == 2 })
+        #expect(records.allSatisfy { $0["version"] == nil })
+        let mtu = lines[58]
+        #expect((mtu["att"] as? [String: Any])?["mtu"] as? Int == 517)
+        #expect(mtu["direction"] as? String == "central-to-peripheral" && mtu["direction_source"] as? String == "header")
+    }
+
+    @Test(arguments: ["lifecycle", "errors", "gatt", "diagnose", "stats"])
+    func theAnalysesRefuseAnAirCaptureByName(_ command: String) throws {
+        let result = try bletrace(command, Self.nordic)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("link type 272 (NORDIC_BLE) is an over-the-air link-layer sniffer capture"))
+        #expect(result.stderr.contains("`bletrace info` and `bletrace decode` read it, this command does not yet"))
+    }
+
+    @Test func replayRefusesAnAirCaptureByName() throws {
+        let result = try bletrace("replay", Self.ubertooth, "--app", "reconnecting")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("link type 256"))
+    }
+
+    /// Bad records in the middle: each gets its fault with record index and byte offset, the good
+    /// ones around them are decoded, nothing crashes.
+    @Test func badRecordsAreNamedAndTheRestDecoded() throws {
+        let advInd: [UInt8] = [0xD6, 0xBE, 0x89, 0x8E, 0x40, 0x06, 0x16, 0x23, 0x42, 0x82, 0x43, 0x7D, 0x00, 0x00, 0x00]
+        var longLength = advInd
+        longLength[5] = 200
+        let file = Self.pcap(linkType: 251, [advInd, [0xD6, 0xBE], longLength, [0x27, 0x4A, 0x65, 0x50, 0x03, 0x02, 0xEE, 0x00, 0, 0, 0], advInd])
+        let path = try Fixtures.temporaryFile(file, name: "bad.pcap")
+        let result = try bletrace("decode", path, "--format", "jsonl")
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = try jsonLines(result.stdout)
+        #expect(records.count == 5)
+        #expect(records[0]["fault"] == nil && records[4]["fault"] == nil)
+        let short = try #require(records[1]["fault"] as? String)
+        #expect(short.contains("record 1") && short.contains("access address"))
+        let long = try #require(records[2]["fault"] as? String)
+        #expect(long.contains("record 2") && long.contains("offset 5") && long.contains("200 bytes of PDU payload"))
+        // An unassigned LL control opcode is shown, not refused.
+        let control = try #require((records[3]["ll"] as? [String: Any])?["control"] as? [String: Any])
+        #expect(control["opcode"] as? Int == 0xEE && control["name"] == nil)
+    }
+
+    @Test func aFileCutInARecordShowsEveryGoodRecordThenTheFault() throws {
+        let bytes = try Fixtures.contents(Self.nordic)
+        let path = try Fixtures.temporaryFile(Array(bytes.dropLast(7)), name: "cut.pcap")
+        let result = try bletrace("decode", path, "--format", "jsonl")
+        #expect(result.status == 1)
+        #expect(try jsonLines(result.stdout).count == 302)
+        #expect(result.stderr.contains("record 302"))
+    }
+
+    @Test func filtersAreRefusedRatherThanIgnored() throws {
+        let result = try bletrace("decode", Self.nordic, "--filter", "att")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("do not apply to link-layer captures yet"))
+    }
+}
