@@ -1,4 +1,5 @@
 import CoreBluetoothCodes
+import Wire
 
 /// The words a flow may use: every actor and the events each one has (Formats/flow.md, "Actors
 /// and events"). A line of a flow read for `bletrace diff` whose actor or event is not here is bad
@@ -149,31 +150,9 @@ public enum FlowVocabulary {
         return (words.first ?? 1, words.dropFirst().first ?? 1)
     }
 
-    /// The word of `candidates` closest to `word` (edit distance, any case), when it is close
-    /// enough to be a slip: at most a third of the word's length, and at most 3.
+    /// The word of `candidates` closest to `word`, when it is close enough to be a slip
+    /// (``Suggestions``, as the command line suggests subcommands).
     static func nearest(_ word: String, among candidates: [String]) -> String? {
-        let lowered = Array(word.lowercased())
-        let most = min(3, max(1, lowered.count / 3))
-        var best: (String, Int)?
-        for candidate in candidates {
-            let distance = editDistance(lowered, Array(candidate.lowercased()), most: most)
-            if distance <= most, distance < (best?.1 ?? .max) { best = (candidate, distance) }
-        }
-        return best?.0
-    }
-
-    /// Levenshtein distance, or more than `most` when it exceeds it.
-    static func editDistance(_ a: [Character], _ b: [Character], most: Int) -> Int {
-        if abs(a.count - b.count) > most { return most + 1 }
-        var previous = Array(0...b.count)
-        var current = previous
-        for i in 1...max(1, a.count) where !a.isEmpty {
-            current[0] = i
-            for j in 1...max(1, b.count) where !b.isEmpty {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            swap(&previous, &current)
-        }
-        return a.isEmpty ? b.count : previous[b.count]
+        Suggestions.nearest(to: word, among: candidates).first
     }
 }
