@@ -48,6 +48,11 @@ public protocol BluetoothSystem: AnyObject {
     /// Peripherals connected to the system (by any app) that have one of `services`.
     func retrieveConnectedPeripherals(withServices services: [CBUUID], for central: CBCentralManager) -> [CBPeripheral]
     func registerForConnectionEvents(options: [CBConnectionEventMatchingOption: Any]?, for central: CBCentralManager)
+    /// The app let go of its last reference to a peripheral of `central` that was connected or
+    /// connecting: the system ends that connection or attempt, with no callback (there is no
+    /// object left to call it with). Called from the object's deinit: the system must not call
+    /// back into the app from here.
+    func peripheralReleased(_ peripheral: ReleasedPeripheral, by central: CBCentralManager)
 
     // MARK: GATT client (a peripheral of a central)
 
@@ -94,6 +99,9 @@ public protocol BluetoothSystem: AnyObject {
 extension BluetoothSystem {
     /// By default a crash is not written down (a system made before crashes were modelled).
     public func appCrashed(_ rule: String, _ message: String, by manager: CBManager?) {}
+
+    /// By default a released peripheral changes nothing (a system made before this was modelled).
+    public func peripheralReleased(_ peripheral: ReleasedPeripheral, by central: CBCentralManager) {}
 
     /// By default the main queue is the main queue.
     public var standsForMainQueue: Bool { false }

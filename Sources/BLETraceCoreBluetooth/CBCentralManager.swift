@@ -37,7 +37,11 @@ open class CBCentralManager: CBManager {
     public weak var delegate: (any CBCentralManagerDelegate)?
     public private(set) var isScanning = false
 
-    private var peripherals: [UUID: CBPeripheral] = [:]
+    /// The peripheral objects the app holds, by identifier. Weak, as the framework's map is (the
+    /// decompiled `peripheralWithInfo:` keeps them in a weak-valued table): the object is the
+    /// same on every call while the app holds it, and one the app lets go of while connected or
+    /// connecting ends its connection (``CBPeripheral``'s deinit).
+    private var peripherals: [UUID: WeakPeripheral] = [:]
     private var scanServices: [CBUUID]?
     private var scanSolicited: [CBUUID]?
     private var scanAllowsDuplicates = false
@@ -128,9 +132,9 @@ open class CBCentralManager: CBManager {
     /// state other than `.poweredOn`/`.poweredOff` invalidates every peripheral object. Systems
     /// make peripherals with this, never otherwise.
     public func peripheral(identifier: UUID, address: BluetoothAddress? = nil, name: String? = nil) -> CBPeripheral {
-        if let known = peripherals[identifier] { return known }
+        if let known = peripherals[identifier]?.object { return known }
         let created = CBPeripheral(identifier: identifier, address: address, name: name, central: self)
-        peripherals[identifier] = created
+        peripherals[identifier] = WeakPeripheral(object: created)
         return created
     }
 
@@ -148,7 +152,7 @@ open class CBCentralManager: CBManager {
         peripheral.central = self
         peripheral.delegate = nil
         peripheral.abandonRequests()
-        peripherals[peripheral.identifier] = peripheral
+        peripherals[peripheral.identifier] = WeakPeripheral(object: peripheral)
     }
 
     /// For a system that keeps a terminated app's connection request after its link ended (the
@@ -229,7 +233,7 @@ open class CBCentralManager: CBManager {
         }
         if newState != .poweredOn {
             isScanning = false
-            for peripheral in peripherals.values.sorted(by: { $0.identifier.uuidString < $1.identifier.uuidString })
+            for peripheral in peripherals.values.compactMap(\.object).sorted(by: { $0.identifier.uuidString < $1.identifier.uuidString })
             where peripheral.state != .disconnected {
                 peripheral.didDisconnect()
             }
@@ -256,11 +260,23 @@ open class CBCentralManager: CBManager {
     }
 
     private func isMine(_ peripheral: CBPeripheral, _ call: String) -> Bool {
-        guard peripheral.central === self, peripherals[peripheral.identifier] === peripheral else {
+        guard peripheral.central === self, peripherals[peripheral.identifier]?.object === peripheral else {
             misuse("\(call) with a peripheral that is not a valid one of this central manager (retrieve or discover it again)")
             return false
         }
         return true
+    }
+
+    /// `peripheral`'s last reference went while it was connected or connecting (its deinit):
+    /// iOS cancels the connection and writes "API MISUSE: Forcing disconnection of unused
+    /// peripheral" (connected) or "Cancelling connection for unused peripheral" (connecting) to
+    /// its log; no callback follows, the object being gone (the decompiled framework's
+    /// `CBPeripheral` dealloc; Formats/corebluetooth.md).
+    func peripheralReleased(_ released: ReleasedPeripheral) {
+        if peripherals[released.identifier]?.object == nil { peripherals[released.identifier] = nil }
+        let what = released.state == .connecting ? "Cancelling connection for" : "Forcing disconnection of"
+        misuse("\(what) unused peripheral \(released.identifier.uuidString): the app kept no reference to it")
+        system.peripheralReleased(released, by: self)
     }
 
     private func callback(_ body: (any CBCentralManagerDelegate) -> Void) {
@@ -268,4 +284,9 @@ open class CBCentralManager: CBManager {
             if let delegate { body(delegate) }
         }
     }
+}
+
+/// A peripheral object the app may hold, held weakly.
+struct WeakPeripheral {
+    weak var object: CBPeripheral?
 }

@@ -69,6 +69,13 @@ open class CBPeripheral: CBPeer {
         super.init(identifier: identifier, address: address)
     }
 
+    /// The app let go of its last reference: a connection or attempt it still had ends, as iOS
+    /// ends it (``CBCentralManager``'s weak map of peripherals).
+    deinit {
+        guard state == .connected || state == .connecting, let central else { return }
+        central.peripheralReleased(ReleasedPeripheral(identifier: identifier, address: address, state: state, object: ObjectIdentifier(self)))
+    }
+
     open override var description: String {
         "<CBPeripheral: identifier = \(identifier.uuidString), name = \(name ?? "(null)"), mtu = \(mtu), state = \(state)>"
     }
@@ -436,4 +443,15 @@ open class CBPeripheral: CBPeer {
             if let delegate { body(delegate) }
         }
     }
+}
+
+/// What a system is told of a peripheral object the app let go of while it was connected or
+/// connecting (``BluetoothSystem/peripheralReleased(_:by:)``): the object itself is gone.
+public struct ReleasedPeripheral: Sendable {
+    public var identifier: UUID
+    public var address: BluetoothAddress?
+    /// Its state when it went: `.connected` or `.connecting`.
+    public var state: CBPeripheralState
+    /// The identity the object had, for what the system scheduled for it.
+    public var object: ObjectIdentifier
 }

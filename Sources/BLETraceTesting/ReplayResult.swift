@@ -21,6 +21,13 @@ public struct ReplayResult: Sendable, CustomStringConvertible {
         flow.events.last { $0.actor == "system" && $0.name == "crash" }?.argument("reason")
     }
 
+    /// The peripherals (by address) whose connection or attempt iOS ended because the app let go
+    /// of its last reference to the object ("API MISUSE: Forcing disconnection of unused
+    /// peripheral"): an app that forgets to keep its `CBPeripheral` loses it on iOS.
+    public var unusedPeripherals: [String] {
+        flow.events.filter { $0.actor == "system" && $0.name == "unusedPeripheral" }.compactMap { $0.argument("peripheral") }
+    }
+
     /// A short account, for test failure messages: the events and the end state.
     public var description: String {
         var parts = ["\(flow.events.count) flow events"]
@@ -29,6 +36,7 @@ public struct ReplayResult: Sendable, CustomStringConvertible {
         if !finalState.pending.isEmpty { parts.append("connecting to \(finalState.pending.sorted().joined(separator: ", "))") }
         if finalState == AppState() { parts.append("ends holding nothing") }
         if let crashReason { parts.append("crashed: \(crashReason)") }
+        if !unusedPeripherals.isEmpty { parts.append("let go of \(unusedPeripherals.joined(separator: ", ")) while connecting or connected") }
         return "replay (" + parts.joined(separator: "; ") + ")"
     }
 

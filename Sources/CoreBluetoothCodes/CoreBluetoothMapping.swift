@@ -27,8 +27,19 @@ public struct Mapped<Value: Hashable & Sendable>: Hashable, Sendable {
 public enum CoreBluetoothMapping {
     /// The error of `centralManager(_:didDisconnectPeripheral:error:)` for a disconnection with
     /// `reason`. Nil when the app asked for it with `cancelPeripheralConnection` (documented).
-    public static func disconnectionError(reason: HCIStatus, requestedByApp: Bool) -> Mapped<CBError?> {
+    public static func disconnectionError(reason: HCIStatus, requestedByApp: Bool) -> Mapped<ConnectionError?> {
         if requestedByApp { return Mapped(value: nil, evidence: .documented) }
+        if reason == .connectionTerminatedMICFailure {
+            // The decompiled framework turns the daemon's MIC failure (its result 182) into
+            // CBInternalErrorDomain 31; one branch of a decompiled bluetoothd turns it into
+            // CBError 0 instead (Formats/error-mapping.md).
+            return Mapped(value: .internal(CBInternalError(.micFailure)), evidence: .hypothesis)
+        }
+        let mapped = cbDisconnectionError(reason: reason)
+        return Mapped(value: .cb(mapped.value), evidence: mapped.evidence)
+    }
+
+    private static func cbDisconnectionError(reason: HCIStatus) -> Mapped<CBError> {
         switch reason {
         case .connectionTimeout:
             return Mapped(value: CBError(.connectionTimeout), evidence: .reported)

@@ -66,6 +66,28 @@ extension CBError: Codable {
     }
 }
 
+extension ConnectionError: Codable {
+    enum CodingKeys: String, CodingKey { case domain, code }
+
+    /// Its domain and code: `{"domain": "CBErrorDomain", "code": 6}`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let code = try container.decode(Int.self, forKey: .code)
+        switch try container.decode(String.self, forKey: .domain) {
+        case CBError.errorDomain: self = .cb(CBError(errorCode: code))
+        case CBInternalError.errorDomain: self = .internal(CBInternalError(errorCode: code))
+        case let other:
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a connection error's domain: \(other)"))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(domain, forKey: .domain)
+        try container.encode(errorCode, forKey: .code)
+    }
+}
+
 extension Mapped: Codable where Value: Codable {
     enum CodingKeys: String, CodingKey { case value, evidence }
 

@@ -55,7 +55,7 @@ public struct Connection: Hashable, Sendable, Codable {
     public var reason: HCIStatus?
     public var initiator: Initiator?
     /// What CoreBluetooth would pass to `didDisconnectPeripheral` (or `didFailToConnect`).
-    public var cbError: Mapped<CBError?>?
+    public var cbError: Mapped<ConnectionError?>?
 
     /// Connection parameters as the completion set them: interval (1.25 ms units), peripheral
     /// latency, supervision timeout (10 ms units).

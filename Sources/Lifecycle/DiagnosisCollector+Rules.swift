@@ -553,9 +553,10 @@ private func format(_ value: Double) -> String {
 private func seconds(_ value: Double) -> String { format(value) + " s" }
 
 private func cbName(_ error: CBError) -> String { "\(error) (\(error.errorCode))" }
+private func cbName(_ error: ConnectionError) -> String { "\(error) (\(error.errorCode))" }
 private func cbName(_ error: CBATTError) -> String { "\(error) (\(error.errorCode))" }
 private func cbName(_ cb: TraceError.CoreBluetoothEquivalent) -> String {
-    let type = cb.domain == CBError.errorDomain ? "CBError" : "CBATTError"
+    let type = cb.domain == CBError.errorDomain ? "CBError" : cb.domain == CBInternalError.errorDomain ? "CBInternalError" : "CBATTError"
     return cb.name.map { "\(type).\($0) (\(cb.code))" } ?? "\(type) code \(cb.code)"
 }
 

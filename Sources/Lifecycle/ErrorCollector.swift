@@ -80,6 +80,10 @@ public struct ErrorCollector {
     /// the request is sent again on the encrypted link: the error's index, its request's opcode
     /// and attribute.
     private var awaitingRetry: [UInt16: [(error: Int, opcode: ATTOpcode, attribute: UInt16)]] = [:]
+    /// Pairings in progress on handles with refusals awaiting their retry: the time of the
+    /// pairing's last SMP message, from which SMP's 30-second timer runs (Core 6.0, Vol 3, Part H,
+    /// §3.4).
+    private var pairingSince: [UInt16: Timestamp] = [:]
 
     public init() {}
 
@@ -90,17 +94,35 @@ public struct ErrorCollector {
     ]
 
     public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord, analyzer: LifecycleAnalyzer) {
+        if !pairingSince.isEmpty { expirePairings(at: record.timestamp) }
         switch decoded.packet {
         case .event(let event):
             collect(event, record, analyzer)
-            if case .disconnectionComplete(_, let handle, _) = event { awaitingRetry[handle] = nil }
+            switch event {
+            case .disconnectionComplete(_, let handle, _):
+                if pairingSince.removeValue(forKey: handle) != nil {
+                    for refusal in awaitingRetry[handle] ?? [] {
+                        errors[refusal.error].coreBluetooth?.callback =
+                            "no callback: the pairing the refusal led to was still going when the link ended, and the request ended with it"
+                    }
+                }
+                awaitingRetry[handle] = nil
+            case .unknown(let code, _) where !pairingSince.isEmpty && (code == .encryptionChange || code == .encryptionChangeV2):
+                // Encryption on or failed: the pairing is over either way.
+                if let handle = (try? HCIEventParameters.decode(record.bytes))?.handle { pairingSince[handle] = nil }
+            default: break
+            }
         case .acl(let acl):
+            if let smp = decoded.smp, smp.pairingFailedReason == nil, awaitingRetry[acl.handle] != nil {
+                pairingSince[acl.handle] = record.timestamp
+            }
             if let pdu = decoded.att, case .errorResponse = pdu { collect(pdu, on: acl.handle, record, analyzer) }
             if decoded.att != nil { retried(on: acl.handle, record, analyzer) }
             if let smp = decoded.smp, let reason = smp.pairingFailedReason {
                 let connection = analyzer.openConnection(on: acl.handle)
                 let sentBy: Pairing.Side? = record.direction.map { $0 == .sent ? .host : .peer }
                 let waiting = awaitingRetry.removeValue(forKey: acl.handle) ?? []
+                pairingSince[acl.handle] = nil
                 // The refusals that led to this pairing get their error after all; but a pairing
                 // this host cancelled (a user's Cancel) ends the link on iOS, with no callback for
                 // the requests in flight.
@@ -152,6 +174,21 @@ public struct ErrorCollector {
             "no callback: iOS paired and sent the request again, and the app got that answer (frame \(record.index + 1))"
     }
 
+    /// Pairings whose SMP timer ran out before `time` with the link up: iOS gives the refusals
+    /// that led to them Insufficient Encryption (reported: an Apple Developer Forums reply), the
+    /// replay's rule too.
+    private mutating func expirePairings(at time: Timestamp) {
+        for (handle, last) in pairingSince where time.microseconds - last.microseconds >= 30_000_000 {
+            pairingSince[handle] = nil
+            for refusal in awaitingRetry.removeValue(forKey: handle) ?? [] {
+                // The same callback carries it, with another error.
+                errors[refusal.error].coreBluetooth?.code = CBATTError.Code.insufficientEncryption.rawValue
+                errors[refusal.error].coreBluetooth?.name = "insufficientEncryption"
+                errors[refusal.error].coreBluetooth?.evidence = .reported
+            }
+        }
+    }
+
     /// Adds a record in its quick form (``TraceDecoder/decode(_:into:)``), next to a
     /// ``LifecycleAnalyzer`` that has already seen it, with the same effect as its full decoding.
     /// None is a failure: the quick ATT PDUs are no Error Responses, and the events that report
@@ -159,6 +196,7 @@ public struct ErrorCollector {
     /// quick.
     @inline(__always)
     public mutating func add(_ quick: QuickRecord, _ record: CaptureRecord, analyzer: LifecycleAnalyzer) {
+        if !pairingSince.isEmpty { expirePairings(at: record.timestamp) }
         // A Read Response may answer a read refused for security before.
         if !awaitingRetry.isEmpty, case .att(let handle, _, _, _) = quick { retried(on: handle, record, analyzer) }
     }
@@ -257,6 +295,11 @@ public struct ErrorCollector {
         default:
             break
         }
+    }
+
+    private func equivalent(_ error: ConnectionError, _ evidence: Evidence, callback: String) -> TraceError.CoreBluetoothEquivalent {
+        TraceError.CoreBluetoothEquivalent(
+            domain: error.domain, code: error.errorCode, name: error.name, evidence: evidence, callback: callback)
     }
 
     private func equivalent(_ error: CBError, _ evidence: Evidence, callback: String) -> TraceError.CoreBluetoothEquivalent {

@@ -519,7 +519,7 @@ public struct LifecycleAnalyzer {
         // CoreBluetooth makes LE connections only: a BR/EDR attempt has no equivalent there.
         if status != .success, !cancelled, connections[id].transport == .le {
             let mapped = CoreBluetoothMapping.connectionFailureError(status: status)
-            connections[id].cbError = Mapped(value: mapped.value, evidence: mapped.evidence)
+            connections[id].cbError = Mapped(value: .cb(mapped.value), evidence: mapped.evidence)
         }
     }
 

@@ -145,6 +145,10 @@ extension Cassette {
             case pairingRequested
             /// SMP Security Request (a peripheral asking the central to pair).
             case securityRequested
+            /// Another message of a pairing in progress (Pairing Response, Confirm, Random,
+            /// Public Key, DHKey Check, Keypress Notification): each restarts SMP's 30-second
+            /// timer (Core 6.0, Vol 3, Part H, §3.4).
+            case pairingProgressed
             /// SMP Pairing Failed with its reason (Core 6.0, Vol 3, Part H, §3.5.5).
             case pairingFailed(reason: UInt8)
             /// Encryption Change: on or off, and the key size where the event gives it.

@@ -93,6 +93,9 @@ public struct CassetteRecorder {
                     switch smp.code {
                     case .pairingRequest: .pairingRequested
                     case .securityRequest: .securityRequested
+                    case .pairingResponse, .pairingConfirm, .pairingRandom, .pairingPublicKey, .pairingDHKeyCheck,
+                        .pairingKeypressNotification:
+                        .pairingProgressed
                     case .pairingFailed: smp.pairingFailedReason.map { .pairingFailed(reason: $0.rawValue) }
                     default: nil
                     }

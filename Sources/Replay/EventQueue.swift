@@ -105,15 +105,37 @@ struct EventQueue {
 
     /// Schedules the running action again, at `time`, for the same process: for an action that
     /// plays a sequence one step at a time (a link's notifications), without making a new closure
-    /// for each step.
-    mutating func scheduleRunningAgain(at time: Timestamp, for peripheral: CBPeripheral?) {
+    /// for each step. `sequence`, from ``reserve(_:)``, places it among actions due at the same
+    /// time; by default it comes after every action scheduled so far.
+    mutating func scheduleRunningAgain(at time: Timestamp, sequence: Int? = nil, for peripheral: CBPeripheral?) {
         guard let running else { return }
-        schedule(at: time, for: peripheral, process: running.process, running.action)
+        guard let sequence else { return schedule(at: time, for: peripheral, process: running.process, running.action) }
+        schedule(at: time, sequence: sequence, for: peripheral, process: running.process, running.action)
+    }
+
+    /// Whether the running action was withdrawn while it ran (its peripheral's actions, or its
+    /// process's): it must not go on.
+    var isRunningWithdrawn: Bool { running.map(isWithdrawn) ?? true }
+
+    /// Whether an action is due before a step at `time` that takes the place `sequence` (from
+    /// ``reserve(_:)``), or, with none, that is scheduled now (after every action so far).
+    mutating func hasAction(before time: Timestamp, sequence: Int?) -> Bool {
+        dropWithdrawn()
+        guard let next = heap.min else { return false }
+        guard let sequence else { return next.time <= time }
+        return (next.time, next.sequence) < (time, sequence)
     }
 
     /// Withdraws every action scheduled so far for `peripheral`.
     mutating func withdraw(_ peripheral: CBPeripheral) {
-        guard let slot = slots[ObjectIdentifier(peripheral)] else { return }
+        withdraw(ObjectIdentifier(peripheral))
+    }
+
+    /// Withdraws every action scheduled so far for the peripheral object `object` (one that may
+    /// be gone: its identity can then be taken by a new object, whose actions are then scheduled
+    /// with the slot's new generation).
+    mutating func withdraw(_ object: ObjectIdentifier) {
+        guard let slot = slots[object] else { return }
         generations[Int(slot)] &+= 1
     }
 

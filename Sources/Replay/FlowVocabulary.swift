@@ -13,7 +13,7 @@ public enum FlowVocabulary {
     public static let events: [String: Set<String>] = [
         "system": [
             "launch", "terminate", "relaunch", "forceQuit", "reboot", "unlock", "powerOff", "powerOn", "reset", "unauthorized",
-            "answerDiffers", "noResponse", "crash",
+            "answerDiffers", "noResponse", "crash", "unusedPeripheral",
         ],
         "app": [
             // Central side.

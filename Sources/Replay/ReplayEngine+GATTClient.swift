@@ -35,12 +35,12 @@ extension ReplayEngine {
         links[address] = LinkPlayback(episode: episode, link: link)
         guard let link else { return }
         if let mtu = link.mtu {
-            scheduleSystem(at: max(now, link.mtuTime ?? now), for: peripheral) { peripheral.deliver(.mtuChanged(Int(mtu))) }
+            scheduleSystem(at: max(now, link.mtuTime ?? now), for: peripheral) { peripheral in peripheral.deliver(.mtuChanged(Int(mtu))) }
         }
         // A damaged capture may give a range backwards: it is read as the handles between.
         for change in link.serviceChanges where change.time >= now {
             let range = handleRange(change.start, change.end)
-            scheduleSystem(at: change.time, for: peripheral) { [unowned self] in
+            scheduleSystem(at: change.time, for: peripheral) { [unowned self] peripheral in
                 // The system applies it; only a running app hears of it (it does not wake one).
                 guard isRunning else { return _ = peripheral.deliver(.servicesChanged(handles: range)) }
                 reach(peripheral, waking: nil) { [unowned self] _ in
@@ -69,7 +69,7 @@ extension ReplayEngine {
             let answered = read.answerTime, answered >= now
         else { return }
         let name = String(decoding: read.value, as: UTF8.self)
-        scheduleSystem(at: answered, for: peripheral) { [unowned self] in
+        scheduleSystem(at: answered, for: peripheral) { [unowned self] peripheral in
             guard peripheral.state == .connected, peripheral.name != name else { return }
             guard isRunning, peripheral.delegate != nil else { return _ = peripheral.deliver(.nameUpdated(name)) }
             record("peripheral", "didUpdateName", [.init("peripheral", "\(address)"), .init("name", flowText(name))])
@@ -90,14 +90,14 @@ extension ReplayEngine {
         links = [:]
     }
 
-    private func noteUndelivered(_ playback: LinkPlayback, _ address: BluetoothAddress) {
+    func noteUndelivered(_ playback: LinkPlayback, _ address: BluetoothAddress) {
         guard playback.undelivered > 0 else { return }
         flow.comments.append("\(address): \(playback.undelivered) notifications or indications of the capture went to characteristics the app had not subscribed to; not delivered")
     }
 
     /// Plays the link's notifications one after the other (one scheduled at a time, by one
     /// closure that the queue runs again for each: a long capture's hot path). When nothing else
-    /// is due before the next one, the closure plays it at once (``runsInline(at:)``), as the queue
+    /// is due before the next one, the closure plays it at once (``continues(at:for:)``), as the queue
     /// would have run it next.
     private func scheduleNotification(_ first: Int?, of notifications: [Cassette.ValueEvent], _ peripheral: CBPeripheral) {
         guard let first, first < notifications.count, let address = peripheral.address else { return }
@@ -105,7 +105,7 @@ extension ReplayEngine {
         let cursor = NotificationCursor(index: first)
         // unowned(unsafe): only the engine's own queue runs this closure, so the engine is alive;
         // the checked form would cost a retain and a release of the engine a notification.
-        scheduleSystem(at: max(now, notifications[first].time), for: peripheral) { [unowned(unsafe) self] in
+        scheduleSystem(at: max(now, notifications[first].time), for: peripheral) { [unowned(unsafe) self] peripheral in
             var index = cursor.index
             while true {
                 let event = notifications[index]
@@ -132,10 +132,8 @@ extension ReplayEngine {
                 guard next < notifications.count else { return }
                 let time = max(now, notifications[next].time)
                 index = next
-                if runsInline(at: time) { continue }
                 cursor.index = next
-                queue.scheduleRunningAgain(at: time, for: peripheral)
-                return
+                guard continues(at: time, for: peripheral) else { return }
             }
         }
     }
@@ -305,8 +303,18 @@ extension ReplayEngine {
         case .refused: final = operation
         case .cancelled(let time):
             // iOS ends the link after a cancelled pairing: the request gets no callback.
-            return scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] in
+            return scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] peripheral in
                 disconnect(peripheral, error: CBInternalError(.pairingCancelled))
+            }
+        case .unfinished:
+            return
+        case .timedOut(let time):
+            let error = CBATTError(.insufficientEncryption)
+            let at = max(now, operation.time >= now ? time : now.adding(microseconds: time.microseconds - operation.time.microseconds))
+            let process = queue.liveProcess
+            return scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
+                guard process == queue.liveProcess else { return }
+                deliver(Self.failure(of: request, error), for: request, to: peripheral)
             }
         }
         let error = final.error.map { CBATTError(errorCode: Int($0.rawValue)) }
@@ -314,7 +322,7 @@ extension ReplayEngine {
         let at = operation.time >= now ? final.answerTime! : now.adding(microseconds: Self.microseconds(latency))
         // The peer answers whatever becomes of the app; the answer reaches the process that asked.
         let process = queue.liveProcess
-        scheduleSystem(at: at, for: peripheral) { [unowned self] in
+        scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
             guard process == queue.liveProcess else { return completeInSystem(request, response(final, error), peripheral) }
             deliver(response(final, error), for: request, to: peripheral)
         }
@@ -343,6 +351,12 @@ extension ReplayEngine {
         case refused
         /// This host cancelled the pairing (a user's Cancel) at this time: iOS ends the link.
         case cancelled(Timestamp)
+        /// The pairing neither finished nor failed, and SMP's 30-second timer ran out at this
+        /// time with the link still up: the app gets Insufficient Encryption.
+        case timedOut(Timestamp)
+        /// The pairing was still going when the link or the capture ended: the request waits,
+        /// and a link that ends takes it along with no callback.
+        case unfinished
     }
 
     /// iOS answers Insufficient Authentication, Insufficient Encryption and Insufficient
@@ -377,6 +391,17 @@ extension ReplayEngine {
             flow.comments.append("\(asked); iOS pairs, and pairing failed in the capture: the app gets the error")
             return .refused
         }
+        if encrypted == nil, let last = security.last(where: Self.isPairingMessage), security.contains(where: Self.startsPairing) {
+            // SMP's timer: 30 s after the pairing's last message (Core 6.0, Vol 3, Part H, §3.4).
+            let deadline = last.time.adding(microseconds: 30_000_000)
+            let end = cassette.connections.indices.contains(connection) ? cassette.connections[connection].disconnectTime : nil
+            if end.map({ $0 >= deadline }) ?? (cassette.end >= deadline) {
+                flow.comments.append("\(asked); iOS pairs, and the pairing never finished: SMP's 30-second timeout at +\(formatSeconds(deadline.seconds(since: cassette.start))) gives the operation insufficientEncryption (reported)")
+                return .timedOut(deadline)
+            }
+            flow.comments.append("\(asked); iOS pairs, and the capture's pairing was still going when it ended: the request waits for it")
+            return .unfinished
+        }
         guard let retry, encrypted != nil, retry.answered else {
             flow.comments.append("\(asked); iOS would pair and retry, the capture shows no retry: the app gets the error (as when pairing fails or is declined)")
             return .refused
@@ -386,9 +411,23 @@ extension ReplayEngine {
         return .retried(retry)
     }
 
+    private static func startsPairing(_ event: Cassette.SecurityEvent) -> Bool {
+        switch event.kind {
+        case .pairingRequested, .securityRequested: true
+        default: false
+        }
+    }
+
+    private static func isPairingMessage(_ event: Cassette.SecurityEvent) -> Bool {
+        switch event.kind {
+        case .pairingRequested, .securityRequested, .pairingProgressed: true
+        default: false
+        }
+    }
+
     /// Answers now, or after `latency` seconds.
     private func answer(_ response: GATTResponse, to request: GATTRequest, on peripheral: CBPeripheral, after latency: Double) {
-        schedule(at: now.adding(microseconds: Self.microseconds(latency)), for: peripheral) { [unowned self] in
+        schedule(at: now.adding(microseconds: Self.microseconds(latency)), for: peripheral) { [unowned self] peripheral in
             deliver(response, for: request, to: peripheral)
         }
     }
@@ -511,7 +550,7 @@ extension ReplayEngine {
     /// (`CBError.connectionTimeout`, hypothesis: Formats/corebluetooth.md).
     private func scheduleTransactionTimeout(_ peripheral: CBPeripheral) {
         guard peripheral.address != nil else { return }
-        schedule(at: now.adding(microseconds: 30_000_000), for: peripheral) { [unowned self] in
+        schedule(at: now.adding(microseconds: 30_000_000), for: peripheral) { [unowned self] peripheral in
             guard let address = peripheral.address, let central = peripheral.centralManager else { return }
             endLink(of: peripheral)
             peripheral.deliver(.linkLost)

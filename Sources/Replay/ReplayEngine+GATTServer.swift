@@ -153,7 +153,7 @@ extension ReplayEngine {
     private func playServerStep(_ index: Int) {
         guard index < server.steps.count else { return }
         let step = server.steps[index]
-        scheduleSystem(at: max(now, step.time), for: nil) { [unowned self] in
+        scheduleSystem(at: max(now, step.time)) { [unowned self] in
             let play = { [unowned self] in
                 perform(step)
                 if !failed { playServerStep(index + 1) }
@@ -161,7 +161,7 @@ extension ReplayEngine {
             // While the app is not running, a request relaunches it, or is lost.
             switch whileNotRunning(step) {
             case .play: play()
-            case .relaunched: schedule(at: now, for: nil, play)
+            case .relaunched: schedule(at: now, play)
             case .lost: playServerStep(index + 1)
             }
         }
@@ -369,7 +369,7 @@ extension ReplayEngine {
             server.nextDeadline = 0
             return
         }
-        schedule(at: server.deadlines[server.nextDeadline].time, for: nil) { [unowned self] in
+        schedule(at: server.deadlines[server.nextDeadline].time) { [unowned self] in
             while server.nextDeadline < server.deadlines.count, server.deadlines[server.nextDeadline].time <= now {
                 // The request is kept alive until now, so its identifier cannot be reused meanwhile.
                 let request = server.deadlines[server.nextDeadline].request
@@ -502,7 +502,7 @@ extension ReplayEngine {
     public func add(_ service: CBMutableService, for manager: CBPeripheralManager) {
         record("app", "add", [.init("service", service.uuid.uuidString)])
         publish(service, manager)
-        schedule(at: now, for: nil) { [unowned self] in
+        schedule(at: now) { [unowned self] in
             record(label(manager), "didAdd", [.init("service", service.uuid.uuidString), .init("error", "nil")])
             manager.deliver(.serviceAdded(service, error: nil))
         }
@@ -523,7 +523,7 @@ extension ReplayEngine {
         record("app", "startAdvertising", [.init("services", services.map { list($0.map(\.uuidString)) } ?? "none")])
         server.advertising = true
         server.advertisementData = advertisementData ?? [:]
-        schedule(at: now, for: nil) { [unowned self] in
+        schedule(at: now) { [unowned self] in
             record(label(manager), "didStartAdvertising", [.init("error", "nil")])
             manager.deliver(.advertisingStarted(error: nil))
         }

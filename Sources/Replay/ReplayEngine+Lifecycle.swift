@@ -146,7 +146,7 @@ extension ReplayEngine {
             // A restart followed by a first unlock: the device has a passcode, nothing relaunches
             // the app until then.
             let passcode = event.kind == .reboot && sorted[(index + 1)...].contains { $0.kind == .unlock }
-            scheduleSystem(at: at, for: nil) { [unowned self] in
+            scheduleSystem(at: at) { [unowned self] in
                 switch event.kind {
                 case .terminate, .crash, .forceQuit: terminate(event.kind)
                 case .reboot: reboot(passcode: passcode)
@@ -175,7 +175,7 @@ extension ReplayEngine {
         let activity = cassette.connections.compactMap(\.attemptTime) + cassette.scans.compactMap(\.startTime)
         for off in offs {
             let on = activity.filter { $0 > off }.min()
-            scheduleSystem(at: off, for: nil) { [unowned self] in
+            scheduleSystem(at: off) { [unowned self] in
                 guard bluetoothState == .poweredOn else { return }
                 flow.comments.append(
                     "the capture's host turned Bluetooth off at +\(formatSeconds(off.seconds(since: cassette.start))) (it ended its links with 0x15, Power Off)"
@@ -183,7 +183,7 @@ extension ReplayEngine {
                 changeBluetooth(to: .poweredOff, event: .powerOff)
             }
             if let on {
-                scheduleSystem(at: on, for: nil) { [unowned self] in
+                scheduleSystem(at: on) { [unowned self] in
                     if bluetoothState == .poweredOff { changeBluetooth(to: .poweredOn, event: .powerOn) }
                 }
             }
@@ -245,7 +245,11 @@ extension ReplayEngine {
         for central in centrals { central.delegate = nil }
         for peripheral in given.values { peripheral.delegate = nil }
         terminatePeripheralManagers(keeping: keeps)
+        // The app's objects go only once the process is gone: a peripheral it held is not one it
+        // let go of (``peripheralReleased(_:by:)`` finds no live process).
+        let ended = app
         (app, managers, centrals) = (nil, [], [])
+        withExtendedLifetime(ended) {}
     }
 
     /// The device restarts: the app's process ends as for a termination, every link ends with the
@@ -320,7 +324,7 @@ extension ReplayEngine {
 
     /// Delivers an event that relaunched the app, after the restored managers' callbacks.
     private func deliverAfterRelaunch(_ peripheral: CBPeripheral, _ waking: String, _ deliver: @escaping (CBCentralManager) -> Void) {
-        schedule(at: now, for: peripheral) { [unowned self] in
+        schedule(at: now, for: peripheral) { [unowned self] peripheral in
             guard let central = peripheral.centralManager, centrals.contains(where: { $0 === central }) else {
                 flow.comments.append("\(peripheral.address.map { "\($0)" } ?? "?"): the relaunched app did not restore the manager this peripheral belonged to; \(waking) is lost")
                 return
@@ -536,7 +540,7 @@ extension ReplayEngine {
                 // callback (Formats/corebluetooth.md, "Bluetooth power").
                 record(label(central), "didUpdateState", ["state": "\(state)"])
                 central.deliver(.stateUpdated(state))
-                if state != .poweredOn && state != .poweredOff { given = given.filter { $0.value.centralManager !== central } }
+                if state != .poweredOn && state != .poweredOff { given.removeAll { $0.centralManager === central } }
             case let peripheralManager as CBPeripheralManager:
                 record(label(peripheralManager), "didUpdateState", ["state": "\(state)"])
                 peripheralManager.deliver(.stateUpdated(state))

@@ -36,12 +36,12 @@ extension ReplayEngine {
     ) {
         guard index < reports.count else { return }
         let (address, report) = reports[index]
-        scheduleSystem(at: report.time, for: nil) { [unowned self] in
+        scheduleSystem(at: report.time) { [unowned self] in
             guard generation == scanGeneration else { return }
             let data = advertisementData(of: address, report)
             if !isRunning {
                 guard wakesForDiscovery(data, address) else { return scheduleDiscovery(index + 1, of: reports, generation) }
-                return schedule(at: now, for: nil) { [unowned self] in discover(address, report, data, generation, index, reports) }
+                return schedule(at: now) { [unowned self] in discover(address, report, data, generation, index, reports) }
             }
             discover(address, report, data, generation, index, reports)
         }

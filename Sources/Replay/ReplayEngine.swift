@@ -63,7 +63,7 @@ public final class ReplayEngine: BluetoothSystem {
 
     /// The time of the event running, or last run.
     @exclusivity(unchecked) private var eventTime: Timestamp
-    /// While the queue plays in virtual time: how far (``runsInline(at:)``).
+    /// While the queue plays in virtual time: how far (``continues(at:for:)``).
     @exclusivity(unchecked) private var inlineHorizon: Timestamp?
     /// Where the app's Swift concurrency runs in a virtual replay (``ReplayExecutor``).
     @exclusivity(unchecked) private var executor: ReplayExecutor?
@@ -111,8 +111,10 @@ public final class ReplayEngine: BluetoothSystem {
     public internal(set) var finalState = AppState()
     /// Each peripheral object the app was given, by address, and its state at the end of the run.
     public internal(set) var finalPeripheralStates: [String: CBPeripheralState] = [:]
-    /// Peripheral objects the app was given, for the end-of-capture summary.
-    @exclusivity(unchecked) var given: [BluetoothAddress: CBPeripheral] = [:]
+    /// Peripheral objects the app was given and still holds (weakly, as iOS: an object the app
+    /// lets go of while connected ends its connection), for termination and the end-of-capture
+    /// summary.
+    @exclusivity(unchecked) var given = GivenPeripherals()
     /// Peripherals the app asked to connect at least once: the end of the capture names their
     /// state, and that of any not disconnected then (restored ones), not that of every advertiser
     /// a scan gave the app.
@@ -213,7 +215,7 @@ public final class ReplayEngine: BluetoothSystem {
         // hold the app, as they would on iOS).
         finished = true
         for manager in managers { manager.detachFromSystem() }
-        (managers, centrals, given, queue, app, preserved, preservedServers, scanOwner, self.makeApp) = ([], [], [:], EventQueue(), nil, [:], [:], nil, nil)
+        (managers, centrals, given, queue, app, preserved, preservedServers, scanOwner, self.makeApp) = ([], [], GivenPeripherals(), EventQueue(), nil, [:], [:], nil, nil)
         server.published = [:]
         executor?.drain()
         executor = nil
@@ -232,7 +234,7 @@ public final class ReplayEngine: BluetoothSystem {
         let launch = Launch(
             knownPeripherals: cassette.peers.map(CBPeer.identifier(for:)),
             asyncAfter: { [unowned self] seconds, action in
-                schedule(at: now.adding(microseconds: Self.microseconds(seconds)), for: nil, action)
+                schedule(at: now.adding(microseconds: Self.microseconds(seconds)), action)
             },
             clock: clock, options: options, defaults: defaults)
         record("system", event.name, event.arguments)
@@ -283,13 +285,32 @@ public final class ReplayEngine: BluetoothSystem {
         }
     }
 
-    /// Whether the action running can play its own next step, due at `time`, at once instead of
-    /// scheduling it: in virtual time without the app's clock, within the horizon, with nothing
-    /// else due at or before `time` (the queue would run that step next). When it can, the
-    /// replay's time moves to `time`.
-    func runsInline(at time: Timestamp) -> Bool {
-        guard let inlineHorizon, time <= inlineHorizon, !clock.isInUse, queue.isRunningAction, executor?.hasWork != true else { return false }
-        if let next = queue.nextTime(), next <= time { return false }
+    /// The running action's next step, due at `time`: true when the action plays it at once (the
+    /// replay's time moves there), false when the step was scheduled instead, or dropped because
+    /// the action was withdrawn meanwhile (its link ended). It plays at once in virtual time
+    /// without the app's clock, within the horizon, when nothing else is due before it: the queue
+    /// would have run it next. The app's ready jobs run first, as they would before a scheduled
+    /// step; the step's place in the queue is taken before they run, so that what they schedule
+    /// for the same time comes after it (an async app's notification stream then costs no trip
+    /// through the queue per value).
+    func continues(at time: Timestamp, for peripheral: CBPeripheral) -> Bool {
+        guard !queue.isRunningWithdrawn else { return false }
+        guard let horizon = inlineHorizon, time <= horizon, !clock.isInUse, queue.isRunningAction else {
+            queue.scheduleRunningAgain(at: time, for: peripheral)
+            return false
+        }
+        var place: Int?
+        if let executor, executor.hasWork {
+            place = queue.reserve(1).lowerBound
+            inlineHorizon = nil
+            executor.drain()
+            inlineHorizon = horizon
+            guard !queue.isRunningWithdrawn else { return false }
+        }
+        if clock.isInUse || queue.hasAction(before: time, sequence: place) {
+            queue.scheduleRunningAgain(at: time, sequence: place, for: peripheral)
+            return false
+        }
         eventTime = time
         return true
     }
@@ -324,7 +345,7 @@ public final class ReplayEngine: BluetoothSystem {
     /// replay) first run: the main queue is yielded to until they have scheduled something or
     /// are all asleep on the clock, whose next wake-up is then waited for. Real time cannot know
     /// when the app's tasks are all suspended, as the virtual replay does: it yields a bounded
-    /// number of times (Formats/replay.md).
+    /// number of times (Formats/flow.md, "Swift concurrency in a virtual replay").
     @MainActor
     private func nextInRealTime() async -> Timestamp? {
         while true {
@@ -371,7 +392,7 @@ public final class ReplayEngine: BluetoothSystem {
             restored = restoration(for: peripheralManager)
         default: break
         }
-        schedule(at: now, for: nil) { [unowned self] in
+        schedule(at: now) { [unowned self] in
             let state = bluetoothState
             if let restored { record(label(manager), "willRestoreState", restored.arguments) }
             record(label(manager), "didUpdateState", ["state": "\(state)"])
@@ -402,7 +423,7 @@ public final class ReplayEngine: BluetoothSystem {
     public var standsForMainQueue: Bool { executor != nil }
 
     public func later(_ action: @escaping () -> Void) {
-        schedule(at: now, for: nil, action)
+        schedule(at: now, action)
     }
 
     // MARK: BluetoothSystem: central
@@ -457,7 +478,7 @@ public final class ReplayEngine: BluetoothSystem {
         attemptFrom[address] = from
         let at = max(now, episode.completeTime ?? now)
         if episode.status == .success || episode.beganBeforeCapture {
-            scheduleSystem(at: at, for: peripheral) { [unowned self] in
+            scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
                 attempts.remove(address)
                 // Scheduled before the app hears of the connection, so that a cancel from inside
                 // didConnect withdraws it.
@@ -469,8 +490,8 @@ public final class ReplayEngine: BluetoothSystem {
                 }
             }
         } else {
-            let error: CBError = (episode.cbError?.value ?? nil) ?? CBError(.unknown)
-            scheduleSystem(at: at, for: peripheral) { [unowned self] in
+            let error: any Error = (episode.cbError?.value ?? nil)?.error ?? CBError(.unknown)
+            scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
                 attempts.remove(address)
                 reach(peripheral, waking: "didFailToConnect") { [unowned self] central in
                     record(label(central), "didFailToConnect", ["peripheral": "\(address)", "error": "\(error)"])
@@ -490,7 +511,7 @@ public final class ReplayEngine: BluetoothSystem {
         guard peripheral.state != .disconnected else { return }
         // CoreBluetooth reports every cancel, of a connection or of an attempt, through
         // didDisconnectPeripheral with no error.
-        schedule(at: now, for: peripheral) { [unowned self] in
+        schedule(at: now, for: peripheral) { [unowned self] peripheral in
             peripheral.deliver(.linkLost)
             record(label(central), "didDisconnectPeripheral", ["peripheral": "\(address)", "error": "nil"])
             central.deliver(.disconnected(peripheral, error: nil))
@@ -533,9 +554,9 @@ public final class ReplayEngine: BluetoothSystem {
         guard let time = episode.disconnectTime, episode.initiator == .remote,
             let reason = episode.reason
         else { return }
-        let error = episode.cbError?.value ?? CoreBluetoothMapping.disconnectionError(
-            reason: reason, requestedByApp: false).value
-        scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] in
+        let error = (episode.cbError?.value ?? CoreBluetoothMapping.disconnectionError(
+            reason: reason, requestedByApp: false).value)?.error
+        scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] peripheral in
             disconnect(peripheral, error: error)
         }
     }
@@ -574,7 +595,7 @@ public final class ReplayEngine: BluetoothSystem {
     /// stays up to the end.
     private func scheduleContinuation(after episode: Connection, at time: Timestamp, _ peripheral: CBPeripheral) {
         guard let address = peripheral.address else { return }
-        scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] in
+        scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] peripheral in
             let subscribed = links[address]?.subscribed ?? []
             links[address]?.link = nil  // the old connection has nothing more to play
             guard let next = nextEpisode(for: address), next.outcome != .failed else {
@@ -583,7 +604,7 @@ public final class ReplayEngine: BluetoothSystem {
             }
             let at = max(now, next.completeTime ?? now)
             flow.comments.append("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.start))); this app's link continues as the capture's next connection, from +\(formatSeconds(at.seconds(since: cassette.start)))")
-            scheduleSystem(at: at, for: peripheral) { [unowned self] in
+            scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
                 startLink(next, peripheral)
                 links[address]?.subscribed = subscribed
                 scheduleRemoteDisconnection(of: next, peripheral)
@@ -597,17 +618,47 @@ public final class ReplayEngine: BluetoothSystem {
         return peripheral
     }
 
+    /// The app let go of a peripheral that was connected or connecting: iOS ends the connection
+    /// or the attempt, and no callback follows (the decompiled framework's `CBPeripheral`
+    /// dealloc: "Forcing disconnection of unused peripheral"; Formats/corebluetooth.md). Called
+    /// from the object's deinit, so nothing here calls the app.
+    public func peripheralReleased(_ peripheral: ReleasedPeripheral, by central: CBCentralManager) {
+        guard !finished, isRunning, centrals.contains(where: { $0 === central }), let address = peripheral.address else { return }
+        record("system", "unusedPeripheral", [.init("peripheral", "\(address)"), .init("state", "\(peripheral.state)")])
+        queue.withdraw(peripheral.object)
+        attempts.remove(address)
+        autoReconnect.remove(address)
+        if let playback = links.removeValue(forKey: address) { noteUndelivered(playback, address) }
+    }
+
     /// Schedules an action of the app's running process (an answer to its request, its timer, a
     /// callback its manager owes it): a termination withdraws it.
-    func schedule(at time: Timestamp, for peripheral: CBPeripheral?, _ action: @escaping () -> Void) {
-        queue.schedule(at: time, for: peripheral, process: queue.liveProcess, action)
+    func schedule(at time: Timestamp, _ action: @escaping () -> Void) {
+        queue.schedule(at: time, for: nil, process: queue.liveProcess, action)
+    }
+
+    /// Schedules an action of the app's running process for `peripheral` (an answer to its
+    /// request): a termination or the link's end withdraws it. The peripheral is held weakly, as
+    /// iOS holds the app's objects: if the app lets go of it first, nothing happens.
+    func schedule(at time: Timestamp, for peripheral: CBPeripheral, _ action: @escaping (CBPeripheral) -> Void) {
+        queue.schedule(at: time, for: peripheral, process: queue.liveProcess) { [weak peripheral] in
+            if let peripheral { action(peripheral) }
+        }
     }
 
     /// Schedules something the system plays whatever becomes of the app's process (a connection
     /// completing, a peer's notification or disconnection): it reaches the app through
     /// ``reach(_:waking:_:)``.
-    func scheduleSystem(at time: Timestamp, for peripheral: CBPeripheral?, _ action: @escaping () -> Void) {
-        queue.schedule(at: time, for: peripheral, process: 0, action)
+    func scheduleSystem(at time: Timestamp, _ action: @escaping () -> Void) {
+        queue.schedule(at: time, for: nil, process: 0, action)
+    }
+
+    /// Schedules something the system plays for `peripheral`, held weakly (a peripheral the app
+    /// let go of has no connection left: ``peripheralReleased(_:by:)``).
+    func scheduleSystem(at time: Timestamp, for peripheral: CBPeripheral, _ action: @escaping (CBPeripheral) -> Void) {
+        queue.schedule(at: time, for: peripheral, process: 0) { [weak peripheral] in
+            if let peripheral { action(peripheral) }
+        }
     }
 
     /// `central`, `central2`, … and `peripheralManager`, `peripheralManager2`, … in creation order.
@@ -633,5 +684,29 @@ public final class ReplayEngine: BluetoothSystem {
     func stop() {
         failed = true
         queue.close()
+    }
+}
+
+/// The peripheral objects the app was given, by address, held weakly: iOS holds the app's objects
+/// so, and ends the connection of one the app lets go of (``ReplayEngine/peripheralReleased(_:by:)``).
+/// As a sequence: the objects still alive, with their addresses.
+struct GivenPeripherals: Sequence {
+    private struct Entry { weak var peripheral: CBPeripheral? }
+    private var entries: [BluetoothAddress: Entry] = [:]
+
+    subscript(address: BluetoothAddress) -> CBPeripheral? {
+        get { entries[address]?.peripheral }
+        set { entries[address] = newValue.map { Entry(peripheral: $0) } }
+    }
+
+    /// The objects still alive.
+    var values: [CBPeripheral] { entries.values.compactMap(\.peripheral) }
+
+    mutating func removeAll(where shouldRemove: (CBPeripheral) -> Bool) {
+        entries = entries.filter { $0.value.peripheral.map { !shouldRemove($0) } ?? false }
+    }
+
+    func makeIterator() -> IndexingIterator<[(key: BluetoothAddress, value: CBPeripheral)]> {
+        entries.compactMap { entry in entry.value.peripheral.map { (key: entry.key, value: $0) } }.makeIterator()
     }
 }

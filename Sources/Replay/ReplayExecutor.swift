@@ -10,7 +10,8 @@ import Synchronization
 /// callback, a stream element or a sleep on ``Launch/clock``): the replay knows it, it does not
 /// guess it by yielding a number of times.
 ///
-/// How the jobs get here (Formats/replay.md, "Swift concurrency" has the choice and the measures):
+/// How the jobs get here (Formats/flow.md, "Swift concurrency in a virtual replay", has the choice
+/// and the measures):
 /// - The Swift runtime's `swift_task_enqueueGlobal_hook` receives every job bound for the global
 ///   concurrent executor; a job enqueued by a thread that is running a replay (a thread-local
 ///   says which) is this executor's, any other goes on as before.

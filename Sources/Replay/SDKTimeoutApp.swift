@@ -18,6 +18,8 @@ final class SDKTimeoutApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBP
     private var waiting: [UUID: Int] = [:]
     private var requests = 0
     private var reads: [UUID: [CBCharacteristic]] = [:]
+    /// The peripherals it connects to, kept: iOS ends the connection of one the app lets go of.
+    private var peripherals: [CBPeripheral] = []
 
     func didFinishLaunching(_ launch: Launch) {
         self.launch = launch
@@ -26,7 +28,8 @@ final class SDKTimeoutApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBP
 
     func centralManagerDidUpdateState(_ central: CBCentralManager) {
         guard central.state == .poweredOn, let launch else { return }
-        for peripheral in central.retrievePeripherals(withIdentifiers: launch.knownPeripherals) {
+        peripherals = central.retrievePeripherals(withIdentifiers: launch.knownPeripherals)
+        for peripheral in peripherals {
             peripheral.delegate = self
             central.connect(peripheral)
         }

@@ -258,7 +258,7 @@ public struct JSONLifecycle: Encodable {
                 cb_error: connection.cbError.map { mapped in
                     NullOr(mapped.value.map { error in
                         CBErrorJSON(
-                            domain: CBError.errorDomain, code: error.errorCode, name: error.name,
+                            domain: error.domain, code: error.errorCode, name: error.name,
                             evidence: mapped.evidence.rawValue)
                     })
                 },

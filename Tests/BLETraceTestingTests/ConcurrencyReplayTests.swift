@@ -198,6 +198,9 @@ final class AsyncBridge: NSObject, CBCentralManagerDelegate, CBPeripheralDelegat
     var connecting: CheckedContinuation<Void, any Error>?
     var discovering: CheckedContinuation<Void, any Error>?
     var reading: CheckedContinuation<Data, any Error>?
+    /// The peripherals it was asked to connect, kept as an iOS app must keep them (iOS ends the
+    /// connection of a peripheral the app lets go of).
+    var peripherals: [CBPeripheral] = []
     let events: AsyncStream<Event>
     let sink: AsyncStream<Event>.Continuation
 
@@ -224,6 +227,7 @@ final class AsyncBridge: NSObject, CBCentralManagerDelegate, CBPeripheralDelegat
         if let measurement = service.characteristics?.first { sensor.setNotifyValue(true, for: measurement) }
     }
     nonisolated(nonsending) func connect(_ peripheral: CBPeripheral) async throws {
+        if !peripherals.contains(peripheral) { peripherals.append(peripheral) }
         try await withCheckedThrowingContinuation { connecting = $0; central.connect(peripheral) }
     }
     nonisolated(nonsending) func discoverServices(_ uuids: [CBUUID], on peripheral: CBPeripheral) async throws {
@@ -414,12 +418,14 @@ final class TickerApp: ClockApp, Launchable, @unchecked Sendable {
 @MainActor final class MainActorDelegate: NSObject, CBCentralManagerDelegate {
     var central: CBCentralManager?
     var known: [UUID] = []
+    var sensor: CBPeripheral?
     var connected: [CBPeripheral] = []
 
     nonisolated func centralManagerDidUpdateState(_ central: CBCentralManager) {
         nonisolated(unsafe) let central = central
         MainActor.assumeIsolated {
             if central.state == .poweredOn, let sensor = central.retrievePeripherals(withIdentifiers: known).first {
+                self.sensor = sensor
                 central.connect(sensor)
             }
         }

@@ -92,6 +92,33 @@ final class BrokenSensorApp: NSObject, BluetoothApp, Launchable {
         #expect(!good.surfaced(CBATTError.Code.insufficientAuthentication))
     }
 
+    /// An app that connects without keeping its peripheral loses the attempt, as on iOS, and the
+    /// result says which peripheral.
+    @Test func aPeripheralTheAppDidNotKeepIsNamed() async throws {
+        final class ForgetfulApp: NSObject, BluetoothApp, Launchable, CBCentralManagerDelegate {
+            static var appName: String { "forgetful-connect" }
+            var central: CBCentralManager?
+            var known: [UUID] = []
+            override init() {}
+            func didFinishLaunching(_ launch: Launch) {
+                known = launch.knownPeripherals
+                central = CBCentralManager(delegate: self, queue: nil)
+            }
+            func centralManagerDidUpdateState(_ central: CBCentralManager) {
+                guard central.state == .poweredOn else { return }
+                // The object is not kept: iOS cancels the attempt when it is freed.
+                if let sensor = central.retrievePeripherals(withIdentifiers: Array(known.prefix(1))).first { central.connect(sensor) }
+            }
+        }
+        let capture = try ReplayCapture(supervisionTimeout)
+        let forgetful = await capture.replay(ForgetfulApp.self)
+        #expect(forgetful.unusedPeripherals == ["F0:F1:F2:F3:F4:05"])
+        #expect(forgetful.events(of: .central, named: "didConnect").isEmpty)
+        #expect(forgetful.description.contains("let go of F0:F1:F2:F3:F4:05 while connecting or connected"))
+        let keeping = await capture.replay(SensorApp.self)
+        #expect(keeping.unusedPeripherals.isEmpty)
+    }
+
     @Test func theErrorsGivenToTheAppAreListedWithTheirCallbacks() async throws {
         let capture = try ReplayCapture(Fixtures.capture("att-errors.btsnoop"))
         let mirror = try #require(ReferenceApps.named("mirror"))

@@ -1,3 +1,4 @@
+import Foundation
 import ATT
 import CoreBluetoothCodes
 import HCI
@@ -14,20 +15,20 @@ import Testing
 
     @Test func supervisionTimeoutIsConnectionTimeout() {
         let mapped = CoreBluetoothMapping.disconnectionError(reason: HCIStatus(rawValue: 0x08), requestedByApp: false)
-        #expect(mapped == Mapped<CBError?>(value: CBError(.connectionTimeout), evidence: .reported))
-        #expect(mapped.value?.code.rawValue == 6)
+        #expect(mapped == Mapped<ConnectionError?>(value: .cb(CBError(.connectionTimeout)), evidence: .reported))
+        #expect(mapped.value?.errorCode == 6)
     }
 
     @Test func remoteUserTerminatedIsPeripheralDisconnected() {
         let mapped = CoreBluetoothMapping.disconnectionError(reason: HCIStatus(rawValue: 0x13), requestedByApp: false)
-        #expect(mapped == Mapped<CBError?>(value: CBError(.peripheralDisconnected), evidence: .reported))
-        #expect(mapped.value?.code.rawValue == 7)
+        #expect(mapped == Mapped<ConnectionError?>(value: .cb(CBError(.peripheralDisconnected)), evidence: .reported))
+        #expect(mapped.value?.errorCode == 7)
     }
 
     @Test func failedToBeEstablishedIsConnectionFailed() {
         let mapped = CoreBluetoothMapping.disconnectionError(reason: HCIStatus(rawValue: 0x3E), requestedByApp: false)
-        #expect(mapped.value == CBError(.connectionFailed))
-        #expect(mapped.value?.code.rawValue == 10)
+        #expect(mapped.value == .cb(CBError(.connectionFailed)))
+        #expect(mapped.value?.errorCode == 10)
     }
 
     @Test(arguments: [
@@ -39,15 +40,26 @@ import Testing
     ] as [(UInt8, CBError.Code)])
     func hypothesesAreMarkedAsSuch(_ reason: UInt8, _ code: CBError.Code) {
         let mapped = CoreBluetoothMapping.disconnectionError(reason: HCIStatus(rawValue: reason), requestedByApp: false)
-        #expect(mapped.value == CBError(code))
+        #expect(mapped.value == .cb(CBError(code)))
         #expect(mapped.evidence == .hypothesis)
     }
 
-    @Test(arguments: [0x16, 0x3D, 0x1F, 0x9C] as [UInt8])
+    @Test(arguments: [0x16, 0x1F, 0x9C] as [UInt8])
     func unmappedReasonsAreUnknown(_ reason: UInt8) {
         let mapped = CoreBluetoothMapping.disconnectionError(reason: HCIStatus(rawValue: reason), requestedByApp: false)
-        #expect(mapped.value == CBError(.unknown))
+        #expect(mapped.value == .cb(CBError(.unknown)))
         #expect(mapped.evidence != .documented)
+    }
+
+    /// The decompiled framework's CBInternalErrorDomain 31 "MIC failure" (the daemon's result 182);
+    /// a hypothesis, since one decompiled bluetoothd branch gives CBError 0 instead.
+    @Test func micFailureIsTheInternalDomainsMICFailure() {
+        let mapped = CoreBluetoothMapping.disconnectionError(reason: .connectionTerminatedMICFailure, requestedByApp: false)
+        #expect(mapped == Mapped(value: .internal(CBInternalError(.micFailure)), evidence: .hypothesis))
+        #expect(mapped.value?.domain == "CBInternalErrorDomain")
+        #expect(mapped.value?.errorCode == 31)
+        #expect(mapped.value?.description == "CBInternalError.micFailure")
+        #expect(mapped.value.map { $0.error as NSError }?.localizedDescription == "MIC failure")
     }
 
     @Test func connectionFailureErrors() {
@@ -57,7 +69,7 @@ import Testing
         // Formats/error-mapping.md grades 0x3E a hypothesis (no public report pairs it with code
         // 10): the label printed must be the table's.
         let disconnection = CoreBluetoothMapping.disconnectionError(reason: HCIStatus(rawValue: 0x3E), requestedByApp: false)
-        #expect(disconnection.value == CBError(.connectionFailed))
+        #expect(disconnection.value == .cb(CBError(.connectionFailed)))
         #expect(disconnection.evidence == .hypothesis)
         #expect(CoreBluetoothMapping.connectionFailureError(status: HCIStatus(rawValue: 0x3B)).value == CBError(.unknown))
         #expect(CoreBluetoothMapping.connectionFailureError(status: .pageTimeout).value == CBError(.unknown))

@@ -72,7 +72,7 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
         #expect(connection.attNotifications == 1)
         #expect(connection.reason == .remoteUserTerminatedConnection)
         #expect(connection.initiator == .remote)
-        #expect(connection.cbError == Mapped<CBError?>(value: CBError(.peripheralDisconnected), evidence: .reported))
+        #expect(connection.cbError == Mapped<ConnectionError?>(value: .cb(CBError(.peripheralDisconnected)), evidence: .reported))
         #expect(connection.outcome == .disconnected)
         #expect(connection.duration == 5.0)
     }
@@ -110,7 +110,7 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
         #expect(report.connections.count == 3)
         #expect(report.connections.allSatisfy { $0.handle == 0x40 && $0.reason == .connectionTimeout })
         #expect(report.connections.map { $0.completeTime?.microseconds } == [100, 1_000_100, 2_000_100])
-        #expect(report.connections.allSatisfy { $0.cbError?.value == CBError(.connectionTimeout) })
+        #expect(report.connections.allSatisfy { $0.cbError?.value == .cb(CBError(.connectionTimeout)) })
     }
 
     @Test func interleavedConnectionsKeepTheirOwnTraffic() {
@@ -148,13 +148,13 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
         let report = analyze([command(Packets.createConnection), event(Packets.commandStatus(0x0C))])
         #expect(report.connections[0].outcome == .failed)
         #expect(report.connections[0].status == .commandDisallowed)
-        #expect(report.connections[0].cbError?.value == CBError(.unknown))
+        #expect(report.connections[0].cbError?.value == .cb(CBError(.unknown)))
     }
 
     @Test func aFailedToBeEstablishedCompletionMapsToConnectionFailed() {
         let report = analyze([command(Packets.createConnection), event(Packets.connectionComplete(0x3E, handle: 0))])
         #expect(report.connections[0].outcome == .failed)
-        #expect(report.connections[0].cbError?.value == CBError(.connectionFailed))
+        #expect(report.connections[0].cbError?.value == .cb(CBError(.connectionFailed)))
     }
 
     @Test func aFilterAcceptListAttemptLearnsItsPeerFromTheCompletion() {
@@ -215,7 +215,7 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
         let reasons = report.connections.compactMap(\.reason).map(\.rawValue).sorted()
         #expect(reasons == [0x16, 0x16, 0x16, 0x3E])
         let failed = report.connections.first { $0.reason == .connectionFailedToBeEstablished }
-        #expect(failed?.cbError?.value == CBError(.connectionFailed))
+        #expect(failed?.cbError?.value == .cb(CBError(.connectionFailed)))
     }
 
     @Test func theMacOSPacketLoggerFileHas62CancelledAttempts() throws {

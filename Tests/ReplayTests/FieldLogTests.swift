@@ -127,7 +127,7 @@ extension FieldLogTests {
         }
         let (flow, _, _) = try await replay("restore-notifying.btsnoop", app)
         let states = flow.events.filter { $0.name == "didUpdateNotificationStateFor" }
-        #expect(states.count == 2)
+        try #require(states.count == 2)
         #expect(states.allSatisfy { $0.argument("isNotifying") == "true" && $0.argument("error") == "nil" })
         // The second answer came at once, not after the capture's latency.
         let asks = flow.events.filter { $0.name == "setNotifyValue" }

@@ -10,6 +10,8 @@ import Wire
 final class ProbeApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPeripheralDelegate {
     var central: CBCentralManager?
     var launch: Launch?
+    /// Kept, as an iOS app must keep it (iOS ends the connection of a peripheral the app lets go of).
+    var peripheral: CBPeripheral?
     let ready: (CBPeripheral, Launch) -> Void
     var values: [Data?] = []
     var errors: [String] = []
@@ -23,6 +25,7 @@ final class ProbeApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPeriph
     }
     func centralManagerDidUpdateState(_ central: CBCentralManager) {
         guard let peripheral = central.retrievePeripherals(withIdentifiers: Array(launch!.knownPeripherals.prefix(1))).first else { return }
+        self.peripheral = peripheral
         peripheral.delegate = self
         central.connect(peripheral)
     }

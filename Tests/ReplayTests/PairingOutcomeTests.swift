@@ -1,6 +1,7 @@
 import BLETraceCoreBluetooth
 import CoreBluetoothCodes
 import Foundation
+import Lifecycle
 import TestSupport
 import Wire
 import Testing
@@ -93,5 +94,65 @@ import Testing
         let update = try #require(flow.events.first { $0.name == "didUpdateName" })
         #expect(update.argument("name") == "new-name")
         #expect(update.time == 0.41)
+    }
+}
+
+/// A pairing that a refusal for security led to and that never finishes: SMP's 30-second timer
+/// (Core 6.0, Vol 3, Part H, §3.4) runs out, and iOS gives the operation Insufficient Encryption
+/// (reported: an Apple Developer Forums reply, Formats/corebluetooth.md).
+@Suite struct PairingTimeoutTests {
+    /// The read refused with Insufficient Authentication at +1.0; this host's Pairing Request at
+    /// +1.1 and the peer's Pairing Response at +1.2, then nothing; the link ends at `end`
+    /// microseconds (the peer's 0x13).
+    static func records(linkEndsAt end: Int64) -> [OwnedRecord] {
+        PerConnectionAnswersTests.connectedAndDiscovered(service: "0d18", properties: "02", characteristic: "382a") + [
+            OwnedRecord(kind: .acl, direction: .sent, hex: PairingOutcomeTests.att("0a 0300"), time: 1_000_000),
+            OwnedRecord(kind: .acl, direction: .received, hex: PairingOutcomeTests.att("01 0a 0300 05"), time: 1_010_000),
+            OwnedRecord(kind: .acl, direction: .sent, hex: PairingOutcomeTests.smp("01 03 00 01 10 07 07"), time: 1_100_000),
+            OwnedRecord(kind: .acl, direction: .received, hex: PairingOutcomeTests.smp("02 03 00 01 10 07 07"), time: 1_200_000),
+            OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 13", time: end),
+        ]
+    }
+
+    static func errors(_ records: [OwnedRecord]) -> [TraceError] {
+        var decoder = TraceDecoder()
+        var analyzer = LifecycleAnalyzer()
+        var collector = ErrorCollector()
+        for (index, var owned) in records.enumerated() {
+            owned.index = index
+            owned.withRecord { record in
+                let decoded = decoder.decode(record)
+                analyzer.add(record, decoded)
+                collector.add(record, decoded, analyzer: analyzer)
+            }
+        }
+        return collector.errors
+    }
+
+    @Test func aPairingThatNeverFinishesGivesTheOperationInsufficientEncryptionAtSMPsTimeout() async throws {
+        let records = Self.records(linkEndsAt: 40_000_000)
+        let cassette = PerConnectionAnswersTests.cassette(records)
+        let flow = await ReplayEngine(cassette: cassette).run(MirrorApp(cassette: cassette), name: "mirror")
+        let read = try #require(flow.events.first { $0.name == "didUpdateValueFor" })
+        #expect(read.argument("error") == "CBATTError.insufficientEncryption")
+        // 30 s after the Pairing Response (+1.2), counted from the capture's first record (+0.1).
+        #expect(read.time == 31.1)
+        #expect(flow.comments.contains { $0.contains("SMP's 30-second timeout") })
+        // `errors` says the same.
+        let refusal = try #require(Self.errors(records).first { $0.layer == .att && $0.code == 0x05 })
+        #expect(refusal.coreBluetooth?.name == "insufficientEncryption")
+        #expect(refusal.coreBluetooth?.code == 15)
+        #expect(refusal.coreBluetooth?.callback == "peripheral(_:didUpdateValueFor:error:)")
+    }
+
+    @Test func aLinkThatEndsBeforeTheTimeoutDropsTheRequestWithNoCallback() async throws {
+        let records = Self.records(linkEndsAt: 20_000_000)
+        let cassette = PerConnectionAnswersTests.cassette(records)
+        let flow = await ReplayEngine(cassette: cassette).run(MirrorApp(cassette: cassette), name: "mirror")
+        #expect(!flow.events.contains { $0.name == "didUpdateValueFor" })
+        #expect(flow.events.contains { $0.name == "didDisconnectPeripheral" })
+        #expect(flow.comments.contains { $0.contains("still going when it ended") })
+        let refusal = try #require(Self.errors(records).first { $0.layer == .att && $0.code == 0x05 })
+        #expect(refusal.coreBluetooth?.callback.hasPrefix("no callback") == true)
     }
 }

@@ -13,6 +13,8 @@ import Wire
 final class ReconnectingReader: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPeripheralDelegate {
     var central: CBCentralManager?
     var launch: Launch?
+    /// Kept, as an iOS app must keep it (iOS ends the connection of a peripheral the app lets go of).
+    var peripheral: CBPeripheral?
     var connections: Int
     /// Per connection: the value read (hex) or the error; the notification state or the error.
     var reads: [String] = []
@@ -28,6 +30,7 @@ final class ReconnectingReader: NSObject, BluetoothApp, CBCentralManagerDelegate
     }
     func centralManagerDidUpdateState(_ central: CBCentralManager) {
         guard let peripheral = central.retrievePeripherals(withIdentifiers: Array(launch!.knownPeripherals.prefix(1))).first else { return }
+        self.peripheral = peripheral
         peripheral.delegate = self
         central.connect(peripheral)
     }

@@ -113,6 +113,7 @@ import Wire
     /// A central with a restore identifier whose delegate lacks `willRestoreState`.
     final class NoRestoreApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
         var central: CBCentralManager?
+        var known: CBPeripheral?
         func didFinishLaunching(_ launch: Launch) {
             central = CBCentralManager(delegate: self, queue: nil, options: [CBCentralManagerOptionRestoreIdentifierKey: "forgot"])
         }
@@ -120,6 +121,7 @@ import Wire
             guard central.state == .poweredOn, central.retrieveConnectedPeripherals(withServices: []).isEmpty,
                 let known = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: BluetoothAddress("F0:F1:F2:F3:F4:05")!)]).first
             else { return }
+            self.known = known
             central.connect(known)
         }
     }

@@ -24,7 +24,7 @@ func episode(
     connection.status = complete == nil ? nil : HCIStatus(rawValue: status)
     connection.cancelTime = cancel.map { Timestamp(microseconds: Int64($0 * 1e6)) }
     if status != 0, complete != nil {
-        connection.cbError = Mapped(value: CoreBluetoothMapping.connectionFailureError(status: HCIStatus(rawValue: status)).value, evidence: .reported)
+        connection.cbError = Mapped(value: .cb(CoreBluetoothMapping.connectionFailureError(status: HCIStatus(rawValue: status)).value), evidence: .reported)
     }
     if let disconnect, let reason {
         connection.disconnectTime = Timestamp(microseconds: Int64(disconnect * 1e6))
@@ -48,6 +48,8 @@ func signatures(_ flow: Flow) -> [String] { flow.events.map(\.signature) }
 final class OneShotApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
     var central: CBCentralManager?
     var known: [UUID] = []
+    /// Kept, as an iOS app must keep it (iOS ends the connection of a peripheral the app lets go of).
+    var target: CBPeripheral?
     let cancelAfterConnect: Bool
     init(cancelAfterConnect: Bool = false) { self.cancelAfterConnect = cancelAfterConnect }
     func didFinishLaunching(_ launch: Launch) {
@@ -55,7 +57,8 @@ final class OneShotApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
         central = CBCentralManager(delegate: self, queue: nil)
     }
     func centralManagerDidUpdateState(_ central: CBCentralManager) {
-        if let target = central.retrievePeripherals(withIdentifiers: known).first { central.connect(target) }
+        target = central.retrievePeripherals(withIdentifiers: known).first
+        if let target { central.connect(target) }
     }
     func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
         if cancelAfterConnect { central.cancelPeripheralConnection(peripheral) }
@@ -137,11 +140,13 @@ final class OneShotApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
         /// Connects from a timer, 5 s after launch.
         final class LateApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
             var central: CBCentralManager?
+            var target: CBPeripheral?
             func didFinishLaunching(_ launch: Launch) {
                 let central = CBCentralManager(delegate: self, queue: nil)
                 self.central = central
-                launch.asyncAfter(5) {
-                    central.connect(central.retrievePeripherals(withIdentifiers: launch.knownPeripherals)[0])
+                launch.asyncAfter(5) { [self] in
+                    target = central.retrievePeripherals(withIdentifiers: launch.knownPeripherals)[0]
+                    central.connect(target!)
                 }
             }
             func centralManagerDidUpdateState(_ central: CBCentralManager) {}

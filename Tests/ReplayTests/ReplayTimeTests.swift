@@ -14,6 +14,8 @@ import Testing
         var central: CBCentralManager?
         var clock: (any Clock<Duration>)?
         var known: [UUID] = []
+        /// Kept, as an iOS app must keep it (iOS ends the connection of a peripheral the app lets go of).
+        var target: CBPeripheral?
         let budget: Duration
         init(budget: Duration) { self.budget = budget }
 
@@ -23,7 +25,8 @@ import Testing
             central = CBCentralManager(delegate: self, queue: nil)
         }
         func centralManagerDidUpdateState(_ central: CBCentralManager) {
-            if let target = central.retrievePeripherals(withIdentifiers: known).first { central.connect(target) }
+            target = central.retrievePeripherals(withIdentifiers: known).first
+            if let target { central.connect(target) }
         }
         func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
             nonisolated(unsafe) let (central, peripheral, clock, budget) = (central, peripheral, clock!, budget)
@@ -75,12 +78,15 @@ import Testing
     final class DispatchTimeoutApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
         var central: CBCentralManager?
         var known: [UUID] = []
+        /// Kept, as an iOS app must keep it (iOS ends the connection of a peripheral the app lets go of).
+        var target: CBPeripheral?
         func didFinishLaunching(_ launch: Launch) {
             known = launch.knownPeripherals
             central = CBCentralManager(delegate: self, queue: nil)
         }
         func centralManagerDidUpdateState(_ central: CBCentralManager) {
-            if let target = central.retrievePeripherals(withIdentifiers: known).first { central.connect(target) }
+            target = central.retrievePeripherals(withIdentifiers: known).first
+            if let target { central.connect(target) }
         }
         func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
             nonisolated(unsafe) let (central, peripheral) = (central, peripheral)
