@@ -25,10 +25,30 @@ struct EventQueue {
         var generation: Int32
         /// The app process the action belongs to; 0 for the system's own.
         var process: Int
-        var action: () -> Void
+        var action: Action
+
+        /// Runs the action; one for a peripheral the app has let go of meanwhile does nothing.
+        func run() {
+            switch action {
+            case .plain(let action): action()
+            case .peripheral(let target, let action): if let peripheral = target.object { action(peripheral) }
+            }
+        }
 
         static func < (lhs: Self, rhs: Self) -> Bool { (lhs.time, lhs.sequence) < (rhs.time, rhs.sequence) }
         static func == (lhs: Self, rhs: Self) -> Bool { (lhs.time, lhs.sequence) == (rhs.time, rhs.sequence) }
+    }
+
+    /// What runs: a closure, or a closure given its peripheral, which the queue holds weakly (as
+    /// iOS holds the app's objects: ``ReplayEngine/peripheralReleased(_:by:)``), in the entry
+    /// itself so that no second closure is made to hold it.
+    enum Action {
+        case plain(() -> Void)
+        case peripheral(WeakPeripheral, (CBPeripheral) -> Void)
+    }
+
+    struct WeakPeripheral {
+        weak var object: CBPeripheral?
     }
 
     private var heap = Heap<Scheduled>()
@@ -44,7 +64,15 @@ struct EventQueue {
     mutating func schedule(at time: Timestamp, for peripheral: CBPeripheral?, process: Int, _ action: @escaping () -> Void) {
         guard !closed else { return }
         sequence += 1
-        schedule(at: time, sequence: sequence, for: peripheral, process: process, action)
+        schedule(at: time, sequence: sequence, for: peripheral, process: process, .plain(action))
+    }
+
+    /// Schedules `action` for `peripheral`, held weakly: it runs with the peripheral while the app
+    /// still holds it, and not at all after.
+    mutating func schedule(at time: Timestamp, for peripheral: CBPeripheral, process: Int, _ action: @escaping (CBPeripheral) -> Void) {
+        guard !closed else { return }
+        sequence += 1
+        schedule(at: time, sequence: sequence, for: peripheral, process: process, .peripheral(WeakPeripheral(object: peripheral), action))
     }
 
     /// Sequence numbers for `count` actions, as if they were scheduled now one after the other;
@@ -58,6 +86,10 @@ struct EventQueue {
     mutating func schedule(
         at time: Timestamp, sequence: Int, for peripheral: CBPeripheral?, process: Int, _ action: @escaping () -> Void
     ) {
+        schedule(at: time, sequence: sequence, for: peripheral, process: process, .plain(action))
+    }
+
+    private mutating func schedule(at time: Timestamp, sequence: Int, for peripheral: CBPeripheral?, process: Int, _ action: Action) {
         guard !closed else { return }
         var slot: Int32 = -1
         if let peripheral {
@@ -108,9 +140,15 @@ struct EventQueue {
     /// for each step. `sequence`, from ``reserve(_:)``, places it among actions due at the same
     /// time; by default it comes after every action scheduled so far.
     mutating func scheduleRunningAgain(at time: Timestamp, sequence: Int? = nil, for peripheral: CBPeripheral?) {
-        guard let running else { return }
-        guard let sequence else { return schedule(at: time, for: peripheral, process: running.process, running.action) }
-        schedule(at: time, sequence: sequence, for: peripheral, process: running.process, running.action)
+        guard let running, !closed else { return }
+        let place: Int
+        if let sequence {
+            place = sequence
+        } else {
+            self.sequence += 1
+            place = self.sequence
+        }
+        schedule(at: time, sequence: place, for: peripheral, process: running.process, running.action)
     }
 
     /// Whether the running action was withdrawn while it ran (its peripheral's actions, or its

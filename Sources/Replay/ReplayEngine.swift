@@ -267,7 +267,7 @@ public final class ReplayEngine: BluetoothSystem {
             BluetoothSystemContext.with(self) {
                 inlineHorizon = horizon
                 defer { inlineHorizon = nil }
-                next.action()
+                next.run()
                 // While the app takes no clock, nothing waits between events but the app's jobs:
                 // they run, then the next events run in the same context (binding it costs more
                 // than most events). The jobs carry their own tasks' context.
@@ -279,7 +279,7 @@ public final class ReplayEngine: BluetoothSystem {
                     }
                     guard !clock.isInUse, let due = queue.popNext(notAfter: horizon) else { break }
                     eventTime = due.time
-                    due.action()
+                    due.run()
                 }
             }
         }
@@ -335,7 +335,7 @@ public final class ReplayEngine: BluetoothSystem {
             BluetoothSystemContext.with(self) {
                 while let due = queue.popNext(notAfter: now) {
                     eventTime = due.time
-                    due.action()
+                    due.run()
                 }
             }
         }
@@ -641,9 +641,7 @@ public final class ReplayEngine: BluetoothSystem {
     /// request): a termination or the link's end withdraws it. The peripheral is held weakly, as
     /// iOS holds the app's objects: if the app lets go of it first, nothing happens.
     func schedule(at time: Timestamp, for peripheral: CBPeripheral, _ action: @escaping (CBPeripheral) -> Void) {
-        queue.schedule(at: time, for: peripheral, process: queue.liveProcess) { [weak peripheral] in
-            if let peripheral { action(peripheral) }
-        }
+        queue.schedule(at: time, for: peripheral, process: queue.liveProcess, action)
     }
 
     /// Schedules something the system plays whatever becomes of the app's process (a connection
@@ -656,9 +654,7 @@ public final class ReplayEngine: BluetoothSystem {
     /// Schedules something the system plays for `peripheral`, held weakly (a peripheral the app
     /// let go of has no connection left: ``peripheralReleased(_:by:)``).
     func scheduleSystem(at time: Timestamp, for peripheral: CBPeripheral, _ action: @escaping (CBPeripheral) -> Void) {
-        queue.schedule(at: time, for: peripheral, process: 0) { [weak peripheral] in
-            if let peripheral { action(peripheral) }
-        }
+        queue.schedule(at: time, for: peripheral, process: 0, action)
     }
 
     /// `central`, `central2`, … and `peripheralManager`, `peripheralManager2`, … in creation order.

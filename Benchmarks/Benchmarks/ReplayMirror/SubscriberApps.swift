@@ -11,6 +11,8 @@ import Foundation
 final class CallbackSubscriber: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPeripheralDelegate {
     private var central: CBCentralManager?
     private var known: [UUID] = []
+    /// Kept, as iOS code must keep them: iOS ends the connection of a peripheral the app lets go of.
+    private var peripherals: [CBPeripheral] = []
     private(set) var values = 0
 
     func didFinishLaunching(_ launch: Launch) {
@@ -20,7 +22,8 @@ final class CallbackSubscriber: NSObject, BluetoothApp, CBCentralManagerDelegate
 
     func centralManagerDidUpdateState(_ central: CBCentralManager) {
         guard central.state == .poweredOn else { return }
-        for peripheral in central.retrievePeripherals(withIdentifiers: known) {
+        peripherals = central.retrievePeripherals(withIdentifiers: known)
+        for peripheral in peripherals {
             peripheral.delegate = self
             central.connect(peripheral)
         }
