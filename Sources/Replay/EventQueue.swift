@@ -27,27 +27,20 @@ struct EventQueue {
         var process: Int
         var action: Action
 
-        /// Runs the action; one for a peripheral the app has let go of meanwhile does nothing.
-        func run() {
-            switch action {
-            case .plain(let action): action()
-            case .peripheral(let target, let action): if let peripheral = target.object { action(peripheral) }
-            }
-        }
-
         static func < (lhs: Self, rhs: Self) -> Bool { (lhs.time, lhs.sequence) < (rhs.time, rhs.sequence) }
         static func == (lhs: Self, rhs: Self) -> Bool { (lhs.time, lhs.sequence) == (rhs.time, rhs.sequence) }
     }
 
-    /// What runs: a closure, or a closure given its peripheral, which the queue holds weakly (as
-    /// iOS holds the app's objects: ``ReplayEngine/peripheralReleased(_:by:)``), in the entry
-    /// itself so that no second closure is made to hold it.
+    /// What runs: a closure, or a closure given the peripheral of the action's slot, which the
+    /// queue holds weakly (as iOS holds the app's objects: ``ReplayEngine/peripheralReleased(_:by:)``),
+    /// once per slot: entries stay plain values, moved about the heap without weak-reference
+    /// bookkeeping, and no second closure is made to hold the peripheral.
     enum Action {
         case plain(() -> Void)
-        case peripheral(WeakPeripheral, (CBPeripheral) -> Void)
+        case peripheral((CBPeripheral) -> Void)
     }
 
-    struct WeakPeripheral {
+    private struct WeakPeripheral {
         weak var object: CBPeripheral?
     }
 
@@ -55,6 +48,8 @@ struct EventQueue {
     private var sequence = 0
     private var slots: [ObjectIdentifier: Int32] = [:]
     private var generations: [Int32] = []
+    /// The peripheral object of each slot, held weakly.
+    private var objects: [WeakPeripheral] = []
     /// The last peripheral scheduled for and its slot: most actions follow one of the same one.
     private var last: (key: ObjectIdentifier, slot: Int32)?
     /// The process whose actions still run; those of earlier processes are dropped.
@@ -72,7 +67,7 @@ struct EventQueue {
     mutating func schedule(at time: Timestamp, for peripheral: CBPeripheral, process: Int, _ action: @escaping (CBPeripheral) -> Void) {
         guard !closed else { return }
         sequence += 1
-        schedule(at: time, sequence: sequence, for: peripheral, process: process, .peripheral(WeakPeripheral(object: peripheral), action))
+        schedule(at: time, sequence: sequence, for: peripheral, process: process, .peripheral(action))
     }
 
     /// Sequence numbers for `count` actions, as if they were scheduled now one after the other;
@@ -102,8 +97,15 @@ struct EventQueue {
                 slot = Int32(generations.count)
                 slots[key] = slot
                 generations.append(0)
+                objects.append(WeakPeripheral(object: peripheral))
             }
             last = (key, slot)
+            if objects[Int(slot)].object !== peripheral {
+                // A new object at the address of one that is gone: what the old one had
+                // scheduled does not run for it.
+                generations[Int(slot)] &+= 1
+                objects[Int(slot)].object = peripheral
+            }
         }
         heap.insert(
             Scheduled(
@@ -153,7 +155,15 @@ struct EventQueue {
 
     /// Whether the running action was withdrawn while it ran (its peripheral's actions, or its
     /// process's): it must not go on.
-    var isRunningWithdrawn: Bool { running.map(isWithdrawn) ?? true }
+    var isRunningWithdrawn: Bool {
+        guard let slot = running?.slot, let generation = running?.generation, let process = running?.process else { return true }
+        return isWithdrawn(slot: slot, generation: generation, process: process)
+    }
+
+    /// The peripheral an action of `slot` runs with; nil when the app let go of it.
+    func peripheral(inSlot slot: Int32) -> CBPeripheral? {
+        slot >= 0 ? objects[Int(slot)].object : nil
+    }
 
     /// Whether an action is due before a step at `time` that takes the place `sequence` (from
     /// ``reserve(_:)``), or, with none, that is scheduled now (after every action so far).
@@ -196,7 +206,11 @@ struct EventQueue {
     }
 
     private func isWithdrawn(_ action: Scheduled) -> Bool {
-        if action.process != 0, action.process != liveProcess { return true }
-        return action.slot >= 0 && action.generation != generations[Int(action.slot)]
+        isWithdrawn(slot: action.slot, generation: action.generation, process: action.process)
+    }
+
+    private func isWithdrawn(slot: Int32, generation: Int32, process: Int) -> Bool {
+        if process != 0, process != liveProcess { return true }
+        return slot >= 0 && generation != generations[Int(slot)]
     }
 }

@@ -267,7 +267,7 @@ public final class ReplayEngine: BluetoothSystem {
             BluetoothSystemContext.with(self) {
                 inlineHorizon = horizon
                 defer { inlineHorizon = nil }
-                next.run()
+                run(next)
                 // While the app takes no clock, nothing waits between events but the app's jobs:
                 // they run, then the next events run in the same context (binding it costs more
                 // than most events). The jobs carry their own tasks' context.
@@ -279,7 +279,7 @@ public final class ReplayEngine: BluetoothSystem {
                     }
                     guard !clock.isInUse, let due = queue.popNext(notAfter: horizon) else { break }
                     eventTime = due.time
-                    due.run()
+                    run(due)
                 }
             }
         }
@@ -335,7 +335,7 @@ public final class ReplayEngine: BluetoothSystem {
             BluetoothSystemContext.with(self) {
                 while let due = queue.popNext(notAfter: now) {
                     eventTime = due.time
-                    due.run()
+                    run(due)
                 }
             }
         }
@@ -655,6 +655,15 @@ public final class ReplayEngine: BluetoothSystem {
     /// let go of has no connection left: ``peripheralReleased(_:by:)``).
     func scheduleSystem(at time: Timestamp, for peripheral: CBPeripheral, _ action: @escaping (CBPeripheral) -> Void) {
         queue.schedule(at: time, for: peripheral, process: 0, action)
+    }
+
+    /// Runs an action the queue gave: one for a peripheral with the peripheral, unless the app
+    /// let go of it meanwhile.
+    private func run(_ scheduled: EventQueue.Scheduled) {
+        switch scheduled.action {
+        case .plain(let action): action()
+        case .peripheral(let action): if let peripheral = queue.peripheral(inSlot: scheduled.slot) { action(peripheral) }
+        }
     }
 
     /// `central`, `central2`, … and `peripheralManager`, `peripheralManager2`, … in creation order.

@@ -58,7 +58,8 @@ import Testing
 
     @Test func aMainActorModelOnAnAsyncStreamReconnectsAfterTheDrop() async throws {
         let capture = try ReplayCapture(Self.capture)
-        let replay = await capture.replay(StreamModelApp.self)
+        let holder = StreamModelApp.Holder()
+        let replay = await capture.replay(name: StreamModelApp.appName) { StreamModelApp(holder: holder) }
         let lines = Self.lines(replay.flow)
         let connect = "app connect peripheral=\(Self.sensor)"
         let notification = { (value: String) in
@@ -72,7 +73,7 @@ import Testing
         #expect(replay.reconnectedAfterUnexpectedDisconnection())
         #expect(replay.finalState.subscribed == ["\(Self.sensor) 2A37"])
         // The model, on the main actor, saw each beat and the drop, in order.
-        let model = try #require(StreamModelApp.lastModel)
+        let model = try #require(holder.model)
         let seen = await MainActor.run { model.log }
         #expect(seen == ["connected", "notifying", "72", "73", "74", "lost: connectionTimeout", "connected", "notifying", "80"])
     }
@@ -140,19 +141,20 @@ import Testing
     }
 
     /// The stream model's consumer task waits for ever once the capture ends, holding the app and
-    /// its central manager (and a static holds the model): the engine and its cassette are still
+    /// its central manager (and the test holds the model): the engine and its cassette are still
     /// freed, and the manager's later requests go nowhere.
     @Test func tasksLeftWaitingAtTheEndDoNotKeepTheReplayAlive() async throws {
         let (cassette, _) = try Cassette.load(path: Self.capture)
+        let holder = StreamModelApp.Holder()
         weak var released: ReplayEngine?
         do {
             let engine = ReplayEngine(cassette: cassette)
             released = engine
-            let flow = await engine.run(name: StreamModelApp.appName) { StreamModelApp() }
+            let flow = await engine.run(name: StreamModelApp.appName) { StreamModelApp(holder: holder) }
             #expect(flow.events.contains { $0.name == "didUpdateValueFor" })
         }
         #expect(released == nil)
-        let model = try #require(StreamModelApp.lastModel)
+        let model = try #require(holder.model)
         let (detached, misuses) = await MainActor.run {
             let central: CBCentralManager = model.bridge.central
             // A request after the end reaches no replay (nor traps).
@@ -337,10 +339,15 @@ final class ContinuationApp: BluetoothApp, Launchable, @unchecked Sendable {
 }
 
 final class StreamModelApp: BluetoothApp, Launchable, @unchecked Sendable {
+    /// Where a test finds the model its replay made (tests replay this app in parallel, so a
+    /// static would give one test another's model).
+    final class Holder: @unchecked Sendable { var model: HeartModel? }
+
     static var appName: String { "stream-model" }
-    nonisolated(unsafe) static var lastModel: HeartModel?
+    let holder: Holder
     var bridge: AsyncBridge?
-    init() {}
+    init() { holder = Holder() }
+    init(holder: Holder) { self.holder = holder }
 
     func didFinishLaunching(_ launch: Launch) {
         let bridge = AsyncBridge()
@@ -349,7 +356,7 @@ final class StreamModelApp: BluetoothApp, Launchable, @unchecked Sendable {
         Task { @MainActor in
             guard let sensor = await bridge.knownSensor(known) else { return }
             let model = HeartModel(bridge: bridge, sensor: sensor)
-            StreamModelApp.lastModel = model
+            self.holder.model = model
             await model.run()
         }
     }
