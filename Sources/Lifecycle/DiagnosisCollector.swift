@@ -36,7 +36,8 @@ public struct DiagnosisCollector {
         public var intervalMax: UInt16
         public var latency: UInt16
         public var timeout: UInt16
-        /// The L2CAP response that rejected it, if one did.
+        /// The L2CAP response, or this host's LE Remote Connection Parameter Request Negative Reply,
+        /// that rejected it, if one did.
         public var rejectedRecord: Int?
     }
 
@@ -108,7 +109,7 @@ public struct DiagnosisCollector {
     /// The commands that start a link-layer procedure, and the procedure's name.
     static func procedure(started opcode: UInt16) -> String? {
         switch opcode {
-        case 0x2013, 0x2020: "connection update"  // LE Connection Update; Remote Connection Parameter Request Reply
+        case 0x2013: "connection update"  // LE Connection Update
         case 0x2032: "PHY update"  // LE Set PHY
         case 0x2019: "encryption"  // LE Enable Encryption
         case 0x2016: "remote features"  // LE Read Remote Features
@@ -120,9 +121,12 @@ public struct DiagnosisCollector {
     public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord, analyzer: LifecycleAnalyzer) {
         switch decoded.packet {
         case .command(.unknown(let opcode, let parameters)):
-            if Self.procedure(started: opcode.rawValue) != nil, parameters.count >= 2 {
-                let handle = (UInt16(parameters[0]) | UInt16(parameters[1]) << 8) & 0x0FFF
+            guard parameters.count >= 2 else { break }
+            let handle = (UInt16(parameters[0]) | UInt16(parameters[1]) << 8) & 0x0FFF
+            if Self.procedure(started: opcode.rawValue) != nil {
                 awaitingStatus[opcode.rawValue] = (handle, record.index)
+            } else if opcode.rawValue == 0x2021 {
+                remoteRequestRejected(on: handle, record, analyzer)
             }
         case .event(let event):
             self.event(event, record, analyzer)
@@ -270,7 +274,7 @@ public struct DiagnosisCollector {
             links[id, default: Link()].pending.append(Procedure(name: "connection update", record: record.index))
             links[id, default: Link()].parameterRequests.append(
                 ParameterRequest(
-                    via: "LE Remote Connection Parameter Request", record: record.index, time: record.timestamp, sentBy: .peer,
+                    via: Self.remoteRequest, record: record.index, time: record.timestamp, sentBy: .peer,
                     intervalMin: request.intervalMin, intervalMax: request.intervalMax, latency: request.maxLatency,
                     timeout: request.timeout))
         default:
@@ -289,6 +293,21 @@ public struct DiagnosisCollector {
         if status != .success { link.failed.append(procedure) }
         links[id] = link
     }
+
+    /// LE Remote Connection Parameter Request Negative Reply: this host rejected the peer's last
+    /// request, which is no longer a procedure under way (the peer's controller is told at once).
+    /// (The Reply is answered by Command Complete; the procedure then ends with LE Connection
+    /// Update Complete.)
+    private mutating func remoteRequestRejected(on handle: UInt16, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
+        guard let id = analyzer.connectionID(on: handle),
+            let last = links[id]?.parameterRequests.lastIndex(where: { $0.via == Self.remoteRequest && $0.rejectedRecord == nil })
+        else { return }
+        links[id]!.parameterRequests[last].rejectedRecord = record.index
+        let request = links[id]!.parameterRequests[last].record
+        links[id]!.pending.removeAll { $0.name == "connection update" && $0.record == request }
+    }
+
+    static let remoteRequest = "LE Remote Connection Parameter Request"
 
     /// LE signalling: Connection Parameter Update Request and its response.
     private mutating func signalling(_ command: LESignalingCommand, on handle: UInt16, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
