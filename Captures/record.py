@@ -58,7 +58,7 @@ import struct
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 import bumble
 from bumble import hci
@@ -71,7 +71,7 @@ from bumble.att import (
 )
 from bumble.controller import Controller
 from bumble.core import UUID, AdvertisingData, ConnectionParameterUpdateError, ProtocolError
-from bumble import l2cap
+from bumble import l2cap, ll
 from bumble.device import Connection, Device, Peer
 from bumble.keys import MemoryKeyStore, PairingKeys
 from bumble.gatt import (
@@ -1583,48 +1583,62 @@ async def scenario_ll_response_timeout(path: Path) -> None:
     went quiet does)."""
     async with make_rig(path, pcap=False) as rig:
         await asyncio.sleep(0.1)
-        connection, peripheral_connection = await connect(rig)
+        connection, _ = await connect(rig)
         _, received = await subscribe_heart_rate(rig, connection)
         await notify(rig, received, [bytes([0x00, 0x48])], 0.1)
-
-        controller = rig.central_controller
-        timed_out = asyncio.get_running_loop().create_future()
-
-        def unanswered_update(command: hci.HCI_LE_Connection_Update_Command) -> None:
-            controller._send_hci_command_status(hci.HCI_COMMAND_STATUS_PENDING, command.op_code)
-
-            def time_out() -> None:
-                controller.send_hci_packet(
-                    hci.HCI_LE_Connection_Update_Complete_Event(
-                        status=LL_RESPONSE_TIMEOUT,
-                        connection_handle=command.connection_handle,
-                        connection_interval=0,
-                        peripheral_latency=0,
-                        supervision_timeout=0,
-                    )
-                )
-                controller.on_le_disconnected(controller.le_connections[PERIPHERAL_ADDRESS], LL_RESPONSE_TIMEOUT)
-                rig.peripheral_controller.on_le_disconnected(
-                    rig.peripheral_controller.le_connections[CENTRAL_ADDRESS], CONNECTION_TIMEOUT
-                )
-                timed_out.set_result(None)
-
-            asyncio.get_running_loop().call_later(LL_RESPONSE_TIMEOUT_S, time_out)
-
-        controller.on_hci_le_connection_update_command = unanswered_update  # type: ignore[method-assign]
-        central_lost = wait_disconnection(connection)
-        update = asyncio.create_task(
-            rig.central.update_connection_parameters(connection, 30, 45, 0, 4000)
+        await leave_procedure_unanswered(
+            rig,
+            connection,
+            received,
+            'on_hci_le_connection_update_command',
+            lambda command: hci.HCI_LE_Connection_Update_Complete_Event(
+                status=LL_RESPONSE_TIMEOUT,
+                connection_handle=command.connection_handle,
+                connection_interval=0,
+                peripheral_latency=0,
+                supervision_timeout=0,
+            ),
+            lambda: rig.central.update_connection_parameters(connection, 30, 45, 0, 4000),
         )
-        # The link is up meanwhile: notifications every 10 s.
-        for beat in range(3):
-            await asyncio.sleep(10)
-            await notify(rig, received, [bytes([0x00, 0x49 + beat])], 0)
-        await timed_out
-        assert await central_lost == LL_RESPONSE_TIMEOUT
-        with contextlib.suppress(Exception):
-            await update
         await asyncio.sleep(0.1)
+
+
+async def leave_procedure_unanswered(
+    rig: Rig,
+    connection: Connection,
+    received: asyncio.Queue[bytes],
+    handler: str,
+    completion: Callable[[Any], hci.HCI_Event],
+    start: Callable[[], Awaitable[object]],
+) -> None:
+    """The central's host starts a link-layer procedure (``start``) that the peer never answers:
+    the central controller's ``handler`` of the command answers Command Status (pending) and
+    sends nothing to the peer.  The peer's data still flows (a notification every 10 s); 40 s
+    later the controller writes ``completion(command)`` (the procedure's completion event, status
+    0x22) and ends the link (``end_with_ll_response_timeout``)."""
+    controller = rig.central_controller
+    timed_out = asyncio.get_running_loop().create_future()
+
+    def unanswered(command: Any) -> None:
+        controller._send_hci_command_status(hci.HCI_COMMAND_STATUS_PENDING, command.op_code)
+
+        def time_out() -> None:
+            controller.send_hci_packet(completion(command))
+            end_with_ll_response_timeout(rig)
+            timed_out.set_result(None)
+
+        asyncio.get_running_loop().call_later(LL_RESPONSE_TIMEOUT_S, time_out)
+
+    setattr(controller, handler, unanswered)
+    central_lost = wait_disconnection(connection)
+    started = asyncio.create_task(start())
+    for beat in range(3):
+        await asyncio.sleep(10)
+        await notify(rig, received, [bytes([0x00, 0x49 + beat])], 0)
+    await timed_out
+    assert await central_lost == LL_RESPONSE_TIMEOUT
+    with contextlib.suppress(Exception):
+        await started
 
 
 async def scenario_timeout_after_update(path: Path) -> None:
@@ -1826,6 +1840,217 @@ async def scenario_pairing_unanswered(path: Path) -> None:
         await asyncio.sleep(0.1)
 
 
+# The parameters the accessory of remote-parameter-request asks for: first 7.5-10 ms with a 1 s
+# timeout (outside Apple's guidelines: under 15 ms, max not 15 ms above min, timeout under 2 s),
+# then 30-45 ms, latency 0, 4 s (inside them). In 1.25 ms and 10 ms units.
+REFUSED_PARAMETERS = (6, 8, 0, 100)
+ACCEPTED_PARAMETERS = (24, 36, 0, 400)
+
+
+def outside_apple_guidelines(interval_min: int, interval_max: int, latency: int, timeout: int) -> bool:
+    """What an iOS central may refuse (Apple's Accessory Design Guidelines, "Connection
+    Parameters"; Formats/diagnose.md lists the rules)."""
+    min_ms, max_ms, timeout_ms = interval_min * 1.25, interval_max * 1.25, timeout * 10
+    effective = max_ms * (latency + 1)
+    return not (
+        latency <= 30
+        and 2000 <= timeout_ms <= 6000
+        and min_ms >= 15
+        and interval_min % 12 == 0
+        and (max_ms >= min_ms + 15 or interval_min == interval_max == 12)
+        and effective <= 2000
+        and timeout_ms > effective * 3
+    )
+
+
+async def scenario_remote_parameter_request(path: Path) -> None:
+    """The accessory asks for new connection parameters over the link layer: its host sends LE
+    Connection Update, which a peripheral's controller turns into LL_CONNECTION_PARAM_REQ; the
+    central's controller hands the request to its host as HCI LE Remote Connection Parameter
+    Request.  The central's host answers as an iOS central may: the first request (7.5-10 ms,
+    1 s timeout) breaks Apple's guidelines and is rejected (LE Remote Connection Parameter
+    Request Negative Reply, Unacceptable Connection Parameters 0x3B); the accessory asks again
+    for 30-45 ms with a 4 s timeout, which the host accepts (LE Remote Connection Parameter
+    Request Reply), and the central's controller updates the link (LE Connection Update
+    Complete).  Then the central hangs up.
+
+    Bumble's virtual controller has no Connection Parameters Request procedure (a peripheral's
+    LE Connection Update goes out as a central's LL_CONNECTION_UPDATE_IND, and the two reply
+    commands are unknown to it), and Bumble's host accepts every request.  So the script plays
+    the controllers' part: the peripheral controller's LE Connection Update handler answers
+    Command Status and writes the LE Remote Connection Parameter Request event into the central's
+    host (the LL_CONNECTION_PARAM_REQ crossing the air); the central controller's handlers of
+    the two replies answer Command Complete, then either send LL_CONNECTION_UPDATE_IND with the
+    accepted parameters (Bumble's own update path: both controllers report LE Connection Update
+    Complete) or report the rejection to the peripheral's host (its LE Connection Update
+    Complete with status 0x3B, as LL_REJECT_EXT_IND makes a controller do).  The host's choice
+    is the script's phone policy (``outside_apple_guidelines``)."""
+    async with make_rig(path, pcap=False) as rig:
+        await asyncio.sleep(0.1)
+        connection, peripheral_connection, _ = await connect_and_discover(rig)
+        central_controller, peripheral_controller = rig.central_controller, rig.peripheral_controller
+
+        def ask_over_the_air(command: hci.HCI_LE_Connection_Update_Command) -> None:
+            peripheral_controller._send_hci_command_status(hci.HCI_COMMAND_STATUS_PENDING, command.op_code)
+            central_link = central_controller.le_connections[PERIPHERAL_ADDRESS]
+            central_controller.send_hci_packet(
+                hci.HCI_LE_Remote_Connection_Parameter_Request_Event(
+                    connection_handle=central_link.handle,
+                    interval_min=command.connection_interval_min,
+                    interval_max=command.connection_interval_max,
+                    max_latency=command.max_latency,
+                    timeout=command.supervision_timeout,
+                )
+            )
+
+        def accepted(command: hci.HCI_LE_Remote_Connection_Parameter_Request_Reply_Command):
+            central_link = central_controller.find_le_connection_by_handle(command.connection_handle)
+
+            def update() -> None:
+                # What Bumble's controller does for a central's LE Connection Update.
+                central_controller.send_hci_packet(
+                    hci.HCI_LE_Connection_Update_Complete_Event(
+                        status=hci.HCI_ErrorCode.SUCCESS,
+                        connection_handle=command.connection_handle,
+                        connection_interval=command.interval_max,
+                        peripheral_latency=command.max_latency,
+                        supervision_timeout=command.timeout,
+                    )
+                )
+                central_link.send_ll_control_pdu(
+                    ll.ConnectionUpdateInd(interval=command.interval_max, latency=command.max_latency, timeout=command.timeout)
+                )
+
+            asyncio.get_running_loop().call_later(0.01, update)
+            return hci.HCI_StatusAndConnectionHandleReturnParameters(hci.HCI_ErrorCode.SUCCESS, command.connection_handle)
+
+        def rejected(command: hci.HCI_LE_Remote_Connection_Parameter_Request_Negative_Reply_Command):
+            def reject() -> None:
+                peripheral_link = peripheral_controller.le_connections[CENTRAL_ADDRESS]
+                peripheral_controller.send_hci_packet(
+                    hci.HCI_LE_Connection_Update_Complete_Event(
+                        status=command.reason,
+                        connection_handle=peripheral_link.handle,
+                        connection_interval=0,
+                        peripheral_latency=0,
+                        supervision_timeout=0,
+                    )
+                )
+
+            asyncio.get_running_loop().call_later(0.01, reject)
+            return hci.HCI_StatusAndConnectionHandleReturnParameters(hci.HCI_ErrorCode.SUCCESS, command.connection_handle)
+
+        def phone_policy(event: hci.HCI_LE_Remote_Connection_Parameter_Request_Event) -> None:
+            parameters = (event.interval_min, event.interval_max, event.max_latency, event.timeout)
+            if outside_apple_guidelines(*parameters):
+                answer: hci.HCI_Command = hci.HCI_LE_Remote_Connection_Parameter_Request_Negative_Reply_Command(
+                    connection_handle=event.connection_handle, reason=UNACCEPTABLE_PARAMETERS
+                )
+            else:
+                answer = hci.HCI_LE_Remote_Connection_Parameter_Request_Reply_Command(
+                    connection_handle=event.connection_handle,
+                    interval_min=event.interval_min,
+                    interval_max=event.interval_max,
+                    max_latency=event.max_latency,
+                    timeout=event.timeout,
+                    min_ce_length=0,
+                    max_ce_length=0,
+                )
+            asyncio.get_running_loop().create_task(rig.central.host.send_sync_command(answer))
+
+        peripheral_controller.on_hci_le_connection_update_command = ask_over_the_air  # type: ignore[method-assign]
+        central_controller.on_hci_le_remote_connection_parameter_request_reply_command = accepted  # type: ignore[attr-defined]
+        central_controller.on_hci_le_remote_connection_parameter_request_negative_reply_command = rejected  # type: ignore[attr-defined]
+        rig.central.host.on_hci_le_remote_connection_parameter_request_event = phone_policy  # type: ignore[method-assign]
+
+        interval_min, interval_max, latency, timeout = REFUSED_PARAMETERS
+        try:
+            await rig.peripheral.update_connection_parameters(
+                peripheral_connection, interval_min * 1.25, interval_max * 1.25, latency, timeout * 10
+            )
+        except hci.HCI_Error as error:
+            assert error.error_code == UNACCEPTABLE_PARAMETERS, error
+        else:
+            raise AssertionError('expected the central to reject the first parameters')
+        await asyncio.sleep(0.2)
+        interval_min, interval_max, latency, timeout = ACCEPTED_PARAMETERS
+        await rig.peripheral.update_connection_parameters(
+            peripheral_connection, interval_min * 1.25, interval_max * 1.25, latency, timeout * 10
+        )
+        await asyncio.sleep(0.2)
+        peripheral_lost = wait_disconnection(peripheral_connection)
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        await peripheral_lost
+        await asyncio.sleep(0.1)
+
+
+def end_with_ll_response_timeout(rig: Rig) -> None:
+    """What a central's controller does when its procedure's response timer expires: it ends the
+    link with LL Response Timeout (0x22) (Bumble's teardown path, as in ll-response-timeout); the
+    peripheral's controller, not recorded, loses a central that went quiet (0x08)."""
+    rig.central_controller.on_le_disconnected(rig.central_controller.le_connections[PERIPHERAL_ADDRESS], LL_RESPONSE_TIMEOUT)
+    rig.peripheral_controller.on_le_disconnected(rig.peripheral_controller.le_connections[CENTRAL_ADDRESS], CONNECTION_TIMEOUT)
+
+
+async def scenario_phy_update_unanswered(path: Path) -> None:
+    """Connected and notifying, the central's host asks for the 2M PHY (LE Set PHY); the peer's
+    link layer never answers the PHY update procedure, while its data still flows; 40 s later the
+    central's controller reports the procedure failed (LE PHY Update Complete, status 0x22, still
+    on the 1M PHY) and ends the link with LL Response Timeout (0x22).
+
+    Bumble's virtual controller does not implement LE Set PHY (it would answer Unknown HCI
+    Command), so the central controller's handler is the script's: Command Status (pending),
+    nothing to the peer, and after 40 s the LE PHY Update Complete with 0x22 and the teardown
+    of ``end_with_ll_response_timeout``."""
+    async with make_rig(path, pcap=False) as rig:
+        await asyncio.sleep(0.1)
+        connection, _ = await connect(rig)
+        _, received = await subscribe_heart_rate(rig, connection)
+        await notify(rig, received, [bytes([0x00, 0x48])], 0.1)
+        await leave_procedure_unanswered(
+            rig,
+            connection,
+            received,
+            'on_hci_le_set_phy_command',
+            lambda command: hci.HCI_LE_PHY_Update_Complete_Event(
+                status=LL_RESPONSE_TIMEOUT,
+                connection_handle=command.connection_handle,
+                tx_phy=hci.Phy.LE_1M,
+                rx_phy=hci.Phy.LE_1M,
+            ),
+            lambda: rig.central.set_connection_phy(connection, tx_phys=[hci.Phy.LE_2M], rx_phys=[hci.Phy.LE_2M]),
+        )
+        await asyncio.sleep(0.1)
+
+
+async def scenario_encryption_unanswered(path: Path) -> None:
+    """Connection 1 pairs and bonds.  Connection 2: the central starts encryption with the stored
+    key (LE Enable Encryption); the accessory's host never answers its controller's LE Long Term
+    Key Request (a firmware that stalls there), so the encryption start procedure is never
+    answered and, 40 s later, the central's controller ends the link with LL Response Timeout
+    (0x22).  No Encryption Change: the procedure did not complete.
+
+    Bumble's own code up to the stall (LE Enable Encryption, Command Status, LL_ENC_REQ, the
+    peripheral controller's LE Long Term Key Request, which the peripheral's host is made to
+    ignore); the virtual controller has no procedure timer, so the end is the script's
+    (``end_with_ll_response_timeout``)."""
+    async with make_rig(path, pcap=False) as rig:
+        bonding_rig(rig)
+        await asyncio.sleep(0.1)
+        connection, _ = await bond_then_reconnect(rig)
+        rig.peripheral.host.on_hci_le_long_term_key_request_event = lambda _event: None  # type: ignore[method-assign]
+        await asyncio.sleep(0.05)
+        central_lost = wait_disconnection(connection)
+        encryption = asyncio.create_task(connection.encrypt())
+        await asyncio.sleep(LL_RESPONSE_TIMEOUT_S)
+        end_with_ll_response_timeout(rig)
+        assert await central_lost == LL_RESPONSE_TIMEOUT
+        encryption.cancel()
+        with contextlib.suppress(BaseException):
+            await encryption
+        await asyncio.sleep(0.1)
+
+
 SCENARIOS: list[tuple[str, Callable[[Path], Awaitable[None]]]] = [
     ('reconnect-supervision-timeout.btsnoop', scenario_reconnect_supervision_timeout),
     ('att-errors.btsnoop', scenario_att_errors),
@@ -1856,6 +2081,9 @@ SCENARIOS: list[tuple[str, Callable[[Path], Awaitable[None]]]] = [
     ('mic-failure.btsnoop', scenario_mic_failure),
     ('short-key.btsnoop', scenario_short_key),
     ('pairing-unanswered.btsnoop', scenario_pairing_unanswered),
+    ('remote-parameter-request.btsnoop', scenario_remote_parameter_request),
+    ('phy-update-unanswered.btsnoop', scenario_phy_update_unanswered),
+    ('encryption-unanswered.btsnoop', scenario_encryption_unanswered),
 ]
 
 

@@ -24,8 +24,9 @@ public enum HCIReturnParameters {
     case leReadBufferSize(LEBufferSize)
     /// §7.8.53: the transmit power the controller chose, in dBm.
     case leSetExtendedAdvertisingParameters(status: HCIStatus, selectedTxPower: Int8)
-    /// §7.8.25, §7.8.26, §7.8.33: LE Long Term Key Request Reply / Negative Reply and LE Set
-    /// Data Length return the connection handle after the status.
+    /// §7.8.25, §7.8.26, §7.8.31, §7.8.32, §7.8.33: LE Long Term Key Request Reply / Negative
+    /// Reply, LE Remote Connection Parameter Request Reply / Negative Reply and LE Set Data Length
+    /// return the connection handle after the status.
     case connectionHandle(status: HCIStatus, handle: UInt16)
     /// §7.5.7: the key size in bytes of an encrypted connection.
     case readEncryptionKeySize(status: HCIStatus, handle: UInt16, keySize: UInt8)
@@ -73,7 +74,7 @@ public enum HCIReturnParameters {
             0x0C63, 0x0C6D, 0x2005, 0x2010, 0x2012, 0x2024, 0x2028, 0x2029, 0x202D, 0x2031, 0x2035,
             0x203C, 0x203D:
             return .status(HCIStatus(rawValue: try r.u8("Status")))
-        case 0x1001, 0x1003, 0x1009, 0x1405, 0x1408, 0x2002, 0x2060, 0x2036, 0x201A, 0x201B, 0x2022:
+        case 0x1001, 0x1003, 0x1009, 0x1405, 0x1408, 0x2002, 0x2060, 0x2036, 0x201A, 0x201B, 0x2020, 0x2021, 0x2022:
             break
         default:
             return .unknown(r.rest())

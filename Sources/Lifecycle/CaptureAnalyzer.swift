@@ -33,13 +33,15 @@ public struct CaptureAnalyzer {
     public mutating func add(_ record: CaptureRecord) -> QuickRecord? {
         if let quick = decoder.decode(record, into: &decoded) {
             lifecycle.add(quick, record)
-            errors.add(quick, record, analyzer: lifecycle)
-            diagnosis.add(quick, record, analyzer: lifecycle)
+            // `lifecycle` goes by address (inout, never changed): passed by value it would be
+            // copied whole, 360 bytes, for each call, as `self` is being changed meanwhile.
+            errors.add(quick, record, analyzer: &lifecycle)
+            diagnosis.add(quick, record, analyzer: &lifecycle)
             return quick
         }
         lifecycle.add(record, decoded)
         errors.add(record, decoded, analyzer: lifecycle)
-        diagnosis.add(record, decoded, analyzer: lifecycle)
+        diagnosis.add(record, decoded, analyzer: &lifecycle)
         return nil
     }
 }

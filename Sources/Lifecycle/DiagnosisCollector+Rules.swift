@@ -300,20 +300,52 @@ extension DiagnosisCollector {
                         lookAt: "the Bonding_Flags of both Pairing Request and Response, and the accessory's bond storage"))
             }
         }
+        findings += shortKeys(c, link)
+        return findings
+    }
+
+    /// Keys under 16 bytes: each size the controller reported (Encryption Change v2, Read
+    /// Encryption Key Size), with the pairing before it on the connection that agreed on a key
+    /// size; and a pairing that agreed on fewer than 16 bytes (the smaller Maximum Encryption Key
+    /// Size of its Request and Response) and encrypted, where no report names it.
+    private func shortKeys(_ c: Connection, _ link: Link) -> [Finding] {
+        var reported: [(size: UInt8, record: Int, time: Timestamp, via: String)] = []
         for change in c.changes {
-            guard case .encryption(true, let size?) = change.kind, size < 16 else { continue }
-            findings.append(shortKey(c, size: size, record: change.record, time: change.time))
+            if case .encryption(true, let size?) = change.kind { reported.append((size, change.record, change.time, "Encryption Change")) }
         }
-        for key in link.keySizes where key.size < 16 {
-            findings.append(shortKey(c, size: key.size, record: key.record, time: key.time))
+        for key in link.keySizes { reported.append((key.size, key.record, key.time, "Read Encryption Key Size")) }
+        var findings: [Finding] = []
+        var named: Set<Int> = []
+        for report in reported.sorted(by: { $0.record < $1.record }) where report.size < 16 {
+            let pairing = c.pairings.last { $0.record < report.record && $0.keySize != nil }
+            if let pairing { named.insert(pairing.record) }
+            findings.append(shortKey(c, size: report.size, record: report.record, time: report.time, via: report.via, pairing: pairing))
+        }
+        for pairing in c.pairings where pairing.outcome == .encrypted && !named.contains(pairing.record) {
+            guard let size = pairing.keySize, size < 16, let record = pairing.endRecord, let time = pairing.endTime else { continue }
+            findings.append(shortKey(c, size: size, record: record, time: time, via: nil, pairing: pairing))
         }
         return findings
     }
 
-    private func shortKey(_ c: Connection, size: UInt8, record: Int, time: Timestamp) -> Finding {
-        Finding(
-            rule: .shortKey, record: record, time: time, connection: c, evidence: [record],
-            summary: "The link was encrypted with a \(size)-byte key, shorter than the 16 bytes pairing allows.",
+    /// A key of `size` bytes, reported at `record` (by `via`, or the encryption after `pairing`).
+    private func shortKey(_ c: Connection, size: UInt8, record: Int, time: Timestamp, via: String?, pairing: Pairing?) -> Finding {
+        var summary = "The link was encrypted with a \(size)-byte key"
+        summary += via.map { " (\($0), frame \(record + 1))" } ?? " (frame \(record + 1))"
+        summary += ", shorter than the 16 bytes pairing allows"
+        var evidence = [record]
+        if let pairing, let request = pairing.requestRecord, let response = pairing.responseRecord,
+            let asked = pairing.requestMaxKeySize, let answered = pairing.responseMaxKeySize, let agreed = pairing.keySize
+        {
+            let (requester, responder) = c.role.map { $0 == .central ? ("this host", "the peer") : ("the peer", "this host") } ?? ("", "")
+            summary += "; the pairing agreed on \(agreed) bytes: the Pairing Request\(requester.isEmpty ? "" : " of \(requester)") allowed \(asked) (frame \(request + 1)), "
+                + "the Pairing Response\(responder.isEmpty ? "" : " of \(responder)") \(answered) (frame \(response + 1))"
+            if agreed != size { summary += ", not the size reported" }
+            evidence += [request, response] + (pairing.endRecord.map { [$0] } ?? [])
+        }
+        return Finding(
+            rule: .shortKey, record: record, time: time, connection: c, evidence: evidence,
+            summary: summary + ".",
             coreBluetooth: "no callback; a characteristic that requires a 16-byte key answers Insufficient Encryption Key Size (CBATTError 12)",
             lookAt: "the Maximum Encryption Key Size of both Pairing Request and Response (the accessory's SMP configuration)",
             values: ["key_size": Double(size)])

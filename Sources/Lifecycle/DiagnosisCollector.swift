@@ -10,6 +10,10 @@ import Wire
 /// ``findings(report:errors:)`` then applies every ``DiagnosisRule``.
 ///
 /// It runs in the same single pass as the analysis (``TraceAnalysis``, ``CaptureAnalyzer``).
+///
+/// The analyzer is passed inout, by address, and never changed: passed by value to a mutating
+/// method, Swift copied all of it (360 bytes) for each call, a tenth of `diagnose`'s time on the
+/// generated 1,000,000-record capture (Benchmarks/README.md).
 public struct DiagnosisCollector {
     /// A link-layer procedure, as HCI shows it: the command (or event) that started it and the
     /// event that completed it.
@@ -36,7 +40,8 @@ public struct DiagnosisCollector {
         public var intervalMax: UInt16
         public var latency: UInt16
         public var timeout: UInt16
-        /// The L2CAP response that rejected it, if one did.
+        /// The L2CAP response, or this host's LE Remote Connection Parameter Request Negative Reply,
+        /// that rejected it, if one did.
         public var rejectedRecord: Int?
     }
 
@@ -95,6 +100,12 @@ public struct DiagnosisCollector {
             }
         }
 
+        /// Whether connection `id`'s last Service Changed indication awaits the rediscovery after
+        /// it (read in place: the subscript's getter would copy the link for every ATT PDU).
+        func awaitsRediscovery(_ id: Int) -> Bool {
+            id < storage.count && storage[id]?.serviceChanges.last.map { $0.rediscovery == nil } == true
+        }
+
         private mutating func grow(to id: Int) {
             if id >= storage.count { storage.append(contentsOf: repeatElement(nil, count: id - storage.count + 1)) }
         }
@@ -108,7 +119,7 @@ public struct DiagnosisCollector {
     /// The commands that start a link-layer procedure, and the procedure's name.
     static func procedure(started opcode: UInt16) -> String? {
         switch opcode {
-        case 0x2013, 0x2020: "connection update"  // LE Connection Update; Remote Connection Parameter Request Reply
+        case 0x2013: "connection update"  // LE Connection Update
         case 0x2032: "PHY update"  // LE Set PHY
         case 0x2019: "encryption"  // LE Enable Encryption
         case 0x2016: "remote features"  // LE Read Remote Features
@@ -117,23 +128,26 @@ public struct DiagnosisCollector {
         }
     }
 
-    public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord, analyzer: LifecycleAnalyzer) {
+    public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord, analyzer: inout LifecycleAnalyzer) {
         switch decoded.packet {
         case .command(.unknown(let opcode, let parameters)):
-            if Self.procedure(started: opcode.rawValue) != nil, parameters.count >= 2 {
-                let handle = (UInt16(parameters[0]) | UInt16(parameters[1]) << 8) & 0x0FFF
+            guard parameters.count >= 2 else { break }
+            let handle = (UInt16(parameters[0]) | UInt16(parameters[1]) << 8) & 0x0FFF
+            if Self.procedure(started: opcode.rawValue) != nil {
                 awaitingStatus[opcode.rawValue] = (handle, record.index)
+            } else if opcode.rawValue == 0x2021 {
+                remoteRequestRejected(on: handle, record, &analyzer)
             }
         case .event(let event):
-            self.event(event, record, analyzer)
+            self.event(event, record, &analyzer)
         case .acl(let acl) where acl.handle != ACLPacket.androidDebugHandle:
-            traffic(on: acl.handle, record, analyzer)
+            traffic(on: acl.handle, record, &analyzer)
             if let pdu = decoded.att {
-                answered(on: acl.handle, record, analyzer)
-                serviceChange(pdu, on: acl.handle, record, analyzer)
+                answered(on: acl.handle, record, &analyzer)
+                serviceChange(pdu, on: acl.handle, record, &analyzer)
             }
             if let l2cap = decoded.l2cap, l2cap.channel == .leSignaling, let pdu = try? LESignalingPDU.decode(l2cap.payload) {
-                signalling(pdu.command, on: acl.handle, record, analyzer)
+                signalling(pdu.command, on: acl.handle, record, &analyzer)
             }
         default:
             break
@@ -143,18 +157,18 @@ public struct DiagnosisCollector {
     /// Adds a record in its quick form (``TraceDecoder/decode(_:into:)``), with the same effect as
     /// its full decoding.
     @inline(__always)
-    public mutating func add(_ quick: QuickRecord, _ record: CaptureRecord, analyzer: LifecycleAnalyzer) {
+    public mutating func add(_ quick: QuickRecord, _ record: CaptureRecord, analyzer: inout LifecycleAnalyzer) {
         switch quick {
         case .fragment(let handle):
-            traffic(on: handle, record, analyzer)
+            traffic(on: handle, record, &analyzer)
         case .att(let handle, _, _, _):
-            traffic(on: handle, record, analyzer)
-            answered(on: handle, record, analyzer)
+            traffic(on: handle, record, &analyzer)
+            answered(on: handle, record, &analyzer)
         case .event(let code):
             // Encryption Change, Read Remote Version Information Complete, Encryption Key Refresh
             // Complete, Encryption Change v2: kept raw by the HCI decoder.
             switch code.rawValue {
-            case 0x08, 0x0C, 0x30, 0x59: rawEvent(record, analyzer)
+            case 0x08, 0x0C, 0x30, 0x59: rawEvent(record, &analyzer)
             default: break
             }
         }
@@ -162,7 +176,7 @@ public struct DiagnosisCollector {
 
     /// An ACL record on `handle`: the last packet, and the gap since the one before.
     @inline(__always)
-    private mutating func traffic(on handle: UInt16, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
+    private mutating func traffic(on handle: UInt16, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
         guard let id = analyzer.connectionID(on: handle) else { return }
         let time = record.timestamp
         if id >= traffic.count { traffic.append(contentsOf: repeatElement(Traffic(), count: id - traffic.count + 1)) }
@@ -203,7 +217,7 @@ public struct DiagnosisCollector {
 
     /// An ATT PDU that may answer a request of this host's client: its latency.
     @inline(__always)
-    private mutating func answered(on handle: UInt16, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
+    private mutating func answered(on handle: UInt16, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
         guard let request = analyzer.lastAnswered, request.server == .peer, request.opcode.method == .request,
             let id = analyzer.connectionID(on: handle)
         else { return }
@@ -211,19 +225,20 @@ public struct DiagnosisCollector {
     }
 
     /// A Service Changed indication, or the first discovery request after one.
-    private mutating func serviceChange(_ pdu: ATTPDU, on handle: UInt16, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
+    private mutating func serviceChange(_ pdu: ATTPDU, on handle: UInt16, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
         guard let id = analyzer.connectionID(on: handle) else { return }
         if analyzer.lastServiceChange != nil {
             links[id, default: Link()].serviceChanges.append((record.index, nil))
-        } else if let last = links[id]?.serviceChanges.indices.last, links[id]!.serviceChanges[last].rediscovery == nil,
+        } else if links.awaitsRediscovery(id),
             GATTServer(pdu.opcode.method, direction: record.direction) == .peer, pdu.opcode.method == .request,
             LifecycleAnalyzer.procedure(pdu.opcode, type: LifecycleAnalyzer.requestedType(pdu)) != nil
         {
-            links[id]!.serviceChanges[last].rediscovery = record.index
+            let last = links[id, default: Link()].serviceChanges.count - 1
+            links[id, default: Link()].serviceChanges[last].rediscovery = record.index
         }
     }
 
-    private mutating func event(_ event: HCIEvent, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
+    private mutating func event(_ event: HCIEvent, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
         switch event {
         case .commandStatus(let status, _, let opcode):
             guard let started = awaitingStatus.removeValue(forKey: opcode.rawValue), status == .success,
@@ -237,12 +252,12 @@ public struct DiagnosisCollector {
             if let id = analyzer.connectionID(on: handle) { links[id, default: Link()].keySizes.append((parameters[3], record.index, record.timestamp)) }
         case .le(.unknown(let subevent, _)):
             switch subevent.rawValue {
-            case 0x03, 0x04, 0x05, 0x06, 0x0C: rawEvent(record, analyzer)
+            case 0x03, 0x04, 0x05, 0x06, 0x0C: rawEvent(record, &analyzer)
             default: break
             }
         case .unknown(let code, _):
             switch code.rawValue {
-            case 0x08, 0x0C, 0x30, 0x59: rawEvent(record, analyzer)
+            case 0x08, 0x0C, 0x30, 0x59: rawEvent(record, &analyzer)
             default: break
             }
         default:
@@ -252,7 +267,7 @@ public struct DiagnosisCollector {
 
     /// The events that complete a procedure, or start one at the peer's request, read with the
     /// full event decoder.
-    private mutating func rawEvent(_ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
+    private mutating func rawEvent(_ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
         guard let event = try? HCIEventParameters.decode(record.bytes), let handle = event.handle,
             let id = analyzer.connectionID(on: handle)
         else { return }
@@ -270,7 +285,7 @@ public struct DiagnosisCollector {
             links[id, default: Link()].pending.append(Procedure(name: "connection update", record: record.index))
             links[id, default: Link()].parameterRequests.append(
                 ParameterRequest(
-                    via: "LE Remote Connection Parameter Request", record: record.index, time: record.timestamp, sentBy: .peer,
+                    via: Self.remoteRequest, record: record.index, time: record.timestamp, sentBy: .peer,
                     intervalMin: request.intervalMin, intervalMax: request.intervalMax, latency: request.maxLatency,
                     timeout: request.timeout))
         default:
@@ -290,8 +305,23 @@ public struct DiagnosisCollector {
         links[id] = link
     }
 
+    /// LE Remote Connection Parameter Request Negative Reply: this host rejected the peer's last
+    /// request, which is no longer a procedure under way (the peer's controller is told at once).
+    /// (The Reply is answered by Command Complete; the procedure then ends with LE Connection
+    /// Update Complete.)
+    private mutating func remoteRequestRejected(on handle: UInt16, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
+        guard let id = analyzer.connectionID(on: handle),
+            let last = links[id]?.parameterRequests.lastIndex(where: { $0.via == Self.remoteRequest && $0.rejectedRecord == nil })
+        else { return }
+        links[id]!.parameterRequests[last].rejectedRecord = record.index
+        let request = links[id]!.parameterRequests[last].record
+        links[id]!.pending.removeAll { $0.name == "connection update" && $0.record == request }
+    }
+
+    static let remoteRequest = "LE Remote Connection Parameter Request"
+
     /// LE signalling: Connection Parameter Update Request and its response.
-    private mutating func signalling(_ command: LESignalingCommand, on handle: UInt16, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
+    private mutating func signalling(_ command: LESignalingCommand, on handle: UInt16, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
         guard let id = analyzer.connectionID(on: handle) else { return }
         switch command {
         case .connectionParameterUpdateRequest(let min, let max, let latency, let timeout):

@@ -193,9 +193,10 @@ public struct ErrorCollector {
     /// ``LifecycleAnalyzer`` that has already seen it, with the same effect as its full decoding.
     /// None is a failure: the quick ATT PDUs are no Error Responses, and the events that report
     /// one (Command Status and Complete, connection and disconnection completions) are never
-    /// quick.
+    /// quick. (`analyzer` is inout only to be passed by address, as ``CaptureAnalyzer`` needs; it
+    /// is not changed.)
     @inline(__always)
-    public mutating func add(_ quick: QuickRecord, _ record: CaptureRecord, analyzer: LifecycleAnalyzer) {
+    public mutating func add(_ quick: QuickRecord, _ record: CaptureRecord, analyzer: inout LifecycleAnalyzer) {
         if !pairingSince.isEmpty { expirePairings(at: record.timestamp) }
         // A Read Response may answer a read refused for security before.
         if !awaitingRetry.isEmpty, case .att(let handle, _, _, _) = quick { retried(on: handle, record, analyzer) }

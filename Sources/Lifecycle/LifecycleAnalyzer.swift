@@ -448,6 +448,8 @@ public struct LifecycleAnalyzer {
             pairingRequest[id] = features
             let index = connections[id].pairings.count - 1
             connections[id].pairings[index].bonding = features.authenticationRequirements.bonding
+            (connections[id].pairings[index].requestRecord, connections[id].pairings[index].requestMaxKeySize) =
+                (record.index, features.maximumEncryptionKeySize)
         case .pairingResponse(let features):
             guard let request = pairingRequest.removeValue(forKey: id), let index = connections[id].pairings.indices.last else { break }
             connections[id].pairings[index].method = Pairing.method(initiator: request, responder: features)
@@ -455,6 +457,8 @@ public struct LifecycleAnalyzer {
                 request.authenticationRequirements.secureConnections && features.authenticationRequirements.secureConnections
             connections[id].pairings[index].bonding =
                 request.authenticationRequirements.bonding && features.authenticationRequirements.bonding
+            (connections[id].pairings[index].responseRecord, connections[id].pairings[index].responseMaxKeySize) =
+                (record.index, features.maximumEncryptionKeySize)
         case .pairingFailed(let reason):
             if !underWay { begin() }
             let index = connections[id].pairings.count - 1

@@ -39,6 +39,18 @@ public struct Pairing: Hashable, Sendable, Codable {
     public var secureConnections: Bool?
     /// Both sides asked to bond (Bonding_Flags 01 in both AuthReq fields).
     public var bonding: Bool?
+    /// The Pairing Request and Pairing Response: their records and the Maximum Encryption Key
+    /// Size each allows (7 to 16 bytes, §3.5.1, §3.5.2).
+    public var requestRecord: Int?
+    public var requestMaxKeySize: UInt8?
+    public var responseRecord: Int?
+    public var responseMaxKeySize: UInt8?
+    /// The key size the two agreed on: the smaller of the two maximums (§2.3.4), once both
+    /// messages are in the capture.
+    public var keySize: UInt8? {
+        guard let requestMaxKeySize, let responseMaxKeySize else { return nil }
+        return min(requestMaxKeySize, responseMaxKeySize)
+    }
     public var outcome: Outcome = .unfinished
     /// When and in which record it ended (encryption on, or Pairing Failed).
     public var endTime: Timestamp?

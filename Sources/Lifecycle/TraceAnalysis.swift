@@ -46,7 +46,7 @@ public struct TraceAnalysis: Hashable, Sendable, Codable {
                 analyzer.add(record, decoded)
                 errors.add(record, decoded, analyzer: analyzer)
                 gatt.add(record, decoded, analyzer: analyzer)
-                diagnosis.add(record, decoded, analyzer: analyzer)
+                diagnosis.add(record, decoded, analyzer: &analyzer)
                 statistics.add(record, decoded)
             }
         } catch {

@@ -202,8 +202,13 @@ struct RecordFilter {
             if case .event(.disconnectionComplete(_, _, let reason)) = decoded.packet { return number(reason.rawValue) }
             return number(UInt8?.none)
         case .commandReason:
-            if case .command(.disconnect(_, let reason)) = decoded.packet { return number(reason.rawValue) }
-            return number(UInt8?.none)
+            switch decoded.packet {
+            case .command(.disconnect(_, let reason)): return number(reason.rawValue)
+            // LE Remote Connection Parameter Request Negative Reply (0x2021): handle, reason.
+            case .command(.unknown(let opcode, let parameters)) where opcode.rawValue == 0x2021 && parameters.count >= 3:
+                return number(parameters[2])
+            default: return number(UInt8?.none)
+            }
         case .aclHandle:
             if case .acl(let acl) = decoded.packet { return number(acl.handle) }
             return number(UInt16?.none)
