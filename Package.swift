@@ -24,11 +24,13 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // Android bug report zips (Sources/TraceFiles/Containers).
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
-        // For the porting guide's code only (Tests/PortingGuideTests, Formats/porting.md): what
-        // iOS code uses for Combine, CryptoKit and os.Logger where Apple's are missing. Test-only,
-        // so a package that depends on bletrace does not fetch them.
-        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+        // AES for decrypting over-the-air captures with a known key (`--ltk`, Sources/LinkLayer);
+        // also what the porting guide's code uses for CryptoKit.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // For the porting guide's code only (Tests/PortingGuideTests, Formats/porting.md): what
+        // iOS code uses for Combine and os.Logger where Apple's are missing. Test-only, so a
+        // package that depends on bletrace does not fetch them.
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // Inline snapshots of text reports (`bletrace diagnose`'s list): test-only.
         .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
@@ -62,11 +64,20 @@ let package = Package(
         .target(name: "ATT", dependencies: ["Wire"]),
         // Over-the-air captures (pcap link types 251, 256, 272): sniffer headers, link-layer
         // PDUs, and the data channel up through L2CAP, ATT and SMP with HCI's and ATT's decoders.
-        .target(name: "LinkLayer", dependencies: ["Wire", "HCI", "ATT"]),
+        // With a key (`--ltk`), their encrypted data channel decrypted (AES-CCM over swift-crypto's
+        // AES block).
+        .target(
+            name: "LinkLayer",
+            dependencies: [
+                "Wire", "HCI", "ATT",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]),
         .target(name: "CoreBluetoothCodes", dependencies: ["Wire", "HCI", "ATT"]),
         .target(
             name: "Lifecycle",
-            dependencies: ["Wire", "HCI", "ATT", "CoreBluetoothCodes", "TraceFiles"]),
+            // LinkLayer: an over-the-air capture read as this host's HCI would have shown it.
+            dependencies: ["Wire", "HCI", "ATT", "CoreBluetoothCodes", "TraceFiles", "LinkLayer"]),
         .target(name: "BLETraceCoreBluetooth", dependencies: ["Wire", "ATT", "CoreBluetoothCodes"]),
         .target(
             name: "Replay",
@@ -115,7 +126,7 @@ let package = Package(
         .testTarget(name: "TraceFilesTests", dependencies: ["TraceFiles", "Wire", "TestSupport"]),
         .testTarget(name: "HCITests", dependencies: ["HCI", "Wire", "TestSupport"]),
         .testTarget(name: "ATTTests", dependencies: ["ATT", "Wire", "TestSupport"]),
-        .testTarget(name: "LinkLayerTests", dependencies: ["LinkLayer", "HCI", "ATT", "Wire", "TraceFiles", "TestSupport"]),
+        .testTarget(name: "LinkLayerTests", dependencies: ["LinkLayer", "HCI", "ATT", "Wire", "TraceFiles", "Lifecycle", "Replay", "TestSupport"]),
         .testTarget(name: "CoreBluetoothCodesTests", dependencies: ["CoreBluetoothCodes"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "TestSupport"]),
         .testTarget(name: "BLETraceCoreBluetoothTests", dependencies: ["BLETraceCoreBluetooth"]),

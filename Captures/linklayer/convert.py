@@ -8,6 +8,8 @@ and the file format change. Python 3 standard library only; run from the reposit
     python3 Captures/linklayer/convert.py
 
 Outputs (see README.md in this directory):
+  crackle-known-ltk.pcap            pcap, link type 251, from ppi/known_ltk.pcap (crackle's)
+  crackle-known-ltk-decrypted.pcap  pcap, link type 251, from ppi/expected_output.pcap
   crackle-nordic-v3.pcap     pcap,   link type 272, nRF Sniffer header version 3
   crackle-nordic-v1.pcapng   pcapng, link type 272, nRF Sniffer header version 1
   crackle-nordic-v2.pcap     pcap,   link type 272, nRF Sniffer header version 2
@@ -160,7 +162,28 @@ def write_pcapng(path, link_type, records):
     path.write_bytes(bytes(out))
 
 
+def read_ppi_pcap(path):
+    """(timestamp in microseconds, link-layer packet) of each record of a pcap of PPI records
+    (link type 192) that wrap an LE link-layer packet, as crackle writes them: the PPI header
+    (version, flags, header length, wrapped link type) and its fields are dropped."""
+    data = path.read_bytes()
+    magic, = struct.unpack_from("<I", data, 0)
+    assert magic == 0xA1B2C3D4 and struct.unpack_from("<I", data, 20)[0] == 192, f"{path}: pcap of PPI records expected"
+    offset, packets = 24, []
+    while offset + 16 <= len(data):
+        seconds, micros, captured, _ = struct.unpack_from("<IIII", data, offset)
+        record = data[offset + 16: offset + 16 + captured]
+        header_length, = struct.unpack_from("<H", record, 2)
+        packets.append((seconds * 1_000_000 + micros, record[header_length:]))
+        offset += 16 + captured
+    return packets
+
+
 def main():
+    # crackle's LTK-decryption test capture (an Ubertooth recording of an encrypted link whose LTK
+    # is known) and crackle's own decryption of it, as plain LE LL (link type 251).
+    for source, name in [("known_ltk.pcap", "crackle-known-ltk.pcap"), ("expected_output.pcap", "crackle-known-ltk-decrypted.pcap")]:
+        write_pcap(OUT / name, 251, read_ppi_pcap(OUT / "ppi" / source))
     packets = read_pcapng(SOURCE)
     entries = annotate(packets)
     for version, name, writer in [(3, "crackle-nordic-v3.pcap", write_pcap), (1, "crackle-nordic-v1.pcapng", write_pcapng),

@@ -24,6 +24,10 @@ public struct CaptureAnalyzer {
 
     public init() {}
 
+    /// Gives the lifecycles what an over-the-air capture showed of itself and its links
+    /// (``AnalysisReader/airCapture``), once its records are all added.
+    public mutating func attach(_ air: AirCapture?) { lifecycle.attach(air) }
+
     /// The findings of `bletrace diagnose` for every record added so far, most serious first.
     public var findings: [Finding] { diagnosis.findings(report: lifecycle.report, errors: errors.errors) }
 

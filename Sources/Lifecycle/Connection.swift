@@ -132,6 +132,9 @@ public struct Connection: Hashable, Sendable, Codable {
 
     /// The ATT MTU agreed by Exchange MTU (the smaller of the two), if exchanged.
     public var mtu: UInt16?
+    /// For a connection read from an over-the-air capture: what the air showed of its link beyond
+    /// what this host's HCI would have (``AirLink``); nil for HCI traces.
+    public var air: AirLink?
 
     /// The ATT MTU in effect at the end: the exchanged one, else LE's default of 23 (Core 6.0,
     /// Vol 3, Part F, §3.2.8) for an LE connection seen from its start; nil when unknown (the

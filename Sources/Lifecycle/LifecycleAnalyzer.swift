@@ -51,8 +51,21 @@ public struct LifecycleAnalyzer {
     private var firstTime: Timestamp?
     private var lastTime: Timestamp?
     private var records = 0
+    /// An over-the-air capture's links, by the handle the analyses know each by, and its own
+    /// count and times (``attach(_:)``).
+    private var airLinks: [UInt16: AirLink] = [:]
+    private var air: AirCapture?
 
     public init() {}
+
+    /// Gives the report what an over-the-air capture showed (``AnalysisReader/airCapture``): each
+    /// link's air facts on the connection made from it, and the capture's own records and times
+    /// in place of those of the HCI records made from it. Nil (an HCI trace) changes nothing.
+    public mutating func attach(_ air: AirCapture?) {
+        guard let air else { return }
+        self.air = air
+        for link in air.links { airLinks[UInt16(link.index & 0x0FFF)] = link }
+    }
 
     /// The lifecycles so far; connections still open report the requests still unanswered.
     public var report: LifecycleReport {
@@ -60,13 +73,19 @@ public struct LifecycleAnalyzer {
         for handle in openByHandle.handles {
             connections[openByHandle[handle]!].unansweredRequests = att.unanswered(on: handle)
         }
+        if !airLinks.isEmpty {
+            for index in connections.indices {
+                if let handle = connections[index].handle { connections[index].air = airLinks[handle] }
+            }
+        }
         if !scanning.names.isEmpty {
             for index in connections.indices {
                 if let peer = connections[index].peer { connections[index].peerName = scanning.names[peer] }
             }
         }
         return LifecycleReport(
-            connections: connections, firstTime: firstTime, lastTime: lastTime, records: records,
+            connections: connections, firstTime: air?.firstTime ?? firstTime, lastTime: air?.lastTime ?? lastTime,
+            records: air?.records ?? records,
             scans: scanning.scans, advertising: scanning.advertising)
     }
 
@@ -549,7 +568,7 @@ extension LifecycleAnalyzer {
     /// Reads a whole capture and returns its lifecycles, and the fault that stopped the reading
     /// if the file is damaged (every record before it is included).
     public static func analyze(path: String) throws -> (LifecycleReport, fault: (any Error)?) {
-        let reader = try CaptureReader(path: path)
+        let reader = try AnalysisReader(path: path)
         var decoder = TraceDecoder()
         var analyzer = LifecycleAnalyzer()
         do {
@@ -557,8 +576,10 @@ extension LifecycleAnalyzer {
                 analyzer.add(record, decoder.decode(record))
             }
         } catch {
+            analyzer.attach(reader.airCapture)
             return (analyzer.report, error)
         }
+        analyzer.attach(reader.airCapture)
         return (analyzer.report, nil)
     }
 }

@@ -31,9 +31,10 @@ public struct TraceAnalysis: Hashable, Sendable, Codable {
     public var fault: String?
 
     /// Reads the capture at `path` once. Throws only when the file cannot be opened or is not a
-    /// capture; damage after the first records is ``fault``.
-    public init(path: String) throws {
-        let reader = try CaptureReader(path: path)
+    /// capture; damage after the first records is ``fault``. An over-the-air capture is read as
+    /// `air` says (``AnalysisReader``).
+    public init(path: String, air: AirOptions = AirOptions()) throws {
+        let reader = try AnalysisReader(path: path, air: air)
         var decoder = TraceDecoder()
         var analyzer = LifecycleAnalyzer()
         var errors = ErrorCollector()
@@ -53,6 +54,7 @@ public struct TraceAnalysis: Hashable, Sendable, Codable {
             fault = "\(error)"
         }
         format = reader.format.description
+        analyzer.attach(reader.airCapture)
         lifecycle = analyzer.report
         self.errors = errors.errors
         self.gatt = gatt.entries.filter { !$0.isEmpty }

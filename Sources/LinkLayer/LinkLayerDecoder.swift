@@ -18,6 +18,13 @@ public struct LinkLayerDecoder {
     public let linkType: Int32
     private var connections: [State] = []
     private var reassembler = ACLReassembler()
+    /// The long-term keys to try on encrypted connections (`--ltk`), each 16 octets least
+    /// significant first; the first whose MIC checks out on a connection's first encrypted PDU
+    /// decrypts that connection.
+    private let keys: [[UInt8]]
+    /// Where a decrypted payload is written: valid, as the record's other views, until the next
+    /// record is decoded.
+    private let plaintext = PlaintextBuffer()
 
     /// What the decoder keeps per connection.
     private struct State {
@@ -38,6 +45,15 @@ public struct LinkLayerDecoder {
         var encrypted = false
         /// Per side: the ATT request it sent that has not been answered.
         var pending: (LinkLayerATTRequest?, LinkLayerATTRequest?) = (nil, nil)
+        /// LL_ENC_REQ's SKDm and IVm, until LL_ENC_RSP completes the session's inputs.
+        var encryptionRequest: (skd: UInt64, iv: UInt32)?
+        /// With keys given: one cipher per key for the encryption under way, and which of them
+        /// decrypts it once one has (nil: none has yet).
+        var ciphers: [LinkLayerCipher] = []
+        var cipher: Int?
+        /// Per side: the packet counter of its next new encrypted PDU (Core 6.0, Vol 6, Part E,
+        /// §2.1; a retransmission repeats the one before).
+        var nextCounter: (UInt64, UInt64) = (0, 0)
     }
 
     /// The inter-frame space, Core 6.0, Vol 6, Part B, §4.1.1, and how far from it a sniffer's
@@ -49,9 +65,15 @@ public struct LinkLayerDecoder {
     /// Core 6.0, Vol 6, Part B, §3.1.1: the CRCInit of the primary advertising channels.
     static let advertisingCRCInit: UInt32 = 0x55_5555
     static let timingTolerance: Int64 = 300
+    /// How many encrypted PDUs of one side the sniffer may have missed in a row and decryption
+    /// still find the packet counter: a counter is tried up to this far past the expected one.
+    static let missedPDUs = 8
 
-    public init(linkType: Int32) {
+    /// `keys`: long-term keys (16 octets each, least significant first) to decrypt encrypted
+    /// connections with; none by default, and then no cipher is ever made.
+    public init(linkType: Int32, keys: [[UInt8]] = []) {
         self.linkType = linkType
+        self.keys = keys
     }
 
     /// The connections seen so far, in the order they were first seen.
@@ -108,9 +130,10 @@ public struct LinkLayerDecoder {
     }
 
     private mutating func decodeData(
-        _ pdu: DataChannelPDU, packet: LinkLayerPacket, header: SnifferHeader?, time: Timestamp, index: Int, packetOffset: Int,
+        _ received: DataChannelPDU, packet: LinkLayerPacket, header: SnifferHeader?, time: Timestamp, index: Int, packetOffset: Int,
         crcBad: Bool, into record: inout LinkLayerRecord
     ) {
+        var pdu = received
         guard let slot = connectionSlot(for: packet.accessAddress) else {
             // Past the limit of connections joined late: the PDU alone, with no state kept.
             record.direction = header?.direction
@@ -146,7 +169,7 @@ public struct LinkLayerDecoder {
         connections[slot].lastStart = start
         connections[slot].lastAirTime = airTime
         connections[slot].lastDirection = record.direction
-        let side = record.direction == .centralToPeripheral ? 0 : 1
+        var side = record.direction == .centralToPeripheral ? 0 : 1
         // A retransmission repeats the sender's last PDU: its SN, LLID and payload. (The SN alone
         // is not enough: a sniffer misses packets, and two new PDUs a packet apart share an SN.)
         let sn = Int8(pdu.sn)
@@ -173,6 +196,7 @@ public struct LinkLayerDecoder {
             case nil: record.isEncrypted = connections[slot].encrypted
             }
         }
+        if record.isEncrypted, !keys.isEmpty { side = decrypt(&pdu, slot: slot, side: side, into: &record) }
         if record.isEncrypted { return }
         switch pdu.llid {
         case .control:
@@ -181,8 +205,24 @@ public struct LinkLayerDecoder {
             } catch {
                 record.fault = located(error, index: index, plus: payloadOffset)
             }
-            if case .terminate = record.control { reassembler.reset(handle: handle(slot)) }
-            if case .startEncryptionRequest = record.control { connections[slot].encrypted = true }
+            switch record.control {
+            case .terminate: reassembler.reset(handle: handle(slot))
+            case .startEncryptionRequest:
+                connections[slot].encrypted = true
+                connections[slot].nextCounter = (0, 0)
+            // (Only the central sends LL_ENC_REQ and only the peripheral LL_ENC_RSP: their
+            // direction need not be known.)
+            case .encryptionRequest(_, _, let skd, let iv):
+                connections[slot].encryptionRequest = (skd, iv)
+            case .encryptionResponse(let skd, let iv):
+                if let request = connections[slot].encryptionRequest, !keys.isEmpty {
+                    connections[slot].ciphers = keys.map {
+                        LinkLayerCipher(ltk: $0, skdCentral: request.skd, skdPeripheral: skd, ivCentral: request.iv, ivPeripheral: iv)
+                    }
+                    connections[slot].cipher = nil
+                }
+            default: break
+            }
         case .start, .continuation:
             guard !pdu.isEmpty, !record.isRetransmission else { return }
             let fragment = ACLPacket(
@@ -196,6 +236,62 @@ public struct LinkLayerDecoder {
         default:
             break
         }
+    }
+
+    /// Decrypts an encrypted PDU with the connection's cipher (the first that checks out, on its
+    /// first encrypted PDU): on success `pdu` becomes the plaintext and the record is marked
+    /// decrypted; on a MIC failure the record says so and stays encrypted. Returns the side that
+    /// sent it (0 central, 1 peripheral): where the direction was only inferred from timing, the
+    /// MIC, which covers the direction, decides it.
+    ///
+    /// The packet counter tried is the side's next one (a new PDU), the side's last one (a
+    /// retransmission, or one the retransmission check could not recognise; Core 6.0, Vol 6,
+    /// Part E, §2.1), then up to ``missedPDUs`` beyond the next (PDUs the sniffer missed).
+    private mutating func decrypt(_ pdu: inout DataChannelPDU, slot: Int, side: Int, into record: inout LinkLayerRecord) -> Int {
+        guard !connections[slot].ciphers.isEmpty else { return side }
+        let out = plaintext.bytes
+        let sides = record.directionSource == .timing ? [side, 1 - side] : [side]
+        for candidate in sides {
+            let next = candidate == 0 ? connections[slot].nextCounter.0 : connections[slot].nextCounter.1
+            var counters: [UInt64] = record.isRetransmission && candidate == side ? [max(next, 1) - 1] : [next]
+            if next > 0 { counters.append(next - 1) }
+            counters += (1...Self.missedPDUs).map { next + UInt64($0) }
+            let direction: LinkLayerDirection = candidate == 0 ? .centralToPeripheral : .peripheralToCentral
+            for counter in counters where tryCiphers(pdu, slot: slot, counter: counter, direction: direction, into: out) {
+                if counter >= next {
+                    if candidate == 0 { connections[slot].nextCounter.0 = counter + 1 } else { connections[slot].nextCounter.1 = counter + 1 }
+                }
+                pdu.length -= LinkLayerCipher.micLength
+                pdu.payload = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(out)[0..<pdu.length])
+                record.packet?.pdu = .data(pdu)
+                record.isEncrypted = false
+                record.decrypted = true
+                record.direction = direction
+                return candidate
+            }
+        }
+        // Not decrypted: counted as the new PDU of the side it seemed to come from.
+        if !record.isRetransmission {
+            if side == 0 { connections[slot].nextCounter.0 += 1 } else { connections[slot].nextCounter.1 += 1 }
+        }
+        record.micFailed = true
+        return side
+    }
+
+    /// Whether the connection's cipher (or, before one has worked, any of its ciphers) decrypts
+    /// `pdu` with this counter and direction into `out`.
+    private mutating func tryCiphers(
+        _ pdu: DataChannelPDU, slot: Int, counter: UInt64, direction: LinkLayerDirection, into out: UnsafeMutableRawBufferPointer
+    ) -> Bool {
+        if let chosen = connections[slot].cipher, chosen >= 0 {
+            return connections[slot].ciphers[chosen].decrypt(pdu.payload, header: pdu.header, counter: counter, direction: direction, into: out)
+        }
+        for (index, cipher) in connections[slot].ciphers.enumerated()
+        where cipher.decrypt(pdu.payload, header: pdu.header, counter: counter, direction: direction, into: out) {
+            connections[slot].cipher = index
+            return true
+        }
+        return false
     }
 
     /// L2CAP, then ATT or SMP, of a complete frame.
@@ -319,4 +415,10 @@ public struct LinkLayerDecoder {
             return located(error, index: index, plus: offset)
         }
     }
+}
+
+/// The decoder's plaintext buffer: one data PDU's largest payload (251 octets), allocated once.
+private final class PlaintextBuffer {
+    let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 8)
+    deinit { bytes.deallocate() }
 }

@@ -33,6 +33,12 @@ public struct LinkLayerRecord {
     /// connection's LL_START_ENC_REQ (or flagged encrypted by the nRF Sniffer, which did not
     /// decrypt it). Its payload (with its 4-byte MIC) is not decoded as LL control or L2CAP.
     public var isEncrypted = false
+    /// True for an encrypted PDU decrypted with a key given to the decoder (`--ltk`): its
+    /// payload (in ``packet``) is the plaintext, without its MIC, and is decoded as any other.
+    public var decrypted = false
+    /// True for an encrypted PDU that keys were given for but none decrypts: its MIC does not
+    /// check out (a wrong key, a missed PDU that put the packet counter out of step, or damage).
+    public var micFailed = false
     /// For a retransmission: the record (0-based) of the PDU it repeats.
     public var repeats: Int?
     /// The L2CAP frame this PDU completed, if it completed one.

@@ -92,9 +92,10 @@ public struct Cassette: Sendable {
     }
 
     /// Reads a capture into a cassette, in one pass; a damaged file gives the cassette of its
-    /// good records and the fault.
-    public static func load(path: String) throws -> (Cassette, fault: (any Error)?) {
-        let reader = try CaptureReader(path: path)
+    /// good records and the fault. An over-the-air capture is read as `air` says
+    /// (``AnalysisReader``): the cassette is the one its host's HCI trace would have made.
+    public static func load(path: String, air: AirOptions = AirOptions()) throws -> (Cassette, fault: (any Error)?) {
+        let reader = try AnalysisReader(path: path, air: air)
         var recorder = CassetteRecorder()
         var fault: (any Error)?
         do {

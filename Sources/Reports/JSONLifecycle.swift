@@ -72,6 +72,8 @@ public struct JSONLifecycle: Encodable {
         var pairings: [PairingJSON]
         var unanswered: [UnansweredJSON]
         var service_changed: Int
+        /// Over-the-air captures only: what the air showed of the link (Formats/json.md).
+        var air: AirLinkJSON? = nil
     }
     struct ChangeJSON: Encodable {
         var ts_us: Int64
@@ -299,7 +301,7 @@ public struct JSONLifecycle: Encodable {
                         opcode: $0.opcode.rawValue, name: $0.opcode.name, handle: $0.attributeHandle, ts_us: $0.time.microseconds,
                         index: $0.record, frame: $0.record + 1)
                 },
-                service_changed: connection.serviceChangedIndications)
+                service_changed: connection.serviceChangedIndications, air: connection.air.map(AirLinkJSON.init))
         }
     }
 

@@ -110,6 +110,7 @@ public struct LifecycleStory {
             if let interval = connection.interval, let latency = connection.latency, let timeout = connection.supervisionTimeout {
                 emit("              interval \(milliseconds(interval, 1.25)), latency \(latency), supervision timeout \(milliseconds(timeout, 10))")
             }
+            if let air = connection.air { for line in Self.airLines(air) { emit("              " + line) } }
             var moments: [(Timestamp, String)] = connection.changes.map { ($0.time, describe($0.kind)) }
             if let start = connection.discoveryStart, let duration = connection.discoveryDuration {
                 let procedures = connection.discoveryProcedures.map {

@@ -9,8 +9,8 @@ struct AnalyzedCapture {
     /// What stopped the reading of a damaged file; everything before it is in ``analysis``.
     var fault: (any Error)?
 
-    init(path: String, output: OutputOptions) throws {
-        let reader = try openCapture(path)
+    init(path: String, output: OutputOptions, air: AirCaptureOptions) throws {
+        let reader = try openAnalysis(path, air)
         var progress = output.progress(for: path, streamsOutput: false)
         var analysis = CaptureAnalyzer()
         var origin: Timestamp?
@@ -22,6 +22,7 @@ struct AnalyzedCapture {
             }
         } catch { fault = error }
         progress?.finish()
+        analysis.attach(reader.airCapture)
         (self.analysis, self.origin) = (analysis, origin)
     }
 }

@@ -139,7 +139,7 @@ struct CaptureBatch {
     static func notACapture(_ path: String) -> String? {
         do {
             if try CaptureContainer.kind(of: path) != nil { return nil }
-            _ = try CaptureReader(path: path)
+            _ = try CaptureReader(path: path, linkLayer: true)
             return nil
         } catch {
             let text = "\(error)"

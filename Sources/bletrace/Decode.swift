@@ -25,6 +25,7 @@ struct Decode: ParsableCommand {
 
     @OptionGroup var selection: SelectionOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup var air: AirCaptureOptions
 
     func run() throws {
         try output.apply(input: capture.file)
@@ -36,7 +37,7 @@ struct Decode: ParsableCommand {
                 Output.error("\(path): --filter and the selection options (--peer, --transport, --from, --to) do not apply to link-layer captures yet; decode the whole file")
                 throw Exit.badInput
             }
-            return try decodeLinkLayer(reader, linkType: linkType, format: format, verbose: verbose, brief: selection.brief)
+            return try decodeLinkLayer(reader, linkType: linkType, keys: air.options.keys, format: format, verbose: verbose, brief: selection.brief)
         }
         var progress = output.progress(for: path, streamsOutput: true)
         var decoder = TraceDecoder()

@@ -25,6 +25,7 @@ struct Diagnose: ParsableCommand {
     var minSeverity: Finding.Severity = .info
     @OptionGroup var selection: SelectionOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup var air: AirCaptureOptions
 
     enum FailOn: String, ExpressibleByArgument, CaseIterable { case error, warning }
 
@@ -37,7 +38,7 @@ struct Diagnose: ParsableCommand {
     func run() throws {
         try output.apply(input: capture.file)
         let path = try capture.path
-        let read = try AnalyzedCapture(path: path, output: output)
+        let read = try AnalyzedCapture(path: path, output: output, air: air)
         let (analysis, origin, fault) = (read.analysis, read.origin, read.fault)
 
         let report = analysis.lifecycle.report

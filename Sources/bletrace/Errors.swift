@@ -19,6 +19,7 @@ struct Errors: ParsableCommand {
     var failOn: FailOn?
     @OptionGroup var selection: SelectionOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup var air: AirCaptureOptions
 
     enum FailOn: String, ExpressibleByArgument, CaseIterable { case unexpected, any }
 
@@ -32,7 +33,7 @@ struct Errors: ParsableCommand {
         try output.apply(input: capture.file)
         let path = try capture.path
         // The errors are written at the end: the progress line may show on the output's terminal.
-        let read = try AnalyzedCapture(path: path, output: output)
+        let read = try AnalyzedCapture(path: path, output: output, air: air)
         let (analysis, origin, fault) = (read.analysis, read.origin, read.fault)
         let analyzer = analysis.lifecycle
         let collector = analysis.errors

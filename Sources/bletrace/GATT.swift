@@ -11,6 +11,7 @@ struct GATT: ParsableCommand {
     @Option(help: "text, json, or jsonl (the JSON document on one line).") var format: OutputFormat = .text
     @OptionGroup var selection: SelectionOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup var air: AirCaptureOptions
 
     func validate() throws {
         if selection.brief { throw ValidationError("--brief: gatt has no shorter form (its peers' databases are the listing)") }
@@ -18,7 +19,7 @@ struct GATT: ParsableCommand {
 
     func run() throws {
         try output.apply(input: capture.file)
-        let reader = try openCapture(try capture.path)
+        let reader = try openAnalysis(try capture.path, air)
         var decoder = TraceDecoder()
         var analyzer = LifecycleAnalyzer()
         var collector = GATTCollector()

@@ -11,6 +11,7 @@ struct LifecycleCommand: ParsableCommand {
     @Option(help: "text, json, jsonl (the JSON document on one line), or a timeline picture: svg or html (self-contained).")
     var format: LifecycleFormat = .text
     @OptionGroup var output: OutputOptions
+    @OptionGroup var air: AirCaptureOptions
 
     @OptionGroup var selection: SelectionOptions
 
@@ -21,8 +22,8 @@ struct LifecycleCommand: ParsableCommand {
     func run() throws {
         try output.apply(input: capture.file)
         let path = try capture.path
-        if format == .svg || format == .html { return try printTimeline(path: path, html: format == .html) }
-        let read = try AnalyzedCapture(path: path, output: output)
+        if format == .svg || format == .html { return try printTimeline(path: path, html: format == .html, air: air) }
+        let read = try AnalyzedCapture(path: path, output: output, air: air)
         let (analysis, fault) = (read.analysis, read.fault)
         let analyzer = analysis.lifecycle
         let collector = analysis.errors
@@ -88,8 +89,8 @@ enum LifecycleFormat: String, ExpressibleByArgument, CaseIterable {
 
 /// `bletrace lifecycle FILE --format svg|html`: reads the capture once (lifecycles, errors and
 /// traffic together) and prints the timeline picture.
-func printTimeline(path: String, html: Bool) throws {
-    let reader = try openCapture(path)
+func printTimeline(path: String, html: Bool, air: AirCaptureOptions) throws {
+    let reader = try openAnalysis(path, air)
     var decoder = TraceDecoder()
     var analyzer = LifecycleAnalyzer()
     var collector = ErrorCollector()

@@ -6,8 +6,10 @@ import Foundation
 /// JSON (Formats/json.md, "Link-layer records"). Output is built per record with the
 /// straightforward writers: sniffer captures are small next to HCI logs, and the decoding itself
 /// allocates nothing.
-func decodeLinkLayer(_ reader: CaptureReader, linkType: Int32, format: OutputFormat, verbose: Bool, brief: Bool) throws {
-    var decoder = LinkLayerDecoder(linkType: linkType)
+func decodeLinkLayer(
+    _ reader: CaptureReader, linkType: Int32, keys: [[UInt8]], format: OutputFormat, verbose: Bool, brief: Bool
+) throws {
+    var decoder = LinkLayerDecoder(linkType: linkType, keys: keys)
     var origin: Timestamp?
     var fault: (any Error)?
     var written = 0
@@ -55,6 +57,7 @@ func describeLinkLayer(_ record: CaptureRecord, _ decoded: LinkLayerRecord, orig
         line += " data    conn \(decoded.connection?.index ?? 0) "
         if decoded.isEncrypted {
             line += "encrypted \(pdu.llid == .control ? "LL control" : "L2CAP"), \(pdu.length) bytes"
+            if decoded.micFailed { line += " [MIC failed: no key given decrypts it]" }
         } else if let control = decoded.control {
             line += describe(control)
         } else if pdu.isEmpty {
@@ -73,6 +76,7 @@ func describeLinkLayer(_ record: CaptureRecord, _ decoded: LinkLayerRecord, orig
             line += "\(pdu.llid == .start ? "L2CAP start" : pdu.llid == .continuation ? "L2CAP continuation" : "\(pdu.llid)"), \(pdu.length) bytes"
         }
         if decoded.isRetransmission { line += " (retransmission" + (decoded.repeats.map { " of frame \($0 + 1)" } ?? "") + ")" }
+        if decoded.decrypted { line += " (decrypted)" }
     }
     if decoded.snifferHeader?.crcOK == false { line += " [CRC bad]" }
     if let fault = decoded.fault ?? decoded.lostFragments {
@@ -352,6 +356,10 @@ struct JSONLinkLayerRecord: Encodable {
     var retransmission: Bool?
     /// A payload that is ciphertext (not decoded).
     var encrypted: Bool?
+    /// Decrypted with a key given (`--ltk`): the fields below are the plaintext's.
+    var decrypted: Bool?
+    /// Keys were given and none decrypts this encrypted payload.
+    var mic_failed: Bool?
     /// For a retransmission, the frame (1-based) it repeats.
     var repeats_frame: Int?
     var l2cap: L2CAP?
@@ -390,6 +398,8 @@ struct JSONLinkLayerRecord: Encodable {
         direction_source = decoded.directionSource?.rawValue
         retransmission = decoded.isRetransmission ? true : nil
         encrypted = decoded.isEncrypted ? true : nil
+        decrypted = decoded.decrypted ? true : nil
+        mic_failed = decoded.micFailed ? true : nil
         repeats_frame = decoded.repeats.map { $0 + 1 }
         if let frame = decoded.l2cap { l2cap = L2CAP(cid: frame.channel.rawValue, length: frame.payload.count) }
         if let pdu = decoded.att {

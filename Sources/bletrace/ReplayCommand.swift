@@ -20,6 +20,7 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: "The reference app to replay to (\(ReferenceApps.available.map(\.name).joined(separator: ", "))).", completion: .appNames)
     var app: String = "mirror"
     @OptionGroup var destination: DestinationOptions
+    @OptionGroup var air: AirCaptureOptions
     @Option(help: "What to do with a request the capture cannot answer: pend (never answered, as by a silent peer), error (CBATTError.unlikelyError) or fail (stop, exit 1). Each is a divergence comment in the flow.")
     var unmatched: UnmatchedPolicy = .pend
     @Flag(help: "Play the capture at its own pace in wall time, with callbacks on the main thread, for app code that uses DispatchQueue.main.asyncAfter or Timer directly (default: capture time, at once).")
@@ -159,7 +160,7 @@ struct ReplayCommand: AsyncParsableCommand {
         let cassette: Cassette
         let fault: (any Error)?
         do {
-            (cassette, fault) = try Cassette.load(path: try CaptureOptions.path(of: file, member: member))
+            (cassette, fault) = try Cassette.load(path: try CaptureOptions.path(of: file, member: member), air: air.options)
         } catch {
             Output.error("\(error)")
             throw Exit.badInput

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `info` and `decode` on over-the-air captures; the other commands refuse them by name.
+/// `info`, `decode` and the analyses on over-the-air captures; `stats` refuses them by name.
 @Suite struct LinkLayerCommandTests {
     static let nordic = Fixtures.capture("linklayer/crackle-nordic-v3.pcap")
     static let ubertooth = Fixtures.publicCapture("mikeryan-crackle-le-sc.pcapng")
@@ -63,18 +63,50 @@ import Testing
         #expect(mtu["direction"] as? String == "central-to-peripheral" && mtu["direction_source"] as? String == "header")
     }
 
-    @Test(arguments: ["lifecycle", "errors", "gatt", "diagnose", "stats"])
-    func theAnalysesRefuseAnAirCaptureByName(_ command: String) throws {
-        let result = try bletrace(command, Self.nordic)
-        #expect(result.status == 2)
-        #expect(result.stderr.contains("link type 272 (NORDIC_BLE) is an over-the-air link-layer sniffer capture"))
-        #expect(result.stderr.contains("`bletrace info` and `bletrace decode` read it, this command does not yet"))
+    /// The analyses read the air as the central's HCI would have shown it (Formats/link-layer.md,
+    /// "Lifecycles from the air"); the facts below are tshark's on the same capture (its
+    /// CONNECT_IND, frame 44: `btle.initiator_address`, `btle.advertising_address`,
+    /// `btle.link_layer_data.interval` 54; `btatt.server_rx_mtu` 517, frame 68; 12 ×
+    /// `btatt.error_code` 0x0a).
+    @Test func theAnalysesReadAnAirCapture() throws {
+        let lifecycle = try bletrace("lifecycle", Self.nordic)
+        #expect(lifecycle.status == 0, "\(lifecycle.stderr)")
+        #expect(lifecycle.stdout.contains("connection 1: LE, local central, peer 7D:43:82:42:23:16 (random)"))
+        #expect(lifecycle.stdout.contains("interval 67.5 ms, latency 0, supervision timeout 420 ms"))
+        #expect(lifecycle.stdout.contains("LE Secure Connections, Just Works, bonding: encrypted"))
+        #expect(lifecycle.stdout.contains("MTU 517; ATT: 19 requests") && lifecycle.stdout.contains("12 errors"))
+        let errors = try json(try bletrace("errors", Self.nordic, "--format", "json").stdout)
+        let list = try #require(errors["errors"] as? [[String: Any]])
+        #expect(list.count == 12 && list.allSatisfy { $0["code"] as? Int == 0x0A })
+        let gatt = try bletrace("gatt", Self.nordic)
+        #expect(gatt.status == 0 && gatt.stdout.contains("service 0x0014-0x0017 180F Battery"))
+        let diagnose = try bletrace("diagnose", Self.nordic)
+        #expect(diagnose.status == 0 && diagnose.stdout.contains("link-parameters-outside-apple-guidelines"))
+        // From the peripheral's side the peer is the central.
+        let peripheral = try bletrace("lifecycle", Self.nordic, "--this-host", "peripheral")
+        #expect(peripheral.stdout.contains("connection 1: LE, local peripheral, peer 5C:F3:70:73:3E:F4 (public)"))
     }
 
-    @Test func replayRefusesAnAirCaptureByName() throws {
+    @Test func replayPlaysAnAirCapture() throws {
         let result = try bletrace("replay", Self.ubertooth, "--app", "reconnecting")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("central didConnect peripheral=7D:43:82:42:23:16"))
+    }
+
+    @Test func statsRefusesAnAirCaptureByName() throws {
+        let result = try bletrace("stats", Self.nordic)
         #expect(result.status == 2)
-        #expect(result.stderr.contains("link type 256"))
+        #expect(result.stderr.contains("link type 272 (NORDIC_BLE) is an over-the-air link-layer sniffer capture"))
+    }
+
+    @Test func aWrongKeyIsReportedPerPacketAndAMalformedOneRefused() throws {
+        let wrong = try bletrace("decode", Fixtures.capture("linklayer/crackle-known-ltk.pcap"), "--ltk", "00112233445566778899aabbccddeeff")
+        #expect(wrong.status == 0, "\(wrong.stderr)")
+        #expect(wrong.stdout.contains("[MIC failed: no key given decrypts it]"))
+        let right = try bletrace("decode", Fixtures.capture("linklayer/crackle-known-ltk.pcap"), "--ltk", "0x7f62c053f104a5bbe68b1d896a2ed49c")
+        #expect(right.stdout.contains("LL_START_ENC_RSP (decrypted)"))
+        let short = try bletrace("decode", Self.nordic, "--ltk", "0x1234")
+        #expect(short.status != 0 && short.stderr.contains("a long-term key is 32 hex digits"))
     }
 
     /// Bad records in the middle: each gets its fault with record index and byte offset, the good
