@@ -209,14 +209,12 @@ enum Output {
 struct FileNamed<Document: Encodable>: Encodable {
     var file: String
     var document: Document
-    /// For a document that has no `"version"` of its own (the sweep's, from the Replay module).
-    var addsVersion = false
 
-    init(_ document: Document, file: String, addsVersion: Bool = false) {
-        (self.document, self.file, self.addsVersion) = (document, file, addsVersion)
+    init(_ document: Document, file: String) {
+        (self.document, self.file) = (document, file)
     }
 
-    private enum Key: String, CodingKey { case file, version }
+    private enum Key: String, CodingKey { case file }
 
     func encode(to encoder: any Encoder) throws {
         // The document's members go into the same object (the encoder hands the same keyed
@@ -224,6 +222,5 @@ struct FileNamed<Document: Encodable>: Encodable {
         try document.encode(to: encoder)
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(file, forKey: .file)
-        if addsVersion { try container.encode(jsonVersion, forKey: .version) }
     }
 }
