@@ -326,8 +326,9 @@ public struct DecodeFormatter: ~Copyable {
     }
 
     /// The `-v` lines of Command Complete (with a status alone, or return parameters kept as
-    /// bytes), Command Status, an event or a command kept as bytes (vendor ones), Read RSSI and LE
-    /// Set Extended Scan Enable; false, with nothing written, for any other.
+    /// bytes), Command Status, BR/EDR Connection Complete, LE Extended Advertising Report (its
+    /// advertising data through ``FieldPrinter``), an event or a command kept as bytes (vendor
+    /// ones), Read RSSI and LE Set Extended Scan Enable; false, with nothing written, for any other.
     private mutating func commonHCI(_ record: CaptureRecord) -> Bool {
         if record.kind == .command {
             switch try? HCICommandParameters.decode(record.bytes) {
@@ -379,6 +380,58 @@ public struct DecodeFormatter: ~Copyable {
             integer(UInt16(numPackets))
             buffer.text("\n          opcode: ")
             buffer.string(opcode.description)
+            buffer.byte(0x0A)
+        case .le(.extendedAdvertisingReport(let reports))?:
+            // Each report's fields; its advertising data's structures through FieldPrinter.
+            buffer.text("        HCI event: le\n          extendedAdvertisingReport\n            ")
+            buffer.decimal(UInt64(reports.count))
+            buffer.text(" entries\n")
+            for (index, report) in reports.enumerated() {
+                buffer.text("              [")
+                buffer.decimal(UInt64(index))
+                buffer.text("]\n                event type: ")
+                integer(UInt16(report.eventType.rawValue))
+                buffer.text("\n                address type: ")
+                integer(UInt16(report.addressType))
+                buffer.text("\n                address: ")
+                buffer.address(report.address)
+                buffer.text("\n                primary PHY: ")
+                buffer.string(report.primaryPHY.description)
+                buffer.text("\n                secondary PHY: ")
+                buffer.string(report.secondaryPHY.description)
+                buffer.text("\n                advertising SID: ")
+                integer(UInt16(report.advertisingSID))
+                if let txPower = report.txPower {
+                    buffer.text("\n                tx power: ")
+                    buffer.decimal(Int(txPower))
+                }
+                if let rssi = report.rssi {
+                    buffer.text("\n                rssi: ")
+                    buffer.decimal(Int(rssi))
+                }
+                buffer.text("\n                periodic advertising interval: ")
+                integer(report.periodicAdvertisingInterval)
+                buffer.text("\n                direct address type: ")
+                integer(UInt16(report.directAddressType))
+                buffer.text("\n                direct address: ")
+                buffer.address(report.directAddress)
+                buffer.byte(0x0A)
+                for line in FieldPrinter.lines(report.data, label: "data", indent: 16) {
+                    buffer.string(line)
+                    buffer.byte(0x0A)
+                }
+            }
+        case .connectionComplete(let complete)?:
+            buffer.text("        HCI event: connectionComplete\n          status: ")
+            buffer.string(complete.status.description)
+            buffer.text("\n          handle: ")
+            integer(complete.handle)
+            buffer.text("\n          address: ")
+            buffer.address(complete.address)
+            buffer.text("\n          link type: ")
+            integer(UInt16(complete.linkType))
+            buffer.text("\n          encryption enabled: ")
+            integer(UInt16(complete.encryptionEnabled))
             buffer.byte(0x0A)
         case .unknown(let code, let parameters)?:
             buffer.text("        HCI event: unknown\n          code: ")
