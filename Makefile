@@ -218,6 +218,9 @@ BENCH_BIG_RECORDS ?= 17800000
 BENCH_BIG_CAPTURE ?= $(BENCH_DIR)/capture-1G.btsnoop
 BENCH_GENERATOR := Benchmarks/Package.swift $(wildcard Benchmarks/Sources/*/*.swift)
 
+# A real Android log for compare (events and advertising reports, as users' logs are).
+COMPARE_REAL_LOG ?= Captures/public/whoisbe-pongbot-last.btsnoop
+
 .PHONY: bench bench-capture bench-thresholds bench-memory compare
 
 ## bench-capture: the generated 1,000,000-record btsnoop the benchmarks and compare use
@@ -243,7 +246,8 @@ bench-thresholds: deps bench-capture
 	  $(SWIFT) package --scratch-path $(BENCH_SCRATCH) $(BENCH_SWIFTFLAGS) --allow-writing-to-package-directory \
 	  benchmark thresholds update --path Thresholds --no-progress
 
-## compare: bletrace (release) against tshark and btmon on the generated capture, side by side in
+## compare: bletrace (release) against tshark and btmon on the generated capture and on a real
+## Android log (COMPARE_REAL_LOG: events and advertising reports), side by side in
 ## one run: stats vs tshark -T fields, decode vs tshark's summary, decode --format jsonl vs
 ## tshark -T json, decode -v vs tshark -V and btmon -r: wall time, MB/s, records/s, peak RSS and
 ## ratios (Benchmarks/compare.sh; the README's speed table is its output); then four copies of
@@ -253,6 +257,8 @@ compare: deps bench-capture
 	$(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli
 	BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
 	  RECORDS=$(BENCH_RECORDS) bash Benchmarks/compare.sh $(BENCH_CAPTURE)
+	BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
+	  bash Benchmarks/compare.sh $(COMPARE_REAL_LOG)
 	BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
 	  bash Benchmarks/many.sh $(BENCH_CAPTURE)
 

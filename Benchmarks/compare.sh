@@ -6,13 +6,14 @@
 #   bletrace decode --format jsonl  vs  tshark -T json
 #   bletrace decode -v              vs  tshark -V, and btmon -r (both every field of every layer)
 # The file is read once first, so that every tool finds it in the page cache.
-# Needs BLETRACE (path of a release bletrace) and RECORDS (records in FILE). Each tool runs under
+# Needs BLETRACE (path of a release bletrace); RECORDS (records in FILE) is counted by
+# `bletrace info` when not given. Each tool runs under
 # /usr/bin/time -v (wall time, peak RSS), output to /dev/null: bletrace's short runs three or five
 # times, reporting the median run (a run is short, so one is noisy); the others once.
 set -u
 file=$1
 size=$(stat -c %s "$file")
-records=${RECORDS:?}
+records=${RECORDS:-$("$BLETRACE" info --format json "$file" | python3 -c 'import json, sys; print(json.load(sys.stdin)["records"])')}
 declare -a names times rss notes versus
 
 run() {  # run NAME VERSUS REPEAT COMMAND...: the median of REPEAT runs (REPEAT odd); VERSUS is

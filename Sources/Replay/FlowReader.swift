@@ -259,8 +259,10 @@ public final class FlowReader {
         guard got > 0 else { return nil }
         let end = bytes[..<got].firstIndex { $0 == 0x0A || $0 == 0x0D } ?? got
         guard let text = String(validating: bytes[..<end], as: UTF8.self),
-            case .event(let event)? = try? Flow.interpret(text, source: source, lineNumber: 0)
+            case .event(var event)? = try? Flow.interpret(text, source: source, lineNumber: 0)
         else { return nil }
+        // Its line number is not known here: none, rather than a line 0 that does not exist.
+        event.lineNumber = nil
         return event
     }
 

@@ -6,10 +6,20 @@ import Foundation
 /// connections, subscriptions and pending connects.
 ///
 /// The kill points are the moments between two distinct event times of the run without a kill
-/// (midway between them), and one just after its last event. After the kill, a Bluetooth event
-/// may relaunch the app; if none does, the user opens it at the end of the capture, so that the
-/// end state is what the app holds once it runs again (a restored app gets its state back then).
-/// The runs are independent and use every core.
+/// (midway between them), and one just after its last event; `killPoints` N keeps N of them,
+/// evenly spread. After the kill, a Bluetooth event may relaunch the app; if none does, the user
+/// opens it at the end of the capture, so that the end state is what the app holds once it runs
+/// again (a restored app gets its state back then). The runs are independent and use every core.
+///
+/// A kill point whose app state is identical to the kill point before it is not replayed again:
+/// it is given that one's outcome (``Point/sameAs``). Identical means that, in the run without a
+/// kill, nothing of what iOS keeps for a killed app changed from the one to the other: whether
+/// the app runs, which peripherals it was given and their states, their discovered services and
+/// characteristics and which of them notify, its scan, and what it holds (``AppState``) — so a
+/// kill at either leaves the system holding the same, with only traffic that changes none of it
+/// (values read, written, notified) between them — and that the event after each is of the same
+/// kind (its actor and name: what wakes the app first). The app's memory is not compared: a kill
+/// ends it.
 public struct KillPointSweep: Sendable {
     /// One kill point and what the app lost (or gained) by it.
     public struct Point: Sendable, Codable, Hashable {
@@ -24,12 +34,17 @@ public struct KillPointSweep: Sendable {
         /// What relaunched the app first after the kill: the delegate method of the Bluetooth event
         /// that woke it, `user` when it was opened at the end of the capture, nil if neither.
         public var relaunch: String?
+        /// The earlier kill point (its seconds) whose app state this one's is identical to: not
+        /// replayed, its outcome is that one's. Nil for a kill point that was replayed.
+        public var sameAs: Double?
     }
 
     /// What the app holds at the end without a kill.
     public var reference: AppState
     /// In time order.
     public var points: [Point]
+    /// How many kill points were replayed (the others share an earlier one's app state).
+    public var replayed: Int { points.count { $0.sameAs == nil } }
 
     /// The kill points after which the app lost something.
     public var losses: [Point] { points.filter { !$0.lost.isEmpty } }
@@ -52,13 +67,20 @@ public struct KillPointSweep: Sendable {
         }
     }
 
-    /// Sweeps `kind` (one of ``kinds``) over the run of `app` on `cassette`, on `platform`.
+    /// Sweeps `kind` (one of ``kinds``) over the run of `app` on `cassette`, on `platform`: at
+    /// every kill point, or at `killPoints` of them evenly spread. `progress` is told, from the
+    /// replays' own threads, how many replays are done of how many. `replaysIdentical` replays
+    /// the kill points whose app state is identical to the one before too (to check that rule).
     public static func run(
         _ cassette: Cassette, app: ReferenceApps.Entry, kind: SystemEvent.Kind = .terminate, unmatched: UnmatchedPolicy = .pend,
-        events: [SystemEvent] = [], launchState: CBManagerState = .poweredOn, platform: Platform = Platform()
+        events: [SystemEvent] = [], launchState: CBManagerState = .poweredOn, platform: Platform = Platform(),
+        killPoints limit: Int? = nil, replaysIdentical: Bool = false, progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
     ) async -> KillPointSweep {
-        func replay(_ kill: Double?) async -> (Flow, AppState) {
+        // The run without a kill, with what iOS would keep for the app after each event.
+        let kept = KeptStates()
+        func replay(_ kill: Double?, recording: KeptStates? = nil) async -> (Flow, AppState) {
             let engine = ReplayEngine(cassette: cassette)
+            if let recording { engine.afterEvent = { [unowned engine] in recording.states.append(engine.keptState()) } }
             engine.unmatched = unmatched
             engine.launchState = launchState
             engine.platform = platform
@@ -69,48 +91,117 @@ public struct KillPointSweep: Sendable {
             let flow = await engine.run(name: app.name) { app.make(for: cassette) }
             return (flow, engine.finalState)
         }
-        let (flow, reference) = await replay(nil)
-        let moments = killPoints(of: flow)
-        var points: [Point?] = Array(repeating: nil, count: moments.count)
+        let (flow, reference) = await replay(nil, recording: kept)
+        let snapshots = kept.states
+        let moments = evenly(killPoints(of: flow), limit: limit)
+        // Each kill point's app state, as a number that changes whenever that state does: two
+        // neighbouring kill points with the same number are identical (see above).
+        var epochs: [Int] = []
+        var epoch = 0
+        var lastEvent = -1
+        for moment in moments {
+            for event in (lastEvent + 1)..<(moment.event + 1) where event > 0 && event < snapshots.count && snapshots[event] != snapshots[event - 1] {
+                epoch += 1
+            }
+            lastEvent = max(lastEvent, moment.event)
+            epochs.append(epoch)
+        }
+        // And what comes next: the event after the kill point in that run (its actor and name),
+        // which decides what wakes the app first.
+        let next = moments.map { moment in flow.events.indices.contains(moment.event + 1) ? flow.events[moment.event + 1].actor + " " + flow.events[moment.event + 1].name : "" }
+        let replayed = moments.indices.filter { replaysIdentical || $0 == 0 || epochs[$0] != epochs[$0 - 1] || next[$0] != next[$0 - 1] }
+        var outcomes: [Int: Point] = [:]
         let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
         await withTaskGroup(of: (Int, Point).self) { group in
             var next = 0
             func add() {
-                guard next < moments.count else { return }
-                let index = next
-                let (seconds, after) = moments[index]
+                guard next < replayed.count else { return }
+                let index = replayed[next]
+                let moment = moments[index]
                 next += 1
                 group.addTask {
-                    let (killed, state) = await replay(seconds)
+                    let (killed, state) = await replay(moment.seconds)
                     let relaunch = killed.events.first { $0.actor == "system" && $0.name == "relaunch" }?.argument("reason")
                     return (index, Point(
-                        seconds: seconds, after: after, lost: reference.lost(comparedWith: state),
+                        seconds: moment.seconds, after: moment.after, lost: reference.lost(comparedWith: state),
                         gained: state.lost(comparedWith: reference), relaunch: relaunch))
                 }
             }
             for _ in 0..<workers { add() }
             for await (index, point) in group {
-                points[index] = point
+                outcomes[index] = point
+                progress?(outcomes.count, replayed.count)
                 add()
             }
         }
-        return KillPointSweep(reference: reference, points: points.compactMap { $0 })
+        // The kill points not replayed take the outcome of the one their state is identical to.
+        var points: [Point] = []
+        var representative: Point?
+        for (index, moment) in moments.enumerated() {
+            if let outcome = outcomes[index] {
+                representative = outcome
+                points.append(outcome)
+            } else if let same = representative {
+                points.append(Point(
+                    seconds: moment.seconds, after: moment.after, lost: same.lost, gained: same.gained, relaunch: same.relaunch,
+                    sameAs: same.seconds))
+            }
+        }
+        return KillPointSweep(reference: reference, points: points)
+    }
+
+    /// `limit` of `moments`, evenly spread from the first to the last (all of them without a
+    /// limit or with fewer).
+    static func evenly<Moment>(_ moments: [Moment], limit: Int?) -> [Moment] {
+        guard let limit, limit < moments.count else { return moments }
+        guard limit > 1 else { return Array(moments.prefix(limit)) }
+        return (0..<limit).map { moments[($0 * (moments.count - 1) + (limit - 1) / 2) / (limit - 1)] }
     }
 
     /// Midway between consecutive distinct event times, and 1 ms after the last event; each with
-    /// the last event before it.
-    static func killPoints(of flow: Flow) -> [(seconds: Double, after: String)] {
-        var moments: [(Double, String)] = []
-        let timed = flow.events.compactMap { event in event.time.map { ($0, event.signature) } }
-        for (index, (time, signature)) in timed.enumerated() {
-            if index + 1 < timed.count {
-                let next = timed[index + 1].0
-                if next > time { moments.append(((time + next) / 2, signature)) }
+    /// the last event before it and that event's place in the flow.
+    static func killPoints(of flow: Flow) -> [(seconds: Double, after: String, event: Int)] {
+        var moments: [(Double, String, Int)] = []
+        let timed = flow.events.enumerated().compactMap { index, event in event.time.map { ($0, event.signature, index) } }
+        for (position, (time, signature, event)) in timed.enumerated() {
+            if position + 1 < timed.count {
+                let next = timed[position + 1].0
+                if next > time { moments.append(((time + next) / 2, signature, event)) }
             } else {
-                moments.append((time + 0.001, signature))
+                moments.append((time + 0.001, signature, event))
             }
         }
         return moments
+    }
+}
+
+/// What iOS keeps of the app after each event of a run (``ReplayEngine/keptState()``).
+private final class KeptStates: @unchecked Sendable {
+    var states: [[String]] = []
+}
+
+extension ReplayEngine {
+    /// What iOS keeps for the app if it is killed now, as lines to compare: whether it runs, what
+    /// it holds (``AppState``), its scan, and each peripheral it was given with its state, its
+    /// discovered services and characteristics and which of them notify.
+    func keptState() -> [String] {
+        let state = appState()
+        var lines = [
+            "running \(isRunning)", "connected \(state.connected.sorted())", "subscribed \(state.subscribed.sorted())",
+            "pending \(state.pending.sorted())", "scanning \(centrals.map(\.isScanning))",
+        ]
+        for (address, peripheral) in given.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            var line = "\(address) \(peripheral.state.rawValue)"
+            for service in peripheral.services ?? [] {
+                line += " [\(service.uuid)"
+                for characteristic in service.characteristics ?? [] {
+                    line += " \(characteristic.uuid)\(characteristic.isNotifying ? "*" : "")"
+                }
+                line += "]"
+            }
+            lines.append(line)
+        }
+        return lines
     }
 }
 
@@ -120,7 +211,7 @@ extension KillPointSweep {
     /// The report for people: one line per kill point (time, what the app loses, the event the
     /// kill follows), then a verdict that names the first kill point that loses something.
     public func text(capture: String, app: String, kind: String) -> String {
-        var lines = ["\(kind) sweep of \(app) on \(capture): \(points.count) kill points"]
+        var lines = ["\(kind) sweep of \(app) on \(capture): \(points.count) kill points" + replayedText]
         lines.append("without a kill the app ends " + Self.describe(reference))
         lines.append("")
         let width = max(9, points.map { formatSeconds($0.seconds).count + 1 }.max() ?? 0)
@@ -142,6 +233,11 @@ extension KillPointSweep {
         return lines.joined(separator: "\n")
     }
 
+    /// `, 12 replayed (…)` when some kill points share an earlier one's app state.
+    private var replayedText: String {
+        replayed == points.count ? "" : ", \(replayed) replayed (the others' app state is that of the kill point before them)"
+    }
+
     private func lostText(_ point: Point) -> String { point.lost.isEmpty ? "nothing" : point.lost.joined(separator: ", ") }
 
     static func describe(_ state: AppState) -> String {
@@ -152,28 +248,14 @@ extension KillPointSweep {
         return parts.isEmpty ? "holding nothing" : parts.joined(separator: "; ")
     }
 
-    /// The report for tools (`--format json`).
-    public struct Document: Codable, Sendable {
-        public var capture: String
-        public var app: String
-        public var kind: String
-        public var reference: AppState
-        public var points: [Point]
-        /// How many kill points lose something.
-        public var losing: Int
-    }
-
-    public func document(capture: String, app: String, kind: String) -> Document {
-        Document(capture: capture, app: app, kind: kind, reference: reference, points: points, losing: losses.count)
-    }
-
     /// `--sweep all`: one line per kind (how many kill points lose something, how many were
     /// followed by a relaunch for a Bluetooth event, and the first loss), for the platform.
     public static func summary(_ sweeps: [(kind: String, sweep: KillPointSweep)], capture: String, app: String, platform: Platform) -> String {
         let reference = sweeps.first?.sweep.reference ?? AppState()
         var lines = [
             "every kind of sweep of \(app) on \(capture), iOS \(platform.release.rawValue)"
-                + (platform.accessorySetupKit ? " with AccessorySetupKit" : "") + ": \(sweeps.first?.sweep.points.count ?? 0) kill points each",
+                + (platform.accessorySetupKit ? " with AccessorySetupKit" : "") + ": \(sweeps.first?.sweep.points.count ?? 0) kill points each"
+                + (sweeps.first.map { $0.sweep.replayedText } ?? ""),
             "without a kill the app ends " + describe(reference), "",
         ]
         let kindWidth = max(4, sweeps.map(\.kind.count).max() ?? 0)

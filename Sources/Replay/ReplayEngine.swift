@@ -106,6 +106,9 @@ public final class ReplayEngine: BluetoothSystem {
     var locked = false
     /// Bluetooth events that would have relaunched the app while the device was locked, in order.
     var heldWakes: [(peripheral: CBPeripheral, waking: String, deliver: (CBCentralManager) -> Void)] = []
+    /// Called after each event the flow records (not with a ``writer``): the kill-point sweep
+    /// reads what the app holds there.
+    var afterEvent: (() -> Void)?
     /// What the app held at the end of the run (``run(name:launching:)``): for the kill-point
     /// sweep.
     public internal(set) var finalState = AppState()
@@ -683,6 +686,7 @@ public final class ReplayEngine: BluetoothSystem {
         guard crashReason == nil, !finished else { return }
         if let writer { return writer.append(time: now.seconds(since: cassette.start), actor: actor, name: name, arguments: arguments) }
         flow.events.append(FlowEvent(time: now.seconds(since: cassette.start), actor: actor, name: name, arguments: arguments))
+        afterEvent?()
     }
 
     /// Stops the replay: nothing more happens (``UnmatchedPolicy/fail``, a crash).

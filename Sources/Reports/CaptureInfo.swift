@@ -49,7 +49,7 @@ public struct CaptureInfo: Encodable {
         duration_ms = first.flatMap { first in
             last.map { last in
                 let (span, overflow) = last.microseconds.subtractingReportingOverflow(first.microseconds)
-                return overflow ? last.seconds(since: first) * 1000 : Double(span) / 1000
+                return overflow ? ReportJSON.milliseconds(last.seconds(since: first) * 1000) : ReportJSON.milliseconds(microseconds: span)
             }
         }
         error = fault.map { "\($0)" }

@@ -10,7 +10,8 @@ public struct FlowComparisonJSON: Encodable {
         /// `same`, `missing` (expected, not in the actual flow) or `unexpected`.
         var kind: String
         var event: String
-        var ts: Double?
+        /// Its time in the flow, in seconds (to the microsecond).
+        var ts_s: Double?
         /// The line of the file it was read from.
         var line: Int?
     }
@@ -28,6 +29,7 @@ public struct FlowComparisonJSON: Encodable {
     public struct SectionJSON: Encodable {
         var peripheral: String?
         var equal: Bool
+        /// The expected event (1-based) where the section first differs.
         var first_divergence: Int?
         var missing: Int
         var unexpected: Int
@@ -38,7 +40,7 @@ public struct FlowComparisonJSON: Encodable {
     /// The first difference of the first section that differs.
     public struct DivergenceJSON: Encodable {
         var peripheral: String?
-        /// Index (0-based) among the expected events.
+        /// The expected event (1-based, as the text and JUnit number it) where the flows part.
         var expected_event: Int?
         var missing: LineJSON?
         var unexpected: LineJSON?
@@ -67,19 +69,20 @@ public struct FlowComparisonJSON: Encodable {
         actual_events = comparison.actualCount
         func line(_ line: FlowDiff.Line) -> LineJSON {
             switch line {
-            case .same(let e): LineJSON(kind: "same", event: e.signature, ts: e.time, line: e.lineNumber)
-            case .missing(let e): LineJSON(kind: "missing", event: e.signature, ts: e.time, line: e.lineNumber)
-            case .unexpected(let e): LineJSON(kind: "unexpected", event: e.signature, ts: e.time, line: e.lineNumber)
+            case .same(let e): LineJSON(kind: "same", event: e.signature, ts_s: e.time.map(ReportJSON.seconds), line: e.lineNumber)
+            case .missing(let e): LineJSON(kind: "missing", event: e.signature, ts_s: e.time.map(ReportJSON.seconds), line: e.lineNumber)
+            case .unexpected(let e): LineJSON(kind: "unexpected", event: e.signature, ts_s: e.time.map(ReportJSON.seconds), line: e.lineNumber)
             }
         }
         func timing(_ failure: FlowComparison.TimingFailure) -> TimingJSON {
             TimingJSON(
                 expected: failure.expected.signature, line: failure.expected.lineNumber, actual: failure.actual.signature,
-                interval_s: failure.interval, within_s: failure.within, after_s: failure.after, message: failure.message)
+                interval_s: failure.interval.map(ReportJSON.seconds), within_s: failure.within.map(ReportJSON.seconds),
+                after_s: failure.after.map(ReportJSON.seconds), message: failure.message)
         }
         sections = comparison.sections.map { section in
             SectionJSON(
-                peripheral: section.peripheral, equal: section.isEqual, first_divergence: section.diff.firstDivergence,
+                peripheral: section.peripheral, equal: section.isEqual, first_divergence: section.diff.firstDivergence.map { $0 + 1 },
                 missing: section.diff.missing, unexpected: section.diff.unexpected, exceeded_limit: section.diff.exceededLimit,
                 hunks: section.diff.hunks.map { $0.map(line) }, timing: section.timing.map(timing))
         }
@@ -88,7 +91,7 @@ public struct FlowComparisonJSON: Encodable {
             let missing = changes.first { if case .missing = $0 { true } else { false } }
             let unexpected = changes.first { if case .unexpected = $0 { true } else { false } }
             first_divergence = DivergenceJSON(
-                peripheral: section.peripheral, expected_event: section.diff.firstDivergence ?? section.timing.first?.expectedIndex,
+                peripheral: section.peripheral, expected_event: (section.diff.firstDivergence ?? section.timing.first?.expectedIndex).map { $0 + 1 },
                 missing: section.diff.isEqual ? nil : missing.map(line), unexpected: section.diff.isEqual ? nil : unexpected.map(line),
                 timing: section.diff.isEqual ? section.timing.first.map(timing) : nil)
         }

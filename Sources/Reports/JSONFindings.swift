@@ -28,7 +28,7 @@ public struct JSONFinding: Encodable {
     var frame: Int
     var index: Int
     var ts_us: Int64
-    /// The connection's `id` in `bletrace lifecycle --format json` (0-based), its handle and peer.
+    /// The connection's `id` in `bletrace lifecycle --format json` (1-based), its handle and peer.
     var connection: Int?
     var handle: UInt16?
     var peer: String?
@@ -48,13 +48,13 @@ public struct JSONFinding: Encodable {
         frame = finding.record + 1
         index = finding.record
         ts_us = finding.time.microseconds
-        connection = finding.connection
+        connection = finding.connection.map { $0 + 1 }
         handle = finding.handle
         peer = finding.peer.map { "\($0)" }
         evidence_frames = finding.evidence.map { $0 + 1 }
         summary = finding.summary
         coreBluetooth = NullOr(finding.coreBluetooth)
         look_at = finding.lookAt
-        values = finding.values.isEmpty ? nil : finding.values
+        values = finding.values.isEmpty ? nil : Dictionary(uniqueKeysWithValues: finding.values.map { ($0, ReportJSON.rounded($1, unitOf: $0)) })
     }
 }

@@ -42,6 +42,7 @@ public struct JSONGATT: Encodable {
     }
     struct Peer: Encodable {
         var peer: String?
+        /// The connections (1-based, as `lifecycle` numbers them) whose traffic built the database.
         var connections: [Int]
         /// The peer's server, as this host's client discovered it.
         var services: [Service]
@@ -56,7 +57,7 @@ public struct JSONGATT: Encodable {
     public init(_ entries: [GATTCollector.Entry]) {
         peers = entries.map { entry in
             Peer(
-                peer: entry.peer.map { "\($0)" }, connections: entry.connections,
+                peer: entry.peer.map { "\($0)" }, connections: entry.connections.map { $0 + 1 },
                 services: Self.services(entry.database), local_services: Self.services(entry.localDatabase))
         }
     }

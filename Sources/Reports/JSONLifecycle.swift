@@ -195,7 +195,7 @@ public struct JSONLifecycle: Encodable {
     }
 
     /// A count of `unit` ms as ms, to the µs.
-    static func ms(_ value: some BinaryInteger, _ unit: Double) -> Double { (Double(value) * unit * 1000).rounded() / 1000 }
+    static func ms(_ value: some BinaryInteger, _ unit: Double) -> Double { ReportJSON.milliseconds(Double(value) * unit) }
 
     static func change(_ change: Connection.Change) -> ChangeJSON {
         var json = ChangeJSON(ts_us: change.time.microseconds, index: change.record, frame: change.record + 1, kind: "")
@@ -221,7 +221,7 @@ public struct JSONLifecycle: Encodable {
         last_ts_us = report.lastTime?.microseconds
         scans = report.scans.map { scan in
             ScanJSON(
-                id: scan.id, start_ts_us: scan.startTime?.microseconds, stop_ts_us: scan.stopTime?.microseconds,
+                id: scan.id + 1, start_ts_us: scan.startTime?.microseconds, stop_ts_us: scan.stopTime?.microseconds,
                 began_before_capture: scan.beganBeforeCapture, extended: scan.extended, active: scan.active,
                 interval_ms: scan.interval.map { Self.ms($0, 0.625) }, interval_raw: scan.interval,
                 window_ms: scan.window.map { Self.ms($0, 0.625) }, window_raw: scan.window,
@@ -235,14 +235,14 @@ public struct JSONLifecycle: Encodable {
         }
         advertising = report.advertising.map {
             AdvertisingJSON(
-                id: $0.id, handle: $0.handle, start_ts_us: $0.startTime?.microseconds, stop_ts_us: $0.stopTime?.microseconds,
+                id: $0.id + 1, handle: $0.handle, start_ts_us: $0.startTime?.microseconds, stop_ts_us: $0.stopTime?.microseconds,
                 interval_min_ms: $0.intervalMin.map { Self.ms($0, 0.625) }, interval_min_raw: $0.intervalMin,
                 interval_max_ms: $0.intervalMax.map { Self.ms($0, 0.625) }, interval_max_raw: $0.intervalMax, name: $0.name,
                 data: $0.data.withUnsafeBytes(\.hexString), scan_response: $0.scanResponse.withUnsafeBytes(\.hexString))
         }
         connections = report.connections.map { connection in
             ConnectionJSON(
-                id: connection.id, transport: connection.transport.rawValue, handle: connection.handle,
+                id: connection.id + 1, transport: connection.transport.rawValue, handle: connection.handle,
                 peer: connection.peer.map { "\($0)" }, peer_address_type: connection.peerAddressType,
                 peer_name: connection.peerName,
                 role: connection.role?.rawValue, attempt_ts_us: connection.attemptTime?.microseconds,
@@ -253,7 +253,7 @@ public struct JSONLifecycle: Encodable {
                 status: connection.status?.rawValue, mtu: connection.effectiveMTU, mtu_exchanged: connection.mtu != nil,
                 disconnect_ts_us: connection.disconnectTime?.microseconds,
                 disconnect_index: connection.disconnectRecord, disconnect_frame: connection.disconnectRecord.map { $0 + 1 },
-                duration_ms: connection.duration.map { ($0 * 1_000_000).rounded() / 1000 },
+                duration_ms: connection.duration.map { ReportJSON.milliseconds($0 * 1000) },
                 reason: connection.reason?.rawValue,
                 reason_name: connection.reason?.name, initiator: connection.initiator?.rawValue,
                 outcome: connection.outcome.rawValue, began_before_capture: connection.beganBeforeCapture,
@@ -278,11 +278,11 @@ public struct JSONLifecycle: Encodable {
                     connection.discoveryEnd.map {
                         DiscoveryJSON(
                             start_ts_us: start.microseconds, end_ts_us: $0.microseconds,
-                            duration_ms: Double($0.microseconds - start.microseconds) / 1000,
+                            duration_ms: ReportJSON.milliseconds(microseconds: $0.microseconds - start.microseconds),
                             procedures: connection.discoveryProcedures.map {
                                 ProcedureJSON(
                                     kind: $0.kind.rawValue, start_ts_us: $0.start.microseconds, end_ts_us: $0.end.microseconds,
-                                    duration_ms: Double($0.end.microseconds - $0.start.microseconds) / 1000, requests: $0.requests)
+                                    duration_ms: ReportJSON.milliseconds(microseconds: $0.end.microseconds - $0.start.microseconds), requests: $0.requests)
                             })
                     }
                 },

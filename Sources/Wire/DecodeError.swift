@@ -2,7 +2,8 @@
 ///
 /// `offset` counts from the start of the bytes the failing layer was given (for file layers:
 /// from the start of the file). Readers of capture files fill in `file` and `recordIndex` so a
-/// message can point a person at the exact record.
+/// message can point a person at the exact record: the message names it as Wireshark's frame
+/// number (`recordIndex` + 1), `trace.btsnoop: frame 4: btsnoop at byte offset 40: expected …`.
 public struct DecodeError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The layer whose input was bad.
     public enum Layer: String, Hashable, Sendable {
@@ -67,7 +68,7 @@ public struct DecodeError: Error, Hashable, Sendable, CustomStringConvertible {
         set { with(expected: newValue) }
     }
 
-    /// 0-based index of the capture record, where known.
+    /// 0-based index of the capture record, where known (the message says its frame, one more).
     public var recordIndex: Int? {
         get { storage.recordIndex }
         set { with(recordIndex: .some(newValue)) }
@@ -95,7 +96,8 @@ public struct DecodeError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         var text = ""
         if let file { text += "\(file): " }
-        if let recordIndex { text += "record \(recordIndex): " }
+        // The record as Wireshark numbers it (its frame, 1-based), as every other output does.
+        if let recordIndex { text += "frame \(recordIndex + 1): " }
         text += "\(layer.rawValue) at byte offset \(offset): expected \(expected)"
         return text
     }

@@ -150,7 +150,8 @@ struct CaptureOptions: ParsableArguments {
         help: ArgumentHelp(
             "In a container (bug report zip, sysdiagnose .tar.gz, gzip, tar): the capture to read, by its path inside or its file name.",
             discussion: "Without it, the current log: btsnoop_hci.log, bluetoothd-hci-latest.pklg, else the first capture by path. `bletrace info` lists the captures inside (Formats/containers.md).",
-            valueName: "path"))
+            valueName: "path"),
+        completion: .members)
     var member: String?
 
     func validate() throws {

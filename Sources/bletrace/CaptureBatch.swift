@@ -13,10 +13,14 @@ protocol ReadsCaptures {
     /// True when the command's JSON already names its file: every JSON document does, not the
     /// JSON lines of records (decode, errors, diagnose), to which the batch adds it.
     var namesItsFile: Bool { get }
+    /// Whether the command reads over-the-air captures (all but `stats`): in a directory, one
+    /// that does not passes over them with a note, as over files that are no capture.
+    var readsOverTheAir: Bool { get }
 }
 
 extension ReadsCaptures {
     var namesItsFile: Bool { shape == .jsonDocument }
+    var readsOverTheAir: Bool { true }
 }
 
 enum OutputShape {
@@ -37,6 +41,7 @@ extension Decode: ReadsCaptures { var shape: OutputShape { OutputShape(format) }
 extension Stats: ReadsCaptures {
     var shape: OutputShape { OutputShape(format) }
     var namesItsFile: Bool { true }
+    var readsOverTheAir: Bool { false }
 }
 extension Errors: ReadsCaptures { var shape: OutputShape { OutputShape(format) } }
 extension Diagnose: ReadsCaptures { var shape: OutputShape { OutputShape(format) } }
@@ -112,7 +117,7 @@ struct CaptureBatch {
                 // capture at all) is passed over with a note; named on its own it is bad input.
                 var read = 0
                 for file in found {
-                    if let reason = Self.notACapture(file) {
+                    if let reason = Self.notACapture(file, overTheAir: reader.readsOverTheAir) {
                         Output.error("note: \(file) skipped: \(reason)")
                     } else {
                         files.append(file)
@@ -134,12 +139,13 @@ struct CaptureBatch {
         if let path = reader.output.outputFile { try Output.redirect(to: path, inputs: files) }
     }
 
-    /// Why `path` is no capture bletrace reads (its header names no HCI link, it is no known
-    /// format or container); nil when it is one. Only the header is read.
-    static func notACapture(_ path: String) -> String? {
+    /// Why `path` is no capture the command reads (its header names no HCI link, or an
+    /// over-the-air one when `overTheAir` is false; it is no known format or container); nil when
+    /// it is one. Only the header is read.
+    static func notACapture(_ path: String, overTheAir: Bool = true) -> String? {
         do {
             if try CaptureContainer.kind(of: path) != nil { return nil }
-            _ = try CaptureReader(path: path, linkLayer: true)
+            _ = try CaptureReader(path: path, linkLayer: overTheAir)
             return nil
         } catch {
             let text = "\(error)"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLETrace
+import Foundation
 
 /// What the shell offers for each kind of value (`bletrace --generate-completion-script bash|zsh|fish`):
 /// every argument or option that names a file completes files and directories, `--app` the apps
@@ -26,6 +27,66 @@ extension CompletionKind {
 
     /// `convert --datalink`: the btsnoop datalinks and the pcap link types bletrace writes.
     static var datalinks: CompletionKind { .list(["1001", "1002", "2001", "187", "201", "254"]) }
+
+    /// `--member`: the captures inside the container named on the line (its paths inside, as
+    /// `bletrace info` lists them), when it can be opened.
+    static var members: CompletionKind {
+        .custom { words, index, _ in
+            namedFiles(words, except: index).lazy.compactMap { try? CaptureContainer.open(path: $0) }.first.map { container in
+                defer { container.close() }
+                return container.members.map(\.path)
+            } ?? []
+        }
+    }
+
+    /// `--peer`: the devices of the capture named on the line (inside a container, its `--member`
+    /// or its current log), when it can be read: the addresses of its connections' peers and of
+    /// the advertisers its scans heard, then the names they advertised. Only the first
+    /// ``peerRecordLimit`` records are read, so that a tab stays quick on a long log.
+    static var peers: CompletionKind {
+        .custom { words, index, _ in
+            for file in namedFiles(words, except: index) {
+                if let peers = try? devices(in: file, member: value(of: "--member", in: words)) { return peers }
+            }
+            return []
+        }
+    }
+
+    static let peerRecordLimit = 500_000
+
+    /// The words of the line, but the command and the one being completed, that name a file that
+    /// exists.
+    private static func namedFiles(_ words: [String], except index: Int) -> [String] {
+        words.indices.filter { $0 != index && $0 > 0 && !words[$0].hasPrefix("-") }.map { words[$0] }
+            .filter { var directory: ObjCBool = false; return FileManager.default.fileExists(atPath: $0, isDirectory: &directory) && !directory.boolValue }
+    }
+
+    private static func value(of option: String, in words: [String]) -> String? {
+        words.firstIndex(of: option).flatMap { $0 + 1 < words.count ? words[$0 + 1] : nil }
+    }
+
+    /// The devices `--peer` can name in the capture `file` (or its `member`): addresses, then names.
+    private static func devices(in file: String, member: String?) throws -> [String] {
+        var path = file
+        var container: CaptureContainer?
+        if let opened = try CaptureContainer.open(path: file) {
+            container = opened
+            guard let chosen = try member.map({ try opened.member(named: $0) }) ?? opened.defaultMember else { return [] }
+            path = chosen.extractedPath
+        }
+        defer { container?.close() }
+        let reader = try CaptureReader(path: path)
+        var decoder = TraceDecoder()
+        var analyzer = LifecycleAnalyzer()
+        var count = 0
+        while count < peerRecordLimit, let record = try? reader.next() {
+            analyzer.add(record, decoder.decode(record))
+            count += 1
+        }
+        var addresses = Set(analyzer.connections.compactMap(\.peer))
+        addresses.formUnion(analyzer.scanning.names.keys)
+        return addresses.map { "\($0)" }.sorted() + Set(analyzer.scanning.names.values).sorted()
+    }
 
     /// `capture -i`: the sources named by a word, and this host's controllers when it has any
     /// (asked when the user presses tab, so a controller plugged in later is offered).

@@ -34,7 +34,7 @@ struct Convert: ParsableCommand {
     var outputOperand: String?
     @Option(help: "Target format: btsnoop, pcap, pcapng or pklg (default: from the -o file's extension).") var to: Family?
     @Option(help: "btsnoop datalink 1001, 1002 or 2001; pcap/pcapng link type 187, 201 or 254.", completion: .datalinks) var datalink: Int?
-    @Option(help: ArgumentHelp("In a container (bug report zip, sysdiagnose, gzip): the capture to convert (default: the current log).", valueName: "path"))
+    @Option(help: ArgumentHelp("In a container (bug report zip, sysdiagnose, gzip): the capture to convert (default: the current log).", valueName: "path"), completion: .members)
     var member: String?
 
     enum Family: String, ExpressibleByArgument, CaseIterable {

@@ -248,8 +248,9 @@ public struct DecodeFormatter: ~Copyable {
 
     /// The `-v` lines under a record's line, as `detail(_:_:)` writes them through
     /// ``FieldPrinter``, for the records traffic is made of (ACL data: fragments, notifications,
-    /// writes; Number Of Completed Packets); false, with nothing written, for any other record (the caller writes
-    /// `detail(_:_:)`'s lines instead).
+    /// writes; Number Of Completed Packets) and the commonest of phones' logs (``commonHCI(_:)``);
+    /// false, with nothing written, for any other record (the caller writes `detail(_:_:)`'s
+    /// lines instead).
     public mutating func verbose(_ record: CaptureRecord, _ decoded: DecodedRecord) -> Bool {
         // Number Of Completed Packets: flow control, the most frequent event.
         if record.kind == .event, record.bytes.first == HCIEventCode.numberOfCompletedPackets.rawValue,
@@ -269,6 +270,10 @@ public struct DecodeFormatter: ~Copyable {
                 buffer.byte(0x0A)
             }
             return true
+        }
+        // The commonest other events and commands of phones' logs (`commonHCI`).
+        if record.kind == .event || record.kind == .command, decoded.fault == nil, decoded.lostFragments == nil {
+            return commonHCI(record)
         }
         guard record.kind == .acl || record.kind == .sco || record.kind == .iso || record.kind == .other,
             decoded.fault == nil, decoded.lostFragments == nil, decoded.smp == nil
@@ -318,6 +323,138 @@ public struct DecodeFormatter: ~Copyable {
             buffer.byte(0x0A)
         }
         return true
+    }
+
+    /// The `-v` lines of Command Complete (with a status alone, or return parameters kept as
+    /// bytes), Command Status, BR/EDR Connection Complete, LE Extended Advertising Report (its
+    /// advertising data through ``FieldPrinter``), an event or a command kept as bytes (vendor
+    /// ones), Read RSSI and LE Set Extended Scan Enable; false, with nothing written, for any other.
+    private mutating func commonHCI(_ record: CaptureRecord) -> Bool {
+        if record.kind == .command {
+            switch try? HCICommandParameters.decode(record.bytes) {
+            case .unknown(let opcode, let parameters)?:
+                buffer.text("        HCI command: unknown\n          opcode: ")
+                buffer.string(opcode.description)
+                buffer.text("\n          parameters: ")
+                bytesField(parameters)
+            case .readRSSI(let handle)?:
+                buffer.text("        HCI command: readRSSI\n          handle: ")
+                integer(handle)
+            case .leSetExtendedScanEnable(let scan)?:
+                buffer.text("        HCI command: leSetExtendedScanEnable\n          enable: ")
+                integer(UInt16(scan.enable))
+                buffer.text("\n          filter duplicates: ")
+                integer(UInt16(scan.filterDuplicates))
+                buffer.text("\n          duration: ")
+                integer(scan.duration)
+                buffer.text("\n          period: ")
+                integer(scan.period)
+            default:
+                return false
+            }
+            buffer.byte(0x0A)
+            return true
+        }
+        switch try? HCIEventParameters.decode(record.bytes) {
+        case .commandComplete(let complete)?:
+            let returned: (label: StaticString, status: HCIStatus?, bytes: UnsafeRawBufferPointer)
+            switch complete.returnParameters {
+            case .status(let status): returned = ("status: ", status, complete.rawReturnParameters)
+            case .unknown(let bytes): returned = ("unknown: ", nil, bytes)
+            default: return false
+            }
+            buffer.text("        HCI event: commandComplete\n          num packets: ")
+            integer(UInt16(complete.numPackets))
+            buffer.text("\n          opcode: ")
+            buffer.string(complete.opcode.description)
+            buffer.text("\n          return parameters: ")
+            buffer.text(returned.label)
+            if let status = returned.status { buffer.string(status.description) } else { bytesField(returned.bytes) }
+            buffer.text("\n          raw return parameters: ")
+            bytesField(complete.rawReturnParameters)
+            buffer.byte(0x0A)
+        case .commandStatus(let status, let numPackets, let opcode)?:
+            buffer.text("        HCI event: commandStatus\n          status: ")
+            buffer.string(status.description)
+            buffer.text("\n          num packets: ")
+            integer(UInt16(numPackets))
+            buffer.text("\n          opcode: ")
+            buffer.string(opcode.description)
+            buffer.byte(0x0A)
+        case .le(.extendedAdvertisingReport(let reports))?:
+            // Each report's fields; its advertising data's structures through FieldPrinter.
+            buffer.text("        HCI event: le\n          extendedAdvertisingReport\n            ")
+            buffer.decimal(UInt64(reports.count))
+            buffer.text(" entries\n")
+            for (index, report) in reports.enumerated() {
+                buffer.text("              [")
+                buffer.decimal(UInt64(index))
+                buffer.text("]\n                event type: ")
+                integer(UInt16(report.eventType.rawValue))
+                buffer.text("\n                address type: ")
+                integer(UInt16(report.addressType))
+                buffer.text("\n                address: ")
+                buffer.address(report.address)
+                buffer.text("\n                primary PHY: ")
+                buffer.string(report.primaryPHY.description)
+                buffer.text("\n                secondary PHY: ")
+                buffer.string(report.secondaryPHY.description)
+                buffer.text("\n                advertising SID: ")
+                integer(UInt16(report.advertisingSID))
+                if let txPower = report.txPower {
+                    buffer.text("\n                tx power: ")
+                    buffer.decimal(Int(txPower))
+                }
+                if let rssi = report.rssi {
+                    buffer.text("\n                rssi: ")
+                    buffer.decimal(Int(rssi))
+                }
+                buffer.text("\n                periodic advertising interval: ")
+                integer(report.periodicAdvertisingInterval)
+                buffer.text("\n                direct address type: ")
+                integer(UInt16(report.directAddressType))
+                buffer.text("\n                direct address: ")
+                buffer.address(report.directAddress)
+                buffer.byte(0x0A)
+                for line in FieldPrinter.lines(report.data, label: "data", indent: 16) {
+                    buffer.string(line)
+                    buffer.byte(0x0A)
+                }
+            }
+        case .connectionComplete(let complete)?:
+            buffer.text("        HCI event: connectionComplete\n          status: ")
+            buffer.string(complete.status.description)
+            buffer.text("\n          handle: ")
+            integer(complete.handle)
+            buffer.text("\n          address: ")
+            buffer.address(complete.address)
+            buffer.text("\n          link type: ")
+            integer(UInt16(complete.linkType))
+            buffer.text("\n          encryption enabled: ")
+            integer(UInt16(complete.encryptionEnabled))
+            buffer.byte(0x0A)
+        case .unknown(let code, let parameters)?:
+            buffer.text("        HCI event: unknown\n          code: ")
+            buffer.string(code.description)
+            buffer.text("\n          parameters: ")
+            bytesField(parameters)
+            buffer.byte(0x0A)
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Bytes as ``FieldPrinter`` writes a byte field: hex, `(empty)`, and the text too when there
+    /// are 3 or more and all are printable ASCII.
+    private mutating func bytesField(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return buffer.text("(empty)") }
+        buffer.hexBytes(bytes)
+        if bytes.count >= 3, bytes.allSatisfy({ (0x20..<0x7F).contains($0) }) {
+            buffer.text(" \"")
+            buffer.raw(bytes)
+            buffer.byte(UInt8(ascii: "\""))
+        }
     }
 
     /// An unsigned field as ``FieldPrinter`` writes it: decimal, and hex too above 9.

@@ -28,7 +28,6 @@ struct LifecycleCommand: ParsableCommand {
         let analyzer = analysis.lifecycle
         let collector = analysis.errors
         var report = analyzer.report
-        var findings = analysis.findings
         let names = analyzer.scanning.names
         var errors = collector.errors
         if let origin = report.firstTime, !selection.isEmpty {
@@ -44,12 +43,6 @@ struct LifecycleCommand: ParsableCommand {
                 selection.matches(peer: $0.peer, name: $0.peer.flatMap { names[$0] }) && selection.matches($0.transport)
                     && selection.contains($0.time, origin: origin)
             }
-            let shown = Set(report.connections.map(\.id))
-            let anyPeer = selection.peer == nil
-            findings = findings.filter { finding in
-                guard let connection = finding.connection else { return anyPeer }
-                return shown.contains(connection)
-            }
         }
         let summary = LifecycleSummary(connections: report.connections, scans: report.scans, errors: errors)
         if format == .json {
@@ -61,6 +54,13 @@ struct LifecycleCommand: ParsableCommand {
         } else if format == .jsonl {
             try Output.json(FileNamed(JSONLifecycle(report, summary: summary), file: capture.file))
         } else {
+            // The findings the story tells with each connection (only the text has them): those of
+            // the connections shown.
+            let shown = Set(report.connections.map(\.id))
+            let findings = selection.isEmpty ? analysis.findings : analysis.findings.filter { finding in
+                guard let connection = finding.connection else { return selection.peer == nil }
+                return shown.contains(connection)
+            }
             LifecycleStory(
                 report: report, summary: summary, showing: selection.isEmpty ? nil : selectionDescription, brief: selection.brief,
                 style: TextStyle(color: Style.enabled), findings: findings

@@ -54,7 +54,7 @@ func describeLinkLayer(_ record: CaptureRecord, _ decoded: LinkLayerRecord, orig
     case .advertising(let pdu):
         line += " adv     " + describe(pdu)
     case .data(let pdu):
-        line += " data    conn \(decoded.connection?.index ?? 0) "
+        line += " data    conn \((decoded.connection?.index ?? 0) + 1) "
         if decoded.isEncrypted {
             line += "encrypted \(pdu.llid == .control ? "LL control" : "L2CAP"), \(pdu.length) bytes"
             if decoded.micFailed { line += " [MIC failed: no key given decrypts it]" }
@@ -192,7 +192,7 @@ func linkLayerDetail(_ record: CaptureRecord, _ decoded: LinkLayerRecord) -> [St
         }
     }
     if let connection = decoded.connection {
-        lines.append("        connection \(connection.index): access address \(hex(connection.accessAddress, digits: 8))"
+        lines.append("        connection \(connection.index + 1): access address \(hex(connection.accessAddress, digits: 8))"
             + (connection.central.map { ", central \($0)" } ?? "") + (connection.peripheral.map { ", peripheral \($0)" } ?? "")
             + (decoded.direction.map { ", \($0.rawValue)" + (decoded.directionSource == .timing ? " (from timing)" : "") } ?? ""))
     }
@@ -227,7 +227,7 @@ struct JSONLinkLayerRecord: Encodable {
         var channel: UInt8
         var rssi: Int
         var event_counter: UInt16
-        var time: UInt32
+        var time_us: UInt32
     }
     struct RF: Encodable {
         var channel: UInt8
@@ -247,11 +247,11 @@ struct JSONLinkLayerRecord: Encodable {
     struct Connect: Encodable {
         var access_address: UInt32
         var crc_init: UInt32
-        var window_size: UInt8
-        var window_offset: UInt16
-        var interval: UInt16
+        var window_size_raw: UInt8
+        var window_offset_raw: UInt16
+        var interval_raw: UInt16
         var latency: UInt16
-        var timeout: UInt16
+        var timeout_raw: UInt16
         var channel_map: String
         var hop: UInt8
         var sleep_clock_accuracy: UInt8
@@ -266,7 +266,7 @@ struct JSONLinkLayerRecord: Encodable {
         var did: UInt16?
         var sid: UInt8?
         var aux_channel: UInt8?
-        var aux_offset: UInt16?
+        var aux_offset_raw: UInt16?
         var aux_phy: UInt8?
         var tx_power: Int8?
     }
@@ -284,19 +284,19 @@ struct JSONLinkLayerRecord: Encodable {
         var company_id: UInt16?
         var subversion_number: UInt16?
         var feature_set: UInt64?
-        var window_size: UInt8?
-        var window_offset: UInt16?
-        var interval: UInt16?
-        var interval_min: UInt16?
-        var interval_max: UInt16?
+        var window_size_raw: UInt8?
+        var window_offset_raw: UInt16?
+        var interval_raw: UInt16?
+        var interval_min_raw: UInt16?
+        var interval_max_raw: UInt16?
         var latency: UInt16?
-        var timeout: UInt16?
+        var timeout_raw: UInt16?
         var instant: UInt16?
         var channel_map: String?
         var max_rx_octets: UInt16?
-        var max_rx_time: UInt16?
+        var max_rx_time_us: UInt16?
         var max_tx_octets: UInt16?
-        var max_tx_time: UInt16?
+        var max_tx_time_us: UInt16?
         var tx_phys: UInt8?
         var rx_phys: UInt8?
         var c_to_p_phy: UInt8?
@@ -379,7 +379,7 @@ struct JSONLinkLayerRecord: Encodable {
                 packet_id: header.packetID, flags: header.flags, crcok: header.crcOK, direction: header.direction?.rawValue,
                 encrypted: header.isData ? header.encrypted : nil, micok: header.micOK, phy: header.phy.rawValue,
                 aux_type: header.auxType, channel: header.channel, rssi: header.rssi, event_counter: header.eventCounter,
-                time: header.time)
+                time_us: header.time)
         case .rf(let header):
             btle_rf = RF(
                 channel: header.rfChannel, channel_index: header.channelIndex,
@@ -393,7 +393,7 @@ struct JSONLinkLayerRecord: Encodable {
             break
         }
         if let packet = decoded.packet { ll = Self.linkLayer(packet, decoded.control) }
-        connection = decoded.connection?.index
+        connection = decoded.connection.map { $0.index + 1 }
         direction = decoded.direction?.rawValue
         direction_source = decoded.directionSource?.rawValue
         retransmission = decoded.isRetransmission ? true : nil
@@ -432,15 +432,15 @@ struct JSONLinkLayerRecord: Encodable {
             case .connect(let initiator, let advertiser, let parameters):
                 (ll.initiator, ll.advertiser) = (text(initiator), text(advertiser))
                 ll.connect = Connect(
-                    access_address: parameters.accessAddress, crc_init: parameters.crcInit, window_size: parameters.windowSize,
-                    window_offset: parameters.windowOffset, interval: parameters.interval, latency: parameters.latency,
-                    timeout: parameters.timeout, channel_map: channelMap(parameters.channelMap), hop: parameters.hop,
+                    access_address: parameters.accessAddress, crc_init: parameters.crcInit, window_size_raw: parameters.windowSize,
+                    window_offset_raw: parameters.windowOffset, interval_raw: parameters.interval, latency: parameters.latency,
+                    timeout_raw: parameters.timeout, channel_map: channelMap(parameters.channelMap), hop: parameters.hop,
                     sleep_clock_accuracy: parameters.sleepClockAccuracy)
             case .extended(let payload):
                 ll.extended = Extended(
                     mode: payload.advMode, length: payload.headerLength, flags: payload.flags, advertiser: text(payload.advertiser),
                     target: text(payload.target), cte_info: payload.cteInfo, did: payload.dataID, sid: payload.setID,
-                    aux_channel: payload.auxPointer?.channel, aux_offset: payload.auxPointer?.offset, aux_phy: payload.auxPointer?.phy,
+                    aux_channel: payload.auxPointer?.channel, aux_offset_raw: payload.auxPointer?.offset, aux_phy: payload.auxPointer?.phy,
                     tx_power: payload.txPower)
                 ll.ad = structures(payload.data)
             case .unknown:
@@ -474,8 +474,8 @@ struct JSONLinkLayerRecord: Encodable {
         control.error_code = pdu.errorCode?.rawValue
         switch pdu {
         case .connectionUpdate(let size, let offset, let interval, let latency, let timeout, let instant):
-            (control.window_size, control.window_offset, control.interval) = (size, offset, interval)
-            (control.latency, control.timeout, control.instant) = (latency, timeout, instant)
+            (control.window_size_raw, control.window_offset_raw, control.interval_raw) = (size, offset, interval)
+            (control.latency, control.timeout_raw, control.instant) = (latency, timeout, instant)
         case .channelMap(let map, let instant):
             (control.channel_map, control.instant) = (channelMap(map), instant)
         case .encryptionRequest(let random, let ediv, _, _):
@@ -489,10 +489,10 @@ struct JSONLinkLayerRecord: Encodable {
         case .rejectExtended(let opcode, _):
             control.reject_opcode = opcode.rawValue
         case .connectionParameterRequest(let parameters), .connectionParameterResponse(let parameters):
-            (control.interval_min, control.interval_max) = (parameters.intervalMin, parameters.intervalMax)
-            (control.latency, control.timeout) = (parameters.latency, parameters.timeout)
+            (control.interval_min_raw, control.interval_max_raw) = (parameters.intervalMin, parameters.intervalMax)
+            (control.latency, control.timeout_raw) = (parameters.latency, parameters.timeout)
         case .lengthRequest(let rxOctets, let rxTime, let txOctets, let txTime), .lengthResponse(let rxOctets, let rxTime, let txOctets, let txTime):
-            (control.max_rx_octets, control.max_rx_time, control.max_tx_octets, control.max_tx_time) = (rxOctets, rxTime, txOctets, txTime)
+            (control.max_rx_octets, control.max_rx_time_us, control.max_tx_octets, control.max_tx_time_us) = (rxOctets, rxTime, txOctets, txTime)
         case .phyRequest(let tx, let rx), .phyResponse(let tx, let rx):
             (control.tx_phys, control.rx_phys) = (tx, rx)
         case .phyUpdate(let toPeripheral, let toCentral, let instant):

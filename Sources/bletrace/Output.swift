@@ -169,12 +169,19 @@ enum Output {
         buffer.append(contentsOf: "[\n".utf8)
         for (index, element) in elements.enumerated() {
             if index > 0 { buffer.append(contentsOf: ",\n".utf8) }
-            // The margin goes before every line but the empty ones (as in an empty array).
-            var lineStart = true
-            for byte in try encoder.encode(element) {
-                if lineStart, byte != 0x0A { buffer.append(contentsOf: margin) }
-                buffer.append(byte)
-                lineStart = byte == 0x0A
+            // The margin goes before every line but the empty ones (as in an empty array); each
+            // line is copied whole.
+            let encoded = try encoder.encode(element)
+            encoded.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Void in
+                guard let base = bytes.baseAddress else { return }
+                var start = 0
+                while start < bytes.count {
+                    var end = bytes.count
+                    if let found = memchr(base + start, 0x0A, bytes.count - start) { end = UnsafeRawPointer(found) - base + 1 }
+                    if bytes[start] != 0x0A { buffer.append(contentsOf: margin) }
+                    buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
+                    start = end
+                }
             }
             if buffer.count >= 1 << 16 { flush() }
         }
@@ -209,14 +216,12 @@ enum Output {
 struct FileNamed<Document: Encodable>: Encodable {
     var file: String
     var document: Document
-    /// For a document that has no `"version"` of its own (the sweep's, from the Replay module).
-    var addsVersion = false
 
-    init(_ document: Document, file: String, addsVersion: Bool = false) {
-        (self.document, self.file, self.addsVersion) = (document, file, addsVersion)
+    init(_ document: Document, file: String) {
+        (self.document, self.file) = (document, file)
     }
 
-    private enum Key: String, CodingKey { case file, version }
+    private enum Key: String, CodingKey { case file }
 
     func encode(to encoder: any Encoder) throws {
         // The document's members go into the same object (the encoder hands the same keyed
@@ -224,6 +229,5 @@ struct FileNamed<Document: Encodable>: Encodable {
         try document.encode(to: encoder)
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(file, forKey: .file)
-        if addsVersion { try container.encode(jsonVersion, forKey: .version) }
     }
 }

@@ -1,4 +1,5 @@
 import BLETrace
+import Foundation
 import Glibc
 
 /// The progress line of a long run, on standard error: bytes read of the file's size and records
@@ -65,9 +66,48 @@ struct ProgressLine {
         return "\(scaled / 10).\(scaled % 10)"
     }
 
-    private static func now() -> Double {
+    static func now() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
+/// The progress line of a run counted in steps rather than bytes (the kill-point sweep's
+/// replays): `sweep terminate: 120 of 1,160 replays`, on standard error under the same rules as
+/// ``ProgressLine`` (a terminal, not `--quiet`, after half a second unless
+/// `BLETRACE_PROGRESS=always`), rewritten at most four times a second and erased at the end.
+/// Safe to advance from several threads.
+final class StepProgress: @unchecked Sendable {
+    private let name: String
+    private let lock = NSLock()
+    private var lastShown: Double
+    private var shown = false
+
+    /// Nil when no line is to be shown.
+    init?(name: String, quiet: Bool) {
+        guard !quiet, isatty(STDERR_FILENO) == 1 else { return nil }
+        let eager = getenv("BLETRACE_PROGRESS").map { String(cString: $0) == "always" } ?? false
+        self.name = name
+        lastShown = eager ? -1 : ProgressLine.now() + 0.25  // the first line after half a second
+    }
+
+    /// `done` of `total` steps are done.
+    func advance(_ done: Int, of total: Int, unit: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        let now = ProgressLine.now()
+        guard now - lastShown >= 0.25 || (done == total && shown) else { return }
+        lastShown = now
+        shown = true
+        Output.standardError("\r\u{1B}[K\(name): \(done) of \(total) \(unit)")
+    }
+
+    /// Erases the line, if one was shown.
+    func finish() {
+        lock.lock()
+        defer { lock.unlock() }
+        if shown { Output.standardError("\r\u{1B}[K") }
+        shown = false
     }
 }

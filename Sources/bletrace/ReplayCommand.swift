@@ -15,11 +15,12 @@ struct ReplayCommand: AsyncParsableCommand {
     var file: String?
     @Flag(help: "List the apps a capture can be replayed to, one a line: the name, then what it does.")
     var listApps = false
-    @Option(help: ArgumentHelp("In a container (bug report zip, sysdiagnose, gzip): the capture to replay (default: the current log).", valueName: "path"))
+    @Option(help: ArgumentHelp("In a container (bug report zip, sysdiagnose, gzip): the capture to replay (default: the current log).", valueName: "path"), completion: .members)
     var member: String?
     @Option(help: "The reference app to replay to (\(ReferenceApps.available.map(\.name).joined(separator: ", "))).", completion: .appNames)
     var app: String = "mirror"
-    @OptionGroup var destination: DestinationOptions
+    @OptionGroup var selection: SelectionOptions
+    @OptionGroup var output: OutputOptions
     @OptionGroup var air: AirCaptureOptions
     @Option(help: "What to do with a request the capture cannot answer: pend (never answered, as by a silent peer), error (CBATTError.unlikelyError) or fail (stop, exit 1). Each is a divergence comment in the flow.")
     var unmatched: UnmatchedPolicy = .pend
@@ -55,6 +56,8 @@ struct ReplayCommand: AsyncParsableCommand {
     var sweep: SweepKind?
     @Option(help: "The sweep's report: text or json.")
     var format: SweepFormat = .text
+    @Option(help: ArgumentHelp("With --sweep: N kill points, evenly spread from the first to the last (default: every one).", valueName: "n"))
+    var killPoints: Int?
 
     enum LaunchState: String, ExpressibleByArgument, CaseIterable {
         case poweredOn, poweredOff, unauthorized
@@ -128,6 +131,10 @@ struct ReplayCommand: AsyncParsableCommand {
         if accessorySetupKit { words.append("--accessory-setup-kit") }
         if launchState != .poweredOn { words.append("--launch-state \(launchState.rawValue)") }
         if unmatched != .pend { words.append("--unmatched \(unmatched.rawValue)") }
+        if let peer = selection.peer { words.append("--peer \(peer)") }
+        if let transport = selection.transport { words.append("--transport \(transport.rawValue)") }
+        if let from = selection.from { words.append("--from \(from)") }
+        if let to = selection.to { words.append("--to \(to)") }
         return words.joined(separator: " ")
     }
 
@@ -139,8 +146,11 @@ struct ReplayCommand: AsyncParsableCommand {
         for time in events.map(\.seconds) where !time.isFinite || time < 0 {
             throw ValidationError("a time of a system event must be seconds after the capture's start (0 or more), not \(time)")
         }
+        if selection.brief { throw ValidationError("--brief: a replay has no shorter form (its flow is every callback)") }
         if sweep != nil, realtime { throw ValidationError("--sweep replays many times at capture time; it cannot be --realtime") }
         if sweep == nil, format != .text { throw ValidationError("--format is the sweep's report format; use it with --sweep") }
+        if sweep == nil, killPoints != nil { throw ValidationError("--kill-points chooses the sweep's kill points; use it with --sweep") }
+        if let killPoints, killPoints < 1 { throw ValidationError("--kill-points takes 1 or more") }
         if via != .settings, powerOffAt.isEmpty { throw ValidationError("--via says how --power-off-at turns Bluetooth off; use it with --power-off-at") }
         if !unlockAt.isEmpty, rebootAt.isEmpty { throw ValidationError("--unlock-at is the first unlock after a restart; use it with --reboot-at") }
     }
@@ -156,11 +166,19 @@ struct ReplayCommand: AsyncParsableCommand {
             return try finish(nil)
         }
         // Checked first, so that a refused -o (the capture itself, a directory) costs nothing.
-        try destination.apply(inputs: [file])  // `-o -`: standard output
+        try output.apply(input: file)  // `-o -`: standard output
         let cassette: Cassette
         let fault: (any Error)?
         do {
-            (cassette, fault) = try Cassette.load(path: try CaptureOptions.path(of: file, member: member), air: air.options)
+            let path = try CaptureOptions.path(of: file, member: member)
+            if selection.isEmpty {
+                (cassette, fault) = try Cassette.load(path: path, air: air.options)
+            } else {
+                // The capture cut to the selection (ReplaySelection.swift says how).
+                let unknownPeer: Bool
+                (cassette, fault, unknownPeer) = try selection.cassette(path: path, air: air.options)
+                if unknownPeer { Output.error("warning: --peer \(selection.peer ?? "") names no device of \(file)") }
+            }
         } catch {
             Output.error("\(error)")
             throw Exit.badInput
@@ -169,18 +187,24 @@ struct ReplayCommand: AsyncParsableCommand {
         if let sweep {
             var results: [(kind: String, sweep: KillPointSweep)] = []
             for kind in sweep.kinds {
+                let name = SweepKind.name(of: kind)
+                let progress = StepProgress(name: "\(name) sweep of \(Self.captureName(file))", quiet: output.quiet)
+                var report: (@Sendable (Int, Int) -> Void)?
+                if let progress { report = { done, total in progress.advance(done, of: total, unit: "replays") } }
                 let result = await KillPointSweep.run(
-                    cassette, app: entry, kind: kind, unmatched: unmatched, events: events, launchState: launchState.state, platform: platform)
-                results.append((SweepKind.name(of: kind), result))
+                    cassette, app: entry, kind: kind, unmatched: unmatched, events: events, launchState: launchState.state, platform: platform,
+                    killPoints: killPoints, progress: report)
+                progress?.finish()
+                results.append((name, result))
             }
             let capture = Self.captureName(file)
             switch (format, sweep) {
             case (.text, .all): Output.line(KillPointSweep.summary(results, capture: capture, app: entry.name, platform: platform))
             case (.text, _): Output.line(results[0].sweep.text(capture: capture, app: entry.name, kind: results[0].kind))
             case (.json, .all):
-                try Output.json(results.map { FileNamed($0.sweep.document(capture: capture, app: entry.name, kind: $0.kind), file: file, addsVersion: true) })
+                try Output.json(results.map { FileNamed(JSONSweep($0.sweep, capture: capture, app: entry.name, kind: $0.kind), file: file) })
             case (.json, _):
-                try Output.json(FileNamed(results[0].sweep.document(capture: capture, app: entry.name, kind: results[0].kind), file: file, addsVersion: true))
+                try Output.json(FileNamed(JSONSweep(results[0].sweep, capture: capture, app: entry.name, kind: results[0].kind), file: file))
             }
             Output.flush()
             if results.contains(where: { !$0.sweep.losses.isEmpty }) { throw Exit.finding }

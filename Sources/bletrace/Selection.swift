@@ -4,7 +4,7 @@ import BLETrace
 /// What part of a busy capture to show: one peer, one transport, a time window, and how much.
 /// Shared by `lifecycle`, `errors` and `decode`.
 struct SelectionOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Only this peer: its address, or the name it advertised (or the start of it, any case).", valueName: "addr|name"))
+    @Option(help: ArgumentHelp("Only this peer: its address, or the name it advertised (or the start of it, any case).", valueName: "addr|name"), completion: .peers)
     var peer: String?
 
     @Option(help: "Only le or br-edr connections.")

@@ -33,7 +33,7 @@ import Testing
         for record in records {
             #expect(record["ts_us"] is Int64 || record["ts_us"] is Int)
             #expect(record["frame"] as? Int == (record["index"] as? Int).map { $0 + 1 })
-            #expect(record["version"] as? Int == 2)
+            #expect(record["version"] as? Int == 3)
             #expect(["sent", "received"].contains(record["direction"] as? String))
             #expect(["command", "event", "acl"].contains(record["kind"] as? String))
         }
@@ -122,8 +122,8 @@ import Testing
         let result = try bletrace("info", "/nonexistent.btsnoop")
         #expect(result.status == 2)
         #expect(result.stderr == "bletrace: /nonexistent.btsnoop: cannot read: no such file\n")
-        // An over-the-air capture: `info` and `decode` read it, the analyses refuse it by name.
-        let sniffer = try bletrace("lifecycle", Fixtures.publicCapture("mikeryan-crackle-le-sc.pcapng"))
+        // An over-the-air capture: `stats` (which counts HCI records) refuses it by name.
+        let sniffer = try bletrace("stats", Fixtures.publicCapture("mikeryan-crackle-le-sc.pcapng"))
         #expect(sniffer.status == 2)
         #expect(sniffer.stderr.contains("link type 256"))
     }
@@ -134,12 +134,13 @@ import Testing
         let result = try bletrace("decode", truncated, "--format", "jsonl")
         #expect(result.status == 1)
         #expect(try jsonLines(result.stdout).count == 101)
-        #expect(result.stderr.contains("cut.btsnoop: record 101: btsnoop at byte offset"))
+        // The 101 good records are frames 1-101: the cut one is frame 102, as Wireshark numbers it.
+        #expect(result.stderr.contains("cut.btsnoop: frame 102: btsnoop at byte offset"))
         #expect(result.stderr.contains("(truncated)"))
         let info = try bletrace("info", truncated, "--format", "json")
         #expect(info.status == 1)
         #expect(try json(info.stdout)["records"] as? Int == 101)
-        #expect((try json(info.stdout)["error"] as? String)?.contains("record 101") == true)
+        #expect((try json(info.stdout)["error"] as? String)?.contains("frame 102:") == true)
     }
 
     @Test func anUnknownAppIsAUsageErrorListingTheApps() throws {

@@ -102,6 +102,48 @@ import Testing
         #expect(sources.contains("bluetooth-monitor") && sources.contains("hci-monitor"))
     }
 
+    /// `--member` offers the captures inside the container on the line, as `bletrace info` lists
+    /// them; nothing when the line names no container.
+    @Test func bashCompletesTheMembersOfTheContainerOnTheLine() throws {
+        let report = try ContainerFixtures.androidBugReport(files: [
+            ("btsnoop_hci.log", Fixtures.capture("att-errors.btsnoop")), ("btsnoop_hci.log.last", Fixtures.capture("scan.btsnoop")),
+        ])
+        let info = try bletrace("info", report)
+        let listed = [ContainerFixtures.androidLogs + "btsnoop_hci.log", ContainerFixtures.androidLogs + "btsnoop_hci.log.last"]
+        for member in listed { #expect(info.stdout.contains(member), "\(info.stdout)") }
+        for command in ["lifecycle", "replay", "convert"] {
+            #expect(Set(try bash("bletrace \(command) \(report) --member ")) == Set(listed), "\(command)")
+        }
+        #expect(try bash("bletrace lifecycle \(report) --member \(ContainerFixtures.androidLogs)btsnoop_hci.log.") == [listed[1]])
+        #expect(try bash("bletrace lifecycle \(Fixtures.capture("scan.btsnoop")) --member ").isEmpty)
+    }
+
+    /// `--peer` offers the devices of the capture on the line: its connections' peers and the
+    /// advertisers it heard (as `lifecycle` names them), on every command that takes it.
+    @Test func bashCompletesThePeersOfTheCaptureOnTheLine() throws {
+        let capture = Fixtures.capture("reconnect-supervision-timeout.btsnoop")
+        let lifecycle = try json(try bletrace("lifecycle", capture, "--format", "json").stdout)
+        let peers = Set(try #require(lifecycle["connections"] as? [[String: Any]]).compactMap { $0["peer"] as? String })
+        try #require(!peers.isEmpty)
+        for command in ["decode", "errors", "diagnose", "stats", "lifecycle", "gatt", "replay"] {
+            let offered = Set(try bash("bletrace \(command) \(capture) --peer "))
+            #expect(peers.isSubset(of: offered), "\(command): \(offered)")
+        }
+        let first = try #require(peers.sorted().first)
+        #expect(try bash("bletrace lifecycle \(capture) --peer \(first.prefix(5))").contains(first))
+        // A scan's advertisers and their names.
+        let scan = Fixtures.capture("scan.btsnoop")
+        let devices = try #require(try json(try bletrace("lifecycle", scan, "--format", "json").stdout)["scans"] as? [[String: Any]])
+            .flatMap { $0["devices"] as? [[String: Any]] ?? [] }
+        let offered = Set(try bash("bletrace decode \(scan) --peer "))
+        #expect(!devices.isEmpty)
+        for device in devices {
+            #expect(offered.contains(device["address"] as! String))
+            if let name = device["name"] as? String, !name.contains(" ") { #expect(offered.contains(name), "\(name)") }
+        }
+        #expect(try bash("bletrace lifecycle nothing-here.btsnoop --peer ").isEmpty)
+    }
+
     @Test func bashCompletesTheFieldsOfAFilter() throws {
         #expect(try bash("bletrace decode x --filter att.e") == ["att.error"])
         #expect(Set(try bash("bletrace decode x --filter btatt.")) == ["btatt.opcode", "btatt.handle", "btatt.error_code"])

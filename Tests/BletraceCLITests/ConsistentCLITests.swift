@@ -13,7 +13,7 @@ import Testing
         let result = try bletrace(command, capture, "--format", "json")
         #expect(result.status == 0, "\(result.stderr)")
         let document = try json(result.stdout)
-        #expect(document["version"] as? Int == 2)
+        #expect(document["version"] as? Int == 3)
     }
 
     @Test(arguments: analysisCommands)
@@ -22,7 +22,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let lines = try jsonLines(result.stdout)
         #expect(!lines.isEmpty)
-        #expect(lines.allSatisfy { $0["version"] as? Int == 2 })
+        #expect(lines.allSatisfy { $0["version"] as? Int == 3 })
     }
 
     @Test(arguments: analysisCommands)

@@ -156,7 +156,7 @@ import Testing
     @Test func everyJSONDocumentHasAVersionAndAFile() throws {
         for command in ["info", "decode", "errors", "diagnose", "stats", "lifecycle", "gatt"] {
             let document = try json(try bletrace(command, Self.capture, "--format", "json").stdout)
-            #expect(document["version"] as? Int == 2, "\(command)")
+            #expect(document["version"] as? Int == 3, "\(command)")
             #expect(document["file"] as? String == Self.capture, "\(command)")
         }
         for command in ["info", "stats", "lifecycle", "gatt"] {
@@ -164,7 +164,7 @@ import Testing
             #expect(line["file"] as? String == Self.capture, "\(command)")
         }
         let sweep = try json(try bletrace("replay", Self.capture, "--sweep", "terminate", "--format", "json").stdout)
-        #expect(sweep["version"] as? Int == 2)
+        #expect(sweep["version"] as? Int == 3)
         #expect(sweep["file"] as? String == Self.capture)
         #expect(sweep["capture"] as? String == "att-errors.btsnoop")
         // Several captures: each document once with its file, not twice.

@@ -136,7 +136,7 @@ import Wire
         let result = try bletrace("convert", damaged, same)
         #expect(result.status == 1)
         #expect(result.stdout.contains("99 records written"))
-        #expect(result.stderr.contains("\(damaged): record 99: btsnoop at byte offset \(lastStart + 24): expected"))
+        #expect(result.stderr.contains("\(damaged): frame 100: btsnoop at byte offset \(lastStart + 24): expected"))
         // Every good record, as it was.
         #expect(try Fixtures.contents(same) == Array(original[..<lastStart]))
 

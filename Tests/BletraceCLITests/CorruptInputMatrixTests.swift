@@ -65,12 +65,30 @@ import TraceFiles
             #expect(decode.stdout.split(separator: "\n").count == good, "\(name) cut at \(cut)")
             #expect(decode.stderr.hasPrefix("bletrace: \(path)"))
             #expect(decode.stderr.filter { $0 == "\n" }.count == 1, "\(decode.stderr)")
-            #expect(decode.stderr.contains("record \(good)"), "\(decode.stderr)")
+            // The first record not shown, as Wireshark numbers frames.
+            #expect(decode.stderr.contains("frame \(good + 1):"), "\(decode.stderr)")
             for command in ["info", "errors", "lifecycle", "stats"] {
                 let result = try bletrace(command, path)
                 #expect(result.status == 1, "\(command) \(name) cut at \(cut)")
                 #expect(result.stderr == decode.stderr, "\(command) \(name)")
             }
+        }
+    }
+
+    /// The frame an error names is Wireshark's: tshark, reading the same cut file, shows the frames
+    /// before it and then says the file was cut short, and the error names the next frame.
+    @Test(arguments: ["att-errors.btsnoop", "att-errors.pcap", "att-errors.lt201.pcapng", "att-errors.pklg"])
+    func theFrameAnErrorNamesIsTheOneAfterTheFramesTsharkReads(name: String) throws {
+        let tshark = try #require(which("tshark"), "tshark is installed by `make deps`")
+        let bytes = try Fixtures.contents(Fixtures.capture(name))
+        let ends = try recordEnds(Fixtures.capture(name))
+        for cut in [ends[40] + 3, ends[90] - 2] {
+            let path = try Fixtures.temporaryFile(Array(bytes[..<cut]), name: "cut-\(name)")
+            let frames = try run(tshark, ["-r", path, "-T", "fields", "-e", "frame.number"]).stdout.split(separator: "\n").compactMap { Int($0) }
+            #expect(frames == Array(1...frames.count), "\(name) cut at \(cut)")
+            let result = try bletrace("decode", path)
+            #expect(result.status == 1)
+            #expect(result.stderr.hasPrefix("bletrace: \(path): frame \(frames.count + 1): "), "\(name) cut at \(cut): \(result.stderr)")
         }
     }
 
@@ -98,7 +116,7 @@ import TraceFiles
         let result = try bletrace("decode", path)
         #expect(result.status == 1)
         #expect(result.stdout.split(separator: "\n").count == record)
-        #expect(result.stderr.contains("record \(record)"), "\(result.stderr)")
+        #expect(result.stderr.contains("frame \(record + 1):"), "\(result.stderr)")
         #expect(result.stderr.contains("offset"), "\(result.stderr)")
     }
 

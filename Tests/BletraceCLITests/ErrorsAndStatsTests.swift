@@ -7,7 +7,7 @@ import Testing
         let result = try bletrace("errors", Fixtures.capture("att-errors.btsnoop"), "--format", "json")
         #expect(result.status == 0)
         let document = try json(result.stdout)
-        #expect(document["version"] as? Int == 2)
+        #expect(document["version"] as? Int == 3)
         let errors = try #require(document["errors"] as? [[String: Any]])
         #expect(document["total"] as? Int == errors.count)
         #expect(document["unexpected"] as? Int == errors.filter { $0["expected"] as? Bool == false }.count)

@@ -56,7 +56,7 @@ import Testing
         let document = try json(try bletrace("decode", Self.nordic, "--format", "json").stdout)
         let records = try #require(document["records"] as? [[String: Any]])
         #expect(records.count == lines.count && lines.count == 303)
-        #expect(lines.allSatisfy { $0["kind"] as? String == "ll" && $0["version"] as? Int == 2 })
+        #expect(lines.allSatisfy { $0["kind"] as? String == "ll" && $0["version"] as? Int == 3 })
         #expect(records.allSatisfy { $0["version"] == nil })
         let mtu = lines[58]
         #expect((mtu["att"] as? [String: Any])?["mtu"] as? Int == 517)
@@ -123,9 +123,9 @@ import Testing
         #expect(records.count == 5)
         #expect(records[0]["fault"] == nil && records[4]["fault"] == nil)
         let short = try #require(records[1]["fault"] as? String)
-        #expect(short.contains("record 1") && short.contains("access address"))
+        #expect(short.contains("frame 2:") && short.contains("access address"))
         let long = try #require(records[2]["fault"] as? String)
-        #expect(long.contains("record 2") && long.contains("offset 5") && long.contains("200 bytes of PDU payload"))
+        #expect(long.contains("frame 3:") && long.contains("offset 5") && long.contains("200 bytes of PDU payload"))
         // An unassigned LL control opcode is shown, not refused.
         let control = try #require((records[3]["ll"] as? [String: Any])?["control"] as? [String: Any])
         #expect(control["opcode"] as? Int == 0xEE && control["name"] == nil)
@@ -137,7 +137,7 @@ import Testing
         let result = try bletrace("decode", path, "--format", "jsonl")
         #expect(result.status == 1)
         #expect(try jsonLines(result.stdout).count == 302)
-        #expect(result.stderr.contains("record 302"))
+        #expect(result.stderr.contains("frame 303:"))
     }
 
     @Test func filtersAreRefusedRatherThanIgnored() throws {

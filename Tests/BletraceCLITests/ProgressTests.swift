@@ -31,6 +31,22 @@ import Testing
         #expect(text.count > text.distance(from: text.startIndex, to: lastProgress.upperBound) + erase.count)
     }
 
+    /// A sweep counts its replays on the terminal, erases the line before its report, and shows
+    /// none with --quiet.
+    @Test func theSweepCountsItsReplaysOnATerminal() throws {
+        let capture = Fixtures.capture("restore-notifying.btsnoop")
+        let (status, text) = try onTerminal(["replay", capture, "--app", "restoring", "--sweep", "terminate"])
+        #expect(status == 0)
+        let line = try #require(text.range(of: "terminate sweep of restore-notifying.btsnoop: "), "\(text)")
+        #expect(text[line.upperBound...].prefix(20).contains(" replays"), "\(text)")
+        let last = try #require(text.range(of: " replays", options: .backwards))
+        #expect(text[last.upperBound...].hasPrefix("\r\u{1B}[K"))
+        #expect(text.contains("terminate sweep of restoring on restore-notifying.btsnoop: 13 kill points"))
+        let (_, quiet) = try onTerminal(["replay", capture, "--app", "restoring", "--sweep", "terminate", "--quiet"])
+        #expect(!quiet.contains(" replays"))
+        #expect(quiet.contains("kill points"))
+    }
+
     @Test func quietShowsNone() throws {
         let (status, text) = try onTerminal(["stats", "--quiet", Self.capture])
         #expect(status == 0)

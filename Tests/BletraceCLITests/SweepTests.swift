@@ -31,7 +31,7 @@ import Testing
             + reference["pending", default: []].map { "pending \($0)" })
         for point in losing { #expect(Set(point["lost"] as! [String]).isSubset(of: held)) }
         // The kill points are in time order, between the events of the run.
-        let times = points.compactMap { $0["seconds"] as? Double }
+        let times = points.compactMap { $0["at_s"] as? Double }
         #expect(times == times.sorted() && times.count == points.count)
     }
 

@@ -21,7 +21,7 @@ import Wire
         #expect(error.file == path)
         #expect(error.offset == 16 + 28 + 31 + 24)
         #expect(error.expected.contains("10 bytes of packet data"))
-        #expect(error.description.contains("record 2"))
+        #expect(error.description.contains("frame 3"))
     }
 
     @Test func aTruncatedRecordHeaderIsReportedAtItsOffset() throws {

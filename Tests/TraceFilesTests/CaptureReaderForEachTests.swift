@@ -74,7 +74,7 @@ import Wire
         #expect(records.count == packets.count - 1)
         let lastOffset = bytes.count - (24 + packets[packets.count - 1].count)
         let message = try #require(fault)
-        #expect(message.contains("record \(packets.count - 1)"))
+        #expect(message.contains("frame \(packets.count):"))
         #expect(message.contains("byte offset \(lastOffset + 24)"))
         #expect(message.contains("truncated"))
     }

@@ -209,7 +209,7 @@ import Wire
                 == "the 10-byte payload of an ACL packet its header announces; the stream ended after 6 (the peer closed the stream mid-packet)")
         #expect(
             error.description
-                == "tcp:127.0.0.1:\(server.port): record 2: hci at byte offset 11: expected the 10-byte payload of an ACL packet its header announces; the stream ended after 6 (the peer closed the stream mid-packet)")
+                == "tcp:127.0.0.1:\(server.port): frame 3: hci at byte offset 11: expected the 10-byte payload of an ACL packet its header announces; the stream ended after 6 (the peer closed the stream mid-packet)")
     }
 
     @Test func anUnknownTypeByteFromTheServerIsReportedWithItsOffsetAndSkipped() throws {

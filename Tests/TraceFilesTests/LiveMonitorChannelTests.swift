@@ -92,7 +92,7 @@ import Wire
         let (records, fault) = collect(source)
         #expect(records.count == 1)
         let error = try #require(fault as? DecodeError)
-        #expect(error.description == "hci-monitor: record 1: hci at byte offset 9: expected a 6-byte monitor header (opcode, controller index, length; little-endian), not a 3-byte frame")
+        #expect(error.description == "hci-monitor: frame 2: hci at byte offset 9: expected a 6-byte monitor header (opcode, controller index, length; little-endian), not a 3-byte frame")
     }
 
     @Test func findsTheTimestampAmongOtherControlMessages() throws {

@@ -8,11 +8,11 @@ import Wire
             file: "trace.btsnoop")
         let text = error.description
         #expect(text.contains("trace.btsnoop"))
-        #expect(text.contains("record 3"))
+        #expect(text.contains("frame 4"))
         #expect(text.contains("btsnoop"))
         #expect(text.contains("40"))
         #expect(text.contains("record header (24 bytes)"))
-        #expect(text == "trace.btsnoop: record 3: btsnoop at byte offset 40: expected record header (24 bytes)")
+        #expect(text == "trace.btsnoop: frame 4: btsnoop at byte offset 40: expected record header (24 bytes)")
     }
 
     @Test func descriptionLeavesOutWhatIsNotKnown() {
@@ -22,9 +22,9 @@ import Wire
         #expect(error.description == "att at byte offset 1: expected attribute handle")
     }
 
-    @Test func recordIndexZeroIsShown() {
+    @Test func recordIndexZeroIsShownAsFrameOne() {
         let error = DecodeError(layer: .hci, offset: 2, expected: "x", recordIndex: 0)
-        #expect(error.description.hasPrefix("record 0: hci"))
+        #expect(error.description.hasPrefix("frame 1: hci"))
     }
 
     @Test(arguments: [
