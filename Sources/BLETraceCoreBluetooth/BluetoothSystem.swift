@@ -48,10 +48,10 @@ public protocol BluetoothSystem: AnyObject {
     /// Peripherals connected to the system (by any app) that have one of `services`.
     func retrieveConnectedPeripherals(withServices services: [CBUUID], for central: CBCentralManager) -> [CBPeripheral]
     func registerForConnectionEvents(options: [CBConnectionEventMatchingOption: Any]?, for central: CBCentralManager)
-    /// The app let go of its last reference to a peripheral of `central` that was connected or
-    /// connecting: the system ends that connection or attempt, with no callback (there is no
-    /// object left to call it with). Called from the object's deinit: the system must not call
-    /// back into the app from here.
+    /// The app let go of its last reference to a peripheral of `central`: the system forgets the
+    /// object, and ends its connection or attempt if it was connected or connecting, with no
+    /// callback (there is no object left to call it with). Called from the object's deinit: the
+    /// system must not call back into the app from here.
     func peripheralReleased(_ peripheral: ReleasedPeripheral, by central: CBCentralManager)
 
     // MARK: GATT client (a peripheral of a central)

@@ -274,6 +274,7 @@ open class CBCentralManager: CBManager {
     /// `CBPeripheral` dealloc; Formats/corebluetooth.md).
     func peripheralReleased(_ released: ReleasedPeripheral) {
         if peripherals[released.identifier]?.object == nil { peripherals[released.identifier] = nil }
+        guard released.state == .connected || released.state == .connecting else { return system.peripheralReleased(released, by: self) }
         let what = released.state == .connecting ? "Cancelling connection for" : "Forcing disconnection of"
         misuse("\(what) unused peripheral \(released.identifier.uuidString): the app kept no reference to it")
         system.peripheralReleased(released, by: self)

@@ -69,11 +69,10 @@ open class CBPeripheral: CBPeer {
         super.init(identifier: identifier, address: address)
     }
 
-    /// The app let go of its last reference: a connection or attempt it still had ends, as iOS
-    /// ends it (``CBCentralManager``'s weak map of peripherals).
+    /// The app let go of its last reference: its system forgets it, and a connection or attempt
+    /// it still had ends, as iOS ends it (``CBCentralManager``'s weak map of peripherals).
     deinit {
-        guard state == .connected || state == .connecting, let central else { return }
-        central.peripheralReleased(ReleasedPeripheral(identifier: identifier, address: address, state: state, object: ObjectIdentifier(self)))
+        central?.peripheralReleased(ReleasedPeripheral(identifier: identifier, address: address, state: state, object: ObjectIdentifier(self)))
     }
 
     open override var description: String {
@@ -450,7 +449,7 @@ open class CBPeripheral: CBPeer {
 public struct ReleasedPeripheral: Sendable {
     public var identifier: UUID
     public var address: BluetoothAddress?
-    /// Its state when it went: `.connected` or `.connecting`.
+    /// Its state when it went: only a `.connected` or `.connecting` one loses a connection.
     public var state: CBPeripheralState
     /// The identity the object had, for what the system scheduled for it.
     public var object: ObjectIdentifier

@@ -100,12 +100,6 @@ struct EventQueue {
                 objects.append(WeakPeripheral(object: peripheral))
             }
             last = (key, slot)
-            if objects[Int(slot)].object !== peripheral {
-                // A new object at the address of one that is gone: what the old one had
-                // scheduled does not run for it.
-                generations[Int(slot)] &+= 1
-                objects[Int(slot)].object = peripheral
-            }
         }
         heap.insert(
             Scheduled(
@@ -160,9 +154,19 @@ struct EventQueue {
         return isWithdrawn(slot: slot, generation: generation, process: process)
     }
 
-    /// The peripheral an action of `slot` runs with; nil when the app let go of it.
+    /// The peripheral an action of `slot` runs with; nil when the app let go of it. (Read in
+    /// place: a copy of the entry would cost a weak reference's copy and release.)
     func peripheral(inSlot slot: Int32) -> CBPeripheral? {
-        slot >= 0 ? objects[Int(slot)].object : nil
+        guard slot >= 0 else { return nil }
+        return objects.withUnsafeBufferPointer { $0[Int(slot)].object }
+    }
+
+    /// The peripheral object `object` is gone: what it had scheduled is withdrawn, and its slot
+    /// is not given to a new object that takes its identity.
+    mutating func forget(_ object: ObjectIdentifier) {
+        withdraw(object)
+        slots[object] = nil
+        if last?.key == object { last = nil }
     }
 
     /// Whether an action is due before a step at `time` that takes the place `sequence` (from

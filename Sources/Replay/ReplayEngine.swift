@@ -626,9 +626,11 @@ public final class ReplayEngine: BluetoothSystem {
     /// dealloc: "Forcing disconnection of unused peripheral"; Formats/corebluetooth.md). Called
     /// from the object's deinit, so nothing here calls the app.
     public func peripheralReleased(_ peripheral: ReleasedPeripheral, by central: CBCentralManager) {
-        guard !finished, isRunning, centrals.contains(where: { $0 === central }), let address = peripheral.address else { return }
+        queue.forget(peripheral.object)
+        guard peripheral.state == .connected || peripheral.state == .connecting, !finished, isRunning,
+            centrals.contains(where: { $0 === central }), let address = peripheral.address
+        else { return }
         record("system", "unusedPeripheral", [.init("peripheral", "\(address)"), .init("state", "\(peripheral.state)")])
-        queue.withdraw(peripheral.object)
         attempts.remove(address)
         autoReconnect.remove(address)
         if let playback = links.removeValue(forKey: address) { noteUndelivered(playback, address) }
