@@ -183,10 +183,8 @@ struct EventQueue {
         withdraw(ObjectIdentifier(peripheral))
     }
 
-    /// Withdraws every action scheduled so far for the peripheral object `object` (one that may
-    /// be gone: its identity can then be taken by a new object, whose actions are then scheduled
-    /// with the slot's new generation).
-    mutating func withdraw(_ object: ObjectIdentifier) {
+    /// Withdraws every action scheduled so far for the peripheral object `object`.
+    private mutating func withdraw(_ object: ObjectIdentifier) {
         guard let slot = slots[object] else { return }
         generations[Int(slot)] &+= 1
     }
