@@ -267,16 +267,17 @@ open class CBCentralManager: CBManager {
         return true
     }
 
-    /// `peripheral`'s last reference went while it was connected or connecting (its deinit):
-    /// iOS cancels the connection and writes "API MISUSE: Forcing disconnection of unused
+    /// A peripheral's last reference went (its deinit): the system is told. One that was
+    /// connected or connecting loses its connection: iOS cancels it and writes "API MISUSE: Forcing disconnection of unused
     /// peripheral" (connected) or "Cancelling connection for unused peripheral" (connecting) to
     /// its log; no callback follows, the object being gone (the decompiled framework's
     /// `CBPeripheral` dealloc; Formats/corebluetooth.md).
     func peripheralReleased(_ released: ReleasedPeripheral) {
         if peripherals[released.identifier]?.object == nil { peripherals[released.identifier] = nil }
-        guard released.state == .connected || released.state == .connecting else { return system.peripheralReleased(released, by: self) }
-        let what = released.state == .connecting ? "Cancelling connection for" : "Forcing disconnection of"
-        misuse("\(what) unused peripheral \(released.identifier.uuidString): the app kept no reference to it")
+        if released.state == .connected || released.state == .connecting {
+            let what = released.state == .connecting ? "Cancelling connection for" : "Forcing disconnection of"
+            misuse("\(what) unused peripheral \(released.identifier.uuidString): the app kept no reference to it")
+        }
         system.peripheralReleased(released, by: self)
     }
 

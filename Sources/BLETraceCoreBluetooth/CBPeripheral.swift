@@ -444,8 +444,8 @@ open class CBPeripheral: CBPeer {
     }
 }
 
-/// What a system is told of a peripheral object the app let go of while it was connected or
-/// connecting (``BluetoothSystem/peripheralReleased(_:by:)``): the object itself is gone.
+/// What a system is told of a peripheral object the app let go of
+/// (``BluetoothSystem/peripheralReleased(_:by:)``): the object itself is gone.
 public struct ReleasedPeripheral: Sendable {
     public var identifier: UUID
     public var address: BluetoothAddress?

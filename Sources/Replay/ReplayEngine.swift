@@ -621,10 +621,10 @@ public final class ReplayEngine: BluetoothSystem {
         return peripheral
     }
 
-    /// The app let go of a peripheral that was connected or connecting: iOS ends the connection
-    /// or the attempt, and no callback follows (the decompiled framework's `CBPeripheral`
-    /// dealloc: "Forcing disconnection of unused peripheral"; Formats/corebluetooth.md). Called
-    /// from the object's deinit, so nothing here calls the app.
+    /// The app let go of a peripheral object: the queue forgets it, and one that was connected or
+    /// connecting loses its connection or attempt with no callback, as on iOS (the decompiled
+    /// framework's `CBPeripheral` dealloc: "Forcing disconnection of unused peripheral";
+    /// Formats/corebluetooth.md). Called from the object's deinit, so nothing here calls the app.
     public func peripheralReleased(_ peripheral: ReleasedPeripheral, by central: CBCentralManager) {
         queue.forget(peripheral.object)
         guard peripheral.state == .connected || peripheral.state == .connecting, !finished, isRunning,
