@@ -78,6 +78,14 @@ def build_fleet(folder: str) -> dict[str, tuple[str, str]]:
     with open(os.path.join(ROOT, "Captures", "att-errors.pcap"), "rb") as source, gzip.open(target, "wb") as out:
         shutil.copyfileobj(source, out)
     assigned[target] = ("galaxy-s23", "4.1.0")
+    # An upload cut short in its file header, as a phone that lost power mid-copy leaves it: bletrace
+    # refuses it (exit 2), and the job must put it in its failures table.
+    target = os.path.join(folder, "device=pixel-7", "app=4.1.0", "btsnoop_hci-cut.log")
+    with open(os.path.join(ROOT, "Captures", "att-errors.btsnoop"), "rb") as source:
+        header = source.read(10)
+    with open(target, "wb") as out:
+        out.write(header)
+    assigned[target] = ("pixel-7", "4.1.0")
     return assigned
 
 
@@ -171,7 +179,10 @@ class FleetJobTests(unittest.TestCase):
     def test_failures_are_the_files_bletrace_refuses(self):
         failed = sorted({row["file"] for row in self.spark["failures"]})
         self.assertEqual(failed, self.reference["failed_files"])
-        self.assertTrue(any(name.endswith("mikeryan-crackle-le-sc.pcapng") for name in failed))
+        self.assertTrue(any(name.endswith("btsnoop_hci-cut.log") for name in failed))
+        # Link-layer (over-the-air) captures are read like HCI ones, not refused.
+        self.assertFalse(any(name.endswith("mikeryan-crackle-le-sc.pcapng") for name in failed))
+        self.assertTrue(any(name.endswith("mikeryan-crackle-le-sc.pcapng") for name in self.spark["rows_per_file"]))
 
     def test_rows_per_file_agree_with_one_machine(self):
         self.assertEqual(self.spark["rows_per_file"], self.reference["rows_per_file"])
