@@ -79,25 +79,29 @@ let package = Package(
             // LinkLayer: an over-the-air capture read as this host's HCI would have shown it.
             dependencies: ["Wire", "HCI", "ATT", "CoreBluetoothCodes", "TraceFiles", "LinkLayer"]),
         .target(name: "BLETraceCoreBluetooth", dependencies: ["Wire", "ATT", "CoreBluetoothCodes"]),
+        // The flow: its events, text form, reader, writer, vocabulary, expectations and diff. It
+        // knows nothing of captures or the replay; CoreBluetoothCodes names the errors an event
+        // carries.
+        .target(name: "Flow", dependencies: ["Wire", "CoreBluetoothCodes"]),
         .target(
             name: "Replay",
             dependencies: [
-                "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "BLETraceCoreBluetooth",
+                "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "BLETraceCoreBluetooth", "Flow",
                 .product(name: "HeapModule", package: "swift-collections"),
             ]),
         // What people and tools read: the lifecycle story, the JSON documents, the timeline, the
         // error table, the diff's reports. The command-line tool only parses and prints.
         .target(
             name: "Reports",
-            dependencies: ["Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "Replay"]),
+            dependencies: ["Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "Flow"]),
         .target(
             name: "BLETraceTesting",
-            dependencies: ["Replay", "BLETraceCoreBluetooth", "CoreBluetoothCodes"]),
+            dependencies: ["Replay", "Flow", "BLETraceCoreBluetooth", "CoreBluetoothCodes"]),
         .target(
             name: "BLETrace",
             dependencies: [
                 "Wire", "TraceFiles", "HCI", "ATT", "LinkLayer", "CoreBluetoothCodes", "Lifecycle", "BLETraceCoreBluetooth",
-                "Replay", "Reports",
+                "Flow", "Replay", "Reports",
             ]),
         // The command line: argument parsing and printing; `bletrace-main` only starts it.
         .target(
@@ -126,7 +130,7 @@ let package = Package(
         .testTarget(name: "TraceFilesTests", dependencies: ["TraceFiles", "Wire", "TestSupport"]),
         .testTarget(name: "HCITests", dependencies: ["HCI", "Wire", "TestSupport"]),
         .testTarget(name: "ATTTests", dependencies: ["ATT", "Wire", "TestSupport"]),
-        .testTarget(name: "LinkLayerTests", dependencies: ["LinkLayer", "HCI", "ATT", "Wire", "TraceFiles", "Lifecycle", "Replay", "TestSupport"]),
+        .testTarget(name: "LinkLayerTests", dependencies: ["LinkLayer", "HCI", "ATT", "Wire", "TraceFiles", "Lifecycle", "Replay", "Flow", "TestSupport"]),
         .testTarget(name: "CoreBluetoothCodesTests", dependencies: ["CoreBluetoothCodes"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "TestSupport"]),
         .testTarget(name: "BLETraceCoreBluetoothTests", dependencies: ["BLETraceCoreBluetooth"]),
@@ -140,9 +144,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "ReplayTests", dependencies: ["Replay", "Lifecycle", "TestSupport"]),
-        .testTarget(name: "BLETraceTestingTests", dependencies: ["BLETraceTesting", "TestSupport"]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Lifecycle", "TraceFiles", "TestSupport"]),
+        .testTarget(name: "FlowTests", dependencies: ["Flow", "TestSupport"]),
+        .testTarget(name: "ReplayTests", dependencies: ["Replay", "Flow", "Lifecycle", "TestSupport"]),
+        .testTarget(name: "BLETraceTestingTests", dependencies: ["BLETraceTesting", "Flow", "TestSupport"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Lifecycle", "TraceFiles", "BLETrace", "TestSupport"]),
         .testTarget(
             name: "BletraceCLITests",
             dependencies: [

@@ -1,6 +1,7 @@
 // `import BLETrace` gives a user's own tests every public module of bletrace.
 @_exported import ATT
 @_exported import CoreBluetoothCodes
+@_exported import Flow
 @_exported import HCI
 @_exported import Lifecycle
 @_exported import LinkLayer

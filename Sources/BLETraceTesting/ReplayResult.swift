@@ -1,5 +1,6 @@
 import BLETraceCoreBluetooth
 import CoreBluetoothCodes
+import Flow
 import Foundation
 import Replay
 

@@ -1,4 +1,4 @@
-import Replay
+import Flow
 
 /// The JSON document of `bletrace diff --format json` (its contract: Formats/json.md): whether the
 /// flows match, the first divergence first, then each differing stretch and each failed timing

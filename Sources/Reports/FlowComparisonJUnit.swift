@@ -1,4 +1,4 @@
-import Replay
+import Flow
 
 /// `bletrace diff --format junit`: the comparison as a JUnit XML report, which CI systems show as
 /// test results (validated against the Jenkins xUnit plugin's `junit-10.xsd`).

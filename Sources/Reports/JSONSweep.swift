@@ -1,19 +1,17 @@
-import Replay
-
 /// The JSON document of `bletrace replay FILE --sweep KIND --format json` (its contract:
 /// Formats/json.md): what the app holds at the end without a kill, then each kill point with its
 /// time in seconds after the capture's start and what a kill there loses or gains.
 public struct JSONSweep: Encodable {
     /// What an app holds, each list sorted.
-    struct State: Encodable {
+    public struct State: Encodable, Sendable {
         var connected: [String]
         var subscribed: [String]
         var pending: [String]
-        init(_ state: AppState) {
-            (connected, subscribed, pending) = (state.connected.sorted(), state.subscribed.sorted(), state.pending.sorted())
+        public init(connected: some Sequence<String>, subscribed: some Sequence<String>, pending: some Sequence<String>) {
+            (self.connected, self.subscribed, self.pending) = (connected.sorted(), subscribed.sorted(), pending.sorted())
         }
     }
-    struct Point: Encodable {
+    public struct Point: Encodable, Sendable {
         /// Seconds after the capture's start, to the microsecond.
         var at_s: Double
         var after: String
@@ -23,6 +21,13 @@ public struct JSONSweep: Encodable {
         /// The earlier kill point whose app state this one's is identical to (its `at_s`): not
         /// replayed, its outcome is that one's.
         var same_as_s: Double?
+
+        /// A kill point `seconds` after the capture's start; `sameAs` is the earlier one whose
+        /// outcome it shares.
+        public init(seconds: Double, after: String, lost: [String], gained: [String], relaunch: String?, sameAs: Double?) {
+            (at_s, self.after, self.lost, self.gained, self.relaunch) = (ReportJSON.seconds(seconds), after, lost, gained, relaunch)
+            same_as_s = sameAs.map(ReportJSON.seconds)
+        }
     }
     var version = jsonVersion
     var capture: String
@@ -35,16 +40,12 @@ public struct JSONSweep: Encodable {
     /// How many kill points were replayed.
     var replayed: Int
 
-    /// The document of `sweep` of `kind`, of `app` on `capture` (its file name).
-    public init(_ sweep: KillPointSweep, capture: String, app: String, kind: String) {
+    /// The document of a sweep of `kind`, of `app` on `capture` (its file name): what the app holds
+    /// without a kill, each kill point, and how many were replayed (BLETrace builds it from the
+    /// replay's `KillPointSweep`).
+    public init(capture: String, app: String, kind: String, reference: State, points: [Point], replayed: Int) {
         (self.capture, self.app, self.kind) = (capture, app, kind)
-        reference = State(sweep.reference)
-        points = sweep.points.map {
-            Point(
-                at_s: ReportJSON.seconds($0.seconds), after: $0.after, lost: $0.lost, gained: $0.gained, relaunch: $0.relaunch,
-                same_as_s: $0.sameAs.map(ReportJSON.seconds))
-        }
-        losing = sweep.losses.count
-        replayed = sweep.replayed
+        (self.reference, self.points, self.replayed) = (reference, points, replayed)
+        losing = points.count { !$0.lost.isEmpty }
     }
 }

@@ -1,5 +1,6 @@
 import BLETraceCoreBluetooth
 import BLETraceTesting
+import Flow
 import Foundation
 import Replay
 import TestSupport

@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import Flow
 @testable import Replay
 
 /// What the probe apps of one replay saw: each instance's number and the callbacks it got.

@@ -4,6 +4,7 @@ import TestSupport
 import Wire
 import Testing
 
+@testable import Flow
 @testable import Replay
 
 /// `CBConnectPeripheralOptionEnableAutoReconnect` (iOS 17): after a disconnection the system

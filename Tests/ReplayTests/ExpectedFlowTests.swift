@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import Flow
 @testable import Replay
 
 /// Every expected flow in Captures/, named `CAPTURE.APP.flow`: replaying CAPTURE.btsnoop to APP

@@ -5,6 +5,7 @@ import TestSupport
 import Wire
 import Testing
 
+@testable import Flow
 @testable import Replay
 
 /// Shapes of real logs the replay used to read wrong.

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import Flow
 @testable import Replay
 
 /// The one table of actors and events, and what `bletrace diff` says of a word not in it.

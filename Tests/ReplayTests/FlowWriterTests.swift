@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 import Wire
 
+@testable import Flow
 @testable import Replay
 
 /// A long replay writes its flow as it goes (`FlowWriter`): the text must be the very bytes the

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 import Wire
 
+@testable import Flow
 @testable import Replay
 
 /// Connects to the first known peripheral, discovers everything, then runs `ready`.

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 import Wire
 
+@testable import Flow
 @testable import Replay
 
 /// Connects, discovers, reads Body Sensor Location and subscribes to Heart Rate Measurement on

@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 import Wire
 
+@testable import Flow
 @testable import Replay
 
 /// A peripheral-manager app for the tests: publishes the services the capture's remote centrals

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 import Wire
 
+@testable import Flow
 @testable import Replay
 
 /// Apple's relaunch table (TN3115, QA1962) and the iOS releases: crash, force quit, restart with

@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 import Wire
 
+@testable import Flow
 @testable import Replay
 
 let peer = BluetoothAddress("F0:F1:F2:F3:F4:05")!

@@ -4,6 +4,7 @@ import TestSupport
 import Wire
 import Testing
 
+@testable import Flow
 @testable import Replay
 
 /// iOS keeps the app's `CBPeripheral` objects weakly: a connected or connecting peripheral the app

@@ -1,5 +1,5 @@
 import Foundation
-import Replay
+import BLETrace
 import Reports
 import TestSupport
 import Testing

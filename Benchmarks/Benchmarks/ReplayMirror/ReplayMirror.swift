@@ -7,6 +7,7 @@
 // (Benchmarks/README.md).
 import Benchmark
 import BenchSupport
+import Flow
 
 let capturePath = BenchCapture.path
 

@@ -1,4 +1,5 @@
 import BLETrace
+import Flow
 import FuzzSupport
 
 /// The flow parser, the streaming flow reader and the diff: the input is two flows separated by

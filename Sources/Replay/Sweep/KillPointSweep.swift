@@ -1,4 +1,5 @@
 import BLETraceCoreBluetooth
+import Flow
 import Foundation
 
 /// Replays a capture once per moment iOS could terminate the app, and tells for each whether the

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import Replay
+@testable import Flow
 
 /// Expected flows written by people: `...`, wildcards, `# match: in-order`, timing assertions,
 /// interleaved peripherals (Formats/flow.md, "Expected flows written by people").

@@ -1,6 +1,7 @@
 import ATT
 import BLETraceCoreBluetooth
 import CoreBluetoothCodes
+import Flow
 import Foundation
 import Lifecycle
 import Wire

@@ -106,7 +106,7 @@ public final class FlowWriter {
     // MARK: Writing lines
 
     /// One event, as ``FlowEvent/line``.
-    func append(time: Double, actor: String, name: String, arguments: [FlowEvent.Argument]) {
+    package func append(time: Double, actor: String, name: String, arguments: [FlowEvent.Argument]) {
         buffer.begin(time: time, actor: actor, name: name)
         for argument in arguments { buffer.argument(argument.key, argument.value) }
         end()
@@ -114,7 +114,7 @@ public final class FlowWriter {
 
     /// `peripheral didUpdateValueFor peripheral=… characteristic=… value=… error=nil`, the
     /// line of a notification: the hot path of a long replay, in one go.
-    func valueUpdate(time: Double, peripheral: String, characteristic: String, value: some ContiguousBytes) {
+    package func valueUpdate(time: Double, peripheral: String, characteristic: String, value: some ContiguousBytes) {
         buffer.writeTime(time)
         buffer.put(" peripheral didUpdateValueFor peripheral=" as StaticString)
         buffer.put(peripheral)
@@ -126,16 +126,16 @@ public final class FlowWriter {
     }
 
     /// The time, the actor and the name of a line.
-    func begin(time: Double, actor: String, name: String) { buffer.begin(time: time, actor: actor, name: name) }
+    package func begin(time: Double, actor: String, name: String) { buffer.begin(time: time, actor: actor, name: name) }
 
     /// ` key=value`.
-    func argument(_ key: String, _ value: String) { buffer.argument(key, value) }
+    package func argument(_ key: String, _ value: String) { buffer.argument(key, value) }
 
     /// ` key=` and the bytes in lowercase hex (`empty` for none), as `hex(_:)` gives them.
-    func argument(_ key: String, hex bytes: some ContiguousBytes) { buffer.argument(key, hex: bytes) }
+    package func argument(_ key: String, hex bytes: some ContiguousBytes) { buffer.argument(key, hex: bytes) }
 
     /// Ends the line.
-    func end() {
+    package func end() {
         buffer.put(0x0A)
         lineCount += 1
         if buffer.count >= Self.capacity { flush() }

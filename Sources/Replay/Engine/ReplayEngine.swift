@@ -1,4 +1,5 @@
 import CoreBluetoothCodes
+import Flow
 import Foundation
 import HCI
 import Lifecycle

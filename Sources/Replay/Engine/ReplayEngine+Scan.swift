@@ -1,4 +1,5 @@
 import BLETraceCoreBluetooth
+import Flow
 import Foundation
 import Wire
 

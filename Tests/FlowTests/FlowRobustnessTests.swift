@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import Replay
+@testable import Flow
 
 /// Writes `text` to a new temporary file and returns its path.
 func temporaryFlow(_ text: String, name: String = "f.flow") throws -> String {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Replay
+@testable import Flow
 
 @Suite struct FlowTests {
     static let text = """

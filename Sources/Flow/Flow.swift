@@ -209,7 +209,7 @@ public struct FlowError: Error, Hashable, Sendable, CustomStringConvertible {
 /// before a time that is not negative). Any value shows without trapping: beyond
 /// 9,000,000,000,000 s (past what six decimals of a Double can hold) it is written in exponent
 /// form ("1e+300"), which reads back.
-func formatSeconds(_ seconds: Double) -> String {
+package func formatSeconds(_ seconds: Double) -> String {
     let sign = seconds.sign == .minus && seconds != 0 ? "-" : ""
     let magnitude = seconds.magnitude
     guard magnitude < 9e12 else { return sign + "\(magnitude)" }
