@@ -50,7 +50,7 @@ public struct ReplayCapture: Sendable {
         let engine = options.engine(for: cassette)
         let flow = await engine.run(name: name, launching: launching)
         return ReplayResult(
-            flow: flow, finalState: engine.finalState, failed: engine.failed, peripheralStates: engine.finalPeripheralStates)
+            records: engine.records, flow: flow, finalState: engine.finalState, failed: engine.failed, peripheralStates: engine.finalPeripheralStates)
     }
 
     /// Replays once per moment iOS could kill the app (`KillPointSweep`): `survived` on the

@@ -7,7 +7,9 @@ import Replay
 /// What a replay gave: the app's flow, as values and as text, the state the app ended in, and
 /// questions tests ask of them.
 public struct ReplayResult: Sendable, CustomStringConvertible {
-    /// Every event, in order (Formats/flow.md).
+    /// Every event, in order, typed: what the questions below ask.
+    public let records: [FlowRecord]
+    /// Every event, in order, as text (Formats/flow.md), with the replay's comments.
     public let flow: Flow
     /// What the app held at the end: connections, subscriptions, pending connects.
     public let finalState: AppState
@@ -19,19 +21,19 @@ public struct ReplayResult: Sendable, CustomStringConvertible {
     /// written directly, a descriptor other than 2901/2904 made, a writable characteristic with a
     /// cached value, a service added twice); nil when it broke none. The replay stops there.
     public var crashReason: String? {
-        flow.events.last { $0.actor == "system" && $0.name == "crash" }?.argument("reason")
+        records.last { $0.event == .system(.crash) }?.argument(.reason)
     }
 
     /// The peripherals (by address) whose connection or attempt iOS ended because the app let go
     /// of its last reference to the object ("API MISUSE: Forcing disconnection of unused
     /// peripheral"): an app that forgets to keep its `CBPeripheral` loses it on iOS.
     public var unusedPeripherals: [String] {
-        flow.events.filter { $0.actor == "system" && $0.name == "unusedPeripheral" }.compactMap { $0.argument("peripheral") }
+        records.filter { $0.event == .system(.unusedPeripheral) }.compactMap { $0.argument(.peripheral) }
     }
 
     /// A short account, for test failure messages: the events and the end state.
     public var description: String {
-        var parts = ["\(flow.events.count) flow events"]
+        var parts = ["\(records.count) flow events"]
         if !finalState.connected.isEmpty { parts.append("ends connected to \(finalState.connected.sorted().joined(separator: ", "))") }
         if !finalState.subscribed.isEmpty { parts.append("subscribed to \(finalState.subscribed.sorted().joined(separator: ", "))") }
         if !finalState.pending.isEmpty { parts.append("connecting to \(finalState.pending.sorted().joined(separator: ", "))") }
@@ -44,44 +46,43 @@ public struct ReplayResult: Sendable, CustomStringConvertible {
     /// The flow's text, as `bletrace replay` prints it.
     public var text: String { flow.text }
 
-    /// The events of `actor` (and named `name`, when given), in order:
-    /// `replay.events(of: .peripheral, named: "didUpdateValueFor")`.
-    public func events(of actor: FlowActor? = nil, named name: String? = nil) -> [FlowEvent] {
-        flow.events.filter { event in
-            (actor.map { event.actor == $0.rawValue || event.actor.hasPrefix($0.rawValue) && event.actor.dropFirst($0.rawValue.count).allSatisfy(\.isNumber) } ?? true)
-                && (name.map { event.name == $0 } ?? true)
-        }
+    /// The events of `actor` (every event when nil), in order: `replay.events(of: .central)`.
+    public func events(of actor: FlowActor? = nil) -> [FlowRecord] {
+        guard let actor else { return records }
+        return records.filter { actor.matches($0.event) }
+    }
+
+    /// The events `name` names, of any manager of its kind, in order:
+    /// `replay.events(.peripheral(.didUpdateValueFor))`, `replay.events(.central(.didConnect))`.
+    public func events(_ name: FlowEventName) -> [FlowRecord] {
+        records.filter { name.matches($0.event) }
     }
 
     /// The errors CoreBluetooth gave the app, in order: each callback whose `error=` is not nil.
     public var errors: [GivenError] {
-        flow.events.compactMap { event in
-            guard let error = event.argument("error"), error != "nil" else { return nil }
-            return GivenError(event: event, error: error)
-        }
+        records.compactMap { record in record.error.map { GivenError(event: record, error: $0) } }
     }
 
     /// Whether the app was given `code` in some callback.
     public func surfaced(_ code: CBATTError.Code) -> Bool {
-        errors.contains { $0.error == "\(CBATTError(code))" }
+        errors.contains { $0.error == .att(code) }
     }
 
     /// Whether the app was given `code` in some callback.
     public func surfaced(_ code: CBError.Code) -> Bool {
-        errors.contains { $0.error == "\(CBError(code))" }
+        errors.contains { $0.error == .cb(code) }
     }
 
     /// Whether, after each disconnection it did not ask for (one with an error), the app asked
     /// to connect to that peripheral again before the capture ended; false when there was no
     /// such disconnection.
     public func reconnectedAfterUnexpectedDisconnection() -> Bool {
-        let events = flow.events
         var any = false
-        for (index, event) in events.enumerated() where event.name == "didDisconnectPeripheral" {
-            guard let error = event.argument("error"), error != "nil", let peripheral = event.argument("peripheral") else { continue }
+        for (index, record) in records.enumerated() where FlowEventName.central(.didDisconnectPeripheral).matches(record.event) {
+            guard record.error != nil, let peripheral = record.argument(.peripheral) else { continue }
             any = true
-            let again = events[(index + 1)...].contains {
-                $0.actor == "app" && $0.name == "connect" && $0.argument("peripheral") == peripheral
+            let again = records[(index + 1)...].contains {
+                $0.event == .app(.connect) && $0.argument(.peripheral) == peripheral
             }
             if !again { return false }
         }
@@ -124,17 +125,49 @@ public struct ReplayResult: Sendable, CustomStringConvertible {
     }
 }
 
-/// An actor of a flow line.
+/// An actor of a flow line; `central` and `peripheralManager` stand for every manager of their
+/// kind (`central2` …).
 public enum FlowActor: String, Sendable, CaseIterable {
     case system, app, central, peripheral, peripheralManager
+
+    func matches(_ event: FlowRecord.Event) -> Bool {
+        switch (self, event) {
+        case (.system, .system), (.app, .app), (.central, .central), (.peripheral, .peripheral),
+            (.peripheralManager, .peripheralManager):
+            true
+        default: false
+        }
+    }
 }
 
-/// An error the app was given: the callback's event and the error as the flow writes it
-/// (`CBATTError.insufficientAuthentication`, `CBError.connectionTimeout`).
+/// An event of a flow, of any manager of its kind: `.central(.didConnect)`,
+/// `.peripheral(.didUpdateValueFor)`, `.system(.relaunch)`.
+public enum FlowEventName: Hashable, Sendable {
+    case system(FlowRecord.System)
+    case app(FlowRecord.App)
+    case central(FlowRecord.Central)
+    case peripheral(FlowRecord.Peripheral)
+    case peripheralManager(FlowRecord.PeripheralManager)
+
+    func matches(_ event: FlowRecord.Event) -> Bool {
+        switch (self, event) {
+        case (.system(let a), .system(let b)): a == b
+        case (.app(let a), .app(let b)): a == b
+        case (.central(let a), .central(let b, _)): a == b
+        case (.peripheral(let a), .peripheral(let b)): a == b
+        case (.peripheralManager(let a), .peripheralManager(let b, _)): a == b
+        default: false
+        }
+    }
+}
+
+/// An error the app was given: the callback's event and the error
+/// (`.att(.insufficientAuthentication)`, `.cb(.connectionTimeout)`; as text
+/// `CBATTError.insufficientAuthentication`).
 public struct GivenError: Sendable, Hashable, CustomStringConvertible {
-    public let event: FlowEvent
-    public let error: String
-    public var description: String { "\(event.actor) \(event.name): \(error)" }
+    public let event: FlowRecord
+    public let error: CallbackError
+    public var description: String { "\(event.event.actor) \(event.event.name): \(error)" }
 }
 
 /// The replay's flow differs from the expected one; `description` is the diff, first

@@ -5,47 +5,21 @@ import Wire
 /// and events"). A line of a flow read for `bletrace diff` whose actor or event is not here is bad
 /// input, with a suggestion for a near miss.
 ///
-/// This table is the one place to add a word: what the replay engine, the managers and the app
-/// host record (`record(` in Sources/Replay), and what restoration adds.
+/// The words are ``FlowRecord``'s enums: the one place to add a word, and what the replay engine
+/// records compiles only with words that are there.
 public enum FlowVocabulary {
     /// Each actor and its events. `central` and `peripheralManager` stand for their numbered
     /// siblings too (`central2`, `peripheralManager3`: a second manager of the same app).
     public static let events: [String: Set<String>] = [
-        "system": [
-            "launch", "terminate", "relaunch", "forceQuit", "reboot", "unlock", "powerOff", "powerOn", "reset", "unauthorized",
-            "answerDiffers", "noResponse", "crash", "unusedPeripheral",
-        ],
-        "app": [
-            // Central side.
-            "connect", "cancelPeripheralConnection", "registerForConnectionEvents", "scanForPeripherals", "stopScan",
-            "discoverServices", "discoverIncludedServices", "discoverCharacteristics", "discoverDescriptors", "readValue",
-            "writeValue", "setNotifyValue", "readRSSI", "openL2CAPChannel",
-            // Peripheral-manager side.
-            "add", "remove", "removeAllServices", "startAdvertising", "stopAdvertising", "respond", "updateValue",
-            "setDesiredConnectionLatency", "publishL2CAPChannel", "unpublishL2CAPChannel",
-        ],
-        "central": [
-            "didUpdateState", "willRestoreState", "didConnect", "didFailToConnect", "didDisconnectPeripheral", "didDiscover",
-        ],
-        "peripheral": [
-            "didDiscoverServices", "didDiscoverIncludedServicesFor", "didDiscoverCharacteristicsFor", "didDiscoverDescriptorsFor",
-            "didUpdateValueFor", "didWriteValueFor", "didUpdateNotificationStateFor", "didModifyServices", "didUpdateName",
-        ],
-        "peripheralManager": [
-            "didUpdateState", "willRestoreState", "didAdd", "didStartAdvertising", "didSubscribeTo", "didUnsubscribeFrom",
-            "didReceiveRead", "didReceiveWrite",
-        ],
+        "system": Set(FlowRecord.System.allCases.map(\.rawValue)),
+        "app": Set(FlowRecord.App.allCases.map(\.rawValue)),
+        "central": Set(FlowRecord.Central.allCases.map(\.rawValue)),
+        "peripheral": Set(FlowRecord.Peripheral.allCases.map(\.rawValue)),
+        "peripheralManager": Set(FlowRecord.PeripheralManager.allCases.map(\.rawValue)),
     ]
 
-    /// Every argument key an event may carry (`peripheral=`, `error=` …). A test replays every
-    /// bundled capture to every reference app and finds each key the replay writes here.
-    public static let keys: Set<String> = [
-        "advertising", "app", "autoReconnect", "captured", "central", "centrals", "characteristic", "characteristics",
-        "descriptor", "descriptors", "enabled", "encryption", "error", "expected", "includedServices",
-        "invalidatedServices", "isNotifying", "isReconnecting", "kind", "latency", "name", "offset", "peripheral",
-        "peripherals", "psm", "reason", "request", "restoreIdentifier", "result", "rssi", "scanServices", "service",
-        "services", "state", "type", "value", "via",
-    ]
+    /// Every argument key an event may carry (`peripheral=`, `error=` …).
+    public static let keys: Set<String> = Set(FlowRecord.Key.allCases.map(\.rawValue))
 
     /// The error types a flow names, with their case names (`CBError.connectionTimeout`).
     static let errorNames: [String: Set<String>] = [

@@ -105,10 +105,16 @@ public final class FlowWriter {
 
     // MARK: Writing lines
 
-    /// One event, as ``FlowEvent/line``.
-    package func append(time: Double, actor: String, name: String, arguments: [FlowEvent.Argument]) {
-        buffer.begin(time: time, actor: actor, name: name)
-        for argument in arguments { buffer.argument(argument.key, argument.value) }
+    /// One event, as ``FlowEvent/line`` writes it.
+    package func append(_ record: FlowRecord) {
+        buffer.begin(time: record.time, actor: record.event.actor, name: record.event.name)
+        for argument in record.arguments {
+            switch argument.value {
+            case .text(let text): buffer.argument(argument.key.rawValue, text)
+            case .bytes(let bytes): buffer.argument(argument.key.rawValue, hex: bytes)
+            case .error: buffer.argument(argument.key.rawValue, argument.value.description)
+            }
+        }
         end()
     }
 

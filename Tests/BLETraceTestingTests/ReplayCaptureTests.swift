@@ -75,10 +75,14 @@ final class BrokenSensorApp: NSObject, BluetoothApp, Launchable {
     @Test func theAppTypeIsReplayedAndTheFlowCanBeQueried() async throws {
         let replay = try await ReplayCapture(supervisionTimeout).replay(SensorApp.self)
         #expect(replay.flow.events.first?.signature == "system launch app=sensor")
-        let connects = replay.events(of: .central, named: "didConnect")
+        let connects = replay.events(.central(.didConnect))
         #expect(connects.count == 2)
         #expect(replay.events(of: .app).allSatisfy { $0.actor == "app" })
-        #expect(replay.events(named: "didUpdateNotificationStateFor").count == replay.events(of: .peripheral, named: "didUpdateNotificationStateFor").count)
+        #expect(replay.events(of: .central).allSatisfy { $0.actor.hasPrefix("central") })
+        #expect(
+            replay.events().filter { $0.name == "didUpdateNotificationStateFor" }.count
+                == replay.events(.peripheral(.didUpdateNotificationStateFor)).count)
+        #expect(!replay.events(.peripheral(.didUpdateNotificationStateFor)).isEmpty)
         #expect(replay.finalState.connected == ["F0:F1:F2:F3:F4:05"])
         #expect(replay.text.hasPrefix("# bletrace flow 2\n"))
     }
@@ -114,7 +118,7 @@ final class BrokenSensorApp: NSObject, BluetoothApp, Launchable {
         let capture = try ReplayCapture(supervisionTimeout)
         let forgetful = await capture.replay(ForgetfulApp.self)
         #expect(forgetful.unusedPeripherals == ["F0:F1:F2:F3:F4:05"])
-        #expect(forgetful.events(of: .central, named: "didConnect").isEmpty)
+        #expect(forgetful.events(.central(.didConnect)).isEmpty)
         #expect(forgetful.description.contains("let go of F0:F1:F2:F3:F4:05 while connecting or connected"))
         let keeping = await capture.replay(SensorApp.self)
         #expect(keeping.unusedPeripherals.isEmpty)
@@ -125,8 +129,10 @@ final class BrokenSensorApp: NSObject, BluetoothApp, Launchable {
         let mirror = try #require(ReferenceApps.named("mirror"))
         let replay = await capture.replay(name: "mirror") { mirror.make(for: capture.cassette) }
         #expect(replay.surfaced(CBATTError.Code.insufficientAuthentication))
-        #expect(replay.errors.contains { $0.event.name == "didWriteValueFor" && $0.error == "CBATTError.insufficientAuthentication" })
-        #expect(replay.errors.allSatisfy { $0.event.argument("error") == $0.error })
+        #expect(replay.errors.contains { $0.event.event == .peripheral(.didWriteValueFor) && $0.error == .att(.insufficientAuthentication) })
+        #expect(replay.errors.allSatisfy { $0.event.error == $0.error })
+        // The flow's text writes the same error.
+        #expect(replay.text.contains("didWriteValueFor") && replay.text.contains("error=CBATTError.insufficientAuthentication"))
     }
 
     @Test func aGoldenFlowIsRecordedThenMatchedAndABrokenAppFailsWithTheDiff() async throws {
@@ -155,7 +161,7 @@ final class BrokenSensorApp: NSObject, BluetoothApp, Launchable {
             return app
         }
         #expect(instances.count == 2 && instances[0] !== instances[1])
-        #expect(replay.events(of: .system, named: "relaunch").count == 1)
+        #expect(replay.events(.system(.relaunch)).count == 1)
         // The app does not go on with a discovery a kill interrupted: killed there, it never
         // subscribes. The sweep finds exactly those kill points.
         let sweep = await capture.sweep(SensorApp.self)
@@ -188,16 +194,17 @@ final class BrokenSensorApp: NSObject, BluetoothApp, Launchable {
     @Test func theArgumentsReadAsTypedFields() async throws {
         let capture = try ReplayCapture(Fixtures.capture("reconnect-supervision-timeout.btsnoop"))
         let replay = await capture.replay(SensorApp.self)
-        let notification = try #require(replay.events(of: .peripheral, named: "didUpdateValueFor").first)
+        let notification = try #require(replay.events(.peripheral(.didUpdateValueFor)).first)
         #expect(notification.peripheral == "F0:F1:F2:F3:F4:05")
         #expect(notification.characteristic == "2A37")
         #expect(notification.value == Data([0x00, 0x48]))
         #expect(notification.error == nil)
-        let disconnection = try #require(replay.events(of: .central, named: "didDisconnectPeripheral").first)
-        #expect(disconnection.error == "CBError.connectionTimeout")
-        #expect(replay.events(named: "setNotifyValue").allSatisfy { $0.isNotifying == true })
+        let disconnection = try #require(replay.events(.central(.didDisconnectPeripheral)).first)
+        #expect(disconnection.error == .cb(.connectionTimeout))
+        #expect(replay.surfaced(CBError.Code.connectionTimeout))
+        #expect(replay.events(.app(.setNotifyValue)).allSatisfy { $0.isNotifying == true })
         #expect(replay.peripheralStates == ["F0:F1:F2:F3:F4:05": .connected])
-        let odd = FlowEvent(time: nil, actor: "peripheral", name: "didUpdateValueFor", arguments: [.init("value", "0g")])
+        let odd = FlowRecord(time: 0, .peripheral(.didUpdateValueFor), [.init(.value, "0g")])
         #expect(odd.value == nil && odd.service == nil)
     }
 }

@@ -9,7 +9,7 @@ final class XCTestUseTests: XCTestCase {
         let capture = try ReplayCapture(Fixtures.capture("reconnect-supervision-timeout.btsnoop"))
         let replay = await capture.replay(SensorApp.self)
         XCTAssertTrue(replay.reconnectedAfterUnexpectedDisconnection())
-        XCTAssertEqual(replay.events(of: .central, named: "didDisconnectPeripheral").count, 1)
+        XCTAssertEqual(replay.events(.central(.didDisconnectPeripheral)).count, 1)
         let golden = FileManager.default.temporaryDirectory.appendingPathComponent("bletrace-xctest-\(UUID().uuidString).flow").path
         defer { try? FileManager.default.removeItem(atPath: golden) }
         try replay.expect(matching: golden, record: true)

@@ -62,18 +62,28 @@ import Wire
     func aLineWrittenIsTheEventsLine(_ time: Double) throws {
         var bytes: [UInt8] = []
         let writer = FlowWriter { bytes += $0 }
-        let arguments: [FlowEvent.Argument] = [.init("peripheral", "F0:F1:F2:F3:F4:05"), .init("note", "é ünïcode")]
-        writer.append(time: time, actor: "central", name: "didConnect", arguments: arguments)
+        let record = FlowRecord(
+            time: time, .central(.didDisconnectPeripheral, manager: 2),
+            [.init(.peripheral, "F0:F1:F2:F3:F4:05"), .init(.name, "é ünïcode"), .bytes(.value, [0x00, 0x0F, 0xA5, 0xFF]),
+             .bytes(.descriptor, []), .error(CBError(.connectionTimeout))])
+        writer.append(record)
         writer.begin(time: time, actor: "peripheral", name: "didUpdateValueFor")
         writer.argument("value", hex: [0x00, 0x0F, 0xA5, 0xFF])
         writer.argument("empty", hex: [])
         writer.end()
         writer.flush()
         let expected = [
-            FlowEvent(time: time, actor: "central", name: "didConnect", arguments: arguments).line,
+            FlowEvent(
+                time: time, actor: "central2", name: "didDisconnectPeripheral",
+                arguments: [
+                    .init("peripheral", "F0:F1:F2:F3:F4:05"), .init("name", "é ünïcode"), .init("value", "000fa5ff"),
+                    .init("descriptor", "empty"), .init("error", "CBError.connectionTimeout"),
+                ]).line,
             FlowEvent(time: time, actor: "peripheral", name: "didUpdateValueFor", arguments: [.init("value", "000fa5ff"), .init("empty", "empty")]).line,
         ].map { $0 + "\n" }.joined()
         #expect(String(decoding: bytes, as: UTF8.self) == expected)
+        // The record renders to the same line as the writer writes.
+        #expect(record.rendered.line + "\n" == expected.split(separator: "\n")[0] + "\n")
         #expect(writer.lineCount == 2)
     }
 
@@ -83,8 +93,8 @@ import Wire
         let long = String(repeating: "ab", count: 70_000)  // one line longer than the buffer
         for index in 0..<5_000 {
             let value = index == 2_500 ? long : "v\(index)"
-            writer.append(time: Double(index) / 1000, actor: "app", name: "readValue", arguments: [.init("x", value)])
-            expected += FlowEvent(time: Double(index) / 1000, actor: "app", name: "readValue", arguments: [.init("x", value)]).line + "\n"
+            writer.append(FlowRecord(time: Double(index) / 1000, .app(.readValue), [.init(.characteristic, value)]))
+            expected += FlowEvent(time: Double(index) / 1000, actor: "app", name: "readValue", arguments: [.init("characteristic", value)]).line + "\n"
         }
         var chunks: [[UInt8]] = []
         try writer.writeFlow(comments: ["a comment"]) { chunks.append(Array($0)) }

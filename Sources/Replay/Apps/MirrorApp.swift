@@ -240,7 +240,7 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
     private func skipped(_ operation: Cassette.Operation, on peripheral: CBPeripheral, _ why: String) {
         guard let engine = BluetoothSystemContext.current as? ReplayEngine else { return }
         let address = peripheral.address.map { "\($0)" } ?? "?"
-        engine.flow.comments.append(
+        engine.comments.append(
             "\(address): the captured app's \(operation.kind.rawValue) of 0x\(hex4(operation.handle ?? 0)) at +\(formatSeconds(operation.time.seconds(since: cassette.start))) is not played: \(why)")
     }
 

@@ -46,8 +46,8 @@ extension ReplayEngine {
                 guard isRunning else { return _ = peripheral.deliver(.servicesChanged(handles: range)) }
                 reach(peripheral, waking: nil) { [unowned self] _ in
                     let invalidated = (peripheral.services ?? []).filter { $0.handles.overlaps(range) }
-                    record("peripheral", "didModifyServices", [
-                        .init("peripheral", "\(address)"), .init("invalidatedServices", list(invalidated.map(\.uuid.uuidString))),
+                    record(.peripheral(.didModifyServices), [
+                        .init(.peripheral, "\(address)"), .init(.invalidatedServices, list(invalidated.map(\.uuid.uuidString))),
                     ])
                     peripheral.deliver(.servicesChanged(handles: range))
                 }
@@ -73,7 +73,7 @@ extension ReplayEngine {
         scheduleSystem(at: answered, for: peripheral) { [unowned self] peripheral in
             guard peripheral.state == .connected, peripheral.name != name else { return }
             guard isRunning, peripheral.delegate != nil else { return _ = peripheral.deliver(.nameUpdated(name)) }
-            record("peripheral", "didUpdateName", [.init("peripheral", "\(address)"), .init("name", flowText(name))])
+            record(.peripheral(.didUpdateName), [.init(.peripheral, "\(address)"), .init(.name, flowText(name))])
             peripheral.deliver(.nameUpdated(name))
         }
     }
@@ -93,7 +93,7 @@ extension ReplayEngine {
 
     func noteUndelivered(_ playback: LinkPlayback, _ address: BluetoothAddress) {
         guard playback.undelivered > 0 else { return }
-        flow.comments.append("\(address): \(playback.undelivered) notifications or indications of the capture went to characteristics the app had not subscribed to; not delivered")
+        comments.append("\(address): \(playback.undelivered) notifications or indications of the capture went to characteristics the app had not subscribed to; not delivered")
     }
 
     /// Plays the link's notifications one after the other (one scheduled at a time, by one
@@ -158,9 +158,9 @@ extension ReplayEngine {
             writer.valueUpdate(
                 time: now.seconds(since: cassette.start), peripheral: peer.addressText, characteristic: cursor.name, value: event.value)
         } else {
-            record("peripheral", "didUpdateValueFor", [
-                .init("peripheral", peer.addressText), .init("characteristic", cursor.name),
-                .init("value", hex(event.value)), .init("error", "nil"),
+            record(.peripheral(.didUpdateValueFor), [
+                .init(.peripheral, peer.addressText), .init(.characteristic, cursor.name),
+                .bytes(.value, event.value), .noError,
             ])
         }
     }
@@ -169,7 +169,7 @@ extension ReplayEngine {
 
     public func perform(_ request: GATTRequest, on peripheral: CBPeripheral) {
         guard let address = peripheral.address else { return }
-        record("app", request.methodName, [.init("peripheral", peerIndex(address).addressText)] + arguments(of: request, address))
+        record(.app(request.flowEvent), [.init(.peripheral, peerIndex(address).addressText)] + arguments(of: request, address))
         switch request {
         case .discoverServices(let uuids):
             // iOS keeps Generic Access and Generic Attribute to itself: discovery never gives
@@ -234,20 +234,20 @@ extension ReplayEngine {
 
     public func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral) -> Bool {
         guard let address = peripheral.address else { return true }
-        record("app", "writeValue", [
-            .init("peripheral", peerIndex(address).addressText), .init("characteristic", characteristicName(characteristic.valueHandle, address)),
-            .init("value", hex([UInt8](value))), .init("type", "withoutResponse"),
+        record(.app(.writeValue), [
+            .init(.peripheral, peerIndex(address).addressText), .init(.characteristic, characteristicName(characteristic.valueHandle, address)),
+            .bytes(.value, value), .init(.type, "withoutResponse"),
         ])
         return true
     }
 
     public func readRSSI(of peripheral: CBPeripheral) {
-        record("app", "readRSSI", [.init("peripheral", peripheral.address.map { "\($0)" } ?? "?")])
+        record(.app(.readRSSI), [.init(.peripheral, peripheral.address.map { "\($0)" } ?? "?")])
         unmatched(nil, peripheral, "captures hold no RSSI readings of a connection")
     }
 
     public func openL2CAPChannel(_ psm: CBL2CAPPSM, on peripheral: CBPeripheral) {
-        record("app", "openL2CAPChannel", [.init("peripheral", peripheral.address.map { "\($0)" } ?? "?"), .init("psm", "\(psm)")])
+        record(.app(.openL2CAPChannel), [.init(.peripheral, peripheral.address.map { "\($0)" } ?? "?"), .init(.psm, "\(psm)")])
         unmatched(nil, peripheral, "L2CAP channels are not played back")
     }
 
@@ -292,7 +292,7 @@ extension ReplayEngine {
             operation = after
         }
         if let playing = links[address]?.link?.connection, link != playing {
-            flow.comments.append("\(address): connection \(playing + 1) of the capture never made \(request.methodName) on 0x\(hex4(handle)); answered as connection \(link + 1) answered it")
+            comments.append("\(address): connection \(playing + 1) of the capture never made \(request.methodName) on 0x\(hex4(handle)); answered as connection \(link + 1) answered it")
         }
         guard operation.answerTime != nil else {
             return unanswered(operation, link: link, request, handle, peripheral)
@@ -386,10 +386,10 @@ extension ReplayEngine {
             retry.map({ failed.time < $0.time }) ?? true
         {
             if failed.sender == .host {
-                flow.comments.append("\(asked); iOS pairs, and this host cancelled the pairing at +\(formatSeconds(failed.time.seconds(since: cassette.start))): iOS ends the link (the request gets no callback)")
+                comments.append("\(asked); iOS pairs, and this host cancelled the pairing at +\(formatSeconds(failed.time.seconds(since: cassette.start))): iOS ends the link (the request gets no callback)")
                 return .cancelled(failed.time)
             }
-            flow.comments.append("\(asked); iOS pairs, and pairing failed in the capture: the app gets the error")
+            comments.append("\(asked); iOS pairs, and pairing failed in the capture: the app gets the error")
             return .refused
         }
         if encrypted == nil, let last = security.last(where: Self.isPairingMessage), security.contains(where: Self.startsPairing) {
@@ -397,17 +397,17 @@ extension ReplayEngine {
             let deadline = last.time.adding(microseconds: 30_000_000)
             let end = cassette.connections.indices.contains(connection) ? cassette.connections[connection].disconnectTime : nil
             if end.map({ $0 >= deadline }) ?? (cassette.end >= deadline) {
-                flow.comments.append("\(asked); iOS pairs, and the pairing never finished: SMP's 30-second timeout at +\(formatSeconds(deadline.seconds(since: cassette.start))) gives the operation insufficientEncryption (reported)")
+                comments.append("\(asked); iOS pairs, and the pairing never finished: SMP's 30-second timeout at +\(formatSeconds(deadline.seconds(since: cassette.start))) gives the operation insufficientEncryption (reported)")
                 return .timedOut(deadline)
             }
-            flow.comments.append("\(asked); iOS pairs, and the capture's pairing was still going when it ended: the request waits for it")
+            comments.append("\(asked); iOS pairs, and the capture's pairing was still going when it ended: the request waits for it")
             return .unfinished
         }
         guard let retry, encrypted != nil, retry.answered else {
-            flow.comments.append("\(asked); iOS would pair and retry, the capture shows no retry: the app gets the error (as when pairing fails or is declined)")
+            comments.append("\(asked); iOS would pair and retry, the capture shows no retry: the app gets the error (as when pairing fails or is declined)")
             return .refused
         }
-        flow.comments.append("\(asked); as iOS does, the link is encrypted and the request sent again (the capture's retry at +\(formatSeconds(retry.time.seconds(since: cassette.start))))")
+        comments.append("\(asked); as iOS does, the link is encrypted and the request sent again (the capture's retry at +\(formatSeconds(retry.time.seconds(since: cassette.start))))")
         self.links[address]?.occurrences[key, default: 0] += 1
         return .retried(retry)
     }
@@ -464,58 +464,59 @@ extension ReplayEngine {
                 time: now.seconds(since: cassette.start), peripheral: address,
                 characteristic: characteristicName(characteristic.valueHandle, peripheral.address), value: value ?? Data())
         }
-        var arguments: [FlowEvent.Argument] = [.init("peripheral", address)]
-        let name: String
+        var arguments: [FlowRecord.Argument] = [.init(.peripheral, address)]
+        let name: FlowRecord.Peripheral
         switch (request, response) {
         case (.discoverServices, .services(let found, _)):
-            name = "didDiscoverServices"
-            arguments.append(.init("services", list(found.map(\.uuid.uuidString))))
+            name = .didDiscoverServices
+            arguments.append(.init(.services, list(found.map(\.uuid.uuidString))))
         case (.discoverIncludedServices(_, let service), .services(let found, _)):
-            name = "didDiscoverIncludedServicesFor"
-            arguments += [.init("service", service.uuid.uuidString), .init("includedServices", list(found.map(\.uuid.uuidString)))]
+            name = .didDiscoverIncludedServicesFor
+            arguments += [.init(.service, service.uuid.uuidString), .init(.includedServices, list(found.map(\.uuid.uuidString)))]
         case (.discoverCharacteristics(_, let service), .characteristics(let found, _)):
-            name = "didDiscoverCharacteristicsFor"
+            name = .didDiscoverCharacteristicsFor
             arguments += [
-                .init("service", service.uuid.uuidString),
-                .init("characteristics", list(found.map { characteristicName($0.valueHandle, peripheral.address) })),
+                .init(.service, service.uuid.uuidString),
+                .init(.characteristics, list(found.map { characteristicName($0.valueHandle, peripheral.address) })),
             ]
         case (.discoverDescriptors(let characteristic), .descriptors(let found, _)):
-            name = "didDiscoverDescriptorsFor"
+            name = .didDiscoverDescriptorsFor
             arguments += [
-                .init("characteristic", characteristicName(characteristic.valueHandle, peripheral.address)),
-                .init("descriptors", list(found.map(\.uuid.uuidString))),
+                .init(.characteristic, characteristicName(characteristic.valueHandle, peripheral.address)),
+                .init(.descriptors, list(found.map(\.uuid.uuidString))),
             ]
         case (.readCharacteristic(let characteristic), .value(let value, let error)):
-            name = "didUpdateValueFor"
-            arguments.append(.init("characteristic", characteristicName(characteristic.valueHandle, peripheral.address)))
-            if error == nil { arguments.append(.init("value", hex([UInt8](value ?? Data())))) }
+            name = .didUpdateValueFor
+            arguments.append(.init(.characteristic, characteristicName(characteristic.valueHandle, peripheral.address)))
+            if error == nil { arguments.append(.bytes(.value, value ?? Data())) }
         case (.readDescriptor(let descriptor), .value(let value, let error)):
-            name = "didUpdateValueFor"
-            arguments.append(.init("descriptor", descriptor.uuid.uuidString))
-            if error == nil { arguments.append(.init("value", hex([UInt8](value ?? Data())))) }
+            name = .didUpdateValueFor
+            arguments.append(.init(.descriptor, descriptor.uuid.uuidString))
+            if error == nil { arguments.append(.bytes(.value, value ?? Data())) }
         case (.writeCharacteristic(_, let characteristic), .written):
-            name = "didWriteValueFor"
-            arguments.append(.init("characteristic", characteristicName(characteristic.valueHandle, peripheral.address)))
+            name = .didWriteValueFor
+            arguments.append(.init(.characteristic, characteristicName(characteristic.valueHandle, peripheral.address)))
         case (.writeDescriptor(_, let descriptor), .written):
-            name = "didWriteValueFor"
-            arguments.append(.init("descriptor", descriptor.uuid.uuidString))
+            name = .didWriteValueFor
+            arguments.append(.init(.descriptor, descriptor.uuid.uuidString))
         case (.setNotifyValue(_, let characteristic), .notificationState(let isNotifying, _)):
-            name = "didUpdateNotificationStateFor"
+            name = .didUpdateNotificationStateFor
             arguments += [
-                .init("characteristic", characteristicName(characteristic.valueHandle, peripheral.address)),
-                .init("isNotifying", "\(isNotifying)"),
+                .init(.characteristic, characteristicName(characteristic.valueHandle, peripheral.address)),
+                .init(.isNotifying, "\(isNotifying)"),
             ]
         default:
-            name = "unknown"
+            // CBPeripheral traps on such an answer before this.
+            preconditionFailure("the system answered \(request.methodName) with \(response)")
         }
-        arguments.append(.init("error", response.error.map { "\($0)" } ?? "nil"))
-        record("peripheral", name, arguments)
+        arguments.append(.error(response.error))
+        record(.peripheral(name), arguments)
     }
 
     /// A request the capture cannot answer, handled as ``unmatched`` says, and always noted.
     func unmatched(_ request: GATTRequest?, _ peripheral: CBPeripheral, _ why: String) {
         let address = peripheral.address.map { "\($0)" } ?? "?"
-        flow.comments.append("divergence: \(address) \(request?.methodName ?? "request"): \(why)")
+        comments.append("divergence: \(address) \(request?.methodName ?? "request"): \(why)")
         switch unmatched {
         case .pend:
             break
@@ -539,10 +540,10 @@ extension ReplayEngine {
         let ended = episode.disconnectTime ?? cassette.end
         if ended.seconds(since: operation.time) < 30 {
             let what = episode.disconnectTime == nil ? "the capture ended" : "the link ended"
-            flow.comments.append("\(address): the capture's peer had not answered \(request.methodName) on 0x\(hex4(handle)) when \(what); the request stays pending")
+            comments.append("\(address): the capture's peer had not answered \(request.methodName) on 0x\(hex4(handle)) when \(what); the request stays pending")
             return
         }
-        flow.comments.append("\(address): the capture's peer never answered \(request.methodName) on 0x\(hex4(handle)); the link ends after ATT's 30-second timeout")
+        comments.append("\(address): the capture's peer never answered \(request.methodName) on 0x\(hex4(handle)); the link ends after ATT's 30-second timeout")
         scheduleTransactionTimeout(peripheral)
     }
 
@@ -556,36 +557,36 @@ extension ReplayEngine {
             endLink(of: peripheral)
             peripheral.deliver(.linkLost)
             let error = CBError(.connectionTimeout)
-            record(label(central), "didDisconnectPeripheral", ["peripheral": "\(address)", "error": "\(error)"])
+            record(.central(.didDisconnectPeripheral, manager: number(central)), [.init(.peripheral, "\(address)"), .error(error)])
             central.deliver(.disconnected(peripheral, error: error))
         }
     }
 
     // MARK: Flow arguments
 
-    private func arguments(of request: GATTRequest, _ address: BluetoothAddress) -> [FlowEvent.Argument] {
+    private func arguments(of request: GATTRequest, _ address: BluetoothAddress) -> [FlowRecord.Argument] {
         switch request {
         case .discoverServices(let uuids):
-            [.init("services", uuids.map { list($0.map(\.uuidString)) } ?? "nil")]
+            [.init(.services, uuids.map { list($0.map(\.uuidString)) } ?? "nil")]
         case .discoverIncludedServices(let uuids, let service):
-            [.init("service", service.uuid.uuidString), .init("includedServices", uuids.map { list($0.map(\.uuidString)) } ?? "nil")]
+            [.init(.service, service.uuid.uuidString), .init(.includedServices, uuids.map { list($0.map(\.uuidString)) } ?? "nil")]
         case .discoverCharacteristics(let uuids, let service):
-            [.init("service", service.uuid.uuidString), .init("characteristics", uuids.map { list($0.map(\.uuidString)) } ?? "nil")]
+            [.init(.service, service.uuid.uuidString), .init(.characteristics, uuids.map { list($0.map(\.uuidString)) } ?? "nil")]
         case .discoverDescriptors(let characteristic):
-            [.init("characteristic", characteristicName(characteristic.valueHandle, address))]
+            [.init(.characteristic, characteristicName(characteristic.valueHandle, address))]
         case .readCharacteristic(let characteristic):
-            [.init("characteristic", characteristicName(characteristic.valueHandle, address))]
+            [.init(.characteristic, characteristicName(characteristic.valueHandle, address))]
         case .readDescriptor(let descriptor):
-            [.init("descriptor", descriptor.uuid.uuidString)]
+            [.init(.descriptor, descriptor.uuid.uuidString)]
         case .writeCharacteristic(let value, let characteristic):
             [
-                .init("characteristic", characteristicName(characteristic.valueHandle, address)), .init("value", hex([UInt8](value))),
-                .init("type", "withResponse"),
+                .init(.characteristic, characteristicName(characteristic.valueHandle, address)), .bytes(.value, value),
+                .init(.type, "withResponse"),
             ]
         case .writeDescriptor(let value, let descriptor):
-            [.init("descriptor", descriptor.uuid.uuidString), .init("value", hex([UInt8](value)))]
+            [.init(.descriptor, descriptor.uuid.uuidString), .bytes(.value, value)]
         case .setNotifyValue(let enabled, let characteristic):
-            [.init("characteristic", characteristicName(characteristic.valueHandle, address)), .init("enabled", "\(enabled)")]
+            [.init(.characteristic, characteristicName(characteristic.valueHandle, address)), .init(.enabled, "\(enabled)")]
         }
     }
 
@@ -735,4 +736,19 @@ func handleRange(_ first: UInt16, _ last: UInt16) -> ClosedRange<UInt16> { min(f
 func hex4(_ value: UInt16) -> String {
     let text = String(value, radix: 16, uppercase: true)
     return String(repeating: "0", count: 4 - text.count) + text
+}
+
+extension GATTRequest {
+    /// The flow's event of the CoreBluetooth method the request came from.
+    var flowEvent: FlowRecord.App {
+        switch self {
+        case .discoverServices: .discoverServices
+        case .discoverIncludedServices: .discoverIncludedServices
+        case .discoverCharacteristics: .discoverCharacteristics
+        case .discoverDescriptors: .discoverDescriptors
+        case .readCharacteristic, .readDescriptor: .readValue
+        case .writeCharacteristic, .writeDescriptor: .writeValue
+        case .setNotifyValue: .setNotifyValue
+        }
+    }
 }

@@ -180,7 +180,7 @@ extension ReplayEngine {
                 server.centrals[address] = CBCentral(identifier: CBPeer.identifier(for: address), address: address)
             }
             if !server.advertising, !server.systemUnlessPublished.contains(step.link) {
-                flow.comments.append("\(address) connects at +\(formatSeconds(now.seconds(since: cassette.start))) while the app is not advertising; its requests are played all the same")
+                comments.append("\(address) connects at +\(formatSeconds(now.seconds(since: cassette.start))) while the app is not advertising; its requests are played all the same")
             }
         case .mtu(let mtu):
             server.mtu[address] = Int(mtu)
@@ -191,8 +191,8 @@ extension ReplayEngine {
             // CoreBluetooth tells a peripheral manager of a central's disconnection only this way.
             for valueHandle in server.subscriptions.removeValue(forKey: address) ?? [] {
                 guard let published = server.published[valueHandle], let central = server.centrals[address] else { continue }
-                if isRunning { record(label(published.manager), "didUnsubscribeFrom", [
-                    .init("central", text(address)), .init("characteristic", name(of: published.characteristic)),
+                if isRunning { record(.peripheralManager(.didUnsubscribeFrom, manager: number(published.manager)), [
+                    .init(.central, text(address)), .init(.characteristic, name(of: published.characteristic)),
                 ]) }
                 published.manager.deliver(.unsubscribed(central, from: published.characteristic))
             }
@@ -273,7 +273,7 @@ extension ReplayEngine {
         else { return }
         let characteristic = published.characteristic
         if let error = exchange.answer?.error {
-            flow.comments.append("\(address): the capture's server refused the configuration of \(name(of: characteristic)) with \(CBATTError(errorCode: Int(error.rawValue))); nothing reaches the app")
+            comments.append("\(address): the capture's server refused the configuration of \(name(of: characteristic)) with \(CBATTError(errorCode: Int(error.rawValue))); nothing reaches the app")
             return
         }
         guard !characteristic.properties.isDisjoint(with: [.notify, .indicate]) else {
@@ -282,16 +282,16 @@ extension ReplayEngine {
         }
         let bits = exchange.value.enumerated().reduce(UInt16(0)) { $0 | UInt16($1.element) << (8 * min($1.offset, 1)) }
         var subscribed = server.subscriptions[address] ?? []
-        let arguments: [FlowEvent.Argument] = [.init("central", text(address)), .init("characteristic", name(of: characteristic))]
+        let arguments: [FlowRecord.Argument] = [.init(.central, text(address)), .init(.characteristic, name(of: characteristic))]
         if bits & 0x0003 != 0, !subscribed.contains(valueHandle) {
             subscribed.append(valueHandle)
             server.subscriptions[address] = subscribed
-            record(label(published.manager), "didSubscribeTo", arguments)
+            record(.peripheralManager(.didSubscribeTo, manager: number(published.manager)), arguments)
             published.manager.deliver(.subscribed(central, to: characteristic))
         } else if bits & 0x0003 == 0, let index = subscribed.firstIndex(of: valueHandle) {
             subscribed.remove(at: index)
             server.subscriptions[address] = subscribed
-            record(label(published.manager), "didUnsubscribeFrom", arguments)
+            record(.peripheralManager(.didUnsubscribeFrom, manager: number(published.manager)), arguments)
             published.manager.deliver(.unsubscribed(central, from: characteristic))
         }
     }
@@ -311,8 +311,8 @@ extension ReplayEngine {
         }
         let request = CBATTRequest(central: central, characteristic: characteristic, offset: offset, value: nil)
         awaitAnswer(request, .init(kind: .read, request: request, central: address, link: step.link, characteristic: name(of: characteristic), captured: captured, mtu: mtu))
-        record(label(published.manager), "didReceiveRead", [
-            .init("central", text(address)), .init("characteristic", name(of: characteristic)), .init("offset", "\(offset)"),
+        record(.peripheralManager(.didReceiveRead, manager: number(published.manager)), [
+            .init(.central, text(address)), .init(.characteristic, name(of: characteristic)), .init(.offset, "\(offset)"),
         ])
         published.manager.deliver(.readRequest(request))
     }
@@ -346,11 +346,11 @@ extension ReplayEngine {
             // in its callback.
             server.commands[address] = requests[0]
         }
-        record(label(manager), "didReceiveWrite", [
-            .init("central", text(address)), .init("characteristic", list(names)),
-            .init("value", writes.map { hex($0.exchange.value) }.joined(separator: ",")),
-            .init("offset", requests.map { "\($0.offset)" }.joined(separator: ",")),
-            .init("type", command ? "withoutResponse" : "withResponse"),
+        record(.peripheralManager(.didReceiveWrite, manager: number(manager)), [
+            .init(.central, text(address)), .init(.characteristic, list(names)),
+            .init(.value, writes.map { hex($0.exchange.value) }.joined(separator: ",")),
+            .init(.offset, requests.map { "\($0.offset)" }.joined(separator: ",")),
+            .init(.type, command ? "withoutResponse" : "withResponse"),
         ])
         manager.deliver(.writeRequests(requests))
     }
@@ -377,10 +377,10 @@ extension ReplayEngine {
                 server.nextDeadline += 1
                 let key = ObjectIdentifier(request)
                 guard server.pending[key]?.request === request, let pending = server.pending.removeValue(forKey: key) else { continue }
-                flow.comments.append("divergence: the app never answered \(pending.central)'s \(pending.kind == .read ? "read" : "write") of \(pending.characteristic) within ATT's 30-second timeout")
-                record("system", "noResponse", [
-                    .init("central", text(pending.central)), .init("characteristic", pending.characteristic),
-                    .init("request", pending.kind == .read ? "read" : "write"),
+                comments.append("divergence: the app never answered \(pending.central)'s \(pending.kind == .read ? "read" : "write") of \(pending.characteristic) within ATT's 30-second timeout")
+                record(.system(.noResponse), [
+                    .init(.central, text(pending.central)), .init(.characteristic, pending.characteristic),
+                    .init(.request, pending.kind == .read ? "read" : "write"),
                 ])
                 diverged()
             }
@@ -395,13 +395,13 @@ extension ReplayEngine {
     /// Notes a difference between the capture's server's answer and this app's.
     private func compare(central: BluetoothAddress, _ characteristic: String, captured: String?, app: String, what: String) {
         guard let captured else {
-            flow.comments.append("\(central): the capture's server never answered this request on \(characteristic); the app's answer (\(app)) is not compared")
+            comments.append("\(central): the capture's server never answered this request on \(characteristic); the app's answer (\(app)) is not compared")
             return
         }
         guard captured != app else { return }
-        flow.comments.append("divergence: \(central) \(characteristic): the capture's server answered \(captured), the app's \(what) answers \(app)")
-        record("system", "answerDiffers", [
-            .init("central", "\(central)"), .init("characteristic", characteristic), .init("captured", captured), .init("app", app),
+        comments.append("divergence: \(central) \(characteristic): the capture's server answered \(captured), the app's \(what) answers \(app)")
+        record(.system(.answerDiffers), [
+            .init(.central, "\(central)"), .init(.characteristic, characteristic), .init(.captured, captured), .init(.app, app),
         ])
         diverged()
     }
@@ -410,7 +410,7 @@ extension ReplayEngine {
     private func describe(_ code: CBATTError.Code) -> String { "\(CBATTError(code))" }
 
     private func noteOnce(_ key: String, _ comment: String) {
-        if server.noted.insert(key).inserted { flow.comments.append(comment) }
+        if server.noted.insert(key).inserted { comments.append(comment) }
         diverged()
     }
 
@@ -461,7 +461,7 @@ extension ReplayEngine {
             service.assignHandles(handleRange(start, handle))
             server.nextHandle = handle &+ 1
             if !server.database.isEmpty {
-                flow.comments.append("divergence: the app publishes service \(service.uuid.uuidString), which the capture's server did not have")
+                comments.append("divergence: the app publishes service \(service.uuid.uuidString), which the capture's server did not have")
             }
             return
         }
@@ -474,7 +474,7 @@ extension ReplayEngine {
                 characteristic.assignHandles(declaration: handle, value: handle &+ 1)
                 server.published[handle &+ 1] = .init(manager: manager, service: service, characteristic: characteristic)
                 server.nextHandle = handle &+ 3
-                flow.comments.append("divergence: the app publishes characteristic \(characteristic.uuid.uuidString) in \(service.uuid.uuidString), which the capture's server did not have")
+                comments.append("divergence: the app publishes characteristic \(characteristic.uuid.uuidString) in \(service.uuid.uuidString), which the capture's server did not have")
                 continue
             }
             let match = remaining.remove(at: index)
@@ -482,11 +482,11 @@ extension ReplayEngine {
             server.published[match.valueHandle] = .init(manager: manager, service: service, characteristic: characteristic)
             let properties = UInt8(truncatingIfNeeded: characteristic.properties.rawValue)
             if properties != match.properties.rawValue {
-                flow.comments.append("divergence: the app publishes \(characteristic.uuid.uuidString) with properties \(GATTDatabase.Properties(rawValue: properties).names.joined(separator: ",")), the capture's server had \(match.properties.names.joined(separator: ","))")
+                comments.append("divergence: the app publishes \(characteristic.uuid.uuidString) with properties \(GATTDatabase.Properties(rawValue: properties).names.joined(separator: ",")), the capture's server had \(match.properties.names.joined(separator: ","))")
             }
         }
         for missing in remaining where server.used.contains(missing.valueHandle) {
-            flow.comments.append("divergence: the app's \(service.uuid.uuidString) lacks \(CBUUID(bluetoothUUID: missing.uuid).uuidString) (0x\(hex4(missing.valueHandle))), which the capture's centrals used")
+            comments.append("divergence: the app's \(service.uuid.uuidString) lacks \(CBUUID(bluetoothUUID: missing.uuid).uuidString) (0x\(hex4(missing.valueHandle))), which the capture's centrals used")
         }
     }
 
@@ -501,63 +501,63 @@ extension ReplayEngine {
     // MARK: BluetoothSystem: GATT server
 
     public func add(_ service: CBMutableService, for manager: CBPeripheralManager) {
-        record("app", "add", [.init("service", service.uuid.uuidString)])
+        record(.app(.add), [.init(.service, service.uuid.uuidString)])
         publish(service, manager)
         schedule(at: now) { [unowned self] in
-            record(label(manager), "didAdd", [.init("service", service.uuid.uuidString), .init("error", "nil")])
+            record(.peripheralManager(.didAdd, manager: number(manager)), [.init(.service, service.uuid.uuidString), .noError])
             manager.deliver(.serviceAdded(service, error: nil))
         }
     }
 
     public func remove(_ service: CBMutableService, for manager: CBPeripheralManager) {
-        record("app", "remove", [.init("service", service.uuid.uuidString)])
+        record(.app(.remove), [.init(.service, service.uuid.uuidString)])
         unpublish { $0.service === service }
     }
 
     public func removeAllServices(for manager: CBPeripheralManager) {
-        record("app", "removeAllServices", [])
+        record(.app(.removeAllServices))
         unpublish { $0.manager === manager }
     }
 
     public func startAdvertising(_ advertisementData: [String: Any]?, for manager: CBPeripheralManager) {
         let services = advertisementData?[CBAdvertisementDataServiceUUIDsKey] as? [CBUUID]
-        record("app", "startAdvertising", [.init("services", services.map { list($0.map(\.uuidString)) } ?? "none")])
+        record(.app(.startAdvertising), [.init(.services, services.map { list($0.map(\.uuidString)) } ?? "none")])
         server.advertising = true
         server.advertisementData = advertisementData ?? [:]
         schedule(at: now) { [unowned self] in
-            record(label(manager), "didStartAdvertising", [.init("error", "nil")])
+            record(.peripheralManager(.didStartAdvertising, manager: number(manager)), [.noError])
             manager.deliver(.advertisingStarted(error: nil))
         }
     }
 
     public func stopAdvertising(for manager: CBPeripheralManager) {
-        record("app", "stopAdvertising", [])
+        record(.app(.stopAdvertising))
         server.advertising = false
     }
 
     public func respond(to request: CBATTRequest, withResult result: CBATTError.Code, for manager: CBPeripheralManager) {
         guard let pending = server.pending.removeValue(forKey: ObjectIdentifier(request)) else {
             let address = request.central.address
-            record("app", "respond", [
-                .init("central", address.map { "\($0)" } ?? "?"), .init("characteristic", name(of: request.characteristic)),
-                .init("result", "\(result)"),
+            record(.app(.respond), [
+                .init(.central, address.map { "\($0)" } ?? "?"), .init(.characteristic, name(of: request.characteristic)),
+                .init(.result, "\(result)"),
             ])
             if let address, server.commands[address] === request {
-                flow.comments.append("respond(to:withResult:) to a write without response (\(name(of: request.characteristic))): nothing is sent")
+                comments.append("respond(to:withResult:) to a write without response (\(name(of: request.characteristic))): nothing is sent")
             } else {
-                flow.comments.append("respond(to:withResult:) after ATT's 30-second timeout: the central had given up; nothing is sent")
+                comments.append("respond(to:withResult:) after ATT's 30-second timeout: the central had given up; nothing is sent")
             }
             return
         }
-        var arguments: [FlowEvent.Argument] = [
-            .init("central", text(pending.central)), .init("characteristic", pending.characteristic), .init("result", "\(result)"),
+        var arguments: [FlowRecord.Argument] = [
+            .init(.central, text(pending.central)), .init(.characteristic, pending.characteristic), .init(.result, "\(result)"),
         ]
         let value = Array((request.value ?? Data()).prefix(pending.mtu - 1))
-        if pending.kind == .read, result == .success { arguments.append(.init("value", hex(value))) }
-        record("app", "respond", arguments)
+        if pending.kind == .read, result == .success { arguments.append(.bytes(.value, value)) }
+        record(.app(.respond), arguments)
         switch pending.kind {
         case _ where !server.up.contains(pending.link):
-            flow.comments.append("\(pending.central) had disconnected: the answer on \(pending.characteristic) goes nowhere")
+            comments.append("\(pending.central) had disconnected: the answer on \(pending.characteristic) goes nowhere")
         case .read:
             compare(central: pending.central, pending.characteristic, captured: pending.captured, app: result == .success ? hex(value) : describe(result), what: "respond")
         case .write:
@@ -571,26 +571,26 @@ extension ReplayEngine {
     ) -> Bool {
         let subscribed = characteristic.subscribedCentrals ?? []
         let targets = centrals.map { wanted in subscribed.filter { central in wanted.contains { $0 === central } } } ?? subscribed
-        record("app", "updateValue", [
-            .init("characteristic", name(of: characteristic)), .init("value", hex([UInt8](value))),
-            .init("centrals", list(targets.map { $0.address.map { "\($0)" } ?? $0.identifier.uuidString })),
+        record(.app(.updateValue), [
+            .init(.characteristic, name(of: characteristic)), .bytes(.value, value),
+            .init(.centrals, list(targets.map { $0.address.map { "\($0)" } ?? $0.identifier.uuidString })),
         ])
         // No transmit queue is modelled: every update is taken.
         return true
     }
 
     public func setDesiredConnectionLatency(_ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral, manager: CBPeripheralManager) {
-        record("app", "setDesiredConnectionLatency", [
-            .init("central", central.address.map { "\($0)" } ?? "?"), .init("latency", "\(latency)"),
+        record(.app(.setDesiredConnectionLatency), [
+            .init(.central, central.address.map { "\($0)" } ?? "?"), .init(.latency, "\(latency)"),
         ])
     }
 
     public func publishL2CAPChannel(withEncryption encryptionRequired: Bool, for manager: CBPeripheralManager) {
-        record("app", "publishL2CAPChannel", [.init("encryption", "\(encryptionRequired)")])
-        flow.comments.append("divergence: publishL2CAPChannel: L2CAP channels are not played back; it stays pending")
+        record(.app(.publishL2CAPChannel), [.init(.encryption, "\(encryptionRequired)")])
+        comments.append("divergence: publishL2CAPChannel: L2CAP channels are not played back; it stays pending")
     }
 
     public func unpublishL2CAPChannel(_ psm: CBL2CAPPSM, for manager: CBPeripheralManager) {
-        record("app", "unpublishL2CAPChannel", [.init("psm", "\(psm)")])
+        record(.app(.unpublishL2CAPChannel), [.init(.psm, "\(psm)")])
     }
 }

@@ -178,7 +178,7 @@ extension ReplayEngine {
             let on = activity.filter { $0 > off }.min()
             scheduleSystem(at: off) { [unowned self] in
                 guard bluetoothState == .poweredOn else { return }
-                flow.comments.append(
+                comments.append(
                     "the capture's host turned Bluetooth off at +\(formatSeconds(off.seconds(since: cassette.start))) (it ended its links with 0x15, Power Off)"
                         + (on.map { "; on again when it next connects or scans, at +\(formatSeconds($0.seconds(since: cassette.start)))" } ?? ""))
                 changeBluetooth(to: .poweredOff, event: .powerOff)
@@ -201,9 +201,9 @@ extension ReplayEngine {
     func terminate(_ kind: SystemEvent.Kind) {
         guard isRunning else { return }
         switch kind {
-        case .forceQuit: record("system", "forceQuit", [:])
-        case .crash: record("system", "terminate", ["reason": "crash"])
-        case .terminate: record("system", "terminate", ["reason": "memory"])
+        case .forceQuit: record(.system(.forceQuit))
+        case .crash: record(.system(.terminate), [.init(.reason, "crash")])
+        case .terminate: record(.system(.terminate), [.init(.reason, "memory")])
         default: break  // a restart is written down by reboot(passcode:)
         }
         let keeps = platform.relaunches(after: kind)
@@ -226,7 +226,7 @@ extension ReplayEngine {
                     scan = (services, current.options)
                 } else {
                     scanGeneration += 1
-                    flow.comments.append("\(label(central)): its scan had no service UUIDs; it does not go on in the background, and ends with the app")
+                    comments.append("\(label(central)): its scan had no service UUIDs; it does not go on in the background, and ends with the app")
                 }
             }
             kept.formUnion(peripherals.map(ObjectIdentifier.init))
@@ -234,7 +234,7 @@ extension ReplayEngine {
         }
         for (address, peripheral) in given.sorted(by: { $0.key < $1.key }) where !kept.contains(ObjectIdentifier(peripheral)) {
             if peripheral.state != .disconnected {
-                flow.comments.append(
+                comments.append(
                     "\(address): the system ends the app's \(peripheral.state == .connected ? "connection" : "pending connect")"
                         + (!keeps ? " (force quit)" : " (no restore identifier keeps it)"))
             }
@@ -260,7 +260,7 @@ extension ReplayEngine {
     /// decision, Formats/corebluetooth.md). With a passcode (`passcode`: a first unlock follows)
     /// nothing relaunches the app before that unlock.
     func reboot(passcode: Bool) {
-        record("system", "reboot", [:])
+        record(.system(.reboot))
         terminate(.reboot)
         endKeptLinks(because: "the device restarts")
         locked = passcode
@@ -269,7 +269,7 @@ extension ReplayEngine {
     /// The first unlock after a restart: the Bluetooth events that would have relaunched the app
     /// while the device was locked relaunch it now, and are delivered in their order.
     func unlock() {
-        record("system", "unlock", [:])
+        record(.system(.unlock))
         guard locked else { return }
         locked = false
         let held = heldWakes
@@ -291,7 +291,7 @@ extension ReplayEngine {
                 attempts.remove(address)
                 guard let central = peripheral.centralManager else { continue }
                 central.keepConnecting(peripheral)
-                flow.comments.append("\(address): \(cause); the system keeps the connection request of \(identifier) and connects again")
+                comments.append("\(address): \(cause); the system keeps the connection request of \(identifier) and connects again")
                 startAttempt(peripheral, address)
             }
         }
@@ -314,7 +314,7 @@ extension ReplayEngine {
         }
         if locked {
             if heldWakes.isEmpty {
-                flow.comments.append("\(peripheral.address.map { "\($0)" } ?? "?"): \(waking) before the first unlock after the restart; the app is relaunched at the unlock")
+                comments.append("\(peripheral.address.map { "\($0)" } ?? "?"): \(waking) before the first unlock after the restart; the app is relaunched at the unlock")
             }
             heldWakes.append((peripheral, waking, deliver))
             return
@@ -327,7 +327,7 @@ extension ReplayEngine {
     private func deliverAfterRelaunch(_ peripheral: CBPeripheral, _ waking: String, _ deliver: @escaping (CBCentralManager) -> Void) {
         schedule(at: now, for: peripheral) { [unowned self] peripheral in
             guard let central = peripheral.centralManager, centrals.contains(where: { $0 === central }) else {
-                flow.comments.append("\(peripheral.address.map { "\($0)" } ?? "?"): the relaunched app did not restore the manager this peripheral belonged to; \(waking) is lost")
+                comments.append("\(peripheral.address.map { "\($0)" } ?? "?"): the relaunched app did not restore the manager this peripheral belonged to; \(waking) is lost")
                 return
             }
             deliver(central)
@@ -356,13 +356,13 @@ extension ReplayEngine {
         if !centralIdentifiers.isEmpty { options[.bluetoothCentrals] = centralIdentifiers }
         let peripheralIdentifiers = preservedServers.keys.sorted()
         if !peripheralIdentifiers.isEmpty { options[.bluetoothPeripherals] = peripheralIdentifiers }
-        var arguments: [FlowEvent.Argument] = [.init("reason", reason)]
-        if let peripheral { arguments.append(.init("peripheral", peripheral)) }
-        if let central { arguments.append(.init("central", central)) }
-        launch(options: reason == "user" ? nil : options, event: ("relaunch", arguments))
+        var arguments: [FlowRecord.Argument] = [.init(.reason, reason)]
+        if let peripheral { arguments.append(.init(.peripheral, peripheral)) }
+        if let central { arguments.append(.init(.central, central)) }
+        launch(options: reason == "user" ? nil : options, event: (.relaunch, arguments))
         // What no manager of the new process claimed during launch is lost.
         for (identifier, kept) in preserved.sorted(by: { $0.key < $1.key }) {
-            flow.comments.append("the relaunched app created no central manager with restore identifier \(identifier): what the system kept for it is lost")
+            comments.append("the relaunched app created no central manager with restore identifier \(identifier): what the system kept for it is lost")
             for peripheral in kept.peripherals {
                 guard let address = peripheral.address else { continue }
                 queue.withdraw(peripheral)
@@ -378,28 +378,28 @@ extension ReplayEngine {
 
     /// The restoration dictionary for a manager the app creates: the state the system kept for
     /// its restore identifier, claimed (once) by the first manager created with it.
-    func restoration(for central: CBCentralManager) -> (dictionary: [String: Any], arguments: [FlowEvent.Argument])? {
+    func restoration(for central: CBCentralManager) -> (dictionary: [String: Any], arguments: [FlowRecord.Argument])? {
         guard let identifier = central.restoreIdentifier else {
             if !preserved.isEmpty {
-                flow.comments.append("\(label(central)) was created without a restore identifier: it restores nothing (the system keeps state for \(preserved.keys.sorted().joined(separator: ", ")))")
+                comments.append("\(label(central)) was created without a restore identifier: it restores nothing (the system keeps state for \(preserved.keys.sorted().joined(separator: ", ")))")
             }
             return nil
         }
         guard let kept = preserved.removeValue(forKey: identifier) else { return nil }
         var dictionary: [String: Any] = [:]
-        var arguments: [FlowEvent.Argument] = [.init("restoreIdentifier", identifier)]
+        var arguments: [FlowRecord.Argument] = [.init(.restoreIdentifier, identifier)]
         for peripheral in kept.peripherals {
             central.adopt(peripheral)
             if let address = peripheral.address { given[address] = peripheral }
         }
         dictionary[CBCentralManagerRestoredStatePeripheralsKey] = kept.peripherals
-        arguments.append(.init("peripherals", list(kept.peripherals.map { "\($0.address.map { "\($0)" } ?? $0.identifier.uuidString)" })))
+        arguments.append(.init(.peripherals, list(kept.peripherals.map { "\($0.address.map { "\($0)" } ?? $0.identifier.uuidString)" })))
         if let scan = kept.scan {
             central.continueScan(withServices: scan.services, options: scan.options)
             scanOwner = central
             dictionary[CBCentralManagerRestoredStateScanServicesKey] = scan.services
             if let options = scan.options { dictionary[CBCentralManagerRestoredStateScanOptionsKey] = options }
-            arguments.append(.init("scanServices", list(scan.services.map(\.uuidString))))
+            arguments.append(.init(.scanServices, list(scan.services.map(\.uuidString))))
         }
         return (dictionary, arguments)
     }
@@ -424,10 +424,10 @@ extension ReplayEngine {
 
     /// The restoration dictionary for a peripheral manager the app creates: its services, now
     /// this manager's, and its advertisement data.
-    func restoration(for manager: CBPeripheralManager) -> (dictionary: [String: Any], arguments: [FlowEvent.Argument])? {
+    func restoration(for manager: CBPeripheralManager) -> (dictionary: [String: Any], arguments: [FlowRecord.Argument])? {
         guard let identifier = manager.restoreIdentifier else {
             if !preservedServers.isEmpty {
-                flow.comments.append("\(label(manager)) was created without a restore identifier: it restores nothing")
+                comments.append("\(label(manager)) was created without a restore identifier: it restores nothing")
             }
             return nil
         }
@@ -436,12 +436,12 @@ extension ReplayEngine {
             server.published[handle]?.manager = manager
         }
         var dictionary: [String: Any] = [CBPeripheralManagerRestoredStateServicesKey: kept.services]
-        var arguments: [FlowEvent.Argument] = [
-            .init("restoreIdentifier", identifier), .init("services", list(kept.services.map(\.uuid.uuidString))),
+        var arguments: [FlowRecord.Argument] = [
+            .init(.restoreIdentifier, identifier), .init(.services, list(kept.services.map(\.uuid.uuidString))),
         ]
         if let advertisement = kept.advertisementData {
             dictionary[CBPeripheralManagerRestoredStateAdvertisementDataKey] = advertisement
-            arguments.append(.init("advertising", "true"))
+            arguments.append(.init(.advertising, "true"))
         }
         return (dictionary, arguments)
     }
@@ -449,7 +449,7 @@ extension ReplayEngine {
     /// Peripheral-manager state no manager of the relaunched app claimed: lost.
     func abandonUnclaimedServers() {
         for (identifier, kept) in preservedServers.sorted(by: { $0.key < $1.key }) {
-            flow.comments.append("the relaunched app created no peripheral manager with restore identifier \(identifier): what the system kept for it is lost")
+            comments.append("the relaunched app created no peripheral manager with restore identifier \(identifier): what the system kept for it is lost")
             unpublish { $0.manager === kept.manager }
             if kept.advertisementData != nil { server.advertising = false }
         }
@@ -471,7 +471,7 @@ extension ReplayEngine {
         if owner == nil, server.systemUnlessPublished.contains(step.link) { return .play }
         guard !relaunchBlocked, !locked, let owner, preservedServers.values.contains(where: { $0.manager === owner }) else {
             if server.noted.insert("lost while not running").inserted {
-                flow.comments.append("\(step.central): requests while the app is not running reach no app (no peripheral manager kept them for restoration)")
+                comments.append("\(step.central): requests while the app is not running reach no app (no peripheral manager kept them for restoration)")
             }
             return .lost
         }
@@ -492,8 +492,8 @@ extension ReplayEngine {
     /// Bluetooth is back.
     func changeBluetooth(to state: CBManagerState, event: SystemEvent.Kind?) {
         switch event {
-        case .controlCenter?, .airplaneMode?: record("system", "powerOff", [.init("via", event!.rawValue)])
-        case let event?: record("system", event.rawValue, [:])
+        case .controlCenter?, .airplaneMode?: record(.system(.powerOff), [.init(.via, event!.rawValue)])
+        case let event?: record(.system(event.flowEvent))
         case nil: break
         }
         bluetoothState = state
@@ -509,7 +509,7 @@ extension ReplayEngine {
                 if let event, !platform.relaunches(after: event) {
                     relaunchBlocked = true
                     for (identifier, kept) in preserved.sorted(by: { $0.key < $1.key }) where !kept.peripherals.isEmpty || kept.scan != nil {
-                        flow.comments.append("Bluetooth \(state) (\(event)): what the system kept for \(identifier) ends; iOS relaunches the app for nothing until the user opens it")
+                        comments.append("Bluetooth \(state) (\(event)): what the system kept for \(identifier) ends; iOS relaunches the app for nothing until the user opens it")
                         for peripheral in kept.peripherals { if let address = peripheral.address { given[address] = nil } }
                         preserved[identifier]?.peripherals = []
                         preserved[identifier]?.scan = nil
@@ -539,11 +539,11 @@ extension ReplayEngine {
             case let central as CBCentralManager:
                 // Only the state: the connections are already gone, with no disconnection
                 // callback (Formats/corebluetooth.md, "Bluetooth power").
-                record(label(central), "didUpdateState", ["state": "\(state)"])
+                record(.central(.didUpdateState, manager: number(central)), [.init(.state, "\(state)")])
                 central.deliver(.stateUpdated(state))
                 if state != .poweredOn && state != .poweredOff { given.removeAll { $0.centralManager === central } }
             case let peripheralManager as CBPeripheralManager:
-                record(label(peripheralManager), "didUpdateState", ["state": "\(state)"])
+                record(.peripheralManager(.didUpdateState, manager: number(peripheralManager)), [.init(.state, "\(state)")])
                 peripheralManager.deliver(.stateUpdated(state))
             default: break
             }
@@ -572,5 +572,22 @@ extension ReplayEngine {
             }
         }
         return state
+    }
+}
+
+extension SystemEvent.Kind {
+    /// The flow's event for it, when it is one the flow writes as it is.
+    var flowEvent: FlowRecord.System {
+        switch self {
+        case .terminate: .terminate
+        case .crash: .crash
+        case .forceQuit: .forceQuit
+        case .reboot: .reboot
+        case .unlock: .unlock
+        case .powerOff, .controlCenter, .airplaneMode: .powerOff
+        case .powerOn: .powerOn
+        case .reset: .reset
+        case .launch: .launch
+        }
     }
 }

@@ -6,7 +6,7 @@ import Wire
 // Scanning: the capture's advertising reports, at their times, to a scanning central.
 extension ReplayEngine {
     public func scanForPeripherals(withServices services: [CBUUID]?, options: [String: Any]?, for central: CBCentralManager) {
-        record("app", "scanForPeripherals", ["services": services.map { list($0.map(\.uuidString)) } ?? "nil"])
+        record(.app(.scanForPeripherals), [.init(.services, services.map { list($0.map(\.uuidString)) } ?? "nil")])
         scanOwner = central
         playScan(services, options)
     }
@@ -19,13 +19,13 @@ extension ReplayEngine {
         let allowDuplicates = (options?[CBCentralManagerScanOptionAllowDuplicatesKey] as? Bool) ?? false
         let reports = cassette.discoveries(services: services?.map(\.bluetoothUUID), allowDuplicates: allowDuplicates, from: now)
         if reports.isEmpty {
-            flow.comments.append("divergence: scanForPeripherals: the capture has no advertising report after +\(formatSeconds(now.seconds(since: cassette.start))) for this scan")
+            comments.append("divergence: scanForPeripherals: the capture has no advertising report after +\(formatSeconds(now.seconds(since: cassette.start))) for this scan")
         }
         scheduleDiscovery(0, of: reports, generation)
     }
 
     public func stopScan(for central: CBCentralManager) {
-        record("app", "stopScan", [:])
+        record(.app(.stopScan))
         scanGeneration += 1
     }
 
@@ -58,11 +58,11 @@ extension ReplayEngine {
         let peripheral = peripheral(for: address, central)
         // Written down before the delegate hears of it, so that its reactions follow in the flow.
         guard central.reports(peripheral, data) else { return }
-        var arguments: [FlowEvent.Argument] = [.init("peripheral", "\(address)"), .init("rssi", "\(report.rssi.map { Int($0) } ?? 127)")]
+        var arguments: [FlowRecord.Argument] = [.init(.peripheral, "\(address)"), .init(.rssi, "\(report.rssi.map { Int($0) } ?? 127)")]
         if let name = data[CBAdvertisementDataLocalNameKey] as? String {
-            arguments.append(.init("name", flowText(name)))
+            arguments.append(.init(.name, flowText(name)))
         }
-        record(label(central), "didDiscover", arguments)
+        record(.central(.didDiscover, manager: number(central)), arguments)
         central.deliver(.discovered(peripheral, advertisementData: data, rssi: Int(report.rssi ?? 127)))
     }
 

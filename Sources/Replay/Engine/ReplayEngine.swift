@@ -39,8 +39,13 @@ public final class ReplayEngine: BluetoothSystem {
     /// (a timer that re-arms itself forever ends with it). The ATT transaction timeout, so that an
     /// app's own request timeouts after the last record still fire.
     public static let horizonSeconds: Int64 = 30
-    @exclusivity(unchecked) public internal(set) var flow = Flow()
-    /// When set, events are written to it as they happen instead of kept in ``flow`` (whose
+    /// The app's events so far, typed (not with a ``writer``).
+    @exclusivity(unchecked) public internal(set) var records: [FlowRecord] = []
+    /// The flow's comments so far: what the replay noted for people.
+    @exclusivity(unchecked) public internal(set) var comments: [String] = []
+    /// The flow so far, as text: ``records`` rendered, with the ``comments``.
+    public var flow: Flow { Flow(events: records.map(\.rendered), comments: comments) }
+    /// When set, events are written to it as they happen instead of kept in ``records`` (the
     /// comments are still kept): for long replays (``FlowWriter``).
     @exclusivity(unchecked) public var writer: FlowWriter?
 
@@ -173,7 +178,7 @@ public final class ReplayEngine: BluetoothSystem {
         let horizon = cassette.end.adding(microseconds: Self.horizonSeconds * 1_000_000)
         if let jump = cassette.clockJump {
             let (from, to) = (jump.from.seconds(since: cassette.start), jump.to.seconds(since: cassette.start))
-            flow.comments.append(
+            comments.append(
                 "the capture's clock jumps at frame \(jump.record + 1), from \(from < 0 ? "" : "+")\(formatSeconds(from)) to \(to < 0 ? "" : "+")\(formatSeconds(to)): damaged; the replay ends with the frame before")
         }
         self.makeApp = makeApp
@@ -188,7 +193,7 @@ public final class ReplayEngine: BluetoothSystem {
             let executor = ReplayExecutor()
             self.executor = executor
             executor.run {
-                BluetoothSystemContext.with(self) { launch(options: nil, event: ("launch", [.init("app", name)])) }
+                BluetoothSystemContext.with(self) { launch(options: nil, event: (.launch, [.init(.app, name)])) }
                 playVirtually(until: horizon, executor)
             }
         case .realtime:
@@ -197,7 +202,7 @@ public final class ReplayEngine: BluetoothSystem {
                 // The capture's start is now, in wall time: when the main thread takes the app.
                 engine.wallStart = .now
                 engine.clock.followWallTime(from: engine.wallStart!)
-                BluetoothSystemContext.with(engine) { engine.launch(options: nil, event: ("launch", [.init("app", name)])) }
+                BluetoothSystemContext.with(engine) { engine.launch(options: nil, event: (.launch, [.init(.app, name)])) }
             }
         }
         if let executor { executor.run { finish() } } else { finish() }
@@ -211,7 +216,7 @@ public final class ReplayEngine: BluetoothSystem {
         endLinks()
         finalState = appState()
         for (address, peripheral) in given.sorted(by: { $0.key < $1.key }) where connectRequested.contains(address) || peripheral.state != .disconnected {
-            flow.comments.append("at the end of the capture: \(address) is \(peripheral.state)")
+            comments.append("at the end of the capture: \(address) is \(peripheral.state)")
             finalPeripheralStates["\(address)"] = peripheral.state
         }
         // The app's managers let go of the engine, and the engine of them, so that the engine is
@@ -233,7 +238,7 @@ public final class ReplayEngine: BluetoothSystem {
     @exclusivity(unchecked) private var finished = false
 
     /// Starts a process of the app: a new instance, its `didFinishLaunching`.
-    func launch(options: [Launch.OptionsKey: Any]?, event: (name: String, arguments: [FlowEvent.Argument])) {
+    func launch(options: [Launch.OptionsKey: Any]?, event: (name: FlowRecord.System, arguments: [FlowRecord.Argument])) {
         guard let makeApp else { return }
         let launch = Launch(
             knownPeripherals: cassette.peers.map(CBPeer.identifier(for:)),
@@ -241,7 +246,7 @@ public final class ReplayEngine: BluetoothSystem {
                 schedule(at: now.adding(microseconds: Self.microseconds(seconds)), action)
             },
             clock: clock, options: options, defaults: defaults)
-        record("system", event.name, event.arguments)
+        record(.system(event.name), event.arguments)
         launchedAt = eventTime
         let app = makeApp()
         self.app = app
@@ -387,7 +392,7 @@ public final class ReplayEngine: BluetoothSystem {
     /// dictionary when the system kept state for its restore identifier.
     public func managerDidInit(_ manager: CBManager) {
         managers.append(manager)
-        var restored: (dictionary: [String: Any], arguments: [FlowEvent.Argument])?
+        var restored: (dictionary: [String: Any], arguments: [FlowRecord.Argument])?
         switch manager {
         case let central as CBCentralManager:
             centrals.append(central)
@@ -398,8 +403,8 @@ public final class ReplayEngine: BluetoothSystem {
         }
         schedule(at: now) { [unowned self] in
             let state = bluetoothState
-            if let restored { record(label(manager), "willRestoreState", restored.arguments) }
-            record(label(manager), "didUpdateState", ["state": "\(state)"])
+            if let restored { record(managerEvent(manager, .willRestoreState, .willRestoreState), restored.arguments) }
+            record(managerEvent(manager, .didUpdateState, .didUpdateState), [.init(.state, "\(state)")])
             switch manager {
             case let central as CBCentralManager: central.deliver(.stateUpdated(state, restoredState: restored?.dictionary))
             case let peripheralManager as CBPeripheralManager:
@@ -410,15 +415,15 @@ public final class ReplayEngine: BluetoothSystem {
     }
 
     public func apiMisuse(_ message: String, by manager: CBManager) {
-        flow.comments.append(message)
+        comments.append(message)
     }
 
     /// The app did what CoreBluetooth answers with an exception: on iOS the app would crash there.
     /// The flow ends with `system crash reason=…` and the replay fails (`bletrace replay` exits 1).
     public func appCrashed(_ rule: String, _ message: String, by manager: CBManager?) {
         guard crashReason == nil else { return }
-        flow.comments.append("the app crashes here on iOS: \(message) (an exception CoreBluetooth raises)")
-        record("system", "crash", [.init("reason", rule)])
+        comments.append("the app crashes here on iOS: \(message) (an exception CoreBluetooth raises)")
+        record(.system(.crash), [.init(.reason, rule)])
         crashReason = rule
         stop()
     }
@@ -459,13 +464,13 @@ public final class ReplayEngine: BluetoothSystem {
     }
 
     public func registerForConnectionEvents(options: [CBConnectionEventMatchingOption: Any]?, for central: CBCentralManager) {
-        record("app", "registerForConnectionEvents", [:])
+        record(.app(.registerForConnectionEvents))
     }
 
     public func connect(_ peripheral: CBPeripheral, options: [String: Any]?, for central: CBCentralManager) {
         guard let address = peripheral.address else { return }
         let reconnects = options?[CBConnectPeripheralOptionEnableAutoReconnect] as? Bool == true
-        record("app", "connect", [.init("peripheral", "\(address)")] + (reconnects ? [.init("autoReconnect", "true")] : []))
+        record(.app(.connect), [.init(.peripheral, "\(address)")] + (reconnects ? [.init(.autoReconnect, "true")] : []))
         connectRequested.insert(address)
         if reconnects { autoReconnect.insert(address) }
         // Connecting to a peripheral already connecting or connected changes nothing.
@@ -489,7 +494,7 @@ public final class ReplayEngine: BluetoothSystem {
                 scheduleRemoteDisconnection(of: episode, peripheral)
                 startLink(episode, peripheral)
                 reach(peripheral, waking: "didConnect") { [unowned self] central in
-                    record(label(central), "didConnect", ["peripheral": "\(address)"])
+                    record(.central(.didConnect, manager: number(central)), [.init(.peripheral, "\(address)")])
                     central.deliver(.connected(peripheral))
                 }
             }
@@ -498,7 +503,7 @@ public final class ReplayEngine: BluetoothSystem {
             scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
                 attempts.remove(address)
                 reach(peripheral, waking: "didFailToConnect") { [unowned self] central in
-                    record(label(central), "didFailToConnect", ["peripheral": "\(address)", "error": "\(error)"])
+                    record(.central(.didFailToConnect, manager: number(central)), [.init(.peripheral, "\(address)"), .error(error)])
                     central.deliver(.failedToConnect(peripheral, error: error))
                 }
             }
@@ -507,7 +512,7 @@ public final class ReplayEngine: BluetoothSystem {
 
     public func cancelPeripheralConnection(_ peripheral: CBPeripheral, for central: CBCentralManager) {
         guard let address = peripheral.address else { return }
-        record("app", "cancelPeripheralConnection", ["peripheral": "\(address)"])
+        record(.app(.cancelPeripheralConnection), [.init(.peripheral, "\(address)")])
         autoReconnect.remove(address)
         queue.withdraw(peripheral)
         attempts.remove(address)
@@ -517,7 +522,7 @@ public final class ReplayEngine: BluetoothSystem {
         // didDisconnectPeripheral with no error.
         schedule(at: now, for: peripheral) { [unowned self] peripheral in
             peripheral.deliver(.linkLost)
-            record(label(central), "didDisconnectPeripheral", ["peripheral": "\(address)", "error": "nil"])
+            record(.central(.didDisconnectPeripheral, manager: number(central)), [.init(.peripheral, "\(address)"), .noError])
             central.deliver(.disconnected(peripheral, error: nil))
         }
     }
@@ -577,9 +582,9 @@ public final class ReplayEngine: BluetoothSystem {
             // With auto-reconnect the system connects again by itself, and says so (iOS 17).
             let reconnecting = peripheral.address.map { autoReconnect.contains($0) } ?? false
             record(
-                label(central), "didDisconnectPeripheral",
-                [.init("peripheral", "\(peripheral.address.map { "\($0)" } ?? "?")"), .init("error", error.map { "\($0)" } ?? "nil")]
-                    + (reconnecting ? [.init("isReconnecting", "true")] : []))
+                .central(.didDisconnectPeripheral, manager: number(central)),
+                [.init(.peripheral, "\(peripheral.address.map { "\($0)" } ?? "?")"), .error(error)]
+                    + (reconnecting ? [.init(.isReconnecting, "true")] : []))
             central.deliver(.disconnected(peripheral, error: error, timestamp: absoluteTime(now), isReconnecting: reconnecting))
             if reconnecting, let address = peripheral.address, peripheral.state == .disconnected {
                 central.keepConnecting(peripheral)
@@ -603,11 +608,11 @@ public final class ReplayEngine: BluetoothSystem {
             let subscribed = links[address]?.subscribed ?? []
             links[address]?.link = nil  // the old connection has nothing more to play
             guard let next = nextEpisode(for: address), next.outcome != .failed else {
-                flow.comments.append("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.start))) and never connected again; this app's link stays up")
+                comments.append("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.start))) and never connected again; this app's link stays up")
                 return
             }
             let at = max(now, next.completeTime ?? now)
-            flow.comments.append("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.start))); this app's link continues as the capture's next connection, from +\(formatSeconds(at.seconds(since: cassette.start)))")
+            comments.append("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.start))); this app's link continues as the capture's next connection, from +\(formatSeconds(at.seconds(since: cassette.start)))")
             scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
                 startLink(next, peripheral)
                 links[address]?.subscribed = subscribed
@@ -631,7 +636,7 @@ public final class ReplayEngine: BluetoothSystem {
         guard peripheral.state == .connected || peripheral.state == .connecting, !finished, isRunning,
             centrals.contains(where: { $0 === central }), let address = peripheral.address
         else { return }
-        record("system", "unusedPeripheral", [.init("peripheral", "\(address)"), .init("state", "\(peripheral.state)")])
+        record(.system(.unusedPeripheral), [.init(.peripheral, "\(address)"), .init(.state, "\(peripheral.state)")])
         attempts.remove(address)
         autoReconnect.remove(address)
         if let playback = links.removeValue(forKey: address) { noteUndelivered(playback, address) }
@@ -674,21 +679,27 @@ public final class ReplayEngine: BluetoothSystem {
 
     /// `central`, `central2`, … and `peripheralManager`, `peripheralManager2`, … in creation order.
     func label(_ manager: CBManager) -> String {
-        let kind = manager is CBCentralManager ? "central" : "peripheralManager"
+        managerEvent(manager, .didUpdateState, .didUpdateState).actor
+    }
+
+    /// The number of `manager` among the app's managers of its kind, in creation order (1 for
+    /// the first: `central`, 2 for `central2`).
+    func number(_ manager: CBManager) -> Int {
         let same = managers.filter { ($0 is CBCentralManager) == (manager is CBCentralManager) }
-        let index = same.firstIndex { $0 === manager } ?? 0
-        return index == 0 ? kind : "\(kind)\(index + 1)"
+        return (same.firstIndex { $0 === manager } ?? 0) + 1
     }
 
-    func record(_ actor: String, _ name: String, _ arguments: KeyValuePairs<String, String>) {
-        record(actor, name, arguments.map { FlowEvent.Argument($0.key, $0.value) })
+    /// The event of `manager`: `central` for a central manager, `peripheralManager` for the other.
+    func managerEvent(_ manager: CBManager, _ central: FlowRecord.Central, _ peripheralManager: FlowRecord.PeripheralManager) -> FlowRecord.Event {
+        manager is CBCentralManager ? .central(central, manager: number(manager)) : .peripheralManager(peripheralManager, manager: number(manager))
     }
 
-    func record(_ actor: String, _ name: String, _ arguments: [FlowEvent.Argument]) {
+    func record(_ event: FlowRecord.Event, _ arguments: [FlowRecord.Argument] = []) {
         // After a crash the app's process is gone: what its code went on to call never happened.
         guard crashReason == nil, !finished else { return }
-        if let writer { return writer.append(time: now.seconds(since: cassette.start), actor: actor, name: name, arguments: arguments) }
-        flow.events.append(FlowEvent(time: now.seconds(since: cassette.start), actor: actor, name: name, arguments: arguments))
+        let record = FlowRecord(time: now.seconds(since: cassette.start), event, arguments)
+        if let writer { return writer.append(record) }
+        records.append(record)
         afterEvent?()
     }
 

@@ -64,8 +64,8 @@ import Testing
     @Test func givesUpAConnectionAttemptAfterItsTimeoutOnTheCapturesClock() async throws {
         // The capture's app cancelled its attempt: this app's connect never completes.
         let (replay, models) = try await replay("cancelled-connect.btsnoop", timeout: .seconds(3))
-        let connect = try #require(replay.events(of: .app, named: "connect").first?.time)
-        let cancel = try #require(replay.events(of: .app, named: "cancelPeripheralConnection").first?.time)
+        let connect = try #require(replay.events(.app(.connect)).first?.time)
+        let cancel = try #require(replay.events(.app(.cancelPeripheralConnection)).first?.time)
         #expect(((cancel - connect) * 1_000_000).rounded() == 3_000_000)
         let model = try #require(models.first)
         await MainActor.run {
@@ -77,7 +77,7 @@ import Testing
     @Test func takesTheRestoredSensorBackAfterATermination() async throws {
         let (replay, models) = try await replay("restore-notifying.btsnoop", options: .terminate(at: 0.5))
         #expect(models.count == 2)
-        #expect(replay.events(of: .central, named: "willRestoreState").count == 1)
+        #expect(replay.events(.central(.willRestoreState)).count == 1)
         let relaunch = try #require(replay.flow.events.firstIndex { $0.name == "relaunch" })
         // Restored connected and notifying: the relaunched app does not connect, discover nor
         // subscribe again (it only reads the body location it had not got: the capture never

@@ -62,8 +62,8 @@ import Testing
             apps.append(app)
             return app
         }
-        #expect(replay.events(of: .system, named: "relaunch").count == 1)
-        #expect(replay.events(of: .central, named: "willRestoreState").count == 1)
+        #expect(replay.events(.system(.relaunch)).count == 1)
+        #expect(replay.events(.central(.willRestoreState)).count == 1)
         #expect(apps.count == 2)
         // The relaunched process gets the notifications after the termination.
         #expect(apps[1].monitor.heartRates == [0x65, 0x66, 0x67, 0x68, 0x69, 0x6a, 0x6b])
