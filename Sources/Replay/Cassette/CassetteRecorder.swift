@@ -27,15 +27,18 @@ public struct CassetteRecorder {
     /// Per peer, the index of each distinct advertising payload.
     private var payloads: [BluetoothAddress: [[UInt8]: Int]] = [:]
 
-    /// A request waiting for its answer: per connection handle and side, as the tracker keeps it.
+    /// Where a request waiting for its answer went in the cassette, by the request's record: the
+    /// analyzer's ATT tracker pairs answers with requests (`LifecycleAnalyzer.lastAnswered`), and
+    /// the recorder only looks up the request it names.
     private struct Pending {
-        var connection: Int
         var link: Int
         var exchange: Int
         var operation: Int?
-        var record: Int
     }
-    private var pending: [UInt32: Pending] = [:]
+    private var pending: [Int: Pending] = [:]
+    /// The request record last kept per connection handle and side: ATT has one request
+    /// outstanding per side, so the one before is forgotten (memory stays bounded by the handles).
+    private var latestRequest: [UInt32: Int] = [:]
     /// Per link, the long read that a Read Blob may continue and the prepared write an Execute
     /// Write ends.
     private var openRead: [Int: Int] = [:]
@@ -295,7 +298,7 @@ public struct CassetteRecorder {
         let opcode = pdu.opcode
         switch opcode.method {
         case .request, .command, .indication:
-            request(pdu, on: aclHandle, link: link, connection: connection, side: side, record)
+            request(pdu, on: aclHandle, link: link, side: side, record)
         case .notification:
             switch pdu {
             case .handleValueNotification(let handle, let value):
@@ -316,21 +319,14 @@ public struct CassetteRecorder {
             }
         case .response, .confirmation:
             // The analyzer's tracker decided which request this answers.
-            guard let answered = analyzer.lastAnswered else { return }
-            let asked: Cassette.Exchange.Side = side == .host ? .peer : side == .peer ? .host : .unknown
-            guard let waiting = pending.removeValue(forKey: Self.key(aclHandle, asked)),
-                waiting.connection == connection.id, waiting.record == answered.record
-            else { return }
+            guard let answered = analyzer.lastAnswered, let waiting = pending.removeValue(forKey: answered.record) else { return }
             answer(pdu, waiting, mtu: connection.mtu ?? 23, record)
         default:
             break
         }
     }
 
-    private mutating func request(
-        _ pdu: ATTPDU, on aclHandle: UInt16, link: Int, connection: Connection, side: Cassette.Exchange.Side,
-        _ record: CaptureRecord
-    ) {
+    private mutating func request(_ pdu: ATTPDU, on aclHandle: UInt16, link: Int, side: Cassette.Exchange.Side, _ record: CaptureRecord) {
         var exchange = Cassette.Exchange(
             opcode: pdu.opcode, time: record.timestamp, record: record.index, sender: side, handle: pdu.handle)
         var kind: Cassette.Operation.Kind = .other
@@ -364,7 +360,7 @@ public struct CassetteRecorder {
                 links[link].operations[open].value.count == Int(offset)
             {
                 // A continuation of the long read: the same operation.
-                return append(exchange, to: open, link: link, on: aclHandle, connection: connection, side: side)
+                return append(exchange, to: open, link: link, on: aclHandle, side: side)
             }
             kind = .read
         case .readMultipleRequest(let handles), .readMultipleVariableRequest(let handles):
@@ -387,7 +383,7 @@ public struct CassetteRecorder {
             exchange.value = Array(bytes)
             if let open = openWrite[link] {
                 Self.place(exchange.value, at: offset, in: &links[link].operations[open])
-                return append(exchange, to: open, link: link, on: aclHandle, connection: connection, side: side)
+                return append(exchange, to: open, link: link, on: aclHandle, side: side)
             }
             value = exchange.value
             kind = .longWrite
@@ -395,7 +391,7 @@ public struct CassetteRecorder {
             exchange.parameter = UInt16(flags)
             if let open = openWrite[link] {
                 if flags == 0 { links[link].operations[open].value = [] }
-                return append(exchange, to: open, link: link, on: aclHandle, connection: connection, side: side)
+                return append(exchange, to: open, link: link, on: aclHandle, side: side)
             }
             kind = .longWrite
         case .handleValueIndication(let handle, let bytes):
@@ -429,24 +425,25 @@ public struct CassetteRecorder {
         }
         if kind == .longWrite { openWrite[link] = operationIndex }
         if exchange.expectsAnswer {
-            pending[Self.key(aclHandle, side)] = Pending(
-                connection: connection.id, link: link, exchange: exchangeIndex, operation: operationIndex,
-                record: record.index)
+            waitForAnswer(Pending(link: link, exchange: exchangeIndex, operation: operationIndex), record: record.index, on: aclHandle, side)
         }
     }
 
     /// Adds a continuing request (Read Blob, Prepare Write, Execute Write) to its operation.
     private mutating func append(
-        _ exchange: Cassette.Exchange, to operation: Int, link: Int, on aclHandle: UInt16, connection: Connection,
-        side: Cassette.Exchange.Side
+        _ exchange: Cassette.Exchange, to operation: Int, link: Int, on aclHandle: UInt16, side: Cassette.Exchange.Side
     ) {
         let exchangeIndex = links[link].exchanges.count
         links[link].exchanges.append(exchange)
         let range = links[link].operations[operation].exchanges
         links[link].operations[operation].exchanges = range.lowerBound..<exchangeIndex + 1
-        pending[Self.key(aclHandle, side)] = Pending(
-            connection: connection.id, link: link, exchange: exchangeIndex, operation: operation,
-            record: exchange.record)
+        waitForAnswer(Pending(link: link, exchange: exchangeIndex, operation: operation), record: exchange.record, on: aclHandle, side)
+    }
+
+    /// Keeps where the request of `record` went, until the tracker names it answered.
+    private mutating func waitForAnswer(_ request: Pending, record: Int, on aclHandle: UInt16, _ side: Cassette.Exchange.Side) {
+        if let earlier = latestRequest.updateValue(record, forKey: Self.key(aclHandle, side)) { pending[earlier] = nil }
+        pending[record] = request
     }
 
     private mutating func answer(_ pdu: ATTPDU, _ waiting: Pending, mtu: UInt16, _ record: CaptureRecord) {
