@@ -148,7 +148,7 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         // From the capture time of the launch, not `now`: in real time that is a few
         // milliseconds later, and the captured app's cancel would come after the capture's
         // own end of the link instead of at it.
-        let launchTime = engine.launchedAt
+        let launchTime = engine.process.launchedAt
         // The steps are this app process's timers: a termination withdraws them.
         let process = engine.queue.liveProcess
         let sequences = engine.queue.reserve(script.count)

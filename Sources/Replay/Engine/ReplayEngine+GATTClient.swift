@@ -33,7 +33,7 @@ extension ReplayEngine {
     func startLink(_ episode: Connection, _ peripheral: CBPeripheral) {
         guard let address = peripheral.address else { return }
         let link = cassette.link(connection: episode.id)
-        links[address] = LinkPlayback(episode: episode, link: link)
+        connections.links[address] = LinkPlayback(episode: episode, link: link)
         guard let link else { return }
         if let mtu = link.mtu {
             scheduleSystem(at: max(now, link.mtuTime ?? now), for: peripheral) { peripheral in peripheral.deliver(.mtuChanged(Int(mtu))) }
@@ -43,7 +43,7 @@ extension ReplayEngine {
             let range = handleRange(change.start, change.end)
             scheduleSystem(at: change.time, for: peripheral) { [unowned self] peripheral in
                 // The system applies it; only a running app hears of it (it does not wake one).
-                guard isRunning else { return _ = peripheral.deliver(.servicesChanged(handles: range)) }
+                guard process.isRunning else { return _ = peripheral.deliver(.servicesChanged(handles: range)) }
                 reach(peripheral, waking: nil) { [unowned self] _ in
                     let invalidated = (peripheral.services ?? []).filter { $0.handles.overlaps(range) }
                     record(.peripheral(.didModifyServices), [
@@ -72,7 +72,7 @@ extension ReplayEngine {
         let name = String(decoding: read.value, as: UTF8.self)
         scheduleSystem(at: answered, for: peripheral) { [unowned self] peripheral in
             guard peripheral.state == .connected, peripheral.name != name else { return }
-            guard isRunning, peripheral.delegate != nil else { return _ = peripheral.deliver(.nameUpdated(name)) }
+            guard process.isRunning, peripheral.delegate != nil else { return _ = peripheral.deliver(.nameUpdated(name)) }
             record(.peripheral(.didUpdateName), [.init(.peripheral, "\(address)"), .init(.name, flowText(name))])
             peripheral.deliver(.nameUpdated(name))
         }
@@ -80,15 +80,15 @@ extension ReplayEngine {
 
     /// The link of `peripheral` ended: what it still had to play is dropped.
     func endLink(of peripheral: CBPeripheral) {
-        guard let address = peripheral.address, let playback = links.removeValue(forKey: address) else { return }
+        guard let address = peripheral.address, let playback = connections.links.removeValue(forKey: address) else { return }
         queue.withdraw(peripheral)
         noteUndelivered(playback, address)
     }
 
     /// The links still up at the end of the replay.
     func endLinks() {
-        for (address, playback) in links.sorted(by: { $0.key < $1.key }) { noteUndelivered(playback, address) }
-        links = [:]
+        for (address, playback) in connections.links.sorted(by: { $0.key < $1.key }) { noteUndelivered(playback, address) }
+        connections.links = [:]
     }
 
     func noteUndelivered(_ playback: LinkPlayback, _ address: BluetoothAddress) {
@@ -110,19 +110,19 @@ extension ReplayEngine {
             var index = cursor.index
             while true {
                 let event = notifications[index]
-                if cursor.linksVersion != linksVersion {
-                    (cursor.playback, cursor.linksVersion) = (links[address], linksVersion)
+                if cursor.linksVersion != connections.linksVersion {
+                    (cursor.playback, cursor.linksVersion) = (connections.links[address], connections.linksVersion)
                 }
                 let playback = cursor.playback
                 if playback?.subscribed.contains(event.handle) == true {
-                    if isRunning {
+                    if process.isRunning {
                         // What reach(_:waking:_:) does for a running app, without a closure.
-                        if let central = peripheral.centralManager, centrals.contains(where: { $0 === central }) {
+                        if let central = peripheral.centralManager, process.centrals.contains(where: { $0 === central }) {
                             deliverNotification(event, to: peripheral, via: central, peer, playback, cursor)
                         }
                     } else {
                         reach(peripheral, waking: "didUpdateValueFor") { [unowned self] central in
-                            deliverNotification(event, to: peripheral, via: central, peer, links[address], cursor)
+                            deliverNotification(event, to: peripheral, via: central, peer, connections.links[address], cursor)
                         }
                     }
                 } else {
@@ -224,8 +224,8 @@ extension ReplayEngine {
             }
             play(.write, handle: cccd.handle, request, peripheral) { [unowned self] _, error in
                 if error == nil {
-                    if enabled { links[address]?.subscribed.insert(characteristic.valueHandle) }
-                    else { links[address]?.subscribed.remove(characteristic.valueHandle) }
+                    if enabled { connections.links[address]?.subscribed.insert(characteristic.valueHandle) }
+                    else { connections.links[address]?.subscribed.remove(characteristic.valueHandle) }
                 }
                 return .notificationState(isNotifying: error == nil ? enabled : characteristic.isNotifying, error: error)
             }
@@ -273,8 +273,8 @@ extension ReplayEngine {
     ) {
         guard let address = peripheral.address else { return }
         let key = PeerIndex.key(kind, handle)
-        let occurrence = links[address]?.occurrences[key, default: 0] ?? 0
-        links[address]?.occurrences[key] = occurrence + 1
+        let occurrence = connections.links[address]?.occurrences[key, default: 0] ?? 0
+        connections.links[address]?.occurrences[key] = occurrence + 1
         guard case (var operation, let link)? = capturedAnswer(kind, handle: handle, on: address, occurrence: occurrence)
             ?? (kind == .write ? capturedAnswer(.longWrite, handle: handle, on: address, occurrence: occurrence) : nil)
         else {
@@ -291,7 +291,7 @@ extension ReplayEngine {
             }
             operation = after
         }
-        if let playing = links[address]?.link?.connection, link != playing {
+        if let playing = connections.links[address]?.link?.connection, link != playing {
             comments.append("\(address): connection \(playing + 1) of the capture never made \(request.methodName) on 0x\(hex4(handle)); answered as connection \(link + 1) answered it")
         }
         guard operation.answerTime != nil else {
@@ -408,7 +408,7 @@ extension ReplayEngine {
             return .refused
         }
         comments.append("\(asked); as iOS does, the link is encrypted and the request sent again (the capture's retry at +\(formatSeconds(retry.time.seconds(since: cassette.start))))")
-        self.links[address]?.occurrences[key, default: 0] += 1
+        self.connections.links[address]?.occurrences[key, default: 0] += 1
         return .retried(retry)
     }
 
@@ -614,7 +614,7 @@ extension ReplayEngine {
     ) -> (Cassette.Operation, connection: Int)? {
         let index = peerIndex(address)
         let key = PeerIndex.key(kind, handle)
-        let playing = links[address]?.link?.connection ?? links[address]?.episode.id ?? Int.max
+        let playing = connections.links[address]?.link?.connection ?? connections.links[address]?.episode.id ?? Int.max
         // The connection played, then the latest before it, then the first after it; searched in
         // place, as this runs for every request (no array made).
         func answer(on connection: Int) -> (Cassette.Operation, connection: Int)? {

@@ -191,7 +191,7 @@ extension ReplayEngine {
             // CoreBluetooth tells a peripheral manager of a central's disconnection only this way.
             for valueHandle in server.subscriptions.removeValue(forKey: address) ?? [] {
                 guard let published = server.published[valueHandle], let central = server.centrals[address] else { continue }
-                if isRunning { record(.peripheralManager(.didUnsubscribeFrom, manager: number(published.manager)), [
+                if process.isRunning { record(.peripheralManager(.didUnsubscribeFrom, manager: number(published.manager)), [
                     .init(.central, text(address)), .init(.characteristic, name(of: published.characteristic)),
                 ]) }
                 published.manager.deliver(.unsubscribed(central, from: published.characteristic))

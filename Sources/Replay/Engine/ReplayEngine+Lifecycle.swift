@@ -158,7 +158,7 @@ extension ReplayEngine {
                     changeBluetooth(to: .resetting, event: .reset)
                     changeBluetooth(to: .poweredOn, event: nil)
                 case .launch:
-                    if !isRunning { relaunch(reason: "user") }
+                    if !process.isRunning { relaunch(reason: "user") }
                 }
             }
         }
@@ -199,7 +199,7 @@ extension ReplayEngine {
     /// and its scan (with service UUIDs) to the system; everything else of the process ends: its
     /// other connections and pending connects, its timers, the answers to its requests.
     func terminate(_ kind: SystemEvent.Kind) {
-        guard isRunning else { return }
+        guard process.isRunning else { return }
         switch kind {
         case .forceQuit: record(.system(.forceQuit))
         case .crash: record(.system(.terminate), [.init(.reason, "crash")])
@@ -207,17 +207,17 @@ extension ReplayEngine {
         default: break  // a restart is written down by reboot(passcode:)
         }
         let keeps = platform.relaunches(after: kind)
-        relaunchBlocked = relaunchBlocked || !keeps
+        process.relaunchBlocked = process.relaunchBlocked || !keeps
         queue.endProcess()
         // The process's tasks never run again: their sleeps on its clock do not end.
         clock.abandonSleeps()
         var kept: Set<ObjectIdentifier> = []
-        for central in centrals {
+        for central in process.centrals {
             guard keeps, let identifier = central.restoreIdentifier else {
-                if central.scan != nil { scanGeneration += 1 }
+                if central.scan != nil { process.scanGeneration += 1 }
                 continue
             }
-            let peripherals = given.values
+            let peripherals = connections.given.values
                 .filter { $0.centralManager === central && ($0.state == .connected || $0.state == .connecting) }
                 .sorted { $0.identifier.uuidString < $1.identifier.uuidString }
             var scan: (services: [CBUUID], options: [String: Any]?)?
@@ -225,31 +225,31 @@ extension ReplayEngine {
                 if let services = current.services, !services.isEmpty {
                     scan = (services, current.options)
                 } else {
-                    scanGeneration += 1
+                    process.scanGeneration += 1
                     comments.append("\(label(central)): its scan had no service UUIDs; it does not go on in the background, and ends with the app")
                 }
             }
             kept.formUnion(peripherals.map(ObjectIdentifier.init))
-            preserved[identifier] = Preserved(peripherals: peripherals, scan: scan)
+            process.preserved[identifier] = Preserved(peripherals: peripherals, scan: scan)
         }
-        for (address, peripheral) in given.sorted(by: { $0.key < $1.key }) where !kept.contains(ObjectIdentifier(peripheral)) {
+        for (address, peripheral) in connections.given.sorted(by: { $0.key < $1.key }) where !kept.contains(ObjectIdentifier(peripheral)) {
             if peripheral.state != .disconnected {
                 comments.append(
                     "\(address): the system ends the app's \(peripheral.state == .connected ? "connection" : "pending connect")"
                         + (!keeps ? " (force quit)" : " (no restore identifier keeps it)"))
             }
             queue.withdraw(peripheral)
-            attempts.remove(address)
-            links[address] = nil
-            given[address] = nil
+            connections.attempts.remove(address)
+            connections.links[address] = nil
+            connections.given[address] = nil
         }
-        for central in centrals { central.delegate = nil }
-        for peripheral in given.values { peripheral.delegate = nil }
+        for central in process.centrals { central.delegate = nil }
+        for peripheral in connections.given.values { peripheral.delegate = nil }
         terminatePeripheralManagers(keeping: keeps)
         // The app's objects go only once the process is gone: a peripheral it held is not one it
         // let go of (``peripheralReleased(_:by:)`` finds no live process).
-        let ended = app
-        (app, managers, centrals) = (nil, [], [])
+        let ended = process.app
+        (process.app, process.managers, process.centrals) = (nil, [], [])
         withExtendedLifetime(ended) {}
     }
 
@@ -263,18 +263,18 @@ extension ReplayEngine {
         record(.system(.reboot))
         terminate(.reboot)
         endKeptLinks(because: "the device restarts")
-        locked = passcode
+        process.locked = passcode
     }
 
     /// The first unlock after a restart: the Bluetooth events that would have relaunched the app
     /// while the device was locked relaunch it now, and are delivered in their order.
     func unlock() {
         record(.system(.unlock))
-        guard locked else { return }
-        locked = false
-        let held = heldWakes
-        heldWakes = []
-        guard let first = held.first, !isRunning else { return }
+        guard process.locked else { return }
+        process.locked = false
+        let held = process.heldWakes
+        process.heldWakes = []
+        guard let first = held.first, !process.isRunning else { return }
         relaunch(reason: first.waking, peripheral: first.peripheral.address.map { "\($0)" })
         for wake in held { deliverAfterRelaunch(wake.peripheral, wake.waking, wake.deliver) }
     }
@@ -283,12 +283,12 @@ extension ReplayEngine {
     /// becomes a pending connect the system makes again, as the app's connection request it still
     /// holds. Pending connects go on.
     func endKeptLinks(because cause: String) {
-        for (identifier, kept) in preserved.sorted(by: { $0.key < $1.key }) {
+        for (identifier, kept) in process.preserved.sorted(by: { $0.key < $1.key }) {
             for peripheral in kept.peripherals where peripheral.state == .connected {
                 guard let address = peripheral.address else { continue }
                 queue.withdraw(peripheral)
-                links[address] = nil
-                attempts.remove(address)
+                connections.links[address] = nil
+                connections.attempts.remove(address)
                 guard let central = peripheral.centralManager else { continue }
                 central.keepConnecting(peripheral)
                 comments.append("\(address): \(cause); the system keeps the connection request of \(identifier) and connects again")
@@ -305,18 +305,18 @@ extension ReplayEngine {
     /// (`waking`: the delegate method's name) relaunches it, and is delivered after the restored
     /// managers' `willRestoreState` and `didUpdateState`. Otherwise the app never hears of it.
     func reach(_ peripheral: CBPeripheral, waking: String?, _ deliver: @escaping (CBCentralManager) -> Void) {
-        if isRunning {
-            if let central = peripheral.centralManager, centrals.contains(where: { $0 === central }) { deliver(central) }
+        if process.isRunning {
+            if let central = peripheral.centralManager, process.centrals.contains(where: { $0 === central }) { deliver(central) }
             return
         }
-        guard let waking, !relaunchBlocked, preserved.values.contains(where: { $0.peripherals.contains { $0 === peripheral } }) else {
+        guard let waking, !process.relaunchBlocked, process.preserved.values.contains(where: { $0.peripherals.contains { $0 === peripheral } }) else {
             return
         }
-        if locked {
-            if heldWakes.isEmpty {
+        if process.locked {
+            if process.heldWakes.isEmpty {
                 comments.append("\(peripheral.address.map { "\($0)" } ?? "?"): \(waking) before the first unlock after the restart; the app is relaunched at the unlock")
             }
-            heldWakes.append((peripheral, waking, deliver))
+            process.heldWakes.append((peripheral, waking, deliver))
             return
         }
         relaunch(reason: waking, peripheral: peripheral.address.map { "\($0)" })
@@ -326,7 +326,7 @@ extension ReplayEngine {
     /// Delivers an event that relaunched the app, after the restored managers' callbacks.
     private func deliverAfterRelaunch(_ peripheral: CBPeripheral, _ waking: String, _ deliver: @escaping (CBCentralManager) -> Void) {
         schedule(at: now, for: peripheral) { [unowned self] peripheral in
-            guard let central = peripheral.centralManager, centrals.contains(where: { $0 === central }) else {
+            guard let central = peripheral.centralManager, process.centrals.contains(where: { $0 === central }) else {
                 comments.append("\(peripheral.address.map { "\($0)" } ?? "?"): the relaunched app did not restore the manager this peripheral belonged to; \(waking) is lost")
                 return
             }
@@ -337,10 +337,10 @@ extension ReplayEngine {
     /// An advertising report while the app is not running: it relaunches the app when a kept scan
     /// with service UUIDs matches it.
     func wakesForDiscovery(_ advertisementData: [String: Any], _ address: BluetoothAddress) -> Bool {
-        guard !isRunning, !relaunchBlocked, !locked else { return false }
+        guard !process.isRunning, !process.relaunchBlocked, !process.locked else { return false }
         let advertised = ((advertisementData[CBAdvertisementDataServiceUUIDsKey] as? [CBUUID]) ?? [])
             + ((advertisementData[CBAdvertisementDataOverflowServiceUUIDsKey] as? [CBUUID]) ?? [])
-        guard preserved.values.contains(where: { kept in kept.scan?.services.contains(where: advertised.contains) ?? false }) else {
+        guard process.preserved.values.contains(where: { kept in kept.scan?.services.contains(where: advertised.contains) ?? false }) else {
             return false
         }
         relaunch(reason: "didDiscover", peripheral: "\(address)")
@@ -350,29 +350,29 @@ extension ReplayEngine {
     /// Starts a new process of the app, with the restore identifiers the system kept state for in
     /// its launch options (none when the user opens it: `reason` `user`).
     func relaunch(reason: String, peripheral: String? = nil, central: String? = nil) {
-        relaunchBlocked = false
+        process.relaunchBlocked = false
         var options: [Launch.OptionsKey: Any] = [:]
-        let centralIdentifiers = preserved.keys.sorted()
+        let centralIdentifiers = process.preserved.keys.sorted()
         if !centralIdentifiers.isEmpty { options[.bluetoothCentrals] = centralIdentifiers }
-        let peripheralIdentifiers = preservedServers.keys.sorted()
+        let peripheralIdentifiers = process.preservedServers.keys.sorted()
         if !peripheralIdentifiers.isEmpty { options[.bluetoothPeripherals] = peripheralIdentifiers }
         var arguments: [FlowRecord.Argument] = [.init(.reason, reason)]
         if let peripheral { arguments.append(.init(.peripheral, peripheral)) }
         if let central { arguments.append(.init(.central, central)) }
         launch(options: reason == "user" ? nil : options, event: (.relaunch, arguments))
         // What no manager of the new process claimed during launch is lost.
-        for (identifier, kept) in preserved.sorted(by: { $0.key < $1.key }) {
+        for (identifier, kept) in process.preserved.sorted(by: { $0.key < $1.key }) {
             comments.append("the relaunched app created no central manager with restore identifier \(identifier): what the system kept for it is lost")
             for peripheral in kept.peripherals {
                 guard let address = peripheral.address else { continue }
                 queue.withdraw(peripheral)
-                attempts.remove(address)
-                links[address] = nil
-                given[address] = nil
+                connections.attempts.remove(address)
+                connections.links[address] = nil
+                connections.given[address] = nil
             }
-            if kept.scan != nil { scanGeneration += 1 }
+            if kept.scan != nil { process.scanGeneration += 1 }
         }
-        preserved = [:]
+        process.preserved = [:]
         abandonUnclaimedServers()
     }
 
@@ -380,23 +380,23 @@ extension ReplayEngine {
     /// its restore identifier, claimed (once) by the first manager created with it.
     func restoration(for central: CBCentralManager) -> (dictionary: [String: Any], arguments: [FlowRecord.Argument])? {
         guard let identifier = central.restoreIdentifier else {
-            if !preserved.isEmpty {
-                comments.append("\(label(central)) was created without a restore identifier: it restores nothing (the system keeps state for \(preserved.keys.sorted().joined(separator: ", ")))")
+            if !process.preserved.isEmpty {
+                comments.append("\(label(central)) was created without a restore identifier: it restores nothing (the system keeps state for \(process.preserved.keys.sorted().joined(separator: ", ")))")
             }
             return nil
         }
-        guard let kept = preserved.removeValue(forKey: identifier) else { return nil }
+        guard let kept = process.preserved.removeValue(forKey: identifier) else { return nil }
         var dictionary: [String: Any] = [:]
         var arguments: [FlowRecord.Argument] = [.init(.restoreIdentifier, identifier)]
         for peripheral in kept.peripherals {
             central.adopt(peripheral)
-            if let address = peripheral.address { given[address] = peripheral }
+            if let address = peripheral.address { connections.given[address] = peripheral }
         }
         dictionary[CBCentralManagerRestoredStatePeripheralsKey] = kept.peripherals
         arguments.append(.init(.peripherals, list(kept.peripherals.map { "\($0.address.map { "\($0)" } ?? $0.identifier.uuidString)" })))
         if let scan = kept.scan {
             central.continueScan(withServices: scan.services, options: scan.options)
-            scanOwner = central
+            process.scanOwner = central
             dictionary[CBCentralManagerRestoredStateScanServicesKey] = scan.services
             if let options = scan.options { dictionary[CBCentralManagerRestoredStateScanOptionsKey] = options }
             arguments.append(.init(.scanServices, list(scan.services.map(\.uuidString))))
@@ -409,10 +409,10 @@ extension ReplayEngine {
     /// A peripheral manager with a restore identifier leaves its services and its advertising to
     /// the system; the others' services are unpublished and their advertising ends.
     func terminatePeripheralManagers(keeping: Bool) {
-        for case let manager as CBPeripheralManager in managers {
+        for case let manager as CBPeripheralManager in process.managers {
             manager.delegate = nil
             if keeping, let identifier = manager.restoreIdentifier {
-                preservedServers[identifier] = PreservedServer(
+                process.preservedServers[identifier] = PreservedServer(
                     manager: manager, services: manager.publishedServices,
                     advertisementData: manager.isAdvertising ? server.advertisementData : nil)
             } else {
@@ -426,12 +426,12 @@ extension ReplayEngine {
     /// this manager's, and its advertisement data.
     func restoration(for manager: CBPeripheralManager) -> (dictionary: [String: Any], arguments: [FlowRecord.Argument])? {
         guard let identifier = manager.restoreIdentifier else {
-            if !preservedServers.isEmpty {
+            if !process.preservedServers.isEmpty {
                 comments.append("\(label(manager)) was created without a restore identifier: it restores nothing")
             }
             return nil
         }
-        guard let kept = preservedServers.removeValue(forKey: identifier) else { return nil }
+        guard let kept = process.preservedServers.removeValue(forKey: identifier) else { return nil }
         for (handle, published) in server.published where published.manager === kept.manager {
             server.published[handle]?.manager = manager
         }
@@ -448,12 +448,12 @@ extension ReplayEngine {
 
     /// Peripheral-manager state no manager of the relaunched app claimed: lost.
     func abandonUnclaimedServers() {
-        for (identifier, kept) in preservedServers.sorted(by: { $0.key < $1.key }) {
+        for (identifier, kept) in process.preservedServers.sorted(by: { $0.key < $1.key }) {
             comments.append("the relaunched app created no peripheral manager with restore identifier \(identifier): what the system kept for it is lost")
             unpublish { $0.manager === kept.manager }
             if kept.advertisementData != nil { server.advertising = false }
         }
-        preservedServers = [:]
+        process.preservedServers = [:]
     }
 
     enum StepFate { case play, relaunched, lost }
@@ -462,14 +462,14 @@ extension ReplayEngine {
     /// manager kept for restoration relaunches the app (the step plays after the restoration); any
     /// other request is lost. Other steps (connections, MTU) play as always.
     func whileNotRunning(_ step: ServerPlayback.Step) -> StepFate {
-        guard !isRunning, case .request(let position) = step.kind else { return .play }
+        guard !process.isRunning, case .request(let position) = step.kind else { return .play }
         let exchange = cassette.links[step.link].exchanges[position]
         let handle = exchange.handle ?? 0
         let owner = server.published[server.cccdOwner[handle] ?? handle]?.manager
         // On a link where this host was the central, the system answers what the app did not
         // publish, running or not.
         if owner == nil, server.systemUnlessPublished.contains(step.link) { return .play }
-        guard !relaunchBlocked, !locked, let owner, preservedServers.values.contains(where: { $0.manager === owner }) else {
+        guard !process.relaunchBlocked, !process.locked, let owner, process.preservedServers.values.contains(where: { $0.manager === owner }) else {
             if server.noted.insert("lost while not running").inserted {
                 comments.append("\(step.central): requests while the app is not running reach no app (no peripheral manager kept them for restoration)")
             }
@@ -498,50 +498,50 @@ extension ReplayEngine {
         }
         bluetoothState = state
         if state != .poweredOn {
-            for (address, peripheral) in given.sorted(by: { $0.key < $1.key }) {
-                if !isRunning { rewindAttempt(address) }
+            for (address, peripheral) in connections.given.sorted(by: { $0.key < $1.key }) {
+                if !process.isRunning { rewindAttempt(address) }
                 queue.withdraw(peripheral)
-                attempts.remove(address)
-                links[address] = nil
+                connections.attempts.remove(address)
+                connections.links[address] = nil
             }
-            scanGeneration += 1
-            if !isRunning {
+            process.scanGeneration += 1
+            if !process.isRunning {
                 if let event, !platform.relaunches(after: event) {
-                    relaunchBlocked = true
-                    for (identifier, kept) in preserved.sorted(by: { $0.key < $1.key }) where !kept.peripherals.isEmpty || kept.scan != nil {
+                    process.relaunchBlocked = true
+                    for (identifier, kept) in process.preserved.sorted(by: { $0.key < $1.key }) where !kept.peripherals.isEmpty || kept.scan != nil {
                         comments.append("Bluetooth \(state) (\(event)): what the system kept for \(identifier) ends; iOS relaunches the app for nothing until the user opens it")
-                        for peripheral in kept.peripherals { if let address = peripheral.address { given[address] = nil } }
-                        preserved[identifier]?.peripherals = []
-                        preserved[identifier]?.scan = nil
+                        for peripheral in kept.peripherals { if let address = peripheral.address { connections.given[address] = nil } }
+                        process.preserved[identifier]?.peripherals = []
+                        process.preserved[identifier]?.scan = nil
                     }
                 } else {
-                    for kept in preserved.values {
+                    for kept in process.preserved.values {
                         for peripheral in kept.peripherals where peripheral.state != .disconnected { peripheral.centralManager?.keepConnecting(peripheral) }
                     }
                 }
-                for identifier in preservedServers.keys { preservedServers[identifier]?.advertisementData = nil }
+                for identifier in process.preservedServers.keys { process.preservedServers[identifier]?.advertisementData = nil }
                 server.advertising = false
             } else {
-                for identifier in preserved.keys { preserved[identifier]?.scan = nil }
+                for identifier in process.preserved.keys { process.preserved[identifier]?.scan = nil }
             }
-        } else if !isRunning {
+        } else if !process.isRunning {
             // Bluetooth back with the app terminated: the system goes on with what it kept.
-            for (_, kept) in preserved.sorted(by: { $0.key < $1.key }) {
+            for (_, kept) in process.preserved.sorted(by: { $0.key < $1.key }) {
                 for peripheral in kept.peripherals where peripheral.state == .connecting {
                     if let address = peripheral.address { startAttempt(peripheral, address) }
                 }
                 if let scan = kept.scan { playScan(scan.services, scan.options) }
             }
         }
-        guard isRunning else { return }
-        for manager in managers {
+        guard process.isRunning else { return }
+        for manager in process.managers {
             switch manager {
             case let central as CBCentralManager:
                 // Only the state: the connections are already gone, with no disconnection
                 // callback (Formats/corebluetooth.md, "Bluetooth power").
                 record(.central(.didUpdateState, manager: number(central)), [.init(.state, "\(state)")])
                 central.deliver(.stateUpdated(state))
-                if state != .poweredOn && state != .poweredOff { given.removeAll { $0.centralManager === central } }
+                if state != .poweredOn && state != .poweredOff { connections.given.removeAll { $0.centralManager === central } }
             case let peripheralManager as CBPeripheralManager:
                 record(.peripheralManager(.didUpdateState, manager: number(peripheralManager)), [.init(.state, "\(state)")])
                 peripheralManager.deliver(.stateUpdated(state))
@@ -555,14 +555,14 @@ extension ReplayEngine {
     /// What the app holds now (``AppState``).
     func appState() -> AppState {
         var state = AppState()
-        let keptObjects = Set(preserved.values.flatMap(\.peripherals).map(ObjectIdentifier.init))
-        for (address, peripheral) in given {
-            let kept = !isRunning && keptObjects.contains(ObjectIdentifier(peripheral))
+        let keptObjects = Set(process.preserved.values.flatMap(\.peripherals).map(ObjectIdentifier.init))
+        for (address, peripheral) in connections.given {
+            let kept = !process.isRunning && keptObjects.contains(ObjectIdentifier(peripheral))
             // A running app holds a peripheral of its own managers (iOS ends the link of one the
             // app let go of), whether or not it set a delegate on it.
-            let held = kept || (isRunning && centrals.contains { $0 === peripheral.centralManager })
+            let held = kept || (process.isRunning && process.centrals.contains { $0 === peripheral.centralManager })
             let name = "\(address)"
-            if peripheral.state == .connecting, kept || isRunning { state.pending.insert(name) }
+            if peripheral.state == .connecting, kept || process.isRunning { state.pending.insert(name) }
             guard held, peripheral.state == .connected else { continue }
             state.connected.insert(name)
             for service in peripheral.services ?? [] {

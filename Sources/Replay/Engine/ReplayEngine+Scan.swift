@@ -7,15 +7,15 @@ import Wire
 extension ReplayEngine {
     public func scanForPeripherals(withServices services: [CBUUID]?, options: [String: Any]?, for central: CBCentralManager) {
         record(.app(.scanForPeripherals), [.init(.services, services.map { list($0.map(\.uuidString)) } ?? "nil")])
-        scanOwner = central
+        process.scanOwner = central
         playScan(services, options)
     }
 
     /// Plays the capture's advertising reports from now to the scan (a new one, or one the system
     /// keeps for a terminated app starting again when Bluetooth is back).
     func playScan(_ services: [CBUUID]?, _ options: [String: Any]?) {
-        scanGeneration += 1
-        let generation = scanGeneration
+        process.scanGeneration += 1
+        let generation = process.scanGeneration
         let allowDuplicates = (options?[CBCentralManagerScanOptionAllowDuplicatesKey] as? Bool) ?? false
         let reports = cassette.discoveries(services: services?.map(\.bluetoothUUID), allowDuplicates: allowDuplicates, from: now)
         if reports.isEmpty {
@@ -26,7 +26,7 @@ extension ReplayEngine {
 
     public func stopScan(for central: CBCentralManager) {
         record(.app(.stopScan))
-        scanGeneration += 1
+        process.scanGeneration += 1
     }
 
     /// Plays the scan's reports one after the other (one scheduled at a time), until the scan ends.
@@ -38,9 +38,9 @@ extension ReplayEngine {
         guard index < reports.count else { return }
         let (address, report) = reports[index]
         scheduleSystem(at: report.time) { [unowned self] in
-            guard generation == scanGeneration else { return }
+            guard generation == process.scanGeneration else { return }
             let data = advertisementData(of: address, report)
-            if !isRunning {
+            if !process.isRunning {
                 guard wakesForDiscovery(data, address) else { return scheduleDiscovery(index + 1, of: reports, generation) }
                 return schedule(at: now) { [unowned self] in discover(address, report, data, generation, index, reports) }
             }
@@ -52,9 +52,9 @@ extension ReplayEngine {
         _ address: BluetoothAddress, _ report: Cassette.AdvertisingReport, _ data: [String: Any], _ generation: Int, _ index: Int,
         _ reports: [(peer: BluetoothAddress, report: Cassette.AdvertisingReport)]
     ) {
-        guard generation == scanGeneration else { return }
+        guard generation == process.scanGeneration else { return }
         defer { scheduleDiscovery(index + 1, of: reports, generation) }
-        guard let central = scanOwner, centrals.contains(where: { $0 === central }) else { return }
+        guard let central = process.scanOwner, process.centrals.contains(where: { $0 === central }) else { return }
         let peripheral = peripheral(for: address, central)
         // Written down before the delegate hears of it, so that its reactions follow in the flow.
         guard central.reports(peripheral, data) else { return }

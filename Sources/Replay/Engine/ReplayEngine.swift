@@ -20,6 +20,11 @@ import Wire
 /// (`ReplayEngine+GATTClient.swift`), scans get the capture's advertising reports
 /// (`ReplayEngine+Scan.swift`), and a capture taken on a peripheral host plays its remote centrals
 /// to the app's peripheral managers (`ReplayEngine+GATTServer.swift`); Formats/flow.md says how.
+///
+/// Its state is in parts: the app's process and what the system keeps for it (``AppProcess``,
+/// changed by `ReplayEngine+Lifecycle.swift`), the app's peripherals and the links they play
+/// (``Connections``), the remote centrals' playback for the app's peripheral managers
+/// (``ServerPlayback``), the queue of what happens next (``EventQueue``) and the flow recorded.
 public final class ReplayEngine: BluetoothSystem {
     /// How the replay moves through the capture's time.
     public enum Pacing: Sendable {
@@ -76,25 +81,10 @@ public final class ReplayEngine: BluetoothSystem {
     private var wallStart: ContinuousClock.Instant?
 
     @exclusivity(unchecked) var queue = EventQueue()
-    /// The managers of the app's running process, in creation order.
-    var managers: [CBManager] = []
-    @exclusivity(unchecked) var centrals: [CBCentralManager] = []
-    /// What makes an instance of the app, at launch and at each relaunch.
-    var makeApp: (() -> any BluetoothApp)?
-    /// The running process's app; nil while the app is not running.
-    var app: (any BluetoothApp)? {
-        didSet { isRunning = app != nil }
-    }
-    /// Whether the app has a process now (a flag: the hot path asks for every notification).
-    @exclusivity(unchecked) private(set) var isRunning = false
-    /// The app's `UserDefaults`, kept across its processes.
-    let defaults = AppDefaults()
-    /// What the system keeps for a terminated app, by restore identifier (Formats/corebluetooth.md,
-    /// "The app's life").
-    var preserved: [String: Preserved] = [:]
-    var preservedServers: [String: PreservedServer] = [:]
-    /// The central manager whose scan plays (a restored scan moves to the new process's manager).
-    var scanOwner: CBCentralManager?
+    /// The app as iOS runs it: its process, its managers, and what the system keeps for it.
+    @exclusivity(unchecked) var process = AppProcess()
+    /// The app's peripherals: the objects it was given, its connection attempts, the links they play.
+    @exclusivity(unchecked) var connections = Connections()
     /// The system's events to play (termination, power), from the command line or a test.
     public var events: [SystemEvent] = []
     /// Bluetooth's state when the app launches: `.poweredOn`, or `.poweredOff` / `.unauthorized`
@@ -105,13 +95,6 @@ public final class ReplayEngine: BluetoothSystem {
     /// The iOS release and the app's use of AccessorySetupKit: which system events iOS relaunches
     /// the app after (``Platform/relaunches(after:)``).
     public var platform = Platform()
-    /// The app was ended in a way iOS does not relaunch it after (a force quit; Bluetooth turned
-    /// off while it was not running): the system relaunches it for nothing until the user opens it.
-    var relaunchBlocked = false
-    /// The device restarted and has not been unlocked since: nothing relaunches the app.
-    var locked = false
-    /// Bluetooth events that would have relaunched the app while the device was locked, in order.
-    var heldWakes: [(peripheral: CBPeripheral, waking: String, deliver: (CBCentralManager) -> Void)] = []
     /// Called after each event the flow records (not with a ``writer``): the kill-point sweep
     /// reads what the app holds there.
     var afterEvent: (() -> Void)?
@@ -120,41 +103,14 @@ public final class ReplayEngine: BluetoothSystem {
     public internal(set) var finalState = AppState()
     /// Each peripheral object the app was given, by address, and its state at the end of the run.
     public internal(set) var finalPeripheralStates: [String: CBPeripheralState] = [:]
-    /// Peripheral objects the app was given and still holds (weakly, as iOS: an object the app
-    /// lets go of while connected ends its connection), for termination and the end-of-capture
-    /// summary.
-    @exclusivity(unchecked) var given = GivenPeripherals()
-    /// Peripherals the app asked to connect at least once: the end of the capture names their
-    /// state, and that of any not disconnected then (restored ones), not that of every advertiser
-    /// a scan gave the app.
-    var connectRequested: Set<BluetoothAddress> = []
-    /// The connection each connected peripheral of the app is playing, with what the app did on it.
-    @exclusivity(unchecked) var links: [BluetoothAddress: LinkPlayback] = [:] {
-        didSet { linksVersion &+= 1 }
-    }
-    /// Changes each time a link starts or ends (not when a link's own state changes): a closure
-    /// that plays a link's notifications keeps its lookup while this stays the same.
-    @exclusivity(unchecked) private(set) var linksVersion = 0
     /// What the replay does with a request the capture cannot answer.
     public var unmatched: UnmatchedPolicy = .pend
     /// Set when a request could not be matched under ``UnmatchedPolicy/fail``: the replay stopped.
     public private(set) var failed = false
     /// The rule the app broke that crashes an iOS app (``appCrashed(_:by:)``), if it did.
     public private(set) var crashReason: String?
-    /// The scan in progress, if any: a new scan or a stop ends the old one's discoveries.
-    var scanGeneration = 0
     /// Per peer, its answers and names indexed on first use.
     @exclusivity(unchecked) var peerIndexes: [BluetoothAddress: PeerIndex] = [:]
-    /// Index of the next unused episode per peer.
-    private var cursor: [BluetoothAddress: Int] = [:]
-    /// Peers with a connection attempt of the app in progress.
-    var attempts: Set<BluetoothAddress> = []
-    /// Peripherals the app connected with `CBConnectPeripheralOptionEnableAutoReconnect`: after a
-    /// disconnection the system connects again by itself (iOS 17), until the app cancels.
-    var autoReconnect: Set<BluetoothAddress> = []
-    /// Where the search for the connection that completes each attempt started: an attempt
-    /// Bluetooth interrupted (``rewindAttempt(_:)``) searches again from there.
-    private var attemptFrom: [BluetoothAddress: Int] = [:]
     /// The remote centrals' playback, for the app's peripheral managers (ReplayEngine+GATTServer).
     let server = ServerPlayback()
 
@@ -181,7 +137,7 @@ public final class ReplayEngine: BluetoothSystem {
             comments.append(
                 "the capture's clock jumps at frame \(jump.record + 1), from \(from < 0 ? "" : "+")\(formatSeconds(from)) to \(to < 0 ? "" : "+")\(formatSeconds(to)): damaged; the replay ends with the frame before")
         }
-        self.makeApp = makeApp
+        self.process.makeApp = makeApp
         startServerPlayback()
         scheduleSystemEvents()
         scheduleCapturedPowerOffs()
@@ -215,7 +171,7 @@ public final class ReplayEngine: BluetoothSystem {
     private func finish() {
         endLinks()
         finalState = appState()
-        for (address, peripheral) in given.sorted(by: { $0.key < $1.key }) where connectRequested.contains(address) || peripheral.state != .disconnected {
+        for (address, peripheral) in connections.given.sorted(by: { $0.key < $1.key }) where connections.connectRequested.contains(address) || peripheral.state != .disconnected {
             comments.append("at the end of the capture: \(address) is \(peripheral.state)")
             finalPeripheralStates["\(address)"] = peripheral.state
         }
@@ -223,8 +179,8 @@ public final class ReplayEngine: BluetoothSystem {
         // freed when the caller drops it, even when the app left tasks waiting for ever (they
         // hold the app, as they would on iOS).
         finished = true
-        for manager in managers { manager.detachFromSystem() }
-        (managers, centrals, given, queue, app, preserved, preservedServers, scanOwner, self.makeApp) = ([], [], GivenPeripherals(), EventQueue(), nil, [:], [:], nil, nil)
+        for manager in process.managers { manager.detachFromSystem() }
+        (process.managers, process.centrals, connections.given, queue, process.app, process.preserved, process.preservedServers, process.scanOwner, self.process.makeApp) = ([], [], GivenPeripherals(), EventQueue(), nil, [:], [:], nil, nil)
         server.published = [:]
         executor?.drain()
         executor = nil
@@ -232,24 +188,23 @@ public final class ReplayEngine: BluetoothSystem {
 
     /// The capture time the running process was launched at: the time of the event that launched
     /// it, without the few milliseconds of wall time a real-time replay takes to get there.
-    private(set) var launchedAt = Timestamp(rawValue: 0)
 
     /// The run is over: nothing more is written to the flow.
     @exclusivity(unchecked) private var finished = false
 
     /// Starts a process of the app: a new instance, its `didFinishLaunching`.
     func launch(options: [Launch.OptionsKey: Any]?, event: (name: FlowRecord.System, arguments: [FlowRecord.Argument])) {
-        guard let makeApp else { return }
+        guard let makeApp = process.makeApp else { return }
         let launch = Launch(
             knownPeripherals: cassette.peers.map(CBPeer.identifier(for:)),
             asyncAfter: { [unowned self] seconds, action in
                 schedule(at: now.adding(microseconds: Self.microseconds(seconds)), action)
             },
-            clock: clock, options: options, defaults: defaults)
+            clock: clock, options: options, defaults: process.defaults)
         record(.system(event.name), event.arguments)
-        launchedAt = eventTime
+        process.launchedAt = eventTime
         let app = makeApp()
-        self.app = app
+        self.process.app = app
         app.didFinishLaunching(launch)
     }
 
@@ -391,11 +346,11 @@ public final class ReplayEngine: BluetoothSystem {
     /// A manager of the running process: it gets Bluetooth's state, after the restoration
     /// dictionary when the system kept state for its restore identifier.
     public func managerDidInit(_ manager: CBManager) {
-        managers.append(manager)
+        process.managers.append(manager)
         var restored: (dictionary: [String: Any], arguments: [FlowRecord.Argument])?
         switch manager {
         case let central as CBCentralManager:
-            centrals.append(central)
+            process.centrals.append(central)
             restored = restoration(for: central)
         case let peripheralManager as CBPeripheralManager:
             restored = restoration(for: peripheralManager)
@@ -471,8 +426,8 @@ public final class ReplayEngine: BluetoothSystem {
         guard let address = peripheral.address else { return }
         let reconnects = options?[CBConnectPeripheralOptionEnableAutoReconnect] as? Bool == true
         record(.app(.connect), [.init(.peripheral, "\(address)")] + (reconnects ? [.init(.autoReconnect, "true")] : []))
-        connectRequested.insert(address)
-        if reconnects { autoReconnect.insert(address) }
+        connections.connectRequested.insert(address)
+        if reconnects { connections.autoReconnect.insert(address) }
         // Connecting to a peripheral already connecting or connected changes nothing.
         guard peripheral.state != .connected else { return }
         startAttempt(peripheral, address)
@@ -481,14 +436,14 @@ public final class ReplayEngine: BluetoothSystem {
     /// A connection attempt to `peripheral`: the peer's next connection in the capture completes
     /// it (or fails it); with none, it stays pending.
     func startAttempt(_ peripheral: CBPeripheral, _ address: BluetoothAddress) {
-        guard attempts.insert(address).inserted else { return }
-        let from = cursor[address, default: 0]
+        guard connections.attempts.insert(address).inserted else { return }
+        let from = connections.cursor[address, default: 0]
         guard let episode = nextEpisode(for: address) else { return }  // stays pending
-        attemptFrom[address] = from
+        connections.attemptFrom[address] = from
         let at = max(now, episode.completeTime ?? now)
         if episode.status == .success || episode.beganBeforeCapture {
             scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
-                attempts.remove(address)
+                connections.attempts.remove(address)
                 // Scheduled before the app hears of the connection, so that a cancel from inside
                 // didConnect withdraws it.
                 scheduleRemoteDisconnection(of: episode, peripheral)
@@ -501,7 +456,7 @@ public final class ReplayEngine: BluetoothSystem {
         } else {
             let error: any Error = (episode.cbError?.value ?? nil)?.error ?? CBError(.unknown)
             scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
-                attempts.remove(address)
+                connections.attempts.remove(address)
                 reach(peripheral, waking: "didFailToConnect") { [unowned self] central in
                     record(.central(.didFailToConnect, manager: number(central)), [.init(.peripheral, "\(address)"), .error(error)])
                     central.deliver(.failedToConnect(peripheral, error: error))
@@ -513,10 +468,10 @@ public final class ReplayEngine: BluetoothSystem {
     public func cancelPeripheralConnection(_ peripheral: CBPeripheral, for central: CBCentralManager) {
         guard let address = peripheral.address else { return }
         record(.app(.cancelPeripheralConnection), [.init(.peripheral, "\(address)")])
-        autoReconnect.remove(address)
+        connections.autoReconnect.remove(address)
         queue.withdraw(peripheral)
-        attempts.remove(address)
-        links[address] = nil
+        connections.attempts.remove(address)
+        connections.links[address] = nil
         guard peripheral.state != .disconnected else { return }
         // CoreBluetooth reports every cancel, of a connection or of an attempt, through
         // didDisconnectPeripheral with no error.
@@ -537,8 +492,8 @@ public final class ReplayEngine: BluetoothSystem {
         // A remote central that connected to this host is connected to as a peripheral on its
         // own link (iOS gives a central app the link that is up when the peer serves GATT too).
         let episodes = cassette.episodes[peer] ?? cassette.centralEpisodes[peer] ?? []
-        var index = cursor[peer, default: 0]
-        defer { cursor[peer] = index }
+        var index = connections.cursor[peer, default: 0]
+        defer { connections.cursor[peer] = index }
         while index < episodes.count {
             let episode = episodes[index]
             index += 1
@@ -553,7 +508,7 @@ public final class ReplayEngine: BluetoothSystem {
     /// An attempt to `address` that will be made again later (Bluetooth went off while the system
     /// held it for a terminated app): the connection that was to complete it is free again.
     func rewindAttempt(_ address: BluetoothAddress) {
-        if attempts.contains(address), let from = attemptFrom[address] { cursor[address] = from }
+        if connections.attempts.contains(address), let from = connections.attemptFrom[address] { connections.cursor[address] = from }
     }
 
     private func scheduleRemoteDisconnection(of episode: Connection, _ peripheral: CBPeripheral) {
@@ -580,7 +535,7 @@ public final class ReplayEngine: BluetoothSystem {
             queue.withdraw(peripheral)
             peripheral.deliver(.linkLost)
             // With auto-reconnect the system connects again by itself, and says so (iOS 17).
-            let reconnecting = peripheral.address.map { autoReconnect.contains($0) } ?? false
+            let reconnecting = peripheral.address.map { connections.autoReconnect.contains($0) } ?? false
             record(
                 .central(.didDisconnectPeripheral, manager: number(central)),
                 [.init(.peripheral, "\(peripheral.address.map { "\($0)" } ?? "?")"), .error(error)]
@@ -605,8 +560,8 @@ public final class ReplayEngine: BluetoothSystem {
     private func scheduleContinuation(after episode: Connection, at time: Timestamp, _ peripheral: CBPeripheral) {
         guard let address = peripheral.address else { return }
         scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] peripheral in
-            let subscribed = links[address]?.subscribed ?? []
-            links[address]?.link = nil  // the old connection has nothing more to play
+            let subscribed = connections.links[address]?.subscribed ?? []
+            connections.links[address]?.link = nil  // the old connection has nothing more to play
             guard let next = nextEpisode(for: address), next.outcome != .failed else {
                 comments.append("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.start))) and never connected again; this app's link stays up")
                 return
@@ -615,7 +570,7 @@ public final class ReplayEngine: BluetoothSystem {
             comments.append("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.start))); this app's link continues as the capture's next connection, from +\(formatSeconds(at.seconds(since: cassette.start)))")
             scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
                 startLink(next, peripheral)
-                links[address]?.subscribed = subscribed
+                connections.links[address]?.subscribed = subscribed
                 scheduleRemoteDisconnection(of: next, peripheral)
             }
         }
@@ -623,7 +578,7 @@ public final class ReplayEngine: BluetoothSystem {
 
     func peripheral(for address: BluetoothAddress, _ central: CBCentralManager) -> CBPeripheral {
         let peripheral = central.peripheral(identifier: CBPeer.identifier(for: address), address: address)
-        given[address] = peripheral
+        connections.given[address] = peripheral
         return peripheral
     }
 
@@ -633,13 +588,13 @@ public final class ReplayEngine: BluetoothSystem {
     /// Formats/corebluetooth.md). Called from the object's deinit, so nothing here calls the app.
     public func peripheralReleased(_ peripheral: ReleasedPeripheral, by central: CBCentralManager) {
         queue.forget(peripheral.object)
-        guard peripheral.state == .connected || peripheral.state == .connecting, !finished, isRunning,
-            centrals.contains(where: { $0 === central }), let address = peripheral.address
+        guard peripheral.state == .connected || peripheral.state == .connecting, !finished, process.isRunning,
+            process.centrals.contains(where: { $0 === central }), let address = peripheral.address
         else { return }
         record(.system(.unusedPeripheral), [.init(.peripheral, "\(address)"), .init(.state, "\(peripheral.state)")])
-        attempts.remove(address)
-        autoReconnect.remove(address)
-        if let playback = links.removeValue(forKey: address) { noteUndelivered(playback, address) }
+        connections.attempts.remove(address)
+        connections.autoReconnect.remove(address)
+        if let playback = connections.links.removeValue(forKey: address) { noteUndelivered(playback, address) }
     }
 
     /// Schedules an action of the app's running process (an answer to its request, its timer, a
@@ -685,7 +640,7 @@ public final class ReplayEngine: BluetoothSystem {
     /// The number of `manager` among the app's managers of its kind, in creation order (1 for
     /// the first: `central`, 2 for `central2`).
     func number(_ manager: CBManager) -> Int {
-        let same = managers.filter { ($0 is CBCentralManager) == (manager is CBCentralManager) }
+        let same = process.managers.filter { ($0 is CBCentralManager) == (manager is CBCentralManager) }
         return (same.firstIndex { $0 === manager } ?? 0) + 1
     }
 

@@ -188,10 +188,10 @@ extension ReplayEngine {
     func keptState() -> [String] {
         let state = appState()
         var lines = [
-            "running \(isRunning)", "connected \(state.connected.sorted())", "subscribed \(state.subscribed.sorted())",
-            "pending \(state.pending.sorted())", "scanning \(centrals.map(\.isScanning))",
+            "running \(process.isRunning)", "connected \(state.connected.sorted())", "subscribed \(state.subscribed.sorted())",
+            "pending \(state.pending.sorted())", "scanning \(process.centrals.map(\.isScanning))",
         ]
-        for (address, peripheral) in given.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+        for (address, peripheral) in connections.given.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             var line = "\(address) \(peripheral.state.rawValue)"
             for service in peripheral.services ?? [] {
                 line += " [\(service.uuid)"
