@@ -130,13 +130,14 @@ def analyse_partition(binary_name: str, items):
         if content is None:  # a local file: read where it is
             yield from analyse(binary, path, local_path(path), device, app)
             continue
-        # Bytes from an object store: kept in a temporary file for the time of the command,
-        # named as the object (bletrace tells containers by their content, not their name).
+        # Bytes read by Spark (an object store, or --ship-bytes): kept in a temporary file for the
+        # time of the command, named as the object (bletrace tells containers by their content,
+        # not their name). A file: URI is named by its path, as when it is read where it is.
         with tempfile.TemporaryDirectory() as folder:
             local = os.path.join(folder, os.path.basename(urlparse(path).path) or "capture")
             with open(local, "wb") as out:
                 out.write(content)
-            yield from analyse(binary, path, local, device, app)
+            yield from analyse(binary, local_path(path), local, device, app)
 
 
 def local_path(path: str) -> str:
@@ -203,6 +204,10 @@ def main(argv=None) -> int:
     parser.add_argument("--partitions", type=int, default=0, help="map tasks (default: one per file, at most 200)")
     parser.add_argument("--answers-json", help="also write the answers as one JSON document to this local file")
     parser.add_argument("--show", action="store_true", help="print the answers")
+    parser.add_argument(
+        "--ship-bytes", action="store_true",
+        help="read every file's bytes through Spark (binaryFiles), as for an object store, even on a local or "
+        "shared file system: for executors that do not see the driver's disk")
     parser.add_argument("--master", help="Spark master when run without spark-submit (e.g. local[2]; pyspark's default is local[*])")
     args = parser.parse_args(argv)
 
@@ -218,7 +223,7 @@ def main(argv=None) -> int:
         print(f"{args.input}: no captures or containers in it ({', '.join(CAPTURE_SUFFIXES)})", file=sys.stderr)
         return 2
     partitions = args.partitions or min(len(captures), 200)
-    local = all(path.startswith("file:") or "://" not in path for path in captures)
+    local = not args.ship_bytes and all(path.startswith("file:") or "://" not in path for path in captures)
     sc = spark.sparkContext
     if local:
         # Every executor sees the same file system (one machine, or a shared mount): only the
