@@ -25,7 +25,12 @@ import Wire
 ///   with reason 0x16 (terminated by local host); by the other side → Disconnection Complete with
 ///   its reason;
 /// - silence longer than the supervision timeout while the capture goes on → Disconnection
-///   Complete with reason 0x08 (connection timeout), at the end of the timeout.
+///   Complete with reason 0x08 (connection timeout), at the end of the timeout;
+/// - for a central host, each advertisement heard undamaged (ADV_IND, ADV_DIRECT_IND,
+///   ADV_SCAN_IND, ADV_NONCONN_IND, SCAN_RSP) → an LE Advertising Report, and each AUX_ADV_IND
+///   or AUX_SCAN_RSP that names its advertiser → an LE Extended Advertising Report, with the
+///   sniffer's RSSI: what the host's HCI shows while it scans (the air shows every advertiser in
+///   range, whether the host scanned or not). Chained data (AUX_CHAIN_IND) is not joined.
 ///
 /// Every made record has the index, file offset and time of the air record it came from.
 struct AirTranslator {
@@ -85,6 +90,9 @@ struct AirTranslator {
         let time = record.timestamp
         let decoded = decoder.decode(record.bytes, time: time, index: record.index)
         timeouts(before: time.microseconds)
+        if host == .central, decoded.crcOK != false, case .advertising(let pdu)? = decoded.packet?.pdu {
+            advertisingReport(pdu, rssi: Self.rssi(decoded.snifferHeader), time)
+        }
         guard let packet = decoded.packet, let connection = decoded.connection else { return decoded }
         let slot = connection.index
         while links.count <= slot {
@@ -332,6 +340,82 @@ struct AirTranslator {
             encryptionChange(slot, status: .success, record.timestamp)
         }
         states[slot].wasEncrypted = true
+    }
+
+    /// The sniffer's signal strength in dBm, 127 (not available, as HCI says it) without one.
+    static func rssi(_ header: SnifferHeader?) -> Int8 {
+        switch header {
+        case .nordic(let header)?: Int8(clamping: header.rssi)
+        case .rf(let header)? where header.signalPowerValid: header.signalPower
+        default: 127
+        }
+    }
+
+    /// LE Advertising Report (§7.7.65.2) for a legacy advertisement, LE Extended Advertising
+    /// Report (§7.7.65.13) for an auxiliary one that names its advertiser; one report each.
+    private mutating func advertisingReport(_ pdu: AdvertisingPDU, rssi: Int8, _ time: Timestamp) {
+        switch pdu.content {
+        case .advertisement(let advertiser, let data):
+            // Event type: 0 ADV_IND, 1 ADV_DIRECT_IND, 2 ADV_SCAN_IND, 3 ADV_NONCONN_IND, 4 SCAN_RSP.
+            let eventType: UInt8
+            switch pdu.type.rawValue {
+            case 0: eventType = 0
+            case 2: eventType = 3
+            case 6: eventType = 2
+            case 4: eventType = 4
+            default: return
+            }
+            legacyReport(eventType, advertiser, random: pdu.txRandom, data.bytes, rssi: rssi, time)
+        case .directed(let advertiser, _):
+            legacyReport(1, advertiser, random: pdu.txRandom, UnsafeRawBufferPointer(start: nil, count: 0), rssi: rssi, time)
+        case .extended(let payload):
+            // AUX_ADV_IND (type 7 on a secondary channel) and AUX_SCAN_RSP (type 8 there) carry
+            // the data; ADV_EXT_IND only points to them.
+            guard pdu.isAuxiliary, pdu.type.rawValue == 7 || pdu.type.rawValue == 8, let advertiser = payload.advertiser,
+                payload.data.bytes.count <= 229
+            else { return }
+            let scanResponse = pdu.type.rawValue == 8
+            var eventType = UInt16(payload.advMode & 0b11)  // connectable, scannable
+            if payload.target != nil { eventType |= 0b100 }
+            if scanResponse { eventType |= 0b1000 }
+            let data = payload.data.bytes
+            let start = beginEvent(0x3E, UInt8(26 + data.count))
+            bytes.u8(0x0D)
+            bytes.u8(1)
+            bytes.u16(eventType)
+            bytes.u8(pdu.txRandom ? 1 : 0)
+            for byte in advertiser.littleEndianBytes { bytes.u8(byte) }
+            bytes.u8(1)  // primary PHY: not in the auxiliary PDU; LE 1M
+            bytes.u8(1)  // secondary PHY: the sniffer's, LE 1M when it does not say
+            bytes.u8(payload.setID ?? 0xFF)
+            bytes.u8(payload.txPower.map { UInt8(bitPattern: $0) } ?? 0x7F)
+            bytes.u8(UInt8(bitPattern: rssi))
+            bytes.u16(0)  // no periodic advertising
+            bytes.u8(pdu.rxRandom ? 1 : 0)
+            for byte in (payload.target ?? BluetoothAddress(rawValue: 0)).littleEndianBytes { bytes.u8(byte) }
+            bytes.u8(UInt8(data.count))
+            bytes.append(data)
+            endEvent(start, time)
+        default:
+            break
+        }
+    }
+
+    private mutating func legacyReport(
+        _ eventType: UInt8, _ advertiser: BluetoothAddress, random: Bool, _ data: UnsafeRawBufferPointer, rssi: Int8,
+        _ time: Timestamp
+    ) {
+        guard data.count <= 31 else { return }
+        let start = beginEvent(0x3E, UInt8(12 + data.count))
+        bytes.u8(0x02)
+        bytes.u8(1)
+        bytes.u8(eventType)
+        bytes.u8(random ? 1 : 0)
+        for byte in advertiser.littleEndianBytes { bytes.u8(byte) }
+        bytes.u8(UInt8(data.count))
+        bytes.append(data)
+        bytes.u8(UInt8(bitPattern: rssi))
+        endEvent(start, time)
     }
 
     /// Encryption Change (§7.7.8): status, handle, on (1, AES-CCM) or off.

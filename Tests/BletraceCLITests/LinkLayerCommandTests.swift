@@ -67,11 +67,14 @@ import Testing
     /// "Lifecycles from the air"); the facts below are tshark's on the same capture (its
     /// CONNECT_IND, frame 44: `btle.initiator_address`, `btle.advertising_address`,
     /// `btle.link_layer_data.interval` 54; `btatt.server_rx_mtu` 517, frame 68; 12 ×
-    /// `btatt.error_code` 0x0a).
+    /// `btatt.error_code` 0x0a; 42 ADV_IND and SCAN_RSP of 7d:43:82:42:23:16 with
+    /// `btcommon.eir_ad.entry.device_name` "Alert Notification", `btle_rf.signal_dbm` -5 or 0).
     @Test func theAnalysesReadAnAirCapture() throws {
         let lifecycle = try bletrace("lifecycle", Self.nordic)
         #expect(lifecycle.status == 0, "\(lifecycle.stderr)")
-        #expect(lifecycle.stdout.contains("connection 1: LE, local central, peer 7D:43:82:42:23:16 (random)"))
+        #expect(lifecycle.stdout.contains("connection 1: LE, local central, peer 7D:43:82:42:23:16 \"Alert Notification\" (random)"))
+        #expect(lifecycle.stdout.contains("42 advertising reports from 1 devices"))
+        #expect(lifecycle.stdout.contains("7D:43:82:42:23:16 \"Alert Notification\" services 1811 RSSI -5…0 dBm, 42 reports, connectable"))
         #expect(lifecycle.stdout.contains("interval 67.5 ms, latency 0, supervision timeout 420 ms"))
         #expect(lifecycle.stdout.contains("LE Secure Connections, Just Works, bonding: encrypted"))
         #expect(lifecycle.stdout.contains("MTU 517; ATT: 19 requests") && lifecycle.stdout.contains("12 errors"))

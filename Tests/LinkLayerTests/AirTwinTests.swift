@@ -49,6 +49,12 @@ import Wire
         #expect(actual.count == expected.count)
         for (got, want) in zip(actual, expected) { #expect(got == want) }
         #expect(air.lifecycle.connections.allSatisfy { $0.air != nil })
+        // The peers' names come from the advertisements the air carries, as from the HCI's
+        // advertising reports (a central host: a peripheral host's HCI shows none).
+        #expect(air.lifecycle.connections.map(\.peerName) == hci.lifecycle.connections.map(\.peerName))
+        if twin.host == .central, hci.lifecycle.connections.contains(where: { $0.peerName != nil }) {
+            #expect(!air.lifecycle.scans.isEmpty)
+        }
         // A disconnection this host asked for: the air has the LL_TERMINATE_IND's reason, which
         // is the reason of the HCI Disconnect, and Bumble's controller reports it back in
         // Disconnection Complete (where the specification's controllers report 0x16).
