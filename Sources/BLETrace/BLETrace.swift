@@ -1,4 +1,6 @@
-// `import BLETrace` gives a user's own tests every public module of bletrace.
+// `import BLETrace` gives a user's own code every public module of bletrace but one: the library
+// for tests, `BLETraceTesting` (replays into the app under test, golden flows written with
+// BLETRACE_RECORD, paths relative to the test file), which a test target imports on its own.
 @_exported import ATT
 @_exported import CoreBluetoothCodes
 @_exported import Flow

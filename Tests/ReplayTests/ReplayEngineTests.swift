@@ -184,7 +184,7 @@ final class OneShotApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
 }
 
 /// An app that keeps a link the captured app closed hears of the peer again: the peer's next
-/// connection in the capture continues the link (Formats/flow.md, "Links the captured app closed").
+/// connection in the capture continues the link (Formats/flow.md, "Links and peers").
 @Suite struct LinkContinuationTests {
     @Test func thePeersNextConnectionContinuesALinkTheCapturedAppClosed() async {
         let flow = await ReplayEngine(cassette: cassette([

@@ -8,7 +8,7 @@ import Wire
 
 /// The peripheral-manager side of a replay: a capture taken on a peripheral host (this host's
 /// GATT server, remote centrals connecting to it) plays its centrals to the app's
-/// `CBPeripheralManager` (Formats/flow.md, "How the replay plays remote centrals").
+/// `CBPeripheralManager` (Formats/flow.md, "The peripheral manager: how the replay plays remote centrals").
 final class ServerPlayback {
     /// One thing a remote central did, at its capture time.
     struct Step {
