@@ -156,11 +156,20 @@ public struct LinkLayerDecoder {
                 inferred = previous.reversed
             } else {
                 // A packet that opens an event is the central's, unless the sniffer missed the
-                // central's: each side sends the SN the other last asked for (its NESN), so an SN
-                // that matches only the central's last NESN is the peripheral's.
-                let sn = Int8(pdu.sn)
-                let (centralAsked, peripheralAsked) = connections[slot].lastNESN
-                if sn == centralAsked, sn != peripheralAsked, peripheralAsked >= 0 { inferred = .peripheralToCentral }
+                // central's and this is the peripheral's answer. Two signs say so: an L2CAP
+                // continuation when only the peripheral has a frame unfinished; and, after a
+                // packet of the peripheral, an SN other than that packet's NESN (each side sends
+                // the SN the other last asked for, Core 6.0, Vol 6, Part B, §4.5.9, so the central's
+                // next packet carries it).
+                let centralGathering = reassembler.isGathering(handle: handle(slot), direction: .sent)
+                let peripheralGathering = reassembler.isGathering(handle: handle(slot), direction: .received)
+                if pdu.llid == .continuation, !pdu.isEmpty, centralGathering != peripheralGathering {
+                    if peripheralGathering { inferred = .peripheralToCentral }
+                } else if connections[slot].lastDirection == .peripheralToCentral, connections[slot].lastNESN.1 >= 0,
+                    Int8(pdu.sn) != connections[slot].lastNESN.1
+                {
+                    inferred = .peripheralToCentral
+                }
             }
             record.direction = inferred
             record.directionSource = .timing
