@@ -99,7 +99,7 @@ let package = Package(
                 "Wire", "TraceFiles", "HCI", "ATT", "LinkLayer", "CoreBluetoothCodes", "Lifecycle", "BLETraceCoreBluetooth",
                 "Replay", "Reports",
             ]),
-        // The command line: argument parsing and printing; `bletrace-main` only starts it.
+        // The command line: argument parsing and printing; `bletrace` only starts it.
         .target(
             name: "BletraceCLI",
             dependencies: [
@@ -108,9 +108,8 @@ let package = Package(
                 // FilePath: output paths taken apart without Foundation's path methods.
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            path: "Sources/bletrace",
             plugins: ["GitCommit"]),
-        .executableTarget(name: "bletrace", dependencies: ["BletraceCLI"], path: "Sources/bletrace-main"),
+        .executableTarget(name: "bletrace", dependencies: ["BletraceCLI"]),
         // Records the git commit for `bletrace --version`.
         .plugin(name: "GitCommit", capability: .buildTool()),
 
