@@ -58,7 +58,9 @@ extension CompletionKind {
     /// exists.
     private static func namedFiles(_ words: [String], except index: Int) -> [String] {
         words.indices.filter { $0 != index && $0 > 0 && !words[$0].hasPrefix("-") }.map { words[$0] }
-            .filter { var directory: ObjCBool = false; return FileManager.default.fileExists(atPath: $0, isDirectory: &directory) && !directory.boolValue }
+            .filter {
+                var directory: ObjCBool = false; return FileManager.default.fileExists(atPath: $0, isDirectory: &directory) && !directory.boolValue
+            }
     }
 
     private static func value(of option: String, in words: [String]) -> String? {

@@ -86,17 +86,19 @@ struct Convert: ParsableCommand {
     /// The target format: the family, with --datalink or the default for the source.
     func target(for source: CaptureFormat) -> CaptureFormat {
         let family = family!
-        let chosen = datalink ?? {
-            let monitor = source.datalink == 2001 || source.datalink == 254
-            switch (family, source) {
-            case (.btsnoop, .btsnoop(let datalink)): return Int(datalink)
-            case (.pcap, .pcap(let linkType)), (.pcap, .pcapng(let linkType)),
-                (.pcapng, .pcap(let linkType)), (.pcapng, .pcapng(let linkType)):
-                return Int(linkType)
-            case (.btsnoop, _): return monitor ? 2001 : 1002
-            default: return monitor ? 254 : 201
-            }
-        }()
+        let chosen =
+            datalink
+            ?? {
+                let monitor = source.datalink == 2001 || source.datalink == 254
+                switch (family, source) {
+                case (.btsnoop, .btsnoop(let datalink)): return Int(datalink)
+                case (.pcap, .pcap(let linkType)), (.pcap, .pcapng(let linkType)),
+                    (.pcapng, .pcap(let linkType)), (.pcapng, .pcapng(let linkType)):
+                    return Int(linkType)
+                case (.btsnoop, _): return monitor ? 2001 : 1002
+                default: return monitor ? 254 : 201
+                }
+            }()
         switch family {
         case .btsnoop: return .btsnoop(datalink: UInt32(chosen))
         case .pcap: return .pcap(linkType: Int32(chosen))
