@@ -5,11 +5,11 @@ import Wire
 
 @testable import Lifecycle
 
-/// The rules that had only hand-built records, on the Bumble captures of issue 24
-/// (Captures/README.md, "Issue 24 captures"). The records each finding must name are found here
+/// The rules that had only hand-built records, on the Bumble captures made for them
+/// (Captures/README.md, "Diagnose captures"). The records each finding must name are found here
 /// from the raw bytes of the capture (HCI opcodes, event codes, status and reason bytes, L2CAP
 /// and SMP codes), not from the analysis.
-@Suite struct DiagnosisIssue24CaptureTests {
+@Suite struct DiagnoseCaptureTests {
     /// The records of a capture, with their index.
     static func records(_ name: String) throws -> [OwnedRecord] {
         let (records, fault) = try Fixtures.readAll(Fixtures.capture(name))
