@@ -86,10 +86,12 @@ let package = Package(
                 .product(name: "HeapModule", package: "swift-collections"),
             ]),
         // What people and tools read: the lifecycle story, the JSON documents, the timeline, the
-        // error table, the diff's reports. The command-line tool only parses and prints.
+        // error and statistics tables, the diff's reports, decode's lines and its filter language
+        // (LinkLayer: the lines of an over-the-air capture). The command line only parses,
+        // checks and prints.
         .target(
             name: "Reports",
-            dependencies: ["Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "Replay"]),
+            dependencies: ["Wire", "TraceFiles", "HCI", "ATT", "LinkLayer", "CoreBluetoothCodes", "Lifecycle", "Replay"]),
         .target(
             name: "BLETraceTesting",
             dependencies: ["Replay", "BLETraceCoreBluetooth", "CoreBluetoothCodes"]),
@@ -99,7 +101,8 @@ let package = Package(
                 "Wire", "TraceFiles", "HCI", "ATT", "LinkLayer", "CoreBluetoothCodes", "Lifecycle", "BLETraceCoreBluetooth",
                 "Replay", "Reports",
             ]),
-        // The command line: argument parsing and printing; `bletrace` only starts it.
+        // The command line: arguments, files and terminals, and the choice of report; the
+        // executable `bletrace` only starts it.
         .target(
             name: "BletraceCLI",
             dependencies: [
@@ -122,13 +125,19 @@ let package = Package(
             ],
             path: "Tests/TestSupport"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport"]),
-        .testTarget(name: "TraceFilesTests", dependencies: ["TraceFiles", "Wire", "TestSupport"]),
+        .testTarget(
+            name: "TraceFilesTests",
+            dependencies: [
+                "TraceFiles", "Wire", "CPcap", "TestSupport",
+                .target(name: "CBlueZ", condition: .when(platforms: [.linux])),
+            ]),
         .testTarget(name: "HCITests", dependencies: ["HCI", "Wire", "TestSupport"]),
         .testTarget(name: "ATTTests", dependencies: ["ATT", "Wire", "TestSupport"]),
         .testTarget(name: "LinkLayerTests", dependencies: ["LinkLayer", "HCI", "ATT", "Wire", "TraceFiles", "Lifecycle", "Replay", "TestSupport"]),
-        .testTarget(name: "CoreBluetoothCodesTests", dependencies: ["CoreBluetoothCodes"]),
-        .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "TestSupport"]),
-        .testTarget(name: "BLETraceCoreBluetoothTests", dependencies: ["BLETraceCoreBluetooth"]),
+        .testTarget(name: "CoreBluetoothCodesTests", dependencies: ["CoreBluetoothCodes", "HCI", "ATT"]),
+        .testTarget(
+            name: "LifecycleTests", dependencies: ["Lifecycle", "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "TestSupport"]),
+        .testTarget(name: "BLETraceCoreBluetoothTests", dependencies: ["BLETraceCoreBluetooth", "Wire"]),
         // The "after" code of Formats/porting.md, compiled and run on Linux.
         .testTarget(
             name: "PortingGuideTests",
@@ -141,11 +150,12 @@ let package = Package(
             ]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "Lifecycle", "TestSupport"]),
         .testTarget(name: "BLETraceTestingTests", dependencies: ["BLETraceTesting", "TestSupport"]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Lifecycle", "TraceFiles", "TestSupport"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Lifecycle", "TraceFiles", "HCI", "ATT", "Wire", "Replay", "TestSupport"]),
         .testTarget(
             name: "BletraceCLITests",
             dependencies: [
-                "bletrace", "BletraceCLI", "TestSupport",
+                "bletrace", "BletraceCLI", "Reports", "TraceFiles", "Wire", "TestSupport",
+                .target(name: "CBlueZ", condition: .when(platforms: [.linux])),
                 .product(name: "InlineSnapshotTesting", package: "swift-snapshot-testing"),
             ]),
     ]

@@ -29,11 +29,12 @@ enum OutputShape {
     case picture
 
     init(_ format: OutputFormat) {
-        self = switch format {
-        case .text: .text
-        case .jsonl: .jsonLines
-        case .json: .jsonDocument
-        }
+        self =
+            switch format {
+            case .text: .text
+            case .jsonl: .jsonLines
+            case .json: .jsonDocument
+            }
     }
 }
 
@@ -338,6 +339,6 @@ struct CaptureBatch {
     static func fileMember(_ file: String) -> String {
         var buffer = LineBuffer(capacity: file.utf8.count + 8)
         buffer.jsonString(file)
-        return String(decoding: buffer.bytes, as: UTF8.self)
+        return String(decoding: buffer.buffer, as: UTF8.self)
     }
 }

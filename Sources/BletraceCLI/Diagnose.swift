@@ -43,15 +43,7 @@ struct Diagnose: ParsableCommand {
 
         let report = analysis.lifecycle.report
         let names = analysis.lifecycle.scanning.names
-        var findings = analysis.findings.atLeast(minSeverity)
-        if let origin, !selection.isEmpty {
-            let connections = Dictionary(uniqueKeysWithValues: report.connections.map { ($0.id, $0) })
-            findings = findings.filter { finding in
-                let connection = finding.connection.flatMap { connections[$0] }
-                return selection.matches(peer: finding.peer, name: finding.peer.flatMap { names[$0] })
-                    && selection.matches(connection?.transport ?? .le) && selection.contains(finding.time, origin: origin)
-            }
-        }
+        let findings = selection.criteria.findings(analysis.findings.atLeast(minSeverity), report: report, names: names, origin: origin)
         switch format {
         case .json:
             try Output.prettyJSON(FileNamed(JSONFindings(findings, all: []), file: capture.file), streaming: "findings", findings.map(JSONFinding.init))
@@ -66,11 +58,12 @@ struct Diagnose: ParsableCommand {
                 .write(Output.line)
         }
         try finish(fault)
-        let failing = switch failOn {
-        case .error: findings.contains { $0.severity == .error }
-        case .warning: findings.contains { $0.severity <= .warning }
-        case nil: false
-        }
+        let failing =
+            switch failOn {
+            case .error: findings.contains { $0.severity == .error }
+            case .warning: findings.contains { $0.severity <= .warning }
+            case nil: false
+            }
         if failing { throw Exit.finding }
     }
 }

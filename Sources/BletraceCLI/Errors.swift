@@ -39,10 +39,7 @@ struct Errors: ParsableCommand {
         let collector = analysis.errors
 
         let names = analyzer.scanning.names
-        let errors = collector.errors.filter { error in
-            selection.matches(peer: error.peer, name: error.peer.flatMap { names[$0] }) && selection.matches(error.transport)
-                && origin.map { selection.contains(error.time, origin: $0) } ?? true
-        }
+        let errors = selection.criteria.errors(collector.errors, names: names, origin: origin)
         switch format {
         case .json:
             // The errors are written one by one: a long capture has thousands.
@@ -62,11 +59,12 @@ struct Errors: ParsableCommand {
         // A --peer that names nobody is a warning, and under --fail-on a failure: a typo must not
         // pass CI as "no errors".
         let nobody = selection.warnIfPeerMatchesNothing(analyzer.connections, names: names, path: path)
-        let failing = switch failOn {
-        case .any: !errors.isEmpty
-        case .unexpected: errors.contains { !$0.expected }
-        case nil: false
-        }
+        let failing =
+            switch failOn {
+            case .any: !errors.isEmpty
+            case .unexpected: errors.contains { !$0.expected }
+            case nil: false
+            }
         if failing || nobody && failOn != nil { throw Exit.finding }
     }
 }

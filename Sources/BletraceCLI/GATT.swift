@@ -33,12 +33,8 @@ struct GATT: ParsableCommand {
         } catch { fault = error }
         // The selection keeps the peers with a connection it selects (each peer's database is
         // what all its connections showed).
-        var entries = collector.entries
         let report = analyzer.report
-        if let origin = report.firstTime, !selection.isEmpty {
-            let selected = Set(report.connections.filter { selection.matches($0, origin: origin, end: report.lastTime) }.map(\.id))
-            entries = entries.filter { !selected.isDisjoint(with: $0.connections) }
-        }
+        let entries = selection.criteria.gatt(collector.entries, report: report)
         let listing = GATTListing(entries)
         if format != .text {
             try Output.json(FileNamed(JSONGATT(listing.entries), file: capture.file), pretty: format == .json)

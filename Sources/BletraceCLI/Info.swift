@@ -14,34 +14,8 @@ struct Info: ParsableCommand {
         try output.apply(input: capture.file)
         let path = try capture.path
         let reader = try openCapture(path, linkLayer: true)
-        var kinds: [PacketKind: Int] = [:]
-        var first: Timestamp?
-        var last: Timestamp?
-        var fault: (any Error)?
         // An over-the-air capture's records are counted by what the link-layer decoder makes of them.
-        var linkLayer = reader.format.linkLayerType.map { LinkLayerDecoder(linkType: $0) }
-        var airKinds = [("advertising", 0), ("data", 0), ("undecodable", 0)]
-        do {
-            while let record = try reader.next() {
-                if linkLayer != nil {
-                    let decoded = linkLayer!.decode(record.bytes, time: record.timestamp, index: record.index)
-                    switch decoded.packet?.pdu {
-                    case .advertising: airKinds[0].1 += 1
-                    case .data: airKinds[1].1 += 1
-                    case nil: airKinds[2].1 += 1
-                    }
-                } else {
-                    kinds[record.kind, default: 0] += 1
-                }
-                if first == nil { first = record.timestamp }
-                last = record.timestamp
-            }
-        } catch { fault = error }
-
-        var info =
-            linkLayer == nil
-            ? CaptureInfo(file: capture.file, format: reader.format, kinds: kinds, first: first, last: last, fault: fault)
-            : CaptureInfo(file: capture.file, format: reader.format, linkLayerKinds: airKinds, first: first, last: last, fault: fault)
+        var info = CaptureInfo(file: capture.file, reading: reader)
         if let container = try ContainerInputs.open(try CaptureOptions.standardInputPath(of: capture.file)) {
             info.container = ContainerListing(container, reading: path)
         }
@@ -51,7 +25,7 @@ struct Info: ParsableCommand {
             // With colour, each label is bold.
             info.write { line in Output.line(Style.boldLabel(line)) }
         }
-        try finish(fault)
+        try finish(info.fault)
     }
 }
 

@@ -27,23 +27,10 @@ struct LifecycleCommand: ParsableCommand {
         let (analysis, fault) = (read.analysis, read.fault)
         let analyzer = analysis.lifecycle
         let collector = analysis.errors
-        var report = analyzer.report
+        let criteria = selection.criteria
         let names = analyzer.scanning.names
-        var errors = collector.errors
-        if let origin = report.firstTime, !selection.isEmpty {
-            let end = report.lastTime
-            report.connections = report.connections.filter { selection.matches($0, origin: origin, end: end) }
-            report.scans = report.scans.filter { scan in
-                selection.overlaps(start: scan.startTime, end: scan.stopTime ?? end, origin: origin) && selection.transport != .brEdr
-                    && (selection.peer == nil || scan.devices.contains { selection.matches(peer: $0.address, name: names[$0.address]) })
-            }
-            report.advertising = selection.peer == nil && selection.transport != .brEdr
-                ? report.advertising.filter { selection.overlaps(start: $0.startTime, end: $0.stopTime ?? end, origin: origin) } : []
-            errors = errors.filter {
-                selection.matches(peer: $0.peer, name: $0.peer.flatMap { names[$0] }) && selection.matches($0.transport)
-                    && selection.contains($0.time, origin: origin)
-            }
-        }
+        let report = criteria.report(analyzer.report, names: names)
+        let errors = report.firstTime == nil ? collector.errors : criteria.errors(collector.errors, names: names, origin: report.firstTime)
         let summary = LifecycleSummary(connections: report.connections, scans: report.scans, errors: errors)
         if format == .json {
             // The connections are written one by one: a long capture has thousands.
@@ -57,27 +44,20 @@ struct LifecycleCommand: ParsableCommand {
             // The findings the story tells with each connection (only the text has them): those of
             // the connections shown.
             let shown = Set(report.connections.map(\.id))
-            let findings = selection.isEmpty ? analysis.findings : analysis.findings.filter { finding in
-                guard let connection = finding.connection else { return selection.peer == nil }
-                return shown.contains(connection)
-            }
+            let findings =
+                selection.isEmpty
+                ? analysis.findings
+                : analysis.findings.filter { finding in
+                    guard let connection = finding.connection else { return selection.peer == nil }
+                    return shown.contains(connection)
+                }
             LifecycleStory(
-                report: report, summary: summary, showing: selection.isEmpty ? nil : selectionDescription, brief: selection.brief,
+                report: report, summary: summary, showing: criteria.isEmpty ? nil : criteria.description, brief: selection.brief,
                 style: TextStyle(color: Style.enabled), findings: findings
             ).write(Output.line)
         }
         try finish(fault)
         _ = selection.warnIfPeerMatchesNothing(analyzer.connections, names: names, path: path)
-    }
-
-    /// What the selection options narrow the story to, for its `showing:` line.
-    var selectionDescription: String {
-        var parts: [String] = []
-        if let peer = selection.peer { parts.append("peer \(peer)") }
-        if let transport = selection.transport { parts.append(transport == .le ? "LE" : "BR/EDR") }
-        if let from = selection.from { parts.append("from +\(from) s") }
-        if let to = selection.to { parts.append("to +\(to) s") }
-        return parts.joined(separator: ", ")
     }
 }
 

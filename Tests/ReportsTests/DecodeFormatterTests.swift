@@ -1,13 +1,16 @@
-import BLETrace
 import Foundation
+import Lifecycle
 import TestSupport
 import Testing
+import TraceFiles
 
-@testable import BletraceCLI
+@testable import Reports
+@testable import Wire
 
 /// `decode`'s fast formatter (``DecodeFormatter``, bytes into a reused buffer) against the
 /// straightforward one it replaced, kept as the reference: `describe(_:_:answering:origin:)` for
-/// text, ``JSONRecord`` through JSONEncoder for JSON, `detail(_:_:)` (``FieldPrinter``) for `-v`. Byte for byte, record by record, on every
+/// text, ``JSONRecord`` through JSONEncoder for JSON (both in DecodeReference.swift),
+/// `DecodeFormatter.detail(_:_:)` (``FieldPrinter``) for `-v`. Byte for byte, record by record, on every
 /// bundled and public capture and on the robustness captures (extreme and backward times).
 @Suite struct DecodeFormatterTests {
     static let captures: [String] = {
@@ -24,7 +27,7 @@ import Testing
         var decoder = TraceDecoder()
         var analyzer = LifecycleAnalyzer()
         var formatter = DecodeFormatter()
-        let encoder = Output.encoder(pretty: false)
+        let encoder = ReportJSON.encoder(pretty: false)
         var origin: Timestamp?
         var records = 0
         var mismatches = 0
@@ -44,7 +47,7 @@ import Testing
 
             // -v: the records the fast path takes (the others are written by the reference itself).
             if formatter.verbose(record, decoded) {
-                let lines = detail(record, decoded).map { $0 + "\n" }.joined()
+                let lines = DecodeFormatter.detail(record, decoded).map { $0 + "\n" }.joined()
                 if formatter.buffer.bytes != Array(lines.utf8) {
                     mismatches += 1
                     #expect(String(decoding: formatter.buffer.bytes, as: UTF8.self) == lines, "-v lines of record \(record.index) of \(path)")
@@ -76,7 +79,7 @@ import Testing
         every += "/é✓𝄞\u{7F}\u{2028}"
         var buffer = LineBuffer()
         buffer.jsonString(every)
-        #expect(buffer.bytes == Array(try Output.encoder(pretty: false).encode(every)))
+        #expect(buffer.bytes == Array(try ReportJSON.encoder(pretty: false).encode(every)))
     }
 
     @Test(arguments: [

@@ -1,4 +1,9 @@
-import BLETrace
+import ATT
+import HCI
+import Lifecycle
+import LinkLayer
+import TraceFiles
+import Wire
 
 /// Prints every field of a decoded value, one per line, for `bletrace decode -v`.
 ///
@@ -120,7 +125,7 @@ enum FieldPrinter {
 
     /// Decimal, and hex too for unsigned values above 9.
     private static func integerText<T: FixedWidthInteger>(_ number: T) -> String {
-        T.isSigned || number <= 9 ? "\(number)" : "\(number) (0x\(String(number, radix: 16)))"
+        T.isSigned || number <= 9 ? "\(number)" : "\(number) (\(hex(number, digits: 1)))"
     }
 
     /// `connectionIntervalMin` → `connection interval min`.

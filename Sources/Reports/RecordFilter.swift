@@ -1,5 +1,9 @@
-import ArgumentParser
-import BLETrace
+import ATT
+import HCI
+import Lifecycle
+import LinkLayer
+import TraceFiles
+import Wire
 
 /// The filter language of `--filter` (README, "Filters"): tests joined with `and`, `or`, `not`
 /// and parentheses, as in Wireshark's display filters, with Wireshark's field names accepted
@@ -14,7 +18,13 @@ import BLETrace
 /// a record holds several times (Wireshark's lists: btatt.handle in a discovery response,
 /// bthci_evt.connection_handle in Number of Completed Packets) matches `==`, `>`, `>=`, `<`, `<=`
 /// and `!==` when any of its values does, `!=` and `===` when all of them do.
-struct RecordFilter {
+public struct RecordFilter {
+    /// Why a filter's text is refused: what is wrong, the text, and a caret under the column.
+    public struct SyntaxError: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
     indirect enum Node {
         case and(Node, Node), or(Node, Node), not(Node)
         case test(Test)
@@ -38,7 +48,7 @@ struct RecordFilter {
     }
 
     /// The fields, by bletrace's name; `aliases` are Wireshark's (and bletrace's older) names.
-    enum Field: String, CaseIterable {
+    public enum Field: String, CaseIterable, Sendable {
         case command, event, acl, sco, iso, other, l2cap, att, smp, error
         case frame, time
         case hciHandle = "hci.handle", hciOpcode = "hci.opcode", hciEvent = "hci.event", hciSubevent = "hci.subevent"
@@ -66,7 +76,7 @@ struct RecordFilter {
 
         /// Wireshark's names (and bletrace's older ones) for the fields above that are the same.
         /// Each Wireshark name selects the frames tshark -Y selects (FilterCrossCheckTests).
-        static let aliases: [String: Field] = [
+        public static let aliases: [String: Field] = [
             "handle": .hciHandle, "bthci_cmd": .command, "bthci_evt": .event, "bthci_acl": .acl,
             "bthci_evt.code": .hciEvent, "bthci_evt.le_meta_subevent": .hciSubevent, "btatt.error_code": .attError,
             "frame.number": .frame,
@@ -111,11 +121,11 @@ struct RecordFilter {
 
     /// The records `selection` keeps (--peer, --transport, --from, --to), as a filter; nil when it
     /// keeps them all.
-    init?(_ selection: SelectionOptions) {
+    public init?(_ selection: TraceSelection) {
         var tests: [Node] = []
         if let peer = selection.peer { tests.append(.test(Test(field: .peer, op: .eq, value: .text(peer)))) }
         if let transport = selection.transport {
-            tests.append(.test(Test(field: .transport, op: .eq, value: .text(transport.rawValue))))
+            tests.append(.test(Test(field: .transport, op: .eq, value: .text(transport == .le ? "le" : "br-edr"))))
         }
         if let from = selection.from { tests.append(.test(Test(field: .time, op: .ge, value: .number(from)))) }
         if let to = selection.to { tests.append(.test(Test(field: .time, op: .le, value: .number(to)))) }
@@ -124,7 +134,7 @@ struct RecordFilter {
     }
 
     /// Parses `text`, or throws a message that points at the column of the fault.
-    init(parsing text: String) throws {
+    public init(parsing text: String) throws {
         var parser = Parser(text: text)
         root = try parser.parse()
     }
@@ -132,12 +142,18 @@ struct RecordFilter {
     // MARK: - Matching
 
     /// What a filter looks at for one record, beyond the record itself.
-    struct Context {
+    public struct Context {
         var analyzer: LifecycleAnalyzer
         var origin: Timestamp
+
+        /// `analyzer` has seen the records up to the one to match; `origin` is the first
+        /// record's time.
+        public init(analyzer: LifecycleAnalyzer, origin: Timestamp) {
+            (self.analyzer, self.origin) = (analyzer, origin)
+        }
     }
 
-    func matches(_ record: CaptureRecord, _ decoded: DecodedRecord, _ context: Context) -> Bool {
+    public func matches(_ record: CaptureRecord, _ decoded: DecodedRecord, _ context: Context) -> Bool {
         evaluate(root, record, decoded, context)
     }
 
@@ -293,7 +309,7 @@ struct RecordFilter {
 
     /// `wanted` is an address, or a name the peer advertised (or its beginning).
     private static func matchesPeer(_ peer: BluetoothAddress, _ wanted: String, _ analyzer: LifecycleAnalyzer) -> Bool {
-        peerMatches(peer, name: analyzer.scanning.name(of: peer), wanted: wanted)
+        TraceSelection.peer(wanted, names: peer, advertising: analyzer.scanning.name(of: peer))
     }
 
     /// The transport of the connection a record belongs to.
@@ -308,7 +324,7 @@ struct RecordFilter {
         return analyzer.connections.last { $0.handle == handle }?.transport
     }
 
-    static func isFailure(_ decoded: DecodedRecord) -> Bool {
+    public static func isFailure(_ decoded: DecodedRecord) -> Bool {
         if case .errorResponse? = decoded.att { return true }
         if decoded.smp?.pairingFailedReason != nil { return true }
         if case .event(let event) = decoded.packet {
@@ -437,7 +453,7 @@ extension RecordFilter {
                 throw fault(at: valueToken.column, "expected a number (decimal or 0x-hex), found \(valueToken.text)")
             }
             if let maximum = field.maximum, number > maximum || number < 0 {
-                throw fault(at: valueToken.column, "\(valueToken.text) is out of range for \(field.rawValue) (0 to 0x\(String(Int(maximum), radix: 16)))")
+                throw fault(at: valueToken.column, "\(valueToken.text) is out of range for \(field.rawValue) (0 to \(hex(Int(maximum), digits: 1)))")
             }
             return Test(field: field, op: op, value: .number(number))
         }
@@ -510,8 +526,8 @@ extension RecordFilter {
         }
 
         /// The filter, a caret under `column`, and what is wrong there.
-        func fault(at column: Int, _ message: String) -> ValidationError {
-            ValidationError("bad filter: \(message)\n  \(text)\n  \(String(repeating: " ", count: column))^ column \(column + 1)")
+        func fault(at column: Int, _ message: String) -> SyntaxError {
+            SyntaxError(message: "bad filter: \(message)\n  \(text)\n  \(String(repeating: " ", count: column))^ column \(column + 1)")
         }
     }
 }
@@ -535,5 +551,19 @@ extension RecordFilter {
             }
         }
         return selected
+    }
+}
+
+extension RecordFilter {
+    /// What `--brief` leaves out: controller flow control, vendor commands and events, and
+    /// Android's debug records.
+    public static func isNoise(_ decoded: DecodedRecord) -> Bool {
+        switch decoded.packet {
+        case .command(let command): return command.opcode.ogf == 0x3F
+        case .event(.commandComplete(_, let opcode, _)), .event(.commandStatus(_, _, let opcode)): return opcode.ogf == 0x3F
+        case .event(let event): return event.code == .numberOfCompletedPackets || event.code == .vendorSpecific
+        case .acl(let acl): return acl.handle == ACLPacket.androidDebugHandle
+        default: return false
+        }
     }
 }

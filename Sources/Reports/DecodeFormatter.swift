@@ -1,4 +1,9 @@
-import BLETrace
+import ATT
+import HCI
+import Lifecycle
+import LinkLayer
+import TraceFiles
+import Wire
 
 /// Writes `decode`'s lines, text and JSON, into a reused ``LineBuffer``: the fast path of
 /// `bletrace decode` (public for the benchmarks, Benchmarks/Benchmarks/DecodeLines).

@@ -1,48 +1,19 @@
-import BLETrace
+import ATT
 import Foundation
+import HCI
+import Lifecycle
+import LinkLayer
+import TraceFiles
+import Wire
 
-/// `bletrace decode` of an over-the-air capture (pcap/pcapng link types 251, 256, 272): every
-/// record through ``LinkLayerDecoder``, as text (one line each, `-v` every field under it) or
-/// JSON (Formats/json.md, "Link-layer records"). Output is built per record with the
-/// straightforward writers: sniffer captures are small next to HCI logs, and the decoding itself
-/// allocates nothing.
-func decodeLinkLayer(
-    _ reader: CaptureReader, linkType: Int32, keys: [[UInt8]], format: OutputFormat, verbose: Bool, brief: Bool
-) throws {
-    var decoder = LinkLayerDecoder(linkType: linkType, keys: keys)
-    var origin: Timestamp?
-    var fault: (any Error)?
-    var written = 0
-    let encoder = Output.encoder(pretty: false)
-    if format == .json { Output.text("{\"records\":[\n") }
-    do {
-        while let record = try reader.next() {
-            let decoded = decoder.decode(record.bytes, time: record.timestamp, index: record.index)
-            if origin == nil { origin = record.timestamp }
-            // --brief leaves out the Empty PDUs a connection is mostly made of.
-            if brief, case .data(let pdu) = decoded.packet?.pdu, pdu.isEmpty, decoded.fault == nil { continue }
-            switch format {
-            case .text:
-                Output.line(describeLinkLayer(record, decoded, origin: origin!))
-                if verbose { for line in linkLayerDetail(record, decoded) { Output.line(line) } }
-            case .json, .jsonl:
-                let object = JSONLinkLayerRecord(record, decoded, version: format == .jsonl ? jsonVersion : nil)
-                let data = try encoder.encode(object)
-                if format == .json, written > 0 { Output.text(",") }
-                Output.text(String(decoding: data, as: UTF8.self) + (format == .jsonl ? "\n" : ""))
-                written += 1
-            }
-        }
-    } catch let error as EncodingError {
-        throw error
-    } catch { fault = error }
-    if format == .json { Output.line("],\"version\":\(jsonVersion)}") }
-    try finish(fault)
-}
+// `bletrace decode` of an over-the-air capture (pcap/pcapng link types 251, 256, 272), a record
+// at a time: its line, its `-v` lines, its JSON object (Formats/json.md, "Link-layer records").
+// Built with the straightforward writers: sniffer captures are small next to HCI logs, and the
+// decoding itself allocates nothing.
 
 /// One line for a person: index, time, direction on the connection, channel type, then what the
 /// packet says.
-func describeLinkLayer(_ record: CaptureRecord, _ decoded: LinkLayerRecord, origin: Timestamp) -> String {
+public func describeLinkLayer(_ record: CaptureRecord, _ decoded: LinkLayerRecord, origin: Timestamp) -> String {
     var line = "\(record.index + 1)".leftPadded(6) + " " + relativeTime(record.timestamp, since: origin)
     line += " " + (decoded.direction.map { "\($0)" + (decoded.directionSource == .timing ? "?" : "") } ?? "-").rightPadded(8)
     guard let packet = decoded.packet else {
@@ -164,18 +135,20 @@ func describe(_ control: LLControlPDU) -> String {
 }
 
 /// Every field of every layer, for `decode -v`.
-func linkLayerDetail(_ record: CaptureRecord, _ decoded: LinkLayerRecord) -> [String] {
+public func linkLayerDetail(_ record: CaptureRecord, _ decoded: LinkLayerRecord) -> [String] {
     var lines: [String] = []
     switch decoded.snifferHeader {
     case .nordic(let header):
         lines += FieldPrinter.lines(header, label: "nRF Sniffer")
-        lines.append("        nRF Sniffer flags: CRC \(header.crcOK ? "ok" : "bad"), \(header.phy)"
-            + (header.direction.map { ", \($0)" } ?? "") + (header.encrypted ? ", encrypted, MIC \(header.micOK == true ? "ok" : "bad")" : ""))
+        lines.append(
+            "        nRF Sniffer flags: CRC \(header.crcOK ? "ok" : "bad"), \(header.phy)"
+                + (header.direction.map { ", \($0)" } ?? "") + (header.encrypted ? ", encrypted, MIC \(header.micOK == true ? "ok" : "bad")" : ""))
     case .rf(let header):
         lines += FieldPrinter.lines(header, label: "LE RF")
-        lines.append("        LE RF flags: channel index \(header.channelIndex), PDU type \(header.pduType), \(header.phy)"
-            + (header.dewhitened ? ", dewhitened" : "") + (header.crcChecked ? ", CRC \(header.crcValid ? "valid" : "invalid")" : "")
-            + (header.micChecked ? ", MIC \(header.micValid ? "valid" : "invalid")" : "") + (header.decrypted ? ", decrypted" : ""))
+        lines.append(
+            "        LE RF flags: channel index \(header.channelIndex), PDU type \(header.pduType), \(header.phy)"
+                + (header.dewhitened ? ", dewhitened" : "") + (header.crcChecked ? ", CRC \(header.crcValid ? "valid" : "invalid")" : "")
+                + (header.micChecked ? ", MIC \(header.micValid ? "valid" : "invalid")" : "") + (header.decrypted ? ", decrypted" : ""))
     case nil:
         break
     }
@@ -183,18 +156,21 @@ func linkLayerDetail(_ record: CaptureRecord, _ decoded: LinkLayerRecord) -> [St
         lines.append("        access address: \(hex(packet.accessAddress, digits: 8))" + (packet.crc.map { ", CRC \(hex($0, digits: 6))" } ?? ""))
         switch packet.pdu {
         case .advertising(let pdu):
-            lines.append("        advertising PDU: \(pdu.name) (type \(pdu.type.rawValue)), length \(pdu.length)"
-                + ", ChSel \(pdu.channelSelection2 ? 2 : 1), TxAdd \(pdu.txRandom ? "random" : "public"), RxAdd \(pdu.rxRandom ? "random" : "public")")
+            lines.append(
+                "        advertising PDU: \(pdu.name) (type \(pdu.type.rawValue)), length \(pdu.length)"
+                    + ", ChSel \(pdu.channelSelection2 ? 2 : 1), TxAdd \(pdu.txRandom ? "random" : "public"), RxAdd \(pdu.rxRandom ? "random" : "public")")
             lines += FieldPrinter.lines(pdu.content, label: "payload")
         case .data(let pdu):
-            lines.append("        data PDU: \(pdu.llid), NESN \(pdu.nesn), SN \(pdu.sn), MD \(pdu.moreData ? 1 : 0), length \(pdu.length)"
-                + (pdu.cteInfo.map { ", CTEInfo \(hex($0, digits: 2))" } ?? ""))
+            lines.append(
+                "        data PDU: \(pdu.llid), NESN \(pdu.nesn), SN \(pdu.sn), MD \(pdu.moreData ? 1 : 0), length \(pdu.length)"
+                    + (pdu.cteInfo.map { ", CTEInfo \(hex($0, digits: 2))" } ?? ""))
         }
     }
     if let connection = decoded.connection {
-        lines.append("        connection \(connection.index + 1): access address \(hex(connection.accessAddress, digits: 8))"
-            + (connection.central.map { ", central \($0)" } ?? "") + (connection.peripheral.map { ", peripheral \($0)" } ?? "")
-            + (decoded.direction.map { ", \($0.rawValue)" + (decoded.directionSource == .timing ? " (from timing)" : "") } ?? ""))
+        lines.append(
+            "        connection \(connection.index + 1): access address \(hex(connection.accessAddress, digits: 8))"
+                + (connection.central.map { ", central \($0)" } ?? "") + (connection.peripheral.map { ", peripheral \($0)" } ?? "")
+                + (decoded.direction.map { ", \($0.rawValue)" + (decoded.directionSource == .timing ? " (from timing)" : "") } ?? ""))
     }
     if let control = decoded.control { lines += FieldPrinter.lines(control, label: "LL control") }
     if let l2cap = decoded.l2cap {
@@ -211,7 +187,7 @@ func linkLayerDetail(_ record: CaptureRecord, _ decoded: LinkLayerRecord) -> [St
 
 /// The JSON of a link-layer record (`decode --format json/jsonl`, Formats/json.md). Field names
 /// follow Wireshark's (`nordic_ble.*`, `btle_rf.*`, `btle.*`) where it has the field.
-struct JSONLinkLayerRecord: Encodable {
+public struct JSONLinkLayerRecord: Encodable {
     struct Nordic: Encodable {
         var board_id: UInt8?
         var protover: UInt8
@@ -363,11 +339,11 @@ struct JSONLinkLayerRecord: Encodable {
     /// For a retransmission, the frame (1-based) it repeats.
     var repeats_frame: Int?
     var l2cap: L2CAP?
-    var att: JSONRecord.ATTFields?
+    var att: JSONATTFields?
     var smp: SMP?
     var fault: String?
 
-    init(_ record: CaptureRecord, _ decoded: LinkLayerRecord, version: Int?) {
+    public init(_ record: CaptureRecord, _ decoded: LinkLayerRecord, version: Int?) {
         self.version = version
         index = record.index
         frame = record.index + 1
@@ -403,7 +379,7 @@ struct JSONLinkLayerRecord: Encodable {
         repeats_frame = decoded.repeats.map { $0 + 1 }
         if let frame = decoded.l2cap { l2cap = L2CAP(cid: frame.channel.rawValue, length: frame.payload.count) }
         if let pdu = decoded.att {
-            att = JSONRecord.ATTFields(pdu, answering: decoded.answering.map { (opcode: $0.opcode, handle: $0.handle, record: $0.record) })
+            att = JSONATTFields(pdu, answering: decoded.answering.map { (opcode: $0.opcode, handle: $0.handle, record: $0.record) })
         }
         if let command = decoded.smp { smp = SMP(opcode: command.code.rawValue, reason: command.pairingFailedReason?.rawValue) }
         fault = (decoded.fault ?? decoded.lostFragments).map { "\($0)" }
