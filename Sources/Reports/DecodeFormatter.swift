@@ -6,14 +6,14 @@ import TraceFiles
 import Wire
 
 /// Writes `decode`'s lines, text and JSON, into a reused ``LineBuffer``: the fast path of
-/// `bletrace decode` (public for the benchmarks, Benchmarks/Benchmarks/DecodeLines).
+/// `bletrace decode` (also measured by Benchmarks/Benchmarks/DecodeLines).
 ///
-/// The output is byte for byte what the straightforward formatter writes (`describe(_:_:answering:origin:)`
-/// and ``JSONRecord`` through JSONEncoder, kept as the reference; `DecodeFormatterTests` compares
-/// the two on every bundled and public capture). Traffic (notifications, writes, reads, their
-/// answers, HCI commands and events, flow control) is written field by field with nothing
-/// allocated; the rare PDUs that list UUIDs or values (discovery responses) reuse the reference's
-/// text for the PDU.
+/// The output is byte for byte what the straightforward formatter writes (a record's line built
+/// from strings, its JSON through JSONEncoder: the reference in Tests/ReportsTests/DecodeReference.swift;
+/// `DecodeFormatterTests` compares the two on every bundled and public capture). Traffic
+/// (notifications, writes, reads, their answers, HCI commands and events, flow control) is
+/// written field by field with nothing allocated; the rare PDUs that list UUIDs or values
+/// (discovery responses) reuse `describe(_:answering:)`'s text for the PDU.
 public struct DecodeFormatter: ~Copyable {
     public var buffer = LineBuffer()
 
