@@ -2,6 +2,7 @@ import ATT
 import HCI
 import Lifecycle
 import LinkLayer
+import Synchronization
 import TraceFiles
 import Wire
 
@@ -131,15 +132,15 @@ enum FieldPrinter {
     /// `connectionIntervalMin` → `connection interval min`.
     /// An acronym stays together: `clientMTU` → `client MTU`, `peerIRK` → `peer IRK`.
     private static func readable(_ label: String) -> String {
-        // Labels are the decoders' field names, a few hundred at most: each is worked out once.
-        // (decode is single-threaded; many captures run in processes of their own.)
-        if let known = readableLabels[label] { return known }
+        // Labels are the decoders' field names, a few hundred at most: each is worked out once,
+        // under a lock, as a library's callers may print from several threads.
+        if let known = readableLabels.withLock({ $0[label] }) { return known }
         let words = spaced(label)
-        readableLabels[label] = words
+        readableLabels.withLock { $0[label] = words }
         return words
     }
 
-    nonisolated(unsafe) private static var readableLabels: [String: String] = [:]
+    private static let readableLabels = Mutex<[String: String]>([:])
 
     private static func spaced(_ label: String) -> String {
         let characters = Array(label)
