@@ -11,7 +11,7 @@ DEMO_CAPTURE := Captures/reconnect-supervision-timeout.btsnoop
 DEMO_FLOW := Captures/reconnect-supervision-timeout.reconnecting.flow
 OUT := .build/demo
 
-.PHONY: check-install test-examples test-spark spark-deps docs deps build test crosscheck demo captures clean install uninstall fuzz fuzz-build
+.PHONY: check-install test-examples test-spark spark-deps docs deps build lint test crosscheck demo captures clean install uninstall fuzz fuzz-build
 
 ## deps: install the Debian packages that are missing (quick when all are present).
 deps:
@@ -32,12 +32,26 @@ deps:
 build: deps
 	$(SWIFT) build --product bletrace
 
+## lint: `swift format lint --strict` (the toolchain's swift-format, configured by .swift-format:
+## 4-space indentation, lines as long as the code writes them, the default rules but those the
+## house style departs from, listed in README.md, "How it is built") over every Swift file of Sources, Tests,
+## Benchmarks, Fuzz, Plugins and Examples but LINT_PENDING: the replay and flow folders, which are
+## being reorganised and are formatted when that lands (then this list empties). swift-format's
+## layout findings (indentation, spacing, line breaks) cannot be turned off by configuration, so a
+## folder is either formatted or left out.
+LINT_PENDING := Sources/Replay Sources/Flow Sources/BLETraceTesting Tests/ReplayTests Tests/BLETraceTestingTests \
+  Sources/Reports/FlowComparisonJSON.swift Sources/Reports/FlowComparisonJUnit.swift
+lint:
+	@files=$$(find Sources Tests Benchmarks Fuzz Plugins Examples -name '*.swift' -not -path '*/.build*' \
+	  $(foreach pending,$(LINT_PENDING),-not -path '$(pending)' -not -path '$(pending)/*')); \
+	$(SWIFT) format lint --strict --parallel $$files && echo "lint: $$(echo "$$files" | wc -l) files formatted as .swift-format says"
+
 ## test: every test suite (Swift Testing), including the cross-check against tshark, then the
 ## example packages (Examples/HeartRateMonitor and Examples/AsyncHeartRate: an app's Bluetooth
 ## layer, with callbacks and with Swift concurrency, tested against captures, depending on
 ## bletrace by path as a user's package does), then check-install (a staged release install:
 ## its man page, its independence from the toolchain, its completion).
-test: deps
+test: deps lint
 	$(SWIFT) test
 	$(MAKE) test-examples
 	$(MAKE) check-install
@@ -186,7 +200,7 @@ check-install:
 	rm -r $$dir; [ "$$got" = capture.btsnoop ] || { echo "installed bash completion offered: $$got"; exit 1; }; \
 	echo "check-install: man page lint-clean, binary free of the toolchain, completion completes"
 
-# ---- Fuzzing (issue 16): a libFuzzer target per entry point, in the Fuzz/ package ---------------
+# ---- Fuzzing: a libFuzzer target per entry point, in the Fuzz/ package ---------------
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= btsnoop pcap pklg h4-stream hci acl-l2cap-att-smp lifecycle flow replay container
 # swiftc 6.3 keeps only the last -sanitize= flag it is given, and SwiftPM passes --sanitize's
@@ -206,7 +220,7 @@ fuzz-build: deps
 fuzz: fuzz-build
 	bash Fuzz/run.sh "$$($(FUZZ_BUILD) --show-bin-path)" $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-# ---- Benchmarks (issue 6): a separate package in Benchmarks/ on package-benchmark -------------
+# ---- Benchmarks: a separate package in Benchmarks/ on package-benchmark -------------
 # BENCH_SWIFTFLAGS: extra flags for the release builds of the benchmarks and of compare.
 BENCH_SWIFTFLAGS ?=
 BENCH_SCRATCH := ../.build-bench
@@ -265,7 +279,7 @@ compare: deps bench-capture
 ## bench-memory: peak memory of bletrace stats, decode (text and JSONL), lifecycle and errors on
 ## the 1M-record capture (and of replay to the mirror app, on that one) and on a 1 GB one
 ## (generated into $(BENCH_DIR) on first use); fails if stats or decode needs 64 MB or more on
-## the 1 GB file. Then the robustness inputs (issue 16, Benchmarks/robustness-inputs.py):
+## the 1 GB file. Then the robustness inputs (Benchmarks/robustness-inputs.py):
 ## 1M connect/disconnect cycles on one handle (lifecycle in every format, errors, replay) and
 ## 1M-event flows (diff), each failing past MAX_SECONDS (120).
 BENCH_ROBUSTNESS := $(BENCH_DIR)/robustness

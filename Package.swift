@@ -90,10 +90,12 @@ let package = Package(
                 .product(name: "HeapModule", package: "swift-collections"),
             ]),
         // What people and tools read: the lifecycle story, the JSON documents, the timeline, the
-        // error table, the diff's reports. The command-line tool only parses and prints.
+        // error and statistics tables, the diff's reports, decode's lines and its filter language
+        // (LinkLayer: the lines of an over-the-air capture). The command line only parses,
+        // checks and prints.
         .target(
             name: "Reports",
-            dependencies: ["Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "Flow"]),
+            dependencies: ["Wire", "TraceFiles", "HCI", "ATT", "LinkLayer", "CoreBluetoothCodes", "Lifecycle", "Flow"]),
         .target(
             name: "BLETraceTesting",
             dependencies: ["Replay", "Flow", "BLETraceCoreBluetooth", "CoreBluetoothCodes"]),
@@ -103,7 +105,8 @@ let package = Package(
                 "Wire", "TraceFiles", "HCI", "ATT", "LinkLayer", "CoreBluetoothCodes", "Lifecycle", "BLETraceCoreBluetooth",
                 "Flow", "Replay", "Reports",
             ]),
-        // The command line: argument parsing and printing; `bletrace-main` only starts it.
+        // The command line: arguments, files and terminals, and the choice of report; the
+        // executable `bletrace` only starts it.
         .target(
             name: "BletraceCLI",
             dependencies: [
@@ -112,9 +115,8 @@ let package = Package(
                 // FilePath: output paths taken apart without Foundation's path methods.
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
-            path: "Sources/bletrace",
             plugins: ["GitCommit"]),
-        .executableTarget(name: "bletrace", dependencies: ["BletraceCLI"], path: "Sources/bletrace-main"),
+        .executableTarget(name: "bletrace", dependencies: ["BletraceCLI"]),
         // Records the git commit for `bletrace --version`.
         .plugin(name: "GitCommit", capability: .buildTool()),
 
@@ -127,13 +129,19 @@ let package = Package(
             ],
             path: "Tests/TestSupport"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport"]),
-        .testTarget(name: "TraceFilesTests", dependencies: ["TraceFiles", "Wire", "TestSupport"]),
+        .testTarget(
+            name: "TraceFilesTests",
+            dependencies: [
+                "TraceFiles", "Wire", "CPcap", "TestSupport",
+                .target(name: "CBlueZ", condition: .when(platforms: [.linux])),
+            ]),
         .testTarget(name: "HCITests", dependencies: ["HCI", "Wire", "TestSupport"]),
         .testTarget(name: "ATTTests", dependencies: ["ATT", "Wire", "TestSupport"]),
         .testTarget(name: "LinkLayerTests", dependencies: ["LinkLayer", "HCI", "ATT", "Wire", "TraceFiles", "Lifecycle", "Replay", "Flow", "TestSupport"]),
-        .testTarget(name: "CoreBluetoothCodesTests", dependencies: ["CoreBluetoothCodes"]),
-        .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "TestSupport"]),
-        .testTarget(name: "BLETraceCoreBluetoothTests", dependencies: ["BLETraceCoreBluetooth"]),
+        .testTarget(name: "CoreBluetoothCodesTests", dependencies: ["CoreBluetoothCodes", "HCI", "ATT"]),
+        .testTarget(
+            name: "LifecycleTests", dependencies: ["Lifecycle", "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "TestSupport"]),
+        .testTarget(name: "BLETraceCoreBluetoothTests", dependencies: ["BLETraceCoreBluetooth", "Wire"]),
         // The "after" code of Formats/porting.md, compiled and run on Linux.
         .testTarget(
             name: "PortingGuideTests",
@@ -145,13 +153,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "FlowTests", dependencies: ["Flow", "TestSupport"]),
-        .testTarget(name: "ReplayTests", dependencies: ["Replay", "Flow", "Lifecycle", "TestSupport"]),
-        .testTarget(name: "BLETraceTestingTests", dependencies: ["BLETraceTesting", "Flow", "TestSupport"]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Lifecycle", "TraceFiles", "BLETrace", "TestSupport"]),
+        .testTarget(
+            name: "ReplayTests",
+            dependencies: [
+                "Replay", "Flow", "Lifecycle", "BLETraceCoreBluetooth", "CoreBluetoothCodes", "TraceFiles", "HCI", "ATT", "Wire",
+                "TestSupport",
+            ]),
+        .testTarget(
+            name: "BLETraceTestingTests", dependencies: ["BLETraceTesting", "Replay", "Flow", "BLETraceCoreBluetooth", "TestSupport"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Lifecycle", "TraceFiles", "HCI", "ATT", "Wire", "BLETrace", "TestSupport"]),
         .testTarget(
             name: "BletraceCLITests",
             dependencies: [
-                "bletrace", "BletraceCLI", "TestSupport",
+                "bletrace", "BletraceCLI", "Reports", "TraceFiles", "Wire", "TestSupport",
+                .target(name: "CBlueZ", condition: .when(platforms: [.linux])),
                 .product(name: "InlineSnapshotTesting", package: "swift-snapshot-testing"),
             ]),
     ]

@@ -65,7 +65,6 @@ let package = Package(
             dependencies: [
                 "BenchSupport",
                 .product(name: "BLETrace", package: "bletrace"),
-                .product(name: "BletraceCLI", package: "bletrace"),
                 .product(name: "Benchmark", package: "package-benchmark"),
             ],
             path: "Benchmarks/DecodeLines",

@@ -7,7 +7,7 @@ let package = Package(
     name: "HeartRateMonitor",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "bletrace", path: "../.."),
+        .package(name: "bletrace", path: "../..")
     ],
     targets: [
         // The app's Bluetooth layer. On iOS it imports CoreBluetooth; elsewhere bletrace's stand-in.

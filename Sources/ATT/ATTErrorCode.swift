@@ -65,6 +65,6 @@ public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, CustomStringCo
     }
 
     public var description: String {
-        name ?? "ATTErrorCode(0x" + String(rawValue, radix: 16) + ")"
+        name ?? "ATTErrorCode(" + hex(rawValue, digits: 1) + ")"
     }
 }

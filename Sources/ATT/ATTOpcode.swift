@@ -108,6 +108,6 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     }
 
     public var description: String {
-        name ?? "ATTOpcode(0x" + String(rawValue, radix: 16) + ")"
+        name ?? "ATTOpcode(" + hex(rawValue, digits: 1) + ")"
     }
 }

@@ -157,27 +157,31 @@ public enum ATTPDU {
                 type: try reader.u16le("attribute type (16-bit UUID)"), value: reader.rest())
         case .findByTypeValueResponse:
             pdu = .findByTypeValueResponse(
-                ATTHandleRangeList(entries: try ATTFixedEntries.validated(
-                    reader.rest(), entryLength: 4, minimum: 1, offset: 1, what: "handle ranges")))
+                ATTHandleRangeList(
+                    entries: try ATTFixedEntries.validated(
+                        reader.rest(), entryLength: 4, minimum: 1, offset: 1, what: "handle ranges")))
         case .readByTypeRequest, .readByGroupTypeRequest:
             let start = try reader.u16le("starting handle")
             let end = try reader.u16le("ending handle")
             let type = try ATTUUIDField.decode(reader.rest(), offset: 5)
-            pdu = opcode == .readByTypeRequest
+            pdu =
+                opcode == .readByTypeRequest
                 ? .readByTypeRequest(start: start, end: end, type: type)
                 : .readByGroupTypeRequest(start: start, end: end, type: type)
         case .readByTypeResponse:
             let length = Int(try reader.u8("length of each handle-value pair"))
             guard length >= 2 else { throw DecodeError(layer: .att, offset: 1, expected: "a pair length of at least 2, not \(length)") }
             pdu = .readByTypeResponse(
-                ATTHandleValueList(entries: try ATTFixedEntries.validated(
-                    reader.rest(), entryLength: length, minimum: 1, offset: 2, what: "handle-value pairs")))
+                ATTHandleValueList(
+                    entries: try ATTFixedEntries.validated(
+                        reader.rest(), entryLength: length, minimum: 1, offset: 2, what: "handle-value pairs")))
         case .readByGroupTypeResponse:
             let length = Int(try reader.u8("length of each attribute data"))
             guard length >= 4 else { throw DecodeError(layer: .att, offset: 1, expected: "an attribute data length of at least 4, not \(length)") }
             pdu = .readByGroupTypeResponse(
-                ATTGroupList(entries: try ATTFixedEntries.validated(
-                    reader.rest(), entryLength: length, minimum: 1, offset: 2, what: "attribute data entries")))
+                ATTGroupList(
+                    entries: try ATTFixedEntries.validated(
+                        reader.rest(), entryLength: length, minimum: 1, offset: 2, what: "attribute data entries")))
         case .readRequest:
             pdu = .readRequest(handle: try reader.u16le("attribute handle"))
         case .readResponse:
@@ -187,20 +191,23 @@ public enum ATTPDU {
         case .readBlobResponse:
             pdu = .readBlobResponse(value: reader.rest())
         case .readMultipleRequest, .readMultipleVariableRequest:
-            let handles = ATTHandleList(entries: try ATTFixedEntries.validated(
-                reader.rest(), entryLength: 2, minimum: 2, offset: 1, what: "attribute handles"))
+            let handles = ATTHandleList(
+                entries: try ATTFixedEntries.validated(
+                    reader.rest(), entryLength: 2, minimum: 2, offset: 1, what: "attribute handles"))
             pdu = opcode == .readMultipleRequest ? .readMultipleRequest(handles) : .readMultipleVariableRequest(handles)
         case .readMultipleResponse:
             pdu = .readMultipleResponse(values: reader.rest())
         case .readMultipleVariableResponse:
             // The list is 4 to (ATT_MTU-1) bytes (§3.4.4.12, Table 3.28).
             try reader.require(4, "a length-value tuple list of 4 or more bytes")
-            pdu = .readMultipleVariableResponse(try ATTLengthPrefixedList.validated(
-                reader.rest(), handleLength: 0, lastMayBeShort: true, offset: 1, what: "length-value"))
+            pdu = .readMultipleVariableResponse(
+                try ATTLengthPrefixedList.validated(
+                    reader.rest(), handleLength: 0, lastMayBeShort: true, offset: 1, what: "length-value"))
         case .multipleHandleValueNotification:
             // Two or more attributes' values (§3.4.7.4), never truncated.
-            pdu = .multipleHandleValueNotification(try ATTLengthPrefixedList.validated(
-                reader.rest(), handleLength: 2, lastMayBeShort: false, minimum: 2, offset: 1, what: "handle-length-value"))
+            pdu = .multipleHandleValueNotification(
+                try ATTLengthPrefixedList.validated(
+                    reader.rest(), handleLength: 2, lastMayBeShort: false, minimum: 2, offset: 1, what: "handle-length-value"))
         case .writeRequest:
             pdu = .writeRequest(handle: try reader.u16le("attribute handle"), value: reader.rest())
         case .writeResponse:
@@ -216,7 +223,8 @@ public enum ATTPDU {
             let handle = try reader.u16le("attribute handle")
             let offset = try reader.u16le("value offset")
             let value = reader.rest()
-            pdu = opcode == .prepareWriteRequest
+            pdu =
+                opcode == .prepareWriteRequest
                 ? .prepareWriteRequest(handle: handle, offset: offset, value: value)
                 : .prepareWriteResponse(handle: handle, offset: offset, value: value)
         case .executeWriteRequest:

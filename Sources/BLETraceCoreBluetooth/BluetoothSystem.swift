@@ -83,7 +83,8 @@ public protocol BluetoothSystem: AnyObject {
     /// system then sends ``CBPeripheralManager/Event/readyToUpdateSubscribers`` when it has room.
     func updateValue(
         _ value: Data, for characteristic: CBMutableCharacteristic, onSubscribedCentrals centrals: [CBCentral]?,
-        for manager: CBPeripheralManager) -> Bool
+        for manager: CBPeripheralManager
+    ) -> Bool
     func setDesiredConnectionLatency(
         _ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral, manager: CBPeripheralManager)
     func publishL2CAPChannel(withEncryption encryptionRequired: Bool, for manager: CBPeripheralManager)

@@ -1,4 +1,5 @@
 import Foundation
+import Wire
 
 /// A characteristic of a service (`CBCharacteristic`).
 ///
@@ -46,7 +47,7 @@ open class CBCharacteristic: CBAttribute {
     }
 
     open override var description: String {
-        "<CBCharacteristic: \(uuid.uuidString), properties = 0x\(String(properties.rawValue, radix: 16, uppercase: true)), value = \(value.map { "{length = \($0.count)}" } ?? "(null)"), notifying = \(isNotifying ? "YES" : "NO")>"
+        "<CBCharacteristic: \(uuid.uuidString), properties = \(hex(properties.rawValue, digits: 1, uppercase: true)), value = \(value.map { "{length = \($0.count)}" } ?? "(null)"), notifying = \(isNotifying ? "YES" : "NO")>"
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Wire
 
 /// A service of a peripheral's GATT database (`CBService`).
 ///
@@ -56,7 +57,4 @@ open class CBMutableService: CBService {
     }
 }
 
-func hex4(_ value: UInt16) -> String {
-    let text = String(value, radix: 16, uppercase: true)
-    return String(repeating: "0", count: 4 - text.count) + text
-}
+func hex4(_ value: UInt16) -> String { hex(value, digits: 4, prefixed: false, uppercase: true) }

@@ -75,7 +75,7 @@ public struct ADType: RawRepresentable, Hashable, Sendable, CustomStringConverti
         }
     }
 
-    public var description: String { name ?? "ADType(0x" + String(rawValue, radix: 16) + ")" }
+    public var description: String { name ?? "ADType(" + hex(rawValue, digits: 1) + ")" }
 }
 
 /// The Flags AD type's bits. Core Specification Supplement, Part A, §1.3. Unassigned bits are kept.

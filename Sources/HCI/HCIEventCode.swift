@@ -104,7 +104,7 @@ public struct HCIEventCode: RawRepresentable, Hashable, Sendable, CustomStringCo
     }
 
     public var description: String {
-        name ?? "HCIEventCode(0x" + String(rawValue, radix: 16) + ")"
+        name ?? "HCIEventCode(" + hex(rawValue, digits: 1) + ")"
     }
 }
 
@@ -203,6 +203,6 @@ public struct LESubeventCode: RawRepresentable, Hashable, Sendable, CustomString
     }
 
     public var description: String {
-        name ?? "LESubeventCode(0x" + String(rawValue, radix: 16) + ")"
+        name ?? "LESubeventCode(" + hex(rawValue, digits: 1) + ")"
     }
 }

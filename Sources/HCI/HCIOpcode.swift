@@ -432,7 +432,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public var description: String {
         if let name { return name }
         // OGF 0x3F: the controller vendor's own commands (Core 6.0, Vol 4, Part E, §5.4.1).
-        if ogf == 0x3F { return "Vendor Command 0x" + String(rawValue, radix: 16) }
-        return "HCIOpcode(0x" + String(rawValue, radix: 16) + ")"
+        if ogf == 0x3F { return "Vendor Command " + hex(rawValue, digits: 1) }
+        return "HCIOpcode(" + hex(rawValue, digits: 1) + ")"
     }
 }

@@ -174,6 +174,6 @@ public struct BluetoothVersion: RawRepresentable, Hashable, Sendable, CustomStri
     }
 
     public var description: String {
-        name.map { "Bluetooth " + $0 } ?? "BluetoothVersion(0x" + String(rawValue, radix: 16) + ")"
+        name.map { "Bluetooth " + $0 } ?? "BluetoothVersion(" + hex(rawValue, digits: 1) + ")"
     }
 }

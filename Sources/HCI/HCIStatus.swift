@@ -33,7 +33,7 @@ public struct HCIStatus: RawRepresentable, Hashable, Sendable, CustomStringConve
     }
 
     public var description: String {
-        name ?? "HCIStatus(0x" + String(rawValue, radix: 16) + ")"
+        name ?? "HCIStatus(" + hex(rawValue, digits: 1) + ")"
     }
 
     // Core 6.0, Vol 1, Part F, §1.3, in code order from 0x00. Where the specification names a

@@ -17,7 +17,7 @@ public struct L2CAPChannelID: RawRepresentable, Hashable, Sendable, CustomString
         case 0x0004: "ATT"
         case 0x0005: "LE signaling"
         case 0x0006: "SMP"
-        default: "CID 0x" + String(rawValue, radix: 16)
+        default: "CID " + hex(rawValue, digits: 1)
         }
     }
 }

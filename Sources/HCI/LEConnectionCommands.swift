@@ -83,8 +83,10 @@ public struct LEInitiatingPHYList: RandomAccessCollection {
     public var endIndex: Int { entries.count }
 
     public subscript(position: Int) -> (phy: LEPHY, parameters: LEInitiatingParameters) {
-        (mask.phy(ofEntry: position, defined: LEExtendedCreateConnection.definedPHYs),
-         LEInitiatingParameters(entry: entries[position]))
+        (
+            mask.phy(ofEntry: position, defined: LEExtendedCreateConnection.definedPHYs),
+            LEInitiatingParameters(entry: entries[position])
+        )
     }
 }
 

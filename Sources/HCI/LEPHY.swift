@@ -22,7 +22,7 @@ public struct LEPHY: RawRepresentable, Hashable, Sendable, CustomStringConvertib
         }
     }
 
-    public var description: String { name ?? "LEPHY(0x" + String(rawValue, radix: 16) + ")" }
+    public var description: String { name ?? "LEPHY(" + hex(rawValue, digits: 1) + ")" }
 }
 
 /// A set of LE PHYs as a bit mask (Initiating_PHYs, Scanning_PHYs, TX_PHYs, RX_PHYs): bit 0 LE 1M,

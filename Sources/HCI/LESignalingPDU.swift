@@ -54,7 +54,7 @@ public struct L2CAPSignalingCode: RawRepresentable, Hashable, Sendable, CustomSt
     }
 
     public var description: String {
-        name ?? "L2CAPSignalingCode(0x" + String(rawValue, radix: 16) + ")"
+        name ?? "L2CAPSignalingCode(" + hex(rawValue, digits: 1) + ")"
     }
 }
 
@@ -77,7 +77,7 @@ public struct L2CAPCommandRejectReason: RawRepresentable, Hashable, Sendable, Cu
     }
 
     public var description: String {
-        name ?? "L2CAPCommandRejectReason(0x" + String(rawValue, radix: 16) + ")"
+        name ?? "L2CAPCommandRejectReason(" + hex(rawValue, digits: 1) + ")"
     }
 }
 
@@ -107,7 +107,7 @@ public struct L2CAPLECreditBasedConnectionResult: RawRepresentable, Hashable, Se
     }
 
     public var description: String {
-        name ?? "L2CAPLECreditBasedConnectionResult(0x" + String(rawValue, radix: 16) + ")"
+        name ?? "L2CAPLECreditBasedConnectionResult(" + hex(rawValue, digits: 1) + ")"
     }
 }
 
@@ -171,7 +171,8 @@ public enum LESignalingCommand {
         case 0x06, 0x07:
             let destination = try r.u16le("Destination CID")
             let source = try r.u16le("Source CID")
-            self = code.rawValue == 0x06
+            self =
+                code.rawValue == 0x06
                 ? .disconnectionRequest(destinationCID: destination, sourceCID: source)
                 : .disconnectionResponse(destinationCID: destination, sourceCID: source)
         case 0x12:

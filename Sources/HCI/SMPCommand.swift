@@ -132,7 +132,7 @@ public struct SMPIOCapability: RawRepresentable, Hashable, Sendable, CustomStrin
         }
     }
 
-    public var description: String { name ?? "SMPIOCapability(0x" + String(rawValue, radix: 16) + ")" }
+    public var description: String { name ?? "SMPIOCapability(" + hex(rawValue, digits: 1) + ")" }
 }
 
 /// The AuthReq field. Core 6.0, Vol 3, Part H, §3.5.1, Figure 3.3: Bonding_Flags (bits 0-1),
@@ -185,6 +185,6 @@ public struct SMPKeypressNotificationType: RawRepresentable, Hashable, Sendable,
     }
 
     public var description: String {
-        name ?? "SMPKeypressNotificationType(0x" + String(rawValue, radix: 16) + ")"
+        name ?? "SMPKeypressNotificationType(" + hex(rawValue, digits: 1) + ")"
     }
 }

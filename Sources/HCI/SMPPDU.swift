@@ -40,7 +40,7 @@ public struct SMPCode: RawRepresentable, Hashable, Sendable, CustomStringConvert
         }
     }
 
-    public var description: String { name ?? "SMPCode(0x" + String(rawValue, radix: 16) + ")" }
+    public var description: String { name ?? "SMPCode(" + hex(rawValue, digits: 1) + ")" }
 }
 
 /// Why pairing failed, as the Pairing Failed command says. Core 6.0, Vol 3, Part H, §3.5.5.
@@ -71,7 +71,7 @@ public struct SMPPairingFailedReason: RawRepresentable, Hashable, Sendable, Cust
     }
 
     public var description: String {
-        name ?? "SMPPairingFailedReason(0x" + String(rawValue, radix: 16) + ")"
+        name ?? "SMPPairingFailedReason(" + hex(rawValue, digits: 1) + ")"
     }
 }
 
@@ -93,7 +93,8 @@ public struct SMPPDU {
         let code = SMPCode(rawValue: try reader.u8("SMP code (1 byte)"))
         let parameters = UnsafeRawBufferPointer(rebasing: bytes[reader.offset...])
         let command = try SMPCommand(code: code, &reader)
-        if case .unknown = command {} else {
+        if case .unknown = command {
+        } else {
             guard reader.isAtEnd else {
                 throw reader.error("no bytes after the \(code) parameters (\(reader.offset - 1) bytes), not \(reader.remaining) more")
             }

@@ -78,7 +78,8 @@ public struct ATTTracker {
                 request.type = type.uuid
             case .findByTypeValueRequest(_, _, let type, let value):
                 // Discovering a primary service by UUID: the value is the service's UUID.
-                request.type = type == 0x2800 || type == 0x2801
+                request.type =
+                    type == 0x2800 || type == 0x2801
                     ? BluetoothUUID(littleEndian: value) : BluetoothUUID(type)
             case .exchangeMTURequest(let mtu):
                 clientMTU = mtu
@@ -93,10 +94,12 @@ public struct ATTTracker {
             // The answer travels the other way.
             let asked: Direction? = direction.map { $0 == .sent ? .received : .sent }
             guard
-                let request = links.modify(connection, { link in
-                    defer { link.pending[Self.side(asked)] = nil }
-                    return link.pending[Self.side(asked)]
-                }) ?? nil
+                let request = links.modify(
+                    connection,
+                    { link in
+                        defer { link.pending[Self.side(asked)] = nil }
+                        return link.pending[Self.side(asked)]
+                    }) ?? nil
             else { return nil }
             learn(from: pdu, answering: request, on: connection, server: GATTServer(opcode.method, direction: direction))
             return request
@@ -214,8 +217,10 @@ public struct ATTTracker {
         case .findInformationResponse(let list):
             for entry in list where attribute(entry.handle, on: connection, server: server) == nil {
                 let isDeclaration = entry.type.shortValue.map { (0x2800...0x2803).contains($0) } ?? false
-                learn(entry.handle, AttributeInfo(
-                    uuid: entry.type, role: isDeclaration ? .attribute : .descriptor), on: connection, server)
+                learn(
+                    entry.handle,
+                    AttributeInfo(
+                        uuid: entry.type, role: isDeclaration ? .attribute : .descriptor), on: connection, server)
             }
         case .findByTypeValueResponse(let ranges):
             if let type = request.type {

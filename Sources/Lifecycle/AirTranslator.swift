@@ -123,7 +123,7 @@ struct AirTranslator {
         if decoded.micFailed { links[slot].micFailures += 1 }
         if decoded.decrypted { links[slot].decryptedPackets += 1 }
         if decoded.isEncrypted { links[slot].undecryptedPackets += 1 }
-        if (decoded.isEncrypted || decoded.decrypted), sender == .peripheral, states[slot].encryptionStarting {
+        if decoded.isEncrypted || decoded.decrypted, sender == .peripheral, states[slot].encryptionStarting {
             encryptionStarted(slot, record)
         }
         let direction: Direction = sender == host ? .sent : .received

@@ -65,7 +65,8 @@ extension DiagnosisCollector {
             if let first = features.first, let complete = first.completeRecord {
                 summary += ": the link layer's \(first.name) exchange, the first after connecting, completed with the same status (frame \(complete + 1))"
             }
-            summary += c.status == .success
+            summary +=
+                c.status == .success
                 ? ", and the link was closed \(c.duration.map { seconds($0) } ?? "") after its completion."
                 : "."
             findings.append(
@@ -73,9 +74,11 @@ extension DiagnosisCollector {
                     rule: .failedToEstablish, record: record, time: time, connection: c,
                     evidence: [c.attemptRecord, c.completeRecord, c.disconnectRecord].compactMap { $0 } + features.compactMap(\.completeRecord),
                     summary: summary,
-                    coreBluetooth: c.status == .success ? callback : c.cbError.flatMap { mapped in
-                        mapped.value.map { "centralManager(_:didFailToConnect:error:) with \(cbName($0)) [\(mapped.evidence.rawValue)]" }
-                    },
+                    coreBluetooth: c.status == .success
+                        ? callback
+                        : c.cbError.flatMap { mapped in
+                            mapped.value.map { "centralManager(_:didFailToConnect:error:) with \(cbName($0)) [\(mapped.evidence.rawValue)]" }
+                        },
                     lookAt: "the peer's range and radio at connection time (it did not answer the first packets); the app should connect again, as CoreBluetooth does not retry by itself"))
         }
         guard c.outcome == .disconnected, let record = c.disconnectRecord, let time = c.disconnectTime, let reason = c.reason else {
@@ -180,7 +183,8 @@ extension DiagnosisCollector {
                 ![0x08, 0x22, 0x3E].contains(reason.rawValue)
             else { continue }
             let what = "\(request.opcode.name ?? "An ATT request") \(request.attributeHandle.map { "of \(hex4($0)) " } ?? "")"
-            let sender = indication
+            let sender =
+                indication
                 ? (hostWaited ? "from this host's server" : "from the peer's server")
                 : (hostWaited ? "from this host's client" : "from the peer's client")
             findings.append(
@@ -227,7 +231,7 @@ extension DiagnosisCollector {
         }
         let pairing = earlier?.pairings.last { $0.outcome == .encrypted }
         let failed = encryptionFailure(c, link)
-        var summary = "Encryption with the keys this host holds for the peer failed with \(reason.name ?? "\(reason)") (\(hex(reason.rawValue, 2)))"
+        var summary = "Encryption with the keys this host holds for the peer failed with \(reason.name ?? "\(reason)") (\(hex(reason.rawValue, digits: 2)))"
         if let pairing, let earlier {
             summary += "; the two paired on connection \(earlier.id + 1) (frame \(pairing.record + 1))"
         }
@@ -279,7 +283,7 @@ extension DiagnosisCollector {
                     Finding(
                         rule: .pairingFailed, record: record, time: pairing.endTime ?? pairing.time, connection: c,
                         evidence: [pairing.record, record] + (pairing.causeRecord.map { [$0] } ?? []),
-                        summary: "Pairing started by \(starter) (frame \(pairing.record + 1))\(pairing.method.map { ", \($0.rawValue)" } ?? "") failed: \(by) sent Pairing Failed, \(pairing.failureName ?? "unknown reason")\(pairing.failureReason.map { " (\(hex($0, 2)))" } ?? "").",
+                        summary: "Pairing started by \(starter) (frame \(pairing.record + 1))\(pairing.method.map { ", \($0.rawValue)" } ?? "") failed: \(by) sent Pairing Failed, \(pairing.failureName ?? "unknown reason")\(pairing.failureReason.map { " (\(hex($0, digits: 2)))" } ?? "").",
                         coreBluetooth: cancelled
                             ? "iOS ends the link: didDisconnectPeripheral with CBInternalErrorDomain 17 \"Pairing was cancelled.\", and the request that needed pairing gets no callback [reported: the link ends; hypothesis: the error]"
                             : mapped.map { "\(cbName($0.value)) in the callback of the request that needed pairing [\($0.evidence.rawValue)]" },
@@ -338,7 +342,8 @@ extension DiagnosisCollector {
             let asked = pairing.requestMaxKeySize, let answered = pairing.responseMaxKeySize, let agreed = pairing.keySize
         {
             let (requester, responder) = c.role.map { $0 == .central ? ("this host", "the peer") : ("the peer", "this host") } ?? ("", "")
-            summary += "; the pairing agreed on \(agreed) bytes: the Pairing Request\(requester.isEmpty ? "" : " of \(requester)") allowed \(asked) (frame \(request + 1)), "
+            summary +=
+                "; the pairing agreed on \(agreed) bytes: the Pairing Request\(requester.isEmpty ? "" : " of \(requester)") allowed \(asked) (frame \(request + 1)), "
                 + "the Pairing Response\(responder.isEmpty ? "" : " of \(responder)") \(answered) (frame \(response + 1))"
             if agreed != size { summary += ", not the size reported" }
             evidence += [request, response] + (pairing.endRecord.map { [$0] } ?? [])
@@ -391,9 +396,10 @@ extension DiagnosisCollector {
             let connection = error.connection.flatMap { handle in
                 byHandle[handle]?.last { ($0.completeRecord ?? -1) < error.record && ($0.disconnectRecord ?? .max) > error.record }
             }
-            let attribute = error.attributeHandle.map { handle in
-                hex4(handle) + (error.attribute.map { " (\($0.uuid)\($0.name.map { " \($0)" } ?? ""))" } ?? "")
-            } ?? "an attribute"
+            let attribute =
+                error.attributeHandle.map { handle in
+                    hex4(handle) + (error.attribute.map { " (\($0.uuid)\($0.name.map { " \($0)" } ?? ""))" } ?? "")
+                } ?? "an attribute"
             let request = error.requestName ?? "a request"
             let cb = error.coreBluetooth
             let cbText = cb.map { "\(cbName($0)) \($0.callback.hasPrefix("no ") ? "(\($0.callback))" : "in \($0.callback)")" }
@@ -427,8 +433,8 @@ extension DiagnosisCollector {
                     rule: subscription ? .subscriptionRefused : .writeRefused, record: error.record, time: error.time,
                     connection: connection, evidence: [error.record],
                     summary: subscription
-                        ? "The peer's server refused the subscription (\(request) of the descriptor \(attribute)) with \(error.name) (\(hex(error.code, 2)))."
-                        : "The peer's server refused \(request) of \(attribute) with \(error.name) (\(hex(error.code, 2))).",
+                        ? "The peer's server refused the subscription (\(request) of the descriptor \(attribute)) with \(error.name) (\(hex(error.code, digits: 2)))."
+                        : "The peer's server refused \(request) of \(attribute) with \(error.name) (\(hex(error.code, digits: 2))).",
                     coreBluetooth: cbText,
                     lookAt: subscription
                         ? "whether the characteristic supports notify or indicate, and what the accessory's server requires before a subscription (a bond, its own state)"
@@ -479,8 +485,10 @@ extension DiagnosisCollector {
                         + (request.rejectedRecord.map { "; it was rejected (frame \($0 + 1))." } ?? "."),
                     coreBluetooth: "no callback; an iOS central may refuse the request and keep its own parameters",
                     lookAt: "the accessory's preferred connection parameters (Apple's Accessory Design Guidelines, \"Connection Parameters\")",
-                    values: ["interval_min_ms": Double(request.intervalMin) * 1.25, "interval_max_ms": Double(request.intervalMax) * 1.25,
-                             "latency": Double(request.latency), "supervision_timeout_ms": Double(request.timeout) * 10]))
+                    values: [
+                        "interval_min_ms": Double(request.intervalMin) * 1.25, "interval_max_ms": Double(request.intervalMax) * 1.25,
+                        "latency": Double(request.latency), "supervision_timeout_ms": Double(request.timeout) * 10,
+                    ]))
         }
         // What the link ran with: at completion, then after each update.
         var sets: [(record: Int, time: Timestamp, interval: UInt16, latency: UInt16, timeout: UInt16)] = []
@@ -562,12 +570,7 @@ extension DiagnosisCollector {
 
 // MARK: Wording
 
-private func hex4(_ value: UInt16) -> String { hex(value, 4) }
-
-private func hex(_ value: some BinaryInteger, _ digits: Int) -> String {
-    let text = String(value, radix: 16)
-    return "0x" + String(repeating: "0", count: max(0, digits - text.count)) + text
-}
+private func hex4(_ value: UInt16) -> String { hex(value, digits: 4) }
 
 /// `12` units of 1.25 ms → `15 ms`.
 private func ms(_ value: UInt16, _ unit: Double) -> String { format(Double(value) * unit) + " ms" }

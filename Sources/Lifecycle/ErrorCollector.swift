@@ -244,8 +244,10 @@ public struct ErrorCollector {
     }
 
     private mutating func collect(_ event: HCIEvent, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
-        func hci(_ status: HCIStatus, command: HCIOpcode?, connection: UInt16?, peer: BluetoothAddress?,
-                 transport: Connection.Transport? = nil, expected: Bool = false, cb: TraceError.CoreBluetoothEquivalent? = nil) {
+        func hci(
+            _ status: HCIStatus, command: HCIOpcode?, connection: UInt16?, peer: BluetoothAddress?,
+            transport: Connection.Transport? = nil, expected: Bool = false, cb: TraceError.CoreBluetoothEquivalent? = nil
+        ) {
             errors.append(
                 TraceError(
                     record: record.index, time: record.timestamp, connection: connection, peer: peer,

@@ -317,7 +317,8 @@ public struct LifecycleAnalyzer {
             // state only, with no didDisconnectPeripheral (Formats/corebluetooth.md).
             // A peripheral manager has no disconnection callback at all (a subscribed central's
             // didUnsubscribeFrom is all it hears).
-            connections[id].cbError = (local && reason == .remoteDeviceTerminatedPowerOff) || connections[id].role == .peripheral
+            connections[id].cbError =
+                (local && reason == .remoteDeviceTerminatedPowerOff) || connections[id].role == .peripheral
                 ? nil : CoreBluetoothMapping.disconnectionError(reason: reason, requestedByApp: local)
             connections[id].unansweredRequests = att.unanswered(on: handle)
             if let peer = connections[id].peer {
@@ -363,7 +364,8 @@ public struct LifecycleAnalyzer {
         case .le(.phyUpdateComplete(let status, _, let tx, let rx)):
             kind = status == .success ? .phy(tx: tx.rawValue, rx: rx.rawValue) : .failed("PHY update", status)
         case .encryptionChange(let change):
-            kind = change.status == .success
+            kind =
+                change.status == .success
                 ? .encryption(enabled: change.isEncrypted, keySize: change.keySize) : .failed("encryption", change.status)
             if change.status == .success, change.isEncrypted, let last = connections[id].pairings.indices.last,
                 connections[id].pairings[last].outcome == .unfinished

@@ -78,7 +78,8 @@ public struct Pairing: Hashable, Sendable, Codable {
     /// else by the IO capabilities (§2.3.5.1).
     public static func method(initiator: SMPPairingFeatures, responder: SMPPairingFeatures) -> Method {
         let secure = initiator.authenticationRequirements.secureConnections && responder.authenticationRequirements.secureConnections
-        let oob = secure
+        let oob =
+            secure
             ? initiator.oobDataFlag == 1 || responder.oobDataFlag == 1
             : initiator.oobDataFlag == 1 && responder.oobDataFlag == 1
         if oob { return .outOfBand }

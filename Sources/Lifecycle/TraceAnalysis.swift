@@ -39,7 +39,7 @@ public struct TraceAnalysis: Hashable, Sendable, Codable {
         var analyzer = LifecycleAnalyzer()
         var errors = ErrorCollector()
         var gatt = GATTCollector()
-        var statistics = TraceStatistics()
+        var statistics = TraceStatistics.Counter()
         var diagnosis = DiagnosisCollector()
         do {
             while let record = try reader.next() {
@@ -48,7 +48,7 @@ public struct TraceAnalysis: Hashable, Sendable, Codable {
                 errors.add(record, decoded, analyzer: analyzer)
                 gatt.add(record, decoded, analyzer: analyzer)
                 diagnosis.add(record, decoded, analyzer: &analyzer)
-                statistics.add(record, decoded)
+                statistics.count(record, nil, decoded)
             }
         } catch {
             fault = "\(error)"
@@ -58,56 +58,8 @@ public struct TraceAnalysis: Hashable, Sendable, Codable {
         lifecycle = analyzer.report
         self.errors = errors.errors
         self.gatt = gatt.entries.filter { !$0.isEmpty }
-        statistics.connections = lifecycle.connections.count
-        self.statistics = statistics
+        self.statistics = statistics.statistics(errors: self.errors, connections: lifecycle.connections.count)
         summary = LifecycleSummary(connections: lifecycle.connections, scans: lifecycle.scans, errors: self.errors)
         findings = diagnosis.findings(report: lifecycle, errors: self.errors)
-    }
-}
-
-/// What a capture holds, counted: records by kind, HCI commands, events and LE subevents, ATT PDUs
-/// and SMP commands by code, and the records that did not decode. Codes are keys; names come from
-/// ``HCIOpcode``, ``HCIEventCode``, ``LESubeventCode``, ``ATTOpcode`` and ``SMPCode``.
-public struct TraceStatistics: Hashable, Sendable, Codable {
-    public var records = 0
-    /// The bytes of the records' packets.
-    public var bytes = 0
-    /// Records per kind (`command`, `event`, `acl`, `sco`, `iso`, `other`).
-    public var kinds: [String: Int] = [:]
-    /// Counts by code (as `Int`, so that JSON writes an object keyed by the decimal code).
-    public var hciCommands: [Int: Int] = [:]
-    public var hciEvents: [Int: Int] = [:]
-    public var leSubevents: [Int: Int] = [:]
-    public var attPDUs: [Int: Int] = [:]
-    public var smpCommands: [Int: Int] = [:]
-    /// Connections and attempts, as the lifecycle counts them.
-    public var connections = 0
-    /// Records with a layer that did not decode, and records that revealed lost ACL fragments.
-    public var undecodableRecords = 0
-    public var lostFragments = 0
-
-    enum CodingKeys: String, CodingKey {
-        case records, bytes, kinds, hciCommands = "hci_commands", hciEvents = "hci_events", leSubevents = "le_subevents"
-        case attPDUs = "att_pdus", smpCommands = "smp_commands", connections
-        case undecodableRecords = "undecodable_records", lostFragments = "lost_fragments"
-    }
-
-    public init() {}
-
-    mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord) {
-        records += 1
-        bytes += record.bytes.count
-        kinds["\(record.kind)", default: 0] += 1
-        switch decoded.packet {
-        case .command(let command): hciCommands[Int(command.opcode.rawValue), default: 0] += 1
-        case .event(let event):
-            hciEvents[Int(event.code.rawValue), default: 0] += 1
-            if case .le(let meta) = event { leSubevents[Int(meta.subevent.rawValue), default: 0] += 1 }
-        default: break
-        }
-        if let pdu = decoded.att { attPDUs[Int(pdu.opcode.rawValue), default: 0] += 1 }
-        if let smp = decoded.smp { smpCommands[Int(smp.code.rawValue), default: 0] += 1 }
-        if decoded.fault != nil { undecodableRecords += 1 }
-        if decoded.lostFragments != nil { lostFragments += 1 }
     }
 }

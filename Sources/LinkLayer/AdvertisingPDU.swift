@@ -116,7 +116,7 @@ public struct AdvertisingPDUType: RawRepresentable, Hashable, Sendable, CustomSt
         case (7, false): "ADV_EXT_IND"
         case (7, true): "AUX_ADV_IND"
         case (8, _): "AUX_CONNECT_RSP"
-        default: "AdvertisingPDUType(0x" + String(rawValue, radix: 16) + ")"
+        default: "AdvertisingPDUType(" + hex(rawValue, digits: 1) + ")"
         }
     }
 

@@ -1,3 +1,5 @@
+import Wire
+
 /// The opcode of an LL control PDU. Core 6.0, Vol 6, Part B, §2.4.2.
 ///
 /// Open: an unassigned opcode is kept with its parameters. ``table`` is the one declaration of
@@ -59,5 +61,5 @@ public struct LLControlOpcode: RawRepresentable, Hashable, Sendable, CustomStrin
     /// The length of the opcode's parameters (CtrData), or nil for an unassigned one.
     public var parameterLength: Int? { Int(rawValue) < Self.table.count ? Self.table[Int(rawValue)].length : nil }
 
-    public var description: String { name ?? "LLControlOpcode(0x" + String(rawValue, radix: 16) + ")" }
+    public var description: String { name ?? "LLControlOpcode(" + hex(rawValue, digits: 1) + ")" }
 }

@@ -106,8 +106,7 @@ public struct LinkLayerDecoder {
             (record.crcOK, record.crcCheckedBySniffer) = (said, true)
         } else if case .advertising = packet.pdu {
             record.crcOK = packet.crcMatches(initial: Self.advertisingCRCInit)
-        } else if let slot = latestConnection(packet.accessAddress), let initial = connections[slot].info.parameters?.crcInit
-        {
+        } else if let slot = latestConnection(packet.accessAddress), let initial = connections[slot].info.parameters?.crcInit {
             record.crcOK = packet.crcMatches(initial: initial)
         }
         let crcBad = record.crcOK == false

@@ -83,11 +83,13 @@ extension LifecycleStory {
         if let central = link.central, let peripheral = link.peripheral { first += ", central \(central), peripheral \(peripheral)" }
         if let used = link.usedChannels { first += ", \(used) channels" + (link.hop.map { ", hop \($0)" } ?? "") }
         first += "; this host is the \(link.host.rawValue)"
-        var second = "     packets: \(link.centralPackets) from the central, \(link.peripheralPackets) from the peripheral; "
+        var second =
+            "     packets: \(link.centralPackets) from the central, \(link.peripheralPackets) from the peripheral; "
             + "\(link.crcErrors) CRC error\(link.crcErrors == 1 ? "" : "s"), \(link.retransmissions) retransmission\(link.retransmissions == 1 ? "" : "s"), "
             + "\(link.missedEvents) of \(link.events + link.missedEvents) connection events missed"
         if link.encrypted {
-            second += "; encrypted: \(link.decryptedPackets) decrypted, \(link.undecryptedPackets) not decrypted"
+            second +=
+                "; encrypted: \(link.decryptedPackets) decrypted, \(link.undecryptedPackets) not decrypted"
                 + (link.micFailures > 0 ? ", \(link.micFailures) MIC failure\(link.micFailures == 1 ? "" : "s")" : "")
         }
         var lines = [first, second]

@@ -1,3 +1,4 @@
+import LinkLayer
 import TraceFiles
 import Wire
 
@@ -24,6 +25,8 @@ public struct CaptureInfo: Encodable {
     private var kindCounts: [(String, Int)]
     private var first: Timestamp?
     private var last: Timestamp?
+    /// What stopped the reading of a damaged file (``error`` in the document).
+    public private(set) var fault: (any Error)?
 
     private enum CodingKeys: String, CodingKey {
         case version, file, format, datalink, description, records, kinds, first_ts_us, last_ts_us, duration_ms, error, container
@@ -53,6 +56,7 @@ public struct CaptureInfo: Encodable {
             }
         }
         error = fault.map { "\($0)" }
+        self.fault = fault
         kindCounts = PacketKind.allCases.compactMap { kind in kinds[kind].map { ("\(kind)", $0) } }
         self.first = first
         self.last = last
@@ -69,6 +73,39 @@ public struct CaptureInfo: Encodable {
         records = linkLayerKinds.reduce(0) { $0 + $1.1 }
         kinds = Dictionary(linkLayerKinds, uniquingKeysWith: +)
         kindCounts = linkLayerKinds.filter { $0.1 > 0 }
+    }
+
+    /// Reads the capture `reader` reads (named `file`) to its end, counting its records: by HCI
+    /// packet kind, or for an over-the-air capture by what the link-layer decoder makes of them.
+    /// A fault after some records is ``error``: the counts cover the records before it.
+    public init(file: String, reading reader: CaptureReader) {
+        var kinds: [PacketKind: Int] = [:]
+        var first: Timestamp?
+        var last: Timestamp?
+        var fault: (any Error)?
+        var linkLayer = reader.format.linkLayerType.map { LinkLayerDecoder(linkType: $0) }
+        var airKinds = [("advertising", 0), ("data", 0), ("undecodable", 0)]
+        do {
+            while let record = try reader.next() {
+                if linkLayer != nil {
+                    let decoded = linkLayer!.decode(record.bytes, time: record.timestamp, index: record.index)
+                    switch decoded.packet?.pdu {
+                    case .advertising: airKinds[0].1 += 1
+                    case .data: airKinds[1].1 += 1
+                    case nil: airKinds[2].1 += 1
+                    }
+                } else {
+                    kinds[record.kind, default: 0] += 1
+                }
+                if first == nil { first = record.timestamp }
+                last = record.timestamp
+            }
+        } catch { fault = error }
+        if linkLayer == nil {
+            self.init(file: file, format: reader.format, kinds: kinds, first: first, last: last, fault: fault)
+        } else {
+            self.init(file: file, format: reader.format, linkLayerKinds: airKinds, first: first, last: last, fault: fault)
+        }
     }
 
     /// Writes the text form, a line at a time (without line ends), to `emit`.

@@ -86,7 +86,8 @@ public struct ErrorTable {
             if error.transport == .classic {
                 emit("  CoreBluetooth: does not apply (BR/EDR: CoreBluetooth makes LE connections only)")
             } else if let cb = error.coreBluetooth {
-                let name = cb.name.map { "\(cb.domain == CBError.errorDomain ? "CBError" : "CBATTError").\($0) (\(cb.code))" }
+                let name =
+                    cb.name.map { "\(cb.domain == CBError.errorDomain ? "CBError" : "CBATTError").\($0) (\(cb.code))" }
                     ?? "\(cb.domain) code \(cb.code), no named case"
                 let carrier = cb.callback.hasPrefix("no ") ? ", \(cb.callback)" : " in \(cb.callback)"
                 emit("  CoreBluetooth: \(name)\(carrier) [\(cb.evidence.rawValue)]")

@@ -57,13 +57,6 @@ public func relativeTime(_ timestamp: Timestamp, since origin: Timestamp) -> Str
     }
 }
 
-/// A code in hexadecimal with at least `digits` digits: `hex(0x13, digits: 2)` is `0x13`,
-/// `hex(0x40, digits: 4)` is `0x0040`.
-public func hex(_ value: some BinaryInteger, digits: Int) -> String {
-    let text = String(value, radix: 16)
-    return "0x" + String(repeating: "0", count: max(0, digits - text.count)) + text
-}
-
 /// A duration for people: `0.416 s`, `12.5 s`, `3 min 20 s`.
 func seconds(_ value: Double) -> String {
     if value < 60 { return String(Double(Int((value * 1000).rounded())) / 1000) + " s" }

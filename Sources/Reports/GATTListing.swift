@@ -38,7 +38,8 @@ public struct GATTListing {
         func shown(_ value: GATTDatabase.Value?) -> String {
             guard let value else { return "" }
             let bytes = value.bytes
-            let text = bytes.allSatisfy { (0x20..<0x7F).contains($0) } && !bytes.isEmpty
+            let text =
+                bytes.allSatisfy { (0x20..<0x7F).contains($0) } && !bytes.isEmpty
                 ? " \"\(String(decoding: bytes, as: UTF8.self))\"" : ""
             return "  = \(bytes.isEmpty ? "empty" : bytes.withUnsafeBytes(\.hexString))\(text) (\(value.source.rawValue), frame \(value.record + 1))"
         }

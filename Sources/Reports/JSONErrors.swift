@@ -88,8 +88,9 @@ public struct JSONError: Encodable {
         server = error.server?.rawValue
         retry_frame = error.retryRecord.map { $0 + 1 }
         pairing_failed_frame = error.pairingFailedRecord.map { $0 + 1 }
-        cb = NullOr(error.coreBluetooth.map {
-            CB(domain: $0.domain, code: $0.code, name: $0.name, evidence: $0.evidence.rawValue, callback: $0.callback)
-        })
+        cb = NullOr(
+            error.coreBluetooth.map {
+                CB(domain: $0.domain, code: $0.code, name: $0.name, evidence: $0.evidence.rawValue, callback: $0.callback)
+            })
     }
 }

@@ -11,9 +11,10 @@ public struct JSONFindings: Encodable {
     /// The counts of `findings`, with `all` as the list (empty when a writer streams the list in
     /// its place).
     public init(_ findings: [Finding], all: [JSONFinding]) {
-        counts = Dictionary(uniqueKeysWithValues: Finding.Severity.allCases.map { severity in
-            (severity.rawValue, findings.count { $0.severity == severity })
-        })
+        counts = Dictionary(
+            uniqueKeysWithValues: Finding.Severity.allCases.map { severity in
+                (severity.rawValue, findings.count { $0.severity == severity })
+            })
         self.findings = all
     }
 }

@@ -63,18 +63,18 @@ public struct JSONGATT: Encodable {
     }
 
     private static func services(_ database: GATTDatabase) -> [Service] {
-                database.services.map { service in
-                    Service(
-                        start: service.handle, end: service.endHandle, uuid: "\(service.uuid)", name: service.name,
-                        primary: service.isPrimary,
-                        characteristics: service.characteristics.map { c in
-                            Characteristic(
-                                declaration_handle: c.declarationHandle, handle: c.valueHandle, uuid: "\(c.uuid)", name: c.name,
-                                properties: c.properties.names, value: Value(c.lastValue),
-                                descriptors: c.descriptors.map {
-                                    Descriptor(handle: $0.handle, uuid: "\($0.uuid)", name: $0.name, value: Value($0.lastValue))
-                                })
+        database.services.map { service in
+            Service(
+                start: service.handle, end: service.endHandle, uuid: "\(service.uuid)", name: service.name,
+                primary: service.isPrimary,
+                characteristics: service.characteristics.map { c in
+                    Characteristic(
+                        declaration_handle: c.declarationHandle, handle: c.valueHandle, uuid: "\(c.uuid)", name: c.name,
+                        properties: c.properties.names, value: Value(c.lastValue),
+                        descriptors: c.descriptors.map {
+                            Descriptor(handle: $0.handle, uuid: "\($0.uuid)", name: $0.name, value: Value($0.lastValue))
                         })
-                }
+                })
+        }
     }
 }

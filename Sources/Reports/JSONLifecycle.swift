@@ -258,11 +258,12 @@ public struct JSONLifecycle: Encodable {
                 reason_name: connection.reason?.name, initiator: connection.initiator?.rawValue,
                 outcome: connection.outcome.rawValue, began_before_capture: connection.beganBeforeCapture,
                 cb_error: connection.cbError.map { mapped in
-                    NullOr(mapped.value.map { error in
-                        CBErrorJSON(
-                            domain: error.domain, code: error.errorCode, name: error.name,
-                            evidence: mapped.evidence.rawValue)
-                    })
+                    NullOr(
+                        mapped.value.map { error in
+                            CBErrorJSON(
+                                domain: error.domain, code: error.errorCode, name: error.name,
+                                evidence: mapped.evidence.rawValue)
+                        })
                 },
                 att: ATTCounts(
                     requests: connection.attRequests, errors: connection.attErrors,

@@ -119,15 +119,22 @@ public struct LifecycleStory {
                 moments.append((start, "discovery: \(seconds(duration))" + (procedures.isEmpty ? "" : "; " + procedures.joined(separator: ", "))))
             }
             for subscription in connection.subscriptions {
-                let what = subscription.uuid.map { "\($0)" + (GATTNames.name(for: $0).map { " \($0)" } ?? "") }
+                let what =
+                    subscription.uuid.map { "\($0)" + (GATTNames.name(for: $0).map { " \($0)" } ?? "") }
                     ?? "the descriptor at \(hex(subscription.descriptorHandle, digits: 4))"
                 moments.append((subscription.time, subscription.mode == .off ? "unsubscribed from \(what)" : "subscribed to \(what) (\(subscription.mode.rawValue))"))
             }
             for subscription in connection.peerSubscriptions {
-                let what = subscription.uuid.map { "\($0)" + (GATTNames.name(for: $0).map { " \($0)" } ?? "") }
+                let what =
+                    subscription.uuid.map { "\($0)" + (GATTNames.name(for: $0).map { " \($0)" } ?? "") }
                     ?? "the descriptor at \(hex(subscription.descriptorHandle, digits: 4))"
-                moments.append((subscription.time, "the peer's client " + (subscription.mode == .off
-                    ? "unsubscribed from this host's \(what)" : "subscribed to this host's \(what) (\(subscription.mode.rawValue))")))
+                moments.append(
+                    (
+                        subscription.time,
+                        "the peer's client "
+                            + (subscription.mode == .off
+                                ? "unsubscribed from this host's \(what)" : "subscribed to this host's \(what) (\(subscription.mode.rawValue))")
+                    ))
             }
             for pairing in connection.pairings { moments.append((pairing.time, describe(pairing, connection))) }
             for (time, text) in moments.sorted(by: { $0.0 < $1.0 }) { emit(self.time(time, origin) + text) }
@@ -135,7 +142,8 @@ public struct LifecycleStory {
                 var traffic = "              "
                 if let mtu = connection.effectiveMTU { traffic += "MTU \(mtu)\(connection.mtu == nil ? " (default)" : ""); " }
                 func n(_ count: Int, _ what: String) -> String { "\(count) \(what)\(count == 1 ? "" : "s")" }
-                traffic += "ATT: \(n(connection.attRequests, "request")) (\(n(connection.attReads, "read")), \(n(connection.attWrites, "write"))), "
+                traffic +=
+                    "ATT: \(n(connection.attRequests, "request")) (\(n(connection.attReads, "read")), \(n(connection.attWrites, "write"))), "
                     + "\(n(connection.attWriteCommands, "write")) without response, \(n(connection.attErrors, "error")), "
                     + "\(n(connection.attNotifications, "notification")), \(n(connection.attIndications, "indication")), \(n(connection.attBytes, "byte"))"
                 emit(traffic)
@@ -145,9 +153,10 @@ public struct LifecycleStory {
                 let end = connection.disconnectTime ?? report.lastTime ?? origin
                 for request in connection.unansweredRequests {
                     let waited = end.seconds(since: request.time)
-                    emit("              unanswered: \(request.opcode)" + (request.attributeHandle.map { " of \(hex($0, digits: 4))" } ?? "")
-                        + " (frame \(request.record + 1)), \(seconds(waited)) before the \(connection.disconnectTime == nil ? "end of the capture" : "disconnection")"
-                        + (waited > 30 ? "; past the 30 s ATT transaction timeout" : ""))
+                    emit(
+                        "              unanswered: \(request.opcode)" + (request.attributeHandle.map { " of \(hex($0, digits: 4))" } ?? "")
+                            + " (frame \(request.record + 1)), \(seconds(waited)) before the \(connection.disconnectTime == nil ? "end of the capture" : "disconnection")"
+                            + (waited > 30 ? "; past the 30 s ATT transaction timeout" : ""))
                 }
             }
             if let end = connection.disconnectTime, let reason = connection.reason {
@@ -309,7 +318,8 @@ extension LifecycleStory {
 
     /// One pairing, as a line: who started it, its method, how it ended, what led to it.
     func describe(_ pairing: Pairing, _ connection: Connection) -> String {
-        var text = "pairing started by " + (pairing.startedBy == .host ? "this host" : "the peer")
+        var text =
+            "pairing started by " + (pairing.startedBy == .host ? "this host" : "the peer")
             + (pairing.securityRequested ? " (Security Request)" : "") + " (frame \(pairing.record + 1))"
         var how: [String] = []
         if let secure = pairing.secureConnections { how.append(secure ? "LE Secure Connections" : "legacy") }
@@ -321,7 +331,8 @@ extension LifecycleStory {
         case .encrypted:
             text += ": encrypted" + (pairing.endRecord.map { " (frame \($0 + 1))" } ?? "")
         case .failed:
-            text += ": failed, Pairing Failed sent by " + (pairing.failedBy == .host ? "this host" : "the peer")
+            text +=
+                ": failed, Pairing Failed sent by " + (pairing.failedBy == .host ? "this host" : "the peer")
                 + ": \(pairing.failureName ?? "?")" + (pairing.endRecord.map { " (frame \($0 + 1))" } ?? "")
         case .unfinished:
             text += ": never finished"

@@ -77,9 +77,11 @@ public func timelineHTML(
                 connection.handle.map { hex($0, digits: 4) } ?? "", connection.role?.rawValue ?? "", connected,
                 at(connection.disconnectTime), connection.outcome.rawValue, reason, connection.initiator?.rawValue ?? "", cb,
             ]
-            html += "<tr>" + cells.enumerated().map { index, cell in
-                (index == 0 || index == 4 || index == 5 ? "<td class=\"num\">" : "<td>") + xml(cell) + "</td>"
-            }.joined() + "</tr>\n"
+            html +=
+                "<tr>"
+                + cells.enumerated().map { index, cell in
+                    (index == 0 || index == 4 || index == 5 ? "<td class=\"num\">" : "<td>") + xml(cell) + "</td>"
+                }.joined() + "</tr>\n"
         }
         html += "</table>\n"
         if report.connections.count > maxRows {
@@ -318,7 +320,8 @@ private struct TimelineSVG {
         out += "<g class=\"lane connection\" data-id=\"\(connection.id)\">\n"
         laneBackground(top, height, stripe: connection.id % 2 == 0 ? "#f4f6fa" : "#ffffff")
         // Label: peer, then handle, role and transport.
-        let peer = connection.peer.map { "\($0)" + (connection.peerName.map { " \"\($0)\"" } ?? "") }
+        let peer =
+            connection.peer.map { "\($0)" + (connection.peerName.map { " \"\($0)\"" } ?? "") }
             ?? (connection.usesFilterAcceptList ? "filter accept list" : "unknown peer")
         out += text(8, top + 17, "\(connection.id + 1). \(peer)", size: 12, weight: "bold")
         var detail: [String] = []
@@ -375,7 +378,8 @@ private struct TimelineSVG {
             changes.append((change.time, label, colour))
         }
         for subscription in connection.subscriptions {
-            let what = subscription.uuid.map { "\($0)" + (GATTNames.name(for: $0).map { " \($0)" } ?? "") }
+            let what =
+                subscription.uuid.map { "\($0)" + (GATTNames.name(for: $0).map { " \($0)" } ?? "") }
                 ?? "descriptor \(hex(subscription.descriptorHandle, digits: 4))"
             changes.append((subscription.time, subscription.mode == .off ? "unsubscribed from \(what)" : "subscribed to \(what) (\(subscription.mode.rawValue))", "#00897b"))
         }
@@ -544,7 +548,8 @@ private struct TimelineSVG {
         out += text(8, top + 31, "\(attempts.count): \(failed) failed, \(attempts.count - failed) cancelled or pending", size: 10, fill: "#555")
         let items = attempts.map { connection -> (Timestamp, String, String) in
             let time = connection.completeTime ?? connection.cancelTime ?? connection.attemptTime ?? origin
-            var what = "#\(connection.id + 1) " + (connection.peer.map { "\($0)" + (connection.peerName.map { " \"\($0)\"" } ?? "") } ?? "filter accept list")
+            var what =
+                "#\(connection.id + 1) " + (connection.peer.map { "\($0)" + (connection.peerName.map { " \"\($0)\"" } ?? "") } ?? "filter accept list")
                 + ": \(connection.outcome.rawValue)"
             if connection.outcome == .failed, let status = connection.status { what += " \(hex(status.rawValue, digits: 2)) \(status.name ?? "")" }
             return (time, "\(at(time)) " + what, connection.outcome == .failed ? "#c62828" : "#757575")

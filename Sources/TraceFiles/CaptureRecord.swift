@@ -40,7 +40,7 @@ public struct CaptureRecord {
         var description: String {
             switch self {
             case .empty: "empty record"
-            case .unknownH4Type(let type): "unknown H4 packet type 0x\(String(type, radix: 16))"
+            case .unknownH4Type(let type): "unknown H4 packet type \(hex(type, digits: 1))"
             case .notH4: "not an H4 packet"
             }
         }

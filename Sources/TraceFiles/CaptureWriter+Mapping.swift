@@ -273,10 +273,7 @@ enum RecordMapping {
         }
     }
 
-    static func hex2(_ value: UInt8) -> String {
-        let text = String(value, radix: 16)
-        return text.count == 1 ? "0" + text : text
-    }
+    static func hex2(_ value: UInt8) -> String { hex(value, digits: 2, prefixed: false) }
 
     // MARK: Times
 

@@ -231,8 +231,5 @@ final class H4StreamDecoder {
         }
     }
 
-    static func hex(_ byte: UInt8) -> String {
-        let digits = String(byte, radix: 16, uppercase: true)
-        return "0x" + (digits.count == 1 ? "0" + digits : digits)
-    }
+    static func hex(_ byte: UInt8) -> String { Wire.hex(byte, digits: 2, uppercase: true) }
 }

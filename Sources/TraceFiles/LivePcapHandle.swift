@@ -130,7 +130,8 @@ final class LivePcapHandle {
         {
             meaning = LiveSource.explain(EPERM)
         } else if status == PCAP_ERROR_NO_SUCH_DEVICE || text.contains("No such device") {
-            meaning = isBluetooth && device != "bluetooth-monitor"
+            meaning =
+                isBluetooth && device != "bluetooth-monitor"
                 ? LiveSource.explain(ENODEV) : "libpcap knows no such device"
         }
         if let meaning { message += "; \(meaning)" }

@@ -113,7 +113,7 @@ final class PacketLoggerReader {
         case 0xFC: label = "note"
         case 0xFD: label = "config"
         case 0xFE: label = "new controller"
-        default: return "PacketLogger record type 0x" + String(type, radix: 16)
+        default: return "PacketLogger record type " + hex(type, digits: 1)
         }
         return label + ": " + LinuxMonitor.text(payload)
     }

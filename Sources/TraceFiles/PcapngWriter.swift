@@ -77,10 +77,11 @@ final class PcapngWriter {
                 }
             }
             if code == 14, length == 8 {
-                offsetSeconds = Int64(bitPattern: value.withUnsafeBytes { bytes in
-                    let raw = bytes.loadUnaligned(as: UInt64.self)
-                    return bigEndian ? UInt64(bigEndian: raw) : UInt64(littleEndian: raw)
-                })
+                offsetSeconds = Int64(
+                    bitPattern: value.withUnsafeBytes { bytes in
+                        let raw = bytes.loadUnaligned(as: UInt64.self)
+                        return bigEndian ? UInt64(bigEndian: raw) : UInt64(littleEndian: raw)
+                    })
             }
             kept.append((code, value))
         }

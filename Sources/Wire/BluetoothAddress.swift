@@ -36,8 +36,7 @@ public struct BluetoothAddress: RawRepresentable, Hashable, Comparable, Sendable
     public var description: String {
         (0..<6).reversed().map { index in
             let byte = UInt8(truncatingIfNeeded: rawValue >> (8 * UInt64(index)))
-            return byte < 0x10 ? "0" + String(byte, radix: 16, uppercase: true)
-                : String(byte, radix: 16, uppercase: true)
+            return hex(byte, digits: 2, prefixed: false, uppercase: true)
         }.joined(separator: ":")
     }
 

@@ -50,16 +50,11 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
     /// `180D` for a 16-bit alias, `12345678` for a 32-bit one, the full uppercase form otherwise
     /// (as `CBUUID` prints).
     public var description: String {
-        if let short = shortValue { return hex(UInt64(short), digits: 4) }
-        if low == Self.baseLow, high & 0xFFFF_FFFF == Self.baseHighLow32 { return hex(high >> 32, digits: 8) }
-        let full = hex(high, digits: 16) + hex(low, digits: 16)
+        if let short = shortValue { return hex(short, digits: 4, prefixed: false, uppercase: true) }
+        if low == Self.baseLow, high & 0xFFFF_FFFF == Self.baseHighLow32 { return hex(high >> 32, digits: 8, prefixed: false, uppercase: true) }
+        let full = hex(high, digits: 16, prefixed: false, uppercase: true) + hex(low, digits: 16, prefixed: false, uppercase: true)
         let characters = Array(full)
         return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32]
             .map { String(characters[$0]) }.joined(separator: "-")
-    }
-
-    private func hex(_ value: UInt64, digits: Int) -> String {
-        let text = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, digits - text.count)) + text
     }
 }

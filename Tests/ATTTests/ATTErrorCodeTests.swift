@@ -3,27 +3,28 @@ import Testing
 
 /// Core 6.0, Vol 3, Part F, §3.4.1.1, Table 3.4; 0xE0-0xFF: Core Specification Supplement, Part B.
 @Suite struct ATTErrorCodeTests {
-    @Test(arguments: [
-        (0x01, "Invalid Handle"),
-        (0x02, "Read Not Permitted"),
-        (0x03, "Write Not Permitted"),
-        (0x04, "Invalid PDU"),
-        (0x05, "Insufficient Authentication"),
-        (0x06, "Request Not Supported"),
-        (0x07, "Invalid Offset"),
-        (0x08, "Insufficient Authorization"),
-        (0x09, "Prepare Queue Full"),
-        (0x0A, "Attribute Not Found"),
-        (0x0B, "Attribute Not Long"),
-        (0x0C, "Encryption Key Size Too Short"),
-        (0x0D, "Invalid Attribute Value Length"),
-        (0x0E, "Unlikely Error"),
-        (0x0F, "Insufficient Encryption"),
-        (0x10, "Unsupported Group Type"),
-        (0x11, "Insufficient Resources"),
-        (0x12, "Database Out Of Sync"),
-        (0x13, "Value Not Allowed"),
-    ] as [(UInt8, String)])
+    @Test(
+        arguments: [
+            (0x01, "Invalid Handle"),
+            (0x02, "Read Not Permitted"),
+            (0x03, "Write Not Permitted"),
+            (0x04, "Invalid PDU"),
+            (0x05, "Insufficient Authentication"),
+            (0x06, "Request Not Supported"),
+            (0x07, "Invalid Offset"),
+            (0x08, "Insufficient Authorization"),
+            (0x09, "Prepare Queue Full"),
+            (0x0A, "Attribute Not Found"),
+            (0x0B, "Attribute Not Long"),
+            (0x0C, "Encryption Key Size Too Short"),
+            (0x0D, "Invalid Attribute Value Length"),
+            (0x0E, "Unlikely Error"),
+            (0x0F, "Insufficient Encryption"),
+            (0x10, "Unsupported Group Type"),
+            (0x11, "Insufficient Resources"),
+            (0x12, "Database Out Of Sync"),
+            (0x13, "Value Not Allowed"),
+        ] as [(UInt8, String)])
     func namesFromTheSpecification(_ raw: UInt8, _ name: String) {
         let code = ATTErrorCode(rawValue: raw)
         #expect(code.name == name)
@@ -32,12 +33,13 @@ import Testing
         #expect(!code.isCommonProfileError)
     }
 
-    @Test(arguments: [
-        (0xFC, "Write Request Rejected"),
-        (0xFD, "Client Characteristic Configuration Descriptor Improperly Configured"),
-        (0xFE, "Procedure Already in Progress"),
-        (0xFF, "Out of Range"),
-    ] as [(UInt8, String)])
+    @Test(
+        arguments: [
+            (0xFC, "Write Request Rejected"),
+            (0xFD, "Client Characteristic Configuration Descriptor Improperly Configured"),
+            (0xFE, "Procedure Already in Progress"),
+            (0xFF, "Out of Range"),
+        ] as [(UInt8, String)])
     func commonProfileErrorNames(_ raw: UInt8, _ name: String) {
         let code = ATTErrorCode(rawValue: raw)
         #expect(code.name == name)

@@ -70,58 +70,86 @@ import Wire
 
     /// The field kinds of the table, spelled out for the PDUs whose prefixes are least obvious:
     /// each range of prefix lengths, and the offset its error must point at (nil: it decodes).
-    @Test(arguments: [
-        ("Read By Type Request (128-bit type)", [
-            (0...0, 0),         // no opcode
-            (1...2, 1),         // Starting Handle
-            (3...4, 3),         // Ending Handle
-            (5...6, 5),         // no type, or 1 byte of one
-            (7...7, nil),       // 2 bytes: a 16-bit type
-            (8...20, 5),        // 3 to 15 bytes: neither a 16-bit nor a 128-bit UUID
-        ]),
-        ("Signed Write Command (the spec's example)", [
-            (0...0, 0), (1...2, 1),
-            (3...14, 3),        // fewer than 12 bytes after the handle: no room for the signature
-            (15...16, nil),     // the last 12 bytes are the signature; the value is shorter
-        ]),
-        ("Read Multiple Request (3 handles)", [
-            (0...0, 0),
-            (1...2, 1),         // no whole handle
-            (3...4, 3),         // one handle: the second must follow
-            (5...5, nil),       // two handles
-            (6...6, 5),         // half a third handle
-        ]),
-        ("Read By Type Response (6 characteristic declarations, ATT_MTU 247)", [
-            (0...0, 0),
-            (1...1, 1),         // Length
-            (2...8, 2),         // no whole pair
-            (9...9, nil), (10...15, 9), (16...16, nil), (17...22, 16), (23...23, nil),
-            (24...29, 23), (30...30, nil), (31...36, 30), (37...37, nil), (38...43, 37),
-        ]),
-        ("Read By Group Type Response (3 services, 16-bit UUIDs)", [
-            (0...0, 0), (1...1, 1), (2...7, 2), (8...8, nil), (9...13, 8), (14...14, nil), (15...19, 14),
-        ]),
-        ("Find Information Response (format 2, a 128-bit UUID)", [
-            (0...0, 0), (1...1, 1), (2...19, 2),
-        ]),
-        ("Read Multiple Variable Response (the last value cut short by the MTU)", [
-            (0...0, 0),
-            (1...4, 1),         // fewer than 4 bytes of tuples
-            (5...5, nil),       // tuple 1 whole
-            (6...6, 5),         // half of tuple 2's Value Length
-            (7...12, nil),      // tuple 2's value cut short, or whole
-            (13...13, 12),      // half of tuple 3's Value Length
-            (14...22, nil),     // tuple 3's value cut shorter still
-        ]),
-        ("Multiple Handle Value Notification (2 tuples)", [
-            (0...0, 0),
-            (1...6, 1),         // tuple 1 missing or cut short
-            (7...15, 7),        // tuple 2 missing or cut short
-        ]),
-        ("Multiple Handle Value Notification (3 tuples, one value empty)", [
-            (0...0, 0), (1...6, 1), (7...10, 7), (11...11, nil), (12...15, 11),
-        ]),
-    ] as [(String, [(ClosedRange<Int>, Int?)])])
+    @Test(
+        arguments: [
+            (
+                "Read By Type Request (128-bit type)",
+                [
+                    (0...0, 0),  // no opcode
+                    (1...2, 1),  // Starting Handle
+                    (3...4, 3),  // Ending Handle
+                    (5...6, 5),  // no type, or 1 byte of one
+                    (7...7, nil),  // 2 bytes: a 16-bit type
+                    (8...20, 5),  // 3 to 15 bytes: neither a 16-bit nor a 128-bit UUID
+                ]
+            ),
+            (
+                "Signed Write Command (the spec's example)",
+                [
+                    (0...0, 0), (1...2, 1),
+                    (3...14, 3),  // fewer than 12 bytes after the handle: no room for the signature
+                    (15...16, nil),  // the last 12 bytes are the signature; the value is shorter
+                ]
+            ),
+            (
+                "Read Multiple Request (3 handles)",
+                [
+                    (0...0, 0),
+                    (1...2, 1),  // no whole handle
+                    (3...4, 3),  // one handle: the second must follow
+                    (5...5, nil),  // two handles
+                    (6...6, 5),  // half a third handle
+                ]
+            ),
+            (
+                "Read By Type Response (6 characteristic declarations, ATT_MTU 247)",
+                [
+                    (0...0, 0),
+                    (1...1, 1),  // Length
+                    (2...8, 2),  // no whole pair
+                    (9...9, nil), (10...15, 9), (16...16, nil), (17...22, 16), (23...23, nil),
+                    (24...29, 23), (30...30, nil), (31...36, 30), (37...37, nil), (38...43, 37),
+                ]
+            ),
+            (
+                "Read By Group Type Response (3 services, 16-bit UUIDs)",
+                [
+                    (0...0, 0), (1...1, 1), (2...7, 2), (8...8, nil), (9...13, 8), (14...14, nil), (15...19, 14),
+                ]
+            ),
+            (
+                "Find Information Response (format 2, a 128-bit UUID)",
+                [
+                    (0...0, 0), (1...1, 1), (2...19, 2),
+                ]
+            ),
+            (
+                "Read Multiple Variable Response (the last value cut short by the MTU)",
+                [
+                    (0...0, 0),
+                    (1...4, 1),  // fewer than 4 bytes of tuples
+                    (5...5, nil),  // tuple 1 whole
+                    (6...6, 5),  // half of tuple 2's Value Length
+                    (7...12, nil),  // tuple 2's value cut short, or whole
+                    (13...13, 12),  // half of tuple 3's Value Length
+                    (14...22, nil),  // tuple 3's value cut shorter still
+                ]
+            ),
+            (
+                "Multiple Handle Value Notification (2 tuples)",
+                [
+                    (0...0, 0),
+                    (1...6, 1),  // tuple 1 missing or cut short
+                    (7...15, 7),  // tuple 2 missing or cut short
+                ]
+            ),
+            (
+                "Multiple Handle Value Notification (3 tuples, one value empty)",
+                [
+                    (0...0, 0), (1...6, 1), (7...10, 7), (11...11, nil), (12...15, 11),
+                ]
+            ),
+        ] as [(String, [(ClosedRange<Int>, Int?)])])
     func prefixOutcomesSpelledOut(_ name: String, _ ranges: [(ClosedRange<Int>, Int?)]) {
         let row = PDUs.named(name)
         let covered = ranges.flatMap { Array($0.0) }

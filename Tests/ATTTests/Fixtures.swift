@@ -127,13 +127,14 @@ enum PDUSummary: Equatable, Sendable {
             self = .handleValueIndication(handle: handle, value: Array(value))
         case .handleValueConfirmation: self = .handleValueConfirmation
         case .multipleHandleValueNotification(let list):
-            self = .multipleHandleValueNotification(list.map { entry in
-                guard let handle = entry.handle else {
-                    Issue.record("a Multiple Handle Value Notification tuple without its handle")
-                    return HandleValue(0, Array(entry.value))
-                }
-                return HandleValue(handle, Array(entry.value))
-            })
+            self = .multipleHandleValueNotification(
+                list.map { entry in
+                    guard let handle = entry.handle else {
+                        Issue.record("a Multiple Handle Value Notification tuple without its handle")
+                        return HandleValue(0, Array(entry.value))
+                    }
+                    return HandleValue(handle, Array(entry.value))
+                })
         case .unknown(let opcode, let parameters):
             self = .unknown(opcode: opcode.rawValue, parameters: Array(parameters))
         }

@@ -69,10 +69,11 @@ import Wire
         manager.add(cccd)
         #expect(delegate.errors.isEmpty, "answers come after the calls return")
         system.flush()
-        #expect(delegate.errors == [
-            "peripheralManager(_:didAdd:error:) CBError.uuidNotAllowed",
-            "peripheralManager(_:didAdd:error:) CBError.uuidNotAllowed",
-        ])
+        #expect(
+            delegate.errors == [
+                "peripheralManager(_:didAdd:error:) CBError.uuidNotAllowed",
+                "peripheralManager(_:didAdd:error:) CBError.uuidNotAllowed",
+            ])
         // A writable characteristic with a cached value is an exception on iOS: a crash, no didAdd.
         #expect(system.crashes == ["cachedValueNotReadOnly"])
         #expect(system.calls == ["init CBPeripheralManager"])
@@ -164,10 +165,11 @@ import Wire
         system.send(.unsubscribed(central, from: characteristic), to: manager)
         system.flush()
         #expect(characteristic.subscribedCentrals == nil)
-        #expect(delegate.log.suffix(3) == [
-            "peripheralManager(_:central:didSubscribeTo:)", "peripheralManager(_:central:didSubscribeTo:)",
-            "peripheralManager(_:central:didUnsubscribeFrom:)",
-        ])
+        #expect(
+            delegate.log.suffix(3) == [
+                "peripheralManager(_:central:didSubscribeTo:)", "peripheralManager(_:central:didSubscribeTo:)",
+                "peripheralManager(_:central:didUnsubscribeFrom:)",
+            ])
     }
 
     @Test func belowPoweredOnAdvertisingStopsAndBelowPoweredOffTheDatabaseIsCleared() {
@@ -210,9 +212,10 @@ import Wire
         system.send(.l2capChannelOpened(nil, error: CBError(.operationNotSupported)), to: manager)
         system.flush()
         #expect(system.calls.suffix(3) == ["latency 0", "publishL2CAPChannel true", "unpublishL2CAPChannel 129"])
-        #expect(delegate.log.suffix(3) == [
-            "peripheralManager(_:didPublishL2CAPChannel:error:)", "peripheralManager(_:didUnpublishL2CAPChannel:error:)",
-            "peripheralManager(_:didOpen:error:)",
-        ])
+        #expect(
+            delegate.log.suffix(3) == [
+                "peripheralManager(_:didPublishL2CAPChannel:error:)", "peripheralManager(_:didUnpublishL2CAPChannel:error:)",
+                "peripheralManager(_:didOpen:error:)",
+            ])
     }
 }

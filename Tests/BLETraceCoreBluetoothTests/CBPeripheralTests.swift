@@ -43,10 +43,11 @@ import Wire
         #expect(locationObject.properties.contains(.read))
         #expect(measurementObject.descriptors?.map(\.uuid.uuidString) == ["2902"])
         #expect(measurementObject.descriptors?[0].characteristic === measurementObject)
-        #expect(delegate.log == [
-            "peripheral(_:didDiscoverServices:)", "peripheral(_:didDiscoverCharacteristicsFor:error:)",
-            "peripheral(_:didDiscoverDescriptorsFor:error:)",
-        ])
+        #expect(
+            delegate.log == [
+                "peripheral(_:didDiscoverServices:)", "peripheral(_:didDiscoverCharacteristicsFor:error:)",
+                "peripheral(_:didDiscoverDescriptorsFor:error:)",
+            ])
     }
 
     @Test func rediscoveryKeepsTheObjectsOfValidAttributes() {
@@ -77,10 +78,11 @@ import Wire
         #expect(system.requestNames == ["setNotifyValue"])
         system.answer(.notificationState(isNotifying: true, error: nil))
         system.flush()
-        #expect(delegate.log.suffix(3) == [
-            "peripheral(_:didUpdateValueFor:error:) characteristic", "peripheral(_:didWriteValueFor:error:) characteristic",
-            "peripheral(_:didUpdateNotificationStateFor:error:)",
-        ])
+        #expect(
+            delegate.log.suffix(3) == [
+                "peripheral(_:didUpdateValueFor:error:) characteristic", "peripheral(_:didWriteValueFor:error:) characteristic",
+                "peripheral(_:didUpdateNotificationStateFor:error:)",
+            ])
         #expect(delegate.errors == ["peripheral(_:didWriteValueFor:error:) characteristic CBATTError.writeNotPermitted"])
         #expect(locationObject.value == Data([0x02]))
         #expect(measurementObject.isNotifying)
@@ -327,9 +329,10 @@ import Wire
         #expect(system.calls.contains("readRSSI") && system.calls.contains("openL2CAPChannel 128"))
         #expect(peripheral.name == "Strap 2")
         #expect(heart.includedServices?.map(\.uuid.uuidString) == ["180F"])
-        #expect(delegate.log.suffix(4) == [
-            "peripheral(_:didReadRSSI:error:)", "peripheralDidUpdateName(_:)", "peripheral(_:didDiscoverIncludedServicesFor:error:)",
-            "peripheral(_:didOpen:error:)",
-        ])
+        #expect(
+            delegate.log.suffix(4) == [
+                "peripheral(_:didReadRSSI:error:)", "peripheralDidUpdateName(_:)", "peripheral(_:didDiscoverIncludedServicesFor:error:)",
+                "peripheral(_:didOpen:error:)",
+            ])
     }
 }

@@ -4,16 +4,21 @@ import Testing
 @testable import BLETraceCoreBluetooth
 
 @Suite struct CBUUIDTests {
-    @Test(arguments: [
-        ("180D", "180D", [0x18, 0x0D] as [UInt8]),
-        ("180d", "180D", [0x18, 0x0D]),
-        ("12345678", "12345678", [0x12, 0x34, 0x56, 0x78]),
-        ("0000180D-0000-1000-8000-00805F9B34FB", "180D", [0x18, 0x0D]),
-        ("6E400001-B5A3-F393-E0A9-E50E24DCCA9E", "6E400001-B5A3-F393-E0A9-E50E24DCCA9E",
-         [0x6E, 0x40, 0x00, 0x01, 0xB5, 0xA3, 0xF3, 0x93, 0xE0, 0xA9, 0xE5, 0x0E, 0x24, 0xDC, 0xCA, 0x9E]),
-        ("6e400001-b5a3-f393-e0a9-e50e24dcca9e", "6E400001-B5A3-F393-E0A9-E50E24DCCA9E",
-         [0x6E, 0x40, 0x00, 0x01, 0xB5, 0xA3, 0xF3, 0x93, 0xE0, 0xA9, 0xE5, 0x0E, 0x24, 0xDC, 0xCA, 0x9E]),
-    ] as [(String, String, [UInt8])])
+    @Test(
+        arguments: [
+            ("180D", "180D", [0x18, 0x0D] as [UInt8]),
+            ("180d", "180D", [0x18, 0x0D]),
+            ("12345678", "12345678", [0x12, 0x34, 0x56, 0x78]),
+            ("0000180D-0000-1000-8000-00805F9B34FB", "180D", [0x18, 0x0D]),
+            (
+                "6E400001-B5A3-F393-E0A9-E50E24DCCA9E", "6E400001-B5A3-F393-E0A9-E50E24DCCA9E",
+                [0x6E, 0x40, 0x00, 0x01, 0xB5, 0xA3, 0xF3, 0x93, 0xE0, 0xA9, 0xE5, 0x0E, 0x24, 0xDC, 0xCA, 0x9E]
+            ),
+            (
+                "6e400001-b5a3-f393-e0a9-e50e24dcca9e", "6E400001-B5A3-F393-E0A9-E50E24DCCA9E",
+                [0x6E, 0x40, 0x00, 0x01, 0xB5, 0xA3, 0xF3, 0x93, 0xE0, 0xA9, 0xE5, 0x0E, 0x24, 0xDC, 0xCA, 0x9E]
+            ),
+        ] as [(String, String, [UInt8])])
     func stringsParseToApplesFormsAndBytes(_ text: String, _ uuidString: String, _ bytes: [UInt8]) {
         let uuid = CBUUID(string: text)
         #expect(uuid.uuidString == uuidString)

@@ -19,9 +19,11 @@ import Wire
         #expect(central.restoreIdentifier == "BLESensorCentral")
         let peripheral = central.peripheral(identifier: CBPeer.identifier(for: .peerA), address: .peerA)
         system.send(
-            .discovered(peripheral, advertisementData: [
-                CBAdvertisementDataServiceUUIDsKey: [BLESensorIdentifiers.service], CBAdvertisementDataLocalNameKey: "BLE Sensor",
-            ], rssi: -52), to: central)
+            .discovered(
+                peripheral,
+                advertisementData: [
+                    CBAdvertisementDataServiceUUIDsKey: [BLESensorIdentifiers.service], CBAdvertisementDataLocalNameKey: "BLE Sensor",
+                ], rssi: -52), to: central)
         system.flush()
         #expect(system.calls.suffix(2) == ["stopScan", "connect F0:F1:F2:F3:F4:05"])
         system.send(.connected(peripheral), to: central)
@@ -45,9 +47,10 @@ import Wire
         app.stop()
         system.send(.disconnected(peripheral, error: nil), to: central)
         system.flush()
-        #expect(app.events == [
-            "scanning", "discovered BLE Sensor at -52 dBm", "connected", "subscribed", "lost: connectionTimeout", "disconnected",
-        ])
+        #expect(
+            app.events == [
+                "scanning", "discovered BLE Sensor at -52 dBm", "connected", "subscribed", "lost: connectionTimeout", "disconnected",
+            ])
         #expect(system.calls.last == "cancel F0:F1:F2:F3:F4:05")
     }
 
@@ -97,10 +100,11 @@ import Wire
         system.flush()
         #expect(system.calls.suffix(2) == ["respond success [32]", "respond invalidOffset []"])
         // Two writes of one Execute Write are answered once; a long one is refused.
-        system.send(.writeRequests([
-            CBATTRequest(central: central, characteristic: characteristic, offset: 0, value: Data([1])),
-            CBATTRequest(central: central, characteristic: characteristic, offset: 0, value: Data([2])),
-        ]), to: manager)
+        system.send(
+            .writeRequests([
+                CBATTRequest(central: central, characteristic: characteristic, offset: 0, value: Data([1])),
+                CBATTRequest(central: central, characteristic: characteristic, offset: 0, value: Data([2])),
+            ]), to: manager)
         system.send(.writeRequests([CBATTRequest(central: central, characteristic: characteristic, offset: 0, value: Data(count: 9))]), to: manager)
         system.flush()
         #expect(app.received == [Data([1]), Data([2])])

@@ -94,4 +94,3 @@ import Testing
         #expect(!decodeBrief.contains("Vendor Command"))
     }
 }
-

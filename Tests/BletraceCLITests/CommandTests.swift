@@ -92,13 +92,15 @@ import Testing
     }
 
     @Test func diffExitsOneAndShowsTheDivergenceWhenFlowsDiffer() throws {
-        let expected = try Fixtures.temporaryFile(Array("""
-            system launch app=reconnecting
-            central didUpdateState state=poweredOn
-            app connect peripheral=F0:F1:F2:F3:F4:05
-            central didConnect peripheral=F0:F1:F2:F3:F4:05
-            central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionTimeout
-            """.utf8), name: "gives-up.flow")
+        let expected = try Fixtures.temporaryFile(
+            Array(
+                """
+                system launch app=reconnecting
+                central didUpdateState state=poweredOn
+                app connect peripheral=F0:F1:F2:F3:F4:05
+                central didConnect peripheral=F0:F1:F2:F3:F4:05
+                central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionTimeout
+                """.utf8), name: "gives-up.flow")
         let replay = try bletrace("replay", capture, "--app", "reconnecting")
         let diff = try bletrace("diff", expected, "-", stdin: replay.stdout)
         #expect(diff.status == 1)

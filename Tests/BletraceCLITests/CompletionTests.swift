@@ -55,8 +55,10 @@ import Testing
     }
 
     @Test func bashCompletesEveryOutputFileOption() throws {
-        for line in ["bletrace info x -o Captures/s", "bletrace lifecycle x --output Captures/s", "bletrace replay x -o Captures/s",
-                     "bletrace convert x -o Captures/s", "bletrace capture -i hci0 -o Captures/s", "bletrace diff a b -o Captures/s"] {
+        for line in [
+            "bletrace info x -o Captures/s", "bletrace lifecycle x --output Captures/s", "bletrace replay x -o Captures/s",
+            "bletrace convert x -o Captures/s", "bletrace capture -i hci0 -o Captures/s", "bletrace diff a b -o Captures/s",
+        ] {
             #expect(try bash(line) == ["Captures/scan.btsnoop"], "\(line)")
         }
     }

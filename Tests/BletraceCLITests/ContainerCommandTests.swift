@@ -41,9 +41,10 @@ import TestSupport
         let container = try #require(document["container"] as? [String: Any])
         #expect(container["kind"] as? String == "zip")
         let members = try #require(container["members"] as? [[String: Any]])
-        #expect(members.map { $0["path"] as? String } == [
-            ContainerFixtures.androidLogs + "btsnoop_hci.log", ContainerFixtures.androidLogs + "btsnoop_hci.log.last",
-        ])
+        #expect(
+            members.map { $0["path"] as? String } == [
+                ContainerFixtures.androidLogs + "btsnoop_hci.log", ContainerFixtures.androidLogs + "btsnoop_hci.log.last",
+            ])
         let currentCount = try #require(try json(bletrace("info", "--format", "json", current).stdout)["records"] as? Int)
         let previousCount = try #require(try json(bletrace("info", "--format", "json", previous).stdout)["records"] as? Int)
         #expect(members.map { $0["records"] as? Int } == [currentCount, previousCount])

@@ -88,12 +88,13 @@ import Wire
         #expect(result.stdout.contains("2052 records written"))
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.first == "bletrace: \(out): what btsnoop, datalink 1002 (HCI UART (H4)) cannot hold, by reason (187 records not written):")
-        #expect(Array(lines.dropFirst()) == [
-            "  159 records: not written: a PacketLogger kernel record (type 0xf8); btsnoop 1002 holds only HCI packets (btsnoop 2001 or pcap 254 would carry it)",
-            "  21 records: not written: a PacketLogger power record (type 0xfb); btsnoop 1002 holds only HCI packets (btsnoop 2001 or pcap 254 would carry it)",
-            "  6 records: not written: a PacketLogger record (type 0x0a); btsnoop 1002 holds only HCI packets (btsnoop 2001 or pcap 254 would carry it)",
-            "  1 record: not written: a PacketLogger note record (type 0xfc); btsnoop 1002 holds only HCI packets (btsnoop 2001 or pcap 254 would carry it)",
-        ])
+        #expect(
+            Array(lines.dropFirst()) == [
+                "  159 records: not written: a PacketLogger kernel record (type 0xf8); btsnoop 1002 holds only HCI packets (btsnoop 2001 or pcap 254 would carry it)",
+                "  21 records: not written: a PacketLogger power record (type 0xfb); btsnoop 1002 holds only HCI packets (btsnoop 2001 or pcap 254 would carry it)",
+                "  6 records: not written: a PacketLogger record (type 0x0a); btsnoop 1002 holds only HCI packets (btsnoop 2001 or pcap 254 would carry it)",
+                "  1 record: not written: a PacketLogger note record (type 0xfc); btsnoop 1002 holds only HCI packets (btsnoop 2001 or pcap 254 would carry it)",
+            ])
         // Every HCI record is there.
         #expect(try Fixtures.readAll(out).records.count == 2239 - 187)
     }

@@ -97,7 +97,8 @@ import Testing
     }
 
     @Test func peripheralsInterleaveByDefaultOnlyWhenSeveralAreExpected() throws {
-        let actual = try file("""
+        let actual = try file(
+            """
             system launch app=x
             app connect peripheral=AA:00:00:00:00:01
             app connect peripheral=BB:00:00:00:00:02
@@ -105,7 +106,8 @@ import Testing
             central didConnect peripheral=AA:00:00:00:00:01
 
             """, "actual.flow")
-        let expected = try file("""
+        let expected = try file(
+            """
             system launch app=x
             app connect peripheral=AA:00:00:00:00:01
             central didConnect peripheral=AA:00:00:00:00:01

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import BletraceCLI
+@testable import Reports
 
 /// `--filter` with Wireshark's field names selects the frames Wireshark's display filter selects,
 /// on every bundled capture, for every field and operator: the value compared is one the capture

@@ -101,7 +101,7 @@ import Testing
             .appendingPathComponent("Sources")
         var read: Set<String> = []
         let pattern = try NSRegularExpression(pattern: #"(?:getenv\(|environment\[)"([A-Z_]+)""#)
-        for module in ["bletrace", "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Lifecycle", "Replay", "Reports"] {
+        for module in ["bletrace", "BletraceCLI", "Wire", "TraceFiles", "HCI", "ATT", "LinkLayer", "CoreBluetoothCodes", "Lifecycle", "Replay", "Reports"] {
             let directory = sources.appendingPathComponent(module)
             let walker = try #require(FileManager.default.enumerator(atPath: directory.path))
             while let file = walker.nextObject() as? String {

@@ -27,8 +27,9 @@ import Testing
         #expect(!losing.isEmpty)
         // Each loss is something the run without a kill held.
         let reference = try #require(document["reference"] as? [String: [String]])
-        let held = Set(reference["connected", default: []].map { "connected \($0)" } + reference["subscribed", default: []].map { "subscribed \($0)" }
-            + reference["pending", default: []].map { "pending \($0)" })
+        let held = Set(
+            reference["connected", default: []].map { "connected \($0)" } + reference["subscribed", default: []].map { "subscribed \($0)" }
+                + reference["pending", default: []].map { "pending \($0)" })
         for point in losing { #expect(Set(point["lost"] as! [String]).isSubset(of: held)) }
         // The kill points are in time order, between the events of the run.
         let times = points.compactMap { $0["at_s"] as? Double }

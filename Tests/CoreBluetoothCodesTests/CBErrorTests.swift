@@ -4,27 +4,28 @@ import Testing
 
 /// Raw values as in Apple's CoreBluetooth `CBError.h` / `CBError.Code`.
 @Suite struct CBErrorTests {
-    @Test(arguments: [
-        (CBError.Code.unknown, 0, "unknown"),
-        (.invalidParameters, 1, "invalidParameters"),
-        (.invalidHandle, 2, "invalidHandle"),
-        (.notConnected, 3, "notConnected"),
-        (.outOfSpace, 4, "outOfSpace"),
-        (.operationCancelled, 5, "operationCancelled"),
-        (.connectionTimeout, 6, "connectionTimeout"),
-        (.peripheralDisconnected, 7, "peripheralDisconnected"),
-        (.uuidNotAllowed, 8, "uuidNotAllowed"),
-        (.alreadyAdvertising, 9, "alreadyAdvertising"),
-        (.connectionFailed, 10, "connectionFailed"),
-        (.connectionLimitReached, 11, "connectionLimitReached"),
-        (.unknownDevice, 12, "unknownDevice"),
-        (.operationNotSupported, 13, "operationNotSupported"),
-        (.peerRemovedPairingInformation, 14, "peerRemovedPairingInformation"),
-        (.encryptionTimedOut, 15, "encryptionTimedOut"),
-        (.tooManyLEPairedDevices, 16, "tooManyLEPairedDevices"),
-        (.leGattExceededBackgroundNotificationLimit, 17, "leGattExceededBackgroundNotificationLimit"),
-        (.leGattNearBackgroundNotificationLimit, 18, "leGattNearBackgroundNotificationLimit"),
-    ] as [(CBError.Code, Int, String)])
+    @Test(
+        arguments: [
+            (CBError.Code.unknown, 0, "unknown"),
+            (.invalidParameters, 1, "invalidParameters"),
+            (.invalidHandle, 2, "invalidHandle"),
+            (.notConnected, 3, "notConnected"),
+            (.outOfSpace, 4, "outOfSpace"),
+            (.operationCancelled, 5, "operationCancelled"),
+            (.connectionTimeout, 6, "connectionTimeout"),
+            (.peripheralDisconnected, 7, "peripheralDisconnected"),
+            (.uuidNotAllowed, 8, "uuidNotAllowed"),
+            (.alreadyAdvertising, 9, "alreadyAdvertising"),
+            (.connectionFailed, 10, "connectionFailed"),
+            (.connectionLimitReached, 11, "connectionLimitReached"),
+            (.unknownDevice, 12, "unknownDevice"),
+            (.operationNotSupported, 13, "operationNotSupported"),
+            (.peerRemovedPairingInformation, 14, "peerRemovedPairingInformation"),
+            (.encryptionTimedOut, 15, "encryptionTimedOut"),
+            (.tooManyLEPairedDevices, 16, "tooManyLEPairedDevices"),
+            (.leGattExceededBackgroundNotificationLimit, 17, "leGattExceededBackgroundNotificationLimit"),
+            (.leGattNearBackgroundNotificationLimit, 18, "leGattNearBackgroundNotificationLimit"),
+        ] as [(CBError.Code, Int, String)])
     func codesHaveApplesRawValuesAndNames(_ code: CBError.Code, _ raw: Int, _ name: String) {
         #expect(code.rawValue == raw)
         #expect(code.description == name)
@@ -88,26 +89,27 @@ import Testing
 
 /// Raw values as in Apple's `CBATTError.Code`, which are the ATT error codes 0x00-0x11.
 @Suite struct CBATTErrorTests {
-    @Test(arguments: [
-        (CBATTError.Code.success, 0, "success"),
-        (.invalidHandle, 1, "invalidHandle"),
-        (.readNotPermitted, 2, "readNotPermitted"),
-        (.writeNotPermitted, 3, "writeNotPermitted"),
-        (.invalidPdu, 4, "invalidPdu"),
-        (.insufficientAuthentication, 5, "insufficientAuthentication"),
-        (.requestNotSupported, 6, "requestNotSupported"),
-        (.invalidOffset, 7, "invalidOffset"),
-        (.insufficientAuthorization, 8, "insufficientAuthorization"),
-        (.prepareQueueFull, 9, "prepareQueueFull"),
-        (.attributeNotFound, 10, "attributeNotFound"),
-        (.attributeNotLong, 11, "attributeNotLong"),
-        (.insufficientEncryptionKeySize, 12, "insufficientEncryptionKeySize"),
-        (.invalidAttributeValueLength, 13, "invalidAttributeValueLength"),
-        (.unlikelyError, 14, "unlikelyError"),
-        (.insufficientEncryption, 15, "insufficientEncryption"),
-        (.unsupportedGroupType, 16, "unsupportedGroupType"),
-        (.insufficientResources, 17, "insufficientResources"),
-    ] as [(CBATTError.Code, Int, String)])
+    @Test(
+        arguments: [
+            (CBATTError.Code.success, 0, "success"),
+            (.invalidHandle, 1, "invalidHandle"),
+            (.readNotPermitted, 2, "readNotPermitted"),
+            (.writeNotPermitted, 3, "writeNotPermitted"),
+            (.invalidPdu, 4, "invalidPdu"),
+            (.insufficientAuthentication, 5, "insufficientAuthentication"),
+            (.requestNotSupported, 6, "requestNotSupported"),
+            (.invalidOffset, 7, "invalidOffset"),
+            (.insufficientAuthorization, 8, "insufficientAuthorization"),
+            (.prepareQueueFull, 9, "prepareQueueFull"),
+            (.attributeNotFound, 10, "attributeNotFound"),
+            (.attributeNotLong, 11, "attributeNotLong"),
+            (.insufficientEncryptionKeySize, 12, "insufficientEncryptionKeySize"),
+            (.invalidAttributeValueLength, 13, "invalidAttributeValueLength"),
+            (.unlikelyError, 14, "unlikelyError"),
+            (.insufficientEncryption, 15, "insufficientEncryption"),
+            (.unsupportedGroupType, 16, "unsupportedGroupType"),
+            (.insufficientResources, 17, "insufficientResources"),
+        ] as [(CBATTError.Code, Int, String)])
     func codesHaveApplesRawValuesAndNames(_ code: CBATTError.Code, _ raw: Int, _ name: String) {
         #expect(code.rawValue == raw)
         #expect(code.description == name)
@@ -145,14 +147,15 @@ import Testing
 }
 
 @Suite struct CBManagerStateTests {
-    @Test(arguments: [
-        (CBManagerState.unknown, 0, "unknown"),
-        (.resetting, 1, "resetting"),
-        (.unsupported, 2, "unsupported"),
-        (.unauthorized, 3, "unauthorized"),
-        (.poweredOff, 4, "poweredOff"),
-        (.poweredOn, 5, "poweredOn"),
-    ] as [(CBManagerState, Int, String)])
+    @Test(
+        arguments: [
+            (CBManagerState.unknown, 0, "unknown"),
+            (.resetting, 1, "resetting"),
+            (.unsupported, 2, "unsupported"),
+            (.unauthorized, 3, "unauthorized"),
+            (.poweredOff, 4, "poweredOff"),
+            (.poweredOn, 5, "poweredOn"),
+        ] as [(CBManagerState, Int, String)])
     func statesHaveApplesRawValuesAndNames(_ state: CBManagerState, _ raw: Int, _ name: String) {
         #expect(state.rawValue == raw)
         #expect(CBManagerState(rawValue: raw) == state)
@@ -174,14 +177,15 @@ import Testing
 /// Apple's bridged-error members (`_BridgedStoredNSError`): `init(_:userInfo:)`,
 /// `init(_nsError:)`, `_nsError`, `userInfo`, and the framework's texts.
 @Suite struct CoreBluetoothErrorBridgingTests {
-    @Test(arguments: [
-        (CBError.Code.connectionTimeout, "The connection has timed out unexpectedly."),
-        (.peripheralDisconnected, "The specified device has disconnected from us."),
-        (.connectionFailed, "The connection has failed unexpectedly."),
-        (.encryptionTimedOut, "Failed to encrypt the connection, the connection has timed out unexpectedly."),
-        (.peerRemovedPairingInformation, "Peer removed pairing information"),
-        (.unknown, "Unknown error."),
-    ] as [(CBError.Code, String)])
+    @Test(
+        arguments: [
+            (CBError.Code.connectionTimeout, "The connection has timed out unexpectedly."),
+            (.peripheralDisconnected, "The specified device has disconnected from us."),
+            (.connectionFailed, "The connection has failed unexpectedly."),
+            (.encryptionTimedOut, "Failed to encrypt the connection, the connection has timed out unexpectedly."),
+            (.peerRemovedPairingInformation, "Peer removed pairing information"),
+            (.unknown, "Unknown error."),
+        ] as [(CBError.Code, String)])
     func errorsCarryTheTextsOfApplesFramework(_ code: CBError.Code, _ text: String) {
         let error = CBError(code)
         #expect(error.localizedDescription == text)

@@ -31,13 +31,14 @@ import Testing
         #expect(mapped.value?.errorCode == 10)
     }
 
-    @Test(arguments: [
-        (0x14, CBError.Code.peripheralDisconnected),   // remote: low resources
-        (0x15, .peripheralDisconnected),               // remote: power off
-        (0x22, .connectionTimeout),                    // LL Response Timeout
-        (0x05, .peerRemovedPairingInformation),        // Authentication Failure
-        (0x06, .peerRemovedPairingInformation),        // PIN or Key Missing
-    ] as [(UInt8, CBError.Code)])
+    @Test(
+        arguments: [
+            (0x14, CBError.Code.peripheralDisconnected),  // remote: low resources
+            (0x15, .peripheralDisconnected),  // remote: power off
+            (0x22, .connectionTimeout),  // LL Response Timeout
+            (0x05, .peerRemovedPairingInformation),  // Authentication Failure
+            (0x06, .peerRemovedPairingInformation),  // PIN or Key Missing
+        ] as [(UInt8, CBError.Code)])
     func hypothesesAreMarkedAsSuch(_ reason: UInt8, _ code: CBError.Code) {
         let mapped = CoreBluetoothMapping.disconnectionError(reason: HCIStatus(rawValue: reason), requestedByApp: false)
         #expect(mapped.value == .cb(CBError(code)))

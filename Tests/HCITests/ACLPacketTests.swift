@@ -20,24 +20,24 @@ import Wire
         Row(
             name: "first automatically flushable fragment",
             hex: [
-                "40 20",                    // 0x2040: handle 0x040, PB 0b10, BC 0b00
-                "07 00",                    // Data_Total_Length: 7
-                "03 00 04 00 0a 03 00",     // an L2CAP frame: ATT Read Request
+                "40 20",  // 0x2040: handle 0x040, PB 0b10, BC 0b00
+                "07 00",  // Data_Total_Length: 7
+                "03 00 04 00 0a 03 00",  // an L2CAP frame: ATT Read Request
             ],
             handle: 0x040, packetBoundary: 0b10, broadcast: 0,
             data: [0x03, 0x00, 0x04, 0x00, 0x0A, 0x03, 0x00]),
         Row(
             name: "continuing fragment",
             hex: [
-                "40 10",        // 0x1040: handle 0x040, PB 0b01
-                "03 00",        // Data_Total_Length: 3
+                "40 10",  // 0x1040: handle 0x040, PB 0b01
+                "03 00",  // Data_Total_Length: 3
                 "aa bb cc",
             ],
             handle: 0x040, packetBoundary: 0b01, broadcast: 0, data: [0xAA, 0xBB, 0xCC]),
         Row(
             name: "first non-automatically-flushable fragment",
             hex: [
-                "41 00",        // 0x0041: handle 0x041, PB 0b00
+                "41 00",  // 0x0041: handle 0x041, PB 0b00
                 "01 00",
                 "ff",
             ],
@@ -45,7 +45,7 @@ import Wire
         Row(
             name: "broadcast bits and Android's debug handle",
             hex: [
-                "dc 6e",        // 0x6EDC: handle 0xEDC, PB 0b10, BC 0b01
+                "dc 6e",  // 0x6EDC: handle 0xEDC, PB 0b10, BC 0b01
                 "02 00",
                 "01 02",
             ],
@@ -53,8 +53,8 @@ import Wire
         Row(
             name: "highest handle, all flag bits set",
             hex: [
-                "ff ff",        // handle 0xFFF, PB 0b11, BC 0b11
-                "00 00",        // no data
+                "ff ff",  // handle 0xFFF, PB 0b11, BC 0b11
+                "00 00",  // no data
             ],
             handle: 0xFFF, packetBoundary: 0b11, broadcast: 0b11, data: []),
     ])
@@ -98,9 +98,9 @@ import Wire
 @Suite struct L2CAPFrameTests {
     @Test func decodesChannelAndPayload() throws {
         let bytes = packet(
-            "03 00",        // Length: 3
-            "04 00",        // Channel ID: 0x0004 ATT
-            "0a 03 00"      // payload: ATT Read Request, handle 0x0003
+            "03 00",  // Length: 3
+            "04 00",  // Channel ID: 0x0004 ATT
+            "0a 03 00"  // payload: ATT Read Request, handle 0x0003
         )
         try bytes.withUnsafeBytes { raw throws in
             let frame = try L2CAPFrame.decode(raw)
@@ -112,16 +112,16 @@ import Wire
 
     @Test func decodesSMPAndEmptyPayloads() throws {
         let smp = packet(
-            "02 00",        // Length: 2
-            "06 00",        // Channel ID: SMP
-            "05 01"         // Pairing Failed, reason 0x01
+            "02 00",  // Length: 2
+            "06 00",  // Channel ID: SMP
+            "05 01"  // Pairing Failed, reason 0x01
         )
         try smp.withUnsafeBytes { raw throws in
             let frame = try L2CAPFrame.decode(raw)
             #expect(frame.channel == .smp)
             #expect(Array(frame.payload) == [0x05, 0x01])
         }
-        let empty = packet("00 00", "05 00")    // LE signalling, no payload
+        let empty = packet("00 00", "05 00")  // LE signalling, no payload
         try empty.withUnsafeBytes { raw throws in
             let frame = try L2CAPFrame.decode(raw)
             #expect(frame.channel == .leSignaling)

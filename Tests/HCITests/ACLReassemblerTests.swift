@@ -22,24 +22,24 @@ import Wire
 
     // A 14-byte L2CAP frame: ATT Handle Value Notification, handle 0x002A, value 01...07.
     static let notificationFrame = packet(
-        "0a 00",                    // L2CAP Length: 10
-        "04 00",                    // CID: ATT
-        "1b 2a 00",                 // Handle Value Notification, handle 0x002A
-        "01 02 03 04 05 06 07"      // value
+        "0a 00",  // L2CAP Length: 10
+        "04 00",  // CID: ATT
+        "1b 2a 00",  // Handle Value Notification, handle 0x002A
+        "01 02 03 04 05 06 07"  // value
     )
     // ...in three ACL fragments on handle 0x040.
     static let notificationStart = packet(
-        "40 20",            // handle 0x040, PB 0b10 (start)
-        "05 00",            // 5 data bytes
+        "40 20",  // handle 0x040, PB 0b10 (start)
+        "05 00",  // 5 data bytes
         "0a 00 04 00 1b"
     )
     static let notificationMiddle = packet(
-        "40 10",            // handle 0x040, PB 0b01 (continuation)
+        "40 10",  // handle 0x040, PB 0b01 (continuation)
         "05 00",
         "2a 00 01 02 03"
     )
     static let notificationEnd = packet(
-        "40 10",            // continuation
+        "40 10",  // continuation
         "04 00",
         "04 05 06 07"
     )
@@ -47,8 +47,8 @@ import Wire
     // A frame in a single start fragment: ATT Read Request for handle 0x0003.
     static let readRequestFrame = packet("03 00", "04 00", "0a 03 00")
     static let readRequest = packet(
-        "40 20",            // handle 0x040, start
-        "07 00",            // 7 data bytes: the whole frame
+        "40 20",  // handle 0x040, start
+        "07 00",  // 7 data bytes: the whole frame
         "03 00 04 00 0a 03 00"
     )
 
@@ -67,7 +67,7 @@ import Wire
 
     @Test func nonFlushableStartFragmentAlsoStartsAFrame() throws {
         var reassembler = ACLReassembler()
-        let bytes = packet("40 00", "07 00", "03 00 04 00 0a 03 00")   // PB 0b00
+        let bytes = packet("40 00", "07 00", "03 00 04 00 0a 03 00")  // PB 0b00
         let pushed = try push(&reassembler, bytes)
         #expect(pushed.frame == Self.readRequestFrame)
         #expect(pushed.fault == nil)
@@ -165,7 +165,7 @@ import Wire
 
     @Test func differentHandlesReassembleIndependently() throws {
         var reassembler = ACLReassembler()
-        let otherStart = packet("41 20", "04 00", "03 00 04 00")    // handle 0x041
+        let otherStart = packet("41 20", "04 00", "03 00 04 00")  // handle 0x041
         let otherEnd = packet("41 10", "03 00", "0a 03 00")
         _ = try push(&reassembler, Self.notificationStart)
         #expect(try push(&reassembler, otherStart).fault == nil)
@@ -197,10 +197,10 @@ import Wire
 
     @Test func startShorterThanTheLengthFieldStillReassembles() throws {
         var reassembler = ACLReassembler()
-        let oneByte = try push(&reassembler, packet("40 20", "01 00", "0a"))           // half the length
+        let oneByte = try push(&reassembler, packet("40 20", "01 00", "0a"))  // half the length
         #expect(oneByte.frame == nil)
         #expect(oneByte.fault == nil)
-        let secondByte = try push(&reassembler, packet("40 10", "01 00", "00"))        // length now 10
+        let secondByte = try push(&reassembler, packet("40 10", "01 00", "00"))  // length now 10
         #expect(secondByte.frame == nil)
         #expect(secondByte.fault == nil)
         let rest = try push(

@@ -47,19 +47,19 @@ func decodeAD(_ bytes: [UInt8], offset: Int = 0) throws -> [ADRow] {
 /// structure a string: Length (type + data), AD Type, AD Data.
 @Suite struct AdvertisingDataTests {
     static let structures: [String] = [
-        "02 01 1a",                         // Flags: LE General Discoverable, simultaneous (0x08, 0x10)
-        "05 03 0d 18 0f 18",                // Complete 16-bit UUIDs: 0x180D, 0x180F
-        "05 04 78 56 34 12",                // Incomplete 32-bit UUIDs: 0x12345678
-        "11 07 fb 34 9b 5f 80 00 00 80 00 10 00 00 0a 18 00 00",   // Complete 128-bit: 0x180A in full
-        "04 08 62 6c 65",                   // Shortened Local Name "ble"
-        "02 0a f4",                         // Tx Power Level -12 dBm
-        "03 19 41 03",                      // Appearance 0x0341 (heart rate belt)
-        "05 16 0f 18 5a 01",                // Service Data 16-bit: 0x180F, data 5a 01
-        "07 20 78 56 34 12 aa bb",          // Service Data 32-bit: 0x12345678, data aa bb
-        "12 21 00 11 22 33 44 55 66 77 88 99 aa bb cc dd ee ff 42",   // Service Data 128-bit, data 42
-        "07 ff 4c 00 02 15 01 02",          // Manufacturer Specific: company 0x004C, data 02 15 01 02
-        "03 2e 01 02",                      // 0x2E Resolvable Set Identifier (not decoded: kept)
-        "01 03",                            // Complete 16-bit UUIDs, empty list
+        "02 01 1a",  // Flags: LE General Discoverable, simultaneous (0x08, 0x10)
+        "05 03 0d 18 0f 18",  // Complete 16-bit UUIDs: 0x180D, 0x180F
+        "05 04 78 56 34 12",  // Incomplete 32-bit UUIDs: 0x12345678
+        "11 07 fb 34 9b 5f 80 00 00 80 00 10 00 00 0a 18 00 00",  // Complete 128-bit: 0x180A in full
+        "04 08 62 6c 65",  // Shortened Local Name "ble"
+        "02 0a f4",  // Tx Power Level -12 dBm
+        "03 19 41 03",  // Appearance 0x0341 (heart rate belt)
+        "05 16 0f 18 5a 01",  // Service Data 16-bit: 0x180F, data 5a 01
+        "07 20 78 56 34 12 aa bb",  // Service Data 32-bit: 0x12345678, data aa bb
+        "12 21 00 11 22 33 44 55 66 77 88 99 aa bb cc dd ee ff 42",  // Service Data 128-bit, data 42
+        "07 ff 4c 00 02 15 01 02",  // Manufacturer Specific: company 0x004C, data 02 15 01 02
+        "03 2e 01 02",  // 0x2E Resolvable Set Identifier (not decoded: kept)
+        "01 03",  // Complete 16-bit UUIDs, empty list
     ]
 
     static let expected: [ADRow] = [
@@ -111,7 +111,7 @@ func decodeAD(_ bytes: [UInt8], offset: Int = 0) throws -> [ADRow] {
         for count in 0..<bytes.count {
             let prefix = Array(bytes.prefix(count))
             if let index = boundaries.firstIndex(of: count) {
-                let rows = try? decodeAD(prefix)   // nil (a failure below) if it throws
+                let rows = try? decodeAD(prefix)  // nil (a failure below) if it throws
                 #expect(rows == Array(Self.expected.prefix(index)), "prefix of \(count) bytes")
                 continue
             }
@@ -138,17 +138,18 @@ func decodeAD(_ bytes: [UInt8], offset: Int = 0) throws -> [ADRow] {
         #expect(try decodeAD([0, 0, 0]) == [])
     }
 
-    @Test(arguments: [
-        // (structure, offset of the error within the data, what is wrong)
-        ("03 0a f4 00", 2),                 // Tx Power Level of 2 bytes
-        ("02 19 41", 2),                    // Appearance of 1 byte
-        ("04 03 0d 18 0f", 2),              // 16-bit UUID list of 3 bytes
-        ("06 05 78 56 34 12 00", 2),        // 32-bit UUID list of 5 bytes
-        ("10 07 fb 34 9b 5f 80 00 00 80 00 10 00 00 0a 18 00", 2),   // 128-bit list of 15 bytes
-        ("02 16 0f", 2),                    // 16-bit service data without a whole UUID
-        ("04 20 78 56 34", 2),              // 32-bit service data without a whole UUID
-        ("02 ff 4c", 2),                    // Manufacturer data without a whole company ID
-    ] as [(String, Int)])
+    @Test(
+        arguments: [
+            // (structure, offset of the error within the data, what is wrong)
+            ("03 0a f4 00", 2),  // Tx Power Level of 2 bytes
+            ("02 19 41", 2),  // Appearance of 1 byte
+            ("04 03 0d 18 0f", 2),  // 16-bit UUID list of 3 bytes
+            ("06 05 78 56 34 12 00", 2),  // 32-bit UUID list of 5 bytes
+            ("10 07 fb 34 9b 5f 80 00 00 80 00 10 00 00 0a 18 00", 2),  // 128-bit list of 15 bytes
+            ("02 16 0f", 2),  // 16-bit service data without a whole UUID
+            ("04 20 78 56 34", 2),  // 32-bit service data without a whole UUID
+            ("02 ff 4c", 2),  // Manufacturer data without a whole company ID
+        ] as [(String, Int)])
     func typedStructuresOfTheWrongLengthFailAtTheirData(_ structure: String, _ offset: Int) {
         // A good Flags structure first, so the error's offset is past it.
         let bytes = packet("02 01 06", structure)

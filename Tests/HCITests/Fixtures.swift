@@ -3,7 +3,6 @@ import TestSupport
 import Testing
 import Wire
 
-
 /// A hand-written HCI packet, one spec field a string, and what it must decode to.
 ///
 /// `header` is the event code and parameter length (events) or the opcode and parameter length

@@ -11,12 +11,12 @@ enum CommandPackets {
     static let disconnect = Case(
         name: "Disconnect",
         header: [
-            "06 04",    // opcode 0x0406: OGF 0x01 (link control), OCF 0x006
-            "03",       // parameter total length: 3
+            "06 04",  // opcode 0x0406: OGF 0x01 (link control), OCF 0x006
+            "03",  // parameter total length: 3
         ],
         parameters: [
-            "40 00",    // Connection_Handle: 0x0040
-            "13",       // Reason: 0x13 Remote User Terminated Connection
+            "40 00",  // Connection_Handle: 0x0040
+            "13",  // Reason: 0x13 Remote User Terminated Connection
         ],
         mandatory: 2,
         expected: .disconnect(handle: 0x0040, reason: .remoteUserTerminatedConnection))
@@ -25,22 +25,22 @@ enum CommandPackets {
     static let leCreateConnection = Case(
         name: "LE Create Connection (peer address)",
         header: [
-            "0d 20",                // opcode 0x200D: OGF 0x08 (LE), OCF 0x00D
-            "19",                   // parameter total length: 25
+            "0d 20",  // opcode 0x200D: OGF 0x08 (LE), OCF 0x00D
+            "19",  // parameter total length: 25
         ],
         parameters: [
-            "60 00",                // LE_Scan_Interval 0x0060
-            "30 00",                // LE_Scan_Window 0x0030
-            "00",                   // Initiator_Filter_Policy: use Peer_Address
-            "01",                   // Peer_Address_Type: Random
-            "56 34 12 be 5b c4",    // Peer_Address: C4:5B:BE:12:34:56
-            "00",                   // Own_Address_Type: Public
-            "18 00",                // Connection_Interval_Min: 0x0018
-            "28 00",                // Connection_Interval_Max: 0x0028
-            "00 00",                // Max_Latency: 0
-            "f4 01",                // Supervision_Timeout: 0x01F4
-            "00 00",                // Min_CE_Length
-            "00 00",                // Max_CE_Length
+            "60 00",  // LE_Scan_Interval 0x0060
+            "30 00",  // LE_Scan_Window 0x0030
+            "00",  // Initiator_Filter_Policy: use Peer_Address
+            "01",  // Peer_Address_Type: Random
+            "56 34 12 be 5b c4",  // Peer_Address: C4:5B:BE:12:34:56
+            "00",  // Own_Address_Type: Public
+            "18 00",  // Connection_Interval_Min: 0x0018
+            "28 00",  // Connection_Interval_Max: 0x0028
+            "00 00",  // Max_Latency: 0
+            "f4 01",  // Supervision_Timeout: 0x01F4
+            "00 00",  // Min_CE_Length
+            "00 00",  // Max_CE_Length
         ],
         mandatory: 12,
         expected: .leCreateConnection(
@@ -55,18 +55,18 @@ enum CommandPackets {
         name: "LE Create Connection (Filter Accept List)",
         header: ["0d 20", "19"],
         parameters: [
-            "10 00",                // LE_Scan_Interval 0x0010
-            "10 00",                // LE_Scan_Window 0x0010
-            "01",                   // Initiator_Filter_Policy: Filter Accept List
-            "00",                   // Peer_Address_Type (ignored)
-            "00 00 00 00 00 00",    // Peer_Address (ignored)
-            "01",                   // Own_Address_Type: Random
-            "06 00",                // Connection_Interval_Min: 0x0006 (7.5 ms)
-            "0c 00",                // Connection_Interval_Max: 0x000C
-            "04 00",                // Max_Latency: 4
-            "64 00",                // Supervision_Timeout: 0x0064 (1 s)
-            "00 00",                // Min_CE_Length
-            "00 00",                // Max_CE_Length
+            "10 00",  // LE_Scan_Interval 0x0010
+            "10 00",  // LE_Scan_Window 0x0010
+            "01",  // Initiator_Filter_Policy: Filter Accept List
+            "00",  // Peer_Address_Type (ignored)
+            "00 00 00 00 00 00",  // Peer_Address (ignored)
+            "01",  // Own_Address_Type: Random
+            "06 00",  // Connection_Interval_Min: 0x0006 (7.5 ms)
+            "0c 00",  // Connection_Interval_Max: 0x000C
+            "04 00",  // Max_Latency: 4
+            "64 00",  // Supervision_Timeout: 0x0064 (1 s)
+            "00 00",  // Min_CE_Length
+            "00 00",  // Max_CE_Length
         ],
         mandatory: 12,
         expected: .leCreateConnection(
@@ -80,25 +80,25 @@ enum CommandPackets {
     static let leExtendedCreateConnection = Case(
         name: "LE Extended Create Connection (1M)",
         header: [
-            "43 20",                // opcode 0x2043: OGF 0x08, OCF 0x043
-            "1a",                   // parameter total length: 26 (10 + 16 for one PHY)
+            "43 20",  // opcode 0x2043: OGF 0x08, OCF 0x043
+            "1a",  // parameter total length: 26 (10 + 16 for one PHY)
         ],
         parameters: [
-            "00",                   // Initiator_Filter_Policy: use Peer_Address
-            "01",                   // Own_Address_Type: Random
-            "00",                   // Peer_Address_Type: Public
-            "13 71 da 7d 1a 00",    // Peer_Address: 00:1A:7D:DA:71:13
-            "01",                   // Initiating_PHYs: LE 1M
-            "60 00",                // Scan_Interval[0]
-            "60 00",                // Scan_Window[0]
-            "18 00",                // Connection_Interval_Min[0]
-            "18 00",                // Connection_Interval_Max[0]
-            "04 00",                // Max_Latency[0]
-            "48 00",                // Supervision_Timeout[0]: 0x0048 (720 ms)
-            "00 00",                // Min_CE_Length[0]
-            "00 00",                // Max_CE_Length[0]
+            "00",  // Initiator_Filter_Policy: use Peer_Address
+            "01",  // Own_Address_Type: Random
+            "00",  // Peer_Address_Type: Public
+            "13 71 da 7d 1a 00",  // Peer_Address: 00:1A:7D:DA:71:13
+            "01",  // Initiating_PHYs: LE 1M
+            "60 00",  // Scan_Interval[0]
+            "60 00",  // Scan_Window[0]
+            "18 00",  // Connection_Interval_Min[0]
+            "18 00",  // Connection_Interval_Max[0]
+            "04 00",  // Max_Latency[0]
+            "48 00",  // Supervision_Timeout[0]: 0x0048 (720 ms)
+            "00 00",  // Min_CE_Length[0]
+            "00 00",  // Max_CE_Length[0]
         ],
-        mandatory: 13,   // the length must be exactly 10 + 16 for one PHY
+        mandatory: 13,  // the length must be exactly 10 + 16 for one PHY
         expected: .leExtendedCreateConnection(
             CreateConnectionSummary(
                 initiatorFilterPolicy: 0, ownAddressType: 1, peerAddressType: 0,
@@ -110,27 +110,27 @@ enum CommandPackets {
     /// §5.2), so the first PHY's set comes first, whole.
     static let leExtendedCreateConnectionTwoPHYs = Case(
         name: "LE Extended Create Connection (1M and Coded, Filter Accept List)",
-        header: ["43 20", "2a"],    // 42 = 10 + 2 × 16
+        header: ["43 20", "2a"],  // 42 = 10 + 2 × 16
         parameters: [
-            "01",                   // Initiator_Filter_Policy: Filter Accept List
-            "00",                   // Own_Address_Type: Public
-            "00",                   // Peer_Address_Type
-            "00 00 00 00 00 00",    // Peer_Address (ignored)
-            "05",                   // Initiating_PHYs: LE 1M (bit 0) and LE Coded (bit 2)
-            "60 00", "30 00",       // 1M: Scan_Interval, Scan_Window
-            "18 00",                // 1M: Connection_Interval_Min
-            "28 00",                // 1M: Connection_Interval_Max
-            "00 00",                // 1M: Max_Latency
-            "c8 00",                // 1M: Supervision_Timeout 0x00C8
-            "00 00", "00 00",       // 1M: Min_CE_Length, Max_CE_Length
-            "20 01", "20 01",       // Coded: Scan_Interval, Scan_Window
-            "30 00",                // Coded: Connection_Interval_Min
-            "40 00",                // Coded: Connection_Interval_Max
-            "01 00",                // Coded: Max_Latency
-            "90 01",                // Coded: Supervision_Timeout
-            "00 00", "00 00",       // Coded: Min_CE_Length, Max_CE_Length
+            "01",  // Initiator_Filter_Policy: Filter Accept List
+            "00",  // Own_Address_Type: Public
+            "00",  // Peer_Address_Type
+            "00 00 00 00 00 00",  // Peer_Address (ignored)
+            "05",  // Initiating_PHYs: LE 1M (bit 0) and LE Coded (bit 2)
+            "60 00", "30 00",  // 1M: Scan_Interval, Scan_Window
+            "18 00",  // 1M: Connection_Interval_Min
+            "28 00",  // 1M: Connection_Interval_Max
+            "00 00",  // 1M: Max_Latency
+            "c8 00",  // 1M: Supervision_Timeout 0x00C8
+            "00 00", "00 00",  // 1M: Min_CE_Length, Max_CE_Length
+            "20 01", "20 01",  // Coded: Scan_Interval, Scan_Window
+            "30 00",  // Coded: Connection_Interval_Min
+            "40 00",  // Coded: Connection_Interval_Max
+            "01 00",  // Coded: Max_Latency
+            "90 01",  // Coded: Supervision_Timeout
+            "00 00", "00 00",  // Coded: Min_CE_Length, Max_CE_Length
         ],
-        mandatory: 21,   // the length must be exactly 10 + 16 for each of the two PHYs
+        mandatory: 21,  // the length must be exactly 10 + 16 for each of the two PHYs
         expected: .leExtendedCreateConnection(
             CreateConnectionSummary(
                 initiatorFilterPolicy: 1, ownAddressType: 0, peerAddressType: 0,
@@ -142,8 +142,8 @@ enum CommandPackets {
     static let leCreateConnectionCancel = Case(
         name: "LE Create Connection Cancel",
         header: [
-            "0e 20",    // opcode 0x200E
-            "00",       // parameter total length: 0
+            "0e 20",  // opcode 0x200E
+            "00",  // parameter total length: 0
         ],
         parameters: [],
         mandatory: 0,
@@ -153,8 +153,8 @@ enum CommandPackets {
     static let vendorCommand = Case(
         name: "Vendor command (kept raw)",
         header: [
-            "53 fd",    // opcode 0xFD53
-            "03",       // parameter total length: 3
+            "53 fd",  // opcode 0xFD53
+            "03",  // parameter total length: 3
         ],
         parameters: ["01 02 03"],
         mandatory: 0,
@@ -223,7 +223,7 @@ enum CommandPackets {
         let bytes = packet(
             "43 20", "1a",
             "00", "01", "00", "13 71 da 7d 1a 00",
-            "00",                   // Initiating_PHYs: none, which the specification forbids
+            "00",  // Initiating_PHYs: none, which the specification forbids
             "60 00 60 00", "18 00", "18 00", "04 00", "48 00", "00 00 00 00"
         )
         let error = #expect(throws: DecodeError.self) { try decodeCommand(bytes) }
@@ -252,7 +252,7 @@ enum CommandPackets {
     }
 
     @Test func disconnectHandleDropsTheReservedBits() throws {
-        let bytes = packet("06 04", "03", "41 f0", "16")   // handle 0x041, reserved bits set
+        let bytes = packet("06 04", "03", "41 f0", "16")  // handle 0x041, reserved bits set
         #expect(try decodeCommand(bytes) == .disconnect(handle: 0x041, reason: .connectionTerminatedByLocalHost))
     }
 }

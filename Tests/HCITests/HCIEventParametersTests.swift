@@ -53,7 +53,7 @@ struct ExtendedReportDetail: Equatable, Sendable {
     var eventType: UInt16
     var addressType: UInt8
     var address: BluetoothAddress
-    var phys: [UInt8]               // primary, secondary
+    var phys: [UInt8]  // primary, secondary
     var sid: UInt8
     var txPower: Int8?
     var rssi: Int8?
@@ -71,8 +71,8 @@ struct LEConnectionDetail: Equatable, Sendable {
     var role: UInt8
     var peerAddressType: UInt8
     var peerAddress: BluetoothAddress
-    var resolvable: [BluetoothAddress]? = nil   // local, peer (enhanced only)
-    var timing: [UInt16]                        // interval, latency, supervision timeout
+    var resolvable: [BluetoothAddress]? = nil  // local, peer (enhanced only)
+    var timing: [UInt16]  // interval, latency, supervision timeout
     var clockAccuracy: UInt8
     var advertisingHandle: UInt8? = nil
     var syncHandle: UInt16? = nil
@@ -185,20 +185,20 @@ func decodeEventDetail(_ bytes: [UInt8]) throws -> EventDetail {
     try bytes.withUnsafeBytes { raw throws in EventDetail(try HCIEventParameters.decode(raw)) }
 }
 
-/// Every event of issue 4, written by hand from Core 6.0, Vol 4, Part E, §7.7 (no H4 indicator).
+/// Every event bletrace decodes in full, written by hand from Core 6.0, Vol 4, Part E, §7.7 (no H4 indicator).
 enum EventTable {
     typealias Row = FieldPacket<EventDetail>
 
     static let connectionAndEncryption: [Row] = [
         Row(
             name: "Connection Complete, BR/EDR (§7.7.3)", framing: .event,
-            header: ["03", "0b"],           // event 0x03; 11 parameter bytes
+            header: ["03", "0b"],  // event 0x03; 11 parameter bytes
             fields: [
-                "00",                       // Status
-                "0b 00",                    // Connection_Handle 0x000B
-                "66 55 44 33 22 11",        // BD_ADDR 11:22:33:44:55:66
-                "01",                       // Link_Type ACL
-                "01",                       // Encryption_Enabled on
+                "00",  // Status
+                "0b 00",  // Connection_Handle 0x000B
+                "66 55 44 33 22 11",  // BD_ADDR 11:22:33:44:55:66
+                "01",  // Link_Type ACL
+                "01",  // Encryption_Enabled on
             ],
             expected: .connectionComplete(
                 status: 0, handle: 0x000B, address: address("11:22:33:44:55:66"), linkType: 1, encryption: 1)),
@@ -206,56 +206,56 @@ enum EventTable {
             name: "Disconnection Complete (§7.7.5)", framing: .event,
             header: ["05", "04"],
             fields: [
-                "00",                       // Status
-                "40 00",                    // Connection_Handle 0x0040
-                "13",                       // Reason 0x13 Remote User Terminated Connection
+                "00",  // Status
+                "40 00",  // Connection_Handle 0x0040
+                "13",  // Reason 0x13 Remote User Terminated Connection
             ],
             expected: .disconnectionComplete(status: 0, handle: 0x0040, reason: 0x13)),
         Row(
             name: "Encryption Change v1 (§7.7.8)", framing: .event,
             header: ["08", "04"],
             fields: [
-                "00",                       // Status
-                "40 00",                    // Connection_Handle
-                "01",                       // Encryption_Enabled: on (AES-CCM)
+                "00",  // Status
+                "40 00",  // Connection_Handle
+                "01",  // Encryption_Enabled: on (AES-CCM)
             ],
             expected: .encryptionChange(status: 0, handle: 0x0040, enabled: 1, keySize: nil)),
         Row(
             name: "Encryption Change v1, PIN or Key Missing (§7.7.8)", framing: .event,
             header: ["08", "04"],
             fields: [
-                "06",                       // Status 0x06 PIN or Key Missing
-                "41 00",                    // Connection_Handle 0x0041
-                "00",                       // Encryption_Enabled: off
+                "06",  // Status 0x06 PIN or Key Missing
+                "41 00",  // Connection_Handle 0x0041
+                "00",  // Encryption_Enabled: off
             ],
             expected: .encryptionChange(status: 0x06, handle: 0x0041, enabled: 0, keySize: nil)),
         Row(
             name: "Encryption Change v2 (§7.7.8)", framing: .event,
-            header: ["59", "05"],           // event 0x59
+            header: ["59", "05"],  // event 0x59
             fields: [
-                "00",                       // Status
-                "40 00",                    // Connection_Handle
-                "01",                       // Encryption_Enabled
-                "10",                       // Encryption_Key_Size 16
+                "00",  // Status
+                "40 00",  // Connection_Handle
+                "01",  // Encryption_Enabled
+                "10",  // Encryption_Key_Size 16
             ],
             expected: .encryptionChange(status: 0, handle: 0x0040, enabled: 1, keySize: 16)),
         Row(
             name: "Encryption Key Refresh Complete (§7.7.39)", framing: .event,
             header: ["30", "03"],
             fields: [
-                "00",                       // Status
-                "40 00",                    // Connection_Handle
+                "00",  // Status
+                "40 00",  // Connection_Handle
             ],
             expected: .encryptionKeyRefreshComplete(status: 0, handle: 0x0040)),
         Row(
             name: "Read Remote Version Information Complete (§7.7.12)", framing: .event,
             header: ["0c", "08"],
             fields: [
-                "00",                       // Status
-                "40 00",                    // Connection_Handle
-                "0d",                       // Version: Bluetooth 5.4
-                "0f 00",                    // Company_Identifier: 0x000F (Broadcom)
-                "34 12",                    // Subversion
+                "00",  // Status
+                "40 00",  // Connection_Handle
+                "0d",  // Version: Bluetooth 5.4
+                "0f 00",  // Company_Identifier: 0x000F (Broadcom)
+                "34 12",  // Subversion
             ],
             expected: .readRemoteVersion(status: 0, handle: 0x0040, version: 0x0D, company: 0x000F, subversion: 0x1234)),
     ]
@@ -265,23 +265,23 @@ enum EventTable {
             name: "Command Complete, Reset (§7.7.14, §7.3.2)", framing: .event,
             header: ["0e", "04"],
             fields: [
-                "01",                       // Num_HCI_Command_Packets 1
-                "03 0c",                    // Command_Opcode 0x0C03 Reset
-                "00",                       // Status
+                "01",  // Num_HCI_Command_Packets 1
+                "03 0c",  // Command_Opcode 0x0C03 Reset
+                "00",  // Status
             ],
             expected: .commandComplete(numPackets: 1, opcode: 0x0C03, .status(0))),
         Row(
             name: "Command Complete, Read Local Version Information (§7.4.1)", framing: .event,
-            header: ["0e", "0c"],           // 12 = 3 + 9
+            header: ["0e", "0c"],  // 12 = 3 + 9
             fields: [
-                "01",                       // Num_HCI_Command_Packets
-                "01 10",                    // Command_Opcode 0x1001
-                "00",                       // Status
-                "0c",                       // HCI_Version 0x0C (5.3)
-                "00 01",                    // HCI_Subversion 0x0100
-                "0c",                       // LMP_Version 0x0C
-                "0f 00",                    // Company_Identifier 0x000F
-                "0e 22",                    // LMP_Subversion 0x220E
+                "01",  // Num_HCI_Command_Packets
+                "01 10",  // Command_Opcode 0x1001
+                "00",  // Status
+                "0c",  // HCI_Version 0x0C (5.3)
+                "00 01",  // HCI_Subversion 0x0100
+                "0c",  // LMP_Version 0x0C
+                "0f 00",  // Company_Identifier 0x000F
+                "0e 22",  // LMP_Subversion 0x220E
             ],
             expected: .commandComplete(
                 numPackets: 1, opcode: 0x1001,
@@ -290,9 +290,9 @@ enum EventTable {
             name: "Command Complete, Read Local Supported Features (§7.4.3)", framing: .event,
             header: ["0e", "0c"],
             fields: [
-                "01",                       // Num_HCI_Command_Packets
-                "03 10",                    // Command_Opcode 0x1003
-                "00",                       // Status
+                "01",  // Num_HCI_Command_Packets
+                "03 10",  // Command_Opcode 0x1003
+                "00",  // Status
                 "ff fe 8f fe d8 3f 5b 87",  // LMP_Features 0x875B3FD8FE8FFEFF
             ],
             expected: .commandComplete(numPackets: 1, opcode: 0x1003, .features(status: 0, 0x875B_3FD8_FE8F_FEFF))),
@@ -300,41 +300,41 @@ enum EventTable {
             name: "Command Complete, Read BD_ADDR (§7.4.6)", framing: .event,
             header: ["0e", "0a"],
             fields: [
-                "01",                       // Num_HCI_Command_Packets
-                "09 10",                    // Command_Opcode 0x1009
-                "00",                       // Status
-                "ff ee dd cc bb aa",        // BD_ADDR AA:BB:CC:DD:EE:FF
+                "01",  // Num_HCI_Command_Packets
+                "09 10",  // Command_Opcode 0x1009
+                "00",  // Status
+                "ff ee dd cc bb aa",  // BD_ADDR AA:BB:CC:DD:EE:FF
             ],
             expected: .commandComplete(numPackets: 1, opcode: 0x1009, .bdaddr(status: 0, address("AA:BB:CC:DD:EE:FF")))),
         Row(
             name: "Command Complete, Read BD_ADDR failed, with an address", framing: .event,
             header: ["0e", "0a"],
             fields: [
-                "01",                       // Num_HCI_Command_Packets
-                "09 10",                    // Command_Opcode 0x1009
-                "0c",                       // Status 0x0C Command Disallowed
-                "00 00 00 00 00 00",        // BD_ADDR (not valid)
+                "01",  // Num_HCI_Command_Packets
+                "09 10",  // Command_Opcode 0x1009
+                "0c",  // Status 0x0C Command Disallowed
+                "00 00 00 00 00 00",  // BD_ADDR (not valid)
             ],
-            endsAfter: [3],                 // a failed command may return its Status alone
+            endsAfter: [3],  // a failed command may return its Status alone
             expected: .commandComplete(numPackets: 1, opcode: 0x1009, .bdaddr(status: 0x0C, BluetoothAddress(rawValue: 0)))),
         Row(
             name: "Command Complete, Read BD_ADDR failed, Status alone", framing: .event,
             header: ["0e", "04"],
             fields: [
-                "01",                       // Num_HCI_Command_Packets
-                "09 10",                    // Command_Opcode 0x1009
-                "01",                       // Status 0x01 Unknown HCI Command
+                "01",  // Num_HCI_Command_Packets
+                "09 10",  // Command_Opcode 0x1009
+                "01",  // Status 0x01 Unknown HCI Command
             ],
             expected: .commandComplete(numPackets: 1, opcode: 0x1009, .status(0x01))),
         Row(
             name: "Command Complete, LE Read Buffer Size v1 (§7.8.2)", framing: .event,
             header: ["0e", "07"],
             fields: [
-                "01",                       // Num_HCI_Command_Packets
-                "02 20",                    // Command_Opcode 0x2002
-                "00",                       // Status
-                "fb 00",                    // LE_ACL_Data_Packet_Length 251
-                "0f",                       // Total_Num_LE_ACL_Data_Packets 15
+                "01",  // Num_HCI_Command_Packets
+                "02 20",  // Command_Opcode 0x2002
+                "00",  // Status
+                "fb 00",  // LE_ACL_Data_Packet_Length 251
+                "0f",  // Total_Num_LE_ACL_Data_Packets 15
             ],
             expected: .commandComplete(
                 numPackets: 1, opcode: 0x2002,
@@ -343,13 +343,13 @@ enum EventTable {
             name: "Command Complete, LE Read Buffer Size v2 (§7.8.2)", framing: .event,
             header: ["0e", "0a"],
             fields: [
-                "01",                       // Num_HCI_Command_Packets
-                "60 20",                    // Command_Opcode 0x2060
-                "00",                       // Status
-                "1b 00",                    // LE_ACL_Data_Packet_Length 27
-                "08",                       // Total_Num_LE_ACL_Data_Packets 8
-                "fb 00",                    // ISO_Data_Packet_Length 251
-                "02",                       // Total_Num_ISO_Data_Packets 2
+                "01",  // Num_HCI_Command_Packets
+                "60 20",  // Command_Opcode 0x2060
+                "00",  // Status
+                "1b 00",  // LE_ACL_Data_Packet_Length 27
+                "08",  // Total_Num_LE_ACL_Data_Packets 8
+                "fb 00",  // ISO_Data_Packet_Length 251
+                "02",  // Total_Num_ISO_Data_Packets 2
             ],
             expected: .commandComplete(
                 numPackets: 1, opcode: 0x2060,
@@ -358,50 +358,50 @@ enum EventTable {
             name: "Command Complete, Read RSSI (§7.5.4)", framing: .event,
             header: ["0e", "07"],
             fields: [
-                "01",                       // Num_HCI_Command_Packets
-                "05 14",                    // Command_Opcode 0x1405
-                "00",                       // Status
-                "40 00",                    // Handle 0x0040
-                "c4",                       // RSSI 0xC4: -60 dBm
+                "01",  // Num_HCI_Command_Packets
+                "05 14",  // Command_Opcode 0x1405
+                "00",  // Status
+                "40 00",  // Handle 0x0040
+                "c4",  // RSSI 0xC4: -60 dBm
             ],
             expected: .commandComplete(numPackets: 1, opcode: 0x1405, .rssi(status: 0, handle: 0x0040, rssi: -60))),
         Row(
             name: "Command Complete, LE Set Data Length (§7.8.33)", framing: .event,
             header: ["0e", "06"],
             fields: [
-                "01",                       // Num_HCI_Command_Packets
-                "22 20",                    // Command_Opcode 0x2022
-                "00",                       // Status
-                "40 00",                    // Connection_Handle
+                "01",  // Num_HCI_Command_Packets
+                "22 20",  // Command_Opcode 0x2022
+                "00",  // Status
+                "40 00",  // Connection_Handle
             ],
             expected: .commandComplete(numPackets: 1, opcode: 0x2022, .handle(status: 0, 0x0040))),
         Row(
             name: "Command Complete, LE Long Term Key Request Reply (§7.8.25)", framing: .event,
             header: ["0e", "06"],
-            fields: ["01", "1a 20", "00", "40 00"],   // credits, opcode 0x201A, Status, Connection_Handle
+            fields: ["01", "1a 20", "00", "40 00"],  // credits, opcode 0x201A, Status, Connection_Handle
             expected: .commandComplete(numPackets: 1, opcode: 0x201A, .handle(status: 0, 0x0040))),
         Row(
             name: "Command Complete, LE Long Term Key Request Negative Reply (§7.8.26)", framing: .event,
             header: ["0e", "06"],
-            fields: ["01", "1b 20", "00", "41 00"],   // credits, opcode 0x201B, Status, Connection_Handle
+            fields: ["01", "1b 20", "00", "41 00"],  // credits, opcode 0x201B, Status, Connection_Handle
             expected: .commandComplete(numPackets: 1, opcode: 0x201B, .handle(status: 0, 0x0041))),
         Row(
             name: "Command Complete, LE Set Extended Advertising Parameters (§7.8.53)", framing: .event,
             header: ["0e", "05"],
             fields: [
-                "01",                       // Num_HCI_Command_Packets
-                "36 20",                    // Command_Opcode 0x2036
-                "00",                       // Status
-                "f7",                       // Selected_TX_Power 0xF7: -9 dBm
+                "01",  // Num_HCI_Command_Packets
+                "36 20",  // Command_Opcode 0x2036
+                "00",  // Status
+                "f7",  // Selected_TX_Power 0xF7: -9 dBm
             ],
             expected: .commandComplete(numPackets: 1, opcode: 0x2036, .selectedTxPower(status: 0, -9))),
         Row(
             name: "Command Complete, LE Set Scan Enable refused (§7.8.11)", framing: .event,
             header: ["0e", "04"],
             fields: [
-                "02",                       // Num_HCI_Command_Packets 2
-                "0c 20",                    // Command_Opcode 0x200C
-                "0c",                       // Status 0x0C Command Disallowed
+                "02",  // Num_HCI_Command_Packets 2
+                "0c 20",  // Command_Opcode 0x200C
+                "0c",  // Status 0x0C Command Disallowed
             ],
             expected: .commandComplete(numPackets: 2, opcode: 0x200C, .status(0x0C))),
         Row(
@@ -417,50 +417,50 @@ enum EventTable {
         Row(
             name: "Command Complete, no command (opcode 0x0000)", framing: .event,
             header: ["0e", "03"],
-            fields: ["01", "00 00"],        // credits only
+            fields: ["01", "00 00"],  // credits only
             expected: .commandComplete(numPackets: 1, opcode: 0x0000, .unknown([]))),
         Row(
             name: "Command Complete, vendor command (kept raw)", framing: .event,
             header: ["0e", "06"],
-            fields: ["01", "53 fd", "00", "aa", "bb"],   // credits, opcode 0xFD53, 3 raw bytes
+            fields: ["01", "53 fd", "00", "aa", "bb"],  // credits, opcode 0xFD53, 3 raw bytes
             endsAfter: [2, 3, 4],
             expected: .commandComplete(numPackets: 1, opcode: 0xFD53, .unknown([0x00, 0xAA, 0xBB]))),
         Row(
             name: "Command Status, LE Create Connection pending (§7.7.15)", framing: .event,
             header: ["0f", "04"],
             fields: [
-                "00",                       // Status: pending
-                "01",                       // Num_HCI_Command_Packets
-                "0d 20",                    // Command_Opcode 0x200D
+                "00",  // Status: pending
+                "01",  // Num_HCI_Command_Packets
+                "0d 20",  // Command_Opcode 0x200D
             ],
             expected: .commandStatus(status: 0, numPackets: 1, opcode: 0x200D)),
         Row(
             name: "Command Complete, Read Encryption Key Size (§7.5.7)", framing: .event,
             header: ["0e", "07"],
             fields: [
-                "01",                       // Num_HCI_Command_Packets
-                "08 14",                    // Command_Opcode 0x1408
-                "00",                       // Status
-                "0b 00",                    // Connection_Handle 0x000B
-                "10",                       // Key_Size: 16 bytes
+                "01",  // Num_HCI_Command_Packets
+                "08 14",  // Command_Opcode 0x1408
+                "00",  // Status
+                "0b 00",  // Connection_Handle 0x000B
+                "10",  // Key_Size: 16 bytes
             ],
-            expected: .commandComplete(numPackets: 1, opcode: 0x1408, .keySize(status: 0, handle: 0x000B, size: 16)))
+            expected: .commandComplete(numPackets: 1, opcode: 0x1408, .keySize(status: 0, handle: 0x000B, size: 16))),
     ]
 
     static let flowAndErrors: [Row] = [
         Row(
             name: "Hardware Error (§7.7.16)", framing: .event,
-            header: ["10", "01"], fields: ["03"],   // Hardware_Code 0x03
+            header: ["10", "01"], fields: ["03"],  // Hardware_Code 0x03
             expected: .hardwareError(0x03)),
         Row(
             name: "Number Of Completed Packets, two handles (§7.7.19)", framing: .event,
-            header: ["13", "09"],           // 9 = 1 + 2 × 4
+            header: ["13", "09"],  // 9 = 1 + 2 × 4
             fields: [
-                "02",                       // Num_Handles 2
-                "40 00",                    // Connection_Handle[0] 0x0040
-                "01 00",                    // Num_Completed_Packets[0] 1
-                "41 20",                    // Connection_Handle[1] 0x0041 (bit 13 reserved, set)
-                "03 00",                    // Num_Completed_Packets[1] 3
+                "02",  // Num_Handles 2
+                "40 00",  // Connection_Handle[0] 0x0040
+                "01 00",  // Num_Completed_Packets[0] 1
+                "41 20",  // Connection_Handle[1] 0x0041 (bit 13 reserved, set)
+                "03 00",  // Num_Completed_Packets[1] 3
             ],
             expected: .numberOfCompletedPackets([[0x0040, 1], [0x0041, 3]])),
         Row(
@@ -469,7 +469,7 @@ enum EventTable {
             expected: .numberOfCompletedPackets([])),
         Row(
             name: "Data Buffer Overflow (§7.7.26)", framing: .event,
-            header: ["1a", "01"], fields: ["01"],   // Link_Type ACL
+            header: ["1a", "01"], fields: ["01"],  // Link_Type ACL
             expected: .dataBufferOverflow(linkType: 1)),
         Row(
             name: "Vendor event (kept raw)", framing: .event,
@@ -484,18 +484,18 @@ enum EventTable {
     static let leMeta: [Row] = [
         Row(
             name: "LE Connection Complete (§7.7.65.1)", framing: .event,
-            header: ["3e", "13"],           // 19 parameter bytes
+            header: ["3e", "13"],  // 19 parameter bytes
             fields: [
-                "01",                       // Subevent_Code
-                "00",                       // Status
-                "40 00",                    // Connection_Handle
-                "00",                       // Role central
-                "01",                       // Peer_Address_Type random
-                "56 34 12 be 5b c4",        // Peer_Address C4:5B:BE:12:34:56
-                "18 00",                    // Connection_Interval 0x0018
-                "00 00",                    // Peripheral_Latency 0
-                "f4 01",                    // Supervision_Timeout 0x01F4
-                "05",                       // Central_Clock_Accuracy 0x05 (50 ppm)
+                "01",  // Subevent_Code
+                "00",  // Status
+                "40 00",  // Connection_Handle
+                "00",  // Role central
+                "01",  // Peer_Address_Type random
+                "56 34 12 be 5b c4",  // Peer_Address C4:5B:BE:12:34:56
+                "18 00",  // Connection_Interval 0x0018
+                "00 00",  // Peripheral_Latency 0
+                "f4 01",  // Supervision_Timeout 0x01F4
+                "05",  // Central_Clock_Accuracy 0x05 (50 ppm)
             ],
             expected: .leConnectionComplete(
                 LEConnectionDetail(
@@ -503,20 +503,20 @@ enum EventTable {
                     peerAddress: address("C4:5B:BE:12:34:56"), timing: [0x18, 0, 0x1F4], clockAccuracy: 5))),
         Row(
             name: "LE Enhanced Connection Complete v1 (§7.7.65.10)", framing: .event,
-            header: ["3e", "1f"],           // 31 parameter bytes
+            header: ["3e", "1f"],  // 31 parameter bytes
             fields: [
-                "0a",                       // Subevent_Code
-                "00",                       // Status
-                "41 00",                    // Connection_Handle
-                "01",                       // Role peripheral
-                "00",                       // Peer_Address_Type public
-                "13 71 da 7d 1a 00",        // Peer_Address 00:1A:7D:DA:71:13
-                "55 44 33 22 11 4a",        // Local_Resolvable_Private_Address 4A:11:22:33:44:55
-                "aa 99 88 77 66 7b",        // Peer_Resolvable_Private_Address 7B:66:77:88:99:AA
-                "24 00",                    // Connection_Interval 0x0024
-                "02 00",                    // Peripheral_Latency 2
-                "90 01",                    // Supervision_Timeout 0x0190
-                "01",                       // Central_Clock_Accuracy
+                "0a",  // Subevent_Code
+                "00",  // Status
+                "41 00",  // Connection_Handle
+                "01",  // Role peripheral
+                "00",  // Peer_Address_Type public
+                "13 71 da 7d 1a 00",  // Peer_Address 00:1A:7D:DA:71:13
+                "55 44 33 22 11 4a",  // Local_Resolvable_Private_Address 4A:11:22:33:44:55
+                "aa 99 88 77 66 7b",  // Peer_Resolvable_Private_Address 7B:66:77:88:99:AA
+                "24 00",  // Connection_Interval 0x0024
+                "02 00",  // Peripheral_Latency 2
+                "90 01",  // Supervision_Timeout 0x0190
+                "01",  // Central_Clock_Accuracy
             ],
             expected: .leConnectionComplete(
                 LEConnectionDetail(
@@ -526,22 +526,22 @@ enum EventTable {
                     timing: [0x24, 2, 0x190], clockAccuracy: 1))),
         Row(
             name: "LE Enhanced Connection Complete v2 (§7.7.65.10)", framing: .event,
-            header: ["3e", "22"],           // 34 parameter bytes
+            header: ["3e", "22"],  // 34 parameter bytes
             fields: [
-                "29",                       // Subevent_Code
-                "00",                       // Status
-                "42 00",                    // Connection_Handle
-                "01",                       // Role peripheral
-                "01",                       // Peer_Address_Type random
-                "56 34 12 be 5b c4",        // Peer_Address
-                "00 00 00 00 00 00",        // Local_Resolvable_Private_Address none
-                "00 00 00 00 00 00",        // Peer_Resolvable_Private_Address none
-                "18 00",                    // Connection_Interval
-                "00 00",                    // Peripheral_Latency
-                "f4 01",                    // Supervision_Timeout
-                "00",                       // Central_Clock_Accuracy
-                "02",                       // Advertising_Handle 2
-                "ff 0f",                    // Sync_Handle 0x0FFF: none
+                "29",  // Subevent_Code
+                "00",  // Status
+                "42 00",  // Connection_Handle
+                "01",  // Role peripheral
+                "01",  // Peer_Address_Type random
+                "56 34 12 be 5b c4",  // Peer_Address
+                "00 00 00 00 00 00",  // Local_Resolvable_Private_Address none
+                "00 00 00 00 00 00",  // Peer_Resolvable_Private_Address none
+                "18 00",  // Connection_Interval
+                "00 00",  // Peripheral_Latency
+                "f4 01",  // Supervision_Timeout
+                "00",  // Central_Clock_Accuracy
+                "02",  // Advertising_Handle 2
+                "ff 0f",  // Sync_Handle 0x0FFF: none
             ],
             expected: .leConnectionComplete(
                 LEConnectionDetail(
@@ -551,16 +551,16 @@ enum EventTable {
                     timing: [0x18, 0, 0x1F4], clockAccuracy: 0, advertisingHandle: 2, syncHandle: 0x0FFF))),
         Row(
             name: "LE Advertising Report, one report (§7.7.65.2)", framing: .event,
-            header: ["3e", "13"],           // 19 = 2 + 17
+            header: ["3e", "13"],  // 19 = 2 + 17
             fields: [
-                "02",                       // Subevent_Code
-                "01",                       // Num_Reports 1
-                "00",                       // Event_Type ADV_IND
-                "01",                       // Address_Type random
-                "56 34 12 be 5b c4",        // Address C4:5B:BE:12:34:56
-                "07",                       // Data_Length 7
-                "02 01 06 03 03 0d 18",     // Data: Flags 0x06; Complete 16-bit UUIDs 0x180D
-                "c8",                       // RSSI 0xC8: -56 dBm
+                "02",  // Subevent_Code
+                "01",  // Num_Reports 1
+                "00",  // Event_Type ADV_IND
+                "01",  // Address_Type random
+                "56 34 12 be 5b c4",  // Address C4:5B:BE:12:34:56
+                "07",  // Data_Length 7
+                "02 01 06 03 03 0d 18",  // Data: Flags 0x06; Complete 16-bit UUIDs 0x180D
+                "c8",  // RSSI 0xC8: -56 dBm
             ],
             expected: .leAdvertisingReport([
                 AdvertisingReportDetail(
@@ -569,22 +569,22 @@ enum EventTable {
             ])),
         Row(
             name: "LE Advertising Report, two reports of different lengths (§7.7.65.2)", framing: .event,
-            header: ["3e", "23"],           // 35 = 2 + 13 + 20
+            header: ["3e", "23"],  // 35 = 2 + 13 + 20
             fields: [
-                "02",                       // Subevent_Code
-                "02",                       // Num_Reports 2
-                "00",                       // [0] Event_Type ADV_IND
-                "01",                       // [0] Address_Type random
-                "56 34 12 be 5b c4",        // [0] Address
-                "03",                       // [0] Data_Length 3
-                "02 01 06",                 // [0] Data: Flags 0x06
-                "b0",                       // [0] RSSI -80 dBm
-                "04",                       // [1] Event_Type SCAN_RSP
-                "01",                       // [1] Address_Type random
-                "56 34 12 be 5b c4",        // [1] Address
-                "0a",                       // [1] Data_Length 10
-                "09 09 62 6c 65 74 72 61 63 65",   // [1] Data: Complete Local Name "bletrace"
-                "7f",                       // [1] RSSI 127: not available
+                "02",  // Subevent_Code
+                "02",  // Num_Reports 2
+                "00",  // [0] Event_Type ADV_IND
+                "01",  // [0] Address_Type random
+                "56 34 12 be 5b c4",  // [0] Address
+                "03",  // [0] Data_Length 3
+                "02 01 06",  // [0] Data: Flags 0x06
+                "b0",  // [0] RSSI -80 dBm
+                "04",  // [1] Event_Type SCAN_RSP
+                "01",  // [1] Address_Type random
+                "56 34 12 be 5b c4",  // [1] Address
+                "0a",  // [1] Data_Length 10
+                "09 09 62 6c 65 74 72 61 63 65",  // [1] Data: Complete Local Name "bletrace"
+                "7f",  // [1] RSSI 127: not available
             ],
             expected: .leAdvertisingReport([
                 AdvertisingReportDetail(
@@ -598,21 +598,21 @@ enum EventTable {
             name: "LE Connection Update Complete (§7.7.65.3)", framing: .event,
             header: ["3e", "0a"],
             fields: [
-                "03",                       // Subevent_Code
-                "00",                       // Status
-                "40 00",                    // Connection_Handle
-                "24 00",                    // Connection_Interval 0x0024 (45 ms)
-                "00 00",                    // Peripheral_Latency 0
-                "2a 00",                    // Supervision_Timeout 0x002A (420 ms)
+                "03",  // Subevent_Code
+                "00",  // Status
+                "40 00",  // Connection_Handle
+                "24 00",  // Connection_Interval 0x0024 (45 ms)
+                "00 00",  // Peripheral_Latency 0
+                "2a 00",  // Supervision_Timeout 0x002A (420 ms)
             ],
             expected: .leConnectionUpdateComplete(status: 0, handle: 0x0040, timing: [0x24, 0, 0x2A])),
         Row(
             name: "LE Read Remote Features Complete (§7.7.65.4)", framing: .event,
             header: ["3e", "0c"],
             fields: [
-                "04",                       // Subevent_Code
-                "00",                       // Status
-                "40 00",                    // Connection_Handle
+                "04",  // Subevent_Code
+                "00",  // Status
+                "40 00",  // Connection_Handle
                 "ff 49 01 00 00 00 00 00",  // LE_Features 0x00000000000149FF
             ],
             expected: .leReadRemoteFeaturesComplete(status: 0, handle: 0x0040, features: 0x0149FF)),
@@ -620,66 +620,66 @@ enum EventTable {
             name: "LE Long Term Key Request (§7.7.65.5)", framing: .event,
             header: ["3e", "0d"],
             fields: [
-                "05",                       // Subevent_Code
-                "40 00",                    // Connection_Handle
+                "05",  // Subevent_Code
+                "40 00",  // Connection_Handle
                 "1f 2e 3d 4c 5b 6a 79 88",  // Random_Number 0x88796A5B4C3D2E1F
-                "cd ab",                    // Encrypted_Diversifier 0xABCD
+                "cd ab",  // Encrypted_Diversifier 0xABCD
             ],
             expected: .leLongTermKeyRequest(handle: 0x0040, random: 0x8879_6A5B_4C3D_2E1F, ediv: 0xABCD)),
         Row(
             name: "LE Remote Connection Parameter Request (§7.7.65.6)", framing: .event,
             header: ["3e", "0b"],
             fields: [
-                "06",                       // Subevent_Code
-                "40 00",                    // Connection_Handle
-                "06 00",                    // Interval_Min 0x0006
-                "0c 00",                    // Interval_Max 0x000C
-                "00 00",                    // Max_Latency 0
-                "c8 00",                    // Timeout 0x00C8 (2 s)
+                "06",  // Subevent_Code
+                "40 00",  // Connection_Handle
+                "06 00",  // Interval_Min 0x0006
+                "0c 00",  // Interval_Max 0x000C
+                "00 00",  // Max_Latency 0
+                "c8 00",  // Timeout 0x00C8 (2 s)
             ],
             expected: .leRemoteConnectionParameterRequest(handle: 0x0040, values: [6, 12, 0, 0xC8])),
         Row(
             name: "LE Data Length Change (§7.7.65.7)", framing: .event,
             header: ["3e", "0b"],
             fields: [
-                "07",                       // Subevent_Code
-                "40 00",                    // Connection_Handle
-                "fb 00",                    // Max_TX_Octets 251
-                "48 08",                    // Max_TX_Time 2120 µs
-                "1b 00",                    // Max_RX_Octets 27
-                "48 01",                    // Max_RX_Time 328 µs
+                "07",  // Subevent_Code
+                "40 00",  // Connection_Handle
+                "fb 00",  // Max_TX_Octets 251
+                "48 08",  // Max_TX_Time 2120 µs
+                "1b 00",  // Max_RX_Octets 27
+                "48 01",  // Max_RX_Time 328 µs
             ],
             expected: .leDataLengthChange(handle: 0x0040, values: [251, 2120, 27, 328])),
         Row(
             name: "LE PHY Update Complete (§7.7.65.12)", framing: .event,
             header: ["3e", "06"],
             fields: [
-                "0c",                       // Subevent_Code
-                "00",                       // Status
-                "40 00",                    // Connection_Handle
-                "02",                       // TX_PHY LE 2M
-                "03",                       // RX_PHY LE Coded
+                "0c",  // Subevent_Code
+                "00",  // Status
+                "40 00",  // Connection_Handle
+                "02",  // TX_PHY LE 2M
+                "03",  // RX_PHY LE Coded
             ],
             expected: .lePHYUpdateComplete(status: 0, handle: 0x0040, tx: 2, rx: 3)),
         Row(
             name: "LE Extended Advertising Report, one legacy report (§7.7.65.13)", framing: .event,
-            header: ["3e", "1d"],           // 29 = 2 + 24 + 3
+            header: ["3e", "1d"],  // 29 = 2 + 24 + 3
             fields: [
-                "0d",                       // Subevent_Code
-                "01",                       // Num_Reports 1
-                "13 00",                    // Event_Type: connectable, scannable, legacy (ADV_IND)
-                "01",                       // Address_Type random
-                "56 34 12 be 5b c4",        // Address
-                "01",                       // Primary_PHY LE 1M
-                "00",                       // Secondary_PHY: none
-                "ff",                       // Advertising_SID: no ADI
-                "7f",                       // TX_Power 127: not available
-                "c4",                       // RSSI -60 dBm
-                "00 00",                    // Periodic_Advertising_Interval: none
-                "00",                       // Direct_Address_Type
-                "00 00 00 00 00 00",        // Direct_Address
-                "03",                       // Data_Length 3
-                "02 01 06",                 // Data: Flags 0x06
+                "0d",  // Subevent_Code
+                "01",  // Num_Reports 1
+                "13 00",  // Event_Type: connectable, scannable, legacy (ADV_IND)
+                "01",  // Address_Type random
+                "56 34 12 be 5b c4",  // Address
+                "01",  // Primary_PHY LE 1M
+                "00",  // Secondary_PHY: none
+                "ff",  // Advertising_SID: no ADI
+                "7f",  // TX_Power 127: not available
+                "c4",  // RSSI -60 dBm
+                "00 00",  // Periodic_Advertising_Interval: none
+                "00",  // Direct_Address_Type
+                "00 00 00 00 00 00",  // Direct_Address
+                "03",  // Data_Length 3
+                "02 01 06",  // Data: Flags 0x06
             ],
             expected: .leExtendedAdvertisingReport([
                 ExtendedReportDetail(
@@ -689,35 +689,35 @@ enum EventTable {
             ])),
         Row(
             name: "LE Extended Advertising Report, two extended reports (§7.7.65.13)", framing: .event,
-            header: ["3e", "36"],           // 54 = 2 + (24 + 4) + (24 + 0)
+            header: ["3e", "36"],  // 54 = 2 + (24 + 4) + (24 + 0)
             fields: [
-                "0d",                       // Subevent_Code
-                "02",                       // Num_Reports 2
-                "21 00",                    // [0] Event_Type: connectable; data status 01 (more to come)
-                "00",                       // [0] Address_Type public
-                "13 71 da 7d 1a 00",        // [0] Address 00:1A:7D:DA:71:13
-                "03",                       // [0] Primary_PHY LE Coded
-                "03",                       // [0] Secondary_PHY LE Coded
-                "05",                       // [0] Advertising_SID 5
-                "f6",                       // [0] TX_Power -10 dBm
-                "a6",                       // [0] RSSI -90 dBm
-                "00 00",                    // [0] Periodic_Advertising_Interval
-                "00",                       // [0] Direct_Address_Type
-                "00 00 00 00 00 00",        // [0] Direct_Address
-                "04",                       // [0] Data_Length 4
-                "03 19 c1 03",              // [0] Data: Appearance 0x03C1 (keyboard)
-                "00 00",                    // [1] Event_Type: non-connectable, complete
-                "01",                       // [1] Address_Type random
-                "aa 99 88 77 66 7b",        // [1] Address 7B:66:77:88:99:AA
-                "01",                       // [1] Primary_PHY LE 1M
-                "02",                       // [1] Secondary_PHY LE 2M
-                "01",                       // [1] Advertising_SID 1
-                "7f",                       // [1] TX_Power: not available
-                "b5",                       // [1] RSSI -75 dBm
-                "50 00",                    // [1] Periodic_Advertising_Interval 0x0050 (100 ms)
-                "00",                       // [1] Direct_Address_Type
-                "00 00 00 00 00 00",        // [1] Direct_Address
-                "00",                       // [1] Data_Length 0
+                "0d",  // Subevent_Code
+                "02",  // Num_Reports 2
+                "21 00",  // [0] Event_Type: connectable; data status 01 (more to come)
+                "00",  // [0] Address_Type public
+                "13 71 da 7d 1a 00",  // [0] Address 00:1A:7D:DA:71:13
+                "03",  // [0] Primary_PHY LE Coded
+                "03",  // [0] Secondary_PHY LE Coded
+                "05",  // [0] Advertising_SID 5
+                "f6",  // [0] TX_Power -10 dBm
+                "a6",  // [0] RSSI -90 dBm
+                "00 00",  // [0] Periodic_Advertising_Interval
+                "00",  // [0] Direct_Address_Type
+                "00 00 00 00 00 00",  // [0] Direct_Address
+                "04",  // [0] Data_Length 4
+                "03 19 c1 03",  // [0] Data: Appearance 0x03C1 (keyboard)
+                "00 00",  // [1] Event_Type: non-connectable, complete
+                "01",  // [1] Address_Type random
+                "aa 99 88 77 66 7b",  // [1] Address 7B:66:77:88:99:AA
+                "01",  // [1] Primary_PHY LE 1M
+                "02",  // [1] Secondary_PHY LE 2M
+                "01",  // [1] Advertising_SID 1
+                "7f",  // [1] TX_Power: not available
+                "b5",  // [1] RSSI -75 dBm
+                "50 00",  // [1] Periodic_Advertising_Interval 0x0050 (100 ms)
+                "00",  // [1] Direct_Address_Type
+                "00 00 00 00 00 00",  // [1] Direct_Address
+                "00",  // [1] Data_Length 0
             ],
             expected: .leExtendedAdvertisingReport([
                 ExtendedReportDetail(
@@ -733,15 +733,15 @@ enum EventTable {
             name: "LE Channel Selection Algorithm (§7.7.65.20)", framing: .event,
             header: ["3e", "04"],
             fields: [
-                "14",                       // Subevent_Code
-                "40 00",                    // Connection_Handle
-                "01",                       // Channel_Selection_Algorithm #2
+                "14",  // Subevent_Code
+                "40 00",  // Connection_Handle
+                "01",  // Channel_Selection_Algorithm #2
             ],
             expected: .leChannelSelectionAlgorithm(handle: 0x0040, algorithm: 1)),
         Row(
             name: "LE Advertising Set Terminated (kept raw)", framing: .event,
             header: ["3e", "06"],
-            fields: ["12", "00", "00", "40", "00", "00"],   // subevent 0x12, then 5 raw bytes
+            fields: ["12", "00", "00", "40", "00", "00"],  // subevent 0x12, then 5 raw bytes
             endsAfter: [1, 2, 3, 4, 5],
             expected: .leUnknown(subevent: 0x12, parameters: [0x00, 0x00, 0x40, 0x00, 0x00])),
     ]
@@ -797,14 +797,15 @@ enum EventTable {
         }
     }
 
-    @Test(arguments: [
-        (EventTable.commandCompletion[0], 0x00),
-        (EventTable.commandCompletion[4], 0x0C),
-        (EventTable.commandCompletion[5], 0x01),
-        (EventTable.connectionAndEncryption[3], 0x06),
-        (EventTable.connectionAndEncryption[5], 0x00),
-        (EventTable.leMeta[5], 0x00),
-    ] as [(EventTable.Row, UInt8)])
+    @Test(
+        arguments: [
+            (EventTable.commandCompletion[0], 0x00),
+            (EventTable.commandCompletion[4], 0x0C),
+            (EventTable.commandCompletion[5], 0x01),
+            (EventTable.connectionAndEncryption[3], 0x06),
+            (EventTable.connectionAndEncryption[5], 0x00),
+            (EventTable.leMeta[5], 0x00),
+        ] as [(EventTable.Row, UInt8)])
     func statusIsTheEventsStatus(_ row: EventTable.Row, _ status: UInt8) throws {
         let decoded = try row.bytes.withUnsafeBytes { raw throws in try HCIEventParameters.decode(raw).status }
         #expect(decoded?.rawValue == status)
@@ -821,10 +822,10 @@ enum EventTable {
         func handle(_ row: EventTable.Row) throws -> UInt16? {
             try row.bytes.withUnsafeBytes { raw throws in try HCIEventParameters.decode(raw).handle }
         }
-        #expect(try handle(EventTable.connectionAndEncryption[4]) == 0x0040)       // Encryption Change v2
-        #expect(try handle(EventTable.commandCompletion[8]) == 0x0040)             // Read RSSI
-        #expect(try handle(EventTable.leMeta[9]) == 0x0040)                        // Data Length Change
-        #expect(try handle(EventTable.leMeta[3]) == nil)                           // Advertising Report
+        #expect(try handle(EventTable.connectionAndEncryption[4]) == 0x0040)  // Encryption Change v2
+        #expect(try handle(EventTable.commandCompletion[8]) == 0x0040)  // Read RSSI
+        #expect(try handle(EventTable.leMeta[9]) == 0x0040)  // Data Length Change
+        #expect(try handle(EventTable.leMeta[3]) == nil)  // Advertising Report
     }
 
     @Test func encryptionChangeVersionsKeepTheirCodes() throws {
@@ -851,7 +852,7 @@ enum EventTable {
     }
 
     @Test func advertisingDataInAReportParsesWithOffsetsIntoTheEvent() throws {
-        let row = EventTable.leMeta[4]   // two reports
+        let row = EventTable.leMeta[4]  // two reports
         try row.bytes.withUnsafeBytes { raw throws in
             guard case .le(.advertisingReport(let reports)) = try HCIEventParameters.decode(raw) else {
                 Issue.record("not an advertising report")
@@ -870,9 +871,9 @@ enum EventTable {
         // One report whose data's AD structure claims 5 bytes where 2 follow.
         let bytes = packet(
             "3e", "0f", "02", "01",
-            "03", "01", "56 34 12 be 5b c4",   // ADV_NONCONN_IND, random address
-            "03",                               // Data_Length 3
-            "05 ff 4c",                         // AD length 5, type 0xFF, but only 1 data byte
+            "03", "01", "56 34 12 be 5b c4",  // ADV_NONCONN_IND, random address
+            "03",  // Data_Length 3
+            "05 ff 4c",  // AD length 5, type 0xFF, but only 1 data byte
             "b0")
         try bytes.withUnsafeBytes { raw throws in
             // The event itself is fine: the report is the advertiser's word, kept.
@@ -883,7 +884,7 @@ enum EventTable {
             let report = try #require(reports.first { _ in true })
             let error = #expect(throws: DecodeError.self) { _ = try report.data.structures() }
             #expect(error?.layer == .hci)
-            #expect(error?.offset == 2 + 2 + 9)   // the AD structure's length byte in the event
+            #expect(error?.offset == 2 + 2 + 9)  // the AD structure's length byte in the event
         }
     }
 

@@ -37,10 +37,16 @@ import Testing
 
     @Test func modifyChangesOnlyWhatIsThere() {
         var table = HandleTable<Int>()
-        #expect(table.modify(0x0002) { $0 += 1; return $0 } == nil)
+        #expect(
+            table.modify(0x0002) {
+                $0 += 1; return $0
+            } == nil)
         #expect(table[0x0002] == nil)
         table[0x0002] = 10
-        #expect(table.modify(0x0002) { $0 += 1; return $0 } == 11)
+        #expect(
+            table.modify(0x0002) {
+                $0 += 1; return $0
+            } == 11)
         #expect(table[0x0002] == 11)
     }
 }

@@ -50,86 +50,86 @@ enum SignalingTable {
         Row(
             name: "Command Reject, not understood", framing: .signaling,
             header: ["01", "02", "02 00"],  // Code, Identifier 2, Length 2
-            fields: ["00 00"],              // Reason 0x0000 Command not understood
+            fields: ["00 00"],  // Reason 0x0000 Command not understood
             expected: .commandReject(id: 2, reason: 0, mtu: nil, cids: nil)),
         Row(
             name: "Command Reject, signaling MTU exceeded", framing: .signaling,
             header: ["01", "03", "04 00"],
             fields: [
-                "01 00",                    // Reason 0x0001
-                "17 00",                    // Actual MTU 23
+                "01 00",  // Reason 0x0001
+                "17 00",  // Actual MTU 23
             ],
             expected: .commandReject(id: 3, reason: 1, mtu: 23, cids: nil)),
         Row(
             name: "Command Reject, invalid CID", framing: .signaling,
             header: ["01", "04", "06 00"],
             fields: [
-                "02 00",                    // Reason 0x0002
-                "40 00",                    // Local Endpoint 0x0040
-                "41 00",                    // Remote Endpoint 0x0041
+                "02 00",  // Reason 0x0002
+                "40 00",  // Local Endpoint 0x0040
+                "41 00",  // Remote Endpoint 0x0041
             ],
             expected: .commandReject(id: 4, reason: 2, mtu: nil, cids: [0x40, 0x41])),
         Row(
             name: "Disconnection Request", framing: .signaling,
             header: ["06", "05", "04 00"],
             fields: [
-                "40 00",                    // Destination CID
-                "41 00",                    // Source CID
+                "40 00",  // Destination CID
+                "41 00",  // Source CID
             ],
             expected: .disconnectionRequest(id: 5, destination: 0x40, source: 0x41)),
         Row(
             name: "Disconnection Response", framing: .signaling,
             header: ["07", "05", "04 00"],
-            fields: ["40 00", "41 00"],     // Destination CID, Source CID
+            fields: ["40 00", "41 00"],  // Destination CID, Source CID
             expected: .disconnectionResponse(id: 5, destination: 0x40, source: 0x41)),
         Row(
             name: "Connection Parameter Update Request", framing: .signaling,
             header: ["12", "01", "08 00"],
             fields: [
-                "18 00",                    // Interval Min 0x0018 (30 ms)
-                "28 00",                    // Interval Max 0x0028 (50 ms)
-                "00 00",                    // Peripheral Latency 0
-                "f4 01",                    // Timeout Multiplier 0x01F4 (5 s)
+                "18 00",  // Interval Min 0x0018 (30 ms)
+                "28 00",  // Interval Max 0x0028 (50 ms)
+                "00 00",  // Peripheral Latency 0
+                "f4 01",  // Timeout Multiplier 0x01F4 (5 s)
             ],
             expected: .connectionParameterUpdateRequest(id: 1, values: [0x18, 0x28, 0, 0x1F4])),
         Row(
             name: "Connection Parameter Update Response, rejected", framing: .signaling,
             header: ["13", "01", "02 00"],
-            fields: ["01 00"],              // Result 0x0001 rejected
+            fields: ["01 00"],  // Result 0x0001 rejected
             expected: .connectionParameterUpdateResponse(id: 1, result: 1)),
         Row(
             name: "LE Credit Based Connection Request", framing: .signaling,
             header: ["14", "06", "0a 00"],
             fields: [
-                "80 00",                    // SPSM 0x0080
-                "40 00",                    // Source CID 0x0040
-                "00 02",                    // MTU 512
-                "f7 00",                    // MPS 247
-                "0a 00",                    // Initial Credits 10
+                "80 00",  // SPSM 0x0080
+                "40 00",  // Source CID 0x0040
+                "00 02",  // MTU 512
+                "f7 00",  // MPS 247
+                "0a 00",  // Initial Credits 10
             ],
             expected: .leCreditBasedConnectionRequest(id: 6, values: [0x80, 0x40, 512, 247, 10])),
         Row(
             name: "LE Credit Based Connection Response, success", framing: .signaling,
             header: ["15", "06", "0a 00"],
             fields: [
-                "41 00",                    // Destination CID 0x0041
-                "00 02",                    // MTU 512
-                "f7 00",                    // MPS 247
-                "05 00",                    // Initial Credits 5
-                "00 00",                    // Result: Connection successful
+                "41 00",  // Destination CID 0x0041
+                "00 02",  // MTU 512
+                "f7 00",  // MPS 247
+                "05 00",  // Initial Credits 5
+                "00 00",  // Result: Connection successful
             ],
             expected: .leCreditBasedConnectionResponse(id: 6, values: [0x41, 512, 247, 5], result: 0)),
         Row(
             name: "LE Credit Based Connection Response, insufficient authentication", framing: .signaling,
             header: ["15", "07", "0a 00"],
-            fields: ["00 00", "00 00", "00 00", "00 00", "05 00"],   // zeros, Result 0x0005
+            fields: ["00 00", "00 00", "00 00", "00 00", "05 00"],  // zeros, Result 0x0005
             expected: .leCreditBasedConnectionResponse(id: 7, values: [0, 0, 0, 0], result: 5)),
         Row(
             name: "Flow Control Credit Indication", framing: .signaling,
             header: ["16", "08", "04 00"],
             fields: [
-                "40 00",                    // CID 0x0040
-                "05 00",                    // Credits 5
+                "40 00",  // CID 0x0040
+                "05 00",  // Credits 5
             ],
             expected: .flowControlCredit(id: 8, cid: 0x40, credits: 5)),
         Row(

@@ -22,7 +22,7 @@ import Wire
         for record in records {
             record.withRecord { r in
                 func fail(_ error: DecodeError) {
-                    failures.append(Failure(file: name, record: r.index, error: error, hex: Array(r.bytes).prefix(48).map { String($0, radix: 16) }.joined(separator: " ")))
+                    failures.append(Failure(file: name, record: r.index, error: error, hex: Array(r.bytes).prefix(48).map { Wire.hex($0, digits: 2, prefixed: false) }.joined(separator: " ")))
                 }
                 do throws(DecodeError) {
                     switch r.kind {

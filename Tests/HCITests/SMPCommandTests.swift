@@ -24,8 +24,10 @@ enum SMPDetail: Equatable, Sendable {
 
     init(_ command: SMPCommand) {
         func features(_ f: SMPPairingFeatures) -> [UInt8] {
-            [f.ioCapability.rawValue, f.oobDataFlag, f.authenticationRequirements.rawValue, f.maximumEncryptionKeySize,
-             f.initiatorKeyDistribution.rawValue, f.responderKeyDistribution.rawValue]
+            [
+                f.ioCapability.rawValue, f.oobDataFlag, f.authenticationRequirements.rawValue, f.maximumEncryptionKeySize,
+                f.initiatorKeyDistribution.rawValue, f.responderKeyDistribution.rawValue,
+            ]
         }
         switch command {
         case .pairingRequest(let f): self = .pairingRequest(features(f))
@@ -63,90 +65,90 @@ enum SMPTable {
     static let rows: [Row] = [
         Row(
             name: "Pairing Request (§3.5.1)", framing: .bare,
-            header: ["01"],                 // Code
+            header: ["01"],  // Code
             fields: [
-                "03",                       // IO Capability NoInputNoOutput
-                "00",                       // OOB data flag: not present
-                "2d",                       // AuthReq 0b0010_1101: Bonding, MITM, SC, CT2
-                "10",                       // Maximum Encryption Key Size 16
-                "0d",                       // Initiator Key Distribution: EncKey, SignKey, LinkKey
-                "0f",                       // Responder Key Distribution: all four
+                "03",  // IO Capability NoInputNoOutput
+                "00",  // OOB data flag: not present
+                "2d",  // AuthReq 0b0010_1101: Bonding, MITM, SC, CT2
+                "10",  // Maximum Encryption Key Size 16
+                "0d",  // Initiator Key Distribution: EncKey, SignKey, LinkKey
+                "0f",  // Responder Key Distribution: all four
             ],
             expected: .pairingRequest([0x03, 0x00, 0x2D, 0x10, 0x0D, 0x0F])),
         Row(
             name: "Pairing Response (§3.5.2)", framing: .bare,
             header: ["02"],
             fields: [
-                "04",                       // IO Capability KeyboardDisplay
-                "01",                       // OOB data flag: present
-                "09",                       // AuthReq: Bonding, SC
-                "07",                       // Maximum Encryption Key Size 7
-                "02",                       // Initiator Key Distribution: IdKey
-                "03",                       // Responder Key Distribution: EncKey, IdKey
+                "04",  // IO Capability KeyboardDisplay
+                "01",  // OOB data flag: present
+                "09",  // AuthReq: Bonding, SC
+                "07",  // Maximum Encryption Key Size 7
+                "02",  // Initiator Key Distribution: IdKey
+                "03",  // Responder Key Distribution: EncKey, IdKey
             ],
             expected: .pairingResponse([0x04, 0x01, 0x09, 0x07, 0x02, 0x03])),
         Row(
             name: "Pairing Confirm (§3.5.3)", framing: .bare,
             header: ["03"],
-            fields: ["00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f"],   // Confirm Value, low byte first
+            fields: ["00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f"],  // Confirm Value, low byte first
             expected: .pairingConfirm(0x0F0E_0D0C_0B0A_0908_0706_0504_0302_0100)),
         Row(
             name: "Pairing Random (§3.5.4)", framing: .bare,
             header: ["04"],
-            fields: ["ff ee dd cc bb aa 99 88 77 66 55 44 33 22 11 00"],   // Random Value
+            fields: ["ff ee dd cc bb aa 99 88 77 66 55 44 33 22 11 00"],  // Random Value
             expected: .pairingRandom(0x0011_2233_4455_6677_8899_AABB_CCDD_EEFF)),
         Row(
             name: "Pairing Failed (§3.5.5)", framing: .bare,
-            header: ["05"], fields: ["04"],   // Reason 0x04 Confirm Value Failed
+            header: ["05"], fields: ["04"],  // Reason 0x04 Confirm Value Failed
             expected: .pairingFailed(0x04)),
         Row(
             name: "Pairing Public Key (§3.5.6)", framing: .bare,
             header: ["0c"],
-            fields: [x, y],                 // Public Key X, Public Key Y (32 bytes each)
+            fields: [x, y],  // Public Key X, Public Key Y (32 bytes each)
             expected: .pairingPublicKey(x: packet(x), y: packet(y))),
         Row(
             name: "Pairing DHKey Check (§3.5.7)", framing: .bare,
             header: ["0d"],
-            fields: ["10 32 54 76 98 ba dc fe 01 23 45 67 89 ab cd ef"],   // DHKey Check (Ea or Eb)
+            fields: ["10 32 54 76 98 ba dc fe 01 23 45 67 89 ab cd ef"],  // DHKey Check (Ea or Eb)
             expected: .pairingDHKeyCheck(0xEFCD_AB89_6745_2301_FEDC_BA98_7654_3210)),
         Row(
             name: "Pairing Keypress Notification (§3.5.8)", framing: .bare,
-            header: ["0e"], fields: ["01"],   // Notification Type: passkey digit entered
+            header: ["0e"], fields: ["01"],  // Notification Type: passkey digit entered
             expected: .keypressNotification(1)),
         Row(
             name: "Encryption Information (§3.6.2)", framing: .bare,
             header: ["06"],
-            fields: ["bf 01 fb 9d 4e f3 bc 36 d8 74 f5 39 41 38 68 4c"],   // Long Term Key
+            fields: ["bf 01 fb 9d 4e f3 bc 36 d8 74 f5 39 41 38 68 4c"],  // Long Term Key
             expected: .encryptionInformation(0x4C68_3841_39F5_74D8_36BC_F34E_9DFB_01BF)),
         Row(
             name: "Central Identification (§3.6.3)", framing: .bare,
             header: ["07"],
             fields: [
-                "34 12",                    // EDIV 0x1234
+                "34 12",  // EDIV 0x1234
                 "01 02 03 04 05 06 07 08",  // Rand 0x0807060504030201
             ],
             expected: .centralIdentification(ediv: 0x1234, rand: 0x0807_0605_0403_0201)),
         Row(
             name: "Identity Information (§3.6.4)", framing: .bare,
             header: ["08"],
-            fields: ["0f 0e 0d 0c 0b 0a 09 08 07 06 05 04 03 02 01 00"],   // Identity Resolving Key
+            fields: ["0f 0e 0d 0c 0b 0a 09 08 07 06 05 04 03 02 01 00"],  // Identity Resolving Key
             expected: .identityInformation(0x0001_0203_0405_0607_0809_0A0B_0C0D_0E0F)),
         Row(
             name: "Identity Address Information (§3.6.5)", framing: .bare,
             header: ["09"],
             fields: [
-                "01",                       // AddrType: random static
-                "56 34 12 be 5b c4",        // BD_ADDR C4:5B:BE:12:34:56
+                "01",  // AddrType: random static
+                "56 34 12 be 5b c4",  // BD_ADDR C4:5B:BE:12:34:56
             ],
             expected: .identityAddressInformation(addressType: 1, address: address("C4:5B:BE:12:34:56"))),
         Row(
             name: "Signing Information (§3.6.6)", framing: .bare,
             header: ["0a"],
-            fields: ["aa aa aa aa aa aa aa aa 55 55 55 55 55 55 55 55"],   // Signature Key (CSRK)
+            fields: ["aa aa aa aa aa aa aa aa 55 55 55 55 55 55 55 55"],  // Signature Key (CSRK)
             expected: .signingInformation(0x5555_5555_5555_5555_AAAA_AAAA_AAAA_AAAA)),
         Row(
             name: "Security Request (§3.6.7)", framing: .bare,
-            header: ["0b"], fields: ["0d"],   // AuthReq: Bonding, MITM, SC
+            header: ["0b"], fields: ["0d"],  // AuthReq: Bonding, MITM, SC
             expected: .securityRequest(0x0D)),
         Row(
             name: "Unassigned code (kept raw)", framing: .bare,

@@ -164,23 +164,24 @@ import Wire
     }
 
     @Test func aPairingFailedNamesWhoSentItAndEndsThePairing() {
-        let report = analyze(numbered([
-            command(Packets.createConnection, at: 100),
-            event(Packets.commandStatus(0), at: 110),
-            event(Packets.connectionComplete(0, handle: 0x40), at: 200),
-            acl(Packets.att(handle: 0x40, "120f00 0100"), .sent, at: 300),  // Write Request of 0x000F
-            acl(Packets.att(handle: 0x40, "01 12 0f00 05"), .received, at: 310),  // Insufficient Authentication
-            acl(Self.smp(handle: 0x40, "01 04 00 0d 10 07 07"), .sent, at: 320),  // Pairing Request, KeyboardDisplay, MITM, SC
-            acl(Self.smp(handle: 0x40, "02 04 00 0d 10 07 07"), .received, at: 330),  // Pairing Response
-            acl(Self.smp(handle: 0x40, "05 0c"), .received, at: 400),  // Pairing Failed: Numeric Comparison Failed
-            event(Packets.disconnectionComplete(handle: 0x40, reason: 0x13), at: 500),
-            // The peer's next connection pairs again: its bond was not kept.
-            command(Packets.createConnection, at: 600),
-            event(Packets.commandStatus(0), at: 610),
-            event(Packets.connectionComplete(0, handle: 0x41), at: 700),
-            acl(Self.smp(handle: 0x41, "0b 0d"), .received, at: 710),  // Security Request
-            acl(Self.smp(handle: 0x41, "01 04 00 0d 10 07 07"), .sent, at: 720),
-        ]))
+        let report = analyze(
+            numbered([
+                command(Packets.createConnection, at: 100),
+                event(Packets.commandStatus(0), at: 110),
+                event(Packets.connectionComplete(0, handle: 0x40), at: 200),
+                acl(Packets.att(handle: 0x40, "120f00 0100"), .sent, at: 300),  // Write Request of 0x000F
+                acl(Packets.att(handle: 0x40, "01 12 0f00 05"), .received, at: 310),  // Insufficient Authentication
+                acl(Self.smp(handle: 0x40, "01 04 00 0d 10 07 07"), .sent, at: 320),  // Pairing Request, KeyboardDisplay, MITM, SC
+                acl(Self.smp(handle: 0x40, "02 04 00 0d 10 07 07"), .received, at: 330),  // Pairing Response
+                acl(Self.smp(handle: 0x40, "05 0c"), .received, at: 400),  // Pairing Failed: Numeric Comparison Failed
+                event(Packets.disconnectionComplete(handle: 0x40, reason: 0x13), at: 500),
+                // The peer's next connection pairs again: its bond was not kept.
+                command(Packets.createConnection, at: 600),
+                event(Packets.commandStatus(0), at: 610),
+                event(Packets.connectionComplete(0, handle: 0x41), at: 700),
+                acl(Self.smp(handle: 0x41, "0b 0d"), .received, at: 710),  // Security Request
+                acl(Self.smp(handle: 0x41, "01 04 00 0d 10 07 07"), .sent, at: 720),
+            ]))
         let first = report.connections[0].pairings
         #expect(first.count == 1)
         #expect(first.first?.method == .numericComparison)
@@ -260,10 +261,13 @@ import Wire
     @Test(arguments: captures)
     func eachServersServicesAreThoseWiresharkSeesAnsweredInItsDirection(_ path: String) throws {
         let tshark = try #require(which("tshark"), "tshark is installed by `make deps`")
-        let output = try run(tshark, [
-            "-r", path, "-Y", "btatt.opcode == 0x11 || btatt.opcode == 0x07", "-T", "fields", "-E", "separator=|",
-            "-e", "frame.number", "-e", "frame.p2p_dir", "-e", "btatt.opcode", "-e", "btatt.handle", "-e", "btatt.group_end_handle",
-        ]).stdout
+        let output = try run(
+            tshark,
+            [
+                "-r", path, "-Y", "btatt.opcode == 0x11 || btatt.opcode == 0x07", "-T", "fields", "-E", "separator=|",
+                "-e", "frame.number", "-e", "frame.p2p_dir", "-e", "btatt.opcode", "-e", "btatt.handle", "-e", "btatt.group_end_handle",
+            ]
+        ).stdout
         // Frame → (server, ranges) as Wireshark reads them.
         var theirs: [Int: (GATTServer, [ClosedRange<UInt16>])] = [:]
         for line in output.split(separator: "\n") {

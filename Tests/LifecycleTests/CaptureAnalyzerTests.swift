@@ -70,7 +70,7 @@ import Wire
     static func acl(_ handle: UInt16, boundary: UInt8 = 0b10, _ data: String) -> String {
         let bytes = Wire.bytes(hex: data)!
         let word = handle | UInt16(boundary) << 12
-        return "02" + String(format: "%02x%02x%02x%02x", word & 0xFF, word >> 8, bytes.count & 0xFF, bytes.count >> 8) + data
+        return "02" + [UInt8(word & 0xFF), UInt8(word >> 8), UInt8(bytes.count & 0xFF), UInt8(bytes.count >> 8)].withUnsafeBytes(\.hexString) + data
     }
 
     /// Each case: a record or a few, after an LE connection on handle 0x40; `quick` says how many
@@ -83,8 +83,10 @@ import Wire
         ("read request one byte too long (a fault)", [(false, acl(0x40, "0400 0400 0a 2a00 ff"))], 0),
         ("notification without its handle (a fault)", [(true, acl(0x40, "0200 0400 1b 2a"))], 0),
         ("notification in two fragments", [(true, acl(0x40, "0700 0400 1b 2a")), (true, acl(0x40, boundary: 0b01, "00 01020304"))], 2),
-        ("a new start while a frame is gathered (lost fragments)",
-         [(true, acl(0x40, "0700 0400 1b 2a")), (true, acl(0x40, "0300 0400 1b 2a00"))], 1),
+        (
+            "a new start while a frame is gathered (lost fragments)",
+            [(true, acl(0x40, "0700 0400 1b 2a")), (true, acl(0x40, "0300 0400 1b 2a00"))], 1
+        ),
         ("a continuation with nothing to continue", [(true, acl(0x40, boundary: 0b01, "00 01020304"))], 0),
         ("a fragment gathered on the other direction only", [(false, acl(0x40, "0700 0400 52 2a")), (true, acl(0x40, "0300 0400 1b 2a00"))], 2),
         ("Android's debug handle", [(true, acl(0x0EDC, "0300 0400 1b 2a00"))], 0),
@@ -92,8 +94,10 @@ import Wire
         ("bytes past the L2CAP frame", [(true, acl(0x40, "0300 0400 1b 2a00 eeee"))], 1),
         ("ACL length past the record (a fault)", [(true, "02 4020 0900 0300 0400 1b 2a00")], 0),
         ("another channel", [(true, acl(0x40, "0300 0500 1b 2a00"))], 0),
-        ("a Read Response answering discovery (a damaged capture)",
-         [(false, acl(0x40, "0500 0400 04 0100 ffff")), (true, acl(0x40, "0300 0400 0b 0102"))], 1),
+        (
+            "a Read Response answering discovery (a damaged capture)",
+            [(false, acl(0x40, "0500 0400 04 0100 ffff")), (true, acl(0x40, "0300 0400 0b 0102"))], 1
+        ),
         ("an Error Response", [(false, acl(0x40, "0300 0400 0a 2a00")), (true, acl(0x40, "0500 0400 01 0a 2a00 02"))], 1),
         ("Number Of Completed Packets", [(true, "04 13 05 01 4000 0100")], 1),
         ("an Encryption Change", [(true, "04 08 04 00 4000 01")], 1),
@@ -133,7 +137,8 @@ import Wire
             var position = 16
             while position + 24 <= original.count {
                 // (The included length is the header's second word.)
-                let length = Int(original[position + 4]) << 24 | Int(original[position + 5]) << 16
+                let length =
+                    Int(original[position + 4]) << 24 | Int(original[position + 5]) << 16
                     | Int(original[position + 6]) << 8 | Int(original[position + 7])
                 guard position + 24 + length <= original.count else { break }
                 records.append(Array(original[position..<position + 24 + length]))

@@ -50,13 +50,14 @@ import Wire
             event("30 03 06 4000", at: 5),
         ])
         let connection = report.connections[0]
-        #expect(connection.changes.map(\.kind) == [
-            .parameters(interval: 24, latency: 4, supervisionTimeout: 600),
-            .dataLength(maxTxOctets: 251, maxRxOctets: 251),
-            .phy(tx: 2, rx: 2),
-            .encryption(enabled: true, keySize: nil),
-            .failed("key refresh", .pinOrKeyMissing),
-        ])
+        #expect(
+            connection.changes.map(\.kind) == [
+                .parameters(interval: 24, latency: 4, supervisionTimeout: 600),
+                .dataLength(maxTxOctets: 251, maxRxOctets: 251),
+                .phy(tx: 2, rx: 2),
+                .encryption(enabled: true, keySize: nil),
+                .failed("key refresh", .pinOrKeyMissing),
+            ])
         #expect(connection.interval == 24)
         #expect(connection.supervisionTimeout == 600)
     }

@@ -7,10 +7,10 @@ import Wire
 
 /// The link-layer procedures a peer leaves unanswered or asks for, and the key size a pairing
 /// agrees on, on the Bumble captures made for them (Captures/README.md, "diagnose: link-layer
-/// procedures and key sizes"). As in ``DiagnosisIssue24CaptureTests``, the records each finding
+/// procedures and key sizes"). As in ``DiagnoseCaptureTests``, the records each finding
 /// must name are found from the capture's raw bytes, not from the analysis.
 @Suite struct DiagnosisProcedureCaptureTests {
-    typealias Bytes = DiagnosisIssue24CaptureTests
+    typealias Bytes = DiagnoseCaptureTests
 
     /// LE Meta events (0x3E) of this subevent.
     static func le(_ records: [OwnedRecord], subevent: UInt8) -> [OwnedRecord] {
@@ -118,8 +118,9 @@ import Wire
         let finding = try #require(findings.first)
         #expect(finding.record == read.index)
         #expect(finding.evidence == [request.index, response.index, encrypted.index, read.index])
-        #expect(finding.summary.contains(
-            "the pairing agreed on 7 bytes: the Pairing Request of this host allowed 16 (frame \(request.index + 1)), the Pairing Response of the peer 7 (frame \(response.index + 1))"))
+        #expect(
+            finding.summary.contains(
+                "the pairing agreed on 7 bytes: the Pairing Request of this host allowed 16 (frame \(request.index + 1)), the Pairing Response of the peer 7 (frame \(response.index + 1))"))
     }
 
     @Test func aPairingThatAgreesOnAShortKeyIsFoundWithoutAKeySizeReport() throws {

@@ -26,11 +26,13 @@ extension [Finding] {
 }
 
 /// A connection that completes on handle 0x40 (interval 50 ms, latency 0, timeout 420 ms).
-private var connected: [OwnedRecord] { [
-    command(Packets.createConnection, at: 100),
-    event(Packets.commandStatus(0), at: 110),
-    event(Packets.connectionComplete(0, handle: 0x40), at: 200),
-] }
+private var connected: [OwnedRecord] {
+    [
+        command(Packets.createConnection, at: 100),
+        event(Packets.commandStatus(0), at: 110),
+        event(Packets.connectionComplete(0, handle: 0x40), at: 200),
+    ]
+}
 
 /// SMP on handle `handle` (L2CAP channel 6).
 private func smp(_ handle: UInt16, _ pdu: String) -> String { BothServersTests.smp(handle: handle, pdu) }
@@ -76,10 +78,11 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
     }
 
     @Test func aSupervisionTimeoutShortlyAfterAParameterUpdateNamesTheUpdate() throws {
-        let findings = diagnose(connected + [
-            event(connectionUpdateComplete, at: 1_000_000),  // record 3
-            event(Packets.disconnectionComplete(handle: 0x40, reason: 0x08), at: 1_500_000),  // record 4
-        ])
+        let findings = diagnose(
+            connected + [
+                event(connectionUpdateComplete, at: 1_000_000),  // record 3
+                event(Packets.disconnectionComplete(handle: 0x40, reason: 0x08), at: 1_500_000),  // record 4
+            ])
         let finding = try #require(findings.of(.supervisionTimeout).first)
         #expect(finding.record == 4)
         #expect(finding.evidence == [3, 4])
@@ -87,12 +90,13 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
     }
 
     @Test func anLLResponseTimeoutNamesTheProcedureWhoseCompletionCarriesIt() throws {
-        let findings = diagnose(connected + [
-            command(setPHY, at: 300),  // 3
-            event(Packets.commandStatus(0, opcode: "3220"), at: 310),  // 4
-            event(phyUpdateComplete(0x22), at: 40_000_300),  // 5
-            event(Packets.disconnectionComplete(handle: 0x40, reason: 0x22), at: 40_000_400),  // 6
-        ])
+        let findings = diagnose(
+            connected + [
+                command(setPHY, at: 300),  // 3
+                event(Packets.commandStatus(0, opcode: "3220"), at: 310),  // 4
+                event(phyUpdateComplete(0x22), at: 40_000_300),  // 5
+                event(Packets.disconnectionComplete(handle: 0x40, reason: 0x22), at: 40_000_400),  // 6
+            ])
         let finding = try #require(findings.of(.llResponseTimeout).first)
         #expect(finding.record == 6)
         #expect(finding.evidence == [3, 5, 6])
@@ -100,20 +104,22 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
     }
 
     @Test func anLLResponseTimeoutNamesAProcedureStartedAndNeverCompleted() throws {
-        let findings = diagnose(connected + [
-            command(connectionUpdate, at: 300),  // 3
-            event(Packets.commandStatus(0, opcode: "1320"), at: 310),  // 4
-            event(Packets.disconnectionComplete(handle: 0x40, reason: 0x22), at: 40_000_400),  // 5
-        ])
+        let findings = diagnose(
+            connected + [
+                command(connectionUpdate, at: 300),  // 3
+                event(Packets.commandStatus(0, opcode: "1320"), at: 310),  // 4
+                event(Packets.disconnectionComplete(handle: 0x40, reason: 0x22), at: 40_000_400),  // 5
+            ])
         let finding = try #require(findings.of(.llResponseTimeout).first)
         #expect(finding.evidence == [3, 5])
         #expect(finding.summary.contains("connection update procedure started at frame 4 never completed"))
         // A procedure that completed is not blamed.
-        let completed = diagnose(connected + [
-            command(connectionUpdate, at: 300), event(Packets.commandStatus(0, opcode: "1320"), at: 310),
-            event(connectionUpdateComplete, at: 400),
-            event(Packets.disconnectionComplete(handle: 0x40, reason: 0x22), at: 40_000_400),
-        ])
+        let completed = diagnose(
+            connected + [
+                command(connectionUpdate, at: 300), event(Packets.commandStatus(0, opcode: "1320"), at: 310),
+                event(connectionUpdateComplete, at: 400),
+                event(Packets.disconnectionComplete(handle: 0x40, reason: 0x22), at: 40_000_400),
+            ])
         #expect(completed.of(.llResponseTimeout).first?.evidence == [6])
     }
 
@@ -132,37 +138,40 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
     }
 
     @Test func anATTRequestUnansweredFor30SecondsThenTheHostsDisconnection() throws {
-        let findings = diagnose(connected + [
-            acl(Packets.att(handle: 0x40, "0a 1000"), .sent, at: 1_000_000),  // 3: Read Request 0x0010
-            command(Packets.disconnect(handle: 0x40), at: 31_000_000),  // 4
-            event(Packets.disconnectionComplete(handle: 0x40, reason: 0x16), at: 31_100_000),  // 5
-        ])
+        let findings = diagnose(
+            connected + [
+                acl(Packets.att(handle: 0x40, "0a 1000"), .sent, at: 1_000_000),  // 3: Read Request 0x0010
+                command(Packets.disconnect(handle: 0x40), at: 31_000_000),  // 4
+                event(Packets.disconnectionComplete(handle: 0x40, reason: 0x16), at: 31_100_000),  // 5
+            ])
         let finding = try #require(findings.of(.attTimeout).first)
         #expect(finding.evidence == [3, 5])
         #expect(finding.summary.contains("Read Request of 0x0010 from this host's client"))
         // Answered, or ended long before 30 s: no finding.
-        let early = diagnose(connected + [
-            acl(Packets.att(handle: 0x40, "0a 1000"), .sent, at: 1_000_000),
-            command(Packets.disconnect(handle: 0x40), at: 5_000_000),
-            event(Packets.disconnectionComplete(handle: 0x40, reason: 0x16), at: 5_100_000),
-        ])
+        let early = diagnose(
+            connected + [
+                acl(Packets.att(handle: 0x40, "0a 1000"), .sent, at: 1_000_000),
+                command(Packets.disconnect(handle: 0x40), at: 5_000_000),
+                event(Packets.disconnectionComplete(handle: 0x40, reason: 0x16), at: 5_100_000),
+            ])
         #expect(early.of(.attTimeout).isEmpty)
     }
 
     @Test func pinOrKeyMissingOnAPeerBondedBeforeIsTheRemovedPairingInformation() throws {
-        let findings = diagnose(connected + [
-            acl(smp(0x40, "01 03 00 01 10 07 07"), .sent, at: 300),  // 3 Pairing Request, bonding
-            acl(smp(0x40, "02 03 00 01 10 07 07"), .received, at: 310),  // 4 Pairing Response
-            event(encryptionChange(0, enabled: 1), at: 400),  // 5
-            event(Packets.disconnectionComplete(handle: 0x40, reason: 0x16), at: 500),  // 6
-            command(Packets.createConnection, at: 1_000),  // 7
-            event(Packets.commandStatus(0), at: 1_010),  // 8
-            event(Packets.connectionComplete(0, handle: 0x40), at: 1_100),  // 9
-            command(enableEncryption, at: 1_200),  // 10
-            event(Packets.commandStatus(0, opcode: "1920"), at: 1_210),  // 11
-            event(encryptionChange(0x06, enabled: 0), at: 1_300),  // 12
-            event(Packets.disconnectionComplete(handle: 0x40, reason: 0x06), at: 1_400),  // 13
-        ])
+        let findings = diagnose(
+            connected + [
+                acl(smp(0x40, "01 03 00 01 10 07 07"), .sent, at: 300),  // 3 Pairing Request, bonding
+                acl(smp(0x40, "02 03 00 01 10 07 07"), .received, at: 310),  // 4 Pairing Response
+                event(encryptionChange(0, enabled: 1), at: 400),  // 5
+                event(Packets.disconnectionComplete(handle: 0x40, reason: 0x16), at: 500),  // 6
+                command(Packets.createConnection, at: 1_000),  // 7
+                event(Packets.commandStatus(0), at: 1_010),  // 8
+                event(Packets.connectionComplete(0, handle: 0x40), at: 1_100),  // 9
+                command(enableEncryption, at: 1_200),  // 10
+                event(Packets.commandStatus(0, opcode: "1920"), at: 1_210),  // 11
+                event(encryptionChange(0x06, enabled: 0), at: 1_300),  // 12
+                event(Packets.disconnectionComplete(handle: 0x40, reason: 0x06), at: 1_400),  // 13
+            ])
         let finding = try #require(findings.of(.bondMissing).first)
         #expect(findings.of(.bondMissing).count == 1)
         #expect(finding.connection == 1)
@@ -173,10 +182,11 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
 
     @Test(arguments: [(UInt8(0x3D), DiagnosisRule.micFailure), (0x3B, .unacceptableParameters)])
     func aReasonOfItsOwnIsNamed(_ reason: UInt8, _ rule: DiagnosisRule) throws {
-        let findings = diagnose(connected + [
-            acl(parameterRequest, .received, at: 300),  // 3
-            event(Packets.disconnectionComplete(handle: 0x40, reason: reason), at: 400),  // 4
-        ])
+        let findings = diagnose(
+            connected + [
+                acl(parameterRequest, .received, at: 300),  // 3
+                event(Packets.disconnectionComplete(handle: 0x40, reason: reason), at: 400),  // 4
+            ])
         let finding = try #require(findings.of(rule).first)
         #expect(finding.record == 4)
         if rule == .unacceptableParameters { #expect(finding.evidence == [3, 4]) }
@@ -193,18 +203,21 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
         #expect(finding.evidence == [last.record, connection.disconnectRecord!])
         #expect(finding.summary.contains(last.name) && finding.summary.contains(last.requestName!))
         // More than 2 s after the refusal, it is not giving up.
-        let late = diagnose(connected + [
-            acl(Packets.att(handle: 0x40, "12 1500 01"), .sent, at: 300),
-            acl(Packets.att(handle: 0x40, "01 12 1500 03"), .received, at: 310),
-            command(Packets.disconnect(handle: 0x40), at: 3_000_000),
-            event(Packets.disconnectionComplete(handle: 0x40, reason: 0x16), at: 3_000_100),
-        ])
+        let late = diagnose(
+            connected + [
+                acl(Packets.att(handle: 0x40, "12 1500 01"), .sent, at: 300),
+                acl(Packets.att(handle: 0x40, "01 12 1500 03"), .received, at: 310),
+                command(Packets.disconnect(handle: 0x40), at: 3_000_000),
+                event(Packets.disconnectionComplete(handle: 0x40, reason: 0x16), at: 3_000_100),
+            ])
         #expect(late.of(.gaveUpAfterRefusal).isEmpty)
     }
 
     @Test func theCommandLinesPassAndTraceAnalysisAgreeOnEveryBundledCapture() throws {
-        for name in ["reconnect-supervision-timeout.btsnoop", "att-errors.btsnoop", "pairing-retry.btsnoop", "service-changed.btsnoop",
-                     "reconnect-answers-differ.btsnoop", "peer-also-client.btsnoop"] {
+        for name in [
+            "reconnect-supervision-timeout.btsnoop", "att-errors.btsnoop", "pairing-retry.btsnoop", "service-changed.btsnoop",
+            "reconnect-answers-differ.btsnoop", "peer-also-client.btsnoop",
+        ] {
             let path = Fixtures.capture(name)
             var analysis = CaptureAnalyzer()
             let reader = try CaptureReader(path: path)
@@ -216,11 +229,12 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
 
 @Suite struct DiagnosisSecurityTests {
     @Test func aPairingFailedNamesItsReasonAndWhoSentIt() throws {
-        let findings = diagnose(connected + [
-            acl(smp(0x40, "01 04 00 0d 10 07 07"), .sent, at: 320),  // 3 Pairing Request
-            acl(smp(0x40, "02 04 00 0d 10 07 07"), .received, at: 330),  // 4 Pairing Response
-            acl(smp(0x40, "05 0c"), .received, at: 400),  // 5 Pairing Failed: Numeric Comparison Failed
-        ])
+        let findings = diagnose(
+            connected + [
+                acl(smp(0x40, "01 04 00 0d 10 07 07"), .sent, at: 320),  // 3 Pairing Request
+                acl(smp(0x40, "02 04 00 0d 10 07 07"), .received, at: 330),  // 4 Pairing Response
+                acl(smp(0x40, "05 0c"), .received, at: 400),  // 5 Pairing Failed: Numeric Comparison Failed
+            ])
         let finding = try #require(findings.of(.pairingFailed).first)
         #expect(finding.record == 5)
         #expect(finding.evidence == [3, 5])
@@ -229,10 +243,11 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
     }
 
     @Test func aPairingThatNeverFinishesBeforeTheLinkEnds() throws {
-        let findings = diagnose(connected + [
-            acl(smp(0x40, "0b 0d"), .received, at: 300),  // 3 Security Request
-            event(Packets.disconnectionComplete(handle: 0x40, reason: 0x13), at: 30_000_000),  // 4
-        ])
+        let findings = diagnose(
+            connected + [
+                acl(smp(0x40, "0b 0d"), .received, at: 300),  // 3 Security Request
+                event(Packets.disconnectionComplete(handle: 0x40, reason: 0x13), at: 30_000_000),  // 4
+            ])
         let finding = try #require(findings.of(.pairingUnfinished).first)
         #expect(finding.evidence == [3, 4])
         #expect(finding.summary.contains("started by the peer (Security Request)"))
@@ -265,15 +280,19 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
     }
 
     @Test func aPeerThatPairsAgainOnItsNextConnection() throws {
-        let pairing: (Int64) -> [OwnedRecord] = { t in [
-            acl(smp(0x40, "01 03 00 01 10 07 07"), .sent, at: t),
-            acl(smp(0x40, "02 03 00 01 10 07 07"), .received, at: t + 10),
-            event(encryptionChange(0, enabled: 1), at: t + 20),
-        ] }
+        let pairing: (Int64) -> [OwnedRecord] = { t in
+            [
+                acl(smp(0x40, "01 03 00 01 10 07 07"), .sent, at: t),
+                acl(smp(0x40, "02 03 00 01 10 07 07"), .received, at: t + 10),
+                event(encryptionChange(0, enabled: 1), at: t + 20),
+            ]
+        }
         let findings = diagnose(
             connected + pairing(300) + [event(Packets.disconnectionComplete(handle: 0x40, reason: 0x13), at: 500)]  // 3-6
-                + [command(Packets.createConnection, at: 1_000), event(Packets.commandStatus(0), at: 1_010),
-                   event(Packets.connectionComplete(0, handle: 0x40), at: 1_100)]  // 7-9
+                + [
+                    command(Packets.createConnection, at: 1_000), event(Packets.commandStatus(0), at: 1_010),
+                    event(Packets.connectionComplete(0, handle: 0x40), at: 1_100),
+                ]  // 7-9
                 + pairing(1_200))  // 10-12
         let finding = try #require(findings.of(.bondNotKept).first)
         #expect(finding.record == 10)
@@ -449,12 +468,13 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
 
     @Test func gapsLongerThanHalfTheSupervisionTimeoutAreCounted() throws {
         // Timeout 42 (420 ms): gaps over 210 ms count.
-        let findings = diagnose(connected + [
-            acl(Packets.att(handle: 0x40, "1b 1000 01"), .received, at: 1_000_000),  // 3
-            acl(Packets.att(handle: 0x40, "1b 1000 02"), .received, at: 1_100_000),  // 4: 100 ms
-            acl(Packets.att(handle: 0x40, "1b 1000 03"), .received, at: 1_400_000),  // 5: 300 ms
-            acl(Packets.att(handle: 0x40, "1b 1000 04"), .received, at: 1_900_000),  // 6: 500 ms
-        ])
+        let findings = diagnose(
+            connected + [
+                acl(Packets.att(handle: 0x40, "1b 1000 01"), .received, at: 1_000_000),  // 3
+                acl(Packets.att(handle: 0x40, "1b 1000 02"), .received, at: 1_100_000),  // 4: 100 ms
+                acl(Packets.att(handle: 0x40, "1b 1000 03"), .received, at: 1_400_000),  // 5: 300 ms
+                acl(Packets.att(handle: 0x40, "1b 1000 04"), .received, at: 1_900_000),  // 6: 500 ms
+            ])
         let finding = try #require(findings.of(.traffic).first)
         #expect(finding.values["gaps"] == 2)
         #expect(finding.values["longest_gap_s"] == 0.5)
@@ -463,7 +483,8 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
     }
 }
 
-/// The rules on the recorded captures of issue 21 (Captures/README.md gives their frames).
+/// The rules on the recorded captures of pairing mid-way, a cancelled pairing, power-off with a
+/// request pending and an unconfirmed indication (Captures/README.md gives their frames).
 @Suite struct DiagnosisOnRecordedCapturesTests {
     @Test func aPairingThisHostCancelledIsAFailedPairingWhoseLinkIOSEnds() throws {
         let findings = try diagnose(path: Fixtures.capture("pairing-cancelled.btsnoop"))

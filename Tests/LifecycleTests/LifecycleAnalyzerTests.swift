@@ -37,12 +37,8 @@ enum Packets {
         let bytes = Wire.bytes(hex: pdu)!
         return "\(le16(handle)) \(le16(UInt16(bytes.count + 4))) \(le16(UInt16(bytes.count))) 0400 \(pdu)"
     }
-    static func hexByte(_ value: UInt8) -> String { String(format2(value)) }
+    static func hexByte(_ value: UInt8) -> String { Wire.hex(value, digits: 2, prefixed: false) }
     static func le16(_ value: UInt16) -> String { hexByte(UInt8(value & 0xFF)) + hexByte(UInt8(value >> 8)) }
-    private static func format2(_ value: UInt8) -> String {
-        let text = String(value, radix: 16)
-        return text.count == 1 ? "0" + text : text
-    }
 }
 
 func command(_ hex: String, at time: Int64 = 0) -> OwnedRecord { OwnedRecord(kind: .command, direction: .sent, hex: hex, time: time) }

@@ -6,7 +6,7 @@ import Wire
 
 @testable import Lifecycle
 
-/// The issue 21 Bumble captures (Captures/README.md, "Issue 21 captures"): a pairing in the
+/// The Bumble captures of Captures/README.md, "Security and link-end captures": a pairing in the
 /// middle of a connection, a pairing the user cancels, Bluetooth powering off with a read
 /// pending, and an indication nobody confirms. Records here are 0-based: frame N in the README
 /// (tshark's numbering) is record N - 1.
@@ -73,9 +73,10 @@ import Wire
         #expect(pairing.failureReason == 0x01)
         #expect(pairing.endRecord == 92)
         #expect(pairing.causeRecord == 81)
-        #expect(!connection.changes.contains {
-            if case .encryption = $0.kind { return true } else { return false }
-        })
+        #expect(
+            !connection.changes.contains {
+                if case .encryption = $0.kind { return true } else { return false }
+            })
 
         // The write refused with 0x05 (frame 82) is never sent again: the pairing failed.
         let refusal = try #require(try collectErrors(path).first { $0.layer == .att && $0.code == 0x05 })

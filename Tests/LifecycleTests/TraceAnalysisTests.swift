@@ -18,7 +18,9 @@ import Testing
         // Captures/README.md: 100 records; 11 Error Responses (opcode 0x01).
         #expect(analysis.statistics.records == 100)
         #expect(analysis.statistics.kinds.values.reduce(0, +) == 100)
-        #expect(analysis.statistics.attPDUs[0x01] == 11)
+        #expect(analysis.statistics.attPDUs.first { $0.code == 0x01 }?.count == 11)
+        // Every Error Response is an error, counted by its code.
+        #expect(analysis.statistics.errors.filter { $0.layer == "att" }.map(\.count).reduce(0, +) == 11)
         #expect(analysis.statistics.connections == report.connections.count)
     }
 
@@ -37,7 +39,7 @@ import Testing
         let statistics = try JSONDecoder().decode(TraceStatistics.self, from: JSONEncoder().encode(analysis.statistics))
         #expect(statistics == analysis.statistics)
         let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(analysis.statistics)) as? [String: Any]
-        #expect((object?["att_pdus"] as? [String: Int])?.isEmpty == false)
+        #expect((object?["att_pdus"] as? [[String: Any]])?.isEmpty == false)
     }
 
     @Test(arguments: ["att-errors.btsnoop", "service-changed.btsnoop", "scan.btsnoop"])

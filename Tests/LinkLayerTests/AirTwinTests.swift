@@ -124,7 +124,7 @@ import Wire
                 "role \(connection.role.map { "\($0)" } ?? "-") peer \(connection.peer.map { "\($0)" } ?? "-") type \(connection.peerAddressType.map { "\($0)" } ?? "-")",
                 "status \(connection.status.map { "\($0.rawValue)" } ?? "-") outcome \(connection.outcome) before \(connection.beganBeforeCapture)",
                 // (A local disconnection's reason is the controller's: see lifecyclesAgree.)
-            "reason \(connection.initiator == .local ? "local" : connection.reason.map { "\($0.rawValue)" } ?? "-") by \(connection.initiator.map { "\($0)" } ?? "-") cb \(connection.cbError.map { "\($0.value.map { "\($0)" } ?? "none")" } ?? "-")",
+                "reason \(connection.initiator == .local ? "local" : connection.reason.map { "\($0.rawValue)" } ?? "-") by \(connection.initiator.map { "\($0)" } ?? "-") cb \(connection.cbError.map { "\($0.value.map { "\($0)" } ?? "none")" } ?? "-")",
                 "interval \(connection.interval ?? 0) latency \(connection.latency ?? 0) timeout \(connection.supervisionTimeout ?? 0)",
                 "mtu \(connection.mtu.map { "\($0)" } ?? "-") effective \(connection.effectiveMTU.map { "\($0)" } ?? "-")",
                 "att requests \(connection.attRequests) errors \(connection.attErrors) notifications \(connection.attNotifications) indications \(connection.attIndications) reads \(connection.attReads) writes \(connection.attWrites) commands \(connection.attWriteCommands) bytes \(connection.attBytes)",

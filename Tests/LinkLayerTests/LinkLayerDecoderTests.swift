@@ -182,10 +182,11 @@ import Wire
 
     @Test func connectionsJoinedLateAreBoundedAndThePDUsPastTheLimitStillDecoded() {
         // 70 unknown access addresses, each with an L2CAP start that would hold a buffer.
-        let records: [([UInt8], Int64)] = (0..<70).map { index in
-            let pdu = [UInt8(0b10), 5, 40, 0, 4, 0, 0x0A]
-            return (airPacket(accessAddress: 0x1000_0000 + UInt32(index), pdu, crcInit: 0), Int64(index) * 10_000)
-        } + [(airPacket(accessAddress: 0x2000_0000, [0b11, 2, 0x02, 0x13], crcInit: 0), 800_000)]
+        let records: [([UInt8], Int64)] =
+            (0..<70).map { index in
+                let pdu = [UInt8(0b10), 5, 40, 0, 4, 0, 0x0A]
+                return (airPacket(accessAddress: 0x1000_0000 + UInt32(index), pdu, crcInit: 0), Int64(index) * 10_000)
+            } + [(airPacket(accessAddress: 0x2000_0000, [0b11, 2, 0x02, 0x13], crcInit: 0), 800_000)]
         var seen: [LinkLayerRecord] = []
         var decoder = LinkLayerDecoder(linkType: 251)
         for (index, (bytes, time)) in records.enumerated() {

@@ -5,7 +5,8 @@ import Wire
 
 /// An nRF Sniffer record of header version `version` around `air` (a link-layer packet).
 func nordicRecord(version: UInt8, flags: UInt8, channel: UInt8 = 37, rssi: UInt8 = 60, eventCounter: UInt16 = 0, time: UInt32 = 0, packetID: UInt8 = 0x06, air: [UInt8]) -> [UInt8] {
-    let event = [10, flags, channel, rssi, UInt8(eventCounter & 0xFF), UInt8(eventCounter >> 8)]
+    let event =
+        [10, flags, channel, rssi, UInt8(eventCounter & 0xFF), UInt8(eventCounter >> 8)]
         + (0..<4).map { UInt8(truncatingIfNeeded: time >> (8 * UInt32($0))) } + air
     switch version {
     case 0:
@@ -56,13 +57,14 @@ func nordicRecord(version: UInt8, flags: UInt8, channel: UInt8 = 37, rssi: UInt8
     }
 
     @Test func readsTheLERFHeader() throws {
-        let record = packet(
-            "0c",  // RF channel 12: advertising channel 38
-            "c4",  // signal -60 dBm
-            "a5",  // noise -91 dBm
-            "02",  // 2 offenses
-            "d6 be 89 8e",  // reference access address
-            "37 0d")  // dewhitened, signal, noise, reference, offenses valid; PDU type 2; CRC checked and valid
+        let record =
+            packet(
+                "0c",  // RF channel 12: advertising channel 38
+                "c4",  // signal -60 dBm
+                "a5",  // noise -91 dBm
+                "02",  // 2 offenses
+                "d6 be 89 8e",  // reference access address
+                "37 0d")  // dewhitened, signal, noise, reference, offenses valid; PDU type 2; CRC checked and valid
             + Self.advInd
         let split = try withBytes(record) { try SnifferHeader.decode($0, linkType: 256) }
         guard case .rf(let header) = split.header else {

@@ -53,11 +53,13 @@ func be64(_ value: Int64) -> [UInt8] { (0..<8).reversed().map { UInt8(truncating
 
     @Test func readsH1WithTheKindFromTheFlags() throws {
         let path = try Fixtures.temporaryFile(
-            btsnoop(datalink: 1001, records: [
-                (0x02, 0, [0x03, 0x0C, 0x00]),  // sent, command/event bit: command
-                (0x03, 0, [0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00]),  // received + bit: event
-                (0x00, 0, [0x40, 0x00, 0x00, 0x00]),  // sent data: ACL
-            ]))
+            btsnoop(
+                datalink: 1001,
+                records: [
+                    (0x02, 0, [0x03, 0x0C, 0x00]),  // sent, command/event bit: command
+                    (0x03, 0, [0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00]),  // received + bit: event
+                    (0x00, 0, [0x40, 0x00, 0x00, 0x00]),  // sent data: ACL
+                ]))
         let (records, _) = try Fixtures.readAll(path)
         #expect(records.map(\.kind) == [.command, .event, .acl])
         #expect(records[0].bytes == [0x03, 0x0C, 0x00])
@@ -67,12 +69,14 @@ func be64(_ value: Int64) -> [UInt8] { (0..<8).reversed().map { UInt8(truncating
         var logging: [UInt8] = [6, 6] + Array("btmon\0".utf8) + Array("hello\n\0".utf8)
         logging = Array(logging)
         let path = try Fixtures.temporaryFile(
-            btsnoop(datalink: 2001, records: [
-                (0x0000_0002, 0, [0x03, 0x0C, 0x00]),  // index 0, opcode 2: command
-                (0x0001_0005, 0, [0x40, 0x00, 0x00, 0x00]),  // index 1, opcode 5: ACL RX
-                (0xFFFF_000C, 0, Array("Bluetooth subsystem\0".utf8)),  // system note
-                (0xFFFF_000D, 0, logging),  // user logging
-            ]))
+            btsnoop(
+                datalink: 2001,
+                records: [
+                    (0x0000_0002, 0, [0x03, 0x0C, 0x00]),  // index 0, opcode 2: command
+                    (0x0001_0005, 0, [0x40, 0x00, 0x00, 0x00]),  // index 1, opcode 5: ACL RX
+                    (0xFFFF_000C, 0, Array("Bluetooth subsystem\0".utf8)),  // system note
+                    (0xFFFF_000D, 0, logging),  // user logging
+                ]))
         let (records, _) = try Fixtures.readAll(path)
         #expect(records.map(\.kind) == [.command, .acl, .other, .other])
         #expect(records.map(\.direction) == [.sent, .received, nil, nil])

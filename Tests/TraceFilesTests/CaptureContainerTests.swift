@@ -22,9 +22,10 @@ import Wire
         ])
         let container = try open(zip)
         #expect(container.kind == .zip)
-        #expect(container.members.map(\.path) == [
-            ContainerFixtures.androidLogs + "btsnoop_hci.log", ContainerFixtures.androidLogs + "btsnoop_hci.log.last",
-        ])
+        #expect(
+            container.members.map(\.path) == [
+                ContainerFixtures.androidLogs + "btsnoop_hci.log", ContainerFixtures.androidLogs + "btsnoop_hci.log.last",
+            ])
         #expect(container.defaultMember?.path == ContainerFixtures.androidLogs + "btsnoop_hci.log")
         #expect(try Fixtures.contents(container.member(named: "btsnoop_hci.log").extractedPath) == Fixtures.contents(current))
         #expect(try Fixtures.contents(container.member(named: "btsnoop_hci.log.last").extractedPath) == Fixtures.contents(previous))

@@ -146,7 +146,6 @@ final class Box: @unchecked Sendable {
     var bytes: [UInt8] = []
 }
 
-
 /// A blocking TCP connection to 127.0.0.1:`port`, or -1.
 func connectLoopback(_ port: UInt16) -> Int32 {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

@@ -46,7 +46,8 @@ import Wire
         // A classic pcap file (little-endian), link type 201: a direction word, then the H4 type.
         func le32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
         let packet: [UInt8] = [0, 0, 0, 1, 0x7F, 0xAA]
-        let file = le32(0xA1B2_C3D4) + [2, 0, 4, 0] + le32(0) + le32(0) + le32(65535) + le32(201)
+        let file =
+            le32(0xA1B2_C3D4) + [2, 0, 4, 0] + le32(0) + le32(0) + le32(65535) + le32(201)
             + le32(1) + le32(0) + le32(UInt32(packet.count)) + le32(UInt32(packet.count)) + packet
         let (records, fault) = try Fixtures.readAll(Fixtures.temporaryFile(file, name: "non-h4.pcap"))
         #expect(fault == nil)

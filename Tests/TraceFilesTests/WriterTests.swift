@@ -118,8 +118,8 @@ import Wire
     func writesAPcapHeaderAndRecordThroughLibpcap(linkType: Int32, expectedPacket: String) throws {
         let (path, _, losses) = try Self.write([Self.resetComplete], as: .pcap(linkType: linkType))
         #expect(losses == [[]])
-        let link = String(format: "%02X", linkType)
-        let length = String(format: "%02X", packet(expectedPacket).count)
+        let link = Wire.hex(linkType, digits: 2, prefixed: false, uppercase: true)
+        let length = Wire.hex(packet(expectedPacket).count, digits: 2, prefixed: false, uppercase: true)
         #expect(
             try Fixtures.contents(path)
                 == packet(
@@ -374,9 +374,11 @@ import Wire
         #expect(losses == [[], []])
         let bytes = try Fixtures.contents(path)
         // IDB at 28: 8 + 8 bytes of body, then option 14 (if_tsoffset), length 8, -1,051,675 s, end of options.
-        #expect(Array(bytes[28..<64]) == packet(
-            "01 00 00 00 24 00 00 00 C9 00 00 00 00 00 04 00",
-            "0E 00 08 00 E5 F3 EF FF FF FF FF FF", "00 00 00 00", "24 00 00 00"))
+        #expect(
+            Array(bytes[28..<64])
+                == packet(
+                    "01 00 00 00 24 00 00 00 C9 00 00 00 00 00 04 00",
+                    "0E 00 08 00 E5 F3 EF FF FF FF FF FF", "00 00 00 00", "24 00 00 00"))
         #expect(try Fixtures.readAll(path).records.map(\.timestamp.microseconds) == [first.time, second.time])
     }
 
@@ -387,7 +389,8 @@ import Wire
         let path = try Self.outputPath()
         let writer = try CaptureWriter(path: path, format: format)
         try writer.flush()
-        if case .packetLogger = format {} else {
+        if case .packetLogger = format {
+        } else {
             // Header only: a valid, empty capture.
             #expect(try Fixtures.readAll(path).records.isEmpty)
             #expect(try Fixtures.readAll(path).fault == nil)

@@ -17,18 +17,18 @@ import Wire
 
     @Test(arguments: [
         "",
-        "AA:BB:CC:DD:EE",             // five bytes
-        "AA:BB:CC:DD:EE:FF:00",       // seven bytes
-        "AABBCCDDEEFF",               // no separators
-        "AA:BB:CC:DD:EE:GG",          // not hex
-        "A:BB:CC:DD:EE:FFF",          // wrong widths
-        "AA:BB:CC:DD:EE:F",           // one digit
-        "AA:BB:CC:DD:EE:FF:",         // trailing separator
-        ":AA:BB:CC:DD:EE:FF",         // leading separator
-        "AA::BB:CC:DD:EE:FF",         // doubled separator
-        "AA:BB:CC:DD:EE:+F",          // a sign is not a hex digit
+        "AA:BB:CC:DD:EE",  // five bytes
+        "AA:BB:CC:DD:EE:FF:00",  // seven bytes
+        "AABBCCDDEEFF",  // no separators
+        "AA:BB:CC:DD:EE:GG",  // not hex
+        "A:BB:CC:DD:EE:FFF",  // wrong widths
+        "AA:BB:CC:DD:EE:F",  // one digit
+        "AA:BB:CC:DD:EE:FF:",  // trailing separator
+        ":AA:BB:CC:DD:EE:FF",  // leading separator
+        "AA::BB:CC:DD:EE:FF",  // doubled separator
+        "AA:BB:CC:DD:EE:+F",  // a sign is not a hex digit
         "+A:BB:CC:DD:EE:FF",
-        "AA BB CC DD EE FF",          // spaces are not separators
+        "AA BB CC DD EE FF",  // spaces are not separators
         "AA:BB:CC:DD:EE:FF ",
     ])
     func rejectsMalformedText(_ text: String) {

@@ -5,10 +5,10 @@ import Wire
 @Suite struct ByteReaderTests {
     @Test func readsLittleEndianIntegersLeastSignificantByteFirst() throws {
         let bytes = packet(
-            "ab",           // u8 0xAB
-            "34 12",        // u16le 0x1234
-            "56 34 12",     // u24le 0x123456
-            "78 56 34 12"   // u32le 0x12345678
+            "ab",  // u8 0xAB
+            "34 12",  // u16le 0x1234
+            "56 34 12",  // u24le 0x123456
+            "78 56 34 12"  // u32le 0x12345678
         )
         try bytes.withUnsafeBytes { raw throws in
             var reader = ByteReader(raw, layer: .hci)
@@ -27,11 +27,11 @@ import Wire
 
     @Test func readsBigEndianIntegersMostSignificantByteFirst() throws {
         let bytes = packet(
-            "12 34",                     // u16be 0x1234
-            "12 34 56 78",               // u32be 0x12345678
-            "00 dc dd b3 0f 2f 80 00",   // i64be 0x00DCDDB30F2F8000 (btsnoop's year-0 offset)
-            "ff ff ff ff ff ff ff fe",   // i64be -2
-            "80 00 00 00 00 00 00 00"    // i64be Int64.min
+            "12 34",  // u16be 0x1234
+            "12 34 56 78",  // u32be 0x12345678
+            "00 dc dd b3 0f 2f 80 00",  // i64be 0x00DCDDB30F2F8000 (btsnoop's year-0 offset)
+            "ff ff ff ff ff ff ff fe",  // i64be -2
+            "80 00 00 00 00 00 00 00"  // i64be Int64.min
         )
         try bytes.withUnsafeBytes { raw throws in
             var reader = ByteReader(raw, layer: .btsnoop)
@@ -68,9 +68,9 @@ import Wire
 
     @Test func bytesReturnsABorrowedViewAndAdvances() throws {
         let bytes = packet(
-            "0a",        // skipped
+            "0a",  // skipped
             "01 02 03",  // the view
-            "04 05"      // the rest
+            "04 05"  // the rest
         )
         try bytes.withUnsafeBytes { raw throws in
             var reader = ByteReader(raw, layer: .att)

@@ -16,12 +16,14 @@ import Wire
             }
         }
         #expect(count == 5)
-        #expect(storage == packet(
-            "1b",     // u8
-            "2a 00",  // u16le 0x002A
-            "de ad",  // bytes
-            "00"      // untouched
-        ))
+        #expect(
+            storage
+                == packet(
+                    "1b",  // u8
+                    "2a 00",  // u16le 0x002A
+                    "de ad",  // bytes
+                    "00"  // untouched
+                ))
     }
 
     @Test func overflowSaysWhatWasNeededAndWhatFits() {

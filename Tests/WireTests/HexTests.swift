@@ -17,11 +17,11 @@ import Wire
     }
 
     @Test(arguments: [
-        "0",        // odd digit count
-        "0 1 2",    // odd after removing spaces
-        "zz",       // not hex
-        "0x12",     // prefix
-        "+f",       // a sign is not a digit
+        "0",  // odd digit count
+        "0 1 2",  // odd after removing spaces
+        "zz",  // not hex
+        "0x12",  // prefix
+        "+f",  // a sign is not a digit
         "-0",
         "12 +f",
         "g0",

@@ -55,7 +55,7 @@ let benchmarks: @Sendable () -> Void = {
         } catch { fatalError("\(error)") }
     }
 
-    // `bletrace stats`: every record counted by kind and ATT opcode (as its TraceCounts does).
+    // `bletrace stats`: every record counted by kind and ATT opcode (as `TraceStatistics.Counter` does).
     Benchmark("stats_path_1M_records_decoder_analyzer_errors") { benchmark in
         let (analysis, att) = analyze()
         blackHole(att)

@@ -5,7 +5,6 @@
 // /tmp/bletrace-bench/capture-1M.btsnoop). mallocCountTotal shows that no record allocates.
 import Benchmark
 import BenchSupport
-import BletraceCLI
 import BLETrace
 
 let capturePath = BenchCapture.path

@@ -87,7 +87,9 @@ final class AsyncSubscriber: NSObject, BluetoothApp, CBCentralManagerDelegate, C
 
     /// Makes the request and waits for its callback.
     private func step(_ peripheral: CBPeripheral, _ request: () -> Void) async throws {
-        try await withCheckedThrowingContinuation { waiting[peripheral.identifier] = $0; request() }
+        try await withCheckedThrowingContinuation {
+            waiting[peripheral.identifier] = $0; request()
+        }
     }
 
     private func resume(_ peripheral: CBPeripheral, throwing error: (any Error)? = nil) {

@@ -101,9 +101,10 @@ var rng = SplitMix64(seed: seed)
             sentSinceCompleted += 1
         }
         if sentSinceCompleted >= 2 || Bool.random(using: &rng) {
-            chunk.append(Record(
-                kind: .event, received: true,
-                bytes: Packets.numberOfCompletedPackets([(handle, sentSinceCompleted)])))
+            chunk.append(
+                Record(
+                    kind: .event, received: true,
+                    bytes: Packets.numberOfCompletedPackets([(handle, sentSinceCompleted)])))
             sentSinceCompleted = 0
         }
         script.chunks.append(chunk)
@@ -205,15 +206,16 @@ var bytesWritten = 0
 var clock = Timestamp(microseconds: 1_767_225_600_000_000)  // 2026-01-01T00:00:00Z
 var active: [(handle: UInt16, script: ConnectionScript)] = []
 var serial = 0
-var freeHandles = Array<UInt16>(0x0040...0x004F)
+var freeHandles = [UInt16](0x0040...0x004F)
 
 @MainActor func write(_ record: Record) throws {
     clock = clock.adding(microseconds: Int64.random(in: 50...2500, using: &rng))
     try record.bytes.withUnsafeBytes { bytes in
-        _ = try writer.write(CaptureRecord(
-            index: written, fileOffset: 0, timestamp: clock,
-            direction: record.received ? .received : .sent, kind: record.kind,
-            originalLength: bytes.count, bytes: bytes))
+        _ = try writer.write(
+            CaptureRecord(
+                index: written, fileOffset: 0, timestamp: clock,
+                direction: record.received ? .received : .sent, kind: record.kind,
+                originalLength: bytes.count, bytes: bytes))
     }
     written += 1
     bytesWritten += record.bytes.count

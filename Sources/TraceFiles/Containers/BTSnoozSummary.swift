@@ -87,7 +87,7 @@ enum BTSnoozSummary {
                 throw ContainerError(container: container, member: name, offset: Int64(offset), expected: "a btsnooz record whose length (\(length), with its type byte) fits the \(packets.count - offset - headerSize) bytes left (offset in the inflated records)")
             }
             guard kind(of: type) != nil else {
-                throw ContainerError(container: container, member: name, offset: Int64(offset), expected: "a btsnooz packet type (0x10-0x12, 0x17, 0x20-0x22, 0x2D); found 0x\(String(type, radix: 16)) (offset in the inflated records)")
+                throw ContainerError(container: container, member: name, offset: Int64(offset), expected: "a btsnooz packet type (0x10-0x12, 0x17, 0x20-0x22, 0x2D); found \(hex(type, digits: 1)) (offset in the inflated records)")
             }
             bounds.append((offset, delta))
             total &+= UInt64(delta)

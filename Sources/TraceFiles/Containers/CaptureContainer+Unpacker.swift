@@ -2,6 +2,7 @@ import CInflate
 import Foundation
 import SystemPackage
 import ZIPFoundation
+import Wire
 
 extension CaptureContainer {
     /// Unpacks members into the container's temporary directory, each as `N-NAME` (never the
@@ -109,7 +110,7 @@ extension CaptureContainer {
                 guard checksum == entry.checksum else {
                     throw ContainerError(
                         container: container, member: name,
-                        expected: "data whose CRC-32 is the one the zip declares (0x\(String(entry.checksum, radix: 16))); it is 0x\(String(checksum, radix: 16)): the member is damaged")
+                        expected: "data whose CRC-32 is the one the zip declares (\(hex(entry.checksum, digits: 1))); it is \(hex(checksum, digits: 1)): the member is damaged")
                 }
             } catch let error as ContainerError {
                 throw error

@@ -1,3 +1,5 @@
+import Wire
+
 /// Walks the entries of a tar archive (POSIX ustar, pax and GNU tar, IEEE Std 1003.1-2017
 /// "pax" and GNU tar's manual, "Basic Tar Format") read from a ``ByteStream``, front to back.
 ///
@@ -107,7 +109,7 @@ struct TarWalker {
             if byte == 0 || (byte == 0x20 && seen) { break }
             if byte == 0x20 { continue }
             guard (0x30...0x37).contains(byte), value < Int64.max >> 3 else {
-                throw fault(at: offset, "an octal \(name) field in a tar header; found byte 0x\(String(byte, radix: 16))")
+                throw fault(at: offset, "an octal \(name) field in a tar header; found byte \(hex(byte, digits: 1))")
             }
             value = value << 3 | Int64(byte - 0x30)
             seen = true

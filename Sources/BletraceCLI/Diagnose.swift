@@ -1,0 +1,71 @@
+import ArgumentParser
+import BLETrace
+
+/// `bletrace diagnose FILE`: why each connection ended and what to change, most serious first,
+/// each finding with its rule, frame, connection, evidence and CoreBluetooth's view
+/// (Formats/diagnose.md).
+struct Diagnose: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Say why each connection ended and what the app or accessory should change: findings, most serious first, with their evidence.",
+        discussion: "Each finding comes from a rule described in Formats/diagnose.md: how links ended (supervision timeout, LL Response Timeout, 0x3E, ATT timeout, a lost bond, MIC failure, unacceptable parameters, the host giving up after a refusal), security (pairing unfinished or failed, refusals never retried, short keys, bonds not kept), GATT (requests outside the database, rediscovery, discovery on every connection, refused writes and subscriptions), connection parameters against Apple's Accessory Design Guidelines, and traffic figures.")
+
+    @OptionGroup var capture: CaptureOptions
+    @Option(help: "text, json, or jsonl (one finding per line).") var format: OutputFormat = .text
+    @Option(
+        name: .customLong("fail-on"),
+        help: ArgumentHelp(
+            "Exit 1 when a finding is at least this serious: error, or warning (warnings and errors).",
+            discussion: "For CI: bletrace diagnose trace.btsnoop --fail-on error. Without it, findings exit 0."))
+    var failOn: FailOn?
+    @Option(
+        name: .customLong("min-severity"),
+        help: ArgumentHelp(
+            "List only findings at least this serious: error, warning (warnings and errors), or info (all, the default).",
+            discussion: "The counts and --fail-on are those of the findings listed."))
+    var minSeverity: Finding.Severity = .info
+    @OptionGroup var selection: SelectionOptions
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var air: AirCaptureOptions
+
+    enum FailOn: String, ExpressibleByArgument, CaseIterable { case error, warning }
+
+    func validate() throws {
+        if let failOn, let severity = Finding.Severity(rawValue: failOn.rawValue), !severity.isAtLeast(minSeverity) {
+            throw ValidationError("--fail-on \(failOn.rawValue) judges \(failOn.rawValue)s, which --min-severity \(minSeverity.rawValue) leaves out.")
+        }
+    }
+
+    func run() throws {
+        try output.apply(input: capture.file)
+        let path = try capture.path
+        let read = try AnalyzedCapture(path: path, output: output, air: air)
+        let (analysis, origin, fault) = (read.analysis, read.origin, read.fault)
+
+        let report = analysis.lifecycle.report
+        let names = analysis.lifecycle.scanning.names
+        let findings = selection.criteria.findings(analysis.findings.atLeast(minSeverity), report: report, names: names, origin: origin)
+        switch format {
+        case .json:
+            try Output.prettyJSON(FileNamed(JSONFindings(findings, all: []), file: capture.file), streaming: "findings", findings.map(JSONFinding.init))
+        case .jsonl:
+            for finding in findings {
+                var line = JSONFinding(finding)
+                line.version = jsonVersion
+                try Output.json(line)
+            }
+        case .text:
+            FindingList(findings: findings, origin: origin, names: names, brief: selection.brief, style: TextStyle(color: Style.enabled))
+                .write(Output.line)
+        }
+        try finish(fault)
+        let failing =
+            switch failOn {
+            case .error: findings.contains { $0.severity == .error }
+            case .warning: findings.contains { $0.severity <= .warning }
+            case nil: false
+            }
+        if failing { throw Exit.finding }
+    }
+}
+
+extension Finding.Severity: ExpressibleByArgument {}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import BLETrace
+
+/// `bletrace gatt FILE`: each peer's GATT database, rebuilt from the capture's discovery.
+struct GATT: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gatt",
+        abstract: "Rebuild each peer's GATT database from the discovery in the capture: services, characteristics with properties, descriptors, last values.")
+
+    @OptionGroup var capture: CaptureOptions
+    @Option(help: "text, json, or jsonl (the JSON document on one line).") var format: OutputFormat = .text
+    @OptionGroup var selection: SelectionOptions
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var air: AirCaptureOptions
+
+    func validate() throws {
+        if selection.brief { throw ValidationError("--brief: gatt has no shorter form (its peers' databases are the listing)") }
+    }
+
+    func run() throws {
+        try output.apply(input: capture.file)
+        let reader = try openAnalysis(try capture.path, air)
+        var decoder = TraceDecoder()
+        var analyzer = LifecycleAnalyzer()
+        var collector = GATTCollector()
+        var fault: (any Error)?
+        do {
+            while let record = try reader.next() {
+                let decoded = decoder.decode(record)
+                analyzer.add(record, decoded)
+                collector.add(record, decoded, analyzer: analyzer)
+            }
+        } catch { fault = error }
+        // The selection keeps the peers with a connection it selects (each peer's database is
+        // what all its connections showed).
+        let report = analyzer.report
+        let entries = selection.criteria.gatt(collector.entries, report: report)
+        let listing = GATTListing(entries)
+        if format != .text {
+            try Output.json(FileNamed(JSONGATT(listing.entries), file: capture.file), pretty: format == .json)
+        } else if entries.isEmpty, !selection.isEmpty, !collector.entries.isEmpty {
+            Output.line("no GATT discovery on the connections selected (\(collector.entries.count) peer\(collector.entries.count == 1 ? "" : "s") without the selection)")
+        } else {
+            // With colour, each peer's heading is bold.
+            listing.write { line in Output.line(line.hasPrefix("peer ") ? Style.bold(line) : line) }
+        }
+        try finish(fault)
+        _ = selection.warnIfPeerMatchesNothing(report.connections, names: analyzer.scanning.names, path: capture.file)
+    }
+}
