@@ -35,15 +35,9 @@ build: deps
 ## lint: `swift format lint --strict` (the toolchain's swift-format, configured by .swift-format:
 ## 4-space indentation, lines as long as the code writes them, the default rules but those the
 ## house style departs from, listed in README.md, "How it is built") over every Swift file of Sources, Tests,
-## Benchmarks, Fuzz, Plugins and Examples but LINT_PENDING: the replay and flow folders, which are
-## being reorganised and are formatted when that lands (then this list empties). swift-format's
-## layout findings (indentation, spacing, line breaks) cannot be turned off by configuration, so a
-## folder is either formatted or left out.
-LINT_PENDING := Sources/Replay Sources/Flow Sources/BLETraceTesting Tests/ReplayTests Tests/BLETraceTestingTests \
-  Sources/Reports/FlowComparisonJSON.swift Sources/Reports/FlowComparisonJUnit.swift
+## Benchmarks, Fuzz, Plugins and Examples. `swift format format -i FILE` puts a file right.
 lint:
-	@files=$$(find Sources Tests Benchmarks Fuzz Plugins Examples -name '*.swift' -not -path '*/.build*' \
-	  $(foreach pending,$(LINT_PENDING),-not -path '$(pending)' -not -path '$(pending)/*')); \
+	@files=$$(find Sources Tests Benchmarks Fuzz Plugins Examples -name '*.swift' -not -path '*/.build*'); \
 	$(SWIFT) format lint --strict --parallel $$files && echo "lint: $$(echo "$$files" | wc -l) files formatted as .swift-format says"
 
 ## test: every test suite (Swift Testing), including the cross-check against tshark, then the

@@ -155,7 +155,8 @@ public struct FlowEvent: Hashable, Sendable {
         guard words.count >= 2 else {
             throw fault(
                 words.first,
-                words.isEmpty ? "an actor and an event name after the time, as in `+1.250000 central didConnect peripheral=…`"
+                words.isEmpty
+                    ? "an actor and an event name after the time, as in `+1.250000 central didConnect peripheral=…`"
                     : "an event name after the actor `\(words[0])`, as in `central didConnect peripheral=…`")
         }
         for word in words[0...1] where word.utf8.contains(UInt8(ascii: "=")) {

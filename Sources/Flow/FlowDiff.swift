@@ -266,7 +266,8 @@ public struct FlowDiff: Hashable, Sendable {
         for d in 0...most {
             trace.append(Array(furthest[(offset - d)...(offset + d)]))
             for k in stride(from: -d, through: d, by: 2) {
-                var x = k == -d || (k != d && furthest[offset + k - 1] < furthest[offset + k + 1])
+                var x =
+                    k == -d || (k != d && furthest[offset + k - 1] < furthest[offset + k + 1])
                     ? furthest[offset + k + 1] : furthest[offset + k - 1] + 1
                 var y = x - k
                 while x < n, y < m, a[x] == b[y] {

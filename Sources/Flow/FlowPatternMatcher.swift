@@ -132,9 +132,10 @@ struct FlowPatternMatcher {
             let time: Double? = times[a].isNaN ? nil : times[a]
             if pattern.within != nil || pattern.after != nil {
                 let interval = time.flatMap { t in previousTime.map { t - $0 } }
-                let fails = interval.map { value in
-                    (pattern.within.map { value > $0 + 1e-9 } ?? false) || (pattern.after.map { value < $0 - 1e-9 } ?? false)
-                } ?? true
+                let fails =
+                    interval.map { value in
+                        (pattern.within.map { value > $0 + 1e-9 } ?? false) || (pattern.after.map { value < $0 - 1e-9 } ?? false)
+                    } ?? true
                 if fails {
                     failures.append(
                         FlowComparison.TimingFailure(

@@ -190,7 +190,8 @@ public final class FlowReader {
             }
             for index in first...last where line[index] == UInt8(ascii: "*") || line[index] == UInt8(ascii: "@") {
                 let next = index + 1
-                if line[index] == UInt8(ascii: "@") ? (index == first || line[index - 1] == 0x20 || line[index - 1] == 0x09)
+                if line[index] == UInt8(ascii: "@")
+                    ? (index == first || line[index - 1] == 0x20 || line[index - 1] == 0x09)
                     : (next > last || line[next] == 0x20 || line[next] == 0x09)
                 {
                     outline.isPattern = true

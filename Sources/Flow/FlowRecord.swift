@@ -137,10 +137,15 @@ public struct FlowRecord: Hashable, Sendable {
         /// nil is `error=nil`.
         case error(CallbackError?)
 
+        /// Bytes as a flow writes them: lowercase hex, `empty` for none.
+        public static func text(of bytes: [UInt8]) -> String {
+            bytes.isEmpty ? "empty" : bytes.withUnsafeBytes { $0.hexString }
+        }
+
         public var description: String {
             switch self {
             case .text(let text): text
-            case .bytes(let bytes): bytes.isEmpty ? "empty" : bytes.withUnsafeBytes { $0.hexString }
+            case .bytes(let bytes): Self.text(of: bytes)
             case .error(let error): error.map(\.description) ?? "nil"
             }
         }

@@ -45,7 +45,6 @@ public final class FlowWriter {
 
     deinit {
         if let spool { fclose(spool) }
-        buffer.storage.deallocate()
     }
 
     /// The temporary file could not be made or written.
@@ -57,13 +56,13 @@ public final class FlowWriter {
     /// Sends what is buffered on.
     public func flush() {
         guard buffer.count > 0 else { return }
-        let chunk = UnsafeRawBufferPointer(start: buffer.storage, count: buffer.count)
+        let chunk = buffer.buffer
         if let sink {
             sink(chunk)
         } else if let spool, spoolError == nil, fwrite(chunk.baseAddress!, 1, chunk.count, spool) != chunk.count {
             spoolError = errno
         }
-        buffer.count = 0
+        buffer.removeAll()
     }
 
     /// A spooling writer's whole flow: the header, `comments`, then every event line, to `output`
@@ -122,12 +121,12 @@ public final class FlowWriter {
     /// line of a notification: the hot path of a long replay, in one go.
     package func valueUpdate(time: Double, peripheral: String, characteristic: String, value: some ContiguousBytes) {
         buffer.writeTime(time)
-        buffer.put(" peripheral didUpdateValueFor peripheral=" as StaticString)
-        buffer.put(peripheral)
-        buffer.put(" characteristic=" as StaticString)
-        buffer.put(characteristic)
+        buffer.text(" peripheral didUpdateValueFor peripheral=")
+        buffer.string(peripheral)
+        buffer.text(" characteristic=")
+        buffer.string(characteristic)
         buffer.argument("value", hex: value)
-        buffer.put(" error=nil" as StaticString)
+        buffer.text(" error=nil")
         end()
     }
 
@@ -142,121 +141,54 @@ public final class FlowWriter {
 
     /// Ends the line.
     package func end() {
-        buffer.put(0x0A)
+        buffer.byte(0x0A)
         lineCount += 1
         if buffer.count >= Self.capacity { flush() }
     }
 }
 
-/// Bytes written through a pointer (a line costs no capacity checks of an array): `count` bytes
-/// of `storage`, which grows for a line longer than it.
-private struct LineBuffer {
-    var storage: UnsafeMutablePointer<UInt8>
-    var allocated: Int
-    var count = 0
-
-    init(capacity: Int) {
-        allocated = capacity
-        storage = .allocate(capacity: capacity)
-    }
-
-    mutating func begin(time: Double, actor: String, name: String) {
+/// A flow line's pieces, written into Wire's line buffer.
+extension LineBuffer {
+    fileprivate mutating func begin(time: Double, actor: String, name: String) {
         writeTime(time)
-        put(0x20)
-        put(actor)
-        put(0x20)
-        put(name)
+        byte(0x20)
+        string(actor)
+        byte(0x20)
+        string(name)
     }
 
-    mutating func argument(_ key: String, _ value: String) {
-        put(0x20)
-        put(key)
-        put(0x3D)
-        put(value)
+    fileprivate mutating func argument(_ key: String, _ value: String) {
+        byte(0x20)
+        string(key)
+        byte(0x3D)
+        string(value)
     }
 
-    mutating func argument(_ key: String, hex bytes: some ContiguousBytes) {
-        put(0x20)
-        put(key)
-        put(0x3D)
+    fileprivate mutating func argument(_ key: String, hex bytes: some ContiguousBytes) {
+        byte(0x20)
+        string(key)
+        byte(0x3D)
         bytes.withUnsafeBytes { source in
-            guard !source.isEmpty else { return put("empty") }
-            reserve(2 * source.count)
-            var out = storage + count
-            for byte in source {
-                out[0] = Self.hexDigit(byte >> 4)
-                out[1] = Self.hexDigit(byte & 0x0F)
-                out += 2
-            }
-            count += 2 * source.count
-        }
-    }
-
-    @inline(__always)
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x57 + nibble }
-
-    /// Room for `extra` more bytes.
-    @inline(__always)
-    private mutating func reserve(_ extra: Int) {
-        guard count + extra > allocated else { return }
-        let grown = max(2 * allocated, count + extra)
-        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
-        larger.update(from: storage, count: count)
-        storage.deallocate()
-        (storage, allocated) = (larger, grown)
-    }
-
-    @inline(__always)
-    mutating func put(_ byte: UInt8) {
-        reserve(1)
-        storage[count] = byte
-        count += 1
-    }
-
-    mutating func put(_ text: StaticString) {
-        reserve(text.utf8CodeUnitCount)
-        (storage + count).update(from: text.utf8Start, count: text.utf8CodeUnitCount)
-        count += text.utf8CodeUnitCount
-    }
-
-    mutating func put(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes in
-            guard !bytes.isEmpty else { return }
-            reserve(bytes.count)
-            (storage + count).update(from: bytes.baseAddress!, count: bytes.count)
-            count += bytes.count
+            if source.isEmpty { text("empty") } else { hexBytes(source) }
         }
     }
 
     /// `+` (for a time that is not negative) and ``formatSeconds(_:)``'s six decimals, without
     /// making a String.
-    mutating func writeTime(_ time: Double) {
+    fileprivate mutating func writeTime(_ time: Double) {
         let negative = time.sign == .minus && time != 0
         let magnitude = time.magnitude
-        guard magnitude < 9e12 else { return put((negative ? "" : "+") + formatSeconds(time)) }
+        guard magnitude < 9e12 else { return string((negative ? "" : "+") + formatSeconds(time)) }
         let micros = UInt64((magnitude * 1_000_000).rounded())
-        // At most 13 digits before the point, 6 after.
-        reserve(24)
-        put(negative ? 0x2D : 0x2B)
-        var whole = micros / 1_000_000
-        var digits = 1
-        while whole >= 10 {
-            whole /= 10
-            digits += 1
-        }
-        whole = micros / 1_000_000
-        for index in stride(from: digits - 1, through: 0, by: -1) {
-            storage[count + index] = 0x30 + UInt8(whole % 10)
-            whole /= 10
-        }
-        count += digits
-        storage[count] = 0x2E
+        byte(negative ? 0x2D : 0x2B)
+        decimal(micros / 1_000_000)
+        byte(0x2E)
         var fraction = micros % 1_000_000
-        for index in stride(from: 6, through: 1, by: -1) {
-            storage[count + index] = 0x30 + UInt8(fraction % 10)
-            fraction /= 10
+        var divisor: UInt64 = 100_000
+        while divisor > 0 {
+            byte(0x30 + UInt8(fraction / divisor))
+            fraction %= divisor
+            divisor /= 10
         }
-        count += 7
     }
 }

@@ -19,21 +19,22 @@ import Testing
         let capture = try ReplayCapture(Self.capture)
         let replay = await capture.replay(ContinuationApp.self)
         let lines = Self.lines(replay.flow)
-        #expect(lines == [
-            "system launch app=continuations",
-            "central didUpdateState state=poweredOn",
-            "app connect peripheral=\(Self.sensor)",
-            "central didConnect peripheral=\(Self.sensor)",
-            "app discoverServices peripheral=\(Self.sensor) services=180D",
-            "peripheral didDiscoverServices peripheral=\(Self.sensor) services=180D error=nil",
-            "app discoverCharacteristics peripheral=\(Self.sensor) service=180D characteristics=2A37,2A38",
-            "peripheral didDiscoverCharacteristicsFor peripheral=\(Self.sensor) service=180D characteristics=2A37,2A38 error=nil",
-            "app readValue peripheral=\(Self.sensor) characteristic=2A38",
-            "peripheral didUpdateValueFor peripheral=\(Self.sensor) characteristic=2A38 value=01 error=nil",
-            // The task's last step after the read: it asks for nothing more than the capture gives.
-            "app stopScan",
-            "central didDisconnectPeripheral peripheral=\(Self.sensor) error=CBError.connectionTimeout",
-        ], "\(replay.text)")
+        #expect(
+            lines == [
+                "system launch app=continuations",
+                "central didUpdateState state=poweredOn",
+                "app connect peripheral=\(Self.sensor)",
+                "central didConnect peripheral=\(Self.sensor)",
+                "app discoverServices peripheral=\(Self.sensor) services=180D",
+                "peripheral didDiscoverServices peripheral=\(Self.sensor) services=180D error=nil",
+                "app discoverCharacteristics peripheral=\(Self.sensor) service=180D characteristics=2A37,2A38",
+                "peripheral didDiscoverCharacteristicsFor peripheral=\(Self.sensor) service=180D characteristics=2A37,2A38 error=nil",
+                "app readValue peripheral=\(Self.sensor) characteristic=2A38",
+                "peripheral didUpdateValueFor peripheral=\(Self.sensor) characteristic=2A38 value=01 error=nil",
+                // The task's last step after the read: it asks for nothing more than the capture gives.
+                "app stopScan",
+                "central didDisconnectPeripheral peripheral=\(Self.sensor) error=CBError.connectionTimeout",
+            ], "\(replay.text)")
     }
 
     @Test(arguments: ["main", "serial"])
@@ -53,8 +54,9 @@ import Testing
         #expect(lines.contains("app discoverServices peripheral=\(Self.sensor) services=180D"), "\(replay.text)")
         // The connection's callback reached the model through `MainActor.assumeIsolated`, and the
         // model's main-actor task asked for the services.
-        #expect(lines.firstIndex(of: "central didConnect peripheral=\(Self.sensor)").map { lines[$0 + 1] }
-            == "app discoverServices peripheral=\(Self.sensor) services=180D")
+        #expect(
+            lines.firstIndex(of: "central didConnect peripheral=\(Self.sensor)").map { lines[$0 + 1] }
+                == "app discoverServices peripheral=\(Self.sensor) services=180D")
     }
 
     @Test func aMainActorModelOnAnAsyncStreamReconnectsAfterTheDrop() async throws {
@@ -67,9 +69,10 @@ import Testing
             "peripheral didUpdateValueFor peripheral=\(Self.sensor) characteristic=2A37 value=\(value) error=nil"
         }
         #expect(lines.filter { $0 == connect }.count == 2, "\(replay.text)")
-        #expect(lines.filter { $0.hasPrefix("peripheral didUpdateValueFor") && $0.contains("2A37") } == [
-            notification("0048"), notification("0049"), notification("004a"), notification("0050"),
-        ])
+        #expect(
+            lines.filter { $0.hasPrefix("peripheral didUpdateValueFor") && $0.contains("2A37") } == [
+                notification("0048"), notification("0049"), notification("004a"), notification("0050"),
+            ])
         #expect(replay.surfaced(CBError.Code.connectionTimeout))
         #expect(replay.reconnectedAfterUnexpectedDisconnection())
         #expect(replay.finalState.subscribed == ["\(Self.sensor) 2A37"])
@@ -103,10 +106,11 @@ import Testing
         // Both children of `async let` and the group's three children asked, before the capture
         // moved on to the next event after the connection.
         let connected = try #require(lines.firstIndex(of: "central didConnect peripheral=\(Self.sensor)"))
-        #expect(Array(lines[(connected + 1)...].prefix(2)) == [
-            "app discoverServices peripheral=\(Self.sensor) services=180D",
-            "peripheral didDiscoverServices peripheral=\(Self.sensor) services=180D error=nil",
-        ], "\(replay.text)")
+        #expect(
+            Array(lines[(connected + 1)...].prefix(2)) == [
+                "app discoverServices peripheral=\(Self.sensor) services=180D",
+                "peripheral didDiscoverServices peripheral=\(Self.sensor) services=180D error=nil",
+            ], "\(replay.text)")
         let markers = replay.flow.events.filter { $0.name == "stopScan" }
         #expect(markers.count == 2)
         // async let of two sleeps (0.01 s and 0.02 s) then a group of three (0.03 s each, in
@@ -124,10 +128,11 @@ import Testing
         let ticks = timed.filter { $0.1 == "stopScan" }.map(\.0)
         #expect(ticks == [0.25, 0.5, 0.75, 1.0], "\(replay.text)")
         let order = timed.filter { ["stopScan", "didConnect", "didUpdateValueFor", "didDisconnectPeripheral"].contains($0.1) }
-        #expect(order.map(\.1) == [
-            "stopScan", "didConnect", "didUpdateValueFor", "didUpdateValueFor", "stopScan", "didUpdateValueFor",
-            "didDisconnectPeripheral", "stopScan", "stopScan",
-        ], "\(replay.text)")
+        #expect(
+            order.map(\.1) == [
+                "stopScan", "didConnect", "didUpdateValueFor", "didUpdateValueFor", "stopScan", "didUpdateValueFor",
+                "didDisconnectPeripheral", "stopScan", "stopScan",
+            ], "\(replay.text)")
     }
 
     @Test func theKillPointSweepRunsAnAsyncApp() async throws {
@@ -231,16 +236,24 @@ final class AsyncBridge: NSObject, CBCentralManagerDelegate, CBPeripheralDelegat
     }
     nonisolated(nonsending) func connect(_ peripheral: CBPeripheral) async throws {
         if !peripherals.contains(peripheral) { peripherals.append(peripheral) }
-        try await withCheckedThrowingContinuation { connecting = $0; central.connect(peripheral) }
+        try await withCheckedThrowingContinuation {
+            connecting = $0; central.connect(peripheral)
+        }
     }
     nonisolated(nonsending) func discoverServices(_ uuids: [CBUUID], on peripheral: CBPeripheral) async throws {
-        try await withCheckedThrowingContinuation { discovering = $0; peripheral.discoverServices(uuids) }
+        try await withCheckedThrowingContinuation {
+            discovering = $0; peripheral.discoverServices(uuids)
+        }
     }
     nonisolated(nonsending) func discoverCharacteristics(_ uuids: [CBUUID], of service: CBService, on peripheral: CBPeripheral) async throws {
-        try await withCheckedThrowingContinuation { discovering = $0; peripheral.discoverCharacteristics(uuids, for: service) }
+        try await withCheckedThrowingContinuation {
+            discovering = $0; peripheral.discoverCharacteristics(uuids, for: service)
+        }
     }
     nonisolated(nonsending) func read(_ characteristic: CBCharacteristic, on peripheral: CBPeripheral) async throws -> Data {
-        try await withCheckedThrowingContinuation { reading = $0; peripheral.readValue(for: characteristic) }
+        try await withCheckedThrowingContinuation {
+            reading = $0; peripheral.readValue(for: characteristic)
+        }
     }
 
     func centralManagerDidUpdateState(_ central: CBCentralManager) {

@@ -177,12 +177,12 @@ final class BrokenSensorApp: NSObject, BluetoothApp, Launchable {
         defer { try? FileManager.default.removeItem(at: folder) }
         let pattern = folder.appendingPathComponent("reconnect.flow").path
         try """
-            # bletrace flow 2
-            ...
-            central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=*
-            app connect peripheral=F0:F1:F2:F3:F4:05
-            ...
-            """.write(toFile: pattern, atomically: true, encoding: .utf8)
+        # bletrace flow 2
+        ...
+        central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=*
+        app connect peripheral=F0:F1:F2:F3:F4:05
+        ...
+        """.write(toFile: pattern, atomically: true, encoding: .utf8)
         let capture = try ReplayCapture(Fixtures.capture("reconnect-supervision-timeout.btsnoop"))
         try await capture.replay(SensorApp.self).expect(matching: pattern, record: false)
         let broken = await capture.replay(BrokenSensorApp.self)

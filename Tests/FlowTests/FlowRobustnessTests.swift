@@ -130,10 +130,16 @@ func readAll(_ path: String) throws -> [FlowEvent] {
             // With all context, the lines are the whole alignment: replaying it gives both flows.
             let lines = diff.lines
             let rebuiltOld = lines.compactMap { line -> String? in
-                switch line { case .same(let e), .missing(let e): e.name; case .unexpected: nil }
+                switch line {
+                case .same(let e), .missing(let e): e.name;
+                case .unexpected: nil
+                }
             }
             let rebuiltNew = lines.compactMap { line -> String? in
-                switch line { case .same(let e), .unexpected(let e): e.name; case .missing: nil }
+                switch line {
+                case .same(let e), .unexpected(let e): e.name;
+                case .missing: nil
+                }
             }
             if !diff.isEqual {
                 #expect(rebuiltOld == old && rebuiltNew == new, "\(old) → \(new)")

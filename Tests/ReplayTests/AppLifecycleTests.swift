@@ -142,9 +142,10 @@ final class LifecycleProbeApp: NSObject, BluetoothApp, CBCentralManagerDelegate,
         #expect(events[relaunch + 1].hasPrefix("central willRestoreState"))
         #expect(events[relaunch + 2] == "central didUpdateState state=poweredOn")
         #expect(events[relaunch + 3] == "central didConnect peripheral=F0:F1:F2:F3:F4:05")
-        #expect(log.lines.suffix(from: log.lines.firstIndex(of: "2: willRestoreState")!).prefix(3) == [
-            "2: willRestoreState", "2: didUpdateState poweredOn", "2: didConnect",
-        ])
+        #expect(
+            log.lines.suffix(from: log.lines.firstIndex(of: "2: willRestoreState")!).prefix(3) == [
+                "2: willRestoreState", "2: didUpdateState poweredOn", "2: didConnect",
+            ])
         let restored = try #require(log.restored.first?[CBCentralManagerRestoredStatePeripheralsKey] as? [CBPeripheral])
         #expect(restored.map(\.address) == [peer])
     }

@@ -11,9 +11,9 @@ import Wire
 
 /// Records of a made-up capture, for the rules no bundled capture exercises.
 enum CassettePackets {
+    /// `value`'s two bytes, least significant first, in hex.
     static func hex(_ value: UInt16) -> String {
-        let bytes = [UInt8(value & 0xFF), UInt8(value >> 8)]
-        return bytes.map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        [UInt8(value & 0xFF), UInt8(value >> 8)].withUnsafeBytes { $0.hexString }
     }
     /// LE Connection Complete, handle 1, peer F0:F1:F2:F3:F4:05 (random); role 0 makes this host
     /// the central, 1 the peripheral.
@@ -70,9 +70,10 @@ struct IndependentPass {
             gatt.add(record, decoded, analyzer: analyzer)
             collector.add(record, decoded, analyzer: analyzer)
             if let request = analyzer.lastAnswered, decoded.att != nil {
-                pairs.append(Pair(
-                    request: request.record, answer: record.index,
-                    latency: record.timestamp.microseconds - request.time.microseconds, opcode: request.opcode))
+                pairs.append(
+                    Pair(
+                        request: request.record, answer: record.index,
+                        latency: record.timestamp.microseconds - request.time.microseconds, opcode: request.opcode))
             }
             switch decoded.att {
             case .readResponse(let value)?, .readBlobResponse(let value)?: readValues[record.index] = Array(value)
@@ -108,9 +109,10 @@ struct IndependentPass {
         for link in cassette.links {
             for exchange in link.exchanges {
                 guard let answer = exchange.answer else { continue }
-                actual.append(IndependentPass.Pair(
-                    request: exchange.record, answer: answer.record,
-                    latency: answer.time.microseconds - exchange.time.microseconds, opcode: exchange.opcode))
+                actual.append(
+                    IndependentPass.Pair(
+                        request: exchange.record, answer: answer.record,
+                        latency: answer.time.microseconds - exchange.time.microseconds, opcode: exchange.opcode))
                 #expect(answer.latency == answer.time.seconds(since: exchange.time))
                 if let value = expected.readValues[answer.record] { #expect(answer.value == value) }
             }
@@ -279,7 +281,7 @@ struct IndependentPass {
     }
 
     @Test func aLongReadIsOneOperationWithTheWholeValue() {
-        let first = (0..<22).map { String(format: "%02x", $0) }.joined()
+        let first = (0..<22).map { UInt8($0) }.withUnsafeBytes { $0.hexString }
         let cassette = CassettePackets.cassette([
             CassettePackets.connected(),
             CassettePackets.att("0a 0300", .sent, at: 1_000),
@@ -427,10 +429,11 @@ struct IndependentPass {
         #expect(link.notifications.allSatisfy { $0.time < episode.disconnectTime! })
     }
 
-    @Test(arguments: [
-        "restore-scanning.btsnoop", "restore-pending-connection.btsnoop", "restore-connected.btsnoop",
-        "restore-out-of-range.btsnoop", "restore-notifying.btsnoop",
-    ].map(Fixtures.capture))
+    @Test(
+        arguments: [
+            "restore-scanning.btsnoop", "restore-pending-connection.btsnoop", "restore-connected.btsnoop",
+            "restore-out-of-range.btsnoop", "restore-notifying.btsnoop",
+        ].map(Fixtures.capture))
     func theRestorationCapturesAreCentralSide(path: String) throws {
         let (cassette, fault) = try Cassette.load(path: path)
         #expect(fault == nil)
@@ -450,10 +453,11 @@ struct IndependentPass {
             CassettePackets.att("09 06 1200 4000 4800", .received, at: 4_000),
         ])
         let link = cassette.links[0]
-        #expect(link.includedServices == [
-            .init(handle: 0x11, start: 0x30, end: 0x35, uuid: BluetoothUUID(UInt16(0x180F))),
-            .init(handle: 0x12, start: 0x40, end: 0x48, uuid: nil),
-        ])
+        #expect(
+            link.includedServices == [
+                .init(handle: 0x11, start: 0x30, end: 0x35, uuid: BluetoothUUID(UInt16(0x180F))),
+                .init(handle: 0x12, start: 0x40, end: 0x48, uuid: nil),
+            ])
         #expect(link.operations.map(\.kind) == [.discovery, .discovery])
     }
 
@@ -482,9 +486,10 @@ struct IndependentPass {
                 if case .encryption = $0.kind { return true } else { return false }
             }
             let link = cassette.link(connection: connection.id)
-            let changed = link?.security.filter {
-                if case .encryptionChanged = $0.kind { return true } else { return false }
-            } ?? []
+            let changed =
+                link?.security.filter {
+                    if case .encryptionChanged = $0.kind { return true } else { return false }
+                } ?? []
             #expect(changed.map(\.record) == encryptions.map(\.record))
             #expect((link?.serviceChanges.count ?? 0) >= connection.serviceChangedIndications)
             #expect(link?.mtu == connection.mtu)
@@ -519,8 +524,9 @@ struct IndependentPass {
         let cut = try Fixtures.temporaryFile(Array(bytes.prefix(offset(ofRecord: lastError + 1, in: bytes) + 10)))
         let (cassette, fault) = try Cassette.load(path: cut)
         #expect(fault != nil)
-        #expect(cassette.links[0].exchanges.filter { $0.answer?.error != nil }.count
-            == whole.links[0].exchanges.filter { $0.answer?.error != nil }.count)
+        #expect(
+            cassette.links[0].exchanges.filter { $0.answer?.error != nil }.count
+                == whole.links[0].exchanges.filter { $0.answer?.error != nil }.count)
         #expect(cassette.records == lastError + 1)
     }
 

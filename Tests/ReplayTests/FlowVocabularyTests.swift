@@ -67,19 +67,25 @@ import Testing
         ("central1 didConnect peripheral=A", 1, "an actor (`app`, `central`, `peripheral`, `peripheralManager`, `system`), not `central1`; did you mean `central`?"),
         ("peripheral frobnicate x=1", 12, "an event of `peripheral`, not `frobnicate`"),
         ("central didConnect periphral=A", 20, "an argument key of a flow event, not `periphral`; did you mean `peripheral`?"),
-        ("central didDisconnectPeripheral peripheral=A error=CBError.connectionTimout", 52,
-         "a case of `CBError`, not `connectionTimout`; did you mean `CBError.connectionTimeout`?"),
+        (
+            "central didDisconnectPeripheral peripheral=A error=CBError.connectionTimout", 52,
+            "a case of `CBError`, not `connectionTimout`; did you mean `CBError.connectionTimeout`?"
+        ),
         ("peripheral didReadValueFor peripheral=A", 12, "an event of `peripheral`, not `didReadValueFor`"),
-        ("peripheral didWriteValueFor peripheral=A characteristic=2A37 error=CBATTError.writeNotPermited", 68,
-         "a case of `CBATTError`, not `writeNotPermited`; did you mean `CBATTError.writeNotPermitted`?"),
+        (
+            "peripheral didWriteValueFor peripheral=A characteristic=2A37 error=CBATTError.writeNotPermited", 68,
+            "a case of `CBATTError`, not `writeNotPermited`; did you mean `CBATTError.writeNotPermitted`?"
+        ),
     ])
     func aWordNotInTheVocabularyIsBadInputWithItsPlaceAndANearMiss(line: String, column: Int, expected: String) {
         #expect(error("# bletrace flow 2\n" + line) == FlowError(source: "e.flow", line: 2, column: column, expected: expected))
     }
 
     @Test func errorValuesOfOtherFormsAndPatternsPass() {
-        for value in ["nil", "CBError.connectionTimeout", "CBATTError.Code(128)", "CBError.*", "CBError.connection*",
-                      "CBInternalError.pairingCancelled", "CBInternalError(99)", "=0x05"] {
+        for value in [
+            "nil", "CBError.connectionTimeout", "CBATTError.Code(128)", "CBError.*", "CBError.connection*",
+            "CBInternalError.pairingCancelled", "CBInternalError(99)", "=0x05",
+        ] {
             #expect(FlowVocabulary.errorNameFault(value) == nil, "\(value)")
         }
         #expect(FlowVocabulary.errorNameFault("CBInternalError.pairingCanceled") != nil)

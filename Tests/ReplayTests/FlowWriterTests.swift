@@ -64,8 +64,10 @@ import Wire
         let writer = FlowWriter { bytes += $0 }
         let record = FlowRecord(
             time: time, .central(.didDisconnectPeripheral, manager: 2),
-            [.init(.peripheral, "F0:F1:F2:F3:F4:05"), .init(.name, "é ünïcode"), .bytes(.value, [0x00, 0x0F, 0xA5, 0xFF]),
-             .bytes(.descriptor, []), .error(CBError(.connectionTimeout))])
+            [
+                .init(.peripheral, "F0:F1:F2:F3:F4:05"), .init(.name, "é ünïcode"), .bytes(.value, [0x00, 0x0F, 0xA5, 0xFF]),
+                .bytes(.descriptor, []), .error(CBError(.connectionTimeout)),
+            ])
         writer.append(record)
         writer.begin(time: time, actor: "peripheral", name: "didUpdateValueFor")
         writer.argument("value", hex: [0x00, 0x0F, 0xA5, 0xFF])
@@ -78,7 +80,8 @@ import Wire
                 arguments: [
                     .init("peripheral", "F0:F1:F2:F3:F4:05"), .init("name", "é ünïcode"), .init("value", "000fa5ff"),
                     .init("descriptor", "empty"), .init("error", "CBError.connectionTimeout"),
-                ]).line,
+                ]
+            ).line,
             FlowEvent(time: time, actor: "peripheral", name: "didUpdateValueFor", arguments: [.init("value", "000fa5ff"), .init("empty", "empty")]).line,
         ].map { $0 + "\n" }.joined()
         #expect(String(decoding: bytes, as: UTF8.self) == expected)

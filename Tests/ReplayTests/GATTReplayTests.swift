@@ -138,7 +138,7 @@ func replay(_ capture: String, _ app: any BluetoothApp, unmatched: UnmatchedPoli
         let subscribed = try #require(flow.events.first { $0.name == "didUpdateNotificationStateFor" }?.time)
         let captured = cassette.notifications(of: cassette.peers[0], handle: 0x0010)
             .filter { $0.time.seconds(since: cassette.start) >= subscribed }
-        #expect(flow.events.filter { $0.name == "didUpdateValueFor" }.map { $0.argument("value") } == captured.map { hex($0.value) })
+        #expect(flow.events.filter { $0.name == "didUpdateValueFor" }.map { $0.argument("value") } == captured.map { FlowRecord.Value.text(of: $0.value) })
         #expect(!captured.isEmpty)
 
         let bystander = ProbeApp { _, _ in }
@@ -211,8 +211,9 @@ func replay(_ capture: String, _ app: any BluetoothApp, unmatched: UnmatchedPoli
         let (flow, cassette, _) = try await replay("scan.btsnoop", app)
         let device = try #require(cassette.scans.first?.devices.first)
         #expect(app.seen == ["\(device.address)", "\(device.address)"])
-        #expect(flow.events.map(\.name).filter { ["scanForPeripherals", "didDiscover", "stopScan"].contains($0) }
-            == ["scanForPeripherals", "didDiscover", "stopScan", "scanForPeripherals", "didDiscover"])
+        #expect(
+            flow.events.map(\.name).filter { ["scanForPeripherals", "didDiscover", "stopScan"].contains($0) }
+                == ["scanForPeripherals", "didDiscover", "stopScan", "scanForPeripherals", "didDiscover"])
     }
 }
 
@@ -224,9 +225,10 @@ func replay(_ capture: String, _ app: any BluetoothApp, unmatched: UnmatchedPoli
         let writes = cassette.answers(for: .write, handle: 0x001F, on: peer)
         // The capture: refused with 0x05, encryption, then the same write again, accepted.
         #expect(writes.map { $0.error?.rawValue } == [0x05, nil])
-        #expect(cassette.links(of: peer).flatMap(\.security).contains {
-            if case .encryptionChanged(true, _) = $0.kind { true } else { false }
-        })
+        #expect(
+            cassette.links(of: peer).flatMap(\.security).contains {
+                if case .encryptionChanged(true, _) = $0.kind { true } else { false }
+            })
         let flow = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("mirror")!.make(for: cassette), name: "mirror")
         let eee3 = flow.events.filter { $0.argument("characteristic") == "EEE3" }
         #expect(eee3.map(\.name) == ["writeValue", "didWriteValueFor"])

@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 import TraceFiles
 
+@testable import Flow
 @testable import Replay
 
 /// The mirror replays the captured app's own requests; its flow is what CoreBluetooth would have
@@ -71,10 +72,11 @@ import TraceFiles
         #expect(flow.events.contains { $0.name == "didDisconnectPeripheral" && $0.argument("error") == "CBError.connectionTimeout" })
     }
 
-    @Test(arguments: [
-        Fixtures.capture("scan.btsnoop"), Fixtures.publicCapture("csacca-horizon74.btsnoop"),
-        Fixtures.publicCapture("mchwalisz-lightsapp.btsnoop"), Fixtures.publicCapture("syssi-jkbms-can-rs485.btsnoop"),
-    ].filter { FileManager.default.fileExists(atPath: $0) })
+    @Test(
+        arguments: [
+            Fixtures.capture("scan.btsnoop"), Fixtures.publicCapture("csacca-horizon74.btsnoop"),
+            Fixtures.publicCapture("mchwalisz-lightsapp.btsnoop"), Fixtures.publicCapture("syssi-jkbms-can-rs485.btsnoop"),
+        ].filter { FileManager.default.fileExists(atPath: $0) })
     func theMirrorScansWhenTheCapturedHostScannedAndHearsWhatEachScanHeard(_ path: String) async throws {
         let (cassette, _) = try Cassette.load(path: path)
         let flow = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("mirror")!.make(for: cassette), name: "mirror")
@@ -111,7 +113,7 @@ import TraceFiles
         // The capture's notifications went out while subscribed, in order.
         let sent = flow.events.filter { $0.name == "updateValue" }.compactMap { $0.argument("value") }
         let captured = cassette.links.filter { $0.hostRole == .peripheral }.flatMap(\.notifications).filter { $0.sender == .host }
-            .map { hex($0.value) }
+            .map { FlowRecord.Value.text(of: $0.value) }
         #expect(!sent.isEmpty && captured.starts(with: sent))
         // GAP and GATT are CoreBluetooth's own: never published.
         #expect(!flow.events.contains { $0.name == "add" && ["1800", "1801"].contains($0.argument("service")) })

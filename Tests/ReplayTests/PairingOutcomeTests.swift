@@ -24,13 +24,14 @@ import Testing
     /// Insufficient Authentication at +1.0; pairing starts, and a Pairing Failed (reason
     /// Unspecified) comes at +1.5 from `failedBy` (`.sent`: this host); the link ends at +3.0.
     static func refusedThenPairingFails(failedBy direction: Direction) -> Cassette {
-        PerConnectionAnswersTests.cassette(PerConnectionAnswersTests.connectedAndDiscovered(service: "0d18", properties: "02", characteristic: "382a") + [
-            OwnedRecord(kind: .acl, direction: .sent, hex: att("0a 0300"), time: 1_000_000),
-            OwnedRecord(kind: .acl, direction: .received, hex: att("01 0a 0300 05"), time: 1_010_000),
-            OwnedRecord(kind: .acl, direction: .sent, hex: smp("01 03 00 01 10 07 07"), time: 1_100_000),
-            OwnedRecord(kind: .acl, direction: direction, hex: smp("05 08"), time: 1_500_000),
-            OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 16", time: 3_000_000),
-        ])
+        PerConnectionAnswersTests.cassette(
+            PerConnectionAnswersTests.connectedAndDiscovered(service: "0d18", properties: "02", characteristic: "382a") + [
+                OwnedRecord(kind: .acl, direction: .sent, hex: att("0a 0300"), time: 1_000_000),
+                OwnedRecord(kind: .acl, direction: .received, hex: att("01 0a 0300 05"), time: 1_010_000),
+                OwnedRecord(kind: .acl, direction: .sent, hex: smp("01 03 00 01 10 07 07"), time: 1_100_000),
+                OwnedRecord(kind: .acl, direction: direction, hex: smp("05 08"), time: 1_500_000),
+                OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 16", time: 3_000_000),
+            ])
     }
 
     @Test func aPairingThisHostCancelsEndsTheLinkWithNoCallbackForTheRequest() async throws {
@@ -70,11 +71,12 @@ import Testing
 
     @Test func theNameFollowsTheGAPDeviceNameTheSystemReads() async throws {
         // Generic Access with Device Name at 0x0003, read by the captured stack at +0.5: "new-name".
-        let cassette = PerConnectionAnswersTests.cassette(PerConnectionAnswersTests.connectedAndDiscovered(service: "0018", properties: "02", characteristic: "002a") + [
-            OwnedRecord(kind: .acl, direction: .sent, hex: Self.att("0a 0300"), time: 500_000),
-            OwnedRecord(kind: .acl, direction: .received, hex: Self.att("0b 6e65772d6e616d65"), time: 510_000),
-            OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 13", time: 2_000_000),
-        ])
+        let cassette = PerConnectionAnswersTests.cassette(
+            PerConnectionAnswersTests.connectedAndDiscovered(service: "0018", properties: "02", characteristic: "002a") + [
+                OwnedRecord(kind: .acl, direction: .sent, hex: Self.att("0a 0300"), time: 500_000),
+                OwnedRecord(kind: .acl, direction: .received, hex: Self.att("0b 6e65772d6e616d65"), time: 510_000),
+                OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 13", time: 2_000_000),
+            ])
         final class NameApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPeripheralDelegate {
             var central: CBCentralManager?
             var peripheral: CBPeripheral?

@@ -155,12 +155,14 @@ final class ReconnectingReader: NSObject, BluetoothApp, CBCentralManagerDelegate
     }
 
     static func unansweredRead(linkEndsAfter end: Double?) -> Cassette {
-        var records = connectedAndDiscovered(service: "0d18", properties: "02", characteristic: "382a") + [
-            OwnedRecord(kind: .acl, direction: .sent, hex: att("0a 0300"), time: 1_000_000),
-        ]
-        records.append(end.map {
-            OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 13", time: 1_000_000 + Int64($0 * 1_000_000))
-        } ?? OwnedRecord(kind: .event, direction: .received, hex: "13 05 01 4000 0100", time: 45_000_000))  // Number Of Completed Packets
+        var records =
+            connectedAndDiscovered(service: "0d18", properties: "02", characteristic: "382a") + [
+                OwnedRecord(kind: .acl, direction: .sent, hex: att("0a 0300"), time: 1_000_000)
+            ]
+        records.append(
+            end.map {
+                OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 13", time: 1_000_000 + Int64($0 * 1_000_000))
+            } ?? OwnedRecord(kind: .event, direction: .received, hex: "13 05 01 4000 0100", time: 45_000_000))  // Number Of Completed Packets
         return cassette(records)
     }
 

@@ -122,9 +122,10 @@ func centralRequests(_ cassette: Cassette) -> [CentralRequest] {
                 for characteristic in service.characteristics {
                     let isConfiguration = characteristic.descriptors.contains { $0.handle == handle && $0.uuid == BluetoothUUID(UInt16(0x2902)) }
                     if characteristic.valueHandle == handle || isConfiguration {
-                        result.append(CentralRequest(
-                            link: link, exchange: exchange, central: central, characteristic: characteristic, service: service,
-                            isConfiguration: isConfiguration, time: exchange.time.seconds(since: cassette.start)))
+                        result.append(
+                            CentralRequest(
+                                link: link, exchange: exchange, central: central, characteristic: characteristic, service: service,
+                                isConfiguration: isConfiguration, time: exchange.time.seconds(since: cassette.start)))
                     }
                 }
             }
@@ -214,7 +215,7 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
             let answer = request.exchange.answer!
             if request.exchange.opcode == .readRequest {
                 let changed = answer.value.dropLast() + [answer.value.last! ^ 0xFF]
-                expected.append("system answerDiffers central=\(request.central) characteristic=\(request.uuid) captured=\(hex(answer.value)) app=\(hex(Array(changed)))")
+                expected.append("system answerDiffers central=\(request.central) characteristic=\(request.uuid) captured=\(FlowRecord.Value.text(of: answer.value)) app=\(FlowRecord.Value.text(of: Array(changed)))")
             } else if let error = answer.error {
                 expected.append("system answerDiffers central=\(request.central) characteristic=\(request.uuid) captured=\(CBATTError(errorCode: Int(error.rawValue))) app=success")
             }
@@ -237,9 +238,11 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
             !$0.isSystemService && !$0.isConfiguration && $0.exchange.opcode != .writeCommand
         }
         let noResponse = flow.events.filter { $0.name == "noResponse" }
-        #expect(noResponse.map(\.signature) == owed.map {
-            "system noResponse central=\($0.central) characteristic=\($0.uuid) request=\($0.exchange.opcode == .readRequest ? "read" : "write")"
-        })
+        #expect(
+            noResponse.map(\.signature)
+                == owed.map {
+                    "system noResponse central=\($0.central) characteristic=\($0.uuid) request=\($0.exchange.opcode == .readRequest ? "read" : "write")"
+                })
         #expect(noResponse.map { $0.time ?? 0 }.elementsEqual(owed.map { $0.time + 30 }) { abs($0 - $1) < 1e-6 })
     }
 
@@ -357,13 +360,15 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
         let group = try #require(app.writeArrays.last)
         #expect(group.map(\.offset) == [0, 10])
         #expect(group.map(\.value) == [Data([0x01, 0x02, 0x03]), Data([0x05])])
-        #expect(flow.events.contains {
-            $0.signature == "peripheralManager didReceiveWrite central=\(write.central) characteristic=\(write.uuid),\(write.uuid) value=010203,05 offset=0,10 type=withResponse"
-        })
+        #expect(
+            flow.events.contains {
+                $0.signature == "peripheralManager didReceiveWrite central=\(write.central) characteristic=\(write.uuid),\(write.uuid) value=010203,05 offset=0,10 type=withResponse"
+            })
         #expect(!flow.events.contains { $0.name == "didReceiveWrite" && $0.argument("value") == "09" })
-        #expect(flow.events.contains {
-            $0.signature == "peripheralManager didReceiveRead central=\(read.central) characteristic=\(read.uuid) offset=1"
-        })
+        #expect(
+            flow.events.contains {
+                $0.signature == "peripheralManager didReceiveRead central=\(read.central) characteristic=\(read.uuid) offset=1"
+            })
         // The Execute's and the Read Blob's answers are the app's: nothing differs.
         #expect(!flow.events.contains { $0.name == "answerDiffers" && ($0.argument("characteristic") == write.uuid || $0.argument("characteristic") == read.uuid) })
     }
@@ -377,7 +382,7 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
             app.cached = [read.uuid: Data(value)]
             let flow = await ReplayEngine(cassette: cassette).run(app, name: "cached")
             #expect(!flow.events.contains { $0.name == "didReceiveRead" })
-            let expected = "system answerDiffers central=\(read.central) characteristic=\(read.uuid) captured=\(hex(captured)) app=\(hex(value))"
+            let expected = "system answerDiffers central=\(read.central) characteristic=\(read.uuid) captured=\(FlowRecord.Value.text(of: captured)) app=\(FlowRecord.Value.text(of: value))"
             #expect(flow.events.contains { $0.signature == expected } == differs)
         }
     }

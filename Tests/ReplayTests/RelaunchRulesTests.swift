@@ -137,10 +137,11 @@ import Wire
         let crash = try #require(events.firstIndex { $0.hasPrefix("system crash reason=restoreWithoutWillRestoreState") })
         // The relaunch's restoration event is written down before the callbacks run; the crash
         // comes in willRestoreState, before the app hears anything else.
-        #expect(Array(events[(crash - 3)..<crash]) == [
-            Self.relaunchOnConnect, "central willRestoreState restoreIdentifier=forgot peripherals=F0:F1:F2:F3:F4:05",
-            "central didUpdateState state=poweredOn",
-        ])
+        #expect(
+            Array(events[(crash - 3)..<crash]) == [
+                Self.relaunchOnConnect, "central willRestoreState restoreIdentifier=forgot peripherals=F0:F1:F2:F3:F4:05",
+                "central didUpdateState state=poweredOn",
+            ])
         #expect(events.count == crash + 1)  // nothing of the app after the crash
         // Without a termination nothing is restored, and iOS's assertion at creation is not seen.
         let plain = ReplayEngine(cassette: cassette)

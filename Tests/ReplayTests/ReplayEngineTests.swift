@@ -68,71 +68,86 @@ final class OneShotApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
 
 @Suite struct ReplayEngineTests {
     @Test func theReconnectingAppReconnectsAfterASupervisionTimeout() async {
-        let flow = await ReplayEngine(cassette: cassette([
-            episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08),
-            episode(id: 1, attempt: 6, complete: 6.3, disconnect: 9, reason: 0x16, local: true),
-        ])).run(ReferenceApps.named("reconnecting")!.make(for: cassette([])), name: "reconnecting")
-        #expect(signatures(flow) == [
-            "system launch app=reconnecting",
-            "central didUpdateState state=poweredOn",
-            "app connect peripheral=F0:F1:F2:F3:F4:05",
-            "central didConnect peripheral=F0:F1:F2:F3:F4:05",
-            "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionTimeout",
-            "app connect peripheral=F0:F1:F2:F3:F4:05",
-            "central didConnect peripheral=F0:F1:F2:F3:F4:05",
-        ])
+        let flow = await ReplayEngine(
+            cassette: cassette([
+                episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08),
+                episode(id: 1, attempt: 6, complete: 6.3, disconnect: 9, reason: 0x16, local: true),
+            ])
+        ).run(ReferenceApps.named("reconnecting")!.make(for: cassette([])), name: "reconnecting")
+        #expect(
+            signatures(flow) == [
+                "system launch app=reconnecting",
+                "central didUpdateState state=poweredOn",
+                "app connect peripheral=F0:F1:F2:F3:F4:05",
+                "central didConnect peripheral=F0:F1:F2:F3:F4:05",
+                "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionTimeout",
+                "app connect peripheral=F0:F1:F2:F3:F4:05",
+                "central didConnect peripheral=F0:F1:F2:F3:F4:05",
+            ])
         // Events happen at the capture's times.
         #expect(flow.events.compactMap(\.time) == [0, 0, 0, 1.2, 5, 5, 6.3])
         // The captured app's own local disconnection (0x16) is not played back: this app's link stays up.
-        #expect(flow.comments == [
-            "F0:F1:F2:F3:F4:05: the capture's app disconnected at +9.000000 and never connected again; this app's link stays up",
-            "at the end of the capture: F0:F1:F2:F3:F4:05 is connected",
-        ])
+        #expect(
+            flow.comments == [
+                "F0:F1:F2:F3:F4:05: the capture's app disconnected at +9.000000 and never connected again; this app's link stays up",
+                "at the end of the capture: F0:F1:F2:F3:F4:05 is connected",
+            ])
     }
 
     @Test func anAppThatDoesNotReconnectStaysDisconnected() async {
-        let flow = await ReplayEngine(cassette: cassette([
-            episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08),
-            episode(id: 1, attempt: 6, complete: 6.3),
-        ])).run(OneShotApp(), name: "one-shot")
-        #expect(signatures(flow).suffix(2) == [
-            "central didConnect peripheral=F0:F1:F2:F3:F4:05",
-            "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionTimeout",
-        ])
+        let flow = await ReplayEngine(
+            cassette: cassette([
+                episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08),
+                episode(id: 1, attempt: 6, complete: 6.3),
+            ])
+        ).run(OneShotApp(), name: "one-shot")
+        #expect(
+            signatures(flow).suffix(2) == [
+                "central didConnect peripheral=F0:F1:F2:F3:F4:05",
+                "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionTimeout",
+            ])
     }
 
     @Test func aCancelGivesDidDisconnectWithNoErrorAndDropsThePeersLaterDisconnection() async {
-        let flow = await ReplayEngine(cassette: cassette([
-            episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08),
-        ])).run(OneShotApp(cancelAfterConnect: true), name: "one-shot")
-        #expect(signatures(flow).suffix(3) == [
-            "central didConnect peripheral=F0:F1:F2:F3:F4:05",
-            "app cancelPeripheralConnection peripheral=F0:F1:F2:F3:F4:05",
-            "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=nil",
-        ])
+        let flow = await ReplayEngine(
+            cassette: cassette([
+                episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08)
+            ])
+        ).run(OneShotApp(cancelAfterConnect: true), name: "one-shot")
+        #expect(
+            signatures(flow).suffix(3) == [
+                "central didConnect peripheral=F0:F1:F2:F3:F4:05",
+                "app cancelPeripheralConnection peripheral=F0:F1:F2:F3:F4:05",
+                "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=nil",
+            ])
         #expect(flow.events.last?.time == 1.2)
     }
 
     @Test func aFailedAttemptIsRetriedAndTheRetryMatchesTheNextCapturedConnection() async {
-        let flow = await ReplayEngine(cassette: cassette([
-            episode(id: 0, attempt: 1, complete: 1.5, status: 0x3E),
-            episode(id: 1, attempt: 2, complete: 2.5),
-        ])).run(ReferenceApps.named("reconnecting")!.make(for: cassette([])), name: "reconnecting")
-        #expect(signatures(flow).suffix(4) == [
-            "app connect peripheral=F0:F1:F2:F3:F4:05",
-            "central didFailToConnect peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionFailed",
-            "app connect peripheral=F0:F1:F2:F3:F4:05",
-            "central didConnect peripheral=F0:F1:F2:F3:F4:05",
-        ])
+        let flow = await ReplayEngine(
+            cassette: cassette([
+                episode(id: 0, attempt: 1, complete: 1.5, status: 0x3E),
+                episode(id: 1, attempt: 2, complete: 2.5),
+            ])
+        ).run(ReferenceApps.named("reconnecting")!.make(for: cassette([])), name: "reconnecting")
+        #expect(
+            signatures(flow).suffix(4) == [
+                "app connect peripheral=F0:F1:F2:F3:F4:05",
+                "central didFailToConnect peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionFailed",
+                "app connect peripheral=F0:F1:F2:F3:F4:05",
+                "central didConnect peripheral=F0:F1:F2:F3:F4:05",
+            ])
         #expect(flow.events.last?.time == 2.5)
     }
 
     @Test func attemptsTheCapturedAppCancelledDoNotEndThisAppsAttempt() async {
         // The captured app gave up once; this app's attempt goes on to the later connection.
-        let flow = await ReplayEngine(cassette: cassette([
-            episode(id: 0, attempt: 1, complete: nil, cancel: 3),
-            episode(id: 1, attempt: 4, complete: 4.5),
-        ])).run(OneShotApp(), name: "one-shot")
+        let flow = await ReplayEngine(
+            cassette: cassette([
+                episode(id: 0, attempt: 1, complete: nil, cancel: 3),
+                episode(id: 1, attempt: 4, complete: 4.5),
+            ])
+        ).run(OneShotApp(), name: "one-shot")
         #expect(signatures(flow).last == "central didConnect peripheral=F0:F1:F2:F3:F4:05")
         #expect(flow.events.last?.time == 4.5)
     }
@@ -153,22 +168,27 @@ final class OneShotApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
             func centralManagerDidUpdateState(_ central: CBCentralManager) {}
         }
         // The first connection is over at 2 s; the second came up at 3.2 s and lasts to 9 s.
-        let flow = await ReplayEngine(cassette: cassette([
-            episode(id: 0, attempt: 1, complete: 1.2, disconnect: 2, reason: 0x08),
-            episode(id: 1, attempt: 3, complete: 3.2, disconnect: 9, reason: 0x13),
-        ])).run(LateApp(), name: "late")
-        #expect(signatures(flow).suffix(3) == [
-            "app connect peripheral=F0:F1:F2:F3:F4:05",
-            "central didConnect peripheral=F0:F1:F2:F3:F4:05",
-            "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.peripheralDisconnected",
-        ])
+        let flow = await ReplayEngine(
+            cassette: cassette([
+                episode(id: 0, attempt: 1, complete: 1.2, disconnect: 2, reason: 0x08),
+                episode(id: 1, attempt: 3, complete: 3.2, disconnect: 9, reason: 0x13),
+            ])
+        ).run(LateApp(), name: "late")
+        #expect(
+            signatures(flow).suffix(3) == [
+                "app connect peripheral=F0:F1:F2:F3:F4:05",
+                "central didConnect peripheral=F0:F1:F2:F3:F4:05",
+                "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.peripheralDisconnected",
+            ])
         #expect(flow.events.suffix(3).map(\.time) == [5, 5, 9])
     }
 
     @Test func anAttemptWithNothingToMatchStaysPendingForever() async {
-        let flow = await ReplayEngine(cassette: cassette([
-            episode(id: 0, attempt: 1, complete: nil),
-        ])).run(OneShotApp(), name: "one-shot")
+        let flow = await ReplayEngine(
+            cassette: cassette([
+                episode(id: 0, attempt: 1, complete: nil)
+            ])
+        ).run(OneShotApp(), name: "one-shot")
         #expect(signatures(flow).last == "app connect peripheral=F0:F1:F2:F3:F4:05")
         #expect(flow.comments == ["at the end of the capture: F0:F1:F2:F3:F4:05 is connecting"])
     }
@@ -187,22 +207,27 @@ final class OneShotApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
 /// connection in the capture continues the link (Formats/flow.md, "Links and peers").
 @Suite struct LinkContinuationTests {
     @Test func thePeersNextConnectionContinuesALinkTheCapturedAppClosed() async {
-        let flow = await ReplayEngine(cassette: cassette([
-            episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x16, local: true),
-            episode(id: 1, attempt: 6, complete: 6.3, disconnect: 9, reason: 0x08),
-        ])).run(OneShotApp(), name: "one-shot")
-        #expect(signatures(flow).suffix(2) == [
-            "central didConnect peripheral=F0:F1:F2:F3:F4:05",
-            "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionTimeout",
-        ])
+        let flow = await ReplayEngine(
+            cassette: cassette([
+                episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x16, local: true),
+                episode(id: 1, attempt: 6, complete: 6.3, disconnect: 9, reason: 0x08),
+            ])
+        ).run(OneShotApp(), name: "one-shot")
+        #expect(
+            signatures(flow).suffix(2) == [
+                "central didConnect peripheral=F0:F1:F2:F3:F4:05",
+                "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionTimeout",
+            ])
         #expect(flow.events.last?.time == 9)
         #expect(flow.comments.contains { $0.contains("continues as the capture's next connection, from +6.300000") })
     }
 
     @Test func withNoLaterConnectionTheLinkStaysUp() async {
-        let flow = await ReplayEngine(cassette: cassette([
-            episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x16, local: true),
-        ])).run(OneShotApp(), name: "one-shot")
+        let flow = await ReplayEngine(
+            cassette: cassette([
+                episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x16, local: true)
+            ])
+        ).run(OneShotApp(), name: "one-shot")
         #expect(flow.events.last?.name == "didConnect")
         #expect(flow.comments.contains("at the end of the capture: F0:F1:F2:F3:F4:05 is connected"))
     }

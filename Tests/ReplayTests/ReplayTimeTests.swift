@@ -38,39 +38,51 @@ import Testing
     }
 
     @Test func aSleepOnTheInjectedClockEndsAtCaptureTime() async {
-        let flow = await ReplayEngine(cassette: cassette([
-            episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08),
-        ])).run(ClockTimeoutApp(budget: .seconds(1)), name: "timeout")
-        #expect(signatures(flow).suffix(3) == [
-            "central didConnect peripheral=F0:F1:F2:F3:F4:05",
-            "app cancelPeripheralConnection peripheral=F0:F1:F2:F3:F4:05",
-            "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=nil",
-        ])
+        let flow = await ReplayEngine(
+            cassette: cassette([
+                episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08)
+            ])
+        ).run(ClockTimeoutApp(budget: .seconds(1)), name: "timeout")
+        #expect(
+            signatures(flow).suffix(3) == [
+                "central didConnect peripheral=F0:F1:F2:F3:F4:05",
+                "app cancelPeripheralConnection peripheral=F0:F1:F2:F3:F4:05",
+                "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=nil",
+            ])
         #expect(flow.events.suffix(2).map(\.time) == [2.2, 2.2])
     }
 
     @Test func theCapturesOwnEventsComeFirstWhenTheyAreEarlier() async {
         // The peer drops the link at 1.7 s, before the 1 s budget ends at 2.2 s.
-        let flow = await ReplayEngine(cassette: cassette([
-            episode(id: 0, attempt: 1, complete: 1.2, disconnect: 1.7, reason: 0x08),
-        ])).run(ClockTimeoutApp(budget: .seconds(1)), name: "timeout")
-        #expect(signatures(flow).suffix(3) == [
-            "central didConnect peripheral=F0:F1:F2:F3:F4:05",
-            "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionTimeout",
-            "app cancelPeripheralConnection peripheral=F0:F1:F2:F3:F4:05",
-        ])
+        let flow = await ReplayEngine(
+            cassette: cassette([
+                episode(id: 0, attempt: 1, complete: 1.2, disconnect: 1.7, reason: 0x08)
+            ])
+        ).run(ClockTimeoutApp(budget: .seconds(1)), name: "timeout")
+        #expect(
+            signatures(flow).suffix(3) == [
+                "central didConnect peripheral=F0:F1:F2:F3:F4:05",
+                "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionTimeout",
+                "app cancelPeripheralConnection peripheral=F0:F1:F2:F3:F4:05",
+            ])
         #expect(flow.events.last?.time == 2.2)
     }
 
     @Test func aTimerPastTheCapturesEndStillFiresWithinTheHorizonButNotBeyond() async {
-        let near = await ReplayEngine(cassette: cassette([
-            episode(id: 0, attempt: 1, complete: 1.2),
-        ], end: 1.5)).run(ClockTimeoutApp(budget: .seconds(10)), name: "timeout")
+        let near = await ReplayEngine(
+            cassette: cassette(
+                [
+                    episode(id: 0, attempt: 1, complete: 1.2)
+                ], end: 1.5)
+        ).run(ClockTimeoutApp(budget: .seconds(10)), name: "timeout")
         #expect(near.events.last?.name == "didDisconnectPeripheral")
         #expect(near.events.last?.time == 11.2)
-        let far = await ReplayEngine(cassette: cassette([
-            episode(id: 0, attempt: 1, complete: 1.2),
-        ], end: 1.5)).run(ClockTimeoutApp(budget: .seconds(60)), name: "timeout")
+        let far = await ReplayEngine(
+            cassette: cassette(
+                [
+                    episode(id: 0, attempt: 1, complete: 1.2)
+                ], end: 1.5)
+        ).run(ClockTimeoutApp(budget: .seconds(60)), name: "timeout")
         #expect(far.events.last?.name == "didConnect")
     }
 
@@ -129,9 +141,12 @@ enum RealTimeProbe {
 
     /// The peer would drop the link at 3 s; the app's own 0.1 s DispatchQueue timer ends it first.
     static func dispatchTimerCancelsBeforeThePeer() async -> Bool {
-        let flow = await ReplayEngine(cassette: cassette([
-            episode(id: 0, attempt: 0.05, complete: 0.1, disconnect: 3, reason: 0x08),
-        ], end: 3), pacing: .realtime).run(ReplayTimeTests.DispatchTimeoutApp(), name: "dispatch")
+        let flow = await ReplayEngine(
+            cassette: cassette(
+                [
+                    episode(id: 0, attempt: 0.05, complete: 0.1, disconnect: 3, reason: 0x08)
+                ], end: 3), pacing: .realtime
+        ).run(ReplayTimeTests.DispatchTimeoutApp(), name: "dispatch")
         let times = flow.events.suffix(3).compactMap(\.time)
         return signatures(flow).suffix(3) == [
             "central didConnect peripheral=F0:F1:F2:F3:F4:05",

@@ -194,11 +194,13 @@ final class SensorServerApp: NSObject, BluetoothApp, CBPeripheralManagerDelegate
             CBMutableCharacteristic(type: CBUUID(string: "AAA1"), properties: [.read, .write], value: nil, permissions: [.readable, .writeable])
         ]
         let errors = CBMutableService(type: refusingWrites, primary: true)
-        errors.characteristics = [
-            CBMutableCharacteristic(type: CBUUID(string: "EEE1"), properties: [.read], value: nil, permissions: [.readable])
-        ] + ["EEE2", "EEE3", "EEE4"].map {
-            CBMutableCharacteristic(type: CBUUID(string: $0), properties: [.write], value: nil, permissions: [.writeable])
-        }
+        errors.characteristics =
+            [
+                CBMutableCharacteristic(type: CBUUID(string: "EEE1"), properties: [.read], value: nil, permissions: [.readable])
+            ]
+            + ["EEE2", "EEE3", "EEE4"].map {
+                CBMutableCharacteristic(type: CBUUID(string: $0), properties: [.write], value: nil, permissions: [.writeable])
+            }
         let commands = CBMutableService(type: CBUUID(string: "BBB0"), primary: true)
         commands.characteristics = [
             CBMutableCharacteristic(type: CBUUID(string: "BBB1"), properties: [.writeWithoutResponse], value: nil, permissions: [.writeable])

@@ -152,13 +152,15 @@ public struct CassetteRecorder {
             for change in connection.changes {
                 switch change.kind {
                 case .encryption(let enabled, let keySize):
-                    security.append(Cassette.SecurityEvent(
-                        time: change.time, record: change.record, sender: .unknown,
-                        kind: .encryptionChanged(enabled: enabled, keySize: keySize)))
+                    security.append(
+                        Cassette.SecurityEvent(
+                            time: change.time, record: change.record, sender: .unknown,
+                            kind: .encryptionChanged(enabled: enabled, keySize: keySize)))
                 case .failed(let what, let status) where what == "encryption" || what == "key refresh":
-                    security.append(Cassette.SecurityEvent(
-                        time: change.time, record: change.record, sender: .unknown,
-                        kind: .encryptionFailed(status: status.rawValue)))
+                    security.append(
+                        Cassette.SecurityEvent(
+                            time: change.time, record: change.record, sender: .unknown,
+                            kind: .encryptionFailed(status: status.rawValue)))
                 default:
                     break
                 }
@@ -419,7 +421,9 @@ public struct CassetteRecorder {
         if kind == .longWrite { operation.value = []; Self.place(exchange.value, at: exchange.offset ?? 0, in: &operation) }
         let operationIndex = links[link].operations.count
         links[link].operations.append(operation)
-        if kind == .read { openRead[link] = operationIndex } else if pdu.opcode.method == .request, side == .host || side == .unknown {
+        if kind == .read {
+            openRead[link] = operationIndex
+        } else if pdu.opcode.method == .request, side == .host || side == .unknown {
             // Another request of the client ends a long read that was not continued.
             openRead[link] = nil
         }
@@ -521,9 +525,11 @@ public struct CassetteRecorder {
                 if !links[link].includedServices.contains(included) { links[link].includedServices.append(included) }
             }
         }
-        if opcode == .handleValueIndication, let index = links[link].notifications.lastIndex(where: {
-            $0.record == links[link].exchanges[waiting.exchange].record
-        }) {
+        if opcode == .handleValueIndication,
+            let index = links[link].notifications.lastIndex(where: {
+                $0.record == links[link].exchanges[waiting.exchange].record
+            })
+        {
             links[link].notifications[index].confirmed = record.timestamp
         }
     }
@@ -538,8 +544,10 @@ public struct CassetteRecorder {
         case .readByGroupTypeResponse(let list): Array(list.entries.bytes)
         case .readMultipleVariableResponse(let list): Array(list.bytes)
         case .prepareWriteResponse(let handle, let offset, let value):
-            [UInt8(truncatingIfNeeded: handle), UInt8(truncatingIfNeeded: handle >> 8),
-             UInt8(truncatingIfNeeded: offset), UInt8(truncatingIfNeeded: offset >> 8)] + Array(value)
+            [
+                UInt8(truncatingIfNeeded: handle), UInt8(truncatingIfNeeded: handle >> 8),
+                UInt8(truncatingIfNeeded: offset), UInt8(truncatingIfNeeded: offset >> 8),
+            ] + Array(value)
         default: nil
         }
     }

@@ -46,9 +46,11 @@ extension ReplayEngine {
                 guard process.isRunning else { return _ = peripheral.deliver(.servicesChanged(handles: range)) }
                 reach(peripheral, waking: nil) { [unowned self] _ in
                     let invalidated = (peripheral.services ?? []).filter { $0.handles.overlaps(range) }
-                    record(.peripheral(.didModifyServices), [
-                        .init(.peripheral, "\(address)"), .init(.invalidatedServices, list(invalidated.map(\.uuid.uuidString))),
-                    ])
+                    record(
+                        .peripheral(.didModifyServices),
+                        [
+                            .init(.peripheral, "\(address)"), .init(.invalidatedServices, list(invalidated.map(\.uuid.uuidString))),
+                        ])
                     peripheral.deliver(.servicesChanged(handles: range))
                 }
             }
@@ -151,17 +153,19 @@ extension ReplayEngine {
         // one before's.
         if cursor.namedHandle != event.handle {
             cursor.namedHandle = event.handle
-            cursor.name = peer.names[event.handle] ?? "0x\(hex4(event.handle))"
+            cursor.name = peer.names[event.handle] ?? "\(hex(event.handle, digits: 4, uppercase: true))"
         }
         if let writer {
             // The line written as it is, with no event made.
             writer.valueUpdate(
                 time: now.seconds(since: cassette.start), peripheral: peer.addressText, characteristic: cursor.name, value: event.value)
         } else {
-            record(.peripheral(.didUpdateValueFor), [
-                .init(.peripheral, peer.addressText), .init(.characteristic, cursor.name),
-                .bytes(.value, event.value), .noError,
-            ])
+            record(
+                .peripheral(.didUpdateValueFor),
+                [
+                    .init(.peripheral, peer.addressText), .init(.characteristic, cursor.name),
+                    .bytes(.value, event.value), .noError,
+                ])
         }
     }
 
@@ -217,15 +221,15 @@ extension ReplayEngine {
             // Already in that state: iOS answers at once, with no error and nothing on the air.
             answer(.notificationState(isNotifying: enabled, error: nil), to: request, on: peripheral, after: 0)
         case .setNotifyValue(let enabled, let characteristic):
-            guard let cccd = cassette.descriptors(of: address, characteristic: characteristic.valueHandle)
-                .first(where: { $0.uuid == BluetoothUUID(UInt16(0x2902)) })
+            guard
+                let cccd = cassette.descriptors(of: address, characteristic: characteristic.valueHandle)
+                    .first(where: { $0.uuid == BluetoothUUID(UInt16(0x2902)) })
             else {
                 return unmatched(request, peripheral, "the capture shows no Client Characteristic Configuration for \(characteristic.uuid.uuidString)")
             }
             play(.write, handle: cccd.handle, request, peripheral) { [unowned self] _, error in
                 if error == nil {
-                    if enabled { connections.links[address]?.subscribed.insert(characteristic.valueHandle) }
-                    else { connections.links[address]?.subscribed.remove(characteristic.valueHandle) }
+                    if enabled { connections.links[address]?.subscribed.insert(characteristic.valueHandle) } else { connections.links[address]?.subscribed.remove(characteristic.valueHandle) }
                 }
                 return .notificationState(isNotifying: error == nil ? enabled : characteristic.isNotifying, error: error)
             }
@@ -234,10 +238,12 @@ extension ReplayEngine {
 
     public func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral) -> Bool {
         guard let address = peripheral.address else { return true }
-        record(.app(.writeValue), [
-            .init(.peripheral, peerIndex(address).addressText), .init(.characteristic, characteristicName(characteristic.valueHandle, address)),
-            .bytes(.value, value), .init(.type, "withoutResponse"),
-        ])
+        record(
+            .app(.writeValue),
+            [
+                .init(.peripheral, peerIndex(address).addressText), .init(.characteristic, characteristicName(characteristic.valueHandle, address)),
+                .bytes(.value, value), .init(.type, "withoutResponse"),
+            ])
         return true
     }
 
@@ -275,10 +281,11 @@ extension ReplayEngine {
         let key = PeerIndex.key(kind, handle)
         let occurrence = connections.links[address]?.occurrences[key, default: 0] ?? 0
         connections.links[address]?.occurrences[key] = occurrence + 1
-        guard case (var operation, let link)? = capturedAnswer(kind, handle: handle, on: address, occurrence: occurrence)
-            ?? (kind == .write ? capturedAnswer(.longWrite, handle: handle, on: address, occurrence: occurrence) : nil)
+        guard
+            case (var operation, let link)? = capturedAnswer(kind, handle: handle, on: address, occurrence: occurrence)
+                ?? (kind == .write ? capturedAnswer(.longWrite, handle: handle, on: address, occurrence: occurrence) : nil)
         else {
-            return unmatched(request, peripheral, "the capture never shows \(request.methodName) on handle 0x\(hex4(handle))")
+            return unmatched(request, peripheral, "the capture never shows \(request.methodName) on handle \(hex(handle, digits: 4, uppercase: true))")
         }
         // A request made on a link the capture shows encrypted by now gets an answer from after
         // the encryption: a refusal for security given before it is not what iOS would meet.
@@ -287,12 +294,12 @@ extension ReplayEngine {
         {
             let key = PeerIndex.key(operation.kind, handle)
             guard let after = peerIndex(address).answers(link, key).first(where: { $0.time >= encrypted }) else {
-                return unmatched(request, peripheral, "the link is encrypted by now, and the capture's only answer to \(request.methodName) on 0x\(hex4(handle)) is its refusal for security from before the encryption")
+                return unmatched(request, peripheral, "the link is encrypted by now, and the capture's only answer to \(request.methodName) on \(hex(handle, digits: 4, uppercase: true)) is its refusal for security from before the encryption")
             }
             operation = after
         }
         if let playing = connections.links[address]?.link?.connection, link != playing {
-            comments.append("\(address): connection \(playing + 1) of the capture never made \(request.methodName) on 0x\(hex4(handle)); answered as connection \(link + 1) answered it")
+            comments.append("\(address): connection \(playing + 1) of the capture never made \(request.methodName) on \(hex(handle, digits: 4, uppercase: true)); answered as connection \(link + 1) answered it")
         }
         guard operation.answerTime != nil else {
             return unanswered(operation, link: link, request, handle, peripheral)
@@ -373,7 +380,7 @@ extension ReplayEngine {
         link connection: Int
     ) -> PairingOutcome {
         guard let code = operation.error?.rawValue, [0x05, 0x0C, 0x0F].contains(code) else { return .refused }
-        let asked = "\(address): the peer asked for security (ATT 0x\(String(format: "%02X", code)))"
+        let asked = "\(address): the peer asked for security (ATT \(hex(code, digits: 2, uppercase: true)))"
         // Pairing and the retry on the same connection as the refusal.
         let link = cassette.link(connection: connection)
         let security = (link?.security ?? []).filter { $0.time >= operation.time }.sorted { $0.time < $1.time }
@@ -540,10 +547,10 @@ extension ReplayEngine {
         let ended = episode.disconnectTime ?? cassette.end
         if ended.seconds(since: operation.time) < 30 {
             let what = episode.disconnectTime == nil ? "the capture ended" : "the link ended"
-            comments.append("\(address): the capture's peer had not answered \(request.methodName) on 0x\(hex4(handle)) when \(what); the request stays pending")
+            comments.append("\(address): the capture's peer had not answered \(request.methodName) on \(hex(handle, digits: 4, uppercase: true)) when \(what); the request stays pending")
             return
         }
-        comments.append("\(address): the capture's peer never answered \(request.methodName) on 0x\(hex4(handle)); the link ends after ATT's 30-second timeout")
+        comments.append("\(address): the capture's peer never answered \(request.methodName) on \(hex(handle, digits: 4, uppercase: true)); the link ends after ATT's 30-second timeout")
         scheduleTransactionTimeout(peripheral)
     }
 
@@ -593,8 +600,8 @@ extension ReplayEngine {
     /// A characteristic as the flow names it: its UUID as CoreBluetooth prints it, and
     /// `UUID@0x0012` (its value handle) when the peer holds the UUID more than once.
     func characteristicName(_ valueHandle: UInt16, _ address: BluetoothAddress?) -> String {
-        guard let address else { return "0x\(hex4(valueHandle))" }
-        return peerIndex(address).names[valueHandle] ?? "0x\(hex4(valueHandle))"
+        guard let address else { return "\(hex(valueHandle, digits: 4, uppercase: true))" }
+        return peerIndex(address).names[valueHandle] ?? "\(hex(valueHandle, digits: 4, uppercase: true))"
     }
 
     /// The latency of the capture's first discovery on `address`, for the app's discoveries.
@@ -655,7 +662,7 @@ extension ReplayEngine {
         for characteristic in characteristics { counts[characteristic.uuid, default: 0] += 1 }
         for characteristic in characteristics {
             let name = CBUUID(bluetoothUUID: characteristic.uuid).uuidString
-            index.names[characteristic.valueHandle] = counts[characteristic.uuid]! > 1 ? "\(name)@0x\(hex4(characteristic.valueHandle))" : name
+            index.names[characteristic.valueHandle] = counts[characteristic.uuid]! > 1 ? "\(name)@\(hex(characteristic.valueHandle, digits: 4, uppercase: true))" : name
         }
         peerIndexes[address] = index
         return index
@@ -726,17 +733,8 @@ final class PeerIndex {
 
 func list(_ items: [String]) -> String { items.isEmpty ? "none" : items.joined(separator: ",") }
 
-func hex(_ bytes: [UInt8]) -> String {
-    bytes.isEmpty ? "empty" : bytes.withUnsafeBytes { $0.hexString }
-}
-
 /// The handles from `first` to `last`, whichever order a (damaged) capture gives them in.
 func handleRange(_ first: UInt16, _ last: UInt16) -> ClosedRange<UInt16> { min(first, last)...max(first, last) }
-
-func hex4(_ value: UInt16) -> String {
-    let text = String(value, radix: 16, uppercase: true)
-    return String(repeating: "0", count: 4 - text.count) + text
-}
 
 extension GATTRequest {
     /// The flow's event of the CoreBluetooth method the request came from.

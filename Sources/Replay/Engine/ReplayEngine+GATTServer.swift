@@ -191,9 +191,13 @@ extension ReplayEngine {
             // CoreBluetooth tells a peripheral manager of a central's disconnection only this way.
             for valueHandle in server.subscriptions.removeValue(forKey: address) ?? [] {
                 guard let published = server.published[valueHandle], let central = server.centrals[address] else { continue }
-                if process.isRunning { record(.peripheralManager(.didUnsubscribeFrom, manager: number(published.manager)), [
-                    .init(.central, text(address)), .init(.characteristic, name(of: published.characteristic)),
-                ]) }
+                if process.isRunning {
+                    record(
+                        .peripheralManager(.didUnsubscribeFrom, manager: number(published.manager)),
+                        [
+                            .init(.central, text(address)), .init(.characteristic, name(of: published.characteristic)),
+                        ])
+                }
                 published.manager.deliver(.unsubscribed(central, from: published.characteristic))
             }
         case .request(let position):
@@ -253,13 +257,13 @@ extension ReplayEngine {
         if server.systemUnlessPublished.contains(step.link) { return nil }
         let central = step.central
         guard let service = server.database.first(where: { handleRange($0.handle, $0.endHandle).contains(handle) }) else {
-            noteOnce("unknown@\(handle)", "divergence: \(central) \(verb) handle 0x\(hex4(handle)), which the capture's server database does not show; not delivered")
+            noteOnce("unknown@\(handle)", "divergence: \(central) \(verb) handle \(hex(handle, digits: 4, uppercase: true)), which the capture's server database does not show; not delivered")
             return nil
         }
         if let short = service.uuid.shortValue, short == 0x1800 || short == 0x1801 { return nil }
         if let characteristic = service.characteristics.first(where: { $0.valueHandle == handle }) {
             let uuid = CBUUID(bluetoothUUID: characteristic.uuid).uuidString
-            noteOnce("unpublished@\(handle)", "divergence: \(central) \(verb) \(uuid) (0x\(hex4(handle))), which the app has not published; not delivered")
+            noteOnce("unpublished@\(handle)", "divergence: \(central) \(verb) \(uuid) (\(hex(handle, digits: 4, uppercase: true))), which the app has not published; not delivered")
         }
         return nil
     }
@@ -302,18 +306,20 @@ extension ReplayEngine {
         let characteristic = published.characteristic
         let offset = Int(exchange.offset ?? 0)
         let mtu = server.mtu[address] ?? 23
-        let captured = exchange.answer.map { answer in answer.error.map(describe) ?? hex(answer.value) }
+        let captured = exchange.answer.map { answer in answer.error.map(describe) ?? FlowRecord.Value.text(of: answer.value) }
         if let cached = characteristic.value {
             // A cached value is answered by the system, never by the app.
-            let answer = offset > cached.count ? describe(CBATTError.Code.invalidOffset) : hex(Array(cached.dropFirst(offset).prefix(mtu - 1)))
+            let answer = offset > cached.count ? describe(CBATTError.Code.invalidOffset) : FlowRecord.Value.text(of: Array(cached.dropFirst(offset).prefix(mtu - 1)))
             compare(central: address, name(of: characteristic), captured: captured, app: answer, what: "cached value")
             return
         }
         let request = CBATTRequest(central: central, characteristic: characteristic, offset: offset, value: nil)
         awaitAnswer(request, .init(kind: .read, request: request, central: address, link: step.link, characteristic: name(of: characteristic), captured: captured, mtu: mtu))
-        record(.peripheralManager(.didReceiveRead, manager: number(published.manager)), [
-            .init(.central, text(address)), .init(.characteristic, name(of: characteristic)), .init(.offset, "\(offset)"),
-        ])
+        record(
+            .peripheralManager(.didReceiveRead, manager: number(published.manager)),
+            [
+                .init(.central, text(address)), .init(.characteristic, name(of: characteristic)), .init(.offset, "\(offset)"),
+            ])
         published.manager.deliver(.readRequest(request))
     }
 
@@ -338,20 +344,24 @@ extension ReplayEngine {
         }
         let names = writes.map { name(of: $0.published.characteristic) }
         if !command {
-            awaitAnswer(requests[0], .init(
-                kind: .write, request: requests[0], central: address, link: step.link, characteristic: names[0],
-                captured: answer.answer.map { $0.error.map(describe) ?? "success" }, mtu: server.mtu[address] ?? 23))
+            awaitAnswer(
+                requests[0],
+                .init(
+                    kind: .write, request: requests[0], central: address, link: step.link, characteristic: names[0],
+                    captured: answer.answer.map { $0.error.map(describe) ?? "success" }, mtu: server.mtu[address] ?? 23))
         } else {
             // Kept only until the central's next write command: an app that answers one does so
             // in its callback.
             server.commands[address] = requests[0]
         }
-        record(.peripheralManager(.didReceiveWrite, manager: number(manager)), [
-            .init(.central, text(address)), .init(.characteristic, list(names)),
-            .init(.value, writes.map { hex($0.exchange.value) }.joined(separator: ",")),
-            .init(.offset, requests.map { "\($0.offset)" }.joined(separator: ",")),
-            .init(.type, command ? "withoutResponse" : "withResponse"),
-        ])
+        record(
+            .peripheralManager(.didReceiveWrite, manager: number(manager)),
+            [
+                .init(.central, text(address)), .init(.characteristic, list(names)),
+                .init(.value, writes.map { FlowRecord.Value.text(of: $0.exchange.value) }.joined(separator: ",")),
+                .init(.offset, requests.map { "\($0.offset)" }.joined(separator: ",")),
+                .init(.type, command ? "withoutResponse" : "withResponse"),
+            ])
         manager.deliver(.writeRequests(requests))
     }
 
@@ -378,10 +388,12 @@ extension ReplayEngine {
                 let key = ObjectIdentifier(request)
                 guard server.pending[key]?.request === request, let pending = server.pending.removeValue(forKey: key) else { continue }
                 comments.append("divergence: the app never answered \(pending.central)'s \(pending.kind == .read ? "read" : "write") of \(pending.characteristic) within ATT's 30-second timeout")
-                record(.system(.noResponse), [
-                    .init(.central, text(pending.central)), .init(.characteristic, pending.characteristic),
-                    .init(.request, pending.kind == .read ? "read" : "write"),
-                ])
+                record(
+                    .system(.noResponse),
+                    [
+                        .init(.central, text(pending.central)), .init(.characteristic, pending.characteristic),
+                        .init(.request, pending.kind == .read ? "read" : "write"),
+                    ])
                 diverged()
             }
             if server.nextDeadline > 1024, server.nextDeadline * 2 > server.deadlines.count {
@@ -400,9 +412,11 @@ extension ReplayEngine {
         }
         guard captured != app else { return }
         comments.append("divergence: \(central) \(characteristic): the capture's server answered \(captured), the app's \(what) answers \(app)")
-        record(.system(.answerDiffers), [
-            .init(.central, "\(central)"), .init(.characteristic, characteristic), .init(.captured, captured), .init(.app, app),
-        ])
+        record(
+            .system(.answerDiffers),
+            [
+                .init(.central, "\(central)"), .init(.characteristic, characteristic), .init(.captured, captured), .init(.app, app),
+            ])
         diverged()
     }
 
@@ -426,7 +440,7 @@ extension ReplayEngine {
         if let name = server.names[ObjectIdentifier(characteristic)] { return name }
         let uuid = characteristic.uuid.uuidString
         let same = server.published.values.filter { $0.characteristic.uuid == characteristic.uuid }.count
-        let name = same > 1 ? "\(uuid)@0x\(hex4(characteristic.valueHandle))" : uuid
+        let name = same > 1 ? "\(uuid)@\(hex(characteristic.valueHandle, digits: 4, uppercase: true))" : uuid
         if server.published[characteristic.valueHandle]?.characteristic === characteristic {
             server.names[ObjectIdentifier(characteristic)] = name
         }
@@ -486,7 +500,7 @@ extension ReplayEngine {
             }
         }
         for missing in remaining where server.used.contains(missing.valueHandle) {
-            comments.append("divergence: the app's \(service.uuid.uuidString) lacks \(CBUUID(bluetoothUUID: missing.uuid).uuidString) (0x\(hex4(missing.valueHandle))), which the capture's centrals used")
+            comments.append("divergence: the app's \(service.uuid.uuidString) lacks \(CBUUID(bluetoothUUID: missing.uuid).uuidString) (\(hex(missing.valueHandle, digits: 4, uppercase: true))), which the capture's centrals used")
         }
     }
 
@@ -538,10 +552,12 @@ extension ReplayEngine {
     public func respond(to request: CBATTRequest, withResult result: CBATTError.Code, for manager: CBPeripheralManager) {
         guard let pending = server.pending.removeValue(forKey: ObjectIdentifier(request)) else {
             let address = request.central.address
-            record(.app(.respond), [
-                .init(.central, address.map { "\($0)" } ?? "?"), .init(.characteristic, name(of: request.characteristic)),
-                .init(.result, "\(result)"),
-            ])
+            record(
+                .app(.respond),
+                [
+                    .init(.central, address.map { "\($0)" } ?? "?"), .init(.characteristic, name(of: request.characteristic)),
+                    .init(.result, "\(result)"),
+                ])
             if let address, server.commands[address] === request {
                 comments.append("respond(to:withResult:) to a write without response (\(name(of: request.characteristic))): nothing is sent")
             } else {
@@ -559,7 +575,7 @@ extension ReplayEngine {
         case _ where !server.up.contains(pending.link):
             comments.append("\(pending.central) had disconnected: the answer on \(pending.characteristic) goes nowhere")
         case .read:
-            compare(central: pending.central, pending.characteristic, captured: pending.captured, app: result == .success ? hex(value) : describe(result), what: "respond")
+            compare(central: pending.central, pending.characteristic, captured: pending.captured, app: result == .success ? FlowRecord.Value.text(of: value) : describe(result), what: "respond")
         case .write:
             compare(central: pending.central, pending.characteristic, captured: pending.captured, app: result == .success ? "success" : describe(result), what: "respond")
         }
@@ -571,18 +587,22 @@ extension ReplayEngine {
     ) -> Bool {
         let subscribed = characteristic.subscribedCentrals ?? []
         let targets = centrals.map { wanted in subscribed.filter { central in wanted.contains { $0 === central } } } ?? subscribed
-        record(.app(.updateValue), [
-            .init(.characteristic, name(of: characteristic)), .bytes(.value, value),
-            .init(.centrals, list(targets.map { $0.address.map { "\($0)" } ?? $0.identifier.uuidString })),
-        ])
+        record(
+            .app(.updateValue),
+            [
+                .init(.characteristic, name(of: characteristic)), .bytes(.value, value),
+                .init(.centrals, list(targets.map { $0.address.map { "\($0)" } ?? $0.identifier.uuidString })),
+            ])
         // No transmit queue is modelled: every update is taken.
         return true
     }
 
     public func setDesiredConnectionLatency(_ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral, manager: CBPeripheralManager) {
-        record(.app(.setDesiredConnectionLatency), [
-            .init(.central, central.address.map { "\($0)" } ?? "?"), .init(.latency, "\(latency)"),
-        ])
+        record(
+            .app(.setDesiredConnectionLatency),
+            [
+                .init(.central, central.address.map { "\($0)" } ?? "?"), .init(.latency, "\(latency)"),
+            ])
     }
 
     public func publishL2CAPChannel(withEncryption encryptionRequired: Bool, for manager: CBPeripheralManager) {

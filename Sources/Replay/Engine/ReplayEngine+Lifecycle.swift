@@ -169,9 +169,11 @@ extension ReplayEngine {
     /// off). The replay turns Bluetooth off there, as `--power-off-at` does, and on again when the
     /// capture's host next connects or scans.
     func scheduleCapturedPowerOffs() {
-        let offs = Set(cassette.connections.compactMap { connection in
-            connection.initiator == .local && connection.reason == .remoteDeviceTerminatedPowerOff ? connection.disconnectTime : nil
-        }).sorted()
+        let offs = Set(
+            cassette.connections.compactMap { connection in
+                connection.initiator == .local && connection.reason == .remoteDeviceTerminatedPowerOff ? connection.disconnectTime : nil
+            }
+        ).sorted()
         guard !offs.isEmpty else { return }
         let activity = cassette.connections.compactMap(\.attemptTime) + cassette.scans.compactMap(\.startTime)
         for off in offs {
@@ -338,7 +340,8 @@ extension ReplayEngine {
     /// with service UUIDs matches it.
     func wakesForDiscovery(_ advertisementData: [String: Any], _ address: BluetoothAddress) -> Bool {
         guard !process.isRunning, !process.relaunchBlocked, !process.locked else { return false }
-        let advertised = ((advertisementData[CBAdvertisementDataServiceUUIDsKey] as? [CBUUID]) ?? [])
+        let advertised =
+            ((advertisementData[CBAdvertisementDataServiceUUIDsKey] as? [CBUUID]) ?? [])
             + ((advertisementData[CBAdvertisementDataOverflowServiceUUIDsKey] as? [CBUUID]) ?? [])
         guard process.preserved.values.contains(where: { kept in kept.scan?.services.contains(where: advertised.contains) ?? false }) else {
             return false
@@ -475,7 +478,9 @@ extension ReplayEngine {
             }
             return .lost
         }
-        let reason = server.cccdOwner[handle] != nil ? "didSubscribeTo"
+        let reason =
+            server.cccdOwner[handle] != nil
+            ? "didSubscribeTo"
             : [.readRequest, .readBlobRequest].contains(exchange.opcode) ? "didReceiveRead" : "didReceiveWrite"
         relaunch(reason: reason, central: "\(step.central)")
         return .relaunched

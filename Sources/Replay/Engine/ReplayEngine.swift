@@ -406,13 +406,15 @@ public final class ReplayEngine: BluetoothSystem {
     /// connected now, with one of `services` in the database the capture revealed: connected to
     /// the system, as by another app or as the central that connected to this host.
     public func retrieveConnectedPeripherals(withServices services: [CBUUID], for central: CBCentralManager) -> [CBPeripheral] {
-        let up = cassette.peers.filter { address in
-            (cassette.episodes[address] ?? []).contains { $0.beganBeforeCapture && ($0.disconnectTime.map { $0 > now } ?? true) }
-        } + cassette.centrals.filter { address in
-            (cassette.centralEpisodes[address] ?? []).contains { episode in
-                episode.status == .success && (episode.completeTime.map { $0 <= now } ?? false) && (episode.disconnectTime.map { $0 > now } ?? true)
+        let up =
+            cassette.peers.filter { address in
+                (cassette.episodes[address] ?? []).contains { $0.beganBeforeCapture && ($0.disconnectTime.map { $0 > now } ?? true) }
             }
-        }
+            + cassette.centrals.filter { address in
+                (cassette.centralEpisodes[address] ?? []).contains { episode in
+                    episode.status == .success && (episode.completeTime.map { $0 <= now } ?? false) && (episode.disconnectTime.map { $0 > now } ?? true)
+                }
+            }
         return up.filter { address in
             cassette.services(of: address).contains { service in services.contains { $0.bluetoothUUID == service.uuid } }
         }.map { peripheral(for: $0, central) }
@@ -518,8 +520,11 @@ public final class ReplayEngine: BluetoothSystem {
         guard let time = episode.disconnectTime, episode.initiator == .remote,
             let reason = episode.reason
         else { return }
-        let error = (episode.cbError?.value ?? CoreBluetoothMapping.disconnectionError(
-            reason: reason, requestedByApp: false).value)?.error
+        let error =
+            (episode.cbError?.value
+            ?? CoreBluetoothMapping.disconnectionError(
+                reason: reason, requestedByApp: false
+            ).value)?.error
         scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] peripheral in
             disconnect(peripheral, error: error)
         }

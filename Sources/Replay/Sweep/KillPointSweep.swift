@@ -123,9 +123,12 @@ public struct KillPointSweep: Sendable {
                 group.addTask {
                     let (killed, state) = await replay(moment.seconds)
                     let relaunch = killed.events.first { $0.actor == "system" && $0.name == "relaunch" }?.argument("reason")
-                    return (index, Point(
-                        seconds: moment.seconds, after: moment.after, lost: reference.lost(comparedWith: state),
-                        gained: state.lost(comparedWith: reference), relaunch: relaunch))
+                    return (
+                        index,
+                        Point(
+                            seconds: moment.seconds, after: moment.after, lost: reference.lost(comparedWith: state),
+                            gained: state.lost(comparedWith: reference), relaunch: relaunch)
+                    )
                 }
             }
             for _ in 0..<workers { add() }
@@ -143,9 +146,10 @@ public struct KillPointSweep: Sendable {
                 representative = outcome
                 points.append(outcome)
             } else if let same = representative {
-                points.append(Point(
-                    seconds: moment.seconds, after: moment.after, lost: same.lost, gained: same.gained, relaunch: same.relaunch,
-                    sameAs: same.seconds))
+                points.append(
+                    Point(
+                        seconds: moment.seconds, after: moment.after, lost: same.lost, gained: same.gained, relaunch: same.relaunch,
+                        sameAs: same.seconds))
             }
         }
         return KillPointSweep(reference: reference, points: points)
