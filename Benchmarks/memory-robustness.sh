@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# memory-robustness.sh DIR: wall time and peak memory of the commands issue 16 found quadratic or
+# memory-robustness.sh DIR: wall time and peak memory of the commands a robustness review found quadratic or
 # unbounded, on the large inputs Benchmarks/robustness-inputs.py writes into DIR: 1,000,000
 # connect/disconnect cycles on one reused handle (lifecycle in every format, errors, replay) and
 # 1,000,000-event flows (diff). Needs BLETRACE (a release bletrace). Exits 1 when a command takes

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The large inputs of the robustness checks (issue 16), written into OUTDIR:
+"""The large inputs of the robustness checks, written into OUTDIR:
 
   conn-cycles-1M.btsnoop   1,000,000 LE connect/disconnect cycles on one reused handle (77 MB)
   flow-1M.flow             1,000,000 different events
@@ -7,7 +7,7 @@
   flow-40k-a.flow, flow-40k-b.flow   40,000 events each, no event in common
 
 Usage: python3 Benchmarks/robustness-inputs.py OUTDIR [CYCLES]
-After the generator the review session used for issue 16 (same shapes, written anew here).
+After the generator of the review that found those commands slow (same shapes, written anew here).
 """
 import os
 import struct

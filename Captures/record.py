@@ -172,7 +172,7 @@ NONEXISTENT_HANDLE = 0x00F0
 # for the application).
 APP_ERROR = 0x80
 
-# The central's own GATT server (issue 26 scenarios peer-also-client and
+# The central's own GATT server (scenarios peer-also-client and
 # peripheral-and-client), as a phone has one: Bumble's GAP and GATT services
 # (0x0001-0x000D, Service Changed value 0x0008, CCCD 0x0009), then this custom
 # service at 0x000E-0x0013: CCC1 read (value 0x0010), CCC2 notify/indicate
@@ -214,7 +214,7 @@ PKLG_NOTES = [
 PKLG_NOTES_LEAD_US = ((3 * 24 + 5) * 3600 + 17 * 60) * 1_000_000 + 42_250_000
 PKLG_NOTE_TYPE = 0xFC
 
-# Issue 21: pairing in the middle of a connection, Bluetooth powering off while a
+# Pairing in the middle of a connection, Bluetooth powering off while a
 # request is pending, an indication that is never confirmed.
 #
 # pairing-midway: a service after the error service (0x0022-0x0024) whose one
@@ -960,7 +960,7 @@ async def scenario_peripheral_disconnect_mid_notification(path: Path) -> None:
 
 
 # -----------------------------------------------------------------------------
-# State-restoration scenarios (issue 12), central side: what the app was doing
+# State-restoration scenarios, central side: what the app was doing
 # when iOS could have terminated it.
 # -----------------------------------------------------------------------------
 async def connect_when_back(rig: Rig, away_s: float) -> tuple[Connection, Connection]:
@@ -1065,7 +1065,7 @@ async def scenario_restore_notifying(path: Path) -> None:
 
 
 # -----------------------------------------------------------------------------
-# Issue 26: shapes of field logs the captures above lack.  Both ends are GATT
+# Shapes of field logs the captures above lack.  Both ends are GATT
 # clients of each other; one peer answers differently on each connection; an
 # iOS PacketLogger file that starts with days-old notes.
 # -----------------------------------------------------------------------------
@@ -1312,7 +1312,7 @@ def prepend_pklg_notes(source: Path, destination: Path) -> None:
 
 
 # -----------------------------------------------------------------------------
-# Issue 21: what iOS tells an app when pairing happens in the middle of a
+# What iOS tells an app when pairing happens in the middle of a
 # connection (and when the user cancels it), when Bluetooth powers off while a
 # request is pending, and when a central never confirms an indication.
 # -----------------------------------------------------------------------------
@@ -1528,7 +1528,7 @@ async def scenario_unconfirmed_indication(path: Path) -> None:
 
 
 # -----------------------------------------------------------------------------
-# Issue 24: captures for the diagnose rules no other capture shows.  Where a
+# Captures for the diagnose rules no other capture shows.  Where a
 # real controller's outcome cannot come from Bumble's virtual one, the script
 # drives that controller's own path or writes the event its host sees, and
 # Captures/README.md says which.

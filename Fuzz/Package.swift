@@ -1,5 +1,5 @@
 // swift-tools-version: 6.1
-// libFuzzer targets for every entry point of bletrace that reads outside input (issue 16). Built
+// libFuzzer targets for every entry point of bletrace that reads outside input. Built
 // by `make fuzz` with `swift build -c release --sanitize=fuzzer --sanitize=address` and
 // `-enable-testing` (the H4 stream decoder is internal to TraceFiles); Fuzz/README.md says how.
 import PackageDescription

@@ -92,7 +92,7 @@ for target in "${targets[@]}"; do
     [ -z "$(ls -A "$corpus")" ] && seed "$target" "$corpus"
     log=$runs/$target.log
     # The replay engine used to leak itself on every run (a reference cycle with the app's
-    # managers, found with issue 16; the engine now lets go of them at the end of a run). Until a
+    # managers, found by the fuzzing; the engine now lets go of them at the end of a run). Until a
     # long run confirms there is no other leak, the replay target looks for crashes and hangs only.
     leaks=1
     [ "$target" = replay ] && leaks=0

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 import TraceFiles
 
-/// Issue 16's corrupt-input matrix: for every bundled format, truncation at every byte of the
+/// The corrupt-input matrix: for every bundled format, truncation at every byte of the
 /// first records, a damaged record in the middle, a wrong datalink, an empty file, a directory, a
 /// FIFO and a file that grows while it is read, each with its exit code, its message and the good
 /// records before the fault.

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 import TraceFiles
 
-/// `bletrace capture` on a damaged live H4 stream (issue 16): a framing error is reported and
+/// `bletrace capture` on a damaged live H4 stream: a framing error is reported and
 /// skipped, never fatal; a peer that goes away mid-packet leaves a valid file.
 @Suite struct LiveRobustnessTests {
     static let reset: [UInt8] = [0x01, 0x03, 0x0C, 0x00]

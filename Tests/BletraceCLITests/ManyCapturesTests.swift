@@ -57,7 +57,7 @@ import Testing
         let directory = try directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try bletrace("stats", "--format", "json", directory.path)
-        // The file that is no capture is passed over with a note (issue 27: a directory's
+        // The file that is no capture is passed over with a note (a directory's
         // stray file is no failure of the run), the others reported.
         #expect(result.status == 0)
         #expect(result.stderr.contains("note: \(directory.path)/b/broken.btsnoop skipped"), "\(result.stderr)")

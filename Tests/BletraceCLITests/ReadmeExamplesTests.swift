@@ -7,7 +7,7 @@ import Testing
 /// `Captures/` is the repository's, and what it prints must be what the block shows. A line `…`
 /// stands for any run of lines, a blank line before a command only sets it apart; a block that
 /// shows no output must exit 0. The README cannot drift
-/// from the commands again (issue 27).
+/// from the commands again.
 @Suite struct ReadmeExamplesTests {
     struct Block: CustomTestStringConvertible, Sendable {
         /// The README's line of the block's opening fence.

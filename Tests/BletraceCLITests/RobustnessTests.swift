@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// A reproducer of issue 16 (Tests/Fixtures/robustness/README.md says where each comes from).
+/// A reproducer of a crash or hang found by the robustness review (Tests/Fixtures/robustness/README.md says where each comes from).
 func robustnessFixture(_ name: String) -> String {
     Fixtures.packageRoot.appendingPathComponent("Tests/Fixtures/robustness").appendingPathComponent(name).path
 }

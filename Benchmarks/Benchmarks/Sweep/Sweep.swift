@@ -1,4 +1,4 @@
-// The kill-point sweep (issue 12): a replay of about 1,100 flow events (the first 1,500 records
+// The kill-point sweep: a replay of about 1,100 flow events (the first 1,500 records
 // of the generated capture: three connections with discovery, reads, writes and notifications),
 // swept with a termination at every kill point (about 1,160 replays of the whole run), to the
 // mirror app. One iteration = the whole sweep, on every core.
