@@ -197,13 +197,6 @@ public enum CallbackError: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public init(_ error: ConnectionError) {
-        switch error {
-        case .cb(let error): self = .cb(error.code)
-        case .internal(let error): self = .internal(error)
-        }
-    }
-
     /// As a flow writes it: `CBError.connectionTimeout`, `CBATTError.insufficientEncryption`.
     public var description: String {
         switch self {
