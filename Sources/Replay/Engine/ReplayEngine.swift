@@ -78,6 +78,8 @@ public final class ReplayEngine: BluetoothSystem {
     @exclusivity(unchecked) private var inlineHorizon: Timestamp?
     /// Where the app's Swift concurrency runs in a virtual replay (``ReplayExecutor``).
     @exclusivity(unchecked) private var executor: ReplayExecutor?
+    /// How many jobs of the app's tasks a virtual replay ran, known at its end.
+    private(set) var appJobsRun = 0
     private var wallStart: ContinuousClock.Instant?
 
     @exclusivity(unchecked) var queue = EventQueue()
@@ -183,6 +185,7 @@ public final class ReplayEngine: BluetoothSystem {
         (process.managers, process.centrals, connections.given, queue, process.app, process.preserved, process.preservedServers, process.scanOwner, self.process.makeApp) = ([], [], GivenPeripherals(), EventQueue(), nil, [:], [:], nil, nil)
         server.published = [:]
         executor?.drain()
+        appJobsRun = executor?.jobsRun ?? 0
         executor = nil
     }
 

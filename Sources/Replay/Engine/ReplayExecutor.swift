@@ -20,27 +20,36 @@ import Synchronization
 ///   isolation checks pass while the replay runs it (its thread stands for the main thread, as it
 ///   does for delegate callbacks on the main queue). The main-executor enqueue hook is not used:
 ///   since Swift 6.2 the main actor enqueues on its executor object directly, not through it.
-/// - Jobs are run with `runSynchronously(on:)` this executor, so that a task's `Task.yield()` and
-///   its hops come back here too.
+/// - A job for the main actor runs isolated to this executor; a job that came through the global
+///   hook runs as on the global concurrent executor, where it was bound: a nonisolated task
+///   resumed here continues at once, where run on this executor it would hop to the global one
+///   and be enqueued a second time. Either way its `Task.yield()` and later hops come back here
+///   through the hooks.
 ///
 /// Nothing here sleeps or polls: draining is a loop over a FIFO. A job enqueued from another
 /// thread (work the app hands to a `DispatchQueue` of its own, a URL session) is not the replay's
 /// and runs where Swift runs it, outside the capture's time.
 final class ReplayExecutor: SerialExecutor, @unchecked Sendable {
     /// Jobs in the order they were enqueued. Touched only by the thread running the replay.
-    @exclusivity(unchecked) private var jobs: [UnownedJob] = []
+    @exclusivity(unchecked) private var jobs: [Job] = []
+
+    /// A job, and whether it came through the global hook (else it is the main actor's).
+    private struct Job {
+        let job: UnownedJob
+        let global: Bool
+    }
     @exclusivity(unchecked) private var head = 0
 
     /// Whether the app has work that can run.
     var hasWork: Bool { head < jobs.count }
 
-    /// How many jobs ran: for tests and the benchmarks.
+    /// How many jobs ran (``ReplayEngine/appJobsRun``).
     private(set) var jobsRun = 0
 
     init() { Self.installHooks() }
 
     func enqueue(_ job: consuming ExecutorJob) {
-        jobs.append(UnownedJob(job))
+        jobs.append(Job(job: UnownedJob(job), global: false))
     }
 
     func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
@@ -73,7 +82,11 @@ final class ReplayExecutor: SerialExecutor, @unchecked Sendable {
                 head = 0
             }
             jobsRun += 1
-            job.runSynchronously(on: asUnownedSerialExecutor())
+            if job.global {
+                job.job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
+            } else {
+                job.job.runSynchronously(on: asUnownedSerialExecutor())
+            }
         }
     }
 
@@ -146,7 +159,7 @@ final class ReplayExecutor: SerialExecutor, @unchecked Sendable {
 
     private static let enqueueGlobal: EnqueueHook = { job, original in
         if let executor = ReplayExecutor.current {
-            executor.jobs.append(job)
+            executor.jobs.append(Job(job: job, global: true))
         } else if ReplayExecutor.realTimeReplays.load(ordering: .relaxed) > 0,
             DispatchQueue.getSpecific(key: ReplayExecutor.realTimeKey) != nil
         {
