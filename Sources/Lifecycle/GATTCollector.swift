@@ -27,10 +27,13 @@ public struct GATTCollector {
             self.localDatabase = localDatabase
         }
 
-        /// The database of `server`.
+        /// The database of `server`, changed in place (a getter and setter would copy its
+        /// services for every value a notification or a write records).
         public subscript(server: GATTServer) -> GATTDatabase {
             get { server == .peer ? database : localDatabase }
-            set { if server == .peer { database = newValue } else { localDatabase = newValue } }
+            _modify {
+                if server == .peer { yield &database } else { yield &localDatabase }
+            }
         }
 
         /// Neither server shows a service.
@@ -89,7 +92,7 @@ public struct GATTCollector {
             for item in list { entries[index][server].addDescriptor(handle: item.handle, uuid: item.type) }
         case .readResponse(let bytes), .readBlobResponse(let bytes):
             if let handle = request?.attributeHandle, request?.opcode == .readRequest {
-                entries[index][server].setValue(value(bytes, .read), for: handle)
+                entries[index][server].setValue(bytes, source: .read, record: record.index, for: handle)
             }
         case .writeRequest(let handle, let bytes):
             pendingWrite[key] = (handle, value(bytes, .write))
@@ -100,11 +103,11 @@ public struct GATTCollector {
         case .errorResponse:
             if request?.opcode == .writeRequest { pendingWrite[key] = nil }
         case .writeCommand(let handle, let bytes):
-            entries[index][server].setValue(value(bytes, .write), for: handle)
+            entries[index][server].setValue(bytes, source: .write, record: record.index, for: handle)
         case .handleValueNotification(let handle, let bytes):
-            entries[index][server].setValue(value(bytes, .notification), for: handle)
+            entries[index][server].setValue(bytes, source: .notification, record: record.index, for: handle)
         case .handleValueIndication(let handle, let bytes):
-            entries[index][server].setValue(value(bytes, .indication), for: handle)
+            entries[index][server].setValue(bytes, source: .indication, record: record.index, for: handle)
         default:
             break
         }

@@ -114,6 +114,23 @@ public struct GATTDatabase: Hashable, Sendable, Codable {
         }
     }
 
+    /// Records `bytes` seen for `handle`, in the storage of the value seen before where there is
+    /// one: a characteristic notified over and over costs no allocation a value.
+    mutating func setValue(_ bytes: UnsafeRawBufferPointer, source: Value.Source, record: Int, for handle: UInt16) {
+        guard let (s, c) = characteristicIndex(owning: handle) else { return }
+        func update(_ value: inout Value?) {
+            guard value != nil else { return value = Value(bytes: Array(bytes), source: source, record: record) }
+            value!.bytes.replaceSubrange(value!.bytes.indices, with: bytes)
+            value!.source = source
+            value!.record = record
+        }
+        if services[s].characteristics[c].valueHandle == handle {
+            update(&services[s].characteristics[c].lastValue)
+        } else if let d = services[s].characteristics[c].descriptors.firstIndex(where: { $0.handle == handle }) {
+            update(&services[s].characteristics[c].descriptors[d].lastValue)
+        }
+    }
+
     /// Drops what discovery found in `range`, which a Service Changed indication declared changed
     /// (Core 6.0, Vol 3, Part G, §7.1): services declared in it, and characteristics and
     /// descriptors in it of a service declared before it. What the rediscovery then finds is added
