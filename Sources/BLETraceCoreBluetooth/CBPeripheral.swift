@@ -303,38 +303,11 @@ open class CBPeripheral: CBPeer {
         guard inFlight, !requests.isEmpty else { return }
         let request = requests.removeFirst()
         inFlight = false
-        switch (request, response) {
-        case (.discoverServices, .services(let found, let error)):
-            if error == nil { services = merge(found, into: services ?? []) }
-            callback { $0.peripheral(self, didDiscoverServices: error) }
-        case (.discoverIncludedServices(_, let service), .services(let found, let error)):
-            if error == nil { service.included = merge(found, into: service.included ?? []) }
-            callback { $0.peripheral(self, didDiscoverIncludedServicesFor: service, error: error) }
-        case (.discoverCharacteristics(_, let service), .characteristics(let found, let error)):
-            if error == nil {
-                service.storedCharacteristics = merge(found, into: service)
-                notifiedLast = nil
-            }
-            callback { $0.peripheral(self, didDiscoverCharacteristicsFor: service, error: error) }
-        case (.discoverDescriptors(let characteristic), .descriptors(let found, let error)):
-            if error == nil { characteristic.storedDescriptors = merge(found, into: characteristic) }
-            callback { $0.peripheral(self, didDiscoverDescriptorsFor: characteristic, error: error) }
-        case (.readCharacteristic(let characteristic), .value(let value, let error)):
-            if error == nil { characteristic.storedValue = value }
-            callback { $0.peripheral(self, didUpdateValueFor: characteristic, error: error) }
-        case (.readDescriptor(let descriptor), .value(let value, let error)):
-            if error == nil { descriptor.storedValue = value.map { CBDescriptor.value(of: $0, for: descriptor.uuid) } }
-            callback { $0.peripheral(self, didUpdateValueFor: descriptor, error: error) }
-        case (.writeCharacteristic(_, let characteristic), .written(let error)):
-            callback { $0.peripheral(self, didWriteValueFor: characteristic, error: error) }
-        case (.writeDescriptor(_, let descriptor), .written(let error)):
-            callback { $0.peripheral(self, didWriteValueFor: descriptor, error: error) }
-        case (.setNotifyValue(_, let characteristic), .notificationState(let isNotifying, let error)):
-            if error == nil { characteristic.isNotifying = isNotifying }
-            callback { $0.peripheral(self, didUpdateNotificationStateFor: characteristic, error: error) }
-        default:
+        guard let answer = GATTCallback(request, response) else {
             preconditionFailure("the system answered \(request.methodName) with \(response)")
         }
+        if response.error == nil { apply(answer) }
+        call(answer, error: response.error)
         startNext()
     }
 
@@ -342,23 +315,43 @@ open class CBPeripheral: CBPeer {
     /// CoreBluetooth refuses itself; the system is told first.
     private func fail(_ request: GATTRequest, _ error: any Error) {
         central?.system.peripheral(self, didFail: request, error: error)
-        switch request {
-        case .discoverServices: callback { $0.peripheral(self, didDiscoverServices: error) }
-        case .discoverIncludedServices(_, let service):
+        call(GATTCallback(request, GATTResponse(failing: request, with: error))!, error: error)
+    }
+
+    /// What an answer without error changes: the services, characteristics, descriptors, value
+    /// or notification state it reports.
+    private func apply(_ answer: GATTCallback) {
+        switch answer {
+        case .didDiscoverServices(let found): services = merge(found, into: services ?? [])
+        case .didDiscoverIncludedServices(let found, let service): service.included = merge(found, into: service.included ?? [])
+        case .didDiscoverCharacteristics(let found, let service):
+            service.storedCharacteristics = merge(found, into: service)
+            notifiedLast = nil
+        case .didDiscoverDescriptors(let found, let characteristic): characteristic.storedDescriptors = merge(found, into: characteristic)
+        case .didUpdateCharacteristicValue(let value, let characteristic): characteristic.storedValue = value
+        case .didUpdateDescriptorValue(let value, let descriptor):
+            descriptor.storedValue = value.map { CBDescriptor.value(of: $0, for: descriptor.uuid) }
+        case .didWriteCharacteristic, .didWriteDescriptor: break
+        case .didUpdateNotificationState(let isNotifying, let characteristic): characteristic.isNotifying = isNotifying
+        }
+    }
+
+    /// The delegate callback of `answer`, with `error`.
+    private func call(_ answer: GATTCallback, error: (any Error)?) {
+        switch answer {
+        case .didDiscoverServices: callback { $0.peripheral(self, didDiscoverServices: error) }
+        case .didDiscoverIncludedServices(_, let service):
             callback { $0.peripheral(self, didDiscoverIncludedServicesFor: service, error: error) }
-        case .discoverCharacteristics(_, let service):
+        case .didDiscoverCharacteristics(_, let service):
             callback { $0.peripheral(self, didDiscoverCharacteristicsFor: service, error: error) }
-        case .discoverDescriptors(let characteristic):
+        case .didDiscoverDescriptors(_, let characteristic):
             callback { $0.peripheral(self, didDiscoverDescriptorsFor: characteristic, error: error) }
-        case .readCharacteristic(let characteristic):
+        case .didUpdateCharacteristicValue(_, let characteristic):
             callback { $0.peripheral(self, didUpdateValueFor: characteristic, error: error) }
-        case .readDescriptor(let descriptor):
-            callback { $0.peripheral(self, didUpdateValueFor: descriptor, error: error) }
-        case .writeCharacteristic(_, let characteristic):
-            callback { $0.peripheral(self, didWriteValueFor: characteristic, error: error) }
-        case .writeDescriptor(_, let descriptor):
-            callback { $0.peripheral(self, didWriteValueFor: descriptor, error: error) }
-        case .setNotifyValue(_, let characteristic):
+        case .didUpdateDescriptorValue(_, let descriptor): callback { $0.peripheral(self, didUpdateValueFor: descriptor, error: error) }
+        case .didWriteCharacteristic(let characteristic): callback { $0.peripheral(self, didWriteValueFor: characteristic, error: error) }
+        case .didWriteDescriptor(let descriptor): callback { $0.peripheral(self, didWriteValueFor: descriptor, error: error) }
+        case .didUpdateNotificationState(_, let characteristic):
             callback { $0.peripheral(self, didUpdateNotificationStateFor: characteristic, error: error) }
         }
     }

@@ -51,6 +51,59 @@ public enum GATTResponse {
     }
 }
 
+extension GATTResponse {
+    /// The answer that carries `error` for `request`: what the request's callback reports when
+    /// it fails.
+    public init(failing request: GATTRequest, with error: any Error) {
+        self =
+            switch request {
+            case .discoverServices, .discoverIncludedServices: .services([], error: error)
+            case .discoverCharacteristics: .characteristics([], error: error)
+            case .discoverDescriptors: .descriptors([], error: error)
+            case .readCharacteristic, .readDescriptor: .value(nil, error: error)
+            case .writeCharacteristic, .writeDescriptor: .written(error: error)
+            case .setNotifyValue(_, let characteristic): .notificationState(isNotifying: characteristic.isNotifying, error: error)
+            }
+    }
+}
+
+/// The `CBPeripheralDelegate` callback a ``GATTResponse`` to a ``GATTRequest`` makes: the one
+/// place a request and its answer are paired. The peripheral makes the callback from it, and a
+/// system that records callbacks names them from it.
+public enum GATTCallback {
+    case didDiscoverServices([ServiceDefinition])
+    case didDiscoverIncludedServices([ServiceDefinition], for: CBService)
+    case didDiscoverCharacteristics([CharacteristicDefinition], for: CBService)
+    case didDiscoverDescriptors([DescriptorDefinition], for: CBCharacteristic)
+    case didUpdateCharacteristicValue(Data?, for: CBCharacteristic)
+    case didUpdateDescriptorValue(Data?, for: CBDescriptor)
+    case didWriteCharacteristic(CBCharacteristic)
+    case didWriteDescriptor(CBDescriptor)
+    case didUpdateNotificationState(isNotifying: Bool, for: CBCharacteristic)
+
+    /// The callback `response` makes for `request`; nil when it is not an answer to it (a
+    /// system's error).
+    public init?(_ request: GATTRequest, _ response: GATTResponse) {
+        switch (request, response) {
+        case (.discoverServices, .services(let found, _)): self = .didDiscoverServices(found)
+        case (.discoverIncludedServices(_, let service), .services(let found, _)):
+            self = .didDiscoverIncludedServices(found, for: service)
+        case (.discoverCharacteristics(_, let service), .characteristics(let found, _)):
+            self = .didDiscoverCharacteristics(found, for: service)
+        case (.discoverDescriptors(let characteristic), .descriptors(let found, _)):
+            self = .didDiscoverDescriptors(found, for: characteristic)
+        case (.readCharacteristic(let characteristic), .value(let value, _)):
+            self = .didUpdateCharacteristicValue(value, for: characteristic)
+        case (.readDescriptor(let descriptor), .value(let value, _)): self = .didUpdateDescriptorValue(value, for: descriptor)
+        case (.writeCharacteristic(_, let characteristic), .written): self = .didWriteCharacteristic(characteristic)
+        case (.writeDescriptor(_, let descriptor), .written): self = .didWriteDescriptor(descriptor)
+        case (.setNotifyValue(_, let characteristic), .notificationState(let isNotifying, _)):
+            self = .didUpdateNotificationState(isNotifying: isNotifying, for: characteristic)
+        default: return nil
+        }
+    }
+}
+
 /// A service as a discovery found it.
 public struct ServiceDefinition: Hashable, Sendable {
     public var uuid: CBUUID

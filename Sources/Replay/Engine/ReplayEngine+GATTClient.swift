@@ -322,7 +322,7 @@ extension ReplayEngine {
             let process = queue.liveProcess
             return scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
                 guard process == queue.liveProcess else { return }
-                deliver(Self.failure(of: request, error), for: request, to: peripheral)
+                deliver(GATTResponse(failing: request, with: error), for: request, to: peripheral)
             }
         }
         let error = final.error.map { CBATTError(errorCode: Int($0.rawValue)) }
@@ -441,25 +441,13 @@ extension ReplayEngine {
     }
 
     public func peripheral(_ peripheral: CBPeripheral, didFail request: GATTRequest, error: any Error) {
-        recordCallback(Self.failure(of: request, error), for: request, on: peripheral)
+        recordCallback(GATTResponse(failing: request, with: error), for: request, on: peripheral)
     }
 
     /// Records the callback CoreBluetooth makes for `response`, then delivers it.
     private func deliver(_ response: GATTResponse, for request: GATTRequest, to peripheral: CBPeripheral) {
         recordCallback(response, for: request, on: peripheral)
         peripheral.deliver(.completed(response))
-    }
-
-    /// The answer that carries `error` for `request`.
-    static func failure(of request: GATTRequest, _ error: any Error) -> GATTResponse {
-        switch request {
-        case .discoverServices, .discoverIncludedServices: .services([], error: error)
-        case .discoverCharacteristics: .characteristics([], error: error)
-        case .discoverDescriptors: .descriptors([], error: error)
-        case .readCharacteristic, .readDescriptor: .value(nil, error: error)
-        case .writeCharacteristic, .writeDescriptor: .written(error: error)
-        case .setNotifyValue(_, let characteristic): .notificationState(isNotifying: characteristic.isNotifying, error: error)
-        }
     }
 
     /// The flow event of the delegate callback `response` gives for `request`.
@@ -471,50 +459,51 @@ extension ReplayEngine {
                 time: now.seconds(since: cassette.start), peripheral: address,
                 characteristic: characteristicName(characteristic.valueHandle, peripheral.address), value: value ?? Data())
         }
+        guard let callback = GATTCallback(request, response) else {
+            // CBPeripheral traps on such an answer before this.
+            preconditionFailure("the system answered \(request.methodName) with \(response)")
+        }
         var arguments: [FlowRecord.Argument] = [.init(.peripheral, address)]
         let name: FlowRecord.Peripheral
-        switch (request, response) {
-        case (.discoverServices, .services(let found, _)):
+        switch callback {
+        case .didDiscoverServices(let found):
             name = .didDiscoverServices
             arguments.append(.init(.services, list(found.map(\.uuid.uuidString))))
-        case (.discoverIncludedServices(_, let service), .services(let found, _)):
+        case .didDiscoverIncludedServices(let found, let service):
             name = .didDiscoverIncludedServicesFor
             arguments += [.init(.service, service.uuid.uuidString), .init(.includedServices, list(found.map(\.uuid.uuidString)))]
-        case (.discoverCharacteristics(_, let service), .characteristics(let found, _)):
+        case .didDiscoverCharacteristics(let found, let service):
             name = .didDiscoverCharacteristicsFor
             arguments += [
                 .init(.service, service.uuid.uuidString),
                 .init(.characteristics, list(found.map { characteristicName($0.valueHandle, peripheral.address) })),
             ]
-        case (.discoverDescriptors(let characteristic), .descriptors(let found, _)):
+        case .didDiscoverDescriptors(let found, let characteristic):
             name = .didDiscoverDescriptorsFor
             arguments += [
                 .init(.characteristic, characteristicName(characteristic.valueHandle, peripheral.address)),
                 .init(.descriptors, list(found.map(\.uuid.uuidString))),
             ]
-        case (.readCharacteristic(let characteristic), .value(let value, let error)):
+        case .didUpdateCharacteristicValue(let value, let characteristic):
             name = .didUpdateValueFor
             arguments.append(.init(.characteristic, characteristicName(characteristic.valueHandle, peripheral.address)))
-            if error == nil { arguments.append(.bytes(.value, value ?? Data())) }
-        case (.readDescriptor(let descriptor), .value(let value, let error)):
+            if response.error == nil { arguments.append(.bytes(.value, value ?? Data())) }
+        case .didUpdateDescriptorValue(let value, let descriptor):
             name = .didUpdateValueFor
             arguments.append(.init(.descriptor, descriptor.uuid.uuidString))
-            if error == nil { arguments.append(.bytes(.value, value ?? Data())) }
-        case (.writeCharacteristic(_, let characteristic), .written):
+            if response.error == nil { arguments.append(.bytes(.value, value ?? Data())) }
+        case .didWriteCharacteristic(let characteristic):
             name = .didWriteValueFor
             arguments.append(.init(.characteristic, characteristicName(characteristic.valueHandle, peripheral.address)))
-        case (.writeDescriptor(_, let descriptor), .written):
+        case .didWriteDescriptor(let descriptor):
             name = .didWriteValueFor
             arguments.append(.init(.descriptor, descriptor.uuid.uuidString))
-        case (.setNotifyValue(_, let characteristic), .notificationState(let isNotifying, _)):
+        case .didUpdateNotificationState(let isNotifying, let characteristic):
             name = .didUpdateNotificationStateFor
             arguments += [
                 .init(.characteristic, characteristicName(characteristic.valueHandle, peripheral.address)),
                 .init(.isNotifying, "\(isNotifying)"),
             ]
-        default:
-            // CBPeripheral traps on such an answer before this.
-            preconditionFailure("the system answered \(request.methodName) with \(response)")
         }
         arguments.append(.error(response.error))
         record(.peripheral(name), arguments)
@@ -529,7 +518,7 @@ extension ReplayEngine {
             break
         case .error:
             guard let request else { return }
-            answer(Self.failure(of: request, CBATTError(.unlikelyError)), to: request, on: peripheral, after: 0)
+            answer(GATTResponse(failing: request, with: CBATTError(.unlikelyError)), to: request, on: peripheral, after: 0)
         case .fail:
             stop()
         }
