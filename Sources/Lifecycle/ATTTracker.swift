@@ -43,9 +43,13 @@ public struct ATTTracker {
         var peerAttributes: [UInt16: AttributeInfo] = [:]
         var localAttributes: [UInt16: AttributeInfo] = [:]
 
+        /// Changed in place: a getter and setter would copy the whole table for every attribute
+        /// a discovery answer names.
         subscript(server: GATTServer) -> [UInt16: AttributeInfo] {
             get { server == .peer ? peerAttributes : localAttributes }
-            set { if server == .peer { peerAttributes = newValue } else { localAttributes = newValue } }
+            _modify {
+                if server == .peer { yield &peerAttributes } else { yield &localAttributes }
+            }
         }
     }
 
