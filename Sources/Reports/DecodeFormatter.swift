@@ -354,7 +354,9 @@ public struct DecodeFormatter: ~Copyable {
                 integer(scan.duration)
                 buffer.text("\n          period: ")
                 integer(scan.period)
-            default:
+            case let parameters?:
+                return command(parameters)
+            case nil:
                 return false
             }
             buffer.byte(0x0A)
@@ -366,12 +368,24 @@ public struct DecodeFormatter: ~Copyable {
             switch complete.returnParameters {
             case .status(let status): returned = ("status: ", status, complete.rawReturnParameters)
             case .unknown(let bytes): returned = ("unknown: ", nil, bytes)
-            default: return false
+            case .readRSSI, .connectionHandle, .readEncryptionKeySize, .readBDADDR, .readLocalSupportedFeatures,
+                .leSetExtendedAdvertisingParameters:
+                returned = ("", nil, complete.rawReturnParameters)
+            case .readLocalVersionInformation, .leReadBufferSize: return false
             }
             buffer.text("        HCI event: commandComplete\n          num packets: ")
             integer(UInt16(complete.numPackets))
             buffer.text("\n          opcode: ")
             buffer.string(complete.opcode.description)
+            if returned.label.utf8CodeUnitCount == 0 {
+                // Return parameters with fields of their own, a line each.
+                buffer.byte(0x0A)
+                returnParameters(complete.returnParameters)
+                buffer.text("          raw return parameters: ")
+                bytesField(complete.rawReturnParameters)
+                buffer.byte(0x0A)
+                return true
+            }
             buffer.text("\n          return parameters: ")
             buffer.text(returned.label)
             if let status = returned.status { buffer.string(status.description) } else { bytesField(returned.bytes) }
@@ -421,10 +435,7 @@ public struct DecodeFormatter: ~Copyable {
                 buffer.text("\n                direct address: ")
                 buffer.address(report.directAddress)
                 buffer.byte(0x0A)
-                for line in FieldPrinter.lines(report.data, label: "data", indent: 16) {
-                    buffer.string(line)
-                    buffer.byte(0x0A)
-                }
+                advertising(report.data, indent: 16)
             }
         case .connectionComplete(let complete)?:
             buffer.text("        HCI event: connectionComplete\n          status: ")
@@ -444,7 +455,9 @@ public struct DecodeFormatter: ~Copyable {
             buffer.text("\n          parameters: ")
             bytesField(parameters)
             buffer.byte(0x0A)
-        default:
+        case let parameters?:
+            return event(parameters)
+        case nil:
             return false
         }
         return true
@@ -452,7 +465,7 @@ public struct DecodeFormatter: ~Copyable {
 
     /// Bytes as ``FieldPrinter`` writes a byte field: hex, `(empty)`, and the text too when there
     /// are 3 or more and all are printable ASCII.
-    private mutating func bytesField(_ bytes: UnsafeRawBufferPointer) {
+    mutating func bytesField(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty else { return buffer.text("(empty)") }
         buffer.hexBytes(bytes)
         if bytes.count >= 3, bytes.allSatisfy({ (0x20..<0x7F).contains($0) }) {
@@ -463,8 +476,11 @@ public struct DecodeFormatter: ~Copyable {
     }
 
     /// An unsigned field as ``FieldPrinter`` writes it: decimal, and hex too above 9.
-    private mutating func integer(_ value: UInt16) {
-        buffer.decimal(UInt64(value))
+    mutating func integer(_ value: UInt16) { integer(UInt64(value)) }
+
+    /// ``integer(_:)`` of a wider field.
+    mutating func integer(_ value: UInt64) {
+        buffer.decimal(value)
         if value > 9 {
             buffer.text(" (0x")
             buffer.hexDigits(UInt64(value))
