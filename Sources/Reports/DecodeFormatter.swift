@@ -294,18 +294,32 @@ public struct DecodeFormatter: ~Copyable {
             case .writeRequest(let attribute, let bytes): (handle, value, label) = (attribute, bytes, "writeRequest")
             case .handleValueIndication(let attribute, let bytes):
                 (handle, value, label) = (attribute, bytes, "handleValueIndication")
+            default:
+                // Discovery, reads and their answers (`attFields`), written below.
+                guard Self.hasFieldLines(pdu) else { return false }
+            }
+        }
+        // LE signaling: its connection parameter updates (`signaling`); the L2CAP line alone for
+        // a PDU that does not decode.
+        var signaling: LESignalingPDU?
+        if let l2cap = decoded.l2cap, l2cap.channel == .leSignaling {
+            signaling = try? LESignalingPDU.decode(l2cap.payload)
+            switch signaling?.command {
+            case .connectionParameterUpdateRequest?, .connectionParameterUpdateResponse?, nil: break
             default: return false
             }
         }
         if let l2cap = decoded.l2cap {
-            guard l2cap.channel != .leSignaling else { return false }
             buffer.text("        L2CAP: channel ")
             buffer.string(l2cap.channel.description)
             buffer.text(", ")
             buffer.decimal(UInt64(l2cap.payload.count))
             buffer.text(" bytes\n")
         }
-        if decoded.att != nil {
+        if let signaling { _ = self.signaling(signaling) }
+        if let pdu = decoded.att, label.utf8CodeUnitCount == 0 {
+            _ = attFields(pdu)
+        } else if decoded.att != nil {
             buffer.text("        ATT: ")
             buffer.text(label)
             buffer.text("\n          handle: ")

@@ -2,10 +2,11 @@ import ATT
 import HCI
 import Wire
 
-// The `-v` lines of the HCI commands and events phones' logs are made of, written field by field
-// as ``FieldPrinter`` writes them by reflection (labels are the decoders' field names, spaced as
-// `FieldPrinter.readable` spaces them): scanning, advertising reports and their AD structures,
-// connection set-up and update. `DecodeFormatterTests` compares the two record by record on every
+// The `-v` lines of the records phones' logs are made of, written field by field as
+// ``FieldPrinter`` writes them by reflection (labels are the decoders' field names, spaced as
+// `FieldPrinter.readable` spaces them): HCI scanning, advertising reports and their AD
+// structures, connection set-up and update; ATT discovery, reads and their answers; LE signaling
+// connection parameter updates. `DecodeFormatterTests` compares the two record by record on every
 // bundled and public capture, and on made-up advertising data of every AD type.
 
 extension DecodeFormatter {
@@ -224,6 +225,166 @@ extension DecodeFormatter {
         return true
     }
 
+    /// The lines of an ATT PDU other than the traffic ``verbose(_:_:)`` writes itself (its name,
+    /// then its fields); false, with nothing written, for the PDUs this does not write.
+    mutating func attFields(_ pdu: ATTPDU) -> Bool {
+        guard Self.hasFieldLines(pdu) else { return false }
+        buffer.text("        ATT: ")
+        buffer.text(Self.caseName(pdu))
+        buffer.byte(0x0A)
+        switch pdu {
+        case .errorResponse(let request, let handle, let error):
+            field(10, "request opcode", request.description)
+            field(10, "handle", handle)
+            field(10, "error", error.description)
+        case .exchangeMTURequest(let mtu):
+            field(10, "client MTU", mtu)
+        case .exchangeMTUResponse(let mtu):
+            field(10, "server MTU", mtu)
+        case .findInformationRequest(let start, let end):
+            field(10, "start", start)
+            field(10, "end", end)
+        case .findInformationResponse(let list):
+            entries(10, "", list.count)
+            for (index, entry) in list.enumerated() {
+                element(12, index)
+                field(14, "handle", entry.handle)
+                open(14, "type")
+                uuid(entry.type)
+                buffer.byte(0x0A)
+            }
+        case .findByTypeValueRequest(let start, let end, let type, let value):
+            field(10, "start", start)
+            field(10, "end", end)
+            field(10, "type", type)
+            field(10, "value", value)
+        case .findByTypeValueResponse(let list):
+            entries(10, "", list.count)
+            for (index, entry) in list.enumerated() {
+                element(12, index)
+                field(14, "found", entry.found)
+                field(14, "group end", entry.groupEnd)
+            }
+        case .readByTypeRequest(let start, let end, let type), .readByGroupTypeRequest(let start, let end, let type):
+            field(10, "start", start)
+            field(10, "end", end)
+            open(10, "type")
+            uuid(type.uuid)
+            buffer.byte(0x0A)
+        case .readByTypeResponse(let list):
+            entries(10, "", list.count)
+            for (index, entry) in list.enumerated() {
+                element(12, index)
+                field(14, "handle", entry.handle)
+                field(14, "value", entry.value)
+            }
+        case .readByGroupTypeResponse(let list):
+            entries(10, "", list.count)
+            for (index, entry) in list.enumerated() {
+                element(12, index)
+                field(14, "handle", entry.handle)
+                field(14, "group end", entry.groupEnd)
+                field(14, "value", entry.value)
+            }
+        case .readRequest(let handle):
+            field(10, "handle", handle)
+        case .readResponse(let value), .readBlobResponse(let value):
+            field(10, "value", value)
+        case .readMultipleResponse(let values):
+            field(10, "values", values)
+        case .readBlobRequest(let handle, let offset):
+            field(10, "handle", handle)
+            field(10, "offset", offset)
+        case .prepareWriteRequest(let handle, let offset, let value), .prepareWriteResponse(let handle, let offset, let value):
+            field(10, "handle", handle)
+            field(10, "offset", offset)
+            field(10, "value", value)
+        case .executeWriteRequest(let flags):
+            field(10, "flags", UInt64(flags))
+        default:
+            // No fields (Write Response, Execute Write Response, Handle Value Confirmation).
+            break
+        }
+        return true
+    }
+
+    /// The name of the case `pdu` is, as Swift prints it (the line's label).
+    private static func caseName(_ pdu: ATTPDU) -> StaticString {
+        switch pdu {
+        case .errorResponse: "errorResponse"
+        case .exchangeMTURequest: "exchangeMTURequest"
+        case .exchangeMTUResponse: "exchangeMTUResponse"
+        case .findInformationRequest: "findInformationRequest"
+        case .findInformationResponse: "findInformationResponse"
+        case .findByTypeValueRequest: "findByTypeValueRequest"
+        case .findByTypeValueResponse: "findByTypeValueResponse"
+        case .readByTypeRequest: "readByTypeRequest"
+        case .readByTypeResponse: "readByTypeResponse"
+        case .readRequest: "readRequest"
+        case .readResponse: "readResponse"
+        case .readBlobRequest: "readBlobRequest"
+        case .readBlobResponse: "readBlobResponse"
+        case .readMultipleRequest: "readMultipleRequest"
+        case .readMultipleResponse: "readMultipleResponse"
+        case .readByGroupTypeRequest: "readByGroupTypeRequest"
+        case .readByGroupTypeResponse: "readByGroupTypeResponse"
+        case .readMultipleVariableRequest: "readMultipleVariableRequest"
+        case .readMultipleVariableResponse: "readMultipleVariableResponse"
+        case .writeRequest: "writeRequest"
+        case .writeResponse: "writeResponse"
+        case .writeCommand: "writeCommand"
+        case .signedWriteCommand: "signedWriteCommand"
+        case .prepareWriteRequest: "prepareWriteRequest"
+        case .prepareWriteResponse: "prepareWriteResponse"
+        case .executeWriteRequest: "executeWriteRequest"
+        case .executeWriteResponse: "executeWriteResponse"
+        case .handleValueNotification: "handleValueNotification"
+        case .handleValueIndication: "handleValueIndication"
+        case .handleValueConfirmation: "handleValueConfirmation"
+        case .multipleHandleValueNotification: "multipleHandleValueNotification"
+        case .unknown: "unknown"
+        }
+    }
+
+    /// Whether ``attFields(_:)`` writes `pdu`.
+    static func hasFieldLines(_ pdu: ATTPDU) -> Bool {
+        switch pdu {
+        case .readMultipleRequest, .readMultipleVariableRequest, .readMultipleVariableResponse, .signedWriteCommand,
+            .multipleHandleValueNotification, .unknown, .writeRequest, .writeCommand, .handleValueNotification,
+            .handleValueIndication:
+            false
+        default:
+            true
+        }
+    }
+
+    /// The lines of an LE signaling PDU (after its L2CAP line); false, with nothing written, for
+    /// commands other than the connection parameter update's.
+    mutating func signaling(_ pdu: LESignalingPDU) -> Bool {
+        switch pdu.command {
+        case .connectionParameterUpdateRequest, .connectionParameterUpdateResponse: break
+        default: return false
+        }
+        buffer.text("        LE signaling\n")
+        field(10, "code", pdu.code.description)
+        field(10, "identifier", UInt64(pdu.identifier))
+        field(10, "data", pdu.data)
+        switch pdu.command {
+        case .connectionParameterUpdateRequest(let intervalMin, let intervalMax, let latency, let timeout):
+            buffer.text("          command: connectionParameterUpdateRequest\n")
+            field(12, "interval min", intervalMin)
+            field(12, "interval max", intervalMax)
+            field(12, "peripheral latency", latency)
+            field(12, "timeout multiplier", timeout)
+        case .connectionParameterUpdateResponse(let result):
+            buffer.text("          command: connectionParameterUpdateResponse\n")
+            field(12, "result", result)
+        default:
+            break
+        }
+        return true
+    }
+
     /// A report's advertising data, its `data` line and its AD structures' lines (as
     /// `FieldPrinter` writes ``AdvertisingData``), `indent` spaces in.
     mutating func advertising(_ data: AdvertisingData, indent: Int) {
@@ -287,7 +448,7 @@ extension DecodeFormatter {
     }
 
     /// A UUID as `FieldPrinter` writes one: as it prints, and its GATT name.
-    private mutating func uuid(_ uuid: BluetoothUUID) {
+    mutating func uuid(_ uuid: BluetoothUUID) {
         buffer.string(uuid.description)
         if let name = GATTNames.name(for: uuid) {
             buffer.text(" (")
