@@ -383,9 +383,8 @@ public struct DecodeFormatter: ~Copyable {
             case .status(let status): returned = ("status: ", status, complete.rawReturnParameters)
             case .unknown(let bytes): returned = ("unknown: ", nil, bytes)
             case .readRSSI, .connectionHandle, .readEncryptionKeySize, .readBDADDR, .readLocalSupportedFeatures,
-                .leSetExtendedAdvertisingParameters:
+                .leSetExtendedAdvertisingParameters, .readLocalVersionInformation, .leReadBufferSize:
                 returned = ("", nil, complete.rawReturnParameters)
-            case .readLocalVersionInformation, .leReadBufferSize: return false
             }
             buffer.text("        HCI event: commandComplete\n          num packets: ")
             integer(UInt16(complete.numPackets))

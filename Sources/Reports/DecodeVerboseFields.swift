@@ -106,6 +106,18 @@ extension DecodeFormatter {
             buffer.text("        HCI command: leAddDeviceToFilterAcceptList\n")
             field(10, "address type", UInt64(addressType))
             field(10, "address", address)
+        case .leAddDeviceToResolvingList(let entry):
+            buffer.text("        HCI command: leAddDeviceToResolvingList\n")
+            field(10, "peer identity address type", UInt64(entry.peerIdentityAddressType))
+            field(10, "peer identity address", entry.peerIdentityAddress)
+            field(10, "peer IRK", entry.peerIRK)
+            field(10, "local IRK", entry.localIRK)
+        case .leStartEncryption(let start):
+            buffer.text("        HCI command: leStartEncryption\n")
+            field(10, "handle", start.handle)
+            field(10, "random number", start.randomNumber)
+            field(10, "encrypted diversifier", start.encryptedDiversifier)
+            field(10, "long term key", start.longTermKey)
         case .leSetDataLength(let handle, let txOctets, let txTime):
             buffer.text("        HCI command: leSetDataLength\n")
             field(10, "handle", handle)
@@ -148,7 +160,22 @@ extension DecodeFormatter {
             buffer.text("          return parameters: leSetExtendedAdvertisingParameters\n")
             field(12, "status", status.description)
             field(12, "selected tx power", power)
-        case .status, .unknown, .readLocalVersionInformation, .leReadBufferSize:
+        case .readLocalVersionInformation(let version):
+            buffer.text("          return parameters: readLocalVersionInformation\n")
+            field(12, "status", version.status.description)
+            field(12, "hci version", version.hciVersion.description)
+            field(12, "hci subversion", version.hciSubversion)
+            field(12, "lmp version", version.lmpVersion.description)
+            field(12, "company identifier", version.companyIdentifier)
+            field(12, "lmp subversion", version.lmpSubversion)
+        case .leReadBufferSize(let size):
+            buffer.text("          return parameters: leReadBufferSize\n")
+            field(12, "status", size.status.description)
+            field(12, "le ACL Data packet length", size.leACLDataPacketLength)
+            field(12, "total num LEACL Data packets", UInt64(size.totalNumLEACLDataPackets))
+            if let length = size.isoDataPacketLength { field(12, "iso data packet length", length) }
+            if let total = size.totalNumISODataPackets { field(12, "total num ISO Data packets", UInt64(total)) }
+        case .status, .unknown:
             break
         }
     }
@@ -162,6 +189,12 @@ extension DecodeFormatter {
             field(10, "status", status.description)
             field(10, "handle", handle)
             field(10, "reason", reason.description)
+        case .encryptionChange(let change):
+            buffer.text("        HCI event: encryptionChange\n")
+            field(10, "status", change.status.description)
+            field(10, "handle", change.handle)
+            field(10, "encryption enabled", UInt64(change.encryptionEnabled))
+            if let size = change.keySize { field(10, "key size", UInt64(size)) }
         case .readRemoteVersionInformationComplete(let status, let handle, let version, let company, let subversion):
             buffer.text("        HCI event: readRemoteVersionInformationComplete\n")
             field(10, "status", status.description)
@@ -510,6 +543,13 @@ extension DecodeFormatter {
     private mutating func field(_ indent: Int, _ label: StaticString, _ value: UInt64) {
         open(indent, label)
         integer(value)
+        buffer.byte(0x0A)
+    }
+
+    /// A key or a 128-bit value (rare: keys are set once a connection), through strings.
+    private mutating func field(_ indent: Int, _ label: StaticString, _ value: UInt128) {
+        open(indent, label)
+        buffer.string(value > 9 ? "\(value) (\(hex(value, digits: 1)))" : "\(value)")
         buffer.byte(0x0A)
     }
 
