@@ -253,9 +253,10 @@ public struct DecodeFormatter: ~Copyable {
 
     /// The `-v` lines under a record's line, as `detail(_:_:)` writes them through
     /// ``FieldPrinter``, for the records traffic is made of (ACL data: fragments, notifications,
-    /// writes; Number Of Completed Packets) and the commonest of phones' logs (``commonHCI(_:)``);
-    /// false, with nothing written, for any other record (the caller writes `detail(_:_:)`'s
-    /// lines instead).
+    /// writes, and through `attFields` ATT discovery, reads and their answers; LE signaling
+    /// connection parameter updates; Number Of Completed Packets) and the commonest HCI of phones'
+    /// logs (``commonHCI(_:)``); false, with nothing written, for any other record (the caller
+    /// writes `detail(_:_:)`'s lines instead).
     public mutating func verbose(_ record: CaptureRecord, _ decoded: DecodedRecord) -> Bool {
         // Number Of Completed Packets: flow control, the most frequent event.
         if record.kind == .event, record.bytes.first == HCIEventCode.numberOfCompletedPackets.rawValue,
@@ -344,10 +345,11 @@ public struct DecodeFormatter: ~Copyable {
         return true
     }
 
-    /// The `-v` lines of Command Complete (with a status alone, or return parameters kept as
-    /// bytes), Command Status, BR/EDR Connection Complete, LE Extended Advertising Report (its
-    /// advertising data through ``FieldPrinter``), an event or a command kept as bytes (vendor
-    /// ones), Read RSSI and LE Set Extended Scan Enable; false, with nothing written, for any other.
+    /// The `-v` lines of Command Complete, Command Status, BR/EDR Connection Complete, LE Extended
+    /// Advertising Report, an event or a command kept as bytes (vendor ones), Read RSSI, LE Set
+    /// Extended Scan Enable, and through `command(_:)`, `event(_:)` and `returnParameters(_:)`
+    /// (DecodeVerboseFields.swift) the other commands and events of scanning, advertising and
+    /// connection set-up; false, with nothing written, for any other.
     private mutating func commonHCI(_ record: CaptureRecord) -> Bool {
         if record.kind == .command {
             switch try? HCICommandParameters.decode(record.bytes) {

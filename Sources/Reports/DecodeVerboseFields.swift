@@ -62,21 +62,14 @@ extension DecodeFormatter {
             }
         case .leCreateConnection(let attempt):
             buffer.text("        HCI command: leCreateConnection\n")
-            field(10, "initiator filter policy", UInt64(attempt.initiatorFilterPolicy))
-            field(10, "own address type", UInt64(attempt.ownAddressType))
-            field(10, "peer address type", UInt64(attempt.peerAddressType))
-            field(10, "peer address", attempt.peerAddress)
-            field(10, "scan interval", attempt.scanInterval)
-            field(10, "scan window", attempt.scanWindow)
+            peer(attempt.initiatorFilterPolicy, attempt.ownAddressType, attempt.peerAddressType, attempt.peerAddress)
             connectionParameters(
-                10, attempt.connectionIntervalMin, attempt.connectionIntervalMax, attempt.maxLatency,
-                attempt.supervisionTimeout, attempt.minCELength, attempt.maxCELength)
+                10, scan: (attempt.scanInterval, attempt.scanWindow), attempt.connectionIntervalMin,
+                attempt.connectionIntervalMax, attempt.maxLatency, attempt.supervisionTimeout, attempt.minCELength,
+                attempt.maxCELength)
         case .leExtendedCreateConnection(let attempt):
             buffer.text("        HCI command: leExtendedCreateConnection\n")
-            field(10, "initiator filter policy", UInt64(attempt.initiatorFilterPolicy))
-            field(10, "own address type", UInt64(attempt.ownAddressType))
-            field(10, "peer address type", UInt64(attempt.peerAddressType))
-            field(10, "peer address", attempt.peerAddress)
+            peer(attempt.initiatorFilterPolicy, attempt.ownAddressType, attempt.peerAddressType, attempt.peerAddress)
             field(10, "initiating PH Ys", UInt64(attempt.initiatingPHYs.rawValue))
             entries(10, "phys", attempt.phys.count)
             for (index, entry) in attempt.phys.enumerated() {
@@ -84,17 +77,16 @@ extension DecodeFormatter {
                 field(14, "phy", entry.phy.description)
                 heading(14, "parameters")
                 let parameters = entry.parameters
-                field(16, "scan interval", parameters.scanInterval)
-                field(16, "scan window", parameters.scanWindow)
                 connectionParameters(
-                    16, parameters.connectionIntervalMin, parameters.connectionIntervalMax, parameters.maxLatency,
-                    parameters.supervisionTimeout, parameters.minCELength, parameters.maxCELength)
+                    16, scan: (parameters.scanInterval, parameters.scanWindow), parameters.connectionIntervalMin,
+                    parameters.connectionIntervalMax, parameters.maxLatency, parameters.supervisionTimeout,
+                    parameters.minCELength, parameters.maxCELength)
             }
         case .leConnectionUpdate(let update):
             buffer.text("        HCI command: leConnectionUpdate\n")
             field(10, "handle", update.handle)
             connectionParameters(
-                10, update.connectionIntervalMin, update.connectionIntervalMax, update.maxLatency,
+                10, scan: nil, update.connectionIntervalMin, update.connectionIntervalMax, update.maxLatency,
                 update.supervisionTimeout, update.minCELength, update.maxCELength)
         case .leReadRemoteFeatures(let handle):
             buffer.text("        HCI command: leReadRemoteFeatures\n")
@@ -490,12 +482,24 @@ extension DecodeFormatter {
         }
     }
 
+    /// The fields LE Create Connection and LE Extended Create Connection begin with.
+    private mutating func peer(_ policy: UInt8, _ ownAddressType: UInt8, _ peerAddressType: UInt8, _ address: BluetoothAddress) {
+        field(10, "initiator filter policy", UInt64(policy))
+        field(10, "own address type", UInt64(ownAddressType))
+        field(10, "peer address type", UInt64(peerAddressType))
+        field(10, "peer address", address)
+    }
+
     /// The connection parameters LE Create Connection, LE Extended Create Connection and LE
-    /// Connection Update share, in their order.
+    /// Connection Update share, in their order, after the scan interval and window of the first two.
     private mutating func connectionParameters(
-        _ indent: Int, _ intervalMin: UInt16, _ intervalMax: UInt16, _ latency: UInt16, _ timeout: UInt16,
-        _ minCE: UInt16, _ maxCE: UInt16
+        _ indent: Int, scan: (interval: UInt16, window: UInt16)?, _ intervalMin: UInt16, _ intervalMax: UInt16,
+        _ latency: UInt16, _ timeout: UInt16, _ minCE: UInt16, _ maxCE: UInt16
     ) {
+        if let scan {
+            field(indent, "scan interval", scan.interval)
+            field(indent, "scan window", scan.window)
+        }
         field(indent, "connection interval min", intervalMin)
         field(indent, "connection interval max", intervalMax)
         field(indent, "max latency", latency)
