@@ -46,7 +46,7 @@ run "bletrace decode" - 3 "$BLETRACE" decode "$file"
 run "tshark summary" 2 1 tshark -r "$file"
 run "bletrace decode --format jsonl" - 3 "$BLETRACE" decode --format jsonl "$file"
 run "tshark -T json" 4 1 tshark -r "$file" -T json
-run "bletrace decode -v" - 1 "$BLETRACE" decode -v "$file"
+run "bletrace decode -v" - 3 "$BLETRACE" decode -v "$file"
 run "tshark -V" 6 1 tshark -r "$file" -V
 run "btmon -r" 6 1 btmon -r "$file"
 

@@ -55,12 +55,20 @@ struct Bletrace: AsyncParsableCommand {
         // A reader that goes away (`| head`) shows as EPIPE on the next write, which ends the
         // command with exit code 2 (Output), instead of a signal.
         signal(SIGPIPE, SIG_IGN)
-        if let message = unknownSubcommand(Array(CommandLine.arguments.dropFirst())) {
-            Output.error(message)
-            Foundation.exit(2)
-        }
         do {
-            var command = try parseAsRoot()
+            var command: any ParsableCommand
+            do {
+                command = try parseAsRoot()
+            } catch {
+                // A first word that names no subcommand never parses (the root command takes no
+                // arguments); the subcommands' names, which take milliseconds to work out, are
+                // only looked at then.
+                if let message = unknownSubcommand(Array(CommandLine.arguments.dropFirst())) {
+                    Output.error(message)
+                    Foundation.exit(2)
+                }
+                throw error
+            }
             // Several captures: a worker each, outputs in file order (CaptureBatch).
             if let batch = try CaptureBatch(command) {
                 let code = try batch.run()

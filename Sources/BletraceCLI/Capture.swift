@@ -7,6 +7,7 @@ import Foundation
 /// `bletrace capture`: record HCI traffic live, writing as it goes.
 struct Capture: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "capture",
         abstract: "Capture HCI traffic live into a file, writing each record as it arrives.",
         discussion: """
             Sources (-i): bluetooth-monitor (libpcap, all controllers), hciN (libpcap, one controller), hci-monitor (BlueZ's monitor channel directly), tcp:HOST:PORT, unix:PATH or a serial/pty path (an H4 stream, as Bumble, Zephyr native_sim and the Android emulator offer), relay:HOST:PORT,CONTROLLER (sits between a host and a controller and records both ways). Formats/live.md says what each needs.

@@ -6,6 +6,7 @@ import SystemPackage
 /// `bletrace convert IN -o OUT`: the same records in another format, with nothing lost silently.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "convert",
         abstract: "Rewrite a capture as btsnoop, pcap, pcapng or PacketLogger, reporting whatever the target cannot hold.",
         discussion: """
             The target format is --to, else the extension of the file -o names: .btsnoop, .log or .cfa (btsnoop), .pcap, .pcapng, .pklg. \

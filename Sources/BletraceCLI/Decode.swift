@@ -5,6 +5,7 @@ import Foundation
 /// `bletrace decode FILE`: every record, decoded, one line each.
 struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "decode",
         abstract: "Decode every record: HCI commands and events, ACL, L2CAP, ATT.",
         discussion: "Records are numbered from 1, as Wireshark numbers frames. --format jsonl writes one JSON object per record, --format json one document with them all (Formats/json.md).")
 

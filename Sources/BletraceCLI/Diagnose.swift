@@ -6,6 +6,7 @@ import BLETrace
 /// (Formats/diagnose.md).
 struct Diagnose: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "diagnose",
         abstract: "Say why each connection ended and what the app or accessory should change: findings, most serious first, with their evidence.",
         discussion: "Each finding comes from a rule described in Formats/diagnose.md: how links ended (supervision timeout, LL Response Timeout, 0x3E, ATT timeout, a lost bond, MIC failure, unacceptable parameters, the host giving up after a refusal), security (pairing unfinished or failed, refusals never retried, short keys, bonds not kept), GATT (requests outside the database, rediscovery, discovery on every connection, refused writes and subscriptions), connection parameters against Apple's Accessory Design Guidelines, and traffic figures.")
 

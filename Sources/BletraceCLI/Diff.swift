@@ -5,6 +5,7 @@ import Foundation
 /// `bletrace diff EXPECTED ACTUAL`: compare two flows; exit 0 when equal, 1 when not.
 struct Diff: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "diff",
         abstract: "Compare an expected flow with an actual one, first divergence first.",
         discussion: """
             Times and comments are ignored. An expected flow written by people may be a pattern: `...` lines match any run \

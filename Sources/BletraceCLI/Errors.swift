@@ -5,6 +5,7 @@ import BLETrace
 /// equivalent, then a summary by code.
 struct Errors: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "errors",
         abstract: "List every ATT error, HCI failure and SMP failure with what CoreBluetooth would have reported.",
         discussion: "An Attribute Not Found that ends a discovery, and status 0x02 ending a cancelled attempt, are normal: they are marked expected and left out of the text unless --all is given.")
 

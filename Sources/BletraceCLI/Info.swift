@@ -4,6 +4,7 @@ import BLETrace
 /// `bletrace info FILE`: what a capture is, how many records it holds, and the time it spans.
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "info",
         abstract: "Say what a capture is: format, datalink, record count, time span.")
 
     @OptionGroup var capture: CaptureOptions

@@ -4,6 +4,7 @@ import BLETrace
 /// `bletrace stats FILE`: decode every layer of every record and count what is there.
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "stats",
         abstract: "Decode every layer of every record and count: records by kind, HCI commands and events, ATT PDUs, errors.")
 
     @OptionGroup var capture: CaptureOptions

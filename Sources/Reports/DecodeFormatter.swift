@@ -253,9 +253,10 @@ public struct DecodeFormatter: ~Copyable {
 
     /// The `-v` lines under a record's line, as `detail(_:_:)` writes them through
     /// ``FieldPrinter``, for the records traffic is made of (ACL data: fragments, notifications,
-    /// writes; Number Of Completed Packets) and the commonest of phones' logs (``commonHCI(_:)``);
-    /// false, with nothing written, for any other record (the caller writes `detail(_:_:)`'s
-    /// lines instead).
+    /// writes, and through `attFields` ATT discovery, reads and their answers; LE signaling
+    /// connection parameter updates; Number Of Completed Packets) and the commonest HCI of phones'
+    /// logs (``commonHCI(_:)``); false, with nothing written, for any other record (the caller
+    /// writes `detail(_:_:)`'s lines instead).
     public mutating func verbose(_ record: CaptureRecord, _ decoded: DecodedRecord) -> Bool {
         // Number Of Completed Packets: flow control, the most frequent event.
         if record.kind == .event, record.bytes.first == HCIEventCode.numberOfCompletedPackets.rawValue,
@@ -294,18 +295,32 @@ public struct DecodeFormatter: ~Copyable {
             case .writeRequest(let attribute, let bytes): (handle, value, label) = (attribute, bytes, "writeRequest")
             case .handleValueIndication(let attribute, let bytes):
                 (handle, value, label) = (attribute, bytes, "handleValueIndication")
+            default:
+                // Discovery, reads and their answers (`attFields`), written below.
+                guard Self.hasFieldLines(pdu) else { return false }
+            }
+        }
+        // LE signaling: its connection parameter updates (`signaling`); the L2CAP line alone for
+        // a PDU that does not decode.
+        var signaling: LESignalingPDU?
+        if let l2cap = decoded.l2cap, l2cap.channel == .leSignaling {
+            signaling = try? LESignalingPDU.decode(l2cap.payload)
+            switch signaling?.command {
+            case .connectionParameterUpdateRequest?, .connectionParameterUpdateResponse?, nil: break
             default: return false
             }
         }
         if let l2cap = decoded.l2cap {
-            guard l2cap.channel != .leSignaling else { return false }
             buffer.text("        L2CAP: channel ")
             buffer.string(l2cap.channel.description)
             buffer.text(", ")
             buffer.decimal(UInt64(l2cap.payload.count))
             buffer.text(" bytes\n")
         }
-        if decoded.att != nil {
+        if let signaling { _ = self.signaling(signaling) }
+        if let pdu = decoded.att, label.utf8CodeUnitCount == 0 {
+            _ = attFields(pdu)
+        } else if decoded.att != nil {
             buffer.text("        ATT: ")
             buffer.text(label)
             buffer.text("\n          handle: ")
@@ -330,10 +345,11 @@ public struct DecodeFormatter: ~Copyable {
         return true
     }
 
-    /// The `-v` lines of Command Complete (with a status alone, or return parameters kept as
-    /// bytes), Command Status, BR/EDR Connection Complete, LE Extended Advertising Report (its
-    /// advertising data through ``FieldPrinter``), an event or a command kept as bytes (vendor
-    /// ones), Read RSSI and LE Set Extended Scan Enable; false, with nothing written, for any other.
+    /// The `-v` lines of Command Complete, Command Status, BR/EDR Connection Complete, LE Extended
+    /// Advertising Report, an event or a command kept as bytes (vendor ones), Read RSSI, LE Set
+    /// Extended Scan Enable, and through `command(_:)`, `event(_:)` and `returnParameters(_:)`
+    /// (DecodeVerboseFields.swift) the other commands and events of scanning, advertising and
+    /// connection set-up; false, with nothing written, for any other.
     private mutating func commonHCI(_ record: CaptureRecord) -> Bool {
         if record.kind == .command {
             switch try? HCICommandParameters.decode(record.bytes) {
@@ -354,7 +370,9 @@ public struct DecodeFormatter: ~Copyable {
                 integer(scan.duration)
                 buffer.text("\n          period: ")
                 integer(scan.period)
-            default:
+            case let parameters?:
+                return command(parameters)
+            case nil:
                 return false
             }
             buffer.byte(0x0A)
@@ -366,12 +384,23 @@ public struct DecodeFormatter: ~Copyable {
             switch complete.returnParameters {
             case .status(let status): returned = ("status: ", status, complete.rawReturnParameters)
             case .unknown(let bytes): returned = ("unknown: ", nil, bytes)
-            default: return false
+            case .readRSSI, .connectionHandle, .readEncryptionKeySize, .readBDADDR, .readLocalSupportedFeatures,
+                .leSetExtendedAdvertisingParameters, .readLocalVersionInformation, .leReadBufferSize:
+                returned = ("", nil, complete.rawReturnParameters)
             }
             buffer.text("        HCI event: commandComplete\n          num packets: ")
             integer(UInt16(complete.numPackets))
             buffer.text("\n          opcode: ")
             buffer.string(complete.opcode.description)
+            if returned.label.utf8CodeUnitCount == 0 {
+                // Return parameters with fields of their own, a line each.
+                buffer.byte(0x0A)
+                returnParameters(complete.returnParameters)
+                buffer.text("          raw return parameters: ")
+                bytesField(complete.rawReturnParameters)
+                buffer.byte(0x0A)
+                return true
+            }
             buffer.text("\n          return parameters: ")
             buffer.text(returned.label)
             if let status = returned.status { buffer.string(status.description) } else { bytesField(returned.bytes) }
@@ -421,10 +450,7 @@ public struct DecodeFormatter: ~Copyable {
                 buffer.text("\n                direct address: ")
                 buffer.address(report.directAddress)
                 buffer.byte(0x0A)
-                for line in FieldPrinter.lines(report.data, label: "data", indent: 16) {
-                    buffer.string(line)
-                    buffer.byte(0x0A)
-                }
+                advertising(report.data, indent: 16)
             }
         case .connectionComplete(let complete)?:
             buffer.text("        HCI event: connectionComplete\n          status: ")
@@ -444,7 +470,9 @@ public struct DecodeFormatter: ~Copyable {
             buffer.text("\n          parameters: ")
             bytesField(parameters)
             buffer.byte(0x0A)
-        default:
+        case let parameters?:
+            return event(parameters)
+        case nil:
             return false
         }
         return true
@@ -452,7 +480,7 @@ public struct DecodeFormatter: ~Copyable {
 
     /// Bytes as ``FieldPrinter`` writes a byte field: hex, `(empty)`, and the text too when there
     /// are 3 or more and all are printable ASCII.
-    private mutating func bytesField(_ bytes: UnsafeRawBufferPointer) {
+    mutating func bytesField(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty else { return buffer.text("(empty)") }
         buffer.hexBytes(bytes)
         if bytes.count >= 3, bytes.allSatisfy({ (0x20..<0x7F).contains($0) }) {
@@ -463,8 +491,11 @@ public struct DecodeFormatter: ~Copyable {
     }
 
     /// An unsigned field as ``FieldPrinter`` writes it: decimal, and hex too above 9.
-    private mutating func integer(_ value: UInt16) {
-        buffer.decimal(UInt64(value))
+    mutating func integer(_ value: UInt16) { integer(UInt64(value)) }
+
+    /// ``integer(_:)`` of a wider field.
+    mutating func integer(_ value: UInt64) {
+        buffer.decimal(value)
         if value > 9 {
             buffer.text(" (0x")
             buffer.hexDigits(UInt64(value))
