@@ -24,6 +24,13 @@ public func describeLinkLayer(_ record: CaptureRecord, _ decoded: LinkLayerRecor
     switch packet.pdu {
     case .advertising(let pdu):
         line += " adv     " + describe(pdu)
+        if let chain = decoded.chain, chain.part > 0 {
+            line += " (chain part \(chain.part + 1) of \(chain.advertiser.map { "\($0)" } ?? "frame \(chain.head + 1)")"
+            line += (chain.previous.map { ", after frame \($0 + 1)" } ?? "") + ")"
+        }
+        if let data = decoded.chainData {
+            line += "; chain's data: \(data.bytes.count) bytes" + summary(data)
+        }
     case .data(let pdu):
         line += " data    conn \((decoded.connection?.index ?? 0) + 1) "
         if decoded.isEncrypted {
@@ -49,6 +56,9 @@ public func describeLinkLayer(_ record: CaptureRecord, _ decoded: LinkLayerRecor
         if decoded.isRetransmission { line += " (retransmission" + (decoded.repeats.map { " of frame \($0 + 1)" } ?? "") + ")" }
         if decoded.decrypted { line += " (decrypted)" }
     }
+    for lost in decoded.lostChains {
+        line += " [chain of frame \(lost.head + 1) lost: the PDU the AuxPtr of frame \((lost.previous ?? lost.head) + 1) announced was not heard]"
+    }
     if decoded.snifferHeader?.crcOK == false { line += " [CRC bad]" }
     if let fault = decoded.fault ?? decoded.lostFragments {
         line += "  [\(fault.layer.rawValue): expected \(fault.expected) at byte \(fault.offset)]"
@@ -66,11 +76,7 @@ func describe(_ pdu: AdvertisingPDU) -> String {
     switch pdu.content {
     case .advertisement(let advertiser, let data):
         text += " " + address(advertiser, random: pdu.txRandom)
-        if let list = try? data.structures() {
-            if let name = list.localName { text += " \"\(name)\"" }
-            let count = list.reduce(0) { count, _ in count + 1 }
-            text += ", \(count) AD structure" + (count == 1 ? "" : "s")
-        }
+        text += summary(data, separator: ",")
     case .directed(let advertiser, let target):
         text += " " + address(advertiser, random: pdu.txRandom) + " to " + address(target, random: pdu.rxRandom)
     case .scanRequest(let scanner, let advertiser):
@@ -89,6 +95,15 @@ func describe(_ pdu: AdvertisingPDU) -> String {
         text += " (\(payload.count) bytes)"
     }
     return text
+}
+
+/// The local name and the number of AD structures of advertising data that decodes whole.
+private func summary(_ data: AdvertisingData, separator: String = ",") -> String {
+    guard let list = try? data.structures() else { return "" }
+    var text = ""
+    if let name = list.localName { text += " \"\(name)\"" }
+    let count = list.reduce(0) { count, _ in count + 1 }
+    return text + "\(separator) \(count) AD structure" + (count == 1 ? "" : "s")
 }
 
 /// Connection interval units (1.25 ms) in ms.
@@ -160,6 +175,13 @@ public func linkLayerDetail(_ record: CaptureRecord, _ decoded: LinkLayerRecord)
                 "        advertising PDU: \(pdu.name) (type \(pdu.type.rawValue)), length \(pdu.length)"
                     + ", ChSel \(pdu.channelSelection2 ? 2 : 1), TxAdd \(pdu.txRandom ? "random" : "public"), RxAdd \(pdu.rxRandom ? "random" : "public")")
             lines += FieldPrinter.lines(pdu.content, label: "payload")
+            if let chain = decoded.chain {
+                lines.append(
+                    "        chain: part \(chain.part + 1), head frame \(chain.head + 1) (\(chain.headKind.name))"
+                        + (chain.previous.map { ", after frame \($0 + 1)" } ?? "") + (chain.continues ? ", continues" : ", ends")
+                        + (chain.advertiser.map { ", advertiser \($0)" } ?? ""))
+            }
+            if let data = decoded.chainData { lines += FieldPrinter.lines(data, label: "chain's data") }
         case .data(let pdu):
             lines.append(
                 "        data PDU: \(pdu.llid), NESN \(pdu.nesn), SN \(pdu.sn), MD \(pdu.moreData ? 1 : 0), length \(pdu.length)"
@@ -181,6 +203,9 @@ public func linkLayerDetail(_ record: CaptureRecord, _ decoded: LinkLayerRecord)
     }
     if let pdu = decoded.att { lines += FieldPrinter.lines(pdu, label: "ATT") }
     if let smp = decoded.smp { lines += FieldPrinter.lines(smp.command, label: "SMP") }
+    for lost in decoded.lostChains {
+        lines.append("        lost chain: head frame \(lost.head + 1), its part \(lost.part + 2) not heard")
+    }
     if let fault = decoded.fault ?? decoded.lostFragments { lines.append("        fault: \(fault)") }
     return lines
 }
@@ -309,6 +334,16 @@ public struct JSONLinkLayerRecord: Encodable {
         var md: Bool?
         var control: Control?
     }
+    struct Chain: Encodable {
+        var part: Int
+        var head_frame: Int
+        var head_pdu: String
+        var previous_frame: Int?
+        var continues: Bool
+        var advertiser: String?
+        var did: UInt16?
+        var sid: UInt8?
+    }
     struct L2CAP: Encodable {
         var cid: UInt16
         var length: Int
@@ -338,6 +373,12 @@ public struct JSONLinkLayerRecord: Encodable {
     var mic_failed: Bool?
     /// For a retransmission, the frame (1-based) it repeats.
     var repeats_frame: Int?
+    /// An auxiliary advertising PDU's place in its chain.
+    var chain: Chain?
+    /// On a chain's last PDU: the AD structures of the chain's data joined.
+    var chain_ad: [AD]?
+    /// The chains (by their head's frame) whose next PDU was due before this record and not heard.
+    var lost_chains: [Int]?
     var l2cap: L2CAP?
     var att: JSONATTFields?
     var smp: SMP?
@@ -377,6 +418,13 @@ public struct JSONLinkLayerRecord: Encodable {
         decrypted = decoded.decrypted ? true : nil
         mic_failed = decoded.micFailed ? true : nil
         repeats_frame = decoded.repeats.map { $0 + 1 }
+        chain = decoded.chain.map {
+            Chain(
+                part: $0.part + 1, head_frame: $0.head + 1, head_pdu: $0.headKind.name, previous_frame: $0.previous.map { $0 + 1 },
+                continues: $0.continues, advertiser: Self.text($0.advertiser), did: $0.dataID, sid: $0.setID)
+        }
+        chain_ad = decoded.chainData.flatMap(Self.structures)
+        lost_chains = decoded.lostChains.isEmpty ? nil : decoded.lostChains.map { $0.head + 1 }
         if let frame = decoded.l2cap { l2cap = L2CAP(cid: frame.channel.rawValue, length: frame.payload.count) }
         if let pdu = decoded.att {
             att = JSONATTFields(pdu, answering: decoded.answering.map { (opcode: $0.opcode, handle: $0.handle, record: $0.record) })
