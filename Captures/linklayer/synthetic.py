@@ -27,6 +27,13 @@ Needs Python 3 and the `cryptography` package (for the encrypted link).
     0x0ABCDE, interval 100 ms), then three AUX_SYNC_IND on that access address 100 ms apart, each
     with the Complete Local Name "bletrace periodic" and manufacturer data counting 0, 1, 2; a
     legacy ADV_IND after them.
+  cis.pcap (256) and cis-ll.pcap (251, the same packets without the LE RF header): a connection
+    (central D0:00:00:00:00:01, peripheral C0:11:22:33:44:88) that sets up a CIS (LL_CIS_REQ,
+    LL_CIS_RSP, LL_CIS_IND with access address 0x6B4A1C35), then three CIS events on that access
+    address, each the central's PDU (LE RF PDU type 4) and the peripheral's (5): an unframed
+    whole SDU answered by a null PDU (NPI), a framed PDU (one segment: SC 0, CMPLT 1, TimeOffset
+    0x000123, 8 octets) answered by an unframed one, and an SDU start with CIE answered with CIE;
+    then LL_TERMINATE_IND.
   key-refresh.btsnoop: the HCI of a central host (D0:00:00:00:00:01) that connects to
     C0:11:22:33:44:55, encrypts (LE Enable Encryption with the LTK
     0x00112233445566778899AABBCCDDEEFF, written as a number; Encryption Change), reads an
@@ -245,9 +252,55 @@ def periodic_capture():
     print(f"periodic.pcap, periodic-nordic.pcap: {len(air.packets)} packets", file=sys.stderr)
 
 
+def cis_capture():
+    """A connection that sets up a CIS (LL_CIS_REQ, LL_CIS_RSP, LL_CIS_IND with the CIS's access
+    address), then isochronous events on that access address, then LL_TERMINATE_IND."""
+    from air_from_hci import Converter
+
+    central, peripheral = address("D0:00:00:00:00:01"), address("C0:11:22:33:44:88")
+    handle, cis_aa = 0x0040, 0x6B4A1C35
+    converter = Converter()
+    converter.local = (central, True)
+    t = 1_000_000
+    converter.connected(t, bytes([0x01, 0x00]) + struct.pack("<HBB", handle, 0, 1) + peripheral + struct.pack("<HHHB", 24, 0, 500, 0), True)
+    link = converter.links[handle]
+    # LL_CIS_REQ (§2.4.2.29, 35 octets): CIG 1, CIS 1, LE 2M both ways, Max_SDU 40 (framed, bit
+    # 15) and 20, SDU interval 10 ms both ways, Max_PDU 48 and 24, NSE 2, Sub_Interval 2 ms,
+    # BN 1/1, FT 1/1, ISO_Interval 8 (10 ms), CIS_Offset 500-2000 µs, connEventCount 20.
+    request = bytes([0x1F, 1, 1, 2, 2]) + struct.pack("<HH", 40 | 0x8000, 20) + (10000).to_bytes(3, "little") * 2
+    request += struct.pack("<HHB", 48, 24, 2) + (2000).to_bytes(3, "little") + bytes([0x11, 1, 1]) + struct.pack("<H", 8)
+    request += (500).to_bytes(3, "little") + (2000).to_bytes(3, "little") + struct.pack("<H", 20)
+    assert len(request) == 36
+    response = bytes([0x20]) + (500).to_bytes(3, "little") + (2000).to_bytes(3, "little") + struct.pack("<H", 20)
+    indication = bytes([0x21]) + struct.pack("<I", cis_aa) + (1000).to_bytes(3, "little") + (3000).to_bytes(3, "little") * 2 + struct.pack("<H", 20)
+    assert len(indication) == 16
+    link.queue += [(t + 100_000, "C", 3, request), (t + 100_000, "P", 3, response), (t + 100_000, "C", 3, indication)]
+    converter.run_events(link, t + 200_000)
+    # CIS events every 10 ms from t + 250 ms: the central's PDU (LE RF PDU type 4), the
+    # peripheral's answer (5) 150 µs after it ends. Header: LLID, NESN (bit 2), SN (3), CIE (4), NPI (6).
+    events = [
+        ((0b00, 0, 0, 0, 0), b"0123456789", (0b00, 1, 0, 0, 1), b""),  # unframed whole SDU; a null PDU back
+        ((0b10, 0, 1, 0, 0), bytes([0x02, 11]) + (0x000123).to_bytes(3, "little") + b"framed!!", (0b00, 0, 0, 0, 0), b"answer"),
+        ((0b01, 1, 0, 1, 0), b"start of an SDU", (0b00, 1, 1, 1, 0), b"last"),
+    ]
+    for number, (c_header, c_data, p_header, p_data) in enumerate(events):
+        time = t + 250_000 + number * 10_000
+        for (llid, nesn, sn, cie, npi), data, kind in ((c_header, c_data, 4), (p_header, p_data, 5)):
+            pdu = bytes([llid | nesn << 2 | sn << 3 | cie << 4 | npi << 6, len(data)]) + data
+            converter.emit(time, (number * 5 + kind) % 37, cis_aa, pdu, link.crc_init, kind)
+            time += (2 + 4 + len(pdu) + 3) * 4 + 150
+    link.queue.append((t + 300_000, "C", 3, bytes([0x02, 0x13])))
+    converter.run_events(link, t + 400_000)
+    records = sorted(converter.out, key=lambda item: item[0])
+    write_pcap(OUT / "cis.pcap", 256, records)
+    write_pcap(OUT / "cis-ll.pcap", 251, [(time, data[10:]) for time, data in records])
+    print(f"cis.pcap, cis-ll.pcap: {len(records)} packets", file=sys.stderr)
+
+
 def main():
     chain_capture()
     periodic_capture()
+    cis_capture()
     key_refresh_capture()
 
 

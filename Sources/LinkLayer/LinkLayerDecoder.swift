@@ -31,6 +31,22 @@ public struct LinkLayerDecoder {
     /// CRCInit, the latest ``maximumTrains`` of them.
     private var periodicTrains: [(accessAddress: UInt32, crcInit: UInt32, advertiser: (BluetoothAddress, Bool)?)] = []
     static let maximumTrains = 16
+    /// The access addresses of the CISes LL_CIS_INDs established (Core 6.0, Vol 6, Part B,
+    /// §2.4.2.31), the latest ``maximumTrains`` of them.
+    private var cisAccessAddresses: [UInt32] = []
+
+    /// Whether a packet on the data channels is an isochronous one: the LE RF header's PDU type
+    /// says so (4, 5 CIS; 6 BIS), or its access address is a CIS's.
+    private func isochronousKind(_ accessAddress: UInt32, _ header: SnifferHeader?) -> IsochronousPDU.Kind? {
+        if case .rf(let rf) = header {
+            switch rf.pduType {
+            case 4, 5: return .connected
+            case 6: return .broadcast
+            default: break
+            }
+        }
+        return cisAccessAddresses.contains(accessAddress) ? .connected : nil
+    }
 
     /// What the decoder keeps per connection.
     private struct State {
@@ -173,6 +189,16 @@ public struct LinkLayerDecoder {
         crcBad: Bool, into record: inout LinkLayerRecord
     ) {
         var pdu = received
+        if let kind = isochronousKind(packet.accessAddress, header) {
+            record.direction = header?.direction
+            record.directionSource = record.direction == nil ? nil : .header
+            do throws(DecodeError) {
+                record.isochronous = try IsochronousPDU.decode(packet.protectedBytes, kind: kind)
+            } catch {
+                record.fault = located(error, index: index, plus: packetOffset + packet.pduOffset)
+            }
+            return
+        }
         guard let slot = connectionSlot(for: packet.accessAddress) else {
             // Past the limit of connections joined late: the PDU alone, with no state kept.
             record.direction = header?.direction
@@ -259,6 +285,11 @@ public struct LinkLayerDecoder {
             }
             switch record.control {
             case .terminate: reassembler.reset(handle: handle(slot))
+            case .cisIndication(let accessAddress, _, _, _, _):
+                if !cisAccessAddresses.contains(accessAddress) {
+                    if cisAccessAddresses.count >= Self.maximumTrains { cisAccessAddresses.removeFirst() }
+                    cisAccessAddresses.append(accessAddress)
+                }
             case .startEncryptionRequest:
                 connections[slot].encrypted = true
                 connections[slot].nextCounter = (0, 0)

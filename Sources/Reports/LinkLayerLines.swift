@@ -31,6 +31,8 @@ public func describeLinkLayer(_ record: CaptureRecord, _ decoded: LinkLayerRecor
         if let data = decoded.chainData {
             line += "; chain's data: \(data.bytes.count) bytes" + summary(data)
         }
+    case .data where decoded.isochronous != nil:
+        line += " iso     " + describe(decoded.isochronous!)
     case .data(let pdu):
         line += " data    conn \((decoded.connection?.index ?? 0) + 1) "
         if decoded.isEncrypted {
@@ -93,6 +95,28 @@ func describe(_ pdu: AdvertisingPDU) -> String {
         if !payload.data.bytes.isEmpty { text += ", \(payload.data.bytes.count) bytes of data" }
     case .unknown(let payload):
         text += " (\(payload.count) bytes)"
+    }
+    return text
+}
+
+/// An isochronous PDU for a person: its kind, header fields, payload length, and a framed
+/// PDU's segments.
+func describe(_ pdu: IsochronousPDU) -> String {
+    var text = "\(pdu.kind.rawValue) PDU LLID \(pdu.llid)"
+    if let nesn = pdu.nesn, let sn = pdu.sn { text += " NESN \(nesn) SN \(sn)" }
+    if pdu.cie == true { text += " CIE" }
+    if pdu.npi == true { text += " NPI (null)" }
+    if let cssn = pdu.cssn { text += " CSSN \(cssn)" + (pdu.cstf == true ? " CSTF" : "") }
+    text += ", \(pdu.length) bytes"
+    if pdu.isFramed {
+        if let segments = try? pdu.segments() {
+            text += ", framed: \(segments.count) segment" + (segments.count == 1 ? "" : "s")
+            text += segments.map { " [\($0.continuation ? "continues" : "starts")\($0.complete ? ", ends" : "") SDU, \($0.length) bytes]" }.joined()
+        } else {
+            text += ", framed: segments do not fit the payload"
+        }
+    } else if pdu.llid <= 1, pdu.length > 0 {
+        text += pdu.llid == 0 ? ", unframed (SDU end or whole)" : ", unframed (SDU start or continuation)"
     }
     return text
 }
@@ -182,6 +206,10 @@ public func linkLayerDetail(_ record: CaptureRecord, _ decoded: LinkLayerRecord)
                         + (chain.advertiser.map { ", advertiser \($0)" } ?? ""))
             }
             if let data = decoded.chainData { lines += FieldPrinter.lines(data, label: "chain's data") }
+        case .data where decoded.isochronous != nil:
+            let iso = decoded.isochronous!
+            lines.append("        isochronous PDU: " + describe(iso))
+            lines.append("        payload: \(iso.payload.hexString)")
         case .data(let pdu):
             lines.append(
                 "        data PDU: \(pdu.llid), NESN \(pdu.nesn), SN \(pdu.sn), MD \(pdu.moreData ? 1 : 0), length \(pdu.length)"
@@ -334,6 +362,26 @@ public struct JSONLinkLayerRecord: Encodable {
         var md: Bool?
         var control: Control?
     }
+    struct ISO: Encodable {
+        var kind: String
+        var llid: UInt8
+        var nesn: UInt8?
+        var sn: UInt8?
+        var cie: Bool?
+        var npi: Bool?
+        var cssn: UInt8?
+        var cstf: Bool?
+        var length: Int
+        var payload: String
+        /// Framed PDUs: each segment's `continuation` (SC), `complete` (CMPLT), `time_offset`, `length`.
+        var segments: [Segment]?
+        struct Segment: Encodable {
+            var continuation: Bool
+            var complete: Bool
+            var time_offset: UInt32?
+            var length: Int
+        }
+    }
     struct Chain: Encodable {
         var part: Int
         var head_frame: Int
@@ -373,6 +421,8 @@ public struct JSONLinkLayerRecord: Encodable {
     var mic_failed: Bool?
     /// For a retransmission, the frame (1-based) it repeats.
     var repeats_frame: Int?
+    /// A CIS or BIS PDU's header fields (in place of `ll`'s data PDU fields).
+    var iso: ISO?
     /// An auxiliary advertising PDU's place in its chain.
     var chain: Chain?
     /// On a chain's last PDU: the AD structures of the chain's data joined.
@@ -410,6 +460,17 @@ public struct JSONLinkLayerRecord: Encodable {
             break
         }
         if let packet = decoded.packet { ll = Self.linkLayer(packet, decoded.control) }
+        if let pdu = decoded.isochronous, var fields = ll {
+            fields.pdu = "\(pdu.kind.rawValue) PDU"
+            (fields.llid, fields.nesn, fields.sn, fields.md) = (nil, nil, nil, nil)
+            ll = fields
+            iso = ISO(
+                kind: pdu.kind.rawValue, llid: pdu.llid, nesn: pdu.nesn, sn: pdu.sn, cie: pdu.cie, npi: pdu.npi, cssn: pdu.cssn,
+                cstf: pdu.cstf, length: pdu.length, payload: pdu.payload.hexString,
+                segments: (try? pdu.segments())?.map {
+                    ISO.Segment(continuation: $0.continuation, complete: $0.complete, time_offset: $0.timeOffset, length: $0.length)
+                })
+        }
         connection = decoded.connection.map { $0.index + 1 }
         direction = decoded.direction?.rawValue
         direction_source = decoded.directionSource?.rawValue

@@ -204,3 +204,38 @@ import Testing
         #expect(compared >= 10)
     }
 }
+
+/// CIS PDUs (Captures/linklayer/synthetic.py's `cis.pcap`, LE RF PDU types 4 and 5): bletrace's
+/// isochronous header fields and payload equal tshark 4.0's `btle.data_header.*` and
+/// `btle.isochronous_data` on every PDU tshark reads as isochronous.
+@Suite struct IsochronousCrossCheckTests {
+    static let fields: [(String, [String])] = [
+        ("btle.data_header.llid", ["iso", "llid"]), ("btle.data_header.next_expected_sequence_number", ["iso", "nesn"]),
+        ("btle.data_header.sequence_number", ["iso", "sn"]), ("btle.data_header.close_isochronous_event", ["iso", "cie"]),
+        ("btle.data_header.null_pdu_indicator", ["iso", "npi"]), ("btle.data_header.length", ["iso", "length"]),
+        ("btle.isochronous_data", ["iso", "payload"]),
+    ]
+
+    @Test func headerFieldsAgreeWithTshark() throws {
+        let tshark = try #require(which("tshark"), "tshark is installed by `make deps`")
+        let path = Fixtures.capture("linklayer/synthetic/cis.pcap")
+        var arguments = ["-r", path, "-T", "fields", "-E", "separator=|", "-E", "occurrence=f"]
+        for (field, _) in Self.fields { arguments += ["-e", field] }
+        let theirs = try run(tshark, arguments).stdout.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+        let decoded = try bletrace("decode", path, "--format", "jsonl")
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        let ours = try jsonLines(decoded.stdout)
+        #expect(ours.count == theirs.count)
+        var (isochronous, compared) = (0, 0)
+        for (index, (their, our)) in zip(theirs, ours).enumerated() where !their[3].isEmpty {
+            isochronous += 1
+            #expect(our["iso"] != nil, "frame \(index + 1)")
+            for ((field, path), text) in zip(Self.fields, their) where !text.isEmpty && text != "<MISSING>" {
+                compared += 1
+                let expected = field == "btle.isochronous_data" ? AnyHashable(text) : LinkLayerCrossCheckTests.value(text, field: field)
+                #expect(LinkLayerCrossCheckTests.value(at: path, in: our) == expected, "frame \(index + 1) \(field): tshark \(text)")
+            }
+        }
+        #expect(isochronous == 6 && compared >= 40)
+    }
+}
