@@ -25,6 +25,9 @@ What the air gets, per LE connection of the HCI capture:
     LL_ENC_RSP, LL_START_ENC_REQ, then every PDU with a payload encrypted with AES-CCM under the
     session key from the HCI command's LTK (SKD and IV fixed per connection); an Encryption
     Change with an error -> LL_ENC_REQ answered by LL_REJECT_IND with that error;
+  - Encryption Key Refresh Complete -> LL_PAUSE_ENC_REQ and the peripheral's LL_PAUSE_ENC_RSP
+    (encrypted), the central's LL_PAUSE_ENC_RSP (not), then a new LL_ENC_REQ/LL_ENC_RSP (SKDs and
+    IVs one more than the last) and LL_START_ENC_REQ: new session key, packet counters from 0;
   - HCI Disconnect by this host -> LL_TERMINATE_IND from its side with the command's reason;
     Disconnection Complete otherwise -> LL_TERMINATE_IND from the other side with its reason,
     except reason 0x08 (supervision timeout): the link goes silent a supervision timeout before
@@ -83,6 +86,7 @@ class Link:
         self.pending_cipher = None
         self.counter = {"C": 0, "P": 0}
         self.last_data = 0       # time of the last PDU with a payload
+        self.encryptions = 0     # encryption starts so far (a second one is a key refresh)
 
 
 class Converter:
@@ -164,6 +168,10 @@ class Converter:
             if payload:
                 link.last_data = time
             time += (1 + 4 + len(pdu) + 3) * 8 + 150
+            if llid == 3 and payload[:1] == b"\x0B" and sender == "P" and link.cipher:
+                # The peripheral's LL_PAUSE_ENC_RSP, sent encrypted, ends encryption until the
+                # next start; the central's LL_PAUSE_ENC_RSP goes unencrypted.
+                link.cipher = None
             if llid == 3 and payload[:1] == b"\x05" and link.pending_cipher:
                 link.cipher, link.pending_cipher = link.pending_cipher, None
                 link.counter = {"C": 0, "P": 0}
@@ -224,6 +232,9 @@ class Converter:
                 elif code == 0x08:
                     status, handle, enabled = struct.unpack_from("<BHB", params, 0)
                     self.encryption(time, handle, status, enabled)
+                elif code == 0x30:  # Encryption Key Refresh Complete
+                    status, handle = struct.unpack_from("<BH", params, 0)
+                    self.encryption(time, handle, status, 1)
                 elif code == 0x05 and params[0] == 0:
                     _, handle, reason = struct.unpack_from("<BHB", params, 0)
                     self.disconnected(time, handle, reason)
@@ -279,8 +290,16 @@ class Converter:
         if not link:
             return
         ltk, rand, ediv = self.ltk.get(handle, (None, bytes(8), bytes(2)))
-        skdm, ivm = bytes(range(0x10, 0x18)), bytes([0x21, 0x22, 0x23, 0x24])
-        skds, ivs = bytes(range(0x30, 0x38)), bytes([0x41, 0x42, 0x43, 0x44])
+        # A link encrypted already refreshes its key: the encryption pause first (Core 6.0,
+        # Vol 6, Part B, §5.1.3.2), then a new start with new SKDs and IVs.
+        refresh = link.encryptions
+        link.encryptions += 1
+        if refresh:
+            link.queue.append((time, "C", 3, b"\x0A"))
+            link.queue.append((time, "P", 3, b"\x0B"))
+            link.queue.append((time, "C", 3, b"\x0B"))
+        skdm, ivm = bytes(range(0x10 + refresh, 0x18 + refresh)), bytes([0x21 + refresh, 0x22, 0x23, 0x24])
+        skds, ivs = bytes(range(0x30 + refresh, 0x38 + refresh)), bytes([0x41 + refresh, 0x42, 0x43, 0x44])
         link.queue.append((time, "C", 3, b"\x03" + rand + ediv + skdm + ivm))
         if status != 0:
             link.queue.append((time, "P", 3, bytes([0x0D, status])))

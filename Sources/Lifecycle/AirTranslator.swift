@@ -30,7 +30,8 @@ import Wire
 ///   ADV_SCAN_IND, ADV_NONCONN_IND, SCAN_RSP) → an LE Advertising Report, and each AUX_ADV_IND
 ///   or AUX_SCAN_RSP that names its advertiser → an LE Extended Advertising Report, with the
 ///   sniffer's RSSI: what the host's HCI shows while it scans (the air shows every advertiser in
-///   range, whether the host scanned or not). Chained data (AUX_CHAIN_IND) is not joined.
+///   range, whether the host scanned or not); each AUX_CHAIN_IND of their chains → the next
+///   report, with Data_Status "more to come" until the last, "truncated" when the chain is lost.
 ///
 /// Every made record has the index, file offset and time of the air record it came from.
 struct AirTranslator {
@@ -90,8 +91,11 @@ struct AirTranslator {
         let time = record.timestamp
         let decoded = decoder.decode(record.bytes, time: time, index: record.index)
         timeouts(before: time.microseconds)
-        if host == .central, decoded.crcOK != false, case .advertising(let pdu)? = decoded.packet?.pdu {
-            advertisingReport(pdu, rssi: Self.rssi(decoded.snifferHeader), time)
+        if host == .central {
+            for lost in decoded.lostChains { chainLost(lost, rssi: Self.rssi(decoded.snifferHeader), time) }
+            if decoded.crcOK != false, case .advertising(let pdu)? = decoded.packet?.pdu {
+                advertisingReport(pdu, chain: decoded.chain, rssi: Self.rssi(decoded.snifferHeader), time)
+            }
         }
         guard let packet = decoded.packet, let connection = decoded.connection else { return decoded }
         let slot = connection.index
@@ -351,9 +355,12 @@ struct AirTranslator {
         }
     }
 
-    /// LE Advertising Report (§7.7.65.2) for a legacy advertisement, LE Extended Advertising
-    /// Report (§7.7.65.13) for an auxiliary one that names its advertiser; one report each.
-    private mutating func advertisingReport(_ pdu: AdvertisingPDU, rssi: Int8, _ time: Timestamp) {
+    /// LE Advertising Report (§7.7.65.2) for a legacy advertisement; LE Extended Advertising
+    /// Report (§7.7.65.13) for an auxiliary one with data (AUX_ADV_IND, AUX_SCAN_RSP) and for each
+    /// AUX_CHAIN_IND of its chain, as a controller reports a chain: Data_Status "incomplete, more
+    /// data to come" on all but the last, "complete" on the last (data longer than one report
+    /// holds, 229 bytes, is cut into several the same way).
+    private mutating func advertisingReport(_ pdu: AdvertisingPDU, chain: AdvertisingChainLink?, rssi: Int8, _ time: Timestamp) {
         switch pdu.content {
         case .advertisement(let advertiser, let data):
             // Event type: 0 ADV_IND, 1 ADV_DIRECT_IND, 2 ADV_SCAN_IND, 3 ADV_NONCONN_IND, 4 SCAN_RSP.
@@ -369,36 +376,69 @@ struct AirTranslator {
         case .directed(let advertiser, _):
             legacyReport(1, advertiser, random: pdu.txRandom, UnsafeRawBufferPointer(start: nil, count: 0), rssi: rssi, time)
         case .extended(let payload):
-            // AUX_ADV_IND (type 7 on a secondary channel) and AUX_SCAN_RSP (type 8 there) carry
-            // the data; ADV_EXT_IND only points to them.
-            guard pdu.isAuxiliary, pdu.type.rawValue == 7 || pdu.type.rawValue == 8, let advertiser = payload.advertiser,
-                payload.data.bytes.count <= 229
-            else { return }
-            let scanResponse = pdu.type.rawValue == 8
-            var eventType = UInt16(payload.advMode & 0b11)  // connectable, scannable
-            if payload.target != nil { eventType |= 0b100 }
-            if scanResponse { eventType |= 0b1000 }
+            // AUX_ADV_IND, AUX_SCAN_RSP and AUX_CHAIN_IND carry data; ADV_EXT_IND only points to
+            // them, AUX_SYNC_IND is periodic advertising, which a scan does not report, and
+            // AUX_CONNECT_RSP (type 8) answers a connection request.
+            guard pdu.isAuxiliary, pdu.type.rawValue == 7, pdu.auxiliaryKind != .sync else { return }
+            var link: AdvertisingChainLink
+            if let chain, chain.headKind != .sync {
+                link = chain
+            } else if pdu.auxiliaryKind != .chain {
+                link = AdvertisingChainLink(
+                    head: 0, part: 0, headKind: pdu.auxiliaryKind ?? .advertising, advertiser: payload.advertiser,
+                    advertiserRandom: pdu.txRandom, target: payload.target, targetRandom: pdu.rxRandom, advMode: payload.advMode,
+                    setID: payload.setID, dataID: payload.dataID, txPower: payload.txPower, continues: false)
+            } else {
+                return  // a chain's PDU with nothing heard of its head
+            }
+            guard link.advertiser != nil else { return }
             let data = payload.data.bytes
-            let start = beginEvent(0x3E, UInt8(26 + data.count))
-            bytes.u8(0x0D)
-            bytes.u8(1)
-            bytes.u16(eventType)
-            bytes.u8(pdu.txRandom ? 1 : 0)
-            for byte in advertiser.littleEndianBytes { bytes.u8(byte) }
-            bytes.u8(1)  // primary PHY: not in the auxiliary PDU; LE 1M
-            bytes.u8(1)  // secondary PHY: the sniffer's, LE 1M when it does not say
-            bytes.u8(payload.setID ?? 0xFF)
-            bytes.u8(payload.txPower.map { UInt8(bitPattern: $0) } ?? 0x7F)
-            bytes.u8(UInt8(bitPattern: rssi))
-            bytes.u16(0)  // no periodic advertising
-            bytes.u8(pdu.rxRandom ? 1 : 0)
-            for byte in (payload.target ?? BluetoothAddress(rawValue: 0)).littleEndianBytes { bytes.u8(byte) }
-            bytes.u8(UInt8(data.count))
-            bytes.append(data)
-            endEvent(start, time)
+            var offset = 0
+            repeat {
+                let count = min(229, data.count - offset)
+                let more = offset + count < data.count || link.continues
+                extendedReport(link, status: more ? 1 : 0, UnsafeRawBufferPointer(rebasing: data[offset..<offset + count]), rssi: rssi, time)
+                offset += count
+            } while offset < data.count
         default:
             break
         }
+    }
+
+    /// A chain whose next PDU did not come: the controller ends it with a report of no data and
+    /// Data_Status "incomplete, data truncated, no more to come".
+    private mutating func chainLost(_ link: AdvertisingChainLink, rssi: Int8, _ time: Timestamp) {
+        guard link.headKind != .sync, link.advertiser != nil else { return }
+        extendedReport(link, status: 2, UnsafeRawBufferPointer(start: nil, count: 0), rssi: rssi, time)
+    }
+
+    /// One LE Extended Advertising Report (§7.7.65.13) for the chain of `link`, with `data` and
+    /// Data_Status `status` (0 complete, 1 more to come, 2 truncated).
+    private mutating func extendedReport(
+        _ link: AdvertisingChainLink, status: UInt16, _ data: UnsafeRawBufferPointer, rssi: Int8, _ time: Timestamp
+    ) {
+        guard let advertiser = link.advertiser else { return }
+        var eventType = UInt16(link.advMode & 0b11)  // connectable, scannable
+        if link.target != nil { eventType |= 0b100 }
+        if link.headKind == .scanResponse { eventType |= 0b1000 }
+        eventType |= status << 5
+        let start = beginEvent(0x3E, UInt8(26 + data.count))
+        bytes.u8(0x0D)
+        bytes.u8(1)
+        bytes.u16(eventType)
+        bytes.u8(link.advertiserRandom ? 1 : 0)
+        for byte in advertiser.littleEndianBytes { bytes.u8(byte) }
+        bytes.u8(1)  // primary PHY: not in the auxiliary PDU; LE 1M
+        bytes.u8(1)  // secondary PHY: the sniffer's, LE 1M when it does not say
+        bytes.u8(link.setID ?? 0xFF)
+        bytes.u8(link.txPower.map { UInt8(bitPattern: $0) } ?? 0x7F)
+        bytes.u8(UInt8(bitPattern: rssi))
+        bytes.u16(0)  // no periodic advertising
+        bytes.u8(link.targetRandom ? 1 : 0)
+        for byte in (link.target ?? BluetoothAddress(rawValue: 0)).littleEndianBytes { bytes.u8(byte) }
+        bytes.u8(UInt8(data.count))
+        bytes.append(data)
+        endEvent(start, time)
     }
 
     private mutating func legacyReport(

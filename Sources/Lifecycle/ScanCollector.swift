@@ -68,6 +68,17 @@ public struct ScanCollector {
     private var nextScan = Scan(id: 0)
     private var nextAdvertising: [UInt8?: AdvertisingSet] = [:]
     private var openAdvertising: [UInt8?: Int] = [:]
+    /// Extended reports' data that continues in the next report (Data_Status "incomplete, more
+    /// data to come"), per advertiser, set and kind (advertisement or scan response).
+    private var fragments: [FragmentKey: [UInt8]] = [:]
+    private struct FragmentKey: Hashable {
+        var address: BluetoothAddress
+        var setID: UInt8
+        var scanResponse: Bool
+    }
+    /// Core 6.0, Vol 4, Part E, §7.8.54: the most advertising data a set holds; a fragment
+    /// collection grows no further.
+    static let maximumData = 1650
     /// The last name each device advertised (Complete or Shortened Local Name), over all scans.
     public private(set) var names: [BluetoothAddress: String] = [:]
 
@@ -91,9 +102,7 @@ public struct ScanCollector {
                     heard(report.address, report.addressType, report.data, report.rssi, report.isConnectable, record)
                 }
             case .extendedAdvertisingReport(let reports):
-                for report in reports {
-                    heard(report.address, report.addressType, report.data, report.rssi, report.eventType.isConnectable, record)
-                }
+                for report in reports { heardExtended(report, record) }
             default:
                 break
             }
@@ -176,6 +185,43 @@ public struct ScanCollector {
         } else if let id = openAdvertising.removeValue(forKey: handle) {
             advertising[id].stopTime = record.timestamp
         }
+    }
+
+    /// An extended report: a controller cuts an advertiser's data (a chain of PDUs, or more than
+    /// one report holds) into reports with Data_Status "more data to come" on all but the last
+    /// (Core 6.0, Vol 4, Part E, §7.7.65.13). The pieces are joined, and the data is read once
+    /// complete; when truncated (status 2), its whole AD structures.
+    private mutating func heardExtended(_ report: LEExtendedAdvertisingReport, _ record: CaptureRecord) {
+        let key = FragmentKey(address: report.address, setID: report.advertisingSID, scanResponse: report.eventType.isScanResponse)
+        let status = report.eventType.dataStatus
+        guard status != 0 || fragments[key] != nil else {
+            heard(report.address, report.addressType, report.data, report.rssi, report.eventType.isConnectable, record)
+            return
+        }
+        var joined = fragments.removeValue(forKey: key) ?? []
+        joined.append(contentsOf: report.data.bytes.prefix(Self.maximumData - joined.count))
+        if status == 1 {
+            fragments[key] = joined
+            heard(
+                report.address, report.addressType, AdvertisingData(UnsafeRawBufferPointer(start: nil, count: 0)), report.rssi,
+                report.eventType.isConnectable, record)
+            return
+        }
+        if status != 0 { joined.removeSubrange(Self.wholeStructures(joined)...) }
+        joined.withUnsafeBytes {
+            heard(report.address, report.addressType, AdvertisingData($0), report.rssi, report.eventType.isConnectable, record)
+        }
+    }
+
+    /// How many leading bytes of `bytes` are whole AD structures (length byte, then that many).
+    static func wholeStructures(_ bytes: [UInt8]) -> Int {
+        var offset = 0
+        while offset < bytes.count {
+            let next = offset + 1 + Int(bytes[offset])
+            if bytes[offset] == 0 || next > bytes.count { break }
+            offset = next
+        }
+        return offset
     }
 
     private mutating func heard(

@@ -9,6 +9,10 @@ public struct AdvertisingPDU {
     public var length: Int
     /// True for a PDU heard on a secondary channel (index 0-36): AUX_ names.
     public var isAuxiliary: Bool
+    /// Which auxiliary PDU a type 7 PDU on a secondary channel is, where the capture tells: the
+    /// AuxPtr that led to it (``LinkLayerDecoder`` follows them), or the nRF Sniffer's AUX type.
+    /// Nil on the primary channels, and where nothing tells (then named AUX_ADV_IND).
+    public var auxiliaryKind: AuxiliaryKind?
     public var content: Content
 
     public var type: AdvertisingPDUType { AdvertisingPDUType(rawValue: header & 0x0F) }
@@ -20,7 +24,10 @@ public struct AdvertisingPDU {
     public var rxRandom: Bool { header & 0x80 != 0 }
 
     /// The type's name on the channel it was heard on.
-    public var name: String { type.name(auxiliary: isAuxiliary) }
+    public var name: String {
+        if let auxiliaryKind, type.rawValue == 7, isAuxiliary { return auxiliaryKind.name }
+        return type.name(auxiliary: isAuxiliary)
+    }
 
     public enum Content {
         /// ADV_IND, ADV_NONCONN_IND, ADV_SCAN_IND, SCAN_RSP (§2.3.1.1-4, §2.3.2.2): AdvA, then
@@ -82,6 +89,29 @@ public struct AdvertisingPDU {
             throw located
         }
         return AdvertisingPDU(header: header, length: payload.count, isAuxiliary: (channel ?? 37) < 37, content: content)
+    }
+}
+
+/// The four PDUs that share type 7 on the secondary advertising channels (Core 6.0, Vol 6,
+/// Part B, §2.3.4), numbered as the nRF Sniffer's AUX type flags number them.
+public enum AuxiliaryKind: UInt8, Hashable, Sendable {
+    /// AUX_ADV_IND: reached from an ADV_EXT_IND's AuxPtr.
+    case advertising = 0
+    /// AUX_CHAIN_IND: reached from the AuxPtr of an AUX_ADV_IND, AUX_SCAN_RSP, AUX_SYNC_IND or
+    /// AUX_CHAIN_IND; it continues that PDU's data.
+    case chain = 1
+    /// AUX_SYNC_IND: a periodic advertising train's PDU.
+    case sync = 2
+    /// AUX_SCAN_RSP: the answer to an AUX_SCAN_REQ.
+    case scanResponse = 3
+
+    public var name: String {
+        switch self {
+        case .advertising: "AUX_ADV_IND"
+        case .chain: "AUX_CHAIN_IND"
+        case .sync: "AUX_SYNC_IND"
+        case .scanResponse: "AUX_SCAN_RSP"
+        }
     }
 }
 

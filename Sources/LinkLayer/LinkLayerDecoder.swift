@@ -25,6 +25,28 @@ public struct LinkLayerDecoder {
     /// Where a decrypted payload is written: valid, as the record's other views, until the next
     /// record is decoded.
     private let plaintext = PlaintextBuffer()
+    /// The AuxPtrs waiting for their PDU, and the chains being joined.
+    private var chains = AdvertisingChains()
+    /// The periodic advertising trains announced by a SyncInfo: their access address and
+    /// CRCInit, the latest ``maximumTrains`` of them.
+    private var periodicTrains: [(accessAddress: UInt32, crcInit: UInt32, advertiser: (BluetoothAddress, Bool)?)] = []
+    static let maximumTrains = 16
+    /// The access addresses of the CISes LL_CIS_INDs established (Core 6.0, Vol 6, Part B,
+    /// §2.4.2.31), the latest ``maximumTrains`` of them.
+    private var cisAccessAddresses: [UInt32] = []
+
+    /// Whether a packet on the data channels is an isochronous one: the LE RF header's PDU type
+    /// says so (4, 5 CIS; 6 BIS), or its access address is a CIS's.
+    private func isochronousKind(_ accessAddress: UInt32, _ header: SnifferHeader?) -> IsochronousPDU.Kind? {
+        if case .rf(let rf) = header {
+            switch rf.pduType {
+            case 4, 5: return .connected
+            case 6: return .broadcast
+            default: break
+            }
+        }
+        return cisAccessAddresses.contains(accessAddress) ? .connected : nil
+    }
 
     /// What the decoder keeps per connection.
     private struct State {
@@ -93,10 +115,22 @@ public struct LinkLayerDecoder {
         }
         let header = record.snifferHeader
         let packetBytes = UnsafeRawBufferPointer(rebasing: bytes[packetOffset...])
+        // A periodic advertising train's PDUs (AUX_SYNC_IND, and its AUX_CHAIN_INDs) go on the
+        // access address its SyncInfo gave, on a secondary channel.
+        var periodic: UInt32?
+        var trainAdvertiser: (BluetoothAddress, Bool)?
+        if !periodicTrains.isEmpty, packetBytes.count >= 4 {
+            let accessAddress = packetBytes.loadUnaligned(as: UInt32.self).littleEndian
+            if let train = periodicTrains.first(where: { $0.accessAddress == accessAddress }) {
+                periodic = train.crcInit
+                trainAdvertiser = train.advertiser
+            }
+        }
         let packet: LinkLayerPacket
         do throws(DecodeError) {
             packet = try LinkLayerPacket.decode(
-                packetBytes, isAdvertising: header?.saysAdvertising, phy: header?.phy ?? .le1M, channel: header?.channelIndex)
+                packetBytes, isAdvertising: periodic != nil ? true : header?.saysAdvertising, phy: header?.phy ?? .le1M,
+                channel: header?.channelIndex ?? (periodic != nil ? 0 : nil))
         } catch {
             record.fault = located(error, index: index, plus: packetOffset)
             return record
@@ -105,15 +139,37 @@ public struct LinkLayerDecoder {
         if let said = header?.crcOK {
             (record.crcOK, record.crcCheckedBySniffer) = (said, true)
         } else if case .advertising = packet.pdu {
-            record.crcOK = packet.crcMatches(initial: Self.advertisingCRCInit)
+            record.crcOK = packet.crcMatches(initial: periodic ?? Self.advertisingCRCInit)
         } else if let slot = latestConnection(packet.accessAddress), let initial = connections[slot].info.parameters?.crcInit {
             record.crcOK = packet.crcMatches(initial: initial)
         }
         let crcBad = record.crcOK == false
+        let start = startTime(header, time)
+        if !chains.pointers.isEmpty { record.lostChains = chains.expire(before: start) }
         switch packet.pdu {
-        case .advertising(let pdu):
+        case .advertising(var pdu):
+            if !crcBad {
+                let followed = chains.follow(
+                    &pdu, start: start, channel: header?.channelIndex, auxType: header?.auxType ?? (periodic != nil ? 2 : nil),
+                    phy: header?.phy ?? .le1M, index: index)
+                (record.chain, record.chainData) = followed
+                // An AUX_SYNC_IND names no advertiser: the AUX_ADV_IND that announced its train did.
+                if let trainAdvertiser, var chain = record.chain, chain.part == 0, chain.advertiser == nil {
+                    (chain.advertiser, chain.advertiserRandom) = trainAdvertiser
+                    record.chain = chain
+                }
+                if case .extended(let payload) = pdu.content, let sync = payload.syncInfo {
+                    followTrain(sync, advertiser: payload.advertiser.map { ($0, pdu.txRandom) })
+                }
+                record.packet?.pdu = .advertising(pdu)
+            }
             if case .advertisement(_, let data) = pdu.content { record.fault = check(data, index: index, plus: packetOffset) }
-            if case .extended(let payload) = pdu.content { record.fault = check(payload.data, index: index, plus: packetOffset) }
+            // A chain's PDUs may cut AD structures anywhere: only data that is whole is checked.
+            if case .extended(let payload) = pdu.content, payload.auxPointer == nil || !pdu.isAuxiliary,
+                pdu.auxiliaryKind != .chain, record.chain.map({ $0.part == 0 }) ?? true
+            {
+                record.fault = check(payload.data, index: index, plus: packetOffset)
+            }
             if case .connect(let initiator, let advertiser, let parameters) = pdu.content, !crcBad {
                 let info = LinkLayerConnection(
                     index: connections.count, accessAddress: parameters.accessAddress, central: initiator,
@@ -133,6 +189,16 @@ public struct LinkLayerDecoder {
         crcBad: Bool, into record: inout LinkLayerRecord
     ) {
         var pdu = received
+        if let kind = isochronousKind(packet.accessAddress, header) {
+            record.direction = header?.direction
+            record.directionSource = record.direction == nil ? nil : .header
+            do throws(DecodeError) {
+                record.isochronous = try IsochronousPDU.decode(packet.protectedBytes, kind: kind)
+            } catch {
+                record.fault = located(error, index: index, plus: packetOffset + packet.pduOffset)
+            }
+            return
+        }
         guard let slot = connectionSlot(for: packet.accessAddress) else {
             // Past the limit of connections joined late: the PDU alone, with no state kept.
             record.direction = header?.direction
@@ -197,11 +263,15 @@ public struct LinkLayerDecoder {
         // Ciphertext is shown as such: the sniffer's word where it gives one (the nRF Sniffer's
         // encrypted flag with its MIC check; the LE RF header's decrypted flag), else whether
         // encryption has started on the connection.
+        // A payload no longer than a MIC cannot be ciphertext (an encrypted PDU carries at least
+        // one octet and its 4-octet MIC): the central's unencrypted LL_PAUSE_ENC_RSP of a key
+        // refresh, which ends encryption even where the peripheral's encrypted one could not be
+        // read.
         if pdu.length > 0 {
             switch header {
             case .nordic(let nordic): record.isEncrypted = nordic.encrypted && nordic.micOK != true
-            case .rf(let rf): record.isEncrypted = connections[slot].encrypted && !rf.decrypted
-            case nil: record.isEncrypted = connections[slot].encrypted
+            case .rf(let rf): record.isEncrypted = connections[slot].encrypted && !rf.decrypted && pdu.length > LinkLayerCipher.micLength
+            case nil: record.isEncrypted = connections[slot].encrypted && pdu.length > LinkLayerCipher.micLength
             }
         }
         if record.isEncrypted, !keys.isEmpty { side = decrypt(&pdu, slot: slot, side: side, into: &record) }
@@ -215,9 +285,20 @@ public struct LinkLayerDecoder {
             }
             switch record.control {
             case .terminate: reassembler.reset(handle: handle(slot))
+            case .cisIndication(let accessAddress, _, _, _, _):
+                if !cisAccessAddresses.contains(accessAddress) {
+                    if cisAccessAddresses.count >= Self.maximumTrains { cisAccessAddresses.removeFirst() }
+                    cisAccessAddresses.append(accessAddress)
+                }
             case .startEncryptionRequest:
                 connections[slot].encrypted = true
                 connections[slot].nextCounter = (0, 0)
+            // The encryption pause of a key refresh (Core 6.0, Vol 6, Part B, §5.1.3.2): after
+            // the peripheral's LL_PAUSE_ENC_RSP (encrypted) the link is unencrypted, the central's
+            // LL_PAUSE_ENC_RSP included, until the next LL_START_ENC_REQ; LL_ENC_REQ and
+            // LL_ENC_RSP then give the new session key's inputs.
+            case .pauseEncryptionResponse:
+                connections[slot].encrypted = false
             // (Only the central sends LL_ENC_REQ and only the peripheral LL_ENC_RSP: their
             // direction need not be known.)
             case .encryptionRequest(_, _, let skd, let iv):
@@ -244,6 +325,18 @@ public struct LinkLayerDecoder {
         default:
             break
         }
+    }
+
+    /// Keeps the train a SyncInfo announces (Core 6.0, Vol 6, Part B, §2.3.4.6: Sync Packet
+    /// Offset and units (2 octets), Interval (2), ChM and SCA (5), AA (4), CRCInit (3), Event
+    /// Counter (2)).
+    private mutating func followTrain(_ sync: UnsafeRawBufferPointer, advertiser: (BluetoothAddress, Bool)?) {
+        guard sync.count >= 16 else { return }
+        let accessAddress = UInt32(sync[9]) | UInt32(sync[10]) << 8 | UInt32(sync[11]) << 16 | UInt32(sync[12]) << 24
+        let crcInit = UInt32(sync[13]) | UInt32(sync[14]) << 8 | UInt32(sync[15]) << 16
+        guard !periodicTrains.contains(where: { $0.accessAddress == accessAddress }) else { return }
+        if periodicTrains.count >= Self.maximumTrains { periodicTrains.removeFirst() }
+        periodicTrains.append((accessAddress, crcInit, advertiser))
     }
 
     /// Decrypts an encrypted PDU with the connection's cipher (the first that checks out, on its

@@ -52,6 +52,19 @@ public struct LinkLayerRecord {
     public var fault: DecodeError?
     /// L2CAP fragments lost before this PDU.
     public var lostFragments: DecodeError?
+    /// A CIS or BIS PDU (on the access address an LL_CIS_IND gave, or so marked by the LE RF
+    /// header's PDU type 4-6): read as an isochronous PDU, not as a data channel PDU (``packet``
+    /// keeps its data-channel reading, which nothing else uses). No connection state changes.
+    public var isochronous: IsochronousPDU?
+    /// An auxiliary advertising PDU's place in its chain (AUX_ADV_IND, AUX_SCAN_RSP or
+    /// AUX_SYNC_IND as a head, AUX_CHAIN_IND after it), with what the head said of the advertiser.
+    public var chain: AdvertisingChainLink?
+    /// On the last AUX_CHAIN_IND of a chain: the data of the whole chain, head first, joined (AD
+    /// structures may be cut across its PDUs). A view into the decoder, valid until the next record.
+    public var chainData: AdvertisingData?
+    /// Chains whose next PDU was due before this record and was not heard (each given by the
+    /// last link heard): their data ends truncated.
+    public var lostChains: [AdvertisingChainLink] = []
 
     public init() {}
 

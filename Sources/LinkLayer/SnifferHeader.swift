@@ -61,6 +61,13 @@ public enum SnifferHeader: Hashable, Sendable {
 
     /// True when the header says the packet is an advertising channel PDU (primary or auxiliary),
     /// false when it says data channel, nil when it does not say (the access address decides).
+    /// The nRF Sniffer's AUX type of an advertising packet on a secondary channel (0
+    /// AUX_ADV_IND, 1 AUX_CHAIN_IND, 2 AUX_SYNC_IND, 3 AUX_SCAN_RSP); nil from other sniffers.
+    public var auxType: UInt8? {
+        if case .nordic(let header) = self { return header.auxType }
+        return nil
+    }
+
     public var saysAdvertising: Bool? {
         switch self {
         case .nordic(let header): header.protocolVersion >= 3 ? header.packetID == NordicBLEHeader.advertisingPacketID : nil

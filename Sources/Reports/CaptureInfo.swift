@@ -63,7 +63,7 @@ public struct CaptureInfo: Encodable {
     }
 
     /// The facts of an over-the-air capture: its records counted by what the link-layer decoder
-    /// made of them (`advertising`, `data`, `undecodable`), in the order given, in place of the
+    /// made of them (`advertising`, `data`, `isochronous`, `undecodable`), in the order given, in place of the
     /// HCI packet kinds.
     public init(
         file: String, format: CaptureFormat, linkLayerKinds: [(String, Int)], first: Timestamp?, last: Timestamp?,
@@ -84,15 +84,15 @@ public struct CaptureInfo: Encodable {
         var last: Timestamp?
         var fault: (any Error)?
         var linkLayer = reader.format.linkLayerType.map { LinkLayerDecoder(linkType: $0) }
-        var airKinds = [("advertising", 0), ("data", 0), ("undecodable", 0)]
+        var airKinds = [("advertising", 0), ("data", 0), ("isochronous", 0), ("undecodable", 0)]
         do {
             while let record = try reader.next() {
                 if linkLayer != nil {
                     let decoded = linkLayer!.decode(record.bytes, time: record.timestamp, index: record.index)
                     switch decoded.packet?.pdu {
                     case .advertising: airKinds[0].1 += 1
-                    case .data: airKinds[1].1 += 1
-                    case nil: airKinds[2].1 += 1
+                    case .data: airKinds[decoded.isochronous == nil ? 1 : 2].1 += 1
+                    case nil: airKinds[3].1 += 1
                     }
                 } else {
                     kinds[record.kind, default: 0] += 1

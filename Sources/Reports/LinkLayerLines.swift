@@ -24,6 +24,15 @@ public func describeLinkLayer(_ record: CaptureRecord, _ decoded: LinkLayerRecor
     switch packet.pdu {
     case .advertising(let pdu):
         line += " adv     " + describe(pdu)
+        if let chain = decoded.chain, chain.part > 0 {
+            line += " (chain part \(chain.part + 1) of \(chain.advertiser.map { "\($0)" } ?? "frame \(chain.head + 1)")"
+            line += (chain.previous.map { ", after frame \($0 + 1)" } ?? "") + ")"
+        }
+        if let data = decoded.chainData {
+            line += "; chain's data: \(data.bytes.count) bytes" + summary(data)
+        }
+    case .data where decoded.isochronous != nil:
+        line += " iso     " + describe(decoded.isochronous!)
     case .data(let pdu):
         line += " data    conn \((decoded.connection?.index ?? 0) + 1) "
         if decoded.isEncrypted {
@@ -49,6 +58,9 @@ public func describeLinkLayer(_ record: CaptureRecord, _ decoded: LinkLayerRecor
         if decoded.isRetransmission { line += " (retransmission" + (decoded.repeats.map { " of frame \($0 + 1)" } ?? "") + ")" }
         if decoded.decrypted { line += " (decrypted)" }
     }
+    for lost in decoded.lostChains {
+        line += " [chain of frame \(lost.head + 1) lost: the PDU the AuxPtr of frame \((lost.previous ?? lost.head) + 1) announced was not heard]"
+    }
     if decoded.snifferHeader?.crcOK == false { line += " [CRC bad]" }
     if let fault = decoded.fault ?? decoded.lostFragments {
         line += "  [\(fault.layer.rawValue): expected \(fault.expected) at byte \(fault.offset)]"
@@ -66,11 +78,7 @@ func describe(_ pdu: AdvertisingPDU) -> String {
     switch pdu.content {
     case .advertisement(let advertiser, let data):
         text += " " + address(advertiser, random: pdu.txRandom)
-        if let list = try? data.structures() {
-            if let name = list.localName { text += " \"\(name)\"" }
-            let count = list.reduce(0) { count, _ in count + 1 }
-            text += ", \(count) AD structure" + (count == 1 ? "" : "s")
-        }
+        text += summary(data, separator: ",")
     case .directed(let advertiser, let target):
         text += " " + address(advertiser, random: pdu.txRandom) + " to " + address(target, random: pdu.rxRandom)
     case .scanRequest(let scanner, let advertiser):
@@ -89,6 +97,37 @@ func describe(_ pdu: AdvertisingPDU) -> String {
         text += " (\(payload.count) bytes)"
     }
     return text
+}
+
+/// An isochronous PDU for a person: its kind, header fields, payload length, and a framed
+/// PDU's segments.
+func describe(_ pdu: IsochronousPDU) -> String {
+    var text = "\(pdu.kind.rawValue) PDU LLID \(pdu.llid)"
+    if let nesn = pdu.nesn, let sn = pdu.sn { text += " NESN \(nesn) SN \(sn)" }
+    if pdu.cie == true { text += " CIE" }
+    if pdu.npi == true { text += " NPI (null)" }
+    if let cssn = pdu.cssn { text += " CSSN \(cssn)" + (pdu.cstf == true ? " CSTF" : "") }
+    text += ", \(pdu.length) bytes"
+    if pdu.isFramed {
+        if let segments = try? pdu.segments() {
+            text += ", framed: \(segments.count) segment" + (segments.count == 1 ? "" : "s")
+            text += segments.map { " [\($0.continuation ? "continues" : "starts")\($0.complete ? ", ends" : "") SDU, \($0.length) bytes]" }.joined()
+        } else {
+            text += ", framed: segments do not fit the payload"
+        }
+    } else if pdu.llid <= 1, pdu.length > 0 {
+        text += pdu.llid == 0 ? ", unframed (SDU end or whole)" : ", unframed (SDU start or continuation)"
+    }
+    return text
+}
+
+/// The local name and the number of AD structures of advertising data that decodes whole.
+private func summary(_ data: AdvertisingData, separator: String = ",") -> String {
+    guard let list = try? data.structures() else { return "" }
+    var text = ""
+    if let name = list.localName { text += " \"\(name)\"" }
+    let count = list.reduce(0) { count, _ in count + 1 }
+    return text + "\(separator) \(count) AD structure" + (count == 1 ? "" : "s")
 }
 
 /// Connection interval units (1.25 ms) in ms.
@@ -160,6 +199,17 @@ public func linkLayerDetail(_ record: CaptureRecord, _ decoded: LinkLayerRecord)
                 "        advertising PDU: \(pdu.name) (type \(pdu.type.rawValue)), length \(pdu.length)"
                     + ", ChSel \(pdu.channelSelection2 ? 2 : 1), TxAdd \(pdu.txRandom ? "random" : "public"), RxAdd \(pdu.rxRandom ? "random" : "public")")
             lines += FieldPrinter.lines(pdu.content, label: "payload")
+            if let chain = decoded.chain {
+                lines.append(
+                    "        chain: part \(chain.part + 1), head frame \(chain.head + 1) (\(chain.headKind.name))"
+                        + (chain.previous.map { ", after frame \($0 + 1)" } ?? "") + (chain.continues ? ", continues" : ", ends")
+                        + (chain.advertiser.map { ", advertiser \($0)" } ?? ""))
+            }
+            if let data = decoded.chainData { lines += FieldPrinter.lines(data, label: "chain's data") }
+        case .data where decoded.isochronous != nil:
+            let iso = decoded.isochronous!
+            lines.append("        isochronous PDU: " + describe(iso))
+            lines.append("        payload: \(iso.payload.hexString)")
         case .data(let pdu):
             lines.append(
                 "        data PDU: \(pdu.llid), NESN \(pdu.nesn), SN \(pdu.sn), MD \(pdu.moreData ? 1 : 0), length \(pdu.length)"
@@ -181,6 +231,9 @@ public func linkLayerDetail(_ record: CaptureRecord, _ decoded: LinkLayerRecord)
     }
     if let pdu = decoded.att { lines += FieldPrinter.lines(pdu, label: "ATT") }
     if let smp = decoded.smp { lines += FieldPrinter.lines(smp.command, label: "SMP") }
+    for lost in decoded.lostChains {
+        lines.append("        lost chain: head frame \(lost.head + 1), its part \(lost.part + 2) not heard")
+    }
     if let fault = decoded.fault ?? decoded.lostFragments { lines.append("        fault: \(fault)") }
     return lines
 }
@@ -309,6 +362,36 @@ public struct JSONLinkLayerRecord: Encodable {
         var md: Bool?
         var control: Control?
     }
+    struct ISO: Encodable {
+        var kind: String
+        var llid: UInt8
+        var nesn: UInt8?
+        var sn: UInt8?
+        var cie: Bool?
+        var npi: Bool?
+        var cssn: UInt8?
+        var cstf: Bool?
+        var length: Int
+        var payload: String
+        /// Framed PDUs: each segment's `continuation` (SC), `complete` (CMPLT), `time_offset`, `length`.
+        var segments: [Segment]?
+        struct Segment: Encodable {
+            var continuation: Bool
+            var complete: Bool
+            var time_offset: UInt32?
+            var length: Int
+        }
+    }
+    struct Chain: Encodable {
+        var part: Int
+        var head_frame: Int
+        var head_pdu: String
+        var previous_frame: Int?
+        var continues: Bool
+        var advertiser: String?
+        var did: UInt16?
+        var sid: UInt8?
+    }
     struct L2CAP: Encodable {
         var cid: UInt16
         var length: Int
@@ -338,6 +421,14 @@ public struct JSONLinkLayerRecord: Encodable {
     var mic_failed: Bool?
     /// For a retransmission, the frame (1-based) it repeats.
     var repeats_frame: Int?
+    /// A CIS or BIS PDU's header fields (in place of `ll`'s data PDU fields).
+    var iso: ISO?
+    /// An auxiliary advertising PDU's place in its chain.
+    var chain: Chain?
+    /// On a chain's last PDU: the AD structures of the chain's data joined.
+    var chain_ad: [AD]?
+    /// The chains (by their head's frame) whose next PDU was due before this record and not heard.
+    var lost_chains: [Int]?
     var l2cap: L2CAP?
     var att: JSONATTFields?
     var smp: SMP?
@@ -369,6 +460,17 @@ public struct JSONLinkLayerRecord: Encodable {
             break
         }
         if let packet = decoded.packet { ll = Self.linkLayer(packet, decoded.control) }
+        if let pdu = decoded.isochronous, var fields = ll {
+            fields.pdu = "\(pdu.kind.rawValue) PDU"
+            (fields.llid, fields.nesn, fields.sn, fields.md) = (nil, nil, nil, nil)
+            ll = fields
+            iso = ISO(
+                kind: pdu.kind.rawValue, llid: pdu.llid, nesn: pdu.nesn, sn: pdu.sn, cie: pdu.cie, npi: pdu.npi, cssn: pdu.cssn,
+                cstf: pdu.cstf, length: pdu.length, payload: pdu.payload.hexString,
+                segments: (try? pdu.segments())?.map {
+                    ISO.Segment(continuation: $0.continuation, complete: $0.complete, time_offset: $0.timeOffset, length: $0.length)
+                })
+        }
         connection = decoded.connection.map { $0.index + 1 }
         direction = decoded.direction?.rawValue
         direction_source = decoded.directionSource?.rawValue
@@ -377,6 +479,13 @@ public struct JSONLinkLayerRecord: Encodable {
         decrypted = decoded.decrypted ? true : nil
         mic_failed = decoded.micFailed ? true : nil
         repeats_frame = decoded.repeats.map { $0 + 1 }
+        chain = decoded.chain.map {
+            Chain(
+                part: $0.part + 1, head_frame: $0.head + 1, head_pdu: $0.headKind.name, previous_frame: $0.previous.map { $0 + 1 },
+                continues: $0.continues, advertiser: Self.text($0.advertiser), did: $0.dataID, sid: $0.setID)
+        }
+        chain_ad = decoded.chainData.flatMap(Self.structures)
+        lost_chains = decoded.lostChains.isEmpty ? nil : decoded.lostChains.map { $0.head + 1 }
         if let frame = decoded.l2cap { l2cap = L2CAP(cid: frame.channel.rawValue, length: frame.payload.count) }
         if let pdu = decoded.att {
             att = JSONATTFields(pdu, answering: decoded.answering.map { (opcode: $0.opcode, handle: $0.handle, record: $0.record) })

@@ -155,3 +155,87 @@ import Testing
         }
     }
 }
+
+/// Advertising chains (Captures/linklayer/synthetic.py's `chain-nordic.pcap`, where the nRF
+/// Sniffer's AUX type flags let tshark 4.0 name each secondary channel PDU): bletrace's PDU names
+/// and the chain's advertiser on each AUX_CHAIN_IND (which carries no AdvA; tshark takes it from
+/// the chain as bletrace does) equal tshark's, and so do the ADI and AuxPtr fields. tshark 4.0
+/// does not join a chain's data (it reads each PDU's AD structures alone and calls the cut ones
+/// malformed); the joined data is checked in `AdvertisingChainTests`.
+@Suite struct AdvertisingChainCrossCheckTests {
+    static let fields: [(String, [String])] = [
+        ("btle.extended_advertising.advertising_data_info.did", ["ll", "extended", "did"]),
+        ("btle.extended_advertising.advertising_data_info.sid", ["ll", "extended", "sid"]),
+        ("btle.extended_advertising_header.aux_pointer.channel", ["ll", "extended", "aux_channel"]),
+        ("btle.extended_advertising_header.aux_pointer.aux_offset", ["ll", "extended", "aux_offset_raw"]),
+        ("btle.extended_advertising_header.aux_pointer.aux_phy", ["ll", "extended", "aux_phy"]),
+        ("btle.extended_advertising_header.tx_power", ["ll", "extended", "tx_power"]),
+        ("btle.extended_advertising_header.flags", ["ll", "extended", "flags"]),
+    ]
+
+    /// `chain-nordic.pcap` (6 AUX_CHAIN_INDs) and `periodic-nordic.pcap` (3 AUX_SYNC_INDs on the
+    /// access address of their train's SyncInfo, which name no advertiser either).
+    @Test(arguments: [("chain-nordic.pcap", 20, 6), ("periodic-nordic.pcap", 6, 3)])
+    func namesAndAdvertisersAgreeWithTshark(_ name: String, records: Int, linked: Int) throws {
+        let tshark = try #require(which("tshark"), "tshark is installed by `make deps`")
+        let path = Fixtures.capture("linklayer/synthetic/\(name)")
+        var arguments = ["-r", path, "-T", "fields", "-E", "separator=|", "-E", "occurrence=f", "-e", "_ws.col.Info", "-e", "_ws.col.Source"]
+        for (field, _) in Self.fields { arguments += ["-e", field] }
+        let theirs = try run(tshark, arguments).stdout.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+        let decoded = try bletrace("decode", path, "--format", "jsonl")
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        let ours = try jsonLines(decoded.stdout)
+        #expect(ours.count == theirs.count && ours.count == records)
+        var (chains, compared) = (0, 0)
+        for (index, (their, our)) in zip(theirs, ours).enumerated() {
+            let name = their[0].replacingOccurrences(of: "[Malformed Packet]", with: "")
+            #expect(LinkLayerCrossCheckTests.value(at: ["ll", "pdu"], in: our) == AnyHashable(name.lowercased()), "frame \(index + 1)")
+            if name == "AUX_CHAIN_IND" || name == "AUX_SYNC_IND" {
+                chains += 1
+                #expect(LinkLayerCrossCheckTests.value(at: ["chain", "advertiser"], in: our) == AnyHashable(their[1].lowercased()), "frame \(index + 1)")
+            }
+            for ((field, path), text) in zip(Self.fields, their.dropFirst(2)) where !text.isEmpty {
+                compared += 1
+                let actual = LinkLayerCrossCheckTests.value(at: path, in: our)
+                #expect(actual == LinkLayerCrossCheckTests.value(text, field: field), "frame \(index + 1) \(field): tshark \(text)")
+            }
+        }
+        #expect(chains == linked)
+        #expect(compared >= 10)
+    }
+}
+
+/// CIS PDUs (Captures/linklayer/synthetic.py's `cis.pcap`, LE RF PDU types 4 and 5): bletrace's
+/// isochronous header fields and payload equal tshark 4.0's `btle.data_header.*` and
+/// `btle.isochronous_data` on every PDU tshark reads as isochronous.
+@Suite struct IsochronousCrossCheckTests {
+    static let fields: [(String, [String])] = [
+        ("btle.data_header.llid", ["iso", "llid"]), ("btle.data_header.next_expected_sequence_number", ["iso", "nesn"]),
+        ("btle.data_header.sequence_number", ["iso", "sn"]), ("btle.data_header.close_isochronous_event", ["iso", "cie"]),
+        ("btle.data_header.null_pdu_indicator", ["iso", "npi"]), ("btle.data_header.length", ["iso", "length"]),
+        ("btle.isochronous_data", ["iso", "payload"]),
+    ]
+
+    @Test func headerFieldsAgreeWithTshark() throws {
+        let tshark = try #require(which("tshark"), "tshark is installed by `make deps`")
+        let path = Fixtures.capture("linklayer/synthetic/cis.pcap")
+        var arguments = ["-r", path, "-T", "fields", "-E", "separator=|", "-E", "occurrence=f"]
+        for (field, _) in Self.fields { arguments += ["-e", field] }
+        let theirs = try run(tshark, arguments).stdout.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+        let decoded = try bletrace("decode", path, "--format", "jsonl")
+        #expect(decoded.status == 0, "\(decoded.stderr)")
+        let ours = try jsonLines(decoded.stdout)
+        #expect(ours.count == theirs.count)
+        var (isochronous, compared) = (0, 0)
+        for (index, (their, our)) in zip(theirs, ours).enumerated() where !their[3].isEmpty {
+            isochronous += 1
+            #expect(our["iso"] != nil, "frame \(index + 1)")
+            for ((field, path), text) in zip(Self.fields, their) where !text.isEmpty && text != "<MISSING>" {
+                compared += 1
+                let expected = field == "btle.isochronous_data" ? AnyHashable(text) : LinkLayerCrossCheckTests.value(text, field: field)
+                #expect(LinkLayerCrossCheckTests.value(at: path, in: our) == expected, "frame \(index + 1) \(field): tshark \(text)")
+            }
+        }
+        #expect(isochronous == 6 && compared >= 40)
+    }
+}
