@@ -87,9 +87,16 @@ public struct ACLReassembler {
     @inline(__always)
     private func slot(_ index: Int) -> Slot { index < slots.count ? slots[index] : Slot() }
 
+    /// (Inlined: every fragment stores its slot, and the call cost more than the store.)
+    @inline(__always)
     private mutating func store(_ slot: Slot, at index: Int) {
-        if index >= slots.count { slots.append(contentsOf: repeatElement(Slot(), count: index + 1 - slots.count)) }
+        if index >= slots.count { grow(to: index) }
         slots[index] = slot
+    }
+
+    @inline(never)
+    private mutating func grow(to index: Int) {
+        slots.append(contentsOf: repeatElement(Slot(), count: index + 1 - slots.count))
     }
 
     public init() {}

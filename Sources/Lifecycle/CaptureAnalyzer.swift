@@ -43,9 +43,11 @@ public struct CaptureAnalyzer {
             diagnosis.add(quick, record, analyzer: &lifecycle)
             return quick
         }
-        lifecycle.add(record, decoded)
-        errors.add(record, decoded, analyzer: lifecycle)
-        diagnosis.add(record, decoded, analyzer: &lifecycle)
+        // The record too goes by address: passed by value from `self` it would be copied, 232
+        // bytes and its references retained, for each call.
+        lifecycle.add(record, &decoded)
+        errors.add(record, &decoded, analyzer: &lifecycle)
+        diagnosis.add(record, &decoded, analyzer: &lifecycle)
         return nil
     }
 }

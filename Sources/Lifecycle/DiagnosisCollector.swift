@@ -129,6 +129,18 @@ public struct DiagnosisCollector {
     }
 
     public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord, analyzer: inout LifecycleAnalyzer) {
+        addWhole(record, decoded, &analyzer)
+    }
+
+    /// ``add(_:_:analyzer:)`` with the record passed by address too (inout, never changed), as
+    /// ``CaptureAnalyzer`` passes it: passed by value from a field of a struct being changed,
+    /// Swift copied it (232 bytes, its references retained) for each record decoded whole.
+    mutating func add(_ record: CaptureRecord, _ decoded: inout DecodedRecord, analyzer: inout LifecycleAnalyzer) {
+        addWhole(record, decoded, &analyzer)
+    }
+
+    @inline(__always)
+    private mutating func addWhole(_ record: CaptureRecord, _ decoded: DecodedRecord, _ analyzer: inout LifecycleAnalyzer) {
         switch decoded.packet {
         case .command(.unknown(let opcode, let parameters)):
             guard parameters.count >= 2 else { break }

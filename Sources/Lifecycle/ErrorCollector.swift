@@ -94,6 +94,19 @@ public struct ErrorCollector {
     ]
 
     public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord, analyzer: LifecycleAnalyzer) {
+        addWhole(record, decoded, analyzer)
+    }
+
+    /// ``add(_:_:analyzer:)`` with the record and the analyzer passed by address (inout, never
+    /// changed), as ``CaptureAnalyzer`` passes them: passed by value from the fields of a struct
+    /// being changed, Swift copied both (232 and 360 bytes, their references retained) for each
+    /// record decoded whole.
+    mutating func add(_ record: CaptureRecord, _ decoded: inout DecodedRecord, analyzer: inout LifecycleAnalyzer) {
+        addWhole(record, decoded, analyzer)
+    }
+
+    @inline(__always)
+    private mutating func addWhole(_ record: CaptureRecord, _ decoded: DecodedRecord, _ analyzer: LifecycleAnalyzer) {
         if !pairingSince.isEmpty { expirePairings(at: record.timestamp) }
         switch decoded.packet {
         case .event(let event):
@@ -157,7 +170,8 @@ public struct ErrorCollector {
     /// A request refused for security, answered again on `handle` once the link was encrypted:
     /// iOS paired and sent it again by itself, and the app got this answer, not the refusal.
     private mutating func retried(on handle: UInt16, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
-        guard let waiting = awaitingRetry[handle], let answered = analyzer.lastAnswered, answered.server == .peer,
+        // The answer first: most records answer nothing, and the refusals' lookup hashes.
+        guard let answered = analyzer.lastAnswered, answered.server == .peer, let waiting = awaitingRetry[handle],
             let position = waiting.firstIndex(where: { $0.opcode == answered.opcode && $0.attribute == answered.attributeHandle }),
             answered.record > errors[waiting[position].error].record,
             let connection = analyzer.openConnection(on: handle),

@@ -99,6 +99,18 @@ public struct LifecycleAnalyzer {
     public func connectionID(on handle: UInt16) -> Int? { openByHandle[handle] }
 
     public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord) {
+        addWhole(record, decoded)
+    }
+
+    /// ``add(_:_:)`` with the record passed by address (inout, never changed), as
+    /// ``CaptureAnalyzer`` passes it: passed by value from a field of a struct being changed,
+    /// Swift copied it (232 bytes, its references retained) for each record decoded whole.
+    mutating func add(_ record: CaptureRecord, _ decoded: inout DecodedRecord) {
+        addWhole(record, decoded)
+    }
+
+    @inline(__always)
+    private mutating func addWhole(_ record: CaptureRecord, _ decoded: DecodedRecord) {
         begin(record)
         scanning.add(record, decoded)
         switch decoded.packet {
@@ -587,7 +599,8 @@ extension LifecycleAnalyzer {
 }
 
 extension Connection {
-    /// Counts an ATT PDU of this connection by its kind.
+    /// Counts an ATT PDU of this connection by its kind. (Inlined: it runs for every ATT PDU.)
+    @inline(__always)
     fileprivate mutating func count(_ opcode: ATTOpcode) {
         switch opcode.method {
         case .request: attRequests += 1
