@@ -373,12 +373,12 @@ public struct JSONLinkLayerRecord: Encodable {
         var cstf: Bool?
         var length: Int
         var payload: String
-        /// Framed PDUs: each segment's `continuation` (SC), `complete` (CMPLT), `time_offset`, `length`.
+        /// Framed PDUs: each segment's `continuation` (SC), `complete` (CMPLT), `time_offset_us` (µs), `length`.
         var segments: [Segment]?
         struct Segment: Encodable {
             var continuation: Bool
             var complete: Bool
-            var time_offset: UInt32?
+            var time_offset_us: UInt32?
             var length: Int
         }
     }
@@ -468,7 +468,7 @@ public struct JSONLinkLayerRecord: Encodable {
                 kind: pdu.kind.rawValue, llid: pdu.llid, nesn: pdu.nesn, sn: pdu.sn, cie: pdu.cie, npi: pdu.npi, cssn: pdu.cssn,
                 cstf: pdu.cstf, length: pdu.length, payload: pdu.payload.hexString,
                 segments: (try? pdu.segments())?.map {
-                    ISO.Segment(continuation: $0.continuation, complete: $0.complete, time_offset: $0.timeOffset, length: $0.length)
+                    ISO.Segment(continuation: $0.continuation, complete: $0.complete, time_offset_us: $0.timeOffset, length: $0.length)
                 })
         }
         connection = decoded.connection.map { $0.index + 1 }
