@@ -32,13 +32,13 @@ import Synchronization
 final class ReplayExecutor: SerialExecutor, @unchecked Sendable {
     /// Jobs in the order they were enqueued. Touched only by the thread running the replay.
     @exclusivity(unchecked) private var jobs: [Job] = []
+    @exclusivity(unchecked) private var head = 0
 
     /// A job, and whether it came through the global hook (else it is the main actor's).
     private struct Job {
         let job: UnownedJob
         let global: Bool
     }
-    @exclusivity(unchecked) private var head = 0
 
     /// Whether the app has work that can run.
     var hasWork: Bool { head < jobs.count }
