@@ -91,12 +91,6 @@ public protocol BluetoothSystem: AnyObject {
     func unpublishL2CAPChannel(_ psm: CBL2CAPPSM, for manager: CBPeripheralManager)
 }
 
-/// The system a manager created now talks to.
-///
-/// `CBCentralManager(delegate:queue:options:)` takes no system, as in CoreBluetooth: it finds the
-/// one of the replay (or test) that is running the app's code, bound with ``with(_:_:)``. A
-/// manager created outside any ``with(_:_:)`` gets a system with no Bluetooth, and reports
-/// `.unsupported`, as on a machine without Bluetooth. The binding is task-local, so tests that
 extension BluetoothSystem {
     /// By default a crash is not written down (a system made before crashes were modelled).
     public func appCrashed(_ rule: String, _ message: String, by manager: CBManager?) {}
@@ -108,23 +102,52 @@ extension BluetoothSystem {
     public var standsForMainQueue: Bool { false }
 }
 
+/// The system a manager created now talks to.
+///
+/// `CBCentralManager(delegate:queue:options:)` takes no system, as in CoreBluetooth: it finds the
+/// one of the replay (or test) that is running the app's code, bound with ``with(_:_:)``. A
+/// manager created outside any ``with(_:_:)`` gets a system with no Bluetooth, and reports
+/// `.unsupported`, as on a machine without Bluetooth. The binding is task-local, so tests that
 /// replay in parallel do not see each other's systems.
 public enum BluetoothSystemContext {
-    /// Weak: a task the app started inherits the binding, and one left suspended at the end of a
-    /// replay must not keep the replay (and its cassette) alive.
-    final class Binding: @unchecked Sendable {
-        weak var system: (any BluetoothSystem)?
-        init(_ system: any BluetoothSystem) { self.system = system }
+    /// A system as bound to running code. Tasks the app starts inherit the binding; a binding
+    /// let go of (``release()``) binds nothing from then on, so that a task left suspended at the
+    /// end of a replay does not keep the replay (and its cassette) alive.
+    ///
+    /// It holds its system strongly until released, not weakly: a weak reference would give the
+    /// system a side table, and every retain and release of it, thousands per notification
+    /// replayed, would take the runtime's slow path (Benchmarks/README.md).
+    ///
+    /// Unchecked: the system is a non-`Sendable` reference read and cleared under the lock only.
+    public final class Binding: @unchecked Sendable {
+        private let lock = NSLock()
+        private var system: (any BluetoothSystem)?
+
+        public init(_ system: any BluetoothSystem) { self.system = system }
+
+        /// The system, until the binding is let go of.
+        var current: (any BluetoothSystem)? { lock.withLock { system } }
+
+        /// Binds nothing from now on: code still holding the binding (tasks left suspended)
+        /// creates managers with no Bluetooth.
+        public func release() { lock.withLock { system = nil } }
     }
 
     @TaskLocal static var binding: Binding?
 
     /// The system bound to the running code, if any.
-    public static var current: (any BluetoothSystem)? { binding?.system }
+    public static var current: (any BluetoothSystem)? { binding?.current }
 
-    /// Runs `body` with `system` as the system managers created in it talk to.
+    /// Runs `body` with `system` as the system managers created in it talk to. Tasks started in
+    /// `body` keep the system for as long as they live; a system that must be freed while tasks
+    /// are left waiting (a replay's) binds itself with a ``Binding`` it releases.
     public static func with<Result>(_ system: any BluetoothSystem, _ body: () throws -> Result) rethrows -> Result {
-        try $binding.withValue(Binding(system), operation: body)
+        try with(Binding(system), body)
+    }
+
+    /// Runs `body` with `binding`'s system as the system managers created in it talk to.
+    public static func with<Result>(_ binding: Binding, _ body: () throws -> Result) rethrows -> Result {
+        try $binding.withValue(binding, operation: body)
     }
 
     /// Runs `body` with `system` as the system managers created in it talk to.

@@ -24,6 +24,17 @@ import Wire
         #expect(plain.state == .poweredOn)
     }
 
+    @Test func aReleasedBindingBindsNothing() {
+        let system = ScriptedSystem()
+        let binding = BluetoothSystemContext.Binding(system)
+        let before = BluetoothSystemContext.with(binding) { CBCentralManager() }
+        binding.release()
+        let after = BluetoothSystemContext.with(binding) { CBCentralManager() }
+        #expect(before.system === system)
+        #expect(!(after.system is ScriptedSystem))
+        #expect(system.calls == ["init CBCentralManager"])
+    }
+
     @Test func aManagerOutsideAnySystemReportsUnsupportedOnItsQueue() async {
         let delegate = EveryCallbackDelegate()
         let queue = DispatchQueue(label: "outside")

@@ -78,6 +78,9 @@ public final class ReplayEngine: BluetoothSystem {
     @exclusivity(unchecked) private var inlineHorizon: Timestamp?
     /// Where the app's Swift concurrency runs in a virtual replay (``ReplayExecutor``).
     @exclusivity(unchecked) private var executor: ReplayExecutor?
+    /// This engine as the system of the app's code (managers it creates, tasks it starts), until
+    /// the run finishes.
+    private var binding: BluetoothSystemContext.Binding!
     /// How many jobs of the app's tasks a virtual replay ran, known at its end.
     private(set) var appJobsRun = 0
     private var wallStart: ContinuousClock.Instant?
@@ -140,6 +143,7 @@ public final class ReplayEngine: BluetoothSystem {
                 "the capture's clock jumps at frame \(jump.record + 1), from \(from < 0 ? "" : "+")\(formatSeconds(from)) to \(to < 0 ? "" : "+")\(formatSeconds(to)): damaged; the replay ends with the frame before")
         }
         self.process.makeApp = makeApp
+        binding = BluetoothSystemContext.Binding(self)
         startServerPlayback()
         scheduleSystemEvents()
         scheduleCapturedPowerOffs()
@@ -151,7 +155,7 @@ public final class ReplayEngine: BluetoothSystem {
             let executor = ReplayExecutor()
             self.executor = executor
             executor.run {
-                BluetoothSystemContext.with(self) { launch(options: nil, event: (.launch, [.init(.app, name)])) }
+                BluetoothSystemContext.with(binding) { launch(options: nil, event: (.launch, [.init(.app, name)])) }
                 playVirtually(until: horizon, executor)
             }
         case .realtime:
@@ -160,7 +164,7 @@ public final class ReplayEngine: BluetoothSystem {
                 // The capture's start is now, in wall time: when the main thread takes the app.
                 engine.wallStart = .now
                 engine.clock.followWallTime(from: engine.wallStart!)
-                BluetoothSystemContext.with(engine) { engine.launch(options: nil, event: (.launch, [.init(.app, name)])) }
+                BluetoothSystemContext.with(engine.binding) { engine.launch(options: nil, event: (.launch, [.init(.app, name)])) }
             }
         }
         if let executor { executor.run { finish() } } else { finish() }
@@ -182,6 +186,7 @@ public final class ReplayEngine: BluetoothSystem {
         // hold the app, as they would on iOS).
         finished = true
         for manager in process.managers { manager.detachFromSystem() }
+        binding.release()
         (process.managers, process.centrals, connections.given, queue, process.app, process.preserved, process.preservedServers, process.scanOwner, self.process.makeApp) = ([], [], GivenPeripherals(), EventQueue(), nil, [:], [:], nil, nil)
         server.published = [:]
         executor?.drain()
@@ -231,7 +236,7 @@ public final class ReplayEngine: BluetoothSystem {
             guard let nextEvent, nextEvent <= horizon, let next = queue.popNext(notAfter: nextEvent) else { return }
             eventTime = nextEvent
             if clock.isInUse { clock.move(to: ReplayClock.Instant(offset: .microseconds(nextEvent.microseconds - cassette.start.microseconds))) }
-            BluetoothSystemContext.with(self) {
+            BluetoothSystemContext.with(binding) {
                 inlineHorizon = horizon
                 defer { inlineHorizon = nil }
                 run(next)
@@ -299,7 +304,7 @@ public final class ReplayEngine: BluetoothSystem {
     private func playQueueInRealTime(until horizon: Timestamp) async {
         while let next = await nextInRealTime(), next <= horizon {
             try? await Task.sleep(until: wallStart! + .microseconds(next.microseconds - cassette.start.microseconds), clock: .continuous)
-            BluetoothSystemContext.with(self) {
+            BluetoothSystemContext.with(binding) {
                 while let due = queue.popNext(notAfter: now) {
                     eventTime = due.time
                     run(due)
