@@ -46,6 +46,10 @@ final class ReplayExecutor: SerialExecutor, @unchecked Sendable {
     /// How many jobs ran (``ReplayEngine/appJobsRun``).
     private(set) var jobsRun = 0
 
+    /// The global concurrent executor, looked up once: the runtime's getter makes its executors
+    /// (once) and boxes the answer on every call, a cost per job.
+    private let globalExecutor = globalConcurrentExecutor.asUnownedTaskExecutor()
+
     init() { Self.installHooks() }
 
     func enqueue(_ job: consuming ExecutorJob) {
@@ -83,7 +87,7 @@ final class ReplayExecutor: SerialExecutor, @unchecked Sendable {
             }
             jobsRun += 1
             if job.global {
-                job.job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
+                job.job.runSynchronously(on: globalExecutor)
             } else {
                 job.job.runSynchronously(on: asUnownedSerialExecutor())
             }
