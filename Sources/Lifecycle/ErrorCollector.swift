@@ -130,7 +130,7 @@ public struct ErrorCollector {
                 pairingSince[acl.handle] = record.timestamp
             }
             if let pdu = decoded.att, case .errorResponse = pdu { collect(pdu, on: acl.handle, record, analyzer) }
-            if decoded.att != nil { retried(on: acl.handle, record, analyzer) }
+            if decoded.att != nil, let answered = analyzer.lastAnswered { retried(answered, on: acl.handle, record, analyzer) }
             if let smp = decoded.smp, let reason = smp.pairingFailedReason {
                 let connection = analyzer.openConnection(on: acl.handle)
                 let sentBy: Pairing.Side? = record.direction.map { $0 == .sent ? .host : .peer }
@@ -169,18 +169,19 @@ public struct ErrorCollector {
 
     /// A request refused for security, answered again on `handle` once the link was encrypted:
     /// iOS paired and sent it again by itself, and the app got this answer, not the refusal.
-    private mutating func retried(on handle: UInt16, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
-        // The answer first: most records answer nothing, and the refusals' lookup hashes.
-        guard let answered = analyzer.lastAnswered, answered.server == .peer, let waiting = awaitingRetry[handle],
-            let position = waiting.firstIndex(where: { $0.opcode == answered.opcode && $0.attribute == answered.attributeHandle }),
-            answered.record > errors[waiting[position].error].record,
-            let connection = analyzer.openConnection(on: handle),
-            connection.changes.contains(where: { change in
-                guard case .encryption(true, _) = change.kind else { return false }
-                return change.record > errors[waiting[position].error].record && change.record < answered.record
-            })
+    /// `answered` is the request the record answered (``LifecycleAnalyzer/lastAnswered``). The
+    /// analyzer is read in place, never copied: passed by value it was copied whole (0x1a8 bytes)
+    /// for every ATT record while a refusal awaited its retry.
+    @inline(__always)
+    private mutating func retried(_ answered: ATTRequest, on handle: UInt16, _ record: CaptureRecord, _ analyzer: borrowing LifecycleAnalyzer) {
+        // (Called only for a record that answered something: most answer nothing, and the
+        // refusals' lookup hashes.)
+        guard answered.server == .peer, let position = awaitingRetry[handle]?.firstIndex(where: { $0.opcode == answered.opcode && $0.attribute == answered.attributeHandle })
         else { return }
-        let index = waiting[position].error
+        let index = awaitingRetry[handle]![position].error
+        guard answered.record > errors[index].record,
+            analyzer.encryptionTurnedOn(on: handle, after: errors[index].record, before: answered.record)
+        else { return }
         awaitingRetry[handle]!.remove(at: position)
         errors[index].retryRecord = record.index
         errors[index].expected = true
@@ -211,9 +212,20 @@ public struct ErrorCollector {
     /// is not changed.)
     @inline(__always)
     public mutating func add(_ quick: QuickRecord, _ record: CaptureRecord, analyzer: inout LifecycleAnalyzer) {
+        // With no pairing under way and no refusal awaiting its retry (most of a capture), a quick
+        // record changes nothing: one test, inlined, instead of a call.
+        if pairingSince.isEmpty && awaitingRetry.isEmpty { return }
+        addAwaiting(quick, record, &analyzer)
+    }
+
+    /// ``add(_:_:analyzer:)`` while a pairing is under way or a refusal awaits its retry.
+    @inline(never)
+    private mutating func addAwaiting(_ quick: QuickRecord, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
         if !pairingSince.isEmpty { expirePairings(at: record.timestamp) }
         // A Read Response may answer a read refused for security before.
-        if !awaitingRetry.isEmpty, case .att(let handle, _, _, _) = quick { retried(on: handle, record, analyzer) }
+        if !awaitingRetry.isEmpty, case .att(let handle, _, _, _) = quick, let answered = analyzer.lastAnswered {
+            retried(answered, on: handle, record, analyzer)
+        }
     }
 
     /// An ATT Error Response on connection `handle`. (The connection is looked up only here: most

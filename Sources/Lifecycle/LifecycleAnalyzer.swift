@@ -94,6 +94,17 @@ public struct LifecycleAnalyzer {
         openByHandle[handle].map { connections[$0] }
     }
 
+    /// Whether the connection open on `handle` now had encryption turned on by a record after
+    /// `start` and before `end` (its changes read in place, with no copy of the connection).
+    @inline(__always)
+    func encryptionTurnedOn(on handle: UInt16, after start: Int, before end: Int) -> Bool {
+        guard let id = openByHandle[handle] else { return false }
+        return connections[id].changes.contains { change in
+            guard case .encryption(true, _) = change.kind else { return false }
+            return change.record > start && change.record < end
+        }
+    }
+
     /// The ``Connection/id`` of the connection open on `handle` now (no copy of the connection).
     @inline(__always)
     public func connectionID(on handle: UInt16) -> Int? { openByHandle[handle] }
@@ -146,7 +157,7 @@ public struct LifecycleAnalyzer {
             // answer, and none of them belongs to a discovery procedure, makes a subscription or
             // is a Service Changed indication.
             let id = connection(forTrafficOn: handle, record)
-            connections[id].count(opcode, length: length, mtu: att.mtu(on: handle))
+            connections[id].countQuick(opcode, length: length, mtu: att.mtu(on: handle))
             if opcode == .readRequest || opcode == .readResponse {
                 lastAnswered = att.observeRead(
                     opcode, attribute: attribute, connection: handle, direction: record.direction,
@@ -618,6 +629,24 @@ extension Connection {
             attWriteCommands += 1
         default: break
         }
+    }
+
+    /// ``count(_:length:mtu:)`` of a quick record's PDU (``QuickRecord/att(connection:opcode:attribute:length:)``):
+    /// its four opcodes counted as ``count(_:)`` counts them, with no look-up of their method,
+    /// for the commonest records of a capture.
+    @inline(__always)
+    fileprivate mutating func countQuick(_ opcode: ATTOpcode, length: Int, mtu: UInt16?) {
+        switch opcode.rawValue {
+        case 0x1B: attNotifications += 1  // Handle Value Notification
+        case 0x52: attWriteCommands += 1  // Write Command
+        case 0x0A:  // Read Request
+            attRequests += 1
+            attReads += 1
+        case 0x0B: break  // Read Response: its bytes only
+        default: count(opcode)
+        }
+        attBytes += length
+        if let mtu { self.mtu = mtu }
     }
 
     /// An ATT PDU of `length` bytes: counted, its bytes added, and the MTU the tracker knows kept.
