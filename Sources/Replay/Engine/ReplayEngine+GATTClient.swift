@@ -44,7 +44,7 @@ extension ReplayEngine {
             scheduleSystem(at: change.time, for: peripheral) { [unowned self] peripheral in
                 // The system applies it; only a running app hears of it (it does not wake one).
                 guard process.isRunning else { return _ = peripheral.deliver(.servicesChanged(handles: range)) }
-                reach(peripheral, waking: nil) { [unowned self] _ in
+                process.reach(peripheral, waking: nil) { [unowned self] _ in
                     let invalidated = (peripheral.services ?? []).filter { $0.handles.overlaps(range) }
                     record(
                         .peripheral(.didModifyServices),
@@ -118,12 +118,12 @@ extension ReplayEngine {
                 let playback = cursor.playback
                 if playback?.subscribed.contains(event.handle) == true {
                     if process.isRunning {
-                        // What reach(_:waking:_:) does for a running app, without a closure.
+                        // What process.reach(_:waking:_:) does for a running app, without a closure.
                         if let central = peripheral.centralManager, process.centrals.contains(where: { $0 === central }) {
                             deliverNotification(event, to: peripheral, via: central, peer, playback, cursor)
                         }
                     } else {
-                        reach(peripheral, waking: "didUpdateValueFor") { [unowned self] central in
+                        process.reach(peripheral, waking: "didUpdateValueFor") { [unowned self] central in
                             deliverNotification(event, to: peripheral, via: central, peer, connections.links[address], cursor)
                         }
                     }
