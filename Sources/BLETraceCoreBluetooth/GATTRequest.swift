@@ -15,18 +15,31 @@ public enum GATTRequest {
     /// Enabling or disabling notifications (or indications) through the CCCD.
     case setNotifyValue(Bool, CBCharacteristic)
 
-    /// The CoreBluetooth method the request came from, without argument labels.
-    public var methodName: String {
+    /// The CoreBluetooth method the request came from, and what the app passed to it in the
+    /// order a record of the call writes it: the one place each request's call is described, so
+    /// that a new request is described where it is declared.
+    public var call: (method: Method, arguments: [GATTArgument]) {
         switch self {
-        case .discoverServices: "discoverServices"
-        case .discoverIncludedServices: "discoverIncludedServices"
-        case .discoverCharacteristics: "discoverCharacteristics"
-        case .discoverDescriptors: "discoverDescriptors"
-        case .readCharacteristic, .readDescriptor: "readValue"
-        case .writeCharacteristic, .writeDescriptor: "writeValue"
-        case .setNotifyValue: "setNotifyValue"
+        case .discoverServices(let uuids): (.discoverServices, [.services(uuids)])
+        case .discoverIncludedServices(let uuids, let service): (.discoverIncludedServices, [.service(service), .includedServices(uuids)])
+        case .discoverCharacteristics(let uuids, let service): (.discoverCharacteristics, [.service(service), .characteristics(uuids)])
+        case .discoverDescriptors(let characteristic): (.discoverDescriptors, [.characteristic(characteristic)])
+        case .readCharacteristic(let characteristic): (.readValue, [.characteristic(characteristic)])
+        case .readDescriptor(let descriptor): (.readValue, [.descriptor(descriptor)])
+        case .writeCharacteristic(let value, let characteristic): (.writeValue, [.characteristic(characteristic), .value(value), .withResponse])
+        case .writeDescriptor(let value, let descriptor): (.writeValue, [.descriptor(descriptor), .value(value)])
+        case .setNotifyValue(let enabled, let characteristic): (.setNotifyValue, [.characteristic(characteristic), .enabled(enabled)])
         }
     }
+
+    /// The `CBPeripheral` methods that make requests, without argument labels.
+    public enum Method: String, CaseIterable, Sendable {
+        case discoverServices, discoverIncludedServices, discoverCharacteristics, discoverDescriptors, readValue, writeValue
+        case setNotifyValue
+    }
+
+    /// The CoreBluetooth method the request came from, without argument labels.
+    public var methodName: String { call.method.rawValue }
 }
 
 /// The system's answer to the peripheral's current ``GATTRequest``: what the peer answered, or
@@ -102,6 +115,59 @@ public enum GATTCallback {
         default: return nil
         }
     }
+
+    /// The `CBPeripheralDelegate` method the callback calls, and what it passes before the error,
+    /// in the order a record of the callback writes it; the value read only when the read did not
+    /// fail (`failed`). The one place each callback is described.
+    public func call(failed: Bool) -> (method: Method, arguments: [GATTArgument]) {
+        switch self {
+        case .didDiscoverServices(let found): (.didDiscoverServices, [.servicesFound(found)])
+        case .didDiscoverIncludedServices(let found, let service): (.didDiscoverIncludedServicesFor, [.service(service), .includedServicesFound(found)])
+        case .didDiscoverCharacteristics(let found, let service): (.didDiscoverCharacteristicsFor, [.service(service), .characteristicsFound(found)])
+        case .didDiscoverDescriptors(let found, let characteristic): (.didDiscoverDescriptorsFor, [.characteristic(characteristic), .descriptorsFound(found)])
+        case .didUpdateCharacteristicValue(let value, let characteristic):
+            (.didUpdateValueFor, failed ? [.characteristic(characteristic)] : [.characteristic(characteristic), .value(value ?? Data())])
+        case .didUpdateDescriptorValue(let value, let descriptor):
+            (.didUpdateValueFor, failed ? [.descriptor(descriptor)] : [.descriptor(descriptor), .value(value ?? Data())])
+        case .didWriteCharacteristic(let characteristic): (.didWriteValueFor, [.characteristic(characteristic)])
+        case .didWriteDescriptor(let descriptor): (.didWriteValueFor, [.descriptor(descriptor)])
+        case .didUpdateNotificationState(let isNotifying, let characteristic): (.didUpdateNotificationStateFor, [.characteristic(characteristic), .isNotifying(isNotifying)])
+        }
+    }
+
+    /// The `CBPeripheralDelegate` methods of GATT callbacks, each named by its second argument
+    /// label (`peripheral(_:didDiscoverCharacteristicsFor:error:)` is
+    /// `didDiscoverCharacteristicsFor`).
+    public enum Method: String, CaseIterable, Sendable {
+        case didDiscoverServices, didDiscoverIncludedServicesFor, didDiscoverCharacteristicsFor, didDiscoverDescriptorsFor
+        case didUpdateValueFor, didWriteValueFor, didUpdateNotificationStateFor
+    }
+}
+
+/// One argument of a GATT request or callback as a record of it names it: what the app passed or
+/// was given, typed, for a recorder to write in its own terms (a characteristic by the name the
+/// peer's database gives it, a list of UUIDs as text).
+public enum GATTArgument {
+    /// The service UUIDs a discovery asked for; nil: every one.
+    case services([CBUUID]?)
+    case includedServices([CBUUID]?)
+    case characteristics([CBUUID]?)
+    /// What a discovery found.
+    case servicesFound([ServiceDefinition])
+    case includedServicesFound([ServiceDefinition])
+    case characteristicsFound([CharacteristicDefinition])
+    case descriptorsFound([DescriptorDefinition])
+    /// The attribute the request or callback is about.
+    case service(CBService)
+    case characteristic(CBCharacteristic)
+    case descriptor(CBDescriptor)
+    /// The value written or read.
+    case value(Data)
+    /// A write with response (`CBCharacteristicWriteType.withResponse`).
+    case withResponse
+    /// What `setNotifyValue` asked for, and the notification state it got.
+    case enabled(Bool)
+    case isNotifying(Bool)
 }
 
 /// A service as a discovery found it.

@@ -9,7 +9,7 @@ import Testing
     /// bletrace's own methods, where ignoring the result would be a mistake worth a warning.
     static let bletracesOwn: Set<String> = [
         "func with", "func peripheral", "func reports", "func identifier", "func address", "func deliverValue",
-        "func characteristic",
+        "func characteristic", "func call",
     ]
 
     @Test func everyValueReturningMethodOfApplesInterfaceIsDiscardable() throws {

@@ -1,3 +1,4 @@
+import BLETraceCoreBluetooth
 import Foundation
 import TestSupport
 import Testing
@@ -120,6 +121,13 @@ import Testing
         #expect(first == ["app connect peripheral=A", "central didConnect peripheral=A"])
         #expect(second == first)
         #expect(reader.matchesInOrder)
+    }
+
+    @Test func aGATTRequestsEventIsItsMethodsName() {
+        // The flow writes a request as its CoreBluetooth method and a callback as its delegate
+        // method: the vocabulary holds the same names.
+        for method in GATTRequest.Method.allCases { #expect(FlowRecord.App(method).rawValue == method.rawValue) }
+        for method in GATTCallback.Method.allCases { #expect(FlowRecord.Peripheral(method).rawValue == method.rawValue) }
     }
 }
 

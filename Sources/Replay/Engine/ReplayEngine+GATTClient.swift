@@ -44,7 +44,7 @@ extension ReplayEngine {
             scheduleSystem(at: change.time, for: peripheral) { [unowned self] peripheral in
                 // The system applies it; only a running app hears of it (it does not wake one).
                 guard process.isRunning else { return _ = peripheral.deliver(.servicesChanged(handles: range)) }
-                reach(peripheral, waking: nil) { [unowned self] _ in
+                process.reach(peripheral, waking: nil) { [unowned self] _ in
                     let invalidated = (peripheral.services ?? []).filter { $0.handles.overlaps(range) }
                     record(
                         .peripheral(.didModifyServices),
@@ -118,12 +118,12 @@ extension ReplayEngine {
                 let playback = cursor.playback
                 if playback?.subscribed.contains(event.handle) == true {
                     if process.isRunning {
-                        // What reach(_:waking:_:) does for a running app, without a closure.
+                        // What process.reach(_:waking:_:) does for a running app, without a closure.
                         if let central = peripheral.centralManager, process.centrals.contains(where: { $0 === central }) {
                             deliverNotification(event, to: peripheral, via: central, peer, playback, cursor)
                         }
                     } else {
-                        reach(peripheral, waking: "didUpdateValueFor") { [unowned self] central in
+                        process.reach(peripheral, waking: "didUpdateValueFor") { [unowned self] central in
                             deliverNotification(event, to: peripheral, via: central, peer, connections.links[address], cursor)
                         }
                     }
@@ -173,7 +173,8 @@ extension ReplayEngine {
 
     public func perform(_ request: GATTRequest, on peripheral: CBPeripheral) {
         guard let address = peripheral.address else { return }
-        record(.app(request.flowEvent), [.init(.peripheral, peerIndex(address).addressText)] + arguments(of: request, address))
+        let call = request.call
+        record(.app(FlowRecord.App(call.method)), flowArguments(peripheral: peerIndex(address).addressText, call.arguments, address))
         switch request {
         case .discoverServices(let uuids):
             // iOS keeps Generic Access and Generic Attribute to itself: discovery never gives
@@ -463,50 +464,8 @@ extension ReplayEngine {
             // CBPeripheral traps on such an answer before this.
             preconditionFailure("the system answered \(request.methodName) with \(response)")
         }
-        var arguments: [FlowRecord.Argument] = [.init(.peripheral, address)]
-        let name: FlowRecord.Peripheral
-        switch callback {
-        case .didDiscoverServices(let found):
-            name = .didDiscoverServices
-            arguments.append(.init(.services, list(found.map(\.uuid.uuidString))))
-        case .didDiscoverIncludedServices(let found, let service):
-            name = .didDiscoverIncludedServicesFor
-            arguments += [.init(.service, service.uuid.uuidString), .init(.includedServices, list(found.map(\.uuid.uuidString)))]
-        case .didDiscoverCharacteristics(let found, let service):
-            name = .didDiscoverCharacteristicsFor
-            arguments += [
-                .init(.service, service.uuid.uuidString),
-                .init(.characteristics, list(found.map { characteristicName($0.valueHandle, peripheral.address) })),
-            ]
-        case .didDiscoverDescriptors(let found, let characteristic):
-            name = .didDiscoverDescriptorsFor
-            arguments += [
-                .init(.characteristic, characteristicName(characteristic.valueHandle, peripheral.address)),
-                .init(.descriptors, list(found.map(\.uuid.uuidString))),
-            ]
-        case .didUpdateCharacteristicValue(let value, let characteristic):
-            name = .didUpdateValueFor
-            arguments.append(.init(.characteristic, characteristicName(characteristic.valueHandle, peripheral.address)))
-            if response.error == nil { arguments.append(.bytes(.value, value ?? Data())) }
-        case .didUpdateDescriptorValue(let value, let descriptor):
-            name = .didUpdateValueFor
-            arguments.append(.init(.descriptor, descriptor.uuid.uuidString))
-            if response.error == nil { arguments.append(.bytes(.value, value ?? Data())) }
-        case .didWriteCharacteristic(let characteristic):
-            name = .didWriteValueFor
-            arguments.append(.init(.characteristic, characteristicName(characteristic.valueHandle, peripheral.address)))
-        case .didWriteDescriptor(let descriptor):
-            name = .didWriteValueFor
-            arguments.append(.init(.descriptor, descriptor.uuid.uuidString))
-        case .didUpdateNotificationState(let isNotifying, let characteristic):
-            name = .didUpdateNotificationStateFor
-            arguments += [
-                .init(.characteristic, characteristicName(characteristic.valueHandle, peripheral.address)),
-                .init(.isNotifying, "\(isNotifying)"),
-            ]
-        }
-        arguments.append(.error(response.error))
-        record(.peripheral(name), arguments)
+        let call = callback.call(failed: response.error != nil)
+        record(.peripheral(FlowRecord.Peripheral(call.method)), flowArguments(peripheral: address, call.arguments, peripheral.address, then: .error(response.error)))
     }
 
     /// A request the capture cannot answer, handled as ``unmatched`` says, and always noted.
@@ -560,29 +519,38 @@ extension ReplayEngine {
 
     // MARK: Flow arguments
 
-    private func arguments(of request: GATTRequest, _ address: BluetoothAddress) -> [FlowRecord.Argument] {
-        switch request {
-        case .discoverServices(let uuids):
-            [.init(.services, uuids.map { list($0.map(\.uuidString)) } ?? "nil")]
-        case .discoverIncludedServices(let uuids, let service):
-            [.init(.service, service.uuid.uuidString), .init(.includedServices, uuids.map { list($0.map(\.uuidString)) } ?? "nil")]
-        case .discoverCharacteristics(let uuids, let service):
-            [.init(.service, service.uuid.uuidString), .init(.characteristics, uuids.map { list($0.map(\.uuidString)) } ?? "nil")]
-        case .discoverDescriptors(let characteristic):
-            [.init(.characteristic, characteristicName(characteristic.valueHandle, address))]
-        case .readCharacteristic(let characteristic):
-            [.init(.characteristic, characteristicName(characteristic.valueHandle, address))]
-        case .readDescriptor(let descriptor):
-            [.init(.descriptor, descriptor.uuid.uuidString)]
-        case .writeCharacteristic(let value, let characteristic):
-            [
-                .init(.characteristic, characteristicName(characteristic.valueHandle, address)), .bytes(.value, value),
-                .init(.type, "withResponse"),
-            ]
-        case .writeDescriptor(let value, let descriptor):
-            [.init(.descriptor, descriptor.uuid.uuidString), .bytes(.value, value)]
-        case .setNotifyValue(let enabled, let characteristic):
-            [.init(.characteristic, characteristicName(characteristic.valueHandle, address)), .init(.enabled, "\(enabled)")]
+    /// The arguments of a request or callback (``GATTRequest/call``, ``GATTCallback/call(failed:)``)
+    /// as the flow writes them: `peripheral=` first, `last` (a callback's `error=`) last.
+    private func flowArguments(
+        peripheral: String, _ arguments: [GATTArgument], _ address: BluetoothAddress?, then last: FlowRecord.Argument? = nil
+    ) -> [FlowRecord.Argument] {
+        var written: [FlowRecord.Argument] = []
+        written.reserveCapacity(arguments.count + 2)
+        written.append(.init(.peripheral, peripheral))
+        for argument in arguments { written.append(flowArgument(argument, address)) }
+        if let last { written.append(last) }
+        return written
+    }
+
+    /// One argument of a request or callback as the flow writes it: a characteristic by the name
+    /// the peer's database gives it, a list of UUIDs as text (`nil` when a discovery asked for
+    /// every one).
+    private func flowArgument(_ argument: GATTArgument, _ address: BluetoothAddress?) -> FlowRecord.Argument {
+        switch argument {
+        case .services(let uuids): .init(.services, uuids.map { list($0.map(\.uuidString)) } ?? "nil")
+        case .includedServices(let uuids): .init(.includedServices, uuids.map { list($0.map(\.uuidString)) } ?? "nil")
+        case .characteristics(let uuids): .init(.characteristics, uuids.map { list($0.map(\.uuidString)) } ?? "nil")
+        case .servicesFound(let found): .init(.services, list(found.map(\.uuid.uuidString)))
+        case .includedServicesFound(let found): .init(.includedServices, list(found.map(\.uuid.uuidString)))
+        case .characteristicsFound(let found): .init(.characteristics, list(found.map { characteristicName($0.valueHandle, address) }))
+        case .descriptorsFound(let found): .init(.descriptors, list(found.map(\.uuid.uuidString)))
+        case .service(let service): .init(.service, service.uuid.uuidString)
+        case .characteristic(let characteristic): .init(.characteristic, characteristicName(characteristic.valueHandle, address))
+        case .descriptor(let descriptor): .init(.descriptor, descriptor.uuid.uuidString)
+        case .value(let value): .bytes(.value, value)
+        case .withResponse: .init(.type, "withResponse")
+        case .enabled(let enabled): .init(.enabled, "\(enabled)")
+        case .isNotifying(let isNotifying): .init(.isNotifying, "\(isNotifying)")
         }
     }
 
@@ -725,17 +693,34 @@ func list(_ items: [String]) -> String { items.isEmpty ? "none" : items.joined(s
 /// The handles from `first` to `last`, whichever order a (damaged) capture gives them in.
 func handleRange(_ first: UInt16, _ last: UInt16) -> ClosedRange<UInt16> { min(first, last)...max(first, last) }
 
-extension GATTRequest {
-    /// The flow's event of the CoreBluetooth method the request came from.
-    var flowEvent: FlowRecord.App {
-        switch self {
-        case .discoverServices: .discoverServices
-        case .discoverIncludedServices: .discoverIncludedServices
-        case .discoverCharacteristics: .discoverCharacteristics
-        case .discoverDescriptors: .discoverDescriptors
-        case .readCharacteristic, .readDescriptor: .readValue
-        case .writeCharacteristic, .writeDescriptor: .writeValue
-        case .setNotifyValue: .setNotifyValue
-        }
+extension FlowRecord.App {
+    /// The flow's event of a request's CoreBluetooth method: the same name.
+    init(_ method: GATTRequest.Method) {
+        self =
+            switch method {
+            case .discoverServices: .discoverServices
+            case .discoverIncludedServices: .discoverIncludedServices
+            case .discoverCharacteristics: .discoverCharacteristics
+            case .discoverDescriptors: .discoverDescriptors
+            case .readValue: .readValue
+            case .writeValue: .writeValue
+            case .setNotifyValue: .setNotifyValue
+            }
+    }
+}
+
+extension FlowRecord.Peripheral {
+    /// The flow's event of a GATT callback's delegate method: the same name.
+    init(_ method: GATTCallback.Method) {
+        self =
+            switch method {
+            case .didDiscoverServices: .didDiscoverServices
+            case .didDiscoverIncludedServicesFor: .didDiscoverIncludedServicesFor
+            case .didDiscoverCharacteristicsFor: .didDiscoverCharacteristicsFor
+            case .didDiscoverDescriptorsFor: .didDiscoverDescriptorsFor
+            case .didUpdateValueFor: .didUpdateValueFor
+            case .didWriteValueFor: .didWriteValueFor
+            case .didUpdateNotificationStateFor: .didUpdateNotificationStateFor
+            }
     }
 }

@@ -41,7 +41,7 @@ extension ReplayEngine {
             guard generation == process.scanGeneration else { return }
             let data = advertisementData(of: address, report)
             if !process.isRunning {
-                guard wakesForDiscovery(data, address) else { return scheduleDiscovery(index + 1, of: reports, generation) }
+                guard process.wakesForDiscovery(data, address) else { return scheduleDiscovery(index + 1, of: reports, generation) }
                 return schedule(at: now) { [unowned self] in discover(address, report, data, generation, index, reports) }
             }
             discover(address, report, data, generation, index, reports)

@@ -19,12 +19,22 @@ import Wire
 /// GATT requests are answered as the capture's peer answered them
 /// (`ReplayEngine+GATTClient.swift`), scans get the capture's advertising reports
 /// (`ReplayEngine+Scan.swift`), and a capture taken on a peripheral host plays its remote centrals
-/// to the app's peripheral managers (`ReplayEngine+GATTServer.swift`); Formats/flow.md says how.
+/// to the app's peripheral managers (``ServerPlayback``); Formats/flow.md says how.
 ///
-/// Its state is in parts: the app's process and what the system keeps for it (``AppProcess``,
-/// changed by `ReplayEngine+Lifecycle.swift`), the app's peripherals and the links they play
-/// (``Connections``), the remote centrals' playback for the app's peripheral managers
-/// (``ServerPlayback``), the queue of what happens next (``EventQueue``) and the flow recorded.
+/// It is in parts, split where its state splits. Two are types with their own state and logic:
+/// the app's process and its life, launch, termination, relaunch, restoration and Bluetooth power
+/// (``AppProcess``), and the remote centrals' playback for the app's peripheral managers
+/// (``ServerPlayback``; the engine's `BluetoothSystem` methods for peripheral managers forward to
+/// it). Each reaches the engine only through a protocol the engine conforms to, which says all
+/// it may use: the capture's time, scheduling on the queue, the flow, the managers' names
+/// (``ReplayContext``), and for the process the effects the app's life has on the app's
+/// connections, peripherals and scans (``LifecycleContext``). A part holds the engine unowned (the
+/// engine owns its parts); the engine calls its parts directly. What every event touches stays
+/// in the engine's own methods, over its own state: the queue of what happens next
+/// (``EventQueue``), the flow recorded, the app's peripherals and the links they play
+/// (``Connections``), the GATT client's answers and the notification loop, and scans: the
+/// replay's hot path, where a call through a protocol, a retain or a closure for each event would
+/// cost time.
 public final class ReplayEngine: BluetoothSystem {
     /// How the replay moves through the capture's time.
     public enum Pacing: Sendable {
@@ -73,7 +83,7 @@ public final class ReplayEngine: BluetoothSystem {
     // tenth of the replay's time, is left out (Benchmarks/README.md).
 
     /// The time of the event running, or last run.
-    @exclusivity(unchecked) private var eventTime: Timestamp
+    @exclusivity(unchecked) private(set) var eventTime: Timestamp
     /// While the queue plays in virtual time: how far (``continues(at:for:)``).
     @exclusivity(unchecked) private var inlineHorizon: Timestamp?
     /// Where the app's Swift concurrency runs in a virtual replay (``ReplayExecutor``).
@@ -86,20 +96,28 @@ public final class ReplayEngine: BluetoothSystem {
     private var wallStart: ContinuousClock.Instant?
 
     @exclusivity(unchecked) var queue = EventQueue()
-    /// The app as iOS runs it: its process, its managers, and what the system keeps for it.
-    @exclusivity(unchecked) var process = AppProcess()
+    /// The app as iOS runs it: its process, its managers, what the system keeps for it, and what
+    /// changes them.
+    let process: AppProcess
     /// The app's peripherals: the objects it was given, its connection attempts, the links they play.
     @exclusivity(unchecked) var connections = Connections()
     /// The system's events to play (termination, power), from the command line or a test.
-    public var events: [SystemEvent] = []
+    public var events: [SystemEvent] {
+        get { process.events }
+        set { process.events = newValue }
+    }
     /// Bluetooth's state when the app launches: `.poweredOn`, or `.poweredOff` / `.unauthorized`
     /// to replay an app launched with Bluetooth off or not allowed.
-    public var launchState: CBManagerState = .poweredOn
-    /// The system's Bluetooth state now.
-    var bluetoothState: CBManagerState = .poweredOn
+    public var launchState: CBManagerState {
+        get { process.launchState }
+        set { process.launchState = newValue }
+    }
     /// The iOS release and the app's use of AccessorySetupKit: which system events iOS relaunches
     /// the app after (``Platform/relaunches(after:)``).
-    public var platform = Platform()
+    public var platform: Platform {
+        get { process.platform }
+        set { process.platform = newValue }
+    }
     /// Called after each event the flow records (not with a ``writer``): the kill-point sweep
     /// reads what the app holds there.
     var afterEvent: (() -> Void)?
@@ -116,13 +134,17 @@ public final class ReplayEngine: BluetoothSystem {
     public private(set) var crashReason: String?
     /// Per peer, its answers and names indexed on first use.
     @exclusivity(unchecked) var peerIndexes: [BluetoothAddress: PeerIndex] = [:]
-    /// The remote centrals' playback, for the app's peripheral managers (ReplayEngine+GATTServer).
-    let server = ServerPlayback()
+    /// The remote centrals' playback, for the app's peripheral managers.
+    let server: ServerPlayback
 
     public init(cassette: Cassette, pacing: Pacing = .virtual) {
         self.cassette = cassette
         self.pacing = pacing
         self.eventTime = cassette.start
+        server = ServerPlayback(cassette: cassette)
+        process = AppProcess(server: server)
+        server.replay = self
+        process.replay = self
     }
 
     /// Launches `app` at the capture's start and plays the whole cassette to it. The same object
@@ -144,9 +166,9 @@ public final class ReplayEngine: BluetoothSystem {
         }
         self.process.makeApp = makeApp
         binding = BluetoothSystemContext.Binding(self)
-        startServerPlayback()
-        scheduleSystemEvents()
-        scheduleCapturedPowerOffs()
+        server.start()
+        process.scheduleSystemEvents()
+        process.scheduleCapturedPowerOffs()
         switch pacing {
         case .virtual:
             // The whole replay runs on this thread, with the app's tasks on the replay's executor:
@@ -155,7 +177,7 @@ public final class ReplayEngine: BluetoothSystem {
             let executor = ReplayExecutor()
             self.executor = executor
             executor.run {
-                BluetoothSystemContext.with(binding) { launch(options: nil, event: (.launch, [.init(.app, name)])) }
+                BluetoothSystemContext.with(binding) { process.launch(options: nil, event: (.launch, [.init(.app, name)])) }
                 playVirtually(until: horizon, executor)
             }
         case .realtime:
@@ -164,7 +186,7 @@ public final class ReplayEngine: BluetoothSystem {
                 // The capture's start is now, in wall time: when the main thread takes the app.
                 engine.wallStart = .now
                 engine.clock.followWallTime(from: engine.wallStart!)
-                BluetoothSystemContext.with(engine.binding) { engine.launch(options: nil, event: (.launch, [.init(.app, name)])) }
+                BluetoothSystemContext.with(engine.binding) { engine.process.launch(options: nil, event: (.launch, [.init(.app, name)])) }
             }
         }
         if let executor { executor.run { finish() } } else { finish() }
@@ -176,7 +198,7 @@ public final class ReplayEngine: BluetoothSystem {
     /// executor, after the flow's end (it is not written down).
     private func finish() {
         endLinks()
-        finalState = appState()
+        finalState = process.appState()
         for (address, peripheral) in connections.given.sorted(by: { $0.key < $1.key }) where connections.connectRequested.contains(address) || peripheral.state != .disconnected {
             comments.append("at the end of the capture: \(address) is \(peripheral.state)")
             finalPeripheralStates["\(address)"] = peripheral.state
@@ -187,34 +209,16 @@ public final class ReplayEngine: BluetoothSystem {
         finished = true
         for manager in process.managers { manager.detachFromSystem() }
         binding.release()
-        (process.managers, process.centrals, connections.given, queue, process.app, process.preserved, process.preservedServers, process.scanOwner, self.process.makeApp) = ([], [], GivenPeripherals(), EventQueue(), nil, [:], [:], nil, nil)
-        server.published = [:]
+        (connections.given, queue) = (GivenPeripherals(), EventQueue())
+        process.finish()
+        server.finish()
         executor?.drain()
         appJobsRun = executor?.jobsRun ?? 0
         executor = nil
     }
 
-    /// The capture time the running process was launched at: the time of the event that launched
-    /// it, without the few milliseconds of wall time a real-time replay takes to get there.
-
     /// The run is over: nothing more is written to the flow.
     @exclusivity(unchecked) private var finished = false
-
-    /// Starts a process of the app: a new instance, its `didFinishLaunching`.
-    func launch(options: [Launch.OptionsKey: Any]?, event: (name: FlowRecord.System, arguments: [FlowRecord.Argument])) {
-        guard let makeApp = process.makeApp else { return }
-        let launch = Launch(
-            knownPeripherals: cassette.peers.map(CBPeer.identifier(for:)),
-            asyncAfter: { [unowned self] seconds, action in
-                schedule(at: now.adding(microseconds: Self.microseconds(seconds)), action)
-            },
-            clock: clock, options: options, defaults: process.defaults)
-        record(.system(event.name), event.arguments)
-        process.launchedAt = eventTime
-        let app = makeApp()
-        self.process.app = app
-        app.didFinishLaunching(launch)
-    }
 
     /// Runs the queue in time order, on the calling thread. Before each event the app's jobs run
     /// until every task of the app is suspended (``ReplayExecutor``); the sleeps on the app's
@@ -351,30 +355,9 @@ public final class ReplayEngine: BluetoothSystem {
 
     public var authorization: CBManagerAuthorization { launchState == .unauthorized ? .denied : .allowedAlways }
 
-    /// A manager of the running process: it gets Bluetooth's state, after the restoration
-    /// dictionary when the system kept state for its restore identifier.
+    /// A manager of the running process (``AppProcess/managerCreated(_:)``).
     public func managerDidInit(_ manager: CBManager) {
-        process.managers.append(manager)
-        var restored: (dictionary: [String: Any], arguments: [FlowRecord.Argument])?
-        switch manager {
-        case let central as CBCentralManager:
-            process.centrals.append(central)
-            restored = restoration(for: central)
-        case let peripheralManager as CBPeripheralManager:
-            restored = restoration(for: peripheralManager)
-        default: break
-        }
-        schedule(at: now) { [unowned self] in
-            let state = bluetoothState
-            if let restored { record(managerEvent(manager, .willRestoreState, .willRestoreState), restored.arguments) }
-            record(managerEvent(manager, .didUpdateState, .didUpdateState), [.init(.state, "\(state)")])
-            switch manager {
-            case let central as CBCentralManager: central.deliver(.stateUpdated(state, restoredState: restored?.dictionary))
-            case let peripheralManager as CBPeripheralManager:
-                peripheralManager.deliver(.stateUpdated(state, restoredState: restored?.dictionary))
-            default: break
-            }
-        }
+        process.managerCreated(manager)
     }
 
     public func apiMisuse(_ message: String, by manager: CBManager) {
@@ -396,6 +379,53 @@ public final class ReplayEngine: BluetoothSystem {
 
     public func later(_ action: @escaping () -> Void) {
         schedule(at: now, action)
+    }
+
+    // MARK: BluetoothSystem: GATT server
+
+    // The peripheral managers' calls: the GATT server's playback (``ServerPlayback``) answers them.
+
+    public func add(_ service: CBMutableService, for manager: CBPeripheralManager) {
+        server.add(service, for: manager)
+    }
+
+    public func remove(_ service: CBMutableService, for manager: CBPeripheralManager) {
+        server.remove(service, for: manager)
+    }
+
+    public func removeAllServices(for manager: CBPeripheralManager) {
+        server.removeAllServices(for: manager)
+    }
+
+    public func startAdvertising(_ advertisementData: [String: Any]?, for manager: CBPeripheralManager) {
+        server.startAdvertising(advertisementData, for: manager)
+    }
+
+    public func stopAdvertising(for manager: CBPeripheralManager) {
+        server.stopAdvertising(for: manager)
+    }
+
+    public func respond(to request: CBATTRequest, withResult result: CBATTError.Code, for manager: CBPeripheralManager) {
+        server.respond(to: request, withResult: result, for: manager)
+    }
+
+    public func updateValue(
+        _ value: Data, for characteristic: CBMutableCharacteristic, onSubscribedCentrals centrals: [CBCentral]?,
+        for manager: CBPeripheralManager
+    ) -> Bool {
+        server.updateValue(value, for: characteristic, onSubscribedCentrals: centrals, for: manager)
+    }
+
+    public func setDesiredConnectionLatency(_ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral, manager: CBPeripheralManager) {
+        server.setDesiredConnectionLatency(latency, for: central, manager: manager)
+    }
+
+    public func publishL2CAPChannel(withEncryption encryptionRequired: Bool, for manager: CBPeripheralManager) {
+        server.publishL2CAPChannel(withEncryption: encryptionRequired, for: manager)
+    }
+
+    public func unpublishL2CAPChannel(_ psm: CBL2CAPPSM, for manager: CBPeripheralManager) {
+        server.unpublishL2CAPChannel(psm, for: manager)
     }
 
     // MARK: BluetoothSystem: central
@@ -458,7 +488,7 @@ public final class ReplayEngine: BluetoothSystem {
                 // didConnect withdraws it.
                 scheduleRemoteDisconnection(of: episode, peripheral)
                 startLink(episode, peripheral)
-                reach(peripheral, waking: "didConnect") { [unowned self] central in
+                process.reach(peripheral, waking: "didConnect") { [unowned self] central in
                     record(.central(.didConnect, manager: number(central)), [.init(.peripheral, "\(address)")])
                     central.deliver(.connected(peripheral))
                 }
@@ -467,7 +497,7 @@ public final class ReplayEngine: BluetoothSystem {
             let error: any Error = (episode.cbError?.value ?? nil)?.error ?? CBError(.unknown)
             scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
                 connections.attempts.remove(address)
-                reach(peripheral, waking: "didFailToConnect") { [unowned self] central in
+                process.reach(peripheral, waking: "didFailToConnect") { [unowned self] central in
                     record(.central(.didFailToConnect, manager: number(central)), [.init(.peripheral, "\(address)"), .error(error)])
                     central.deliver(.failedToConnect(peripheral, error: error))
                 }
@@ -543,7 +573,7 @@ public final class ReplayEngine: BluetoothSystem {
     /// relaunched for it), and its requests in flight get no callback.
     func disconnect(_ peripheral: CBPeripheral, error: (any Error)?) {
         endLink(of: peripheral)
-        reach(peripheral, waking: "didDisconnectPeripheral") { [unowned self] central in
+        process.reach(peripheral, waking: "didDisconnectPeripheral") { [unowned self] central in
             // Answers to what a relaunched app asked before hearing of it go with the link.
             queue.withdraw(peripheral)
             peripheral.deliver(.linkLost)
@@ -625,7 +655,7 @@ public final class ReplayEngine: BluetoothSystem {
 
     /// Schedules something the system plays whatever becomes of the app's process (a connection
     /// completing, a peer's notification or disconnection): it reaches the app through
-    /// ``reach(_:waking:_:)``.
+    /// ``process.reach(_:waking:_:)``.
     func scheduleSystem(at time: Timestamp, _ action: @escaping () -> Void) {
         queue.schedule(at: time, for: nil, process: 0, action)
     }
@@ -675,6 +705,46 @@ public final class ReplayEngine: BluetoothSystem {
     func stop() {
         failed = true
         queue.close()
+    }
+}
+
+// What the engine's parts use of it (``ReplayContext``, ``LifecycleContext``), where the engine's
+// own methods do not already say it.
+extension ReplayEngine: LifecycleContext {
+    func comment(_ text: String) {
+        comments.append(text)
+    }
+
+    var appIsRunning: Bool { process.isRunning }
+
+    func relaunch(forRequestTo manager: CBPeripheralManager, reason: String, central: String) -> Bool {
+        process.relaunch(forRequestTo: manager, reason: reason, central: central)
+    }
+
+    func endProcessEvents() {
+        queue.endProcess()
+        // The process's tasks never run again: their sleeps on its clock do not end.
+        clock.abandonSleeps()
+    }
+
+    var given: GivenPeripherals { connections.given }
+
+    func give(_ peripheral: CBPeripheral, _ address: BluetoothAddress) {
+        connections.given[address] = peripheral
+    }
+
+    func forget(_ address: BluetoothAddress) {
+        connections.given[address] = nil
+    }
+
+    func forgetPeripherals(of central: CBCentralManager) {
+        connections.given.removeAll { $0.centralManager === central }
+    }
+
+    func endConnection(of peripheral: CBPeripheral, _ address: BluetoothAddress) {
+        queue.withdraw(peripheral)
+        connections.attempts.remove(address)
+        connections.links[address] = nil
     }
 }
 

@@ -190,7 +190,7 @@ extension ReplayEngine {
     /// it holds (``AppState``), its scan, and each peripheral it was given with its state, its
     /// discovered services and characteristics and which of them notify.
     func keptState() -> [String] {
-        let state = appState()
+        let state = process.appState()
         var lines = [
             "running \(process.isRunning)", "connected \(state.connected.sorted())", "subscribed \(state.subscribed.sorted())",
             "pending \(state.pending.sorted())", "scanning \(process.centrals.map(\.isScanning))",
