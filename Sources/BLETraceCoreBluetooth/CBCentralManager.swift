@@ -41,7 +41,10 @@ open class CBCentralManager: CBManager {
     /// decompiled `peripheralWithInfo:` keeps them in a weak-valued table): the object is the
     /// same on every call while the app holds it, and one the app lets go of while connected or
     /// connecting ends its connection (``CBPeripheral``'s deinit).
-    private var peripherals: [UUID: WeakPeripheral] = [:]
+    private var peripherals: [UUID: BackReference<CBPeripheral>] = [:]
+    /// What points back at this manager (a peripheral's ``CBPeripheral/centralManager``): not a
+    /// `weak` reference (``BackReference``).
+    package let backReference = BackReference<CBCentralManager>()
     private var scanServices: [CBUUID]?
     private var scanSolicited: [CBUUID]?
     private var scanAllowsDuplicates = false
@@ -61,8 +64,11 @@ open class CBCentralManager: CBManager {
     public init(delegate: (any CBCentralManagerDelegate)?, queue: DispatchQueue?, options: [String: Any]? = nil) {
         self.delegate = delegate
         super.init(queue: queue, restoreIdentifier: options?[CBCentralManagerOptionRestoreIdentifierKey] as? String)
+        backReference.set(self)
         register()
     }
+
+    deinit { backReference.clear() }
 
     /// Whether the platform supports `features`. bletrace's systems do not model extended scans
     /// and connections (Formats/corebluetooth.md).
@@ -134,7 +140,7 @@ open class CBCentralManager: CBManager {
     public func peripheral(identifier: UUID, address: BluetoothAddress? = nil, name: String? = nil) -> CBPeripheral {
         if let known = peripherals[identifier]?.object { return known }
         let created = CBPeripheral(identifier: identifier, address: address, name: name, central: self)
-        peripherals[identifier] = WeakPeripheral(object: created)
+        peripherals[identifier] = created.backReference
         return created
     }
 
@@ -152,7 +158,7 @@ open class CBCentralManager: CBManager {
         peripheral.central = self
         peripheral.delegate = nil
         peripheral.abandonRequests()
-        peripherals[peripheral.identifier] = WeakPeripheral(object: peripheral)
+        peripherals[peripheral.identifier] = peripheral.backReference
     }
 
     /// For a system that keeps a terminated app's connection request after its link ended (the
@@ -286,9 +292,4 @@ open class CBCentralManager: CBManager {
             if let delegate { body(delegate) }
         }
     }
-}
-
-/// A peripheral object the app may hold, held weakly.
-struct WeakPeripheral {
-    weak var object: CBPeripheral?
 }

@@ -5,7 +5,16 @@ import Wire
 ///
 /// `value` holds the last value read or notified; `didUpdateValueFor` serves both.
 open class CBCharacteristic: CBAttribute {
-    public internal(set) weak var service: CBService?
+    public internal(set) var service: CBService? {
+        get { serviceReference?.object }
+        set { serviceReference = newValue?.backReference }
+    }
+    /// Held through the service's ``BackReference`` (as `weak` as CoreBluetooth's, without a weak
+    /// reference's cost).
+    private var serviceReference: BackReference<CBService>?
+    /// What points back at this characteristic (its descriptors'
+    /// ``CBDescriptor/characteristic``): not a `weak` reference (``BackReference``).
+    package let backReference = BackReference<CBCharacteristic>()
     public var properties: CBCharacteristicProperties { storedProperties }
     public var value: Data? { storedValue }
     public var descriptors: [CBDescriptor]? { storedDescriptors }
@@ -44,7 +53,10 @@ open class CBCharacteristic: CBAttribute {
         self.declarationHandle = declarationHandle
         self.valueHandle = valueHandle
         super.init(uuid: uuid)
+        backReference.set(self)
     }
+
+    deinit { backReference.clear() }
 
     open override var description: String {
         "<CBCharacteristic: \(uuid.uuidString), properties = \(hex(properties.rawValue, digits: 1, uppercase: true)), value = \(value.map { "{length = \($0.count)}" } ?? "(null)"), notifying = \(isNotifying ? "YES" : "NO")>"

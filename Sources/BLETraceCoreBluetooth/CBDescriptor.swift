@@ -7,7 +7,13 @@ import Foundation
 /// Configuration (2902, 2903), a `String` for the Characteristic User Description (2901), `Data`
 /// for the Characteristic Presentation Format (2904) and every other descriptor.
 open class CBDescriptor: CBAttribute {
-    public internal(set) weak var characteristic: CBCharacteristic?
+    public internal(set) var characteristic: CBCharacteristic? {
+        get { characteristicReference?.object }
+        set { characteristicReference = newValue?.backReference }
+    }
+    /// Held through the characteristic's ``BackReference`` (as `weak` as CoreBluetooth's,
+    /// without a weak reference's cost).
+    private var characteristicReference: BackReference<CBCharacteristic>?
     public var value: Any? { storedValue }
 
     var storedValue: Any?

@@ -52,7 +52,15 @@ open class CBPeripheral: CBPeer {
     /// The ATT MTU of the current connection (23 until an exchange).
     @exclusivity(unchecked) public internal(set) var mtu = 23
 
-    weak var central: CBCentralManager?
+    /// The central manager, through its ``BackReference`` (not `weak`: see there).
+    var central: CBCentralManager? {
+        get { centralReference?.object }
+        set { centralReference = newValue?.backReference }
+    }
+    private var centralReference: BackReference<CBCentralManager>?
+    /// What points back at this peripheral (its services, its central manager's map, a system's
+    /// records): not a `weak` reference (``BackReference``).
+    package let backReference = BackReference<CBPeripheral>()
     /// The central manager this object belongs to (bletrace's: CoreBluetooth does not show it).
     /// For systems.
     public var centralManager: CBCentralManager? { central }
@@ -65,13 +73,15 @@ open class CBPeripheral: CBPeer {
 
     init(identifier: UUID, address: BluetoothAddress?, name: String?, central: CBCentralManager) {
         self.name = name
-        self.central = central
+        centralReference = central.backReference
         super.init(identifier: identifier, address: address)
+        backReference.set(self)
     }
 
     /// The app let go of its last reference: its system forgets it, and a connection or attempt
     /// it still had ends, as iOS ends it (``CBCentralManager``'s weak map of peripherals).
     deinit {
+        backReference.clear()
         central?.peripheralReleased(ReleasedPeripheral(identifier: identifier, address: address, state: state, object: ObjectIdentifier(self)))
     }
 
@@ -306,8 +316,7 @@ open class CBPeripheral: CBPeer {
         guard let answer = GATTCallback(request, response) else {
             preconditionFailure("the system answered \(request.methodName) with \(response)")
         }
-        if response.error == nil { apply(answer) }
-        call(answer, error: response.error)
+        deliver(answer, error: response.error)
         startNext()
     }
 
@@ -315,43 +324,40 @@ open class CBPeripheral: CBPeer {
     /// CoreBluetooth refuses itself; the system is told first.
     private func fail(_ request: GATTRequest, _ error: any Error) {
         central?.system.peripheral(self, didFail: request, error: error)
-        call(GATTCallback(request, GATTResponse(failing: request, with: error))!, error: error)
+        deliver(GATTCallback(request, GATTResponse(failing: request, with: error))!, error: error)
     }
 
-    /// What an answer without error changes: the services, characteristics, descriptors, value
-    /// or notification state it reports.
-    private func apply(_ answer: GATTCallback) {
+    /// Delivers `answer`: without an error, first what it changes (the services, characteristics,
+    /// descriptors, value or notification state it reports); then the delegate callback, with
+    /// `error`. One switch, so that what a callback changes and the method it calls stay together.
+    private func deliver(_ answer: GATTCallback, error: (any Error)?) {
+        let succeeded = error == nil
         switch answer {
-        case .didDiscoverServices(let found): services = merge(found, into: services ?? [])
-        case .didDiscoverIncludedServices(let found, let service): service.included = merge(found, into: service.included ?? [])
-        case .didDiscoverCharacteristics(let found, let service):
-            service.storedCharacteristics = merge(found, into: service)
-            notifiedLast = nil
-        case .didDiscoverDescriptors(let found, let characteristic): characteristic.storedDescriptors = merge(found, into: characteristic)
-        case .didUpdateCharacteristicValue(let value, let characteristic): characteristic.storedValue = value
-        case .didUpdateDescriptorValue(let value, let descriptor):
-            descriptor.storedValue = value.map { CBDescriptor.value(of: $0, for: descriptor.uuid) }
-        case .didWriteCharacteristic, .didWriteDescriptor: break
-        case .didUpdateNotificationState(let isNotifying, let characteristic): characteristic.isNotifying = isNotifying
-        }
-    }
-
-    /// The delegate callback of `answer`, with `error`.
-    private func call(_ answer: GATTCallback, error: (any Error)?) {
-        switch answer {
-        case .didDiscoverServices: callback { $0.peripheral(self, didDiscoverServices: error) }
-        case .didDiscoverIncludedServices(_, let service):
+        case .didDiscoverServices(let found):
+            if succeeded { services = merge(found, into: services ?? []) }
+            callback { $0.peripheral(self, didDiscoverServices: error) }
+        case .didDiscoverIncludedServices(let found, let service):
+            if succeeded { service.included = merge(found, into: service.included ?? []) }
             callback { $0.peripheral(self, didDiscoverIncludedServicesFor: service, error: error) }
-        case .didDiscoverCharacteristics(_, let service):
+        case .didDiscoverCharacteristics(let found, let service):
+            if succeeded {
+                service.storedCharacteristics = merge(found, into: service)
+                notifiedLast = nil
+            }
             callback { $0.peripheral(self, didDiscoverCharacteristicsFor: service, error: error) }
-        case .didDiscoverDescriptors(_, let characteristic):
+        case .didDiscoverDescriptors(let found, let characteristic):
+            if succeeded { characteristic.storedDescriptors = merge(found, into: characteristic) }
             callback { $0.peripheral(self, didDiscoverDescriptorsFor: characteristic, error: error) }
-        case .didUpdateCharacteristicValue(_, let characteristic):
+        case .didUpdateCharacteristicValue(let value, let characteristic):
+            if succeeded { characteristic.storedValue = value }
             callback { $0.peripheral(self, didUpdateValueFor: characteristic, error: error) }
-        case .didUpdateDescriptorValue(_, let descriptor): callback { $0.peripheral(self, didUpdateValueFor: descriptor, error: error) }
+        case .didUpdateDescriptorValue(let value, let descriptor):
+            if succeeded { descriptor.storedValue = value.map { CBDescriptor.value(of: $0, for: descriptor.uuid) } }
+            callback { $0.peripheral(self, didUpdateValueFor: descriptor, error: error) }
         case .didWriteCharacteristic(let characteristic): callback { $0.peripheral(self, didWriteValueFor: characteristic, error: error) }
         case .didWriteDescriptor(let descriptor): callback { $0.peripheral(self, didWriteValueFor: descriptor, error: error) }
-        case .didUpdateNotificationState(_, let characteristic):
+        case .didUpdateNotificationState(let isNotifying, let characteristic):
+            if succeeded { characteristic.isNotifying = isNotifying }
             callback { $0.peripheral(self, didUpdateNotificationStateFor: characteristic, error: error) }
         }
     }
@@ -426,7 +432,7 @@ open class CBPeripheral: CBPeer {
 
     /// A refusal the peripheral gives itself, after the app's call returns.
     private func failLater(_ request: GATTRequest, _ error: any Error) {
-        central?.system.later { [weak self] in self?.fail(request, error) }
+        central?.system.later { [backReference] in backReference.object?.fail(request, error) }
     }
 
     private func callback(via known: CBCentralManager? = nil, _ body: (any CBPeripheralDelegate) -> Void) {

@@ -8,7 +8,16 @@ import Wire
 /// it: its peripheral forgets it, and a later discovery makes a new object.
 open class CBService: CBAttribute {
     /// The peripheral the service belongs to; nil for a peripheral manager's own service.
-    public internal(set) weak var peripheral: CBPeripheral?
+    public internal(set) var peripheral: CBPeripheral? {
+        get { peripheralReference?.object }
+        set { peripheralReference = newValue?.backReference }
+    }
+    /// Held through the peripheral's ``BackReference`` (as `weak` as CoreBluetooth's, without a
+    /// weak reference's cost).
+    private var peripheralReference: BackReference<CBPeripheral>?
+    /// What points back at this service (its characteristics'
+    /// ``CBCharacteristic/service``): not a `weak` reference (``BackReference``).
+    package let backReference = BackReference<CBService>()
     public var isPrimary: Bool { primary }
     public var includedServices: [CBService]? { included }
     public var characteristics: [CBCharacteristic]? { storedCharacteristics }
@@ -23,9 +32,12 @@ open class CBService: CBAttribute {
     init(uuid: CBUUID, isPrimary: Bool, handles: ClosedRange<UInt16>, peripheral: CBPeripheral?) {
         primary = isPrimary
         self.handles = handles
-        self.peripheral = peripheral
+        peripheralReference = peripheral?.backReference
         super.init(uuid: uuid)
+        backReference.set(self)
     }
+
+    deinit { backReference.clear() }
 
     open override var description: String {
         "<CBService: \(uuid.uuidString), isPrimary = \(isPrimary ? "YES" : "NO"), handles = 0x\(hex4(handles.lowerBound))-0x\(hex4(handles.upperBound))>"

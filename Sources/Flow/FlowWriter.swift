@@ -183,12 +183,6 @@ extension LineBuffer {
         byte(negative ? 0x2D : 0x2B)
         decimal(micros / 1_000_000)
         byte(0x2E)
-        var fraction = micros % 1_000_000
-        var divisor: UInt64 = 100_000
-        while divisor > 0 {
-            byte(0x30 + UInt8(fraction / divisor))
-            fraction %= divisor
-            divisor /= 10
-        }
+        sixDigits(UInt32(micros % 1_000_000))
     }
 }

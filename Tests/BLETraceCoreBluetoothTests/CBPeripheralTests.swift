@@ -50,6 +50,44 @@ import Wire
             ])
     }
 
+    /// The references back up the tree hold as weakly as CoreBluetooth's `weak` properties
+    /// (through each object's back reference, not `weak`): each reads nil once its object is gone,
+    /// and not before.
+    @Test func referencesUpTheTreeReadNilOnceTheirObjectIsGone() throws {
+        var (service, characteristic, descriptor): (CBService?, CBCharacteristic?, CBDescriptor?)
+        weak var (peripheralGone, centralGone): (CBPeripheral?, CBCentralManager?)
+        do {
+            let system = ScriptedSystem()
+            let central = poweredOnCentral(system, delegate: nil)
+            let peripheral = connectedPeripheral(system, central, delegate: nil, address: .peerB)
+            peripheral.discoverServices(nil)
+            system.answer(.services([heartRate], error: nil))
+            system.flush()
+            service = peripheral.services?.first
+            peripheral.discoverCharacteristics(nil, for: try #require(service))
+            system.answer(.characteristics([measurement], error: nil))
+            system.flush()
+            characteristic = service?.characteristics?.first
+            peripheral.discoverDescriptors(for: try #require(characteristic))
+            system.answer(.descriptors([cccd], error: nil))
+            system.flush()
+            descriptor = characteristic?.descriptors?.first
+            #expect(peripheral.centralManager === central)
+            #expect(service?.peripheral === peripheral)
+            (peripheralGone, centralGone) = (peripheral, central)
+            central.detachFromSystem()  // the test's system holds its managers
+        }
+        try #require(peripheralGone == nil && centralGone == nil, "the test's system let go of the objects")
+        #expect(service?.peripheral == nil)
+        #expect(characteristic?.service === service)
+        #expect(descriptor?.characteristic === characteristic)
+        service = nil
+        #expect(characteristic?.service == nil)
+        #expect(descriptor?.characteristic === characteristic)
+        characteristic = nil
+        #expect(descriptor?.characteristic == nil)
+    }
+
     @Test func rediscoveryKeepsTheObjectsOfValidAttributes() {
         let (heart, measurementObject, _) = discoverAll()
         peripheral.discoverServices([CBUUID(string: "180D")])

@@ -59,3 +59,37 @@ import Wire
         #expect(Direction.received.description == "received")
     }
 }
+
+@Suite struct LineBufferDigitsTests {
+    /// Two lowercase digits a byte, made without the buffer's tables or vector lanes.
+    static func reference(_ bytes: [UInt8]) -> String {
+        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+
+    @Test func writesEveryByteValueAsTwoLowercaseDigitsAtEveryLengthAndOffset() {
+        // Lengths below, at and past the eight bytes done at once, every byte value in each
+        // position of the eight lanes, and a start that is not aligned.
+        let every = (0..<520).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 8) }
+        var buffer = LineBuffer(capacity: 4)
+        for length in [0, 1, 7, 8, 9, 15, 16, 17, 40, 257, 519] {
+            for start in [0, 1, 3] where start + length <= every.count {
+                let bytes = Array(every[start..<start + length])
+                buffer.text("x")
+                bytes.withUnsafeBytes { buffer.hexBytes($0) }
+                #expect(String(decoding: buffer.buffer, as: UTF8.self) == "x" + Self.reference(bytes), "\(length) bytes from \(start)")
+                buffer.removeAll()
+            }
+        }
+        let all = (0...255).map(UInt8.init)
+        all.withUnsafeBytes { buffer.hexBytes($0) }
+        #expect(String(decoding: buffer.buffer, as: UTF8.self) == Self.reference(all))
+    }
+
+    @Test(arguments: [0, 1, 9, 10, 99, 100, 1_000, 10_000, 100_000, 123_456, 500_000, 999_999] as [UInt32])
+    func writesSixDigitsWithZerosBefore(_ value: UInt32) {
+        var buffer = LineBuffer()
+        buffer.sixDigits(value)
+        let digits = String(value)
+        #expect(String(decoding: buffer.buffer, as: UTF8.self) == String(repeating: "0", count: 6 - digits.count) + digits)
+    }
+}

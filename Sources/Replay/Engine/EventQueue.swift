@@ -40,16 +40,12 @@ struct EventQueue {
         case peripheral((CBPeripheral) -> Void)
     }
 
-    private struct WeakPeripheral {
-        weak var object: CBPeripheral?
-    }
-
     private var heap = Heap<Scheduled>()
     private var sequence = 0
     private var slots: [ObjectIdentifier: Int32] = [:]
     private var generations: [Int32] = []
-    /// The peripheral object of each slot, held weakly.
-    private var objects: [WeakPeripheral] = []
+    /// The peripheral object of each slot, held as weakly as by `weak` (``BackReference``).
+    private var objects: [BackReference<CBPeripheral>] = []
     /// The last peripheral scheduled for and its slot: most actions follow one of the same one.
     private var last: (key: ObjectIdentifier, slot: Int32)?
     /// The process whose actions still run; those of earlier processes are dropped.
@@ -97,7 +93,7 @@ struct EventQueue {
                 slot = Int32(generations.count)
                 slots[key] = slot
                 generations.append(0)
-                objects.append(WeakPeripheral(object: peripheral))
+                objects.append(peripheral.backReference)
             }
             last = (key, slot)
         }
@@ -154,11 +150,10 @@ struct EventQueue {
         return isWithdrawn(slot: slot, generation: generation, process: process)
     }
 
-    /// The peripheral an action of `slot` runs with; nil when the app let go of it. (Read in
-    /// place: a copy of the entry would cost a weak reference's copy and release.)
+    /// The peripheral an action of `slot` runs with; nil when the app let go of it.
     func peripheral(inSlot slot: Int32) -> CBPeripheral? {
         guard slot >= 0 else { return nil }
-        return objects.withUnsafeBufferPointer { $0[Int(slot)].object }
+        return objects[Int(slot)].object
     }
 
     /// The peripheral object `object` is gone: what it had scheduled is withdrawn, and its slot

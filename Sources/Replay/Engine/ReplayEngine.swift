@@ -748,26 +748,26 @@ extension ReplayEngine: LifecycleContext {
     }
 }
 
-/// The peripheral objects the app was given, by address, held weakly: iOS holds the app's objects
-/// so, and ends the connection of one the app lets go of (``ReplayEngine/peripheralReleased(_:by:)``).
-/// As a sequence: the objects still alive, with their addresses.
+/// The peripheral objects the app was given, by address, held as weakly as by `weak`
+/// (``BackReference``): iOS holds the app's objects so, and ends the connection of one the app
+/// lets go of (``ReplayEngine/peripheralReleased(_:by:)``). As a sequence: the objects still
+/// alive, with their addresses.
 struct GivenPeripherals: Sequence {
-    private struct Entry { weak var peripheral: CBPeripheral? }
-    private var entries: [BluetoothAddress: Entry] = [:]
+    private var entries: [BluetoothAddress: BackReference<CBPeripheral>] = [:]
 
     subscript(address: BluetoothAddress) -> CBPeripheral? {
-        get { entries[address]?.peripheral }
-        set { entries[address] = newValue.map { Entry(peripheral: $0) } }
+        get { entries[address]?.object }
+        set { entries[address] = newValue?.backReference }
     }
 
     /// The objects still alive.
-    var values: [CBPeripheral] { entries.values.compactMap(\.peripheral) }
+    var values: [CBPeripheral] { entries.values.compactMap(\.object) }
 
     mutating func removeAll(where shouldRemove: (CBPeripheral) -> Bool) {
-        entries = entries.filter { $0.value.peripheral.map { !shouldRemove($0) } ?? false }
+        entries = entries.filter { $0.value.object.map { !shouldRemove($0) } ?? false }
     }
 
     func makeIterator() -> IndexingIterator<[(key: BluetoothAddress, value: CBPeripheral)]> {
-        entries.compactMap { entry in entry.value.peripheral.map { (key: entry.key, value: $0) } }.makeIterator()
+        entries.compactMap { entry in entry.value.object.map { (key: entry.key, value: $0) } }.makeIterator()
     }
 }
