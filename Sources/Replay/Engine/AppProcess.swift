@@ -137,9 +137,10 @@ struct Preserved {
 }
 
 /// The app as iOS runs it (Formats/corebluetooth.md, "The app's life"): the running process with
-/// its managers, what the system keeps for the app across processes, and Bluetooth's state; and
-/// what changes them: launch, termination, relaunch and restoration, force quit, restarts and
-/// Bluetooth power (Formats/corebluetooth.md, "The app's life in a replay"). A part of the
+/// its managers and its scan in progress, what the system keeps for the app across processes, and
+/// Bluetooth's state; and what changes them: launch, termination, relaunch and restoration, force
+/// quit, restarts and Bluetooth power (Formats/corebluetooth.md, "The app's life in a replay"),
+/// and the app's scans (``ScanPlayback`` plays their reports). A part of the
 /// engine (``ReplayEngine``) with its own state and logic: what it needs of the rest of the
 /// replay is ``LifecycleContext``, and of the GATT server's playback the services the app's
 /// peripheral managers published.
@@ -172,7 +173,7 @@ final class AppProcess {
     private(set) var preserved: [String: Preserved] = [:]
     private var preservedServers: [String: PreservedServer] = [:]
     /// The central manager whose scan plays (a restored scan moves to the new process's manager).
-    var scanOwner: CBCentralManager?
+    private var scanOwner: CBCentralManager?
     /// The app was ended in a way iOS does not relaunch it after (a force quit; Bluetooth turned
     /// off while it was not running): the system relaunches it for nothing until the user opens it.
     private var relaunchBlocked = false
@@ -181,7 +182,7 @@ final class AppProcess {
     /// Bluetooth events that would have relaunched the app while the device was locked, in order.
     private var heldWakes: [(peripheral: CBPeripheral, waking: String, deliver: (CBCentralManager) -> Void)] = []
     /// The scan in progress, if any: a new scan or a stop ends the old one's discoveries.
-    var scanGeneration = 0
+    private var scanGeneration = 0
     /// When the running process was launched.
     private(set) var launchedAt = Timestamp(rawValue: 0)
     /// The system's events to play (``ReplayEngine/events``).
@@ -195,6 +196,30 @@ final class AppProcess {
 
     init(server: ServerPlayback) {
         self.server = server
+    }
+
+    // MARK: Scan
+
+    /// A scan starts: `central`'s new one, or, with none, the one the system kept starting again
+    /// (``ScanPlayback``). The scan before ends. Returns the scan's number, for ``isScanning(_:)``.
+    func startScan(of central: CBCentralManager?) -> Int {
+        if let central { scanOwner = central }
+        scanGeneration += 1
+        return scanGeneration
+    }
+
+    /// The scan in progress ends: the app stopped it, or the process or Bluetooth ended it.
+    func endScan() {
+        scanGeneration += 1
+    }
+
+    /// Whether the scan ``startScan(of:)`` numbered `scan` is still in progress.
+    func isScanning(_ scan: Int) -> Bool { scan == scanGeneration }
+
+    /// The central manager the scan's reports reach: the scan's, while the running process has it.
+    var scanningCentral: CBCentralManager? {
+        guard let central = scanOwner, centrals.contains(where: { $0 === central }) else { return nil }
+        return central
     }
 
     // MARK: Launch
@@ -326,7 +351,7 @@ final class AppProcess {
         var kept: Set<ObjectIdentifier> = []
         for central in centrals {
             guard keeps, let identifier = central.restoreIdentifier else {
-                if central.scan != nil { scanGeneration += 1 }
+                if central.scan != nil { endScan() }
                 continue
             }
             let peripherals = replay.given.values
@@ -337,7 +362,7 @@ final class AppProcess {
                 if let services = current.services, !services.isEmpty {
                     scan = (services, current.options)
                 } else {
-                    scanGeneration += 1
+                    endScan()
                     replay.comment("\(replay.label(central)): its scan had no service UUIDs; it does not go on in the background, and ends with the app")
                 }
             }
@@ -477,7 +502,7 @@ final class AppProcess {
                 replay.endConnection(of: peripheral, address)
                 replay.forget(address)
             }
-            if kept.scan != nil { scanGeneration += 1 }
+            if kept.scan != nil { endScan() }
         }
         preserved = [:]
         abandonUnclaimedServers()
@@ -590,7 +615,7 @@ final class AppProcess {
                 if !isRunning { replay.rewindAttempt(address) }
                 replay.endConnection(of: peripheral, address)
             }
-            scanGeneration += 1
+            endScan()
             if !isRunning {
                 if let event, !platform.relaunches(after: event) {
                     relaunchBlocked = true

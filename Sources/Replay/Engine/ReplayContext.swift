@@ -5,10 +5,11 @@ import Wire
 /// What a part of the replay with its own state and logic needs of the engine that runs it, and
 /// all it may use of it: the capture and where the replay is in it, the queue, the flow, the
 /// app's managers by name, the policy for what the capture cannot answer, and whether the app
-/// runs. ``ReplayEngine`` conforms; a part (``ServerPlayback``) keeps an unowned reference to it,
-/// typed as this protocol, so that what it can reach of the engine is written here. None of it is
-/// on the replay's hot path (a notification, an answer to a GATT request), which stays in the
-/// engine's own methods.
+/// runs. ``ReplayEngine`` conforms; a part (``ServerPlayback``, ``ScanPlayback``) keeps an unowned
+/// reference to it, typed as this protocol or one that refines it, so that what it can reach of
+/// the engine is written here. The GATT client's playback (``ClientPlayback``), the replay's hot
+/// path, takes the engine as a generic parameter constrained to ``ClientContext``: the same
+/// bounds, with direct calls.
 protocol ReplayContext: AnyObject {
     var cassette: Cassette { get }
     /// Where the replay is in capture time (``ReplayEngine/now``).
@@ -65,7 +66,7 @@ protocol LifecycleContext: ReplayContext {
     /// The system ends `peripheral`'s connection or connection attempt with no callback: what its
     /// link had to play and the answers owed on it are dropped.
     func endConnection(of peripheral: CBPeripheral, _ address: BluetoothAddress)
-    /// A connection attempt to `peripheral` (``ReplayEngine/startAttempt(_:_:)``).
+    /// A connection attempt to `peripheral` (``Links/startAttempt(_:_:)``).
     func startAttempt(_ peripheral: CBPeripheral, _ address: BluetoothAddress)
     /// An attempt to `address` that will be made again later: the connection that was to complete
     /// it is free again.
@@ -74,4 +75,34 @@ protocol LifecycleContext: ReplayContext {
     func characteristicName(_ valueHandle: UInt16, _ address: BluetoothAddress?) -> String
     /// Plays the capture's advertising reports from now to a scan.
     func playScan(_ services: [CBUUID]?, _ options: [String: Any]?)
+}
+
+/// What the links (``Links``) need of the engine besides ``ReplayContext``: the queue's actions for
+/// a peripheral, which a link's end withdraws.
+protocol LinkContext: ReplayContext {
+    /// Schedules an action of the app's running process for `peripheral`, held weakly.
+    func schedule(at time: Timestamp, for peripheral: CBPeripheral, _ action: @escaping (CBPeripheral) -> Void)
+    /// Schedules something the system plays for `peripheral`, held weakly.
+    func scheduleSystem(at time: Timestamp, for peripheral: CBPeripheral, _ action: @escaping (CBPeripheral) -> Void)
+    /// The queue drops what it holds for `peripheral`: what its link had to play, the answers
+    /// owed on it.
+    func withdraw(_ peripheral: CBPeripheral)
+}
+
+/// What the GATT client's playback (``ClientPlayback``) needs of the engine besides
+/// ``ReplayContext``: the queue's actions for a peripheral, and what a notification's playback
+/// uses: the flow's writer, the running action's next step played at once, and which process the
+/// queue's actions are for.
+protocol ClientContext: ReplayContext {
+    /// Schedules an action of the app's running process for `peripheral`, held weakly.
+    func schedule(at time: Timestamp, for peripheral: CBPeripheral, _ action: @escaping (CBPeripheral) -> Void)
+    /// Schedules something the system plays for `peripheral`, held weakly.
+    func scheduleSystem(at time: Timestamp, for peripheral: CBPeripheral, _ action: @escaping (CBPeripheral) -> Void)
+    /// Where events are written as they happen, for long replays (``ReplayEngine/writer``).
+    var writer: FlowWriter? { get }
+    /// Whether the running action plays its next step, due at `time`, at once
+    /// (``ReplayEngine/continues(at:for:)``).
+    func continues(at time: Timestamp, for peripheral: CBPeripheral) -> Bool
+    /// The app's process the queue's actions are for now: a termination changes it.
+    var liveProcess: Int { get }
 }

@@ -10,31 +10,30 @@ import Wire
 /// is matched against it, and both are written to a ``Flow``.
 ///
 /// Time is the capture's clock. Events wait in a queue ordered by time (ties in the order they
-/// were scheduled); the engine runs until the queue is empty. The rules follow CoreBluetooth:
-/// a `connect` never times out, it completes when the capture's next connection to that peer
-/// completes; a disconnection the app did not ask for carries an error, one it asked for carries
-/// none; the capture's own local disconnections are the captured app's choices and are not
-/// played back.
+/// were scheduled); the engine runs until the queue is empty. Connections follow CoreBluetooth's
+/// rules (``Links``), GATT requests are answered as the capture's peer answered them
+/// (``ClientPlayback``), scans get the capture's advertising reports (``ScanPlayback``), and a
+/// capture taken on a peripheral host plays its remote centrals to the app's peripheral managers
+/// (``ServerPlayback``); Formats/flow.md says how.
 ///
-/// GATT requests are answered as the capture's peer answered them
-/// (`ReplayEngine+GATTClient.swift`), scans get the capture's advertising reports
-/// (`ReplayEngine+Scan.swift`), and a capture taken on a peripheral host plays its remote centrals
-/// to the app's peripheral managers (``ServerPlayback``); Formats/flow.md says how.
-///
-/// It is in parts, split where its state splits. Two are types with their own state and logic:
-/// the app's process and its life, launch, termination, relaunch, restoration and Bluetooth power
-/// (``AppProcess``), and the remote centrals' playback for the app's peripheral managers
-/// (``ServerPlayback``; the engine's `BluetoothSystem` methods for peripheral managers forward to
-/// it). Each reaches the engine only through a protocol the engine conforms to, which says all
-/// it may use: the capture's time, scheduling on the queue, the flow, the managers' names
-/// (``ReplayContext``), and for the process the effects the app's life has on the app's
-/// connections, peripherals and scans (``LifecycleContext``). A part holds the engine unowned (the
-/// engine owns its parts); the engine calls its parts directly. What every event touches stays
-/// in the engine's own methods, over its own state: the queue of what happens next
-/// (``EventQueue``), the flow recorded, the app's peripherals and the links they play
-/// (``Connections``), the GATT client's answers and the notification loop, and scans: the
+/// The engine is the coordinator: it runs the event loop on the capture's clock, owns the queue
+/// of what happens next (``EventQueue``), the app's executor and the flow recorded, and wires its
+/// parts, split where its state splits. Each part is a type with its own state and logic: the
+/// app's process and its life, launch, termination, relaunch, restoration, Bluetooth power and
+/// which scan plays (``AppProcess``); the app's links to its peripherals, the objects it was
+/// given, its connection attempts and how each link ends (``Links``); the GATT client's playback,
+/// the answers to the app's requests and what each link plays (``ClientPlayback``); the scans'
+/// reports (``ScanPlayback``); and the remote centrals' playback for the app's peripheral managers
+/// (``ServerPlayback``). The engine's `BluetoothSystem` methods forward to the part they concern.
+/// Each part reaches the engine only through a protocol the engine conforms to, which says all it
+/// may use: the capture's time, scheduling on the queue, the flow, the managers' names
+/// (``ReplayContext``); for the process the effects the app's life has on the app's connections,
+/// peripherals and scans (``LifecycleContext``); for the links and the GATT client the queue's
+/// actions for a peripheral (``LinkContext``, ``ClientContext``). A part holds the engine and the
+/// parts it calls unowned (the engine owns its parts). The GATT client's notifications are the
 /// replay's hot path, where a call through a protocol, a retain or a closure for each event would
-/// cost time.
+/// cost time: the client takes the engine as a generic parameter, so that its calls are direct,
+/// and holds what it uses `unowned(unsafe)`.
 public final class ReplayEngine: BluetoothSystem {
     /// How the replay moves through the capture's time.
     public enum Pacing: Sendable {
@@ -99,8 +98,13 @@ public final class ReplayEngine: BluetoothSystem {
     /// The app as iOS runs it: its process, its managers, what the system keeps for it, and what
     /// changes them.
     let process: AppProcess
-    /// The app's peripherals: the objects it was given, its connection attempts, the links they play.
-    @exclusivity(unchecked) var connections = Connections()
+    /// The app's links to its peripherals: the objects it was given, its connection attempts, the
+    /// capture's connection each link plays, and their ends.
+    let links: Links
+    /// The GATT client's playback: the answers to the app's requests, and what each link plays.
+    let client: ClientPlayback<ReplayEngine>
+    /// The capture's advertising reports to the app's scans.
+    let scan: ScanPlayback
     /// The system's events to play (termination, power), from the command line or a test.
     public var events: [SystemEvent] {
         get { process.events }
@@ -132,8 +136,6 @@ public final class ReplayEngine: BluetoothSystem {
     public private(set) var failed = false
     /// The rule the app broke that crashes an iOS app (``appCrashed(_:by:)``), if it did.
     public private(set) var crashReason: String?
-    /// Per peer, its answers and names indexed on first use.
-    @exclusivity(unchecked) var peerIndexes: [BluetoothAddress: PeerIndex] = [:]
     /// The remote centrals' playback, for the app's peripheral managers.
     let server: ServerPlayback
 
@@ -143,8 +145,15 @@ public final class ReplayEngine: BluetoothSystem {
         self.eventTime = cassette.start
         server = ServerPlayback(cassette: cassette)
         process = AppProcess(server: server)
+        links = Links(cassette: cassette, process: process)
+        client = ClientPlayback(cassette: cassette, links: links, process: process)
+        scan = ScanPlayback(cassette: cassette, process: process, links: links)
+        links.client = client
         server.replay = self
         process.replay = self
+        links.replay = self
+        client.replay = self
+        scan.replay = self
     }
 
     /// Launches `app` at the capture's start and plays the whole cassette to it. The same object
@@ -197,19 +206,16 @@ public final class ReplayEngine: BluetoothSystem {
     /// leaves suspended stay so; what runs when the app is released runs on the replay's
     /// executor, after the flow's end (it is not written down).
     private func finish() {
-        endLinks()
+        links.endLinks()
         finalState = process.appState()
-        for (address, peripheral) in connections.given.sorted(by: { $0.key < $1.key }) where connections.connectRequested.contains(address) || peripheral.state != .disconnected {
-            comments.append("at the end of the capture: \(address) is \(peripheral.state)")
-            finalPeripheralStates["\(address)"] = peripheral.state
-        }
+        finalPeripheralStates = links.finalStates()
         // The app's managers let go of the engine, and the engine of them, so that the engine is
         // freed when the caller drops it, even when the app left tasks waiting for ever (they
         // hold the app, as they would on iOS).
         finished = true
         for manager in process.managers { manager.detachFromSystem() }
         binding.release()
-        (connections.given, queue) = (GivenPeripherals(), EventQueue())
+        (links.given, queue) = (GivenPeripherals(), EventQueue())
         process.finish()
         server.finish()
         executor?.drain()
@@ -430,32 +436,14 @@ public final class ReplayEngine: BluetoothSystem {
 
     // MARK: BluetoothSystem: central
 
+    // The app's connections: the links (``Links``) play them.
+
     public func retrievePeripherals(withIdentifiers identifiers: [UUID], for central: CBCentralManager) -> [CBPeripheral] {
-        identifiers.compactMap { identifier in
-            CBPeer.address(in: identifier).flatMap { address in
-                // The system knows the peripherals of the capture, and the remote centrals that
-                // connected to this host (their GATT servers are reachable on their links).
-                cassette.peers.contains(address) || cassette.centralEpisodes[address] != nil ? peripheral(for: address, central) : nil
-            }
-        }
+        links.retrievePeripherals(withIdentifiers: identifiers, for: central)
     }
 
-    /// Peers of connections that began before the capture and are still up, and remote centrals
-    /// connected now, with one of `services` in the database the capture revealed: connected to
-    /// the system, as by another app or as the central that connected to this host.
     public func retrieveConnectedPeripherals(withServices services: [CBUUID], for central: CBCentralManager) -> [CBPeripheral] {
-        let up =
-            cassette.peers.filter { address in
-                (cassette.episodes[address] ?? []).contains { $0.beganBeforeCapture && ($0.disconnectTime.map { $0 > now } ?? true) }
-            }
-            + cassette.centrals.filter { address in
-                (cassette.centralEpisodes[address] ?? []).contains { episode in
-                    episode.status == .success && (episode.completeTime.map { $0 <= now } ?? false) && (episode.disconnectTime.map { $0 > now } ?? true)
-                }
-            }
-        return up.filter { address in
-            cassette.services(of: address).contains { service in services.contains { $0.bluetoothUUID == service.uuid } }
-        }.map { peripheral(for: $0, central) }
+        links.retrieveConnectedPeripherals(withServices: services, for: central)
     }
 
     public func registerForConnectionEvents(options: [CBConnectionEventMatchingOption: Any]?, for central: CBCentralManager) {
@@ -463,182 +451,62 @@ public final class ReplayEngine: BluetoothSystem {
     }
 
     public func connect(_ peripheral: CBPeripheral, options: [String: Any]?, for central: CBCentralManager) {
-        guard let address = peripheral.address else { return }
-        let reconnects = options?[CBConnectPeripheralOptionEnableAutoReconnect] as? Bool == true
-        record(.app(.connect), [.init(.peripheral, "\(address)")] + (reconnects ? [.init(.autoReconnect, "true")] : []))
-        connections.connectRequested.insert(address)
-        if reconnects { connections.autoReconnect.insert(address) }
-        // Connecting to a peripheral already connecting or connected changes nothing.
-        guard peripheral.state != .connected else { return }
-        startAttempt(peripheral, address)
-    }
-
-    /// A connection attempt to `peripheral`: the peer's next connection in the capture completes
-    /// it (or fails it); with none, it stays pending.
-    func startAttempt(_ peripheral: CBPeripheral, _ address: BluetoothAddress) {
-        guard connections.attempts.insert(address).inserted else { return }
-        let from = connections.cursor[address, default: 0]
-        guard let episode = nextEpisode(for: address) else { return }  // stays pending
-        connections.attemptFrom[address] = from
-        let at = max(now, episode.completeTime ?? now)
-        if episode.status == .success || episode.beganBeforeCapture {
-            scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
-                connections.attempts.remove(address)
-                // Scheduled before the app hears of the connection, so that a cancel from inside
-                // didConnect withdraws it.
-                scheduleRemoteDisconnection(of: episode, peripheral)
-                startLink(episode, peripheral)
-                process.reach(peripheral, waking: "didConnect") { [unowned self] central in
-                    record(.central(.didConnect, manager: number(central)), [.init(.peripheral, "\(address)")])
-                    central.deliver(.connected(peripheral))
-                }
-            }
-        } else {
-            let error: any Error = (episode.cbError?.value ?? nil)?.error ?? CBError(.unknown)
-            scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
-                connections.attempts.remove(address)
-                process.reach(peripheral, waking: "didFailToConnect") { [unowned self] central in
-                    record(.central(.didFailToConnect, manager: number(central)), [.init(.peripheral, "\(address)"), .error(error)])
-                    central.deliver(.failedToConnect(peripheral, error: error))
-                }
-            }
-        }
+        links.connect(peripheral, options: options)
     }
 
     public func cancelPeripheralConnection(_ peripheral: CBPeripheral, for central: CBCentralManager) {
-        guard let address = peripheral.address else { return }
-        record(.app(.cancelPeripheralConnection), [.init(.peripheral, "\(address)")])
-        connections.autoReconnect.remove(address)
-        queue.withdraw(peripheral)
-        connections.attempts.remove(address)
-        connections.links[address] = nil
-        guard peripheral.state != .disconnected else { return }
-        // CoreBluetooth reports every cancel, of a connection or of an attempt, through
-        // didDisconnectPeripheral with no error.
-        schedule(at: now, for: peripheral) { [unowned self] peripheral in
-            peripheral.deliver(.linkLost)
-            record(.central(.didDisconnectPeripheral, manager: number(central)), [.init(.peripheral, "\(address)"), .noError])
-            central.deliver(.disconnected(peripheral, error: nil))
-        }
-    }
-
-    // MARK: Playback
-
-    /// The next episode that completes (connected or failed), skipping attempts the captured app
-    /// cancelled or that never completed (an attempt of this app would still be waiting then),
-    /// and episodes that were over before the app asked. A connection that came up earlier and is
-    /// still up is this app's at once.
-    private func nextEpisode(for peer: BluetoothAddress) -> Connection? {
-        // A remote central that connected to this host is connected to as a peripheral on its
-        // own link (iOS gives a central app the link that is up when the peer serves GATT too).
-        let episodes = cassette.episodes[peer] ?? cassette.centralEpisodes[peer] ?? []
-        var index = connections.cursor[peer, default: 0]
-        defer { connections.cursor[peer] = index }
-        while index < episodes.count {
-            let episode = episodes[index]
-            index += 1
-            guard episode.outcome == .failed || episode.status == .success || episode.beganBeforeCapture else { continue }
-            let over = episode.outcome == .failed ? episode.completeTime : episode.disconnectTime
-            if let over, over < now { continue }
-            return episode
-        }
-        return nil
-    }
-
-    /// An attempt to `address` that will be made again later (Bluetooth went off while the system
-    /// held it for a terminated app): the connection that was to complete it is free again.
-    func rewindAttempt(_ address: BluetoothAddress) {
-        if connections.attempts.contains(address), let from = connections.attemptFrom[address] { connections.cursor[address] = from }
-    }
-
-    private func scheduleRemoteDisconnection(of episode: Connection, _ peripheral: CBPeripheral) {
-        if episode.initiator != .remote, let time = episode.disconnectTime {
-            return scheduleContinuation(after: episode, at: time, peripheral)
-        }
-        guard let time = episode.disconnectTime, episode.initiator == .remote,
-            let reason = episode.reason
-        else { return }
-        let error =
-            (episode.cbError?.value
-            ?? CoreBluetoothMapping.disconnectionError(
-                reason: reason, requestedByApp: false
-            ).value)?.error
-        scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] peripheral in
-            disconnect(peripheral, error: error)
-        }
-    }
-
-    /// The link to `peripheral` ends now, not by the app's cancel: the app hears
-    /// `didDisconnectPeripheral` with `error` (a terminated app kept for restoration is
-    /// relaunched for it), and its requests in flight get no callback.
-    func disconnect(_ peripheral: CBPeripheral, error: (any Error)?) {
-        endLink(of: peripheral)
-        process.reach(peripheral, waking: "didDisconnectPeripheral") { [unowned self] central in
-            // Answers to what a relaunched app asked before hearing of it go with the link.
-            queue.withdraw(peripheral)
-            peripheral.deliver(.linkLost)
-            // With auto-reconnect the system connects again by itself, and says so (iOS 17).
-            let reconnecting = peripheral.address.map { connections.autoReconnect.contains($0) } ?? false
-            record(
-                .central(.didDisconnectPeripheral, manager: number(central)),
-                [.init(.peripheral, "\(peripheral.address.map { "\($0)" } ?? "?")"), .error(error)]
-                    + (reconnecting ? [.init(.isReconnecting, "true")] : []))
-            central.deliver(.disconnected(peripheral, error: error, timestamp: absoluteTime(now), isReconnecting: reconnecting))
-            if reconnecting, let address = peripheral.address, peripheral.state == .disconnected {
-                central.keepConnecting(peripheral)
-                startAttempt(peripheral, address)
-            }
-        }
-    }
-
-    /// `CFAbsoluteTime` (seconds since 1 January 2001) of a capture time.
-    func absoluteTime(_ time: Timestamp) -> CFAbsoluteTime {
-        Double(time.rawValue) / 1_000_000 - 978_307_200
-    }
-
-    /// The captured app ended `episode` itself at `time`, but this app still holds the link: the
-    /// peer's next connection in the capture continues it (its notifications, service changes and
-    /// remote disconnection reach the app), as if the link had never dropped. With none, the link
-    /// stays up to the end.
-    private func scheduleContinuation(after episode: Connection, at time: Timestamp, _ peripheral: CBPeripheral) {
-        guard let address = peripheral.address else { return }
-        scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] peripheral in
-            let subscribed = connections.links[address]?.subscribed ?? []
-            connections.links[address]?.link = nil  // the old connection has nothing more to play
-            guard let next = nextEpisode(for: address), next.outcome != .failed else {
-                comments.append("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.start))) and never connected again; this app's link stays up")
-                return
-            }
-            let at = max(now, next.completeTime ?? now)
-            comments.append("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.start))); this app's link continues as the capture's next connection, from +\(formatSeconds(at.seconds(since: cassette.start)))")
-            scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
-                startLink(next, peripheral)
-                connections.links[address]?.subscribed = subscribed
-                scheduleRemoteDisconnection(of: next, peripheral)
-            }
-        }
-    }
-
-    func peripheral(for address: BluetoothAddress, _ central: CBCentralManager) -> CBPeripheral {
-        let peripheral = central.peripheral(identifier: CBPeer.identifier(for: address), address: address)
-        connections.given[address] = peripheral
-        return peripheral
+        links.cancelConnection(peripheral, for: central)
     }
 
     /// The app let go of a peripheral object: the queue forgets it, and one that was connected or
-    /// connecting loses its connection or attempt with no callback, as on iOS (the decompiled
-    /// framework's `CBPeripheral` dealloc: "Forcing disconnection of unused peripheral";
-    /// Formats/corebluetooth.md). Called from the object's deinit, so nothing here calls the app.
+    /// connecting loses its connection or attempt with no callback, as on iOS
+    /// (``Links/released(_:_:)``). Called from the object's deinit, so nothing here calls the app.
     public func peripheralReleased(_ peripheral: ReleasedPeripheral, by central: CBCentralManager) {
         queue.forget(peripheral.object)
         guard peripheral.state == .connected || peripheral.state == .connecting, !finished, process.isRunning,
             process.centrals.contains(where: { $0 === central }), let address = peripheral.address
         else { return }
-        record(.system(.unusedPeripheral), [.init(.peripheral, "\(address)"), .init(.state, "\(peripheral.state)")])
-        connections.attempts.remove(address)
-        connections.autoReconnect.remove(address)
-        if let playback = connections.links.removeValue(forKey: address) { noteUndelivered(playback, address) }
+        links.released(peripheral, address)
     }
+
+    // MARK: BluetoothSystem: scan
+
+    // The capture's advertising reports: the scan's playback (``ScanPlayback``) plays them.
+
+    public func scanForPeripherals(withServices services: [CBUUID]?, options: [String: Any]?, for central: CBCentralManager) {
+        scan.scanForPeripherals(withServices: services, options: options, for: central)
+    }
+
+    public func stopScan(for central: CBCentralManager) {
+        scan.stopScan(for: central)
+    }
+
+    // MARK: BluetoothSystem: GATT client
+
+    // The app's requests to its peripherals: the GATT client's playback (``ClientPlayback``)
+    // answers them.
+
+    public func perform(_ request: GATTRequest, on peripheral: CBPeripheral) {
+        client.perform(request, on: peripheral)
+    }
+
+    public func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral) -> Bool {
+        client.writeWithoutResponse(value, for: characteristic, on: peripheral)
+    }
+
+    public func readRSSI(of peripheral: CBPeripheral) {
+        client.readRSSI(of: peripheral)
+    }
+
+    public func openL2CAPChannel(_ psm: CBL2CAPPSM, on peripheral: CBPeripheral) {
+        client.openL2CAPChannel(psm, on: peripheral)
+    }
+
+    public func peripheral(_ peripheral: CBPeripheral, didFail request: GATTRequest, error: any Error) {
+        client.peripheral(peripheral, didFail: request, error: error)
+    }
+
+    // MARK: Scheduling
 
     /// Schedules an action of the app's running process (an answer to its request, its timer, a
     /// callback its manager owes it): a termination withdraws it.
@@ -708,9 +576,9 @@ public final class ReplayEngine: BluetoothSystem {
     }
 }
 
-// What the engine's parts use of it (``ReplayContext``, ``LifecycleContext``), where the engine's
-// own methods do not already say it.
-extension ReplayEngine: LifecycleContext {
+// What the engine's parts use of it (``ReplayContext``, ``LifecycleContext``, ``LinkContext``,
+// ``ClientContext``), where the engine's own methods do not already say it.
+extension ReplayEngine: LifecycleContext, LinkContext, ClientContext {
     func comment(_ text: String) {
         comments.append(text)
     }
@@ -727,25 +595,45 @@ extension ReplayEngine: LifecycleContext {
         clock.abandonSleeps()
     }
 
-    var given: GivenPeripherals { connections.given }
+    var given: GivenPeripherals { links.given }
 
     func give(_ peripheral: CBPeripheral, _ address: BluetoothAddress) {
-        connections.given[address] = peripheral
+        links.given[address] = peripheral
     }
 
     func forget(_ address: BluetoothAddress) {
-        connections.given[address] = nil
+        links.given[address] = nil
     }
 
     func forgetPeripherals(of central: CBCentralManager) {
-        connections.given.removeAll { $0.centralManager === central }
+        links.given.removeAll { $0.centralManager === central }
     }
 
     func endConnection(of peripheral: CBPeripheral, _ address: BluetoothAddress) {
-        queue.withdraw(peripheral)
-        connections.attempts.remove(address)
-        connections.links[address] = nil
+        links.endConnection(of: peripheral, address)
     }
+
+    func startAttempt(_ peripheral: CBPeripheral, _ address: BluetoothAddress) {
+        links.startAttempt(peripheral, address)
+    }
+
+    func rewindAttempt(_ address: BluetoothAddress) {
+        links.rewindAttempt(address)
+    }
+
+    func characteristicName(_ valueHandle: UInt16, _ address: BluetoothAddress?) -> String {
+        client.characteristicName(valueHandle, address)
+    }
+
+    func playScan(_ services: [CBUUID]?, _ options: [String: Any]?) {
+        scan.play(services, options)
+    }
+
+    func withdraw(_ peripheral: CBPeripheral) {
+        queue.withdraw(peripheral)
+    }
+
+    var liveProcess: Int { queue.liveProcess }
 }
 
 /// The peripheral objects the app was given, by address, held as weakly as by `weak`

@@ -195,7 +195,7 @@ extension ReplayEngine {
             "running \(process.isRunning)", "connected \(state.connected.sorted())", "subscribed \(state.subscribed.sorted())",
             "pending \(state.pending.sorted())", "scanning \(process.centrals.map(\.isScanning))",
         ]
-        for (address, peripheral) in connections.given.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+        for (address, peripheral) in links.given.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             var line = "\(address) \(peripheral.state.rawValue)"
             for service in peripheral.services ?? [] {
                 line += " [\(service.uuid)"

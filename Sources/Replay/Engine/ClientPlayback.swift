@@ -6,47 +6,55 @@ import Foundation
 import Lifecycle
 import Wire
 
-/// What the app did on the connection it is playing: the capture's link, and how far the app's
-/// requests have used its answers. A class: the replay reads it for every notification, and a
-/// reference is cheaper to look up than a copy of the whole.
-final class LinkPlayback {
-    var episode: Connection
-    var link: Cassette.Link?
-    /// Requests of the app so far, by kind and handle: the n-th gets the capture's n-th answer.
-    @exclusivity(unchecked) var occurrences: [Int: Int] = [:]
-    /// Value handles of the characteristics the app subscribed to.
-    @exclusivity(unchecked) var subscribed: Set<UInt16> = []
-    /// Notifications and indications of the capture the app was not subscribed to.
-    @exclusivity(unchecked) var undelivered = 0
+/// The GATT client's side of a replay: each request of the app is answered as the capture's peer
+/// answered the same request on the same attribute (Formats/flow.md, "How the replay answers GATT
+/// requests"), and each link the app holds plays the capture's MTU, Service Changed indications,
+/// GAP name and notifications. A part of the engine (``ReplayEngine``) with its own state (the
+/// per-peer index of answers and names) and logic: the engine's `BluetoothSystem` methods for
+/// peripherals forward to it, and the links (``Links``) start its playback of each link that comes
+/// up.
+///
+/// Its notifications are the replay's hot path (a long capture's millions of events), so what it
+/// uses is reached with no call through a protocol and no retain: the engine is its `Context`, a
+/// generic parameter the engine fills with itself (each call is then a direct one), and the engine,
+/// the links and the process are held `unowned(unsafe)`: the engine owns its parts and outlives
+/// every event its queue runs.
+final class ClientPlayback<Context: ClientContext> {
+    let cassette: Cassette
+    /// The engine running the replay: what this part uses of it (``ClientContext``). Set once, as
+    /// the engine finishes its own initialization.
+    unowned(unsafe) var replay: Context!
+    /// The links the app holds: what each plays, and how far the app's requests used its answers.
+    unowned(unsafe) let links: Links
+    /// The app's process: whom a notification reaches, and whether it wakes it.
+    unowned(unsafe) let process: AppProcess
+    /// Per peer, its answers and names indexed on first use.
+    @exclusivity(unchecked) private var peerIndexes: [BluetoothAddress: PeerIndex] = [:]
 
-    init(episode: Connection, link: Cassette.Link?) {
-        self.episode = episode
-        self.link = link
+    init(cassette: Cassette, links: Links, process: AppProcess) {
+        self.cassette = cassette
+        self.links = links
+        self.process = process
     }
-}
 
-// The GATT client: each request of the app is answered as the capture's peer answered the same
-// request on the same attribute (Formats/flow.md, "How the replay answers GATT requests").
-extension ReplayEngine {
-    /// The connection `episode` is now the app's: its MTU, Service Changed indications and
-    /// notifications play from now on.
-    func startLink(_ episode: Connection, _ peripheral: CBPeripheral) {
+    private var now: Timestamp { replay.now }
+
+    /// The capture's link `link` is now the app's, on `peripheral`: its MTU, Service Changed
+    /// indications, GAP name and notifications play from now on.
+    func play(_ link: Cassette.Link, _ peripheral: CBPeripheral) {
         guard let address = peripheral.address else { return }
-        let link = cassette.link(connection: episode.id)
-        connections.links[address] = LinkPlayback(episode: episode, link: link)
-        guard let link else { return }
         if let mtu = link.mtu {
-            scheduleSystem(at: max(now, link.mtuTime ?? now), for: peripheral) { peripheral in peripheral.deliver(.mtuChanged(Int(mtu))) }
+            replay.scheduleSystem(at: max(now, link.mtuTime ?? now), for: peripheral) { peripheral in peripheral.deliver(.mtuChanged(Int(mtu))) }
         }
         // A damaged capture may give a range backwards: it is read as the handles between.
         for change in link.serviceChanges where change.time >= now {
             let range = handleRange(change.start, change.end)
-            scheduleSystem(at: change.time, for: peripheral) { [unowned self] peripheral in
+            replay.scheduleSystem(at: change.time, for: peripheral) { [unowned self] peripheral in
                 // The system applies it; only a running app hears of it (it does not wake one).
                 guard process.isRunning else { return _ = peripheral.deliver(.servicesChanged(handles: range)) }
                 process.reach(peripheral, waking: nil) { [unowned self] _ in
                     let invalidated = (peripheral.services ?? []).filter { $0.handles.overlaps(range) }
-                    record(
+                    replay.record(
                         .peripheral(.didModifyServices),
                         [
                             .init(.peripheral, "\(address)"), .init(.invalidatedServices, list(invalidated.map(\.uuid.uuidString))),
@@ -72,48 +80,30 @@ extension ReplayEngine {
             let answered = read.answerTime, answered >= now
         else { return }
         let name = String(decoding: read.value, as: UTF8.self)
-        scheduleSystem(at: answered, for: peripheral) { [unowned self] peripheral in
+        replay.scheduleSystem(at: answered, for: peripheral) { [unowned self] peripheral in
             guard peripheral.state == .connected, peripheral.name != name else { return }
             guard process.isRunning, peripheral.delegate != nil else { return _ = peripheral.deliver(.nameUpdated(name)) }
-            record(.peripheral(.didUpdateName), [.init(.peripheral, "\(address)"), .init(.name, flowText(name))])
+            replay.record(.peripheral(.didUpdateName), [.init(.peripheral, "\(address)"), .init(.name, flowText(name))])
             peripheral.deliver(.nameUpdated(name))
         }
     }
 
-    /// The link of `peripheral` ended: what it still had to play is dropped.
-    func endLink(of peripheral: CBPeripheral) {
-        guard let address = peripheral.address, let playback = connections.links.removeValue(forKey: address) else { return }
-        queue.withdraw(peripheral)
-        noteUndelivered(playback, address)
-    }
-
-    /// The links still up at the end of the replay.
-    func endLinks() {
-        for (address, playback) in connections.links.sorted(by: { $0.key < $1.key }) { noteUndelivered(playback, address) }
-        connections.links = [:]
-    }
-
-    func noteUndelivered(_ playback: LinkPlayback, _ address: BluetoothAddress) {
-        guard playback.undelivered > 0 else { return }
-        comments.append("\(address): \(playback.undelivered) notifications or indications of the capture went to characteristics the app had not subscribed to; not delivered")
-    }
-
     /// Plays the link's notifications one after the other (one scheduled at a time, by one
     /// closure that the queue runs again for each: a long capture's hot path). When nothing else
-    /// is due before the next one, the closure plays it at once (``continues(at:for:)``), as the queue
+    /// is due before the next one, the closure plays it at once (``ReplayEngine/continues(at:for:)``), as the queue
     /// would have run it next.
     private func scheduleNotification(_ first: Int?, of notifications: [Cassette.ValueEvent], _ peripheral: CBPeripheral) {
         guard let first, first < notifications.count, let address = peripheral.address else { return }
         let peer = peerIndex(address)
         let cursor = NotificationCursor(index: first)
-        // unowned(unsafe): only the engine's own queue runs this closure, so the engine is alive;
-        // the checked form would cost a retain and a release of the engine a notification.
-        scheduleSystem(at: max(now, notifications[first].time), for: peripheral) { [unowned(unsafe) self] peripheral in
+        // unowned(unsafe): only the engine's own queue runs this closure, so the engine and its
+        // parts are alive; the checked form would cost a retain and a release a notification.
+        replay.scheduleSystem(at: max(now, notifications[first].time), for: peripheral) { [unowned(unsafe) self] peripheral in
             var index = cursor.index
             while true {
                 let event = notifications[index]
-                if cursor.linksVersion != connections.linksVersion {
-                    (cursor.playback, cursor.linksVersion) = (connections.links[address], connections.linksVersion)
+                if cursor.playingVersion != links.playingVersion {
+                    (cursor.playback, cursor.playingVersion) = (links.playing[address], links.playingVersion)
                 }
                 let playback = cursor.playback
                 if playback?.subscribed.contains(event.handle) == true {
@@ -124,7 +114,7 @@ extension ReplayEngine {
                         }
                     } else {
                         process.reach(peripheral, waking: "didUpdateValueFor") { [unowned self] central in
-                            deliverNotification(event, to: peripheral, via: central, peer, connections.links[address], cursor)
+                            deliverNotification(event, to: peripheral, via: central, peer, links.playing[address], cursor)
                         }
                     }
                 } else {
@@ -136,7 +126,7 @@ extension ReplayEngine {
                 let time = max(now, notifications[next].time)
                 index = next
                 cursor.index = next
-                guard continues(at: time, for: peripheral) else { return }
+                guard replay.continues(at: time, for: peripheral) else { return }
             }
         }
     }
@@ -155,12 +145,12 @@ extension ReplayEngine {
             cursor.namedHandle = event.handle
             cursor.name = peer.names[event.handle] ?? "\(hex(event.handle, digits: 4, uppercase: true))"
         }
-        if let writer {
+        if let writer = replay.writer {
             // The line written as it is, with no event made.
             writer.valueUpdate(
                 time: now.seconds(since: cassette.start), peripheral: peer.addressText, characteristic: cursor.name, value: event.value)
         } else {
-            record(
+            replay.record(
                 .peripheral(.didUpdateValueFor),
                 [
                     .init(.peripheral, peer.addressText), .init(.characteristic, cursor.name),
@@ -171,10 +161,10 @@ extension ReplayEngine {
 
     // MARK: BluetoothSystem: GATT client
 
-    public func perform(_ request: GATTRequest, on peripheral: CBPeripheral) {
+    func perform(_ request: GATTRequest, on peripheral: CBPeripheral) {
         guard let address = peripheral.address else { return }
         let call = request.call
-        record(.app(FlowRecord.App(call.method)), flowArguments(peripheral: peerIndex(address).addressText, call.arguments, address))
+        replay.record(.app(FlowRecord.App(call.method)), flowArguments(peripheral: peerIndex(address).addressText, call.arguments, address))
         switch request {
         case .discoverServices(let uuids):
             // iOS keeps Generic Access and Generic Attribute to itself: discovery never gives
@@ -184,13 +174,13 @@ extension ReplayEngine {
             guard cassette.peer(address)?.database?.services.isEmpty == false else {
                 return unmatched(request, peripheral, "the capture never discovered this peripheral's services")
             }
-            let definitions = found.map(Self.definition)
+            let definitions = found.map(ServiceDefinition.init(capturing:))
             answer(.services(definitions, error: nil), to: request, on: peripheral, after: discoveryLatency(address))
         case .discoverIncludedServices(_, let service):
             let included = (cassette.links(of: address).flatMap(\.includedServices))
                 .filter { service.handles.contains($0.handle) }
             let definitions = included.compactMap { include in
-                cassette.services(of: address).first { $0.handle == include.start }.map(Self.definition)
+                cassette.services(of: address).first { $0.handle == include.start }.map(ServiceDefinition.init(capturing:))
             }
             answer(.services(definitions, error: nil), to: request, on: peripheral, after: discoveryLatency(address))
         case .discoverCharacteristics(let uuids, let service):
@@ -230,16 +220,16 @@ extension ReplayEngine {
             }
             play(.write, handle: cccd.handle, request, peripheral) { [unowned self] _, error in
                 if error == nil {
-                    if enabled { connections.links[address]?.subscribed.insert(characteristic.valueHandle) } else { connections.links[address]?.subscribed.remove(characteristic.valueHandle) }
+                    if enabled { links.playing[address]?.subscribed.insert(characteristic.valueHandle) } else { links.playing[address]?.subscribed.remove(characteristic.valueHandle) }
                 }
                 return .notificationState(isNotifying: error == nil ? enabled : characteristic.isNotifying, error: error)
             }
         }
     }
 
-    public func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral) -> Bool {
+    func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral) -> Bool {
         guard let address = peripheral.address else { return true }
-        record(
+        replay.record(
             .app(.writeValue),
             [
                 .init(.peripheral, peerIndex(address).addressText), .init(.characteristic, characteristicName(characteristic.valueHandle, address)),
@@ -248,22 +238,14 @@ extension ReplayEngine {
         return true
     }
 
-    public func readRSSI(of peripheral: CBPeripheral) {
-        record(.app(.readRSSI), [.init(.peripheral, peripheral.address.map { "\($0)" } ?? "?")])
+    func readRSSI(of peripheral: CBPeripheral) {
+        replay.record(.app(.readRSSI), [.init(.peripheral, peripheral.address.map { "\($0)" } ?? "?")])
         unmatched(nil, peripheral, "captures hold no RSSI readings of a connection")
     }
 
-    public func openL2CAPChannel(_ psm: CBL2CAPPSM, on peripheral: CBPeripheral) {
-        record(.app(.openL2CAPChannel), [.init(.peripheral, peripheral.address.map { "\($0)" } ?? "?"), .init(.psm, "\(psm)")])
+    func openL2CAPChannel(_ psm: CBL2CAPPSM, on peripheral: CBPeripheral) {
+        replay.record(.app(.openL2CAPChannel), [.init(.peripheral, peripheral.address.map { "\($0)" } ?? "?"), .init(.psm, "\(psm)")])
         unmatched(nil, peripheral, "L2CAP channels are not played back")
-    }
-
-    /// A service of the capture as discovery reports it; a damaged capture's backward range is
-    /// read as the handles between.
-    static func definition(_ service: GATTDatabase.Service) -> ServiceDefinition {
-        ServiceDefinition(
-            uuid: CBUUID(bluetoothUUID: service.uuid), isPrimary: service.isPrimary,
-            handles: handleRange(service.handle, service.endHandle))
     }
 
     // MARK: Answers
@@ -280,8 +262,8 @@ extension ReplayEngine {
     ) {
         guard let address = peripheral.address else { return }
         let key = PeerIndex.key(kind, handle)
-        let occurrence = connections.links[address]?.occurrences[key, default: 0] ?? 0
-        connections.links[address]?.occurrences[key] = occurrence + 1
+        let occurrence = links.playing[address]?.occurrences[key, default: 0] ?? 0
+        links.playing[address]?.occurrences[key] = occurrence + 1
         guard
             case (var operation, let link)? = capturedAnswer(kind, handle: handle, on: address, occurrence: occurrence)
                 ?? (kind == .write ? capturedAnswer(.longWrite, handle: handle, on: address, occurrence: occurrence) : nil)
@@ -299,8 +281,8 @@ extension ReplayEngine {
             }
             operation = after
         }
-        if let playing = connections.links[address]?.link?.connection, link != playing {
-            comments.append("\(address): connection \(playing + 1) of the capture never made \(request.methodName) on \(hex(handle, digits: 4, uppercase: true)); answered as connection \(link + 1) answered it")
+        if let playing = links.playing[address]?.link?.connection, link != playing {
+            replay.comment("\(address): connection \(playing + 1) of the capture never made \(request.methodName) on \(hex(handle, digits: 4, uppercase: true)); answered as connection \(link + 1) answered it")
         }
         guard operation.answerTime != nil else {
             return unanswered(operation, link: link, request, handle, peripheral)
@@ -312,27 +294,27 @@ extension ReplayEngine {
         case .refused: final = operation
         case .cancelled(let time):
             // iOS ends the link after a cancelled pairing: the request gets no callback.
-            return scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] peripheral in
-                disconnect(peripheral, error: CBInternalError(.pairingCancelled))
+            return replay.scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] peripheral in
+                links.disconnect(peripheral, error: CBInternalError(.pairingCancelled))
             }
         case .unfinished:
             return
         case .timedOut(let time):
             let error = CBATTError(.insufficientEncryption)
             let at = max(now, operation.time >= now ? time : now.adding(microseconds: time.microseconds - operation.time.microseconds))
-            let process = queue.liveProcess
-            return scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
-                guard process == queue.liveProcess else { return }
+            let process = replay.liveProcess
+            return replay.scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
+                guard process == replay.liveProcess else { return }
                 deliver(GATTResponse(failing: request, with: error), for: request, to: peripheral)
             }
         }
         let error = final.error.map { CBATTError(errorCode: Int($0.rawValue)) }
         let latency = final.answerTime!.seconds(since: operation.time)
-        let at = operation.time >= now ? final.answerTime! : now.adding(microseconds: Self.microseconds(latency))
+        let at = operation.time >= now ? final.answerTime! : now.adding(microseconds: ReplayEngine.microseconds(latency))
         // The peer answers whatever becomes of the app; the answer reaches the process that asked.
-        let process = queue.liveProcess
-        scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
-            guard process == queue.liveProcess else { return completeInSystem(request, response(final, error), peripheral) }
+        let process = replay.liveProcess
+        replay.scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
+            guard process == replay.liveProcess else { return completeInSystem(request, response(final, error), peripheral) }
             deliver(response(final, error), for: request, to: peripheral)
         }
     }
@@ -394,54 +376,40 @@ extension ReplayEngine {
             retry.map({ failed.time < $0.time }) ?? true
         {
             if failed.sender == .host {
-                comments.append("\(asked); iOS pairs, and this host cancelled the pairing at +\(formatSeconds(failed.time.seconds(since: cassette.start))): iOS ends the link (the request gets no callback)")
+                replay.comment("\(asked); iOS pairs, and this host cancelled the pairing at +\(formatSeconds(failed.time.seconds(since: cassette.start))): iOS ends the link (the request gets no callback)")
                 return .cancelled(failed.time)
             }
-            comments.append("\(asked); iOS pairs, and pairing failed in the capture: the app gets the error")
+            replay.comment("\(asked); iOS pairs, and pairing failed in the capture: the app gets the error")
             return .refused
         }
-        if encrypted == nil, let last = security.last(where: Self.isPairingMessage), security.contains(where: Self.startsPairing) {
+        if encrypted == nil, let last = security.last(where: \.isPairingMessage), security.contains(where: \.startsPairing) {
             // SMP's timer: 30 s after the pairing's last message (Core 6.0, Vol 3, Part H, §3.4).
             let deadline = last.time.adding(microseconds: 30_000_000)
             let end = cassette.connections.indices.contains(connection) ? cassette.connections[connection].disconnectTime : nil
             if end.map({ $0 >= deadline }) ?? (cassette.end >= deadline) {
-                comments.append("\(asked); iOS pairs, and the pairing never finished: SMP's 30-second timeout at +\(formatSeconds(deadline.seconds(since: cassette.start))) gives the operation insufficientEncryption (reported)")
+                replay.comment("\(asked); iOS pairs, and the pairing never finished: SMP's 30-second timeout at +\(formatSeconds(deadline.seconds(since: cassette.start))) gives the operation insufficientEncryption (reported)")
                 return .timedOut(deadline)
             }
-            comments.append("\(asked); iOS pairs, and the capture's pairing was still going when it ended: the request waits for it")
+            replay.comment("\(asked); iOS pairs, and the capture's pairing was still going when it ended: the request waits for it")
             return .unfinished
         }
         guard let retry, encrypted != nil, retry.answered else {
-            comments.append("\(asked); iOS would pair and retry, the capture shows no retry: the app gets the error (as when pairing fails or is declined)")
+            replay.comment("\(asked); iOS would pair and retry, the capture shows no retry: the app gets the error (as when pairing fails or is declined)")
             return .refused
         }
-        comments.append("\(asked); as iOS does, the link is encrypted and the request sent again (the capture's retry at +\(formatSeconds(retry.time.seconds(since: cassette.start))))")
-        self.connections.links[address]?.occurrences[key, default: 0] += 1
+        replay.comment("\(asked); as iOS does, the link is encrypted and the request sent again (the capture's retry at +\(formatSeconds(retry.time.seconds(since: cassette.start))))")
+        self.links.playing[address]?.occurrences[key, default: 0] += 1
         return .retried(retry)
-    }
-
-    private static func startsPairing(_ event: Cassette.SecurityEvent) -> Bool {
-        switch event.kind {
-        case .pairingRequested, .securityRequested: true
-        default: false
-        }
-    }
-
-    private static func isPairingMessage(_ event: Cassette.SecurityEvent) -> Bool {
-        switch event.kind {
-        case .pairingRequested, .securityRequested, .pairingProgressed: true
-        default: false
-        }
     }
 
     /// Answers now, or after `latency` seconds.
     private func answer(_ response: GATTResponse, to request: GATTRequest, on peripheral: CBPeripheral, after latency: Double) {
-        schedule(at: now.adding(microseconds: Self.microseconds(latency)), for: peripheral) { [unowned self] peripheral in
+        replay.schedule(at: now.adding(microseconds: ReplayEngine.microseconds(latency)), for: peripheral) { [unowned self] peripheral in
             deliver(response, for: request, to: peripheral)
         }
     }
 
-    public func peripheral(_ peripheral: CBPeripheral, didFail request: GATTRequest, error: any Error) {
+    func peripheral(_ peripheral: CBPeripheral, didFail request: GATTRequest, error: any Error) {
         recordCallback(GATTResponse(failing: request, with: error), for: request, on: peripheral)
     }
 
@@ -454,7 +422,7 @@ extension ReplayEngine {
     /// The flow event of the delegate callback `response` gives for `request`.
     private func recordCallback(_ response: GATTResponse, for request: GATTRequest, on peripheral: CBPeripheral) {
         let address = peripheral.address.map { peerIndex($0).addressText } ?? "?"
-        if let writer, case (.readCharacteristic(let characteristic), .value(let value, nil)) = (request, response) {
+        if let writer = replay.writer, case (.readCharacteristic(let characteristic), .value(let value, nil)) = (request, response) {
             // The line of a value read is a notification's: written the same way, in one go.
             return writer.valueUpdate(
                 time: now.seconds(since: cassette.start), peripheral: address,
@@ -465,21 +433,21 @@ extension ReplayEngine {
             preconditionFailure("the system answered \(request.methodName) with \(response)")
         }
         let call = callback.call(failed: response.error != nil)
-        record(.peripheral(FlowRecord.Peripheral(call.method)), flowArguments(peripheral: address, call.arguments, peripheral.address, then: .error(response.error)))
+        replay.record(.peripheral(FlowRecord.Peripheral(call.method)), flowArguments(peripheral: address, call.arguments, peripheral.address, then: .error(response.error)))
     }
 
-    /// A request the capture cannot answer, handled as ``unmatched`` says, and always noted.
+    /// A request the capture cannot answer, handled as ``ReplayEngine/unmatched`` says, and always noted.
     func unmatched(_ request: GATTRequest?, _ peripheral: CBPeripheral, _ why: String) {
         let address = peripheral.address.map { "\($0)" } ?? "?"
-        comments.append("divergence: \(address) \(request?.methodName ?? "request"): \(why)")
-        switch unmatched {
+        replay.comment("divergence: \(address) \(request?.methodName ?? "request"): \(why)")
+        switch replay.unmatched {
         case .pend:
             break
         case .error:
             guard let request else { return }
             answer(GATTResponse(failing: request, with: CBATTError(.unlikelyError)), to: request, on: peripheral, after: 0)
         case .fail:
-            stop()
+            replay.stop()
         }
     }
 
@@ -495,10 +463,10 @@ extension ReplayEngine {
         let ended = episode.disconnectTime ?? cassette.end
         if ended.seconds(since: operation.time) < 30 {
             let what = episode.disconnectTime == nil ? "the capture ended" : "the link ended"
-            comments.append("\(address): the capture's peer had not answered \(request.methodName) on \(hex(handle, digits: 4, uppercase: true)) when \(what); the request stays pending")
+            replay.comment("\(address): the capture's peer had not answered \(request.methodName) on \(hex(handle, digits: 4, uppercase: true)) when \(what); the request stays pending")
             return
         }
-        comments.append("\(address): the capture's peer never answered \(request.methodName) on \(hex(handle, digits: 4, uppercase: true)); the link ends after ATT's 30-second timeout")
+        replay.comment("\(address): the capture's peer never answered \(request.methodName) on \(hex(handle, digits: 4, uppercase: true)); the link ends after ATT's 30-second timeout")
         scheduleTransactionTimeout(peripheral)
     }
 
@@ -507,12 +475,12 @@ extension ReplayEngine {
     /// (`CBError.connectionTimeout`, hypothesis: Formats/corebluetooth.md).
     private func scheduleTransactionTimeout(_ peripheral: CBPeripheral) {
         guard peripheral.address != nil else { return }
-        schedule(at: now.adding(microseconds: 30_000_000), for: peripheral) { [unowned self] peripheral in
+        replay.schedule(at: now.adding(microseconds: 30_000_000), for: peripheral) { [unowned self] peripheral in
             guard let address = peripheral.address, let central = peripheral.centralManager else { return }
-            endLink(of: peripheral)
+            links.endLink(of: peripheral)
             peripheral.deliver(.linkLost)
             let error = CBError(.connectionTimeout)
-            record(.central(.didDisconnectPeripheral, manager: number(central)), [.init(.peripheral, "\(address)"), .error(error)])
+            replay.record(.central(.didDisconnectPeripheral, manager: replay.number(central)), [.init(.peripheral, "\(address)"), .error(error)])
             central.deliver(.disconnected(peripheral, error: error))
         }
     }
@@ -578,19 +546,15 @@ extension ReplayEngine {
     ) -> (Cassette.Operation, connection: Int)? {
         let index = peerIndex(address)
         let key = PeerIndex.key(kind, handle)
-        let playing = connections.links[address]?.link?.connection ?? connections.links[address]?.episode.id ?? Int.max
+        let playing = links.playing[address]?.link?.connection ?? links.playing[address]?.episode.id ?? Int.max
         // The connection played, then the latest before it, then the first after it; searched in
         // place, as this runs for every request (no array made).
-        func answer(on connection: Int) -> (Cassette.Operation, connection: Int)? {
-            let all = index.answers(connection, key)
-            return all.isEmpty ? nil : (all[min(max(0, occurrence), all.count - 1)], connection)
-        }
-        if let found = answer(on: playing) { return found }
+        if let found = index.answer(key, on: playing, occurrence: occurrence) { return (found, playing) }
         for connection in index.connections.reversed() where connection < playing {
-            if let found = answer(on: connection) { return found }
+            if let found = index.answer(key, on: connection, occurrence: occurrence) { return (found, connection) }
         }
         for connection in index.connections where connection > playing {
-            if let found = answer(on: connection) { return found }
+            if let found = index.answer(key, on: connection, occurrence: occurrence) { return (found, connection) }
         }
         return nil
     }
@@ -632,9 +596,9 @@ final class NotificationCursor {
     /// The characteristic handle named last, and its name in the flow.
     @exclusivity(unchecked) var namedHandle: UInt16?
     @exclusivity(unchecked) var name = ""
-    /// The link's playback as ``ReplayEngine/links`` had it at ``linksVersion``.
+    /// The link's playback as ``Links/playing`` had it at ``playingVersion``.
     @exclusivity(unchecked) var playback: LinkPlayback?
-    @exclusivity(unchecked) var linksVersion = -1
+    @exclusivity(unchecked) var playingVersion = -1
     init(index: Int) { self.index = index }
 }
 
@@ -657,6 +621,13 @@ final class PeerIndex {
     func answers(_ connection: Int, _ key: Int) -> Answers {
         guard let answers = byConnection[connection] else { return Answers(operations: [], positions: []) }
         return Answers(operations: answers.operations, positions: answers.byKey[key] ?? [])
+    }
+
+    /// The answer to the `occurrence`-th (0-based) request of `key` on `connection`, or to its
+    /// last when there were fewer; nil when the connection never made the request.
+    func answer(_ key: Int, on connection: Int, occurrence: Int) -> Cassette.Operation? {
+        let all = answers(connection, key)
+        return all.isEmpty ? nil : all[min(max(0, occurrence), all.count - 1)]
     }
 
     /// Operations of one kind and handle on one connection, in capture order, as positions in the
@@ -685,6 +656,34 @@ final class PeerIndex {
             case .other: 11
             }
         return number << 16 | Int(handle)
+    }
+}
+
+extension ServiceDefinition {
+    /// A service of the capture as discovery reports it; a damaged capture's backward range is
+    /// read as the handles between.
+    init(capturing service: GATTDatabase.Service) {
+        self.init(
+            uuid: CBUUID(bluetoothUUID: service.uuid), isPrimary: service.isPrimary,
+            handles: handleRange(service.handle, service.endHandle))
+    }
+}
+
+extension Cassette.SecurityEvent {
+    /// A pairing or security request: the start of a pairing.
+    var startsPairing: Bool {
+        switch kind {
+        case .pairingRequested, .securityRequested: true
+        default: false
+        }
+    }
+
+    /// A message of a pairing under way.
+    var isPairingMessage: Bool {
+        switch kind {
+        case .pairingRequested, .securityRequested, .pairingProgressed: true
+        default: false
+        }
     }
 }
 
