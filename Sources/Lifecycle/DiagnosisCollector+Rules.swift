@@ -19,7 +19,11 @@ extension DiagnosisCollector {
         }
         findings += discoveryRepeated(report)
         findings += refusals(report, errors)
-        return findings.sorted(by: Finding.ordered)
+        // The positions sorted, not the findings: each is some 200 bytes with its strings, moved
+        // and retained at every step of a sort. (The same comparisons in the same order: the
+        // same order as sorting the findings themselves.)
+        let order = findings.indices.sorted { Finding.ordered(findings[$0], findings[$1]) }
+        return order.map { findings[$0] }
     }
 
     /// Each Service Changed indication, and whether this host's client discovered again after it.

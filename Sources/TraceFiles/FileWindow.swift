@@ -205,10 +205,18 @@ final class FileWindow {
         UnsafeRawBufferPointer(rebasing: storage[start..<start + count])
     }
 
+    /// The first available byte, for a caller that has made at least one byte available
+    /// (``fill(_:)``) and reads no further than it made available; valid as ``view(_:)``'s views
+    /// are.
+    @inline(__always)
+    var front: UnsafeRawPointer { UnsafeRawPointer(storage.baseAddress.unsafelyUnwrapped + start) }
+
+    /// Moves past `count` available bytes. (Plain additions: `count` is at most what is
+    /// available, within a buffer or mapping, and the file offset stays below a file's size.)
     @inline(__always)
     func consume(_ count: Int) {
-        start += count
-        fileOffset += Int64(count)
+        start &+= count
+        fileOffset &+= Int64(count)
     }
 
     /// True when nothing is left in the window and the file has ended.
