@@ -36,11 +36,24 @@ public struct CaptureAnalyzer {
     @discardableResult
     public mutating func add(_ record: CaptureRecord) -> QuickRecord? {
         if let quick = decoder.decode(record, into: &decoded) {
-            lifecycle.add(quick, record)
+            // The connection is looked up once, by the lifecycles, and its id handed on.
             // `lifecycle` goes by address (inout, never changed): passed by value it would be
             // copied whole, 360 bytes, for each call, as `self` is being changed meanwhile.
-            errors.add(quick, record, analyzer: &lifecycle)
-            diagnosis.add(quick, record, analyzer: &lifecycle)
+            switch quick {
+            case .att(let handle, let opcode, let attribute, let length):
+                let id = lifecycle.addATT(handle, opcode, attribute, length, record)
+                errors.add(quick, record, analyzer: &lifecycle)
+                diagnosis.addTraffic(on: id, record, &lifecycle)
+                if lifecycle.lastAnswered != nil { diagnosis.addAnswer(on: id, record, &lifecycle) }
+            case .fragment(let handle):
+                let id = lifecycle.addFragment(on: handle, record)
+                errors.add(quick, record, analyzer: &lifecycle)
+                diagnosis.addTraffic(on: id, record, &lifecycle)
+            case .event(let code):
+                lifecycle.addEvent(code, record)
+                errors.add(quick, record, analyzer: &lifecycle)
+                diagnosis.addEvent(code, record, &lifecycle)
+            }
             return quick
         }
         // The record too goes by address: passed by value from `self` it would be copied, 232

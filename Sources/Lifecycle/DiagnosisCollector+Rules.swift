@@ -19,7 +19,11 @@ extension DiagnosisCollector {
         }
         findings += discoveryRepeated(report)
         findings += refusals(report, errors)
-        return findings.sorted(by: Finding.ordered)
+        // The positions sorted, not the findings: each is some 200 bytes with its strings, moved
+        // and retained at every step of a sort. (The same comparisons in the same order: the
+        // same order as sorting the findings themselves.)
+        let order = findings.indices.sorted { Finding.ordered(findings[$0], findings[$1]) }
+        return order.map { findings[$0] }
     }
 
     /// Each Service Changed indication, and whether this host's client discovered again after it.
@@ -523,6 +527,55 @@ extension DiagnosisCollector {
 
     // MARK: Traffic
 
+    /// The smallest, the median, the 95th percentile and the largest of `values`, nil when there
+    /// are none: the values at positions 0, ⌈0.5·(n-1)⌉, ⌈0.95·(n-1)⌉ and n-1 of `values.sorted()`,
+    /// found without sorting (a selection, linear on average, rather than a sort of every
+    /// request's latency on every connection).
+    static func quantiles(_ values: [Double]) -> (Double, Double, Double, Double)? {
+        guard let low = values.min(), let high = values.max() else { return nil }
+        func position(_ q: Double) -> Int { min(values.count - 1, Int((q * Double(values.count - 1)).rounded(.up))) }
+        var scratch = values
+        let p95 = select(position(0.95), in: &scratch, below: values.count)
+        // The selection leaves the values before that position no larger than it.
+        let median = select(position(0.5), in: &scratch, below: position(0.95) + 1)
+        return (low, median, p95, high)
+    }
+
+    /// The value at position `k` of `values[0..<end]` once sorted; reorders `values[0..<end]` so
+    /// that those before `k` are no larger and those after no smaller. (Three-way partitions: the
+    /// many equal latencies of a steady link cost no more than distinct ones.)
+    static func select(_ k: Int, in values: inout [Double], below end: Int) -> Double {
+        var (low, high) = (0, end - 1)
+        while low < high {
+            let a = values[low]
+            let b = values[(low + high) / 2]
+            let c = values[high]
+            let pivot = max(min(a, b), min(max(a, b), c))
+            // [low, less) < pivot, [less, next) == pivot, (greater, high] > pivot.
+            var (less, next, greater) = (low, low, high)
+            while next <= greater {
+                if values[next] < pivot {
+                    values.swapAt(less, next)
+                    less += 1
+                    next += 1
+                } else if values[next] > pivot {
+                    values.swapAt(next, greater)
+                    greater -= 1
+                } else {
+                    next += 1
+                }
+            }
+            if k < less {
+                high = less - 1
+            } else if k > greater {
+                low = greater + 1
+            } else {
+                return values[k]
+            }
+        }
+        return values[k]
+    }
+
     private func traffic(_ c: Connection, _ link: Link, _ report: LifecycleReport) -> Finding? {
         guard c.status == .success || c.beganBeforeCapture, !link.latencies.isEmpty || c.attNotifications > 0 || link.gaps > 0,
             let record = c.completeRecord ?? link.firstTraffic
@@ -530,13 +583,12 @@ extension DiagnosisCollector {
         var parts: [String] = []
         var values: [String: Double] = [:]
         var evidence = [record]
-        let sorted = link.latencies.sorted()
-        if !sorted.isEmpty {
-            func at(_ q: Double) -> Double { sorted[min(sorted.count - 1, Int((q * Double(sorted.count - 1)).rounded(.up)))] }
-            let figures = [("min", sorted[0]), ("median", at(0.5)), ("p95", at(0.95)), ("max", sorted[sorted.count - 1])]
+        if let (low, median, p95, high) = Self.quantiles(link.latencies) {
+            let count = link.latencies.count
+            let figures = [("min", low), ("median", median), ("p95", p95), ("max", high)]
             for (name, value) in figures { values["latency_ms_\(name)"] = (value * 1_000_000).rounded() / 1000 }
-            values["requests"] = Double(sorted.count)
-            parts.append("\(sorted.count) request\(sorted.count == 1 ? "" : "s") answered in " + figures.map { "\($0.0) \(format($0.1 * 1000)) ms" }.joined(separator: ", "))
+            values["requests"] = Double(count)
+            parts.append("\(count) request\(count == 1 ? "" : "s") answered in " + figures.map { "\($0.0) \(format($0.1 * 1000)) ms" }.joined(separator: ", "))
         }
         let start = c.completeTime ?? report.firstTime
         let end = c.disconnectTime ?? report.lastTime

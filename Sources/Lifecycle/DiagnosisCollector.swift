@@ -172,32 +172,67 @@ public struct DiagnosisCollector {
     public mutating func add(_ quick: QuickRecord, _ record: CaptureRecord, analyzer: inout LifecycleAnalyzer) {
         switch quick {
         case .fragment(let handle):
-            traffic(on: handle, record, &analyzer)
+            guard let id = analyzer.connectionID(on: handle) else { return }
+            addTraffic(on: id, record, &analyzer)
         case .att(let handle, _, _, _):
-            traffic(on: handle, record, &analyzer)
-            answered(on: handle, record, &analyzer)
+            guard let id = analyzer.connectionID(on: handle) else { return }
+            addTraffic(on: id, record, &analyzer)
+            if analyzer.lastAnswered != nil { addAnswer(on: id, record, &analyzer) }
         case .event(let code):
-            // Encryption Change, Read Remote Version Information Complete, Encryption Key Refresh
-            // Complete, Encryption Change v2: kept raw by the HCI decoder.
-            switch code.rawValue {
-            case 0x08, 0x0C, 0x30, 0x59: rawEvent(record, &analyzer)
-            default: break
-            }
+            addEvent(code, record, &analyzer)
         }
+    }
+
+    /// A quick event (``QuickRecord/event(_:)``): Encryption Change, Read Remote Version
+    /// Information Complete, Encryption Key Refresh Complete, Encryption Change v2 are kept raw by
+    /// the HCI decoder, and read here.
+    @inline(__always)
+    mutating func addEvent(_ code: HCIEventCode, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
+        switch code.rawValue {
+        case 0x08, 0x0C, 0x30, 0x59: rawEvent(record, &analyzer)
+        default: break
+        }
+    }
+
+    /// An ACL record of connection `id` (as ``LifecycleAnalyzer`` found it for the record, the
+    /// open connection on its handle): the last packet, and the gap since the one before.
+    @inline(__always)
+    mutating func addTraffic(on id: Int, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
+        if id >= traffic.count { growTraffic(to: id) }
+        // (No closure here: one capturing the analyzer would copy it for every record.)
+        guard let gap = traffic[id].note(record, time: record.timestamp) else { return }
+        longGap(gap, on: id, &analyzer)
+    }
+
+    @inline(never)
+    private mutating func growTraffic(to id: Int) {
+        traffic.append(contentsOf: repeatElement(Traffic(), count: id - traffic.count + 1))
+    }
+
+    /// A gap of more than 50 ms before a record of connection `id`: counted when longer than half
+    /// the supervision timeout in force. (Out of line: rare.)
+    @inline(never)
+    private mutating func longGap(_ gap: (seconds: Double, from: Int, to: Int), on id: Int, _ analyzer: inout LifecycleAnalyzer) {
+        // Half the supervision timeout in force (10 ms units): 5 ms per unit.
+        if let timeout = analyzer.connections[id].supervisionTimeout, gap.seconds > Double(timeout) * 0.005 {
+            traffic[id].countGap(gap)
+        }
+    }
+
+    /// A quick ATT PDU of connection `id` that answered a request (``LifecycleAnalyzer/lastAnswered``
+    /// is set): its latency, if it answered this host's client. (Out of line: most records answer
+    /// nothing.)
+    @inline(never)
+    mutating func addAnswer(on id: Int, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
+        guard let request = analyzer.lastAnswered, request.server == .peer, request.opcode.method == .request else { return }
+        links[id, default: Link()].latencies.append(record.timestamp.seconds(since: request.time))
     }
 
     /// An ACL record on `handle`: the last packet, and the gap since the one before.
     @inline(__always)
     private mutating func traffic(on handle: UInt16, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
         guard let id = analyzer.connectionID(on: handle) else { return }
-        let time = record.timestamp
-        if id >= traffic.count { traffic.append(contentsOf: repeatElement(Traffic(), count: id - traffic.count + 1)) }
-        // (No closure here: one capturing the analyzer would copy it for every record.)
-        guard let gap = traffic[id].note(record, time: time) else { return }
-        // Half the supervision timeout in force (10 ms units): 5 ms per unit.
-        if let timeout = analyzer.connections[id].supervisionTimeout, gap.seconds > Double(timeout) * 0.005 {
-            traffic[id].countGap(gap)
-        }
+        addTraffic(on: id, record, &analyzer)
     }
 
     /// What every ACL record of a link updates: the last packets and the gaps, kept apart from

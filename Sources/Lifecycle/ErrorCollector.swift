@@ -191,7 +191,8 @@ public struct ErrorCollector {
 
     /// Pairings whose SMP timer ran out before `time` with the link up: iOS gives the refusals
     /// that led to them Insufficient Encryption (reported: an Apple Developer Forums reply), the
-    /// replay's rule too.
+    /// replay's rule too. (Out of line: it runs only while a pairing is under way.)
+    @inline(never)
     private mutating func expirePairings(at time: Timestamp) {
         for (handle, last) in pairingSince where time.microseconds - last.microseconds >= 30_000_000 {
             pairingSince[handle] = nil
@@ -212,20 +213,22 @@ public struct ErrorCollector {
     /// is not changed.)
     @inline(__always)
     public mutating func add(_ quick: QuickRecord, _ record: CaptureRecord, analyzer: inout LifecycleAnalyzer) {
-        // With no pairing under way and no refusal awaiting its retry (most of a capture), a quick
-        // record changes nothing: one test, inlined, instead of a call.
-        if pairingSince.isEmpty && awaitingRetry.isEmpty { return }
-        addAwaiting(quick, record, &analyzer)
-    }
-
-    /// ``add(_:_:analyzer:)`` while a pairing is under way or a refusal awaits its retry.
-    @inline(never)
-    private mutating func addAwaiting(_ quick: QuickRecord, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
+        // With no pairing under way (most of a capture), and for a record that answers nothing
+        // (most of the rest), a quick record changes nothing: inlined tests instead of a call.
+        // (While a refusal awaits its retry, as for a third of the generated capture, only an
+        // answer can be the retry's.)
         if !pairingSince.isEmpty { expirePairings(at: record.timestamp) }
         // A Read Response may answer a read refused for security before.
-        if !awaitingRetry.isEmpty, case .att(let handle, _, _, _) = quick, let answered = analyzer.lastAnswered {
-            retried(answered, on: handle, record, analyzer)
+        if case .att(let handle, _, _, _) = quick, analyzer.lastAnswered != nil, !awaitingRetry.isEmpty {
+            retriedQuick(on: handle, record, &analyzer)
         }
+    }
+
+    /// ``add(_:_:analyzer:)`` of a quick ATT PDU that answered a request while a refusal awaits
+    /// its retry.
+    @inline(never)
+    private mutating func retriedQuick(on handle: UInt16, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
+        if let answered = analyzer.lastAnswered { retried(answered, on: handle, record, analyzer) }
     }
 
     /// An ATT Error Response on connection `handle`. (The connection is looked up only here: most

@@ -148,26 +148,52 @@ public struct LifecycleAnalyzer {
     /// is quick.
     @inline(__always)
     public mutating func add(_ quick: QuickRecord, _ record: CaptureRecord) {
-        begin(record)
         switch quick {
-        case .fragment(let handle):
-            _ = connection(forTrafficOn: handle, record)
-        case .att(let handle, let opcode, let attribute, let length):
-            // As ``traffic(_:length:on:handle:_:)`` follows these PDUs: a read is paired with its
-            // answer, and none of them belongs to a discovery procedure, makes a subscription or
-            // is a Service Changed indication.
-            let id = connection(forTrafficOn: handle, record)
-            connections[id].countQuick(opcode, length: length, mtu: att.mtu(on: handle))
-            if opcode == .readRequest || opcode == .readResponse {
-                lastAnswered = att.observeRead(
-                    opcode, attribute: attribute, connection: handle, direction: record.direction,
-                    time: record.timestamp, record: record.index)
-                // (A damaged capture may pair a Read Response with a discovery request.)
-                if lastAnswered != nil { answered(on: id, record) }
-            }
-        case .event(let code):
-            if Self.changesConnection(code) { change(record) }
+        case .fragment(let handle): _ = addFragment(on: handle, record)
+        case .att(let handle, let opcode, let attribute, let length): _ = addATT(handle, opcode, attribute, length, record)
+        case .event(let code): addEvent(code, record)
         }
+    }
+
+    /// ``add(_:_:)`` of a quick ``QuickRecord/fragment(connection:)``; returns the id of the
+    /// connection it belongs to, for ``CaptureAnalyzer`` to hand to the other collectors (one
+    /// look-up of the handle a record).
+    @inline(__always)
+    mutating func addFragment(on handle: UInt16, _ record: CaptureRecord) -> Int {
+        begin(record)
+        return connection(forTrafficOn: handle, record)
+    }
+
+    /// ``add(_:_:)`` of a quick ``QuickRecord/att(connection:opcode:attribute:length:)``; returns
+    /// the id of the connection it belongs to.
+    @inline(__always)
+    mutating func addATT(_ handle: UInt16, _ opcode: ATTOpcode, _ attribute: UInt16, _ length: Int, _ record: CaptureRecord) -> Int {
+        begin(record)
+        // As ``traffic(_:length:on:handle:_:)`` follows these PDUs: a read is paired with its
+        // answer, and none of them belongs to a discovery procedure, makes a subscription or
+        // is a Service Changed indication.
+        let id = connection(forTrafficOn: handle, record)
+        connections[id].countQuick(opcode, length: length, mtu: att.mtu(on: handle))
+        if opcode == .readRequest || opcode == .readResponse { addRead(handle, opcode, attribute, on: id, record) }
+        return id
+    }
+
+    /// A quick Read Request or Read Response: paired with its answer or request. (Out of line:
+    /// most quick records are notifications and write commands.)
+    @inline(never)
+    private mutating func addRead(_ handle: UInt16, _ opcode: ATTOpcode, _ attribute: UInt16, on id: Int, _ record: CaptureRecord) {
+        lastAnswered = att.observeRead(
+            opcode, attribute: attribute, connection: handle, direction: record.direction,
+            time: record.timestamp, record: record.index)
+        // (A damaged capture may pair a Read Response with a discovery request.)
+        if lastAnswered != nil { answered(on: id, record) }
+    }
+
+    /// ``add(_:_:)`` of a quick ``QuickRecord/event(_:)``.
+    @inline(__always)
+    mutating func addEvent(_ code: HCIEventCode, _ record: CaptureRecord) {
+        begin(record)
+        if Self.changesConnection(code) { change(record) }
     }
 
     /// An ATT PDU of `length` bytes on connection `id` (open on `handle`): counted, paired with its

@@ -77,30 +77,35 @@ final class BTSnoopReader {
                 recordOffset,
                 "a 24-byte record header; the file ends \(have) bytes into it (truncated, as when the writer was killed)")
         }
-        // The header is read with plain loads: its length was just checked, and this runs once
-        // for every record of the file.
-        let header = window.view(Self.recordHeaderLength)
-        func word(_ offset: Int) -> UInt32 { UInt32(bigEndian: header.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
+        // The header is read with plain loads from the window's first byte: its length was just
+        // checked, and this runs once for every record of the file.
+        var front = window.front
+        func word(_ offset: Int) -> UInt32 { UInt32(bigEndian: front.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
         let originalLength = Int(word(0))
         let includedLength = Int(word(4))
         let flags = word(8)
         let drops = word(12)
-        let rawTime = Int64(bigEndian: header.loadUnaligned(fromByteOffset: 16, as: Int64.self))
+        let rawTime = Int64(bigEndian: front.loadUnaligned(fromByteOffset: 16, as: Int64.self))
         guard includedLength <= Self.largestRecord else {
             throw fault(
                 recordOffset + 4,
                 "an included length of at most \(Self.largestRecord) bytes (the largest HCI packet), not \(includedLength)")
         }
-        let total = Self.recordHeaderLength + includedLength
-        let got = try window.fill(total)
-        guard got >= total else {
-            throw fault(
-                recordOffset + 24,
-                "\(includedLength) bytes of packet data; the file ends after \(got - Self.recordHeaderLength) (truncated)")
+        // Both lengths are bounded (the window's, the largest record): no overflow to check.
+        let total = Self.recordHeaderLength &+ includedLength
+        if have < total {
+            // The packet runs past the window: the window moves (and its first byte with it).
+            let got = try window.fill(total)
+            guard got >= total else {
+                throw fault(
+                    recordOffset + 24,
+                    "\(includedLength) bytes of packet data; the file ends after \(got - Self.recordHeaderLength) (truncated)")
+            }
+            front = window.front
         }
-        let payload = UnsafeRawBufferPointer(rebasing: window.view(total)[Self.recordHeaderLength...])
+        let payload = UnsafeRawBufferPointer(start: front + Self.recordHeaderLength, count: includedLength)
         window.consume(total)
-        defer { index += 1 }
+        defer { index &+= 1 }
         return Header(
             index: index, offset: recordOffset, originalLength: originalLength, flags: flags, drops: drops,
             time: rawTime &- Self.unixEpochOffset, payload: payload)
@@ -129,7 +134,8 @@ final class BTSnoopReader {
                 default: unclassified = .unknownH4Type(first)
                 }
                 if kind != .other {
-                    bytes = UnsafeRawBufferPointer(rebasing: bytes[1...])
+                    // (Not empty: its first byte was just read.)
+                    bytes = UnsafeRawBufferPointer(start: bytes.baseAddress.unsafelyUnwrapped + 1, count: bytes.count &- 1)
                     originalLength = max(0, originalLength - 1)
                 }
             } else {

@@ -99,13 +99,11 @@ final class FileWindow {
     /// How much of a regular file is mapped at a time.
     static let mappedPart = 4 << 20
 
-    /// Linux maps the pages of the page cache in one go when asked (MAP_POPULATE), rather than
-    /// one fault at a time as the window first touches them.
-    #if os(Linux)
-    private static let populate = MAP_POPULATE
-    #else
+    /// The pages are mapped as the window first touches them (the kernel maps those around a
+    /// fault with it), not all at once: asked to (MAP_POPULATE), Linux took 1-2.5 ms more of CPU
+    /// time for the 60 MB file, 4 MiB parts mapped and read through (Benchmarks/README.md,
+    /// 2026-11-27 (later)).
     private static let populate: Int32 = 0
-    #endif
 
     /// Bytes in the window.
     var available: Int { end - start }
@@ -205,10 +203,18 @@ final class FileWindow {
         UnsafeRawBufferPointer(rebasing: storage[start..<start + count])
     }
 
+    /// The first available byte, for a caller that has made at least one byte available
+    /// (``fill(_:)``) and reads no further than it made available; valid as ``view(_:)``'s views
+    /// are.
+    @inline(__always)
+    var front: UnsafeRawPointer { UnsafeRawPointer(storage.baseAddress.unsafelyUnwrapped + start) }
+
+    /// Moves past `count` available bytes. (Plain additions: `count` is at most what is
+    /// available, within a buffer or mapping, and the file offset stays below a file's size.)
     @inline(__always)
     func consume(_ count: Int) {
-        start += count
-        fileOffset += Int64(count)
+        start &+= count
+        fileOffset &+= Int64(count)
     }
 
     /// True when nothing is left in the window and the file has ended.
