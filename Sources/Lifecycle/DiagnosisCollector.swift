@@ -265,10 +265,8 @@ public struct DiagnosisCollector {
     /// An ATT PDU that may answer a request of this host's client: its latency.
     @inline(__always)
     private mutating func answered(on handle: UInt16, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
-        guard let request = analyzer.lastAnswered, request.server == .peer, request.opcode.method == .request,
-            let id = analyzer.connectionID(on: handle)
-        else { return }
-        links[id, default: Link()].latencies.append(record.timestamp.seconds(since: request.time))
+        guard analyzer.lastAnswered != nil, let id = analyzer.connectionID(on: handle) else { return }
+        addAnswer(on: id, record, &analyzer)
     }
 
     /// A Service Changed indication, or the first discovery request after one.

@@ -89,15 +89,11 @@ protocol LinkContext: ReplayContext {
     func withdraw(_ peripheral: CBPeripheral)
 }
 
-/// What the GATT client's playback (``ClientPlayback``) needs of the engine besides
-/// ``ReplayContext``: the queue's actions for a peripheral, and what a notification's playback
-/// uses: the flow's writer, the running action's next step played at once, and which process the
+/// What the GATT client's playback (``ClientPlayback``) needs of the engine besides what the links
+/// do (``LinkContext``, the queue's actions for a peripheral): what a notification's playback uses,
+/// the flow's writer, the running action's next step played at once, and which process the
 /// queue's actions are for.
-protocol ClientContext: ReplayContext {
-    /// Schedules an action of the app's running process for `peripheral`, held weakly.
-    func schedule(at time: Timestamp, for peripheral: CBPeripheral, _ action: @escaping (CBPeripheral) -> Void)
-    /// Schedules something the system plays for `peripheral`, held weakly.
-    func scheduleSystem(at time: Timestamp, for peripheral: CBPeripheral, _ action: @escaping (CBPeripheral) -> Void)
+protocol ClientContext: LinkContext {
     /// Where events are written as they happen, for long replays (``ReplayEngine/writer``).
     var writer: FlowWriter? { get }
     /// Whether the running action plays its next step, due at `time`, at once
