@@ -12,9 +12,31 @@ import Flow
 let capturePath = BenchCapture.path
 
 let benchmarks: @Sendable () -> Void = {
+    // Swift concurrency's own cost a value, with no replay (RuntimeFloor.swift): 600,000 values
+    // handed one at a time to a task on a first-in first-out executor drained after each.
+    for (name, floor) in [
+        ("runtime_floor_600k_asyncstream_values", RuntimeFloor.asyncStream),
+        ("runtime_floor_600k_continuations", RuntimeFloor.continuations),
+    ] {
+        Benchmark(
+            name,
+            configuration: .init(
+                metrics: [.wallClock, .mallocCountTotal], timeUnits: .milliseconds, maxDuration: .seconds(20),
+                maxIterations: 5,
+                thresholds: [
+                    .wallClock: .init(relative: [.p50: 25.0, .p90: 25.0]),
+                    .mallocCountTotal: .init(relative: [.p50: 10.0, .p90: 10.0]),
+                ])
+        ) { benchmark in
+            let values = floor(600_000)
+            precondition(values == 600_000, "\(name): \(values) values of 600,000")
+            blackHole(values)
+        }
+    }
+
     guard BenchCapture.isThere(for: "ReplayMirror") else { return }
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
+        metrics: [.wallClock, .cpuTotal, .throughput, .mallocCountTotal, .peakMemoryResident],
         timeUnits: .milliseconds,
         maxDuration: .seconds(60),
         maxIterations: 3,
@@ -70,7 +92,10 @@ let benchmarks: @Sendable () -> Void = {
                 let flow = await engine.run(app, name: name)
                 writer.flush()
                 benchmark.stopMeasurement()
-                if benchmark.currentIteration == 0 { print("\(name): \(writer.lineCount) flow events") }
+                if benchmark.currentIteration == 0 {
+                    let values = (app as? any CountsValues)?.values ?? 0
+                    print("\(name): \(writer.lineCount) flow events, \(values) values")
+                }
                 blackHole(flow)
             } catch { fatalError("\(error)") }
         }

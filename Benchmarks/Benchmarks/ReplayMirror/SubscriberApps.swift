@@ -8,7 +8,7 @@ import BLETrace
 import Foundation
 
 /// Delegate callbacks only.
-final class CallbackSubscriber: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPeripheralDelegate {
+final class CallbackSubscriber: NSObject, BluetoothApp, CountsValues, CBCentralManagerDelegate, CBPeripheralDelegate {
     private var central: CBCentralManager?
     private var known: [UUID] = []
     /// Kept, as iOS code must keep them: iOS ends the connection of a peripheral the app lets go of.
@@ -44,6 +44,9 @@ final class CallbackSubscriber: NSObject, BluetoothApp, CBCentralManagerDelegate
     }
 }
 
+/// The values an app read, printed beside its flow's count.
+protocol CountsValues { var values: Int { get } }
+
 enum Subscriber {
     static func subscribe(to service: CBService, on peripheral: CBPeripheral) {
         for characteristic in service.characteristics ?? [] where characteristic.properties.contains(.notify) {
@@ -53,7 +56,7 @@ enum Subscriber {
 }
 
 /// Swift concurrency: a task per peripheral.
-final class AsyncSubscriber: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPeripheralDelegate, @unchecked Sendable {
+final class AsyncSubscriber: NSObject, BluetoothApp, CountsValues, CBCentralManagerDelegate, CBPeripheralDelegate, @unchecked Sendable {
     private var central: CBCentralManager?
     private var poweredOn: CheckedContinuation<Void, Never>?
     private var waiting: [UUID: CheckedContinuation<Void, any Error>] = [:]
