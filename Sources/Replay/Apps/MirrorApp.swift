@@ -26,7 +26,11 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
     private var server: MirrorServer?
     private var launch: Launch?
     /// Discovery requests made and not yet answered, per peripheral.
-    private var discovering: [UUID: Int] = [:]
+    private var discovering: [UUID: Int] = [:] {
+        didSet { anyDiscovering = discovering.values.contains { $0 != 0 } }
+    }
+    /// Whether a discovery is under way on any peripheral: most requests come when none is.
+    private var anyDiscovering = false
     /// Operations waiting for the discovery under way, per peripheral.
     private var waiting: [UUID: [Cassette.Operation]] = [:]
 
@@ -138,7 +142,8 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
     /// Plays `script`, each step at its capture time (at once when that is past). The replay's
     /// queue holds one step at a time, the next taken when one has run, with the place in the
     /// queue's order each would have had if all were scheduled now: the same flow as scheduling
-    /// them all at launch, without a queue of the whole capture.
+    /// them all at launch, without a queue of the whole capture. One action plays every step,
+    /// scheduled again for the next (no closure made a step).
     private func play(_ script: [Step], _ central: CBCentralManager) {
         guard !schedulesAllAtLaunch, let engine = BluetoothSystemContext.current as? ReplayEngine else {
             // Another system: every step through the launch's timers.
@@ -156,16 +161,26 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         let order = script.indices.map { index in
             (time: launchTime.adding(microseconds: ReplayEngine.microseconds(max(0, script[index].time.seconds(since: cassette.start)))), index: index)
         }.sorted { ($0.time, $0.index) < ($1.time, $1.index) }
-        func schedule(_ position: Int) {
-            guard position < order.count else { return }
-            let (time, index) = order[position]
-            engine.queue.schedule(at: time, sequence: sequences.lowerBound + index, for: nil, process: process) { [unowned self] in
-                // The next first, so that a replay stopped by this step stops them all.
-                schedule(position + 1)
-                perform(script[index], central)
+        guard let first = order.first else { return }
+        let cursor = ScriptCursor()
+        // unowned(unsafe): only the replay's queue runs this action, and it drops the actions of
+        // an app process that ended, so the app is alive whenever it runs.
+        engine.queue.schedule(at: first.time, sequence: sequences.lowerBound + first.index, for: nil, process: process) {
+            [unowned(unsafe) self, unowned(unsafe) engine] in
+            let position = cursor.position
+            cursor.position += 1
+            // The next first, so that a replay stopped by this step stops them all.
+            if position + 1 < order.count {
+                let (time, index) = order[position + 1]
+                engine.queue.scheduleRunningAgain(at: time, sequence: sequences.lowerBound + index, for: nil)
             }
+            perform(script[order[position].index], central)
         }
-        schedule(0)
+    }
+
+    /// Where ``play(_:_:)`` is in its script.
+    private final class ScriptCursor {
+        var position = 0
     }
 
     private func perform(_ step: Step, _ central: CBCentralManager) {
@@ -193,7 +208,7 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
     /// The CoreBluetooth call for one of the captured app's operations.
     private func issue(_ operation: Cassette.Operation, on peripheral: CBPeripheral) {
         guard peripheral.state == .connected, let handle = operation.handle else { return }
-        guard discovering[peripheral.identifier, default: 0] == 0 else {
+        guard !anyDiscovering || discovering[peripheral.identifier, default: 0] == 0 else {
             waiting[peripheral.identifier, default: []].append(operation)
             return
         }

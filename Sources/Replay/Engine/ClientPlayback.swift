@@ -30,6 +30,8 @@ final class ClientPlayback<Context: ClientContext> {
     unowned(unsafe) let process: AppProcess
     /// Per peer, its answers and names indexed on first use.
     @exclusivity(unchecked) private var peerIndexes: [BluetoothAddress: PeerIndex] = [:]
+    /// The peer looked up last: most requests and notifications follow one to the same peer.
+    @exclusivity(unchecked) private var lastPeer: (address: BluetoothAddress, index: PeerIndex)?
 
     init(cassette: Cassette, links: Links, process: AppProcess) {
         self.cassette = cassette
@@ -562,7 +564,11 @@ final class ClientPlayback<Context: ClientContext> {
     /// What the replay looks up per peer, built on first use in one pass over its links: each
     /// request's lookup is then a dictionary access, however long the capture.
     func peerIndex(_ address: BluetoothAddress) -> PeerIndex {
-        if let known = peerIndexes[address] { return known }
+        if let lastPeer, lastPeer.address == address { return lastPeer.index }
+        if let known = peerIndexes[address] {
+            lastPeer = (address, known)
+            return known
+        }
         let index = PeerIndex(addressText: "\(address)")
         for link in cassette.links(of: address) {
             index.connections.append(link.connection)
@@ -586,6 +592,7 @@ final class ClientPlayback<Context: ClientContext> {
             index.names[characteristic.valueHandle] = counts[characteristic.uuid]! > 1 ? "\(name)@\(hex(characteristic.valueHandle, digits: 4, uppercase: true))" : name
         }
         peerIndexes[address] = index
+        lastPeer = (address, index)
         return index
     }
 }

@@ -46,6 +46,8 @@ struct EventQueue {
     private var generations: [Int32] = []
     /// The peripheral object of each slot, held as weakly as by `weak` (``BackReference``).
     private var objects: [BackReference<CBPeripheral>] = []
+    /// The identity of each slot's peripheral object.
+    private var keys: [ObjectIdentifier] = []
     /// The last peripheral scheduled for and its slot: most actions follow one of the same one.
     private var last: (key: ObjectIdentifier, slot: Int32)?
     /// The process whose actions still run; those of earlier processes are dropped.
@@ -94,6 +96,7 @@ struct EventQueue {
                 slots[key] = slot
                 generations.append(0)
                 objects.append(peripheral.backReference)
+                keys.append(key)
             }
             last = (key, slot)
         }
@@ -118,6 +121,8 @@ struct EventQueue {
         guard let time = heap.min?.time, time <= limit else { return nil }
         let next = heap.popMin()
         running = next
+        // What the action schedules next is most often for its own peripheral.
+        if let slot = next?.slot, slot >= 0 { last = (keys[Int(slot)], slot) }
         return next
     }
 
