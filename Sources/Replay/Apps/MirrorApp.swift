@@ -25,12 +25,9 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
     private var central: CBCentralManager?
     private var server: MirrorServer?
     private var launch: Launch?
-    /// Discovery requests made and not yet answered, per peripheral.
-    private var discovering: [UUID: Int] = [:] {
-        didSet { anyDiscovering = discovering.values.contains { $0 != 0 } }
-    }
-    /// Whether a discovery is under way on any peripheral: most requests come when none is.
-    private var anyDiscovering = false
+    /// Discovery requests made and not yet answered, per peripheral with any (empty while none
+    /// is under way, as for most requests).
+    private var discovering: [UUID: Int] = [:]
     /// Operations waiting for the discovery under way, per peripheral.
     private var waiting: [UUID: [Cassette.Operation]] = [:]
 
@@ -208,7 +205,7 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
     /// The CoreBluetooth call for one of the captured app's operations.
     private func issue(_ operation: Cassette.Operation, on peripheral: CBPeripheral) {
         guard peripheral.state == .connected, let handle = operation.handle else { return }
-        guard !anyDiscovering || discovering[peripheral.identifier, default: 0] == 0 else {
+        guard discovering.isEmpty || discovering[peripheral.identifier] == nil else {
             waiting[peripheral.identifier, default: []].append(operation)
             return
         }
@@ -290,8 +287,9 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
 
     /// One discovery answered: once none is left, the operations that waited for it are made.
     private func discovered(_ peripheral: CBPeripheral) {
-        discovering[peripheral.identifier, default: 1] -= 1
-        guard discovering[peripheral.identifier] == 0, let operations = waiting.removeValue(forKey: peripheral.identifier) else { return }
+        let left = discovering[peripheral.identifier, default: 1] - 1
+        discovering[peripheral.identifier] = left == 0 ? nil : left
+        guard left == 0, let operations = waiting.removeValue(forKey: peripheral.identifier) else { return }
         for operation in operations { issue(operation, on: peripheral) }
     }
 
