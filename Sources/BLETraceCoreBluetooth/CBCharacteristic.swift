@@ -45,7 +45,7 @@ open class CBCharacteristic: CBAttribute {
     /// The handle of the declaration and of the value in the peer's database (bletrace's:
     /// CoreBluetooth keeps handles to itself; systems match attributes by them).
     public internal(set) var declarationHandle: UInt16
-    public internal(set) var valueHandle: UInt16
+    @exclusivity(unchecked) public internal(set) final var valueHandle: UInt16
 
     init(uuid: CBUUID, properties: CBCharacteristicProperties, value: Data?, declarationHandle: UInt16, valueHandle: UInt16) {
         storedProperties = properties

@@ -57,13 +57,13 @@ open class CBPeripheral: CBPeer {
         get { centralReference?.object }
         set { centralReference = newValue?.backReference }
     }
-    private var centralReference: BackReference<CBCentralManager>?
+    @exclusivity(unchecked) private var centralReference: BackReference<CBCentralManager>?
     /// What points back at this peripheral (its services, its central manager's map, a system's
     /// records): not a `weak` reference (``BackReference``).
     package let backReference = BackReference<CBPeripheral>()
     /// The central manager this object belongs to (bletrace's: CoreBluetooth does not show it).
     /// For systems.
-    public var centralManager: CBCentralManager? { central }
+    public final var centralManager: CBCentralManager? { central }
     var lastRSSI: Int?
     /// Requests of the app not yet answered; the first is with the system when `inFlight`.
     @exclusivity(unchecked) private var requests: [GATTRequest] = []
@@ -196,7 +196,7 @@ open class CBPeripheral: CBPeer {
         case .completed(let response):
             complete(response)
         case .valueUpdated(let valueHandle, let value):
-            return notify(valueHandle) { $0.storedValue = value }
+            return notify(valueHandle, .data(value))
         case .servicesChanged(let handles):
             let invalidated = (services ?? []).filter { $0.handles.overlaps(handles) }
             services?.removeAll { service in invalidated.contains { $0 === service } }
@@ -225,15 +225,17 @@ open class CBPeripheral: CBPeer {
     /// A notification or indication of `bytes`, as ``deliver(_:)`` with ``Event/valueUpdated(valueHandle:_:)``
     /// delivers it; the bytes are kept as they are (no copy) until the app reads the value.
     /// `central` is this peripheral's central manager, when the caller has it already.
-    public func deliverValue(_ bytes: [UInt8], valueHandle: UInt16, via central: CBCentralManager? = nil) -> Bool {
-        notify(valueHandle, via: central) { $0.stored = .bytes(bytes) }
+    /// The bytes are taken over (`consuming`): the caller's copy becomes the value's, with no
+    /// second retain.
+    public func deliverValue(_ bytes: consuming [UInt8], valueHandle: UInt16, via central: CBCentralManager? = nil) -> Bool {
+        notify(valueHandle, via: central, .bytes(bytes))
     }
 
     /// A value update of the characteristic with `valueHandle` when the app is subscribed to it:
-    /// `update` sets the value, then the delegate hears of it.
-    private func notify(_ valueHandle: UInt16, via central: CBCentralManager? = nil, _ update: (CBCharacteristic) -> Void) -> Bool {
+    /// the characteristic's value becomes `value`, then the delegate hears of it.
+    private func notify(_ valueHandle: UInt16, via central: CBCentralManager? = nil, _ value: consuming CBCharacteristic.StoredValue?) -> Bool {
         guard let characteristic = characteristic(valueHandle: valueHandle), characteristic.isNotifying else { return false }
-        update(characteristic)
+        characteristic.stored = value
         callback(via: central) { $0.peripheral(self, didUpdateValueFor: characteristic, error: nil) }
         return true
     }
@@ -436,9 +438,10 @@ open class CBPeripheral: CBPeer {
     }
 
     private func callback(via known: CBCentralManager? = nil, _ body: (any CBPeripheralDelegate) -> Void) {
-        guard let central = known ?? central else { return }
-        central.onDelegateQueue {
-            if let delegate { body(delegate) }
+        if let known {
+            known.onDelegateQueue { if let delegate { body(delegate) } }
+        } else if let central {
+            central.onDelegateQueue { if let delegate { body(delegate) } }
         }
     }
 }

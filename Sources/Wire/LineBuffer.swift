@@ -65,8 +65,10 @@ public struct LineBuffer: ~Copyable {
         raw(UnsafeBufferPointer(start: value.utf8Start, count: value.utf8CodeUnitCount))
     }
 
-    /// A string's UTF-8 (names are string literals: no copy, no allocation).
+    /// A string's UTF-8 (names are string literals: no copy, no allocation). Read in place when
+    /// the string is stored as UTF-8, as Swift's own are (no retain of it).
     @inlinable @inline(__always) public mutating func string(_ value: String) {
+        if value.utf8.withContiguousStorageIfAvailable({ raw($0) }) != nil { return }
         var value = value
         value.withUTF8 { raw($0) }
     }

@@ -157,7 +157,12 @@ final class AppProcess {
 
     /// The managers of the app's running process, in creation order.
     private(set) var managers: [CBManager] = []
-    @exclusivity(unchecked) private(set) var centrals: [CBCentralManager] = []
+    @exclusivity(unchecked) private(set) var centrals: [CBCentralManager] = [] {
+        didSet { centralsVersion &+= 1 }
+    }
+    /// Counts the changes of ``centrals``: what a link's notifications found there stays true
+    /// while it is the same.
+    @exclusivity(unchecked) private(set) var centralsVersion = 0
     /// What makes an instance of the app, at launch and at each relaunch.
     var makeApp: (() -> any BluetoothApp)?
     /// The running process's app; nil while the app is not running.

@@ -15,19 +15,20 @@ import Wire
 /// up.
 ///
 /// Its notifications are the replay's hot path (a long capture's millions of events), so what it
-/// uses is reached with no call through a protocol and no retain: the engine is its `Context`, a
-/// generic parameter the engine fills with itself (each call is then a direct one), and the engine,
-/// the links and the process are held `unowned(unsafe)`: the engine owns its parts and outlives
-/// every event its queue runs.
+/// uses is reached with no call through a protocol and as few retains as can be: the engine is its
+/// `Context`, a generic parameter the engine fills with itself (each call is then a direct one),
+/// held `unowned(unsafe)` (the engine owns its parts and outlives every event its queue runs); the
+/// links and the process are constants of this object (neither holds it strongly), which a method
+/// reads with no retain, where an `unowned` reference is retained at each use.
 final class ClientPlayback<Context: ClientContext> {
     let cassette: Cassette
     /// The engine running the replay: what this part uses of it (``ClientContext``). Set once, as
     /// the engine finishes its own initialization.
     unowned(unsafe) var replay: Context!
     /// The links the app holds: what each plays, and how far the app's requests used its answers.
-    unowned(unsafe) let links: Links
+    let links: Links
     /// The app's process: whom a notification reaches, and whether it wakes it.
-    unowned(unsafe) let process: AppProcess
+    let process: AppProcess
     /// Per peer, its answers and names indexed on first use.
     @exclusivity(unchecked) private var peerIndexes: [BluetoothAddress: PeerIndex] = [:]
     /// The peer looked up last: most requests and notifications follow one to the same peer.
@@ -101,62 +102,83 @@ final class ClientPlayback<Context: ClientContext> {
         // unowned(unsafe): only the engine's own queue runs this closure, so the engine and its
         // parts are alive; the checked form would cost a retain and a release a notification.
         replay.scheduleSystem(at: max(now, notifications[first].time), for: peripheral) { [unowned(unsafe) self] peripheral in
-            var index = cursor.index
-            while true {
-                let event = notifications[index]
-                if cursor.playingVersion != links.playingVersion {
-                    (cursor.playback, cursor.playingVersion) = (links.playing[address], links.playingVersion)
-                }
-                let playback = cursor.playback
-                if playback?.subscribed.contains(event.handle) == true {
-                    if process.isRunning {
-                        // What process.reach(_:waking:_:) does for a running app, without a closure.
-                        if let central = peripheral.centralManager, process.centrals.contains(where: { $0 === central }) {
-                            deliverNotification(event, to: peripheral, via: central, peer, playback, cursor)
-                        }
-                    } else {
-                        process.reach(peripheral, waking: "didUpdateValueFor") { [unowned self] central in
-                            deliverNotification(event, to: peripheral, via: central, peer, links.playing[address], cursor)
-                        }
-                    }
-                } else {
-                    playback?.undelivered += 1
-                }
-                var next = index + 1
-                while next < notifications.count, notifications[next].sender == .host { next += 1 }
-                guard next < notifications.count else { return }
-                let time = max(now, notifications[next].time)
-                index = next
-                cursor.index = next
-                guard replay.continues(at: time, for: peripheral) else { return }
+            notifications.withUnsafeBufferPointer { notifications in
+                playNotifications(notifications, cursor, peripheral, address, peer, replay, links, process)
             }
         }
     }
 
-    private func deliverNotification(
-        _ event: Cassette.ValueEvent, to peripheral: CBPeripheral, via central: CBCentralManager, _ peer: PeerIndex,
-        _ playback: LinkPlayback?, _ cursor: NotificationCursor
+    /// The notifications from the cursor's on, while each plays at once. Everything it uses is a
+    /// parameter or a local, which the loop borrows: read from properties instead, each object
+    /// would be retained and released again for every notification.
+    private func playNotifications(
+        _ notifications: UnsafeBufferPointer<Cassette.ValueEvent>, _ cursor: NotificationCursor, _ peripheral: CBPeripheral,
+        _ address: BluetoothAddress, _ peer: PeerIndex, _ replay: Context, _ links: Links, _ process: AppProcess
     ) {
-        guard peripheral.deliverValue(event.value, valueHandle: event.handle, via: central) else {
+        var index = cursor.index
+        var playback = cursor.playback
+        let writer = replay.writer
+        while true {
+            let event = notifications.baseAddress! + index
+            let handle = event.pointee.handle
+            if cursor.playingVersion != links.playingVersion {
+                playback = links.playing[address]
+                cursor.follow(playback, links.playingVersion)
+            }
+            if let playback, cursor.isSubscribed(handle, on: playback) {
+                if process.isRunning {
+                    // What process.reach(_:waking:_:) does for a running app, without a closure.
+                    if let central = cursor.central(of: peripheral, in: process) {
+                        deliverNotification(event, to: peripheral, via: central, peer, playback, cursor, replay, writer)
+                    }
+                } else {
+                    let value = event.pointee
+                    process.reach(peripheral, waking: "didUpdateValueFor") { [unowned self] central in
+                        withUnsafePointer(to: value) { event in
+                            deliverNotification(event, to: peripheral, via: central, peer, links.playing[address], cursor, self.replay, self.replay.writer)
+                        }
+                    }
+                }
+            } else {
+                playback?.undelivered += 1
+            }
+            var next = index + 1
+            while next < notifications.count, notifications[next].sender == .host { next += 1 }
+            guard next < notifications.count else { return }
+            let time = max(replay.now, notifications[next].time)
+            index = next
+            cursor.index = next
+            guard replay.continues(at: time, for: peripheral) else { return }
+        }
+    }
+
+    private func deliverNotification(
+        _ event: UnsafePointer<Cassette.ValueEvent>, to peripheral: CBPeripheral, via central: CBCentralManager, _ peer: PeerIndex,
+        _ playback: LinkPlayback?, _ cursor: NotificationCursor, _ replay: Context, _ writer: FlowWriter?
+    ) {
+        let handle = event.pointee.handle
+        guard peripheral.deliverValue(event.pointee.value, valueHandle: handle, via: central) else {
             playback?.undelivered += 1
             return
         }
         // The name of the characteristic notified last is kept: most notifications come from the
         // one before's.
-        if cursor.namedHandle != event.handle {
-            cursor.namedHandle = event.handle
-            cursor.name = peer.names[event.handle] ?? "\(hex(event.handle, digits: 4, uppercase: true))"
+        if cursor.namedHandle != handle {
+            cursor.namedHandle = handle
+            cursor.name = peer.names[handle] ?? "\(hex(handle, digits: 4, uppercase: true))"
         }
-        if let writer = replay.writer {
+        if let writer {
             // The line written as it is, with no event made.
-            writer.valueUpdate(
-                time: now.seconds(since: cassette.start), peripheral: peer.addressText, characteristic: cursor.name, value: event.value)
+            event.pointee.value.withUnsafeBytes { value in
+                writer.valueUpdate(
+                    time: replay.now.seconds(since: cassette.start), peripheral: peer.addressText, characteristic: cursor.name, value: value)
+            }
         } else {
             replay.record(
                 .peripheral(.didUpdateValueFor),
                 [
                     .init(.peripheral, peer.addressText), .init(.characteristic, cursor.name),
-                    .bytes(.value, event.value), .noError,
+                    .bytes(.value, event.pointee.value), .noError,
                 ])
         }
     }
@@ -604,9 +626,44 @@ final class NotificationCursor {
     @exclusivity(unchecked) var namedHandle: UInt16?
     @exclusivity(unchecked) var name = ""
     /// The link's playback as ``Links/playing`` had it at ``playingVersion``.
-    @exclusivity(unchecked) var playback: LinkPlayback?
-    @exclusivity(unchecked) var playingVersion = -1
+    @exclusivity(unchecked) private(set) var playback: LinkPlayback?
+    @exclusivity(unchecked) private(set) var playingVersion = -1
+    /// The handle whose subscription on ``playback`` was looked up last, at which of its
+    /// ``LinkPlayback/subscribedVersion``, and the answer; nil once the playback changes.
+    @exclusivity(unchecked) private var checked: (handle: UInt16, version: Int, subscribed: Bool)?
     init(index: Int) { self.index = index }
+
+    /// The peripheral's manager when it is one of the process's, as found at the process's
+    /// ``AppProcess/centralsVersion`` `centralsVersion`: not held (the process holds it while
+    /// that is the same).
+    @exclusivity(unchecked) private unowned(unsafe) var central: CBCentralManager?
+    @exclusivity(unchecked) private var centralsVersion = -1
+
+    /// `peripheral`'s manager when it is one of `process`'s, found again only when those change
+    /// (a peripheral changes manager only by adoption, as its new manager is created, which
+    /// changes them).
+    func central(of peripheral: CBPeripheral, in process: AppProcess) -> CBCentralManager? {
+        if centralsVersion != process.centralsVersion {
+            centralsVersion = process.centralsVersion
+            central = peripheral.centralManager.flatMap { central in process.centrals.contains { $0 === central } ? central : nil }
+        }
+        return central
+    }
+
+    /// The link's playback is `playback` as ``Links/playing`` has it at `version`.
+    func follow(_ playback: LinkPlayback?, _ version: Int) {
+        (self.playback, playingVersion, checked) = (playback, version, nil)
+    }
+
+    /// Whether the app is subscribed to the characteristic with value handle `handle` on
+    /// ``playback``: the answer for the handle looked up last is kept while the subscriptions stay
+    /// as they were (most notifications come from the one before's characteristic).
+    func isSubscribed(_ handle: UInt16, on playback: LinkPlayback) -> Bool {
+        if let checked, checked.handle == handle, checked.version == playback.subscribedVersion { return checked.subscribed }
+        let subscribed = playback.subscribed.contains(handle)
+        checked = (handle, playback.subscribedVersion, subscribed)
+        return subscribed
+    }
 }
 
 /// A peer's answers by kind and handle, characteristic names by value handle, and the latency of

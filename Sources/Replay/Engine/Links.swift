@@ -330,7 +330,11 @@ final class LinkPlayback {
     /// Requests of the app so far, by kind and handle: the n-th gets the capture's n-th answer.
     @exclusivity(unchecked) var occurrences: [Int: Int] = [:]
     /// Value handles of the characteristics the app subscribed to.
-    @exclusivity(unchecked) var subscribed: Set<UInt16> = []
+    @exclusivity(unchecked) var subscribed: Set<UInt16> = [] {
+        didSet { subscribedVersion &+= 1 }
+    }
+    /// Counts the changes of ``subscribed``: an answer found there stays true while it is the same.
+    @exclusivity(unchecked) private(set) var subscribedVersion = 0
     /// Notifications and indications of the capture the app was not subscribed to.
     @exclusivity(unchecked) var undelivered = 0
 
