@@ -66,15 +66,16 @@ open class CBManager: NSObject {
     /// How misuse messages name this manager, made once.
     private lazy var misuseName = Self.typeName(self)
 
-    /// Records an API misuse and tells the system.
     /// A call CoreBluetooth answers with an exception: the app crashes (``BluetoothSystem/appCrashed(_:by:)``).
     func crash(_ rule: String, _ message: String) {
         apiMisuses.append("CRASH: \(misuseName) \(message)")
         system.appCrashed(rule, message, by: self)
     }
 
-    func misuse(_ message: String) {
-        let line = "API MISUSE: \(misuseName) \(message)"
+    /// Records an API misuse and tells the system: `message`, said of `object` (how misuse
+    /// messages name one of the manager's peripherals) when given. The line is made once.
+    func misuse(_ message: String, about object: String? = nil) {
+        let line = object.map { "API MISUSE: \(misuseName) \($0) \(message)" } ?? "API MISUSE: \(misuseName) \(message)"
         apiMisuses.append(line)
         system.apiMisuse(line, by: self)
     }

@@ -422,7 +422,7 @@ open class CBPeripheral: CBPeer {
     }
 
     private func misuse(_ message: String) {
-        central?.misuse(misuseName + " " + message)
+        central?.misuse(message, about: misuseName)
     }
 
     private func crash(_ rule: String, _ message: String) {

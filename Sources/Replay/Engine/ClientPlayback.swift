@@ -125,7 +125,7 @@ final class ClientPlayback<Context: ClientContext> {
                 playback = links.playing[address]
                 cursor.follow(playback, links.playingVersion)
             }
-            if let playback, cursor.isSubscribed(handle, on: playback) {
+            if cursor.isSubscribed(handle, on: playback) {
                 if process.isRunning {
                     // What process.reach(_:waking:_:) does for a running app, without a closure.
                     if let central = cursor.central(of: peripheral, in: process) {
@@ -169,9 +169,9 @@ final class ClientPlayback<Context: ClientContext> {
         }
         if let writer {
             // The line written as it is, with no event made.
+            let time = replay.now.seconds(since: cassette.start)
             event.pointee.value.withUnsafeBytes { value in
-                writer.valueUpdate(
-                    time: replay.now.seconds(since: cassette.start), peripheral: peer.addressText, characteristic: cursor.name, value: value)
+                writer.valueUpdate(time: time, peripheral: peer.addressText, characteristic: cursor.name, value: value)
             }
         } else {
             replay.record(
@@ -656,9 +656,11 @@ final class NotificationCursor {
     }
 
     /// Whether the app is subscribed to the characteristic with value handle `handle` on
-    /// ``playback``: the answer for the handle looked up last is kept while the subscriptions stay
-    /// as they were (most notifications come from the one before's characteristic).
-    func isSubscribed(_ handle: UInt16, on playback: LinkPlayback) -> Bool {
+    /// ``playback`` (false with none): the answer for the handle looked up last is kept while the
+    /// subscriptions stay as they were (most notifications come from the one before's
+    /// characteristic).
+    func isSubscribed(_ handle: UInt16, on playback: LinkPlayback?) -> Bool {
+        guard let playback else { return false }
         if let checked, checked.handle == handle, checked.version == playback.subscribedVersion { return checked.subscribed }
         let subscribed = playback.subscribed.contains(handle)
         checked = (handle, playback.subscribedVersion, subscribed)
