@@ -656,9 +656,9 @@ final class NotificationCursor {
     }
 
     /// Whether the app is subscribed to the characteristic with value handle `handle` on
-    /// ``playback`` (false with none): the answer for the handle looked up last is kept while the
-    /// subscriptions stay as they were (most notifications come from the one before's
-    /// characteristic).
+    /// `playback`, the cursor's ``playback`` as the caller holds it (false with none): the answer
+    /// for the handle looked up last is kept while the subscriptions stay as they were (most
+    /// notifications come from the one before's characteristic).
     func isSubscribed(_ handle: UInt16, on playback: LinkPlayback?) -> Bool {
         guard let playback else { return false }
         if let checked, checked.handle == handle, checked.version == playback.subscribedVersion { return checked.subscribed }
