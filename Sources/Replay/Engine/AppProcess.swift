@@ -437,6 +437,12 @@ final class AppProcess {
 
     // MARK: Relaunch
 
+    /// `peripheral`'s central manager when it is one of the process's; nil for a peripheral of a
+    /// process that ended.
+    func manager(of peripheral: CBPeripheral) -> CBCentralManager? {
+        peripheral.centralManager.flatMap { central in centrals.contains { $0 === central } ? central : nil }
+    }
+
     /// An event of the system for `peripheral` that the app hears in `deliver` (given the
     /// peripheral's central manager). With the app running it is delivered now. With the app
     /// terminated and the peripheral kept for a restore identifier, an event that wakes the app
@@ -444,7 +450,7 @@ final class AppProcess {
     /// managers' `willRestoreState` and `didUpdateState`. Otherwise the app never hears of it.
     func reach(_ peripheral: CBPeripheral, waking: String?, _ deliver: @escaping (CBCentralManager) -> Void) {
         if isRunning {
-            if let central = peripheral.centralManager, centrals.contains(where: { $0 === central }) { deliver(central) }
+            if let central = manager(of: peripheral) { deliver(central) }
             return
         }
         guard let waking, !relaunchBlocked, preserved.values.contains(where: { $0.peripherals.contains { $0 === peripheral } }) else {
@@ -464,7 +470,7 @@ final class AppProcess {
     /// Delivers an event that relaunched the app, after the restored managers' callbacks.
     private func deliverAfterRelaunch(_ peripheral: CBPeripheral, _ waking: String, _ deliver: @escaping (CBCentralManager) -> Void) {
         replay.schedule(at: replay.now, for: peripheral) { [unowned self] peripheral in
-            guard let central = peripheral.centralManager, centrals.contains(where: { $0 === central }) else {
+            guard let central = manager(of: peripheral) else {
                 replay.comment("\(peripheral.address.map { "\($0)" } ?? "?"): the relaunched app did not restore the manager this peripheral belonged to; \(waking) is lost")
                 return
             }
@@ -676,7 +682,7 @@ final class AppProcess {
             let kept = !isRunning && keptObjects.contains(ObjectIdentifier(peripheral))
             // A running app holds a peripheral of its own managers (iOS ends the link of one the
             // app let go of), whether or not it set a delegate on it.
-            let held = kept || (isRunning && centrals.contains { $0 === peripheral.centralManager })
+            let held = kept || (isRunning && manager(of: peripheral) != nil)
             let name = "\(address)"
             if peripheral.state == .connecting, kept || isRunning { state.pending.insert(name) }
             guard held, peripheral.state == .connected else { continue }

@@ -645,7 +645,7 @@ final class NotificationCursor {
     func central(of peripheral: CBPeripheral, in process: AppProcess) -> CBCentralManager? {
         if centralsVersion != process.centralsVersion {
             centralsVersion = process.centralsVersion
-            central = peripheral.centralManager.flatMap { central in process.centrals.contains { $0 === central } ? central : nil }
+            central = process.manager(of: peripheral)
         }
         return central
     }
