@@ -19,11 +19,7 @@ extension DiagnosisCollector {
         }
         findings += discoveryRepeated(report)
         findings += refusals(report, errors)
-        // The positions sorted, not the findings: each is some 200 bytes with its strings, moved
-        // and retained at every step of a sort. (The same comparisons in the same order: the
-        // same order as sorting the findings themselves.)
-        let order = findings.indices.sorted { Finding.ordered(findings[$0], findings[$1]) }
-        return order.map { findings[$0] }
+        return Finding.inOrder(findings)
     }
 
     /// Each Service Changed indication, and whether this host's client discovered again after it.
@@ -58,8 +54,9 @@ extension DiagnosisCollector {
 
     private func linkEnd(_ c: Connection, _ link: Link, _ report: LifecycleReport, _ refusals: Refusals) -> [Finding] {
         var findings: [Finding] = []
-        let peer = c.peer.map { "\($0)" + (c.peerName.map { " \"\($0)\"" } ?? "") } ?? "the peer"
-        let callback = disconnectionCallback(c)
+        // (Worded only for a link that has a finding.)
+        var peer: String { c.peer.map { "\($0)" + (c.peerName.map { " \"\($0)\"" } ?? "") } ?? "the peer" }
+        var callback: String { disconnectionCallback(c) }
         // Never established: status 0x3E on the completion, or as the reason right after it.
         if c.status == .connectionFailedToBeEstablished || c.reason == .connectionFailedToBeEstablished,
             let record = c.disconnectRecord ?? c.completeRecord, let time = c.disconnectTime ?? c.completeTime
@@ -397,16 +394,21 @@ extension DiagnosisCollector {
         var byHandle: [UInt16: [Connection]] = [:]
         for c in report.connections { if let handle = c.handle { byHandle[handle, default: []].append(c) } }
         for error in errors where error.layer == .att && error.server == .peer {
-            let connection = error.connection.flatMap { handle in
-                byHandle[handle]?.last { ($0.completeRecord ?? -1) < error.record && ($0.disconnectRecord ?? .max) > error.record }
+            var connection: Connection? {
+                error.connection.flatMap { handle in
+                    byHandle[handle]?.last { ($0.completeRecord ?? -1) < error.record && ($0.disconnectRecord ?? .max) > error.record }
+                }
             }
-            let attribute =
+            // (The words are made only for the errors that become findings: most, such as the
+            // Attribute Not Found that ends each discovery, are expected and pass.)
+            var attribute: String {
                 error.attributeHandle.map { handle in
                     hex4(handle) + (error.attribute.map { " (\($0.uuid)\($0.name.map { " \($0)" } ?? ""))" } ?? "")
                 } ?? "an attribute"
+            }
             let request = error.requestName ?? "a request"
             let cb = error.coreBluetooth
-            let cbText = cb.map { "\(cbName($0)) \($0.callback.hasPrefix("no ") ? "(\($0.callback))" : "in \($0.callback)")" }
+            var cbText: String? { cb.map { "\(cbName($0)) \($0.callback.hasPrefix("no ") ? "(\($0.callback))" : "in \($0.callback)")" } }
             if let callback = cb?.callback, callback.hasPrefix("no callback: the attribute is not in the database") {
                 findings.append(
                     Finding(
@@ -535,16 +537,20 @@ extension DiagnosisCollector {
         guard let low = values.min(), let high = values.max() else { return nil }
         func position(_ q: Double) -> Int { min(values.count - 1, Int((q * Double(values.count - 1)).rounded(.up))) }
         var scratch = values
-        let p95 = select(position(0.95), in: &scratch, below: values.count)
-        // The selection leaves the values before that position no larger than it.
-        let median = select(position(0.5), in: &scratch, below: position(0.95) + 1)
-        return (low, median, p95, high)
+        return scratch.withUnsafeMutableBufferPointer { scratch in
+            let p95 = select(position(0.95), in: scratch, below: values.count)
+            // The selection leaves the values before that position no larger than it.
+            let median = select(position(0.5), in: scratch, below: position(0.95) + 1)
+            return (low, median, p95, high)
+        }
     }
 
     /// The value at position `k` of `values[0..<end]` once sorted; reorders `values[0..<end]` so
     /// that those before `k` are no larger and those after no smaller. (Three-way partitions: the
     /// many equal latencies of a steady link cost no more than distinct ones.)
-    static func select(_ k: Int, in values: inout [Double], below end: Int) -> Double {
+    /// (On a buffer pointer: through the array, every swap checked the array's uniqueness and
+    /// both indices.)
+    static func select(_ k: Int, in values: UnsafeMutableBufferPointer<Double>, below end: Int) -> Double {
         var (low, high) = (0, end - 1)
         while low < high {
             let a = values[low]
@@ -582,13 +588,15 @@ extension DiagnosisCollector {
         else { return nil }
         var parts: [String] = []
         var values: [String: Double] = [:]
+        values.reserveCapacity(9)
         var evidence = [record]
         if let (low, median, p95, high) = Self.quantiles(link.latencies) {
             let count = link.latencies.count
-            let figures = [("min", low), ("median", median), ("p95", p95), ("max", high)]
-            for (name, value) in figures { values["latency_ms_\(name)"] = (value * 1_000_000).rounded() / 1000 }
+            // (The keys spelled whole: literals, where made by interpolation each was a new string.)
+            let figures = [("min", "latency_ms_min", low), ("median", "latency_ms_median", median), ("p95", "latency_ms_p95", p95), ("max", "latency_ms_max", high)]
+            for (_, key, value) in figures { values[key] = (value * 1_000_000).rounded() / 1000 }
             values["requests"] = Double(count)
-            parts.append("\(count) request\(count == 1 ? "" : "s") answered in " + figures.map { "\($0.0) \(format($0.1 * 1000)) ms" }.joined(separator: ", "))
+            parts.append("\(count) request\(count == 1 ? "" : "s") answered in " + figures.map { "\($0.0) \(format($0.2 * 1000)) ms" }.joined(separator: ", "))
         }
         let start = c.completeTime ?? report.firstTime
         let end = c.disconnectTime ?? report.lastTime

@@ -56,7 +56,14 @@ public struct Finding: Hashable, Sendable, Codable {
         self.connection = connection?.id
         self.handle = connection?.handle
         self.peer = connection?.peer
-        self.evidence = Array(Set(evidence + [record])).sorted()
+        // Sorted, each record once (a few records: no set needed).
+        var records = evidence
+        records.append(record)
+        records.sort()
+        var unique: [Int] = []
+        unique.reserveCapacity(records.count)
+        for record in records where unique.last != record { unique.append(record) }
+        self.evidence = unique
         self.summary = summary
         self.coreBluetooth = coreBluetooth
         self.lookAt = lookAt
@@ -68,6 +75,20 @@ public struct Finding: Hashable, Sendable, Codable {
         if a.severity != b.severity { return a.severity < b.severity }
         if a.record != b.record { return a.record < b.record }
         return a.rule < b.rule
+    }
+
+    /// `findings` in ``ordered(_:_:)``'s order, equal ones as they were (what
+    /// `findings.sorted(by: Finding.ordered)` gives); `findings` itself when already so.
+    public static func inOrder(_ findings: [Finding]) -> [Finding] {
+        // The positions sorted by their keys, not the findings: a sort moves each finding, its
+        // strings and arrays retained, at every step, and comparing two findings read from the
+        // array copied both. (The same comparisons: severity, record, then the rule's name.)
+        let keys = findings.map { (rank: $0.severity.rank, record: $0.record) }
+        func before(_ a: Int, _ b: Int) -> Bool {
+            keys[a] != keys[b] ? keys[a] < keys[b] : findings[a].rule < findings[b].rule
+        }
+        if findings.indices.dropFirst().allSatisfy({ !before($0, $0 - 1) }) { return findings }
+        return findings.indices.sorted(by: before).map { findings[$0] }
     }
 }
 

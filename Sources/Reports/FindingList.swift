@@ -25,7 +25,7 @@ public struct FindingList {
         findings: [Finding], origin: Timestamp?, names: [BluetoothAddress: String] = [:], brief: Bool = false,
         style: TextStyle = .plain
     ) {
-        self.findings = findings.sorted(by: Finding.ordered)
+        self.findings = Finding.inOrder(findings)
         self.origin = origin
         self.names = names
         self.brief = brief
@@ -47,8 +47,12 @@ public struct FindingList {
     /// `2 errors, 1 warning, 3 info`, or `none`.
     public static func counts(_ findings: [Finding]) -> String {
         guard !findings.isEmpty else { return "none" }
+        // One pass, reading each finding's severity in place (a loop over the findings copies
+        // each, its strings and arrays retained).
+        var tally: [Finding.Severity: Int] = [:]
+        for index in findings.indices { tally[findings[index].severity, default: 0] += 1 }
         return Finding.Severity.allCases.map { severity in
-            let count = findings.count { $0.severity == severity }
+            let count = tally[severity] ?? 0
             return severity == .info ? "\(count) info" : "\(count) \(severity.rawValue)\(count == 1 ? "" : "s")"
         }.joined(separator: ", ")
     }
@@ -87,7 +91,7 @@ public struct FindingList {
         emit("")
         emit("summary: \(findings.count) finding\(findings.count == 1 ? "" : "s")" + (findings.isEmpty ? "" : ": " + Self.counts(findings)))
         var byRule: [String: (Finding.Severity, Int)] = [:]
-        for finding in findings { byRule[finding.rule, default: (finding.severity, 0)].1 += 1 }
+        for index in findings.indices { byRule[findings[index].rule, default: (findings[index].severity, 0)].1 += 1 }
         for (rule, entry) in byRule.sorted(by: { $0.value.0 != $1.value.0 ? $0.value.0 < $1.value.0 : $0.value.1 != $1.value.1 ? $0.value.1 > $1.value.1 : $0.key < $1.key }) {
             emit("  \(String(entry.1).leftPadded(6))  \(entry.0.rawValue.rightPadded(8))\(rule)")
         }

@@ -33,11 +33,19 @@ public struct BluetoothAddress: RawRepresentable, Hashable, Comparable, Sendable
         (0..<6).map { UInt8(truncatingIfNeeded: rawValue >> (8 * UInt64($0))) }
     }
 
+    /// `7B:0F:95:18:64:32`: most significant byte first, upper-case hex digits.
     public var description: String {
-        (0..<6).reversed().map { index in
-            let byte = UInt8(truncatingIfNeeded: rawValue >> (8 * UInt64(index)))
-            return hex(byte, digits: 2, prefixed: false, uppercase: true)
-        }.joined(separator: ":")
+        // Written straight into the string's storage: an address is printed for every finding
+        // and connection of a report, and a string per byte joined cost ten allocations.
+        String(unsafeUninitializedCapacity: 17) { text in
+            for index in 0..<6 {
+                let byte = Int(truncatingIfNeeded: rawValue >> (8 * UInt64(5 - index))) & 0xFF
+                text[index * 3] = HexDigits.upper[byte >> 4]
+                text[index * 3 + 1] = HexDigits.upper[byte & 0x0F]
+                if index < 5 { text[index * 3 + 2] = UInt8(ascii: ":") }
+            }
+            return 17
+        }
     }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }

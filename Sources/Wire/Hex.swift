@@ -4,10 +4,27 @@
 /// `value` in hexadecimal with at least `digits` digits, zeros before: `hex(0x13, digits: 2)` is
 /// `0x13`, `hex(0x40, digits: 4)` is `0x0040`. `prefixed: false` leaves out the `0x`;
 /// `uppercase: true` writes `A`-`F`.
+/// (A negative value is written with its sign: `-0x5`.)
 public func hex(_ value: some BinaryInteger, digits: Int, prefixed: Bool = true, uppercase: Bool = false) -> String {
-    let text = String(value, radix: 16, uppercase: uppercase)
-    let zeros = String(repeating: "0", count: max(0, digits - text.count))
-    return prefixed ? "0x" + zeros + text : zeros + text
+    guard let magnitude = UInt64(exactly: value) else {
+        let text = String(value, radix: 16, uppercase: uppercase)
+        let zeros = String(repeating: "0", count: max(0, digits - text.count))
+        return prefixed ? "0x" + zeros + text : zeros + text
+    }
+    // Written straight into the string's storage (reports print a handle or a code on most lines;
+    // made from three strings joined, each cost allocations).
+    let significant = (64 - magnitude.leadingZeroBitCount + 3) / 4
+    let width = max(digits, significant, 1)
+    let start = prefixed ? 2 : 0
+    let table = uppercase ? HexDigits.upper : HexDigits.lower
+    return String(unsafeUninitializedCapacity: start + width) { text in
+        if prefixed { (text[0], text[1]) = (UInt8(ascii: "0"), UInt8(ascii: "x")) }
+        for position in 0..<width {
+            let shift = 4 * (width - 1 - position)
+            text[start + position] = shift < 64 ? table[Int(truncatingIfNeeded: (magnitude >> UInt64(shift)) & 0xF)] : UInt8(ascii: "0")
+        }
+        return start + width
+    }
 }
 
 extension UnsafeRawBufferPointer {

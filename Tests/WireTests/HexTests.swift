@@ -36,6 +36,34 @@ import Wire
         #expect([UInt8]().withUnsafeBytes(\.hexString) == "")
     }
 
+    @Test func numbersHaveAtLeastTheDigitsAsked() {
+        #expect(hex(0x13, digits: 2) == "0x13")
+        #expect(hex(UInt16(0x40), digits: 4) == "0x0040")
+        #expect(hex(UInt8(0xAB), digits: 2, prefixed: false, uppercase: true) == "AB")
+        #expect(hex(0, digits: 0) == "0x0")
+        #expect(hex(0x12345, digits: 2) == "0x12345")
+        #expect(hex(UInt64.max, digits: 18, prefixed: false) == "00ffffffffffffffff")
+        #expect(hex(-5, digits: 4) == "0x00-5")
+    }
+
+    /// The digits written straight into the string are those of `String(_:radix:)`, padded.
+    @Test(arguments: [0, 1, 2, 4, 8, 17])
+    func numbersMatchTheStandardLibrarysDigits(_ digits: Int) {
+        var values: [UInt64] = [0, 1, 0xF, 0x10, 0xFF, 0x100, 0xFFFF, 0x1_0000, 0xDEAD_BEEF, UInt64.max]
+        var next: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<200 {
+            next = next &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            values.append(next >> (next & 63))
+        }
+        for value in values {
+            for (prefixed, uppercase) in [(true, false), (false, true)] {
+                let text = String(value, radix: 16, uppercase: uppercase)
+                let expected = (prefixed ? "0x" : "") + String(repeating: "0", count: max(0, digits - text.count)) + text
+                #expect(hex(value, digits: digits, prefixed: prefixed, uppercase: uppercase) == expected)
+            }
+        }
+    }
+
     @Test func hexStringRoundTripsThroughBytes() {
         let bytes: [UInt8] = Array(0...255)
         let text = bytes.withUnsafeBytes(\.hexString)
