@@ -73,9 +73,23 @@ open class CBManager: NSObject {
     }
 
     /// Records an API misuse and tells the system: `message`, said of `object` (how misuse
-    /// messages name one of the manager's peripherals) when given. The line is made once.
+    /// messages name one of the manager's peripherals) when given. The line is made once, in
+    /// storage of its final size (an app can misuse an API in a loop: a replay of a capture's
+    /// writes without response to a characteristic that does not allow them makes one line per
+    /// write, tens of thousands).
     func misuse(_ message: String, about object: String? = nil) {
-        let line = object.map { "API MISUSE: \(misuseName) \($0) \(message)" } ?? "API MISUSE: \(misuseName) \(message)"
+        let prefix = "API MISUSE: "
+        let name = misuseName
+        var line = ""
+        line.reserveCapacity(prefix.utf8.count + name.utf8.count + (object.map { $0.utf8.count + 1 } ?? 0) + 1 + message.utf8.count)
+        line += prefix
+        line += name
+        if let object {
+            line += " "
+            line += object
+        }
+        line += " "
+        line += message
         apiMisuses.append(line)
         system.apiMisuse(line, by: self)
     }

@@ -55,7 +55,7 @@ public struct GATTCollector {
 
     public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord, analyzer: LifecycleAnalyzer) {
         guard case .acl(let acl)? = decoded.packet, let pdu = decoded.att,
-            let connection = analyzer.openConnection(on: acl.handle)
+            let connection = analyzer.openLink(on: acl.handle)
         else { return }
         let index = entry(for: connection)
         let request = analyzer.lastAnswered
@@ -113,7 +113,7 @@ public struct GATTCollector {
         }
     }
 
-    private mutating func entry(for connection: Connection) -> Int {
+    private mutating func entry(for connection: LifecycleAnalyzer.OpenLink) -> Int {
         if let index = indexByConnection[connection.id] { return index }
         let index: Int
         if let peer = connection.peer, let known = indexByPeer[peer] {

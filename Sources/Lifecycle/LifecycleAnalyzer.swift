@@ -94,6 +94,22 @@ public struct LifecycleAnalyzer {
         openByHandle[handle].map { connections[$0] }
     }
 
+    /// What a collector that follows every ATT PDU reads of a connection: its id, peer, role and
+    /// MTU, as they are now.
+    public struct OpenLink: Hashable, Sendable {
+        public var id: Int
+        public var peer: BluetoothAddress?
+        public var role: Connection.Role?
+        public var mtu: UInt16?
+    }
+
+    /// The ``OpenLink`` of the connection open on `handle` now, read in place: where
+    /// ``openConnection(on:)`` copies the whole connection, its arrays retained, for each call.
+    public func openLink(on handle: UInt16) -> OpenLink? {
+        guard let id = openByHandle[handle] else { return nil }
+        return OpenLink(id: id, peer: connections[id].peer, role: connections[id].role, mtu: connections[id].mtu)
+    }
+
     /// Whether the connection open on `handle` now had encryption turned on by a record after
     /// `start` and before `end` (its changes read in place, with no copy of the connection).
     @inline(__always)

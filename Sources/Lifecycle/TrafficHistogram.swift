@@ -34,7 +34,7 @@ public struct TrafficHistogram: Sendable {
     public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord, analyzer: LifecycleAnalyzer) {
         if origin == nil { origin = record.timestamp }
         guard decoded.att != nil, let frame = decoded.l2cap, case .acl(let acl)? = decoded.packet,
-            let id = analyzer.openConnection(on: acl.handle)?.id, let origin
+            let id = analyzer.connectionID(on: acl.handle), let origin
         else { return }
         // Records before the first (a clock that went back) count in bin 0; the distance from the
         // first record is exact, so a clock that jumps by centuries cannot overflow it.

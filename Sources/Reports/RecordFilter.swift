@@ -303,7 +303,7 @@ public struct RecordFilter {
             if case .event(.connectionComplete(_, _, let address, _)) = decoded.packet { return address }
             return nil
         }
-        if let open = analyzer.openConnection(on: handle) { return open.peer }
+        if let id = analyzer.connectionID(on: handle) { return analyzer.connections[id].peer }
         return analyzer.connections.last { $0.handle == handle }?.peer
     }
 
@@ -320,7 +320,7 @@ public struct RecordFilter {
         default: break
         }
         guard let handle = decoded.handle else { return nil }
-        if let open = analyzer.openConnection(on: handle) { return open.transport }
+        if let id = analyzer.connectionID(on: handle) { return analyzer.connections[id].transport }
         return analyzer.connections.last { $0.handle == handle }?.transport
     }
 

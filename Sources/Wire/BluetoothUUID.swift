@@ -52,9 +52,20 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         if let short = shortValue { return hex(short, digits: 4, prefixed: false, uppercase: true) }
         if low == Self.baseLow, high & 0xFFFF_FFFF == Self.baseHighLow32 { return hex(high >> 32, digits: 8, prefixed: false, uppercase: true) }
-        let full = hex(high, digits: 16, prefixed: false, uppercase: true) + hex(low, digits: 16, prefixed: false, uppercase: true)
-        let characters = Array(full)
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32]
-            .map { String(characters[$0]) }.joined(separator: "-")
+        // 8-4-4-4-12 digits, written straight into the string's storage (a flow names a
+        // vendor's characteristic on every line about it).
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var position = 0
+            for digit in 0..<32 {
+                if digit == 8 || digit == 12 || digit == 16 || digit == 20 {
+                    text[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                let word = digit < 16 ? high : low
+                text[position] = HexDigits.upper[Int(truncatingIfNeeded: word >> UInt64(60 - 4 * (digit % 16))) & 0xF]
+                position += 1
+            }
+            return 36
+        }
     }
 }

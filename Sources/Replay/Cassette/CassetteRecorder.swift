@@ -79,7 +79,7 @@ public struct CassetteRecorder {
         case .event(.le(.connectionComplete(let event))) where event.status == .success:
             notePeer(event.peerAddress, type: event.peerAddressType)
         case .acl(let acl) where acl.handle != ACLPacket.androidDebugHandle:
-            guard decoded.att != nil || decoded.smp != nil, let connection = analyzer.openConnection(on: acl.handle)
+            guard decoded.att != nil || decoded.smp != nil, let connection = analyzer.openLink(on: acl.handle)
             else { return }
             let side: Cassette.Exchange.Side =
                 switch record.direction {
@@ -261,7 +261,7 @@ public struct CassetteRecorder {
 
     // MARK: ATT
 
-    private mutating func link(for connection: Connection, side: Cassette.Exchange.Side, isRequest: Bool) -> Int {
+    private mutating func link(for connection: LifecycleAnalyzer.OpenLink, side: Cassette.Exchange.Side, isRequest: Bool) -> Int {
         if let index = linkByConnection[connection.id] { return index }
         // A connection that began before the capture has no role: the side that sends requests
         // is the GATT client, taken to be the central.
@@ -294,7 +294,7 @@ public struct CassetteRecorder {
     }
 
     private mutating func observe(
-        _ pdu: ATTPDU, on aclHandle: UInt16, link: Int, connection: Connection, side: Cassette.Exchange.Side,
+        _ pdu: ATTPDU, on aclHandle: UInt16, link: Int, connection: LifecycleAnalyzer.OpenLink, side: Cassette.Exchange.Side,
         _ record: CaptureRecord
     ) {
         let opcode = pdu.opcode
