@@ -4,12 +4,14 @@
 /// `value` in hexadecimal with at least `digits` digits, zeros before: `hex(0x13, digits: 2)` is
 /// `0x13`, `hex(0x40, digits: 4)` is `0x0040`. `prefixed: false` leaves out the `0x`;
 /// `uppercase: true` writes `A`-`F`.
-/// (A negative value is written with its sign: `-0x5`.)
+/// A negative value has its sign first: `hex(-5, digits: 4)` is `-0x0005`.
 public func hex(_ value: some BinaryInteger, digits: Int, prefixed: Bool = true, uppercase: Bool = false) -> String {
     guard let magnitude = UInt64(exactly: value) else {
-        let text = String(value, radix: 16, uppercase: uppercase)
+        // Negative, or wider than 64 bits (no caller's values are either): the standard library's
+        // digits of the magnitude.
+        let text = String(value.magnitude, radix: 16, uppercase: uppercase)
         let zeros = String(repeating: "0", count: max(0, digits - text.count))
-        return prefixed ? "0x" + zeros + text : zeros + text
+        return (value < 0 ? "-" : "") + (prefixed ? "0x" : "") + zeros + text
     }
     // Written straight into the string's storage (reports print a handle or a code on most lines;
     // made from three strings joined, each cost allocations).

@@ -43,7 +43,8 @@ import Wire
         #expect(hex(0, digits: 0) == "0x0")
         #expect(hex(0x12345, digits: 2) == "0x12345")
         #expect(hex(UInt64.max, digits: 18, prefixed: false) == "00ffffffffffffffff")
-        #expect(hex(-5, digits: 4) == "0x00-5")
+        #expect(hex(-5, digits: 4) == "-0x0005")
+        #expect(hex(Int8.min, digits: 2, prefixed: false) == "-80")
     }
 
     /// The digits written straight into the string are those of `String(_:radix:)`, padded.
