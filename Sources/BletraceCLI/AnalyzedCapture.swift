@@ -1,7 +1,8 @@
 import BLETrace
 
 /// A capture read once through a ``CaptureAnalyzer``, with the progress line: the pass behind
-/// `lifecycle`, `errors` and `diagnose`.
+/// `lifecycle`, `errors` and `diagnose` (the diagnosis gathered only for the findings:
+/// `diagnose`, and `lifecycle`'s story).
 struct AnalyzedCapture {
     var analysis: CaptureAnalyzer
     /// The first record's time, from which the text counts times.
@@ -9,10 +10,10 @@ struct AnalyzedCapture {
     /// What stopped the reading of a damaged file; everything before it is in ``analysis``.
     var fault: (any Error)?
 
-    init(path: String, output: OutputOptions, air: AirCaptureOptions) throws {
+    init(path: String, output: OutputOptions, air: AirCaptureOptions, diagnosing: Bool) throws {
         let reader = try openAnalysis(path, air)
         var progress = output.progress(for: path, streamsOutput: false)
-        var analysis = CaptureAnalyzer()
+        var analysis = CaptureAnalyzer(diagnosing: diagnosing)
         var origin: Timestamp?
         do {
             try reader.forEach { record in

@@ -39,7 +39,7 @@ struct Diagnose: ParsableCommand {
     func run() throws {
         try output.apply(input: capture.file)
         let path = try capture.path
-        let read = try AnalyzedCapture(path: path, output: output, air: air)
+        let read = try AnalyzedCapture(path: path, output: output, air: air, diagnosing: true)
         let (analysis, origin, fault) = (read.analysis, read.origin, read.fault)
 
         let report = analysis.lifecycle.report

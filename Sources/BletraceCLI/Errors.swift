@@ -34,7 +34,7 @@ struct Errors: ParsableCommand {
         try output.apply(input: capture.file)
         let path = try capture.path
         // The errors are written at the end: the progress line may show on the output's terminal.
-        let read = try AnalyzedCapture(path: path, output: output, air: air)
+        let read = try AnalyzedCapture(path: path, output: output, air: air, diagnosing: false)
         let (analysis, origin, fault) = (read.analysis, read.origin, read.fault)
         let analyzer = analysis.lifecycle
         let collector = analysis.errors

@@ -23,7 +23,8 @@ struct LifecycleCommand: ParsableCommand {
         try output.apply(input: capture.file)
         let path = try capture.path
         if format == .svg || format == .html { return try printTimeline(path: path, html: format == .html, air: air) }
-        let read = try AnalyzedCapture(path: path, output: output, air: air)
+        // The findings go only into the text's story.
+        let read = try AnalyzedCapture(path: path, output: output, air: air, diagnosing: format == .text)
         let (analysis, fault) = (read.analysis, read.fault)
         let analyzer = analysis.lifecycle
         let collector = analysis.errors

@@ -21,7 +21,7 @@ struct Stats: ParsableCommand {
         let path = try capture.path
         let reader = try openCapture(path)
         var progress = output.progress(for: path, streamsOutput: false)
-        var analysis = CaptureAnalyzer()
+        var analysis = CaptureAnalyzer(diagnosing: false)
         var counter = TraceStatistics.Counter()
         let criteria = selection.criteria
         var origin: Timestamp?

@@ -21,15 +21,23 @@ public struct CaptureAnalyzer {
     /// The full decoding of the latest record added that had no quick form; valid, as its views
     /// are, until the next record is read.
     public private(set) var decoded = DecodedRecord()
+    /// Whether ``diagnosis`` is gathered.
+    public let diagnosing: Bool
 
-    public init() {}
+    /// An analyzer of a capture's records. With `diagnosing` false (`bletrace stats`, which
+    /// counts), nothing is gathered for `bletrace diagnose`: ``findings`` is empty, and the time
+    /// and memory it would take (8 bytes an ATT request for the latencies) are saved.
+    public init(diagnosing: Bool = true) { self.diagnosing = diagnosing }
 
     /// Gives the lifecycles what an over-the-air capture showed of itself and its links
     /// (``AnalysisReader/airCapture``), once its records are all added.
     public mutating func attach(_ air: AirCapture?) { lifecycle.attach(air) }
 
-    /// The findings of `bletrace diagnose` for every record added so far, most serious first.
-    public var findings: [Finding] { diagnosis.findings(report: lifecycle.report, errors: errors.errors) }
+    /// The findings of `bletrace diagnose` for every record added so far, most serious first
+    /// (none when not ``diagnosing``).
+    public var findings: [Finding] {
+        diagnosing ? diagnosis.findings(report: lifecycle.report, errors: errors.errors) : []
+    }
 
     /// Adds `record`. Returns its quick form when it had one; nil when it was decoded whole, into
     /// ``decoded``.
@@ -43,16 +51,17 @@ public struct CaptureAnalyzer {
             case .att(let handle, let opcode, let attribute, let length):
                 let id = lifecycle.addATT(handle, opcode, attribute, length, record)
                 errors.add(quick, record, analyzer: &lifecycle)
+                guard diagnosing else { return quick }
                 diagnosis.addTraffic(on: id, record, &lifecycle)
                 if lifecycle.lastAnswered != nil { diagnosis.addAnswer(on: id, record, &lifecycle) }
             case .fragment(let handle):
                 let id = lifecycle.addFragment(on: handle, record)
                 errors.add(quick, record, analyzer: &lifecycle)
-                diagnosis.addTraffic(on: id, record, &lifecycle)
+                if diagnosing { diagnosis.addTraffic(on: id, record, &lifecycle) }
             case .event(let code):
                 lifecycle.addEvent(code, record)
                 errors.add(quick, record, analyzer: &lifecycle)
-                diagnosis.addEvent(code, record, &lifecycle)
+                if diagnosing { diagnosis.addEvent(code, record, &lifecycle) }
             }
             return quick
         }
@@ -60,7 +69,7 @@ public struct CaptureAnalyzer {
         // bytes and its references retained, for each call.
         lifecycle.add(record, &decoded)
         errors.add(record, &decoded, analyzer: &lifecycle)
-        diagnosis.add(record, &decoded, analyzer: &lifecycle)
+        if diagnosing { diagnosis.add(record, &decoded, analyzer: &lifecycle) }
         return nil
     }
 }

@@ -360,26 +360,28 @@ extension DiagnosisCollector {
     // MARK: GATT
 
     private func discoveryRepeated(_ report: LifecycleReport) -> [Finding] {
-        var byPeer: [BluetoothAddress: [Connection]] = [:]
+        // Each peer's connections by their place in the report: a copy of each connection here
+        // was a second copy of the report (1 KB a connection).
+        var byPeer: [BluetoothAddress: [Int]] = [:]
         var order: [BluetoothAddress] = []
-        for c in report.connections where c.status == .success {
+        for (index, c) in report.connections.enumerated() where c.status == .success {
             guard let peer = c.peer else { continue }
             if byPeer[peer] == nil { order.append(peer) }
-            byPeer[peer, default: []].append(c)
+            byPeer[peer, default: []].append(index)
         }
         var findings: [Finding] = []
         for peer in order {
             let connections = byPeer[peer]!
-            let discovered = connections.filter { $0.discoveryProcedures.contains { $0.kind == .services } }
-            guard discovered.count >= 2, let second = discovered.dropFirst().first,
+            let discovered = connections.filter { report.connections[$0].discoveryProcedures.contains { $0.kind == .services } }
+            guard discovered.count >= 2, case let second = report.connections[discovered[1]],
                 let procedure = second.discoveryProcedures.first(where: { $0.kind == .services })
             else { continue }
-            let total = discovered.compactMap(\.discoveryDuration).reduce(0, +)
+            let total = discovered.compactMap { report.connections[$0].discoveryDuration }.reduce(0, +)
             findings.append(
                 Finding(
                     rule: .discoveryRepeated, record: procedure.record ?? second.completeRecord ?? 0, time: procedure.start, connection: second,
-                    evidence: discovered.compactMap { $0.discoveryProcedures.first(where: { $0.kind == .services })?.record },
-                    summary: "This host's client discovered \(peer)'s services on \(discovered.count) of its \(connections.count) connections (connections \(discovered.map { String($0.id + 1) }.joined(separator: ", ")); \(seconds(total)) of discovery in all): what the first discovery found was not reused.",
+                    evidence: discovered.compactMap { report.connections[$0].discoveryProcedures.first(where: { $0.kind == .services })?.record },
+                    summary: "This host's client discovered \(peer)'s services on \(discovered.count) of its \(connections.count) connections (connections \(discovered.map { String(report.connections[$0].id + 1) }.joined(separator: ", ")); \(seconds(total)) of discovery in all): what the first discovery found was not reused.",
                     coreBluetooth: "discoverServices answered from the air each time; iOS reuses a bonded peer's database, and others' only while it trusts its cache",
                     lookAt: "whether the accessory bonds and has a Service Changed characteristic (a client may keep its cache across connections only then, Core 6.0, Vol 3, Part G, §2.5.2); in the app, discovering only the services and characteristics it needs",
                     values: ["connections": Double(connections.count), "discoveries": Double(discovered.count), "discovery_s": total]))
@@ -391,13 +393,17 @@ extension DiagnosisCollector {
     /// refused, refusals for security never retried.
     private func refusals(_ report: LifecycleReport, _ errors: [TraceError]) -> [Finding] {
         var findings: [Finding] = []
-        var byHandle: [UInt16: [Connection]] = [:]
-        for c in report.connections { if let handle = c.handle { byHandle[handle, default: []].append(c) } }
+        // Each handle's connections by their place in the report (not copies of them).
+        var byHandle: [UInt16: [Int]] = [:]
+        for (index, c) in report.connections.enumerated() { if let handle = c.handle { byHandle[handle, default: []].append(index) } }
         for error in errors where error.layer == .att && error.server == .peer {
             var connection: Connection? {
                 error.connection.flatMap { handle in
-                    byHandle[handle]?.last { ($0.completeRecord ?? -1) < error.record && ($0.disconnectRecord ?? .max) > error.record }
-                }
+                    byHandle[handle]?.last { index in
+                        let c = report.connections[index]
+                        return (c.completeRecord ?? -1) < error.record && (c.disconnectRecord ?? .max) > error.record
+                    }
+                }.map { report.connections[$0] }
             }
             // (The words are made only for the errors that become findings: most, such as the
             // Attribute Not Found that ends each discovery, are expected and pass.)
@@ -590,7 +596,7 @@ extension DiagnosisCollector {
         var values: [String: Double] = [:]
         values.reserveCapacity(9)
         var evidence = [record]
-        if let (low, median, p95, high) = Self.quantiles(link.latencies) {
+        if let (low, median, p95, high) = Self.quantiles(link.latencies.seconds) {
             let count = link.latencies.count
             // (The keys spelled whole: literals, where made by interpolation each was a new string.)
             let figures = [("min", "latency_ms_min", low), ("median", "latency_ms_median", median), ("p95", "latency_ms_p95", p95), ("max", "latency_ms_max", high)]

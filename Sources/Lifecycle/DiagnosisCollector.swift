@@ -65,12 +65,40 @@ public struct DiagnosisCollector {
         public var serviceChanges: [(record: Int, rediscovery: Int?)] = []
         /// Key sizes from Read Encryption Key Size (the record of its Command Complete, and its time).
         public var keySizes: [(size: UInt8, record: Int, time: Timestamp)] = []
-        /// Seconds from each ATT request of this host's client to its answer.
-        public var latencies: [Double] = []
+        /// The time from each ATT request of this host's client to its answer.
+        public var latencies = Latencies()
         /// Gaps between two ACL records longer than half the supervision timeout in force: how
         /// many, and the longest (its length and the records either side).
         public var gaps = 0
         public var longestGap: (seconds: Double, from: Int, to: Int)?
+    }
+
+    /// Request latencies, 4 bytes each where a `Double` took 8: a capture with millions of requests
+    /// keeps one each until the end (the median and 95th percentile need them all). Whole
+    /// microseconds in an `Int32` (up to 35 minutes either way); a longer one, which only a damaged
+    /// capture's clock gives, is kept apart in seconds.
+    public struct Latencies: Sendable {
+        private var microseconds: [Int32] = []
+        private var longer: [Double] = []
+
+        public var count: Int { microseconds.count + longer.count }
+        public var isEmpty: Bool { microseconds.isEmpty && longer.isEmpty }
+
+        /// The latency of an answer at `time` to a request at `start`.
+        mutating func append(_ time: Timestamp, since start: Timestamp) {
+            if let small = Int32(exactly: time.microseconds(since: start)) {
+                microseconds.append(small)
+            } else {
+                longer.append(time.seconds(since: start))
+            }
+        }
+
+        /// Every latency in seconds (the whole microseconds first): each the same `Double` as
+        /// `Timestamp.seconds(since:)` gives.
+        public var seconds: [Double] {
+            let zero = Timestamp(microseconds: 0)
+            return microseconds.map { Timestamp(microseconds: Int64($0)).seconds(since: zero) } + longer
+        }
     }
 
     /// Per connection id.
@@ -225,7 +253,7 @@ public struct DiagnosisCollector {
     @inline(never)
     mutating func addAnswer(on id: Int, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
         guard let request = analyzer.lastAnswered, request.server == .peer, request.opcode.method == .request else { return }
-        links[id, default: Link()].latencies.append(record.timestamp.seconds(since: request.time))
+        links[id, default: Link()].latencies.append(record.timestamp, since: request.time)
     }
 
     /// An ACL record on `handle`: the last packet, and the gap since the one before.

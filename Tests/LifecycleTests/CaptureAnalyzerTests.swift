@@ -39,8 +39,13 @@ import Wire
 
     /// CaptureAnalyzer through `forEach`; also counts the records that took the quick path.
     static func quick(_ path: String) throws -> (Outcome, quick: Int) {
+        try analyzed(path, diagnosing: true).outcome
+    }
+
+    /// The same, with the analysis.
+    static func analyzed(_ path: String, diagnosing: Bool) throws -> (outcome: (Outcome, quick: Int), analysis: CaptureAnalyzer) {
         let reader = try CaptureReader(path: path)
-        var analysis = CaptureAnalyzer()
+        var analysis = CaptureAnalyzer(diagnosing: diagnosing)
         var records = 0
         var quick = 0
         var fault: String?
@@ -50,7 +55,7 @@ import Wire
                 records += 1
             }
         } catch { fault = "\(error)" }
-        return (Outcome(report: analysis.lifecycle.report, errors: analysis.errors.errors, fault: fault, records: records), quick)
+        return ((Outcome(report: analysis.lifecycle.report, errors: analysis.errors.errors, fault: fault, records: records), quick), analysis)
     }
 
     @Test func givesTheLifecyclesErrorsAndFaultOfTheFullDecodingOnEveryCapture() throws {
@@ -63,6 +68,23 @@ import Wire
         }
         // The path is taken, not only correct when skipped.
         #expect(quickRecords > 10_000)
+    }
+
+    /// Without the diagnosis (`bletrace stats`, `errors`): the same lifecycles, errors and fault
+    /// on every capture, no finding, and nothing gathered for diagnose.
+    @Test func givesTheSameLifecyclesAndErrorsWithoutTheDiagnosis() throws {
+        var findings = 0
+        for path in try Fixtures.allReadableCaptures() {
+            let (diagnosed, with) = try Self.analyzed(path, diagnosing: true)
+            let (plain, without) = try Self.analyzed(path, diagnosing: false)
+            #expect(plain.0 == diagnosed.0, "\(path)")
+            #expect(plain.quick == diagnosed.quick, "\(path)")
+            #expect(without.findings.isEmpty, "\(path)")
+            #expect((0..<without.lifecycle.connections.count).allSatisfy { without.diagnosis.links[$0] == nil }, "\(path)")
+            findings += with.findings.count
+        }
+        // The captures have findings when diagnosed: the comparison is not of two empty lists.
+        #expect(findings > 100)
     }
 
     // Packets of the crafted capture below (H4, without the btsnoop record header).

@@ -1,4 +1,5 @@
 import Testing
+import Wire
 
 @testable import Lifecycle
 
@@ -47,5 +48,43 @@ import Testing
             let values = (0..<count).map { _ in Double(Int(next() % UInt64(spread))) / 1000 }
             #expect(Self.quantiles(values) == Self.sortedQuantiles(values), "\(values)")
         }
+    }
+}
+
+/// The latencies kept in 4 bytes each: every one read back as the `Double` that
+/// `Timestamp.seconds(since:)` gives, on both sides of the 32-bit range and of zero.
+@Suite struct DiagnosisLatenciesTests {
+    static let start = Timestamp(microseconds: 0x00DC_DDB3_0F2F_8000)
+
+    @Test func readsBackWhatTheTimestampsGive() {
+        let offsets: [Int64] = [
+            0, 1, 999_999, 1_000_000, 1_500_001, 30_000_000, -1, -1_500_001,
+            Int64(Int32.max), Int64(Int32.max) + 1, Int64(Int32.min), Int64(Int32.min) - 1,
+            7_200_000_000, -7_200_000_000,  // two hours either way: a damaged capture's clock
+        ]
+        var latencies = DiagnosisCollector.Latencies()
+        #expect(latencies.isEmpty)
+        var expected: [Double] = []
+        for offset in offsets {
+            let answer = Self.start.adding(microseconds: offset)
+            latencies.append(answer, since: Self.start)
+            expected.append(answer.seconds(since: Self.start))
+        }
+        #expect(latencies.count == offsets.count)
+        #expect(!latencies.isEmpty)
+        // The whole microseconds first, then those past 32 bits, each in its order.
+        let fits = offsets.indices.filter { Int32(exactly: offsets[$0]) != nil }
+        let longer = offsets.indices.filter { Int32(exactly: offsets[$0]) == nil }
+        #expect(longer.count == 4)
+        #expect(latencies.seconds == (fits + longer).map { expected[$0] })
+    }
+
+    @Test func extremesOfTheClockAreKeptApartExactly() {
+        var latencies = DiagnosisCollector.Latencies()
+        let early = Timestamp(microseconds: .min)
+        let late = Timestamp(microseconds: .max)
+        latencies.append(late, since: early)
+        latencies.append(early, since: late)
+        #expect(latencies.seconds == [late.seconds(since: early), early.seconds(since: late)])
     }
 }

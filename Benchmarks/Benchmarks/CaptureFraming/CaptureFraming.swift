@@ -101,7 +101,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // `bletrace errors`: the error table's lines.
     Benchmark("errors_1M_records_analysis_table") { benchmark in
-        let analysis = analyzed()
+        let analysis = analyzed(diagnosing: false)
         var characters = 0
         ErrorTable(errors: analysis.errors.errors, origin: analysis.lifecycle.report.firstTime, names: analysis.lifecycle.scanning.names)
             .write { characters &+= $0.utf8.count }
@@ -110,11 +110,11 @@ let benchmarks: @Sendable () -> Void = {
 }
 
 /// The whole capture through CaptureAnalyzer, with the ATT PDUs counted by opcode as `bletrace
-/// stats` counts them.
+/// stats` counts them (and, as it, nothing gathered for diagnose).
 func analyze() -> (CaptureAnalyzer, [Int]) {
     do {
         let reader = try CaptureReader(path: capturePath)
-        var analysis = CaptureAnalyzer()
+        var analysis = CaptureAnalyzer(diagnosing: false)
         var att = [Int](repeating: 0, count: 256)
         try reader.forEach { record in
             if let quick = analysis.add(record) {
@@ -128,11 +128,11 @@ func analyze() -> (CaptureAnalyzer, [Int]) {
 }
 
 /// The whole capture through CaptureAnalyzer and nothing else, as `bletrace lifecycle`, `errors`
-/// and `diagnose` read it (they count no opcodes).
-func analyzed() -> CaptureAnalyzer {
+/// and `diagnose` read it (they count no opcodes; `errors` gathers nothing for diagnose).
+func analyzed(diagnosing: Bool = true) -> CaptureAnalyzer {
     do {
         let reader = try CaptureReader(path: capturePath)
-        var analysis = CaptureAnalyzer()
+        var analysis = CaptureAnalyzer(diagnosing: diagnosing)
         try reader.forEach { analysis.add($0) }
         return analysis
     } catch { fatalError("\(error)") }
