@@ -26,7 +26,8 @@ public struct CaptureAnalyzer {
 
     /// An analyzer of a capture's records. With `diagnosing` false (`bletrace stats`, which
     /// counts), nothing is gathered for `bletrace diagnose`: ``findings`` is empty, and the time
-    /// and memory it would take (8 bytes an ATT request for the latencies) are saved.
+    /// and memory it would take (4 bytes an ATT request for the latencies, and a few fields a
+    /// connection) are saved.
     public init(diagnosing: Bool = true) { self.diagnosing = diagnosing }
 
     /// Gives the lifecycles what an over-the-air capture showed of itself and its links

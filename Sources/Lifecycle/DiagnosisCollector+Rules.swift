@@ -361,7 +361,7 @@ extension DiagnosisCollector {
 
     private func discoveryRepeated(_ report: LifecycleReport) -> [Finding] {
         // Each peer's connections by their place in the report: a copy of each connection here
-        // was a second copy of the report (1 KB a connection).
+        // was a second copy of the report (512 bytes a connection, and the array's spare room).
         var byPeer: [BluetoothAddress: [Int]] = [:]
         var order: [BluetoothAddress] = []
         for (index, c) in report.connections.enumerated() where c.status == .success {
