@@ -17,6 +17,34 @@ public enum Fixtures {
 
     public static let publicCaptures = packageRoot.appendingPathComponent("Captures/public")
 
+    /// The team's shared folder of other people's captures (`captures/public/`, `captures/field/`):
+    /// `$BLETRACE_SHARED` when set (`.ci/run` sets it for the copy it tests), else `../shared`
+    /// beside the package; nil when neither exists, as in a user's lone clone.
+    public static let shared: URL? = {
+        let candidates = [
+            ProcessInfo.processInfo.environment["BLETRACE_SHARED"].map { URL(fileURLWithPath: $0) },
+            packageRoot.deletingLastPathComponent().appendingPathComponent("shared"),
+        ]
+        return candidates.compactMap { $0 }.first { url in
+            var directory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: url.appendingPathComponent("captures").path, isDirectory: &directory)
+                && directory.boolValue
+        }
+    }()
+
+    /// Why tests of shared captures did not run, for their skip notes.
+    public static let sharedMissing =
+        "the shared captures folder was not found (set BLETRACE_SHARED, or put shared/ beside the clone)"
+
+    /// The captures of one folder of the shared one (`public` or `field`), sorted; empty when the
+    /// shared folder is not there.
+    public static func sharedCaptures(_ folder: String) -> [String] {
+        guard let directory = shared?.appendingPathComponent("captures").appendingPathComponent(folder),
+            let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
+        else { return [] }
+        return names.filter(isCapture).sorted().map { directory.appendingPathComponent($0).path }
+    }
+
     public static func publicCapture(_ name: String) -> String {
         publicCaptures.appendingPathComponent(name).path
     }
@@ -33,7 +61,7 @@ public enum Fixtures {
         return (ours + others).sorted()
     }
 
-    private static func isCapture(_ name: String) -> Bool {
+    static func isCapture(_ name: String) -> Bool {
         name.hasSuffix(".btsnoop") || name.hasSuffix(".pcap") || name.hasSuffix(".pcapng") || name.hasSuffix(".pklg")
     }
 
