@@ -32,7 +32,8 @@ struct LifecycleCommand: ParsableCommand {
         let names = analyzer.scanning.names
         let report = criteria.report(analyzer.report, names: names)
         let errors = report.firstTime == nil ? collector.errors : criteria.errors(collector.errors, names: names, origin: report.firstTime)
-        let summary = LifecycleSummary(connections: report.connections, scans: report.scans, errors: errors)
+        let summary = LifecycleSummary(
+            connections: report.connections, scans: report.scans, errors: errors, strayDisconnections: report.strayDisconnections.count)
         if format == .json {
             // The connections are written one by one: a long capture has thousands.
             var document = JSONLifecycle(report, summary: summary)

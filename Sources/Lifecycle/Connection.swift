@@ -5,7 +5,9 @@ import Wire
 
 /// The story of one connection, or of one attempt that never became a connection.
 public struct Connection: Hashable, Sendable, Codable {
-    public enum Transport: String, Hashable, Sendable, Codable { case le, classic }
+    /// LE or BR/EDR; `unknown` for a link that began before the capture and showed nothing that
+    /// belongs to one transport (an L2CAP channel, an event of one transport only).
+    public enum Transport: String, Hashable, Sendable, Codable { case le, classic, unknown }
     public enum Role: String, Hashable, Sendable, Codable { case central, peripheral }
     /// Who ended the connection: `local` when this host asked (HCI Disconnect, or reason 0x16),
     /// `remote` when it did not (the peer, or the link itself, as with a supervision timeout).
@@ -54,11 +56,20 @@ public struct Connection: Hashable, Sendable, Codable {
     public var disconnectRecord: Int?
     public var reason: HCIStatus?
     public var initiator: Initiator?
+    /// The HCI Disconnect this host sent for the link, when it did: the moment it ended the link,
+    /// whatever reason the completion then carries (a controller whose terminate went
+    /// unacknowledged reports 0x22 or 0x08 there).
+    public var disconnectRequestTime: Timestamp?
+    public var disconnectRequestRecord: Int?
+    /// Disconnection Complete events after the first for the same link and reason: a controller
+    /// that repeated the event, folded into the first.
+    public var repeatedDisconnections = 0
     /// What CoreBluetooth would pass to `didDisconnectPeripheral` (or `didFailToConnect`).
     public var cbError: Mapped<ConnectionError?>?
 
     /// Connection parameters as the completion set them: interval (1.25 ms units), peripheral
-    /// latency, supervision timeout (10 ms units).
+    /// latency, supervision timeout (10 ms units). Each later update is a ``changes`` entry;
+    /// ``parameters(at:)`` gives those in force at a moment.
     public var interval: UInt16?
     public var latency: UInt16?
     public var supervisionTimeout: UInt16?
@@ -167,6 +178,17 @@ public struct Connection: Hashable, Sendable, Codable {
 
     public init(id: Int) { self.id = id }
 
+    /// The parameters in force after `record` (interval, latency, supervision timeout): those of
+    /// the last update completed by then, else the completion's; nil for a link whose parameters
+    /// the capture never showed.
+    public func parameters(after record: Int = .max) -> (interval: UInt16, latency: UInt16, supervisionTimeout: UInt16)? {
+        for change in changes.reversed() where change.record <= record {
+            if case .parameters(let interval, let latency, let timeout) = change.kind { return (interval, latency, timeout) }
+        }
+        guard let interval, let latency, let supervisionTimeout else { return nil }
+        return (interval, latency, supervisionTimeout)
+    }
+
     /// The first discovery request (services, characteristics, descriptors) and the last answer
     /// of that discovery: its procedures up to the next discovery of all services from the start
     /// (a client that discovers again, after pairing or a Service Changed).
@@ -197,10 +219,13 @@ public struct LifecycleReport: Hashable, Sendable, Codable {
     public var records: Int
     public var scans: [Scan]
     public var advertising: [AdvertisingSet]
+    /// Disconnection Complete events for a handle on which the capture showed no link (logs often
+    /// begin with one): reported, never a connection.
+    public var strayDisconnections: [StrayDisconnection]
 
     public init(
         connections: [Connection], firstTime: Timestamp?, lastTime: Timestamp?, records: Int,
-        scans: [Scan] = [], advertising: [AdvertisingSet] = []
+        scans: [Scan] = [], advertising: [AdvertisingSet] = [], strayDisconnections: [StrayDisconnection] = []
     ) {
         self.connections = connections
         self.firstTime = firstTime
@@ -208,5 +233,18 @@ public struct LifecycleReport: Hashable, Sendable, Codable {
         self.records = records
         self.scans = scans
         self.advertising = advertising
+        self.strayDisconnections = strayDisconnections
+    }
+}
+
+/// A Disconnection Complete for a handle the capture showed no link on, or repeated with another
+/// reason after its link had ended.
+public struct StrayDisconnection: Hashable, Sendable, Codable {
+    public var time: Timestamp
+    public var record: Int
+    public var handle: UInt16
+    public var reason: HCIStatus
+    public init(time: Timestamp, record: Int, handle: UInt16, reason: HCIStatus) {
+        (self.time, self.record, self.handle, self.reason) = (time, record, handle, reason)
     }
 }

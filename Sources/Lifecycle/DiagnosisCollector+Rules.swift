@@ -85,7 +85,12 @@ extension DiagnosisCollector {
         guard c.outcome == .disconnected, let record = c.disconnectRecord, let time = c.disconnectTime, let reason = c.reason else {
             return findings
         }
-        switch reason.rawValue {
+        // This host sent HCI Disconnect: it ended the link, whatever the completion's reason (a
+        // controller whose terminate went unacknowledged reports 0x08 or 0x22), and no loss of the
+        // link is the peer's.
+        let hostEnded = c.disconnectRequestRecord != nil
+        // (0x00, Success, is never a disconnection's reason: no rule below.)
+        switch hostEnded && [0x08, 0x22, 0x3B, 0x3D].contains(reason.rawValue) ? 0x00 : reason.rawValue {
         case 0x08:
             let update = c.changes.last { change in
                 if case .parameters = change.kind { return change.record < record && time.seconds(since: change.time) <= 5 }
@@ -106,7 +111,7 @@ extension DiagnosisCollector {
             } else {
                 summary += (update == nil ? ":" : ";") + " no packet from the peer was captured on this connection"
             }
-            if let timeout = c.supervisionTimeout {
+            if let timeout = c.parameters(after: record)?.supervisionTimeout {
                 summary += ", with a supervision timeout of \(ms(timeout, 10))"
                 // Data from the peer longer ago than the timeout: the link lived on link-layer
                 // packets HCI does not show, and the peer fell silent only in the timeout's span.
@@ -181,7 +186,7 @@ extension DiagnosisCollector {
             // This host waited: its client's request to the peer's server, or its server's indication.
             let hostWaited = (request.server == .peer) != indication
             guard elapsed >= 29.5, elapsed <= 40, c.initiator == (hostWaited ? .local : .remote),
-                ![0x08, 0x22, 0x3E].contains(reason.rawValue)
+                hostEnded || ![0x08, 0x22, 0x3E].contains(reason.rawValue)
             else { continue }
             let what = "\(request.opcode.name ?? "An ATT request") \(request.attributeHandle.map { "of \(hex4($0)) " } ?? "")"
             let sender =
@@ -504,13 +509,10 @@ extension DiagnosisCollector {
         }
         // What the link ran with: at completion, then after each update.
         var sets: [(record: Int, time: Timestamp, interval: UInt16, latency: UInt16, timeout: UInt16)] = []
-        if let record = c.completeRecord, let time = c.completeTime {
-            // The completion's parameters: those before the first update (``Connection/interval``
-            // holds the last).
-            let first = c.changes.first { if case .parameters = $0.kind { true } else { false } }
-            if first == nil, let interval = c.interval, let latency = c.latency, let timeout = c.supervisionTimeout {
-                sets.append((record, time, interval, latency, timeout))
-            }
+        if let record = c.completeRecord, let time = c.completeTime, let interval = c.interval, let latency = c.latency,
+            let timeout = c.supervisionTimeout
+        {
+            sets.append((record, time, interval, latency, timeout))
         }
         for change in c.changes {
             if case .parameters(let interval, let latency, let timeout) = change.kind {

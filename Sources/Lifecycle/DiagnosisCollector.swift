@@ -242,7 +242,7 @@ public struct DiagnosisCollector {
     @inline(never)
     private mutating func longGap(_ gap: (seconds: Double, from: Int, to: Int), on id: Int, _ analyzer: inout LifecycleAnalyzer) {
         // Half the supervision timeout in force (10 ms units): 5 ms per unit.
-        if let timeout = analyzer.connections[id].supervisionTimeout, gap.seconds > Double(timeout) * 0.005 {
+        if let timeout = analyzer.connections[id].parameters()?.supervisionTimeout, gap.seconds > Double(timeout) * 0.005 {
             traffic[id].countGap(gap)
         }
     }

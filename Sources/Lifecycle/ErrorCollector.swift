@@ -84,6 +84,9 @@ public struct ErrorCollector {
     /// pairing's last SMP message, from which SMP's 30-second timer runs (Core 6.0, Vol 3, Part H,
     /// §3.4).
     private var pairingSince: [UInt16: Timestamp] = [:]
+    /// Links on which this host cancelled a pairing (the record of its Pairing Failed): iOS ends
+    /// such a link there, so nothing after it on the link reaches an app.
+    private var endedOnIOS: [UInt16: Int] = [:]
 
     public init() {}
 
@@ -113,6 +116,7 @@ public struct ErrorCollector {
             collect(event, record, analyzer)
             switch event {
             case .disconnectionComplete(_, let handle, _):
+                endedOnIOS[handle] = nil
                 if pairingSince.removeValue(forKey: handle) != nil {
                     for refusal in awaitingRetry[handle] ?? [] {
                         errors[refusal.error].coreBluetooth?.callback =
@@ -139,28 +143,34 @@ public struct ErrorCollector {
                 // The refusals that led to this pairing get their error after all; but a pairing
                 // this host cancelled (a user's Cancel) ends the link on iOS, with no callback for
                 // the requests in flight.
+                let endedBefore = endedOnIOS[acl.handle]
                 for refusal in waiting {
                     errors[refusal.error].pairingFailedRecord = record.index
-                    if sentBy == .host {
+                    if sentBy == .host, endedBefore == nil {
                         errors[refusal.error].coreBluetooth?.callback =
                             "no callback: this host cancelled the pairing the refusal led to (frame \(record.index + 1)); iOS then ends the link, and requests in flight get no callback"
                     }
                 }
                 let cancelled = sentBy == .host
                 let mapped = CoreBluetoothMapping.pairingFailureError(reason: reason.rawValue, refusal: waiting.first.map { errors[$0.error].code })
+                let cb: TraceError.CoreBluetoothEquivalent
+                if let endedBefore {
+                    cb = Self.afterIOSEnded(mapped.value, mapped.evidence, at: endedBefore)
+                } else if cancelled {
+                    endedOnIOS[acl.handle] = record.index
+                    cb = TraceError.CoreBluetoothEquivalent(
+                        domain: CBInternalError.errorDomain, code: CBInternalError.Code.pairingCancelled.rawValue,
+                        name: "pairingCancelled", evidence: .hypothesis,
+                        callback: "centralManager(_:didDisconnectPeripheral:error:): iOS ends the link after a cancelled pairing")
+                } else {
+                    cb = equivalent(mapped.value, mapped.evidence, callback: "the GATT operation that needed pairing")
+                }
                 errors.append(
                     TraceError(
                         record: record.index, time: record.timestamp, connection: acl.handle, peer: connection?.peer,
                         transport: connection?.transport, layer: .smp, code: reason.rawValue, name: reason.name ?? "\(reason)",
                         requestOpcode: nil, requestName: nil, attributeHandle: nil, attribute: nil, procedure: nil,
-                        searchedType: nil, expected: false,
-                        coreBluetooth: cancelled
-                            ? TraceError.CoreBluetoothEquivalent(
-                                domain: CBInternalError.errorDomain, code: CBInternalError.Code.pairingCancelled.rawValue,
-                                name: "pairingCancelled", evidence: .hypothesis,
-                                callback: "centralManager(_:didDisconnectPeripheral:error:): iOS ends the link after a cancelled pairing")
-                            : equivalent(mapped.value, mapped.evidence, callback: "the GATT operation that needed pairing"),
-                        sentBy: sentBy))
+                        searchedType: nil, expected: false, coreBluetooth: cb, sentBy: sentBy))
             }
         default:
             break
@@ -248,12 +258,19 @@ public struct ErrorCollector {
             awaitingRetry[handle, default: []].append((errors.count, request, attribute))
         }
         let callback: String
-        if server == .local {
+        if let ended = endedOnIOS[handle] {
+            callback = Self.afterIOSEnded(at: ended)
+        } else if server == .local {
             callback = "no callback: this host's server sent it to the peer's client (the system answers for its own services and unknown handles; a peripheral-manager app answers its services with respond(to:withResult:))"
         } else if procedure == nil, let service = analyzer.att.service(containing: attribute, on: handle), Self.isStacks(service) {
             // Generic Access and Generic Attribute: the stack's own procedures (iOS hides both
             // services from apps and reads and writes them itself).
             callback = "no callback: the stack's own request to \(service.shortValue == 0x1800 ? "Generic Access" : "Generic Attribute") (iOS keeps both services to itself)"
+        } else if let write = analyzer.lastRefusedSubscription, write.value & 0x3 == 0, !write.wasSubscribed {
+            // A host other than iOS (Android's stack writes 0 to CCCDs it may never have set):
+            // CoreBluetooth answers setNotifyValue(false) on what is not notifying at once, with
+            // no write, so no app would meet this refusal.
+            callback = "no callback: iOS would not have made this write (the notifications were not on; setNotifyValue(false) is answered at once, with nothing sent)"
         } else if procedure == nil, info == nil, !analyzer.att.attributes(on: handle).isEmpty {
             // Discovery revealed the peer's database, and this attribute is not in it.
             callback = "no callback: the attribute is not in the database discovery revealed, and a CoreBluetooth app cannot address it (the captured stack used the handle directly)"
@@ -327,6 +344,16 @@ public struct ErrorCollector {
         default:
             break
         }
+    }
+
+    /// The callback of what came after this host cancelled a pairing on the link at `record`.
+    static func afterIOSEnded(at record: Int) -> String {
+        "no callback: iOS had ended this link when this host cancelled a pairing (frame \(record + 1)); the capture's host kept it"
+    }
+
+    private static func afterIOSEnded(_ error: CBATTError, _ evidence: Evidence, at record: Int) -> TraceError.CoreBluetoothEquivalent {
+        TraceError.CoreBluetoothEquivalent(
+            domain: CBATTError.errorDomain, code: error.errorCode, name: error.name, evidence: evidence, callback: afterIOSEnded(at: record))
     }
 
     private func equivalent(_ error: ConnectionError, _ evidence: Evidence, callback: String) -> TraceError.CoreBluetoothEquivalent {

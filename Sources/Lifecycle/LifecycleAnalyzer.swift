@@ -21,12 +21,27 @@ public struct LifecycleAnalyzer {
     /// before the capture), until the completion that ends that attempt.
     private var cancelBeforeAttempt: Timestamp?
     private var openByHandle = HandleTable<Int>()
-    /// Handles the host asked to disconnect (HCI Disconnect sent, not yet completed).
-    private var disconnectRequested: Set<UInt16> = []
+    /// Handles the host asked to disconnect (HCI Disconnect sent, not yet completed): when, and
+    /// in which record.
+    private var disconnectRequested: [UInt16: (time: Timestamp, record: Int)] = [:]
+    /// The connection that ended last on each handle, until another opens on it: a repeat of its
+    /// Disconnection Complete is folded into it.
+    private var closedByHandle = HandleTable<Int>()
+    /// Disconnection Complete events for handles with no link (``LifecycleReport/strayDisconnections``).
+    private var strayDisconnections: [StrayDisconnection] = []
     /// Requests, answers, MTU and attributes per connection handle.
     public private(set) var att = ATTTracker()
     /// The request the last record answered, if it carried an ATT response.
     public private(set) var lastAnswered: ATTRequest?
+    /// When the last record refused a write of a Client Characteristic Configuration descriptor
+    /// of the peer's server: the value written, and whether this host's client was subscribed
+    /// there on this connection (a write turning off what is already off is one iOS never sends).
+    public private(set) var lastRefusedSubscription: RefusedSubscription?
+    public struct RefusedSubscription: Hashable, Sendable {
+        /// The value written (bit 0 notifications, bit 1 indications).
+        public var value: UInt16
+        public var wasSubscribed: Bool
+    }
     /// The attribute range the last record, a Service Changed indication from the peer, declared
     /// changed (Core 6.0, Vol 3, Part G, §7.1).
     public private(set) var lastServiceChange: ClosedRange<UInt16>?
@@ -86,7 +101,7 @@ public struct LifecycleAnalyzer {
         return LifecycleReport(
             connections: connections, firstTime: air?.firstTime ?? firstTime, lastTime: air?.lastTime ?? lastTime,
             records: air?.records ?? records,
-            scans: scanning.scans, advertising: scanning.advertising)
+            scans: scanning.scans, advertising: scanning.advertising, strayDisconnections: strayDisconnections)
     }
 
     /// The connection open on `handle` now.
@@ -147,6 +162,7 @@ public struct LifecycleAnalyzer {
             handle(event, record)
         case .acl(let acl) where acl.handle != ACLPacket.androidDebugHandle:
             let id = connection(forTrafficOn: acl.handle, record)
+            if let channel = decoded.l2cap?.channel { learnTransport(on: id, channel: channel.rawValue) }
             if let pdu = decoded.att {
                 traffic(pdu, length: decoded.l2cap?.payload.count ?? 0, on: id, handle: acl.handle, record)
             } else if let smp = decoded.smp {
@@ -268,6 +284,7 @@ public struct LifecycleAnalyzer {
     @inline(__always)
     private mutating func begin(_ record: CaptureRecord) {
         lastAnswered = nil
+        lastRefusedSubscription = nil
         lastServiceChange = nil
         records += 1
         if firstTime == nil { firstTime = record.timestamp }
@@ -275,13 +292,33 @@ public struct LifecycleAnalyzer {
     }
 
     /// The raw events ``change(_:)`` reads: Encryption Change (0x08), Encryption Key Refresh
-    /// Complete (0x30), Encryption Change v2 (0x59).
+    /// Complete (0x30), Encryption Change v2 (0x59); and the events of BR/EDR links only, which
+    /// tell a link's transport: Read Remote Supported Features Complete (0x0B), Mode Change
+    /// (0x14), Max Slots Change (0x1B), Connection Packet Type Changed (0x1D), Read Remote
+    /// Extended Features Complete (0x23).
     static func changesConnection(_ code: HCIEventCode) -> Bool {
         // (A switch rather than a collection literal: this runs for every event, and a literal
         // collection would be built, on the heap, each time.)
         switch code.rawValue {
-        case 0x08, 0x30, 0x59: true
+        case 0x08, 0x30, 0x59, 0x0B, 0x14, 0x1B, 0x1D, 0x23: true
         default: false
+        }
+    }
+
+    /// A BR/EDR-only event's connection handle, if it is one and succeeded (Core 6.0, Vol 4,
+    /// Part E, §7.7): Max Slots Change begins with the handle, the others with a status.
+    static func classicEventHandle(_ bytes: UnsafeRawBufferPointer) -> UInt16? {
+        guard bytes.count >= 2 else { return nil }
+        let parameters = UnsafeRawBufferPointer(rebasing: bytes[2...])
+        switch bytes[0] {
+        case 0x1B:
+            guard parameters.count >= 3 else { return nil }
+            return (UInt16(parameters[0]) | UInt16(parameters[1]) << 8) & 0x0FFF
+        case 0x0B, 0x14, 0x1D, 0x23:
+            guard parameters.count >= 3, parameters[0] == 0 else { return nil }
+            return (UInt16(parameters[1]) | UInt16(parameters[2]) << 8) & 0x0FFF
+        default:
+            return nil
         }
     }
 
@@ -307,7 +344,7 @@ public struct LifecycleAnalyzer {
                 cancelBeforeAttempt = record.timestamp
             }
         case .disconnect(let handle, _):
-            disconnectRequested.insert(handle)
+            disconnectRequested[handle] = (record.timestamp, record.index)
         case .unknown:
             break
         }
@@ -356,6 +393,7 @@ public struct LifecycleAnalyzer {
                 // connection takes the handle over.
                 connections[id].handle = event.handle
                 openByHandle[event.handle] = id
+                closedByHandle[event.handle] = nil
                 att.reset(connection: event.handle)
                 att.seed(connection: event.handle, with: cachedAttributes[event.peerAddress] ?? [:])
                 att.seed(connection: event.handle, with: cachedLocalAttributes[event.peerAddress] ?? [:], server: .local)
@@ -369,21 +407,37 @@ public struct LifecycleAnalyzer {
             if status == .success {
                 connections[connection.id].handle = handle
                 openByHandle[handle] = connection.id
+                closedByHandle[handle] = nil
             }
             complete(connection.id, status: status, record)
         case .disconnectionComplete(let status, let handle, let reason) where status == .success:
-            let id = openByHandle[handle] ?? connection(forTrafficOn: handle, record)
-            let local = disconnectRequested.contains(handle) || reason == .connectionTerminatedByLocalHost
+            let request = disconnectRequested.removeValue(forKey: handle)
+            guard let id = openByHandle[handle] else {
+                // No link is open on the handle: a controller repeating the event of the link that
+                // just ended there, or the end of a link the capture never showed.
+                if let id = closedByHandle[handle], connections[id].reason == reason {
+                    connections[id].repeatedDisconnections += 1
+                } else {
+                    strayDisconnections.append(StrayDisconnection(time: record.timestamp, record: record.index, handle: handle, reason: reason))
+                }
+                break
+            }
+            let local = request != nil || reason == .connectionTerminatedByLocalHost
             connections[id].disconnectTime = record.timestamp
             connections[id].disconnectRecord = record.index
+            connections[id].disconnectRequestTime = request?.time
+            connections[id].disconnectRequestRecord = request?.record
             connections[id].reason = reason
             connections[id].initiator = local ? .local : .remote
             // This host ending its links as its Bluetooth goes off: iOS tells apps through the
             // state only, with no didDisconnectPeripheral (Formats/corebluetooth.md).
             // A peripheral manager has no disconnection callback at all (a subscribed central's
             // didUnsubscribeFrom is all it hears).
+            // CoreBluetooth makes LE links only: a BR/EDR link, or one of no known transport, has no
+            // equivalent.
             connections[id].cbError =
                 (local && reason == .remoteDeviceTerminatedPowerOff) || connections[id].role == .peripheral
+                    || connections[id].transport != .le
                 ? nil : CoreBluetoothMapping.disconnectionError(reason: reason, requestedByApp: local)
             connections[id].unansweredRequests = att.unanswered(on: handle)
             if let peer = connections[id].peer {
@@ -393,7 +447,7 @@ public struct LifecycleAnalyzer {
             pendingSubscription[SubscriptionKey(connection: id, server: .peer)] = nil
             pendingSubscription[SubscriptionKey(connection: id, server: .local)] = nil
             openByHandle[handle] = nil
-            disconnectRequested.remove(handle)
+            closedByHandle[handle] = id
             att.reset(connection: handle)
         // (Switches rather than collection literals: this runs for every event, and a literal
         // collection would be built, on the heap, each time.)
@@ -411,9 +465,16 @@ public struct LifecycleAnalyzer {
 
     /// Parameter updates, data length, PHY and encryption, read with the full event decoder.
     private mutating func change(_ record: CaptureRecord) {
-        guard let event = try? HCIEventParameters.decode(record.bytes), let handle = event.handle,
-            let id = openByHandle[handle]
-        else { return }
+        if let handle = Self.classicEventHandle(record.bytes) {
+            if let id = openByHandle[handle] {
+                if connections[id].transport == .unknown { connections[id].transport = .classic }
+            } else {
+                _ = connectionBeforeCapture(on: handle, transport: .classic)
+            }
+            return
+        }
+        guard let event = try? HCIEventParameters.decode(record.bytes), let handle = event.handle else { return }
+        guard let id = openByHandle[handle] ?? linkBeforeCapture(shownBy: event, on: handle) else { return }
         let kind: Connection.Change.Kind
         switch event {
         case .le(.connectionUpdateComplete(let update)):
@@ -421,9 +482,6 @@ public struct LifecycleAnalyzer {
             kind = .parameters(
                 interval: update.connectionInterval, latency: update.peripheralLatency,
                 supervisionTimeout: update.supervisionTimeout)
-            connections[id].interval = update.connectionInterval
-            connections[id].latency = update.peripheralLatency
-            connections[id].supervisionTimeout = update.supervisionTimeout
         case .le(.dataLengthChange(let change)):
             kind = .dataLength(maxTxOctets: change.maxTxOctets, maxRxOctets: change.maxRxOctets)
         case .le(.phyUpdateComplete(let status, _, let tx, let rx)):
@@ -494,7 +552,10 @@ public struct LifecycleAnalyzer {
                 connections[id].peerSubscriptions.append(subscription)
             }
         case .errorResponse(_, _, let code):
-            if lastAnswered?.opcode == .writeRequest { pendingSubscription[key] = nil }
+            if lastAnswered?.opcode == .writeRequest, let write = pendingSubscription.removeValue(forKey: key), server == .peer {
+                let last = connections[id].subscriptions.last { $0.descriptorHandle == write.handle }
+                lastRefusedSubscription = RefusedSubscription(value: write.value, wasSubscribed: last.map { $0.mode != .off } ?? false)
+            }
             if server == .peer, Self.asksForSecurity(code) { securityRefusal[id] = record.index }
         default:
             break
@@ -621,13 +682,43 @@ public struct LifecycleAnalyzer {
     }
 
     @inline(never)
-    private mutating func connectionBeforeCapture(on handle: UInt16) -> Int {
+    private mutating func connectionBeforeCapture(on handle: UInt16, transport: Connection.Transport = .unknown) -> Int {
         var connection = Connection(id: connections.count)
         connection.handle = handle
+        connection.transport = transport
         connection.beganBeforeCapture = true
         connections.append(connection)
         openByHandle[handle] = connection.id
+        closedByHandle[handle] = nil
         return connection.id
+    }
+
+    /// A link that began before the capture, first shown by a successful `event` about it (an
+    /// update, a data length or PHY change, encryption): LE for LE events, of no known transport
+    /// for the others. A failed one (often Unknown Connection Identifier) shows no link.
+    private mutating func linkBeforeCapture(shownBy event: HCIEventParameters, on handle: UInt16) -> Int? {
+        guard event.status == nil || event.status == .success else { return nil }
+        let transport: Connection.Transport
+        if case .le = event { transport = .le } else { transport = .unknown }
+        return connectionBeforeCapture(on: handle, transport: transport)
+    }
+
+    /// The transport an ACL record's L2CAP channel belongs to: LE's fixed channels (ATT 0x0004,
+    /// LE signalling 0x0005, SMP 0x0006; Core 6.0, Vol 3, Part A, §2.1) or BR/EDR's (signalling
+    /// 0x0001, BR/EDR SMP 0x0007, connectionless 0x0002).
+    static func transport(ofChannel channel: UInt16) -> Connection.Transport? {
+        switch channel {
+        case 0x0004, 0x0005, 0x0006: .le
+        case 0x0001, 0x0002, 0x0007: .classic
+        default: nil
+        }
+    }
+
+    /// Gives a link whose transport is not known yet the transport of a channel it carried.
+    @inline(__always)
+    private mutating func learnTransport(on id: Int, channel: UInt16) {
+        guard connections[id].transport == .unknown, let transport = Self.transport(ofChannel: channel) else { return }
+        connections[id].transport = transport
     }
 }
 
@@ -689,6 +780,8 @@ extension Connection {
         }
         attBytes += length
         if let mtu { self.mtu = mtu }
+        // ATT's fixed channel is LE's: a link seen first in the middle tells its transport so.
+        if transport == .unknown { transport = .le }
     }
 
     /// An ATT PDU of `length` bytes: counted, its bytes added, and the MTU the tracker knows kept.

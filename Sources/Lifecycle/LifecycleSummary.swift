@@ -41,6 +41,12 @@ public struct LifecycleSummary: Hashable, Sendable, Codable {
 
     public var le = Transport()
     public var brEdr = Transport()
+    /// Links that began before the capture and showed nothing of their transport.
+    public var unknownTransport = Transport()
+    /// Disconnection Complete events with no link (``LifecycleReport/strayDisconnections``), and
+    /// repeats of a link's own folded into it (``Connection/repeatedDisconnections``).
+    public var strayDisconnections = 0
+    public var repeatedDisconnections = 0
     /// Peers by number of connections and attempts, most first.
     public var peers: [Peer] = []
     public var scans = 0
@@ -50,16 +56,20 @@ public struct LifecycleSummary: Hashable, Sendable, Codable {
     public var unexpectedErrors = 0
 
     enum CodingKeys: String, CodingKey {
-        case le, brEdr = "br_edr", peers, scans, emptyScans = "empty_scans", errors, unexpectedErrors = "unexpected_errors"
+        case le, brEdr = "br_edr", unknownTransport = "unknown_transport", strayDisconnections = "stray_disconnections"
+        case repeatedDisconnections = "repeated_disconnections", peers, scans, emptyScans = "empty_scans", errors
+        case unexpectedErrors = "unexpected_errors"
     }
 
-    public init(connections: [Connection], scans: [Scan], errors: [TraceError]) {
+    public init(connections: [Connection], scans: [Scan], errors: [TraceError], strayDisconnections: Int = 0) {
+        self.strayDisconnections = strayDisconnections
         var failures: [Connection.Transport: [Key: Int]] = [:]
         var endings: [Connection.Transport: [Key: Int]] = [:]
         var peers: [BluetoothAddress: Peer] = [:]
         for connection in connections {
-            var counts = connection.transport == .le ? le : brEdr
+            var counts = self[connection.transport]
             counts.total += 1
+            repeatedDisconnections += connection.repeatedDisconnections
             switch connection.outcome {
             case .open: counts.connected += 1; counts.open += 1
             case .disconnected: counts.connected += 1; counts.disconnected += 1
@@ -73,7 +83,7 @@ public struct LifecycleSummary: Hashable, Sendable, Codable {
             if let reason = connection.reason {
                 endings[connection.transport, default: [:]][Key(code: reason, initiator: connection.initiator), default: 0] += 1
             }
-            if connection.transport == .le { le = counts } else { brEdr = counts }
+            self[connection.transport] = counts
             if let address = connection.peer {
                 var peer = peers[address] ?? Peer(address: "\(address)", name: connection.peerName, connections: 0, failed: 0)
                 switch connection.outcome {
@@ -95,6 +105,7 @@ public struct LifecycleSummary: Hashable, Sendable, Codable {
         le.disconnections = counts(endings[.le])
         brEdr.failures = counts(failures[.classic])
         brEdr.disconnections = counts(endings[.classic])
+        unknownTransport.disconnections = counts(endings[.unknown])
         self.peers = peers.values.sorted {
             ($0.connections + $0.failed + $0.cancelled + $0.pending, $1.address) > ($1.connections + $1.failed + $1.cancelled + $1.pending, $0.address)
         }
@@ -102,6 +113,24 @@ public struct LifecycleSummary: Hashable, Sendable, Codable {
         emptyScans = scans.count { $0.reports == 0 }
         self.errors = errors.count
         unexpectedErrors = errors.count { !$0.expected }
+    }
+
+    /// The counts of one transport.
+    public subscript(transport: Connection.Transport) -> Transport {
+        get {
+            switch transport {
+            case .le: le
+            case .classic: brEdr
+            case .unknown: unknownTransport
+            }
+        }
+        set {
+            switch transport {
+            case .le: le = newValue
+            case .classic: brEdr = newValue
+            case .unknown: unknownTransport = newValue
+            }
+        }
     }
 
     private struct Key: Hashable {

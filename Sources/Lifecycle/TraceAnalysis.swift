@@ -59,7 +59,9 @@ public struct TraceAnalysis: Hashable, Sendable, Codable {
         self.errors = errors.errors
         self.gatt = gatt.entries.filter { !$0.isEmpty }
         self.statistics = statistics.statistics(errors: self.errors, connections: lifecycle.connections.count)
-        summary = LifecycleSummary(connections: lifecycle.connections, scans: lifecycle.scans, errors: self.errors)
+        summary = LifecycleSummary(
+            connections: lifecycle.connections, scans: lifecycle.scans, errors: self.errors,
+            strayDisconnections: lifecycle.strayDisconnections.count)
         findings = diagnosis.findings(report: lifecycle, errors: self.errors)
     }
 }

@@ -99,6 +99,9 @@ public struct TraceSelection: Sendable, Hashable {
         report.advertising =
             peer == nil && transport != .classic
             ? report.advertising.filter { overlaps(start: $0.startTime, end: $0.stopTime ?? end, origin: origin) } : []
+        // A stray disconnection names no peer and no transport.
+        report.strayDisconnections =
+            peer == nil && transport == nil ? report.strayDisconnections.filter { overlaps(start: $0.time, end: $0.time, origin: origin) } : []
         return report
     }
 

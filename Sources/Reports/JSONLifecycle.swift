@@ -54,6 +54,11 @@ public struct JSONLifecycle: Encodable {
         var reason: UInt8?
         var reason_name: String?
         var initiator: String?
+        /// The HCI Disconnect this host sent for the link, where it did.
+        var disconnect_request_ts_us: Int64?
+        var disconnect_request_frame: Int?
+        /// Disconnection Complete events repeating this link's, folded into it.
+        var repeated_disconnections: Int
         var outcome: String
         var began_before_capture: Bool
         /// `null` when CoreBluetooth would report no error; absent when there is nothing to report.
@@ -152,6 +157,16 @@ public struct JSONLifecycle: Encodable {
     public var connections: [ConnectionJSON]
     var scans: [ScanJSON]
     var advertising: [AdvertisingJSON]
+    /// Disconnection Complete events for handles with no link in the capture.
+    var stray_disconnections: [StrayJSON]
+    struct StrayJSON: Encodable {
+        var ts_us: Int64
+        var index: Int
+        var frame: Int
+        var handle: UInt16
+        var reason: UInt8
+        var reason_name: String?
+    }
 
     struct DeviceJSON: Encodable {
         var address: String
@@ -216,6 +231,11 @@ public struct JSONLifecycle: Encodable {
     /// The document of `report`, with its `summary`.
     public init(_ report: LifecycleReport, summary: LifecycleSummary) {
         self.summary = summary
+        stray_disconnections = report.strayDisconnections.map {
+            StrayJSON(
+                ts_us: $0.time.microseconds, index: $0.record, frame: $0.record + 1, handle: $0.handle, reason: $0.reason.rawValue,
+                reason_name: $0.reason.name)
+        }
         records = report.records
         first_ts_us = report.firstTime?.microseconds
         last_ts_us = report.lastTime?.microseconds
@@ -256,6 +276,9 @@ public struct JSONLifecycle: Encodable {
                 duration_ms: connection.duration.map { ReportJSON.milliseconds($0 * 1000) },
                 reason: connection.reason?.rawValue,
                 reason_name: connection.reason?.name, initiator: connection.initiator?.rawValue,
+                disconnect_request_ts_us: connection.disconnectRequestTime?.microseconds,
+                disconnect_request_frame: connection.disconnectRequestRecord.map { $0 + 1 },
+                repeated_disconnections: connection.repeatedDisconnections,
                 outcome: connection.outcome.rawValue, began_before_capture: connection.beganBeforeCapture,
                 cb_error: connection.cbError.map { mapped in
                     NullOr(

@@ -73,7 +73,7 @@ public struct LifecycleStory {
         writeScans(origin: origin, emit)
         for connection in report.connections {
             emit("")
-            var title = "connection \(connection.id + 1): \(connection.transport == .le ? "LE" : "BR/EDR")"
+            var title = "connection \(connection.id + 1): \(Self.name(of: connection.transport))"
             if let role = connection.role { title += ", local " + role.rawValue }
             if let peer = connection.peer {
                 title += ", peer \(peer)"
@@ -159,10 +159,21 @@ public struct LifecycleStory {
                             + (waited > 30 ? "; past the 30 s ATT transaction timeout" : ""))
                 }
             }
+            // This host's Disconnect, where the completion's reason does not say so (a controller
+            // whose terminate went unacknowledged reports 0x08 or 0x22).
+            if let request = connection.disconnectRequestTime, let frame = connection.disconnectRequestRecord,
+                let reason = connection.reason, !Self.localDisconnectionReasons.contains(reason.rawValue)
+            {
+                emit(time(request) + "this host ended the link (HCI Disconnect, frame \(frame + 1)); the completion's reason is the controller's")
+            }
             if let end = connection.disconnectTime, let reason = connection.reason {
                 let who = connection.initiator == .local ? "by this host" : "by the peer or the link"
                 var line = time(end) + "disconnected \(who): \(reason) (\(hex(reason.rawValue, digits: 2)))"
                 if let duration = connection.duration { line += ", after " + seconds(duration) }
+                if connection.repeatedDisconnections > 0 {
+                    let n = connection.repeatedDisconnections
+                    line += "; the controller repeated the event \(n) time\(n == 1 ? "" : "s") (folded here)"
+                }
                 emit(connection.initiator == .local ? line : style.yellow(line))
                 if let error = connection.cbError {
                     emit("              CoreBluetooth: didDisconnectPeripheral, error \(error.value.map { "\($0) (\($0.errorCode))" } ?? "nil") [\(error.evidence.rawValue)]")
@@ -177,6 +188,29 @@ public struct LifecycleStory {
             case .open: emit("              still connected at the end of the capture")
             default: break
             }
+        }
+        if !report.strayDisconnections.isEmpty {
+            emit("")
+            emit(style.bold("stray disconnections") + " (no link on the handle in the capture: none of them is a connection)")
+            for stray in report.strayDisconnections {
+                emit(
+                    time(stray.time, origin) + "handle \(hex(stray.handle, digits: 4)): \(stray.reason) (\(hex(stray.reason.rawValue, digits: 2)))"
+                        + " (frame \(stray.record + 1))")
+            }
+        }
+    }
+
+    /// The reasons a completion of this host's own Disconnect carries: Connection Terminated By
+    /// Local Host (0x16), or the reason the host gave (Core 6.0, Vol 4, Part E, §7.1.6: 0x05,
+    /// 0x13-0x15, 0x1A, 0x29, 0x3B).
+    static let localDisconnectionReasons: Set<UInt8> = [0x16, 0x05, 0x13, 0x14, 0x15, 0x1A, 0x29, 0x3B]
+
+    /// How a transport is named in the story.
+    static func name(of transport: Connection.Transport) -> String {
+        switch transport {
+        case .le: "LE"
+        case .classic: "BR/EDR"
+        case .unknown: "transport unknown"
         }
     }
 }
@@ -207,9 +241,16 @@ extension LifecycleStory {
             }
             if !t.failures.isEmpty { emit(style.red("      failed: " + counts(t.failures))) }
         }
-        if summary.le.total + summary.brEdr.total == 0 { emit("  no connections") }
+        if summary.le.total + summary.brEdr.total + summary.unknownTransport.total == 0 { emit("  no connections") }
         transport("LE", summary.le)
         transport("BR/EDR", summary.brEdr, note: " (CoreBluetooth makes LE connections only: its errors do not apply)")
+        transport(
+            "transport unknown", summary.unknownTransport,
+            note: " (links that began before the capture and showed nothing of their transport)")
+        if summary.strayDisconnections > 0 {
+            let n = summary.strayDisconnections
+            emit("  stray: \(n) Disconnection Complete event\(n == 1 ? "" : "s") for a handle with no link in the capture (listed at the end)")
+        }
         if !summary.peers.isEmpty {
             let shown = summary.peers.prefix(5).map { peer in
                 peer.address + (peer.name.map { " \"\($0)\"" } ?? "") + " (\(peer.connections) connected"
@@ -226,7 +267,7 @@ extension LifecycleStory {
 
     /// One line for a connection, for --brief.
     func briefLine(_ connection: Connection, origin: Timestamp, end: Timestamp?) -> String {
-        var line = "connection \(connection.id + 1)".rightPadded(15) + (connection.transport == .le ? "LE    " : "BR/EDR")
+        var line = "connection \(connection.id + 1)".rightPadded(15) + Self.name(of: connection.transport).rightPadded(6)
         line += "  " + (connection.peer.map { "\($0)" } ?? (connection.usesFilterAcceptList ? "filter accept list" : "unknown peer").rightPadded(17))
         if let name = connection.peerName { line += " \"\(name)\"" }
         let start = connection.completeTime ?? connection.attemptTime

@@ -327,7 +327,7 @@ private struct TimelineSVG {
         var detail: [String] = []
         if let handle = connection.handle { detail.append("handle \(hex(handle, digits: 4))") }
         if let role = connection.role { detail.append(role.rawValue) }
-        detail.append(connection.transport == .le ? "LE" : "BR/EDR")
+        detail.append(LifecycleStory.name(of: connection.transport))
         if let mtu = connection.mtu { detail.append("MTU \(mtu)") }
         out += text(8, top + 31, detail.joined(separator: " · "), size: 10, fill: "#555")
         out += text(8, top + 44, connection.outcome.rawValue, size: 10, fill: Self.outcomeColour[connection.outcome] ?? "#555")

@@ -58,8 +58,9 @@ import Wire
                 .encryption(enabled: true, keySize: nil),
                 .failed("key refresh", .pinOrKeyMissing),
             ])
-        #expect(connection.interval == 24)
-        #expect(connection.supervisionTimeout == 600)
+        // The completion's parameters stay; those in force at the end are the update's.
+        #expect(connection.interval == 40 && connection.supervisionTimeout == 42)
+        #expect(connection.parameters().map { $0.interval == 24 && $0.supervisionTimeout == 600 } == true)
     }
 
     @Test func aDisconnectionWithARequestPendingKeepsTheRequest() {

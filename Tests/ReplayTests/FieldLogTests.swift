@@ -173,3 +173,38 @@ extension FieldLogTests {
         #expect(!flow.comments.contains { $0.contains("the peer asked for security") })
     }
 }
+
+extension FieldLogTests {
+    /// A capture's records, each given its position as its index.
+    static func numbered(_ records: [OwnedRecord]) -> [OwnedRecord] {
+        records.enumerated().map { index, record in
+            var record = record
+            record.index = index
+            return record
+        }
+    }
+
+    @Test func anAttemptTheAppCancelledLeavesTheNextConnectionToTheNextAttempt() async throws {
+        // As 8none1-bj_led-full: connect, cancel (the completion says 0x02), connect again, and
+        // that attempt connects and writes. Peer F0:F1:F2:F3:F4:05 (random).
+        let create = "0d20 19 6000 3000 00 01 05f4f3f2f1f0 00 1800 2800 0000 2a00 0000 0000"
+        let records = Self.numbered([
+            OwnedRecord(kind: .command, direction: .sent, hex: create, time: 1_000_000),
+            OwnedRecord(kind: .event, direction: .received, hex: "0f 04 00 01 0d20", time: 1_000_100),
+            OwnedRecord(kind: .command, direction: .sent, hex: "0e20 00", time: 5_000_000),
+            // LE Connection Complete with Unknown Connection Identifier (0x02): the cancel done.
+            OwnedRecord(kind: .event, direction: .received, hex: "3e 13 01 02 0000 00 00 000000000000 0000 0000 0000 00", time: 5_000_100),
+            OwnedRecord(kind: .command, direction: .sent, hex: create, time: 6_000_000),
+            OwnedRecord(kind: .event, direction: .received, hex: "0f 04 00 01 0d20", time: 6_000_100),
+            CassettePackets.connected(at: 6_500_000),
+            CassettePackets.att("520300 01", .sent, at: 7_000_000),  // Write Command to 0x0003
+        ])
+        let cassette = CassettePackets.cassette(records)
+        let flow = await ReplayEngine(cassette: cassette).run(MirrorApp(cassette: cassette), name: "mirror")
+        let names = flow.events.filter { $0.actor != "system" }.map(\.name)
+        #expect(names.filter { $0 == "connect" }.count == 2)
+        let connected = try #require(flow.events.first { $0.name == "didConnect" })
+        #expect(connected.time.map { abs($0 - 5.5) < 0.001 } == true, "\(connected)")
+        #expect(!flow.comments.contains { $0.contains("API MISUSE") })
+    }
+}

@@ -46,6 +46,31 @@ import Testing
         #expect(flow.comments.contains { $0.contains("this host cancelled the pairing") })
     }
 
+    @Test func aPairingThatTimedOutIsNotTheOneALaterPairingCancelEnds() async throws {
+        // As Syed-Bipul-Rahman's log: a refusal, a pairing that never finishes (SMP's 30 s timer
+        // runs out 30 s after its request), then a refused write whose pairing this host cancels.
+        let cassette = PerConnectionAnswersTests.cassette(
+            PerConnectionAnswersTests.connectedAndDiscovered(service: "0d18", properties: "0a", characteristic: "382a") + [
+                OwnedRecord(kind: .acl, direction: .sent, hex: Self.att("0a 0300"), time: 1_000_000),
+                OwnedRecord(kind: .acl, direction: .received, hex: Self.att("01 0a 0300 05"), time: 1_010_000),
+                OwnedRecord(kind: .acl, direction: .sent, hex: Self.smp("01 03 00 01 10 07 07"), time: 1_100_000),
+                OwnedRecord(kind: .acl, direction: .sent, hex: Self.att("12 0300 01"), time: 33_000_000),
+                OwnedRecord(kind: .acl, direction: .received, hex: Self.att("01 12 0300 05"), time: 33_010_000),
+                OwnedRecord(kind: .acl, direction: .sent, hex: Self.smp("01 03 00 01 10 07 07"), time: 33_100_000),
+                OwnedRecord(kind: .acl, direction: .sent, hex: Self.smp("05 08"), time: 33_500_000),
+                OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 16", time: 40_000_000),
+            ])
+        let flow = await ReplayEngine(cassette: cassette).run(MirrorApp(cassette: cassette), name: "mirror")
+        // The read gets SMP's timeout at the timer's end (+31.1; times count from the first record) ...
+        let read = try #require(flow.events.first { $0.name == "didUpdateValueFor" })
+        #expect(read.argument("error") == "CBATTError.insufficientEncryption")
+        #expect(read.time.map { abs($0 - 31.0) < 0.001 } == true)
+        // ... and the second pairing's cancel ends the link, the write with no callback.
+        #expect(!flow.events.contains { $0.name == "didWriteValueFor" })
+        let disconnection = try #require(flow.events.first { $0.name == "didDisconnectPeripheral" })
+        #expect(disconnection.argument("error") == "CBInternalError.pairingCancelled")
+    }
+
     @Test func aPairingThePeerFailsGivesTheOperationTheRefusal() async throws {
         let cassette = Self.refusedThenPairingFails(failedBy: .received)
         let flow = await ReplayEngine(cassette: cassette).run(MirrorApp(cassette: cassette), name: "mirror")

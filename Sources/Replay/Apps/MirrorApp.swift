@@ -102,7 +102,10 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         if let cancel = episode.cancelTime { script.append(Step(time: cancel, kind: .cancel, peer: peer)) }
         // This host ending a link is the app's cancel, unless its Bluetooth was going off (0x15,
         // Power Off: the replay turns Bluetooth off there, ReplayEngine.scheduleCapturedPowerOffs).
-        if episode.initiator == .local, episode.reason != .remoteDeviceTerminatedPowerOff, let end = episode.disconnectTime {
+        // It cancels when this host sent HCI Disconnect, not when the controller completed it.
+        if episode.initiator == .local, episode.reason != .remoteDeviceTerminatedPowerOff,
+            let end = episode.disconnectRequestTime ?? episode.disconnectTime
+        {
             script.append(Step(time: end, kind: .cancel, peer: peer))
         }
         guard let linkIndex = cassette.linkIndex(connection: episode.id) else { return }

@@ -390,7 +390,17 @@ final class ClientPlayback<Context: ClientContext> {
         let asked = "\(address): the peer asked for security (ATT \(hex(code, digits: 2, uppercase: true)))"
         // Pairing and the retry on the same connection as the refusal.
         let link = cassette.link(connection: connection)
-        let security = (link?.security ?? []).filter { $0.time >= operation.time }.sorted { $0.time < $1.time }
+        var security = (link?.security ?? []).filter { $0.time >= operation.time }.sorted { $0.time < $1.time }
+        // The pairing the refusal led to ends where SMP's timer ran out, 30 s after its last
+        // message (Core 6.0, Vol 3, Part H, §3.4): what follows belongs to a later pairing.
+        var lastMessage: Timestamp?
+        for (index, event) in security.enumerated() {
+            if let lastMessage, event.time.seconds(since: lastMessage) >= 30 {
+                security.removeSubrange(index...)
+                break
+            }
+            if event.isPairingMessage { lastMessage = event.time }
+        }
         let retry = peerIndex(address).answers(connection, PeerIndex.key(kind, handle)).first { $0.time > operation.time }
         let encrypted = security.first { event in
             guard case .encryptionChanged(true, _) = event.kind else { return false }

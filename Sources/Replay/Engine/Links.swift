@@ -150,6 +150,8 @@ final class Links {
         replay.record(.app(.cancelPeripheralConnection), [.init(.peripheral, "\(address)")])
         autoReconnect.remove(address)
         replay.withdraw(peripheral)
+        // The connection the cancelled attempt would have got is free for the app's next attempt.
+        rewindAttempt(address)
         attempts.remove(address)
         playing[address] = nil
         guard peripheral.state != .disconnected else { return }

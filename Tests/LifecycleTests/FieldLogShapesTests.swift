@@ -1,0 +1,224 @@
+import CoreBluetoothCodes
+import HCI
+import TestSupport
+import Testing
+import Wire
+
+@testable import Lifecycle
+
+/// What real logs hold and our own recordings do not (issue "Field logs read right"), each as the
+/// smallest capture that shows it, built from annotated HCI packets (Core 6.0, Vol 4, Part E).
+@Suite struct FieldLogShapesTests {
+    /// Read Remote Supported Features Complete (0x0B), a BR/EDR-only event: success, handle 0x0B.
+    static let remoteFeatures = "0b 0b 00 0b00 ffffffffffffffff"
+    /// Encryption Change (0x08), an event of either transport: success, handle 0x0B, on.
+    static let encryptionOn = "08 04 00 0b00 01"
+
+    // MARK: 1. Repeated and stray events
+
+    @Test func aDisconnectionTheControllerRepeatsIsFoldedIntoTheFirst() {
+        var records = [
+            command(Packets.createConnection, at: 100),
+            event(Packets.commandStatus(0), at: 110),
+            event(Packets.connectionComplete(0, handle: 0x40), at: 200),
+        ]
+        // Thirteen identical Disconnection Complete events at one timestamp.
+        records += Array(repeating: event(Packets.disconnectionComplete(handle: 0x40, reason: 0x08), at: 9_000), count: 13)
+        let report = analyze(records)
+        #expect(report.connections.count == 1)
+        #expect(report.connections[0].repeatedDisconnections == 12)
+        #expect(report.connections[0].disconnectTime?.microseconds == 9_000)
+        #expect(report.strayDisconnections.isEmpty)
+        let summary = LifecycleSummary(connections: report.connections, scans: [], errors: [])
+        #expect(summary.le.total == 1 && summary.le.disconnected == 1)
+        #expect(summary.repeatedDisconnections == 12)
+    }
+
+    @Test func aDisconnectionForAHandleNeverSeenIsStrayAndOpensNoConnection() {
+        var records = [
+            event(Packets.disconnectionComplete(handle: 0x0003, reason: 0x00), at: 10),
+            event(Packets.disconnectionComplete(handle: 0x0004, reason: 0x13), at: 20),
+        ]
+        for (index, _) in records.enumerated() { records[index].index = index }
+        var analysis = CaptureAnalyzer()
+        for record in records { record.withRecord { analysis.add($0) } }
+        let report = analysis.lifecycle.report
+        #expect(report.connections.isEmpty)
+        #expect(report.strayDisconnections.map(\.handle) == [0x0003, 0x0004])
+        #expect(report.strayDisconnections.map(\.record) == [0, 1])
+        // Not an unexpected error, not a finding.
+        #expect(analysis.errors.errors.isEmpty)
+        #expect(analysis.findings.isEmpty)
+    }
+
+    @Test func aDisconnectionRepeatedWithAnotherReasonAfterItsLinkEndedIsStray() {
+        let report = analyze([
+            event(Packets.connectionComplete(0, handle: 0x40), at: 200),
+            event(Packets.disconnectionComplete(handle: 0x40, reason: 0x08), at: 300),
+            event(Packets.disconnectionComplete(handle: 0x40, reason: 0x13), at: 400),
+        ])
+        #expect(report.connections.count == 1)
+        #expect(report.connections[0].repeatedDisconnections == 0)
+        #expect(report.strayDisconnections.map(\.reason) == [.remoteUserTerminatedConnection])
+    }
+
+    @Test func aHandleReusedByTheNextConnectionIsNotARepeat() {
+        let report = analyze([
+            event(Packets.connectionComplete(0, handle: 0x40), at: 200),
+            event(Packets.disconnectionComplete(handle: 0x40, reason: 0x08), at: 300),
+            event(Packets.connectionComplete(0, handle: 0x40), at: 400),
+            event(Packets.disconnectionComplete(handle: 0x40, reason: 0x08), at: 500),
+        ])
+        #expect(report.connections.count == 2)
+        #expect(report.connections.allSatisfy { $0.repeatedDisconnections == 0 && $0.outcome == .disconnected })
+    }
+
+    // MARK: 2. Links of both transports
+
+    @Test func aLinkSeenOnlyInEventsOfEitherTransportIsNotAssumedLE() throws {
+        let report = analyze([
+            event(Self.encryptionOn, at: 100),
+            event(Packets.disconnectionComplete(handle: 0x0B, reason: 0x13), at: 200),
+        ])
+        let connection = try #require(report.connections.first)
+        #expect(report.connections.count == 1)
+        #expect(connection.transport == .unknown)
+        #expect(connection.beganBeforeCapture)
+        // CoreBluetooth makes LE links only: no error is named for a link that may not be one.
+        #expect(connection.cbError == nil)
+        let summary = LifecycleSummary(connections: report.connections, scans: [], errors: [])
+        #expect(summary.le.total == 0 && summary.brEdr.total == 0 && summary.unknownTransport.total == 1)
+    }
+
+    @Test func aBREDROnlyEventTellsTheLinksTransport() {
+        let report = analyze([
+            event(Self.encryptionOn, at: 100),
+            event(Self.remoteFeatures, at: 150),
+            event(Packets.disconnectionComplete(handle: 0x0B, reason: 0x13), at: 200),
+        ])
+        #expect(report.connections.map(\.transport) == [.classic])
+        #expect(report.connections[0].cbError == nil)
+    }
+
+    @Test func attOnItsFixedChannelTellsALinkIsLE() {
+        let report = analyze([
+            // A continuation fragment first: it says nothing of the transport.
+            acl("4010 0200 aabb", .received, at: 50),
+            acl(Packets.att(handle: 0x40, "1b0300aa"), .received, at: 100),
+            event(Packets.disconnectionComplete(handle: 0x40, reason: 0x08), at: 200),
+        ])
+        #expect(report.connections.map(\.transport) == [.le])
+        #expect(report.connections[0].cbError?.value == .cb(CBError(.connectionTimeout)))
+    }
+
+    @Test func aFailedEventForAnUnknownHandleShowsNoLink() {
+        // Encryption Change with Unknown Connection Identifier (0x02).
+        let report = analyze([event("08 04 02 0b00 00", at: 100)])
+        #expect(report.connections.isEmpty)
+    }
+
+    // MARK: 3. The parameters of the connection
+
+    @Test func theConnectionKeepsItsCompletionsParametersAndEachUpdateIsAChange() {
+        var records = [
+            event(Packets.connectionComplete(0, handle: 0x40), at: 200),  // 0: interval 40, latency 0, timeout 42
+            // 1: LE Connection Update Complete: interval 24 (30 ms), latency 4, timeout 200 (2 s).
+            event("3e 0a 03 00 4000 1800 0400 c800", at: 300),
+        ]
+        records[1].index = 1
+        let report = analyze(records)
+        let connection = report.connections[0]
+        #expect(connection.interval == 40 && connection.latency == 0 && connection.supervisionTimeout == 42)
+        #expect(connection.changes.map(\.kind) == [.parameters(interval: 24, latency: 4, supervisionTimeout: 200)])
+        #expect(connection.parameters(after: 0)! == (40, 0, 42))
+        #expect(connection.parameters()! == (24, 4, 200))
+    }
+
+    // MARK: 4. Who ended the link
+
+    @Test func aDisconnectThisHostSentEndsTheLinkWhateverTheCompletionSays() throws {
+        var records = [
+            command(Packets.createConnection, at: 100),  // 0
+            event(Packets.commandStatus(0), at: 110),  // 1
+            event(Packets.connectionComplete(0, handle: 0x40), at: 200),  // 2
+            command(Packets.disconnect(handle: 0x40), at: 1_000_000),  // 3
+            event(Packets.commandStatus(0, opcode: "0604"), at: 1_000_100),  // 4
+            // 5: the peer never acknowledged the terminate: LL Response Timeout.
+            event(Packets.disconnectionComplete(handle: 0x40, reason: 0x22), at: 41_000_000),
+        ]
+        for index in records.indices { records[index].index = index }
+        let report = analyze(records)
+        let connection = report.connections[0]
+        #expect(connection.initiator == .local)
+        #expect(connection.disconnectRequestRecord == 3)
+        #expect(connection.disconnectRequestTime?.microseconds == 1_000_000)
+        #expect(connection.reason == .llResponseTimeout)
+        // The app asked: no error.
+        #expect(connection.cbError?.value == .some(nil))
+        // No finding blames the accessory's link layer.
+        #expect(diagnose(records).of(.llResponseTimeout).isEmpty)
+        // Without the host's Disconnect, the same completion is the link's loss.
+        let lost = Array(records[0...2]) + [records[5]]
+        #expect(!diagnose(lost).of(.llResponseTimeout).isEmpty)
+    }
+
+    // MARK: 9. What iOS would not have done
+
+    /// The errors of hand-built records, fed as the command line feeds them.
+    static func errors(_ records: [OwnedRecord]) -> [TraceError] {
+        var analysis = CaptureAnalyzer()
+        for (index, var record) in records.enumerated() {
+            record.index = index
+            record.withRecord { analysis.add($0) }
+        }
+        return analysis.errors.errors
+    }
+
+    /// A connection on 0x40 whose discovery found a CCCD at 0x0004 (Find Information).
+    static var connectedWithCCCD: [OwnedRecord] {
+        [
+            event(Packets.connectionComplete(0, handle: 0x40), at: 100),
+            acl(Packets.att(handle: 0x40, "04 0300 0500"), .sent, at: 200),  // Find Information 0x0003-0x0005
+            acl(Packets.att(handle: 0x40, "05 01 0400 0229"), .received, at: 210),  // 0x0004: 2902
+        ]
+    }
+
+    @Test func aRefusedWriteTurningOffNotificationsThatWereNotOnReachesNoCallback() throws {
+        let refused = Self.errors(
+            Self.connectedWithCCCD + [
+                acl(Packets.att(handle: 0x40, "12 0400 0000"), .sent, at: 300),  // Write Request: off
+                acl(Packets.att(handle: 0x40, "01 12 0400 08"), .received, at: 310),  // Insufficient Authorization
+            ])
+        let error = try #require(refused.first { $0.layer == .att })
+        #expect(error.coreBluetooth?.callback.hasPrefix("no callback: iOS would not have made this write") == true)
+        // Turning off what was on is a write iOS makes: its refusal reaches the app.
+        let afterOn = Self.errors(
+            Self.connectedWithCCCD + [
+                acl(Packets.att(handle: 0x40, "12 0400 0100"), .sent, at: 300),  // on
+                acl(Packets.att(handle: 0x40, "13"), .received, at: 310),
+                acl(Packets.att(handle: 0x40, "12 0400 0000"), .sent, at: 400),  // off
+                acl(Packets.att(handle: 0x40, "01 12 0400 08"), .received, at: 410),
+            ])
+        let onError = try #require(afterOn.first { $0.layer == .att })
+        #expect(onError.coreBluetooth?.callback == "peripheral(_:didUpdateNotificationStateFor:error:)")
+    }
+
+    @Test func whatFollowsAPairingThisHostCancelledReachesNoCallback() throws {
+        let pairingRequest = BothServersTests.smp(handle: 0x40, "01 03 00 0d 10 07 07")
+        let pairingFailed = BothServersTests.smp(handle: 0x40, "05 08")
+        let errors = Self.errors([
+            event(Packets.connectionComplete(0, handle: 0x40), at: 100),
+            acl(Packets.att(handle: 0x40, "12 0300 01"), .sent, at: 1_000),  // 1: Write Request
+            acl(Packets.att(handle: 0x40, "01 12 0300 05"), .received, at: 1_010),  // 2: Insufficient Authentication
+            acl(pairingRequest, .sent, at: 1_100),  // 3
+            acl(pairingFailed, .sent, at: 2_000),  // 4: this host cancels: iOS ends the link here
+            acl(Packets.att(handle: 0x40, "12 0300 01"), .sent, at: 3_000),  // 5: the capture's host goes on
+            acl(Packets.att(handle: 0x40, "01 12 0300 05"), .received, at: 3_010),  // 6
+        ])
+        let cancel = try #require(errors.first { $0.layer == .smp })
+        #expect(cancel.coreBluetooth?.name == "pairingCancelled")
+        let later = try #require(errors.last { $0.layer == .att })
+        #expect(later.record == 6)
+        #expect(later.coreBluetooth?.callback.hasPrefix("no callback: iOS had ended this link when this host cancelled a pairing (frame 5)") == true)
+    }
+}
