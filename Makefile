@@ -10,6 +10,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_CAPTURE := Captures/reconnect-supervision-timeout.btsnoop
 DEMO_FLOW := Captures/reconnect-supervision-timeout.reconnecting.flow
 OUT := .build/demo
+# The team's shared folder of other people's captures (captures/public/, captures/field/), which
+# the repository does not hold: $BLETRACE_SHARED, else ../shared beside the clone (`none`: no
+# shared folder). The tests find it the same way (Tests/TestSupport/Fixtures.swift).
+SHARED := $(or $(BLETRACE_SHARED),../shared)
 
 .PHONY: check-install test-examples test-spark spark-deps docs deps build lint test crosscheck demo captures clean install uninstall fuzz fuzz-build
 
@@ -83,8 +87,8 @@ test-examples:
 	cd Examples/AsyncHeartRate && $(SWIFT) test --scratch-path ../../.build-examples
 
 ## crosscheck: bletrace against tshark (every capture, over-the-air ones field by field) and btmon (every btsnoop, as far as
-## btmon 5.66 gets), record by record, on Captures/ and Captures/public/ (also part of
-## `make test`).
+## btmon 5.66 gets), record by record, on Captures/ and, when the shared folder is there, its
+## captures/public/ (also part of `make test`; without it, the shared captures are skipped, saying so).
 crosscheck: deps
 	$(SWIFT) test --filter 'TsharkCrossCheckTests|LinkLayerCrossCheckTests|BtmonCrossCheckTests|ErrorsAndStatsTests'
 
@@ -212,7 +216,7 @@ fuzz-build: deps
 ## .build-fuzz/runs; a crash is copied to Tests/Fixtures/fuzz/TARGET/ (replayed by `make test`)
 ## and fails the run.
 fuzz: fuzz-build
-	bash Fuzz/run.sh "$$($(FUZZ_BUILD) --show-bin-path)" $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	BLETRACE_SHARED=$(SHARED) bash Fuzz/run.sh "$$($(FUZZ_BUILD) --show-bin-path)" $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # ---- Benchmarks: a separate package in Benchmarks/ on package-benchmark -------------
 # BENCH_SWIFTFLAGS: extra flags for the release builds of the benchmarks and of compare.
@@ -226,8 +230,9 @@ BENCH_BIG_RECORDS ?= 17800000
 BENCH_BIG_CAPTURE ?= $(BENCH_DIR)/capture-1G.btsnoop
 BENCH_GENERATOR := Benchmarks/Package.swift $(wildcard Benchmarks/Sources/*/*.swift)
 
-# A real Android log for compare (events and advertising reports, as users' logs are).
-COMPARE_REAL_LOG ?= Captures/public/whoisbe-pongbot-last.btsnoop
+# A real Android log for compare (events and advertising reports, as users' logs are), from the
+# shared folder; compare skips it, saying so, when the file is not there.
+COMPARE_REAL_LOG ?= $(SHARED)/captures/public/whoisbe-pongbot-last.btsnoop
 
 .PHONY: bench bench-capture bench-thresholds bench-memory compare
 
@@ -260,7 +265,7 @@ bench-thresholds: deps bench-capture
 	  benchmark thresholds update --path Thresholds --no-progress
 
 ## compare: bletrace (release) against tshark and btmon on the generated capture and on a real
-## Android log (COMPARE_REAL_LOG: events and advertising reports), side by side in
+## Android log (COMPARE_REAL_LOG, from the shared folder: events and advertising reports), side by side in
 ## one run: stats vs tshark -T fields, decode vs tshark's summary, decode --format jsonl vs
 ## tshark -T json, decode -v vs tshark -V and btmon -r: wall time, MB/s, records/s, peak RSS and
 ## ratios (Benchmarks/compare.sh; the README's speed table is its output); then four copies of
@@ -270,8 +275,10 @@ compare: deps bench-capture
 	$(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli
 	BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
 	  RECORDS=$(BENCH_RECORDS) bash Benchmarks/compare.sh $(BENCH_CAPTURE)
-	BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
-	  bash Benchmarks/compare.sh $(COMPARE_REAL_LOG)
+	@if [ -f "$(COMPARE_REAL_LOG)" ]; then \
+	  BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
+	    bash Benchmarks/compare.sh $(COMPARE_REAL_LOG); \
+	else echo "compare: $(COMPARE_REAL_LOG) not found (the shared folder: set BLETRACE_SHARED or put shared/ beside the clone): the real Android log is skipped"; fi
 	BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
 	  bash Benchmarks/many.sh $(BENCH_CAPTURE)
 

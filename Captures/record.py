@@ -200,7 +200,7 @@ INSUFFICIENT_AUTHORIZATION = 0x08
 UNLIKELY_ERROR = 0x0E
 
 # pklg-header-notes: the note records iOS writes at the head of the PacketLogger
-# file of a sysdiagnose (see Formats/pklg.md and public/elkusbry-peripage.pklg),
+# file of a sysdiagnose (see Formats/pklg.md and the shared public elkusbry-peripage.pklg),
 # stamped this long before the first HCI record (3 days, 5 h, 17 min, 42.250 s).
 PKLG_NOTES = [
     'Product: iPhone17,1',

@@ -11,6 +11,11 @@ targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(btsnoop pcap pklg h4-stream hci acl-l2cap-att-smp lifecycle flow replay container link-layer)
 root=$(cd "$(dirname "$0")/.." && pwd)
 runs=${FUZZ_DIR:-$root/.build-fuzz/runs}
+# The team's shared folder of other people's captures ($BLETRACE_SHARED, else ../shared beside
+# the clone; `none`: none): the link-layer target is also seeded from its Ubertooth capture and
+# that capture's conversions (Captures/linklayer/convert.py) when it is there.
+shared=${BLETRACE_SHARED:-$root/../shared}
+ubertooth=$shared/captures/public/mikeryan-crackle-le-sc.pcapng
 status=0
 
 seed() {
@@ -19,7 +24,13 @@ seed() {
         btsnoop | hci | acl-l2cap-att-smp | lifecycle) cp "$root"/Captures/*.btsnoop "$root"/Tests/Fixtures/robustness/*.btsnoop "$dir" ;;
         pcap) cp "$root"/Captures/*.pcap "$root"/Captures/*.pcapng "$root"/Tests/Fixtures/robustness/*.pcapng "$dir" ;;
         pklg) cp "$root"/Captures/*.pklg "$dir" ;;
-        link-layer) cp "$root"/Captures/linklayer/*.pcap* "$root"/Captures/public/mikeryan-crackle-le-sc.pcapng "$dir" ;;
+        link-layer)
+            cp "$root"/Captures/linklayer/*.pcap* "$dir"
+            if [ -f "$ubertooth" ]; then
+                cp "$ubertooth" "$dir" && python3 "$root"/Captures/linklayer/convert.py --only crackle --source "$ubertooth" --out "$dir"
+            else
+                echo "link-layer: $ubertooth not found (the shared folder: set BLETRACE_SHARED): not seeded with the Ubertooth capture or its conversions"
+            fi ;;
         replay) cp "$root"/Captures/*.btsnoop "$root"/Captures/*.pcap* "$root"/Captures/*.pklg "$dir" ;;
         flow) cp "$root"/Captures/*.flow "$root"/Tests/Fixtures/robustness/*.flow "$dir" ;;
         container)

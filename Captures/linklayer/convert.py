@@ -1,11 +1,17 @@
 #!/usr/bin/env python3
-"""Derive the link-layer test captures in this directory from the public Ubertooth capture
-Captures/public/mikeryan-crackle-le-sc.pcapng (pcapng, link type 256, LE LL with PHDR).
+"""Derive link-layer test captures from the public Ubertooth capture mikeryan-crackle-le-sc.pcapng
+(pcapng, link type 256, LE LL with PHDR), read from the shared folder's captures/public/
+($BLETRACE_SHARED, default ../shared beside the repository), and from crackle's PPI files in ppi/.
 
 Every over-the-air packet (access address, PDU, CRC) is kept byte for byte; only the pseudo-header
-and the file format change. Python 3 standard library only; run from the repository root:
+and the file format change. Python 3 standard library only:
 
-    python3 Captures/linklayer/convert.py
+    python3 Captures/linklayer/convert.py [--only crackle|known-ltk] [--out DIR]
+
+The five crackle-* conversions are other people's data (the Ubertooth capture's packets), so they
+are not committed: the tests make them into a temporary directory (Tests/TestSupport/Fixtures.swift)
+and skip with a reason when the shared folder is absent. Without --out, they are written here,
+where .gitignore keeps them out of git. The two known-ltk files are written here.
 
 Outputs (see README.md in this directory):
   crackle-known-ltk.pcap            pcap, link type 251, from ppi/known_ltk.pcap (crackle's)
@@ -30,13 +36,16 @@ The nRF header needs facts the LE RF header does not give; they are made as a sn
   - timestamp (version 3): the record time in microseconds, modulo 2^32; delta time (versions
     1, 2): microseconds from the end of the previous packet.
 """
+import argparse
+import os
 import struct
 import sys
 from pathlib import Path
 
 ADV_AA = 0x8E89BED6
 ROOT = Path(__file__).resolve().parents[2]
-SOURCE = ROOT / "Captures/public/mikeryan-crackle-le-sc.pcapng"
+SHARED = Path(os.environ.get("BLETRACE_SHARED") or ROOT.parent / "shared")
+SOURCE = SHARED / "captures/public/mikeryan-crackle-le-sc.pcapng"
 OUT = ROOT / "Captures/linklayer"
 
 
@@ -180,11 +189,23 @@ def read_ppi_pcap(path):
 
 
 def main():
-    # crackle's LTK-decryption test capture (an Ubertooth recording of an encrypted link whose LTK
-    # is known) and crackle's own decryption of it, as plain LE LL (link type 251).
-    for source, name in [("known_ltk.pcap", "crackle-known-ltk.pcap"), ("expected_output.pcap", "crackle-known-ltk-decrypted.pcap")]:
-        write_pcap(OUT / name, 251, read_ppi_pcap(OUT / "ppi" / source))
-    packets = read_pcapng(SOURCE)
+    parser = argparse.ArgumentParser(description="Derive the link-layer test captures (README.md in this directory).")
+    parser.add_argument("--only", choices=["crackle", "known-ltk"], help="make only these outputs")
+    parser.add_argument("--out", type=Path, default=OUT, help="output directory (default: this directory)")
+    parser.add_argument("--source", type=Path, default=SOURCE, help=f"the Ubertooth capture (default: {SOURCE})")
+    args = parser.parse_args()
+    out = args.out
+    if args.only != "crackle":
+        # crackle's LTK-decryption test capture (an Ubertooth recording of an encrypted link whose
+        # LTK is known) and crackle's own decryption of it, as plain LE LL (link type 251).
+        for source, name in [("known_ltk.pcap", "crackle-known-ltk.pcap"), ("expected_output.pcap", "crackle-known-ltk-decrypted.pcap")]:
+            write_pcap(out / name, 251, read_ppi_pcap(OUT / "ppi" / source))
+    if args.only == "known-ltk":
+        return
+    if not args.source.is_file():
+        print(f"{args.source} not found (the shared folder: set BLETRACE_SHARED): crackle-* not made", file=sys.stderr)
+        sys.exit(0 if args.only is None else 1)
+    packets = read_pcapng(args.source)
     entries = annotate(packets)
     for version, name, writer in [(3, "crackle-nordic-v3.pcap", write_pcap), (1, "crackle-nordic-v1.pcapng", write_pcapng),
                                   (2, "crackle-nordic-v2.pcap", write_pcap)]:
@@ -194,9 +215,9 @@ def main():
             delta = 0 if previous_end is None else max(stamp - previous_end, 0)
             previous_end = stamp + (len(ll) + 1) * 8
             records.append((stamp, nordic(version, counter, entry, delta)))
-        writer(OUT / name, 272, records)
-    write_pcapng(OUT / "crackle-ll.pcapng", 251, [(stamp, packet[10:]) for stamp, packet in packets])
-    write_pcap(OUT / "crackle-phdr.pcap", 256, packets)
+        writer(out / name, 272, records)
+    write_pcapng(out / "crackle-ll.pcapng", 251, [(stamp, packet[10:]) for stamp, packet in packets])
+    write_pcap(out / "crackle-phdr.pcap", 256, packets)
     print(f"{len(packets)} packets converted", file=sys.stderr)
 
 

@@ -2,15 +2,18 @@
 """Checks the Spark job against bletrace run on one machine.
 
 A fleet is laid out in a temporary directory from every capture in the repository's Captures/
-and Captures/public/ (device and app version in Hive-style folders for most, in sidecar files
-for some), with containers beside them: an Android bug report zip, an iOS sysdiagnose .tar.gz
-and a .pcap.gz. The job runs on Spark in local mode over it; bletrace's own directory mode
+and, when the team's shared folder is there, its captures/public/ (device and app version in
+Hive-style folders for most, in sidecar files for some), with containers beside them: an Android
+bug report zip, an iOS sysdiagnose .tar.gz and a .pcap.gz. The shared folder holds other people's
+captures, which the repository does not: $BLETRACE_SHARED, else ../shared beside the clone
+(`none`: no shared folder). Without it the fleet is ours alone (the containers hold our captures
+instead), and the run says so. The job runs on Spark in local mode over it; bletrace's own directory mode
 (`bletrace diagnose|errors|lifecycle --format jsonl FLEET`, one machine, no Spark) gives the
 reference, from which the same answers are computed here in plain Python. They must agree. The
 job runs twice: reading each file where it is, and with --ship-bytes, the object-store way (each
 file's bytes read by Spark and analysed from a temporary copy); both must give the same answers.
 
-Environment: BLETRACE (the program; default `bletrace` on PATH).
+Environment: BLETRACE (the program; default `bletrace` on PATH), BLETRACE_SHARED (above).
 """
 
 from __future__ import annotations
@@ -33,14 +36,24 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 BLETRACE = os.environ.get("BLETRACE", "bletrace")
 DEVICES = ["pixel-7", "iphone-15", "galaxy-s23"]
 APPS = ["4.1.0", "4.2.0"]
+SHARED = os.environ.get("BLETRACE_SHARED") or os.path.join(ROOT, "..", "shared")
+PUBLIC = os.path.join(SHARED, "captures", "public")
+HAS_PUBLIC = SHARED != "none" and os.path.isdir(PUBLIC)
+NO_PUBLIC = (
+    "BLETRACE_SHARED=none: no shared folder"
+    if SHARED == "none"
+    else f"{PUBLIC} not found (the shared folder: set BLETRACE_SHARED or put shared/ beside the clone)"
+)
 
 
 def build_fleet(folder: str) -> dict[str, tuple[str, str]]:
     """Lays out the fleet; returns each file's (device, app version) as the test assigned them."""
     assigned = {}
     sources = []
-    for sub in ("Captures", "Captures/public"):
-        base = os.path.join(ROOT, sub)
+    bases = [os.path.join(ROOT, "Captures")] + ([PUBLIC] if HAS_PUBLIC else [])
+    if not HAS_PUBLIC:
+        print(f"fleet: our captures only; the shared public captures are left out: {NO_PUBLIC}", file=sys.stderr)
+    for base in bases:
         for name in sorted(os.listdir(base)):
             if name.endswith((".btsnoop", ".pcap", ".pcapng", ".pklg")):
                 sources.append(os.path.join(base, name))
@@ -59,21 +72,28 @@ def build_fleet(folder: str) -> dict[str, tuple[str, str]]:
         shutil.copyfile(source, target)
         assigned[target] = (device, app)
 
-    public = os.path.join(ROOT, "Captures", "public")
+    # The containers hold shared public captures (real Android and iPhone logs) when there are
+    # some, else ours.
+    ours = os.path.join(ROOT, "Captures")
+    android, android_last, iphone = (
+        [os.path.join(PUBLIC, name) for name in ("whoisbe-pongbot.btsnoop", "whoisbe-pongbot-last.btsnoop", "elkusbry-peripage.pklg")]
+        if HAS_PUBLIC
+        else [os.path.join(ours, name) for name in ("reconnect-supervision-timeout.btsnoop", "att-errors.btsnoop", "att-errors.pklg")]
+    )
     # An Android bug report, as adb bugreport writes it.
     target = os.path.join(folder, "device=pixel-7", "app=4.2.0", "bugreport-panther-TQ3A-2026-01-01-10-00-00.zip")
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("version.txt", "2.0")
         archive.writestr("main_entry.txt", "bugreport-panther-TQ3A-2026-01-01-10-00-00.txt")
         archive.writestr("bugreport-panther-TQ3A-2026-01-01-10-00-00.txt", "== dumpstate\n")
-        archive.write(os.path.join(public, "whoisbe-pongbot.btsnoop"), "FS/data/misc/bluetooth/logs/btsnoop_hci.log")
-        archive.write(os.path.join(public, "whoisbe-pongbot-last.btsnoop"), "FS/data/misc/bluetooth/logs/btsnoop_hci.log.last")
+        archive.write(android, "FS/data/misc/bluetooth/logs/btsnoop_hci.log")
+        archive.write(android_last, "FS/data/misc/bluetooth/logs/btsnoop_hci.log.last")
     assigned[target] = ("pixel-7", "4.2.0")
     # An iOS sysdiagnose: one folder, its PacketLogger files in logs/Bluetooth/.
     stem = "sysdiagnose_2026.01.01_10-00-00+0000_iPhone-OS_iPhone_23A341"
     target = os.path.join(folder, "device=iphone-15", "app=4.1.0", stem + ".tar.gz")
     with tarfile.open(target, "w:gz", format=tarfile.PAX_FORMAT) as archive:
-        archive.add(os.path.join(public, "elkusbry-peripage.pklg"), f"{stem}/logs/Bluetooth/bluetoothd-hci-latest.pklg")
+        archive.add(iphone, f"{stem}/logs/Bluetooth/bluetoothd-hci-latest.pklg")
     assigned[target] = ("iphone-15", "4.1.0")
     # A gzip-compressed pcap.
     target = os.path.join(folder, "device=galaxy-s23", "app=4.1.0", "att-errors.pcap.gz")
@@ -188,7 +208,11 @@ class FleetJobTests(unittest.TestCase):
         failed = sorted({row["file"] for row in self.spark["failures"]})
         self.assertEqual(failed, self.reference["failed_files"])
         self.assertTrue(any(name.endswith("btsnoop_hci-cut.log") for name in failed))
+
+    @unittest.skipUnless(HAS_PUBLIC, f"the shared Ubertooth capture is not in the fleet: {NO_PUBLIC}")
+    def test_a_link_layer_capture_is_read_not_refused(self):
         # Link-layer (over-the-air) captures are read like HCI ones, not refused.
+        failed = sorted({row["file"] for row in self.spark["failures"]})
         self.assertFalse(any(name.endswith("mikeryan-crackle-le-sc.pcapng") for name in failed))
         self.assertTrue(any(name.endswith("mikeryan-crackle-le-sc.pcapng") for name in self.spark["rows_per_file"]))
 

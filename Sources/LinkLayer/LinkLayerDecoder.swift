@@ -79,8 +79,9 @@ public struct LinkLayerDecoder {
     }
 
     /// The inter-frame space, Core 6.0, Vol 6, Part B, §4.1.1, and how far from it a sniffer's
-    /// clock may put the answer to a packet. Measured on the Ubertooth capture in
-    /// Captures/public: answers come 150 µs ± 260 µs after the packet they answer ends; with a
+    /// clock may put the answer to a packet. Measured on the public Ubertooth capture
+    /// (mikeryan-crackle-le-sc.pcapng, in the shared folder's captures/public/): answers come
+    /// 150 µs ± 260 µs after the packet they answer ends; with a
     /// tolerance of 100 µs, 8 of its 18 ATT responses came out as the central's, with 300 µs 2,
     /// and every SMP command on the side its pairing procedure puts it.
     static let interFrameSpace: Int64 = 150

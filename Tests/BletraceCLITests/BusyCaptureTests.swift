@@ -3,8 +3,8 @@ import TestSupport
 import Testing
 
 /// A busy real capture (whoisbe-pongbot-last: 8018 records, 49 LE attempts and connections, 229
-/// BR/EDR Page Timeouts, 243 scans; Captures/public/SOURCES.md) must lead with its answer.
-@Suite struct BusyCaptureTests {
+/// BR/EDR Page Timeouts, 243 scans; the shared folder's captures/public/SOURCES.md) must lead with its answer.
+@Suite(.sharedCaptures) struct BusyCaptureTests {
     let busy = Fixtures.publicCapture("whoisbe-pongbot-last.btsnoop")
 
     @Test func lifecycleLeadsWithASummaryOfOutcomesReasonsPeersAndErrors() throws {

@@ -120,7 +120,7 @@ import Testing
         #expect(usage.status == 2)
     }
 
-    @Test func anUnreadableCaptureExitsTwoWithTheReason() throws {
+    @Test(.sharedCaptures) func anUnreadableCaptureExitsTwoWithTheReason() throws {
         let result = try bletrace("info", "/nonexistent.btsnoop")
         #expect(result.status == 2)
         #expect(result.stderr == "bletrace: /nonexistent.btsnoop: cannot read: no such file\n")
@@ -219,7 +219,7 @@ import Testing
         #expect(result.stdout.contains("rssi: -50"))
     }
 
-    @Test(arguments: ["whoisbe-pongbot-last.btsnoop", "fotonick-hciparse-test00.pklg", "wangdalian-btsnooper.btsnoop"])
+    @Test(.sharedCaptures, arguments: ["whoisbe-pongbot-last.btsnoop", "fotonick-hciparse-test00.pklg", "wangdalian-btsnooper.btsnoop"])
     func describesEveryRecordOfARealCapture(_ file: String) throws {
         let path = Fixtures.publicCapture(file)
         let verbose = try bletrace("decode", "-v", path)

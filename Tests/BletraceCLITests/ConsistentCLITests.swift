@@ -55,7 +55,7 @@ import Testing
         #expect(try Fixtures.contents(copy) == (try Fixtures.contents(capture)))
     }
 
-    @Test func errorsFailOnUnexpectedOrAnyExitsOneForCI() throws {
+    @Test(.sharedCaptures) func errorsFailOnUnexpectedOrAnyExitsOneForCI() throws {
         // att-errors has five unexpected ATT errors; syssi-antbms-ble24bhub only Attribute Not
         // Found ending discoveries; scan none at all.
         let antbms = Fixtures.publicCapture("syssi-antbms-ble24bhub.btsnoop")
@@ -91,7 +91,7 @@ import Testing
         #expect(connection["connect_frame"] as? Int == (connection["connect_index"] as? Int).map { $0 + 1 })
     }
 
-    @Test func lifecycleJSONGivesTheEffectiveMTUAndWhetherItWasExchanged() throws {
+    @Test(.sharedCaptures) func lifecycleJSONGivesTheEffectiveMTUAndWhetherItWasExchanged() throws {
         let exchanged = try json(try bletrace("lifecycle", capture, "--format", "json").stdout)
         let first = try #require((exchanged["connections"] as? [[String: Any]])?.first)
         #expect(first["mtu"] as? Int == 247)

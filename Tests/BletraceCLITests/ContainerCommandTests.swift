@@ -12,10 +12,12 @@ import TestSupport
         try ContainerFixtures.androidBugReport(files: [("btsnoop_hci.log", current), ("btsnoop_hci.log.last", previous)])
     }
 
-    @Test(arguments: [
-        ["decode"], ["decode", "--format", "jsonl"], ["lifecycle"], ["lifecycle", "--format", "json"], ["errors"],
-        ["errors", "--format", "jsonl"], ["gatt"], ["stats"], ["diagnose"], ["diagnose", "--format", "jsonl"],
-    ])
+    @Test(
+        .sharedCaptures,
+        arguments: [
+            ["decode"], ["decode", "--format", "jsonl"], ["lifecycle"], ["lifecycle", "--format", "json"], ["errors"],
+            ["errors", "--format", "jsonl"], ["gatt"], ["stats"], ["diagnose"], ["diagnose", "--format", "jsonl"],
+        ])
     func bugReportReadsAsItsCurrentSnoopLog(command: [String]) throws {
         let zip = try bugReport()
         let plain = try bletrace(command + [current])
@@ -25,7 +27,7 @@ import TestSupport
         #expect(contained.stdout.replacingOccurrences(of: zip, with: current) == plain.stdout)
     }
 
-    @Test func memberPicksTheRotatedLog() throws {
+    @Test(.sharedCaptures) func memberPicksTheRotatedLog() throws {
         let zip = try bugReport()
         let plain = try bletrace("lifecycle", "--format", "json", previous)
         let contained = try bletrace("lifecycle", "--format", "json", "--member", "btsnoop_hci.log.last", zip)
@@ -33,7 +35,7 @@ import TestSupport
         #expect(contained.stdout.replacingOccurrences(of: zip, with: previous) == plain.stdout)
     }
 
-    @Test func infoListsTheMembersWithFormatsAndCounts() throws {
+    @Test(.sharedCaptures) func infoListsTheMembersWithFormatsAndCounts() throws {
         let zip = try bugReport()
         let result = try bletrace("info", "--format", "json", zip)
         #expect(result.status == 0)
@@ -59,19 +61,19 @@ import TestSupport
         #expect(text.contains("records:  \(previousCount)"))
     }
 
-    @Test func unknownMemberIsBadInputListingTheCaptures() throws {
+    @Test(.sharedCaptures) func unknownMemberIsBadInputListingTheCaptures() throws {
         let result = try bletrace("lifecycle", "--member", "nope.log", try bugReport())
         #expect(result.status == 2)
         #expect(result.stderr.contains("nope.log") && result.stderr.contains("btsnoop_hci.log.last"))
     }
 
-    @Test func memberOfAPlainCaptureIsBadInput() throws {
+    @Test(.sharedCaptures) func memberOfAPlainCaptureIsBadInput() throws {
         let result = try bletrace("lifecycle", "--member", "x", current)
         #expect(result.status == 2)
         #expect(result.stderr.contains("not a container"))
     }
 
-    @Test func sysdiagnoseOnStandardInputReadsItsLatestPacketLogger() throws {
+    @Test(.sharedCaptures) func sysdiagnoseOnStandardInputReadsItsLatestPacketLogger() throws {
         let latest = Fixtures.publicCapture("elkusbry-peripage.pklg")
         let archive = try ContainerFixtures.sysdiagnose(files: [
             ("bluetoothd-hci-latest.pklg", latest),
@@ -94,14 +96,14 @@ import TestSupport
         #expect(body(contained.stdout) == body(plain.stdout))
     }
 
-    @Test func convertTakesAMemberOut() throws {
+    @Test(.sharedCaptures) func convertTakesAMemberOut() throws {
         let out = try ContainerFixtures.directory().appendingPathComponent("last.btsnoop").path
         let result = try bletrace("convert", "--member", "btsnoop_hci.log.last", try bugReport(), out)
         #expect(result.status == 0)
         #expect(try Fixtures.contents(out) == Fixtures.contents(previous))
     }
 
-    @Test func directoryOfContainersIsReadMemberByMember() throws {
+    @Test(.sharedCaptures) func directoryOfContainersIsReadMemberByMember() throws {
         let folder = try ContainerFixtures.directory()
         let zip = try bugReport()
         try FileManager.default.copyItem(atPath: zip, toPath: folder.appendingPathComponent("a.zip").path)
@@ -113,7 +115,7 @@ import TestSupport
         #expect(Set(files) == [folder.appendingPathComponent("a.zip").path, folder.appendingPathComponent("b.btsnoop.gz").path])
     }
 
-    @Test func damagedContainerIsBadInputNamingTheMember() throws {
+    @Test(.sharedCaptures) func damagedContainerIsBadInputNamingTheMember() throws {
         var bytes = try Fixtures.contents(try bugReport())
         let middle = bytes.count / 2
         for index in middle..<(middle + 64) { bytes[index] ^= 0x5A }

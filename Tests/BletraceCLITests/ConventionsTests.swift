@@ -221,7 +221,7 @@ import Testing
         #expect(try bletrace("diff", "/nonexistent/expected.flow", Self.flow).stdout.isEmpty)
     }
 
-    @Test func aDirectoryPassesOverFilesThatAreNoCaptureWithANote() throws {
+    @Test(.sharedCaptures) func aDirectoryPassesOverFilesThatAreNoCaptureWithANote() throws {
         let directory = try ContainerFixtures.directory()
         try Data(try Fixtures.contents(Self.capture)).write(to: directory.appendingPathComponent("good.btsnoop"))
         // An over-the-air sniffer capture (link type 256), which the analyses read, and a text
@@ -248,7 +248,7 @@ import Testing
         #expect(try bletrace(command, Self.capture, "--peer", "F0:F1:F2:F3:F4:05").stderr.isEmpty)
     }
 
-    @Test func gattTakesTheSelectionOptions() throws {
+    @Test(.sharedCaptures) func gattTakesTheSelectionOptions() throws {
         // whoisbe-pongbot-last: GATT discovery with five LE peers, BR/EDR attempts that never connected.
         let capture = Fixtures.publicCapture("whoisbe-pongbot-last.btsnoop")
         func peers(_ options: String...) throws -> [String] {
@@ -266,7 +266,7 @@ import Testing
         #expect(try bletrace("gatt", capture, "--brief").status == 2)
     }
 
-    @Test(arguments: [["--peer", "5C:B2:60:06:49:73"], ["--transport", "br-edr"], ["--from", "600", "--to", "1200"]])
+    @Test(.sharedCaptures, arguments: [["--peer", "5C:B2:60:06:49:73"], ["--transport", "br-edr"], ["--from", "600", "--to", "1200"]])
     func statsCountsWhatDecodeShowsAndLifecycleTellsUnderTheSameSelection(_ options: [String]) throws {
         let capture = Fixtures.publicCapture("whoisbe-pongbot-last.btsnoop")
         let counts = try json(try bletrace(["stats", capture, "--format", "json"] + options).stdout)

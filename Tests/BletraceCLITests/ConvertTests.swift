@@ -38,7 +38,7 @@ import Wire
         #expect(try CaptureReader(path: out).format.name == format)
     }
 
-    @Test func rewritesACaptureInItsOwnFormatByteForByte() throws {
+    @Test(.sharedCaptures) func rewritesACaptureInItsOwnFormatByteForByte() throws {
         let out = try Self.output("copy.pklg")
         let result = try bletrace("convert", Self.bigEndianPacketLogger, out)
         #expect(result.status == 0, "\(result.stderr)")
@@ -81,7 +81,7 @@ import Wire
         #expect(try Fixtures.contents(input) == original)
     }
 
-    @Test func reportsWhatTheTargetCannotHoldByReasonAndExitsOne() throws {
+    @Test(.sharedCaptures) func reportsWhatTheTargetCannotHoldByReasonAndExitsOne() throws {
         let out = try Self.output("notes.btsnoop")
         let result = try bletrace("convert", Self.bigEndianPacketLogger, out)
         #expect(result.status == 1)
@@ -99,7 +99,7 @@ import Wire
         #expect(try Fixtures.readAll(out).records.count == 2239 - 187)
     }
 
-    @Test func reportsTimesBefore1970ThatPacketLoggerCannotHold() throws {
+    @Test(.sharedCaptures) func reportsTimesBefore1970ThatPacketLoggerCannotHold() throws {
         let out = try Self.output("old.pklg")
         let result = try bletrace("convert", Fixtures.publicCapture("mchwalisz-lightsapp.btsnoop"), out)
         #expect(result.status == 1)
@@ -107,7 +107,7 @@ import Wire
         #expect(try Fixtures.readAll(out).records.count == 1147)
     }
 
-    @Test func carriesPacketLoggerNotesIntoALinuxMonitorTargetAndExitsZero() throws {
+    @Test(.sharedCaptures) func carriesPacketLoggerNotesIntoALinuxMonitorTargetAndExitsZero() throws {
         let out = try Self.output("notes.btsnoop")
         let result = try bletrace("convert", Self.iPhonePacketLogger, out, "--datalink", "2001")
         #expect(result.status == 0, "\(result.stderr)")
@@ -117,7 +117,7 @@ import Wire
         #expect(records.filter { $0.kind == .other }.count == 11)
     }
 
-    @Test func keepsALinuxMonitorSourceInTheLinuxMonitorLinkTypeByDefault() throws {
+    @Test(.sharedCaptures) func keepsALinuxMonitorSourceInTheLinuxMonitorLinkTypeByDefault() throws {
         let monitor = try Self.output("monitor.btsnoop")
         #expect(try bletrace("convert", Self.iPhonePacketLogger, monitor, "--datalink", "2001").status == 0)
         let out = try Self.output("monitor.pcap")

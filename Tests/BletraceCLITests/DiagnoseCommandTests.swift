@@ -96,7 +96,7 @@ import Testing
         }
     }
 
-    @Test func textOfAPublicCaptureWithNoFindings() throws {
+    @Test(.sharedCaptures) func textOfAPublicCaptureWithNoFindings() throws {
         assertInlineSnapshot(of: try bletrace("diagnose", Fixtures.publicCapture("fotonick-hciparse-test00.pklg")).stdout, as: .lines) {
             """
             no findings
@@ -174,7 +174,7 @@ import Testing
         #expect(try bletrace("diagnose", capture, "--fail-on", "sometimes").status == 2)
     }
 
-    @Test func theSelectionOptionsNarrowTheFindings() throws {
+    @Test(.sharedCaptures) func theSelectionOptionsNarrowTheFindings() throws {
         let busy = Fixtures.publicCapture("whoisbe-pongbot-last.btsnoop")
         let all = try jsonLines(try bletrace("diagnose", busy, "--format", "jsonl").stdout)
         let peer = "C5:34:18:42:4C:43"

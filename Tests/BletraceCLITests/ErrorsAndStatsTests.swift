@@ -35,7 +35,7 @@ import Testing
     }
 
     /// Every Error Response tshark sees (outside Android's debug handle) is one ATT error of ours.
-    @Test(arguments: ["syssi-jbdbms-ffaa-auth-v13.btsnoop", "whoisbe-pongbot-last.btsnoop", "wangdalian-btsnooper.btsnoop", "madkaye-revcar.btsnoop"])
+    @Test(.sharedCaptures, arguments: ["syssi-jbdbms-ffaa-auth-v13.btsnoop", "whoisbe-pongbot-last.btsnoop", "wangdalian-btsnooper.btsnoop", "madkaye-revcar.btsnoop"])
     func countsTheSameATTErrorsAsTshark(_ file: String) throws {
         let path = Fixtures.publicCapture(file)
         let tshark = try #require(which("tshark"))
@@ -46,7 +46,7 @@ import Testing
         #expect(theirs > 0)
     }
 
-    @Test func statsCountsMatchTsharkPerATTOpcode() throws {
+    @Test(.sharedCaptures) func statsCountsMatchTsharkPerATTOpcode() throws {
         let path = Fixtures.publicCapture("syssi-antbms-ble24bhub.btsnoop")
         let tshark = try #require(which("tshark"))
         var theirs: [Int: Int] = [:]

@@ -125,6 +125,7 @@ import Testing
 
     @Test(arguments: captures)
     func selectsWhatWiresharkSelects(_ path: String) throws {
+        Fixtures.noteSharedSkipped("FilterCrossCheckTests.selectsWhatWiresharkSelects")
         let filters = Self.filters(try Self.commonestValues(path))
         // The README's two differences of btatt.handle: frames where Wireshark decodes an
         // attribute's value as a characteristic declaration because its table of attributes says

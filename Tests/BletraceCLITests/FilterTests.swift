@@ -61,7 +61,7 @@ import Testing
         #expect(try frames(reconnect, "frame<=10") == Array(1...10))
     }
 
-    @Test func aPeerCanBeNamedByTheNameItAdvertised() throws {
+    @Test(.sharedCaptures) func aPeerCanBeNamedByTheNameItAdvertised() throws {
         // whoisbe-pongbot-last: the robot advertises as NOVA_…; its connections carry its name. A
         // name matches from the moment the capture has heard it advertised.
         let capture = Fixtures.publicCapture("whoisbe-pongbot-last.btsnoop")

@@ -83,7 +83,7 @@ import Testing
         let names = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
         let ours = names.filter { [".btsnoop", ".pcap", ".pcapng", ".pklg"].contains(where: $0.hasSuffix) }.sorted()
         return ours.map(Fixtures.capture) + [Fixtures.capture("linklayer")]
-            + ["whoisbe-pongbot-last.btsnoop", "syssi-jkbms-b5a24s.btsnoop"].map(Fixtures.publicCapture)
+            + Fixtures.publicCaptures(["whoisbe-pongbot-last.btsnoop", "syssi-jkbms-b5a24s.btsnoop"])
     }()
 
     @Test func theCheckFindsWhatBreaksTheRules() throws {

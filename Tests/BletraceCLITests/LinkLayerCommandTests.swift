@@ -2,10 +2,12 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `info`, `decode` and the analyses on over-the-air captures; `stats` refuses them by name.
+/// `info`, `decode` and the analyses on over-the-air captures; `stats` refuses them by name. The
+/// Ubertooth capture and its nRF Sniffer conversion come from the shared folder (`.sharedCaptures`).
 @Suite struct LinkLayerCommandTests {
-    static let nordic = Fixtures.capture("linklayer/crackle-nordic-v3.pcap")
+    static let nordic = Fixtures.crackleConversion("crackle-nordic-v3.pcap")
     static let ubertooth = Fixtures.publicCapture("mikeryan-crackle-le-sc.pcapng")
+    static let knownLTK = Fixtures.capture("linklayer/crackle-known-ltk.pcap")
 
     /// A pcap file of link type `linkType` holding `packets`.
     static func pcap(linkType: UInt32, _ packets: [[UInt8]]) -> [UInt8] {
@@ -17,7 +19,7 @@ import Testing
         return file
     }
 
-    @Test func infoCountsAdvertisingAndDataPDUs() throws {
+    @Test(.sharedCaptures) func infoCountsAdvertisingAndDataPDUs() throws {
         let result = try bletrace("info", Self.nordic)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("pcap, link type 272 (NORDIC_BLE)"))
@@ -27,7 +29,7 @@ import Testing
         #expect((document["kinds"] as? [String: Int])?["advertising"] == 44)
     }
 
-    @Test func decodeTellsTheConnectionsStoryLineByLine() throws {
+    @Test(.sharedCaptures) func decodeTellsTheConnectionsStoryLineByLine() throws {
         let result = try bletrace("decode", Self.nordic)
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
@@ -43,7 +45,7 @@ import Testing
         #expect(inferred[58].contains("C->P?"))
     }
 
-    @Test func verboseShowsEveryHeaderField() throws {
+    @Test(.sharedCaptures) func verboseShowsEveryHeaderField() throws {
         let result = try bletrace("decode", Self.ubertooth, "-v")
         #expect(result.status == 0)
         for field in ["LE RF", "rf channel:", "noise power: -55", "access address: 0x50654a27", "crc init: 3069021", "data PDU: LL control, NESN", "SMP"] {
@@ -51,7 +53,7 @@ import Testing
         }
     }
 
-    @Test func jsonAndJSONLHoldTheSameRecords() throws {
+    @Test(.sharedCaptures) func jsonAndJSONLHoldTheSameRecords() throws {
         let lines = try jsonLines(try bletrace("decode", Self.nordic, "--format", "jsonl").stdout)
         let document = try json(try bletrace("decode", Self.nordic, "--format", "json").stdout)
         let records = try #require(document["records"] as? [[String: Any]])
@@ -69,7 +71,7 @@ import Testing
     /// `btle.link_layer_data.interval` 54; `btatt.server_rx_mtu` 517, frame 68; 12 ×
     /// `btatt.error_code` 0x0a; 42 ADV_IND and SCAN_RSP of 7d:43:82:42:23:16 with
     /// `btcommon.eir_ad.entry.device_name` "Alert Notification", `btle_rf.signal_dbm` -5 or 0).
-    @Test func theAnalysesReadAnAirCapture() throws {
+    @Test(.sharedCaptures) func theAnalysesReadAnAirCapture() throws {
         let lifecycle = try bletrace("lifecycle", Self.nordic)
         #expect(lifecycle.status == 0, "\(lifecycle.stderr)")
         #expect(lifecycle.stdout.contains("connection 1: LE, local central, peer 7D:43:82:42:23:16 \"Alert Notification\" (random)"))
@@ -90,25 +92,25 @@ import Testing
         #expect(peripheral.stdout.contains("connection 1: LE, local peripheral, peer 5C:F3:70:73:3E:F4 (public)"))
     }
 
-    @Test func replayPlaysAnAirCapture() throws {
+    @Test(.sharedCaptures) func replayPlaysAnAirCapture() throws {
         let result = try bletrace("replay", Self.ubertooth, "--app", "reconnecting")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("central didConnect peripheral=7D:43:82:42:23:16"))
     }
 
-    @Test func statsRefusesAnAirCaptureByName() throws {
+    @Test(.sharedCaptures) func statsRefusesAnAirCaptureByName() throws {
         let result = try bletrace("stats", Self.nordic)
         #expect(result.status == 2)
         #expect(result.stderr.contains("link type 272 (NORDIC_BLE) is an over-the-air link-layer sniffer capture"))
     }
 
     @Test func aWrongKeyIsReportedPerPacketAndAMalformedOneRefused() throws {
-        let wrong = try bletrace("decode", Fixtures.capture("linklayer/crackle-known-ltk.pcap"), "--ltk", "00112233445566778899aabbccddeeff")
+        let wrong = try bletrace("decode", Self.knownLTK, "--ltk", "00112233445566778899aabbccddeeff")
         #expect(wrong.status == 0, "\(wrong.stderr)")
         #expect(wrong.stdout.contains("[MIC failed: no key given decrypts it]"))
-        let right = try bletrace("decode", Fixtures.capture("linklayer/crackle-known-ltk.pcap"), "--ltk", "0x7f62c053f104a5bbe68b1d896a2ed49c")
+        let right = try bletrace("decode", Self.knownLTK, "--ltk", "0x7f62c053f104a5bbe68b1d896a2ed49c")
         #expect(right.stdout.contains("LL_START_ENC_RSP (decrypted)"))
-        let short = try bletrace("decode", Self.nordic, "--ltk", "0x1234")
+        let short = try bletrace("decode", Self.knownLTK, "--ltk", "0x1234")
         #expect(short.status != 0 && short.stderr.contains("a long-term key is 32 hex digits"))
     }
 
@@ -134,7 +136,7 @@ import Testing
         #expect(control["opcode"] as? Int == 0xEE && control["name"] == nil)
     }
 
-    @Test func aFileCutInARecordShowsEveryGoodRecordThenTheFault() throws {
+    @Test(.sharedCaptures) func aFileCutInARecordShowsEveryGoodRecordThenTheFault() throws {
         let bytes = try Fixtures.contents(Self.nordic)
         let path = try Fixtures.temporaryFile(Array(bytes.dropLast(7)), name: "cut.pcap")
         let result = try bletrace("decode", path, "--format", "jsonl")
@@ -144,7 +146,7 @@ import Testing
     }
 
     @Test func filtersAreRefusedRatherThanIgnored() throws {
-        let result = try bletrace("decode", Self.nordic, "--filter", "att")
+        let result = try bletrace("decode", Self.knownLTK, "--filter", "att")
         #expect(result.status == 2)
         #expect(result.stderr.contains("do not apply to link-layer captures yet"))
     }

@@ -73,16 +73,17 @@ import Testing
 
     static let controlOpcodeColumn = fields.firstIndex { $0.0 == "btle.control_opcode" }!
 
-    /// The public Ubertooth capture (256) and the versions of it Captures/linklayer/convert.py
-    /// writes in the other link types, header versions and file formats.
+    /// The public Ubertooth capture (256, in the shared folder) and the versions of it
+    /// Captures/linklayer/convert.py writes in the other link types, header versions and file
+    /// formats (made into a temporary directory by Fixtures.crackleConversion).
     static let captures: [String] = [
         Fixtures.publicCapture("mikeryan-crackle-le-sc.pcapng"),
-        Fixtures.capture("linklayer/crackle-phdr.pcap"), Fixtures.capture("linklayer/crackle-ll.pcapng"),
-        Fixtures.capture("linklayer/crackle-nordic-v1.pcapng"), Fixtures.capture("linklayer/crackle-nordic-v2.pcap"),
-        Fixtures.capture("linklayer/crackle-nordic-v3.pcap"),
+        Fixtures.crackleConversion("crackle-phdr.pcap"), Fixtures.crackleConversion("crackle-ll.pcapng"),
+        Fixtures.crackleConversion("crackle-nordic-v1.pcapng"), Fixtures.crackleConversion("crackle-nordic-v2.pcap"),
+        Fixtures.crackleConversion("crackle-nordic-v3.pcap"),
     ]
 
-    @Test(arguments: captures)
+    @Test(.sharedCaptures, arguments: captures)
     func agreesWithTsharkFieldByField(_ path: String) throws {
         let tshark = try #require(which("tshark"), "tshark is installed by `make deps`")
         var arguments = ["-r", path, "-T", "fields", "-E", "separator=|", "-E", "occurrence=f"]

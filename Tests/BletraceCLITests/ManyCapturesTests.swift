@@ -106,10 +106,10 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let jsonl = directory.appendingPathComponent("errors.jsonl").path
-        // The bundled captures (the public ones include a sniffer file bletrace refuses).
+        // The bundled captures (the shared public ones include a sniffer file bletrace refuses).
         let captures = directory.appendingPathComponent("logs")
         try FileManager.default.createDirectory(at: captures, withIntermediateDirectories: true)
-        for capture in try Fixtures.allReadableCaptures() where !capture.contains("/public/") {
+        for capture in try Fixtures.allReadableCaptures() where Fixtures.isOurs(capture) {
             try FileManager.default.copyItem(
                 atPath: capture, toPath: captures.appendingPathComponent((capture as NSString).lastPathComponent).path)
         }

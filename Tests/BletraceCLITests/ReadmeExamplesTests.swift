@@ -4,7 +4,8 @@ import Testing
 
 /// The README's examples, run as written: each code block that starts with a `$ ` command is run
 /// in bash (the commands in order, with the built bletrace on PATH) in a directory where
-/// `Captures/` is the repository's, and what it prints must be what the block shows. A line `…`
+/// `Captures/` is the repository's and `../shared` the shared folder (a block that reads
+/// `../shared/` is skipped, saying so, without it), and what it prints must be what the block shows. A line `…`
 /// stands for any run of lines, a blank line before a command only sets it apart; a block that
 /// shows no output must exit 0. The README cannot drift
 /// from the commands again.
@@ -75,9 +76,16 @@ import Testing
     /// "Many captures" section reads) lead to the repository's captures; the flows the diff
     /// examples compare are made as the README says (actual.flow by the replay it shows,
     /// gives-up.flow cut after the disconnection as `make demo` cuts it, reconnects.flow as the
-    /// block that shows it with `cat`).
+    /// block that shows it with `cat`). It is `bletrace/` in a fresh directory, with `shared` beside
+    /// it leading to the shared folder when there is one (the examples of shared captures read
+    /// `../shared/captures/public/`, as from a clone with the shared folder beside it).
     static func workspace() throws -> URL {
-        let directory = try ContainerFixtures.directory()
+        let outer = try ContainerFixtures.directory()
+        let directory = outer.appendingPathComponent("bletrace")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        if let shared = Fixtures.shared {
+            try FileManager.default.createSymbolicLink(atPath: outer.appendingPathComponent("shared").path, withDestinationPath: shared.path)
+        }
         let captures = URL(fileURLWithPath: Fixtures.capture("att-errors.btsnoop")).deletingLastPathComponent().path
         for name in ["Captures", "logs"] {
             try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent(name).path, withDestinationPath: captures)
@@ -112,9 +120,13 @@ import Testing
         if Self.withoutBluetooth.contains(block.commands[0]), FileManager.default.fileExists(atPath: "/sys/class/bluetooth") {
             return
         }
-        let directory = try Self.workspace()
-        defer { try? FileManager.default.removeItem(at: directory) }
         let script = block.commands.joined(separator: "\n")
+        if Fixtures.shared == nil, script.contains("../shared/") {
+            print("README.md:\(block.line): not run: it reads a shared capture, and \(Fixtures.sharedMissing)")
+            return
+        }
+        let directory = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
         let result = try run(
             "/bin/bash", ["-c", "cd \"$1\" && PATH=\"$1/bin:$PATH\" && shift && eval \"$1\"", "bash", directory.path, script])
         if block.expected.isEmpty {

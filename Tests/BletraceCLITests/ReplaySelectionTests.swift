@@ -44,7 +44,7 @@ import TestSupport
 
     /// Of an Android log with three LE peers, `--peer` plays one: no event names another, and
     /// that peer's own events are those of the whole replay.
-    @Test func peerLeavesTheOtherDevicesOut() throws {
+    @Test(.sharedCaptures) func peerLeavesTheOtherDevicesOut() throws {
         let capture = Fixtures.publicCapture("whoisbe-pongbot.btsnoop")
         let lifecycle = try json(try bletrace("lifecycle", capture, "--format", "json", "--transport", "le").stdout)
         let peers = Array(Set(try #require(lifecycle["connections"] as? [[String: Any]]).compactMap { $0["peer"] as? String })).sorted()

@@ -72,21 +72,28 @@ import Wire
     /// Commands, events (Command Complete return parameters included), LE signaling and SMP:
     /// every one in the sample captures decodes, field by field.
     @Test func everyHCIAndL2CAPRecordOfTheSampleCapturesDecodes() throws {
+        Fixtures.noteSharedSkipped("RealCaptureTests.everyHCIAndL2CAPRecordOfTheSampleCapturesDecodes")
         var all: [String: Int] = [:]
         for path in try Fixtures.allReadableCaptures() {
             let (counts, failures) = try Self.decodeAll(path)
             all.merge(counts, uniquingKeysWith: +)
             #expect(failures.isEmpty, "\(failures.prefix(5))")
         }
-        // The captures do exercise the decoders (not a vacuous pass).
-        #expect(all["event Command Complete", default: 0] > 1000)
-        #expect(all["command LE Extended Create Connection", default: 0] > 0)
+        // The captures do exercise the decoders (not a vacuous pass). Ours alone have 700 Command
+        // Completes and no LE Extended Create Connection (the shared Android logs have them).
+        if Fixtures.shared != nil {
+            #expect(all["event Command Complete", default: 0] > 1000)
+            #expect(all["command LE Extended Create Connection", default: 0] > 0)
+        } else {
+            #expect(all["event Command Complete", default: 0] > 500)
+        }
         #expect(all["signaling Connection Parameter Update Request", default: 0] > 0)
     }
 
     /// Advertising data is the advertiser's: one public capture's device sends payloads that are
     /// not AD structures at all. They fail only when parsed, and only there.
     @Test func malformedAdvertisingDataIsConfinedToTheDeviceThatSendsIt() throws {
+        Fixtures.noteSharedSkipped("RealCaptureTests.malformedAdvertisingDataIsConfinedToTheDeviceThatSendsIt")
         for path in try Fixtures.allReadableCaptures() {
             let (counts, _) = try Self.decodeAll(path)
             let bad = counts["bad AD", default: 0]

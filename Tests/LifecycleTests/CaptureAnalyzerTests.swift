@@ -59,6 +59,7 @@ import Wire
     }
 
     @Test func givesTheLifecyclesErrorsAndFaultOfTheFullDecodingOnEveryCapture() throws {
+        Fixtures.noteSharedSkipped("CaptureAnalyzerTests.givesTheLifecyclesErrorsAndFaultOfTheFullDecodingOnEveryCapture")
         var quickRecords = 0
         for path in try Fixtures.allReadableCaptures() {
             let expected = try Self.full(path)
@@ -66,13 +67,14 @@ import Wire
             #expect(outcome == expected, "\(path)")
             quickRecords += quick
         }
-        // The path is taken, not only correct when skipped.
-        #expect(quickRecords > 10_000)
+        // The path is taken, not only correct when skipped (on ours alone, about 1,000 records).
+        #expect(quickRecords > (Fixtures.shared != nil ? 10_000 : 500))
     }
 
     /// Without the diagnosis (`bletrace stats`, `errors`): the same lifecycles, errors and fault
     /// on every capture, no finding, and nothing gathered for diagnose.
     @Test func givesTheSameLifecyclesAndErrorsWithoutTheDiagnosis() throws {
+        Fixtures.noteSharedSkipped("CaptureAnalyzerTests.givesTheSameLifecyclesAndErrorsWithoutTheDiagnosis")
         var findings = 0
         for path in try Fixtures.allReadableCaptures() {
             let (diagnosed, with) = try Self.analyzed(path, diagnosing: true)
@@ -149,7 +151,7 @@ import Wire
     @Test func givesTheSameResultOnDamagedCopiesOfTheBundledCaptures() throws {
         // Seeded damage (bytes changed, records dropped, duplicated, turned round, cut short, ACL
         // flags and L2CAP headers changed), 24 copies of each btsnoop capture in Captures/.
-        let captures = try Fixtures.allReadableCaptures().filter { $0.hasSuffix(".btsnoop") && !$0.contains("/public/") }
+        let captures = try Fixtures.allReadableCaptures().filter { $0.hasSuffix(".btsnoop") && Fixtures.isOurs($0) }
         var generator = SeededGenerator(seed: 15)
         var compared = 0
         for path in captures {

@@ -186,9 +186,9 @@ import Wire
     }
 }
 
-/// Findings on the public captures that were read by hand against tshark (Captures/README.md,
-/// "diagnose on public/"), held to the records their bytes give.
-@Suite struct DiagnosisOnPublicCapturesTests {
+/// Findings on the shared public captures that were read by hand against tshark
+/// (Captures/README.md, "diagnose on the shared public captures"), held to the records their bytes give.
+@Suite(.sharedCaptures) struct DiagnosisOnPublicCapturesTests {
     static func records(_ name: String) throws -> [OwnedRecord] { try Fixtures.readAll(Fixtures.publicCapture(name)).records }
 
     /// The ACL connection handle of a record (Core 6.0, Vol 4, Part E, §5.4.2).

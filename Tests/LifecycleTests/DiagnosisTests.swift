@@ -123,7 +123,7 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
         #expect(completed.of(.llResponseTimeout).first?.evidence == [6])
     }
 
-    @Test func lightsappsConnectionFailedToBeEstablishedFollowsItsRemoteFeatures() throws {
+    @Test(.sharedCaptures) func lightsappsConnectionFailedToBeEstablishedFollowsItsRemoteFeatures() throws {
         let path = Fixtures.publicCapture("mchwalisz-lightsapp.btsnoop")
         let report = try LifecycleAnalyzer.analyze(path: path).0
         let failed = report.connections.filter { $0.reason == .connectionFailedToBeEstablished || $0.status == .connectionFailedToBeEstablished }
@@ -407,7 +407,7 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
         #expect(DiagnosisCollector.appleGuidelineViolations(intervalMin: 20, intervalMax: 20, latency: 0, timeout: 400, requested: true).count == 2)
     }
 
-    @Test func lightsappsPeerAsksForAnIntervalMinThatIsNoMultipleOf15ms() throws {
+    @Test(.sharedCaptures) func lightsappsPeerAsksForAnIntervalMinThatIsNoMultipleOf15ms() throws {
         let findings = try diagnose(path: Fixtures.publicCapture("mchwalisz-lightsapp.btsnoop")).of(.requestedParameters)
         #expect(!findings.isEmpty)
         for finding in findings {

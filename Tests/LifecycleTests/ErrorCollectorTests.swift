@@ -66,7 +66,7 @@ func collectErrors(_ path: String) throws -> [TraceError] {
         #expect(notFound.filter { $0.requestOpcode == 0x10 }.allSatisfy { $0.coreBluetooth?.callback == "peripheral(_:didDiscoverServices:)" })
     }
 
-    @Test func androidsSearchForServerSupportedFeaturesIsAValueSearchWithNoDelegateMethod() throws {
+    @Test(.sharedCaptures) func androidsSearchForServerSupportedFeaturesIsAValueSearchWithNoDelegateMethod() throws {
         // syssi-jkbms-b5a24s record 10 (tshark frame 11) answers a Read By Type of 0x2B3A over
         // 0x0001..0xFFFF (frame 3).
         let errors = try collectErrors(Fixtures.publicCapture("syssi-jkbms-b5a24s.btsnoop"))
@@ -78,7 +78,7 @@ func collectErrors(_ path: String) throws -> [TraceError] {
         #expect(error.coreBluetooth?.callback.contains("didUpdateValueFor") == false)
     }
 
-    @Test func anApplicationErrorOnACCCDWriteGoesToDidUpdateNotificationState() throws {
+    @Test(.sharedCaptures) func anApplicationErrorOnACCCDWriteGoesToDidUpdateNotificationState() throws {
         let errors = try collectErrors(Fixtures.publicCapture("syssi-jkbms-b5a24s.btsnoop"))
         let error = try #require(errors.first { $0.code == 0x80 })
         #expect(error.attributeHandle == 0x14)
@@ -94,7 +94,7 @@ func collectErrors(_ path: String) throws -> [TraceError] {
         #expect(errors[0].coreBluetooth?.callback == "centralManager(_:didDisconnectPeripheral:error:)")
     }
 
-    @Test func cancelledAttemptsAreExpectedAndRefusedCommandsAreNot() throws {
+    @Test(.sharedCaptures) func cancelledAttemptsAreExpectedAndRefusedCommandsAreNot() throws {
         let errors = try collectErrors(Fixtures.publicCapture("fotonick-hciparse-test00.pklg"))
         let cancelled = errors.filter { $0.layer == .hci && $0.code == 0x02 && $0.requestOpcode == nil }
         #expect(cancelled.count == 62)

@@ -93,7 +93,7 @@ func gatt(_ path: String) throws -> [GATTCollector.Entry] {
         #expect(refused.allSatisfy { $0.lastValue == nil })
     }
 
-    @Test func aCaptureWithNoConnectionEventsStillHasItsDatabaseUnderAnUnnamedPeer() throws {
+    @Test(.sharedCaptures) func aCaptureWithNoConnectionEventsStillHasItsDatabaseUnderAnUnnamedPeer() throws {
         // An ACL-only excerpt: discovery on handle 0x0040 with no LE Connection Complete.
         let entries = try gatt(Fixtures.publicCapture("syssi-jkbms-pb2a16s15p.btsnoop"))
         let entry = try #require(entries.first { !$0.database.services.isEmpty })

@@ -186,7 +186,7 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
     }
 }
 
-/// Real captures, with facts counted by tshark 4.0 (Captures/public/SOURCES.md).
+/// Real captures, with facts counted by tshark 4.0 (the shared folder's captures/public/SOURCES.md).
 @Suite struct LifecycleOnRealCapturesTests {
     @Test func theBundledReconnectCaptureHasATimeoutThenALocalDisconnectOnOneHandle() throws {
         let (report, fault) = try LifecycleAnalyzer.analyze(path: Fixtures.capture("reconnect-supervision-timeout.btsnoop"))
@@ -199,14 +199,14 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
         #expect(report.connections.map(\.attNotifications) == [3, 1])
     }
 
-    @Test func jkbmsReconnectsSixTimesReusingHandle0x0040() throws {
+    @Test(.sharedCaptures) func jkbmsReconnectsSixTimesReusingHandle0x0040() throws {
         let (report, _) = try LifecycleAnalyzer.analyze(path: Fixtures.publicCapture("syssi-jkbms-can-rs485.btsnoop"))
         let le = report.connections.filter { $0.transport == .le && $0.status == .success }
         #expect(le.count == 6)
         #expect(le.allSatisfy { $0.handle == 0x0040 })
     }
 
-    @Test func lightsappEndsOneConnectionWith0x3E() throws {
+    @Test(.sharedCaptures) func lightsappEndsOneConnectionWith0x3E() throws {
         let (report, _) = try LifecycleAnalyzer.analyze(path: Fixtures.publicCapture("mchwalisz-lightsapp.btsnoop"))
         let reasons = report.connections.compactMap(\.reason).map(\.rawValue).sorted()
         #expect(reasons == [0x16, 0x16, 0x16, 0x3E])
@@ -214,14 +214,14 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
         #expect(failed?.cbError?.value == .cb(CBError(.connectionFailed)))
     }
 
-    @Test func theMacOSPacketLoggerFileHas62CancelledAttempts() throws {
+    @Test(.sharedCaptures) func theMacOSPacketLoggerFileHas62CancelledAttempts() throws {
         let (report, _) = try LifecycleAnalyzer.analyze(path: Fixtures.publicCapture("fotonick-hciparse-test00.pklg"))
         let cancelled = report.connections.filter { $0.status == .unknownConnectionIdentifier }
         #expect(cancelled.count == 62)
         #expect(cancelled.allSatisfy { $0.outcome == .cancelled })
     }
 
-    @Test func aCaptureThatStartsMidConnectionHasItsConnectionAnyway() throws {
+    @Test(.sharedCaptures) func aCaptureThatStartsMidConnectionHasItsConnectionAnyway() throws {
         let (report, _) = try LifecycleAnalyzer.analyze(path: Fixtures.publicCapture("syssi-jkbms-b5a24s.btsnoop"))
         let first = try #require(report.connections.first)
         #expect(first.beganBeforeCapture)

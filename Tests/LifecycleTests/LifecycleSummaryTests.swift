@@ -5,8 +5,8 @@ import Wire
 @testable import Lifecycle
 
 @Suite struct LifecycleSummaryTests {
-    @Test func countsConnectionsByTransportOutcomeAndReasonOfABusyCapture() throws {
-        // whoisbe-pongbot-last (Captures/public/SOURCES.md, counted with tshark): 229 BR/EDR
+    @Test(.sharedCaptures) func countsConnectionsByTransportOutcomeAndReasonOfABusyCapture() throws {
+        // whoisbe-pongbot-last (the shared folder's captures/public/SOURCES.md, counted with tshark): 229 BR/EDR
         // Page Timeouts; LE disconnections 0x08 ×6, 0x16 ×3, 0x3E ×5.
         let path = Fixtures.publicCapture("whoisbe-pongbot-last.btsnoop")
         let errors = try collectErrors(path)
@@ -26,7 +26,7 @@ import Wire
         #expect(tries == tries.sorted(by: >))
     }
 
-    @Test func aFailedBrEdrAttemptHasNoCoreBluetoothError() throws {
+    @Test(.sharedCaptures) func aFailedBrEdrAttemptHasNoCoreBluetoothError() throws {
         let (report, _) = try LifecycleAnalyzer.analyze(path: Fixtures.publicCapture("whoisbe-pongbot-last.btsnoop"))
         let classic = report.connections.filter { $0.transport == .classic }
         #expect(!classic.isEmpty)
@@ -35,7 +35,7 @@ import Wire
         #expect(report.connections.contains { $0.transport == .le && $0.outcome == .disconnected && $0.cbError != nil })
     }
 
-    @Test func advertisedNamesLabelTheConnectionsToThatPeer() throws {
+    @Test(.sharedCaptures) func advertisedNamesLabelTheConnectionsToThatPeer() throws {
         let (report, _) = try LifecycleAnalyzer.analyze(path: Fixtures.publicCapture("whoisbe-pongbot-last.btsnoop"))
         let named = report.connections.filter { $0.peerName != nil }
         #expect(!named.isEmpty)

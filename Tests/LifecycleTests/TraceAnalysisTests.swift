@@ -49,7 +49,7 @@ import Testing
         #expect(try JSONDecoder().decode(TraceAnalysis.self, from: data) == analysis)
     }
 
-    @Test func aBusyRealCaptureComesBackFromJSONAsItWas() throws {
+    @Test(.sharedCaptures) func aBusyRealCaptureComesBackFromJSONAsItWas() throws {
         // Every kind of connection, change, scan, error and CoreBluetooth equivalent at once.
         let analysis = try TraceAnalysis(path: Fixtures.publicCapture("whoisbe-pongbot-last.btsnoop"))
         let decoded = try JSONDecoder().decode(TraceAnalysis.self, from: JSONEncoder().encode(analysis))

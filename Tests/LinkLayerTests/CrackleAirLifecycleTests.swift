@@ -5,8 +5,9 @@ import TestSupport
 import Testing
 import Wire
 
-/// The lifecycle of the public Ubertooth capture (Captures/public/mikeryan-crackle-le-sc.pcapng)
-/// and of its conversions (Captures/linklayer/), against what tshark 4.0.17 shows of it:
+/// The lifecycle of the public Ubertooth capture (mikeryan-crackle-le-sc.pcapng in the shared
+/// folder's captures/public/) and of its conversions (Captures/linklayer/convert.py's, made by
+/// Fixtures.crackleConversion), against what tshark 4.0.17 shows of it:
 /// - CONNECT_IND, frame 44: `btle.initiator_address` 5c:f3:70:73:3e:f4, `btle.advertising_address`
 ///   7d:43:82:42:23:16 (RxAdd random), `btle.link_layer_data.interval` 54, `.timeout` 42, `.hop` 5,
 ///   `.channel_map` ffffffff1f (37 channels);
@@ -17,11 +18,11 @@ import Wire
 ///   `btatt.server_rx_mtu` 517 (frame 68, the peripheral's), `nordic_ble.crcok == 0` on 2 frames,
 ///   and with a good CRC 135 data packets central to peripheral (`nordic_ble.direction == 1`) and
 ///   122 the other way.
-@Suite struct CrackleAirLifecycleTests {
+@Suite(.sharedCaptures) struct CrackleAirLifecycleTests {
     static let captures = [
-        Fixtures.publicCapture("mikeryan-crackle-le-sc.pcapng"), Fixtures.capture("linklayer/crackle-phdr.pcap"),
-        Fixtures.capture("linklayer/crackle-ll.pcapng"), Fixtures.capture("linklayer/crackle-nordic-v1.pcapng"),
-        Fixtures.capture("linklayer/crackle-nordic-v2.pcap"), Fixtures.capture("linklayer/crackle-nordic-v3.pcap"),
+        Fixtures.publicCapture("mikeryan-crackle-le-sc.pcapng"), Fixtures.crackleConversion("crackle-phdr.pcap"),
+        Fixtures.crackleConversion("crackle-ll.pcapng"), Fixtures.crackleConversion("crackle-nordic-v1.pcapng"),
+        Fixtures.crackleConversion("crackle-nordic-v2.pcap"), Fixtures.crackleConversion("crackle-nordic-v3.pcap"),
     ]
 
     @Test(arguments: captures) func theConnectionIsTsharks(_ path: String) throws {
@@ -51,7 +52,7 @@ import Wire
     }
 
     @Test func withTheSniffersDirectionsTheMTUAndPacketsAreTsharks() throws {
-        let analysis = try TraceAnalysis(path: Fixtures.capture("linklayer/crackle-nordic-v3.pcap"))
+        let analysis = try TraceAnalysis(path: Fixtures.crackleConversion("crackle-nordic-v3.pcap"))
         let connection = try #require(analysis.lifecycle.connections.first)
         #expect(connection.mtu == 517)
         let link = try #require(connection.air)

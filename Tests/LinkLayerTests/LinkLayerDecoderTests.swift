@@ -201,9 +201,9 @@ import Wire
         }
     }
 
-    /// The public Ubertooth capture, against the facts Captures/public/SOURCES.md records for it
+    /// The public Ubertooth capture, against the facts the shared folder's captures/public/SOURCES.md records for it
     /// (counted with tshark): 9 SMP PDUs, 12 Attribute Not Found errors, one connection.
-    @Test func readsThePublicSnifferCapture() throws {
+    @Test(.sharedCaptures) func readsThePublicSnifferCapture() throws {
         let reader = try CaptureReader(path: Fixtures.publicCapture("mikeryan-crackle-le-sc.pcapng"), linkLayer: true)
         #expect(reader.format.linkLayerType == 256)
         var decoder = LinkLayerDecoder(linkType: 256)
@@ -222,7 +222,7 @@ import Wire
         #expect(decoder.knownConnections.first?.accessAddress == 0x5065_4A27)
     }
 
-    @Test func anHCIReaderStillRefusesASnifferCaptureByName() {
+    @Test(.sharedCaptures) func anHCIReaderStillRefusesASnifferCaptureByName() {
         #expect(throws: CaptureError.self) { try CaptureReader(path: Fixtures.publicCapture("mikeryan-crackle-le-sc.pcapng")) }
     }
 }

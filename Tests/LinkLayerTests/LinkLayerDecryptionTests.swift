@@ -5,7 +5,7 @@ import TraceFiles
 import Wire
 
 /// Decrypting a real encrypted link with its key: crackle's LTK-decryption test capture (an
-/// Ubertooth recording, Captures/public/mikeryan-crackle-known-ltk.pcap, as link type 251 in
+/// Ubertooth recording, crackle's tests/02_ltk_decrypt/known_ltk.pcap (Captures/linklayer/ppi/), as link type 251 in
 /// Captures/linklayer/crackle-known-ltk.pcap) with the LTK crackle's test gives, checked against
 /// crackle's own decryption of it (crackle-known-ltk-decrypted.pcap: each packet it decrypted,
 /// with its plaintext payload and without the MIC).

@@ -94,14 +94,16 @@ struct IndependentPass {
         "cancelled-connect.btsnoop", "att-errors.lt187.pcap", "peripheral-server.btsnoop",
         "peripheral-disconnect-mid-notification.btsnoop", "restore-out-of-range.btsnoop",
     ].map(Fixtures.capture)
-    static let publicOnes = [
+    static let publicNames = [
         "joelarula-darkelf-2.btsnoop", "mchwalisz-lightsapp.btsnoop", "whoisbe-pongbot-last.btsnoop",
         "syssi-jkbms-b5a24s.btsnoop",
-    ].map(Fixtures.publicCapture)
+    ]
+    static let publicOnes = Fixtures.publicCaptures(publicNames)
     static let peer = BluetoothAddress("F0:F1:F2:F3:F4:05")!
 
     @Test(arguments: bundled + publicOnes)
     func everyAnswerTheTrackerPairsIsInTheCassetteWithItsLatency(path: String) throws {
+        Fixtures.noteSharedSkipped("CassetteTests.everyAnswerTheTrackerPairsIsInTheCassetteWithItsLatency", count: Self.publicNames.count)
         let expected = try IndependentPass(path: path)
         let (cassette, fault) = try Cassette.load(path: path)
         #expect(fault == nil)
@@ -122,6 +124,7 @@ struct IndependentPass {
 
     @Test(arguments: bundled + publicOnes)
     func everyATTErrorOfTheCaptureIsTheAnswerToItsRequest(path: String) throws {
+        Fixtures.noteSharedSkipped("CassetteTests.everyATTErrorOfTheCaptureIsTheAnswerToItsRequest", count: Self.publicNames.count)
         // What `bletrace errors --format json` lists (the same ErrorCollector), ATT layer.
         let expected = try IndependentPass(path: path)
         let paired = Set(expected.pairs.map(\.answer))
@@ -219,8 +222,9 @@ struct IndependentPass {
         #expect(cassette.links.allSatisfy { $0.database == expected })
     }
 
-    @Test(arguments: ["scan.btsnoop"].map(Fixtures.capture) + ["mchwalisz-lightsapp.btsnoop"].map(Fixtures.publicCapture))
+    @Test(arguments: ["scan.btsnoop"].map(Fixtures.capture) + Fixtures.publicCaptures(["mchwalisz-lightsapp.btsnoop"]))
     func advertisingReportsKeepEveryReportWithItsDecodedData(path: String) throws {
+        Fixtures.noteSharedSkipped("CassetteTests.advertisingReportsKeepEveryReportWithItsDecodedData", count: 1)
         let scans = try IndependentPass(path: path).report.scans
         let (cassette, _) = try Cassette.load(path: path)
         var devices: [BluetoothAddress: (reports: Int, name: String?, uuids: [BluetoothUUID], min: Int8?, max: Int8?)] = [:]
@@ -477,7 +481,7 @@ struct IndependentPass {
         #expect(link.serviceChanges.map { [$0.start, $0.end] } == [[1, 0xFFFF]])
     }
 
-    @Test(arguments: ["whoisbe-pongbot-last.btsnoop", "syssi-jkbms-can-rs485.btsnoop"].map(Fixtures.publicCapture))
+    @Test(.sharedCaptures, arguments: ["whoisbe-pongbot-last.btsnoop", "syssi-jkbms-can-rs485.btsnoop"].map(Fixtures.publicCapture))
     func encryptionChangesAndServiceChangedFollowTheAnalysis(path: String) throws {
         let report = try IndependentPass(path: path).report
         let (cassette, _) = try Cassette.load(path: path)
@@ -498,6 +502,7 @@ struct IndependentPass {
 
     @Test(arguments: bundled + publicOnes)
     func theEpisodesAreTheLifecycleConnectionsOfEachPeer(path: String) throws {
+        Fixtures.noteSharedSkipped("CassetteTests.theEpisodesAreTheLifecycleConnectionsOfEachPeer", count: Self.publicNames.count)
         let (report, _) = try LifecycleAnalyzer.analyze(path: path)
         let (cassette, _) = try Cassette.load(path: path)
         // Connections that began before the capture with no peer address play under a stand-in peer.

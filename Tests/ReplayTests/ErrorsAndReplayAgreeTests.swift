@@ -21,6 +21,7 @@ import Testing
 
     @Test(arguments: captures)
     func everyErrorTheAppGetsIsInBoth(_ path: String) async throws {
+        Fixtures.noteSharedSkipped("ErrorsAndReplayAgreeTests.everyErrorTheAppGetsIsInBoth")
         let analysis = try TraceAnalysis(path: path)
         var listed: [String: Int] = [:]
         for error in analysis.errors where error.layer == .att && !error.expected {

@@ -95,7 +95,7 @@ extension FieldLogTests {
 }
 
 extension FieldLogTests {
-    @Test func theStacksOwnRequestsToGenericAccessAndGenericAttributeAreNotTheApps() async throws {
+    @Test(.sharedCaptures) func theStacksOwnRequestsToGenericAccessAndGenericAttributeAreNotTheApps() async throws {
         // syssi-jbdbms-ffaa-auth-h1: the Android stack writes Client Supported Features (0x000B,
         // in 1801) on each connection and reads Device Name (0x0003, in 1800).
         let path = Fixtures.publicCapture("syssi-jbdbms-ffaa-auth-h1.btsnoop")

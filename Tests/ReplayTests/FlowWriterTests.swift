@@ -32,6 +32,7 @@ import Wire
 
     @Test(arguments: captures)
     func theWrittenMirrorFlowIsTheKeptFlowByteForByte(_ path: String) async throws {
+        Fixtures.noteSharedSkipped("FlowWriterTests.theWrittenMirrorFlowIsTheKeptFlowByteForByte")
         let (kept, written, lines, events) = try await Self.bothTexts(path, app: "mirror")
         #expect(written == kept, "\(path)")
         #expect(lines == events)
@@ -47,6 +48,7 @@ import Wire
 
     @Test(arguments: captures)
     func theMirrorStepByStepGivesTheFlowOfSchedulingEverythingAtLaunch(_ path: String) async throws {
+        Fixtures.noteSharedSkipped("FlowWriterTests.theMirrorStepByStepGivesTheFlowOfSchedulingEverythingAtLaunch")
         let (cassette, _) = try Cassette.load(path: path)
         let lazy = await ReplayEngine(cassette: cassette).run(MirrorApp(cassette: cassette), name: "mirror")
         let eager = MirrorApp(cassette: cassette)

@@ -14,12 +14,12 @@ import TraceFiles
 /// app had discovered must reach the app once, in the delegate method and with the `CBATTError`
 /// the collector names, on that characteristic.
 @Suite struct MirrorTests {
-    static let captures = [
-        Fixtures.capture("att-errors.btsnoop"), Fixtures.capture("peer-disconnect.btsnoop"),
-        Fixtures.capture("reconnect-supervision-timeout.btsnoop"), Fixtures.capture("service-changed.btsnoop"),
-        Fixtures.publicCapture("syssi-jkbms-b5a24s.btsnoop"), Fixtures.publicCapture("joelarula-darkelf-2.btsnoop"),
-        Fixtures.publicCapture("madkaye-revcar.btsnoop"),
-    ].filter { FileManager.default.fileExists(atPath: $0) }
+    static let captures =
+        [
+            Fixtures.capture("att-errors.btsnoop"), Fixtures.capture("peer-disconnect.btsnoop"),
+            Fixtures.capture("reconnect-supervision-timeout.btsnoop"), Fixtures.capture("service-changed.btsnoop"),
+        ] + Fixtures.publicCaptures(publicOnes)
+    static let publicOnes = ["syssi-jkbms-b5a24s.btsnoop", "joelarula-darkelf-2.btsnoop", "madkaye-revcar.btsnoop"]
 
     /// The collector's errors as the flow line parts they should become.
     static func expectedErrors(_ path: String) throws -> [String] {
@@ -49,6 +49,7 @@ import TraceFiles
 
     @Test(arguments: captures)
     func everyATTErrorReachesTheCallbackCoreBluetoothWouldUse(_ path: String) async throws {
+        Fixtures.noteSharedSkipped("MirrorTests.everyATTErrorReachesTheCallbackCoreBluetoothWouldUse", count: Self.publicOnes.count)
         let expected = try Self.expectedErrors(path)
         let (cassette, _) = try Cassette.load(path: path)
         let flow = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("mirror")!.make(for: cassette), name: "mirror")
@@ -74,10 +75,10 @@ import TraceFiles
 
     @Test(
         arguments: [
-            Fixtures.capture("scan.btsnoop"), Fixtures.publicCapture("csacca-horizon74.btsnoop"),
-            Fixtures.publicCapture("mchwalisz-lightsapp.btsnoop"), Fixtures.publicCapture("syssi-jkbms-can-rs485.btsnoop"),
-        ].filter { FileManager.default.fileExists(atPath: $0) })
+            Fixtures.capture("scan.btsnoop")
+        ] + Fixtures.publicCaptures(["csacca-horizon74.btsnoop", "mchwalisz-lightsapp.btsnoop", "syssi-jkbms-can-rs485.btsnoop"]))
     func theMirrorScansWhenTheCapturedHostScannedAndHearsWhatEachScanHeard(_ path: String) async throws {
+        Fixtures.noteSharedSkipped("MirrorTests.theMirrorScansWhenTheCapturedHostScannedAndHearsWhatEachScanHeard", count: 3)
         let (cassette, _) = try Cassette.load(path: path)
         let flow = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("mirror")!.make(for: cassette), name: "mirror")
         let scans = cassette.scans.filter { $0.startTime != nil || $0.beganBeforeCapture }

@@ -232,7 +232,7 @@ final class OneShotApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
         #expect(flow.comments.contains("at the end of the capture: F0:F1:F2:F3:F4:05 is connected"))
     }
 
-    @Test func aRealSupervisionTimeoutAfterTheCapturedAppsOwnDisconnectionReachesTheApp() async throws {
+    @Test(.sharedCaptures) func aRealSupervisionTimeoutAfterTheCapturedAppsOwnDisconnectionReachesTheApp() async throws {
         let path = Fixtures.publicCapture("joelarula-darkelf-2.btsnoop")
         let (cassette, _) = try Cassette.load(path: path)
         let peer = cassette.peers[0]

@@ -1,9 +1,11 @@
 import Foundation
+import Testing
 import TraceFiles
 import Wire
 
-/// Where the test fixtures are: the package's own `Captures/` (recorded with Bumble) and the public
-/// captures in `Captures/public/` (real devices; sources and licences in its SOURCES.md).
+/// Where the test fixtures are: the package's own `Captures/` (recorded with Bumble) and other
+/// people's captures of real devices, which the repository does not hold: they are read from the
+/// shared folder's `captures/public/` (sources and licences in its SOURCES.md), see ``shared``.
 public enum Fixtures {
     public static let packageRoot: URL = {
         var url = URL(fileURLWithPath: #filePath)
@@ -15,26 +17,35 @@ public enum Fixtures {
         packageRoot.appendingPathComponent("Captures").appendingPathComponent(name).path
     }
 
-    public static let publicCaptures = packageRoot.appendingPathComponent("Captures/public")
-
     /// The team's shared folder of other people's captures (`captures/public/`, `captures/field/`):
-    /// `$BLETRACE_SHARED` when set (`.ci/run` sets it for the copy it tests), else `../shared`
-    /// beside the package; nil when neither exists, as in a user's lone clone.
+    /// `$BLETRACE_SHARED` when set (`.ci/run` sets it for the copy it tests; `none` means no shared
+    /// folder, to test as a lone clone would), else `../shared` beside the package; nil when the
+    /// folder chosen has no `captures/`, as in a user's lone clone.
     public static let shared: URL? = {
-        let candidates = [
-            ProcessInfo.processInfo.environment["BLETRACE_SHARED"].map { URL(fileURLWithPath: $0) },
-            packageRoot.deletingLastPathComponent().appendingPathComponent("shared"),
-        ]
-        return candidates.compactMap { $0 }.first { url in
-            var directory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: url.appendingPathComponent("captures").path, isDirectory: &directory)
-                && directory.boolValue
+        let candidate: URL
+        switch ProcessInfo.processInfo.environment["BLETRACE_SHARED"] {
+        case "none": return nil
+        case let path? where !path.isEmpty: candidate = URL(fileURLWithPath: path)
+        default: candidate = packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
         }
+        var directory: ObjCBool = false
+        let found = FileManager.default.fileExists(
+            atPath: candidate.appendingPathComponent("captures").path, isDirectory: &directory)
+        return found && directory.boolValue ? candidate : nil
     }()
 
     /// Why tests of shared captures did not run, for their skip notes.
     public static let sharedMissing =
         "the shared captures folder was not found (set BLETRACE_SHARED, or put shared/ beside the clone)"
+
+    /// The shared folder's `captures/public/`: other people's captures from public repositories
+    /// (sources and licences in its SOURCES.md); nil without the shared folder.
+    public static let publicCaptures: URL? = shared?.appendingPathComponent("captures/public")
+
+    /// How many captures ``allReadableCaptures()`` takes from `captures/public/` when the shared
+    /// folder is there (its 24 files but the over-the-air sniffer file), for the note of a test that
+    /// ran without them; `SharedCapturesTests` checks it against the folder.
+    public static let publicHCICaptureCount = 23
 
     /// The captures of one folder of the shared one (`public` or `field`), sorted; empty when the
     /// shared folder is not there.
@@ -45,21 +56,75 @@ public enum Fixtures {
         return names.filter(isCapture).sorted().map { directory.appendingPathComponent($0).path }
     }
 
+    /// The path of a capture in the shared folder's `captures/public/`. Without the shared folder
+    /// the path names no file: a test that reads it carries the ``Testing/Trait/sharedCaptures``
+    /// trait, or takes its paths from ``publicCaptures(_:)``.
     public static func publicCapture(_ name: String) -> String {
-        publicCaptures.appendingPathComponent(name).path
+        (publicCaptures ?? URL(fileURLWithPath: "/nonexistent-shared/captures/public")).appendingPathComponent(name).path
     }
 
-    /// Every capture bletrace should read: ours and the public ones, minus the over-the-air
-    /// sniffer file (not HCI).
+    /// The paths of these shared public captures, or none without the shared folder (for tests
+    /// that also check captures of ours, and say what they left out with ``noteSharedSkipped(_:count:)``).
+    public static func publicCaptures(_ names: [String]) -> [String] {
+        shared == nil ? [] : names.map(publicCapture)
+    }
+
+    /// Every capture bletrace should read: ours and, when the shared folder is there, the public
+    /// ones in it, minus the over-the-air sniffer file (not HCI). A test that loops over them says
+    /// what it left out with ``noteSharedSkipped(_:count:)``.
     public static func allReadableCaptures() throws -> [String] {
         let ours = try FileManager.default.contentsOfDirectory(atPath: packageRoot.appendingPathComponent("Captures").path)
             .filter(isCapture)
             .map(capture)
-        let others = try FileManager.default.contentsOfDirectory(atPath: publicCaptures.path)
-            .filter { isCapture($0) && $0 != "mikeryan-crackle-le-sc.pcapng" }
-            .map(publicCapture)
+        let others = sharedCaptures("public").filter { !$0.hasSuffix("/mikeryan-crackle-le-sc.pcapng") }
         return (ours + others).sorted()
     }
+
+    /// Whether `path` is one of the package's own captures (under `Captures/`), not a shared one.
+    public static func isOurs(_ path: String) -> Bool {
+        path.hasPrefix(packageRoot.appendingPathComponent("Captures").path + "/")
+    }
+
+    private static let notedLock = NSLock()
+    nonisolated(unsafe) private static var noted: Set<String> = []
+
+    /// For a test that checks our own captures and would also check shared ones: without the shared
+    /// folder, prints once per test (however many arguments it runs with) how many shared captures
+    /// it did not check and why. Nothing with the shared folder there.
+    public static func noteSharedSkipped(_ test: String, count: Int = publicHCICaptureCount) {
+        guard shared == nil else { return }
+        notedLock.lock()
+        let first = noted.insert(test).inserted
+        notedLock.unlock()
+        if first { print("\(test): \(count) shared public captures not checked: \(sharedMissing)") }
+    }
+
+    /// The conversions of the shared Ubertooth capture (`mikeryan-crackle-le-sc.pcapng`) that
+    /// `Captures/linklayer/convert.py` makes: `crackle-phdr.pcap`, `crackle-ll.pcapng`,
+    /// `crackle-nordic-v1.pcapng`, `crackle-nordic-v2.pcap` and `crackle-nordic-v3.pcap`. Their
+    /// packets are other people's, so the repository does not hold them: they are made once a test
+    /// run, with python3, into a temporary directory. Without the shared folder nothing is made and
+    /// the paths name no file (the tests that read them carry ``Testing/Trait/sharedCaptures``).
+    public static func crackleConversion(_ name: String) -> String {
+        crackleConversions.appendingPathComponent(name).path
+    }
+
+    private static let crackleConversions: URL = {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("bletrace-linklayer-\(UUID().uuidString)")
+        guard shared != nil else { return directory }
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let script = packageRoot.appendingPathComponent("Captures/linklayer/convert.py").path
+            let result = try run(
+                which("python3") ?? "/usr/bin/python3",
+                [script, "--only", "crackle", "--out", directory.path, "--source", publicCapture("mikeryan-crackle-le-sc.pcapng")])
+            if result.status != 0 { print("convert.py failed (\(result.status)): \(result.stderr)") }
+        } catch {
+            print("convert.py could not be run: \(error)")
+        }
+        return directory
+    }()
 
     static func isCapture(_ name: String) -> Bool {
         name.hasSuffix(".btsnoop") || name.hasSuffix(".pcap") || name.hasSuffix(".pcapng") || name.hasSuffix(".pklg")
@@ -217,4 +282,12 @@ public func packet(_ fields: [String]) -> [UInt8] {
         preconditionFailure("malformed test hex: \(fields)")
     }
     return result
+}
+
+extension Trait where Self == ConditionTrait {
+    /// For a test or suite that reads captures of the shared folder (``Fixtures/shared``): without
+    /// it, the test is skipped, and says why.
+    public static var sharedCaptures: Self {
+        .enabled(if: Fixtures.shared != nil, Comment(rawValue: Fixtures.sharedMissing))
+    }
 }

@@ -93,7 +93,7 @@ import Wire
         #expect(error.expected.contains("match none of them"))
     }
 
-    @Test func aPacketLoggerFileWithGarbageInTheMiddleStopsThereWithTheGoodRecords() throws {
+    @Test(.sharedCaptures) func aPacketLoggerFileWithGarbageInTheMiddleStopsThereWithTheGoodRecords() throws {
         let original = try Fixtures.contents(Fixtures.publicCapture("elkusbry-peripage.pklg"))
         let (goodRecords, _) = try Fixtures.readAll(Fixtures.publicCapture("elkusbry-peripage.pklg"))
         // Overwrite record 100's header with garbage.
@@ -109,7 +109,7 @@ import Wire
         #expect(Int64(error.offset) == target.fileOffset)
     }
 
-    @Test func aTruncatedPcapngReportsTheRecordLibpcapCouldNotRead() throws {
+    @Test(.sharedCaptures) func aTruncatedPcapngReportsTheRecordLibpcapCouldNotRead() throws {
         let original = try Fixtures.contents(Fixtures.publicCapture("joelarula-darkelf-test1.pcapng"))
         let (records, fault) = try Fixtures.readAll(try Fixtures.temporaryFile(Array(original.dropLast(10))))
         #expect(records.count == 121)

@@ -16,7 +16,7 @@ import Wire
         try #require(try CaptureContainer.open(path: path, limits: limits))
     }
 
-    @Test func androidBugReportGivesBothSnoopLogsWithTheCurrentOneFirstChoice() throws {
+    @Test(.sharedCaptures) func androidBugReportGivesBothSnoopLogsWithTheCurrentOneFirstChoice() throws {
         let zip = try ContainerFixtures.androidBugReport(files: [
             ("btsnoop_hci.log.last", previous), ("btsnoop_hci.log", current),
         ])
@@ -33,7 +33,7 @@ import Wire
         #expect(container.members.allSatisfy { !$0.isSummary })
     }
 
-    @Test func bugReportWithoutSnoopFileGivesItsBTSnoozSummary() throws {
+    @Test(.sharedCaptures) func bugReportWithoutSnoopFileGivesItsBTSnoozSummary() throws {
         let zip = try ContainerFixtures.androidBugReport(files: [], summary: current, truncateACL: false)
         let container = try open(zip)
         let member = try #require(container.defaultMember)
@@ -50,7 +50,7 @@ import Wire
         }
     }
 
-    @Test func btsnoozKeepsAndroidsTruncatedACLWithItsWholeLength() throws {
+    @Test(.sharedCaptures) func btsnoozKeepsAndroidsTruncatedACLWithItsWholeLength() throws {
         let zip = try ContainerFixtures.androidBugReport(files: [], summary: current, truncateACL: true)
         let container = try open(zip)
         let decoded = try Fixtures.readAll(try #require(container.defaultMember).extractedPath)
@@ -64,7 +64,7 @@ import Wire
         }
     }
 
-    @Test func bugReportTextAloneIsAContainerOfItsSummary() throws {
+    @Test(.sharedCaptures) func bugReportTextAloneIsAContainerOfItsSummary() throws {
         let text = "== dumpstate\n" + (try ContainerFixtures.btsnoozSection(of: previous)) + "more\n"
         let path = try Fixtures.temporaryFile(Array(text.utf8), name: "bugreport.txt")
         let container = try open(path)
@@ -82,7 +82,7 @@ import Wire
         }
     }
 
-    @Test(arguments: ["pax", "ustar", "gnu"])
+    @Test(.sharedCaptures, arguments: ["pax", "ustar", "gnu"])
     func sysdiagnoseGivesItsPacketLoggerFiles(format: String) throws {
         let archive = try ContainerFixtures.sysdiagnose(
             files: [("bluetoothd-hci-latest.pklg", latestPklg), ("bluetoothd-hci-2026-01-01_09-00-00.pklg", rotatedPklg)],
@@ -96,7 +96,7 @@ import Wire
         #expect(try Fixtures.contents(container.members[0].extractedPath) == Fixtures.contents(rotatedPklg))
     }
 
-    @Test func longMemberNamesComeFromGNUAndPaxHeaders() throws {
+    @Test(.sharedCaptures) func longMemberNamesComeFromGNUAndPaxHeaders() throws {
         // Over 100 bytes and no '/' in its last 100, so ustar's prefix cannot hold it: GNU tar
         // writes an 'L' entry, pax an 'x' header with its path.
         let name = "bluetoothd-hci-" + String(repeating: "x", count: 120) + ".pklg"
@@ -107,7 +107,7 @@ import Wire
         }
     }
 
-    @Test(arguments: ["whoisbe-pongbot.btsnoop", "joelarula-darkelf-test1.pcapng", "elkusbry-peripage.pklg"])
+    @Test(.sharedCaptures, arguments: ["whoisbe-pongbot.btsnoop", "joelarula-darkelf-test1.pcapng", "elkusbry-peripage.pklg"])
     func gzipCaptureGivesTheCaptureItself(name: String) throws {
         let original = Fixtures.publicCapture(name)
         let container = try open(try ContainerFixtures.gzip(original))
@@ -122,7 +122,7 @@ import Wire
         #expect(try Fixtures.readAll(container.members[0].extractedPath).records.count == Fixtures.readAll(original).records.count)
     }
 
-    @Test func plainCaptureIsNoContainer() throws {
+    @Test(.sharedCaptures) func plainCaptureIsNoContainer() throws {
         #expect(try CaptureContainer.open(path: current) == nil)
         #expect(try CaptureContainer.open(path: latestPklg) == nil)
     }
@@ -141,7 +141,7 @@ import Wire
         }
     }
 
-    @Test func zipMemberOverTheLimitIsRefusedByName() throws {
+    @Test(.sharedCaptures) func zipMemberOverTheLimitIsRefusedByName() throws {
         let zip = try ContainerFixtures.androidBugReport(files: [("btsnoop_hci.log", current)])
         #expect {
             _ = try CaptureContainer.open(path: zip, limits: ContainerLimits(memberBytes: 10_000, totalBytes: 10_000))
@@ -150,7 +150,7 @@ import Wire
         }
     }
 
-    @Test func truncatedSysdiagnoseSaysWhereItEnds() throws {
+    @Test(.sharedCaptures) func truncatedSysdiagnoseSaysWhereItEnds() throws {
         let archive = try ContainerFixtures.sysdiagnose(files: [("bluetoothd-hci-latest.pklg", latestPklg)])
         let bytes = try Fixtures.contents(archive)
         let cut = try Fixtures.temporaryFile(Array(bytes.prefix(bytes.count / 2)), name: "cut.tar.gz")
@@ -162,7 +162,7 @@ import Wire
         }
     }
 
-    @Test func damagedZipMemberIsNamed() throws {
+    @Test(.sharedCaptures) func damagedZipMemberIsNamed() throws {
         let zip = try ContainerFixtures.androidBugReport(files: [("btsnoop_hci.log", current)])
         var bytes = try Fixtures.contents(zip)
         // Scramble the middle of the snoop log's compressed data (the largest entry).
@@ -189,7 +189,7 @@ import Wire
         }
     }
 
-    @Test func memberPathsCannotLeaveTheTemporaryFolder() throws {
+    @Test(.sharedCaptures) func memberPathsCannotLeaveTheTemporaryFolder() throws {
         // A tar whose entry climbs out with ../: unpacked inside the container's own folder.
         let folder = try ContainerFixtures.directory()
         let inner = folder.appendingPathComponent("inner")
@@ -206,7 +206,7 @@ import Wire
         #expect(try Fixtures.contents(member.extractedPath) == Fixtures.contents(latestPklg))
     }
 
-    @Test func closingRemovesTheUnpackedMembers() throws {
+    @Test(.sharedCaptures) func closingRemovesTheUnpackedMembers() throws {
         let container = try open(try ContainerFixtures.gzip(current))
         let path = container.members[0].extractedPath
         #expect(FileManager.default.fileExists(atPath: path))
@@ -214,7 +214,7 @@ import Wire
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
-    @Test func decodeErrorsInAMemberNameTheContainerAndMember() throws {
+    @Test(.sharedCaptures) func decodeErrorsInAMemberNameTheContainerAndMember() throws {
         var bytes = try Fixtures.contents(current)
         bytes.removeLast(5)  // the last record cut short
         let cut = try Fixtures.temporaryFile(bytes, name: "btsnoop_hci.log")

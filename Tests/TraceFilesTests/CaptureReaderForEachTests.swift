@@ -21,6 +21,7 @@ import Wire
     }
 
     @Test func handsEveryBundledAndPublicCaptureOverAsNextDoes() throws {
+        Fixtures.noteSharedSkipped("CaptureReaderForEachTests.handsEveryBundledAndPublicCaptureOverAsNextDoes")
         for path in try Fixtures.allReadableCaptures() {
             let (byNext, nextFault) = try Fixtures.readAll(path)
             let (byForEach, forEachFault) = try readWithForEach(path)

@@ -5,13 +5,15 @@ import Wire
 @testable import TraceFiles
 
 @Suite struct OtherFormatTests {
-    @Test(arguments: [
-        // (file, format, record count as tshark 4.0 counts them)
-        ("elkusbry-peripage.pklg", CaptureFormat.packetLogger, 721),
-        ("fotonick-hciparse-test00.pklg", .packetLogger, 2239),
-        ("joelarula-darkelf-test1.pcapng", .pcapng(linkType: 201), 122),
-        ("syssi-jbdbms-ffaa-auth-h1.btsnoop", .btsnoop(datalink: 1001), 214),
-    ])
+    @Test(
+        .sharedCaptures,
+        arguments: [
+            // (file, format, record count as tshark 4.0 counts them)
+            ("elkusbry-peripage.pklg", CaptureFormat.packetLogger, 721),
+            ("fotonick-hciparse-test00.pklg", .packetLogger, 2239),
+            ("joelarula-darkelf-test1.pcapng", .pcapng(linkType: 201), 122),
+            ("syssi-jbdbms-ffaa-auth-h1.btsnoop", .btsnoop(datalink: 1001), 214),
+        ])
     func detectsTheFormatFromTheContentAndReadsEveryRecord(file: String, format: CaptureFormat, count: Int) throws {
         let reader = try CaptureReader(path: Fixtures.publicCapture(file))
         #expect(reader.format == format)
@@ -20,14 +22,14 @@ import Wire
         #expect(records.count == count)
     }
 
-    @Test func detectsBothPacketLoggerByteOrders() throws {
+    @Test(.sharedCaptures) func detectsBothPacketLoggerByteOrders() throws {
         let little = try Fixtures.contents(Fixtures.publicCapture("elkusbry-peripage.pklg"))
         let big = try Fixtures.contents(Fixtures.publicCapture("fotonick-hciparse-test00.pklg"))
         #expect(little.withUnsafeBytes { PacketLoggerReader.detectByteOrder($0) } == false)
         #expect(big.withUnsafeBytes { PacketLoggerReader.detectByteOrder($0) } == true)
     }
 
-    @Test func decodesPacketLoggerNotesAsText() throws {
+    @Test(.sharedCaptures) func decodesPacketLoggerNotesAsText() throws {
         let (records, _) = try Fixtures.readAll(Fixtures.publicCapture("elkusbry-peripage.pklg"))
         #expect(records[0].kind == .other)
         #expect(records[0].note == "note: Product: iPhone17,1")
@@ -35,7 +37,7 @@ import Wire
         #expect(records[0].timestamp.microseconds == 1_780_829_447_116_000)
     }
 
-    @Test func readsTheDirectionWordOfLinkType201() throws {
+    @Test(.sharedCaptures) func readsTheDirectionWordOfLinkType201() throws {
         let (records, _) = try Fixtures.readAll(Fixtures.publicCapture("joelarula-darkelf-test1.pcapng"))
         #expect(records[0].direction == .sent)
         #expect(records[1].direction == .received)
@@ -56,7 +58,7 @@ import Wire
         #expect(records.first?.bytes == packet)
     }
 
-    @Test func refusesALinkLayerSnifferCaptureByName() throws {
+    @Test(.sharedCaptures) func refusesALinkLayerSnifferCaptureByName() throws {
         let path = Fixtures.publicCapture("mikeryan-crackle-le-sc.pcapng")
         let error = try #require(throws: CaptureError.self) { try CaptureReader(path: path) }
         #expect("\(error)".contains("link type 256 (BLUETOOTH_LE_LL_WITH_PHDR)"))

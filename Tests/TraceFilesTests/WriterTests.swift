@@ -437,14 +437,14 @@ import Wire
 
     // MARK: Header fields from a source file
 
-    @Test func takesTheHeaderFieldsOfAPcapngFromTheFile() throws {
+    @Test(.sharedCaptures) func takesTheHeaderFieldsOfAPcapngFromTheFile() throws {
         let options = CaptureWriter.Options.matching(Fixtures.publicCapture("joelarula-darkelf-test1.pcapng"))
         #expect(options.snapLength == 0x40000)
         #expect(options.bigEndian == false)
         #expect(options.pcapngHeader == CaptureWriter.PcapngHeader(majorVersion: 1, minorVersion: 0, sectionLength: -1))
     }
 
-    @Test func takesTheByteOrderOfAPacketLoggerFileFromTheFile() throws {
+    @Test(.sharedCaptures) func takesTheByteOrderOfAPacketLoggerFileFromTheFile() throws {
         #expect(CaptureWriter.Options.matching(Fixtures.publicCapture("fotonick-hciparse-test00.pklg")).bigEndian)
         #expect(!CaptureWriter.Options.matching(Fixtures.publicCapture("elkusbry-peripage.pklg")).bigEndian)
     }
