@@ -257,9 +257,14 @@ public struct ErrorCollector {
         if server == .peer, LifecycleAnalyzer.asksForSecurity(code) {
             awaitingRetry[handle, default: []].append((errors.count, request, attribute))
         }
+        // A search for secondary services (Read By Group Type of 0x2801), as BlueZ makes after the
+        // primary ones: a server with none may answer Unsupported Group Type, which ends it.
+        let secondarySearch = request == .readByGroupTypeRequest && asked?.type == Self.secondaryService
         let callback: String
         if let ended = endedOnIOS[handle] {
             callback = Self.afterIOSEnded(at: ended)
+        } else if secondarySearch, server == .peer {
+            callback = "no callback: the captured host searched for secondary services, which discoverServices does not (they reach apps as included services)"
         } else if server == .local {
             callback = "no callback: this host's server sent it to the peer's client (the system answers for its own services and unknown handles; a peripheral-manager app answers its services with respond(to:withResult:))"
         } else if procedure == nil, let service = analyzer.att.service(containing: attribute, on: handle), Self.isStacks(service) {
@@ -284,7 +289,8 @@ public struct ErrorCollector {
                 requestOpcode: UInt16(request.rawValue), requestName: request.name,
                 attributeHandle: attribute, attribute: info, procedure: procedure,
                 searchedType: procedure == nil ? nil : asked?.type,
-                expected: code == .attributeNotFound && Self.discoveryRequests.contains(request),
+                expected: code == .attributeNotFound && Self.discoveryRequests.contains(request)
+                    || secondarySearch && code == .unsupportedGroupType,
                 coreBluetooth: equivalent(mapped.value, mapped.evidence, callback: callback),
                 sentBy: record.direction.map { $0 == .sent ? .host : .peer }, server: server))
     }
@@ -370,6 +376,10 @@ public struct ErrorCollector {
         TraceError.CoreBluetoothEquivalent(
             domain: CBATTError.errorDomain, code: error.errorCode, name: error.name, evidence: evidence, callback: callback)
     }
+
+    /// «Secondary Service», the group type of a search for secondary services (Core 6.0, Vol 3,
+    /// Part G, §3.1).
+    static let secondaryService = BluetoothUUID(UInt16(0x2801))
 
     /// Generic Access (1800) and Generic Attribute (1801): the services a GATT client's stack
     /// uses for itself (Device Name, Client Supported Features, Database Hash, Service Changed),

@@ -221,4 +221,15 @@ import Wire
         #expect(later.record == 6)
         #expect(later.coreBluetooth?.callback.hasPrefix("no callback: iOS had ended this link when this host cancelled a pairing (frame 5)") == true)
     }
+
+    @Test func aSearchForSecondaryServicesEndedByUnsupportedGroupTypeIsNoErrorOfTheApps() throws {
+        let errors = Self.errors([
+            event(Packets.connectionComplete(0, handle: 0x40), at: 100),
+            acl(Packets.att(handle: 0x40, "10 0100 ffff 0128"), .sent, at: 200),  // Read By Group Type, 0x2801
+            acl(Packets.att(handle: 0x40, "01 10 0100 10"), .received, at: 210),  // Unsupported Group Type
+        ])
+        let error = try #require(errors.first)
+        #expect(error.expected)
+        #expect(error.coreBluetooth?.callback.hasPrefix("no callback: the captured host searched for secondary services") == true)
+    }
 }

@@ -22,6 +22,17 @@ import Testing
     @Test(arguments: captures)
     func everyErrorTheAppGetsIsInBoth(_ path: String) async throws {
         Fixtures.noteSharedSkipped("ErrorsAndReplayAgreeTests.everyErrorTheAppGetsIsInBoth")
+        try await Self.agree(path)
+    }
+
+    /// The same on the field captures (real logs nobody here recorded: Android, iPhone, btmon,
+    /// pcap and over-the-air), where the two once told different stories.
+    @Test(.sharedCaptures, arguments: Fixtures.sharedCaptures("field"))
+    func everyErrorTheAppGetsIsInBothOnFieldLogs(_ path: String) async throws {
+        try await Self.agree(path)
+    }
+
+    static func agree(_ path: String) async throws {
         let analysis = try TraceAnalysis(path: path)
         var listed: [String: Int] = [:]
         for error in analysis.errors where error.layer == .att && !error.expected {

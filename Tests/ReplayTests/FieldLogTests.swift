@@ -208,3 +208,30 @@ extension FieldLogTests {
         #expect(!flow.comments.contains { $0.contains("API MISUSE") })
     }
 }
+
+extension FieldLogTests {
+    @Test func aLinkUpBeforeTheCaptureWhoseFirstRecordIsDiscoveryIsDiscoveredOnceConnected() async throws {
+        // As madkaye-revcar: the capture starts with this host's discovery on a link already up.
+        let records = Self.numbered([
+            CassettePackets.att("10 0100 ffff 0028", .sent, at: 0),  // Read By Group Type: primary services
+            CassettePackets.att("11 06 0100 0500 0d18", .received, at: 10_000),  // 0x0001-0x0005: 180D
+            CassettePackets.att("10 0600 ffff 0028", .sent, at: 20_000),
+            CassettePackets.att("01 10 0600 0a", .received, at: 30_000),
+            CassettePackets.att("08 0100 0500 0328", .sent, at: 40_000),  // characteristics
+            CassettePackets.att("09 07 0200 02 0300 382a", .received, at: 50_000),  // 0x0003: 2A38, read
+            CassettePackets.att("08 0300 0500 0328", .sent, at: 60_000),
+            CassettePackets.att("01 08 0300 0a", .received, at: 70_000),
+            CassettePackets.att("0a 0300", .sent, at: 100_000),  // Read Request
+            CassettePackets.att("0b 01", .received, at: 110_000),
+        ])
+        let cassette = CassettePackets.cassette(records)
+        let flow = await ReplayEngine(cassette: cassette).run(MirrorApp(cassette: cassette), name: "mirror")
+        #expect(!flow.comments.contains { $0.contains("API MISUSE") }, "\(flow.comments)")
+        let names = flow.events.map(\.name)
+        let connected = try #require(names.firstIndex(of: "didConnect"))
+        let discovery = try #require(names.firstIndex(of: "discoverServices"))
+        #expect(connected < discovery)
+        let read = try #require(flow.events.first { $0.name == "didUpdateValueFor" })
+        #expect(read.argument("characteristic") == "2A38" && read.argument("value") == "01")
+    }
+}

@@ -28,8 +28,13 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
     /// Discovery requests made and not yet answered, per peripheral with any (empty while none
     /// is under way, as for most requests).
     private var discovering: [UUID: Int] = [:]
-    /// Operations waiting for the discovery under way, per peripheral.
+    /// Operations waiting for the discovery under way, or for the connection being made, per
+    /// peripheral.
     private var waiting: [UUID: [Cassette.Operation]] = [:]
+    /// Peripherals whose discovery comes once their connection, completing at the same capture
+    /// time (a link that began before the capture, whose first record is a discovery request), is
+    /// up.
+    private var discoverOnConnect: Set<UUID> = []
 
     init(cassette: Cassette) { self.cassette = cassette }
 
@@ -198,6 +203,10 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
             guard peripheral.state != .disconnected else { return }
             central.cancelPeripheralConnection(peripheral)
         case .discover:
+            guard peripheral.state != .connecting else {
+                discoverOnConnect.insert(peripheral.identifier)
+                return
+            }
             discovering[peripheral.identifier, default: 0] += 1
             peripheral.discoverServices(nil)
         case .issue:
@@ -207,7 +216,15 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
 
     /// The CoreBluetooth call for one of the captured app's operations.
     private func issue(_ operation: Cassette.Operation, on peripheral: CBPeripheral) {
-        guard peripheral.state == .connected, let handle = operation.handle else { return }
+        guard let handle = operation.handle else { return }
+        guard peripheral.state == .connected else {
+            if peripheral.state == .connecting {
+                waiting[peripheral.identifier, default: []].append(operation)
+            } else {
+                skipped(operation, on: peripheral, "the link was not up in the replay (\(peripheral.state))")
+            }
+            return
+        }
         guard discovering.isEmpty || discovering[peripheral.identifier] == nil else {
             waiting[peripheral.identifier, default: []].append(operation)
             return
@@ -283,9 +300,22 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         discovered(peripheral)
     }
 
+    func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
+        let id = peripheral.identifier
+        if discoverOnConnect.remove(id) != nil {
+            discovering[id, default: 0] += 1
+            peripheral.discoverServices(nil)
+        } else if discovering[id] == nil, let operations = waiting.removeValue(forKey: id) {
+            for operation in operations { issue(operation, on: peripheral) }
+        }
+    }
+
     func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {
         discovering[peripheral.identifier] = nil
-        waiting[peripheral.identifier] = nil
+        discoverOnConnect.remove(peripheral.identifier)
+        for operation in waiting.removeValue(forKey: peripheral.identifier) ?? [] {
+            skipped(operation, on: peripheral, "the link ended in the replay before it could be made")
+        }
     }
 
     /// One discovery answered: once none is left, the operations that waited for it are made.
