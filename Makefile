@@ -84,9 +84,10 @@ test-examples:
 
 ## crosscheck: bletrace against tshark (every capture, over-the-air ones field by field) and btmon (every btsnoop, as far as
 ## btmon 5.66 gets), record by record, on Captures/ and Captures/public/ (also part of
-## `make test`).
+## `make test`); and the connection story against one built from tshark's fields
+## (scripts/tshark_story.py, StoryCrossCheckTests; Formats/crosscheck.md).
 crosscheck: deps
-	$(SWIFT) test --filter 'TsharkCrossCheckTests|LinkLayerCrossCheckTests|BtmonCrossCheckTests|ErrorsAndStatsTests'
+	$(SWIFT) test --filter 'TsharkCrossCheckTests|LinkLayerCrossCheckTests|BtmonCrossCheckTests|ErrorsAndStatsTests|StoryCrossCheckTests'
 
 ## demo: the main job on a bundled capture, told for a person.
 demo: build
