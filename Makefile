@@ -88,9 +88,11 @@ test-examples:
 
 ## crosscheck: bletrace against tshark (every capture, over-the-air ones field by field) and btmon (every btsnoop, as far as
 ## btmon 5.66 gets), record by record, on Captures/ and, when the shared folder is there, its
-## captures/public/ (also part of `make test`; without it, the shared captures are skipped, saying so).
+## captures/public/ (also part of `make test`; without it, the shared captures are skipped, saying so);
+## and the connection story against one built from tshark's fields (scripts/tshark_story.py,
+## StoryCrossCheckTests; Formats/crosscheck.md).
 crosscheck: deps
-	$(SWIFT) test --filter 'TsharkCrossCheckTests|LinkLayerCrossCheckTests|BtmonCrossCheckTests|ErrorsAndStatsTests'
+	$(SWIFT) test --filter 'TsharkCrossCheckTests|LinkLayerCrossCheckTests|BtmonCrossCheckTests|ErrorsAndStatsTests|StoryCrossCheckTests'
 
 ## demo: the main job on a bundled capture, told for a person.
 demo: build

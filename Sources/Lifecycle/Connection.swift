@@ -244,6 +244,9 @@ public struct StrayDisconnection: Hashable, Sendable, Codable {
     public var record: Int
     public var handle: UInt16
     public var reason: HCIStatus
+    /// The same event repeated after it (same handle and reason, nothing opened on the handle
+    /// between), folded into it.
+    public var repeats = 0
     public init(time: Timestamp, record: Int, handle: UInt16, reason: HCIStatus) {
         (self.time, self.record, self.handle, self.reason) = (time, record, handle, reason)
     }

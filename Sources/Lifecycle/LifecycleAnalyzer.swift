@@ -27,8 +27,10 @@ public struct LifecycleAnalyzer {
     /// The connection that ended last on each handle, until another opens on it: a repeat of its
     /// Disconnection Complete is folded into it.
     private var closedByHandle = HandleTable<Int>()
-    /// Disconnection Complete events for handles with no link (``LifecycleReport/strayDisconnections``).
+    /// Disconnection Complete events for handles with no link (``LifecycleReport/strayDisconnections``),
+    /// and the last of them on each handle, until a link opens on it: its repeats are folded into it.
     private var strayDisconnections: [StrayDisconnection] = []
+    private var strayByHandle = HandleTable<Int>()
     /// Requests, answers, MTU and attributes per connection handle.
     public private(set) var att = ATTTracker()
     /// The request the last record answered, if it carried an ATT response.
@@ -238,8 +240,19 @@ public struct LifecycleAnalyzer {
         // One access to the connection for the counts and the MTU.
         connections[id].count(opcode, length: length, mtu: mtu)
         // Notifications and commands (most of a capture) answer nothing and are answered by
-        // nothing, belong to no procedure and make no subscription: nothing more to do.
-        if method == .notification || method == .command { return }
+        // nothing and belong to no procedure: nothing more to do, but for a Write Command to a
+        // Client Characteristic Configuration descriptor, which subscribes at once (a Write
+        // Command of two bytes is never quick: ``QuickRecord/att(connection:_:)``).
+        if method == .notification { return }
+        if method == .command {
+            if case .writeCommand(let attribute, let value) = pdu, value.count == 2 {
+                let server = GATTServer(method, direction: record.direction)
+                if att.attribute(attribute, on: handle, server: server)?.uuid == Self.cccd {
+                    subscribe((attribute, UInt16(value[0]) | UInt16(value[1]) << 8, record.index), at: record.timestamp, server: server, on: id, handle: handle)
+                }
+            }
+            return
+        }
         // The server this PDU is about: the peer's (this host's client, the app) or this host's
         // own (the peer's client).
         let server = GATTServer(method, direction: record.direction)
@@ -394,6 +407,7 @@ public struct LifecycleAnalyzer {
                 connections[id].handle = event.handle
                 openByHandle[event.handle] = id
                 closedByHandle[event.handle] = nil
+                strayByHandle[event.handle] = nil
                 att.reset(connection: event.handle)
                 att.seed(connection: event.handle, with: cachedAttributes[event.peerAddress] ?? [:])
                 att.seed(connection: event.handle, with: cachedLocalAttributes[event.peerAddress] ?? [:], server: .local)
@@ -408,6 +422,7 @@ public struct LifecycleAnalyzer {
                 connections[connection.id].handle = handle
                 openByHandle[handle] = connection.id
                 closedByHandle[handle] = nil
+                strayByHandle[handle] = nil
             }
             complete(connection.id, status: status, record)
         case .disconnectionComplete(let status, let handle, let reason) where status == .success:
@@ -417,7 +432,11 @@ public struct LifecycleAnalyzer {
                 // just ended there, or the end of a link the capture never showed.
                 if let id = closedByHandle[handle], connections[id].reason == reason {
                     connections[id].repeatedDisconnections += 1
+                } else if let stray = strayByHandle[handle], strayDisconnections[stray].reason == reason {
+                    strayDisconnections[stray].repeats += 1
                 } else {
+                    closedByHandle[handle] = nil
+                    strayByHandle[handle] = strayDisconnections.count
                     strayDisconnections.append(StrayDisconnection(time: record.timestamp, record: record.index, handle: handle, reason: reason))
                 }
                 break
@@ -448,6 +467,7 @@ public struct LifecycleAnalyzer {
             pendingSubscription[SubscriptionKey(connection: id, server: .local)] = nil
             openByHandle[handle] = nil
             closedByHandle[handle] = id
+            strayByHandle[handle] = nil
             att.reset(connection: handle)
         // (Switches rather than collection literals: this runs for every event, and a literal
         // collection would be built, on the heap, each time.)
@@ -519,38 +539,14 @@ public struct LifecycleAnalyzer {
             }
         }
         answered(on: id, record)
-        let cccd = BluetoothUUID(UInt16(0x2902))
         let key = SubscriptionKey(connection: id, server: server)
         switch pdu {
         case .writeRequest(let attribute, let value)
-        where att.attribute(attribute, on: handle, server: server)?.uuid == cccd && value.count >= 1:
+        where att.attribute(attribute, on: handle, server: server)?.uuid == Self.cccd && value.count >= 1:
             pendingSubscription[key] = (attribute, UInt16(value[0]) | (value.count > 1 ? UInt16(value[1]) << 8 : 0), record.index)
         case .writeResponse:
             guard let write = pendingSubscription.removeValue(forKey: key) else { break }
-            let mode: Connection.Subscription.Mode =
-                switch write.value & 0x3 {
-                case 1: .notify
-                case 2: .indicate
-                case 3: .both
-                default: .off
-                }
-            // The characteristic is the nearest value handle below its descriptor.
-            var owner: (UInt16, BluetoothUUID)?
-            var candidate = write.handle
-            while owner == nil, candidate > 1, write.handle - candidate < 32 {
-                candidate -= 1
-                if let info = att.attribute(candidate, on: handle, server: server), info.role == .characteristicValue {
-                    owner = (candidate, info.uuid)
-                }
-            }
-            let subscription = Connection.Subscription(
-                time: record.timestamp, record: write.record, descriptorHandle: write.handle,
-                characteristicHandle: owner?.0, uuid: owner?.1, mode: mode)
-            if server == .peer {
-                connections[id].subscriptions.append(subscription)
-            } else {
-                connections[id].peerSubscriptions.append(subscription)
-            }
+            subscribe(write, at: record.timestamp, server: server, on: id, handle: handle)
         case .errorResponse(_, _, let code):
             if lastAnswered?.opcode == .writeRequest, let write = pendingSubscription.removeValue(forKey: key), server == .peer {
                 let last = connections[id].subscriptions.last { $0.descriptorHandle == write.handle }
@@ -559,6 +555,39 @@ public struct LifecycleAnalyzer {
             if server == .peer, Self.asksForSecurity(code) { securityRefusal[id] = record.index }
         default:
             break
+        }
+    }
+
+    static let cccd = BluetoothUUID(UInt16(0x2902))
+
+    /// A Client Characteristic Configuration write that took effect (confirmed by its Write
+    /// Response, or a Write Command): a subscription of the client of `server`'s peer.
+    private mutating func subscribe(
+        _ write: (handle: UInt16, value: UInt16, record: Int), at time: Timestamp, server: GATTServer, on id: Int, handle: UInt16
+    ) {
+        let mode: Connection.Subscription.Mode =
+            switch write.value & 0x3 {
+            case 1: .notify
+            case 2: .indicate
+            case 3: .both
+            default: .off
+            }
+        // The characteristic is the nearest value handle below its descriptor.
+        var owner: (UInt16, BluetoothUUID)?
+        var candidate = write.handle
+        while owner == nil, candidate > 1, write.handle - candidate < 32 {
+            candidate -= 1
+            if let info = att.attribute(candidate, on: handle, server: server), info.role == .characteristicValue {
+                owner = (candidate, info.uuid)
+            }
+        }
+        let subscription = Connection.Subscription(
+            time: time, record: write.record, descriptorHandle: write.handle,
+            characteristicHandle: owner?.0, uuid: owner?.1, mode: mode)
+        if server == .peer {
+            connections[id].subscriptions.append(subscription)
+        } else {
+            connections[id].peerSubscriptions.append(subscription)
         }
     }
 
@@ -690,6 +719,7 @@ public struct LifecycleAnalyzer {
         connections.append(connection)
         openByHandle[handle] = connection.id
         closedByHandle[handle] = nil
+        strayByHandle[handle] = nil
         return connection.id
     }
 

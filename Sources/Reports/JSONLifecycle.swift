@@ -166,6 +166,7 @@ public struct JSONLifecycle: Encodable {
         var handle: UInt16
         var reason: UInt8
         var reason_name: String?
+        var repeats: Int
     }
 
     struct DeviceJSON: Encodable {
@@ -234,7 +235,7 @@ public struct JSONLifecycle: Encodable {
         stray_disconnections = report.strayDisconnections.map {
             StrayJSON(
                 ts_us: $0.time.microseconds, index: $0.record, frame: $0.record + 1, handle: $0.handle, reason: $0.reason.rawValue,
-                reason_name: $0.reason.name)
+                reason_name: $0.reason.name, repeats: $0.repeats)
         }
         records = report.records
         first_ts_us = report.firstTime?.microseconds

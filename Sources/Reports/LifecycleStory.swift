@@ -195,7 +195,7 @@ public struct LifecycleStory {
             for stray in report.strayDisconnections {
                 emit(
                     time(stray.time, origin) + "handle \(hex(stray.handle, digits: 4)): \(stray.reason) (\(hex(stray.reason.rawValue, digits: 2)))"
-                        + " (frame \(stray.record + 1))")
+                        + " (frame \(stray.record + 1))" + (stray.repeats > 0 ? "; repeated \(stray.repeats) time\(stray.repeats == 1 ? "" : "s")" : ""))
             }
         }
     }

@@ -51,6 +51,14 @@ import Wire
         #expect(analysis.findings.isEmpty)
     }
 
+    @Test func aStrayDisconnectionTheControllerRepeatsIsOneStray() {
+        // A log that begins with thirteen identical Disconnection Complete events, reason 0x00.
+        let report = analyze(Array(repeating: event(Packets.disconnectionComplete(handle: 0x0003, reason: 0x00), at: 10), count: 13))
+        #expect(report.connections.isEmpty)
+        #expect(report.strayDisconnections.count == 1)
+        #expect(report.strayDisconnections.first?.repeats == 12)
+    }
+
     @Test func aDisconnectionRepeatedWithAnotherReasonAfterItsLinkEndedIsStray() {
         let report = analyze([
             event(Packets.connectionComplete(0, handle: 0x40), at: 200),
@@ -231,5 +239,21 @@ import Wire
         let error = try #require(errors.first)
         #expect(error.expected)
         #expect(error.coreBluetooth?.callback.hasPrefix("no callback: the captured host searched for secondary services") == true)
+    }
+
+    // MARK: 7. ATT as apps use it
+
+    @Test func aCCCDEnabledByWriteCommandIsASubscription() {
+        // A Write Command turning notifications on.
+        let records = Self.connectedWithCCCD + [acl(Packets.att(handle: 0x40, "52 0400 0100"), .sent, at: 300)]
+        var analysis = CaptureAnalyzer()
+        for (index, var record) in records.enumerated() {
+            record.index = index
+            record.withRecord { analysis.add($0) }
+        }
+        let subscriptions = analysis.lifecycle.report.connections[0].subscriptions
+        #expect(subscriptions.map(\.descriptorHandle) == [0x0004])
+        #expect(subscriptions.map(\.mode) == [.notify])
+        #expect(subscriptions.map(\.record) == [3])
     }
 }
