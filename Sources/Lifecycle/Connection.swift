@@ -81,7 +81,23 @@ public struct Connection: Hashable, Sendable, Codable {
     public var discoveryProcedures: [DiscoveryProcedure] = []
 
     public struct DiscoveryProcedure: Hashable, Sendable, Codable {
-        public enum Kind: String, Hashable, Sendable, Codable { case services, characteristics, descriptors }
+        /// Primary services (Read By Group Type of «Primary Service», Find By Type Value),
+        /// secondary services (Read By Group Type of «Secondary Service», as BlueZ searches),
+        /// included services (Read By Type of «Include»), characteristics, descriptors (Find
+        /// Information).
+        public enum Kind: String, Hashable, Sendable, Codable {
+            case services, characteristics, descriptors
+            case secondaryServices = "secondary_services", includedServices = "included_services"
+
+            /// As the story names it.
+            public var name: String {
+                switch self {
+                case .secondaryServices: "secondary services"
+                case .includedServices: "included services"
+                default: rawValue
+                }
+            }
+        }
         public var kind: Kind
         public var start: Timestamp
         public var end: Timestamp

@@ -46,6 +46,8 @@ public struct GATTCollector {
     /// A Write Request's value, kept until its Write Response says it was written, per connection
     /// and server.
     private var pendingWrite: [PendingKey: (handle: UInt16, value: GATTDatabase.Value)] = [:]
+    /// A Read Blob Request until its answer: the attribute and the offset it read from.
+    private var pendingBlob: [PendingKey: (handle: UInt16, offset: UInt16)] = [:]
     private struct PendingKey: Hashable {
         var connection: Int
         var server: GATTServer
@@ -90,9 +92,14 @@ public struct GATTCollector {
             }
         case .findInformationResponse(let list):
             for item in list { entries[index][server].addDescriptor(handle: item.handle, uuid: item.type) }
+        case .readBlobRequest(let handle, let offset):
+            pendingBlob[key] = (handle, offset)
         case .readResponse(let bytes), .readBlobResponse(let bytes):
             if let handle = request?.attributeHandle, request?.opcode == .readRequest {
                 entries[index][server].setValue(bytes, source: .read, record: record.index, for: handle)
+            } else if request?.opcode == .readBlobRequest, let blob = pendingBlob.removeValue(forKey: key) {
+                // A long read (Core 6.0, Vol 3, Part G, §4.8.3): the value read so far goes on.
+                entries[index][server].continueRead(bytes, at: blob.offset, record: record.index, for: blob.handle)
             }
         case .writeRequest(let handle, let bytes):
             pendingWrite[key] = (handle, value(bytes, .write))
@@ -102,6 +109,7 @@ public struct GATTCollector {
             }
         case .errorResponse:
             if request?.opcode == .writeRequest { pendingWrite[key] = nil }
+            if request?.opcode == .readBlobRequest { pendingBlob[key] = nil }
         case .writeCommand(let handle, let bytes):
             entries[index][server].setValue(bytes, source: .write, record: record.index, for: handle)
         case .handleValueNotification(let handle, let bytes):

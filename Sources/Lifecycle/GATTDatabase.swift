@@ -114,6 +114,23 @@ public struct GATTDatabase: Hashable, Sendable, Codable {
         }
     }
 
+    /// Continues a long read of `handle`: `bytes` read from `offset` follow the value read so far
+    /// when it is that long (a read from offset 0 starts it again); a gap is not filled.
+    mutating func continueRead(_ bytes: UnsafeRawBufferPointer, at offset: UInt16, record: Int, for handle: UInt16) {
+        guard offset > 0 else { return setValue(bytes, source: .read, record: record, for: handle) }
+        guard let (s, c) = characteristicIndex(owning: handle) else { return }
+        func extend(_ value: inout Value?) {
+            guard value?.source == .read, value?.bytes.count == Int(offset) else { return }
+            value!.bytes.append(contentsOf: bytes)
+            value!.record = record
+        }
+        if services[s].characteristics[c].valueHandle == handle {
+            extend(&services[s].characteristics[c].lastValue)
+        } else if let d = services[s].characteristics[c].descriptors.firstIndex(where: { $0.handle == handle }) {
+            extend(&services[s].characteristics[c].descriptors[d].lastValue)
+        }
+    }
+
     /// Records `bytes` seen for `handle`, in the storage of the value seen before where there is
     /// one: a characteristic notified over and over costs no allocation a value.
     mutating func setValue(_ bytes: UnsafeRawBufferPointer, source: Value.Source, record: Int, for handle: UInt16) {

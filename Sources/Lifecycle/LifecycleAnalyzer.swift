@@ -675,20 +675,29 @@ public struct LifecycleAnalyzer {
 
     static let serviceChanged = BluetoothUUID(UInt16(0x2A05))
 
-    /// Which discovery procedure a request belongs to: services (Read By Group Type, Find By Type
-    /// Value), characteristics (Read By Type of 0x2803), descriptors (Find Information).
+    /// Which discovery procedure a request belongs to (Core 6.0, Vol 3, Part G, §4.4-§4.7):
+    /// services (Read By Group Type of «Primary Service», Find By Type Value), secondary services
+    /// (Read By Group Type of «Secondary Service»), included services (Read By Type of «Include»),
+    /// characteristics (Read By Type of 0x2803), descriptors (Find Information).
     static func procedure(_ opcode: ATTOpcode, type: BluetoothUUID?) -> Connection.DiscoveryProcedure.Kind? {
         switch opcode {
+        case .readByGroupTypeRequest where type == Self.secondaryService: .secondaryServices
         case .readByGroupTypeRequest, .findByTypeValueRequest: .services
         case .readByTypeRequest where type == CharacteristicDeclaration.type: .characteristics
+        case .readByTypeRequest where type == Self.include: .includedServices
         case .findInformationRequest: .descriptors
         default: nil
         }
     }
 
+    static let secondaryService = BluetoothUUID(UInt16(0x2801))
+    static let include = BluetoothUUID(UInt16(0x2802))
+
     static func requestedType(_ pdu: ATTPDU) -> BluetoothUUID? {
-        if case .readByTypeRequest(_, _, let type) = pdu { return type.uuid }
-        return nil
+        switch pdu {
+        case .readByTypeRequest(_, _, let type), .readByGroupTypeRequest(_, _, let type): type.uuid
+        default: nil
+        }
     }
 
     private mutating func complete(_ id: Int, status: HCIStatus, _ record: CaptureRecord) {

@@ -114,7 +114,7 @@ public struct LifecycleStory {
             var moments: [(Timestamp, String)] = connection.changes.map { ($0.time, describe($0.kind)) }
             if let start = connection.discoveryStart, let duration = connection.discoveryDuration {
                 let procedures = connection.discoveryProcedures.map {
-                    "\($0.kind.rawValue) \(seconds($0.duration)) (\($0.requests) request\($0.requests == 1 ? "" : "s"))"
+                    "\($0.kind.name) \(seconds($0.duration)) (\($0.requests) request\($0.requests == 1 ? "" : "s"))"
                 }
                 moments.append((start, "discovery: \(seconds(duration))" + (procedures.isEmpty ? "" : "; " + procedures.joined(separator: ", "))))
             }

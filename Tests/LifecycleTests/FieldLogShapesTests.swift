@@ -256,4 +256,57 @@ import Wire
         #expect(subscriptions.map(\.mode) == [.notify])
         #expect(subscriptions.map(\.record) == [3])
     }
+
+    /// A discovery that finds service 180D (0x0001-0x0005) with characteristic 2A38 at 0x0003
+    /// (read), on handle 0x40, this host the client; MTU 23.
+    static var discovered: [OwnedRecord] {
+        [
+            event(Packets.connectionComplete(0, handle: 0x40), at: 100),
+            acl(Packets.att(handle: 0x40, "10 0100 ffff 0028"), .sent, at: 200),
+            acl(Packets.att(handle: 0x40, "11 06 0100 0500 0d18"), .received, at: 210),
+            acl(Packets.att(handle: 0x40, "08 0100 0500 0328"), .sent, at: 220),
+            acl(Packets.att(handle: 0x40, "09 07 0200 02 0300 382a"), .received, at: 230),
+        ]
+    }
+
+    @Test func aLongReadIsOneValueOfItsFullLength() throws {
+        let first = String(repeating: "11", count: 22)  // a full Read Response at MTU 23
+        let rest = "2233"
+        var collector = GATTCollector()
+        var decoder = TraceDecoder()
+        var analyzer = LifecycleAnalyzer()
+        let records =
+            Self.discovered + [
+                acl(Packets.att(handle: 0x40, "0a 0300"), .sent, at: 1_000),
+                acl(Packets.att(handle: 0x40, "0b " + first), .received, at: 1_010),
+                acl(Packets.att(handle: 0x40, "0a 0300"), .sent, at: 1_020),  // another request between
+                acl(Packets.att(handle: 0x40, "0b " + first), .received, at: 1_030),
+                acl(Packets.att(handle: 0x40, "0c 0300 1600"), .sent, at: 1_040),  // Read Blob from 22
+                acl(Packets.att(handle: 0x40, "0d " + rest), .received, at: 1_050),
+            ]
+        for (index, var record) in records.enumerated() {
+            record.index = index
+            record.withRecord { record in
+                let decoded = decoder.decode(record)
+                analyzer.add(record, decoded)
+                collector.add(record, decoded, analyzer: analyzer)
+            }
+        }
+        let value = try #require(collector.entries.first?.database.services.first?.characteristics.first?.lastValue)
+        #expect(value.bytes == Wire.bytes(hex: first + rest))
+        #expect(value.record == records.count - 1)
+    }
+
+    @Test func discoverySpansSecondaryAndIncludedServiceSearches() throws {
+        let report = analyze(
+            Self.discovered + [
+                acl(Packets.att(handle: 0x40, "10 0100 ffff 0128"), .sent, at: 300),  // secondary services
+                acl(Packets.att(handle: 0x40, "01 10 0100 0a"), .received, at: 310),
+                acl(Packets.att(handle: 0x40, "08 0100 0500 0228"), .sent, at: 320),  // included services
+                acl(Packets.att(handle: 0x40, "01 08 0100 0a"), .received, at: 900),
+            ])
+        let connection = try #require(report.connections.first)
+        #expect(connection.discoveryProcedures.map(\.kind) == [.services, .characteristics, .secondaryServices, .includedServices])
+        #expect(connection.discoveryEnd?.microseconds == 900)
+    }
 }
