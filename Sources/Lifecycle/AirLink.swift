@@ -63,14 +63,16 @@ public struct AirLink: Hashable, Sendable, Codable {
     public var crcErrors = 0
     /// Packets that repeat their sender's last one (not acknowledged by the other side).
     public var retransmissions = 0
-    /// Connection events the capture heard nothing in, counted from the time between the events
-    /// it did hear (the central sends in every event).
+    /// Connection events the capture heard nothing in: from the sniffer's event counters where
+    /// its header gives them (nRF Sniffer), else from the time between the events it did hear
+    /// (the central sends in every event).
     public var missedEvents = 0
     /// Connection events heard.
     public var events = 0
     /// Encryption was started on the link (LL_START_ENC_REQ).
     public var encrypted = false
-    /// Encrypted PDUs with a payload: decrypted with a key given, not decrypted (no key), or
+    /// Encrypted PDUs with a payload: decrypted (with a key given, or by the sniffer itself: the
+    /// nRF Sniffer's MIC-checked flag, the LE RF header's decrypted flag), not decrypted, or
     /// whose MIC no key given checks.
     public var decryptedPackets = 0
     public var undecryptedPackets = 0

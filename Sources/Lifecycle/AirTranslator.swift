@@ -64,6 +64,9 @@ struct AirTranslator {
         /// The event counter of the last event heard and when it began (µs).
         var eventCounter = 0
         var eventStart: Int64?
+        /// The connection event counter the sniffer gave the last packet heard (the nRF
+        /// Sniffer's header carries it): where it does, it says which events went unheard.
+        var snifferCounter: UInt16?
         /// The end (µs) of the last packet heard, to tell a packet that answers it within the
         /// event from one that opens the next.
         var lastEnd: Int64 = 0
@@ -118,14 +121,20 @@ struct AirTranslator {
         }
         let sender: AirHost = decoded.direction == .peripheralToCentral ? .peripheral : .central
         if sender == .central { links[slot].centralPackets += 1 } else { links[slot].peripheralPackets += 1 }
-        event(slot, sender: sender, start: time.microseconds, length: pdu.length, record)
+        if case .nordic(let header)? = decoded.snifferHeader {
+            snifferEvent(slot, counter: header.eventCounter, record)
+        } else {
+            event(slot, sender: sender, start: time.microseconds, length: pdu.length, record)
+        }
         states[slot].lastHeard = time.microseconds
         if decoded.isRetransmission {
             links[slot].retransmissions += 1
             return decoded
         }
         if decoded.micFailed { links[slot].micFailures += 1 }
-        if decoded.decrypted { links[slot].decryptedPackets += 1 }
+        if decoded.decrypted || Self.snifferDecrypted(decoded.snifferHeader, length: pdu.length, encrypted: links[slot].encrypted) {
+            links[slot].decryptedPackets += 1
+        }
         if decoded.isEncrypted { links[slot].undecryptedPackets += 1 }
         if decoded.isEncrypted || decoded.decrypted, sender == .peripheral, states[slot].encryptionStarting {
             encryptionStarted(slot, record)
@@ -214,6 +223,39 @@ struct AirTranslator {
         states[slot].eventCounter += elapsed
         states[slot].eventStart = start
         instants(slot, record)
+    }
+
+    /// Counts connection events by the counter the sniffer gives each packet (the nRF Sniffer's
+    /// header: the link layer's own connEventCounter): a packet of a new event opens it, and the
+    /// counters between the last event heard and it are the events missed. Before the first
+    /// event heard, a link whose CONNECT_IND the capture holds missed every event from 0.
+    private mutating func snifferEvent(_ slot: Int, counter: UInt16, _ record: borrowing CaptureRecord) {
+        let elapsed: Int
+        if let last = states[slot].snifferCounter {
+            guard counter != last else { return }
+            // (Modulo 65536, as the counter wraps; a counter going back is a new event too.)
+            elapsed = Int(counter &- last)
+            links[slot].missedEvents += max(0, elapsed - 1)
+        } else {
+            elapsed = states[slot].connectTime == nil ? 0 : Int(counter)
+            links[slot].missedEvents += elapsed
+        }
+        states[slot].snifferCounter = counter
+        links[slot].events += 1
+        states[slot].eventCounter += elapsed
+        instants(slot, record)
+    }
+
+    /// Whether a packet of `length` bytes is one the sniffer decrypted itself: the nRF Sniffer's
+    /// encrypted flag with its MIC checked, or the LE RF header's decrypted flag on an encrypted
+    /// link (a packet with no payload carries nothing to decrypt).
+    static func snifferDecrypted(_ header: SnifferHeader?, length: Int, encrypted: Bool) -> Bool {
+        guard length > 0 else { return false }
+        switch header {
+        case .nordic(let nordic)?: return nordic.encrypted && nordic.micOK == true
+        case .rf(let rf)?: return encrypted && rf.decrypted
+        case nil: return false
+        }
     }
 
     /// Applies the updates whose instant the event counter has reached (modulo 65536).
