@@ -242,7 +242,7 @@ public struct LifecycleAnalyzer {
         // Notifications and commands (most of a capture) answer nothing and are answered by
         // nothing and belong to no procedure: nothing more to do, but for a Write Command to a
         // Client Characteristic Configuration descriptor, which subscribes at once (a Write
-        // Command of two bytes is never quick: ``QuickRecord/att(connection:_:)``).
+        // Command of a value a CCCD takes is never quick: ``QuickRecord/att(connection:_:)``).
         if method == .notification { return }
         if method == .command {
             if case .writeCommand(let attribute, let value) = pdu, value.count == 2 {

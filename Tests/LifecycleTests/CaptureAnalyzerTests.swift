@@ -101,9 +101,9 @@ import Wire
     /// of them take the quick path.
     static let cases: [(name: String, packets: [(received: Bool, hex: String)], quick: Int)] = [
         ("notification", [(true, acl(0x40, "0700 0400 1b 2a00 01020304"))], 1),
-        ("write command", [(false, acl(0x40, "0600 0400 52 2a00 010203"))], 1),
-        // Two bytes may turn a Client Characteristic Configuration on or off: the full path.
-        ("write command of two bytes", [(false, acl(0x40, "0500 0400 52 2a00 0100"))], 0),
+        ("write command", [(false, acl(0x40, "0500 0400 52 2a00 0102"))], 1),
+        // A value a Client Characteristic Configuration takes may turn notifications on: the full path.
+        ("write command of a CCCD value", [(false, acl(0x40, "0500 0400 52 2a00 0100"))], 0),
         ("read request and response", [(false, acl(0x40, "0300 0400 0a 2a00")), (true, acl(0x40, "0300 0400 0b 0102"))], 2),
         ("empty read response", [(false, acl(0x40, "0300 0400 0a 2a00")), (true, acl(0x40, "0100 0400 0b"))], 2),
         ("read request one byte too long (a fault)", [(false, acl(0x40, "0400 0400 0a 2a00 ff"))], 0),
