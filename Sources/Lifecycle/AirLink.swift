@@ -84,6 +84,20 @@ public struct AirLink: Hashable, Sendable, Codable {
     /// the analyses take it as a supervision timeout (reason 0x08), which is an inference (a
     /// sniffer that lost the link looks the same).
     public var supervisionTimeoutInferred = false
+    /// The link's end inferred from what came after it (an inference): the same two devices
+    /// connected again, or its peripheral advertised connectably, at `evidenceRecord`, while the
+    /// link was still open; `lastControlRecord` is its last LL control PDU the capture could not
+    /// read (encrypted), most likely the LL_TERMINATE_IND that ended it, and `lastControlSender`
+    /// who sent it.
+    public var endInferred: InferredEnd?
+
+    public struct InferredEnd: Hashable, Sendable, Codable {
+        public var evidenceRecord: Int
+        /// Why the evidence ends the link: `reconnected` or `advertised`.
+        public var evidence: String
+        public var lastControlRecord: Int?
+        public var lastControlSender: AirHost?
+    }
     /// The link-layer procedures that changed the link, at their instants.
     public var updates: [Update] = []
 

@@ -72,6 +72,8 @@ struct AirTranslator {
         var lastEnd: Int64 = 0
         /// Updates waiting for their instant (indices into the link's ``AirLink/updates``).
         var waiting: [Int] = []
+        /// The last LL control PDU heard that could not be read (encrypted): its record and sender.
+        var unreadControl: (record: Int, sender: AirHost)?
         /// LL_START_ENC_REQ seen, and the peripheral has not yet sent its first encrypted PDU.
         var encryptionStarting = false
         var wasEncrypted = false
@@ -97,7 +99,7 @@ struct AirTranslator {
         if host == .central {
             for lost in decoded.lostChains { chainLost(lost, rssi: Self.rssi(decoded.snifferHeader), time) }
             if decoded.crcOK != false, case .advertising(let pdu)? = decoded.packet?.pdu {
-                advertisingReport(pdu, chain: decoded.chain, rssi: Self.rssi(decoded.snifferHeader), time)
+                advertisingReport(pdu, chain: decoded.chain, rssi: Self.rssi(decoded.snifferHeader), time, record: record.index)
             }
         }
         guard let packet = decoded.packet, let connection = decoded.connection else { return decoded }
@@ -140,6 +142,7 @@ struct AirTranslator {
             encryptionStarted(slot, record)
         }
         let direction: Direction = sender == host ? .sent : .received
+        if decoded.isEncrypted, pdu.llid == .control { states[slot].unreadControl = (record.index, sender) }
         if let control = decoded.control {
             self.control(control, slot: slot, sender: sender, direction: direction, record)
         } else if !decoded.isEncrypted, !pdu.isEmpty, pdu.llid == .start || pdu.llid == .continuation {
@@ -158,6 +161,8 @@ struct AirTranslator {
         _ slot: Int, initiator: BluetoothAddress, advertiser: BluetoothAddress, random: (Bool, Bool), _ parameters: ConnectionData,
         _ record: borrowing CaptureRecord
     ) {
+        // A link of the same peripheral still open has ended: the peripheral connects again.
+        endLinks(of: advertiser, record.index, evidence: "reconnected")
         var link = AirLink(index: slot, accessAddress: parameters.accessAddress, host: host)
         link.central = initiator
         link.peripheral = advertiser
@@ -402,7 +407,17 @@ struct AirTranslator {
     /// AUX_CHAIN_IND of its chain, as a controller reports a chain: Data_Status "incomplete, more
     /// data to come" on all but the last, "complete" on the last (data longer than one report
     /// holds, 229 bytes, is cut into several the same way).
-    private mutating func advertisingReport(_ pdu: AdvertisingPDU, chain: AdvertisingChainLink?, rssi: Int8, _ time: Timestamp) {
+    private mutating func advertisingReport(
+        _ pdu: AdvertisingPDU, chain: AdvertisingChainLink?, rssi: Int8, _ time: Timestamp, record: Int
+    ) {
+        switch pdu.content {
+        case .advertisement(let advertiser, _) where pdu.type.rawValue == 0, .directed(let advertiser, _):
+            // Connectable advertising (ADV_IND, ADV_DIRECT_IND): a peripheral advertises so only
+            // with no link to its central (legacy advertising is of one set).
+            endLinks(of: advertiser, record, evidence: "advertised")
+        default:
+            break
+        }
         switch pdu.content {
         case .advertisement(let advertiser, let data):
             // Event type: 0 ADV_IND, 1 ADV_DIRECT_IND, 2 ADV_SCAN_IND, 3 ADV_NONCONN_IND, 4 SCAN_RSP.
@@ -517,6 +532,21 @@ struct AirTranslator {
         bytes.u16(UInt16(slot & 0x0FFF))
         bytes.u8(reason.rawValue)
         endEvent(start, time)
+    }
+
+    /// Ends every open link of `peripheral`, which something at `record` shows over (an
+    /// inference, ``AirLink/endInferred``): at its last packet heard, as this host's HCI would have
+    /// told it, with the reason of the terminate that most likely ended it (its last encrypted
+    /// control PDU: Remote User Terminated from the peer, Connection Terminated By Local Host
+    /// from this host; Remote User Terminated when none was heard).
+    private mutating func endLinks(of peripheral: BluetoothAddress, _ record: Int, evidence: String) {
+        for slot in states.indices where states[slot].open && links[slot].peripheral == peripheral {
+            let control = states[slot].unreadControl
+            links[slot].endInferred = AirLink.InferredEnd(
+                evidenceRecord: record, evidence: evidence, lastControlRecord: control?.record, lastControlSender: control?.sender)
+            let reason: UInt8 = control?.sender == host ? 0x16 : 0x13
+            disconnect(slot, reason: HCIStatus(rawValue: reason), Timestamp(microseconds: states[slot].lastHeard))
+        }
     }
 
     /// Closes, with a supervision timeout, every open link silent for longer than its

@@ -37,6 +37,12 @@ struct AirLinkJSON: Encodable {
     var terminated_by: String?
     var terminate_reason: UInt8?
     var supervision_timeout_inferred: Bool
+    /// The link's end inferred from a reconnection or connectable advertising: that frame, and
+    /// the last encrypted LL control PDU's frame and sender.
+    var end_inferred_frame: Int?
+    var end_inferred_by: String?
+    var last_encrypted_control_frame: Int?
+    var last_encrypted_control_from: String?
     var updates: [UpdateJSON]
 
     init(_ link: AirLink) {
@@ -61,6 +67,10 @@ struct AirLinkJSON: Encodable {
         terminated_by = link.terminatedBy?.rawValue
         terminate_reason = link.terminateReason?.rawValue
         supervision_timeout_inferred = link.supervisionTimeoutInferred
+        end_inferred_frame = link.endInferred.map { $0.evidenceRecord + 1 }
+        end_inferred_by = link.endInferred?.evidence
+        last_encrypted_control_frame = link.endInferred?.lastControlRecord.map { $0 + 1 }
+        last_encrypted_control_from = link.endInferred?.lastControlSender?.rawValue
         updates = link.updates.map { update in
             var json = UpdateJSON(frame: update.record + 1, instant: update.instant, applied_ts_us: update.applied?.microseconds, kind: "")
             switch update.kind {
@@ -95,6 +105,14 @@ extension LifecycleStory {
         var lines = [first, second]
         if let side = link.terminatedBy, let reason = link.terminateReason {
             lines.append("     LL_TERMINATE_IND from the \(side.rawValue): \(reason) (\(hex(reason.rawValue, digits: 2)))")
+        }
+        if let end = link.endInferred {
+            var line = "     ended before frame \(end.evidenceRecord + 1) (inferred): the "
+            line += end.evidence == "reconnected" ? "same peripheral connected again there" : "peripheral advertised connectably there"
+            if let control = end.lastControlRecord, let sender = end.lastControlSender {
+                line += "; its last LL control PDU, encrypted, came from the \(sender.rawValue) at frame \(control + 1) (most likely LL_TERMINATE_IND)"
+            }
+            lines.append(line)
         }
         if link.supervisionTimeoutInferred { lines.append("     no packet for longer than the supervision timeout: taken as a supervision timeout (inferred)") }
         return lines
