@@ -273,7 +273,7 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         guard let engine = BluetoothSystemContext.current as? ReplayEngine else { return }
         let address = peripheral.address.map { "\($0)" } ?? "?"
         engine.comments.append(
-            "\(address): the captured app's \(operation.kind.rawValue) of \(hex(operation.handle ?? 0, digits: 4, uppercase: true)) at +\(formatSeconds(operation.time.seconds(since: cassette.start))) is not played: \(why)")
+            "\(address): the captured app's \(operation.kind.rawValue) of \(hex(operation.handle ?? 0, digits: 4, uppercase: true)) at +\(formatSeconds(operation.time.seconds(since: cassette.origin))) is not played: \(why)")
     }
 
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {

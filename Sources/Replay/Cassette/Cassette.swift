@@ -11,7 +11,12 @@ import Wire
 /// and latency, the procedures they made, notifications, MTU, Service Changed, pairing and
 /// encryption). ``peers`` and ``episodes`` keep the shape the connection replay reads.
 public struct Cassette: Sendable {
+    /// The first record played (the replay begins there).
     public var start: Timestamp
+    /// The capture's first record, its notes included (a PacketLogger file's header notes come
+    /// days before its traffic): the clock every command counts from, the flow's too, and the
+    /// origin of `--terminate-at` and the other system events' times.
+    public var origin: Timestamp
     public var end: Timestamp
     /// Peers this host connected to as central (or whose connection began before the capture),
     /// in order of first appearance.
@@ -62,6 +67,7 @@ public struct Cassette: Sendable {
         advertising: [AdvertisingSet], links: [Link], peers: [BluetoothAddress: Peer], peerOrder: [BluetoothAddress]
     ) {
         start = firstTime ?? Timestamp(microseconds: 0)
+        origin = start
         end = lastTime ?? start
         self.connections = connections
         self.records = records

@@ -52,10 +52,13 @@ public struct CassetteRecorder {
     public static let maximumClockGapSeconds = 86_400.0
     /// Where the capture's clock jumped, if it did: the records from there on are left out.
     public private(set) var clockJump: Cassette.ClockJump?
+    /// The time of the capture's first record, whatever it holds (``Cassette/origin``).
+    private var origin: Timestamp?
     private var lastTime: Timestamp?
 
     /// Decodes `record` and adds it.
     public mutating func add(_ record: CaptureRecord) {
+        if origin == nil { origin = record.timestamp }
         guard record.kind != .other, keepsTime(of: record) else { return }
         keep(record, decoder.decode(record))
     }
@@ -65,6 +68,7 @@ public struct CassetteRecorder {
     /// nothing to play and are left out: iOS writes its header notes days before the traffic, and
     /// the cassette's clock is the traffic's.
     public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord) {
+        if origin == nil { origin = record.timestamp }
         guard record.kind != .other, keepsTime(of: record) else { return }
         keep(record, decoded)
     }
@@ -198,6 +202,7 @@ public struct CassetteRecorder {
             records: report.records, scans: report.scans, advertising: report.advertising, links: links, peers: peers,
             peerOrder: peerOrder)
         cassette.clockJump = clockJump
+        if let origin { cassette.origin = origin }
         return cassette
     }
 

@@ -285,7 +285,7 @@ final class AppProcess {
         bluetoothState = launchState
         let sorted = events.sorted(by: { $0.seconds < $1.seconds })
         for (index, event) in sorted.enumerated() {
-            let at = replay.cassette.start.adding(microseconds: ReplayEngine.microseconds(event.seconds))
+            let at = replay.cassette.origin.adding(microseconds: ReplayEngine.microseconds(event.seconds))
             // A restart followed by a first unlock: the device has a passcode, nothing relaunches
             // the app until then.
             let passcode = event.kind == .reboot && sorted[(index + 1)...].contains { $0.kind == .unlock }
@@ -323,8 +323,8 @@ final class AppProcess {
             replay.scheduleSystem(at: off) { [unowned self] in
                 guard bluetoothState == .poweredOn else { return }
                 replay.comment(
-                    "the capture's host turned Bluetooth off at +\(formatSeconds(off.seconds(since: replay.cassette.start))) (it ended its links with 0x15, Power Off)"
-                        + (on.map { "; on again when it next connects or scans, at +\(formatSeconds($0.seconds(since: replay.cassette.start)))" } ?? ""))
+                    "the capture's host turned Bluetooth off at +\(formatSeconds(off.seconds(since: replay.cassette.origin))) (it ended its links with 0x15, Power Off)"
+                        + (on.map { "; on again when it next connects or scans, at +\(formatSeconds($0.seconds(since: replay.cassette.origin)))" } ?? ""))
                 changeBluetooth(to: .poweredOff, event: .powerOff)
             }
             if let on {

@@ -169,7 +169,7 @@ final class ClientPlayback<Context: ClientContext> {
         }
         if let writer {
             // The line written as it is, with no event made.
-            let time = replay.now.seconds(since: cassette.start)
+            let time = replay.now.seconds(since: cassette.origin)
             event.pointee.value.withUnsafeBytes { value in
                 writer.valueUpdate(time: time, peripheral: peer.addressText, characteristic: cursor.name, value: value)
             }
@@ -410,7 +410,7 @@ final class ClientPlayback<Context: ClientContext> {
             retry.map({ failed.time < $0.time }) ?? true
         {
             if failed.sender == .host {
-                replay.comment("\(asked); iOS pairs, and this host cancelled the pairing at +\(formatSeconds(failed.time.seconds(since: cassette.start))): iOS ends the link (the request gets no callback)")
+                replay.comment("\(asked); iOS pairs, and this host cancelled the pairing at +\(formatSeconds(failed.time.seconds(since: cassette.origin))): iOS ends the link (the request gets no callback)")
                 return .cancelled(failed.time)
             }
             replay.comment("\(asked); iOS pairs, and pairing failed in the capture: the app gets the error")
@@ -421,7 +421,7 @@ final class ClientPlayback<Context: ClientContext> {
             let deadline = last.time.adding(microseconds: 30_000_000)
             let end = cassette.connections.indices.contains(connection) ? cassette.connections[connection].disconnectTime : nil
             if end.map({ $0 >= deadline }) ?? (cassette.end >= deadline) {
-                replay.comment("\(asked); iOS pairs, and the pairing never finished: SMP's 30-second timeout at +\(formatSeconds(deadline.seconds(since: cassette.start))) gives the operation insufficientEncryption (reported)")
+                replay.comment("\(asked); iOS pairs, and the pairing never finished: SMP's 30-second timeout at +\(formatSeconds(deadline.seconds(since: cassette.origin))) gives the operation insufficientEncryption (reported)")
                 return .timedOut(deadline)
             }
             replay.comment("\(asked); iOS pairs, and the capture's pairing was still going when it ended: the request waits for it")
@@ -431,7 +431,7 @@ final class ClientPlayback<Context: ClientContext> {
             replay.comment("\(asked); iOS would pair and retry, the capture shows no retry: the app gets the error (as when pairing fails or is declined)")
             return .refused
         }
-        replay.comment("\(asked); as iOS does, the link is encrypted and the request sent again (the capture's retry at +\(formatSeconds(retry.time.seconds(since: cassette.start))))")
+        replay.comment("\(asked); as iOS does, the link is encrypted and the request sent again (the capture's retry at +\(formatSeconds(retry.time.seconds(since: cassette.origin))))")
         self.links.playing[address]?.occurrences[key, default: 0] += 1
         return .retried(retry)
     }
@@ -459,7 +459,7 @@ final class ClientPlayback<Context: ClientContext> {
         if let writer = replay.writer, case (.readCharacteristic(let characteristic), .value(let value, nil)) = (request, response) {
             // The line of a value read is a notification's: written the same way, in one go.
             return writer.valueUpdate(
-                time: now.seconds(since: cassette.start), peripheral: address,
+                time: now.seconds(since: cassette.origin), peripheral: address,
                 characteristic: characteristicName(characteristic.valueHandle, peripheral.address), value: value ?? Data())
         }
         guard let callback = GATTCallback(request, response) else {

@@ -269,11 +269,11 @@ final class Links {
             let subscribed = playing[address]?.subscribed ?? []
             playing[address]?.link = nil  // the old connection has nothing more to play
             guard let next = nextEpisode(for: address), next.outcome != .failed else {
-                replay.comment("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.start))) and never connected again; this app's link stays up")
+                replay.comment("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.origin))) and never connected again; this app's link stays up")
                 return
             }
             let at = max(now, next.completeTime ?? now)
-            replay.comment("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.start))); this app's link continues as the capture's next connection, from +\(formatSeconds(at.seconds(since: cassette.start)))")
+            replay.comment("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.origin))); this app's link continues as the capture's next connection, from +\(formatSeconds(at.seconds(since: cassette.origin)))")
             replay.scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
                 startLink(next, peripheral)
                 playing[address]?.subscribed = subscribed

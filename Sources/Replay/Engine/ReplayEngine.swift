@@ -170,7 +170,7 @@ public final class ReplayEngine: BluetoothSystem {
     public func run(name: String, launching makeApp: @escaping () -> any BluetoothApp) async -> Flow {
         let horizon = cassette.end.adding(microseconds: Self.horizonSeconds * 1_000_000)
         if let jump = cassette.clockJump {
-            let (from, to) = (jump.from.seconds(since: cassette.start), jump.to.seconds(since: cassette.start))
+            let (from, to) = (jump.from.seconds(since: cassette.origin), jump.to.seconds(since: cassette.origin))
             comments.append(
                 "the capture's clock jumps at frame \(jump.record + 1), from \(from < 0 ? "" : "+")\(formatSeconds(from)) to \(to < 0 ? "" : "+")\(formatSeconds(to)): damaged; the replay ends with the frame before")
         }
@@ -564,7 +564,7 @@ public final class ReplayEngine: BluetoothSystem {
     func record(_ event: FlowRecord.Event, _ arguments: [FlowRecord.Argument] = []) {
         // After a crash the app's process is gone: what its code went on to call never happened.
         guard crashReason == nil, !finished else { return }
-        let record = FlowRecord(time: now.seconds(since: cassette.start), event, arguments)
+        let record = FlowRecord(time: now.seconds(since: cassette.origin), event, arguments)
         if let writer { return writer.append(record) }
         records.append(record)
         afterEvent?()

@@ -218,7 +218,7 @@ extension ServerPlayback {
                 centrals[address] = CBCentral(identifier: CBPeer.identifier(for: address), address: address)
             }
             if !advertising, !systemUnlessPublished.contains(step.link) {
-                replay.comment("\(address) connects at +\(formatSeconds(replay.now.seconds(since: cassette.start))) while the app is not advertising; its requests are played all the same")
+                replay.comment("\(address) connects at +\(formatSeconds(replay.now.seconds(since: cassette.origin))) while the app is not advertising; its requests are played all the same")
             }
         case .mtu(let mtu):
             self.mtu[address] = Int(mtu)

@@ -87,7 +87,7 @@ public struct KillPointSweep: Sendable {
             engine.platform = platform
             // After the kill, the user opens the app at the end of the capture if nothing
             // relaunched it before: the end state is what the app holds once it runs again.
-            let end = cassette.end.seconds(since: cassette.start)
+            let end = cassette.end.seconds(since: cassette.origin)
             engine.events = events + (kill.map { Self.kill(kind, at: $0) + [SystemEvent(.launch, at: max(end, $0 + 1) + 0.000001)] } ?? [])
             let flow = await engine.run(name: app.name) { app.make(for: cassette) }
             return (flow, engine.finalState)
