@@ -23,6 +23,9 @@ public enum LEMetaEventParameters {
     case phyUpdateComplete(status: HCIStatus, handle: UInt16, txPHY: LEPHY, rxPHY: LEPHY)
     /// §7.7.65.13. CoreBluetooth: `centralManager(_:didDiscover:advertisementData:rssi:)`.
     case extendedAdvertisingReport(LEExtendedAdvertisingReportList)
+    /// §7.7.65.18. An advertising set stopped: its duration or event count ran out, or it became
+    /// a connection (status 0x00, with the connection's handle).
+    case advertisingSetTerminated(LEAdvertisingSetTerminated)
     /// §7.7.65.20. 0x00: algorithm #1; 0x01: algorithm #2.
     case channelSelectionAlgorithm(handle: UInt16, algorithm: UInt8)
     /// Any other subevent, kept raw (without the subevent code).
@@ -39,6 +42,7 @@ public enum LEMetaEventParameters {
         case .dataLengthChange: .dataLengthChange
         case .phyUpdateComplete: .phyUpdateComplete
         case .extendedAdvertisingReport: .extendedAdvertisingReport
+        case .advertisingSetTerminated: LESubeventCode(rawValue: 0x12)
         case .channelSelectionAlgorithm: .channelSelectionAlgorithm
         case .unknown(let subevent, _): subevent
         }
@@ -49,6 +53,7 @@ public enum LEMetaEventParameters {
         case .connectionComplete(let complete): complete.status
         case .connectionUpdateComplete(let complete): complete.status
         case .readRemoteFeaturesComplete(let status, _, _), .phyUpdateComplete(let status, _, _, _): status
+        case .advertisingSetTerminated(let terminated): terminated.status
         default: nil
         }
     }
@@ -63,6 +68,9 @@ public enum LEMetaEventParameters {
             handle
         case .remoteConnectionParameterRequest(let request): request.handle
         case .dataLengthChange(let change): change.handle
+        // Also when the set ended without a connection: the field is there, not valid (as
+        // Wireshark's bthci_evt.connection_handle).
+        case .advertisingSetTerminated(let terminated): terminated.handle
         case .advertisingReport, .extendedAdvertisingReport, .unknown: nil
         }
     }
@@ -97,6 +105,8 @@ public enum LEMetaEventParameters {
             return .phyUpdateComplete(status: status, handle: handle, txPHY: tx, rxPHY: LEPHY(rawValue: try r.u8("RX_PHY")))
         case 0x0D:
             return .extendedAdvertisingReport(try LEExtendedAdvertisingReportList(&r))
+        case 0x12:
+            return .advertisingSetTerminated(try LEAdvertisingSetTerminated(&r))
         case 0x14:
             let handle = try r.handle("Connection_Handle")
             return .channelSelectionAlgorithm(handle: handle, algorithm: try r.u8("Channel_Selection_Algorithm"))
@@ -162,5 +172,24 @@ public struct LEDataLengthChange: Hashable, Sendable {
         maxTxTime = try reader.u16le("Max_TX_Time")
         maxRxOctets = try reader.u16le("Max_RX_Octets")
         maxRxTime = try reader.u16le("Max_RX_Time")
+    }
+}
+
+/// LE Advertising Set Terminated. Core 6.0, Vol 4, Part E, §7.7.65.18.
+public struct LEAdvertisingSetTerminated: Hashable, Sendable {
+    /// 0x00: the set became a connection; otherwise why it stopped (0x3C Advertising Timeout,
+    /// 0x43 Limit Reached).
+    public var status: HCIStatus
+    public var advertisingHandle: UInt8
+    /// The connection the set became; valid only with status 0x00.
+    public var handle: UInt16
+    /// How many extended advertising events the set completed (when it had a maximum).
+    public var numCompletedExtendedAdvertisingEvents: UInt8
+
+    init(_ reader: inout ByteReader) throws(DecodeError) {
+        status = HCIStatus(rawValue: try reader.u8("Status"))
+        advertisingHandle = try reader.u8("Advertising_Handle")
+        handle = try reader.handle("Connection_Handle")
+        numCompletedExtendedAdvertisingEvents = try reader.u8("Num_Completed_Extended_Advertising_Events")
     }
 }

@@ -107,8 +107,12 @@ public struct DecodeFormatter: ~Copyable {
                 name(complete.status.name, complete.status)
             case .le(.unknown(let subevent, _)):
                 name(subevent.name, subevent)
+                // LE Advertising Set Terminated: its fields (`eventFieldsText`).
+                if subevent.rawValue == 0x12, let fields = eventFieldsText(record.bytes) { buffer.string(fields) }
             case .unknown(let code, _):
                 name(code.name, code)
+                // The BR/EDR link events: their fields (`eventFieldsText`).
+                if let fields = eventFieldsText(record.bytes) { buffer.string(fields) }
             }
         case .acl(let acl):
             buffer.text("handle ")
@@ -129,6 +133,10 @@ public struct DecodeFormatter: ~Copyable {
                     buffer.decimal(UInt64(request.record + 1))
                     buffer.byte(UInt8(ascii: ")"))
                 }
+            } else if let smp = decoded.smp {
+                // As an over-the-air capture's line names it (`describe(_:)` of SMPPDU).
+                buffer.text(" SMP ")
+                buffer.string(describe(smp))
             } else if let l2cap = decoded.l2cap {
                 buffer.text(" L2CAP ")
                 buffer.string(l2cap.channel.description)
@@ -524,7 +532,7 @@ extension DecodeFormatter {
     /// ``JSONRecord`` (keys sorted, no escaped slashes); `version` for `--format jsonl`.
     public mutating func json(_ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest?, version: Int?) {
         // Keys in sorted order: att, controller, direction, fault, frame, hci, index, kind, note,
-        // ts_us, version.
+        // smp, ts_us, version.
         // Every member is written with a comma before it; the first comma becomes the brace.
         let open = buffer.count
         if let pdu = decoded.att {
@@ -559,6 +567,13 @@ extension DecodeFormatter {
             buffer.text(",\"note\":")
             buffer.jsonString(note)
         }
+        if let smp = decoded.smp {
+            // Sorted: opcode, reason (Pairing Failed).
+            buffer.text(",\"smp\":{\"opcode\":")
+            buffer.decimal(UInt64(smp.code.rawValue))
+            member(",\"reason\":", smp.pairingFailedReason.map { UInt64($0.rawValue) })
+            buffer.byte(UInt8(ascii: "}"))
+        }
         buffer.text(",\"ts_us\":")
         buffer.decimal(record.timestamp.microseconds)
         if let version {
@@ -576,6 +591,7 @@ extension DecodeFormatter {
         var status: UInt8?
         var reason: UInt8?
         var handle: UInt16?
+        var address: BluetoothAddress?
         switch decoded.packet {
         case .command(let command):
             opcode = command.opcode.rawValue
@@ -601,6 +617,7 @@ extension DecodeFormatter {
             if let full = try? HCIEventParameters.decode(record.bytes) {
                 status = full.status?.rawValue ?? status
                 handle = full.handle ?? handle
+                address = full.address
             }
         case .acl(let acl):
             handle = acl.handle
@@ -609,7 +626,12 @@ extension DecodeFormatter {
         }
         buffer.text(",\"hci\":")
         let open = buffer.count
-        // Sorted: event, handle, opcode, reason, status, subevent; at least one is there.
+        // Sorted: address, event, handle, opcode, reason, status, subevent; at least one is there.
+        if let address {
+            // Lowercase, as the over-the-air records' addresses (rare events: the text may allocate).
+            buffer.text(",\"address\":")
+            buffer.jsonString(address.description.lowercased())
+        }
         member(",\"event\":", event.map(UInt64.init))
         member(",\"handle\":", handle.map(UInt64.init))
         member(",\"opcode\":", opcode.map(UInt64.init))

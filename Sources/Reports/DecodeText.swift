@@ -53,6 +53,72 @@ public struct JSONATTFields: Encodable {
     }
 }
 
+/// The `smp` member of a record of `bletrace decode --format jsonl` (Formats/json.md), HCI or
+/// link-layer: the command's code, and for Pairing Failed its reason.
+public struct JSONSMPFields: Encodable {
+    var opcode: UInt8
+    var reason: UInt8?
+
+    public init(_ pdu: SMPPDU) {
+        opcode = pdu.code.rawValue
+        reason = pdu.pairingFailedReason?.rawValue
+    }
+}
+
+/// An SMP command for a person, as the text of `decode` names it on HCI and over-the-air captures
+/// alike: its name, and for Pairing Failed the reason (`Pairing Failed: Repeated Attempts`).
+func describe(_ pdu: SMPPDU) -> String {
+    guard let reason = pdu.pairingFailedReason else { return pdu.code.description }
+    return "\(pdu.code): \(reason)"
+}
+
+/// What the text line of `decode` shows after the name of an event that the summary
+/// (``HCIEvent``) keeps raw and ``HCIEventParameters`` decodes: the BR/EDR link events
+/// (Core 6.0, Vol 4, Part E, §7.7) and LE Advertising Set Terminated (§7.7.65.18). The device
+/// address, the handle, what the event says, then its status, as Connection Complete's line has
+/// them; nil for every other event, and for one that does not decode (its name alone is shown).
+func eventFieldsText(_ bytes: UnsafeRawBufferPointer) -> String? {
+    guard bytes.count >= 2 else { return nil }
+    switch bytes[0] {
+    case 0x01, 0x04, 0x06, 0x07, 0x0B, 0x14, 0x17, 0x1B, 0x1C, 0x1D, 0x23, 0x2E: break
+    case 0x3E where bytes.count >= 3 && bytes[2] == 0x12: break
+    default: return nil
+    }
+    guard let event = try? HCIEventParameters.decode(bytes) else { return nil }
+    var text = ""
+    if let address = event.address { text += " \(address)" }
+    if case .le(.advertisingSetTerminated(let terminated)) = event {
+        // The handle is valid only when the set became a connection.
+        text += " set \(terminated.advertisingHandle)"
+        if terminated.status == .success { text += " handle \(hex(terminated.handle, digits: 4))" }
+        text += " events \(terminated.numCompletedExtendedAdvertisingEvents)"
+    } else if let handle = event.handle {
+        text += " handle \(hex(handle, digits: 4))"
+    }
+    switch event {
+    case .connectionRequest(let request):
+        text += " class \(hex(request.classOfDevice, digits: 6)) link \(request.linkType)"
+    case .remoteNameRequestComplete(let complete):
+        // Quoted, where it is text with no control characters.
+        if let name = complete.name, name.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F && $0 != "\"" }) {
+            text += " \"\(name)\""
+        }
+    case .modeChange(let change):
+        text += " mode \(change.currentMode)"
+        if change.interval != 0 { text += " interval \(change.interval)" }
+    case .maxSlotsChange(_, let slots):
+        text += " max slots \(slots)"
+    case .connectionPacketTypeChanged(_, _, let types):
+        text += " packet types \(hex(types, digits: 4))"
+    case .readRemoteExtendedFeaturesComplete(let features):
+        text += " page \(features.pageNumber) of \(features.maxPageNumber)"
+    default:
+        break
+    }
+    if let status = event.status { text += ": \(status)" }
+    return text
+}
+
 extension DecodeFormatter {
     /// Every field of every layer of a record, for `decode -v`.
     public static func detail(_ record: CaptureRecord, _ decoded: DecodedRecord) -> [String] {

@@ -48,8 +48,7 @@ public func describeLinkLayer(_ record: CaptureRecord, _ decoded: LinkLayerRecor
                 line += " (answers \(request.opcode)" + (request.handle.map { " of \(hex($0, digits: 4))" } ?? "") + ", frame \(request.record + 1))"
             }
         } else if let smp = decoded.smp {
-            line += "SMP \(smp.code)"
-            if let reason = smp.pairingFailedReason { line += ": \(reason)" }
+            line += "SMP " + describe(smp)
         } else if let l2cap = decoded.l2cap {
             line += "L2CAP \(l2cap.channel), \(l2cap.payload.count) bytes"
         } else {
@@ -396,11 +395,6 @@ public struct JSONLinkLayerRecord: Encodable {
         var cid: UInt16
         var length: Int
     }
-    struct SMP: Encodable {
-        var opcode: UInt8
-        var reason: UInt8?
-    }
-
     var version: Int?
     var index: Int
     var frame: Int
@@ -431,7 +425,7 @@ public struct JSONLinkLayerRecord: Encodable {
     var lost_chains: [Int]?
     var l2cap: L2CAP?
     var att: JSONATTFields?
-    var smp: SMP?
+    var smp: JSONSMPFields?
     var fault: String?
 
     public init(_ record: CaptureRecord, _ decoded: LinkLayerRecord, version: Int?) {
@@ -490,7 +484,7 @@ public struct JSONLinkLayerRecord: Encodable {
         if let pdu = decoded.att {
             att = JSONATTFields(pdu, answering: decoded.answering.map { (opcode: $0.opcode, handle: $0.handle, record: $0.record) })
         }
-        if let command = decoded.smp { smp = SMP(opcode: command.code.rawValue, reason: command.pairingFailedReason?.rawValue) }
+        smp = decoded.smp.map(JSONSMPFields.init)
         fault = (decoded.fault ?? decoded.lostFragments).map { "\($0)" }
     }
 

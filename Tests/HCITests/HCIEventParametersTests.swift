@@ -90,6 +90,19 @@ enum EventDetail: Equatable, Sendable {
     case dataBufferOverflow(linkType: UInt8)
     case encryptionKeyRefreshComplete(status: UInt8, handle: UInt16)
     case readRemoteVersion(status: UInt8, handle: UInt16, version: UInt8, company: UInt16, subversion: UInt16)
+    case inquiryComplete(status: UInt8)
+    case connectionRequest(address: BluetoothAddress, classOfDevice: UInt32, linkType: UInt8)
+    case authenticationComplete(status: UInt8, handle: UInt16)
+    case remoteNameRequestComplete(status: UInt8, address: BluetoothAddress, name: [UInt8])
+    case readRemoteSupportedFeatures(status: UInt8, handle: UInt16, features: UInt64)
+    case modeChange(status: UInt8, handle: UInt16, mode: UInt8, interval: UInt16)
+    case linkKeyRequest(address: BluetoothAddress)
+    case maxSlotsChange(handle: UInt16, slots: UInt8)
+    case readClockOffsetComplete(status: UInt8, handle: UInt16, offset: UInt16)
+    case connectionPacketTypeChanged(status: UInt8, handle: UInt16, packetType: UInt16)
+    case readRemoteExtendedFeatures(status: UInt8, handle: UInt16, page: UInt8, maxPage: UInt8, features: UInt64)
+    case sniffSubrating(status: UInt8, handle: UInt16, values: [UInt16])
+    case leAdvertisingSetTerminated(status: UInt8, advertisingHandle: UInt8, handle: UInt16, events: UInt8)
     case leConnectionComplete(LEConnectionDetail)
     case leAdvertisingReport([AdvertisingReportDetail])
     case leConnectionUpdateComplete(status: UInt8, handle: UInt16, timing: [UInt16])
@@ -126,6 +139,31 @@ enum EventDetail: Equatable, Sendable {
             self = .encryptionKeyRefreshComplete(status: status.rawValue, handle: handle)
         case .readRemoteVersionInformationComplete(let status, let handle, let version, let company, let subversion):
             self = .readRemoteVersion(status: status.rawValue, handle: handle, version: version, company: company, subversion: subversion)
+        case .inquiryComplete(let status): self = .inquiryComplete(status: status.rawValue)
+        case .connectionRequest(let r):
+            self = .connectionRequest(address: r.address, classOfDevice: r.classOfDevice, linkType: r.linkType.rawValue)
+        case .authenticationComplete(let status, let handle):
+            self = .authenticationComplete(status: status.rawValue, handle: handle)
+        case .remoteNameRequestComplete(let c):
+            self = .remoteNameRequestComplete(status: c.status.rawValue, address: c.address, name: Array(c.remoteName))
+        case .readRemoteSupportedFeaturesComplete(let status, let handle, let features):
+            self = .readRemoteSupportedFeatures(status: status.rawValue, handle: handle, features: features)
+        case .modeChange(let m):
+            self = .modeChange(status: m.status.rawValue, handle: m.handle, mode: m.currentMode.rawValue, interval: m.interval)
+        case .linkKeyRequest(let address): self = .linkKeyRequest(address: address)
+        case .maxSlotsChange(let handle, let slots): self = .maxSlotsChange(handle: handle, slots: slots)
+        case .readClockOffsetComplete(let status, let handle, let offset):
+            self = .readClockOffsetComplete(status: status.rawValue, handle: handle, offset: offset)
+        case .connectionPacketTypeChanged(let status, let handle, let packetType):
+            self = .connectionPacketTypeChanged(status: status.rawValue, handle: handle, packetType: packetType)
+        case .readRemoteExtendedFeaturesComplete(let f):
+            self = .readRemoteExtendedFeatures(
+                status: f.status.rawValue, handle: f.handle, page: f.pageNumber, maxPage: f.maxPageNumber,
+                features: f.extendedLMPFeatures)
+        case .sniffSubrating(let r):
+            self = .sniffSubrating(
+                status: r.status.rawValue, handle: r.handle,
+                values: [r.maxTxLatency, r.maxRxLatency, r.minRemoteTimeout, r.minLocalTimeout])
         case .le(let meta):
             switch meta {
             case .connectionComplete(let c):
@@ -172,6 +210,10 @@ enum EventDetail: Equatable, Sendable {
                     })
             case .channelSelectionAlgorithm(let handle, let algorithm):
                 self = .leChannelSelectionAlgorithm(handle: handle, algorithm: algorithm)
+            case .advertisingSetTerminated(let t):
+                self = .leAdvertisingSetTerminated(
+                    status: t.status.rawValue, advertisingHandle: t.advertisingHandle, handle: t.handle,
+                    events: t.numCompletedExtendedAdvertisingEvents)
             case .unknown(let subevent, let parameters):
                 self = .leUnknown(subevent: subevent.rawValue, parameters: Array(parameters))
             }
@@ -739,14 +781,162 @@ enum EventTable {
             ],
             expected: .leChannelSelectionAlgorithm(handle: 0x0040, algorithm: 1)),
         Row(
-            name: "LE Advertising Set Terminated (kept raw)", framing: .event,
+            name: "LE Advertising Set Terminated, became a connection (§7.7.65.18)", framing: .event,
             header: ["3e", "06"],
-            fields: ["12", "00", "00", "40", "00", "00"],  // subevent 0x12, then 5 raw bytes
-            endsAfter: [1, 2, 3, 4, 5],
-            expected: .leUnknown(subevent: 0x12, parameters: [0x00, 0x00, 0x40, 0x00, 0x00])),
+            fields: [
+                "12",  // Subevent_Code
+                "00",  // Status: the set became a connection
+                "01",  // Advertising_Handle 1
+                "40 00",  // Connection_Handle 0x0040
+                "00",  // Num_Completed_Extended_Advertising_Events 0
+            ],
+            expected: .leAdvertisingSetTerminated(status: 0, advertisingHandle: 1, handle: 0x0040, events: 0)),
+        Row(
+            name: "LE Advertising Set Terminated, limit reached (§7.7.65.18)", framing: .event,
+            header: ["3e", "06"],
+            fields: [
+                "12",  // Subevent_Code
+                "43",  // Status 0x43 Limit Reached
+                "00",  // Advertising_Handle 0
+                "ff 2f",  // Connection_Handle: not valid (0x0FFF, a reserved bit set)
+                "0a",  // Num_Completed_Extended_Advertising_Events 10
+            ],
+            expected: .leAdvertisingSetTerminated(status: 0x43, advertisingHandle: 0, handle: 0x0FFF, events: 10)),
+        Row(
+            name: "LE Scan Timeout (kept raw)", framing: .event,
+            header: ["3e", "01"],
+            fields: ["11"],  // subevent 0x11, no parameters
+            expected: .leUnknown(subevent: 0x11, parameters: [])),
     ]
 
-    static let rows = connectionAndEncryption + commandCompletion + flowAndErrors + leMeta
+    /// The BR/EDR link events (Core 6.0, Vol 4, Part E, §7.7), which the summary (``HCIEvent``)
+    /// keeps raw. Handles and addresses as in a real car-kit log (syssi-jkbms-can-rs485).
+    static let brEdr: [Row] = [
+        Row(
+            name: "Inquiry Complete (§7.7.1)", framing: .event,
+            header: ["01", "01"], fields: ["00"],  // Status
+            expected: .inquiryComplete(status: 0)),
+        Row(
+            name: "Connection Request (§7.7.4)", framing: .event,
+            header: ["04", "0a"],
+            fields: [
+                "e2 4c 06 6b d1 30",  // BD_ADDR 30:D1:6B:06:4C:E2
+                "0c 02 5a",  // Class_Of_Device 0x5A020C (phone, smartphone)
+                "01",  // Link_Type ACL
+            ],
+            expected: .connectionRequest(address: address("30:D1:6B:06:4C:E2"), classOfDevice: 0x5A020C, linkType: 1)),
+        Row(
+            name: "Authentication Complete (§7.7.6)", framing: .event,
+            header: ["06", "03"],
+            fields: [
+                "05",  // Status 0x05 Authentication Failure
+                "02 00",  // Connection_Handle 0x0002
+            ],
+            expected: .authenticationComplete(status: 0x05, handle: 0x0002)),
+        Row(
+            name: "Remote Name Request Complete, a name (§7.7.7)", framing: .event,
+            header: ["07", "ff"],  // 255 = 1 + 6 + 248
+            fields: [
+                "00",  // Status
+                "e2 4c 06 6b d1 30",  // BD_ADDR 30:D1:6B:06:4C:E2
+                "44 53 58 00" + String(repeating: " 00", count: 244),  // Remote_Name "DSX", then zeros to 248
+            ],
+            expected: .remoteNameRequestComplete(status: 0, address: address("30:D1:6B:06:4C:E2"), name: Array("DSX".utf8))),
+        Row(
+            name: "Remote Name Request Complete, page timeout (§7.7.7)", framing: .event,
+            header: ["07", "ff"],
+            fields: [
+                "04",  // Status 0x04 Page Timeout
+                "f7 0a 7b 37 32 50",  // BD_ADDR 50:32:37:7B:0A:F7
+                String(repeating: "00 ", count: 247) + "00",  // Remote_Name: empty
+            ],
+            expected: .remoteNameRequestComplete(status: 0x04, address: address("50:32:37:7B:0A:F7"), name: [])),
+        Row(
+            name: "Remote Name Request Complete, 248 bytes with no zero (§7.7.7)", framing: .event,
+            header: ["07", "ff"],
+            fields: [
+                "00",  // Status
+                "e2 4c 06 6b d1 30",  // BD_ADDR
+                String(repeating: "41 ", count: 247) + "41",  // Remote_Name: "A" × 248, no terminator
+            ],
+            expected: .remoteNameRequestComplete(
+                status: 0, address: address("30:D1:6B:06:4C:E2"), name: Array(repeating: 0x41, count: 248))),
+        Row(
+            name: "Read Remote Supported Features Complete (§7.7.11)", framing: .event,
+            header: ["0b", "0b"],
+            fields: [
+                "00",  // Status
+                "0b 00",  // Connection_Handle 0x000B
+                "bf fe cf fe db ff 7b 87",  // LMP_Features page 0
+            ],
+            expected: .readRemoteSupportedFeatures(status: 0, handle: 0x000B, features: 0x877B_FFDB_FECF_FEBF)),
+        Row(
+            name: "Mode Change, sniff (§7.7.20)", framing: .event,
+            header: ["14", "06"],
+            fields: [
+                "00",  // Status
+                "0b 00",  // Connection_Handle 0x000B
+                "02",  // Current_Mode: Sniff
+                "20 03",  // Interval 800 slots (500 ms)
+            ],
+            expected: .modeChange(status: 0, handle: 0x000B, mode: 2, interval: 800)),
+        Row(
+            name: "Link Key Request (§7.7.23)", framing: .event,
+            header: ["17", "06"],
+            fields: ["e2 4c 06 6b d1 30"],  // BD_ADDR 30:D1:6B:06:4C:E2
+            expected: .linkKeyRequest(address: address("30:D1:6B:06:4C:E2"))),
+        Row(
+            name: "Max Slots Change (§7.7.27)", framing: .event,
+            header: ["1b", "03"],
+            fields: [
+                "0b 00",  // Connection_Handle 0x000B
+                "05",  // LMP_Max_Slots 5
+            ],
+            expected: .maxSlotsChange(handle: 0x000B, slots: 5)),
+        Row(
+            name: "Read Clock Offset Complete (§7.7.28)", framing: .event,
+            header: ["1c", "05"],
+            fields: [
+                "00",  // Status
+                "0b 00",  // Connection_Handle 0x000B
+                "34 12",  // Clock_Offset 0x1234
+            ],
+            expected: .readClockOffsetComplete(status: 0, handle: 0x000B, offset: 0x1234)),
+        Row(
+            name: "Connection Packet Type Changed (§7.7.29)", framing: .event,
+            header: ["1d", "05"],
+            fields: [
+                "00",  // Status
+                "0b 20",  // Connection_Handle 0x000B (a reserved bit set)
+                "18 cc",  // Packet_Type 0xCC18 (DM1, DH1, DM3, DH3, DM5, DH5; no 2-DH3, 3-DH3)
+            ],
+            expected: .connectionPacketTypeChanged(status: 0, handle: 0x000B, packetType: 0xCC18)),
+        Row(
+            name: "Read Remote Extended Features Complete (§7.7.34)", framing: .event,
+            header: ["23", "0d"],
+            fields: [
+                "00",  // Status
+                "0b 00",  // Connection_Handle 0x000B
+                "01",  // Page_Number 1
+                "02",  // Max_Page_Number 2
+                "0f 00 00 00 00 00 00 00",  // Extended_LMP_Features: page 1 (SSP host, LE host, …)
+            ],
+            expected: .readRemoteExtendedFeatures(status: 0, handle: 0x000B, page: 1, maxPage: 2, features: 0x0F)),
+        Row(
+            name: "Sniff Subrating (§7.7.37)", framing: .event,
+            header: ["2e", "0b"],
+            fields: [
+                "00",  // Status
+                "0b 00",  // Connection_Handle 0x000B
+                "20 03",  // Max_TX_Latency 800 slots
+                "40 06",  // Max_RX_Latency 1600 slots
+                "00 00",  // Min_Remote_Timeout
+                "02 00",  // Min_Local_Timeout 2 slots
+            ],
+            expected: .sniffSubrating(status: 0, handle: 0x000B, values: [800, 1600, 0, 2])),
+    ]
+
+    static let rows = connectionAndEncryption + commandCompletion + flowAndErrors + leMeta + brEdr
 }
 
 @Suite struct HCIEventParametersTests {
@@ -826,6 +1016,68 @@ enum EventTable {
         #expect(try handle(EventTable.commandCompletion[8]) == 0x0040)  // Read RSSI
         #expect(try handle(EventTable.leMeta[9]) == 0x0040)  // Data Length Change
         #expect(try handle(EventTable.leMeta[3]) == nil)  // Advertising Report
+    }
+
+    /// The status, handle and device address each BR/EDR event and LE Advertising Set
+    /// Terminated gives `decode`'s JSON (and the tshark cross-check compares): nil where the
+    /// event has no such field.
+    @Test(
+        arguments: [
+            (EventTable.brEdr[0], 0x00, nil, nil),  // Inquiry Complete
+            (EventTable.brEdr[1], nil, nil, "30:D1:6B:06:4C:E2"),  // Connection Request
+            (EventTable.brEdr[2], 0x05, 0x0002, nil),  // Authentication Complete
+            (EventTable.brEdr[3], 0x00, nil, "30:D1:6B:06:4C:E2"),  // Remote Name Request Complete
+            (EventTable.brEdr[4], 0x04, nil, "50:32:37:7B:0A:F7"),
+            (EventTable.brEdr[6], 0x00, 0x000B, nil),  // Read Remote Supported Features Complete
+            (EventTable.brEdr[7], 0x00, 0x000B, nil),  // Mode Change
+            (EventTable.brEdr[8], nil, nil, "30:D1:6B:06:4C:E2"),  // Link Key Request
+            (EventTable.brEdr[9], nil, 0x000B, nil),  // Max Slots Change
+            (EventTable.brEdr[10], 0x00, 0x000B, nil),  // Read Clock Offset Complete
+            (EventTable.brEdr[11], 0x00, 0x000B, nil),  // Connection Packet Type Changed
+            (EventTable.brEdr[12], 0x00, 0x000B, nil),  // Read Remote Extended Features Complete
+            (EventTable.brEdr[13], 0x00, 0x000B, nil),  // Sniff Subrating
+            (EventTable.leMeta[14], 0x00, 0x0040, nil),  // LE Advertising Set Terminated
+            (EventTable.leMeta[15], 0x43, 0x0FFF, nil),
+            (EventTable.connectionAndEncryption[0], 0x00, 0x000B, "11:22:33:44:55:66"),  // Connection Complete
+        ] as [(EventTable.Row, UInt8?, UInt16?, String?)])
+    func statusHandleAndAddressOfTheEvent(_ row: EventTable.Row, _ status: UInt8?, _ handle: UInt16?, _ device: String?) throws {
+        let (decodedStatus, decodedHandle, decodedAddress) = try row.bytes.withUnsafeBytes { raw throws in
+            let event = try HCIEventParameters.decode(raw)
+            return (event.status?.rawValue, event.handle, event.address)
+        }
+        #expect(decodedStatus == status)
+        #expect(decodedHandle == handle)
+        #expect(decodedAddress == device.map(address))
+    }
+
+    /// The summary keeps the BR/EDR events raw (the lifecycle reads them from their bytes).
+    @Test(arguments: EventTable.brEdr)
+    func theSummaryKeepsBREDREventsRaw(_ row: EventTable.Row) throws {
+        let raw = try row.bytes.withUnsafeBytes { raw throws in
+            if case .unknown = try HCIEvent.decode(raw) { return true } else { return false }
+        }
+        #expect(raw)
+    }
+
+    @Test func remoteNameIsTextWhereItIsUTF8() throws {
+        func name(_ bytes: [UInt8]) throws -> String? {
+            let event = packet("07", "ff", "00", "e2 4c 06 6b d1 30") + bytes + Array(repeating: 0, count: 248 - bytes.count)
+            return try event.withUnsafeBytes { raw throws in
+                guard case .remoteNameRequestComplete(let complete) = try HCIEventParameters.decode(raw) else { return "not decoded" }
+                return complete.name
+            }
+        }
+        #expect(try name(Array("[TV] Milton".utf8)) == "[TV] Milton")
+        #expect(try name(Array("Vardagsrum ✓".utf8)) == "Vardagsrum ✓")
+        #expect(try name([]) == nil)
+        #expect(try name([0x41, 0xFF, 0x42]) == nil)  // not UTF-8
+    }
+
+    @Test func brEdrCodesAreNamed() {
+        #expect(HCILinkType(rawValue: 2).description == "eSCO")
+        #expect(HCILinkType(rawValue: 9).description == "HCILinkType(0x9)")
+        #expect(HCIConnectionMode.sniff.description == "Sniff")
+        #expect(HCIConnectionMode(rawValue: 7).description == "HCIConnectionMode(0x7)")
     }
 
     @Test func encryptionChangeVersionsKeepTheirCodes() throws {

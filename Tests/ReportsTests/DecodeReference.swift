@@ -15,6 +15,7 @@ import Wire
 /// JSONEncoder: the reference ``DecodeFormatter``'s JSON is compared with.
 struct JSONRecord: Encodable {
     struct HCI: Encodable {
+        var address: String?
         var opcode: UInt16?
         var event: UInt8?
         var subevent: UInt8?
@@ -32,6 +33,7 @@ struct JSONRecord: Encodable {
     var controller: UInt16?
     var hci: HCI?
     var att: JSONATTFields?
+    var smp: JSONSMPFields?
     var note: String?
     var fault: String?
 
@@ -70,6 +72,7 @@ struct JSONRecord: Encodable {
             if let full = try? HCIEventParameters.decode(record.bytes) {
                 fields.status = full.status?.rawValue ?? fields.status
                 fields.handle = full.handle ?? fields.handle
+                fields.address = full.address.map { "\($0)".lowercased() }
             }
             hci = fields
         case .acl(let acl):
@@ -80,6 +83,7 @@ struct JSONRecord: Encodable {
         if let pdu = decoded.att {
             att = JSONATTFields(pdu, answering: request.map { (opcode: $0.opcode, handle: $0.attributeHandle, record: $0.record) })
         }
+        smp = decoded.smp.map(JSONSMPFields.init)
     }
 }
 
@@ -114,8 +118,9 @@ func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, answering reque
             line += "\(complete.subevent) \(complete.peerAddress) handle \(hex(complete.handle, digits: 4)) role \(complete.role == 0 ? "central" : "peripheral"): \(complete.status)"
         case .le(.unknown(let subevent, _)):
             line += "\(subevent)"
+            if subevent.rawValue == 0x12 { line += eventFieldsText(record.bytes) ?? "" }
         case .unknown(let code, _):
-            line += "\(code)"
+            line += "\(code)" + (eventFieldsText(record.bytes) ?? "")
         }
     case .acl(let acl):
         line += "handle \(hex(acl.handle, digits: 4))"
@@ -128,6 +133,8 @@ func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, answering reque
                     " (answers \(request.opcode)"
                     + (request.attributeHandle.map { " of \(hex($0, digits: 4))" } ?? "") + ", frame \(request.record + 1))"
             }
+        } else if let smp = decoded.smp {
+            line += " SMP " + describe(smp)
         } else if let l2cap = decoded.l2cap {
             line += " L2CAP \(l2cap.channel), \(l2cap.payload.count) bytes"
         } else {
