@@ -35,13 +35,10 @@ import Wire
     }
 
     @Test func aDisconnectionForAHandleNeverSeenIsStrayAndOpensNoConnection() {
-        var records = [
+        let analysis = Self.analysis([
             event(Packets.disconnectionComplete(handle: 0x0003, reason: 0x00), at: 10),
             event(Packets.disconnectionComplete(handle: 0x0004, reason: 0x13), at: 20),
-        ]
-        for (index, _) in records.enumerated() { records[index].index = index }
-        var analysis = CaptureAnalyzer()
-        for record in records { record.withRecord { analysis.add($0) } }
+        ])
         let report = analysis.lifecycle.report
         #expect(report.connections.isEmpty)
         #expect(report.strayDisconnections.map(\.handle) == [0x0003, 0x0004])
@@ -172,15 +169,17 @@ import Wire
 
     // MARK: 9. What iOS would not have done
 
-    /// The errors of hand-built records, fed as the command line feeds them.
-    static func errors(_ records: [OwnedRecord]) -> [TraceError] {
+    /// Hand-built records fed as the command line feeds them, each record's index its position.
+    static func analysis(_ records: [OwnedRecord]) -> CaptureAnalyzer {
         var analysis = CaptureAnalyzer()
         for (index, var record) in records.enumerated() {
             record.index = index
             record.withRecord { analysis.add($0) }
         }
-        return analysis.errors.errors
+        return analysis
     }
+
+    static func errors(_ records: [OwnedRecord]) -> [TraceError] { analysis(records).errors.errors }
 
     /// A connection on 0x40 whose discovery found a CCCD at 0x0004 (Find Information).
     static var connectedWithCCCD: [OwnedRecord] {
@@ -246,12 +245,7 @@ import Wire
     @Test func aCCCDEnabledByWriteCommandIsASubscription() {
         // A Write Command turning notifications on.
         let records = Self.connectedWithCCCD + [acl(Packets.att(handle: 0x40, "52 0400 0100"), .sent, at: 300)]
-        var analysis = CaptureAnalyzer()
-        for (index, var record) in records.enumerated() {
-            record.index = index
-            record.withRecord { analysis.add($0) }
-        }
-        let subscriptions = analysis.lifecycle.report.connections[0].subscriptions
+        let subscriptions = Self.analysis(records).lifecycle.report.connections[0].subscriptions
         #expect(subscriptions.map(\.descriptorHandle) == [0x0004])
         #expect(subscriptions.map(\.mode) == [.notify])
         #expect(subscriptions.map(\.record) == [3])
