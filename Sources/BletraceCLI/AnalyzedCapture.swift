@@ -10,10 +10,10 @@ struct AnalyzedCapture {
     /// What stopped the reading of a damaged file; everything before it is in ``analysis``.
     var fault: (any Error)?
 
-    init(path: String, output: OutputOptions, air: AirCaptureOptions, diagnosing: Bool) throws {
+    init(path: String, output: OutputOptions, air: AirCaptureOptions, diagnosing: Bool, given: GivenGATT? = nil) throws {
         let reader = try openAnalysis(path, air)
         var progress = output.progress(for: path, streamsOutput: false)
-        var analysis = CaptureAnalyzer(diagnosing: diagnosing)
+        var analysis = CaptureAnalyzer(diagnosing: diagnosing, given: given)
         var origin: Timestamp?
         do {
             try reader.forEach { record in

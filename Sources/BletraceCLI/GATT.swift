@@ -12,6 +12,7 @@ struct GATT: ParsableCommand {
     @OptionGroup var selection: SelectionOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var air: AirCaptureOptions
+    @OptionGroup var gattSource: GATTSourceOptions
 
     func validate() throws {
         if selection.brief { throw ValidationError("--brief: gatt has no shorter form (its peers' databases are the listing)") }
@@ -19,9 +20,11 @@ struct GATT: ParsableCommand {
 
     func run() throws {
         try output.apply(input: capture.file)
+        let given = try gattSource.load(air: air)
         let reader = try openAnalysis(try capture.path, air)
         var decoder = TraceDecoder()
         var analyzer = LifecycleAnalyzer()
+        analyzer.given = given
         var collector = GATTCollector()
         var fault: (any Error)?
         do {
@@ -34,10 +37,21 @@ struct GATT: ParsableCommand {
         // The selection keeps the peers with a connection it selects (each peer's database is
         // what all its connections showed).
         let report = analyzer.report
-        let entries = selection.criteria.gatt(collector.entries, report: report)
-        let listing = GATTListing(entries)
+        // A peer the capture never discovered: the database --gatt gives it.
+        var all = collector.entries
+        var givenPeers: Set<Int> = []
+        if let given {
+            for index in all.indices where all[index].database.services.isEmpty {
+                guard let database = given.database(for: all[index].peer) else { continue }
+                all[index].database = database
+                givenPeers.insert(all[index].connections[0])
+            }
+        }
+        let entries = selection.criteria.gatt(all, report: report)
+        var listing = GATTListing(entries)
+        if let given { listing.given = (given.name, givenPeers) }
         if format != .text {
-            try Output.json(FileNamed(JSONGATT(listing.entries), file: capture.file), pretty: format == .json)
+            try Output.json(FileNamed(JSONGATT(listing.entries, given: listing.given), file: capture.file), pretty: format == .json)
         } else if entries.isEmpty, !selection.isEmpty, !collector.entries.isEmpty {
             Output.line("no GATT discovery on the connections selected (\(collector.entries.count) peer\(collector.entries.count == 1 ? "" : "s") without the selection)")
         } else {

@@ -12,6 +12,7 @@ struct LifecycleCommand: ParsableCommand {
     var format: LifecycleFormat = .text
     @OptionGroup var output: OutputOptions
     @OptionGroup var air: AirCaptureOptions
+    @OptionGroup var gattSource: GATTSourceOptions
 
     @OptionGroup var selection: SelectionOptions
 
@@ -24,7 +25,7 @@ struct LifecycleCommand: ParsableCommand {
         let path = try capture.path
         if format == .svg || format == .html { return try printTimeline(path: path, html: format == .html, air: air) }
         // The findings go only into the text's story.
-        let read = try AnalyzedCapture(path: path, output: output, air: air, diagnosing: format == .text)
+        let read = try AnalyzedCapture(path: path, output: output, air: air, diagnosing: format == .text, given: try gattSource.load(air: air))
         let (analysis, fault) = (read.analysis, read.fault)
         let analyzer = analysis.lifecycle
         let collector = analysis.errors

@@ -22,6 +22,7 @@ struct ReplayCommand: AsyncParsableCommand {
     @OptionGroup var selection: SelectionOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var air: AirCaptureOptions
+    @OptionGroup var gattSource: GATTSourceOptions
     @Option(help: "What to do with a request the capture cannot answer: pend (never answered, as by a silent peer), error (CBATTError.unlikelyError) or fail (stop, exit 1). Each is a divergence comment in the flow.")
     var unmatched: UnmatchedPolicy = .pend
     @Flag(help: "Play the capture at its own pace in wall time, with callbacks on the main thread, for app code that uses DispatchQueue.main.asyncAfter or Timer directly (default: capture time, at once).")
@@ -135,6 +136,7 @@ struct ReplayCommand: AsyncParsableCommand {
         if let transport = selection.transport { words.append("--transport \(transport.rawValue)") }
         if let from = selection.from { words.append("--from \(from)") }
         if let to = selection.to { words.append("--to \(to)") }
+        if let gatt = gattSource.gatt { words.append("--gatt \(Self.captureName(gatt))") }
         return words.joined(separator: " ")
     }
 
@@ -169,14 +171,15 @@ struct ReplayCommand: AsyncParsableCommand {
         try output.apply(input: file)  // `-o -`: standard output
         let cassette: Cassette
         let fault: (any Error)?
+        let given = try gattSource.load(air: air)
         do {
             let path = try CaptureOptions.path(of: file, member: member)
             if selection.isEmpty {
-                (cassette, fault) = try Cassette.load(path: path, air: air.options)
+                (cassette, fault) = try Cassette.load(path: path, air: air.options, given: given)
             } else {
                 // The capture cut to the selection (ReplaySelection.swift says how).
                 let unknownPeer: Bool
-                (cassette, fault, unknownPeer) = try selection.cassette(path: path, air: air.options)
+                (cassette, fault, unknownPeer) = try selection.cassette(path: path, air: air.options, given: given)
                 if unknownPeer { Output.error("warning: --peer \(selection.peer ?? "") names no device of \(file)") }
             }
         } catch {

@@ -28,7 +28,12 @@ public struct CaptureAnalyzer {
     /// counts), nothing is gathered for `bletrace diagnose`: ``findings`` is empty, and the time
     /// and memory it would take (4 bytes an ATT request for the latencies, and a few fields a
     /// connection) are saved.
-    public init(diagnosing: Bool = true) { self.diagnosing = diagnosing }
+    /// `given`: the peer's database where the capture never discovered it (`--gatt`), which names
+    /// the subscriptions' characteristics.
+    public init(diagnosing: Bool = true, given: GivenGATT? = nil) {
+        self.diagnosing = diagnosing
+        lifecycle.given = given
+    }
 
     /// Gives the lifecycles what an over-the-air capture showed of itself and its links
     /// (``AnalysisReader/airCapture``), once its records are all added.

@@ -53,6 +53,12 @@ public struct LifecycleAnalyzer {
     /// host's server as the peer's client found it.
     private var cachedAttributes: [BluetoothAddress: [UInt16: AttributeInfo]] = [:]
     private var cachedLocalAttributes: [BluetoothAddress: [UInt16: AttributeInfo]] = [:]
+    /// The peer's server as the user gave it (`--gatt`, ``GivenGATT``), for a connection whose
+    /// peer the capture never discovered: its subscriptions are then named.
+    public var given: GivenGATT? {
+        didSet { givenAttributes = [:] }
+    }
+    private var givenAttributes: [BluetoothAddress?: [UInt16: AttributeInfo]] = [:]
     /// A CCCD Write Request per connection and server, until its Write Response confirms it.
     private var pendingSubscription: [SubscriptionKey: (handle: UInt16, value: UInt16, record: Int)] = [:]
     private struct SubscriptionKey: Hashable {
@@ -409,7 +415,7 @@ public struct LifecycleAnalyzer {
                 closedByHandle[event.handle] = nil
                 strayByHandle[event.handle] = nil
                 att.reset(connection: event.handle)
-                att.seed(connection: event.handle, with: cachedAttributes[event.peerAddress] ?? [:])
+                att.seed(connection: event.handle, with: cachedAttributes[event.peerAddress].flatMap { $0.isEmpty ? nil : $0 } ?? givenAttributes(of: event.peerAddress))
                 att.seed(connection: event.handle, with: cachedLocalAttributes[event.peerAddress] ?? [:], server: .local)
             }
             complete(id, status: event.status, record)
@@ -726,10 +732,21 @@ public struct LifecycleAnalyzer {
         connection.transport = transport
         connection.beganBeforeCapture = true
         connections.append(connection)
+        att.seed(connection: handle, with: givenAttributes(of: nil))
         openByHandle[handle] = connection.id
         closedByHandle[handle] = nil
         strayByHandle[handle] = nil
         return connection.id
+    }
+
+    /// The attributes of the database ``given`` gives `peer` (nil: a link the capture never
+    /// names the peer of).
+    private mutating func givenAttributes(of peer: BluetoothAddress?) -> [UInt16: AttributeInfo] {
+        guard let given else { return [:] }
+        if let known = givenAttributes[peer] { return known }
+        let attributes = given.database(for: peer).map(\.attributes) ?? [:]
+        givenAttributes[peer] = attributes
+        return attributes
     }
 
     /// A link that began before the capture, first shown by a successful `event` about it (an

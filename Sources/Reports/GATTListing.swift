@@ -9,6 +9,9 @@ import Wire
 public struct GATTListing {
     /// The databases, one entry a peer; entries with no services on either server are left out.
     public var entries: [GATTCollector.Entry]
+    /// The `--gatt` file, and the entries (by their first connection) whose peer's server it
+    /// gave, the capture never having discovered it.
+    public var given: (file: String, connections: Set<Int>)?
 
     /// A listing of the databases in `entries` that have services.
     public init(_ entries: [GATTCollector.Entry]) {
@@ -20,7 +23,7 @@ public struct GATTListing {
         if entries.isEmpty {
             emit("no GATT discovery in this capture")
         } else {
-            for entry in entries { Self.write(entry, emit) }
+            for entry in entries { Self.write(entry, emit, given: given.flatMap { $0.connections.contains(entry.connections[0]) ? $0.file : nil }) }
         }
     }
 
@@ -31,7 +34,7 @@ public struct GATTListing {
         return text
     }
 
-    static func write(_ entry: GATTCollector.Entry, _ emit: (String) -> Void) {
+    static func write(_ entry: GATTCollector.Entry, _ emit: (String) -> Void, given: String? = nil) {
         let connections = entry.connections.map { "\($0 + 1)" }.joined(separator: ", ")
         emit("peer \(entry.peer.map { "\($0)" } ?? "(not named in the capture)") — connection\(entry.connections.count == 1 ? "" : "s") \(connections)")
         func named(_ uuid: BluetoothUUID, _ name: String?) -> String { "\(uuid)" + (name.map { " \($0)" } ?? "") }
@@ -44,7 +47,11 @@ public struct GATTListing {
             return "  = \(bytes.isEmpty ? "empty" : bytes.withUnsafeBytes(\.hexString))\(text) (\(value.source.rawValue), frame \(value.record + 1))"
         }
         for server in [GATTServer.peer, .local] where !entry[server].services.isEmpty {
-            emit(server == .peer ? "  its server, as this host's client discovered it:" : "  this host's server, as the peer's client discovered it:")
+            if server == .peer, let given {
+                emit("  its server, as --gatt \(given) gives it (the capture never discovered it):")
+            } else {
+                emit(server == .peer ? "  its server, as this host's client discovered it:" : "  this host's server, as the peer's client discovered it:")
+            }
             write(entry[server], emit, named: named, shown: shown)
         }
         emit("")

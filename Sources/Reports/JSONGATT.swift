@@ -48,17 +48,20 @@ public struct JSONGATT: Encodable {
         var services: [Service]
         /// This host's server, as the peer's client discovered it.
         var local_services: [Service]
+        /// `--gatt FILE` when `services` are that file's (the capture never discovered them).
+        var services_from: String?
     }
     var version = jsonVersion
     var peers: [Peer]
 
     /// The document of the databases in `entries` (give it those with services, as
     /// ``GATTListing`` keeps).
-    public init(_ entries: [GATTCollector.Entry]) {
+    public init(_ entries: [GATTCollector.Entry], given: (file: String, connections: Set<Int>)? = nil) {
         peers = entries.map { entry in
             Peer(
                 peer: entry.peer.map { "\($0)" }, connections: entry.connections.map { $0 + 1 },
-                services: Self.services(entry.database), local_services: Self.services(entry.localDatabase))
+                services: Self.services(entry.database), local_services: Self.services(entry.localDatabase),
+                services_from: given.flatMap { $0.connections.contains(entry.connections[0]) ? "--gatt \($0.file)" : nil })
         }
     }
 

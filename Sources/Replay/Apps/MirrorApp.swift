@@ -268,13 +268,33 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
     }
 
     /// An operation of the captured app that a CoreBluetooth app cannot make: left out, with a
-    /// comment in the flow.
+    /// comment in the flow, one per peer, kind and reason, with how many.
     private func skipped(_ operation: Cassette.Operation, on peripheral: CBPeripheral, _ why: String) {
         guard let engine = BluetoothSystemContext.current as? ReplayEngine else { return }
         let address = peripheral.address.map { "\($0)" } ?? "?"
-        engine.comments.append(
-            "\(address): the captured app's \(operation.kind.rawValue) of \(hex(operation.handle ?? 0, digits: 4, uppercase: true)) at +\(formatSeconds(operation.time.seconds(since: cassette.origin))) is not played: \(why)")
+        let handle = hex(operation.handle ?? 0, digits: 4, uppercase: true)
+        let key = "\(address) \(operation.kind.rawValue) \(why)"
+        guard var skip = skips[key], skip.comment < engine.comments.count else {
+            skips[key] = Skip(comment: engine.comments.count, count: 1, handles: [handle], first: operation.time)
+            return engine.comments.append(
+                "\(address): the captured app's \(operation.kind.rawValue) of \(handle) at +\(formatSeconds(operation.time.seconds(since: cassette.origin))) is not played: \(why)")
+        }
+        skip.count += 1
+        if !skip.handles.contains(handle) { skip.handles.append(handle) }
+        let handles = skip.handles.prefix(8).joined(separator: ", ") + (skip.handles.count > 8 ? ", …" : "")
+        engine.comments[skip.comment] =
+            "\(address): \(skip.count) of the captured app's \(operation.kind.rawValue) operations (on \(handles), the first at +\(formatSeconds(skip.first.seconds(since: cassette.origin)))) are not played: \(why)"
+        skips[key] = skip
     }
+
+    /// The comment of the operations left out for one peer, kind and reason.
+    private struct Skip {
+        var comment: Int
+        var count: Int
+        var handles: [String]
+        var first: Timestamp
+    }
+    private var skips: [String: Skip] = [:]
 
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {
         guard let address = peripheral.address else { return }

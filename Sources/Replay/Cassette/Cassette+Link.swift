@@ -89,8 +89,12 @@ extension Cassette {
         public var reports: [AdvertisingReport] = []
         /// Indices in ``Cassette/links`` of its links, in order.
         public var links: [Int] = []
-        /// Its GATT server as this host's client discovered it in the capture.
+        /// Its GATT server as this host's client discovered it in the capture; for a peer the
+        /// capture never discovered, the one the user gave or the one its traffic shows
+        /// (``databaseSource``, ``Cassette/completeDatabases(given:)``).
         public var database: GATTDatabase?
+        /// Where ``database`` came from; nil when there is none.
+        public var databaseSource: GATTSource?
         /// This host's GATT server as the peer's client discovered it (a remote central's
         /// discovery of a peripheral host, or a peripheral that is also a GATT client).
         public var localDatabase: GATTDatabase?

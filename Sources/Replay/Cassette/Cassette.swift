@@ -99,8 +99,10 @@ public struct Cassette: Sendable {
 
     /// Reads a capture into a cassette, in one pass; a damaged file gives the cassette of its
     /// good records and the fault. An over-the-air capture is read as `air` says
-    /// (``AnalysisReader``): the cassette is the one its host's HCI trace would have made.
-    public static func load(path: String, air: AirOptions = AirOptions()) throws -> (Cassette, fault: (any Error)?) {
+    /// (``AnalysisReader``): the cassette is the one its host's HCI trace would have made. A peer
+    /// the capture never discovered gets the database `given` gives it, else the one its traffic
+    /// shows (``completeDatabases(given:)``).
+    public static func load(path: String, air: AirOptions = AirOptions(), given: GivenGATT? = nil) throws -> (Cassette, fault: (any Error)?) {
         let reader = try AnalysisReader(path: path, air: air)
         var recorder = CassetteRecorder()
         var fault: (any Error)?
@@ -109,7 +111,9 @@ public struct Cassette: Sendable {
         } catch {
             fault = error
         }
-        return (recorder.cassette(), fault)
+        var cassette = recorder.cassette()
+        if let given { cassette.completeDatabases(given: given) }
+        return (cassette, fault)
     }
 
     /// The address a peer the capture never names plays under: `00:00:00:00:` and the connection

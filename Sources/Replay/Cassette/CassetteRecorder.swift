@@ -151,7 +151,7 @@ public struct CassetteRecorder {
             links[index].database = entryByConnection[connection.id]?.database
             links[index].localDatabase = entryByConnection[connection.id]?.localDatabase
             if let peer = connection.peer, entryByPeer[peer] == nil { entryByPeer[peer] = entryByConnection[connection.id] }
-            links[index].mtu = connection.mtu
+            links[index].mtu = connection.mtu ?? (connection.beganBeforeCapture ? Self.largestPDU(links[index]) : nil)
             var security = links[index].security
             for change in connection.changes {
                 switch change.kind {
@@ -203,7 +203,20 @@ public struct CassetteRecorder {
             peerOrder: peerOrder)
         cassette.clockJump = clockJump
         if let origin { cassette.origin = origin }
+        // Peers the capture never discovered: their databases as their traffic shows them.
+        cassette.completeDatabases()
         return cassette
+    }
+
+    /// A link that began before the capture may have exchanged its MTU before it: the largest
+    /// ATT PDU the capture shows on it (a notification or a write of its value, 3 bytes more),
+    /// when larger than LE's default of 23, is the least the MTU was.
+    private static func largestPDU(_ link: Cassette.Link) -> UInt16? {
+        var largest = link.notifications.reduce(0) { max($0, $1.value.count + 3) }
+        for operation in link.operations where operation.kind == .write || operation.kind == .writeWithoutResponse {
+            largest = max(largest, operation.value.count + 3)
+        }
+        return largest > 23 ? UInt16(min(largest, 517)) : nil
     }
 
     /// Whether `record` is within ``maximumClockGapSeconds`` of the record before it (and no jump

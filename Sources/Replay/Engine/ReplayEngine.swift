@@ -174,6 +174,8 @@ public final class ReplayEngine: BluetoothSystem {
             comments.append(
                 "the capture's clock jumps at frame \(jump.record + 1), from \(from < 0 ? "" : "+")\(formatSeconds(from)) to \(to < 0 ? "" : "+")\(formatSeconds(to)): damaged; the replay ends with the frame before")
         }
+        // Peers whose database the capture never discovered: where the replay's came from.
+        comments.append(contentsOf: cassette.peerOrder.compactMap(cassette.databaseComment))
         self.process.makeApp = makeApp
         binding = BluetoothSystemContext.Binding(self)
         server.start()
