@@ -21,22 +21,10 @@ struct GATT: ParsableCommand {
     func run() throws {
         try output.apply(input: capture.file)
         let given = try gattSource.load(air: air)
-        let reader = try openAnalysis(try capture.path, air)
-        var decoder = TraceDecoder()
-        var analyzer = LifecycleAnalyzer()
-        analyzer.given = given
-        var collector = GATTCollector()
-        var fault: (any Error)?
-        do {
-            while let record = try reader.next() {
-                let decoded = decoder.decode(record)
-                analyzer.add(record, decoded)
-                collector.add(record, decoded, analyzer: analyzer)
-            }
-        } catch { fault = error }
+        let (collector, analyzer, fault) = GATTCollector.read(try openAnalysis(try capture.path, air), given: given)
+        let report = analyzer.report
         // The selection keeps the peers with a connection it selects (each peer's database is
         // what all its connections showed).
-        let report = analyzer.report
         // A peer the capture never discovered: the database --gatt gives it.
         var all = collector.entries
         var givenPeers: Set<Int> = []

@@ -136,3 +136,24 @@ public struct GATTCollector {
         return index
     }
 }
+
+extension GATTCollector {
+    /// Reads every record of `reader` (the lifecycles seeded with `given`, a user's database for
+    /// peers the capture never discovered): each peer's databases, the analyzer of the lifecycles
+    /// they belong to, and the fault that stopped a damaged file (every record before it is read).
+    public static func read(_ reader: AnalysisReader, given: GivenGATT? = nil) -> (GATTCollector, LifecycleAnalyzer, fault: (any Error)?) {
+        var decoder = TraceDecoder()
+        var analyzer = LifecycleAnalyzer()
+        analyzer.given = given
+        var collector = GATTCollector()
+        var fault: (any Error)?
+        do {
+            while let record = try reader.next() {
+                let decoded = decoder.decode(record)
+                analyzer.add(record, decoded)
+                collector.add(record, decoded, analyzer: analyzer)
+            }
+        } catch { fault = error }
+        return (collector, analyzer, fault)
+    }
+}

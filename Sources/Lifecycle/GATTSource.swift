@@ -48,15 +48,8 @@ public struct GivenGATT: Sendable {
             guard let data = FileManager.default.contents(atPath: path) else { throw GivenGATTError.unreadable(path) }
             return try GivenGATT(name: name, json: data)
         }
-        let reader = try AnalysisReader(path: path, air: air)
-        var decoder = TraceDecoder()
-        var analyzer = LifecycleAnalyzer()
-        var collector = GATTCollector()
-        while let record = try reader.next() {
-            let decoded = decoder.decode(record)
-            analyzer.add(record, decoded)
-            collector.add(record, decoded, analyzer: analyzer)
-        }
+        // (A damaged capture gives the databases of the records before its fault.)
+        let (collector, _, _) = GATTCollector.read(try AnalysisReader(path: path, air: air))
         let given = GivenGATT(name: name, databases: collector.entries.map { ($0.peer, $0.database) })
         guard !given.databases.isEmpty else { throw GivenGATTError.noDatabase(path) }
         return given
