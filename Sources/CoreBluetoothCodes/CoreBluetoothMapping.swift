@@ -98,4 +98,14 @@ public enum CoreBluetoothMapping {
         guard let refusal else { return Mapped(value: CBATTError(.insufficientAuthentication), evidence: .hypothesis) }
         return Mapped(value: CBATTError(errorCode: Int(refusal)), evidence: refusal == 0x05 || refusal == 0x0F ? .reported : .hypothesis)
     }
+
+    /// What a GATT operation refused for security reports when the pairing iOS started for it
+    /// neither finishes nor fails, and SMP's 30-second timer runs out with the link up:
+    /// `insufficientEncryption` (reported: an Apple Developer Forums reply).
+    public static let pairingTimeoutError = Mapped(value: CBATTError(.insufficientEncryption), evidence: .reported)
+
+    /// The disconnection error after this host cancelled a pairing (a user's Cancel on the
+    /// pairing alert): iOS ends the link, and the requests waiting for the pairing get no
+    /// callback (hypothesis: Formats/corebluetooth.md).
+    public static let pairingCancelledError = Mapped(value: CBInternalError(.pairingCancelled), evidence: .hypothesis)
 }

@@ -429,7 +429,7 @@ extension DiagnosisCollector {
                 continue
             }
             guard !error.expected else { continue }
-            if LifecycleAnalyzer.asksForSecurity(ATTErrorCode(rawValue: error.code)) {
+            if SecurityRefusal.asksForSecurity(ATTErrorCode(rawValue: error.code)) {
                 guard error.retryRecord == nil else { continue }
                 findings.append(
                     Finding(

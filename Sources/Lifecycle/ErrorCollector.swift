@@ -75,15 +75,31 @@ public struct TraceError: Hashable, Sendable, Codable {
 /// Collects every ATT error, HCI failure and SMP failure of a capture, record by record, next to
 /// a ``LifecycleAnalyzer`` that has already seen the record.
 public struct ErrorCollector {
-    public private(set) var errors: [TraceError] = []
-    /// Refusals for security of the peer's server, per connection handle, waiting to see whether
-    /// the request is sent again on the encrypted link: the error's index, its request's opcode
-    /// and attribute.
-    private var awaitingRetry: [UInt16: [(error: Int, opcode: ATTOpcode, attribute: UInt16)]] = [:]
-    /// Pairings in progress on handles with refusals awaiting their retry: the time of the
-    /// pairing's last SMP message, from which SMP's 30-second timer runs (Core 6.0, Vol 3, Part H,
-    /// §3.4).
-    private var pairingSince: [UInt16: Timestamp] = [:]
+    /// The failures found so far, in record order. Refusals for security still waiting for what
+    /// iOS makes of them (``SecurityRefusal``) are settled as of the capture's end so far.
+    public var errors: [TraceError] {
+        guard let lastTime, !awaitingRetry.isEmpty else { return found }
+        var settled = self
+        for handle in awaitingRetry.keys { settled.step(.captureEnded(lastTime), on: handle) }
+        return settled.found
+    }
+    private var found: [TraceError] = []
+    /// Refusals for security of the peer's server, per connection handle, waiting for what iOS
+    /// makes of them: pairing, and the request sent again on the encrypted link.
+    private var awaitingRetry: [UInt16: [Waiting]] = [:]
+    private struct Waiting {
+        /// The error's index in ``found``, its request's opcode and attribute.
+        var error: Int
+        var opcode: ATTOpcode
+        var attribute: UInt16
+        var refusal = SecurityRefusal()
+    }
+    /// The earliest time at which SMP's timer runs out for a pairing a refusal waits for
+    /// (microseconds; `Int64.max` when none runs).
+    private var nextDeadline = Int64.max
+    /// The latest record's time while refusals wait: where the capture ends for those still
+    /// waiting.
+    private var lastTime: Timestamp?
     /// Links on which this host cancelled a pairing (the record of its Pairing Failed): iOS ends
     /// such a link there, so nothing after it on the link reaches an app.
     private var endedOnIOS: [UInt16: Int] = [:]
@@ -110,62 +126,49 @@ public struct ErrorCollector {
 
     @inline(__always)
     private mutating func addWhole(_ record: CaptureRecord, _ decoded: DecodedRecord, _ analyzer: LifecycleAnalyzer) {
-        if !pairingSince.isEmpty { expirePairings(at: record.timestamp) }
+        if !awaitingRetry.isEmpty { passTime(record.timestamp) }
         switch decoded.packet {
         case .event(let event):
             collect(event, record, analyzer)
             switch event {
             case .disconnectionComplete(_, let handle, _):
                 endedOnIOS[handle] = nil
-                if pairingSince.removeValue(forKey: handle) != nil {
-                    for refusal in awaitingRetry[handle] ?? [] {
-                        errors[refusal.error].coreBluetooth?.callback =
-                            "no callback: the pairing the refusal led to was still going when the link ended, and the request ended with it"
-                    }
-                }
-                awaitingRetry[handle] = nil
-            case .unknown(let code, _) where !pairingSince.isEmpty && (code == .encryptionChange || code == .encryptionChangeV2):
-                // Encryption on or failed: the pairing is over either way.
-                if let handle = (try? HCIEventParameters.decode(record.bytes))?.handle { pairingSince[handle] = nil }
+                if awaitingRetry[handle] != nil { step(.linkEnded(record.timestamp), on: handle) }
+            case .unknown(let code, _) where !awaitingRetry.isEmpty && Self.changesEncryption(code):
+                encryption(record, analyzer)
             default: break
             }
         case .acl(let acl):
-            if let smp = decoded.smp, smp.pairingFailedReason == nil, awaitingRetry[acl.handle] != nil {
-                pairingSince[acl.handle] = record.timestamp
+            if let smp = decoded.smp, awaitingRetry[acl.handle] != nil, SecurityRefusal.isPairingMessage(smp.code) {
+                step(.pairingMessage(record.timestamp), on: acl.handle)
             }
             if let pdu = decoded.att, case .errorResponse = pdu { collect(pdu, on: acl.handle, record, analyzer) }
             if decoded.att != nil, let answered = analyzer.lastAnswered { retried(answered, on: acl.handle, record, analyzer) }
             if let smp = decoded.smp, let reason = smp.pairingFailedReason {
                 let connection = analyzer.openConnection(on: acl.handle)
                 let sentBy: Pairing.Side? = record.direction.map { $0 == .sent ? .host : .peer }
-                let waiting = awaitingRetry.removeValue(forKey: acl.handle) ?? []
-                pairingSince[acl.handle] = nil
-                // The refusals that led to this pairing get their error after all; but a pairing
-                // this host cancelled (a user's Cancel) ends the link on iOS, with no callback for
-                // the requests in flight.
+                let refusal = awaitingRetry[acl.handle]?.first.map { found[$0.error].code }
                 let endedBefore = endedOnIOS[acl.handle]
-                for refusal in waiting {
-                    errors[refusal.error].pairingFailedRecord = record.index
-                    if sentBy == .host, endedBefore == nil {
-                        errors[refusal.error].coreBluetooth?.callback =
-                            "no callback: this host cancelled the pairing the refusal led to (frame \(record.index + 1)); iOS then ends the link, and requests in flight get no callback"
-                    }
+                if awaitingRetry[acl.handle] != nil {
+                    step(.pairingFailed(record.timestamp, record: record.index, byHost: sentBy == .host), on: acl.handle)
                 }
-                let cancelled = sentBy == .host
-                let mapped = CoreBluetoothMapping.pairingFailureError(reason: reason.rawValue, refusal: waiting.first.map { errors[$0.error].code })
+                // The Pairing Failed itself: what the operation that needed the pairing gets; but
+                // a pairing this host cancelled (a user's Cancel) ends the link on iOS.
+                let mapped = CoreBluetoothMapping.pairingFailureError(reason: reason.rawValue, refusal: refusal)
                 let cb: TraceError.CoreBluetoothEquivalent
                 if let endedBefore {
                     cb = Self.afterIOSEnded(mapped.value, mapped.evidence, at: endedBefore)
-                } else if cancelled {
+                } else if sentBy == .host {
                     endedOnIOS[acl.handle] = record.index
+                    let cancelled = CoreBluetoothMapping.pairingCancelledError
                     cb = TraceError.CoreBluetoothEquivalent(
-                        domain: CBInternalError.errorDomain, code: CBInternalError.Code.pairingCancelled.rawValue,
-                        name: "pairingCancelled", evidence: .hypothesis,
+                        domain: CBInternalError.errorDomain, code: cancelled.value.errorCode, name: cancelled.value.code.map { "\($0)" },
+                        evidence: cancelled.evidence,
                         callback: "centralManager(_:didDisconnectPeripheral:error:): iOS ends the link after a cancelled pairing")
                 } else {
                     cb = equivalent(mapped.value, mapped.evidence, callback: "the GATT operation that needed pairing")
                 }
-                errors.append(
+                found.append(
                     TraceError(
                         record: record.index, time: record.timestamp, connection: acl.handle, peer: connection?.peer,
                         transport: connection?.transport, layer: .smp, code: reason.rawValue, name: reason.name ?? "\(reason)",
@@ -177,41 +180,95 @@ public struct ErrorCollector {
         }
     }
 
-    /// A request refused for security, answered again on `handle` once the link was encrypted:
-    /// iOS paired and sent it again by itself, and the app got this answer, not the refusal.
-    /// `answered` is the request the record answered (``LifecycleAnalyzer/lastAnswered``). The
-    /// analyzer is read in place, never copied: passed by value it was copied whole (0x1a8 bytes)
-    /// for every ATT record while a refusal awaited its retry.
+    /// A request refused for security, answered again on `handle`: the retry iOS makes once the
+    /// link is encrypted (``SecurityRefusal``). `answered` is the request the record answered
+    /// (``LifecycleAnalyzer/lastAnswered``). The analyzer is read in place, never copied: passed
+    /// by value it was copied whole (0x1a8 bytes) for every ATT record while a refusal awaited
+    /// its retry.
     @inline(__always)
     private mutating func retried(_ answered: ATTRequest, on handle: UInt16, _ record: CaptureRecord, _ analyzer: borrowing LifecycleAnalyzer) {
         // (Called only for a record that answered something: most answer nothing, and the
         // refusals' lookup hashes.)
         guard answered.server == .peer, let position = awaitingRetry[handle]?.firstIndex(where: { $0.opcode == answered.opcode && $0.attribute == answered.attributeHandle })
         else { return }
-        let index = awaitingRetry[handle]![position].error
-        guard answered.record > errors[index].record,
-            analyzer.encryptionTurnedOn(on: handle, after: errors[index].record, before: answered.record)
-        else { return }
-        awaitingRetry[handle]!.remove(at: position)
-        errors[index].retryRecord = record.index
-        errors[index].expected = true
-        errors[index].coreBluetooth?.callback =
-            "no callback: iOS paired and sent the request again, and the app got that answer (frame \(record.index + 1))"
+        guard answered.record > found[awaitingRetry[handle]![position].error].record else { return }
+        step(.answeredAgain(record.timestamp, record: record.index), on: handle, only: position)
     }
 
-    /// Pairings whose SMP timer ran out before `time` with the link up: iOS gives the refusals
-    /// that led to them Insufficient Encryption (reported: an Apple Developer Forums reply), the
-    /// replay's rule too. (Out of line: it runs only while a pairing is under way.)
+    /// An Encryption Change or Key Refresh Complete while refusals wait: as the lifecycles took it
+    /// (they have seen the record), encryption on, or failed.
     @inline(never)
-    private mutating func expirePairings(at time: Timestamp) {
-        for (handle, last) in pairingSince where time.microseconds - last.microseconds >= 30_000_000 {
-            pairingSince[handle] = nil
-            for refusal in awaitingRetry.removeValue(forKey: handle) ?? [] {
-                // The same callback carries it, with another error.
-                errors[refusal.error].coreBluetooth?.code = CBATTError.Code.insufficientEncryption.rawValue
-                errors[refusal.error].coreBluetooth?.name = "insufficientEncryption"
-                errors[refusal.error].coreBluetooth?.evidence = .reported
+    private mutating func encryption(_ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
+        guard let handle = (try? HCIEventParameters.decode(record.bytes))?.handle, awaitingRetry[handle] != nil,
+            let id = analyzer.connectionID(on: handle), let change = analyzer.connections[id].changes.last, change.record == record.index
+        else { return }
+        switch change.kind {
+        case .encryption(true, _): step(.encrypted(record.timestamp), on: handle)
+        case .failed(let what, _) where what == "encryption" || what == "key refresh": step(.encryptionFailed(record.timestamp), on: handle)
+        default: break
+        }
+    }
+
+    /// Encryption Change (v1, v2) and Encryption Key Refresh Complete.
+    static func changesEncryption(_ code: HCIEventCode) -> Bool {
+        code == .encryptionChange || code == .encryptionChangeV2 || code == .encryptionKeyRefreshComplete
+    }
+
+    /// Time passes for the refusals waiting: SMP's timer may run out for some.
+    @inline(__always)
+    private mutating func passTime(_ time: Timestamp) {
+        lastTime = time
+        if time.microseconds >= nextDeadline { expire(at: time) }
+    }
+
+    /// The refusals whose pairing's SMP timer ran out by `time`. (Out of line: rare.)
+    @inline(never)
+    private mutating func expire(at time: Timestamp) {
+        for handle in awaitingRetry.keys { step(.elapsed(time), on: handle) }
+    }
+
+    /// Gives `step` to the refusals waiting on `handle` (or to the one at `only`), and writes
+    /// down the outcome of each it decides.
+    private mutating func step(_ step: SecurityRefusal.Step, on handle: UInt16, only: Int? = nil) {
+        guard var waiting = awaitingRetry[handle] else { return }
+        for position in (only.map { [$0] } ?? Array(waiting.indices)).reversed() {
+            guard let outcome = waiting[position].refusal.observe(step) else { continue }
+            settle(found: waiting[position].error, outcome, on: handle)
+            waiting.remove(at: position)
+        }
+        awaitingRetry[handle] = waiting.isEmpty ? nil : waiting
+        nextDeadline = awaitingRetry.values.joined().compactMap { $0.refusal.deadline?.microseconds }.min() ?? .max
+    }
+
+    /// What the app gets for the refusal at `index`, as ``SecurityRefusal`` decided it.
+    private mutating func settle(found index: Int, _ outcome: SecurityRefusal.Outcome, on handle: UInt16) {
+        switch outcome {
+        case .retried(let record, _):
+            found[index].retryRecord = record
+            found[index].expected = true
+            found[index].coreBluetooth?.callback =
+                "no callback: iOS paired and sent the request again, and the app got that answer (frame \(record + 1))"
+        case .refused(.pairingFailed(let record)):
+            found[index].pairingFailedRecord = record
+        case .refused(.encryptionFailed), .refused(.noRetry):
+            break
+        case .cancelled(let record, _):
+            found[index].pairingFailedRecord = record
+            if endedOnIOS[handle] == nil {
+                found[index].coreBluetooth?.callback =
+                    "no callback: this host cancelled the pairing the refusal led to (frame \(record + 1)); iOS then ends the link, and requests in flight get no callback"
             }
+        case .timedOut:
+            // The same callback carries it, with another error.
+            let error = CoreBluetoothMapping.pairingTimeoutError
+            found[index].coreBluetooth?.code = error.value.errorCode
+            found[index].coreBluetooth?.name = error.value.name
+            found[index].coreBluetooth?.evidence = error.evidence
+        case .unfinished(let linkEnded):
+            found[index].coreBluetooth?.callback =
+                linkEnded
+                ? "no callback: the pairing the refusal led to was still going when the link ended, and the request ended with it"
+                : "no callback yet: the pairing the refusal led to was still going when the capture ended, and the request waits for it"
         }
     }
 
@@ -223,14 +280,20 @@ public struct ErrorCollector {
     /// is not changed.)
     @inline(__always)
     public mutating func add(_ quick: QuickRecord, _ record: CaptureRecord, analyzer: inout LifecycleAnalyzer) {
-        // With no pairing under way (most of a capture), and for a record that answers nothing
-        // (most of the rest), a quick record changes nothing: inlined tests instead of a call.
-        // (While a refusal awaits its retry, as for a third of the generated capture, only an
-        // answer can be the retry's.)
-        if !pairingSince.isEmpty { expirePairings(at: record.timestamp) }
-        // A Read Response may answer a read refused for security before.
-        if case .att(let handle, _, _, _) = quick, analyzer.lastAnswered != nil, !awaitingRetry.isEmpty {
+        // With no refusal for security waiting (most of a capture), a quick record changes
+        // nothing: an inlined test instead of a call. While one waits (a third of the generated
+        // capture), time passes for SMP's timer, an answer may be its retry, and an encryption
+        // event may be the pairing's end.
+        guard !awaitingRetry.isEmpty else { return }
+        passTime(record.timestamp)
+        switch quick {
+        case .att(let handle, _, _, _) where analyzer.lastAnswered != nil:
+            // A Read Response may answer a read refused for security before.
             retriedQuick(on: handle, record, &analyzer)
+        case .event(let code) where Self.changesEncryption(code):
+            encryption(record, analyzer)
+        default:
+            break
         }
     }
 
@@ -254,8 +317,8 @@ public struct ErrorCollector {
         // Sent by this host: its own server refused the peer's client.
         let server = GATTServer(.response, direction: record.direction)
         let info = procedure == nil ? analyzer.att.attribute(attribute, on: handle, server: server) : nil
-        if server == .peer, LifecycleAnalyzer.asksForSecurity(code) {
-            awaitingRetry[handle, default: []].append((errors.count, request, attribute))
+        if server == .peer, SecurityRefusal.asksForSecurity(code) {
+            awaitingRetry[handle, default: []].append(Waiting(error: found.count, opcode: request, attribute: attribute))
         }
         // A search for secondary services (Read By Group Type of 0x2801), as BlueZ makes after the
         // primary ones: a server with none may answer Unsupported Group Type, which ends it.
@@ -283,7 +346,7 @@ public struct ErrorCollector {
         } else {
             callback = self.callback(for: request, procedure, info)
         }
-        errors.append(
+        found.append(
             TraceError(
                 record: record.index, time: record.timestamp, connection: handle, peer: connection?.peer,
                 transport: connection?.transport, layer: .att, code: code.rawValue, name: code.name ?? "\(code)",
@@ -301,7 +364,7 @@ public struct ErrorCollector {
             _ status: HCIStatus, command: HCIOpcode?, connection: UInt16?, peer: BluetoothAddress?,
             transport: Connection.Transport? = nil, expected: Bool = false, cb: TraceError.CoreBluetoothEquivalent? = nil
         ) {
-            errors.append(
+            found.append(
                 TraceError(
                     record: record.index, time: record.timestamp, connection: connection, peer: peer,
                     transport: transport, layer: .hci,

@@ -558,7 +558,7 @@ public struct LifecycleAnalyzer {
                 let last = connections[id].subscriptions.last { $0.descriptorHandle == write.handle }
                 lastRefusedSubscription = RefusedSubscription(value: write.value, wasSubscribed: last.map { $0.mode != .off } ?? false)
             }
-            if server == .peer, Self.asksForSecurity(code) { securityRefusal[id] = record.index }
+            if server == .peer, SecurityRefusal.asksForSecurity(code) { securityRefusal[id] = record.index }
         default:
             break
         }
@@ -595,13 +595,6 @@ public struct LifecycleAnalyzer {
         } else {
             connections[id].peerSubscriptions.append(subscription)
         }
-    }
-
-    /// ATT errors iOS answers by pairing (or encrypting with its bond) and sending the request
-    /// again: Insufficient Authentication, Insufficient Encryption Key Size, Insufficient
-    /// Encryption.
-    public static func asksForSecurity(_ code: ATTErrorCode) -> Bool {
-        code.rawValue == 0x05 || code.rawValue == 0x0C || code.rawValue == 0x0F
     }
 
     /// Pairing on connection `id`, from an SMP command (``Pairing``).

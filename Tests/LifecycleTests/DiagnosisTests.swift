@@ -256,7 +256,7 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
     @Test func aRefusalForSecurityNeverRetriedInAttErrors() throws {
         let analysis = try TraceAnalysis(path: Fixtures.capture("att-errors.btsnoop"))
         let refused = analysis.errors.filter {
-            $0.server == .peer && $0.retryRecord == nil && LifecycleAnalyzer.asksForSecurity(ATTErrorCode(rawValue: $0.code))
+            $0.server == .peer && $0.retryRecord == nil && SecurityRefusal.asksForSecurity(ATTErrorCode(rawValue: $0.code))
         }
         let findings = analysis.findings.of(.securityRefusalNotRetried)
         #expect(!refused.isEmpty)
@@ -362,7 +362,7 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
     @Test func refusedWritesAndSubscriptionsAreTheUnexpectedRefusalsOfThePeersServer() throws {
         let writes = try TraceAnalysis(path: Fixtures.capture("att-errors.btsnoop"))
         let refusedWrites = writes.errors.filter {
-            $0.server == .peer && !$0.expected && $0.requestOpcode == 0x12 && !LifecycleAnalyzer.asksForSecurity(ATTErrorCode(rawValue: $0.code))
+            $0.server == .peer && !$0.expected && $0.requestOpcode == 0x12 && !SecurityRefusal.asksForSecurity(ATTErrorCode(rawValue: $0.code))
                 && $0.coreBluetooth?.callback == "peripheral(_:didWriteValueFor:error:)"
         }
         #expect(!refusedWrites.isEmpty)

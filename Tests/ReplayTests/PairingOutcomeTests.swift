@@ -183,3 +183,77 @@ import Testing
         #expect(refusal.coreBluetooth?.callback.hasPrefix("no callback") == true)
     }
 }
+
+/// What iOS makes of a refusal for security is decided once (``SecurityRefusal``), for `bletrace
+/// errors` and for the replay: on every shape of what follows the refusal, the callback `errors`
+/// names is the one the mirror's flow has, with the same error, or neither has one.
+@Suite struct OneSecurityDecisionTests {
+    static let smp = PairingOutcomeTests.smp
+    static let att = PairingOutcomeTests.att
+
+    /// What follows the read refused with Insufficient Authentication at +1.01.
+    enum Shape: String, CaseIterable, Sendable {
+        case pairedThenSentAgain, peerFailsThePairing, hostCancelsThePairing, smpTimerRunsOut, linkEndsDuringThePairing
+        case captureEndsDuringThePairing, encryptionFails, sentAgainWithNoPairing, nothingButTheLinksEnd
+
+        var after: [OwnedRecord] {
+            let pairing = [
+                OwnedRecord(kind: .acl, direction: .sent, hex: smp("01 03 00 01 10 07 07"), time: 1_100_000),
+                OwnedRecord(kind: .acl, direction: .received, hex: smp("02 03 00 01 10 07 07"), time: 1_200_000),
+            ]
+            func event(_ hex: String, at time: Int64) -> OwnedRecord { OwnedRecord(kind: .event, direction: .received, hex: hex, time: time) }
+            let disconnected = "05 04 00 4000 13"
+            let readAgain = [
+                OwnedRecord(kind: .acl, direction: .sent, hex: att("0a 0300"), time: 2_000_000),
+                OwnedRecord(kind: .acl, direction: .received, hex: att("0b 42"), time: 2_010_000),
+            ]
+            return switch self {
+            case .pairedThenSentAgain: pairing + [event("08 04 00 4000 01", at: 1_500_000)] + readAgain
+            case .peerFailsThePairing: pairing + [OwnedRecord(kind: .acl, direction: .received, hex: smp("05 08"), time: 1_500_000)]
+            case .hostCancelsThePairing: pairing + [OwnedRecord(kind: .acl, direction: .sent, hex: smp("05 08"), time: 1_500_000)]
+            case .smpTimerRunsOut: pairing + [event(disconnected, at: 40_000_000)]
+            case .linkEndsDuringThePairing: pairing + [event(disconnected, at: 5_000_000)]
+            case .captureEndsDuringThePairing: pairing
+            case .encryptionFails: pairing + [event("08 04 06 4000 00", at: 1_500_000), event(disconnected, at: 40_000_000)]
+            case .sentAgainWithNoPairing: readAgain
+            case .nothingButTheLinksEnd: [event(disconnected, at: 5_000_000)]
+            }
+        }
+
+        /// The read's error in the app's callback ("" for its value), or nil for no callback.
+        var error: String? {
+            switch self {
+            case .pairedThenSentAgain: ""
+            case .peerFailsThePairing, .encryptionFails, .sentAgainWithNoPairing, .nothingButTheLinksEnd: "CBATTError.insufficientAuthentication"
+            case .smpTimerRunsOut: "CBATTError.insufficientEncryption"
+            case .hostCancelsThePairing, .linkEndsDuringThePairing, .captureEndsDuringThePairing: nil
+            }
+        }
+    }
+
+    @Test(arguments: Shape.allCases)
+    func errorsAndTheReplayTellTheSameStory(_ shape: Shape) async throws {
+        let records =
+            PerConnectionAnswersTests.connectedAndDiscovered(service: "0d18", properties: "02", characteristic: "382a") + [
+                OwnedRecord(kind: .acl, direction: .sent, hex: Self.att("0a 0300"), time: 1_000_000),
+                OwnedRecord(kind: .acl, direction: .received, hex: Self.att("01 0a 0300 05"), time: 1_010_000),
+            ] + shape.after
+        let refusal = try #require(PairingTimeoutTests.errors(records).first { $0.layer == .att && $0.code == 0x05 })
+        let cb = try #require(refusal.coreBluetooth)
+        let cassette = PerConnectionAnswersTests.cassette(records)
+        let flow = await ReplayEngine(cassette: cassette).run(MirrorApp(cassette: cassette), name: "mirror")
+        let read = flow.events.first { $0.name == "didUpdateValueFor" }
+        switch shape.error {
+        case "":
+            #expect(cb.callback.hasPrefix("no callback: iOS paired and sent the request again"))
+            #expect(read?.argument("error") == "nil")
+        case let error?:
+            #expect(cb.callback == "peripheral(_:didUpdateValueFor:error:)")
+            #expect("CBATTError.\(cb.name ?? "?")" == error)
+            #expect(read?.argument("error") == error)
+        case nil:
+            #expect(cb.callback.hasPrefix("no callback"))
+            #expect(read == nil)
+        }
+    }
+}

@@ -100,10 +100,8 @@ public struct CassetteRecorder {
                     switch smp.code {
                     case .pairingRequest: .pairingRequested
                     case .securityRequest: .securityRequested
-                    case .pairingResponse, .pairingConfirm, .pairingRandom, .pairingPublicKey, .pairingDHKeyCheck,
-                        .pairingKeypressNotification:
-                        .pairingProgressed
                     case .pairingFailed: smp.pairingFailedReason.map { .pairingFailed(reason: $0.rawValue) }
+                    case let code where SecurityRefusal.isPairingMessage(code): .pairingProgressed
                     default: nil
                     }
                 if let kind {

@@ -296,7 +296,7 @@ final class ClientPlayback<Context: ClientContext> {
         }
         // A request made on a link the capture shows encrypted by now gets an answer from after
         // the encryption: a refusal for security given before it is not what iOS would meet.
-        if let code = operation.error?.rawValue, [0x05, 0x0C, 0x0F].contains(code),
+        if let code = operation.error, SecurityRefusal.asksForSecurity(code),
             let encrypted = encryptionTime(connection: link), now >= encrypted, operation.time < encrypted
         {
             let key = PeerIndex.key(operation.kind, handle)
@@ -312,19 +312,21 @@ final class ClientPlayback<Context: ClientContext> {
             return unanswered(operation, link: link, request, handle, peripheral)
         }
         // The answer the app gets: the retry after pairing, when the peer asked for security.
-        let final: Cassette.Operation
+        var final = operation
         switch afterPairing(operation, kind: kind, handle: handle, address: address, key: key, link: link) {
-        case .retried(let retry): final = retry
-        case .refused: final = operation
-        case .cancelled(let time):
+        case nil, .refused?:
+            break
+        case .retried(let retry)?:
+            final = retry
+        case .cancelled(let time)?:
             // iOS ends the link after a cancelled pairing: the request gets no callback.
             return replay.scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] peripheral in
-                links.disconnect(peripheral, error: CBInternalError(.pairingCancelled))
+                links.disconnect(peripheral, error: CoreBluetoothMapping.pairingCancelledError.value)
             }
-        case .unfinished:
+        case .unfinished?:
             return
-        case .timedOut(let time):
-            let error = CBATTError(.insufficientEncryption)
+        case .timedOut(let time)?:
+            let error = CoreBluetoothMapping.pairingTimeoutError.value
             let at = max(now, operation.time >= now ? time : now.adding(microseconds: time.microseconds - operation.time.microseconds))
             let process = replay.liveProcess
             return replay.scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
@@ -358,82 +360,87 @@ final class ClientPlayback<Context: ClientContext> {
         peripheral.systemDidSetNotifying(isNotifying, for: characteristic)
     }
 
-    /// What became of a request the peer refused for security (``afterPairing(_:kind:handle:address:key:link:)``).
+    /// What becomes of a request the peer refused for security, as the replay plays it
+    /// (``afterPairing(_:kind:handle:address:key:link:)``).
     enum PairingOutcome {
         /// iOS paired and sent the request again: the app gets this answer.
         case retried(Cassette.Operation)
-        /// The app gets the refusal (pairing failed at the peer, or the capture shows no retry).
+        /// The app gets the refusal.
         case refused
-        /// This host cancelled the pairing (a user's Cancel) at this time: iOS ends the link.
+        /// This host cancelled the pairing at this time: iOS ends the link.
         case cancelled(Timestamp)
-        /// The pairing neither finished nor failed, and SMP's 30-second timer ran out at this
-        /// time with the link still up: the app gets Insufficient Encryption.
+        /// SMP's timer ran out at this time: the app gets Insufficient Encryption.
         case timedOut(Timestamp)
-        /// The pairing was still going when the link or the capture ended: the request waits,
-        /// and a link that ends takes it along with no callback.
+        /// The pairing was still going when the link or the capture ended: the request waits.
         case unfinished
     }
 
     /// iOS answers Insufficient Authentication, Insufficient Encryption and Insufficient
     /// Encryption Key Size by pairing (or encrypting with the bond it has) and sending the request
-    /// again; the app sees only the result (Formats/corebluetooth.md, evidence: reported). When the
-    /// capture shows the same: encryption coming on after the error, then the same request again,
-    /// the app gets that retry's answer (and the retry is not counted as a request of its own).
-    /// When pairing failed at the peer, or the capture shows no retry, the app gets the refusal's
-    /// error (5 and 15 are both reported); when this host cancelled the pairing, iOS ends the
-    /// link. The flow says which.
+    /// again; the app sees only the result (Formats/corebluetooth.md, evidence: reported). What
+    /// the capture shows after the refusal, on its connection, decides it as it does for `bletrace
+    /// errors` (``SecurityRefusal``): pairing messages, Pairing Failed, encryption, the same
+    /// request answered again, the link's end, the capture's. Nil for any other answer. The flow
+    /// says which.
     private func afterPairing(
         _ operation: Cassette.Operation, kind: Cassette.Operation.Kind, handle: UInt16, address: BluetoothAddress, key: Int,
         link connection: Int
-    ) -> PairingOutcome {
-        guard let code = operation.error?.rawValue, [0x05, 0x0C, 0x0F].contains(code) else { return .refused }
-        let asked = "\(address): the peer asked for security (ATT \(hex(code, digits: 2, uppercase: true)))"
-        // Pairing and the retry on the same connection as the refusal.
-        let link = cassette.link(connection: connection)
-        var security = (link?.security ?? []).filter { $0.time >= operation.time }.sorted { $0.time < $1.time }
-        // The pairing the refusal led to ends where SMP's timer ran out, 30 s after its last
-        // message (Core 6.0, Vol 3, Part H, §3.4): what follows belongs to a later pairing.
-        var lastMessage: Timestamp?
-        for (index, event) in security.enumerated() {
-            if let lastMessage, event.time.seconds(since: lastMessage) >= 30 {
-                security.removeSubrange(index...)
-                break
+    ) -> PairingOutcome? {
+        guard let code = operation.error, SecurityRefusal.asksForSecurity(code), let link = cassette.link(connection: connection),
+            let refusal = link.exchanges[operation.exchanges.upperBound - 1].answer?.record
+        else { return nil }
+        let asked = "\(address): the peer asked for security (ATT \(hex(code.rawValue, digits: 2, uppercase: true)))"
+        // What came after the refusal on its connection, in capture order.
+        var steps: [(record: Int, step: SecurityRefusal.Step)] = []
+        for event in link.security where event.record > refusal {
+            switch event.kind {
+            case .pairingRequested, .securityRequested, .pairingProgressed: steps.append((event.record, .pairingMessage(event.time)))
+            case .pairingFailed: steps.append((event.record, .pairingFailed(event.time, record: event.record, byHost: event.sender == .host)))
+            case .encryptionChanged(true, _): steps.append((event.record, .encrypted(event.time)))
+            case .encryptionFailed: steps.append((event.record, .encryptionFailed(event.time)))
+            case .encryptionChanged(false, _): break
             }
-            if event.isPairingMessage { lastMessage = event.time }
         }
         let retry = peerIndex(address).answers(connection, PeerIndex.key(kind, handle)).first { $0.time > operation.time }
-        let encrypted = security.first { event in
-            guard case .encryptionChanged(true, _) = event.kind else { return false }
-            return retry.map { event.time <= $0.time } ?? true
+        if let retry, let answer = link.exchanges[retry.exchanges.upperBound - 1].answer, answer.record > refusal {
+            steps.append((answer.record, .answeredAgain(answer.time, record: answer.record)))
         }
-        if let failed = security.first(where: { if case .pairingFailed = $0.kind { true } else { false } }),
-            retry.map({ failed.time < $0.time }) ?? true
-        {
-            if failed.sender == .host {
-                replay.comment("\(asked); iOS pairs, and this host cancelled the pairing at +\(formatSeconds(failed.time.seconds(since: cassette.origin))): iOS ends the link (the request gets no callback)")
-                return .cancelled(failed.time)
+        let episode = cassette.connections.indices.contains(connection) ? cassette.connections[connection] : nil
+        if let end = episode?.disconnectTime, let record = episode?.disconnectRecord {
+            steps.append((record, .linkEnded(end)))
+        }
+        steps.append((Int.max, .captureEnded(cassette.end)))
+        var decision = SecurityRefusal()
+        var outcome = SecurityRefusal.Outcome.refused(.noRetry)
+        for (_, step) in steps.sorted(by: { $0.record < $1.record }) {
+            if let decided = decision.observe(step) {
+                outcome = decided
+                break
             }
+        }
+        switch outcome {
+        case .retried:
+            guard let retry else { return .refused }
+            replay.comment("\(asked); as iOS does, the link is encrypted and the request sent again (the capture's retry at +\(formatSeconds(retry.time.seconds(since: cassette.origin))))")
+            self.links.playing[address]?.occurrences[key, default: 0] += 1
+            return .retried(retry)
+        case .refused(.pairingFailed):
             replay.comment("\(asked); iOS pairs, and pairing failed in the capture: the app gets the error")
-            return .refused
-        }
-        if encrypted == nil, let last = security.last(where: \.isPairingMessage), security.contains(where: \.startsPairing) {
-            // SMP's timer: 30 s after the pairing's last message (Core 6.0, Vol 3, Part H, §3.4).
-            let deadline = last.time.adding(microseconds: 30_000_000)
-            let end = cassette.connections.indices.contains(connection) ? cassette.connections[connection].disconnectTime : nil
-            if end.map({ $0 >= deadline }) ?? (cassette.end >= deadline) {
-                replay.comment("\(asked); iOS pairs, and the pairing never finished: SMP's 30-second timeout at +\(formatSeconds(deadline.seconds(since: cassette.origin))) gives the operation insufficientEncryption (reported)")
-                return .timedOut(deadline)
-            }
+        case .refused(.encryptionFailed):
+            replay.comment("\(asked); iOS pairs, and the link's encryption failed in the capture: the app gets the error")
+        case .refused(.noRetry):
+            replay.comment("\(asked); iOS would pair and retry, the capture shows no retry: the app gets the error (as when pairing fails or is declined)")
+        case .cancelled(_, let time):
+            replay.comment("\(asked); iOS pairs, and this host cancelled the pairing at +\(formatSeconds(time.seconds(since: cassette.origin))): iOS ends the link (the request gets no callback)")
+            return .cancelled(time)
+        case .timedOut(let deadline):
+            replay.comment("\(asked); iOS pairs, and the pairing never finished: SMP's 30-second timeout at +\(formatSeconds(deadline.seconds(since: cassette.origin))) gives the operation insufficientEncryption (reported)")
+            return .timedOut(deadline)
+        case .unfinished:
             replay.comment("\(asked); iOS pairs, and the capture's pairing was still going when it ended: the request waits for it")
             return .unfinished
         }
-        guard let retry, encrypted != nil, retry.answered else {
-            replay.comment("\(asked); iOS would pair and retry, the capture shows no retry: the app gets the error (as when pairing fails or is declined)")
-            return .refused
-        }
-        replay.comment("\(asked); as iOS does, the link is encrypted and the request sent again (the capture's retry at +\(formatSeconds(retry.time.seconds(since: cassette.origin))))")
-        self.links.playing[address]?.occurrences[key, default: 0] += 1
-        return .retried(retry)
+        return .refused
     }
 
     /// Answers now, or after `latency` seconds.
