@@ -241,8 +241,9 @@ final class LifecycleProbeApp: NSObject, BluetoothApp, CBCentralManagerDelegate,
 
     @Test func aSubscriptionInFlightAtTheTerminationStillTakesEffect() async throws {
         // Decided: the peer's answer to the CCCD write arrives whatever became of the app.
-        // restore-notifying: setNotifyValue at +0.275, answered at +0.339.
-        let (flow, log, _) = try await replay("restore-notifying", [SystemEvent(.terminate, at: 0.3)])
+        // restore-notifying: discovery ends at +0.3377 (the capture's), the app's setNotifyValue
+        // then; answered at +0.3392.
+        let (flow, log, _) = try await replay("restore-notifying", [SystemEvent(.terminate, at: 0.338)])
         #expect(lines(flow).contains("system relaunch reason=didUpdateValueFor peripheral=F0:F1:F2:F3:F4:05"))
         #expect(log.lines.contains("2: value 0064"))
     }

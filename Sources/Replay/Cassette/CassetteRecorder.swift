@@ -200,7 +200,11 @@ public struct CassetteRecorder {
             records: report.records, scans: report.scans, advertising: report.advertising, links: links, peers: peers,
             peerOrder: peerOrder)
         cassette.clockJump = clockJump
-        if let origin { cassette.origin = origin }
+        if let origin {
+            cassette.origin = origin
+            // A capture of notes only: the replay begins, and ends, at its first record.
+            if report.firstTime == nil { (cassette.start, cassette.end) = (origin, origin) }
+        }
         // Peers the capture never discovered: their databases as their traffic shows them.
         cassette.completeDatabases()
         return cassette

@@ -99,6 +99,7 @@ final class ClientPlayback<Context: ClientContext> {
         guard let first, first < notifications.count, let address = peripheral.address else { return }
         let peer = peerIndex(address)
         let cursor = NotificationCursor(index: first)
+        links.playing[address]?.notifications = cursor
         // unowned(unsafe): only the engine's own queue runs this closure, so the engine and its
         // parts are alive; the checked form would cost a retain and a release a notification.
         replay.scheduleSystem(at: max(now, notifications[first].time), for: peripheral) { [unowned(unsafe) self] peripheral in
@@ -144,7 +145,7 @@ final class ClientPlayback<Context: ClientContext> {
             }
             var next = index + 1
             while next < notifications.count, notifications[next].sender == .host { next += 1 }
-            guard next < notifications.count else { return }
+            guard next < notifications.count else { return cursor.index = next }
             let time = max(replay.now, notifications[next].time)
             index = next
             cursor.index = next
@@ -199,14 +200,14 @@ final class ClientPlayback<Context: ClientContext> {
                 return unmatched(request, peripheral, "the capture never discovered this peripheral's services")
             }
             let definitions = found.map(ServiceDefinition.init(capturing:))
-            answer(.services(definitions, error: nil), to: request, on: peripheral, after: discoveryLatency(address))
+            answerDiscovery(.services(definitions, error: nil), to: request, on: peripheral, address)
         case .discoverIncludedServices(_, let service):
             let included = (cassette.links(of: address).flatMap(\.includedServices))
                 .filter { service.handles.contains($0.handle) }
             let definitions = included.compactMap { include in
                 cassette.services(of: address).first { $0.handle == include.start }.map(ServiceDefinition.init(capturing:))
             }
-            answer(.services(definitions, error: nil), to: request, on: peripheral, after: discoveryLatency(address))
+            answerDiscovery(.services(definitions, error: nil), to: request, on: peripheral, address)
         case .discoverCharacteristics(let uuids, let service):
             let all = cassette.characteristics(of: address, service: service.handles.lowerBound)
             guard !all.isEmpty else {
@@ -218,11 +219,11 @@ final class ClientPlayback<Context: ClientContext> {
                     uuid: CBUUID(bluetoothUUID: $0.uuid), properties: CBCharacteristicProperties(rawValue: UInt($0.properties.rawValue)),
                     declarationHandle: $0.declarationHandle, valueHandle: $0.valueHandle)
             }
-            answer(.characteristics(definitions, error: nil), to: request, on: peripheral, after: discoveryLatency(address))
+            answerDiscovery(.characteristics(definitions, error: nil), to: request, on: peripheral, address)
         case .discoverDescriptors(let characteristic):
             let definitions = cassette.descriptors(of: address, characteristic: characteristic.valueHandle)
                 .map { DescriptorDefinition(uuid: CBUUID(bluetoothUUID: $0.uuid), handle: $0.handle) }
-            answer(.descriptors(definitions, error: nil), to: request, on: peripheral, after: discoveryLatency(address))
+            answerDiscovery(.descriptors(definitions, error: nil), to: request, on: peripheral, address)
         case .readCharacteristic(let characteristic):
             play(.read, handle: characteristic.valueHandle, request, peripheral) { .value(Data($0.value), error: $1) }
         case .readDescriptor(let descriptor):
@@ -570,9 +571,67 @@ final class ClientPlayback<Context: ClientContext> {
         return peerIndex(address).names[valueHandle] ?? "\(hex(valueHandle, digits: 4, uppercase: true))"
     }
 
-    /// The latency of the capture's first discovery on `address`, for the app's discoveries.
-    private func discoveryLatency(_ address: BluetoothAddress) -> Double {
-        peerIndex(address).discoveryLatency ?? 0
+    /// Answers a discovery from the peer's database, so that the flow keeps the capture's times.
+    /// When the capture's connection being played made the same discovery, the answer comes when
+    /// the capture's did, or at once if the app asks after that (the captured host discovered in
+    /// another order: Android's stack finds a service's descriptors before the next service's
+    /// characteristics). When it did not (it used cached handles), the answer comes at once, as
+    /// from iOS's GATT cache (Formats/corebluetooth.md).
+    private func answerDiscovery(_ response: GATTResponse, to request: GATTRequest, on peripheral: CBPeripheral, _ address: BluetoothAddress) {
+        let at = capturedDiscovery(request, address).map { max(now, $0) } ?? now
+        replay.schedule(at: at, for: peripheral) { [unowned self] peripheral in
+            deliver(response, for: request, to: peripheral)
+        }
+    }
+
+    /// When the capture's procedure for the app's discovery `request` ended, on the connection
+    /// being played, if that connection made it: its requests (this host's, of the procedure's
+    /// kind) from one at the start of the range searched, while each starts after the one before
+    /// and inside the range (Core 6.0, Vol 3, Part G, §4.4.1, §4.5.1, §4.6.1, §4.7.1).
+    private func capturedDiscovery(_ request: GATTRequest, _ address: BluetoothAddress) -> Timestamp? {
+        guard let link = links.playing[address]?.link else { return nil }
+        let opcodes: Set<ATTOpcode>
+        let type: BluetoothUUID?
+        let range: ClosedRange<UInt16>
+        switch request {
+        case .discoverServices:
+            (opcodes, type, range) = ([.readByGroupTypeRequest, .findByTypeValueRequest], BluetoothUUID(UInt16(0x2800)), 0x0001...0xFFFF)
+        case .discoverIncludedServices(_, let service):
+            (opcodes, type, range) = ([.readByTypeRequest], BluetoothUUID(UInt16(0x2802)), service.handles)
+        case .discoverCharacteristics(_, let service):
+            (opcodes, type, range) = ([.readByTypeRequest], CharacteristicDeclaration.type, service.handles)
+        case .discoverDescriptors(let characteristic):
+            // From the value's handle to the next characteristic's declaration, or the service's end.
+            let value = characteristic.valueHandle
+            guard value < 0xFFFF, let service = cassette.services(of: address).last(where: { $0.handle <= value && value <= $0.endHandle })
+            else { return nil }
+            let next = service.characteristics.map(\.declarationHandle).filter { $0 > value }.min()
+            let end = next.map { $0 - 1 } ?? service.endHandle
+            guard end > value else { return nil }
+            (opcodes, type, range) = ([.findInformationRequest], nil, (value + 1)...end)
+        default:
+            return nil
+        }
+        // The procedures' (start, end), in capture order.
+        var procedures: [(start: Timestamp, end: Timestamp?)] = []
+        var last: UInt16?
+        for exchange in link.exchanges where exchange.sender != .peer && opcodes.contains(exchange.opcode) && (type == nil || exchange.type == type) {
+            guard let start = exchange.handle else { continue }
+            // A procedure goes on while each request starts further on, inside the range.
+            if let previous = last, start > previous, range.contains(start) {
+                last = start
+                procedures[procedures.count - 1].end = exchange.answer?.time ?? procedures[procedures.count - 1].end
+                continue
+            }
+            last = nil
+            if start == range.lowerBound {
+                last = start
+                procedures.append((exchange.time, exchange.answer?.time))
+            }
+        }
+        // The latest that had begun by now (the captured host discovered in another order, or
+        // at the same moment), else the first after.
+        return (procedures.last { $0.start <= now } ?? procedures.first)?.end
     }
 
     /// The answer the app's `occurrence`-th (0-based) request of `kind` on `handle` gets, and
@@ -616,9 +675,6 @@ final class ClientPlayback<Context: ClientContext> {
             var byKey: [Int: [Int32]] = [:]
             for position in operations.indices where operations[position].sender != .peer {
                 byKey[PeerIndex.key(operations[position].kind, operations[position].handle ?? 0), default: []].append(Int32(position))
-                if operations[position].kind == .discovery, index.discoveryLatency == nil {
-                    index.discoveryLatency = operations[position].latency
-                }
             }
             index.byConnection[link.connection] = (operations, byKey)
         }
@@ -638,6 +694,7 @@ final class ClientPlayback<Context: ClientContext> {
 
 /// Where a link's notifications have got to.
 final class NotificationCursor {
+    /// The next notification to play (the link's count once all are played).
     @exclusivity(unchecked) var index: Int
     /// The characteristic handle named last, and its name in the flow.
     @exclusivity(unchecked) var namedHandle: UInt16?
@@ -685,8 +742,7 @@ final class NotificationCursor {
     }
 }
 
-/// A peer's answers by kind and handle, characteristic names by value handle, and the latency of
-/// its first discovery. A class, looked up for every flow event that names a characteristic.
+/// A peer's answers by kind and handle, and characteristic names by value handle. A class, looked up for every flow event that names a characteristic.
 final class PeerIndex {
     /// Per connection (`Connection.id`) of the peer, its link's operations, and the positions of
     /// this host's among them by kind and handle (``key(_:_:)``), in capture order.
@@ -694,7 +750,6 @@ final class PeerIndex {
     /// The peer's connections with a link, in order.
     var connections: [Int] = []
     var names: [UInt16: String] = [:]
-    var discoveryLatency: Double?
     /// The address as flows write it, made once.
     let addressText: String
 

@@ -153,7 +153,7 @@ final class Links {
         // The connection the cancelled attempt would have got is free for the app's next attempt.
         rewindAttempt(address)
         attempts.remove(address)
-        playing[address] = nil
+        if let playback = playing.removeValue(forKey: address) { noteUndelivered(playback, address) }
         guard peripheral.state != .disconnected else { return }
         // CoreBluetooth reports every cancel, of a connection or of an attempt, through
         // didDisconnectPeripheral with no error.
@@ -296,7 +296,7 @@ final class Links {
     func endConnection(of peripheral: CBPeripheral, _ address: BluetoothAddress) {
         replay.withdraw(peripheral)
         attempts.remove(address)
-        playing[address] = nil
+        if let playback = playing.removeValue(forKey: address) { noteUndelivered(playback, address) }
     }
 
     /// The links still up at the end of the replay.
@@ -317,9 +317,20 @@ final class Links {
         return states
     }
 
+    /// The link's notifications that reached no app, said in the flow: those to characteristics
+    /// the app had not subscribed to, and those the capture shows after the link ended in the
+    /// replay (the app cancelled it, or the system ended it, before the capture's link ended).
     private func noteUndelivered(_ playback: LinkPlayback, _ address: BluetoothAddress) {
-        guard playback.undelivered > 0 else { return }
-        replay.comment("\(address): \(playback.undelivered) notifications or indications of the capture went to characteristics the app had not subscribed to; not delivered")
+        func count(_ n: Int) -> String { n == 1 ? "1 notification or indication" : "\(n) notifications or indications" }
+        if playback.undelivered > 0 {
+            replay.comment("\(address): \(count(playback.undelivered)) of the capture went to characteristics the app had not subscribed to; not delivered")
+        }
+        let notifications = playback.link?.notifications ?? []
+        let next = min(playback.notifications?.index ?? notifications.endIndex, notifications.endIndex)
+        let after = notifications[next...].count { $0.sender != .host }
+        if after > 0 {
+            replay.comment("\(address): \(count(after)) of the capture came after the link ended in the replay (+\(formatSeconds(now.seconds(since: cassette.origin)))); not delivered")
+        }
     }
 }
 
@@ -339,6 +350,8 @@ final class LinkPlayback {
     @exclusivity(unchecked) private(set) var subscribedVersion = 0
     /// Notifications and indications of the capture the app was not subscribed to.
     @exclusivity(unchecked) var undelivered = 0
+    /// How far the link's notifications have played.
+    var notifications: NotificationCursor?
 
     init(episode: Connection, link: Cassette.Link?) {
         self.episode = episode
