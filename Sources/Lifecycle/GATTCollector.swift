@@ -37,7 +37,7 @@ public struct GATTCollector {
         }
 
         /// Neither server shows a service.
-        public var isEmpty: Bool { database.services.isEmpty && localDatabase.services.isEmpty }
+        public var isEmpty: Bool { database.isEmpty && localDatabase.isEmpty }
     }
 
     public private(set) var entries: [Entry] = []

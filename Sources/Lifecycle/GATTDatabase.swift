@@ -7,8 +7,26 @@ import Wire
 /// (the discovery procedures that read them). What the capture did not discover is absent.
 public struct GATTDatabase: Hashable, Sendable, Codable {
     public var services: [Service] = []
+    /// What discovery found outside every service it found (Find Information, or a
+    /// characteristic search, over handles no discovered service holds): kept as found, and
+    /// placed in its service if discovery finds that later.
+    public var outside: [Attribute] = []
 
     public init(services: [Service] = []) { self.services = services }
+
+    /// Nothing discovered.
+    public var isEmpty: Bool { services.isEmpty && outside.isEmpty }
+
+    /// An attribute discovery found outside every service it found.
+    public struct Attribute: Hashable, Sendable, Codable {
+        public var handle: UInt16
+        /// Its type; for a characteristic declaration, the characteristic's UUID.
+        public var uuid: BluetoothUUID
+        /// For a characteristic declaration: its value's handle and properties.
+        public var valueHandle: UInt16?
+        public var properties: Properties?
+        public var name: String? { GATTNames.name(for: uuid) }
+    }
 
     public struct Service: Hashable, Sendable, Codable {
         public var handle: UInt16
@@ -77,10 +95,30 @@ public struct GATTDatabase: Hashable, Sendable, Codable {
         }
         services.append(Service(handle: handle, endHandle: end, uuid: uuid, isPrimary: primary))
         services.sort { $0.handle < $1.handle }
+        // What was found outside before: in this service now.
+        let inside = outside.filter { (handle...max(handle, end)).contains($0.handle) }
+        guard !inside.isEmpty else { return }
+        outside.removeAll { (handle...max(handle, end)).contains($0.handle) }
+        for attribute in inside {
+            if let value = attribute.valueHandle {
+                addCharacteristic(declaration: attribute.handle, value: value, uuid: attribute.uuid, properties: attribute.properties?.rawValue ?? 0)
+            } else {
+                addDescriptor(handle: attribute.handle, uuid: attribute.uuid)
+            }
+        }
+    }
+
+    /// Keeps an attribute found outside every service found so far.
+    private mutating func addOutside(_ attribute: Attribute) {
+        if let index = outside.firstIndex(where: { $0.handle == attribute.handle }) { return outside[index] = attribute }
+        outside.append(attribute)
+        outside.sort { $0.handle < $1.handle }
     }
 
     mutating func addCharacteristic(declaration: UInt16, value: UInt16, uuid: BluetoothUUID, properties: UInt8) {
-        guard let s = serviceIndex(containing: declaration) else { return }
+        guard let s = serviceIndex(containing: declaration) else {
+            return addOutside(Attribute(handle: declaration, uuid: uuid, valueHandle: value, properties: Properties(rawValue: properties)))
+        }
         let characteristic = Characteristic(
             declarationHandle: declaration, valueHandle: value, uuid: uuid, properties: Properties(rawValue: properties))
         if let c = services[s].characteristics.firstIndex(where: { $0.declarationHandle == declaration }) {
@@ -96,6 +134,7 @@ public struct GATTDatabase: Hashable, Sendable, Codable {
     /// A handle found by Find Information: a descriptor when it lies after a characteristic's
     /// value handle and is not a declaration.
     mutating func addDescriptor(handle: UInt16, uuid: BluetoothUUID) {
+        guard serviceIndex(containing: handle) != nil else { return addOutside(Attribute(handle: handle, uuid: uuid)) }
         if let short = uuid.shortValue, (0x2800...0x2803).contains(short) { return }
         guard let (s, c) = characteristicIndex(owning: handle), services[s].characteristics[c].valueHandle != handle,
             !services[s].characteristics[c].descriptors.contains(where: { $0.handle == handle })

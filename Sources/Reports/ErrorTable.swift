@@ -60,7 +60,7 @@ public struct ErrorTable {
                 what += " for \(command)"
             }
             if let procedure = error.procedure, let handle = error.attributeHandle {
-                what += ", ending a \(procedure.rawValue)"
+                what += ", ending \(procedure == .includedServices ? "an" : "a") \(procedure.rawValue)"
                 if let type = error.searchedType, procedure == .valueSearch {
                     what += " for \(type)" + (GATTNames.name(for: type).map { " \($0)" } ?? "")
                 }

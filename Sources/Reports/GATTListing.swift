@@ -46,7 +46,7 @@ public struct GATTListing {
                 ? " \"\(String(decoding: bytes, as: UTF8.self))\"" : ""
             return "  = \(bytes.isEmpty ? "empty" : bytes.withUnsafeBytes(\.hexString))\(text) (\(value.source.rawValue), frame \(value.record + 1))"
         }
-        for server in [GATTServer.peer, .local] where !entry[server].services.isEmpty {
+        for server in [GATTServer.peer, .local] where !entry[server].isEmpty {
             if server == .peer, let given {
                 emit("  its server, as --gatt \(given) gives it (the capture never discovered it):")
             } else {
@@ -68,6 +68,15 @@ public struct GATTListing {
                 for descriptor in characteristic.descriptors {
                     emit("      descriptor \(hex(descriptor.handle, digits: 4)) \(named(descriptor.uuid, descriptor.name))\(shown(descriptor.lastValue))")
                 }
+            }
+        }
+        guard !database.outside.isEmpty else { return }
+        emit("  outside any service discovery found:")
+        for attribute in database.outside {
+            if let value = attribute.valueHandle {
+                emit("    characteristic \(hex(value, digits: 4)) \(named(attribute.uuid, attribute.name)) [\((attribute.properties?.names ?? []).joined(separator: ", "))] (declared at \(hex(attribute.handle, digits: 4)))")
+            } else {
+                emit("    attribute \(hex(attribute.handle, digits: 4)) \(named(attribute.uuid, attribute.name))")
             }
         }
     }

@@ -40,6 +40,15 @@ public struct JSONGATT: Encodable {
         var primary: Bool
         var characteristics: [Characteristic]
     }
+    /// An attribute discovery found outside every service it found: a characteristic
+    /// declaration (`declaration_handle`, `handle` its value's, `properties`) or another.
+    struct Outside: Encodable {
+        var declaration_handle: UInt16?
+        var handle: UInt16
+        var uuid: String
+        var name: String?
+        var properties: [String]?
+    }
     struct Peer: Encodable {
         var peer: String?
         /// The connections (1-based, as `lifecycle` numbers them) whose traffic built the database.
@@ -50,6 +59,10 @@ public struct JSONGATT: Encodable {
         var local_services: [Service]
         /// `--gatt FILE` when `services` are that file's (the capture never discovered them).
         var services_from: String?
+        /// What discovery found outside every service it found, on each server (absent when
+        /// nothing).
+        var outside: [Outside]?
+        var local_outside: [Outside]?
     }
     var version = jsonVersion
     var peers: [Peer]
@@ -61,8 +74,20 @@ public struct JSONGATT: Encodable {
             Peer(
                 peer: entry.peer.map { "\($0)" }, connections: entry.connections.map { $0 + 1 },
                 services: Self.services(entry.database), local_services: Self.services(entry.localDatabase),
-                services_from: given.flatMap { $0.connections.contains(entry.connections[0]) ? "--gatt \($0.file)" : nil })
+                services_from: given.flatMap { $0.connections.contains(entry.connections[0]) ? "--gatt \($0.file)" : nil },
+                outside: Self.outside(entry.database), local_outside: Self.outside(entry.localDatabase))
         }
+    }
+
+    private static func outside(_ database: GATTDatabase) -> [Outside]? {
+        database.outside.isEmpty
+            ? nil
+            : database.outside.map { attribute in
+                Outside(
+                    declaration_handle: attribute.valueHandle == nil ? nil : attribute.handle,
+                    handle: attribute.valueHandle ?? attribute.handle, uuid: "\(attribute.uuid)", name: attribute.name,
+                    properties: attribute.properties?.names)
+            }
     }
 
     private static func services(_ database: GATTDatabase) -> [Service] {

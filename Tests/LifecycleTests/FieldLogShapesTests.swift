@@ -291,6 +291,50 @@ import Wire
         #expect(value.record == records.count - 1)
     }
 
+    /// The GATT collector's entries after `records`.
+    static func gattEntries(_ records: [OwnedRecord]) -> [GATTCollector.Entry] {
+        var collector = GATTCollector()
+        var decoder = TraceDecoder()
+        var analyzer = LifecycleAnalyzer()
+        for (index, var record) in records.enumerated() {
+            record.index = index
+            record.withRecord { record in
+                let decoded = decoder.decode(record)
+                analyzer.add(record, decoded)
+                collector.add(record, decoded, analyzer: analyzer)
+            }
+        }
+        return collector.entries
+    }
+
+    @Test func attributesFoundOutsideEveryDiscoveredServiceAreKept() throws {
+        // No service discovery: a characteristic search and a Find Information over cached ranges.
+        let found = [
+            event(Packets.connectionComplete(0, handle: 0x40), at: 100),
+            acl(Packets.att(handle: 0x40, "08 0010 0020 0328"), .sent, at: 200),
+            acl(Packets.att(handle: 0x40, "09 07 1000 12 1100 382a"), .received, at: 210),
+            acl(Packets.att(handle: 0x40, "04 1200 1200"), .sent, at: 220),
+            acl(Packets.att(handle: 0x40, "05 01 1200 0229"), .received, at: 230),
+        ]
+        let database = try #require(Self.gattEntries(found).first?.database)
+        #expect(database.services.isEmpty)
+        #expect(database.outside.map(\.handle) == [0x10, 0x12])
+        #expect(database.outside.first?.valueHandle == 0x11 && database.outside.first?.properties == [.read, .notify])
+        #expect(database.outside.last?.uuid == BluetoothUUID(UInt16(0x2902)))
+        // Service discovery that finds their service later places them in it.
+        let placed = try #require(
+            Self.gattEntries(
+                found + [
+                    acl(Packets.att(handle: 0x40, "10 0100 ffff 0028"), .sent, at: 300),
+                    acl(Packets.att(handle: 0x40, "11 06 0f00 1200 0d18"), .received, at: 310),
+                ]
+            ).first?.database)
+        #expect(placed.outside.isEmpty)
+        let characteristic = try #require(placed.services.first?.characteristics.first)
+        #expect(characteristic.valueHandle == 0x11 && characteristic.uuid == BluetoothUUID(UInt16(0x2A38)))
+        #expect(characteristic.descriptors.map(\.handle) == [0x12])
+    }
+
     @Test func discoverySpansSecondaryAndIncludedServiceSearches() throws {
         let report = analyze(
             Self.discovered + [
