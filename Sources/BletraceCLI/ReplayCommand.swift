@@ -45,6 +45,8 @@ struct ReplayCommand: AsyncParsableCommand {
     var ios: IOSRelease = .ios26
     @Flag(help: "The app sets its accessories up with AccessorySetupKit (iOS 26: only such apps are relaunched after a force quit, a Control Center toggle or Airplane Mode).")
     var accessorySetupKit = false
+    @Option(help: ArgumentHelp("What didDisconnectPeripheral carries when ATT's 30 s transaction timeout ends a link: none (the one observation found, the default) or connection-timeout (CBError.connectionTimeout).", valueName: "error"))
+    var attTimeoutError: ATTTimeoutError = .none
     @Option(help: ArgumentHelp("Bluetooth turns on at SECONDS.", valueName: "seconds"))
     var powerOnAt: [Double] = []
     @Option(help: ArgumentHelp("The Bluetooth daemon resets at SECONDS: .resetting, then .poweredOn, every peripheral object invalid.", valueName: "seconds"))
@@ -106,7 +108,13 @@ struct ReplayCommand: AsyncParsableCommand {
         var release: Platform.Release { Platform.Release(rawValue: Int(rawValue)!)! }
     }
 
-    var platform: Platform { Platform(release: ios.release, accessorySetupKit: accessorySetupKit) }
+    var platform: Platform { Platform(release: ios.release, accessorySetupKit: accessorySetupKit, attTimeoutError: attTimeoutError.error) }
+
+    /// The choices of `--att-timeout-error`.
+    enum ATTTimeoutError: String, ExpressibleByArgument, CaseIterable {
+        case none, connectionTimeout = "connection-timeout"
+        var error: CBError? { self == .connectionTimeout ? CBError(.connectionTimeout) : nil }
+    }
     enum SweepFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
 
     /// The system events of the command line.
@@ -130,6 +138,7 @@ struct ReplayCommand: AsyncParsableCommand {
         if via != .settings { words.append("--via \(via.rawValue)") }
         if ios != .ios26 { words.append("--ios \(ios.rawValue)") }
         if accessorySetupKit { words.append("--accessory-setup-kit") }
+        if attTimeoutError != .none { words.append("--att-timeout-error \(attTimeoutError.rawValue)") }
         if launchState != .poweredOn { words.append("--launch-state \(launchState.rawValue)") }
         if unmatched != .pend { words.append("--unmatched \(unmatched.rawValue)") }
         if let peer = selection.peer { words.append("--peer \(peer)") }

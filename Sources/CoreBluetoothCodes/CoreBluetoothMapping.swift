@@ -104,6 +104,14 @@ public enum CoreBluetoothMapping {
     /// `insufficientEncryption` (reported: an Apple Developer Forums reply).
     public static let pairingTimeoutError = Mapped(value: CBATTError(.insufficientEncryption), evidence: .reported)
 
+    /// The error of `didDisconnectPeripheral` when ATT's transaction timeout (a request
+    /// unanswered for 30 s, Core 6.0, Vol 3, Part F, §3.3.3) ends the link: none. The one field
+    /// trace found (react-native-ble-plx #566, iOS 12.1.4) shows `discoverServices` unanswered,
+    /// then `didDisconnect` 30.0 s later with `error: nil` (reported, once). bletrace before said
+    /// `CBError.connectionTimeout`, with no source; the replay keeps it as a choice
+    /// (`Platform.attTimeoutError`).
+    public static let attTimeoutError = Mapped<CBError?>(value: nil, evidence: .reported)
+
     /// The disconnection error after this host cancelled a pairing (a user's Cancel on the
     /// pairing alert): iOS ends the link, and the requests waiting for the pairing get no
     /// callback (hypothesis: Formats/corebluetooth.md).

@@ -1,4 +1,5 @@
 import BLETraceCoreBluetooth
+import CoreBluetoothCodes
 import Foundation
 import Lifecycle
 import TestSupport
@@ -180,11 +181,24 @@ final class ReconnectingReader: NSObject, BluetoothApp, CBCentralManagerDelegate
     }
 
     @Test func aRequestTheCaptureLeftUnansweredForThirtySecondsTimesOut() async throws {
-        let app = ProbeApp { peripheral, _ in peripheral.readValue(for: characteristic("2A38", of: peripheral)) }
         let cassette = Self.unansweredRead(linkEndsAfter: nil)
-        let flow = await ReplayEngine(cassette: cassette).run(app, name: "probe")
-        let disconnection = try #require(flow.events.first { $0.name == "didDisconnectPeripheral" })
-        #expect(disconnection.argument("error") == "CBError.connectionTimeout")
+        func disconnection(_ platform: Platform) async throws -> FlowEvent {
+            let app = ProbeApp { peripheral, _ in peripheral.readValue(for: characteristic("2A38", of: peripheral)) }
+            let engine = ReplayEngine(cassette: cassette)
+            engine.platform = platform
+            let flow = await engine.run(app, name: "probe")
+            #expect(!flow.events.contains { $0.name == "didUpdateValueFor" })
+            let read = try #require(flow.events.first { $0.name == "readValue" }?.time)
+            let disconnection = try #require(flow.events.first { $0.name == "didDisconnectPeripheral" })
+            #expect(disconnection.time.map { abs($0 - read - 30) < 0.000_001 } == true)
+            return disconnection
+        }
+        // 30 s after the read, with no error: the one observation found (F-2).
+        let byDefault = try await disconnection(Platform())
+        #expect(byDefault.argument("error") == "nil")
+        // The other reading, by choice.
+        let chosen = try await disconnection(Platform(attTimeoutError: CBError(.connectionTimeout)))
+        #expect(chosen.argument("error") == "CBError.connectionTimeout")
     }
 
     @Test func aWriteWithoutResponseThatFitsTheExchangedMTUIsSent() async throws {

@@ -68,10 +68,15 @@ public struct Platform: Hashable, Sendable {
     /// The app uses AccessorySetupKit (iOS 26: only such apps are relaunched after a force quit,
     /// a Control Center toggle or Airplane Mode).
     public var accessorySetupKit: Bool
+    /// What `didDisconnectPeripheral` carries when ATT's transaction timeout ends a link: by
+    /// default none, the one observation found (``CoreBluetoothMapping/attTimeoutError``);
+    /// `CBError(.connectionTimeout)` to test an app against the other reading.
+    public var attTimeoutError: CBError?
 
-    public init(release: Release = .iOS26, accessorySetupKit: Bool = false) {
+    public init(release: Release = .iOS26, accessorySetupKit: Bool = false, attTimeoutError: CBError? = CoreBluetoothMapping.attTimeoutError.value) {
         self.release = release
         self.accessorySetupKit = accessorySetupKit
+        self.attTimeoutError = attTimeoutError
     }
 
     /// TN3115's table: whether a Bluetooth event after `kind` can still relaunch the app (what the

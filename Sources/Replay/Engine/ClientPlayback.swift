@@ -513,15 +513,15 @@ final class ClientPlayback<Context: ClientContext> {
     }
 
     /// ATT's transaction timeout: a request unanswered for 30 seconds ends the bearer (Core 6.0,
-    /// Vol 3, Part F, §3.3.3), and with it the link; the app is told as of a link lost
-    /// (`CBError.connectionTimeout`, hypothesis: Formats/corebluetooth.md).
+    /// Vol 3, Part F, §3.3.3), and with it the link; the app is told with the platform's
+    /// ``Platform/attTimeoutError`` (none by default: Formats/corebluetooth.md).
     private func scheduleTransactionTimeout(_ peripheral: CBPeripheral) {
         guard peripheral.address != nil else { return }
         replay.schedule(at: now.adding(microseconds: 30_000_000), for: peripheral) { [unowned self] peripheral in
             guard let address = peripheral.address, let central = peripheral.centralManager else { return }
             links.endLink(of: peripheral)
             peripheral.deliver(.linkLost)
-            let error = CBError(.connectionTimeout)
+            let error = process.platform.attTimeoutError
             replay.record(.central(.didDisconnectPeripheral, manager: replay.number(central)), [.init(.peripheral, "\(address)"), .error(error)])
             central.deliver(.disconnected(peripheral, error: error))
         }
