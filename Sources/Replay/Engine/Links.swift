@@ -67,9 +67,13 @@ final class Links {
 
     // MARK: The app's calls
 
+    /// The GAP Device Names the system read, by peer: iOS keeps them across connections, app
+    /// launches and peripheral objects (Formats/corebluetooth.md, "Central").
+    var deviceNames: [BluetoothAddress: String] = [:]
+
     /// The peripheral object of `address` for `central`, given to the app.
     func peripheral(for address: BluetoothAddress, _ central: CBCentralManager) -> CBPeripheral {
-        let peripheral = central.peripheral(identifier: CBPeer.identifier(for: address), address: address)
+        let peripheral = central.peripheral(identifier: CBPeer.identifier(for: address), address: address, name: deviceNames[address])
         given[address] = peripheral
         return peripheral
     }
@@ -111,6 +115,17 @@ final class Links {
         // Connecting to a peripheral already connecting or connected changes nothing.
         guard peripheral.state != .connected else { return }
         startAttempt(peripheral, address)
+    }
+
+    /// The manager refused `connect` with auto-reconnect itself: the delegate lacks the iOS 17
+    /// disconnection method, so iOS fails the request inside the call and connects nothing.
+    func connectRefused(_ peripheral: CBPeripheral, error: any Error, for central: CBCentralManager) {
+        guard let address = peripheral.address else { return }
+        replay.record(.app(.connect), [.init(.peripheral, "\(address)"), .init(.autoReconnect, "true")])
+        replay.comment(
+            "\(address): the delegate does not implement centralManager(_:didDisconnectPeripheral:timestamp:isReconnecting:error:), so iOS refuses auto-reconnect at once, inside connect, and connects nothing"
+        )
+        replay.record(.central(.didFailToConnect, manager: replay.number(central)), [.init(.peripheral, "\(address)"), .error(error)])
     }
 
     /// A connection attempt to `peripheral`: the peer's next connection in the capture completes
@@ -246,9 +261,10 @@ final class Links {
                 .central(.didDisconnectPeripheral, manager: replay.number(central)),
                 [.init(.peripheral, "\(peripheral.address.map { "\($0)" } ?? "?")"), .error(error)]
                     + (reconnecting ? [.init(.isReconnecting, "true")] : []))
+            // The peripheral is `.connecting` during the callback; unless the app cancelled
+            // there, the system's attempt goes on from it.
             central.deliver(.disconnected(peripheral, error: error, timestamp: absoluteTime(now), isReconnecting: reconnecting))
-            if reconnecting, let address = peripheral.address, peripheral.state == .disconnected {
-                central.keepConnecting(peripheral)
+            if reconnecting, let address = peripheral.address, autoReconnect.contains(address), peripheral.state == .connecting {
                 startAttempt(peripheral, address)
             }
         }
