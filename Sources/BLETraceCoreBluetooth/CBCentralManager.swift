@@ -19,7 +19,10 @@ open class CBCentralManager: CBManager {
         case stateUpdated(CBManagerState, restoredState: [String: Any]? = nil)
         /// An advertising report (advertising data and scan response merged).
         case discovered(CBPeripheral, advertisementData: [String: Any], rssi: Int)
-        case connected(CBPeripheral)
+        /// The link is up, with the ATT MTU the system already exchanged on it (iOS exchanges it
+        /// itself before telling the app: the decompiled `handleSuccessfulConnection:` reads it
+        /// from the connection's message).
+        case connected(CBPeripheral, mtu: Int = 23)
         case failedToConnect(CBPeripheral, error: (any Error)?)
         /// The connection ended; `timestamp` is `CFAbsoluteTime` seconds.
         case disconnected(CBPeripheral, error: (any Error)?, timestamp: CFAbsoluteTime = 0, isReconnecting: Bool = false)
@@ -216,8 +219,9 @@ open class CBCentralManager: CBManager {
                 peripheral.name = name
             }
             callback { $0.centralManager(self, didDiscover: peripheral, advertisementData: advertisementData, rssi: NSNumber(value: rssi)) }
-        case .connected(let peripheral):
+        case .connected(let peripheral, let mtu):
             peripheral.didConnect()
+            peripheral.mtu = mtu
             callback { $0.centralManager(self, didConnect: peripheral) }
         case .failedToConnect(let peripheral, let error):
             peripheral.state = .disconnected

@@ -68,10 +68,16 @@ public struct Platform: Hashable, Sendable {
     /// The app uses AccessorySetupKit (iOS 26: only such apps are relaunched after a force quit,
     /// a Control Center toggle or Airplane Mode).
     public var accessorySetupKit: Bool
+    /// The ATT MTU iOS asks for itself when it connects (its Client Rx MTU): 185 by default, the
+    /// value reported since iOS 10; 527 is seen too, from an iPhone 7 on iOS 15.4
+    /// (Formats/corebluetooth.md, "The MTU"). A link's MTU is the smaller of this and what the
+    /// capture shows the peer taking.
+    public var mtu: Int
 
-    public init(release: Release = .iOS26, accessorySetupKit: Bool = false) {
+    public init(release: Release = .iOS26, accessorySetupKit: Bool = false, mtu: Int = 185) {
         self.release = release
         self.accessorySetupKit = accessorySetupKit
+        self.mtu = mtu
     }
 
     /// TN3115's table: whether a Bluetooth event after `kind` can still relaunch the app (what the

@@ -46,7 +46,9 @@ final class ClientPlayback<Context: ClientContext> {
     /// indications, GAP name and notifications play from now on.
     func play(_ link: Cassette.Link, _ peripheral: CBPeripheral) {
         guard let address = peripheral.address else { return }
-        if let mtu = link.mtu {
+        // Apple's stack exchanged this MTU itself; another host's exchange is not what iOS made
+        // (its own, at connection: Links.mtuAtConnection).
+        if let mtu = link.mtu, cassette.hostIsApple {
             replay.scheduleSystem(at: max(now, link.mtuTime ?? now), for: peripheral) { peripheral in peripheral.deliver(.mtuChanged(Int(mtu))) }
         }
         // A damaged capture may give a range backwards: it is read as the handles between.
@@ -293,6 +295,8 @@ final class ClientPlayback<Context: ClientContext> {
         guard
             case (var operation, let link)? = capturedAnswer(kind, handle: handle, on: address, occurrence: occurrence)
                 ?? (kind == .write ? capturedAnswer(.longWrite, handle: handle, on: address, occurrence: occurrence) : nil)
+                // iOS's MTU may be smaller than the capture host's: its long write is that write.
+                ?? (kind == .longWrite ? capturedAnswer(.write, handle: handle, on: address, occurrence: occurrence) : nil)
         else {
             return unmatched(request, peripheral, "the capture never shows \(request.methodName) on handle \(hex(handle, digits: 4, uppercase: true))")
         }

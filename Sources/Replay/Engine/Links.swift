@@ -117,6 +117,18 @@ final class Links {
         startAttempt(peripheral, address)
     }
 
+    /// The ATT MTU of the app's link when it comes up as `episode`: iOS exchanges its own MTU
+    /// before telling the app, so it is the smaller of iOS's (``Platform/mtu``) and what the
+    /// peer takes, as the capture's exchanges with it show (a capture that never exchanged says
+    /// nothing of the peer: iOS's is taken, a hypothesis). A PacketLogger capture's host is
+    /// Apple's stack: its own exchange on the link is the truth (Formats/corebluetooth.md).
+    func mtuAtConnection(_ episode: Connection, _ address: BluetoothAddress) -> Int {
+        let exchanged = cassette.link(connection: episode.id)?.mtu.map(Int.init)
+        if cassette.hostIsApple { return exchanged ?? 23 }
+        let peerTakes = exchanged ?? cassette.links(of: address).compactMap(\.mtu).max().map(Int.init)
+        return min(process.platform.mtu, peerTakes ?? process.platform.mtu)
+    }
+
     /// The manager refused `connect` with auto-reconnect itself: the delegate lacks the iOS 17
     /// disconnection method, so iOS fails the request inside the call and connects nothing.
     func connectRefused(_ peripheral: CBPeripheral, error: any Error, for central: CBCentralManager) {
@@ -143,9 +155,10 @@ final class Links {
                 // didConnect withdraws it.
                 scheduleRemoteDisconnection(of: episode, peripheral)
                 startLink(episode, peripheral)
+                let mtu = mtuAtConnection(episode, address)
                 process.reach(peripheral, waking: "didConnect") { [unowned self] central in
                     replay.record(.central(.didConnect, manager: replay.number(central)), [.init(.peripheral, "\(address)")])
-                    central.deliver(.connected(peripheral))
+                    central.deliver(.connected(peripheral, mtu: mtu))
                 }
             }
         } else {
