@@ -100,7 +100,9 @@ open class CBCentralManager: CBManager {
 
     /// Asks for a connection. It never times out: it completes when the peer is reachable, or
     /// the app cancels it. Asking again while connecting or connected changes nothing (the system
-    /// is told, to write the call down, and starts no second attempt).
+    /// is told, to write the call down, and starts no second attempt). With
+    /// ``CBConnectPeripheralOptionEnableAutoReconnect`` the delegate must implement the iOS 17
+    /// disconnection method, or `didFailToConnect` comes inside this call and nothing connects.
     public func connect(_ peripheral: CBPeripheral, options: [String: Any]? = nil) {
         guard requirePoweredOn("connect"), isMine(peripheral, "connect") else { return }
         // CoreBluetooth refuses auto-reconnect, inside the call, to a delegate that cannot hear
