@@ -9,7 +9,8 @@ import Foundation
 /// (``CBCentralManager/deliver(_:)``, ``CBPeripheral/deliver(_:)``,
 /// ``CBPeripheralManager/deliver(_:)``), as CoreBluetooth answers through delegate callbacks.
 /// Answers must come after the call returns (the app's own code may still be running when it
-/// calls), never from inside it.
+/// calls), never from inside it; the one answer iOS gives inside a call, a refused auto-reconnect,
+/// is the manager's own (``connectRefused(_:options:error:for:)``).
 ///
 /// The managers know nothing of captures; a system knows nothing of delegates.
 public protocol BluetoothSystem: AnyObject {
@@ -28,6 +29,10 @@ public protocol BluetoothSystem: AnyObject {
     /// app's process is over (bletrace itself does not trap). `manager` is nil for an object made
     /// outside any manager (a `CBMutableDescriptor`).
     func appCrashed(_ rule: String, _ message: String, by manager: CBManager?)
+    /// Something of the app's code that behaves differently here than on iOS, found as it runs
+    /// (a delegate whose class inherits its conformance: Formats/porting.md). The system may
+    /// write it down.
+    func portingWarning(_ message: String, by manager: CBManager)
     /// Runs `action` after the app's current call returns, in order with the system's own
     /// answers: for what a manager answers itself (CoreBluetooth answers every call
     /// asynchronously, as a delegate callback).
@@ -43,6 +48,11 @@ public protocol BluetoothSystem: AnyObject {
     func stopScan(for central: CBCentralManager)
     func connect(_ peripheral: CBPeripheral, options: [String: Any]?, for central: CBCentralManager)
     func cancelPeripheralConnection(_ peripheral: CBPeripheral, for central: CBCentralManager)
+    /// CoreBluetooth refused a `connect` itself, inside the call: auto-reconnect asked for by a
+    /// delegate without the iOS 17 disconnection method. No connection is attempted; the delegate
+    /// gets `didFailToConnect` with `error` right after this returns, still inside the app's call.
+    /// So that a system sees every call and callback.
+    func connectRefused(_ peripheral: CBPeripheral, options: [String: Any]?, error: any Error, for central: CBCentralManager)
     /// Peripherals the system knows by identifier; objects come from ``CBCentralManager/peripheral(identifier:address:name:)``.
     func retrievePeripherals(withIdentifiers identifiers: [UUID], for central: CBCentralManager) -> [CBPeripheral]
     /// Peripherals connected to the system (by any app) that have one of `services`.
@@ -94,6 +104,12 @@ public protocol BluetoothSystem: AnyObject {
 extension BluetoothSystem {
     /// By default a crash is not written down (a system made before crashes were modelled).
     public func appCrashed(_ rule: String, _ message: String, by manager: CBManager?) {}
+
+    /// By default a porting warning is not written down (a system made before they existed).
+    public func portingWarning(_ message: String, by manager: CBManager) {}
+
+    /// By default a refused `connect` is not written down (a system made before this was modelled).
+    public func connectRefused(_ peripheral: CBPeripheral, options: [String: Any]?, error: any Error, for central: CBCentralManager) {}
 
     /// By default a released peripheral changes nothing (a system made before this was modelled).
     public func peripheralReleased(_ peripheral: ReleasedPeripheral, by central: CBCentralManager) {}

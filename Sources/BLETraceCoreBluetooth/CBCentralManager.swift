@@ -19,7 +19,10 @@ open class CBCentralManager: CBManager {
         case stateUpdated(CBManagerState, restoredState: [String: Any]? = nil)
         /// An advertising report (advertising data and scan response merged).
         case discovered(CBPeripheral, advertisementData: [String: Any], rssi: Int)
-        case connected(CBPeripheral)
+        /// The link is up, with the ATT MTU the system already exchanged on it (iOS exchanges it
+        /// itself before telling the app: the decompiled `handleSuccessfulConnection:` reads it
+        /// from the connection's message).
+        case connected(CBPeripheral, mtu: Int = 23)
         case failedToConnect(CBPeripheral, error: (any Error)?)
         /// The connection ended; `timestamp` is `CFAbsoluteTime` seconds.
         case disconnected(CBPeripheral, error: (any Error)?, timestamp: CFAbsoluteTime = 0, isReconnecting: Bool = false)
@@ -34,7 +37,9 @@ open class CBCentralManager: CBManager {
         public static let extendedScanAndConnect = Feature(rawValue: 1 << 0)
     }
 
-    public weak var delegate: (any CBCentralManagerDelegate)?
+    public weak var delegate: (any CBCentralManagerDelegate)? {
+        didSet { checkDelegate() }
+    }
     public private(set) var isScanning = false
 
     /// The peripheral objects the app holds, by identifier. Weak, as the framework's map is (the
@@ -66,6 +71,7 @@ open class CBCentralManager: CBManager {
         super.init(queue: queue, restoreIdentifier: options?[CBCentralManagerOptionRestoreIdentifierKey] as? String)
         backReference.set(self)
         register()
+        checkDelegate()
     }
 
     deinit { backReference.clear() }
@@ -94,9 +100,22 @@ open class CBCentralManager: CBManager {
 
     /// Asks for a connection. It never times out: it completes when the peer is reachable, or
     /// the app cancels it. Asking again while connecting or connected changes nothing (the system
-    /// is told, to write the call down, and starts no second attempt).
+    /// is told, to write the call down, and starts no second attempt). With
+    /// ``CBConnectPeripheralOptionEnableAutoReconnect`` the delegate must implement the iOS 17
+    /// disconnection method, or `didFailToConnect` comes inside this call and nothing connects.
     public func connect(_ peripheral: CBPeripheral, options: [String: Any]? = nil) {
         guard requirePoweredOn("connect"), isMine(peripheral, "connect") else { return }
+        // CoreBluetooth refuses auto-reconnect, inside the call, to a delegate that cannot hear
+        // of it: the option's key (whatever its value) without the iOS 17 disconnection method
+        // gets `didFailToConnect` at once and no connection (the decompiled
+        // `connectPeripheral:options:` of iOS 18.2 and 26.1; "One or more parameters were
+        // invalid." in AsyncBluetooth issue 40).
+        if options?[CBConnectPeripheralOptionEnableAutoReconnect] != nil, !delegateHearsReconnection(peripheral) {
+            let error = CBError(.invalidParameters)
+            system.connectRefused(peripheral, options: options, error: error, for: self)
+            callback { $0.centralManager(self, didFailToConnect: peripheral, error: error) }
+            return
+        }
         if peripheral.state == .disconnected || peripheral.state == .disconnecting {
             peripheral.state = .connecting
             peripheral.cancelRequested = false
@@ -136,10 +155,11 @@ open class CBCentralManager: CBManager {
 
     /// The peripheral object of the peer `identifier`: the same object on every call until a
     /// state other than `.poweredOn`/`.poweredOff` invalidates every peripheral object. Systems
-    /// make peripherals with this, never otherwise.
+    /// make peripherals with this, never otherwise. `name` is the peer's GAP Device Name when the
+    /// system has read it before (iOS keeps it across connections): a new object is named by it.
     public func peripheral(identifier: UUID, address: BluetoothAddress? = nil, name: String? = nil) -> CBPeripheral {
         if let known = peripherals[identifier]?.object { return known }
-        let created = CBPeripheral(identifier: identifier, address: address, name: name, central: self)
+        let created = CBPeripheral(identifier: identifier, address: address, deviceName: name, central: self)
         peripherals[identifier] = created.backReference
         return created
     }
@@ -195,14 +215,15 @@ open class CBCentralManager: CBManager {
         case .discovered(let peripheral, let advertisementData, let rssi):
             guard reports(peripheral, advertisementData) else { return false }
             discoveredInScan.insert(peripheral.identifier)
-            // The name follows the latest advertisement while not connected; once connected it is
-            // the GAP Device Name the system reads (Formats/corebluetooth.md).
-            if let name = advertisementData[CBAdvertisementDataLocalNameKey] as? String, peripheral.state != .connected || peripheral.name == nil {
+            // The advertised name names the peripheral until the system has read its GAP Device
+            // Name, which wins from then on, across disconnections (Formats/corebluetooth.md).
+            if let name = advertisementData[CBAdvertisementDataLocalNameKey] as? String, peripheral.deviceName == nil {
                 peripheral.name = name
             }
             callback { $0.centralManager(self, didDiscover: peripheral, advertisementData: advertisementData, rssi: NSNumber(value: rssi)) }
-        case .connected(let peripheral):
+        case .connected(let peripheral, let mtu):
             peripheral.didConnect()
+            peripheral.mtu = mtu
             callback { $0.centralManager(self, didConnect: peripheral) }
         case .failedToConnect(let peripheral, let error):
             peripheral.state = .disconnected
@@ -211,8 +232,15 @@ open class CBCentralManager: CBManager {
         case .disconnected(let peripheral, let error, let timestamp, let isReconnecting):
             let reported = peripheral.cancelRequested ? nil : error
             peripheral.didDisconnect()
-            callback {
-                $0.centralManager(
+            // A peripheral the system connects again by itself is `.connecting` already during
+            // the callback (the decompiled handlePeripheralDisconnectionCompleted: sets the state
+            // before calling the delegate).
+            if isReconnecting { peripheral.state = .connecting }
+            callback { delegate in
+                // iOS calls the older form whenever the delegate implements it, and the iOS 17
+                // form only otherwise (the decompiled framework of iOS 18.2 and 26.1).
+                guard !implemented({ delegate.centralManager(self, didDisconnectPeripheral: peripheral, error: reported) }) else { return }
+                delegate.centralManager(
                     self, didDisconnectPeripheral: peripheral, timestamp: timestamp, isReconnecting: isReconnecting,
                     error: reported)
             }
@@ -285,6 +313,23 @@ open class CBCentralManager: CBManager {
             misuse("\(what) unused peripheral \(released.identifier.uuidString): the app kept no reference to it")
         }
         system.peripheralReleased(released, by: self)
+    }
+
+    /// Whether the delegate implements the iOS 17 disconnection method, which auto-reconnect
+    /// needs. iOS reads it when the delegate is set; here it is asked of the delegate's type once
+    /// (``DelegateProbe``), before any disconnection could tell.
+    private func delegateHearsReconnection(_ peripheral: CBPeripheral) -> Bool {
+        guard let delegate else { return false }
+        return DelegateProbe.implements(
+            "centralManager(_:didDisconnectPeripheral:timestamp:isReconnecting:error:)", of: delegate, manager: self
+        ) {
+            delegate.centralManager(self, didDisconnectPeripheral: peripheral, timestamp: 0, isReconnecting: false, error: nil)
+        }
+    }
+
+    private func checkDelegate() {
+        guard let delegate else { return }
+        checkConformance(of: delegate, "CBCentralManagerDelegate") { $0 is any CBCentralManagerDelegate.Type }
     }
 
     private func callback(_ body: (any CBCentralManagerDelegate) -> Void) {

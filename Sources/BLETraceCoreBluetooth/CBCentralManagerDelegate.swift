@@ -20,10 +20,14 @@ public protocol CBCentralManagerDelegate: NSObjectProtocol {
     /// A connection attempt failed. Attempts do not time out, so this is usually transient.
     func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?)
     /// A connection ended. `error` is nil when the app asked for it with
-    /// `cancelPeripheralConnection`, and set otherwise.
+    /// `cancelPeripheralConnection`, and set otherwise. A delegate that implements it gets it
+    /// and not the iOS 17 form below, as on iOS 18 and 26 (the decompiled framework).
     func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?)
-    /// The newer form (iOS 17). Its default calls `centralManager(_:didDisconnectPeripheral:error:)`,
-    /// so a delegate that implements this one is called here only, as in CoreBluetooth.
+    /// The newer form (iOS 17): called only when the delegate does not implement
+    /// `centralManager(_:didDisconnectPeripheral:error:)`. With
+    /// `CBConnectPeripheralOptionEnableAutoReconnect`, `isReconnecting` says the system connects
+    /// again by itself (the peripheral is `.connecting` during the call). Without it, `connect`
+    /// with that option fails at once.
     func centralManager(
         _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, timestamp: CFAbsoluteTime,
         isReconnecting: Bool, error: (any Error)?)
@@ -33,19 +37,23 @@ public protocol CBCentralManagerDelegate: NSObjectProtocol {
 
 extension CBCentralManagerDelegate {
     public func centralManager(_ central: CBCentralManager, willRestoreState dict: [String: Any]) {
-        central.restorationUnhandled = true
+        central.defaultReached = true
     }
     public func centralManager(
         _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber
     ) {}
     public func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {}
     public func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?) {}
-    public func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {}
+    // The two disconnection forms say when they are reached: which one iOS calls depends on
+    // which the delegate implements (CBManager.defaultReached).
+    public func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {
+        central.defaultReached = true
+    }
     public func centralManager(
         _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, timestamp: CFAbsoluteTime,
         isReconnecting: Bool, error: (any Error)?
     ) {
-        centralManager(central, didDisconnectPeripheral: peripheral, error: error)
+        central.defaultReached = true
     }
     public func centralManager(_ central: CBCentralManager, connectionEventDidOccur event: CBConnectionEvent, for peripheral: CBPeripheral) {}
     public func centralManager(_ central: CBCentralManager, didUpdateANCSAuthorizationFor peripheral: CBPeripheral) {}

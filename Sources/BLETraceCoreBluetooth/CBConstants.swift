@@ -22,7 +22,8 @@ public let CBConnectPeripheralOptionNotifyOnNotificationKey = "kCBConnectOptionN
 public let CBConnectPeripheralOptionStartDelayKey = "kCBConnectOptionStartDelay"
 public let CBConnectPeripheralOptionEnableTransportBridgingKey = "kCBConnectOptionEnableTransportBridging"
 public let CBConnectPeripheralOptionRequiresANCS = "kCBConnectOptionRequiresANCS"
-public let CBConnectPeripheralOptionEnableAutoReconnect = "kCBConnectOptionEnableAutoReconnect"
+/// iOS 17. Its string is iOS's own (the decompiled `connectPeripheral:options:` reads this key).
+public let CBConnectPeripheralOptionEnableAutoReconnect = "kCBConnectOptionAutoReconnect"
 
 // The restoration dictionary of `centralManager(_:willRestoreState:)`.
 public let CBCentralManagerRestoredStatePeripheralsKey = "kCBRestoredPeripherals"

@@ -42,21 +42,34 @@ open class CBDescriptor: CBAttribute {
     open override var description: String { "<CBDescriptor: \(uuid.uuidString), value = \(value.map { "\($0)" } ?? "(null)")>" }
 }
 
-/// A descriptor of a peripheral manager's characteristic (`CBMutableDescriptor`). CoreBluetooth
-/// publishes two kinds only: the Characteristic User Description (2901, a `String`) and the
-/// Characteristic Presentation Format (2904, `Data`); the system makes the others itself.
+/// A descriptor of a peripheral manager's characteristic (`CBMutableDescriptor`). Apple's page
+/// speaks of two kinds, the Characteristic User Description (2901, a `String`) and the
+/// Characteristic Presentation Format (2904, `Data`); the framework itself checks only the value's
+/// type for those and for 2906 and 128-bit descriptors, and makes any other.
 open class CBMutableDescriptor: CBDescriptor {
-    /// Only Characteristic User Description (2901) and Characteristic Presentation Format (2904)
-    /// can be made: iOS raises an exception for any other UUID here, at initialisation (the
-    /// decompiled framework; IOS-DFU-Library 61), which ends the app
-    /// (``BluetoothSystem/appCrashed(_:by:)``); the descriptor is made all the same.
+    /// iOS raises an exception here, which ends the app (``BluetoothSystem/appCrashed(_:_:by:)``),
+    /// when the value does not fit the descriptor: 2901 takes a `String`; 2904, 2906 (an even
+    /// number of bytes: a range of two values) and any 128-bit descriptor take `Data`. Every other
+    /// descriptor is made whatever its value (the decompiled `-[CBMutableDescriptor
+    /// initWithType:value:]` of iOS 18.2; Formats/corebluetooth.md). The descriptor is made all
+    /// the same.
     public init(type UUID: CBUUID, value: Any?) {
         super.init(uuid: UUID, value: value, handle: 0)
-        let short = UUID.bluetoothUUID.shortValue
-        if short != 0x2901 && short != 0x2904 {
-            BluetoothSystemContext.current?.appCrashed(
-                "descriptorNotAllowed", "Only the Characteristic User Description and Characteristic Presentation Format descriptors can be published, not \(UUID.uuidString)",
-                by: nil)
+        if let message = Self.refusal(UUID, value) {
+            BluetoothSystemContext.current?.appCrashed("descriptorValueType", message, by: nil)
+        }
+    }
+
+    /// The text of iOS's exception for a value that does not fit the descriptor, if any.
+    private static func refusal(_ uuid: CBUUID, _ value: Any?) -> String? {
+        let isString = value is String || value is NSString
+        let data = value as? Data ?? (value as? NSData).map { Data(referencing: $0) }
+        switch uuid.bluetoothUUID.shortValue {
+        case 0x2901: return isString ? nil : "Expecting NSString value type for User Description descriptor"
+        case 0x2904: return data != nil ? nil : "Expecting NSData value type for Format descriptor"
+        case 0x2906: return data.map { $0.count % 2 == 0 } == true ? nil : "Valid range must be an even number of bytes"
+        case nil: return data != nil ? nil : "Expecting NSData value type for 128-bit descriptor"
+        default: return nil
         }
     }
 }

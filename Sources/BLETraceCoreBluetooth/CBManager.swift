@@ -48,17 +48,52 @@ open class CBManager: NSObject {
         system = UnsupportedSystem(queue: queue)
     }
 
-    /// Set by the default `willRestoreState` (the delegate does not implement it) while the
-    /// manager restores: iOS asserts on a restore identifier whose delegate lacks the method.
-    var restorationUnhandled = false
+    /// Set by the default implementation of an optional delegate method whose absence changes
+    /// what CoreBluetooth does (``implemented(_:)``): the delegate does not implement it.
+    ///
+    /// iOS asks the Objective-C runtime which methods a delegate implements
+    /// (`respondsToSelector:`). Swift on Linux has none, and a protocol extension's default is an
+    /// implementation like any other, so the managers learn it by calling: a default that runs
+    /// says so here (Formats/corebluetooth.md, "Which optional methods a delegate implements").
+    var defaultReached = false
+
+    /// Runs `call`, a call of one delegate method, and says whether it reached the delegate's
+    /// own implementation rather than the protocol's default. Calls nest: a callback the app's
+    /// implementation causes at once is judged on its own.
+    func implemented(_ call: () -> Void) -> Bool {
+        let outer = defaultReached
+        defaultReached = false
+        call()
+        let reached = defaultReached
+        defaultReached = outer
+        return !reached
+    }
+
+    /// Warns (``BluetoothSystem/portingWarning(_:by:)``) when `delegate`'s class inherits its
+    /// conformance to the delegate protocol from a superclass (`conforms` says whether a class
+    /// conforms): on iOS, Objective-C finds a method the subclass adds; in Swift the
+    /// conformance's witnesses are the superclass's, so the protocol's default runs instead
+    /// (Formats/porting.md, "A delegate subclass"). Whether the subclass adds such a method
+    /// cannot be seen, so the warning says what to check.
+    func checkConformance(of delegate: AnyObject, _ protocolName: String, _ conforms: (Any.Type) -> Bool) {
+        var mirror = Mirror(reflecting: delegate).superclassMirror
+        var conforming: Any.Type?
+        while let current = mirror, conforms(current.subjectType) {
+            conforming = current.subjectType
+            mirror = current.superclassMirror
+        }
+        guard let conforming else { return }
+        let subclass = type(of: delegate)
+        system.portingWarning(
+            "the delegate, a \(subclass), inherits its conformance to \(protocolName) from \(conforming): a \(protocolName) method that \(subclass) implements and \(conforming) does not is never called here, though iOS calls it; implement it in \(conforming) and override it (Formats/porting.md, \"A delegate subclass\")",
+            by: self)
+    }
 
     /// Calls the delegate's `willRestoreState` through `call`; a delegate without the method
     /// crashes the app, as iOS's assertion does (bletrace can tell only when it calls it).
     /// Returns false after such a crash: nothing more of the app runs.
     func restore(_ method: String, _ call: () -> Void) -> Bool {
-        restorationUnhandled = false
-        call()
-        guard restorationUnhandled else { return true }
+        guard !implemented(call) else { return true }
         crash("restoreWithoutWillRestoreState", "has a restore identifier, but its delegate does not implement \(method)")
         return false
     }

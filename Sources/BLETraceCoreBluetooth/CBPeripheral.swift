@@ -16,6 +16,8 @@ open class CBPeripheral: CBPeer {
         case valueUpdated(valueHandle: UInt16, Data)
         /// A Service Changed indication for `handles`: the services in that range are invalidated.
         case servicesChanged(handles: ClosedRange<UInt16>)
+        /// The system read the peer's GAP Device Name (2A00): the peripheral's name from now on,
+        /// whatever it advertises; `peripheralDidUpdateName` when the name changes.
         case nameUpdated(String?)
         case rssiRead(Int, error: (any Error)?)
         case readyToSendWriteWithoutResponse
@@ -28,8 +30,18 @@ open class CBPeripheral: CBPeer {
         case linkLost
     }
 
-    public weak var delegate: (any CBPeripheralDelegate)?
+    public weak var delegate: (any CBPeripheralDelegate)? {
+        didSet {
+            guard let delegate else { return }
+            central?.checkConformance(of: delegate, "CBPeripheralDelegate") { $0 is any CBPeripheralDelegate.Type }
+        }
+    }
+    /// The peer's name: its GAP Device Name once the system has read it, else the local name it
+    /// advertised last (Formats/corebluetooth.md, "Central").
     public internal(set) var name: String?
+    /// The GAP Device Name the system read from the peer, once it has: it names the peripheral
+    /// from then on, across disconnections, whatever the peer advertises (iOS caches it).
+    var deviceName: String?
     // Marked `@exclusivity(unchecked)`: properties a replay reads for every notification and
     // request. Apps only read them, the system changes them, and no access overlaps another, so
     // the runtime's check of each access is left out (Benchmarks/README.md, the replay).
@@ -71,8 +83,10 @@ open class CBPeripheral: CBPeer {
     /// Whether the app asked for the connection to end (its disconnection then carries no error).
     @exclusivity(unchecked) var cancelRequested = false
 
-    init(identifier: UUID, address: BluetoothAddress?, name: String?, central: CBCentralManager) {
-        self.name = name
+    /// `deviceName` is the GAP Device Name the system already knows for the peer, if any.
+    init(identifier: UUID, address: BluetoothAddress?, deviceName: String?, central: CBCentralManager) {
+        self.name = deviceName
+        self.deviceName = deviceName
         centralReference = central.backReference
         super.init(identifier: identifier, address: address)
         backReference.set(self)
@@ -203,11 +217,21 @@ open class CBPeripheral: CBPeer {
             invalidated.forEach(Self.invalidate)
             callback { $0.peripheral(self, didModifyServices: invalidated) }
         case .nameUpdated(let newName):
+            // The system read the GAP Device Name: it names the peripheral from now on; the
+            // delegate hears of it only when the name changes.
+            deviceName = newName
+            guard newName != name else { return true }
             name = newName
             callback { $0.peripheralDidUpdateName(self) }
         case .rssiRead(let value, let error):
             if error == nil { lastRSSI = value }
-            callback { $0.peripheral(self, didReadRSSI: NSNumber(value: value), error: error) }
+            callback { delegate in
+                // iOS calls `peripheral(_:didReadRSSI:error:)` when the delegate implements it, and
+                // the deprecated `peripheralDidUpdateRSSI(_:error:)` otherwise (the decompiled
+                // `handleRSSIUpdated:` of iOS 18.2).
+                guard let central, !central.implemented({ delegate.peripheral(self, didReadRSSI: NSNumber(value: value), error: error) }) else { return }
+                (self as any DeprecatedCallbacks).peripheralDidUpdateRSSI(of: delegate, error: error)
+            }
         case .readyToSendWriteWithoutResponse:
             canSendWriteWithoutResponse = true
             callback { $0.peripheralIsReady(toSendWriteWithoutResponse: self) }
@@ -455,4 +479,17 @@ public struct ReleasedPeripheral: Sendable {
     public var state: CBPeripheralState
     /// The identity the object had, for what the system scheduled for it.
     public var object: ObjectIdentifier
+}
+
+/// Callbacks of deprecated delegate methods that iOS still makes, called through this protocol so
+/// that bletrace's own build does not warn of the deprecation.
+private protocol DeprecatedCallbacks {
+    func peripheralDidUpdateRSSI(of delegate: any CBPeripheralDelegate, error: (any Error)?)
+}
+
+extension CBPeripheral: DeprecatedCallbacks {
+    @available(*, deprecated)
+    fileprivate func peripheralDidUpdateRSSI(of delegate: any CBPeripheralDelegate, error: (any Error)?) {
+        delegate.peripheralDidUpdateRSSI(self, error: error)
+    }
 }

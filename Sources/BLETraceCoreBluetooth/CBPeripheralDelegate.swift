@@ -10,8 +10,8 @@ public protocol CBPeripheralDelegate: NSObjectProtocol {
     /// Services were invalidated (a Service Changed indication); they are no longer in
     /// `peripheral.services`. Discover again what is still needed.
     func peripheral(_ peripheral: CBPeripheral, didModifyServices invalidatedServices: [CBService])
-    /// The form before iOS 8, still declared by Apple; iOS and bletrace call
-    /// `peripheral(_:didReadRSSI:error:)` instead, never this.
+    /// The form before iOS 8, still declared by Apple: iOS and bletrace call it after `readRSSI()`
+    /// only when the delegate does not implement `peripheral(_:didReadRSSI:error:)`.
     @available(*, deprecated, message: "Use peripheral(_:didReadRSSI:error:) instead")
     func peripheralDidUpdateRSSI(_ peripheral: CBPeripheral, error: (any Error)?)
     func peripheral(_ peripheral: CBPeripheral, didReadRSSI RSSI: NSNumber, error: (any Error)?)
@@ -34,7 +34,10 @@ extension CBPeripheralDelegate {
     public func peripheral(_ peripheral: CBPeripheral, didModifyServices invalidatedServices: [CBService]) {}
     @available(*, deprecated, message: "Use peripheral(_:didReadRSSI:error:) instead")
     public func peripheralDidUpdateRSSI(_ peripheral: CBPeripheral, error: (any Error)?) {}
-    public func peripheral(_ peripheral: CBPeripheral, didReadRSSI RSSI: NSNumber, error: (any Error)?) {}
+    /// Says that it was reached: the deprecated form is called then (CBManager.defaultReached).
+    public func peripheral(_ peripheral: CBPeripheral, didReadRSSI RSSI: NSNumber, error: (any Error)?) {
+        peripheral.centralManager?.defaultReached = true
+    }
     public func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {}
     public func peripheral(_ peripheral: CBPeripheral, didDiscoverIncludedServicesFor service: CBService, error: (any Error)?) {}
     public func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?) {}

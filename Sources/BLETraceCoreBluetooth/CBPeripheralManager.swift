@@ -31,7 +31,9 @@ open class CBPeripheralManager: CBManager {
         case l2capChannelOpened(CBL2CAPChannel?, error: (any Error)?)
     }
 
-    public weak var delegate: (any CBPeripheralManagerDelegate)?
+    public weak var delegate: (any CBPeripheralManagerDelegate)? {
+        didSet { checkDelegate() }
+    }
     public private(set) var isAdvertising = false
     /// The services added and published, in the order they were added.
     public private(set) var publishedServices: [CBMutableService] = []
@@ -54,6 +56,7 @@ open class CBPeripheralManager: CBManager {
         self.delegate = delegate
         super.init(queue: queue, restoreIdentifier: options?[CBPeripheralManagerOptionRestoreIdentifierKey] as? String)
         register()
+        checkDelegate()
     }
 
     // MARK: Requests of the app
@@ -240,15 +243,20 @@ open class CBPeripheralManager: CBManager {
         if let short = service.uuid.bluetoothUUID.shortValue, short == 0x1800 || short == 0x1801 {
             return ("the Generic Access and Generic Attribute services belong to the system", CBError(.uuidNotAllowed))
         }
+        // The Client Characteristic Configuration is the system's: it makes and answers it for
+        // each characteristic that notifies or indicates (a hypothesis: the framework makes the
+        // descriptor object, what the daemon does with it is not known).
         for case let characteristic as CBMutableCharacteristic in service.characteristics ?? [] {
-            for descriptor in characteristic.descriptors ?? [] {
-                let short = descriptor.uuid.bluetoothUUID.shortValue
-                guard short == 0x2901 || short == 0x2904 else {
-                    return ("descriptor \(descriptor.uuid.uuidString): only 2901 and 2904 can be published", CBError(.uuidNotAllowed))
-                }
+            for descriptor in characteristic.descriptors ?? [] where descriptor.uuid.bluetoothUUID.shortValue == 0x2902 {
+                return ("descriptor \(descriptor.uuid.uuidString): the system makes the Client Characteristic Configuration itself", CBError(.uuidNotAllowed))
             }
         }
         return nil
+    }
+
+    private func checkDelegate() {
+        guard let delegate else { return }
+        checkConformance(of: delegate, "CBPeripheralManagerDelegate") { $0 is any CBPeripheralManagerDelegate.Type }
     }
 
     private func callback(_ body: (any CBPeripheralManagerDelegate) -> Void) {

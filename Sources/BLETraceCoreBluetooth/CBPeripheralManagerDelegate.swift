@@ -25,7 +25,7 @@ public protocol CBPeripheralManagerDelegate: NSObjectProtocol {
 
 extension CBPeripheralManagerDelegate {
     public func peripheralManager(_ peripheral: CBPeripheralManager, willRestoreState dict: [String: Any]) {
-        peripheral.restorationUnhandled = true
+        peripheral.defaultReached = true
     }
     public func peripheralManagerDidStartAdvertising(_ peripheral: CBPeripheralManager, error: (any Error)?) {}
     public func peripheralManager(_ peripheral: CBPeripheralManager, didAdd service: CBService, error: (any Error)?) {}

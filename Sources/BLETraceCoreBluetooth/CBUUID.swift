@@ -21,7 +21,7 @@ open class CBUUID: NSObject, NSCopying, @unchecked Sendable {
     /// `CBUUID(string:)`: 4 hex digits (16-bit), 8 (32-bit), or the 36-character form (128-bit).
     public convenience init(string theString: String) {
         guard let uuid = CBUUID.parse(theString) else {
-            fatalError("CBUUID(string:): \"\(theString)\" is not a 16-bit, 32-bit or 128-bit UUID (CoreBluetooth raises NSInvalidArgumentException here)")
+            fatalError("CBUUID(string:): \"\(theString)\" is not a 16-bit, 32-bit or 128-bit UUID (CoreBluetooth raises NSInternalInconsistencyException here: \"String … does not represent a valid UUID\")")
         }
         self.init(bluetoothUUID: uuid)
     }

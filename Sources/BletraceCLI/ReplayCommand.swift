@@ -47,6 +47,8 @@ struct ReplayCommand: AsyncParsableCommand {
     var accessorySetupKit = false
     @Option(help: ArgumentHelp("What didDisconnectPeripheral carries when ATT's 30 s transaction timeout ends a link: none (the one observation found, the default) or connection-timeout (CBError.connectionTimeout).", valueName: "error"))
     var attTimeoutError: ATTTimeoutError = .none
+    @Option(help: ArgumentHelp("The ATT MTU iOS asks for when it connects (185, the value reported since iOS 10; 527 is also seen); a link's MTU is the smaller of it and the peer's. A PacketLogger capture keeps its own exchange.", valueName: "bytes"))
+    var iosMtu: Int = 185
     @Option(help: ArgumentHelp("Bluetooth turns on at SECONDS.", valueName: "seconds"))
     var powerOnAt: [Double] = []
     @Option(help: ArgumentHelp("The Bluetooth daemon resets at SECONDS: .resetting, then .poweredOn, every peripheral object invalid.", valueName: "seconds"))
@@ -108,7 +110,7 @@ struct ReplayCommand: AsyncParsableCommand {
         var release: Platform.Release { Platform.Release(rawValue: Int(rawValue)!)! }
     }
 
-    var platform: Platform { Platform(release: ios.release, accessorySetupKit: accessorySetupKit, attTimeoutError: attTimeoutError.error) }
+    var platform: Platform { Platform(release: ios.release, accessorySetupKit: accessorySetupKit, mtu: iosMtu, attTimeoutError: attTimeoutError.error) }
 
     /// The choices of `--att-timeout-error`.
     enum ATTTimeoutError: String, ExpressibleByArgument, CaseIterable {
@@ -139,6 +141,7 @@ struct ReplayCommand: AsyncParsableCommand {
         if ios != .ios26 { words.append("--ios \(ios.rawValue)") }
         if accessorySetupKit { words.append("--accessory-setup-kit") }
         if attTimeoutError != .none { words.append("--att-timeout-error \(attTimeoutError.rawValue)") }
+        if iosMtu != 185 { words.append("--ios-mtu \(iosMtu)") }
         if launchState != .poweredOn { words.append("--launch-state \(launchState.rawValue)") }
         if unmatched != .pend { words.append("--unmatched \(unmatched.rawValue)") }
         if let peer = selection.peer { words.append("--peer \(peer)") }
@@ -162,6 +165,8 @@ struct ReplayCommand: AsyncParsableCommand {
         if sweep == nil, format != .text { throw ValidationError("--format is the sweep's report format; use it with --sweep") }
         if sweep == nil, killPoints != nil { throw ValidationError("--kill-points chooses the sweep's kill points; use it with --sweep") }
         if let killPoints, killPoints < 1 { throw ValidationError("--kill-points takes 1 or more") }
+        // An LE ATT MTU is 23 at least (Core 6.0, Vol 3, Part F, §3.2.8) and a 16-bit field.
+        if !(23...65535).contains(iosMtu) { throw ValidationError("--ios-mtu takes an ATT MTU from 23 to 65535 bytes, not \(iosMtu)") }
         if via != .settings, powerOffAt.isEmpty { throw ValidationError("--via says how --power-off-at turns Bluetooth off; use it with --power-off-at") }
         if !unlockAt.isEmpty, rebootAt.isEmpty { throw ValidationError("--unlock-at is the first unlock after a restart; use it with --reboot-at") }
     }

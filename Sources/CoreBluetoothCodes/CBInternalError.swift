@@ -14,13 +14,18 @@ public struct CBInternalError: Error, Hashable, Sendable, CustomStringConvertibl
 
     /// The codes, with the framework's numbers.
     public enum Code: Int, Hashable, Sendable, CaseIterable {
+        case pairingPasscodeIncorrect = 0
+        case pairingAlreadyPaired = 1
         case pairingConfirmValueFailed = 2
         case pairingSecurityTimeout = 3
         case pairingNoUserResponse = 4
         case pairingDHKeyCheckFailed = 5
         case pairingNumericComparisonFailed = 6
+        case operationNotAllowed = 10
         case pairingPincodeIncorrect = 11
+        case invalidState = 12
         case peerDidNotConfirmIndication = 13
+        case connectionLimitForUseCase = 14
         case pairingTooManyAttempts = 16
         case pairingCancelled = 17
         case micFailure = 31
@@ -38,6 +43,11 @@ public struct CBInternalError: Error, Hashable, Sendable, CustomStringConvertibl
     /// The framework's text for the code (`NSLocalizedDescriptionKey`).
     public var localizedDescription: String {
         switch code {
+        case .pairingPasscodeIncorrect: "Pairing failed as the passcode was incorrect."
+        case .pairingAlreadyPaired: "Pairing failed as this device is already paired."
+        case .operationNotAllowed: "Operation is not allowed"
+        case .invalidState: "Invalid state"
+        case .connectionLimitForUseCase: "The system has reached the maximum number of connections for this use case"
         case .pairingConfirmValueFailed: "Pairing failed as confirm value failed."
         case .pairingSecurityTimeout: "Pairing failed as the security timeout elapsed"
         case .pairingNoUserResponse: "Pairing failed as there was no response from user to pairing request"

@@ -7,8 +7,8 @@ import Foundation
 /// `errorUserInfo`, `errorCode` and `localizedDescription`. These members are here under the same
 /// names. The structs keep their code and user info as values, not an `NSError`: corelibs
 /// Foundation has the `_BridgedStoredNSError` protocol, but its default `hashValue` calls itself
-/// until the stack overflows (Swift 6.3.1 on Linux), and an `NSError` does not cast back to the
-/// struct with `as?` on Linux, so its conveniences would not be Apple's behaviour anyway.
+/// until the stack overflows (Swift 6.3.1 on Linux). An `NSError` of the domain casts back to
+/// the struct with `as?` as on Apple's systems (`CoreBluetoothError+Bridging.swift`).
 public protocol CoreBluetoothError: CustomNSError, Hashable, Sendable, CustomStringConvertible {
     associatedtype Code: CoreBluetoothErrorCode
 

@@ -80,15 +80,47 @@ import Wire
         #expect(manager.publishedServices.isEmpty)
     }
 
-    @Test func makingADescriptorOtherThan2901Or2904CrashesTheAppAtOnce() {
-        // iOS raises an exception at CBMutableDescriptor's initialisation (the decompiled
-        // framework; IOS-DFU-Library 61): the system the app runs on hears of it there.
-        BluetoothSystemContext.with(system) {
-            _ = CBMutableDescriptor(type: CBUUID(string: "2901"), value: "Rate")
-            #expect(system.crashes.isEmpty)
-            _ = CBMutableDescriptor(type: CBUUID(string: "2902"), value: Data([0, 0]))
+    /// A descriptor's value in the table below (`Any` is not `Sendable`).
+    enum DescriptorValue: Sendable {
+        case string(String), data([UInt8]), number(Int), none
+        var object: Any? {
+            switch self {
+            case .string(let text): text
+            case .data(let bytes): Data(bytes)
+            case .number(let number): NSNumber(value: number)
+            case .none: nil
+            }
         }
-        #expect(system.crashes == ["descriptorNotAllowed"])
+    }
+
+    /// The decompiled `-[CBMutableDescriptor initWithType:value:]` (iOS 18.2) checks the value's
+    /// type only (review PM-8): the exception ends the app there, and the system hears of it.
+    @Test(arguments: [
+        ("2901", DescriptorValue.string("a string"), false), ("2901", .data([0x41]), true), ("2901", .none, true),
+        ("2904", .data([4, 0, 0, 0x27, 1, 0, 0]), false), ("2904", .string("format"), true),
+        ("2906", .data([0, 0, 0xFF, 0]), false), ("2906", .data([0, 0, 0xFF]), true), ("2906", .number(1), true),
+        ("A1B2C3D4-0000-4000-8000-00805F9B34FB", .data([1]), false), ("A1B2C3D4-0000-4000-8000-00805F9B34FB", .string("text"), true),
+        ("2902", .data([0, 0]), false), ("2908", .number(7), false), ("290B", .none, false),
+    ])
+    func makingADescriptorChecksOnlyItsValuesType(uuid: String, value: DescriptorValue, crashes: Bool) {
+        let descriptor = BluetoothSystemContext.with(system) { CBMutableDescriptor(type: CBUUID(string: uuid), value: value.object) }
+        #expect(system.crashes == (crashes ? ["descriptorValueType"] : []))
+        #expect(descriptor.uuid == CBUUID(string: uuid))
+    }
+
+    @Test func aServiceWithCustomDescriptorsIsPublished() {
+        let service = CBMutableService(type: CBUUID(string: "FFF0"), primary: true)
+        let characteristic = CBMutableCharacteristic(type: CBUUID(string: "FFF1"), properties: [.read], value: nil, permissions: [.readable])
+        characteristic.descriptors = [
+            CBMutableDescriptor(type: CBUUID(string: "2906"), value: Data([0, 0, 0x64, 0])),
+            CBMutableDescriptor(type: CBUUID(string: "A1B2C3D4-0000-4000-8000-00805F9B34FB"), value: Data([1, 2])),
+        ]
+        service.characteristics = [characteristic]
+        manager.add(service)
+        system.flush()
+        #expect(delegate.errors.isEmpty)
+        #expect(system.calls.last == "add FFF0", "the system is asked to publish it")
+        #expect(system.crashes.isEmpty)
     }
 
     @Test func onlyTheLocalNameAndServiceUUIDsAreAdvertised() {

@@ -15,8 +15,8 @@ final class EveryCallbackDelegate: NSObject, CBCentralManagerDelegate, CBPeriphe
         if let error { errors.append("\(name) \(error)") }
     }
 
-    // CBCentralManagerDelegate (the iOS 17 disconnection form is left to its default, which
-    // calls the older one; NewDisconnectionDelegate implements it).
+    // CBCentralManagerDelegate (the iOS 17 disconnection form is left to its default: iOS calls
+    // the older one when it is implemented; NewDisconnectionDelegate implements the newer one).
     func centralManagerDidUpdateState(_ central: CBCentralManager) {
         onStateUpdate()
         note("centralManagerDidUpdateState(_:)")
@@ -111,11 +111,33 @@ final class EveryCallbackDelegate: NSObject, CBCentralManagerDelegate, CBPeriphe
 /// Implements only the iOS 17 form of the disconnection callback (and the required method).
 final class NewDisconnectionDelegate: NSObject, CBCentralManagerDelegate {
     var log: [String] = []
+    /// Runs inside the disconnection callback, to see what the app sees then.
+    var onDisconnect: (CBPeripheral) -> Void = { _ in }
     func centralManagerDidUpdateState(_ central: CBCentralManager) {}
     func centralManager(
         _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, timestamp: CFAbsoluteTime,
         isReconnecting: Bool, error: Error?
     ) {
+        onDisconnect(peripheral)
         log.append("new form timestamp=\(timestamp) isReconnecting=\(isReconnecting) error=\(error.map { "\($0)" } ?? "nil")")
+    }
+}
+
+/// A delegate that implements both disconnection forms, as apps that support iOS before 17 and
+/// after do: iOS 18 and 26 call the older one only.
+final class BothDisconnectionsDelegate: NSObject, CBCentralManagerDelegate {
+    var log: [String] = []
+    func centralManagerDidUpdateState(_ central: CBCentralManager) {}
+    func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: Error?) {
+        log.append("didFailToConnect \(error.map { "\($0)" } ?? "nil") state=\(peripheral.state)")
+    }
+    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: Error?) {
+        log.append("old form state=\(peripheral.state)")
+    }
+    func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, timestamp: CFAbsoluteTime,
+        isReconnecting: Bool, error: Error?
+    ) {
+        log.append("new form isReconnecting=\(isReconnecting) state=\(peripheral.state)")
     }
 }

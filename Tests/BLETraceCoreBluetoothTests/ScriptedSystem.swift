@@ -43,6 +43,9 @@ final class ScriptedSystem: BluetoothSystem {
     }
 
     func apiMisuse(_ message: String, by manager: CBManager) { misuses.append(message) }
+    /// Porting warnings the managers gave, in order.
+    var warnings: [String] = []
+    func portingWarning(_ message: String, by manager: CBManager) { warnings.append(message) }
     func appCrashed(_ rule: String, _ message: String, by manager: CBManager?) { crashes.append(rule) }
     func later(_ action: @escaping () -> Void) { pending.append(action) }
 
@@ -73,6 +76,9 @@ final class ScriptedSystem: BluetoothSystem {
     }
     func cancelPeripheralConnection(_ peripheral: CBPeripheral, for central: CBCentralManager) {
         calls.append("cancel \(peripheral.address!)")
+    }
+    func connectRefused(_ peripheral: CBPeripheral, options: [String: Any]?, error: any Error, for central: CBCentralManager) {
+        calls.append("connectRefused \(peripheral.address!)")
     }
     func retrievePeripherals(withIdentifiers identifiers: [UUID], for central: CBCentralManager) -> [CBPeripheral] {
         identifiers.compactMap { identifier in

@@ -43,6 +43,10 @@ public struct Cassette: Sendable {
     /// Where the capture's clock jumped by more than a day, if it did: the cassette ends with the
     /// record before (``CassetteRecorder/maximumClockGapSeconds``).
     public var clockJump: ClockJump?
+    /// The capture is a PacketLogger file: its host is Apple's Bluetooth stack (an iPhone's, a
+    /// Mac's), so the MTU it exchanged is the one iOS exchanges (Formats/corebluetooth.md,
+    /// "The MTU"). Another host's exchange (Android's 517, or none) is not iOS's.
+    public var hostIsApple = false
 
     /// A jump of the capture's clock: record `record` (0-based) is stamped `to`, the record
     /// before `from`.
@@ -112,6 +116,7 @@ public struct Cassette: Sendable {
             fault = error
         }
         var cassette = recorder.cassette()
+        cassette.hostIsApple = reader.format == .packetLogger
         if let given { cassette.completeDatabases(given: given) }
         return (cassette, fault)
     }

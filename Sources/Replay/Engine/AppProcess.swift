@@ -72,10 +72,19 @@ public struct Platform: Hashable, Sendable {
     /// default none, the one observation found (``CoreBluetoothMapping/attTimeoutError``);
     /// `CBError(.connectionTimeout)` to test an app against the other reading.
     public var attTimeoutError: CBError?
+    /// The ATT MTU iOS asks for itself when it connects (its Client Rx MTU): 185 by default, the
+    /// value reported since iOS 10; 527 is seen too, from an iPhone 7 on iOS 15.4
+    /// (Formats/corebluetooth.md, "The MTU"). A link's MTU is the smaller of this and what the
+    /// capture shows the peer taking.
+    public var mtu: Int
 
-    public init(release: Release = .iOS26, accessorySetupKit: Bool = false, attTimeoutError: CBError? = CoreBluetoothMapping.attTimeoutError.value) {
+    public init(
+        release: Release = .iOS26, accessorySetupKit: Bool = false, mtu: Int = 185,
+        attTimeoutError: CBError? = CoreBluetoothMapping.attTimeoutError.value
+    ) {
         self.release = release
         self.accessorySetupKit = accessorySetupKit
+        self.mtu = mtu
         self.attTimeoutError = attTimeoutError
     }
 

@@ -46,7 +46,9 @@ final class ClientPlayback<Context: ClientContext> {
     /// indications, GAP name and notifications play from now on.
     func play(_ link: Cassette.Link, _ peripheral: CBPeripheral) {
         guard let address = peripheral.address else { return }
-        if let mtu = link.mtu {
+        // Apple's stack exchanged this MTU itself; another host's exchange is not what iOS made
+        // (its own, at connection: Links.mtuAtConnection).
+        if let mtu = link.mtu, cassette.hostIsApple {
             replay.scheduleSystem(at: max(now, link.mtuTime ?? now), for: peripheral) { peripheral in peripheral.deliver(.mtuChanged(Int(mtu))) }
         }
         // A damaged capture may give a range backwards: it is read as the handles between.
@@ -70,10 +72,11 @@ final class ClientPlayback<Context: ClientContext> {
         scheduleGAPName(link, peripheral)
     }
 
-    /// iOS reads the peer's GAP Device Name itself once connected, and `peripheral.name` follows
-    /// it (the decompiled framework updates the name whenever the daemon's differs; Nordic's mock
-    /// gives the GAP name once connected): the capture's first read of Device Name (2A00) on the
-    /// link sets the name at its answer, with `peripheralDidUpdateName` when it changes.
+    /// iOS reads the peer's GAP Device Name itself once connected, and `peripheral.name` is it
+    /// from then on, across disconnections (Apple's `CBPeripheral.name`; the decompiled framework
+    /// updates the name whenever the daemon's differs): the capture's first read of Device Name
+    /// (2A00) on the link sets it at its answer, with `peripheralDidUpdateName` when it changes
+    /// the name, and the system keeps it for the peer's later peripheral objects.
     private func scheduleGAPName(_ link: Cassette.Link, _ peripheral: CBPeripheral) {
         let database = link.database ?? peripheral.address.flatMap { cassette.peerTable[$0]?.database }
         guard let address = peripheral.address,
@@ -84,8 +87,9 @@ final class ClientPlayback<Context: ClientContext> {
         else { return }
         let name = String(decoding: read.value, as: UTF8.self)
         replay.scheduleSystem(at: answered, for: peripheral) { [unowned self] peripheral in
-            guard peripheral.state == .connected, peripheral.name != name else { return }
-            guard process.isRunning, peripheral.delegate != nil else { return _ = peripheral.deliver(.nameUpdated(name)) }
+            guard peripheral.state == .connected else { return }
+            links.deviceNames[address] = name
+            guard peripheral.name != name, process.isRunning, peripheral.delegate != nil else { return _ = peripheral.deliver(.nameUpdated(name)) }
             replay.record(.peripheral(.didUpdateName), [.init(.peripheral, "\(address)"), .init(.name, flowText(name))])
             peripheral.deliver(.nameUpdated(name))
         }
@@ -292,6 +296,8 @@ final class ClientPlayback<Context: ClientContext> {
         guard
             case (var operation, let link)? = capturedAnswer(kind, handle: handle, on: address, occurrence: occurrence)
                 ?? (kind == .write ? capturedAnswer(.longWrite, handle: handle, on: address, occurrence: occurrence) : nil)
+                // iOS's MTU may be smaller than the capture host's: its long write is that write.
+                ?? (kind == .longWrite ? capturedAnswer(.write, handle: handle, on: address, occurrence: occurrence) : nil)
         else {
             return unmatched(request, peripheral, "the capture never shows \(request.methodName) on handle \(hex(handle, digits: 4, uppercase: true))")
         }

@@ -67,9 +67,13 @@ final class Links {
 
     // MARK: The app's calls
 
+    /// The GAP Device Names the system read, by peer: iOS keeps them across connections, app
+    /// launches and peripheral objects (Formats/corebluetooth.md, "Central").
+    var deviceNames: [BluetoothAddress: String] = [:]
+
     /// The peripheral object of `address` for `central`, given to the app.
     func peripheral(for address: BluetoothAddress, _ central: CBCentralManager) -> CBPeripheral {
-        let peripheral = central.peripheral(identifier: CBPeer.identifier(for: address), address: address)
+        let peripheral = central.peripheral(identifier: CBPeer.identifier(for: address), address: address, name: deviceNames[address])
         given[address] = peripheral
         return peripheral
     }
@@ -113,6 +117,29 @@ final class Links {
         startAttempt(peripheral, address)
     }
 
+    /// The ATT MTU of the app's link when it comes up as `episode`: iOS exchanges its own MTU
+    /// before telling the app, so it is the smaller of iOS's (``Platform/mtu``) and what the
+    /// peer takes, as the capture's exchanges with it show (a capture that never exchanged says
+    /// nothing of the peer: iOS's is taken, a hypothesis). A PacketLogger capture's host is
+    /// Apple's stack: its own exchange on the link is the truth (Formats/corebluetooth.md).
+    func mtuAtConnection(_ episode: Connection, _ address: BluetoothAddress) -> Int {
+        let exchanged = cassette.link(connection: episode.id)?.mtu.map(Int.init)
+        if cassette.hostIsApple { return exchanged ?? 23 }
+        let peerTakes = exchanged ?? cassette.links(of: address).compactMap(\.mtu).max().map(Int.init)
+        return min(process.platform.mtu, peerTakes ?? process.platform.mtu)
+    }
+
+    /// The manager refused `connect` with auto-reconnect itself: the delegate lacks the iOS 17
+    /// disconnection method, so iOS fails the request inside the call and connects nothing.
+    func connectRefused(_ peripheral: CBPeripheral, error: any Error, for central: CBCentralManager) {
+        guard let address = peripheral.address else { return }
+        replay.record(.app(.connect), [.init(.peripheral, "\(address)"), .init(.autoReconnect, "true")])
+        replay.comment(
+            "\(address): the delegate does not implement centralManager(_:didDisconnectPeripheral:timestamp:isReconnecting:error:), so iOS refuses auto-reconnect at once, inside connect, and connects nothing"
+        )
+        replay.record(.central(.didFailToConnect, manager: replay.number(central)), [.init(.peripheral, "\(address)"), .error(error)])
+    }
+
     /// A connection attempt to `peripheral`: the peer's next connection in the capture completes
     /// it (or fails it); with none, it stays pending.
     func startAttempt(_ peripheral: CBPeripheral, _ address: BluetoothAddress) {
@@ -128,9 +155,10 @@ final class Links {
                 // didConnect withdraws it.
                 scheduleRemoteDisconnection(of: episode, peripheral)
                 startLink(episode, peripheral)
+                let mtu = mtuAtConnection(episode, address)
                 process.reach(peripheral, waking: "didConnect") { [unowned self] central in
                     replay.record(.central(.didConnect, manager: replay.number(central)), [.init(.peripheral, "\(address)")])
-                    central.deliver(.connected(peripheral))
+                    central.deliver(.connected(peripheral, mtu: mtu))
                 }
             }
         } else {
@@ -246,9 +274,10 @@ final class Links {
                 .central(.didDisconnectPeripheral, manager: replay.number(central)),
                 [.init(.peripheral, "\(peripheral.address.map { "\($0)" } ?? "?")"), .error(error)]
                     + (reconnecting ? [.init(.isReconnecting, "true")] : []))
+            // The peripheral is `.connecting` during the callback; unless the app cancelled
+            // there, the system's attempt goes on from it.
             central.deliver(.disconnected(peripheral, error: error, timestamp: absoluteTime(now), isReconnecting: reconnecting))
-            if reconnecting, let address = peripheral.address, peripheral.state == .disconnected {
-                central.keepConnecting(peripheral)
+            if reconnecting, let address = peripheral.address, autoReconnect.contains(address), peripheral.state == .connecting {
                 startAttempt(peripheral, address)
             }
         }

@@ -57,6 +57,8 @@ public final class ReplayEngine: BluetoothSystem {
     @exclusivity(unchecked) public internal(set) var records: [FlowRecord] = []
     /// The flow's comments so far: what the replay noted for people.
     @exclusivity(unchecked) public internal(set) var comments: [String] = []
+    /// The porting warnings written so far: each once.
+    private var portingWarnings: Set<String> = []
     /// The flow so far, as text: ``records`` rendered, with the ``comments``.
     public var flow: Flow { Flow(events: records.map(\.rendered), comments: comments) }
     /// When set, events are written to it as they happen instead of kept in ``records`` (the
@@ -373,6 +375,12 @@ public final class ReplayEngine: BluetoothSystem {
         comments.append(message)
     }
 
+    /// Written as a flow comment, once per message.
+    public func portingWarning(_ message: String, by manager: CBManager) {
+        guard portingWarnings.insert(message).inserted else { return }
+        comments.append("porting: \(message)")
+    }
+
     /// The app did what CoreBluetooth answers with an exception: on iOS the app would crash there.
     /// The flow ends with `system crash reason=…` and the replay fails (`bletrace replay` exits 1).
     public func appCrashed(_ rule: String, _ message: String, by manager: CBManager?) {
@@ -459,6 +467,10 @@ public final class ReplayEngine: BluetoothSystem {
 
     public func cancelPeripheralConnection(_ peripheral: CBPeripheral, for central: CBCentralManager) {
         links.cancelConnection(peripheral, for: central)
+    }
+
+    public func connectRefused(_ peripheral: CBPeripheral, options: [String: Any]?, error: any Error, for central: CBCentralManager) {
+        links.connectRefused(peripheral, error: error, for: central)
     }
 
     /// The app let go of a peripheral object: the queue forgets it, and one that was connected or

@@ -30,7 +30,7 @@ import Testing
         #expect(parityConstants.count == 38)
         #expect(parityConstants["CBAdvertisementDataLocalNameKey"] == "kCBAdvDataLocalName")
         #expect(parityConstants["CBCentralManagerOptionRestoreIdentifierKey"] == "kCBInitOptionRestoreIdentifier")
-        #expect(parityConstants["CBConnectPeripheralOptionEnableAutoReconnect"] == "kCBConnectOptionEnableAutoReconnect")
+        #expect(parityConstants["CBConnectPeripheralOptionEnableAutoReconnect"] == "kCBConnectOptionAutoReconnect")
         #expect(parityConstants["CBUUIDCharacteristicUserDescriptionString"] == "2901")
         #expect(parityConstants["CBErrorDomain"] == "CBErrorDomain")
         // Keys of one dictionary must differ, or one option would stand for another.
