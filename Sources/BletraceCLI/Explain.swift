@@ -18,8 +18,10 @@ struct Explain: ParsableCommand {
 
     @Argument(help: "The code or the log line (quote it).") var text: [String]
     @Option(help: "text, json, or jsonl (the JSON document on one line).") var format: OutputFormat = .text
+    @OptionGroup var destination: DestinationOptions
 
     func run() throws {
+        try destination.apply(inputs: [])
         let input = text.joined(separator: " ")
         guard let explanation = Explainer.explain(input) else {
             Output.error("explain: \"\(input)\" is no code bletrace knows: give a number (133, 0x3e), a name (GATT_ERROR, CBError.connectionTimeout), a domain and code (CBErrorDomain Code=6), a logcat line with status=N or reason N")
@@ -32,7 +34,8 @@ struct Explain: ParsableCommand {
         if format != .text {
             try Output.json(explanation.json(version: jsonVersion), pretty: format == .json)
         } else {
-            explanation.write { Output.line($0) }
+            // With colour, each reading's heading is bold.
+            explanation.write { line in Output.line(line.first?.isNumber == true ? Style.bold(line) : line) }
         }
         Output.flush()
     }

@@ -7,7 +7,9 @@ extension Explanation {
         emit("\(input): read as a \(understoodAs)")
         for (index, reading) in readings.enumerated() {
             emit("")
-            emit("\(index + 1). \(reading.kind.title): \(reading.code)" + (reading.name.map { " \($0)" } ?? "") + (reading.grade == "documented" ? "" : " [\(reading.grade)]"))
+            // HCI and ATT codes in hexadecimal, as their specifications write them.
+            let code = reading.kind == .hci || reading.kind == .att ? "\(hex(reading.code, digits: 2)) (\(reading.code))" : "\(reading.code)"
+            emit("\(index + 1). \(reading.kind.title): \(code)" + (reading.name.map { " \($0)" } ?? "") + (reading.grade == "documented" ? "" : " [\(reading.grade)]"))
             emit("   \(reading.meaning)")
             if reading.causes.isEmpty {
                 emit("   no cause on the wire: the phone's stack makes it itself")

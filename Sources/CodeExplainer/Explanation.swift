@@ -22,7 +22,7 @@ public struct Explanation: Sendable {
         ),
         (
             "iOS",
-            "Install Apple's Bluetooth logging profile (developer.apple.com, Profiles and Logs), restart the phone, reproduce, then take a sysdiagnose (both volume buttons and the side button): the trace is logs/Bluetooth/bluetoothd-hci-latest.pklg in it; on a Mac, PacketLogger shows it live."
+            "Install Apple's Bluetooth logging profile (developer.apple.com, Profiles and Logs), reproduce, then take a sysdiagnose (both volume buttons and the side button): the trace is logs/Bluetooth/bluetoothd-hci-latest.pklg in it; on a Mac, PacketLogger shows it live."
         ),
     ]
 }
@@ -40,7 +40,12 @@ public enum Explainer {
         var understood: String
 
         if let (domain, code) = domainCode(lower) {
-            understood = "\(domain) error"
+            understood =
+                switch domain {
+                case "cberrordomain": "CBErrorDomain error"
+                case "cbatterrordomain": "CBATTErrorDomain error"
+                default: "CBInternalErrorDomain error"
+                }
             switch domain {
             case "cberrordomain": kinds = [(.cbError, code, "")]
             case "cbatterrordomain": kinds = [(.cbATTError, code, "")]

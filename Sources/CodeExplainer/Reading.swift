@@ -141,7 +141,9 @@ public struct Reading: Hashable, Sendable {
         guard (0x01...0xFF).contains(code), let name = HCIStatus(rawValue: UInt8(code)).name else { return nil }
         let status = HCIStatus(rawValue: UInt8(code))
         var causes = [Cause(.disconnection(status, requestedByApp: false))]
-        if status != .unknownConnectionIdentifier, status.rawValue != 0x3C { causes.append(Cause(.connectFailed(status))) }
+        // A completion's status, too, but for the reasons that only end a link, 0x02 (what a
+        // cancel leaves) and 0x3C (directed advertising's end).
+        if ![0x02, 0x08, 0x13, 0x14, 0x15, 0x16, 0x22, 0x3C, 0x3D].contains(status.rawValue) { causes.append(Cause(.connectFailed(status))) }
         if status == .unknownConnectionIdentifier { causes = [Cause(.connectTimedOut)] }
         return Reading(
             kind: bluetoothd ? .bluetoothd : .hci, code: bluetoothd ? code + 700 : code, name: name,
