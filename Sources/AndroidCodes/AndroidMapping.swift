@@ -81,12 +81,13 @@ public enum AndroidMapping {
     }
 
     /// `onConnectionStateChange` for an attempt the host cancelled `seconds` after it began: at
-    /// Android's 30-s direct-connection timeout, the stack's own cancel, which ends the connect
-    /// with 133 (147 from Android 15; the values documented, the cancel read as the timeout's by
-    /// its time: hypothesis). Nil for an earlier cancel: the app's own (`disconnect()` while
-    /// connecting), no failure.
+    /// Android's 30-s direct-connection timeout (29.5 s to 32 s), the stack's own cancel, which
+    /// ends the connect with 133 (147 from Android 15; the values documented, the cancel read as
+    /// the timeout's by its time: hypothesis). Nil for any other cancel: the app's own
+    /// (`disconnect()` while connecting), or the stack pausing a background connection (which
+    /// Android does at any time, to change its accept list or its address): no failure.
     public static func cancelledAttempt(after seconds: Double) -> AndroidStatus? {
-        guard seconds >= directConnectTimeout - 0.5 else { return nil }
+        guard seconds >= directConnectTimeout - 0.5, seconds <= directConnectTimeout + 2 else { return nil }
         return AndroidStatus(
             status: 0x85, name: "GATT_ERROR", callback: connectionStateCallback, grade: .hypothesis, source: Source.directConnectTimeout,
             note: "a cancel \(Int(seconds.rounded())) s after the attempt is Android's 30-s direct-connection timeout; iOS keeps waiting, with no callback",

@@ -18,6 +18,7 @@ extension DiagnosisCollector {
             if let traffic = traffic(connection, link, report) { findings.append(traffic) }
             findings += serviceChanges(connection, link)
         }
+        findings += neverConnected(report)
         findings += discoveryRepeated(report)
         findings += refusals(report, errors)
         return Finding.inOrder(findings)
@@ -661,7 +662,7 @@ private func format(_ value: Double) -> String {
 }
 
 /// A duration: `0.416 s`, `12.5 s`.
-private func seconds(_ value: Double) -> String { format(value) + " s" }
+func seconds(_ value: Double) -> String { format(value) + " s" }
 
 private func cbName(_ error: CBError) -> String { "\(error) (\(error.errorCode))" }
 private func cbName(_ error: ConnectionError) -> String { "\(error) (\(error.errorCode))" }

@@ -58,6 +58,7 @@ import Testing
         #expect(timeout.grade == .hypothesis, "the values are the source's; reading the cancel as the timeout's is by its time")
         #expect(AndroidMapping.cancelledAttempt(after: 29.6) != nil)
         #expect(AndroidMapping.cancelledAttempt(after: 5) == nil)
+        #expect(AndroidMapping.cancelledAttempt(after: 254) == nil, "a background connection the stack paused, no timeout")
         #expect(AndroidMapping.directConnectTimeout == 30)
     }
 
