@@ -74,10 +74,15 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
         .target(name: "CoreBluetoothCodes", dependencies: ["Wire", "HCI", "ATT"]),
+        // Android's view of the same failures: `BluetoothGatt` statuses, the callback that gets
+        // each, bond reasons, from the AOSP Bluetooth module (Formats/android-mapping.md).
+        .target(name: "AndroidCodes", dependencies: ["Wire", "HCI", "ATT"]),
+        // `bletrace explain`: a code or a pasted log line read on both platforms, with no capture.
+        .target(name: "CodeExplainer", dependencies: ["Wire", "HCI", "ATT", "CoreBluetoothCodes", "AndroidCodes"]),
         .target(
             name: "Lifecycle",
             // LinkLayer: an over-the-air capture read as this host's HCI would have shown it.
-            dependencies: ["Wire", "HCI", "ATT", "CoreBluetoothCodes", "TraceFiles", "LinkLayer"]),
+            dependencies: ["Wire", "HCI", "ATT", "CoreBluetoothCodes", "AndroidCodes", "TraceFiles", "LinkLayer"]),
         .target(name: "BLETraceCoreBluetooth", dependencies: ["Wire", "ATT", "CoreBluetoothCodes"]),
         // The flow: its events, text form, reader, writer, vocabulary, expectations and diff. It
         // knows nothing of captures or the replay; CoreBluetoothCodes names the errors an event
@@ -95,15 +100,15 @@ let package = Package(
         // checks and prints.
         .target(
             name: "Reports",
-            dependencies: ["Wire", "TraceFiles", "HCI", "ATT", "LinkLayer", "CoreBluetoothCodes", "Lifecycle", "Flow"]),
+            dependencies: ["Wire", "TraceFiles", "HCI", "ATT", "LinkLayer", "CoreBluetoothCodes", "AndroidCodes", "CodeExplainer", "Lifecycle", "Flow"]),
         .target(
             name: "BLETraceTesting",
             dependencies: ["Replay", "Flow", "BLETraceCoreBluetooth", "CoreBluetoothCodes"]),
         .target(
             name: "BLETrace",
             dependencies: [
-                "Wire", "TraceFiles", "HCI", "ATT", "LinkLayer", "CoreBluetoothCodes", "Lifecycle", "BLETraceCoreBluetooth",
-                "Flow", "Replay", "Reports",
+                "Wire", "TraceFiles", "HCI", "ATT", "LinkLayer", "CoreBluetoothCodes", "AndroidCodes", "CodeExplainer", "Lifecycle",
+                "BLETraceCoreBluetooth", "Flow", "Replay", "Reports",
             ]),
         // The command line: arguments, files and terminals, and the choice of report; the
         // executable `bletrace` only starts it.
@@ -139,6 +144,7 @@ let package = Package(
         .testTarget(name: "ATTTests", dependencies: ["ATT", "Wire", "TestSupport"]),
         .testTarget(name: "LinkLayerTests", dependencies: ["LinkLayer", "HCI", "ATT", "Wire", "TraceFiles", "Lifecycle", "Replay", "Flow", "TestSupport"]),
         .testTarget(name: "CoreBluetoothCodesTests", dependencies: ["CoreBluetoothCodes", "HCI", "ATT"]),
+        .testTarget(name: "AndroidCodesTests", dependencies: ["AndroidCodes", "CodeExplainer", "CoreBluetoothCodes", "HCI", "ATT"]),
         .testTarget(
             name: "LifecycleTests", dependencies: ["Lifecycle", "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "TestSupport"]),
         .testTarget(name: "BLETraceCoreBluetoothTests", dependencies: ["BLETraceCoreBluetooth", "Wire"]),

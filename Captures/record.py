@@ -789,6 +789,57 @@ async def scenario_cancelled_connect(path: Path) -> None:
         await asyncio.sleep(0.1)
 
 
+# Android's direct-connection timeout (packages/modules/Bluetooth, le_impl.h
+# kCreateConnectionTimeoutMs): the stack cancels a connectGatt attempt after it.
+ANDROID_DIRECT_CONNECT_TIMEOUT_S = 30.0
+# A resolvable private address (top bits 01) that nobody on the link owns: a
+# peer's address from an older scan, which it has since changed.
+OLD_RESOLVABLE_ADDRESS = hci.Address('4B:22:33:44:55:66')
+
+
+async def give_up_attempt(rig: Rig, address: hci.Address, wait_s: float) -> None:
+    """LE Create Connection to ``address``, LE Create Connection Cancel
+    ``wait_s`` later; Bumble's controller then sends no completion (see
+    cancelled-connect), so the attempt is abandoned 0.5 s after the cancel."""
+    attempt = asyncio.create_task(rig.central.connect(address, timeout=None))
+    await asyncio.sleep(wait_s)
+    await rig.central.cancel_connection()
+    await asyncio.sleep(0.5)
+    if not attempt.done():
+        attempt.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await attempt
+    await asyncio.sleep(0.1)
+
+
+async def scenario_connect_timeout(path: Path) -> None:
+    """The peer advertises while the central scans for 1 s, then stops; 1 s
+    later the central connects and, as Android's stack does, cancels the
+    attempt after 30 s."""
+    async with make_rig(path, pcap=False) as rig:
+        await asyncio.sleep(0.1)
+        await rig.peripheral.start_advertising()
+        await rig.central.start_scanning(legacy=True, filter_duplicates=False)
+        await asyncio.sleep(1.0)
+        await rig.central.stop_scanning(legacy=True)
+        await rig.peripheral.stop_advertising()
+        await asyncio.sleep(1.0)
+        await give_up_attempt(rig, PERIPHERAL_ADDRESS, ANDROID_DIRECT_CONNECT_TIMEOUT_S)
+
+
+async def scenario_connect_unheard(path: Path) -> None:
+    """The central scans for 1 s and hears nobody (the peripheral is on but
+    does not advertise), then connects to a resolvable private address nobody
+    owns, and cancels after 2 s."""
+    async with make_rig(path, pcap=False) as rig:
+        await asyncio.sleep(0.1)
+        await rig.central.start_scanning(legacy=True, filter_duplicates=False)
+        await asyncio.sleep(1.0)
+        await rig.central.stop_scanning(legacy=True)
+        await asyncio.sleep(0.1)
+        await give_up_attempt(rig, OLD_RESOLVABLE_ADDRESS, 2.0)
+
+
 async def scenario_scan(path: Path) -> None:
     async with make_rig(path) as rig:
         await asyncio.sleep(0.1)
@@ -2084,6 +2135,8 @@ SCENARIOS: list[tuple[str, Callable[[Path], Awaitable[None]]]] = [
     ('remote-parameter-request.btsnoop', scenario_remote_parameter_request),
     ('phy-update-unanswered.btsnoop', scenario_phy_update_unanswered),
     ('encryption-unanswered.btsnoop', scenario_encryption_unanswered),
+    ('connect-timeout.btsnoop', scenario_connect_timeout),
+    ('connect-unheard.btsnoop', scenario_connect_unheard),
 ]
 
 

@@ -2,6 +2,8 @@
 // for tests, `BLETraceTesting` (replays into the app under test, golden flows written with
 // BLETRACE_RECORD, paths relative to the test file), which a test target imports on its own.
 @_exported import ATT
+@_exported import AndroidCodes
+@_exported import CodeExplainer
 @_exported import CoreBluetoothCodes
 @_exported import Flow
 @_exported import HCI

@@ -82,6 +82,7 @@ enum ManualPage {
         Example(
             what: "", command: ["diff", "Captures/reconnect-supervision-timeout.reconnecting.flow", "actual.flow", "--format", "junit", "-o", "report.xml"]),
         Example(what: "Rewrite a capture for Wireshark:", command: ["convert", "Captures/att-errors.btsnoop", "-o", "att-errors.pcapng"]),
+        Example(what: "What Android's status 133 is, on both platforms, with no capture:", command: ["explain", "status=133"]),
     ]
 
     /// The manual pages named under SEE ALSO.

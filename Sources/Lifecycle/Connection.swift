@@ -1,4 +1,5 @@
 import ATT
+import AndroidCodes
 import CoreBluetoothCodes
 import HCI
 import Wire
@@ -66,6 +67,9 @@ public struct Connection: Hashable, Sendable, Codable {
     public var repeatedDisconnections = 0
     /// What CoreBluetooth would pass to `didDisconnectPeripheral` (or `didFailToConnect`).
     public var cbError: Mapped<ConnectionError?>?
+    /// What Android's `onConnectionStateChange` would receive for the same end (AndroidMapping),
+    /// decided with ``cbError``.
+    public var android: AndroidStatus?
 
     /// Connection parameters as the completion set them: interval (1.25 ms units), peripheral
     /// latency, supervision timeout (10 ms units). Each later update is a ``changes`` entry;

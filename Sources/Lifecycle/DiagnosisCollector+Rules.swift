@@ -1,4 +1,5 @@
 import ATT
+import AndroidCodes
 import CoreBluetoothCodes
 import HCI
 import Wire
@@ -17,6 +18,7 @@ extension DiagnosisCollector {
             if let traffic = traffic(connection, link, report) { findings.append(traffic) }
             findings += serviceChanges(connection, link)
         }
+        findings += neverConnected(report)
         findings += discoveryRepeated(report)
         findings += refusals(report, errors)
         return Finding.inOrder(findings)
@@ -80,6 +82,7 @@ extension DiagnosisCollector {
                         : c.cbError.flatMap { mapped in
                             mapped.value.map { "centralManager(_:didFailToConnect:error:) with \(cbName($0)) [\(mapped.evidence.rawValue)]" }
                         },
+                    android: c.android,
                     lookAt: "the peer's range and radio at connection time (it did not answer the first packets); the app should connect again, as CoreBluetooth does not retry by itself"))
         }
         guard c.outcome == .disconnected, let record = c.disconnectRecord, let time = c.disconnectTime, let reason = c.reason else {
@@ -122,7 +125,7 @@ extension DiagnosisCollector {
             findings.append(
                 Finding(
                     rule: .supervisionTimeout, record: record, time: time, connection: c, evidence: evidence, summary: summary + ".",
-                    coreBluetooth: callback,
+                    coreBluetooth: callback, android: c.android,
                     lookAt: update != nil
                         ? "whether the peer applies the new parameters at the update's instant (its sleep clock accuracy, the new supervision timeout); Apple's guidelines want the timeout above 3 × interval × (latency + 1)"
                         : "the peer's power, range and antenna (it stopped answering); a reset or brown-out of the accessory shows this way too"))
@@ -143,7 +146,7 @@ extension DiagnosisCollector {
             findings.append(
                 Finding(
                     rule: .llResponseTimeout, record: record, time: time, connection: c, evidence: evidence, summary: summary,
-                    coreBluetooth: callback,
+                    coreBluetooth: callback, android: c.android,
                     lookAt: "the accessory's link layer: its support for the procedure named (PHY update, data length, connection update, encryption) and its firmware's handling of it"))
         case 0x06, 0x05:
             findings.append(bondMissing(c, link, report, record: record, time: time, reason: reason))
@@ -156,7 +159,7 @@ extension DiagnosisCollector {
                     summary: "The link to \(peer) ended with a MIC failure (0x3D)"
                         + (encryption.map { ", before the encryption started at frame \($0 + 1) completed" } ?? "")
                         + ": an encrypted packet failed its integrity check, so the two sides did not hold the same key.",
-                    coreBluetooth: callback,
+                    coreBluetooth: callback, android: c.android,
                     lookAt: "the keys each side stored for the other (a stale bond on one side), and the accessory's encryption (its key after a key refresh)"))
         case 0x3B:
             let request = link.parameterRequests.last { $0.record < record }
@@ -167,7 +170,7 @@ extension DiagnosisCollector {
             findings.append(
                 Finding(
                     rule: .unacceptableParameters, record: record, time: time, connection: c,
-                    evidence: [record] + (request.map { [$0.record] } ?? []), summary: summary + ".", coreBluetooth: callback,
+                    evidence: [record] + (request.map { [$0.record] } ?? []), summary: summary + ".", coreBluetooth: callback, android: c.android,
                     lookAt: "the parameters the accessory asks for, against Apple's Accessory Design Guidelines (Formats/diagnose.md)"))
         default:
             break
@@ -200,6 +203,7 @@ extension DiagnosisCollector {
                     coreBluetooth: hostWaited
                         ? (indication ? "a CBPeripheralManager app's updateValue was never confirmed; " : "the pending request gets no callback; ") + callback
                         : "a CBPeripheralManager app that did not call respond(to:withResult:) for the request (or a central app that did not confirm an indication: iOS confirms them itself)",
+                    android: hostWaited ? c.android : nil,
                     lookAt: hostWaited
                         ? "the accessory's GATT \(indication ? "client: it must confirm every indication" : "server: the handler of this request, which must answer every request (with an Error Response if need be)")"
                         : "this host's GATT server: every request of the peer's client must be answered, once"))
@@ -214,6 +218,7 @@ extension DiagnosisCollector {
                     rule: .gaveUpAfterRefusal, record: record, time: time, connection: c, evidence: [refusal.record, record],
                     summary: "This host disconnected \(seconds(time.seconds(since: refusal.time))) after the peer's server refused \(refusal.requestName ?? "a request")\(refusal.attributeHandle.map { " of \(hex4($0))" } ?? "") with \(refusal.name) (frame \(refusal.record + 1)).",
                     coreBluetooth: refusal.coreBluetooth.map { "\(cbName($0)) \($0.callback.hasPrefix("no ") ? "(\($0.callback))" : "in \($0.callback)"), then the app's cancelPeripheralConnection: didDisconnectPeripheral with no error" },
+                    android: refusal.android,
                     lookAt: "the app's handling of this error: whether disconnecting is the intended reaction, or the request can be fixed or retried (and why the accessory refuses it)"))
         }
         return findings
@@ -247,6 +252,7 @@ extension DiagnosisCollector {
             evidence: [record] + [failed?.record, c.disconnectRecord, pairing?.record].compactMap { $0 },
             summary: summary,
             coreBluetooth: "CBError.peerRemovedPairingInformation (14): the user must forget the device in Settings > Bluetooth before pairing again [hypothesis: which HCI status iOS reads this from is not documented]",
+            android: c.android,
             lookAt: "the accessory's bond storage (a factory reset, or bonds lost on reboot); the app should tell the user to forget the device")
     }
 
@@ -293,6 +299,7 @@ extension DiagnosisCollector {
                         coreBluetooth: cancelled
                             ? "iOS ends the link: didDisconnectPeripheral with CBInternalErrorDomain 17 \"Pairing was cancelled.\", and the request that needed pairing gets no callback [reported: the link ends; hypothesis: the error]"
                             : mapped.map { "\(cbName($0.value)) in the callback of the request that needed pairing [\($0.evidence.rawValue)]" },
+                        android: pairing.failureReason.map { AndroidMapping.pairingFailure(reason: $0) },
                         lookAt: "the reason: a wrong or cancelled passkey, IO capabilities that allow no method the accessory accepts, or a stale bond on one side"))
             case .encrypted:
                 break
@@ -425,7 +432,7 @@ extension DiagnosisCollector {
                     Finding(
                         rule: .outsideDatabase, record: error.record, time: error.time, connection: connection, evidence: [error.record],
                         summary: "\(request) of \(attribute), a handle outside the database discovery revealed, was refused with \(error.name).",
-                        coreBluetooth: cbText, lookAt: "the client's hard-coded or cached handles (a stale cache after a firmware update); a CoreBluetooth app cannot send this"))
+                        coreBluetooth: cbText, android: error.android, lookAt: "the client's hard-coded or cached handles (a stale cache after a firmware update); a CoreBluetooth app cannot send this"))
                 continue
             }
             guard !error.expected else { continue }
@@ -438,6 +445,7 @@ extension DiagnosisCollector {
                         summary: "The peer's server refused \(request) of \(attribute) with \(error.name), and the request was not sent again on an encrypted link"
                             + (error.pairingFailedRecord.map { ": the pairing it led to failed (frame \($0 + 1))." } ?? "."),
                         coreBluetooth: cbText,
+                        android: error.android,
                         lookAt: "whether the accessory requires a bond for this attribute and pairing could happen (the pairing prompt, the accessory's IO capabilities)"))
                 continue
             }
@@ -453,6 +461,7 @@ extension DiagnosisCollector {
                         ? "The peer's server refused the subscription (\(request) of the descriptor \(attribute)) with \(error.name) (\(hex(error.code, digits: 2)))."
                         : "The peer's server refused \(request) of \(attribute) with \(error.name) (\(hex(error.code, digits: 2))).",
                     coreBluetooth: cbText,
+                    android: error.android,
                     lookAt: subscription
                         ? "whether the characteristic supports notify or indicate, and what the accessory's server requires before a subscription (a bond, its own state)"
                         : "the value written (its length and format) and the characteristic's permissions on the accessory"))
@@ -653,7 +662,7 @@ private func format(_ value: Double) -> String {
 }
 
 /// A duration: `0.416 s`, `12.5 s`.
-private func seconds(_ value: Double) -> String { format(value) + " s" }
+func seconds(_ value: Double) -> String { format(value) + " s" }
 
 private func cbName(_ error: CBError) -> String { "\(error) (\(error.errorCode))" }
 private func cbName(_ error: ConnectionError) -> String { "\(error) (\(error.errorCode))" }

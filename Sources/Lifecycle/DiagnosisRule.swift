@@ -26,6 +26,11 @@ public struct DiagnosisRule: Hashable, Sendable, CustomStringConvertible {
     public static let micFailure = DiagnosisRule("link-ended-mic-failure", .error)
     /// Disconnection 0x3B: connection parameters one side would not accept.
     public static let unacceptableParameters = DiagnosisRule("link-ended-unacceptable-parameters", .error)
+    /// This host cancelled a connection attempt at Android's 30-s direct-connection timeout.
+    public static let connectTimedOut = DiagnosisRule("connect-timed-out", .error)
+    /// A connection attempt that never completed, to a peer the capture's scans never heard
+    /// advertising connectably, or last heard 30 s or more before.
+    public static let connectToUnheardPeer = DiagnosisRule("connect-to-unheard-peer", .warning)
     /// This host disconnected within 2 s of an ATT error from the peer's server.
     public static let gaveUpAfterRefusal = DiagnosisRule("host-disconnected-after-refusal", .warning)
 
@@ -53,8 +58,8 @@ public struct DiagnosisRule: Hashable, Sendable, CustomStringConvertible {
 
     /// Every rule, in the order Formats/diagnose.md describes them.
     public static let all: [DiagnosisRule] = [
-        supervisionTimeout, llResponseTimeout, failedToEstablish, attTimeout, bondMissing, micFailure, unacceptableParameters,
-        gaveUpAfterRefusal, pairingUnfinished, pairingFailed, securityRefusalNotRetried, shortKey, bondNotKept, outsideDatabase,
+        supervisionTimeout, llResponseTimeout, failedToEstablish, connectTimedOut, connectToUnheardPeer, attTimeout, bondMissing, micFailure,
+        unacceptableParameters, gaveUpAfterRefusal, pairingUnfinished, pairingFailed, securityRefusalNotRetried, shortKey, bondNotKept, outsideDatabase,
         rediscoveryAfterServiceChanged, serviceChangedIgnored, discoveryRepeated, writeRefused, subscriptionRefused, requestedParameters,
         linkParameters, traffic,
     ]

@@ -1,4 +1,5 @@
 import ATT
+import AndroidCodes
 import CoreBluetoothCodes
 import HCI
 import TraceFiles
@@ -70,6 +71,9 @@ public struct TraceError: Hashable, Sendable, Codable {
     /// For a refusal for security, and for Pairing Failed: the record of the Pairing Failed that
     /// ended the pairing it led to.
     public var pairingFailedRecord: Int?
+    /// What Android's `BluetoothGattCallback` would receive for the same failure
+    /// (AndroidMapping); nil where an Android app is told nothing of it (an expected error).
+    public var android: AndroidStatus? = nil
 }
 
 /// Collects every ATT error, HCI failure and SMP failure of a capture, record by record, next to
@@ -173,7 +177,8 @@ public struct ErrorCollector {
                         record: record.index, time: record.timestamp, connection: acl.handle, peer: connection?.peer,
                         transport: connection?.transport, layer: .smp, code: reason.rawValue, name: reason.name ?? "\(reason)",
                         requestOpcode: nil, requestName: nil, attributeHandle: nil, attribute: nil, procedure: nil,
-                        searchedType: nil, expected: false, coreBluetooth: cb, sentBy: sentBy))
+                        searchedType: nil, expected: false, coreBluetooth: cb, sentBy: sentBy,
+                        android: AndroidMapping.pairingFailure(reason: reason.rawValue)))
             }
         default:
             break
@@ -248,12 +253,18 @@ public struct ErrorCollector {
             found[index].expected = true
             found[index].coreBluetooth?.callback =
                 "no callback: iOS paired and sent the request again, and the app got that answer (frame \(record + 1))"
+            if found[index].code == 0x05 || found[index].code == 0x0F {
+                found[index].android = found[index].android?.withoutCallback(
+                    "BluetoothGatt paired and sent the request again, and the app got that answer (frame \(record + 1))")
+            }
         case .refused(.pairingFailed(let record)):
             found[index].pairingFailedRecord = record
+            found[index].android = found[index].android.map { _ in AndroidMapping.pairingFailedRequest(TraceError.androidOperation(of: found[index])) }
         case .refused(.encryptionFailed), .refused(.noRetry):
             break
         case .cancelled(let record, _):
             found[index].pairingFailedRecord = record
+            found[index].android = found[index].android.map { _ in AndroidMapping.pairingFailedRequest(TraceError.androidOperation(of: found[index])) }
             if endedOnIOS[handle] == nil {
                 found[index].coreBluetooth?.callback =
                     "no callback: this host cancelled the pairing the refusal led to (frame \(record + 1)); iOS then ends the link, and requests in flight get no callback"
@@ -346,7 +357,7 @@ public struct ErrorCollector {
         } else {
             callback = self.callback(for: request, procedure, info)
         }
-        found.append(
+        var error =
             TraceError(
                 record: record.index, time: record.timestamp, connection: handle, peer: connection?.peer,
                 transport: connection?.transport, layer: .att, code: code.rawValue, name: code.name ?? "\(code)",
@@ -356,13 +367,16 @@ public struct ErrorCollector {
                 expected: code == .attributeNotFound && Self.discoveryRequests.contains(request)
                     || secondarySearch && code == .unsupportedGroupType,
                 coreBluetooth: equivalent(mapped.value, mapped.evidence, callback: callback),
-                sentBy: record.direction.map { $0 == .sent ? .host : .peer }, server: server))
+                sentBy: record.direction.map { $0 == .sent ? .host : .peer }, server: server)
+        error.android = error.androidView()
+        found.append(error)
     }
 
     private mutating func collect(_ event: HCIEvent, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
         func hci(
             _ status: HCIStatus, command: HCIOpcode?, connection: UInt16?, peer: BluetoothAddress?,
-            transport: Connection.Transport? = nil, expected: Bool = false, cb: TraceError.CoreBluetoothEquivalent? = nil
+            transport: Connection.Transport? = nil, expected: Bool = false, cb: TraceError.CoreBluetoothEquivalent? = nil,
+            android: AndroidStatus? = nil
         ) {
             found.append(
                 TraceError(
@@ -371,16 +385,18 @@ public struct ErrorCollector {
                     code: status.rawValue, name: status.name ?? "\(status)", requestOpcode: command?.rawValue,
                     requestName: command?.name, attributeHandle: nil, attribute: nil, procedure: nil,
                     searchedType: nil, expected: expected,
-                    coreBluetooth: cb))
+                    coreBluetooth: cb, android: android))
         }
         switch event {
         case .commandStatus(let status, _, let opcode) where status != .success:
             var cb: TraceError.CoreBluetoothEquivalent?
+            var android: AndroidStatus?
             if opcode == .leCreateConnection || opcode == .leExtendedCreateConnection {
                 let mapped = CoreBluetoothMapping.connectionFailureError(status: status)
                 cb = equivalent(mapped.value, mapped.evidence, callback: "centralManager(_:didFailToConnect:error:)")
+                android = TraceError.refusedConnect(status)
             }
-            hci(status, command: opcode, connection: nil, peer: nil, cb: cb)
+            hci(status, command: opcode, connection: nil, peer: nil, cb: cb, android: android)
         case .commandComplete(_, let opcode, _):
             if let status = event.status, status != .success {
                 hci(status, command: opcode, connection: nil, peer: nil)
@@ -393,7 +409,7 @@ public struct ErrorCollector {
             if !cancelled, let mapped = attempt?.cbError, let error = mapped.value {
                 cb = equivalent(error, mapped.evidence, callback: "centralManager(_:didFailToConnect:error:)")
             }
-            hci(complete.status, command: nil, connection: nil, peer: attempt?.peer, transport: .le, expected: cancelled, cb: cb)
+            hci(complete.status, command: nil, connection: nil, peer: attempt?.peer, transport: .le, expected: cancelled, cb: cb, android: attempt?.android)
         case .connectionComplete(let status, _, let address, _) where status != .success:
             // BR/EDR: CoreBluetooth has no equivalent.
             hci(status, command: nil, connection: nil, peer: address, transport: .classic)
@@ -410,7 +426,7 @@ public struct ErrorCollector {
             if connection.transport == .le, let mapped = connection.cbError, let error = mapped.value {
                 cb = equivalent(error, mapped.evidence, callback: "centralManager(_:didDisconnectPeripheral:error:)")
             }
-            hci(reason, command: nil, connection: handle, peer: connection.peer, transport: connection.transport, cb: cb)
+            hci(reason, command: nil, connection: handle, peer: connection.peer, transport: connection.transport, cb: cb, android: connection.android)
         default:
             break
         }

@@ -1,3 +1,4 @@
+import AndroidCodes
 import Wire
 
 /// One conclusion `bletrace diagnose` draws from a capture: what went wrong (or is worth knowing),
@@ -40,6 +41,9 @@ public struct Finding: Hashable, Sendable, Codable {
     /// What CoreBluetooth told the app (the delegate method and its error), or that it told it
     /// nothing; nil where no app callback is involved.
     public var coreBluetooth: String?
+    /// What Android's `BluetoothGattCallback` received for the same failure (the connection's or
+    /// the error's own view), where the finding is about one.
+    public var android: AndroidStatus?
     /// What to look at, in the app or the accessory.
     public var lookAt: String
     /// Figures behind the finding, for tools (`latency_ms_median`, `gap_s`…), by name.
@@ -47,7 +51,7 @@ public struct Finding: Hashable, Sendable, Codable {
 
     public init(
         rule: DiagnosisRule, record: Int, time: Timestamp, connection: Connection? = nil, evidence: [Int],
-        summary: String, coreBluetooth: String? = nil, lookAt: String, values: [String: Double] = [:]
+        summary: String, coreBluetooth: String? = nil, android: AndroidStatus? = nil, lookAt: String, values: [String: Double] = [:]
     ) {
         self.rule = rule.name
         self.severity = rule.severity
@@ -66,6 +70,7 @@ public struct Finding: Hashable, Sendable, Codable {
         self.evidence = unique
         self.summary = summary
         self.coreBluetooth = coreBluetooth
+        self.android = android
         self.lookAt = lookAt
         self.values = values
     }

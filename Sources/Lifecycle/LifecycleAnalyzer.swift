@@ -1,4 +1,5 @@
 import ATT
+import AndroidCodes
 import CoreBluetoothCodes
 import HCI
 import TraceFiles
@@ -358,6 +359,10 @@ public struct LifecycleAnalyzer {
         case .leCreateConnectionCancel:
             if let id = pendingAttempt ?? awaitingStatus {
                 connections[id].cancelTime = record.timestamp
+                // Android's stack cancels a direct connect after 30 s, and the app gets 133 (147).
+                if connections[id].transport == .le, let attempt = connections[id].attemptTime {
+                    connections[id].android = AndroidMapping.cancelledAttempt(after: record.timestamp.seconds(since: attempt))
+                }
             } else {
                 // An attempt that began before the capture: its completion (status 0x02) comes next.
                 cancelBeforeAttempt = record.timestamp
@@ -460,10 +465,11 @@ public struct LifecycleAnalyzer {
             // didUnsubscribeFrom is all it hears).
             // CoreBluetooth makes LE links only: a BR/EDR link, or one of no known transport, has no
             // equivalent.
-            connections[id].cbError =
-                (local && reason == .remoteDeviceTerminatedPowerOff) || connections[id].role == .peripheral
-                    || connections[id].transport != .le
-                ? nil : CoreBluetoothMapping.disconnectionError(reason: reason, requestedByApp: local)
+            let appTold =
+                !((local && reason == .remoteDeviceTerminatedPowerOff) || connections[id].role == .peripheral
+                || connections[id].transport != .le)
+            connections[id].cbError = appTold ? CoreBluetoothMapping.disconnectionError(reason: reason, requestedByApp: local) : nil
+            connections[id].android = appTold ? AndroidMapping.disconnection(reason: reason, requestedByApp: local) : nil
             connections[id].unansweredRequests = att.unanswered(on: handle)
             if let peer = connections[id].peer {
                 cachedAttributes[peer, default: [:]].merge(att.attributes(on: handle)) { _, new in new }
@@ -708,6 +714,10 @@ public struct LifecycleAnalyzer {
         if status != .success, !cancelled, connections[id].transport == .le {
             let mapped = CoreBluetoothMapping.connectionFailureError(status: status)
             connections[id].cbError = Mapped(value: .cb(mapped.value), evidence: mapped.evidence)
+            connections[id].android = AndroidMapping.connectionFailure(status: status)
+        } else if status == .success {
+            // Connected after all (a cancel that came too late): no failure.
+            connections[id].android = nil
         }
     }
 

@@ -1,4 +1,5 @@
 import ATT
+import AndroidCodes
 import CoreBluetoothCodes
 import Lifecycle
 import Wire
@@ -92,6 +93,7 @@ public struct ErrorTable {
                 let carrier = cb.callback.hasPrefix("no ") ? ", \(cb.callback)" : " in \(cb.callback)"
                 emit("  CoreBluetooth: \(name)\(carrier) [\(cb.evidence.rawValue)]")
             }
+            if let android = error.android { emit("  Android: \(android)") }
         }
         emit("")
         emit("summary: \(errors.count) errors, \(errors.count { !$0.expected }) unexpected" + (hidden > 0 && !all ? " (\(hidden) expected, not shown: --all)" : ""))

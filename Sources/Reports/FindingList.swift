@@ -1,3 +1,4 @@
+import AndroidCodes
 import Lifecycle
 import Wire
 
@@ -85,6 +86,7 @@ public struct FindingList {
             emit(color(head))
             emit("  " + finding.summary)
             if let cb = finding.coreBluetooth { emit("  CoreBluetooth: " + cb) }
+            if let android = finding.android { emit("  Android: \(android)") }
             emit("  look at: " + finding.lookAt)
             emit(style.dim("  evidence: frame\(finding.evidence.count == 1 ? "" : "s") " + finding.evidence.map { String($0 + 1) }.joined(separator: ", ")))
         }

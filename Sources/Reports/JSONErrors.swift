@@ -1,3 +1,4 @@
+import AndroidCodes
 import CoreBluetoothCodes
 import Lifecycle
 
@@ -64,6 +65,9 @@ public struct JSONError: Encodable {
     var pairing_failed_frame: Int?
     /// Always present: `null` when CoreBluetooth has no equivalent.
     var cb: NullOr<CB>
+    /// Always present: what Android's callback would receive, `null` when an Android app is told
+    /// nothing.
+    var android: NullOr<AndroidJSON>
 
     /// The JSON form of `error`, without a version.
     public init(_ error: TraceError) {
@@ -92,5 +96,6 @@ public struct JSONError: Encodable {
             error.coreBluetooth.map {
                 CB(domain: $0.domain, code: $0.code, name: $0.name, evidence: $0.evidence.rawValue, callback: $0.callback)
             })
+        android = NullOr(error.android.map(AndroidJSON.init))
     }
 }

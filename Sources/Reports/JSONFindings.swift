@@ -1,3 +1,4 @@
+import AndroidCodes
 import Lifecycle
 
 /// The JSON document of `bletrace diagnose --format json` (its contract: Formats/json.md): the
@@ -38,6 +39,9 @@ public struct JSONFinding: Encodable {
     var summary: String
     /// Always present: `null` where no app callback is involved.
     var coreBluetooth: NullOr<String>
+    /// Always present: what Android's callback received, `null` where the finding concerns no
+    /// failure an Android app is told of.
+    var android: NullOr<AndroidJSON>
     var look_at: String
     /// Figures behind the finding, by name (units in the name).
     var values: [String: Double]?
@@ -55,6 +59,7 @@ public struct JSONFinding: Encodable {
         evidence_frames = finding.evidence.map { $0 + 1 }
         summary = finding.summary
         coreBluetooth = NullOr(finding.coreBluetooth)
+        android = NullOr(finding.android.map(AndroidJSON.init))
         look_at = finding.lookAt
         values = finding.values.isEmpty ? nil : Dictionary(uniqueKeysWithValues: finding.values.map { ($0, ReportJSON.rounded($1, unitOf: $0)) })
     }

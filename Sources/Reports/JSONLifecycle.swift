@@ -1,3 +1,4 @@
+import AndroidCodes
 import CoreBluetoothCodes
 import Foundation
 import HCI
@@ -63,6 +64,9 @@ public struct JSONLifecycle: Encodable {
         var began_before_capture: Bool
         /// `null` when CoreBluetooth would report no error; absent when there is nothing to report.
         var cb_error: NullOr<CBErrorJSON>?
+        /// What Android's `onConnectionStateChange` would receive; absent when it is told of no
+        /// failure.
+        var android: AndroidJSON?
         var att: ATTCounts
         var interval_ms: Double?
         var interval_raw: UInt16?
@@ -289,6 +293,7 @@ public struct JSONLifecycle: Encodable {
                                 evidence: mapped.evidence.rawValue)
                         })
                 },
+                android: connection.android.map(AndroidJSON.init),
                 att: ATTCounts(
                     requests: connection.attRequests, errors: connection.attErrors,
                     notifications: connection.attNotifications, indications: connection.attIndications,

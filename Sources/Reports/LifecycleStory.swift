@@ -1,3 +1,4 @@
+import AndroidCodes
 import CoreBluetoothCodes
 import HCI
 import Lifecycle
@@ -93,6 +94,9 @@ public struct LifecycleStory {
             }
             if let cancel = connection.cancelTime {
                 emit(time(cancel) + "attempt cancelled by the host")
+                if connection.outcome != .failed, let android = connection.android {
+                    emit("              Android: \(android)")
+                }
             }
             if let complete = connection.completeTime, let status = connection.status {
                 if status == .success {
@@ -105,6 +109,9 @@ public struct LifecycleStory {
                         line += "; CoreBluetooth: didFailToConnect, error \(error.value.map { "\($0)" } ?? "nil") [\(error.evidence.rawValue)]"
                     }
                     emit(connection.outcome == .failed ? style.red(line) : line)
+                    if connection.outcome == .failed, let android = connection.android {
+                        emit("              Android: \(android)")
+                    }
                 }
             }
             if let interval = connection.interval, let latency = connection.latency, let timeout = connection.supervisionTimeout {
@@ -177,6 +184,7 @@ public struct LifecycleStory {
                 emit(connection.initiator == .local ? line : style.yellow(line))
                 if let error = connection.cbError {
                     emit("              CoreBluetooth: didDisconnectPeripheral, error \(error.value.map { "\($0) (\($0.errorCode))" } ?? "nil") [\(error.evidence.rawValue)]")
+                    if let android = connection.android { emit("              Android: \(android)") }
                 } else if connection.role == .peripheral {
                     emit("              CoreBluetooth: a peripheral manager has no disconnection callback; a subscribed central's subscriptions end with didUnsubscribeFrom [reported]")
                 } else if connection.initiator == .local, reason == .remoteDeviceTerminatedPowerOff {

@@ -28,9 +28,10 @@ import Testing
         "convert": ["convert", capture, "--to", "pcap"],
         "capture": ["capture", "-i", "tcp:127.0.0.1:1", "--count", "1"],
         "adapters": ["adapters"],
+        "explain": ["explain", "status=133"],
     ]
     /// The commands that write a report for people, and take --color.
-    static let reporting = ["info", "decode", "errors", "diagnose", "stats", "lifecycle", "gatt", "replay", "diff"]
+    static let reporting = ["info", "decode", "errors", "diagnose", "stats", "lifecycle", "gatt", "replay", "diff", "explain"]
     /// The commands that write a file or a report, and take -o.
     static let writing = reporting + ["convert", "capture"]
 

@@ -47,30 +47,35 @@ import Testing
             error   +0.378563  frame 85  connection 1 (handle 0x0001, F0:F1:F2:F3:F4:05)  write-refused
               The peer's server refused Write Request of 0x001d (EEE2) with Write Not Permitted (0x03).
               CoreBluetooth: CBATTError.writeNotPermitted (3) in peripheral(_:didWriteValueFor:error:)
+              Android: onCharacteristicWrite, status 3 GATT_WRITE_NOT_PERMITTED [documented]
               look at: the value written (its length and format) and the characteristic's permissions on the accessory
               evidence: frame 85
 
             error   +0.430013  frame 88  connection 1 (handle 0x0001, F0:F1:F2:F3:F4:05)  security-refusal-not-retried
               The peer's server refused Write Request of 0x001f (EEE3) with Insufficient Authentication, and the request was not sent again on an encrypted link.
               CoreBluetooth: CBATTError.insufficientAuthentication (5) in peripheral(_:didWriteValueFor:error:)
+              Android: onCharacteristicWrite, status 5 GATT_INSUFFICIENT_AUTHENTICATION [documented]
               look at: whether the accessory requires a bond for this attribute and pairing could happen (the pairing prompt, the accessory's IO capabilities)
               evidence: frame 88
 
             error   +0.533006  frame 94  connection 1 (handle 0x0001, F0:F1:F2:F3:F4:05)  write-refused
               The peer's server refused Write Request of 0x0021 (EEE4) with Application Error (0x80).
               CoreBluetooth: CBATTError code 128 in peripheral(_:didWriteValueFor:error:)
+              Android: onCharacteristicWrite, status 128 GATT_NO_RESOURCES [documented]
               look at: the value written (its length and format) and the characteristic's permissions on the accessory
               evidence: frame 94
 
             warning +0.481339  frame 91  connection 1 (handle 0x0001, F0:F1:F2:F3:F4:05)  request-outside-database
               Read Request of 0x00f0, a handle outside the database discovery revealed, was refused with Invalid Handle.
               CoreBluetooth: CBATTError.invalidHandle (1) (no callback: the attribute is not in the database discovery revealed, and a CoreBluetooth app cannot address it (the captured stack used the handle directly))
+              Android: onCharacteristicRead, status 1 GATT_INVALID_HANDLE [documented]
               look at: the client's hard-coded or cached handles (a stale cache after a firmware update); a CoreBluetooth app cannot send this
               evidence: frame 91
 
             warning +0.685537  frame 100  connection 1 (handle 0x0001, F0:F1:F2:F3:F4:05)  host-disconnected-after-refusal
               This host disconnected 0.153 s after the peer's server refused Write Request of 0x0021 with Application Error (frame 94).
               CoreBluetooth: CBATTError code 128 in peripheral(_:didWriteValueFor:error:), then the app's cancelPeripheralConnection: didDisconnectPeripheral with no error
+              Android: onCharacteristicWrite, status 128 GATT_NO_RESOURCES [documented]
               look at: the app's handling of this error: whether disconnecting is the intended reaction, or the request can be fixed or retried (and why the accessory refuses it)
               evidence: frames 94, 100
 
@@ -114,6 +119,7 @@ import Testing
             error   +1.402804  frame 119  connection 2 (handle 0x0001, F0:F1:F2:F3:F4:05 "bletrace-hr")  link-ended-bond-missing
               Encryption with the keys this host holds for the peer failed with PIN or Key Missing (0x06); the two paired on connection 1 (frame 74): the peer no longer has the bond.
               CoreBluetooth: CBError.peerRemovedPairingInformation (14): the user must forget the device in Settings > Bluetooth before pairing again [hypothesis: which HCI status iOS reads this from is not documented]
+              Android: onConnectionStateChange, status 0 GATT_SUCCESS [documented]
               look at: the accessory's bond storage (a factory reset, or bonds lost on reboot); the app should tell the user to forget the device
               evidence: frames 74, 119, 122
 

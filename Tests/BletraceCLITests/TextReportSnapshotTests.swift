@@ -53,6 +53,7 @@ import Testing
                           MTU 247; ATT: 18 requests (1 read, 2 writes), 0 writes without response, 5 errors, 3 notifications, 0 indications, 299 bytes
               +0.680858  disconnected by the peer or the link: Connection Timeout (0x08), after 0.416 s
                           CoreBluetooth: didDisconnectPeripheral, error CBError.connectionTimeout (6) [reported]
+                          Android: onConnectionStateChange, status 8 GATT_CONN_TIMEOUT [documented]
 
             connection 2: LE, local central, peer F0:F1:F2:F3:F4:05 (random), handle 0x0001
               +1.433757  attempt (frame 90)
@@ -62,6 +63,7 @@ import Testing
                           MTU 247; ATT: 2 requests (0 reads, 1 write), 0 writes without response, 0 errors, 1 notification, 0 indications, 17 bytes
               +1.899944  disconnected by this host: Remote User Terminated Connection (0x13), after 0.305 s
                           CoreBluetooth: didDisconnectPeripheral, error nil [documented]
+                          Android: onConnectionStateChange, status 0 GATT_SUCCESS [documented]
 
             """
         }
@@ -91,18 +93,23 @@ import Testing
             +0.327049  frame 82  handle 0x0001  F0:F1:F2:F3:F4:05
               ATT Read Not Permitted (0x02) answering Read Request on attribute 0x001b (characteristic value EEE1)
               CoreBluetooth: CBATTError.readNotPermitted (2) in peripheral(_:didUpdateValueFor:error:) [documented]
+              Android: onCharacteristicRead, status 2 GATT_READ_NOT_PERMITTED [documented]
             +0.378563  frame 85  handle 0x0001  F0:F1:F2:F3:F4:05
               ATT Write Not Permitted (0x03) answering Write Request on attribute 0x001d (characteristic value EEE2)
               CoreBluetooth: CBATTError.writeNotPermitted (3) in peripheral(_:didWriteValueFor:error:) [documented]
+              Android: onCharacteristicWrite, status 3 GATT_WRITE_NOT_PERMITTED [documented]
             +0.430013  frame 88  handle 0x0001  F0:F1:F2:F3:F4:05
               ATT Insufficient Authentication (0x05) answering Write Request on attribute 0x001f (characteristic value EEE3)
               CoreBluetooth: CBATTError.insufficientAuthentication (5) in peripheral(_:didWriteValueFor:error:) [documented]
+              Android: onCharacteristicWrite, status 5 GATT_INSUFFICIENT_AUTHENTICATION [documented]
             +0.481339  frame 91  handle 0x0001  F0:F1:F2:F3:F4:05
               ATT Invalid Handle (0x01) answering Read Request on attribute 0x00f0
               CoreBluetooth: CBATTError.invalidHandle (1), no callback: the attribute is not in the database discovery revealed, and a CoreBluetooth app cannot address it (the captured stack used the handle directly) [documented]
+              Android: onCharacteristicRead, status 1 GATT_INVALID_HANDLE [documented]
             +0.533006  frame 94  handle 0x0001  F0:F1:F2:F3:F4:05
               ATT Application Error (0x80) answering Write Request on attribute 0x0021 (characteristic value EEE4)
               CoreBluetooth: CBATTErrorDomain code 128, no named case in peripheral(_:didWriteValueFor:error:) [reported]
+              Android: onCharacteristicWrite, status 128 GATT_NO_RESOURCES [documented]
 
             summary: 11 errors, 5 unexpected (6 expected, not shown: --all)
                    1  ATT 0x01 Invalid Handle
@@ -139,18 +146,23 @@ import Testing
             +0.327049  frame 82  handle 0x0001  F0:F1:F2:F3:F4:05
               ATT Read Not Permitted (0x02) answering Read Request on attribute 0x001b (characteristic value EEE1)
               CoreBluetooth: CBATTError.readNotPermitted (2) in peripheral(_:didUpdateValueFor:error:) [documented]
+              Android: onCharacteristicRead, status 2 GATT_READ_NOT_PERMITTED [documented]
             +0.378563  frame 85  handle 0x0001  F0:F1:F2:F3:F4:05
               ATT Write Not Permitted (0x03) answering Write Request on attribute 0x001d (characteristic value EEE2)
               CoreBluetooth: CBATTError.writeNotPermitted (3) in peripheral(_:didWriteValueFor:error:) [documented]
+              Android: onCharacteristicWrite, status 3 GATT_WRITE_NOT_PERMITTED [documented]
             +0.430013  frame 88  handle 0x0001  F0:F1:F2:F3:F4:05
               ATT Insufficient Authentication (0x05) answering Write Request on attribute 0x001f (characteristic value EEE3)
               CoreBluetooth: CBATTError.insufficientAuthentication (5) in peripheral(_:didWriteValueFor:error:) [documented]
+              Android: onCharacteristicWrite, status 5 GATT_INSUFFICIENT_AUTHENTICATION [documented]
             +0.481339  frame 91  handle 0x0001  F0:F1:F2:F3:F4:05
               ATT Invalid Handle (0x01) answering Read Request on attribute 0x00f0
               CoreBluetooth: CBATTError.invalidHandle (1), no callback: the attribute is not in the database discovery revealed, and a CoreBluetooth app cannot address it (the captured stack used the handle directly) [documented]
+              Android: onCharacteristicRead, status 1 GATT_INVALID_HANDLE [documented]
             +0.533006  frame 94  handle 0x0001  F0:F1:F2:F3:F4:05
               ATT Application Error (0x80) answering Write Request on attribute 0x0021 (characteristic value EEE4)
               CoreBluetooth: CBATTErrorDomain code 128, no named case in peripheral(_:didWriteValueFor:error:) [reported]
+              Android: onCharacteristicWrite, status 128 GATT_NO_RESOURCES [documented]
 
             summary: 11 errors, 5 unexpected
                    6  ATT 0x0a Attribute Not Found

@@ -1,0 +1,81 @@
+import AndroidCodes
+import HCI
+import Wire
+
+extension DiagnosisCollector {
+    /// The connections that never came (issue 43 §3): an attempt this host cancelled at Android's
+    /// 30-s direct-connection timeout, and an attempt to a peer the capture's scans never heard
+    /// advertising connectably, or last heard long before.
+    func neverConnected(_ report: LifecycleReport) -> [Finding] {
+        var findings: [Finding] = []
+        for c in report.connections where c.transport == .le && c.role != .peripheral && c.status != .success && !c.beganBeforeCapture {
+            guard let attempt = c.attemptTime, let record = c.attemptRecord else { continue }
+            var peer: String { c.peer.map { "\($0)" + (c.peerName.map { " \"\($0)\"" } ?? "") } ?? "the peer" }
+            let heard = c.peer.flatMap { Self.lastHeard($0, before: attempt, in: report) }
+            let scanned = report.scans.contains { ($0.startTime ?? attempt) <= attempt }
+            let waitedFor = c.cancelTime.map { $0.seconds(since: attempt) }
+            if let cancel = c.cancelTime, let waited = waitedFor, AndroidMapping.cancelledAttempt(after: waited) != nil {
+                let target = c.peer == nil ? "through the Filter Accept List (frame \(record + 1); Android's stack makes its direct connections so)" : "to \(peer) (frame \(record + 1))"
+                var summary = "The attempt to connect \(target) was cancelled by this host after \(seconds(waited)), Android's direct-connection timeout: the peer never answered"
+                if c.peer != nil { summary += ", and " + Self.heardWords(heard, attempt: attempt, scanned: scanned) }
+                summary += "."
+                findings.append(
+                    Finding(
+                        rule: .connectTimedOut, record: record, time: cancel, connection: c,
+                        evidence: [record] + (c.completeRecord.map { [$0] } ?? []),
+                        summary: summary,
+                        coreBluetooth: "no callback: a CoreBluetooth connect does not time out; iOS keeps the attempt pending until the peer answers or the app cancels it",
+                        android: c.android,
+                        lookAt: "whether the peer was advertising connectably, in range, at the address the phone used (a resolvable private address it has since changed); the app should scan first and connect to what it hears"))
+            }
+            // Only where the capture scanned before the attempt can it say the peer was not heard.
+            guard scanned, c.peer != nil, !c.usesFilterAcceptList else { continue }
+            let stale = heard.map { attempt.seconds(since: $0.time) >= Self.staleAdvertising } ?? true
+            guard heard == nil || !(heard!.connectable) || stale else { continue }
+            var summary = "This host tried to connect to \(peer) (frame \(record + 1)), but " + Self.heardWords(heard, attempt: attempt, scanned: scanned)
+            if let address = c.peer, c.peerAddressType == 0x01, (address.rawValue >> 46) & 0x3 == 0x1 {
+                summary += "; the address is a resolvable private one, which the peer changes (every 15 minutes, as the specification recommends), so an address remembered from an older scan no longer reaches it"
+            }
+            let ending =
+                switch c.outcome {
+                case .pending: "; the attempt was still pending when the capture ended."
+                case .cancelled: "; the host cancelled it after \(waitedFor.map(seconds) ?? "a while")."
+                default: "; it failed (\(c.status.map { "\($0.name ?? "status") \(hex($0.rawValue, digits: 2))" } ?? "no status"))."
+                }
+            summary += ending
+            findings.append(
+                Finding(
+                    rule: .connectToUnheardPeer, record: record, time: attempt, connection: c,
+                    evidence: [record],
+                    summary: summary,
+                    coreBluetooth: "no callback while the attempt is pending: iOS waits for the peer to advertise, with no timeout",
+                    android: c.android,
+                    lookAt: "the address the app connects to: take it from a fresh scan (or connect with autoConnect, which follows the peer's resolvable address), and check the peer is advertising connectably"))
+        }
+        return findings
+    }
+
+    /// How long before a connection attempt a peer last heard advertising counts as long before.
+    static let staleAdvertising = 30.0
+
+    /// When a scan of the capture last heard `address` advertising before `time`, and whether it
+    /// ever heard it connectably.
+    static func lastHeard(_ address: BluetoothAddress, before time: Timestamp, in report: LifecycleReport) -> (time: Timestamp, connectable: Bool)? {
+        var found: (time: Timestamp, connectable: Bool)?
+        for scan in report.scans {
+            guard let device = scan.devices.first(where: { $0.address == address }), device.firstSeen <= time else { continue }
+            let last = device.lastSeen <= time ? device.lastSeen : time
+            if found == nil || found!.time < last { found = (last, device.connectable || (found?.connectable ?? false)) }
+        }
+        return found
+    }
+
+    /// `the capture's scans last heard it advertising connectably 1 s before the attempt`.
+    static func heardWords(_ heard: (time: Timestamp, connectable: Bool)?, attempt: Timestamp, scanned: Bool) -> String {
+        guard let heard else {
+            return scanned ? "the capture's scans never heard it advertising before the attempt" : "no scan of the capture's ran before the attempt"
+        }
+        let how = heard.connectable ? "connectably" : "only non-connectably (ADV_NONCONN_IND or ADV_SCAN_IND: it accepts no connection)"
+        return "the capture's scans last heard it advertising \(how) \(seconds(attempt.seconds(since: heard.time))) before the attempt"
+    }
+}
