@@ -11,4 +11,19 @@ import Testing
         #expect(errors.stdout.contains("CoreBluetooth: CBInternalError.micFailure (31)"), "\(errors.stdout)")
         #expect(!errors.stdout.contains("CBATTError.micFailure"))
     }
+
+    /// `--ltk` reads its hex with Wire's parser, which refuses a sign where a digit should be
+    /// (`UInt8("+f", radix: 16)` alone is 15, and `UInt8("-0", radix: 16)` is 0).
+    @Test(arguments: ["+f112233445566778899aabbccddeeff", "0x-0112233445566778899aabbccddeeff"])
+    func aKeyWithASignIsRefused(_ key: String) throws {
+        let result = try bletrace("lifecycle", Fixtures.capture("att-errors.btsnoop"), "--ltk", key)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("bletrace: --ltk \(key): '"), "\(result.stderr)")
+        #expect(result.stderr.contains("is not a hex digit"), "\(result.stderr)")
+    }
+
+    @Test func aGoodKeyIsStillTaken() throws {
+        let result = try bletrace("lifecycle", Fixtures.capture("att-errors.btsnoop"), "--ltk", "00112233445566778899AABBCCDDEEFF", "--brief")
+        #expect(result.status == 0, "\(result.stderr)")
+    }
 }
