@@ -175,8 +175,6 @@ import Testing
     }
 
     @Test(arguments: [
-        (["errors", capture, "--all", "--format", "json"], "--all"),
-        (["errors", capture, "--all", "--format", "jsonl"], "--all"),
         (["errors", capture, "--brief", "--format", "json"], "--brief"),
         (["decode", capture, "-v", "--format", "json"], "-v"),
         (["decode", capture, "--verbose", "--format", "jsonl"], "-v"),
@@ -188,6 +186,18 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("bletrace: \(option)"), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
+    }
+
+    /// `errors --all` asks the text for the expected errors, which JSON lists anyway: a note, not
+    /// a refusal, and the same document as without it.
+    @Test(arguments: ["json", "jsonl"])
+    func errorsAllWithJSONIsANote(_ format: String) throws {
+        let with = try bletrace(["errors", Self.capture, "--all", "--format", format])
+        let without = try bletrace(["errors", Self.capture, "--format", format])
+        #expect(with.status == 0, "\(with.stderr)")
+        #expect(with.stderr.hasPrefix("bletrace: note: --all chooses what the text shows"), "\(with.stderr)")
+        #expect(with.stdout == without.stdout)
+        #expect(with.stdout.contains("\"expected\""))
     }
 
     @Test func aMisspeltSubcommandGetsTheNearestNames() throws {
