@@ -319,7 +319,10 @@ final class Links {
 
     private func noteUndelivered(_ playback: LinkPlayback, _ address: BluetoothAddress) {
         guard playback.undelivered > 0 else { return }
-        replay.comment("\(address): \(playback.undelivered) notifications or indications of the capture went to characteristics the app had not subscribed to; not delivered")
+        replay.comment(
+            playback.undelivered == 1
+                ? "\(address): 1 notification or indication of the capture went to a characteristic the app had not subscribed to; not delivered"
+                : "\(address): \(playback.undelivered) notifications or indications of the capture went to characteristics the app had not subscribed to; not delivered")
     }
 }
 
