@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The conventions of the README's "Conventions" section, held on every subcommand: one error
+/// The conventions of Formats/commands.md, "Conventions", held on every subcommand: one error
 /// style, `-o FILE` (`-` is standard output) on every command that writes, `-` as input, `--color`
 /// with NO_COLOR and TERM=dumb, `"version"` and `"file"` in every JSON document, options that do
 /// not apply refused, "did you mean" for a misspelt subcommand, JUnit even on bad input, a
