@@ -184,23 +184,17 @@ $(BENCH_CAPTURE) $(BENCH_BIG_CAPTURE): $(BENCH_GENERATOR)
 	$$(cd Benchmarks && $(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) $(BENCH_SWIFTFLAGS) --show-bin-path)/generate-capture \
 	  $@ --records $(if $(filter $(BENCH_BIG_CAPTURE),$@),$(BENCH_BIG_RECORDS),$(BENCH_RECORDS))
 
-## bench: release build, then every benchmark, checked against Benchmarks/Thresholds: a
-## regression beyond the tolerances declared in each benchmark file fails it. A run that is only
-## better than the thresholds (a faster machine than the one they were stored on) passes, saying
-## so: package-benchmark fails that too, to have thresholds stored again.
+## bench: release build, then every benchmark once, gated on what a noisy or different machine
+## cannot move: allocation counts against Benchmarks/Thresholds, and each benchmark's wall time as
+## a ratio to a reference measured in the same run against Benchmarks/ratios.json
+## (scripts/bench.sh, scripts/bench_ratios.py; Benchmarks/README.md, "The gate").
 bench: deps bench-capture
-	@set -o pipefail; cd Benchmarks && BLETRACE_BENCH_CAPTURE=$(BENCH_CAPTURE) \
-	  $(SWIFT) package --scratch-path $(BENCH_SCRATCH) $(BENCH_SWIFTFLAGS) benchmark thresholds check \
-	  --path Thresholds --no-progress 2>&1 | tee $(BENCH_DIR)/thresholds-check.log || { \
-	  grep -q "is BETTER than the defined thresholds" $(BENCH_DIR)/thresholds-check.log && \
-	  ! grep -q "is WORSE than" $(BENCH_DIR)/thresholds-check.log && \
-	  echo "bench: no regression; faster than the stored thresholds beyond their tolerance (this machine is faster than the one they were stored on, or the code is: \`make bench-thresholds\` stores this run's)"; }
+	BLETRACE_BENCH_CAPTURE=$(BENCH_CAPTURE) SWIFT=$(SWIFT) bash scripts/bench.sh check $(BENCH_DIR) $(BENCH_SWIFTFLAGS)
 
-## bench-thresholds: re-measure and store the thresholds (after an intended change).
+## bench-thresholds: re-measure, then store the allocation counts and the time ratios (after an
+## intended change; never because the machine changed).
 bench-thresholds: deps bench-capture
-	cd Benchmarks && BLETRACE_BENCH_CAPTURE=$(BENCH_CAPTURE) \
-	  $(SWIFT) package --scratch-path $(BENCH_SCRATCH) $(BENCH_SWIFTFLAGS) --allow-writing-to-package-directory \
-	  benchmark thresholds update --path Thresholds --no-progress
+	BLETRACE_BENCH_CAPTURE=$(BENCH_CAPTURE) SWIFT=$(SWIFT) bash scripts/bench.sh store $(BENCH_DIR) $(BENCH_SWIFTFLAGS)
 
 ## compare: bletrace (release) against tshark and btmon on the generated capture and on a real
 ## Android log (COMPARE_REAL_LOG, from the shared folder: events and advertising reports), side by side in
