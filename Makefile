@@ -6,7 +6,6 @@ SWIFT ?= swift
 # zsh and fish to run the completion scripts (CompletionTests), mandoc to lint the man page;
 # and from PyPI, DuckDB for the query test.
 APT_PACKAGES := libpcap-dev libbluetooth-dev zlib1g-dev tshark bluez pkg-config libxml2-utils zsh fish mandoc
-SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_CAPTURE := Captures/reconnect-supervision-timeout.btsnoop
 DEMO_FLOW := Captures/reconnect-supervision-timeout.reconnecting.flow
 OUT := .build/demo
@@ -15,22 +14,16 @@ OUT := .build/demo
 # shared folder). The tests find it the same way (Tests/TestSupport/Fixtures.swift).
 SHARED := $(or $(BLETRACE_SHARED),../shared)
 
-.PHONY: check-install test-examples test-spark spark-deps docs deps build lint test crosscheck demo captures clean install uninstall fuzz fuzz-build
+.PHONY: help check-install test-examples test-spark spark-deps docs deps build lint test crosscheck demo captures clean install uninstall fuzz fuzz-build
 
-## deps: install the Debian packages that are missing (quick when all are present).
+## help: this list: each target and the first sentence of its `## target:` comment.
+help:
+	@awk -f scripts/make-help.awk $(MAKEFILE_LIST)
+
+## deps: install the Debian packages that are missing (quick when all are present), and DuckDB
+## (PyPI, Tests/requirements.txt) for the test that queries the JSON lines of many captures.
 deps:
-	@missing=""; \
-	for package in $(APT_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
-	fi
-	@# DuckDB (PyPI, Tests/requirements.txt): the test that queries the JSON lines of many captures.
-	@python3 -c "import duckdb" 2>/dev/null || { echo "installing: duckdb (PyPI)"; \
-	  python3 -m pip install --quiet -r Tests/requirements.txt; }
+	@bash scripts/deps.sh $(APT_PACKAGES) --pip Tests/requirements.txt duckdb
 
 ## build: the bletrace command (debug build, at .build/debug/bletrace).
 build: deps
@@ -38,7 +31,7 @@ build: deps
 
 ## lint: `swift format lint --strict` (the toolchain's swift-format, configured by .swift-format:
 ## 4-space indentation, lines as long as the code writes them, the default rules but those the
-## house style departs from, listed in README.md, "How it is built") over every Swift file of Sources, Tests,
+## house style departs from, listed in Formats/architecture.md, "House style") over every Swift file of Sources, Tests,
 ## Benchmarks, Fuzz, Plugins and Examples. `swift format format -i FILE` puts a file right.
 lint:
 	@files=$$(find Sources Tests Benchmarks Fuzz Plugins Examples -name '*.swift' -not -path '*/.build*'); \
@@ -65,12 +58,7 @@ docs: deps
 ## spark-deps: what the Spark example needs: a Java runtime (Debian's openjdk-17-jre-headless)
 ## and pyspark (PyPI, Examples/spark/requirements.txt), each installed when missing.
 spark-deps:
-	@dpkg-query -W -f='$${Status}' openjdk-17-jre-headless 2>/dev/null | grep -q "install ok installed" || { \
-	  echo "installing: openjdk-17-jre-headless"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless >/dev/null; }
-	@python3 -c "import pyspark" 2>/dev/null || { echo "installing: pyspark (PyPI)"; \
-	  python3 -m pip install --quiet -r Examples/spark/requirements.txt; }
+	@bash scripts/deps.sh openjdk-17-jre-headless --pip Examples/spark/requirements.txt pyspark
 
 ## test-spark: the fleet job of Examples/spark on Spark in local mode, over a fleet laid out from
 ## Captures/ (with a bug report zip, a sysdiagnose and a gzip), checked against bletrace run on
@@ -94,50 +82,24 @@ test-examples:
 crosscheck: deps
 	$(SWIFT) test --filter 'TsharkCrossCheckTests|LinkLayerCrossCheckTests|BtmonCrossCheckTests|ErrorsAndStatsTests|StoryCrossCheckTests'
 
-## demo: the main job on a bundled capture, told for a person.
+## demo: the main job on a bundled capture, told for a person (scripts/demo.sh), then its timeline
+## as a picture.
 demo: build
-	@bin=$$($(SWIFT) build --show-bin-path)/bletrace; mkdir -p $(OUT); \
-	echo; echo "== What is this file?            bletrace info $(DEMO_CAPTURE)"; \
-	$$bin info $(DEMO_CAPTURE); \
-	echo; echo "== Every record, decoded (the connection's first moments)   bletrace decode $(DEMO_CAPTURE)"; \
-	$$bin decode $(DEMO_CAPTURE) | sed -n '29,36p;86,95p'; \
-	echo "   … ($$($$bin decode $(DEMO_CAPTURE) | wc -l) records; --format jsonl for tools)"; \
-	echo; echo "== What happened to each connection?   bletrace lifecycle $(DEMO_CAPTURE)"; \
-	$$bin lifecycle $(DEMO_CAPTURE); \
-	echo; echo "== Replay to the reference app \"reconnecting\"   bletrace replay $(DEMO_CAPTURE) --app reconnecting"; \
-	$$bin replay $(DEMO_CAPTURE) --app reconnecting -o $(OUT)/actual.flow && cat $(OUT)/actual.flow; \
-	echo; echo "== Does the app do what it should?   bletrace diff $(DEMO_FLOW) $(OUT)/actual.flow"; \
-	$$bin diff $(DEMO_FLOW) $(OUT)/actual.flow; \
-	echo; echo "== And against a flow that expects the app to give up after the timeout:"; \
-	sed '/didDisconnectPeripheral/q' $(DEMO_FLOW) > $(OUT)/gives-up.flow; \
-	$$bin diff $(OUT)/gives-up.flow $(OUT)/actual.flow; echo "(exit code $$?: the flows differ)"; \
-	echo; echo "== The timeline, as a picture   bletrace lifecycle $(DEMO_CAPTURE) --format html"
+	@bash scripts/demo.sh $$($(SWIFT) build --show-bin-path)/bletrace $(DEMO_CAPTURE) $(DEMO_FLOW) $(OUT)
 	@$(MAKE) --no-print-directory picture
 
 ## captures: re-record the Bumble captures in Captures/ (needs Python and PyPI), then derive one
 ## file per other format and datalink from att-errors.btsnoop with bletrace convert. (The H4 link
 ## type 187 has no direction: convert says so and exits 1, which is expected there.) Last,
 ## pklg-header-notes.pklg: pklg-header-notes.btsnoop converted, behind iOS's header notes.
-DERIVE_FROM := Captures/att-errors.btsnoop
 captures: build
 	python3 -m pip install --quiet -r Captures/requirements.txt
 	python3 Captures/record.py Captures
-	@bin=$$($(SWIFT) build --show-bin-path)/bletrace; set -e; \
-	$$bin convert $(DERIVE_FROM) Captures/att-errors.dl1001.btsnoop --datalink 1001; \
-	$$bin convert $(DERIVE_FROM) Captures/att-errors.dl2001.btsnoop --datalink 2001; \
-	$$bin convert $(DERIVE_FROM) Captures/att-errors.lt254.pcap --datalink 254; \
-	$$bin convert $(DERIVE_FROM) Captures/att-errors.lt201.pcapng --datalink 201; \
-	$$bin convert $(DERIVE_FROM) Captures/att-errors.lt254.pcapng --datalink 254; \
-	$$bin convert $(DERIVE_FROM) Captures/att-errors.pklg; \
-	$$bin convert $(DERIVE_FROM) Captures/att-errors.lt187.pcap --datalink 187 || [ $$? -eq 1 ]; \
-	$$bin convert $(DERIVE_FROM) Captures/att-errors.lt187.pcapng --datalink 187 || [ $$? -eq 1 ]; \
-	notes=$$(mktemp -d); \
-	$$bin convert Captures/pklg-header-notes.btsnoop $$notes/traffic.pklg; \
-	python3 Captures/record.py --pklg-notes $$notes/traffic.pklg Captures/pklg-header-notes.pklg; \
-	rm -r $$notes
+	bash scripts/derive-captures.sh $$($(SWIFT) build --show-bin-path)/bletrace
 
+## clean: every build folder (.build, and the .build-* of the examples, fuzzing and benchmarks).
 clean:
-	rm -rf .build
+	rm -rf .build .build-*
 
 ## install: a release bletrace into $(PREFIX)/bin, linked with the Swift runtime and Foundation
 ## statically (--static-swift-stdlib: it runs on a machine without the Swift toolchain), its man
@@ -158,17 +120,10 @@ INSTALL_FISH := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 install: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product bletrace
 	$(SWIFT) build $(RELEASE_FLAGS) --product generate-manual
-	@set -e; dir=$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path); bin=$$dir/bletrace; \
-	pages=$$(mktemp -d); trap 'rm -rf "$$pages"' EXIT; \
-	$$dir/generate-manual $$bin --output-directory $$pages --section 1; \
-	install -d $(INSTALL_BIN) $(INSTALL_MAN) $(INSTALL_BASH) $(INSTALL_ZSH) $(INSTALL_FISH); \
-	install -m 755 $$bin $(INSTALL_BIN)/bletrace; \
-	$$bin manual $$pages/bletrace.1 -o $(INSTALL_MAN)/bletrace.1; chmod 644 $(INSTALL_MAN)/bletrace.1; \
-	$$bin --generate-completion-script bash > $(INSTALL_BASH)/bletrace; \
-	$$bin --generate-completion-script zsh > $(INSTALL_ZSH)/_bletrace; \
-	$$bin --generate-completion-script fish > $(INSTALL_FISH)/bletrace.fish; \
-	echo "installed $$($(INSTALL_BIN)/bletrace --version) in $(INSTALL_BIN), man page, completions"
+	bash scripts/install.sh $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) \
+	  $(INSTALL_BIN) $(INSTALL_MAN) $(INSTALL_BASH) $(INSTALL_ZSH) $(INSTALL_FISH)
 
+## uninstall: remove what `make install` installed (same PREFIX and DESTDIR).
 uninstall:
 	rm -f $(INSTALL_BIN)/bletrace $(INSTALL_MAN)/bletrace.1 $(INSTALL_BASH)/bletrace $(INSTALL_ZSH)/_bletrace $(INSTALL_FISH)/bletrace.fish
 
@@ -179,26 +134,7 @@ uninstall:
 ## an empty tmpfs; the installed bash completion completing a file name. Part of `make test`.
 TOOLCHAIN := $(shell dirname $$(dirname $$(readlink -f $$(command -v $(SWIFT)))))
 check-install:
-	@set -e; stage=$$(mktemp -d); trap 'rm -rf "$$stage"' EXIT; \
-	start=$$(date +%s); $(MAKE) --no-print-directory install DESTDIR=$$stage PREFIX=/usr >/dev/null; \
-	echo "check-install: make install took $$(( $$(date +%s) - start )) s"; \
-	bin=$$stage/usr/bin/bletrace; page=$$stage/usr/share/man/man1/bletrace.1; \
-	mandoc -T lint $$page; \
-	groff -ww -mandoc -Tutf8 -z $$page 2>$$stage/groff.err; \
-	if [ -s $$stage/groff.err ]; then cat $$stage/groff.err; exit 1; fi; \
-	for section in "EXIT STATUS" ENVIRONMENT EXAMPLES "SEE ALSO"; do \
-	  grep -qx ".Sh $$section" $$page || { echo "man page: no $$section"; exit 1; }; done; \
-	if ldd $$bin | grep -E "$(TOOLCHAIN)|libswift|libFoundation|libdispatch"; then echo "linked with the toolchain"; exit 1; fi; \
-	env -i LD_LIBRARY_PATH= $$bin --version; \
-	env -i LD_LIBRARY_PATH= $$bin lifecycle $(DEMO_CAPTURE) --brief >/dev/null; \
-	if unshare -m true 2>/dev/null; then \
-	  unshare -m sh -c 'mount -t tmpfs none "$$1" && env -i "$$2" info "$$3" >/dev/null && echo "runs with $$1 hidden"' \
-	    sh $(TOOLCHAIN) $$bin $(DEMO_CAPTURE); fi; \
-	dir=$$(mktemp -d); touch $$dir/capture.btsnoop; \
-	got=$$(cd $$dir && bash -c 'source "$$1"; COMP_WORDS=(bletrace info cap); COMP_CWORD=2; COMP_LINE="bletrace info cap"; COMP_POINT=17; \
-	  _bletrace bletrace cap info; printf "%s\n" "$${COMPREPLY[@]}"' bash $$stage/usr/share/bash-completion/completions/bletrace); \
-	rm -r $$dir; [ "$$got" = capture.btsnoop ] || { echo "installed bash completion offered: $$got"; exit 1; }; \
-	echo "check-install: man page lint-clean, binary free of the toolchain, completion completes"
+	@bash scripts/check-install.sh $(TOOLCHAIN) $(DEMO_CAPTURE)
 
 # ---- Fuzzing: a libFuzzer target per entry point, in the Fuzz/ package ---------------
 FUZZ_SECONDS ?= 60
@@ -248,41 +184,35 @@ $(BENCH_CAPTURE) $(BENCH_BIG_CAPTURE): $(BENCH_GENERATOR)
 	$$(cd Benchmarks && $(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) $(BENCH_SWIFTFLAGS) --show-bin-path)/generate-capture \
 	  $@ --records $(if $(filter $(BENCH_BIG_CAPTURE),$@),$(BENCH_BIG_RECORDS),$(BENCH_RECORDS))
 
-## bench: release build, then every benchmark, checked against Benchmarks/Thresholds: a
-## regression beyond the tolerances declared in each benchmark file fails it. A run that is only
-## better than the thresholds (a faster machine than the one they were stored on) passes, saying
-## so: package-benchmark fails that too, to have thresholds stored again.
+## bench: release build, then every benchmark once, gated on what a noisy or different machine
+## cannot move: allocation counts against Benchmarks/Thresholds, and each benchmark's wall time as
+## a ratio to a reference measured in the same run against Benchmarks/ratios.json
+## (scripts/bench.sh, scripts/bench_ratios.py; Benchmarks/README.md, "The gate").
 bench: deps bench-capture
-	@set -o pipefail; cd Benchmarks && BLETRACE_BENCH_CAPTURE=$(BENCH_CAPTURE) \
-	  $(SWIFT) package --scratch-path $(BENCH_SCRATCH) $(BENCH_SWIFTFLAGS) benchmark thresholds check \
-	  --path Thresholds --no-progress 2>&1 | tee $(BENCH_DIR)/thresholds-check.log || { \
-	  grep -q "is BETTER than the defined thresholds" $(BENCH_DIR)/thresholds-check.log && \
-	  ! grep -q "is WORSE than" $(BENCH_DIR)/thresholds-check.log && \
-	  echo "bench: no regression; faster than the stored thresholds beyond their tolerance (this machine is faster than the one they were stored on, or the code is: \`make bench-thresholds\` stores this run's)"; }
+	BLETRACE_BENCH_CAPTURE=$(BENCH_CAPTURE) SWIFT=$(SWIFT) bash scripts/bench.sh check $(BENCH_DIR) $(BENCH_SWIFTFLAGS)
 
-## bench-thresholds: re-measure and store the thresholds (after an intended change).
+## bench-thresholds: re-measure, then store the allocation counts and the time ratios (after an
+## intended change; never because the machine changed).
 bench-thresholds: deps bench-capture
-	cd Benchmarks && BLETRACE_BENCH_CAPTURE=$(BENCH_CAPTURE) \
-	  $(SWIFT) package --scratch-path $(BENCH_SCRATCH) $(BENCH_SWIFTFLAGS) --allow-writing-to-package-directory \
-	  benchmark thresholds update --path Thresholds --no-progress
+	BLETRACE_BENCH_CAPTURE=$(BENCH_CAPTURE) SWIFT=$(SWIFT) bash scripts/bench.sh store $(BENCH_DIR) $(BENCH_SWIFTFLAGS)
 
 ## compare: bletrace (release) against tshark and btmon on the generated capture and on a real
 ## Android log (COMPARE_REAL_LOG, from the shared folder: events and advertising reports), side by side in
 ## one run: stats vs tshark -T fields, decode vs tshark's summary, decode --format jsonl vs
 ## tshark -T json, decode -v vs tshark -V and btmon -r: wall time, MB/s, records/s, peak RSS and
-## ratios (Benchmarks/compare.sh; the README's speed table is its output); then four copies of
+## ratios (Benchmarks/compare.sh; the speed table of Formats/performance.md is its output); then four copies of
 ## the capture analysed with one worker and with one per processor (Benchmarks/many.sh).
+# The release bletrace of compare and bench-memory, built once into its own folder.
+BENCH_CLI_BUILD := $(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli
+BENCH_CLI = $$($(BENCH_CLI_BUILD) --show-bin-path)/bletrace
+
 compare: deps bench-capture
-	@$(MAKE) --no-print-directory deps APT_PACKAGES="bc time"
-	$(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli
-	BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
-	  RECORDS=$(BENCH_RECORDS) bash Benchmarks/compare.sh $(BENCH_CAPTURE)
-	@if [ -f "$(COMPARE_REAL_LOG)" ]; then \
-	  BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
-	    bash Benchmarks/compare.sh $(COMPARE_REAL_LOG); \
+	@bash scripts/deps.sh bc time
+	$(BENCH_CLI_BUILD)
+	BLETRACE=$(BENCH_CLI) RECORDS=$(BENCH_RECORDS) bash Benchmarks/compare.sh $(BENCH_CAPTURE)
+	@if [ -f "$(COMPARE_REAL_LOG)" ]; then BLETRACE=$(BENCH_CLI) bash Benchmarks/compare.sh $(COMPARE_REAL_LOG); \
 	else echo "compare: $(COMPARE_REAL_LOG) not found (the shared folder: set BLETRACE_SHARED or put shared/ beside the clone): the real Android log is skipped"; fi
-	BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
-	  bash Benchmarks/many.sh $(BENCH_CAPTURE)
+	BLETRACE=$(BENCH_CLI) bash Benchmarks/many.sh $(BENCH_CAPTURE)
 
 ## bench-memory: peak memory of bletrace stats, decode (text and JSONL), lifecycle and errors on
 ## the 1M-record capture (and of replay to the mirror app, on that one) and on a 1 GB one
@@ -292,72 +222,22 @@ compare: deps bench-capture
 ## 1M-event flows (diff), each failing past MAX_SECONDS (120).
 BENCH_ROBUSTNESS := $(BENCH_DIR)/robustness
 bench-memory: deps $(BENCH_CAPTURE) $(BENCH_BIG_CAPTURE) $(BENCH_ROBUSTNESS)/conn-cycles-1M.btsnoop
-	@$(MAKE) --no-print-directory deps APT_PACKAGES="bc time"
-	$(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli
-	BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
-	  LIMIT_MB=64 bash Benchmarks/memory.sh $(BENCH_CAPTURE) $(BENCH_BIG_CAPTURE)
-	BLETRACE=$$($(SWIFT) build -c release --product bletrace $(BENCH_SWIFTFLAGS) --scratch-path .build-bench-cli --show-bin-path)/bletrace \
-	  bash Benchmarks/memory-robustness.sh $(BENCH_ROBUSTNESS)
+	@bash scripts/deps.sh bc time
+	$(BENCH_CLI_BUILD)
+	BLETRACE=$(BENCH_CLI) LIMIT_MB=64 bash Benchmarks/memory.sh $(BENCH_CAPTURE) $(BENCH_BIG_CAPTURE)
+	BLETRACE=$(BENCH_CLI) bash Benchmarks/memory-robustness.sh $(BENCH_ROBUSTNESS)
 
 $(BENCH_ROBUSTNESS)/conn-cycles-1M.btsnoop: Benchmarks/robustness-inputs.py
 	python3 Benchmarks/robustness-inputs.py $(BENCH_ROBUSTNESS)
 
 ## picture: the lifecycle timeline of the demo capture (bletrace lifecycle --format html) in
 ## $(OUT)/timeline.html, screenshotted by headless Chromium (installed from Debian when missing)
-## to $(OUT)/timeline.png, and checked not to be blank. PICTURE_BUILD_FLAGS passes options to
-## swift build, e.g. --scratch-path.
+## to $(OUT)/timeline.png, and checked not to be blank (scripts/picture.sh, scripts/check-png.py).
+## PICTURE_BUILD_FLAGS passes options to swift build, e.g. --scratch-path.
 PICTURE_BUILD_FLAGS ?=
-define PNG_CHECK
-import sys, zlib, struct
-data = open(sys.argv[1], "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-pos, idat, width = 8, b"", 0
-while pos < len(data):
-    length, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + length]
-    if kind == b"IHDR":
-        width, height, depth, colour = struct.unpack(">IIBB", body[:10])
-        assert depth == 8 and colour in (2, 6), "unexpected PNG colour type"
-        channels = 4 if colour == 6 else 3
-    elif kind == b"IDAT":
-        idat += body
-    pos += 12 + length
-raw, stride, prev = zlib.decompress(idat), width * channels, bytearray(width * channels)
-inked = blue = 0
-for row in range(height):
-    kind, line = raw[row * (stride + 1)], bytearray(raw[row * (stride + 1) + 1:(row + 1) * (stride + 1)])
-    for i in range(stride):
-        a = line[i - channels] if i >= channels else 0
-        b, c = prev[i], prev[i - channels] if i >= channels else 0
-        if kind == 1: line[i] = (line[i] + a) & 255
-        elif kind == 2: line[i] = (line[i] + b) & 255
-        elif kind == 3: line[i] = (line[i] + (a + b) // 2) & 255
-        elif kind == 4:
-            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    for i in range(0, stride, channels):
-        r, g, bl = line[i], line[i + 1], line[i + 2]
-        if min(r, g, bl) < 235: inked += 1
-        if bl > 150 and bl > r + 60: blue += 1
-    prev = line
-print(f"{sys.argv[1]}: {width}x{height}, {len(data)} bytes, {inked} non-white pixels, {blue} connection-bar pixels")
-if inked < 5000 or blue < 500:
-    sys.exit("the screenshot does not show the timeline (blank page?)")
-endef
-export PNG_CHECK
 
 .PHONY: picture
 picture: deps
-	@dpkg-query -W -f='$${Status}' chromium 2>/dev/null | grep -q "install ok installed" || { \
-	  echo "installing: chromium"; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+	@bash scripts/deps.sh chromium
 	$(SWIFT) build --product bletrace $(PICTURE_BUILD_FLAGS)
-	@set -e; bin=$$($(SWIFT) build --show-bin-path $(PICTURE_BUILD_FLAGS))/bletrace; mkdir -p $(OUT); \
-	$$bin lifecycle $(DEMO_CAPTURE) --format html > $(OUT)/timeline.html; \
-	rm -f $(OUT)/timeline.png; \
-	chromium --headless --no-sandbox --disable-gpu --screenshot=$(abspath $(OUT))/timeline.png \
-	  --window-size=1400,900 file://$(abspath $(OUT))/timeline.html >/dev/null 2>&1 || true; \
-	test -s $(OUT)/timeline.png || { echo "chromium wrote no screenshot" >&2; exit 1; }; \
-	file $(OUT)/timeline.png; \
-	python3 -c "$$PNG_CHECK" $(OUT)/timeline.png
+	@bash scripts/picture.sh $$($(SWIFT) build --show-bin-path $(PICTURE_BUILD_FLAGS))/bletrace $(DEMO_CAPTURE) $(OUT)

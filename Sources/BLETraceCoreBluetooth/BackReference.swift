@@ -8,7 +8,7 @@
 /// Why not `weak`: the first weak reference to an object gives it a side table, and from then on
 /// every retain and release of the object goes through the runtime's slow path. A replay retains a
 /// peripheral and a characteristic around every notification it plays, and perf put a quarter of the
-/// replay loop in that slow path (Benchmarks/README.md). This reference is one small object per
+/// replay loop in that slow path (Benchmarks/results.md). This reference is one small object per
 /// CoreBluetooth object, retained on the fast path.
 ///
 /// Like the objects it points to, it is used on one thread at a time: the queue of the manager the

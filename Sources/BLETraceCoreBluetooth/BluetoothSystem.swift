@@ -132,7 +132,7 @@ public enum BluetoothSystemContext {
     ///
     /// It holds its system strongly until released, not weakly: a weak reference would give the
     /// system a side table, and every retain and release of it, thousands per notification
-    /// replayed, would take the runtime's slow path (Benchmarks/README.md).
+    /// replayed, would take the runtime's slow path (Benchmarks/results.md).
     ///
     /// Unchecked: the system is a non-`Sendable` reference read and cleared under the lock only.
     public final class Binding: @unchecked Sendable {

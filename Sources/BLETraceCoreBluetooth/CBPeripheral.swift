@@ -44,7 +44,7 @@ open class CBPeripheral: CBPeer {
     var deviceName: String?
     // Marked `@exclusivity(unchecked)`: properties a replay reads for every notification and
     // request. Apps only read them, the system changes them, and no access overlaps another, so
-    // the runtime's check of each access is left out (Benchmarks/README.md, the replay).
+    // the runtime's check of each access is left out (Benchmarks/results.md, the replay).
     @exclusivity(unchecked) public internal(set) var state: CBPeripheralState = .disconnected
     /// The services discovered and still valid; nil until a discovery, and again after a
     /// disconnection.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLETrace
+import Wire
 
 /// How the analysis commands read an over-the-air capture (Formats/link-layer.md, "Lifecycles"):
 /// which side is this host, and the keys that decrypt its encrypted links.
@@ -31,16 +32,14 @@ struct AirCaptureOptions: ParsableArguments {
     /// The 16 bytes of `text`, least significant first.
     static func key(_ text: String) throws -> [UInt8] {
         let number = text.hasPrefix("0x") || text.hasPrefix("0X")
-        let digits = Array((number ? text.dropFirst(2) : Substring(text)).filter { $0 != ":" && $0 != " " })
+        let digits = String((number ? text.dropFirst(2) : Substring(text)).filter { $0 != ":" && $0 != " " })
         guard digits.count == 32 else { throw ValidationError("--ltk \(text): a long-term key is 32 hex digits (16 bytes), not \(digits.count)") }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: 32, by: 2) {
-            guard let byte = UInt8(String(digits[index...index + 1]), radix: 16) else {
-                throw ValidationError("--ltk \(text): '\(String(digits[index...index + 1]))' is not a hex byte")
-            }
-            bytes.append(byte)
+        // Wire's parser, the one that refuses a sign ("+f") where a digit should be.
+        guard let key = Wire.bytes(hex: digits) else {
+            let bad = digits.first { !$0.isHexDigit || !$0.isASCII }.map { "'\($0)'" } ?? "a character"
+            throw ValidationError("--ltk \(text): \(bad) is not a hex digit")
         }
-        return number ? bytes.reversed() : bytes
+        return number ? key.reversed() : key
     }
 }
 

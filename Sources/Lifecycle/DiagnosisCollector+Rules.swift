@@ -668,8 +668,7 @@ private func cbName(_ error: CBError) -> String { "\(error) (\(error.errorCode))
 private func cbName(_ error: ConnectionError) -> String { "\(error) (\(error.errorCode))" }
 private func cbName(_ error: CBATTError) -> String { "\(error) (\(error.errorCode))" }
 private func cbName(_ cb: TraceError.CoreBluetoothEquivalent) -> String {
-    let type = cb.domain == CBError.errorDomain ? "CBError" : cb.domain == CBInternalError.errorDomain ? "CBInternalError" : "CBATTError"
-    return cb.name.map { "\(type).\($0) (\(cb.code))" } ?? "\(type) code \(cb.code)"
+    cb.name.map { "\(cb.typeName).\($0) (\(cb.code))" } ?? "\(cb.typeName) code \(cb.code)"
 }
 
 /// The unexpected ATT refusals of the peer's server among a capture's errors, for finding the

@@ -13,7 +13,7 @@ import Wire
 ///
 /// The analyzer is passed inout, by address, and never changed: passed by value to a mutating
 /// method, Swift copied all of it (360 bytes) for each call, a tenth of `diagnose`'s time on the
-/// generated 1,000,000-record capture (Benchmarks/README.md).
+/// generated 1,000,000-record capture (Benchmarks/results.md).
 public struct DiagnosisCollector {
     /// A link-layer procedure, as HCI shows it: the command (or event) that started it and the
     /// event that completed it.

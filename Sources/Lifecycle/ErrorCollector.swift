@@ -18,6 +18,16 @@ public struct TraceError: Hashable, Sendable, Codable {
         public var evidence: Evidence
         /// The delegate method that would carry it.
         public var callback: String
+
+        /// The Swift type a CoreBluetooth app sees the error as, from its domain: `CBError`,
+        /// `CBATTError` or `CBInternalError`.
+        public var typeName: String {
+            switch domain {
+            case CBError.errorDomain: "CBError"
+            case CBInternalError.errorDomain: "CBInternalError"
+            default: "CBATTError"
+            }
+        }
     }
 
     public var record: Int

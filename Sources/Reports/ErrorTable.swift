@@ -88,7 +88,7 @@ public struct ErrorTable {
                 emit("  CoreBluetooth: does not apply (BR/EDR: CoreBluetooth makes LE connections only)")
             } else if let cb = error.coreBluetooth {
                 let name =
-                    cb.name.map { "\(cb.domain == CBError.errorDomain ? "CBError" : "CBATTError").\($0) (\(cb.code))" }
+                    cb.name.map { "\(cb.typeName).\($0) (\(cb.code))" }
                     ?? "\(cb.domain) code \(cb.code), no named case"
                 let carrier = cb.callback.hasPrefix("no ") ? ", \(cb.callback)" : " in \(cb.callback)"
                 emit("  CoreBluetooth: \(name)\(carrier) [\(cb.evidence.rawValue)]")

@@ -5,7 +5,7 @@ import LinkLayer
 import TraceFiles
 import Wire
 
-/// The filter language of `--filter` (README, "Filters"): tests joined with `and`, `or`, `not`
+/// The filter language of `--filter` (Formats/commands.md, "Filters"): tests joined with `and`, `or`, `not`
 /// and parentheses, as in Wireshark's display filters, with Wireshark's field names accepted
 /// beside bletrace's where Wireshark has one.
 ///

@@ -13,7 +13,7 @@ import Wire
 /// in is whole in it), and a second thread (``PagePrefetcher``) maps its pages in, and unmaps the
 /// part before, while the caller reads the current one: the caller's thread then rarely stops for
 /// a page fault or for unmapping (about 9 ms of its CPU time on a 60 MB file in the page cache, on
-/// the machine of Benchmarks/README.md), and at most two parts are mapped. A stream is read
+/// the machine of Benchmarks/results.md), and at most two parts are mapped. A stream is read
 /// through one reusable buffer that starts at 256 KiB and grows only to hold one record. Either
 /// way memory stays bounded whatever the file's size, and never beyond `limit` for one record, so
 /// a corrupt length field cannot make it allocate or map more. Views it returns are valid until
@@ -120,7 +120,7 @@ final class FileWindow {
 
     /// The pages are mapped as the window first touches them (the kernel maps those around a
     /// fault with it), not all at once: asked to (MAP_POPULATE), Linux took 1-2.5 ms more of CPU
-    /// time for the 60 MB file, 4 MiB parts mapped and read through (Benchmarks/README.md,
+    /// time for the 60 MB file, 4 MiB parts mapped and read through (Benchmarks/results.md,
     /// 2026-11-27 (later)).
     private static let populate: Int32 = 0
 

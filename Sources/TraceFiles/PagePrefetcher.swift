@@ -12,7 +12,7 @@ import Glibc
 /// which makes no other call: populating can only make a later page fault unnecessary, never
 /// change what is read.
 ///
-/// Why a thread and these calls (Benchmarks/README.md, `diagnose`, 2026-11-27 (prefetch)): the
+/// Why a thread and these calls (Benchmarks/results.md, 2026-11-27 (prefetch)): the
 /// file is in the page cache, so what the reading thread pays for the file is the kernel entering
 /// its pages into the page table (a fault for every 16 pages) and taking them out again.
 /// `MADV_WILLNEED` only reads ahead into the page cache and enters nothing, so it saves nothing

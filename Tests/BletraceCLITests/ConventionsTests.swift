@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The conventions of the README's "Conventions" section, held on every subcommand: one error
+/// The conventions of Formats/commands.md, "Conventions", held on every subcommand: one error
 /// style, `-o FILE` (`-` is standard output) on every command that writes, `-` as input, `--color`
 /// with NO_COLOR and TERM=dumb, `"version"` and `"file"` in every JSON document, options that do
 /// not apply refused, "did you mean" for a misspelt subcommand, JUnit even on bad input, a
@@ -176,8 +176,6 @@ import Testing
     }
 
     @Test(arguments: [
-        (["errors", capture, "--all", "--format", "json"], "--all"),
-        (["errors", capture, "--all", "--format", "jsonl"], "--all"),
         (["errors", capture, "--brief", "--format", "json"], "--brief"),
         (["decode", capture, "-v", "--format", "json"], "-v"),
         (["decode", capture, "--verbose", "--format", "jsonl"], "-v"),
@@ -189,6 +187,18 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("bletrace: \(option)"), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
+    }
+
+    /// `errors --all` asks the text for the expected errors, which JSON lists anyway: a note, not
+    /// a refusal, and the same document as without it.
+    @Test(arguments: ["json", "jsonl"])
+    func errorsAllWithJSONIsANote(_ format: String) throws {
+        let with = try bletrace(["errors", Self.capture, "--all", "--format", format])
+        let without = try bletrace(["errors", Self.capture, "--format", format])
+        #expect(with.status == 0, "\(with.stderr)")
+        #expect(with.stderr.hasPrefix("bletrace: note: --all chooses what the text shows"), "\(with.stderr)")
+        #expect(with.stdout == without.stdout)
+        #expect(with.stdout.contains("\"expected\""))
     }
 
     @Test func aMisspeltSubcommandGetsTheNearestNames() throws {

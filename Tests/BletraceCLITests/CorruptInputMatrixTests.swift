@@ -144,7 +144,7 @@ import TraceFiles
             let extra = command == "replay" ? ["--app", "reconnecting"] : []
             let results = [
                 (try run(bletracePath, [command, empty] + extra), "the file is empty"),
-                // A directory is its captures for the analysis commands (README, "Many captures
+                // A directory is its captures for the analysis commands (Formats/commands.md, "Many captures
                 // at once"): here only the empty one, passed over with a note, which leaves
                 // nothing to read; replay reads one file.
                 (

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The numbering and units of every JSON document every command writes (README "Conventions",
+/// The numbering and units of every JSON document every command writes (Formats/commands.md, "Conventions",
 /// Formats/json.md version 3): a number of a thing is 1-based (never 0) unless its key is an
 /// `index`; a time or duration has its unit in its key; a fractional value is rounded to the
 /// microsecond of its unit.

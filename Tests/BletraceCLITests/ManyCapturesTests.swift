@@ -98,7 +98,7 @@ import Testing
 }
 
 /// The route a team takes when its logs outgrow one machine: JSON lines of a directory of
-/// captures queried with DuckDB (README, "Many captures"). The query's answer per file must be
+/// captures queried with DuckDB (Formats/commands.md, "Many captures"). The query's answer per file must be
 /// what bletrace says of each file on its own.
 @Suite struct DuckDBQueryTests {
     @Test func errorsOfADirectoryQueriedWithDuckDBMatchEachFile() throws {
@@ -116,7 +116,7 @@ import Testing
         let written = try bletrace("errors", "--format", "jsonl", captures.path, "-o", jsonl)
         #expect(written.status == 0, "\(written.stderr)")
 
-        // The README's query.
+        // The query of Formats/commands.md, "Many captures at once".
         let query = """
             SELECT file, count(*) AS errors, count(*) FILTER (WHERE NOT expected) AS unexpected
             FROM read_json_auto('\(jsonl)') GROUP BY file ORDER BY file

@@ -2,24 +2,30 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The README's examples, run as written: each code block that starts with a `$ ` command is run
-/// in bash (the commands in order, with the built bletrace on PATH) in a directory where
+/// The examples of the README and of the documentation pages (Formats/*.md: the command
+/// reference, Formats/commands.md, holds most), run as written: each code block that starts with
+/// a `$ ` command is run in bash (the commands in order, with the built bletrace on PATH) in a directory where
 /// `Captures/` is the repository's and `../shared` the shared folder (a block that reads
 /// `../shared/` is skipped, saying so, without it), and what it prints must be what the block shows. A line `…`
 /// stands for any run of lines, a blank line before a command only sets it apart; a block that
-/// shows no output must exit 0. The README cannot drift
-/// from the commands again.
+/// shows no output must exit 0. The documentation cannot drift from the commands again.
 @Suite struct ReadmeExamplesTests {
     struct Block: CustomTestStringConvertible, Sendable {
-        /// The README's line of the block's opening fence.
+        /// The page, from the repository's root, and the line of the block's opening fence.
+        var file: String
         var line: Int
         var commands: [String]
         var expected: [String]
-        var testDescription: String { "README.md:\(line): \(commands.first ?? "")" }
+        var place: String { "\(file):\(line)" }
+        var testDescription: String { "\(place): \(commands.first ?? "")" }
     }
 
-    static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("README.md")
+    /// README.md, then every page of Formats/, in name order.
+    static let pages: [String] = {
+        let formats = Fixtures.packageRoot.appendingPathComponent("Formats")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: formats.path)) ?? []
+        return ["README.md"] + names.filter { $0.hasSuffix(".md") }.sorted().map { "Formats/\($0)" }
+    }()
 
     /// Blocks that cannot run here, and why.
     static let notRun: [String: String] = [
@@ -29,8 +35,10 @@ import Testing
     /// Blocks that show a host without Bluetooth: run only on one.
     static let withoutBluetooth = ["bletrace capture --monitor -o live.btsnoop", "bletrace adapters"]
 
-    static var blocks: [Block] {
-        guard let text = try? String(contentsOf: readme, encoding: .utf8) else { return [] }
+    static var blocks: [Block] { pages.flatMap { blocks(in: $0) } }
+
+    static func blocks(in page: String) -> [Block] {
+        guard let text = try? String(contentsOf: Fixtures.packageRoot.appendingPathComponent(page), encoding: .utf8) else { return [] }
         let lines = text.components(separatedBy: "\n")
         var blocks: [Block] = []
         var index = 0
@@ -48,7 +56,7 @@ import Testing
             }
             index += 1
             guard body.first?.hasPrefix("$ ") == true else { continue }
-            var block = Block(line: start + 1, commands: [], expected: [])
+            var block = Block(file: page, line: start + 1, commands: [], expected: [])
             var position = 0
             while position < body.count {
                 var line = body[position]
@@ -74,7 +82,7 @@ import Testing
 
     /// The directory the examples run in: Captures/ and logs/ (the directory of captures the
     /// "Many captures" section reads) lead to the repository's captures; the flows the diff
-    /// examples compare are made as the README says (actual.flow by the replay it shows,
+    /// examples compare are made as the pages say (actual.flow by the replay it shows,
     /// gives-up.flow cut after the disconnection as `make demo` cuts it, reconnects.flow as the
     /// block that shows it with `cat`). It is `bletrace/` in a fresh directory, with `shared` beside
     /// it leading to the shared folder when there is one (the examples of shared captures read
@@ -106,8 +114,9 @@ import Testing
         return directory
     }
 
-    @Test func theReadmeHasExamplesToRun() {
-        #expect(Self.blocks.count >= 20)
+    @Test func theReadmeAndTheCommandReferenceHaveExamplesToRun() {
+        #expect(Self.blocks(in: "README.md").count >= 5)
+        #expect(Self.blocks(in: "Formats/commands.md").count >= 15)
     }
 
     @Test(arguments: blocks)
@@ -122,7 +131,7 @@ import Testing
         }
         let script = block.commands.joined(separator: "\n")
         if Fixtures.shared == nil, script.contains("../shared/") {
-            print("README.md:\(block.line): not run: it reads a shared capture, and \(Fixtures.sharedMissing)")
+            print("\(block.place): not run: it reads a shared capture, and \(Fixtures.sharedMissing)")
             return
         }
         let directory = try Self.workspace()
@@ -136,7 +145,7 @@ import Testing
         var actual = (result.stdout + result.stderr).components(separatedBy: "\n")
         while actual.last == "" { actual.removeLast() }
         #expect(
-            Self.matches(block.expected, actual), "README.md:\(block.line) shows:\n\(block.expected.joined(separator: "\n"))\nbut the commands print:\n\(actual.joined(separator: "\n"))")
+            Self.matches(block.expected, actual), "\(block.place) shows:\n\(block.expected.joined(separator: "\n"))\nbut the commands print:\n\(actual.joined(separator: "\n"))")
     }
 
     /// `expected` against `actual` line by line (trailing spaces aside), `…` matching any run.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `replay` with the selection options (README "Conventions", Sources/BletraceCLI/ReplaySelection.swift):
+/// `replay` with the selection options (Formats/commands.md, "Conventions", Sources/BletraceCLI/ReplaySelection.swift):
 /// the capture cut to them, replayed as if the cut were the whole capture.
 @Suite struct ReplaySelectionTests {
     /// A btsnoop file of the records of `path` that `keep` keeps (by index and time in seconds

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Other people's captures are read from the team's shared folder, never from the repository
-/// (README, "Testing"): the repository holds none of them, and the count the skip notes give is
+/// (Formats/install.md, "The captures the tests read"): the repository holds none of them, and the count the skip notes give is
 /// the folder's.
 @Suite struct SharedCapturesTests {
     @Test func theRepositoryHoldsNoPublicCapturesFolder() {

@@ -19,22 +19,12 @@ let benchmarks: @Sendable () -> Void = {
         timeUnits: .milliseconds,
         maxDuration: .seconds(20),
         maxIterations: 5,
-        thresholds: [
-            .wallClock: .init(relative: [.p50: 25.0, .p90: 25.0]),
-            .throughput: .init(relative: [.p50: 25.0, .p90: 25.0]),
-            .instructions: .init(relative: [.p50: 10.0, .p90: 10.0]),
-            .mallocCountTotal: .init(relative: [.p50: 5.0, .p90: 5.0]),
-            .peakMemoryResident: .init(relative: [.p50: 25.0, .p90: 25.0]),
-        ])
+        // Allocations only: time is gated as a ratio to the framing pass (Benchmarks/ratios.json).
+        // The harness and the prefetch thread move a file's count by up to 154 from run to run;
+        // one allocation a connection adds 426, one a record 1,000,000.
+        thresholds: [.mallocCountTotal: .init(absolute: [.p50: 256, .p90: 256])])
 
-    // Framing allocates some 30 times a file, most of them the harness's own (4-8 from one run to
-    // the next): 5 % of that is less than one allocation. An absolute tolerance instead, as the
-    // codec benchmarks have: one allocation a record would add a million.
-    let framing = Benchmark.Configuration(
-        thresholds: (Benchmark.defaultConfiguration.thresholds ?? [:]).merging(
-            [.mallocCountTotal: .init(absolute: [.p50: 64, .p90: 64])]) { _, framing in framing })
-
-    Benchmark("btsnoop_framing_1M_records_CaptureReader", configuration: framing) { benchmark in
+    Benchmark("btsnoop_framing_1M_records_CaptureReader") { benchmark in
         do {
             let reader = try CaptureReader(path: capturePath)
             var records = 0
@@ -48,7 +38,7 @@ let benchmarks: @Sendable () -> Void = {
         } catch { fatalError("\(error)") }
     }
 
-    Benchmark("btsnoop_framing_1M_records_forEach", configuration: framing) { benchmark in
+    Benchmark("btsnoop_framing_1M_records_forEach") { benchmark in
         do {
             let reader = try CaptureReader(path: capturePath)
             var records = 0
@@ -88,8 +78,7 @@ let benchmarks: @Sendable () -> Void = {
         "diagnose_1M_records_analysis_findings",
         configuration: .init(
             metrics: Benchmark.defaultConfiguration.metrics + [.cpuTotal, .cpuUser],
-            thresholds: (Benchmark.defaultConfiguration.thresholds ?? [:]).merging(
-                [.cpuTotal: .init(relative: [.p50: 25.0, .p90: 25.0]), .cpuUser: .init(relative: [.p50: 25.0, .p90: 25.0])]) { current, _ in current })
+            thresholds: Benchmark.defaultConfiguration.thresholds)
     ) { benchmark in
         let analysis = analyzed()
         let findings = analysis.findings

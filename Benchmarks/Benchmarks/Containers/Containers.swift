@@ -37,12 +37,10 @@ let benchmarks: @Sendable () -> Void = {
         timeUnits: .milliseconds,
         maxDuration: .seconds(30),
         maxIterations: 5,
-        thresholds: [
-            .wallClock: .init(relative: [.p50: 25.0, .p90: 25.0]),
-            .throughput: .init(relative: [.p50: 25.0, .p90: 25.0]),
-            .mallocCountTotal: .init(relative: [.p50: 10.0, .p90: 10.0]),
-            .peakMemoryResident: .init(relative: [.p50: 25.0, .p90: 25.0]),
-        ])
+        // Allocations only: the unpacking threads make them 145-356 from run to run, where one
+        // allocation a record would add 1,000,000. Time is gated as a ratio to the framing pass
+        // (Benchmarks/ratios.json).
+        thresholds: [.mallocCountTotal: .init(absolute: [.p50: 256, .p90: 256])])
 
     for (name, path) in [("gzip_1M_records_unpack_and_read", gzip), ("sysdiagnose_tar_gz_1M_records_unpack_and_read", sysdiagnose)] {
         Benchmark(name) { benchmark in

@@ -44,13 +44,10 @@ let benchmarks: @Sendable () -> Void = {
         timeUnits: .milliseconds,
         maxDuration: .seconds(20),
         maxIterations: 5,
-        thresholds: [
-            .wallClock: .init(relative: [.p50: 25.0, .p90: 25.0]),
-            .throughput: .init(relative: [.p50: 25.0, .p90: 25.0]),
-            .instructions: .init(relative: [.p50: 10.0, .p90: 10.0]),
-            .mallocCountTotal: .init(relative: [.p50: 5.0, .p90: 5.0]),
-            .peakMemoryResident: .init(relative: [.p50: 25.0, .p90: 25.0]),
-        ])
+        // Allocations only: time is gated as a ratio to the framing pass (Benchmarks/ratios.json).
+        // The harness and the prefetch thread move a file's count by up to 154 from run to run;
+        // one allocation a connection adds 426, one a record 1,000,000.
+        thresholds: [.mallocCountTotal: .init(absolute: [.p50: 256, .p90: 256])])
 
     Benchmark("decode_text_1M_records_DecodeFormatter") { _ in
         blackHole(decode(.text))

@@ -21,12 +21,9 @@ let benchmarks: @Sendable () -> Void = {
         Benchmark(
             name,
             configuration: .init(
-                metrics: [.wallClock, .mallocCountTotal], timeUnits: .milliseconds, maxDuration: .seconds(20),
+                metrics: [.wallClock, .throughput, .mallocCountTotal], timeUnits: .milliseconds, maxDuration: .seconds(20),
                 maxIterations: 5,
-                thresholds: [
-                    .wallClock: .init(relative: [.p50: 25.0, .p90: 25.0]),
-                    .mallocCountTotal: .init(relative: [.p50: 10.0, .p90: 10.0]),
-                ])
+                thresholds: [.mallocCountTotal: .init(relative: [.p50: 10.0, .p90: 10.0])])
         ) { benchmark in
             let values = floor(600_000)
             precondition(values == 600_000, "\(name): \(values) values of 600,000")
@@ -36,19 +33,15 @@ let benchmarks: @Sendable () -> Void = {
 
     guard BenchCapture.isThere(for: "ReplayMirror") else { return }
     Benchmark.defaultConfiguration = .init(
-        // No throughput: one iteration is the whole file, 1 to 3 a second, and a whole number of
-        // them a second moves by a third when the wall moves by a few milliseconds.
-        metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .peakMemoryResident],
+        // Throughput (1 to 3 whole files a second) only because the JSON export the gate reads
+        // needs it; CPU time beside the wall: when both move together, the machine's speed moved.
+        metrics: [.wallClock, .throughput, .cpuTotal, .mallocCountTotal, .peakMemoryResident],
         timeUnits: .milliseconds,
         maxDuration: .seconds(60),
         maxIterations: 3,
-        thresholds: [
-            .wallClock: .init(relative: [.p50: 25.0, .p90: 25.0]),
-            // CPU time beside the wall: when both move together, the machine's speed moved.
-            .cpuTotal: .init(relative: [.p50: 25.0, .p90: 25.0]),
-            .mallocCountTotal: .init(relative: [.p50: 10.0, .p90: 10.0]),
-            .peakMemoryResident: .init(relative: [.p50: 25.0, .p90: 25.0]),
-        ])
+        // Allocations only (threads make them vary a few per cent from run to run); time is gated
+        // as a ratio to the framing pass (Benchmarks/ratios.json).
+        thresholds: [.mallocCountTotal: .init(relative: [.p50: 10.0, .p90: 10.0])])
 
     Benchmark("cassette_load_1M_records") { benchmark in
         do {

@@ -26,14 +26,13 @@ func head(of path: String, records count: Int) throws -> String {
 let benchmarks: @Sendable () -> Void = {
     guard BenchCapture.isThere(for: "Sweep") else { return }
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .peakMemoryResident],
+        // Throughput only because the JSON export the gate reads needs it. Nothing stored: time
+        // is gated as a ratio to the framing pass (Benchmarks/ratios.json).
+        metrics: [.wallClock, .throughput, .peakMemoryResident],
         timeUnits: .milliseconds,
         maxDuration: .seconds(60),
         maxIterations: 3,
-        thresholds: [
-            .wallClock: .init(relative: [.p50: 25.0, .p90: 25.0]),
-            .peakMemoryResident: .init(relative: [.p50: 25.0, .p90: 25.0]),
-        ])
+        thresholds: [:])
 
     Benchmark("sweep_terminate_1100_events_mirror") { benchmark in
         do {

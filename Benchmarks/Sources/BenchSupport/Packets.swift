@@ -218,3 +218,13 @@ public struct SplitMix64: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// The reference the codec benchmarks' times are divided by (Benchmarks/README.md, "The gate"):
+/// FNV-1a over `bytes`, started from `seed` so that no iteration can reuse another's result. A
+/// fixed loop over the same bytes the codecs read, which no change to bletrace moves: on a faster
+/// or slower machine it moves with them.
+public func referenceHash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ seed
+    for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    return hash
+}

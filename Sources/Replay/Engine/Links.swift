@@ -352,7 +352,8 @@ final class Links {
     private func noteUndelivered(_ playback: LinkPlayback, _ address: BluetoothAddress) {
         func count(_ n: Int) -> String { n == 1 ? "1 notification or indication" : "\(n) notifications or indications" }
         if playback.undelivered > 0 {
-            replay.comment("\(address): \(count(playback.undelivered)) of the capture went to characteristics the app had not subscribed to; not delivered")
+            let to = playback.undelivered == 1 ? "a characteristic" : "characteristics"
+            replay.comment("\(address): \(count(playback.undelivered)) of the capture went to \(to) the app had not subscribed to; not delivered")
         }
         let notifications = playback.link?.notifications ?? []
         let next = min(playback.notifications?.index ?? notifications.endIndex, notifications.endIndex)

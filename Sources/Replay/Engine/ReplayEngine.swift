@@ -82,7 +82,7 @@ public final class ReplayEngine: BluetoothSystem {
     // The properties marked `@exclusivity(unchecked)` are read or changed for most events. Only
     // the replay's thread touches them, and no access to one overlaps another (none is passed
     // `inout` to code that could reach it again), so the runtime's check of each access, about a
-    // tenth of the replay's time, is left out (Benchmarks/README.md).
+    // tenth of the replay's time, is left out (Benchmarks/results.md).
 
     /// The time of the event running, or last run.
     @exclusivity(unchecked) private(set) var eventTime: Timestamp
