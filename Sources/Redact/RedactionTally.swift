@@ -77,7 +77,7 @@ public struct RedactionTally: Sendable {
             switch kind {
             case .longTermKey: parts.append("the LTK of \(count) bonded device\(count == 1 ? "" : "s")")
             case .linkKey: parts.append("the link key of \(count) bonded device\(count == 1 ? "" : "s")")
-            case .identityResolvingKey, .signatureKey: parts.append("\(count) \(kind.label)")
+            case .identityResolvingKey, .signatureKey: parts.append("\(count) \(kind.label)\(count == 1 ? "" : "s")")
             case .centralIdentification: parts.append("\(count) EDIV/Rand")
             case .pairingValue: parts.append("\(count) pairing confirm/random value\(count == 1 ? "" : "s")")
             case .publicKey: parts.append("\(count) P-256 key\(count == 1 ? "" : "s") or DHKey\(count == 1 ? "" : "s")")
