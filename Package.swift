@@ -73,6 +73,14 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
+        // `bletrace redact`: a capture made safe to share (addresses replaced, keys zeroed, names
+        // and values on request), record by record; and the count of the secrets a capture holds.
+        .target(
+            name: "Redact",
+            dependencies: [
+                "Wire", "TraceFiles", "LinkLayer",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .target(name: "CoreBluetoothCodes", dependencies: ["Wire", "HCI", "ATT"]),
         // Android's view of the same failures: `BluetoothGatt` statuses, the callback that gets
         // each, bond reasons, from the AOSP Bluetooth module (Formats/android-mapping.md).
@@ -108,7 +116,7 @@ let package = Package(
             name: "BLETrace",
             dependencies: [
                 "Wire", "TraceFiles", "HCI", "ATT", "LinkLayer", "CoreBluetoothCodes", "AndroidCodes", "CodeExplainer", "Lifecycle",
-                "BLETraceCoreBluetooth", "Flow", "Replay", "Reports",
+                "BLETraceCoreBluetooth", "Flow", "Replay", "Reports", "Redact",
             ]),
         // The command line: arguments, files and terminals, and the choice of report; the
         // executable `bletrace` only starts it.
@@ -143,6 +151,7 @@ let package = Package(
         .testTarget(name: "HCITests", dependencies: ["HCI", "Wire", "TestSupport"]),
         .testTarget(name: "ATTTests", dependencies: ["ATT", "Wire", "TestSupport"]),
         .testTarget(name: "LinkLayerTests", dependencies: ["LinkLayer", "HCI", "ATT", "Wire", "TraceFiles", "Lifecycle", "Replay", "Flow", "TestSupport"]),
+        .testTarget(name: "RedactTests", dependencies: ["Redact", "TraceFiles", "LinkLayer", "Wire", "TestSupport"]),
         .testTarget(name: "CoreBluetoothCodesTests", dependencies: ["CoreBluetoothCodes", "HCI", "ATT"]),
         .testTarget(name: "AndroidCodesTests", dependencies: ["AndroidCodes", "CodeExplainer", "CoreBluetoothCodes", "HCI", "ATT"]),
         .testTarget(

@@ -9,6 +9,7 @@
 @_exported import HCI
 @_exported import Lifecycle
 @_exported import LinkLayer
+@_exported import Redact
 @_exported import BLETraceCoreBluetooth
 @_exported import Replay
 @_exported import Reports

@@ -9,21 +9,26 @@ struct AnalyzedCapture {
     var origin: Timestamp?
     /// What stopped the reading of a damaged file; everything before it is in ``analysis``.
     var fault: (any Error)?
+    /// With `diagnosing`: the keys and identity addresses the capture holds (counted on the
+    /// records as the analysis reads them: an over-the-air capture's as HCI would carry them).
+    var secrets: SecretsReport?
 
     init(path: String, output: OutputOptions, air: AirCaptureOptions, diagnosing: Bool, given: GivenGATT? = nil) throws {
         let reader = try openAnalysis(path, air)
         var progress = output.progress(for: path, streamsOutput: false)
         var analysis = CaptureAnalyzer(diagnosing: diagnosing, given: given)
         var origin: Timestamp?
+        let scanner = diagnosing ? SecretScanner() : nil
         do {
             try reader.forEach { record in
                 progress?.advance(record)
                 if origin == nil { origin = record.timestamp }
                 analysis.add(record)
+                scanner?.add(copy record)
             }
         } catch { fault = error }
         progress?.finish()
         analysis.attach(reader.airCapture)
-        (self.analysis, self.origin) = (analysis, origin)
+        (self.analysis, self.origin, secrets) = (analysis, origin, scanner?.report)
     }
 }

@@ -43,7 +43,7 @@ struct Bletrace: AsyncParsableCommand {
 
     static let analysis: [any ParsableCommand.Type] = [
         Info.self, Decode.self, Errors.self, Diagnose.self, Stats.self, LifecycleCommand.self, GATT.self, ReplayCommand.self, Diff.self,
-        Convert.self, Explain.self, ManualCommand.self,
+        Convert.self, RedactCommand.self, Explain.self, ManualCommand.self,
     ]
     #if os(Linux)
     static let live: [any ParsableCommand.Type] = [Capture.self, Adapters.self]

@@ -85,8 +85,11 @@ struct Convert: ParsableCommand {
     }
 
     /// The target format: the family, with --datalink or the default for the source.
-    func target(for source: CaptureFormat) -> CaptureFormat {
-        let family = family!
+    func target(for source: CaptureFormat) -> CaptureFormat { Self.target(family: family!, datalink: datalink, for: source) }
+
+    /// `family` written with `datalink`, else the source's when the family can hold it, else
+    /// 1002 (btsnoop) or 201 (pcap, pcapng), or the Linux monitor's for a monitor source.
+    static func target(family: Family, datalink: Int?, for source: CaptureFormat) -> CaptureFormat {
         let chosen =
             datalink
             ?? {
@@ -114,61 +117,11 @@ struct Convert: ParsableCommand {
         let source = try CaptureOptions.path(of: input, member: member)
         let reader = try openCapture(source)
         let format = target(for: reader.format)
-        let file: OutputFile
-        let writer: CaptureWriter
-        do {
-            file = try OutputFile.prepare(out, inputs: [input])
-            let options = format == reader.format ? CaptureWriter.Options.matching(source) : CaptureWriter.Options()
-            do {
-                writer = try CaptureWriter(path: file.writePath, format: format, options: options)
-            } catch {
-                file.discard()
-                throw error
-            }
-        } catch {
-            Output.error("\(error)")
-            throw Exit.badInput
-        }
-        var fault: (any Error)?
-        while true {
-            let record: CaptureRecord?
-            do { record = try reader.next() } catch {
-                fault = error
-                break
-            }
-            guard let record else { break }
-            do { try writer.write(record) } catch {
-                try? writer.close()
-                file.discard()
-                Output.error("\(error)")
-                throw Exit.badInput
-            }
-        }
-        do {
-            try writer.close()
-            try file.commit()
-        } catch {
-            file.discard()
-            Output.error("\(error)")
-            throw Exit.badInput
-        }
-
+        let (writer, fault) = try CaptureRewrite.write(reader, source: source, input: input, to: out, as: format) { $0 }
         let written = writer.recordsWritten
-        // With OUT `-` the capture is on standard output: the summary goes beside the messages.
-        let summary: (String) -> Void = file.isStandardOutput ? { Output.standardError($0 + "\n") } : { Output.line($0) }
-        summary("\(input) (\(reader.format)) → \(out) (\(format)): \(written) record\(written == 1 ? "" : "s") written")
-        if !writer.losses.isEmpty {
-            var report = "\(out): what \(format) cannot hold, by reason"
-            if writer.recordsNotWritten > 0 {
-                report += " (\(writer.recordsNotWritten) record\(writer.recordsNotWritten == 1 ? "" : "s") not written)"
-            }
-            report += ":"
-            let sorted = writer.losses.sorted { $0.value != $1.value ? $0.value > $1.value : "\($0.key)" < "\($1.key)" }
-            for (loss, count) in sorted {
-                report += "\n  \(count) record\(count == 1 ? "" : "s"): \(loss)"
-            }
-            Output.error(report)
-        }
+        CaptureRewrite.summary(
+            "\(input) (\(reader.format)) → \(out) (\(format)): \(written) record\(written == 1 ? "" : "s") written", to: out)
+        CaptureRewrite.reportLosses(writer, out: out, format: format)
         try finish(fault)
         if !writer.losses.isEmpty { throw Exit.finding }
     }

@@ -47,7 +47,9 @@ struct Diagnose: ParsableCommand {
         let findings = selection.criteria.findings(analysis.findings.atLeast(minSeverity), report: report, names: names, origin: origin)
         switch format {
         case .json:
-            try Output.prettyJSON(FileNamed(JSONFindings(findings, all: []), file: capture.file), streaming: "findings", findings.map(JSONFinding.init))
+            try Output.prettyJSON(
+                WithSecrets(FileNamed(JSONFindings(findings, all: []), file: capture.file), read.secrets ?? SecretsReport(RedactionTally())),
+                streaming: "findings", findings.map(JSONFinding.init))
         case .jsonl:
             for finding in findings {
                 var line = JSONFinding(finding)
@@ -57,6 +59,7 @@ struct Diagnose: ParsableCommand {
         case .text:
             FindingList(findings: findings, origin: origin, names: names, brief: selection.brief, style: TextStyle(color: Style.enabled))
                 .write(Output.line)
+            if let advice = read.secrets?.advice { Output.line("Secrets: the capture \(advice).") }
         }
         try finish(fault)
         let failing =

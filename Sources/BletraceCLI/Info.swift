@@ -16,17 +16,39 @@ struct Info: ParsableCommand {
         let path = try capture.path
         let reader = try openCapture(path, linkLayer: true)
         // An over-the-air capture's records are counted by what the link-layer decoder makes of them.
-        var info = CaptureInfo(file: capture.file, reading: reader)
+        // The secrets it holds, counted as `redact` finds them, in the same pass.
+        let secrets = SecretScanner(airLinkType: reader.format.linkLayerType)
+        var info = CaptureInfo(file: capture.file, reading: reader, each: secrets.add)
         if let container = try ContainerInputs.open(try CaptureOptions.standardInputPath(of: capture.file)) {
             info.container = ContainerListing(container, reading: path)
         }
         if format != .text {
-            try Output.json(info, pretty: format == .json)
+            try Output.json(WithSecrets(info, secrets.report), pretty: format == .json)
         } else {
             // With colour, each label is bold.
             info.write { line in Output.line(Style.boldLabel(line)) }
+            if let advice = secrets.report.advice { Output.line(Style.boldLabel("secrets:  \(advice)")) }
         }
         try finish(info.fault)
+    }
+}
+
+/// A JSON document with the `secrets` object (`info`, `diagnose`) among its members.
+struct WithSecrets<Document: Encodable>: Encodable {
+    var document: Document
+    var secrets: SecretsReport
+
+    init(_ document: Document, _ secrets: SecretsReport) {
+        (self.document, self.secrets) = (document, secrets)
+    }
+
+    private enum Key: String, CodingKey { case secrets }
+
+    func encode(to encoder: any Encoder) throws {
+        // The document's members go into the same object, as with ``FileNamed``.
+        try document.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(secrets, forKey: .secrets)
     }
 }
 

@@ -77,8 +77,9 @@ public struct CaptureInfo: Encodable {
 
     /// Reads the capture `reader` reads (named `file`) to its end, counting its records: by HCI
     /// packet kind, or for an over-the-air capture by what the link-layer decoder makes of them.
-    /// A fault after some records is ``error``: the counts cover the records before it.
-    public init(file: String, reading reader: CaptureReader) {
+    /// A fault after some records is ``error``: the counts cover the records before it. Each
+    /// record is also handed to `each` (`info` counts the secrets in the same pass).
+    public init(file: String, reading reader: CaptureReader, each: (CaptureRecord) -> Void = { _ in }) {
         var kinds: [PacketKind: Int] = [:]
         var first: Timestamp?
         var last: Timestamp?
@@ -87,6 +88,7 @@ public struct CaptureInfo: Encodable {
         var airKinds = [("advertising", 0), ("data", 0), ("isochronous", 0), ("undecodable", 0)]
         do {
             while let record = try reader.next() {
+                each(record)
                 if linkLayer != nil {
                     let decoded = linkLayer!.decode(record.bytes, time: record.timestamp, index: record.index)
                     switch decoded.packet?.pdu {

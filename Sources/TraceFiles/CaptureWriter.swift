@@ -64,10 +64,12 @@ public final class CaptureWriter {
             }
             sink = .btsnoop(try BTSnoopWriter(path: path, datalink: datalink))
         case .pcap(let linkType), .pcapng(let linkType):
-            guard PcapReader.readable.contains(linkType) else {
+            // The over-the-air link types take only records read from a capture of the same type
+            // (`bletrace redact` writes them back).
+            guard PcapReader.readable.contains(linkType) || PcapReader.linkLayerSniffer.contains(linkType) else {
                 throw CaptureError.unsupported(
                     path: path,
-                    reason: "bletrace writes the HCI link types 187, 201 and 254, not \(linkType) (\(PcapLinkType(linkType)))")
+                    reason: "bletrace writes the HCI link types 187, 201 and 254 (and an over-the-air capture's own 251, 256 or 272), not \(linkType) (\(PcapLinkType(linkType)))")
             }
             if case .pcap = format {
                 sink = .pcap(try PcapWriter(path: path, linkType: linkType, snapLength: options.snapLength))

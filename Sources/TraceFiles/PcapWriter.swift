@@ -100,7 +100,8 @@ final class PcapWriter {
 }
 
 /// A record as a pcap or pcapng packet of link type 187, 201 or 254: the link-layer header
-/// (big-endian, as libpcap's `pcap/bluetooth.h` defines it) and the payload.
+/// (big-endian, as libpcap's `pcap/bluetooth.h` defines it) and the payload; of an over-the-air
+/// link type (251, 256, 272, for `bletrace redact`), the record's bytes as they were read.
 enum PcapFraming {
     /// Frames `record` into `packet` (cleared first) and returns its original length, or nil
     /// when the link type has no place for the record.
@@ -111,6 +112,12 @@ enum PcapFraming {
         packet.removeAll(keepingCapacity: true)
         var payload = RecordMapping.Payload.record
         switch linkType {
+        case 251, 256, 272:
+            // An over-the-air packet is written as it was read: sniffer pseudo-header and packet.
+            guard record.kind == .other, record.sourceType == nil, record.unclassified == nil else {
+                losses.append(.init(.record, "an HCI packet or a note, which an over-the-air capture (\(target)) has no place for"))
+                return nil
+            }
         case 254:
             guard let monitor = RecordMapping.monitor(record, target: target, losses: &losses) else { return nil }
             append(UInt32(monitor.controller) << 16 | UInt32(monitor.opcode), to: &packet)

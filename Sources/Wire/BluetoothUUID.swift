@@ -69,3 +69,39 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension BluetoothUUID {
+    /// Parses a UUID as people write it: 4 hex digits (a 16-bit alias), 8 (a 32-bit one), or
+    /// the 36-character form with dashes; either case.
+    public init?(parsing text: some StringProtocol) {
+        guard let parsed = Self.parse(String(text)) else { return nil }
+        self = parsed
+    }
+
+    private static func parse(_ text: String) -> BluetoothUUID? {
+        let characters = Array(text.uppercased().utf8)
+        func hexValue(_ range: Range<Int>) -> UInt64? {
+            var value: UInt64 = 0
+            for character in characters[range] {
+                switch character {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): value = value << 4 | UInt64(character - UInt8(ascii: "0"))
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): value = value << 4 | UInt64(character - UInt8(ascii: "A") + 10)
+                default: return nil
+                }
+            }
+            return value
+        }
+        switch characters.count {
+        case 4: return hexValue(0..<4).map { BluetoothUUID(UInt16($0)) }
+        case 8: return hexValue(0..<8).map { BluetoothUUID(UInt32($0)) }
+        case 36:
+            let dash = UInt8(ascii: "-")
+            guard characters[8] == dash, characters[13] == dash, characters[18] == dash, characters[23] == dash,
+                let a = hexValue(0..<8), let b = hexValue(9..<13), let c = hexValue(14..<18),
+                let d = hexValue(19..<23), let e = hexValue(24..<36)
+            else { return nil }
+            return BluetoothUUID(high: a << 32 | b << 16 | c, low: d << 48 | e)
+        default: return nil
+        }
+    }
+}

@@ -26,6 +26,7 @@ import Testing
         "replay": ["replay", capture],
         "diff": ["diff", flow, flow],
         "convert": ["convert", capture, "--to", "pcap"],
+        "redact": ["redact", capture, "--to", "pcap"],
         "capture": ["capture", "-i", "tcp:127.0.0.1:1", "--count", "1"],
         "adapters": ["adapters"],
         "explain": ["explain", "status=133"],

@@ -132,6 +132,7 @@ import Testing
             summary: 2 findings: 1 error, 1 warning, 0 info
                    1  error   link-ended-bond-missing
                    1  warning bond-not-kept
+            Secrets: the capture holds the LTK of 2 bonded devices, 10 pairing confirm/random values, 2 P-256 keys or DHKeys, 2 identity addresses: run bletrace redact before sharing.
 
             """
         }

@@ -409,8 +409,28 @@ import Wire
         let path = try Self.outputPath()
         let btsnoop = #expect(throws: CaptureError.self) { try CaptureWriter(path: path, format: .btsnoop(datalink: 1004)) }
         #expect("\(btsnoop!)".contains("not 1004 (HCI Serial (H5))"))
-        let pcap = #expect(throws: CaptureError.self) { try CaptureWriter(path: path, format: .pcapng(linkType: 256)) }
-        #expect("\(pcap!)".contains("not 256 (BLUETOOTH_LE_LL_WITH_PHDR)"))
+        let pcap = #expect(throws: CaptureError.self) { try CaptureWriter(path: path, format: .pcapng(linkType: 192)) }
+        #expect("\(pcap!)".contains("not 192"))
+    }
+
+    /// An over-the-air link type takes the records of a capture of that type (`bletrace redact`
+    /// writes them back), as they were read; an HCI record has no place in it.
+    @Test func writesAnAirCaptureBackAsItWasRead() throws {
+        let source = Fixtures.capture("linklayer/twins/att-errors.air.pcap")
+        let reader = try CaptureReader(path: source, linkLayer: true)
+        let path = try Self.outputPath()
+        let writer = try CaptureWriter(path: path, format: reader.format, options: .matching(source))
+        while let record = try reader.next() { #expect(try writer.write(record).isEmpty) }
+        let packet: [UInt8] = [0x03, 0x0C, 0x00]
+        let losses = try packet.withUnsafeBytes { bytes in
+            try writer.write(
+                CaptureRecord(
+                    index: 0, fileOffset: 0, timestamp: Timestamp(seconds: 0, microseconds: 0), direction: .sent, kind: .command,
+                    originalLength: 3, bytes: bytes))
+        }
+        #expect(losses.map(\.part) == [.record])
+        try writer.close()
+        #expect(try Fixtures.contents(path) == Fixtures.contents(source))
     }
 
     @Test(arguments: targets)
