@@ -813,24 +813,6 @@ extension ServiceDefinition {
     }
 }
 
-extension Cassette.SecurityEvent {
-    /// A pairing or security request: the start of a pairing.
-    var startsPairing: Bool {
-        switch kind {
-        case .pairingRequested, .securityRequested: true
-        default: false
-        }
-    }
-
-    /// A message of a pairing under way.
-    var isPairingMessage: Bool {
-        switch kind {
-        case .pairingRequested, .securityRequested, .pairingProgressed: true
-        default: false
-        }
-    }
-}
-
 func list(_ items: [String]) -> String { items.isEmpty ? "none" : items.joined(separator: ",") }
 
 /// The handles from `first` to `last`, whichever order a (damaged) capture gives them in.
