@@ -9,7 +9,7 @@ struct Explain: ParsableCommand {
         abstract: "Explain an error code or a pasted log line on Android and iOS, with no capture.",
         discussion: """
             Takes a number (133, 0x3e, Error 62 (0x3e)), an Android status or logcat line (status=133, \
-            GATT_ERROR, D/BluetoothGatt: onClientConnectionState() - status=133 …), an iOS error \
+            GATT_ERROR, a BluetoothGatt onClientConnectionState line with status=133), an iOS error \
             (CBErrorDomain Code=6, CBATTErrorDomain Code=15, an Xcode console line) or bluetoothd's \
             reason 722. Every reading of it is given, with its causes on the wire, both platforms' \
             views and how to capture the trace that tells them apart (Formats/android-mapping.md). \
