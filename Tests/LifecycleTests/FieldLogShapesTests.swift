@@ -266,9 +266,6 @@ import Wire
     @Test func aLongReadIsOneValueOfItsFullLength() throws {
         let first = String(repeating: "11", count: 22)  // a full Read Response at MTU 23
         let rest = "2233"
-        var collector = GATTCollector()
-        var decoder = TraceDecoder()
-        var analyzer = LifecycleAnalyzer()
         let records =
             Self.discovered + [
                 acl(Packets.att(handle: 0x40, "0a 0300"), .sent, at: 1_000),
@@ -278,15 +275,7 @@ import Wire
                 acl(Packets.att(handle: 0x40, "0c 0300 1600"), .sent, at: 1_040),  // Read Blob from 22
                 acl(Packets.att(handle: 0x40, "0d " + rest), .received, at: 1_050),
             ]
-        for (index, var record) in records.enumerated() {
-            record.index = index
-            record.withRecord { record in
-                let decoded = decoder.decode(record)
-                analyzer.add(record, decoded)
-                collector.add(record, decoded, analyzer: analyzer)
-            }
-        }
-        let value = try #require(collector.entries.first?.database.services.first?.characteristics.first?.lastValue)
+        let value = try #require(Self.gattEntries(records).first?.database.services.first?.characteristics.first?.lastValue)
         #expect(value.bytes == Wire.bytes(hex: first + rest))
         #expect(value.record == records.count - 1)
     }
