@@ -57,12 +57,18 @@ struct ReplayCommand: AsyncParsableCommand {
     var launchAt: [Double] = []
     @Option(help: "Bluetooth's state when the app launches: poweredOn, poweredOff or unauthorized.")
     var launchState: LaunchState = .poweredOn
-    @Option(help: ArgumentHelp("Replay once per moment iOS could kill the app and report which kill points lose connections, subscriptions or pending connects: terminate, crash, force-quit, reboot, settings-toggle, control-center, airplane-mode (the app terminated, then Bluetooth off and on a second later), or all (one table). Exit 1 when one does.", valueName: "kind"))
-    var sweep: SweepKind?
-    @Option(help: "The sweep's report: text or json.")
+    @Option(help: ArgumentHelp("Replay once per moment iOS could kill the app and report which kill points lose connections, subscriptions or pending connects: terminate, crash, force-quit, reboot, settings-toggle, control-center, airplane-mode (the app terminated, then Bluetooth off and on a second later), or all (one table). Or once per failure the capture could have had, at every point, checking what every app must do after it (Formats/faults.md): link-loss, att-error, timeout, notifications, service-changed, bond-lost, pairing, reset, power, comma-separated, or faults (every one). Exit 1 when a kill point loses something or a fault breaks the app.", valueName: "kinds"))
+    var sweep: SweepSelection?
+    @Option(help: "The sweep's report: text, json, or junit (a fault sweep: one test case per fault and point).")
     var format: SweepFormat = .text
     @Option(help: ArgumentHelp("With --sweep: N kill points, evenly spread from the first to the last (default: every one).", valueName: "n"))
     var killPoints: Int?
+    @Option(help: ArgumentHelp("With a fault sweep: N points per fault, evenly spread from the first to the last (default: every one).", valueName: "n"))
+    var points: Int?
+    @Option(help: ArgumentHelp("With a fault sweep: a pattern flow (Formats/flow.md) every faulted run's flow must match.", valueName: "flow"), completion: .file(extensions: ["flow"]))
+    var expect: String?
+    @Option(help: ArgumentHelp("Inject a failure the capture did not have: KIND@POINT, KIND one of \(Fault.kindNames.joined(separator: ", ")); POINT seconds after the capture's start, frame:N or request:N (the app's n-th GATT request). Repeatable. A fault sweep prints one for each failure.", valueName: "fault"))
+    var inject: [String] = []
 
     enum LaunchState: String, ExpressibleByArgument, CaseIterable {
         case poweredOn, poweredOff, unauthorized
@@ -117,7 +123,36 @@ struct ReplayCommand: AsyncParsableCommand {
         case none, connectionTimeout = "connection-timeout"
         var error: CBError? { self == .connectionTimeout ? CBError(.connectionTimeout) : nil }
     }
-    enum SweepFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
+    enum SweepFormat: String, ExpressibleByArgument, CaseIterable { case text, json, junit }
+
+    /// `--sweep`: kinds of kill, or kinds of fault.
+    enum SweepSelection: ExpressibleByArgument {
+        case kill(SweepKind)
+        case faults([FaultSweep.Family])
+
+        init?(argument: String) {
+            if let kind = SweepKind(rawValue: argument) {
+                self = .kill(kind)
+                return
+            }
+            if argument == "faults" {
+                self = .faults(FaultSweep.Family.allCases)
+                return
+            }
+            var families: [FaultSweep.Family] = []
+            for name in argument.split(separator: ",") {
+                guard let family = FaultSweep.Family(rawValue: String(name)) else { return nil }
+                if !families.contains(family) { families.append(family) }
+            }
+            guard !families.isEmpty else { return nil }
+            self = .faults(families)
+        }
+
+        static var allValueStrings: [String] { SweepKind.allCases.map(\.rawValue) + FaultSweep.Family.allCases.map(\.rawValue) + ["faults"] }
+    }
+
+    /// The faults of `--inject`, read (``validate()`` has checked them).
+    var injected: [Fault] { inject.compactMap { try? Fault(parsing: $0) } }
 
     /// The system events of the command line.
     var events: [SystemEvent] {
@@ -144,6 +179,7 @@ struct ReplayCommand: AsyncParsableCommand {
         if iosMtu != 185 { words.append("--ios-mtu \(iosMtu)") }
         if launchState != .poweredOn { words.append("--launch-state \(launchState.rawValue)") }
         if unmatched != .pend { words.append("--unmatched \(unmatched.rawValue)") }
+        for fault in injected { words.append("--inject \(fault)") }
         if let peer = selection.peer { words.append("--peer \(peer)") }
         if let transport = selection.transport { words.append("--transport \(transport.rawValue)") }
         if let from = selection.from { words.append("--from \(from)") }
@@ -165,6 +201,16 @@ struct ReplayCommand: AsyncParsableCommand {
         if sweep == nil, format != .text { throw ValidationError("--format is the sweep's report format; use it with --sweep") }
         if sweep == nil, killPoints != nil { throw ValidationError("--kill-points chooses the sweep's kill points; use it with --sweep") }
         if let killPoints, killPoints < 1 { throw ValidationError("--kill-points takes 1 or more") }
+        var isFaultSweep = false
+        if case .faults? = sweep { isFaultSweep = true }
+        if case .kill? = sweep, format == .junit { throw ValidationError("--format junit is a fault sweep's (--sweep faults); a kill-point sweep's report is text or json") }
+        if !isFaultSweep, points != nil { throw ValidationError("--points chooses a fault sweep's points; use it with --sweep faults (a kill-point sweep's is --kill-points)") }
+        if !isFaultSweep, expect != nil { throw ValidationError("--expect is the pattern a fault sweep's runs must match; use it with --sweep faults (bletrace diff compares one flow)") }
+        if let points, points < 1 { throw ValidationError("--points takes 1 or more") }
+        if sweep != nil, !inject.isEmpty { throw ValidationError("--inject replays one fault; a sweep places its own (drop --inject, or --sweep)") }
+        for text in inject {
+            do { _ = try Fault(parsing: text) } catch { throw ValidationError("--inject \(text): \(error)") }
+        }
         // An LE ATT MTU is 23 at least (Core 6.0, Vol 3, Part F, §3.2.8) and a 16-bit field.
         if !(23...65535).contains(iosMtu) { throw ValidationError("--ios-mtu takes an ATT MTU from 23 to 65535 bytes, not \(iosMtu)") }
         if via != .settings, powerOffAt.isEmpty { throw ValidationError("--via says how --power-off-at turns Bluetooth off; use it with --power-off-at") }
@@ -186,8 +232,9 @@ struct ReplayCommand: AsyncParsableCommand {
         let cassette: Cassette
         let fault: (any Error)?
         let given = try gattSource.load(air: air)
+        let path: String
         do {
-            let path = try CaptureOptions.path(of: file, member: member)
+            path = try CaptureOptions.path(of: file, member: member)
             if selection.isEmpty {
                 (cassette, fault) = try Cassette.load(path: path, air: air.options, given: given)
             } else {
@@ -201,7 +248,10 @@ struct ReplayCommand: AsyncParsableCommand {
             throw Exit.badInput
         }
         let entry = ReferenceApps.named(app)!
-        if let sweep {
+        if case .faults(let families)? = sweep {
+            return try await sweepFaults(families, cassette: cassette, entry: entry, file: file, fault: fault)
+        }
+        if case .kill(let sweep)? = sweep {
             var results: [(kind: String, sweep: KillPointSweep)] = []
             for kind in sweep.kinds {
                 let name = SweepKind.name(of: kind)
@@ -220,7 +270,7 @@ struct ReplayCommand: AsyncParsableCommand {
             case (.text, _): Output.line(results[0].sweep.text(capture: capture, app: entry.name, kind: results[0].kind))
             case (.json, .all):
                 try Output.json(results.map { FileNamed(JSONSweep($0.sweep, capture: capture, app: entry.name, kind: $0.kind), file: file) })
-            case (.json, _):
+            case (.json, _), (.junit, _):
                 try Output.json(FileNamed(JSONSweep(results[0].sweep, capture: capture, app: entry.name, kind: results[0].kind), file: file))
             }
             Output.flush()
@@ -232,6 +282,7 @@ struct ReplayCommand: AsyncParsableCommand {
         engine.events = events
         engine.launchState = launchState.state
         engine.platform = platform
+        engine.faults = try resolvingFrames(injected, path: path, cassette: cassette)
         // The events go to a temporary file as they happen (a long capture's flow is not held in
         // memory); the comments, which come first in the text, are known only at the end.
         let writer: FlowWriter

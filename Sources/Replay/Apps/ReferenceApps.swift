@@ -64,6 +64,14 @@ public enum ReferenceApps {
             summary: "the restoring app without a restore identifier: a termination loses its connections, subscriptions and pending connects",
             make: { ForgetfulApp() }),
         Entry(
+            name: "steadfast",
+            summary: "a heart-rate central written to survive every fault a sweep injects: reconnects after any link it did not end, retries a failed discovery or subscription, starts over after didModifyServices or a reset, gives up a peer that removed its pairing",
+            make: { SteadfastApp() }),
+        Entry(
+            name: "fragile-setup",
+            summary: "the steadfast app with the bug a fault sweep finds and no capture showed: it reconnects only once subscribed, so a link lost during discovery leaves it disconnected",
+            make: { SteadfastApp(reconnectsDuringSetup: false) }),
+        Entry(
             name: "naive",
             summary: "the restoring app with a restore identifier, but a relaunch that cancels what the system restored and starts again from scratch",
             make: { NaiveApp() }),

@@ -118,6 +118,8 @@ public struct AppState: Hashable, Sendable, Codable {
     public var subscribed: Set<String> = []
     /// Addresses with a pending `connect`.
     public var pending: Set<String> = []
+    /// A central manager of the running app is scanning (looking for peripherals again).
+    public var scanning = false
 
     public init(connected: Set<String> = [], subscribed: Set<String> = [], pending: Set<String> = []) {
         self.connected = connected
@@ -303,20 +305,23 @@ final class AppProcess {
             // A restart followed by a first unlock: the device has a passcode, nothing relaunches
             // the app until then.
             let passcode = event.kind == .reboot && sorted[(index + 1)...].contains { $0.kind == .unlock }
-            replay.scheduleSystem(at: at) { [unowned self] in
-                switch event.kind {
-                case .terminate, .crash, .forceQuit: terminate(event.kind)
-                case .reboot: reboot(passcode: passcode)
-                case .unlock: unlock()
-                case .powerOff, .controlCenter, .airplaneMode: changeBluetooth(to: .poweredOff, event: event.kind)
-                case .powerOn: changeBluetooth(to: .poweredOn, event: .powerOn)
-                case .reset:
-                    changeBluetooth(to: .resetting, event: .reset)
-                    changeBluetooth(to: .poweredOn, event: nil)
-                case .launch:
-                    if !isRunning { relaunch(reason: "user") }
-                }
-            }
+            replay.scheduleSystem(at: at) { [unowned self] in play(event.kind, passcode: passcode) }
+        }
+    }
+
+    /// The system event `kind` happens now (`passcode`: a restart on a device with a passcode).
+    func play(_ kind: SystemEvent.Kind, passcode: Bool = false) {
+        switch kind {
+        case .terminate, .crash, .forceQuit: terminate(kind)
+        case .reboot: reboot(passcode: passcode)
+        case .unlock: unlock()
+        case .powerOff, .controlCenter, .airplaneMode: changeBluetooth(to: .poweredOff, event: kind)
+        case .powerOn: changeBluetooth(to: .poweredOn, event: .powerOn)
+        case .reset:
+            changeBluetooth(to: .resetting, event: .reset)
+            changeBluetooth(to: .poweredOn, event: nil)
+        case .launch:
+            if !isRunning { relaunch(reason: "user") }
         }
     }
 
@@ -707,6 +712,7 @@ final class AppProcess {
                 }
             }
         }
+        state.scanning = isRunning && centrals.contains { $0.isScanning }
         return state
     }
 }

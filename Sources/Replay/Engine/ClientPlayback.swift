@@ -33,6 +33,9 @@ final class ClientPlayback<Context: ClientContext> {
     @exclusivity(unchecked) private var peerIndexes: [BluetoothAddress: PeerIndex] = [:]
     /// The peer looked up last: most requests and notifications follow one to the same peer.
     @exclusivity(unchecked) private var lastPeer: (address: BluetoothAddress, index: PeerIndex)?
+    /// A notification fault that happened: the next notification delivered is lost or comes
+    /// twice (``Fault/NotificationFault``).
+    @exclusivity(unchecked) var armedNotification: Fault.NotificationFault?
 
     init(cassette: Cassette, links: Links, process: AppProcess) {
         self.cassette = cassette
@@ -55,21 +58,26 @@ final class ClientPlayback<Context: ClientContext> {
         for change in link.serviceChanges where change.time >= now {
             let range = handleRange(change.start, change.end)
             replay.scheduleSystem(at: change.time, for: peripheral) { [unowned self] peripheral in
-                // The system applies it; only a running app hears of it (it does not wake one).
-                guard process.isRunning else { return _ = peripheral.deliver(.servicesChanged(handles: range)) }
-                process.reach(peripheral, waking: nil) { [unowned self] _ in
-                    let invalidated = (peripheral.services ?? []).filter { $0.handles.overlaps(range) }
-                    replay.record(
-                        .peripheral(.didModifyServices),
-                        [
-                            .init(.peripheral, "\(address)"), .init(.invalidatedServices, list(invalidated.map(\.uuid.uuidString))),
-                        ])
-                    peripheral.deliver(.servicesChanged(handles: range))
-                }
+                serviceChanged(range, on: peripheral, address)
             }
         }
         scheduleNotification(link.notifications.firstIndex { $0.time >= now && $0.sender != .host }, of: link.notifications, peripheral)
         scheduleGAPName(link, peripheral)
+    }
+
+    /// The peer indicated Service Changed over `range`: the system applies it; only a running
+    /// app hears of it (it does not wake one), with the services it invalidates.
+    func serviceChanged(_ range: ClosedRange<UInt16>, on peripheral: CBPeripheral, _ address: BluetoothAddress) {
+        guard process.isRunning else { return _ = peripheral.deliver(.servicesChanged(handles: range)) }
+        process.reach(peripheral, waking: nil) { [unowned self] _ in
+            let invalidated = (peripheral.services ?? []).filter { $0.handles.overlaps(range) }
+            replay.record(
+                .peripheral(.didModifyServices),
+                [
+                    .init(.peripheral, "\(address)"), .init(.invalidatedServices, list(invalidated.map(\.uuid.uuidString))),
+                ])
+            peripheral.deliver(.servicesChanged(handles: range))
+        }
     }
 
     /// iOS reads the peer's GAP Device Name itself once connected, and `peripheral.name` is it
@@ -162,6 +170,13 @@ final class ClientPlayback<Context: ClientContext> {
         _ playback: LinkPlayback?, _ cursor: NotificationCursor, _ replay: Context, _ writer: FlowWriter?
     ) {
         let handle = event.pointee.handle
+        if let fault = armedNotification, peripheral.characteristic(valueHandle: handle)?.isNotifying == true {
+            armedNotification = nil
+            if fault == .drop {
+                return replay.comment("fault: the notification of \(peer.names[handle] ?? hex(handle, digits: 4, uppercase: true)) at +\(Fault.secondsText(replay.now.seconds(since: cassette.origin))) is lost")
+            }
+            deliverNotification(event, to: peripheral, via: central, peer, playback, cursor, replay, writer)
+        }
         guard peripheral.deliverValue(event.pointee.value, valueHandle: handle, via: central) else {
             playback?.undelivered += 1
             return
@@ -194,6 +209,12 @@ final class ClientPlayback<Context: ClientContext> {
         guard let address = peripheral.address else { return }
         let call = request.call
         replay.record(.app(FlowRecord.App(call.method)), flowArguments(peripheral: peerIndex(address).addressText, call.arguments, address))
+        if let injector = replay.injector {
+            if injector.stalled.contains(address) {
+                return replay.comment("\(address): \(request.methodName) waits behind the request the peer never answers (ATT allows one at a time)")
+            }
+            for fault in replay.faultsHitting(request, on: peripheral) where inject(fault, into: request, on: peripheral, address) { return }
+        }
         switch request {
         case .discoverServices(let uuids):
             // iOS keeps Generic Access and Generic Attribute to itself: discovery never gives
@@ -275,6 +296,57 @@ final class ClientPlayback<Context: ClientContext> {
     func openL2CAPChannel(_ psm: CBL2CAPPSM, on peripheral: CBPeripheral) {
         replay.record(.app(.openL2CAPChannel), [.init(.peripheral, peripheral.address.map { "\($0)" } ?? "?"), .init(.psm, "\(psm)")])
         unmatched(nil, peripheral, "L2CAP channels are not played back")
+    }
+
+    // MARK: Faults
+
+    /// Answers `request` as `fault` makes the peer or the pairing answer it (``Fault``), as the
+    /// replay's iOS model reports it: true when that is the request's answer, false when the
+    /// request is answered as the capture's peer answered it all the same.
+    private func inject(_ fault: Fault, into request: GATTRequest, on peripheral: CBPeripheral, _ address: BluetoothAddress) -> Bool {
+        let said = "fault \(fault) at +\(Fault.secondsText(now.seconds(since: cassette.origin))): \(address) \(request.methodName)"
+        let latency = ReplayEngine.faultLatencySeconds
+        switch fault.kind {
+        case .attError(let code):
+            let code = ATTErrorCode(rawValue: code)
+            if SecurityRefusal.asksForSecurity(code) {
+                replay.comment("\(said): the peer refuses (ATT \(Fault.hexByte(code.rawValue))); iOS pairs and sends it again, the peer refuses again: the app gets the error")
+            } else {
+                replay.comment("\(said): the peer refuses (ATT \(Fault.hexByte(code.rawValue)))")
+            }
+            answer(GATTResponse(failing: request, with: CoreBluetoothMapping.attError(code).value), to: request, on: peripheral, after: latency)
+        case .timeout:
+            replay.comment("\(said): the peer never answers; the link's later requests wait behind it, and ATT's 30-second timeout ends the link")
+            replay.injector?.stalled.insert(address)
+            scheduleTransactionTimeout(peripheral)
+        case .pairing(.failed):
+            replay.comment("\(said): the peer asks for security (ATT 0x05); iOS pairs, and pairing fails: the app gets the error")
+            let error = CoreBluetoothMapping.pairingFailureError(reason: 0x05, refusal: 0x05).value
+            answer(GATTResponse(failing: request, with: error), to: request, on: peripheral, after: latency)
+        case .pairing(.timeout):
+            replay.comment("\(said): the peer asks for security (ATT 0x05); iOS pairs, and the pairing never finishes: SMP's 30-second timeout gives the request its error")
+            answer(GATTResponse(failing: request, with: CoreBluetoothMapping.pairingTimeoutError.value), to: request, on: peripheral, after: 30 + latency)
+        case .pairing(.cancelled):
+            replay.comment("\(said): the peer asks for security (ATT 0x05); iOS pairs, and the user cancels the pairing: iOS ends the link (the request gets no callback)")
+            replay.scheduleSystem(at: now.adding(microseconds: ReplayEngine.microseconds(latency)), for: peripheral) { [unowned self] peripheral in
+                links.disconnect(peripheral, error: CoreBluetoothMapping.pairingCancelledError.value)
+            }
+        case .notification(.early):
+            guard case .setNotifyValue(true, let characteristic) = request, let central = peripheral.centralManager else { return false }
+            let handle = characteristic.valueHandle
+            let captured = links.playing[address]?.link?.notifications.first { $0.handle == handle && $0.sender != .host }
+            let value = captured.map { Array($0.value) } ?? []
+            replay.comment("\(said): the peer notifies \(characteristicName(handle, address)) before the subscription's answer; iOS, which registered it when asked, delivers it (hypothesis)")
+            if peripheral.deliverValueBeforeSubscription(value, valueHandle: handle, via: central) {
+                replay.record(
+                    .peripheral(.didUpdateValueFor),
+                    [.init(.peripheral, peerIndex(address).addressText), .init(.characteristic, characteristicName(handle, address)), .bytes(.value, value), .noError])
+            }
+            return false
+        default:
+            return false
+        }
+        return true
     }
 
     // MARK: Answers

@@ -2,6 +2,7 @@ import BLETraceCoreBluetooth
 import CoreBluetoothCodes
 import Flow
 import Foundation
+import HCI
 import Lifecycle
 import Wire
 
@@ -62,6 +63,10 @@ final class Links {
     /// Where the search for the connection that completes each attempt started: an attempt
     /// Bluetooth interrupted (``rewindAttempt(_:)``) searches again from there.
     private var attemptFrom: [BluetoothAddress: Int] = [:]
+    /// Peers whose link a fault dropped (or whose attempt a fault failed) while the capture's
+    /// connection went on: the app's next attempt gets that connection again, after the time it
+    /// took to establish.
+    private var resumable: [BluetoothAddress: Connection] = [:]
 
     private var now: Timestamp { replay.now }
 
@@ -145,12 +150,25 @@ final class Links {
     func startAttempt(_ peripheral: CBPeripheral, _ address: BluetoothAddress) {
         guard attempts.insert(address).inserted else { return }
         let from = cursor[address, default: 0]
-        guard let episode = nextEpisode(for: address) else { return }  // stays pending
+        // A connection the peer itself ended by now is not there to resume.
+        let resumed = resumable.removeValue(forKey: address).flatMap { episode in
+            episode.initiator == .remote && episode.disconnectTime.map { $0 <= now } == true ? nil : episode
+        }
+        guard let episode = resumed ?? nextEpisode(for: address) else { return }  // stays pending
         attemptFrom[address] = from
-        let at = max(now, episode.completeTime ?? now)
+        var at = max(now, episode.completeTime ?? now)
+        if resumed != nil {
+            let establishing = episode.completeTime.flatMap { complete in episode.attemptTime.map { complete.microseconds - $0.microseconds } }
+            at = now.adding(microseconds: max(0, establishing ?? 0))
+        }
         if episode.status == .success || episode.beganBeforeCapture {
             replay.scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
                 attempts.remove(address)
+                if let status = injectedFailure(of: address) {
+                    // The capture's connection is left for the app's next attempt.
+                    resumable[address] = episode
+                    return failAttempt(peripheral, address, error: CoreBluetoothMapping.connectionFailureError(status: status).value)
+                }
                 // Scheduled before the app hears of the connection, so that a cancel from inside
                 // didConnect withdraws it.
                 scheduleRemoteDisconnection(of: episode, peripheral)
@@ -165,12 +183,44 @@ final class Links {
             let error: any Error = (episode.cbError?.value ?? nil)?.error ?? CBError(.unknown)
             replay.scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
                 attempts.remove(address)
-                process.reach(peripheral, waking: "didFailToConnect") { [unowned self] central in
-                    replay.record(.central(.didFailToConnect, manager: replay.number(central)), [.init(.peripheral, "\(address)"), .error(error)])
-                    central.deliver(.failedToConnect(peripheral, error: error))
-                }
+                failAttempt(peripheral, address, error: error)
             }
         }
+    }
+
+    /// The attempt to `peripheral` failed: the app hears `didFailToConnect` with `error`.
+    private func failAttempt(_ peripheral: CBPeripheral, _ address: BluetoothAddress, error: any Error) {
+        process.reach(peripheral, waking: "didFailToConnect") { [unowned self] central in
+            replay.record(.central(.didFailToConnect, manager: replay.number(central)), [.init(.peripheral, "\(address)"), .error(error)])
+            central.deliver(.failedToConnect(peripheral, error: error))
+        }
+    }
+
+    /// The HCI status an injected fault fails the attempt to `address` with, completing now
+    /// (``Fault/Kind/linkLoss(_:)`` with 0x3E, ``Fault/Kind/bondLost``): a lost bond only to a
+    /// peer the capture shows encrypted (iOS encrypts a bonded peer's link as it connects).
+    private func injectedFailure(of address: BluetoothAddress) -> HCIStatus? {
+        guard let injector = replay.injector, let (_, status) = injector.attemptFailure else { return nil }
+        injector.attemptFailure = nil
+        if status == .pinOrKeyMissing {
+            let bonded = cassette.links(of: address).contains { link in
+                link.security.contains { if case .encryptionChanged(true, _) = $0.kind { true } else { false } }
+            }
+            guard bonded else {
+                replay.comment("fault bond-lost: the capture never shows \(address)'s link encrypted, so there is no bond to lose; the connection completes")
+                return nil
+            }
+        }
+        return status
+    }
+
+    /// A fault drops the link of `peripheral` with `reason` (``Fault/Kind/linkLoss(_:)``): the app
+    /// is told as for any disconnection it did not ask for. The capture's connection goes on,
+    /// so the app's next attempt gets it back.
+    func injectLinkLoss(_ peripheral: CBPeripheral, reason: HCIStatus) {
+        guard let address = peripheral.address, let playback = playing[address] else { return }
+        resumable[address] = playback.episode
+        disconnect(peripheral, error: CoreBluetoothMapping.disconnectionError(reason: reason, requestedByApp: false).value?.error)
     }
 
     func cancelConnection(_ peripheral: CBPeripheral, for central: CBCentralManager) {
@@ -181,6 +231,7 @@ final class Links {
         // The connection the cancelled attempt would have got is free for the app's next attempt.
         rewindAttempt(address)
         attempts.remove(address)
+        replay.injector?.stalled.remove(address)
         if let playback = playing.removeValue(forKey: address) { noteUndelivered(playback, address) }
         guard peripheral.state != .disconnected else { return }
         // CoreBluetooth reports every cancel, of a connection or of an attempt, through
@@ -315,7 +366,9 @@ final class Links {
 
     /// The link of `peripheral` ended: what it still had to play is dropped.
     func endLink(of peripheral: CBPeripheral) {
-        guard let address = peripheral.address, let playback = playing.removeValue(forKey: address) else { return }
+        guard let address = peripheral.address else { return }
+        replay.injector?.stalled.remove(address)
+        guard let playback = playing.removeValue(forKey: address) else { return }
         replay.withdraw(peripheral)
         noteUndelivered(playback, address)
     }
@@ -324,6 +377,7 @@ final class Links {
     /// link had to play and the answers owed on it are dropped.
     func endConnection(of peripheral: CBPeripheral, _ address: BluetoothAddress) {
         replay.withdraw(peripheral)
+        replay.injector?.stalled.remove(address)
         attempts.remove(address)
         if let playback = playing.removeValue(forKey: address) { noteUndelivered(playback, address) }
     }

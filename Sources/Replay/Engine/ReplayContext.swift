@@ -87,6 +87,8 @@ protocol LinkContext: ReplayContext {
     /// The queue drops what it holds for `peripheral`: what its link had to play, the answers
     /// owed on it.
     func withdraw(_ peripheral: CBPeripheral)
+    /// The faults' part, when the replay injects faults or logs requests.
+    var injector: FaultInjector? { get }
 }
 
 /// What the GATT client's playback (``ClientPlayback``) needs of the engine besides what the links
@@ -101,4 +103,7 @@ protocol ClientContext: LinkContext {
     func continues(at time: Timestamp, for peripheral: CBPeripheral) -> Bool
     /// The app's process the queue's actions are for now: a termination changes it.
     var liveProcess: Int { get }
+    /// Logs the app's request just recorded, and gives the faults that hit it
+    /// (``ReplayEngine/faultsHitting(_:on:)``).
+    func faultsHitting(_ request: GATTRequest, on peripheral: CBPeripheral) -> [Fault]
 }

@@ -53,6 +53,9 @@ public final class ReplayEngine: BluetoothSystem {
     /// (a timer that re-arms itself forever ends with it). The ATT transaction timeout, so that an
     /// app's own request timeouts after the last record still fire.
     public static let horizonSeconds: Int64 = 30
+    /// With faults, a minute more: a fault near the capture's end (a pairing or request that
+    /// times out after 30 s) leaves the app time to recover, as it would have on a phone.
+    public static let faultHorizonSeconds: Int64 = 60
     /// The app's events so far, typed (not with a ``writer``).
     @exclusivity(unchecked) public internal(set) var records: [FlowRecord] = []
     /// The flow's comments so far: what the replay noted for people.
@@ -135,6 +138,13 @@ public final class ReplayEngine: BluetoothSystem {
     public internal(set) var finalPeripheralStates: [String: CBPeripheralState] = [:]
     /// What the replay does with a request the capture cannot answer.
     public var unmatched: UnmatchedPolicy = .pend
+    /// Failures the capture did not have, injected at their points (``Fault``; Formats/faults.md).
+    public var faults: [Fault] = []
+    /// Keep each GATT request the app makes (``requestLog``): a fault sweep places its faults
+    /// on the requests of its run without a fault.
+    public var logsRequests = false
+    /// The faults' part, when there are faults or requests to log (``FaultInjector``).
+    @exclusivity(unchecked) var injector: FaultInjector?
     /// Set when a request could not be matched under ``UnmatchedPolicy/fail``: the replay stopped.
     public private(set) var failed = false
     /// The rule the app broke that crashes an iOS app (``appCrashed(_:by:)``), if it did.
@@ -170,7 +180,7 @@ public final class ReplayEngine: BluetoothSystem {
     /// cassette to it, with the ``events`` of the system at their times: after a termination the
     /// system makes a new instance when a Bluetooth event relaunches the app.
     public func run(name: String, launching makeApp: @escaping () -> any BluetoothApp) async -> Flow {
-        let horizon = cassette.end.adding(microseconds: Self.horizonSeconds * 1_000_000)
+        let horizon = cassette.end.adding(microseconds: (Self.horizonSeconds + (faults.isEmpty ? 0 : Self.faultHorizonSeconds)) * 1_000_000)
         if let jump = cassette.clockJump {
             let (from, to) = (jump.from.seconds(since: cassette.origin), jump.to.seconds(since: cassette.origin))
             comments.append(
@@ -181,6 +191,7 @@ public final class ReplayEngine: BluetoothSystem {
         self.process.makeApp = makeApp
         binding = BluetoothSystemContext.Binding(self)
         server.start()
+        prepareFaults()
         process.scheduleSystemEvents()
         process.scheduleCapturedPowerOffs()
         switch pacing {
@@ -212,6 +223,9 @@ public final class ReplayEngine: BluetoothSystem {
     /// executor, after the flow's end (it is not written down).
     private func finish() {
         links.endLinks()
+        for fault in faultsNotInjected {
+            comments.append("fault \(fault) never happened: \(fault.hitsRequest ? "no request of the app took it" : "its moment came after the replay's end")")
+        }
         finalState = process.appState()
         finalPeripheralStates = links.finalStates()
         // The app's managers let go of the engine, and the engine of them, so that the engine is

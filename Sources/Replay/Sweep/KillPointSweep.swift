@@ -180,11 +180,6 @@ public struct KillPointSweep: Sendable {
     }
 }
 
-/// What iOS keeps of the app after each event of a run (``ReplayEngine/keptState()``).
-private final class KeptStates: @unchecked Sendable {
-    var states: [[String]] = []
-}
-
 extension ReplayEngine {
     /// What iOS keeps for the app if it is killed now, as lines to compare: whether it runs, what
     /// it holds (``AppState``), its scan, and each peripheral it was given with its state, its
