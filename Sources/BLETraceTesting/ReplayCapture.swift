@@ -1,4 +1,5 @@
 import BLETraceCoreBluetooth
+import Flow
 import Foundation
 import Replay
 
@@ -49,8 +50,7 @@ public struct ReplayCapture: Sendable {
     ) async -> ReplayResult {
         let engine = options.engine(for: cassette)
         let flow = await engine.run(name: name, launching: launching)
-        return ReplayResult(
-            records: engine.records, flow: flow, finalState: engine.finalState, failed: engine.failed, peripheralStates: engine.finalPeripheralStates)
+        return ReplayResult(engine: engine, flow: flow)
     }
 
     /// Replays once per moment iOS could kill the app (`KillPointSweep`): `survived` on the
@@ -61,6 +61,33 @@ public struct ReplayCapture: Sendable {
         await KillPointSweep.run(
             cassette, app: ReferenceApps.Entry(App.self), kind: kind, unmatched: options.unmatched, events: options.events,
             launchState: options.launchState, platform: options.platform)
+    }
+
+    /// Replays the capture once per fault of `faults` at every point where the app's state
+    /// differs (`FaultSweep`, Formats/faults.md) and checks each run against what every app must
+    /// do after a failure; `check` adds the test's own checks of a run (its messages are
+    /// failures). `points` keeps N points per fault, evenly spread.
+    ///
+    /// ```swift
+    /// let sweep = await capture.sweep(HeartRateMonitor.self, faults: .all) { run in
+    ///     run.replay.finalState.subscribed.isEmpty ? ["lost the heart rate after \(run.fault)"] : []
+    /// }
+    /// #expect(sweep.survived, "\(sweep)")
+    /// ```
+    public func sweep<App: BluetoothApp & Launchable>(
+        _ app: App.Type, faults: [FaultSweep.Family], options: ReplayOptions = .init(), points: Int? = nil,
+        check: (@Sendable (FaultedRun) -> [String])? = nil
+    ) async -> FaultSweepResult {
+        var wrapped: FaultSweep.Check?
+        if let check {
+            wrapped = { (fault: Fault, engine: ReplayEngine, flow: Flow) -> [String] in
+                check(FaultedRun(fault: fault, replay: ReplayResult(engine: engine, flow: flow)))
+            }
+        }
+        let sweep = await FaultSweep.run(
+            cassette, app: ReferenceApps.Entry(App.self), families: faults, unmatched: options.unmatched, events: options.events,
+            launchState: options.launchState, platform: options.platform, points: points, check: wrapped)
+        return FaultSweepResult(sweep: sweep, capture: path, app: App.appName)
     }
 
     static func resolve(_ path: String, filePath: StaticString) -> String {
@@ -90,6 +117,9 @@ public struct ReplayOptions: Sendable {
     /// The iOS release and AccessorySetupKit: which events iOS relaunches the app after
     /// (`bletrace replay --ios`, `--accessory-setup-kit`).
     public var platform = Platform()
+    /// Failures the capture did not have, injected at their points (`bletrace replay --inject`):
+    /// `[try Fault(parsing: "link-loss:0x08@12.5")]` replays what a fault sweep reported.
+    public var faults: [Fault] = []
 
     public init(
         unmatched: UnmatchedPolicy = .pend, events: [SystemEvent] = [], launchState: CBManagerState = .poweredOn, platform: Platform = Platform()
@@ -116,6 +146,7 @@ public struct ReplayOptions: Sendable {
         engine.events = events
         engine.launchState = launchState
         engine.platform = platform
+        engine.faults = faults
         return engine
     }
 }

@@ -37,7 +37,7 @@ public struct ReplayResult: Sendable, CustomStringConvertible {
         if !finalState.connected.isEmpty { parts.append("ends connected to \(finalState.connected.sorted().joined(separator: ", "))") }
         if !finalState.subscribed.isEmpty { parts.append("subscribed to \(finalState.subscribed.sorted().joined(separator: ", "))") }
         if !finalState.pending.isEmpty { parts.append("connecting to \(finalState.pending.sorted().joined(separator: ", "))") }
-        if finalState == AppState() { parts.append("ends holding nothing") }
+        if finalState.connected.isEmpty, finalState.subscribed.isEmpty, finalState.pending.isEmpty { parts.append("ends holding nothing") }
         if let crashReason { parts.append("crashed: \(crashReason)") }
         if !unusedPeripherals.isEmpty { parts.append("let go of \(unusedPeripherals.joined(separator: ", ")) while connecting or connected") }
         return "replay (" + parts.joined(separator: "; ") + ")"

@@ -209,10 +209,7 @@ final class ClientPlayback<Context: ClientContext> {
         guard let address = peripheral.address else { return }
         let call = request.call
         replay.record(.app(FlowRecord.App(call.method)), flowArguments(peripheral: peerIndex(address).addressText, call.arguments, address))
-        if let injector = replay.injector {
-            if injector.stalled.contains(address) {
-                return replay.comment("\(address): \(request.methodName) waits behind the request the peer never answers (ATT allows one at a time)")
-            }
+        if replay.injector != nil {
             for fault in replay.faultsHitting(request, on: peripheral) where inject(fault, into: request, on: peripheral, address) { return }
         }
         switch request {
@@ -316,9 +313,10 @@ final class ClientPlayback<Context: ClientContext> {
             }
             answer(GATTResponse(failing: request, with: CoreBluetoothMapping.attError(code).value), to: request, on: peripheral, after: latency)
         case .timeout:
+            // The app's later requests wait behind it in the peripheral's queue (ATT allows one
+            // outstanding request, and CBPeripheral sends one at a time).
             replay.comment("\(said): the peer never answers; the link's later requests wait behind it, and ATT's 30-second timeout ends the link")
-            replay.injector?.stalled.insert(address)
-            scheduleTransactionTimeout(peripheral)
+            scheduleTransactionTimeout(peripheral, byFault: true)
         case .pairing(.failed):
             replay.comment("\(said): the peer asks for security (ATT 0x05); iOS pairs, and pairing fails: the app gets the error")
             let error = CoreBluetoothMapping.pairingFailureError(reason: 0x05, refusal: 0x05).value
@@ -329,7 +327,7 @@ final class ClientPlayback<Context: ClientContext> {
         case .pairing(.cancelled):
             replay.comment("\(said): the peer asks for security (ATT 0x05); iOS pairs, and the user cancels the pairing: iOS ends the link (the request gets no callback)")
             replay.scheduleSystem(at: now.adding(microseconds: ReplayEngine.microseconds(latency)), for: peripheral) { [unowned self] peripheral in
-                links.disconnect(peripheral, error: CoreBluetoothMapping.pairingCancelledError.value)
+                links.endByFault(peripheral) { links.disconnect(peripheral, error: CoreBluetoothMapping.pairingCancelledError.value) }
             }
         case .notification(.early):
             guard case .setNotifyValue(true, let characteristic) = request, let central = peripheral.centralManager else { return false }
@@ -593,15 +591,19 @@ final class ClientPlayback<Context: ClientContext> {
     /// ATT's transaction timeout: a request unanswered for 30 seconds ends the bearer (Core 6.0,
     /// Vol 3, Part F, §3.3.3), and with it the link; the app is told with the platform's
     /// ``Platform/attTimeoutError`` (none by default: Formats/corebluetooth.md).
-    private func scheduleTransactionTimeout(_ peripheral: CBPeripheral) {
+    /// A fault's (`byFault`) leaves the capture's connection for the app's next attempt.
+    private func scheduleTransactionTimeout(_ peripheral: CBPeripheral, byFault: Bool = false) {
         guard peripheral.address != nil else { return }
         replay.schedule(at: now.adding(microseconds: 30_000_000), for: peripheral) { [unowned self] peripheral in
             guard let address = peripheral.address, let central = peripheral.centralManager else { return }
-            links.endLink(of: peripheral)
-            peripheral.deliver(.linkLost)
-            let error = process.platform.attTimeoutError
-            replay.record(.central(.didDisconnectPeripheral, manager: replay.number(central)), [.init(.peripheral, "\(address)"), .error(error)])
-            central.deliver(.disconnected(peripheral, error: error))
+            func end() {
+                links.endLink(of: peripheral)
+                peripheral.deliver(.linkLost)
+                let error = process.platform.attTimeoutError
+                replay.record(.central(.didDisconnectPeripheral, manager: replay.number(central)), [.init(.peripheral, "\(address)"), .error(error)])
+                central.deliver(.disconnected(peripheral, error: error))
+            }
+            if byFault { links.endByFault(peripheral, end) } else { end() }
         }
     }
 

@@ -42,9 +42,6 @@ final class FaultInjector {
     /// A connection-attempt fault that happened: the next attempt to complete fails with this
     /// HCI status (0x3E, or 0x06 for a lost bond).
     var attemptFailure: (fault: Int, status: HCIStatus)?
-    /// Peripherals whose link has a request that will never be answered: the link's later
-    /// requests wait behind it (ATT allows one outstanding request).
-    var stalled: Set<BluetoothAddress> = []
 
     init(faults: [Fault], logging: Bool) {
         self.faults = faults
@@ -63,7 +60,7 @@ final class FaultInjector {
         for (index, fault) in faults.enumerated() where !fired[index] {
             let early = fault.kind == .notification(.early)
             switch fault.point {
-            case .request(let number) where number == requests:
+            case .request(let number) where fault.hitsRequest && number == requests:
                 if !early || isSubscription { taken.append(index) }
             case .seconds(let at) where fault.hitsRequest && seconds >= at:
                 if !early || isSubscription { taken.append(index) }

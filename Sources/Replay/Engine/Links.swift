@@ -150,17 +150,18 @@ final class Links {
     func startAttempt(_ peripheral: CBPeripheral, _ address: BluetoothAddress) {
         guard attempts.insert(address).inserted else { return }
         let from = cursor[address, default: 0]
-        // A connection the peer itself ended by now is not there to resume.
-        let resumed = resumable.removeValue(forKey: address).flatMap { episode in
-            episode.initiator == .remote && episode.disconnectTime.map { $0 <= now } == true ? nil : episode
-        }
-        guard let episode = resumed ?? nextEpisode(for: address) else { return }  // stays pending
-        attemptFrom[address] = from
-        var at = max(now, episode.completeTime ?? now)
-        if resumed != nil {
+        // The capture's connection a fault interrupted comes back after the time it took to
+        // establish, unless the peer ends it before then: the attempt waits for the next one.
+        var resumed: (episode: Connection, at: Timestamp)?
+        if let episode = resumable.removeValue(forKey: address) {
             let establishing = episode.completeTime.flatMap { complete in episode.attemptTime.map { complete.microseconds - $0.microseconds } }
-            at = now.adding(microseconds: max(0, establishing ?? 0))
+            let at = now.adding(microseconds: max(0, establishing ?? 0))
+            let endsFirst = episode.initiator == .remote && episode.disconnectTime.map { $0 <= at } == true
+            if !endsFirst { resumed = (episode, at) }
         }
+        guard let episode = resumed?.episode ?? nextEpisode(for: address) else { return }  // stays pending
+        attemptFrom[address] = from
+        let at = resumed?.at ?? max(now, episode.completeTime ?? now)
         if episode.status == .success || episode.beganBeforeCapture {
             replay.scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
                 attempts.remove(address)
@@ -218,9 +219,14 @@ final class Links {
     /// is told as for any disconnection it did not ask for. The capture's connection goes on,
     /// so the app's next attempt gets it back.
     func injectLinkLoss(_ peripheral: CBPeripheral, reason: HCIStatus) {
-        guard let address = peripheral.address, let playback = playing[address] else { return }
-        resumable[address] = playback.episode
-        disconnect(peripheral, error: CoreBluetoothMapping.disconnectionError(reason: reason, requestedByApp: false).value?.error)
+        endByFault(peripheral) { disconnect(peripheral, error: CoreBluetoothMapping.disconnectionError(reason: reason, requestedByApp: false).value?.error) }
+    }
+
+    /// A fault ends the link of `peripheral` as `end` tells the app, while the capture's
+    /// connection goes on: the app's next attempt gets it back.
+    func endByFault(_ peripheral: CBPeripheral, _ end: () -> Void) {
+        if let address = peripheral.address, let playback = playing[address] { resumable[address] = playback.episode }
+        end()
     }
 
     func cancelConnection(_ peripheral: CBPeripheral, for central: CBCentralManager) {
@@ -231,7 +237,6 @@ final class Links {
         // The connection the cancelled attempt would have got is free for the app's next attempt.
         rewindAttempt(address)
         attempts.remove(address)
-        replay.injector?.stalled.remove(address)
         if let playback = playing.removeValue(forKey: address) { noteUndelivered(playback, address) }
         guard peripheral.state != .disconnected else { return }
         // CoreBluetooth reports every cancel, of a connection or of an attempt, through
@@ -366,9 +371,7 @@ final class Links {
 
     /// The link of `peripheral` ended: what it still had to play is dropped.
     func endLink(of peripheral: CBPeripheral) {
-        guard let address = peripheral.address else { return }
-        replay.injector?.stalled.remove(address)
-        guard let playback = playing.removeValue(forKey: address) else { return }
+        guard let address = peripheral.address, let playback = playing.removeValue(forKey: address) else { return }
         replay.withdraw(peripheral)
         noteUndelivered(playback, address)
     }
@@ -377,7 +380,6 @@ final class Links {
     /// link had to play and the answers owed on it are dropped.
     func endConnection(of peripheral: CBPeripheral, _ address: BluetoothAddress) {
         replay.withdraw(peripheral)
-        replay.injector?.stalled.remove(address)
         attempts.remove(address)
         if let playback = playing.removeValue(forKey: address) { noteUndelivered(playback, address) }
     }

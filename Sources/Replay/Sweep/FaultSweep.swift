@@ -413,3 +413,8 @@ public struct FaultSweep: Sendable {
 final class KeptStates: @unchecked Sendable {
     var states: [[String]] = []
 }
+
+extension [FaultSweep.Family] {
+    /// Every kind of fault: `capture.sweep(App.self, faults: .all)`.
+    public static var all: [FaultSweep.Family] { FaultSweep.Family.allCases }
+}
