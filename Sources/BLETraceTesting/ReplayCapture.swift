@@ -122,12 +122,14 @@ public struct ReplayOptions: Sendable {
     public var faults: [Fault] = []
 
     public init(
-        unmatched: UnmatchedPolicy = .pend, events: [SystemEvent] = [], launchState: CBManagerState = .poweredOn, platform: Platform = Platform()
+        unmatched: UnmatchedPolicy = .pend, events: [SystemEvent] = [], launchState: CBManagerState = .poweredOn, platform: Platform = Platform(),
+        faults: [Fault] = []
     ) {
         self.unmatched = unmatched
         self.events = events
         self.launchState = launchState
         self.platform = platform
+        self.faults = faults
     }
 
     /// iOS terminates the app for memory at `seconds` after the capture's start.
