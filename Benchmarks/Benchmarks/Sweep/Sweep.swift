@@ -1,7 +1,10 @@
-// The kill-point sweep: a replay of about 1,100 flow events (the first 1,500 records
-// of the generated capture: three connections with discovery, reads, writes and notifications),
-// swept with a termination at every kill point (about 1,160 replays of the whole run), to the
-// mirror app. One iteration = the whole sweep, on every core.
+// The sweeps: a replay of about 1,100 flow events (the first 1,500 records of the generated
+// capture: three connections with discovery, reads, writes and notifications), to the mirror app,
+// swept with a termination at every kill point (about 1,160 replays of the whole run), and with a
+// link loss at every point and a timeout on every request (the fault sweep: 2,425 faults, 533
+// replayed); and the fault sweep of the steadfast app over every kind of fault on the bundled
+// reconnect-supervision-timeout capture (107 faults, 100 replayed). One iteration = the whole
+// sweep, on every core; each prints its number of replays once, for replays a second.
 import Benchmark
 import BenchSupport
 import Foundation
@@ -33,6 +36,37 @@ let benchmarks: @Sendable () -> Void = {
         maxDuration: .seconds(60),
         maxIterations: 3,
         thresholds: [:])
+
+    Benchmark("fault_sweep_linkloss_timeout_1100_events_mirror") { benchmark in
+        do {
+            let (cassette, _) = try Cassette.load(path: try head(of: capturePath, records: 1_500))
+            let mirror = ReferenceApps.named("mirror")!
+            benchmark.startMeasurement()
+            let sweep = await FaultSweep.run(cassette, app: mirror, families: [.linkLoss, .timeout])
+            benchmark.stopMeasurement()
+            if benchmark.currentIteration == 0 {
+                print("fault_sweep_linkloss_timeout_1100_events_mirror: \(sweep.runs.count) faults, \(sweep.replayed + 1) replays")
+            }
+            blackHole(sweep)
+        } catch { fatalError("\(error)") }
+    }
+
+    Benchmark("fault_sweep_all_steadfast_bundled_capture") { benchmark in
+        do {
+            let bundled = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+                "../../../Captures/reconnect-supervision-timeout.btsnoop"
+            ).standardizedFileURL.path
+            let (cassette, _) = try Cassette.load(path: bundled)
+            let steadfast = ReferenceApps.named("steadfast")!
+            benchmark.startMeasurement()
+            let sweep = await FaultSweep.run(cassette, app: steadfast, families: .all)
+            benchmark.stopMeasurement()
+            if benchmark.currentIteration == 0 {
+                print("fault_sweep_all_steadfast_bundled_capture: \(sweep.runs.count) faults, \(sweep.replayed + 1) replays")
+            }
+            blackHole(sweep)
+        } catch { fatalError("\(error)") }
+    }
 
     Benchmark("sweep_terminate_1100_events_mirror") { benchmark in
         do {

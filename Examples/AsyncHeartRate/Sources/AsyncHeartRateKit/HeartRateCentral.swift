@@ -13,6 +13,9 @@ public enum HeartRateError: Error, Equatable, Sendable {
     case connectTimedOut
     /// The connection ended (cancelled by the app) before it completed.
     case connectionCancelled
+    /// The link ended while the request waited for its answer: CoreBluetooth makes no callback
+    /// for a request in flight when the link drops.
+    case disconnected
 }
 
 /// An `async` API over `CBCentralManager`: each request is a call that returns when its delegate
@@ -143,6 +146,15 @@ public final class HeartRateCentral: NSObject, CBCentralManagerDelegate, CBPerip
             connecting.resume(throwing: error ?? HeartRateError.connectionCancelled)
             return
         }
+        // The requests in flight get no callback from CoreBluetooth: they fail here, or their
+        // callers would wait for ever (bletrace's fault sweep found the model stuck in a
+        // discovery when the link dropped during it).
+        let pending = (discovering.map { [$0] } ?? []) + (subscribing.map { [$0] } ?? [])
+        (discovering, subscribing) = (nil, nil)
+        for continuation in pending { continuation.resume(throwing: error ?? HeartRateError.disconnected) }
+        let readers = reading.values
+        reading = [:]
+        for reader in readers { reader.resume(throwing: error ?? HeartRateError.disconnected) }
         sink.yield(.disconnected(error: error))
     }
 

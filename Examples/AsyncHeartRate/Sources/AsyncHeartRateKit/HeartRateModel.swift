@@ -60,11 +60,11 @@ import Foundation
             case .heartRate(let bpm):
                 heartRates.append(bpm)
             case .disconnected(let error):
-                guard let error else {
-                    status = .idle
-                    continue
-                }
-                errors.append(error)
+                // The model cancels only an attempt that timed out, which ends before it
+                // connects: every disconnection here is one it did not ask for. ATT's
+                // transaction timeout ends a link with no error on iOS (bletrace's fault sweep
+                // found the model going idle on it).
+                if let error { errors.append(error) }
                 status = .reconnecting
                 await setUp()
             }
@@ -76,10 +76,20 @@ import Foundation
         guard let sensor else { return }
         if sensor.state != .connected {
             if status != .reconnecting { status = .connecting }
-            do {
-                try await connectWithinTimeout()
-            } catch {
-                return fail(error)
+            // An attempt that fails (rather than timing out) is tried again, a few times: a
+            // connection that failed to be established is transient.
+            var attempts = 0
+            while true {
+                do {
+                    try await connectWithinTimeout()
+                    break
+                } catch HeartRateError.connectTimedOut {
+                    return fail(HeartRateError.connectTimedOut)
+                } catch {
+                    attempts += 1
+                    guard attempts < Self.connectAttempts else { return fail(error) }
+                    errors.append(error)
+                }
             }
         }
         connections += 1
@@ -124,6 +134,9 @@ import Foundation
             do { bodyLocation = try await central.read(location, on: sensor).first } catch { errors.append(error) }
         }
     }
+
+    /// How many failed connection attempts in a row the model makes before it gives up.
+    static let connectAttempts = 3
 
     /// `connect` never times out in CoreBluetooth: a timer task on the injected clock cancels the
     /// attempt when it takes longer than ``connectTimeout``.

@@ -100,6 +100,15 @@ import Testing
         #expect(replay.finalState.subscribed == ["\(Self.sensor) 2A37"])
     }
 
+    @Test func survivesTheLinkDroppingOrStallingAnywhere() async throws {
+        // Every moment the link could drop and every request the sensor could leave unanswered:
+        // the model connects again and subscribes again.
+        let capture = try ReplayCapture(Self.captures + "reconnect-supervision-timeout.btsnoop")
+        let sweep = await capture.sweep(AsyncHeartRateApp.self, faults: [.linkLoss, .timeout])
+        #expect(!sweep.sweep.runs.isEmpty)
+        #expect(sweep.survived, "\(sweep)")
+    }
+
     @Test func survivesEveryKillPointOfTheRestorationCapture() async throws {
         let capture = try ReplayCapture(Self.captures + "restore-notifying.btsnoop")
         let sweep = await capture.sweep(AsyncHeartRateApp.self)

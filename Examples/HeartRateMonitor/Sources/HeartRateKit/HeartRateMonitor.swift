@@ -34,8 +34,9 @@ open class HeartRateMonitor: NSObject, CBCentralManagerDelegate, CBPeripheralDel
             delegate: self, queue: nil, options: [CBCentralManagerOptionRestoreIdentifierKey: Self.restoreIdentifier])
     }
 
-    /// Whether to connect again after the link was lost (not after the app's own cancel).
-    open func shouldReconnect(after error: Error) -> Bool { true }
+    /// Whether to connect again after the link was lost. The monitor never cancels, so every
+    /// disconnection is one it did not ask for, with or without an error.
+    open func shouldReconnect(after error: Error?) -> Bool { true }
 
     // MARK: Central
 
@@ -48,6 +49,12 @@ open class HeartRateMonitor: NSObject, CBCentralManagerDelegate, CBPeripheralDel
     }
 
     public func centralManagerDidUpdateState(_ central: CBCentralManager) {
+        if central.state == .resetting, let sensor {
+            // Every peripheral object is invalid after the system's reset: take it again by its
+            // identifier once powered on (bletrace's fault sweep found the monitor holding on).
+            knownSensor = sensor.identifier
+            self.sensor = nil
+        }
         guard central.state == .poweredOn else { return }
         if let sensor {
             switch sensor.state {
@@ -77,8 +84,9 @@ open class HeartRateMonitor: NSObject, CBCentralManagerDelegate, CBPeripheralDel
     }
 
     public func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: Error?) {
-        guard let error else { return }  // the app's own cancel
-        errors.append(error)
+        // ATT's transaction timeout ends a link with no error on iOS: a nil error is not the
+        // app's own cancel (bletrace's fault sweep found the monitor staying disconnected).
+        if let error { errors.append(error) }
         if shouldReconnect(after: error) { central.connect(peripheral) }
     }
 

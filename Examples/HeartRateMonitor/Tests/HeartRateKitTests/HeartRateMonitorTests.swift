@@ -27,7 +27,7 @@ import Testing
     @Test func aBrokenReconnectFailsWithTheDiff() async throws {
         // The same app with its reconnect decision broken, as a regression would break it.
         final class NoReconnect: HeartRateMonitor {
-            override func shouldReconnect(after error: Error) -> Bool { false }
+            override func shouldReconnect(after error: Error?) -> Bool { false }
         }
         let capture = try ReplayCapture("Fixtures/reconnect-supervision-timeout.btsnoop")
         let replay = await capture.replay(name: HeartRateApp.appName) { HeartRateApp(monitor: NoReconnect()) }
@@ -68,6 +68,15 @@ import Testing
         // The relaunched process gets the notifications after the termination.
         #expect(apps[1].monitor.heartRates == [0x65, 0x66, 0x67, 0x68, 0x69, 0x6a, 0x6b])
         try replay.expect(matching: "Fixtures/restore-notifying.terminate.flow")
+    }
+
+    @Test func survivesTheLinkDroppingOrStallingAnywhere() async throws {
+        // Every moment the link could drop, every request the sensor could leave unanswered, a
+        // reset and Bluetooth off and on: the monitor connects again and subscribes again.
+        let capture = try ReplayCapture("Fixtures/reconnect-supervision-timeout.btsnoop")
+        let sweep = await capture.sweep(HeartRateApp.self, faults: [.linkLoss, .timeout, .reset, .power])
+        #expect(!sweep.sweep.runs.isEmpty)
+        #expect(sweep.survived, "\(sweep)")
     }
 
     @Test func survivesBeingKilledAtAnyMoment() async throws {
