@@ -1,10 +1,13 @@
 import Flow
 import Replay
 
-/// One run of a fault sweep, for a test's own check: the fault injected and what the replay gave.
+/// One run of a fault sweep, for a test's own check: the faults injected (one, or a combination)
+/// and what the replay gave.
 public struct FaultedRun: Sendable {
-    public let fault: Fault
+    public let faults: [Fault]
     public let replay: ReplayResult
+    /// The first fault.
+    public var fault: Fault { faults[0] }
 }
 
 /// What a fault sweep found (``ReplayCapture/sweep(_:faults:options:points:check:)``): whether
@@ -31,7 +34,9 @@ public struct FaultSweepResult: Sendable, CustomStringConvertible {
     /// The report, as `bletrace replay --sweep faults` prints it; each failure's reproducer is
     /// the `ReplayOptions` that replays it alone.
     public var description: String {
-        sweep.text(capture: capture, app: app) { fault in "ReplayOptions(faults: [try Fault(parsing: \"\(fault)\")])" }
+        sweep.text(capture: capture, app: app) { faults in
+            "ReplayOptions(faults: [" + faults.map { "try Fault(parsing: \"\($0)\")" }.joined(separator: ", ") + "])"
+        }
     }
 }
 

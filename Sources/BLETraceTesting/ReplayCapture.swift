@@ -80,8 +80,8 @@ public struct ReplayCapture: Sendable {
     ) async -> FaultSweepResult {
         var wrapped: FaultSweep.Check?
         if let check {
-            wrapped = { (fault: Fault, engine: ReplayEngine, flow: Flow) -> [String] in
-                check(FaultedRun(fault: fault, replay: ReplayResult(engine: engine, flow: flow)))
+            wrapped = { (faults: [Fault], engine: ReplayEngine, flow: Flow) -> [String] in
+                check(FaultedRun(faults: faults, replay: ReplayResult(engine: engine, flow: flow)))
             }
         }
         let sweep = await FaultSweep.run(

@@ -23,7 +23,7 @@ extension ReplayCommand {
             cassette, app: entry, families: families, unmatched: unmatched, events: events, launchState: launchState.state, platform: platform,
             points: points, expect: expectation, progress: report)
         progress?.finish()
-        let reproduce = { (fault: Fault) in reproducer(fault, file: file, app: entry.name) }
+        let reproduce = { (faults: [Fault]) in reproducer(faults, file: file, app: entry.name) }
         switch format {
         case .text: Output.line(sweep.text(capture: capture, app: entry.name, reproduce: reproduce))
         case .json: try Output.json(FileNamed(JSONFaultSweep(sweep, capture: capture, app: entry.name, reproduce: reproduce), file: file))
@@ -34,10 +34,10 @@ extension ReplayCommand {
         try finish(fault)
     }
 
-    /// The command line that replays `fault` alone, with the options that shaped the sweep.
-    func reproducer(_ fault: Fault, file: String, app: String) -> String {
+    /// The command line that replays `faults` alone, with the options that shaped the sweep.
+    func reproducer(_ faults: [Fault], file: String, app: String) -> String {
         let options = replayOptions
-        return "bletrace replay \(file) --app \(app)" + (options.isEmpty ? "" : " \(options)") + " --inject \(fault)"
+        return "bletrace replay \(file) --app \(app)" + (options.isEmpty ? "" : " \(options)") + faults.map { " --inject \($0)" }.joined()
     }
 
     /// `faults` with their `frame:N` points placed at their frames' times.

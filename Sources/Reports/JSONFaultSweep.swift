@@ -18,8 +18,11 @@ public struct JSONFaultSweep: Encodable, Sendable {
     }
     /// One fault at one point.
     public struct Run: Encodable, Sendable {
-        /// `KIND[:PARAMETER]@POINT`, as `--inject` takes it.
+        /// `KIND[:PARAMETER]@POINT`, as `--inject` takes it; a combination's faults with ` + `
+        /// between them.
         var fault: String
+        /// Each fault, as `--inject` takes it.
+        var inject: [String]
         var family: String
         /// The point's time in the run without a fault, seconds after the capture's start.
         var at_s: Double
@@ -35,10 +38,10 @@ public struct JSONFaultSweep: Encodable, Sendable {
         var not_injected: Bool
 
         public init(
-            fault: String, family: String, seconds: Double, after: String, failures: [Failure], sameAs: String?, reproduce: String,
+            fault: String, inject: [String], family: String, seconds: Double, after: String, failures: [Failure], sameAs: String?, reproduce: String,
             divergence: Divergence?, notInjected: Bool
         ) {
-            (self.fault, self.family, at_s, self.after) = (fault, family, ReportJSON.seconds(seconds), after)
+            (self.fault, self.inject, self.family, at_s, self.after) = (fault, inject, family, ReportJSON.seconds(seconds), after)
             (survived, self.failures, same_as, self.reproduce) = (failures.isEmpty, failures, sameAs, reproduce)
             (self.divergence, not_injected) = (divergence, notInjected)
         }

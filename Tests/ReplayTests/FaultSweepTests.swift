@@ -26,13 +26,13 @@ import Testing
     }
 
     /// The sweep's run of one fault, replayed alone, and the invariants it breaks.
-    func alone(_ fault: Fault, app: String, capture: String = capture) async throws -> [FaultSweep.Failure] {
+    func alone(_ faults: [Fault], app: String, capture: String = capture) async throws -> [FaultSweep.Failure] {
         let cassette = try cassette(capture)
         let entry = try #require(ReferenceApps.named(app))
         let reference = ReplayEngine(cassette: cassette)
         let referenceFlow = await reference.run(name: entry.name) { entry.make(for: cassette) }
         let engine = ReplayEngine(cassette: cassette)
-        engine.faults = [fault]
+        engine.faults = faults
         let flow = await engine.run(name: entry.name) { entry.make(for: cassette) }
         let before = FaultSweep.violations(referenceFlow, reference, nil, expect: nil, check: nil)
         return FaultSweep.violations(flow, engine, reference.finalState, expect: nil, check: nil).filter { failure in
@@ -50,7 +50,9 @@ import Testing
         let lostDuringSetup = fragile.failures.filter { $0.family == .linkLoss && $0.worst == .noReconnect }
         #expect(!lostDuringSetup.isEmpty, "\(fragile.text(capture: Self.capture, app: "fragile-setup") { "\($0)" })")
         #expect(steadfast.survived, "\(steadfast.text(capture: Self.capture, app: "steadfast") { "\($0)" })")
-        #expect(steadfast.runs.count == fragile.runs.count, "the same points: the apps make the same requests")
+        // The same points but for the second losses, placed where each app reconnected: the apps
+        // make the same requests.
+        #expect(steadfast.runs.filter { $0.family != .reconnectLoss }.map(\.faults) == fragile.runs.filter { $0.family != .reconnectLoss }.map(\.faults))
     }
 
     @Test func theFixedAppSurvivesEveryFaultOnEveryBundledCentralCapture() async throws {
@@ -68,9 +70,26 @@ import Testing
         let failures = fragile.failures.filter { $0.sameAs == nil }
         #expect(failures.count >= 5)
         for run in failures.prefix(8) {
-            let again = try await alone(Fault(parsing: run.fault.description), app: "fragile-setup")
-            #expect(again == run.failures, "\(run.fault)")
+            let again = try await alone(run.faults.map { try Fault(parsing: $0.description) }, app: "fragile-setup")
+            #expect(again == run.failures, "\(run.name)")
         }
+    }
+
+    @Test func aSecondLossDuringTheReconnectFindsWhatOneLossDoesNot() async throws {
+        // After the subscription, one loss leaves fragile-setup reconnecting; a second one while
+        // it sets the new link up leaves it disconnected.
+        let single = try await sweep("fragile-setup", [.linkLoss])
+        let twice = try await sweep("fragile-setup", [.reconnectLoss])
+        let failing = twice.failures.filter { $0.faults.count == 2 }
+        #expect(!failing.isEmpty)
+        for run in failing {
+            #expect(single.runs.contains { $0.fault == run.fault && $0.survived }, "\(run.fault) alone survives")
+            let again = try await alone(run.faults, app: "fragile-setup")
+            #expect(again == run.failures, "\(run.name)")
+        }
+        #expect(twice.runs.contains { $0.faults.last?.kind == .linkLoss(0x3E) }, "the reconnection failing to be established")
+        let steadfast = try await sweep("steadfast", [.reconnectLoss])
+        #expect(!steadfast.runs.isEmpty && steadfast.survived)
     }
 
     @Test func everyFailureHasADivergenceFromTheRunWithoutTheFault() async throws {
@@ -160,7 +179,7 @@ import Testing
 
     @Test func aChecksMessagesAreFailures() async throws {
         let entry = try #require(ReferenceApps.named("steadfast"))
-        let result = await FaultSweep.run(try cassette(), app: entry, families: [.reset]) { fault, _, _ in ["checked \(fault)"] }
+        let result = await FaultSweep.run(try cassette(), app: entry, families: [.reset]) { faults, _, _ in ["checked \(faults)"] }
         #expect(!result.runs.isEmpty)
         #expect(result.runs.allSatisfy { $0.failures.first?.invariant == .check })
     }

@@ -153,11 +153,9 @@ final class Links {
         // The capture's connection a fault interrupted comes back after the time it took to
         // establish, unless the peer ends it before then: the attempt waits for the next one.
         var resumed: (episode: Connection, at: Timestamp)?
-        if let episode = resumable.removeValue(forKey: address) {
-            let establishing = episode.completeTime.flatMap { complete in episode.attemptTime.map { complete.microseconds - $0.microseconds } }
-            let at = now.adding(microseconds: max(0, establishing ?? 0))
-            let endsFirst = episode.initiator == .remote && episode.disconnectTime.map { $0 <= at } == true
-            if !endsFirst { resumed = (episode, at) }
+        if let interrupted = resumable.removeValue(forKey: address) {
+            let establishing = interrupted.completeTime.flatMap { complete in interrupted.attemptTime.map { complete.microseconds - $0.microseconds } }
+            resumed = connectionResumed(at: now.adding(microseconds: max(0, establishing ?? 0)), address)
         }
         guard let episode = resumed?.episode ?? nextEpisode(for: address) else { return }  // stays pending
         attemptFrom[address] = from
@@ -187,6 +185,24 @@ final class Links {
                 failAttempt(peripheral, address, error: error)
             }
         }
+    }
+
+    /// The capture's connection to `address` that an attempt after a fault gets, completing at
+    /// `at`: the one up then; else the next to complete, at its time; else the last one the
+    /// captured app ended itself (its link stays up, as ``scheduleContinuation(after:at:_:)``
+    /// keeps it). The cursor moves past it. Nil when the peer's every connection ended by `at`.
+    private func connectionResumed(at: Timestamp, _ address: BluetoothAddress) -> (episode: Connection, at: Timestamp)? {
+        let episodes = cassette.episodes[address] ?? cassette.centralEpisodes[address] ?? []
+        let connected = episodes.indices.filter { episodes[$0].status == .success || episodes[$0].beganBeforeCapture }
+        let found =
+            connected.last { index in
+                (episodes[index].completeTime.map { $0 <= at } ?? true) && (episodes[index].disconnectTime.map { $0 > at } ?? true)
+            }
+            ?? connected.first { episodes[$0].completeTime.map { $0 > at } ?? false }
+            ?? connected.last { episodes[$0].initiator != .remote }
+        guard let index = found else { return nil }
+        cursor[address] = index + 1
+        return (episodes[index], max(at, episodes[index].completeTime ?? at))
     }
 
     /// The attempt to `peripheral` failed: the app hears `didFailToConnect` with `error`.

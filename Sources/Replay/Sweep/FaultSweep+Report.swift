@@ -8,7 +8,7 @@ extension FaultSweep {
     /// failure), then each failure, most serious first, with the `--inject` that replays it
     /// alone (`reproduce` gives the command for a fault) and where its flow parts from the run
     /// without a fault.
-    public func text(capture: String, app: String, reproduce: (Fault) -> String) -> String {
+    public func text(capture: String, app: String, reproduce: ([Fault]) -> String) -> String {
         let failing = failures
         var lines = [
             "fault sweep of \(app) on \(capture): \(runs.count) \(runs.count == 1 ? "fault" : "faults")"
@@ -23,7 +23,7 @@ extension FaultSweep {
         lines.append("")
         var kinds: [(name: String, runs: [Run])] = []
         for run in runs {
-            if kinds.last?.name == run.fault.kindText { kinds[kinds.count - 1].runs.append(run) } else { kinds.append((run.fault.kindText, [run])) }
+            if kinds.last?.name == run.kindText { kinds[kinds.count - 1].runs.append(run) } else { kinds.append((run.kindText, [run])) }
         }
         let width = max(5, kinds.map(\.name.count).max() ?? 0)
         func pad(_ text: String, _ count: Int) -> String { text + String(repeating: " ", count: max(0, count - text.count)) }
@@ -48,11 +48,11 @@ extension FaultSweep {
         lines.append("\(failing.count) \(failing.count == 1 ? "failure" : "failures"), most serious first:")
         for (number, run) in failing.prefix(Self.failuresShown).enumerated() {
             lines.append("")
-            lines.append("\(number + 1). \(run.fault) (\(run.failures.map(\.invariant.rawValue).joined(separator: ", ")))")
+            lines.append("\(number + 1). \(run.name) (\(run.failures.map(\.invariant.rawValue).joined(separator: ", ")))")
             lines.append("   at `\(run.after)` (+\(Fault.secondsText(run.seconds)))")
             for failure in run.failures { lines.append("   \(failure.message)") }
             if let same = run.sameAs { lines.append("   (not replayed: the app state is that of \(same))") }
-            lines.append("   reproduce: " + reproduce(run.fault))
+            lines.append("   reproduce: " + reproduce(run.faults))
             if let divergence = run.divergence {
                 lines.append("   first divergence, at event \(divergence.event) of the run without the fault:")
                 for line in divergence.lines { lines.append("     " + line) }
@@ -73,6 +73,7 @@ extension FaultSweep {
         case .notifications: "no notification, no subscription"
         case .bondLost: "the capture never shows a link encrypted, or the app never connects"
         case .reset, .power: "the flow has no event"
+        case .reconnectLoss: "the app never connects again after a link loss"
         }
     }
 }

@@ -22,6 +22,9 @@ public struct FaultSweep: Sendable {
     public enum Family: String, Hashable, Sendable, CaseIterable {
         case linkLoss = "link-loss", attError = "att-error", timeout, notifications, serviceChanged = "service-changed"
         case bondLost = "bond-lost", pairing, reset, power
+        /// A second loss while the app reconnects after a link loss: the reconnection fails to
+        /// be established, or the new link drops during what the app does first on it.
+        case reconnectLoss = "reconnect-loss"
     }
 
     /// What every app must do after a failure, most serious first.
@@ -73,7 +76,8 @@ public struct FaultSweep: Sendable {
 
     /// One fault at one point, and what became of the app.
     public struct Run: Sendable {
-        public var fault: Fault
+        /// The fault, and for a combination (``Family/reconnectLoss``) the one after it.
+        public var faults: [Fault]
         public var family: Family
         /// The point's time in the run without a fault (a request's own time), seconds after the
         /// capture's start.
@@ -91,6 +95,12 @@ public struct FaultSweep: Sendable {
         public var notInjected: Bool
 
         public var survived: Bool { failures.isEmpty }
+        /// The first fault.
+        public var fault: Fault { faults[0] }
+        /// The faults, `+` between them: how the report names the run.
+        public var name: String { faults.map(\.description).joined(separator: " + ") }
+        /// The faults' kinds, `+` between them: how the report groups the runs.
+        public var kindText: String { faults.map(\.kindText).joined(separator: " + ") }
         /// The most serious failure.
         public var worst: Invariant? { failures.map(\.invariant).min() }
     }
@@ -109,15 +119,15 @@ public struct FaultSweep: Sendable {
     /// The runs that broke an invariant, most serious first, then in time order.
     public var failures: [Run] {
         runs.filter { !$0.survived }.sorted { a, b in
-            (a.worst!, a.seconds, a.fault.description) < (b.worst!, b.seconds, b.fault.description)
+            (a.worst!, a.seconds, a.name) < (b.worst!, b.seconds, b.name)
         }
     }
     /// Whether the app survived every fault.
     public var survived: Bool { runs.allSatisfy(\.survived) }
 
-    /// A check of the user's: the failures it finds in one run (the fault, the engine after
+    /// A check of the user's: the failures it finds in one run (the faults, the engine after
     /// the run, its flow), as messages.
-    public typealias Check = @Sendable (_ fault: Fault, _ engine: ReplayEngine, _ flow: Flow) -> [String]
+    public typealias Check = @Sendable (_ faults: [Fault], _ engine: ReplayEngine, _ flow: Flow) -> [String]
 
     /// Sweeps `families` over the run of `app` on `cassette`: at every point of each, or at
     /// `points` of them evenly spread per fault. `expect` is a pattern every run's flow must
@@ -129,7 +139,7 @@ public struct FaultSweep: Sendable {
         replaysIdentical: Bool = false, expect: FlowExpectation? = nil, check: Check? = nil,
         progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
     ) async -> FaultSweep {
-        func engine(_ faults: [Fault]) -> ReplayEngine {
+        @Sendable func engine(_ faults: [Fault]) -> ReplayEngine {
             let engine = ReplayEngine(cassette: cassette)
             engine.unmatched = unmatched
             engine.launchState = launchState
@@ -150,61 +160,56 @@ public struct FaultSweep: Sendable {
         let candidates = Self.candidates(families, flow: flow, states: kept.states, requests: reference.requestLog, cassette: cassette)
         // Identical points: the same fault, the same state epoch and the same next event.
         var chosen: [Candidate] = []
-        for family in families {
+        for family in families where family != .reconnectLoss {
             let ofFamily = candidates.filter { $0.family == family }
-            for kind in uniqued(ofFamily.map(\.fault.kindText)) {
-                chosen += KillPointSweep.evenly(ofFamily.filter { $0.fault.kindText == kind }, limit: limit)
+            for kind in uniqued(ofFamily.map(\.kindText)) {
+                chosen += KillPointSweep.evenly(ofFamily.filter { $0.kindText == kind }, limit: limit)
             }
         }
+        if families.contains(.reconnectLoss) {
+            // A second loss while the app reconnects after a first: placed from the flow of each
+            // first loss (a supervision timeout at a point of its own).
+            let firsts = dropIdentical(
+                KillPointSweep.evenly(
+                    Self.candidates([.linkLoss], flow: flow, states: kept.states, requests: [], cassette: cassette)
+                        .filter { $0.faults == [Fault(.linkLoss(0x08), at: $0.faults[0].point)] }, limit: limit), replaysIdentical)
+            let flows = await parallel(firsts.count) { index in
+                await engine(firsts[index].faults).run(name: app.name) { app.make(for: cassette) }
+            }
+            let combinations = zip(firsts, flows).flatMap { Self.reconnectLosses(after: $0, $1) }
+            for kind in uniqued(combinations.map(\.kindText)) { chosen += combinations.filter { $0.kindText == kind } }
+        }
         let replayed = chosen.indices.filter { index in
-            replaysIdentical || index == 0 || chosen[index].fault.kindText != chosen[index - 1].fault.kindText
-                || chosen[index].key != chosen[index - 1].key
+            replaysIdentical || index == 0 || chosen[index].kindText != chosen[index - 1].kindText || chosen[index].key != chosen[index - 1].key
         }
         let referenceState = reference.finalState
         let reportedFlow = flow
-        var outcomes: [Int: Run] = [:]
-        let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        await withTaskGroup(of: (Int, Run).self) { group in
-            var next = 0
-            func add() {
-                guard next < replayed.count else { return }
-                let index = replayed[next]
-                let candidate = chosen[index]
-                next += 1
-                group.addTask {
-                    let faulted = engine([candidate.fault])
-                    let runFlow = await faulted.run(name: app.name) { app.make(for: cassette) }
-                    let notInjected = !faulted.faultsNotInjected.isEmpty
-                    let found = violations(runFlow, faulted, referenceState, expect: expect, check: check)
-                    let failures = found.filter { failure in
-                        failure.invariant == .check || failure.invariant == .expectation
-                            || !referenceFailures.contains { $0.invariant == failure.invariant && $0.subject == failure.subject }
-                    }
-                    let divergence = failures.isEmpty ? nil : Self.divergence(reportedFlow, runFlow)
-                    return (
-                        index,
-                        Run(
-                            fault: candidate.fault, family: candidate.family, seconds: candidate.seconds, after: candidate.after, failures: failures,
-                            sameAs: nil, divergence: divergence, notInjected: notInjected)
-                    )
-                }
+        let toReplay = replayed.map { chosen[$0] }
+        let outcomes = await parallel(toReplay.count, progress: progress) { number in
+            let candidate = toReplay[number]
+            let faulted = engine(candidate.faults)
+            let runFlow = await faulted.run(name: app.name) { app.make(for: cassette) }
+            let found = violations(runFlow, faulted, referenceState, expect: expect, check: check)
+            let failures = found.filter { failure in
+                failure.invariant == .check || failure.invariant == .expectation
+                    || !referenceFailures.contains { $0.invariant == failure.invariant && $0.subject == failure.subject }
             }
-            for _ in 0..<workers { add() }
-            for await (index, run) in group {
-                outcomes[index] = run
-                progress?(outcomes.count, replayed.count)
-                add()
-            }
+            return Run(
+                faults: candidate.faults, family: candidate.family, seconds: candidate.seconds, after: candidate.after, failures: failures,
+                sameAs: nil, divergence: failures.isEmpty ? nil : Self.divergence(reportedFlow, runFlow),
+                notInjected: !faulted.faultsNotInjected.isEmpty)
         }
         var runs: [Run] = []
         var representative: Run?
+        var outcome = outcomes.makeIterator()
+        let isReplayed = Set(replayed)
         for (index, candidate) in chosen.enumerated() {
-            if let outcome = outcomes[index] {
-                representative = outcome
-                runs.append(outcome)
+            if isReplayed.contains(index), let run = outcome.next() {
+                representative = run
+                runs.append(run)
             } else if var same = representative {
-                same.sameAs = same.fault
-                same.fault = candidate.fault
+                same.sameAs = same.faults[0]
+                same.faults = candidate.faults
                 same.seconds = candidate.seconds
                 same.after = candidate.after
                 runs.append(same)
@@ -213,16 +218,73 @@ public struct FaultSweep: Sendable {
         return FaultSweep(reference: referenceState, referenceFailures: referenceFailures, families: families, runs: runs)
     }
 
+    /// `body` for 0..<count, on every core, in order of the indices; `progress` told as each ends.
+    static func parallel<T: Sendable>(
+        _ count: Int, progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil, _ body: @escaping @Sendable (Int) async -> T
+    ) async -> [T] {
+        var results: [Int: T] = [:]
+        let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        await withTaskGroup(of: (Int, T).self) { group in
+            var next = 0
+            func add() {
+                guard next < count else { return }
+                let index = next
+                next += 1
+                group.addTask { (index, await body(index)) }
+            }
+            for _ in 0..<workers { add() }
+            for await (index, result) in group {
+                results[index] = result
+                progress?(results.count, count)
+                add()
+            }
+        }
+        return (0..<count).map { results[$0]! }
+    }
+
+    /// `candidates` without those identical to the one before (unless `keep`).
+    static func dropIdentical(_ candidates: [Candidate], _ keep: Bool) -> [Candidate] {
+        candidates.enumerated().filter { index, candidate in
+            keep || index == 0 || candidate.kindText != candidates[index - 1].kindText || candidate.key != candidates[index - 1].key
+        }.map(\.element)
+    }
+
+    /// The second losses after `first`, a link loss whose run's flow is `lost`: the app's
+    /// reconnection fails to be established (0x3E, armed as the first loss happens), and the
+    /// reconnected link drops again during what the app does first on it (midway between its
+    /// `didConnect` and the next event). None when the app never connected again.
+    static func reconnectLosses(after first: Candidate, _ lost: Flow) -> [Candidate] {
+        guard case .seconds(let at) = first.faults[0].point,
+            let reconnected = lost.events.first(where: { $0.actor == "central" && $0.name == "didConnect" && ($0.time ?? 0) > at }),
+            let connected = reconnected.time
+        else { return [] }
+        var found = [
+            Candidate(
+                faults: first.faults + [Fault(.linkLoss(0x3E), at: .seconds(at))], family: .reconnectLoss, seconds: first.seconds,
+                after: first.after, key: first.key)
+        ]
+        if let next = lost.events.first(where: { ($0.time ?? 0) > connected })?.time {
+            found.append(
+                Candidate(
+                    faults: first.faults + [Fault(.linkLoss(0x08), at: .seconds((connected + next) / 2))], family: .reconnectLoss,
+                    seconds: first.seconds, after: first.after, key: first.key))
+        }
+        return found
+    }
+
     // MARK: Points
 
     /// A fault at a point, before the identical ones are set aside.
-    struct Candidate {
-        var fault: Fault
+    struct Candidate: Sendable {
+        /// The fault, and for a combination the one after it.
+        var faults: [Fault]
         var family: Family
         var seconds: Double
         var after: String
         /// Equal for two points of the same fault whose outcomes are taken to be the same.
         var key: String
+        /// The faults' kinds, as the report groups them.
+        var kindText: String { faults.map(\.kindText).joined(separator: " + ") }
     }
 
     /// The ATT errors a real peer sends for each kind of request (Core 6.0, Vol 3, Part F,
@@ -267,7 +329,7 @@ public struct FaultSweep: Sendable {
             for moment in moments where include(moment.event) {
                 found.append(
                     Candidate(
-                        fault: Fault(kind, at: .seconds(moment.seconds)), family: family, seconds: moment.seconds, after: moment.after,
+                        faults: [Fault(kind, at: .seconds(moment.seconds))], family: family, seconds: moment.seconds, after: moment.after,
                         key: "\(epochAt(moment.event)) \(nextEvent(moment.event))"))
             }
         }
@@ -276,7 +338,7 @@ public struct FaultSweep: Sendable {
                 for kind in kinds(request) {
                     found.append(
                         Candidate(
-                            fault: Fault(kind, at: .request(request.number)), family: family, seconds: request.seconds,
+                            faults: [Fault(kind, at: .request(request.number))], family: family, seconds: request.seconds,
                             after: flow.events.indices.contains(request.event) ? flow.events[request.event].signature : request.method,
                             key: "\(epochAt(request.event)) \(request.method) \(request.target)"))
                 }
@@ -306,6 +368,8 @@ public struct FaultSweep: Sendable {
                 atMoments(.reset, family) { _ in true }
             case .power:
                 atMoments(.power, family) { _ in true }
+            case .reconnectLoss:
+                break  // placed from the flows of the first losses (``reconnectLosses(after:_:)``)
             }
         }
         return found
@@ -388,8 +452,8 @@ public struct FaultSweep: Sendable {
                 failures.append(Failure(.expectation, "expect", text ?? "the flow does not match"))
             }
         }
-        if let check, let fault = engine.faults.first {
-            for message in check(fault, engine, flow) { failures.append(Failure(.check, message, message)) }
+        if let check, !engine.faults.isEmpty {
+            for message in check(engine.faults, engine, flow) { failures.append(Failure(.check, message, message)) }
         }
         return failures.sorted { ($0.invariant, $0.subject) < ($1.invariant, $1.subject) }
     }
