@@ -65,6 +65,26 @@ import Testing
         }
     }
 
+    /// What Formats/faults.md says the sweep finds in each reference app: the invariants each
+    /// breaks, and the kinds of fault that break them.
+    @Test(arguments: [
+        ("heart-rate", [FaultSweep.Invariant.noReconnect: [FaultSweep.Family.timeout], .subscriptionsLost: [.attError, .pairing], .invalidObject: [.serviceChanged]]),
+        ("restoring", [.noReconnect: [.timeout, .reset], .subscriptionsLost: [.attError, .pairing], .invalidObject: [.serviceChanged]]),
+        ("forgetful", [.noReconnect: [.timeout, .reset], .subscriptionsLost: [.attError, .pairing], .invalidObject: [.serviceChanged]]),
+        ("naive", [.noReconnect: [.timeout], .subscriptionsLost: [.attError, .pairing], .invalidObject: [.serviceChanged]]),
+        ("reconnecting", [.noReconnect: [.reset]]),
+        ("sdk-timeout", [.invalidObject: [.reset]]),
+        ("explorer", [.invalidObject: [.serviceChanged]]),
+        ("steadfast", [:]),
+    ])
+    func theSweepFindsWhatTheDocumentationSaysInEachReferenceApp(_ app: String, _ claims: [FaultSweep.Invariant: [FaultSweep.Family]]) async throws {
+        let result = try await sweep(app)
+        var found: [FaultSweep.Invariant: Set<FaultSweep.Family>] = [:]
+        for run in result.failures { for failure in run.failures { found[failure.invariant, default: []].insert(run.family) } }
+        #expect(Set(found.keys) == Set(claims.keys), "\(app): \(found)")
+        for (invariant, families) in claims { #expect(Set(families).isSubset(of: found[invariant] ?? []), "\(app) \(invariant): \(found)") }
+    }
+
     @Test func eachFailuresReproducerBreaksTheSameInvariantsAlone() async throws {
         let fragile = try await sweep("fragile-setup")
         let failures = fragile.failures.filter { $0.sameAs == nil }

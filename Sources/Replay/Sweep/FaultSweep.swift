@@ -314,7 +314,10 @@ public struct FaultSweep: Sendable {
             epochs.append(epoch)
         }
         func epochAt(_ event: Int) -> Int { epochs.indices.contains(event) ? epochs[event] : epoch }
+        // A link is up after `event`: what iOS keeps says so, or the event is the connection's
+        // completion (recorded before the peripheral's state changes).
         func connected(_ event: Int) -> Bool {
+            if flow.events.indices.contains(event), flow.events[event].actor == "central", flow.events[event].name == "didConnect" { return true }
             guard states.indices.contains(event) else { return false }
             return states[event].contains { $0.hasPrefix("connected [") && $0 != "connected []" }
         }
