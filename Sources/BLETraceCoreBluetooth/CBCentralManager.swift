@@ -76,10 +76,14 @@ open class CBCentralManager: CBManager {
 
     deinit { backReference.clear() }
 
-    /// Whether the platform supports `features`. bletrace's systems do not model extended scans
-    /// and connections (Formats/corebluetooth.md).
+    /// Whether the platform supports `features`: on iOS the daemon answers from the controller
+    /// (the decompiled `handleSupportedFeatures:`), here the system running the calling code
+    /// (``BluetoothSystem/supportedFeatures``; a replay: the capture's controller). Outside any
+    /// system, nothing.
     @discardableResult
-    open class func supports(_ features: Feature) -> Bool { features.isEmpty }
+    open class func supports(_ features: Feature) -> Bool {
+        features.isSubset(of: BluetoothSystemContext.current?.supportedFeatures ?? [])
+    }
 
     // MARK: Requests of the app
 

@@ -366,6 +366,10 @@ public final class ReplayEngine: BluetoothSystem {
 
     public var authorization: CBManagerAuthorization { launchState == .unauthorized ? .denied : .allowedAlways }
 
+    /// The capture's controller: extended scanning and connecting when the capture shows it
+    /// (``Cassette/extendedScanAndConnect``).
+    public var supportedFeatures: CBCentralManager.Feature { cassette.extendedScanAndConnect ? .extendedScanAndConnect : [] }
+
     /// A manager of the running process (``AppProcess/managerCreated(_:)``).
     public func managerDidInit(_ manager: CBManager) {
         process.managerCreated(manager)
