@@ -20,6 +20,8 @@ public protocol BluetoothSystem: AnyObject {
     func managerDidInit(_ manager: CBManager)
     /// `CBManager.authorization`.
     var authorization: CBManagerAuthorization { get }
+    /// What `CBCentralManager.supports(_:)` answers: the features of the system's controller.
+    var supportedFeatures: CBCentralManager.Feature { get }
     /// The app called something CoreBluetooth refuses ("API MISUSE" in CoreBluetooth's log). The
     /// call was ignored; the system may write it down.
     func apiMisuse(_ message: String, by manager: CBManager)
@@ -116,6 +118,9 @@ extension BluetoothSystem {
 
     /// By default the main queue is the main queue.
     public var standsForMainQueue: Bool { false }
+
+    /// By default no feature (a system made before features were modelled).
+    public var supportedFeatures: CBCentralManager.Feature { [] }
 }
 
 /// The system a manager created now talks to.

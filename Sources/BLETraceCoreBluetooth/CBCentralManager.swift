@@ -76,10 +76,14 @@ open class CBCentralManager: CBManager {
 
     deinit { backReference.clear() }
 
-    /// Whether the platform supports `features`. bletrace's systems do not model extended scans
-    /// and connections (Formats/corebluetooth.md).
+    /// Whether the platform supports `features`: on iOS the daemon answers from the controller
+    /// (the decompiled `handleSupportedFeatures:`), here the system running the calling code
+    /// (``BluetoothSystem/supportedFeatures``; a replay: the capture's controller). Outside any
+    /// system, nothing.
     @discardableResult
-    open class func supports(_ features: Feature) -> Bool { features.isEmpty }
+    open class func supports(_ features: Feature) -> Bool {
+        features.isSubset(of: BluetoothSystemContext.current?.supportedFeatures ?? [])
+    }
 
     // MARK: Requests of the app
 
@@ -281,8 +285,15 @@ open class CBCentralManager: CBManager {
     /// scanning, the report matches the scan's services, and it is not a duplicate the scan
     /// leaves out. For systems that write the callback down before making it.
     public func reports(_ peripheral: CBPeripheral, _ advertisementData: [String: Any]) -> Bool {
-        isScanning && matchesScan(advertisementData) && (scanAllowsDuplicates || !discoveredInScan.contains(peripheral.identifier))
+        isScanning && matchesScan(advertisementData)
+            && ((scanAllowsDuplicates && !coalescesDuplicates) || !discoveredInScan.contains(peripheral.identifier))
     }
+
+    /// Set by the system while the app is in the background: iOS ignores
+    /// ``CBCentralManagerScanOptionAllowDuplicatesKey`` there and coalesces a peripheral's
+    /// discoveries into one per scan (Apple's Core Bluetooth Programming Guide, "Core Bluetooth
+    /// Background Processing for iOS Apps").
+    public var coalescesDuplicates = false
 
     private func matchesScan(_ advertisementData: [String: Any]) -> Bool {
         guard let wanted = scanServices, !wanted.isEmpty else { return true }

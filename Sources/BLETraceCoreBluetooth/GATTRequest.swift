@@ -40,6 +40,17 @@ public enum GATTRequest {
 
     /// The CoreBluetooth method the request came from, without argument labels.
     public var methodName: String { call.method.rawValue }
+
+    /// What iOS writes to the Client Characteristic Configuration descriptor for a
+    /// ``setNotifyValue(_:_:)``: 0x0000 to disable; to enable, notifications (0x0001) whenever
+    /// the characteristic can notify, even when it can also indicate, and indications (0x0002)
+    /// only for one that can only indicate (Apple's `setNotifyValue(_:for:)`: "If the
+    /// characteristic allows both, notifications are used"). Nil for other requests.
+    public var cccdValue: Data? {
+        guard case .setNotifyValue(let enabled, let characteristic) = self else { return nil }
+        guard enabled else { return Data([0x00, 0x00]) }
+        return characteristic.properties.contains(.notify) ? Data([0x01, 0x00]) : Data([0x02, 0x00])
+    }
 }
 
 /// The system's answer to the peripheral's current ``GATTRequest``: what the peer answered, or

@@ -110,12 +110,14 @@ public final class ClosureApp: BluetoothApp {
 public struct ReplayOptions: Sendable {
     /// What happens to a request the capture cannot answer (default: pend, as a silent peer).
     public var unmatched: UnmatchedPolicy = .pend
-    /// Terminations, force quits, user launches and Bluetooth power changes, at their times.
+    /// Terminations, force quits, user launches, Bluetooth power changes, and the app's moves to
+    /// the background and back (`.background`, `.foreground`), at their times.
     public var events: [SystemEvent] = []
     /// Bluetooth's state at launch.
     public var launchState: CBManagerState = .poweredOn
     /// The iOS release and AccessorySetupKit: which events iOS relaunches the app after
-    /// (`bletrace replay --ios`, `--accessory-setup-kit`).
+    /// (`bletrace replay --ios`, `--accessory-setup-kit`); the app's background modes and its
+    /// AccessorySetupKit accessories (`--background-modes`, `--accessories`).
     public var platform = Platform()
     /// Failures the capture did not have, injected at their points (`bletrace replay --inject`):
     /// `[try Fault(parsing: "link-loss:0x08@12.5")]` replays what a fault sweep reported.

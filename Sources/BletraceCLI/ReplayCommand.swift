@@ -49,6 +49,42 @@ struct ReplayCommand: AsyncParsableCommand {
     var attTimeoutError: ATTTimeoutError = .none
     @Option(help: ArgumentHelp("The ATT MTU iOS asks for when it connects (185, the value reported since iOS 10; 527 is also seen); a link's MTU is the smaller of it and the peer's. A PacketLogger capture keeps its own exchange.", valueName: "bytes"))
     var iosMtu: Int = 185
+    // The app in the background and AccessorySetupKit's grants (issue 41 items 9 and 10).
+    @Option(help: ArgumentHelp("The user leaves the app at SECONDS: it runs in the background, as its --background-modes allow.", valueName: "seconds"))
+    var backgroundAt: [Double] = []
+    @Option(help: ArgumentHelp("The user brings the app back to the foreground at SECONDS: a suspended app gets what iOS queued for it.", valueName: "seconds"))
+    var foregroundAt: [Double] = []
+    @Option(help: ArgumentHelp("The Core Bluetooth background modes the app declares (UIBackgroundModes): central, peripheral, both (the default) or none, comma-separated.", valueName: "modes"))
+    var backgroundModes: String = "central,peripheral"
+    @Option(help: ArgumentHelp("With --accessory-setup-kit: the accessories set up for the app, comma-separated addresses, or none (default: the capture's peers); it sees only these, and with none its central managers stay poweredOff.", valueName: "addresses"))
+    var accessories: String?
+
+    /// `--background-modes` read; nil when it names something else.
+    var declaredModes: Platform.BackgroundModes? {
+        var modes: Platform.BackgroundModes = []
+        for word in backgroundModes.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            switch word {
+            case "central": modes.insert(.central)
+            case "peripheral": modes.insert(.peripheral)
+            case "both": modes.formUnion(.both)
+            case "none": break
+            default: return nil
+            }
+        }
+        return modes
+    }
+
+    /// `--accessories` read (empty for `none`); nil when an address is not one.
+    var grantedAccessories: [BluetoothAddress]? {
+        var addresses: [BluetoothAddress] = []
+        guard accessories != "none" else { return [] }
+        for word in (accessories ?? "").split(separator: ",") {
+            guard let address = BluetoothAddress(word.trimmingCharacters(in: .whitespaces)) else { return nil }
+            addresses.append(address)
+        }
+        return addresses
+    }
+
     @Option(help: ArgumentHelp("Bluetooth turns on at SECONDS.", valueName: "seconds"))
     var powerOnAt: [Double] = []
     @Option(help: ArgumentHelp("The Bluetooth daemon resets at SECONDS: .resetting, then .poweredOn, every peripheral object invalid.", valueName: "seconds"))
@@ -116,7 +152,12 @@ struct ReplayCommand: AsyncParsableCommand {
         var release: Platform.Release { Platform.Release(rawValue: Int(rawValue)!)! }
     }
 
-    var platform: Platform { Platform(release: ios.release, accessorySetupKit: accessorySetupKit, mtu: iosMtu, attTimeoutError: attTimeoutError.error) }
+    var platform: Platform {
+        var platform = Platform(release: ios.release, accessorySetupKit: accessorySetupKit, mtu: iosMtu, attTimeoutError: attTimeoutError.error)
+        platform.backgroundModes = declaredModes ?? .both
+        platform.accessories = accessories == nil ? nil : grantedAccessories
+        return platform
+    }
 
     /// The choices of `--att-timeout-error`.
     enum ATTTimeoutError: String, ExpressibleByArgument, CaseIterable {
@@ -160,6 +201,7 @@ struct ReplayCommand: AsyncParsableCommand {
             + forceQuitAt.map { SystemEvent(.forceQuit, at: $0) } + rebootAt.map { SystemEvent(.reboot, at: $0) }
             + unlockAt.map { SystemEvent(.unlock, at: $0) } + powerOffAt.map { SystemEvent(via.kind, at: $0) } + powerOnAt.map { SystemEvent(.powerOn, at: $0) }
             + resetAt.map { SystemEvent(.reset, at: $0) } + launchAt.map { SystemEvent(.launch, at: $0) }
+            + backgroundAt.map { SystemEvent(.background, at: $0) } + foregroundAt.map { SystemEvent(.foreground, at: $0) }
     }
 
     /// The options that change the replay, as a flow comment says them.
@@ -168,6 +210,7 @@ struct ReplayCommand: AsyncParsableCommand {
         let timed = [
             ("terminate-at", terminateAt), ("crash-at", crashAt), ("force-quit-at", forceQuitAt), ("reboot-at", rebootAt),
             ("unlock-at", unlockAt), ("power-off-at", powerOffAt), ("power-on-at", powerOnAt), ("reset-at", resetAt), ("launch-at", launchAt),
+            ("background-at", backgroundAt), ("foreground-at", foregroundAt),
         ]
         for (name, times) in timed {
             for time in times { words.append("--\(name) \(time)") }
@@ -175,6 +218,8 @@ struct ReplayCommand: AsyncParsableCommand {
         if via != .settings { words.append("--via \(via.rawValue)") }
         if ios != .ios26 { words.append("--ios \(ios.rawValue)") }
         if accessorySetupKit { words.append("--accessory-setup-kit") }
+        if declaredModes != .both { words.append("--background-modes \(backgroundModes)") }
+        if let accessories { words.append("--accessories \(accessories)") }
         if attTimeoutError != .none { words.append("--att-timeout-error \(attTimeoutError.rawValue)") }
         if iosMtu != 185 { words.append("--ios-mtu \(iosMtu)") }
         if launchState != .poweredOn { words.append("--launch-state \(launchState.rawValue)") }
@@ -215,6 +260,11 @@ struct ReplayCommand: AsyncParsableCommand {
         if !(23...65535).contains(iosMtu) { throw ValidationError("--ios-mtu takes an ATT MTU from 23 to 65535 bytes, not \(iosMtu)") }
         if via != .settings, powerOffAt.isEmpty { throw ValidationError("--via says how --power-off-at turns Bluetooth off; use it with --power-off-at") }
         if !unlockAt.isEmpty, rebootAt.isEmpty { throw ValidationError("--unlock-at is the first unlock after a restart; use it with --reboot-at") }
+        if declaredModes == nil {
+            throw ValidationError("--background-modes takes central, peripheral, both or none, comma-separated, not '\(backgroundModes)'")
+        }
+        if grantedAccessories == nil { throw ValidationError("--accessories takes Bluetooth addresses (AA:BB:CC:DD:EE:FF), comma-separated, or none, not '\(accessories ?? "")'") }
+        if accessories != nil, !accessorySetupKit { throw ValidationError("--accessories are the accessories AccessorySetupKit set up; use it with --accessory-setup-kit") }
     }
 
     /// The capture's file name, as the flow's first comment and the sweep's report give it.

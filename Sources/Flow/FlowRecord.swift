@@ -56,6 +56,8 @@ public struct FlowRecord: Hashable, Sendable {
     public enum System: String, CaseIterable, Sendable {
         case launch, terminate, relaunch, forceQuit, reboot, unlock, powerOff, powerOn, reset, unauthorized
         case answerDiffers, noResponse, crash, unusedPeripheral
+        /// The app moved to the background or back to the foreground (issue 41 item 9).
+        case background, foreground
     }
 
     /// What the app asked of its managers and peripherals.

@@ -87,6 +87,26 @@ final class BrokenSensorApp: NSObject, BluetoothApp, Launchable {
         #expect(replay.text.hasPrefix("# bletrace flow 2\n"))
     }
 
+    /// The app's background life and its declared modes reach a test through `ReplayOptions`
+    /// (issue 41 item 9): suspended without `bluetooth-central`, it reconnects too late.
+    @Test func theBackgroundAndItsModesAreReplayOptions() async throws {
+        let capture = try ReplayCapture(supervisionTimeout)
+        var options = ReplayOptions().with(.background, at: 0.05).with(.foreground, at: 3)
+        let declared = await capture.replay(SensorApp.self, options: options)
+        #expect(declared.events(.system(.background)).count == 1 && declared.events(.system(.foreground)).count == 1)
+        #expect(declared.events(.central(.didConnect)).count == 2)
+        options.platform.backgroundModes = []
+        // SensorApp has a restore identifier: without bluetooth-central iOS stops it at once.
+        let crashed = await capture.replay(SensorApp.self, options: options)
+        #expect(crashed.crashReason == "restoreWithoutBackgroundMode")
+        // An app without one is suspended: the first connection and the link's loss reach it at
+        // the foreground; its connect then comes after the capture's peer reconnected.
+        let reconnecting = try #require(ReferenceApps.named("reconnecting"))
+        let suspended = await capture.replay(name: "reconnecting", options: options) { reconnecting.make(for: capture.cassette) }
+        #expect(suspended.events(.central(.didConnect)).count == 1, "\(suspended)")
+        #expect(suspended.events(.central(.didConnect)).allSatisfy { $0.time == 3 })
+    }
+
     @Test func theCommonAssertionsTellAReconnectingAppFromABrokenOne() async throws {
         let capture = try ReplayCapture(supervisionTimeout)
         let good = await capture.replay(SensorApp.self)

@@ -232,10 +232,14 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         let services = peripheral.services ?? []
         if let address = peripheral.address,
             let service = cassette.services(of: address).last(where: { handleRange($0.handle, $0.endHandle).contains(handle) }),
-            ErrorCollector.isStacks(service.uuid)
+            ClientPlayback<ReplayEngine>.hiddenByIOS(service.uuid)
         {
             let name = CBUUID(bluetoothUUID: service.uuid).uuidString
-            return skipped(operation, on: peripheral, "the stack's own request to \(name) (iOS keeps Generic Access and Generic Attribute to itself)")
+            return skipped(
+                operation, on: peripheral,
+                ErrorCollector.isStacks(service.uuid)
+                    ? "the stack's own request to \(name) (iOS keeps Generic Access and Generic Attribute to itself)"
+                    : "a request to \(name), a service iOS keeps to itself (HID)")
         }
         for service in services {
             guard let characteristic = service.characteristics?.first(where: { $0.valueHandle == handle }) else { continue }

@@ -47,6 +47,11 @@ public struct Cassette: Sendable {
     /// Mac's), so the MTU it exchanged is the one iOS exchanges (Formats/corebluetooth.md,
     /// "The MTU"). Another host's exchange (Android's 517, or none) is not iOS's.
     public var hostIsApple = false
+    /// The capture shows its controller scanning or connecting with extended advertising (LE
+    /// Extended Advertising Reports, LE Set Extended Scan and LE Extended Create Connection
+    /// commands, or LE Read Local Supported Features with LE Extended Advertising): what iOS
+    /// answers `CBCentralManager.supports(.extendedScanAndConnect)` with on such hardware.
+    public var extendedScanAndConnect = false
 
     /// A jump of the capture's clock: record `record` (0-based) is stamped `to`, the record
     /// before `from`.

@@ -55,6 +55,11 @@ public struct CassetteRecorder {
     /// The time of the capture's first record, whatever it holds (``Cassette/origin``).
     private var origin: Timestamp?
     private var lastTime: Timestamp?
+    /// The capture shows the controller scanning or connecting with extended advertising
+    /// (``Cassette/extendedScanAndConnect``).
+    private var extendedScanAndConnect = false
+    /// LE Set Extended Scan Parameters, LE Set Extended Scan Enable, LE Extended Create Connection.
+    private static let extendedCommands: Set<UInt16> = [0x2041, 0x2042, 0x2043]
 
     /// Decodes `record` and adds it.
     public mutating func add(_ record: CaptureRecord) {
@@ -79,7 +84,15 @@ public struct CassetteRecorder {
         gatt.add(record, decoded, analyzer: analyzer)
         switch decoded.packet {
         case .event(.le(.unknown(let subevent, _))) where subevent.rawValue == 0x02 || subevent.rawValue == 0x0D:
+            // An extended advertising report: the controller scans with extended advertising.
+            if subevent.rawValue == 0x0D { extendedScanAndConnect = true }
             advertisingReports(record)
+        case .command(let command) where Self.extendedCommands.contains(command.opcode.rawValue):
+            extendedScanAndConnect = true
+        case .event(.commandComplete(_, let opcode, let parameters)) where opcode.rawValue == 0x2003 && parameters.count >= 9:
+            // LE Read Local Supported Features: status, then the LE features; bit 12 is LE
+            // Extended Advertising (Core 6.0, Vol 6, Part B, §4.6).
+            if parameters[0] == 0 { extendedScanAndConnect = extendedScanAndConnect || parameters[1 + 1] & 0x10 != 0 }
         case .event(.le(.connectionComplete(let event))) where event.status == .success:
             notePeer(event.peerAddress, type: event.peerAddressType)
         case .acl(let acl) where acl.handle != ACLPacket.androidDebugHandle:
@@ -200,6 +213,7 @@ public struct CassetteRecorder {
             records: report.records, scans: report.scans, advertising: report.advertising, links: links, peers: peers,
             peerOrder: peerOrder)
         cassette.clockJump = clockJump
+        cassette.extendedScanAndConnect = extendedScanAndConnect
         if let origin {
             cassette.origin = origin
             // A capture of notes only: the replay begins, and ends, at its first record.

@@ -42,6 +42,12 @@ public struct SystemEvent: Hashable, Sendable {
         /// launch options, but a manager created with a restore identifier the system kept state
         /// for is restored all the same.
         case launch
+        /// The app moves to the background (the user leaves it): what iOS restricts there
+        /// depends on the background modes it declares (``Platform/backgroundModes``).
+        case background
+        /// The app comes back to the foreground: a suspended app gets the Bluetooth events iOS
+        /// queued for it.
+        case foreground
     }
 
     public var kind: Kind
@@ -78,6 +84,34 @@ public struct Platform: Hashable, Sendable {
     /// capture shows the peer taking.
     public var mtu: Int
 
+    // MARK: Background and AccessorySetupKit's grants (issue 41 items 9 and 10)
+
+    /// The Core Bluetooth background modes the app declares in its Info.plist
+    /// (`UIBackgroundModes`): `bluetooth-central`, `bluetooth-peripheral`.
+    public struct BackgroundModes: OptionSet, Hashable, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// `bluetooth-central`.
+        public static let central = BackgroundModes(rawValue: 1 << 0)
+        /// `bluetooth-peripheral`.
+        public static let peripheral = BackgroundModes(rawValue: 1 << 1)
+        /// Both: the default.
+        public static let both: BackgroundModes = [.central, .peripheral]
+    }
+
+    /// The background modes the app declares (default both): in the background a central
+    /// without `bluetooth-central` is suspended, and a peripheral manager without
+    /// `bluetooth-peripheral` stops advertising and its services refuse; a manager created with
+    /// a restore identifier without its mode crashes the app (Formats/corebluetooth.md, "In the
+    /// background").
+    public var backgroundModes: BackgroundModes = .both
+    /// With ``accessorySetupKit``: the accessories the user set up for the app with
+    /// AccessorySetupKit's picker, before the capture (they are set up when the app launches);
+    /// nil, the default, for the capture's peers (the devices its host connected to). The app's
+    /// central managers are `.poweredOff` while it has none, and see only these in scans and
+    /// retrievals (Formats/corebluetooth.md, "AccessorySetupKit").
+    public var accessories: [BluetoothAddress]?
+
     public init(
         release: Release = .iOS26, accessorySetupKit: Bool = false, mtu: Int = 185,
         attTimeoutError: CBError? = CoreBluetoothMapping.attTimeoutError.value
@@ -101,7 +135,7 @@ public struct Platform: Hashable, Sendable {
         // "Bluetooth power toggled: No"; Airplane Mode that takes Bluetooth with it is such a toggle (note 3).
         case .powerOff, .airplaneMode: return false
         case .controlCenter: return notRestricted
-        case .unlock, .powerOn, .reset, .launch: return true
+        case .unlock, .powerOn, .reset, .launch, .background, .foreground: return true
         }
     }
 }
@@ -183,7 +217,10 @@ final class AppProcess {
     var makeApp: (() -> any BluetoothApp)?
     /// The running process's app; nil while the app is not running.
     private(set) var app: (any BluetoothApp)? {
-        didSet { isRunning = app != nil }
+        didSet {
+            isRunning = app != nil
+            updateSuspension()
+        }
     }
     /// Whether the app has a process now (a flag: the hot path asks for every notification).
     @exclusivity(unchecked) private(set) var isRunning = false
@@ -214,6 +251,21 @@ final class AppProcess {
     private(set) var bluetoothState: CBManagerState = .poweredOn
     /// The iOS the replay models (``ReplayEngine/platform``).
     var platform = Platform()
+
+    // The app in the background (issue 41 item 9; Formats/corebluetooth.md, "In the background").
+
+    /// The running process is in the background (``SystemEvent/Kind/background``).
+    private(set) var inBackground = false
+    /// The app's central role is suspended: in the background without `bluetooth-central`. The
+    /// engine holds what would reach the app until the next foreground (a flag: the engine asks
+    /// for every event it runs).
+    @exclusivity(unchecked) private(set) var suspended = false
+    /// The times of the ``SystemEvent/Kind/foreground`` events, in order.
+    private var foregrounds: [Timestamp] = []
+    /// The peripheral managers whose advertising iOS stopped for the background.
+    private var stoppedAdvertising = false
+    /// Flow comments made once per replay.
+    private var noted: Set<String> = []
 
     init(server: ServerPlayback) {
         self.server = server
@@ -258,6 +310,10 @@ final class AppProcess {
         // The capture time of the event that launched it, without the few milliseconds of wall
         // time a real-time replay takes to get there.
         launchedAt = replay.eventTime
+        // The user's launch opens the app; iOS relaunches it for a Bluetooth event in the
+        // background.
+        inBackground = event.name == .relaunch && options != nil
+        updateSuspension()
         let app = makeApp()
         self.app = app
         app.didFinishLaunching(launch)
@@ -266,18 +322,26 @@ final class AppProcess {
     /// A manager of the running process: it gets Bluetooth's state, after the restoration
     /// dictionary when the system kept state for its restore identifier.
     func managerCreated(_ manager: CBManager) {
+        if let identifier = manager.restoreIdentifier, !declaresMode(for: manager) {
+            let (kind, mode) = manager is CBCentralManager ? ("CBCentralManager", "bluetooth-central") : ("CBPeripheralManager", "bluetooth-peripheral")
+            return replay.appCrashed(
+                "restoreWithoutBackgroundMode",
+                "State restoration of \(kind) is only allowed for applications that have specified the \"\(mode)\" background mode (restore identifier \(identifier))",
+                by: manager)
+        }
         managers.append(manager)
         var restored: (dictionary: [String: Any], arguments: [FlowRecord.Argument])?
         switch manager {
         case let central as CBCentralManager:
             centrals.append(central)
+            central.coalescesDuplicates = inBackground
             restored = restoration(for: central)
         case let peripheralManager as CBPeripheralManager:
             restored = restoration(for: peripheralManager)
         default: break
         }
         replay.schedule(at: replay.now) { [unowned self] in
-            let state = bluetoothState
+            let state = state(for: manager)
             if let restored { replay.record(replay.managerEvent(manager, .willRestoreState, .willRestoreState), restored.arguments) }
             replay.record(replay.managerEvent(manager, .didUpdateState, .didUpdateState), [.init(.state, "\(state)")])
             switch manager {
@@ -300,6 +364,7 @@ final class AppProcess {
     func scheduleSystemEvents() {
         bluetoothState = launchState
         let sorted = events.sorted(by: { $0.seconds < $1.seconds })
+        foregrounds = sorted.filter { $0.kind == .foreground }.map { replay.cassette.origin.adding(microseconds: ReplayEngine.microseconds($0.seconds)) }
         for (index, event) in sorted.enumerated() {
             let at = replay.cassette.origin.adding(microseconds: ReplayEngine.microseconds(event.seconds))
             // A restart followed by a first unlock: the device has a passcode, nothing relaunches
@@ -321,7 +386,11 @@ final class AppProcess {
             changeBluetooth(to: .resetting, event: .reset)
             changeBluetooth(to: .poweredOn, event: nil)
         case .launch:
-            if !isRunning { relaunch(reason: "user") }
+            // The user opens the app: a new process if it is not running, else it comes to the
+            // foreground.
+            if !isRunning { relaunch(reason: "user") } else { moveToForeground() }
+        case .background: moveToBackground()
+        case .foreground: moveToForeground()
         }
     }
 
@@ -680,6 +749,7 @@ final class AppProcess {
             case let central as CBCentralManager:
                 // Only the state: the connections are already gone, with no disconnection
                 // callback (Formats/corebluetooth.md, "Bluetooth power").
+                let state = self.state(for: central)
                 replay.record(.central(.didUpdateState, manager: replay.number(central)), [.init(.state, "\(state)")])
                 central.deliver(.stateUpdated(state))
                 if state != .poweredOn && state != .poweredOff { replay.forgetPeripherals(of: central) }
@@ -689,6 +759,110 @@ final class AppProcess {
             default: break
             }
         }
+    }
+
+    // MARK: Background and AccessorySetupKit
+
+    /// Whether the app declares the background mode of `manager`'s role.
+    private func declaresMode(for manager: CBManager) -> Bool {
+        platform.backgroundModes.contains(manager is CBCentralManager ? .central : .peripheral)
+    }
+
+    /// The state `manager` is told: Bluetooth's, except that an AccessorySetupKit app's central
+    /// managers are `.poweredOff` while no accessory is set up for it (reported: IOS-DFU-Library
+    /// 542, "with ASK, state is always off at first").
+    func state(for manager: CBManager) -> CBManagerState {
+        guard bluetoothState == .poweredOn, platform.accessorySetupKit, accessories.isEmpty, manager is CBCentralManager else {
+            return bluetoothState
+        }
+        if noted.insert("ask").inserted {
+            replay.comment("\(replay.label(manager)): the app uses AccessorySetupKit and has no accessory set up (--accessories none, or a capture with no peer): its central managers stay poweredOff")
+        }
+        return .poweredOff
+    }
+
+    /// The accessories AccessorySetupKit set up for the app (``Platform/accessories``; by
+    /// default the capture's peers).
+    var accessories: [BluetoothAddress] { platform.accessories ?? replay.cassette.peers }
+
+    /// Whether the app may see `address`: any peer, unless it uses AccessorySetupKit, then only
+    /// the accessories it was granted.
+    func grants(_ address: BluetoothAddress) -> Bool {
+        !platform.accessorySetupKit || accessories.contains(address)
+    }
+
+    /// The next foreground after now, if any: where what a suspended app is owed waits.
+    var nextForeground: Timestamp? { foregrounds.first { $0 > replay.now } }
+
+    private func updateSuspension() {
+        suspended = isRunning && inBackground && !platform.backgroundModes.contains(.central)
+    }
+
+    /// The user leaves the app: `system background`. Without `bluetooth-central` the app is
+    /// suspended (what would reach it waits for the foreground); scans without service UUIDs
+    /// discover nothing; without `bluetooth-peripheral` the advertising stops and the services
+    /// refuse remote centrals; with it, the advertisement loses its local name.
+    func moveToBackground() {
+        guard isRunning, !inBackground else { return }
+        replay.record(.system(.background), [])
+        inBackground = true
+        updateSuspension()
+        for central in centrals { central.coalescesDuplicates = true }
+        if suspended {
+            replay.comment(
+                "the app declares no bluetooth-central background mode: iOS suspends it; Bluetooth events for it are queued until it comes to the foreground"
+                    + (nextForeground == nil ? " (it never does in this replay)" : ""))
+        }
+        let advertising = managers.contains { ($0 as? CBPeripheralManager)?.isAdvertising == true }
+        if !platform.backgroundModes.contains(.peripheral) {
+            if managers.contains(where: { $0 is CBPeripheralManager }) {
+                replay.comment(
+                    "the app declares no bluetooth-peripheral background mode: in the background its advertising stops and its services refuse remote centrals (they get an error; the app hears nothing)")
+            }
+            if advertising, server.advertising {
+                server.advertising = false
+                stoppedAdvertising = true
+            }
+        } else if advertising {
+            replay.comment(
+                "in the background the app's advertisement carries no local name, and its service UUIDs move to the overflow area (only iOS devices scanning for them find them); the capture's centrals are played as they came")
+        }
+    }
+
+    /// The user opens the app again: `system foreground`; what a suspended app was owed follows,
+    /// in order, and stopped advertising starts again.
+    func moveToForeground() {
+        guard isRunning, inBackground else { return }
+        replay.record(.system(.foreground), [])
+        inBackground = false
+        updateSuspension()
+        for central in centrals { central.coalescesDuplicates = false }
+        if stoppedAdvertising {
+            server.advertising = true
+            stoppedAdvertising = false
+        }
+    }
+
+    /// Whether a remote central's request to the app's services is refused: the app is in the
+    /// background without `bluetooth-peripheral`.
+    var servicesDisabled: Bool {
+        isRunning && inBackground && !platform.backgroundModes.contains(.peripheral)
+    }
+
+    /// Whether a scan's report reaches `central` now: not while the app is suspended, nor in the
+    /// background for a scan without service UUIDs, nor for a peer AccessorySetupKit did not
+    /// grant the app.
+    func discovers(_ address: BluetoothAddress, by central: CBCentralManager) -> Bool {
+        guard grants(address) else { return false }
+        guard inBackground else { return true }
+        if suspended { return false }
+        if central.scan?.services?.isEmpty ?? true {
+            if noted.insert("background scan").inserted {
+                replay.comment("\(replay.label(central)): in the background a scan without service UUIDs discovers nothing")
+            }
+            return false
+        }
+        return true
     }
 
     // MARK: The app's state
@@ -730,6 +904,8 @@ extension SystemEvent.Kind {
         case .powerOn: .powerOn
         case .reset: .reset
         case .launch: .launch
+        case .background: .background
+        case .foreground: .foreground
         }
     }
 }

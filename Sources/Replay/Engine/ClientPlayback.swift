@@ -203,6 +203,29 @@ final class ClientPlayback<Context: ClientContext> {
         }
     }
 
+    /// When the capture's host wrote another value to the CCCD than iOS would for `request`
+    /// (``GATTRequest/cccdValue``): an Android host asking for indications on a characteristic
+    /// that can also notify, where iOS asks for notifications. The capture's answers play as they
+    /// came (the peer indicated); a comment says what a phone would have asked.
+    private func noteOtherCCCDValue(_ request: GATTRequest, _ handle: UInt16, _ address: BluetoothAddress) {
+        guard let wanted = request.cccdValue, wanted != Data([0x00, 0x00]) else { return }
+        let written = cassette.links(of: address).lazy.flatMap { $0.operations(.write, handle: handle, from: .host) }
+            .first { $0.value.count == 2 && $0.value != [0x00, 0x00] }
+        guard let written, Data(written.value) != wanted else { return }
+        func configuration(_ value: some Collection<UInt8>) -> String {
+            hex(UInt16(value.first ?? 0) | UInt16(value.dropFirst().first ?? 0) << 8, digits: 4)
+        }
+        replay.comment(
+            "\(address): setNotifyValue(true): iOS writes \(configuration(wanted)) to the CCCD at \(hex(handle, digits: 4)) (notifications whenever the characteristic can notify); the capture's host wrote \(configuration(written.value)); its peer's answers are played as they came")
+    }
+
+    /// The services iOS keeps from apps' discovery: Generic Access (1800) and Generic Attribute
+    /// (1801), the stack's own, and Human Interface Device (1812), which iOS takes for itself
+    /// (reported: PureSwift/Bluetooth 170; Formats/corebluetooth.md, "Hidden services").
+    static func hiddenByIOS(_ service: BluetoothUUID) -> Bool {
+        ErrorCollector.isStacks(service) || service.shortValue == 0x1812
+    }
+
     // MARK: BluetoothSystem: GATT client
 
     func perform(_ request: GATTRequest, on peripheral: CBPeripheral) {
@@ -214,10 +237,10 @@ final class ClientPlayback<Context: ClientContext> {
         }
         switch request {
         case .discoverServices(let uuids):
-            // iOS keeps Generic Access and Generic Attribute to itself: discovery never gives
-            // them to an app (Formats/corebluetooth.md).
+            // iOS keeps Generic Access, Generic Attribute and HID to itself: discovery never
+            // gives them to an app (Formats/corebluetooth.md).
             let found = cassette.services(of: address, matching: uuids?.map(\.bluetoothUUID))
-                .filter { !ErrorCollector.isStacks($0.uuid) }
+                .filter { !Self.hiddenByIOS($0.uuid) }
             guard cassette.peer(address)?.database?.services.isEmpty == false else {
                 return unmatched(request, peripheral, "the capture never discovered this peripheral's services")
             }
@@ -265,6 +288,7 @@ final class ClientPlayback<Context: ClientContext> {
             else {
                 return unmatched(request, peripheral, "the capture shows no Client Characteristic Configuration for \(characteristic.uuid.uuidString)")
             }
+            noteOtherCCCDValue(request, cccd.handle, address)
             play(.write, handle: cccd.handle, request, peripheral) { [unowned self] _, error in
                 if error == nil {
                     if enabled { links.playing[address]?.subscribed.insert(characteristic.valueHandle) } else { links.playing[address]?.subscribed.remove(characteristic.valueHandle) }

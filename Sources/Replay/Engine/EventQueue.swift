@@ -106,6 +106,20 @@ struct EventQueue {
                 process: process, action: action))
     }
 
+    /// The process of the system's own actions that run whatever the app's state: the system's
+    /// events, scans' reports, remote centrals' steps (``ReplayEngine/scheduleSystem(at:_:)``).
+    /// A suspended app's other actions wait for its foreground (``defer(_:to:)``).
+    static let control = -1
+
+    /// Schedules `action`, taken from the queue and not run, again at `time` in its place among
+    /// the actions of that time: what a suspended app is owed waits for its foreground.
+    mutating func `defer`(_ action: Scheduled, to time: Timestamp) {
+        guard !closed else { return }
+        var moved = action
+        moved.time = time
+        heap.insert(moved)
+    }
+
     /// Withdraws every action of the live process and starts the next one.
     mutating func endProcess() { liveProcess += 1 }
 
@@ -212,7 +226,7 @@ struct EventQueue {
     }
 
     private func isWithdrawn(slot: Int32, generation: Int32, process: Int) -> Bool {
-        if process != 0, process != liveProcess { return true }
+        if process > 0, process != liveProcess { return true }
         return slot >= 0 && generation != generations[Int(slot)]
     }
 }

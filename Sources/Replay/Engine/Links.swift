@@ -88,7 +88,9 @@ final class Links {
             CBPeer.address(in: identifier).flatMap { address in
                 // The system knows the peripherals of the capture, and the remote centrals that
                 // connected to this host (their GATT servers are reachable on their links).
-                cassette.peers.contains(address) || cassette.centralEpisodes[address] != nil ? peripheral(for: address, central) : nil
+                // An AccessorySetupKit app knows only the accessories it was granted.
+                (cassette.peers.contains(address) || cassette.centralEpisodes[address] != nil) && process.grants(address)
+                    ? peripheral(for: address, central) : nil
             }
         }
     }
@@ -107,7 +109,8 @@ final class Links {
                 }
             }
         return up.filter { address in
-            cassette.services(of: address).contains { service in services.contains { $0.bluetoothUUID == service.uuid } }
+            process.grants(address)
+                && cassette.services(of: address).contains { service in services.contains { $0.bluetoothUUID == service.uuid } }
         }.map { peripheral(for: $0, central) }
     }
 

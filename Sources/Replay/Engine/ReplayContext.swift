@@ -35,6 +35,9 @@ protocol ReplayContext: AnyObject {
     /// A remote central's request to a service of `manager` while the app is not running:
     /// whether it relaunched the app (``AppProcess/relaunch(forRequestTo:reason:central:)``).
     func relaunch(forRequestTo manager: CBPeripheralManager, reason: String, central: String) -> Bool
+    /// Whether the app's services refuse remote centrals now: it is in the background without
+    /// `bluetooth-peripheral` (``AppProcess/servicesDisabled``).
+    var servicesDisabled: Bool { get }
 }
 
 /// What the app's process (``AppProcess``) needs of the engine besides ``ReplayContext``: the
@@ -75,6 +78,8 @@ protocol LifecycleContext: ReplayContext {
     func characteristicName(_ valueHandle: UInt16, _ address: BluetoothAddress?) -> String
     /// Plays the capture's advertising reports from now to a scan.
     func playScan(_ services: [CBUUID]?, _ options: [String: Any]?)
+    /// The app did what iOS answers with an exception (``ReplayEngine/appCrashed(_:_:by:)``).
+    func appCrashed(_ rule: String, _ message: String, by manager: CBManager?)
 }
 
 /// What the links (``Links``) need of the engine besides ``ReplayContext``: the queue's actions for

@@ -263,8 +263,9 @@ public final class ReplayEngine: BluetoothSystem {
                 }
             }
             guard let nextEvent, nextEvent <= horizon, let next = queue.popNext(notAfter: nextEvent) else { return }
-            eventTime = nextEvent
-            if clock.isInUse { clock.move(to: ReplayClock.Instant(offset: .microseconds(nextEvent.microseconds - cassette.start.microseconds))) }
+            // Never back: what a suspended app was owed plays at its foreground, after its time.
+            eventTime = max(eventTime, nextEvent)
+            if clock.isInUse { clock.move(to: ReplayClock.Instant(offset: .microseconds(eventTime.microseconds - cassette.start.microseconds))) }
             BluetoothSystemContext.with(binding) {
                 inlineHorizon = horizon
                 defer { inlineHorizon = nil }
@@ -279,7 +280,7 @@ public final class ReplayEngine: BluetoothSystem {
                         inlineHorizon = horizon
                     }
                     guard !clock.isInUse, let due = queue.popNext(notAfter: horizon) else { break }
-                    eventTime = due.time
+                    eventTime = max(eventTime, due.time)
                     run(due)
                 }
             }
@@ -296,7 +297,7 @@ public final class ReplayEngine: BluetoothSystem {
     /// through the queue per value).
     func continues(at time: Timestamp, for peripheral: CBPeripheral) -> Bool {
         guard !queue.isRunningWithdrawn else { return false }
-        guard let horizon = inlineHorizon, time <= horizon, !clock.isInUse, queue.isRunningAction else {
+        guard let horizon = inlineHorizon, time <= horizon, !clock.isInUse, queue.isRunningAction, !process.suspended else {
             queue.scheduleRunningAgain(at: time, for: peripheral)
             return false
         }
@@ -312,7 +313,7 @@ public final class ReplayEngine: BluetoothSystem {
             queue.scheduleRunningAgain(at: time, sequence: place, for: peripheral)
             return false
         }
-        eventTime = time
+        eventTime = max(eventTime, time)
         return true
     }
 
@@ -335,7 +336,7 @@ public final class ReplayEngine: BluetoothSystem {
             try? await Task.sleep(until: wallStart! + .microseconds(next.microseconds - cassette.start.microseconds), clock: .continuous)
             BluetoothSystemContext.with(binding) {
                 while let due = queue.popNext(notAfter: now) {
-                    eventTime = due.time
+                    eventTime = max(eventTime, due.time)
                     run(due)
                 }
             }
@@ -379,6 +380,10 @@ public final class ReplayEngine: BluetoothSystem {
     // MARK: BluetoothSystem: managers
 
     public var authorization: CBManagerAuthorization { launchState == .unauthorized ? .denied : .allowedAlways }
+
+    /// The capture's controller: extended scanning and connecting when the capture shows it
+    /// (``Cassette/extendedScanAndConnect``).
+    public var supportedFeatures: CBCentralManager.Feature { cassette.extendedScanAndConnect ? .extendedScanAndConnect : [] }
 
     /// A manager of the running process (``AppProcess/managerCreated(_:)``).
     public func managerDidInit(_ manager: CBManager) {
@@ -554,7 +559,7 @@ public final class ReplayEngine: BluetoothSystem {
     /// completing, a peer's notification or disconnection): it reaches the app through
     /// ``process.reach(_:waking:_:)``.
     func scheduleSystem(at time: Timestamp, _ action: @escaping () -> Void) {
-        queue.schedule(at: time, for: nil, process: 0, action)
+        queue.schedule(at: time, for: nil, process: EventQueue.control, action)
     }
 
     /// Schedules something the system plays for `peripheral`, held weakly (a peripheral the app
@@ -566,6 +571,12 @@ public final class ReplayEngine: BluetoothSystem {
     /// Runs an action the queue gave: one for a peripheral with the peripheral, unless the app
     /// let go of it meanwhile.
     private func run(_ scheduled: EventQueue.Scheduled) {
+        // A suspended app gets nothing until it comes to the foreground: what would reach it
+        // waits there, in order (Formats/corebluetooth.md, "In the background").
+        if process.suspended, scheduled.process != EventQueue.control {
+            if let foreground = process.nextForeground { queue.defer(scheduled, to: foreground) }
+            return
+        }
         switch scheduled.action {
         case .plain(let action): action()
         case .peripheral(let action): if let peripheral = queue.peripheral(inSlot: scheduled.slot) { action(peripheral) }
@@ -613,6 +624,8 @@ extension ReplayEngine: LifecycleContext, LinkContext, ClientContext {
     }
 
     var appIsRunning: Bool { process.isRunning }
+
+    var servicesDisabled: Bool { process.servicesDisabled }
 
     func relaunch(forRequestTo manager: CBPeripheralManager, reason: String, central: String) -> Bool {
         process.relaunch(forRequestTo: manager, reason: reason, central: central)

@@ -74,7 +74,7 @@ final class ScanPlayback {
     ) {
         guard process.isScanning(generation) else { return }
         defer { scheduleDiscovery(index + 1, of: reports, generation) }
-        guard let central = process.scanningCentral else { return }
+        guard let central = process.scanningCentral, process.discovers(address, by: central) else { return }
         let peripheral = links.peripheral(for: address, central)
         // Written down before the delegate hears of it, so that its reactions follow in the flow.
         guard central.reports(peripheral, data) else { return }

@@ -171,6 +171,8 @@ extension ServerPlayback {
                 perform(step)
                 if !replay.failed { playStep(index + 1) }
             }
+            // In the background without bluetooth-peripheral the app's services refuse.
+            if refusedInBackground(step) { return playStep(index + 1) }
             // While the app is not running, a request relaunches it, or is lost.
             switch fateWhileNotRunning(step) {
             case .play: play()
@@ -181,6 +183,20 @@ extension ServerPlayback {
     }
 
     private enum StepFate { case play, relaunched, lost }
+
+    /// A remote central's request to a service the app published, while the app is in the
+    /// background without `bluetooth-peripheral`: iOS disables the services ("any remote central
+    /// trying to access the service's characteristic value … receives an error": Apple's
+    /// `CBPeripheralManager`), so the app hears nothing of it.
+    private func refusedInBackground(_ step: Step) -> Bool {
+        guard replay.servicesDisabled, case .request(let position) = step.kind else { return false }
+        let handle = cassette.links[step.link].exchanges[position].handle ?? 0
+        guard published[cccdOwner[handle] ?? handle] != nil else { return false }
+        if noted.insert("refused in the background").inserted {
+            replay.comment("\(step.central): a request to the app's services while it is in the background without bluetooth-peripheral: refused with an error, the app hears nothing")
+        }
+        return true
+    }
 
     /// A remote central's step while the app is not running: a request to a service a peripheral
     /// manager kept for restoration relaunches the app (the step plays after the restoration); any

@@ -1,6 +1,7 @@
 import BLETraceCoreBluetooth
 import Flow
 import Foundation
+import Wire
 
 /// Replays a capture once per moment iOS could terminate the app, and tells for each whether the
 /// app ends the capture holding what it holds without the termination (``AppState``): the same
@@ -56,16 +57,36 @@ public struct KillPointSweep: Sendable {
     /// The kinds a sweep takes (`bletrace replay --sweep`), in the order `--sweep all` reports them.
     public static let kinds: [SystemEvent.Kind] = [.terminate, .crash, .forceQuit, .reboot, .powerOff, .controlCenter, .airplaneMode]
 
-    /// The system events of a kill of `kind` at `seconds`. A process ends there (termination,
-    /// crash, force quit, restart); for a way of turning Bluetooth off, the app is in the
-    /// background, already removed from memory by iOS, when the user turns Bluetooth off, and on
-    /// again a second later: whether what the system kept survives is TN3115's question.
-    public static func kill(_ kind: SystemEvent.Kind, at seconds: Double) -> [SystemEvent] {
+    /// The system events of a kill of `kind` at `seconds` after `origin`, the capture's first
+    /// record. A process ends there (termination, crash, force quit, restart); for a way of
+    /// turning Bluetooth off, the app is in the background, already removed from memory by iOS,
+    /// when the user turns Bluetooth off: whether what the system kept survives is TN3115's
+    /// question. Turned off in Settings or with Airplane Mode, the user turns it on again a second
+    /// later; turned off with Control Center's button, it stays off until iOS turns it back on
+    /// itself at the next 5 AM (Apple's support note, "Use Bluetooth and Wi-Fi in Control
+    /// Center"), which is usually after the capture's end (``controlCenterReturn(after:)``).
+    public static func kill(_ kind: SystemEvent.Kind, at seconds: Double, origin: Timestamp = Timestamp(rawValue: 0)) -> [SystemEvent] {
         switch kind {
-        case .powerOff, .controlCenter, .airplaneMode:
-            [SystemEvent(.terminate, at: seconds), SystemEvent(kind, at: seconds + 0.000001), SystemEvent(.powerOn, at: seconds + 1)]
-        default: [SystemEvent(kind, at: seconds)]
+        case .controlCenter:
+            let killed = origin.adding(microseconds: ReplayEngine.microseconds(seconds))
+            let back = controlCenterReturn(after: killed).seconds(since: origin)
+            return [SystemEvent(.terminate, at: seconds), SystemEvent(kind, at: seconds + 0.000001), SystemEvent(.powerOn, at: back)]
+        case .powerOff, .airplaneMode:
+            return [SystemEvent(.terminate, at: seconds), SystemEvent(kind, at: seconds + 0.000001), SystemEvent(.powerOn, at: seconds + 1)]
+        default: return [SystemEvent(kind, at: seconds)]
         }
+    }
+
+    /// When Bluetooth turned off with Control Center at `time` comes back by itself: the next
+    /// 5 AM, on the capture's clock read as UTC (a capture carries no time zone), or a restart
+    /// (none follows in a sweep).
+    public static func controlCenterReturn(after time: Timestamp) -> Timestamp {
+        let day: Int64 = 86_400_000_000
+        let fiveAM: Int64 = 5 * 3_600_000_000
+        let sinceFive = time.microseconds - fiveAM
+        // Floor division: the 5 AM at or before `time`, then the one after.
+        let days = sinceFive >= 0 ? sinceFive / day : -((-sinceFive + day - 1) / day)
+        return Timestamp(rawValue: days * day + fiveAM + day)
     }
 
     /// Sweeps `kind` (one of ``kinds``) over the run of `app` on `cassette`, on `platform`: at
@@ -88,7 +109,8 @@ public struct KillPointSweep: Sendable {
             // After the kill, the user opens the app at the end of the capture if nothing
             // relaunched it before: the end state is what the app holds once it runs again.
             let end = cassette.end.seconds(since: cassette.origin)
-            engine.events = events + (kill.map { Self.kill(kind, at: $0) + [SystemEvent(.launch, at: max(end, $0 + 1) + 0.000001)] } ?? [])
+            engine.events =
+                events + (kill.map { Self.kill(kind, at: $0, origin: cassette.origin) + [SystemEvent(.launch, at: max(end, $0 + 1) + 0.000001)] } ?? [])
             let flow = await engine.run(name: app.name) { app.make(for: cassette) }
             return (flow, engine.finalState)
         }
