@@ -47,6 +47,10 @@ struct ReplayCommand: AsyncParsableCommand {
     var accessorySetupKit = false
     @Option(help: ArgumentHelp("What didDisconnectPeripheral carries when ATT's 30 s transaction timeout ends a link: none (the one observation found, the default) or connection-timeout (CBError.connectionTimeout).", valueName: "error"))
     var attTimeoutError: ATTTimeoutError = .none
+    @Option(help: ArgumentHelp("What iOS tells the app when a connection fails to be established (HCI 0x3E): retry (nothing: it tries again by itself, the one observation found, the default) or fail (didFailToConnect with CBError.connectionFailed).", valueName: "reading"))
+    var establishmentFailure: Platform.EstablishmentFailure = .retry
+    @Option(help: ArgumentHelp("What a pairing cancelled on the phone does: ends-link (the request gets no callback, didDisconnectPeripheral gets CBInternalErrorDomain 17; the default) or fails-request (the request's callback gets it, the link stays). The accounts disagree.", valueName: "reading"))
+    var pairingCancel: Platform.PairingCancel = .endsLink
     @Option(help: ArgumentHelp("The ATT MTU iOS asks for when it connects (185, the value reported since iOS 10; 527 is also seen); a link's MTU is the smaller of it and the peer's. A PacketLogger capture keeps its own exchange.", valueName: "bytes"))
     var iosMtu: Int = 185
     @Option(help: ArgumentHelp("Bluetooth turns on at SECONDS.", valueName: "seconds"))
@@ -110,7 +114,11 @@ struct ReplayCommand: AsyncParsableCommand {
         var release: Platform.Release { Platform.Release(rawValue: Int(rawValue)!)! }
     }
 
-    var platform: Platform { Platform(release: ios.release, accessorySetupKit: accessorySetupKit, mtu: iosMtu, attTimeoutError: attTimeoutError.error) }
+    var platform: Platform {
+        Platform(
+            release: ios.release, accessorySetupKit: accessorySetupKit, mtu: iosMtu, attTimeoutError: attTimeoutError.error,
+            establishmentFailure: establishmentFailure, pairingCancel: pairingCancel)
+    }
 
     /// The choices of `--att-timeout-error`.
     enum ATTTimeoutError: String, ExpressibleByArgument, CaseIterable {
@@ -142,6 +150,8 @@ struct ReplayCommand: AsyncParsableCommand {
         if accessorySetupKit { words.append("--accessory-setup-kit") }
         if attTimeoutError != .none { words.append("--att-timeout-error \(attTimeoutError.rawValue)") }
         if iosMtu != 185 { words.append("--ios-mtu \(iosMtu)") }
+        if establishmentFailure != .retry { words.append("--establishment-failure \(establishmentFailure.rawValue)") }
+        if pairingCancel != .endsLink { words.append("--pairing-cancel \(pairingCancel.rawValue)") }
         if launchState != .poweredOn { words.append("--launch-state \(launchState.rawValue)") }
         if unmatched != .pend { words.append("--unmatched \(unmatched.rawValue)") }
         if let peer = selection.peer { words.append("--peer \(peer)") }
@@ -271,3 +281,5 @@ struct ReplayCommand: AsyncParsableCommand {
 }
 
 extension UnmatchedPolicy: ExpressibleByArgument {}
+extension Platform.EstablishmentFailure: ExpressibleByArgument {}
+extension Platform.PairingCancel: ExpressibleByArgument {}

@@ -77,15 +77,23 @@ public struct Platform: Hashable, Sendable {
     /// (Formats/corebluetooth.md, "The MTU"). A link's MTU is the smaller of this and what the
     /// capture shows the peer taking.
     public var mtu: Int
+    /// What iOS tells the app when a connection fails to be established (HCI 0x3E): by default
+    /// nothing, it tries again by itself (``EstablishmentFailure``, Formats/corebluetooth.md).
+    public var establishmentFailure: EstablishmentFailure
+    /// What a pairing cancelled on the phone does: by default it ends the link (``PairingCancel``).
+    public var pairingCancel: PairingCancel
 
     public init(
         release: Release = .iOS26, accessorySetupKit: Bool = false, mtu: Int = 185,
-        attTimeoutError: CBError? = CoreBluetoothMapping.attTimeoutError.value
+        attTimeoutError: CBError? = CoreBluetoothMapping.attTimeoutError.value,
+        establishmentFailure: EstablishmentFailure = .retry, pairingCancel: PairingCancel = .endsLink
     ) {
         self.release = release
         self.accessorySetupKit = accessorySetupKit
         self.mtu = mtu
         self.attTimeoutError = attTimeoutError
+        self.establishmentFailure = establishmentFailure
+        self.pairingCancel = pairingCancel
     }
 
     /// TN3115's table: whether a Bluetooth event after `kind` can still relaunch the app (what the

@@ -326,9 +326,18 @@ final class ClientPlayback<Context: ClientContext> {
         case .retried(let retry)?:
             final = retry
         case .cancelled(let time)?:
+            let error = CoreBluetoothMapping.pairingCancelledError.value
+            guard process.platform.pairingCancel == .endsLink else {
+                // The other account: the request's own callback gets the error, the link stays.
+                let asker = replay.liveProcess
+                return replay.scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] peripheral in
+                    guard asker == replay.liveProcess else { return }
+                    deliver(GATTResponse(failing: request, with: error), for: request, to: peripheral)
+                }
+            }
             // iOS ends the link after a cancelled pairing: the request gets no callback.
             return replay.scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] peripheral in
-                links.disconnect(peripheral, error: CoreBluetoothMapping.pairingCancelledError.value)
+                links.disconnect(peripheral, error: error)
             }
         case .unfinished?:
             return
@@ -438,7 +447,10 @@ final class ClientPlayback<Context: ClientContext> {
         case .refused(.noRetry):
             replay.comment("\(asked); iOS would pair and retry, the capture shows no retry: the app gets the error (as when pairing fails or is declined)")
         case .cancelled(_, let time):
-            replay.comment("\(asked); iOS pairs, and this host cancelled the pairing at +\(formatSeconds(time.seconds(since: cassette.origin))): iOS ends the link (the request gets no callback)")
+            replay.comment(
+                "\(asked); iOS pairs, and this host cancelled the pairing at +\(formatSeconds(time.seconds(since: cassette.origin))): "
+                    + (process.platform.pairingCancel == .endsLink
+                        ? "iOS ends the link (the request gets no callback)" : "the request gets the error, the link stays (--pairing-cancel fails-request)"))
             return .cancelled(time)
         case .timedOut(let deadline):
             replay.comment("\(asked); iOS pairs, and the pairing never finished: SMP's 30-second timeout at +\(formatSeconds(deadline.seconds(since: cassette.origin))) gives the operation insufficientEncryption (reported)")
