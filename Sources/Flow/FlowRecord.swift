@@ -78,6 +78,7 @@ public struct FlowRecord: Hashable, Sendable {
     public enum Peripheral: String, CaseIterable, Sendable {
         case didDiscoverServices, didDiscoverIncludedServicesFor, didDiscoverCharacteristicsFor, didDiscoverDescriptorsFor
         case didUpdateValueFor, didWriteValueFor, didUpdateNotificationStateFor, didModifyServices, didUpdateName
+        case isReadyToSendWriteWithoutResponse
     }
 
     /// `CBPeripheralManagerDelegate` callbacks.

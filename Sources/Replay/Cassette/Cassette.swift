@@ -47,6 +47,11 @@ public struct Cassette: Sendable {
     /// Mac's), so the MTU it exchanged is the one iOS exchanges (Formats/corebluetooth.md,
     /// "The MTU"). Another host's exchange (Android's 517, or none) is not iOS's.
     public var hostIsApple = false
+    /// The controller's LE ACL buffers, when the capture shows the host asking for them (its
+    /// start); nil otherwise (Formats/corebluetooth.md, "Flow control").
+    public var controllerBuffers: ControllerBuffers?
+    /// The controller's completed packets by connection (`Connection.id`), in time order.
+    public var completions: [Int: [Completion]] = [:]
 
     /// A jump of the capture's clock: record `record` (0-based) is stamped `to`, the record
     /// before `from`.

@@ -264,7 +264,7 @@ final class ClientPlayback<Context: ClientContext> {
                 .init(.peripheral, peerIndex(address).addressText), .init(.characteristic, characteristicName(characteristic.valueHandle, address)),
                 .bytes(.value, value), .init(.type, "withoutResponse"),
             ])
-        return true
+        return roomAfterWrite(of: value.count, on: peripheral, address)
     }
 
     func readRSSI(of peripheral: CBPeripheral) {

@@ -404,6 +404,8 @@ final class LinkPlayback {
     @exclusivity(unchecked) var undelivered = 0
     /// How far the link's notifications have played.
     var notifications: NotificationCursor?
+    /// The app's writes without response in the controller's buffers (flow control).
+    var transmit = TransmitQueue()
 
     init(episode: Connection, link: Cassette.Link?) {
         self.episode = episode
