@@ -144,7 +144,7 @@ open class CBManager: NSObject {
     /// queue: ``BluetoothSystem/standsForMainQueue``) or when already on that queue.
     func onDelegateQueue(_ body: () -> Void) {
         guard let queue, DispatchQueue.getSpecific(key: Self.queueKey) != ObjectIdentifier(queue),
-            !(queue === DispatchQueue.main && (Thread.isMainThread || system.standsForMainQueue))
+            !(queue.isMainQueue && (Thread.isMainThread || system.standsForMainQueue))
         else { return body() }
         queue.sync(execute: body)
     }

@@ -90,14 +90,21 @@ public struct ReplayOptions: Sendable {
     /// The iOS release and AccessorySetupKit: which events iOS relaunches the app after
     /// (`bletrace replay --ios`, `--accessory-setup-kit`).
     public var platform = Platform()
+    /// Capture time, at once (`.virtual`, the default: the app's `queue.asyncAfter(deadline:execute:)`,
+    /// its tasks and ``Launch/clock`` run on it), or the capture's pace in wall time (`.realtime`,
+    /// as `bletrace replay --realtime`: for code on `Timer` or other wall-clock timers; the replay
+    /// then runs on the main actor). A sweep always plays in capture time.
+    public var pacing: ReplayEngine.Pacing = .virtual
 
     public init(
-        unmatched: UnmatchedPolicy = .pend, events: [SystemEvent] = [], launchState: CBManagerState = .poweredOn, platform: Platform = Platform()
+        unmatched: UnmatchedPolicy = .pend, events: [SystemEvent] = [], launchState: CBManagerState = .poweredOn, platform: Platform = Platform(),
+        pacing: ReplayEngine.Pacing = .virtual
     ) {
         self.unmatched = unmatched
         self.events = events
         self.launchState = launchState
         self.platform = platform
+        self.pacing = pacing
     }
 
     /// iOS terminates the app for memory at `seconds` after the capture's start.
@@ -111,7 +118,7 @@ public struct ReplayOptions: Sendable {
     }
 
     func engine(for cassette: Cassette) -> ReplayEngine {
-        let engine = ReplayEngine(cassette: cassette)
+        let engine = ReplayEngine(cassette: cassette, pacing: pacing)
         engine.unmatched = unmatched
         engine.events = events
         engine.launchState = launchState
