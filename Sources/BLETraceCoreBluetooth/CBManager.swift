@@ -39,13 +39,14 @@ open class CBManager: NSObject {
     /// Tells the system this manager exists. Subclasses call it last in their initialiser.
     func register() { system.managerDidInit(self) }
 
-    /// The system has ended (a replay at its end): the manager lets go of it and talks to none
-    /// from now on, as one made outside any system, with no state change told. App code still
-    /// running later (a task the app left waiting) finds its requests go nowhere, and does not
-    /// keep the replay alive.
+    /// The system has ended (a replay at its end, or the app process that made the manager was
+    /// terminated): the manager lets go of it and talks to none from now on, as one made outside
+    /// any system, with no state change told. App code still running later (a task the app left
+    /// waiting) finds its requests go nowhere, and does not keep the replay alive; code of a
+    /// later launch that uses it (a singleton's manager) is reported to the system running it.
     public func detachFromSystem() {
         guard !(system is UnsupportedSystem) else { return }
-        system = UnsupportedSystem(queue: queue)
+        system = UnsupportedSystem(queue: queue, detached: true)
     }
 
     /// Set by the default implementation of an optional delegate method whose absence changes

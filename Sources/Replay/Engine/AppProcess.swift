@@ -408,6 +408,9 @@ final class AppProcess {
         for central in centrals { central.delegate = nil }
         for peripheral in replay.given.values { peripheral.delegate = nil }
         terminatePeripheralManagers(keeping: keeps)
+        // No object of this process exists in the next: a manager a later launch still reaches
+        // (a singleton) talks to no system, and the replay says so when it is used.
+        for manager in managers { manager.detachFromSystem() }
         // The app's objects go only once the process is gone: a peripheral it held is not one it
         // let go of (``peripheralReleased(_:by:)`` finds no live process).
         let ended = app
