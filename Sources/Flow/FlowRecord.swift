@@ -84,7 +84,7 @@ public struct FlowRecord: Hashable, Sendable {
     /// `CBPeripheralManagerDelegate` callbacks.
     public enum PeripheralManager: String, CaseIterable, Sendable {
         case didUpdateState, willRestoreState, didAdd, didStartAdvertising, didSubscribeTo, didUnsubscribeFrom
-        case didReceiveRead, didReceiveWrite
+        case didReceiveRead, didReceiveWrite, isReadyToUpdateSubscribers
     }
 
     /// Every argument key an event may carry.

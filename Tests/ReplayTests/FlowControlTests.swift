@@ -88,4 +88,30 @@ import Testing
         #expect(app.canSendAfterEachWrite == [true, true])
         #expect(!flow.events.contains { $0.name == "isReadyToSendWriteWithoutResponse" })
     }
+
+    @Test func aPeripheralManagersUpdateIsNotSentWhileTheBuffersAreFullAndTheReadyCallbackFollows() async throws {
+        // The bundled capture of a central that subscribes, then hangs up, with a controller of
+        // one buffer that frees it once, 0.12 s after the subscription.
+        let plain = try load("peripheral-disconnect-mid-notification.btsnoop")
+        let reference = TestServerApp(services: serverServices(plain))
+        reference.notifyEvery = 0.05
+        let unbuffered = await ReplayEngine(cassette: plain).run(reference, name: "streaming")
+        #expect(!unbuffered.events.contains { $0.argument("result") == "false" })
+        let subscribed = try #require(unbuffered.events.first { $0.name == "didSubscribeTo" }?.time)
+        var cassette = plain
+        let central = try #require(cassette.centrals.first)
+        let connection = try #require(cassette.centralEpisodes[central]?.last?.id)
+        cassette.controllerBuffers = Cassette.ControllerBuffers(packets: 1, length: 27)
+        let freed = cassette.start.adding(microseconds: Int64((subscribed + 0.12) * 1e6))
+        cassette.completions = [connection: [Cassette.Completion(time: freed, packets: 1)]]
+        let app = TestServerApp(services: serverServices(cassette))
+        app.notifyEvery = 0.05
+        let flow = await ReplayEngine(cassette: cassette).run(app, name: "streaming")
+        let updates = flow.events.filter { $0.name == "updateValue" && $0.argument("centrals") == "\(central)" }
+        #expect(updates.first?.argument("result") == nil)
+        #expect(updates.dropFirst().first?.argument("result") == "false")
+        let ready = flow.events.filter { $0.name == "isReadyToUpdateSubscribers" }
+        #expect(ready.first.map { abs(($0.time ?? 0) - (subscribed + 0.12)) < 1e-6 } == true)
+        #expect(ready.first?.actor == "peripheralManager")
+    }
 }
