@@ -25,7 +25,7 @@ struct ReplayCommand: AsyncParsableCommand {
     @OptionGroup var gattSource: GATTSourceOptions
     @Option(help: "What to do with a request the capture cannot answer: pend (never answered, as by a silent peer), error (CBATTError.unlikelyError) or fail (stop, exit 1). Each is a divergence comment in the flow.")
     var unmatched: UnmatchedPolicy = .pend
-    @Flag(help: "Play the capture at its own pace in wall time, with callbacks on the main thread, for app code that uses DispatchQueue.main.asyncAfter or Timer directly (default: capture time, at once).")
+    @Flag(help: "Play the capture at its own pace in wall time, with callbacks on the main thread, for app code that uses Timer or other wall-clock timers (default: capture time, at once; asyncAfter(deadline:execute:) fires in it).")
     var realtime = false
     @Option(help: ArgumentHelp("iOS terminates the app for memory at SECONDS after the capture's start: what its restore identifiers keep stays with the system, and the next Bluetooth event for it relaunches it.", valueName: "seconds"))
     var terminateAt: [Double] = []
