@@ -45,8 +45,17 @@ open class CBManager: NSObject {
     /// waiting) finds its requests go nowhere, and does not keep the replay alive; code of a
     /// later launch that uses it (a singleton's manager) is reported to the system running it.
     public func detachFromSystem() {
-        guard !(system is UnsupportedSystem) else { return }
+        guard (system as? UnsupportedSystem)?.isForwarding ?? true else { return }
         system = UnsupportedSystem(queue: queue, detached: true)
+    }
+
+    /// The app process that made the manager ended, and its system goes on (a replay after a
+    /// termination): as ``detachFromSystem()``, but the system still hears of the manager's
+    /// peripheral objects as they are released, so that it forgets them. The system detaches the
+    /// manager fully when it ends.
+    public func detachFromProcess() {
+        guard !(system is UnsupportedSystem) else { return }
+        system = UnsupportedSystem(queue: queue, detached: true, releasesTo: system)
     }
 
     /// Set by the default implementation of an optional delegate method whose absence changes

@@ -14,10 +14,19 @@ final class UnsupportedSystem: BluetoothSystem {
     private var queue: DispatchQueue
     /// The system of the manager ended: it is a manager of an earlier launch.
     private let detached: Bool
+    /// The system that still hears of the manager's released peripherals
+    /// (``CBManager/detachFromProcess()``), until it ends.
+    private let releasesTo: (any BluetoothSystem)?
+    var isForwarding: Bool { releasesTo != nil }
 
-    init(queue: DispatchQueue? = nil, detached: Bool = false) {
+    init(queue: DispatchQueue? = nil, detached: Bool = false, releasesTo: (any BluetoothSystem)? = nil) {
         self.queue = queue ?? .main
         self.detached = detached
+        self.releasesTo = releasesTo
+    }
+
+    func peripheralReleased(_ peripheral: ReleasedPeripheral, by central: CBCentralManager) {
+        releasesTo?.peripheralReleased(peripheral, by: central)
     }
 
     /// A manager of an earlier launch was asked for `call`: the system running the calling code,

@@ -298,7 +298,17 @@ final class AppProcess {
     /// The run is over: the process lets go of the app and its managers, and the system of what
     /// it kept.
     func finish() {
+        for ended in endedManagers { ended.manager?.detachFromSystem() }
+        endedManagers = []
         (managers, centrals, app, preserved, preservedServers, scanOwner, makeApp) = ([], [], nil, [:], [:], nil, nil)
+    }
+
+    /// The managers of the processes that ended, while the app still holds them.
+    private var endedManagers: [WeakManager] = []
+
+    struct WeakManager {
+        weak var manager: CBManager?
+        init(_ manager: CBManager) { self.manager = manager }
     }
 
     // MARK: System events
@@ -409,8 +419,10 @@ final class AppProcess {
         for peripheral in replay.given.values { peripheral.delegate = nil }
         terminatePeripheralManagers(keeping: keeps)
         // No object of this process exists in the next: a manager a later launch still reaches
-        // (a singleton) talks to no system, and the replay says so when it is used.
-        for manager in managers { manager.detachFromSystem() }
+        // (a singleton) talks to no system, and the replay says so when it is used. The replay
+        // still forgets its peripheral objects as they go, and detaches it fully at its end.
+        for manager in managers { manager.detachFromProcess() }
+        endedManagers += managers.map(WeakManager.init)
         // The app's objects go only once the process is gone: a peripheral it held is not one it
         // let go of (``peripheralReleased(_:by:)`` finds no live process).
         let ended = app
