@@ -43,6 +43,12 @@ public protocol BluetoothSystem: AnyObject {
     /// runs the app's main-queue and main-actor code on its own thread, so a manager created with
     /// `queue: DispatchQueue.main` calls its delegate there, at once, as it does for `queue: nil`.
     var standsForMainQueue: Bool { get }
+    /// Runs `work` on `queue` after `seconds` of the system's time (never, for an infinite
+    /// delay), when the system keeps the time of the calling code: a virtual replay, called on
+    /// its own thread. Returns false, taking nothing, otherwise: the caller then uses the wall
+    /// clock. `isMain` says whether `queue` is the main queue. The app's
+    /// `queue.asyncAfter(deadline:execute:)` comes here (Formats/porting.md, "Timers in a replay").
+    func asyncAfter(_ seconds: Double, on queue: DispatchQueue, isMain: Bool, _ work: @escaping () -> Void) -> Bool
 
     // MARK: Central role
 
@@ -121,6 +127,8 @@ extension BluetoothSystem {
 
     /// By default no feature (a system made before features were modelled).
     public var supportedFeatures: CBCentralManager.Feature { [] }
+    /// By default the system keeps no time of its own: timers run on the wall clock.
+    public func asyncAfter(_ seconds: Double, on queue: DispatchQueue, isMain: Bool, _ work: @escaping () -> Void) -> Bool { false }
 }
 
 /// The system a manager created now talks to.

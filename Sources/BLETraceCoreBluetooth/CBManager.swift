@@ -39,13 +39,23 @@ open class CBManager: NSObject {
     /// Tells the system this manager exists. Subclasses call it last in their initialiser.
     func register() { system.managerDidInit(self) }
 
-    /// The system has ended (a replay at its end): the manager lets go of it and talks to none
-    /// from now on, as one made outside any system, with no state change told. App code still
-    /// running later (a task the app left waiting) finds its requests go nowhere, and does not
-    /// keep the replay alive.
+    /// The system has ended (a replay at its end, or the app process that made the manager was
+    /// terminated): the manager lets go of it and talks to none from now on, as one made outside
+    /// any system, with no state change told. App code still running later (a task the app left
+    /// waiting) finds its requests go nowhere, and does not keep the replay alive; code of a
+    /// later launch that uses it (a singleton's manager) is reported to the system running it.
     public func detachFromSystem() {
+        guard (system as? UnsupportedSystem)?.isForwarding ?? true else { return }
+        system = UnsupportedSystem(queue: queue, detached: true)
+    }
+
+    /// The app process that made the manager ended, and its system goes on (a replay after a
+    /// termination): as ``detachFromSystem()``, but the system still hears of the manager's
+    /// peripheral objects as they are released, so that it forgets them. The system detaches the
+    /// manager fully when it ends.
+    public func detachFromProcess() {
         guard !(system is UnsupportedSystem) else { return }
-        system = UnsupportedSystem(queue: queue)
+        system = UnsupportedSystem(queue: queue, detached: true, releasesTo: system)
     }
 
     /// Set by the default implementation of an optional delegate method whose absence changes
@@ -144,7 +154,7 @@ open class CBManager: NSObject {
     /// queue: ``BluetoothSystem/standsForMainQueue``) or when already on that queue.
     func onDelegateQueue(_ body: () -> Void) {
         guard let queue, DispatchQueue.getSpecific(key: Self.queueKey) != ObjectIdentifier(queue),
-            !(queue === DispatchQueue.main && (Thread.isMainThread || system.standsForMainQueue))
+            !(queue.isMainQueue && (Thread.isMainThread || system.standsForMainQueue))
         else { return body() }
         queue.sync(execute: body)
     }

@@ -122,15 +122,21 @@ public struct ReplayOptions: Sendable {
     /// Failures the capture did not have, injected at their points (`bletrace replay --inject`):
     /// `[try Fault(parsing: "link-loss:0x08@12.5")]` replays what a fault sweep reported.
     public var faults: [Fault] = []
+    /// Capture time, at once (`.virtual`, the default: the app's `queue.asyncAfter(deadline:execute:)`,
+    /// its tasks and ``Launch/clock`` run on it), or the capture's pace in wall time (`.realtime`,
+    /// as `bletrace replay --realtime`: for code on `Timer` or other wall-clock timers; the replay
+    /// then runs on the main actor). A sweep always plays in capture time.
+    public var pacing: ReplayEngine.Pacing = .virtual
 
     public init(
         unmatched: UnmatchedPolicy = .pend, events: [SystemEvent] = [], launchState: CBManagerState = .poweredOn, platform: Platform = Platform(),
-        faults: [Fault] = []
+        pacing: ReplayEngine.Pacing = .virtual, faults: [Fault] = []
     ) {
         self.unmatched = unmatched
         self.events = events
         self.launchState = launchState
         self.platform = platform
+        self.pacing = pacing
         self.faults = faults
     }
 
@@ -145,7 +151,7 @@ public struct ReplayOptions: Sendable {
     }
 
     func engine(for cassette: Cassette) -> ReplayEngine {
-        let engine = ReplayEngine(cassette: cassette)
+        let engine = ReplayEngine(cassette: cassette, pacing: pacing)
         engine.unmatched = unmatched
         engine.events = events
         engine.launchState = launchState

@@ -25,7 +25,7 @@ struct ReplayCommand: AsyncParsableCommand {
     @OptionGroup var gattSource: GATTSourceOptions
     @Option(help: "What to do with a request the capture cannot answer: pend (never answered, as by a silent peer), error (CBATTError.unlikelyError) or fail (stop, exit 1). Each is a divergence comment in the flow.")
     var unmatched: UnmatchedPolicy = .pend
-    @Flag(help: "Play the capture at its own pace in wall time, with callbacks on the main thread, for app code that uses DispatchQueue.main.asyncAfter or Timer directly (default: capture time, at once).")
+    @Flag(help: "Play the capture at its own pace in wall time, with callbacks on the main thread, for app code that uses Timer or other wall-clock timers (default: capture time, at once; asyncAfter(deadline:execute:) fires in it).")
     var realtime = false
     @Option(help: ArgumentHelp("iOS terminates the app for memory at SECONDS after the capture's start: what its restore identifiers keep stays with the system, and the next Bluetooth event for it relaunches it.", valueName: "seconds"))
     var terminateAt: [Double] = []
@@ -47,6 +47,10 @@ struct ReplayCommand: AsyncParsableCommand {
     var accessorySetupKit = false
     @Option(help: ArgumentHelp("What didDisconnectPeripheral carries when ATT's 30 s transaction timeout ends a link: none (the one observation found, the default) or connection-timeout (CBError.connectionTimeout).", valueName: "error"))
     var attTimeoutError: ATTTimeoutError = .none
+    @Option(help: ArgumentHelp("What iOS tells the app when a connection fails to be established (HCI 0x3E): retry (nothing: it tries again by itself, the one observation found, the default) or fail (didFailToConnect with CBError.connectionFailed).", valueName: "reading"))
+    var establishmentFailure: Platform.EstablishmentFailure = .retry
+    @Option(help: ArgumentHelp("What a pairing cancelled on the phone does: ends-link (the request gets no callback, didDisconnectPeripheral gets CBInternalErrorDomain 17; the default) or fails-request (the request's callback gets it, the link stays). The accounts disagree.", valueName: "reading"))
+    var pairingCancel: Platform.PairingCancel = .endsLink
     @Option(help: ArgumentHelp("The ATT MTU iOS asks for when it connects (185, the value reported since iOS 10; 527 is also seen); a link's MTU is the smaller of it and the peer's. A PacketLogger capture keeps its own exchange.", valueName: "bytes"))
     var iosMtu: Int = 185
     // The app in the background and AccessorySetupKit's grants (issue 41 items 9 and 10).
@@ -153,7 +157,9 @@ struct ReplayCommand: AsyncParsableCommand {
     }
 
     var platform: Platform {
-        var platform = Platform(release: ios.release, accessorySetupKit: accessorySetupKit, mtu: iosMtu, attTimeoutError: attTimeoutError.error)
+        var platform = Platform(
+            release: ios.release, accessorySetupKit: accessorySetupKit, mtu: iosMtu, attTimeoutError: attTimeoutError.error,
+            establishmentFailure: establishmentFailure, pairingCancel: pairingCancel)
         platform.backgroundModes = declaredModes ?? .both
         platform.accessories = accessories == nil ? nil : grantedAccessories
         return platform
@@ -222,6 +228,8 @@ struct ReplayCommand: AsyncParsableCommand {
         if let accessories { words.append("--accessories \(accessories)") }
         if attTimeoutError != .none { words.append("--att-timeout-error \(attTimeoutError.rawValue)") }
         if iosMtu != 185 { words.append("--ios-mtu \(iosMtu)") }
+        if establishmentFailure != .retry { words.append("--establishment-failure \(establishmentFailure.rawValue)") }
+        if pairingCancel != .endsLink { words.append("--pairing-cancel \(pairingCancel.rawValue)") }
         if launchState != .poweredOn { words.append("--launch-state \(launchState.rawValue)") }
         if unmatched != .pend { words.append("--unmatched \(unmatched.rawValue)") }
         for fault in injected { words.append("--inject \(fault)") }
@@ -372,3 +380,5 @@ struct ReplayCommand: AsyncParsableCommand {
 }
 
 extension UnmatchedPolicy: ExpressibleByArgument {}
+extension Platform.EstablishmentFailure: ExpressibleByArgument {}
+extension Platform.PairingCancel: ExpressibleByArgument {}

@@ -80,12 +80,13 @@ public struct FlowRecord: Hashable, Sendable {
     public enum Peripheral: String, CaseIterable, Sendable {
         case didDiscoverServices, didDiscoverIncludedServicesFor, didDiscoverCharacteristicsFor, didDiscoverDescriptorsFor
         case didUpdateValueFor, didWriteValueFor, didUpdateNotificationStateFor, didModifyServices, didUpdateName
+        case isReadyToSendWriteWithoutResponse
     }
 
     /// `CBPeripheralManagerDelegate` callbacks.
     public enum PeripheralManager: String, CaseIterable, Sendable {
         case didUpdateState, willRestoreState, didAdd, didStartAdvertising, didSubscribeTo, didUnsubscribeFrom
-        case didReceiveRead, didReceiveWrite
+        case didReceiveRead, didReceiveWrite, isReadyToUpdateSubscribers
     }
 
     /// Every argument key an event may carry.

@@ -77,13 +77,11 @@ extension DiagnosisCollector {
                     rule: .failedToEstablish, record: record, time: time, connection: c,
                     evidence: [c.attemptRecord, c.completeRecord, c.disconnectRecord].compactMap { $0 } + features.compactMap(\.completeRecord),
                     summary: summary,
-                    coreBluetooth: c.status == .success
-                        ? callback
-                        : c.cbError.flatMap { mapped in
-                            mapped.value.map { "centralManager(_:didFailToConnect:error:) with \(cbName($0)) [\(mapped.evidence.rawValue)]" }
-                        },
+                    // iOS's daemon tries again by itself and calls nothing (Formats/corebluetooth.md,
+                    // "What iOS does on its own": a bluetoothd log, Apple forum thread 761865).
+                    coreBluetooth: Self.establishmentRetried,
                     android: c.android,
-                    lookAt: "the peer's range and radio at connection time (it did not answer the first packets); the app should connect again, as CoreBluetooth does not retry by itself"))
+                    lookAt: "the peer's range and radio at connection time (it did not answer the first packets); iOS tries again by itself while the app's connect stands, Android reports the failure and the app must connect again"))
         }
         guard c.outcome == .disconnected, let record = c.disconnectRecord, let time = c.disconnectTime, let reason = c.reason else {
             return findings
@@ -543,6 +541,9 @@ extension DiagnosisCollector {
         }
         return findings
     }
+
+    /// What CoreBluetooth tells the app of a connection that failed to be established (0x3E).
+    static let establishmentRetried = "no callback: iOS tries again by itself, and the attempt stays pending [reported]"
 
     // MARK: Traffic
 

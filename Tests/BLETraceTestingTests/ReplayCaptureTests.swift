@@ -228,3 +228,48 @@ final class BrokenSensorApp: NSObject, BluetoothApp, Launchable {
         #expect(odd.value == nil && odd.service == nil)
     }
 }
+
+/// `ReplayOptions.pacing`: a wall-clock timer of the app (Dispatch's `asyncAfter` with a `qos:`,
+/// which no replay can move) fires between the capture's events only in real time, as with
+/// `bletrace replay --realtime`.
+@Suite struct RealTimeOptionTests {
+    /// Cancels its connection 50 ms of wall time after it comes up.
+    final class WallClockTimeoutApp: NSObject, BluetoothApp, Launchable, CBCentralManagerDelegate {
+        var central: CBCentralManager?
+        var known: [UUID] = []
+        var target: CBPeripheral?
+        func didFinishLaunching(_ launch: Launch) {
+            known = launch.knownPeripherals
+            central = CBCentralManager(delegate: self, queue: nil)
+        }
+        func centralManagerDidUpdateState(_ central: CBCentralManager) {
+            target = central.retrievePeripherals(withIdentifiers: known).first
+            if let target { central.connect(target) }
+        }
+        func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
+            nonisolated(unsafe) let (central, peripheral) = (central, peripheral)
+            DispatchQueue.main.asyncAfter(deadline: .now() + 0.05, qos: .userInitiated) {
+                central.cancelPeripheralConnection(peripheral)
+            }
+        }
+    }
+
+    /// Whether the app cancelled before the peer's disconnection (+0.5 s), replayed with `options`.
+    static func cancels(_ options: ReplayOptions) async -> Bool {
+        guard let capture = try? ReplayCapture(Fixtures.capture("peer-disconnect.btsnoop")) else { return false }
+        let replay = await capture.replay(WallClockTimeoutApp.self, options: options)
+        return replay.flow.events.contains { $0.name == "cancelPeripheralConnection" }
+    }
+
+    @Test func inCaptureTimeTheWallClockTimerNeverFiresWithinTheReplay() async {
+        #expect(ReplayOptions().pacing == .virtual)
+        #expect(await !Self.cancels(ReplayOptions()))
+    }
+
+    /// Real time needs the main thread free: a process of its own (an exit test).
+    @Test func inRealTimeItFiresBetweenTheCapturesEvents() async {
+        await #expect(processExitsWith: .success) {
+            if await !RealTimeOptionTests.cancels(ReplayOptions(pacing: .realtime)) { exit(1) }
+        }
+    }
+}

@@ -86,6 +86,8 @@ import Testing
         ("bletrace replay x --unmatched ", ["pend", "error", "fail"]),
         ("bletrace replay x --ios ", ["17", "18", "26"]),
         ("bletrace replay x --via ", ["settings", "control-center", "airplane-mode"]),
+        ("bletrace replay x --establishment-failure ", ["retry", "fail"]),
+        ("bletrace replay x --pairing-cancel ", ["ends-link", "fails-request"]),
         ("bletrace replay x --launch-state ", ["poweredOn", "poweredOff", "unauthorized"]),
         ("bletrace diff a b --format ", ["text", "json", "junit"]),
         ("bletrace diff a b --interleave ", ["none", "peripheral"]),

@@ -103,12 +103,21 @@ import Testing
         #expect(events(flow, "peripheral didUpdateNotificationStateFor").count == 3)
     }
 
-    @Test func aFailedEstablishmentFailsTheNextAttemptAndLeavesTheConnectionForTheNext() async throws {
-        let (_, flow) = try await replay(Self.capture, ["link-loss:0x3E@0.1"])
-        let failed = try #require(events(flow, "central didFailToConnect").first)
+    @Test func aFailedEstablishmentIsRetriedByIOSOrFailsTheAttemptAsThePlatformReads() async throws {
+        // By default iOS tries again by itself and tells the app nothing: the connection comes,
+        // later (Formats/corebluetooth.md, F-1).
+        let (_, plain) = try await replay(Self.capture, [])
+        let (_, retried) = try await replay(Self.capture, ["link-loss:0x3E@0.1"])
+        #expect(events(retried, "central didFailToConnect").isEmpty)
+        #expect(retried.comments.contains { $0.contains("iOS tries again by itself") })
+        let first = try #require(events(retried, "central didConnect").first?.time)
+        #expect(first > (events(plain, "central didConnect").first?.time ?? 0))
+        // The other reading: didFailToConnect, and the app's next attempt gets the connection.
+        let (_, failing) = try await replay(Self.capture, ["link-loss:0x3E@0.1"], platform: Platform(establishmentFailure: .fail))
+        let failed = try #require(events(failing, "central didFailToConnect").first)
         let expected = CoreBluetoothMapping.connectionFailureError(status: .connectionFailedToBeEstablished).value
         #expect(failed.argument("error") == text(expected))
-        #expect(events(flow, "central didConnect").count == 2, "steadfast connects again: the first connection is the next attempt's, then the capture's second")
+        #expect(events(failing, "central didConnect").count == 2, "steadfast connects again: the first connection is the next attempt's, then the capture's second")
     }
 
     @Test func aLostBondFailsTheConnectionToAPeerTheCaptureShowsEncrypted() async throws {
@@ -168,6 +177,15 @@ import Testing
         let end = try #require(events(flow, "central didDisconnectPeripheral").first)
         #expect(!answers.contains { ($0.time ?? 0) < (end.time ?? 0) }, "\(answers.first.map(\.signature) ?? "")")
         #expect(requests.contains { $0.number > first.number && $0.isValueRequest }, "the mirror had more requests to make")
+    }
+
+    @Test func aCancelledPairingFailsTheRequestInTheOtherReading() async throws {
+        let requests = try await requests(Self.capture)
+        let subscribe = try #require(requests.last { $0.subscribes })
+        let (_, flow) = try await replay(Self.capture, ["pairing:cancelled@request:\(subscribe.number)"], platform: Platform(pairingCancel: .failsRequest))
+        let answer = try #require(events(flow, "peripheral didUpdateNotificationStateFor").first { ($0.time ?? 0) >= subscribe.seconds })
+        #expect(answer.argument("error") == text(CoreBluetoothMapping.pairingCancelledError.value))
+        #expect(!events(flow, "central didDisconnectPeripheral").contains { ($0.time ?? 0) >= subscribe.seconds })
     }
 
     @Test(arguments: Fault.PairingFault.allCases)

@@ -52,6 +52,11 @@ public struct Cassette: Sendable {
     /// commands, or LE Read Local Supported Features with LE Extended Advertising): what iOS
     /// answers `CBCentralManager.supports(.extendedScanAndConnect)` with on such hardware.
     public var extendedScanAndConnect = false
+    /// The controller's LE ACL buffers, when the capture shows the host asking for them (its
+    /// start); nil otherwise (Formats/corebluetooth.md, "Flow control").
+    public var controllerBuffers: ControllerBuffers?
+    /// The controller's completed packets by connection (`Connection.id`), in time order.
+    public var completions: [Int: [Completion]] = [:]
 
     /// A jump of the capture's clock: record `record` (0-based) is stamped `to`, the record
     /// before `from`.

@@ -43,6 +43,9 @@ public struct CassetteRecorder {
     /// Write ends.
     private var openRead: [Int: Int] = [:]
     private var openWrite: [Int: Int] = [:]
+    /// The controller's LE ACL buffers and completed packets (``transmitBuffers(_:)``).
+    private var controllerBuffers: Cassette.ControllerBuffers?
+    private var completions: [Int: [Cassette.Completion]] = [:]
 
     public init() {}
 
@@ -122,6 +125,27 @@ public struct CassetteRecorder {
                         Cassette.SecurityEvent(time: record.timestamp, record: record.index, sender: side, kind: kind))
                 }
             }
+        case .event where record.bytes.first == 0x13 || record.bytes.first == 0x0E:
+            transmitBuffers(record)
+        default:
+            break
+        }
+    }
+
+    /// The controller's LE ACL buffers (LE Read Buffer Size) and the packets it completed on
+    /// each connection (Number Of Completed Packets): what the replay's flow control plays.
+    private mutating func transmitBuffers(_ record: CaptureRecord) {
+        switch try? HCIEventParameters.decode(record.bytes) {
+        case .numberOfCompletedPackets(let list)?:
+            for (handle, count) in list where count > 0 {
+                guard let link = analyzer.openLink(on: handle) else { continue }
+                completions[link.id, default: []].append(Cassette.Completion(time: record.timestamp, packets: Int(count)))
+            }
+        case .commandComplete(let complete)?:
+            guard case .leReadBufferSize(let size) = complete.returnParameters, size.status == .success,
+                size.totalNumLEACLDataPackets > 0, size.leACLDataPacketLength > 0
+            else { return }
+            controllerBuffers = Cassette.ControllerBuffers(packets: Int(size.totalNumLEACLDataPackets), length: Int(size.leACLDataPacketLength))
         default:
             break
         }
@@ -214,6 +238,7 @@ public struct CassetteRecorder {
             peerOrder: peerOrder)
         cassette.clockJump = clockJump
         cassette.extendedScanAndConnect = extendedScanAndConnect
+        (cassette.controllerBuffers, cassette.completions) = (controllerBuffers, completions)
         if let origin {
             cassette.origin = origin
             // A capture of notes only: the replay begins, and ends, at its first record.

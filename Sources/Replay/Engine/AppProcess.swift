@@ -83,6 +83,11 @@ public struct Platform: Hashable, Sendable {
     /// (Formats/corebluetooth.md, "The MTU"). A link's MTU is the smaller of this and what the
     /// capture shows the peer taking.
     public var mtu: Int
+    /// What iOS tells the app when a connection fails to be established (HCI 0x3E): by default
+    /// nothing, it tries again by itself (``EstablishmentFailure``, Formats/corebluetooth.md).
+    public var establishmentFailure: EstablishmentFailure
+    /// What a pairing cancelled on the phone does: by default it ends the link (``PairingCancel``).
+    public var pairingCancel: PairingCancel
 
     // MARK: Background and AccessorySetupKit's grants (issue 41 items 9 and 10)
 
@@ -114,12 +119,15 @@ public struct Platform: Hashable, Sendable {
 
     public init(
         release: Release = .iOS26, accessorySetupKit: Bool = false, mtu: Int = 185,
-        attTimeoutError: CBError? = CoreBluetoothMapping.attTimeoutError.value
+        attTimeoutError: CBError? = CoreBluetoothMapping.attTimeoutError.value,
+        establishmentFailure: EstablishmentFailure = .retry, pairingCancel: PairingCancel = .endsLink
     ) {
         self.release = release
         self.accessorySetupKit = accessorySetupKit
         self.mtu = mtu
         self.attTimeoutError = attTimeoutError
+        self.establishmentFailure = establishmentFailure
+        self.pairingCancel = pairingCancel
     }
 
     /// TN3115's table: whether a Bluetooth event after `kind` can still relaunch the app (what the
@@ -356,7 +364,17 @@ final class AppProcess {
     /// The run is over: the process lets go of the app and its managers, and the system of what
     /// it kept.
     func finish() {
+        for ended in endedManagers { ended.manager?.detachFromSystem() }
+        endedManagers = []
         (managers, centrals, app, preserved, preservedServers, scanOwner, makeApp) = ([], [], nil, [:], [:], nil, nil)
+    }
+
+    /// The managers of the processes that ended, while the app still holds them.
+    private var endedManagers: [WeakManager] = []
+
+    struct WeakManager {
+        weak var manager: CBManager?
+        init(_ manager: CBManager) { self.manager = manager }
     }
 
     // MARK: System events
@@ -474,6 +492,11 @@ final class AppProcess {
         for central in centrals { central.delegate = nil }
         for peripheral in replay.given.values { peripheral.delegate = nil }
         terminatePeripheralManagers(keeping: keeps)
+        // No object of this process exists in the next: a manager a later launch still reaches
+        // (a singleton) talks to no system, and the replay says so when it is used. The replay
+        // still forgets its peripheral objects as they go, and detaches it fully at its end.
+        for manager in managers { manager.detachFromProcess() }
+        endedManagers += managers.map(WeakManager.init)
         // The app's objects go only once the process is gone: a peripheral it held is not one it
         // let go of (``peripheralReleased(_:by:)`` finds no live process).
         let ended = app

@@ -306,7 +306,7 @@ final class ClientPlayback<Context: ClientContext> {
                 .init(.peripheral, peerIndex(address).addressText), .init(.characteristic, characteristicName(characteristic.valueHandle, address)),
                 .bytes(.value, value), .init(.type, "withoutResponse"),
             ])
-        return true
+        return roomAfterWrite(of: value.count, on: peripheral, address)
     }
 
     func readRSSI(of peripheral: CBPeripheral) {
@@ -348,6 +348,9 @@ final class ClientPlayback<Context: ClientContext> {
         case .pairing(.timeout):
             replay.comment("\(said): the peer asks for security (ATT 0x05); iOS pairs, and the pairing never finishes: SMP's 30-second timeout gives the request its error")
             answer(GATTResponse(failing: request, with: CoreBluetoothMapping.pairingTimeoutError.value), to: request, on: peripheral, after: 30 + latency)
+        case .pairing(.cancelled) where process.platform.pairingCancel == .failsRequest:
+            replay.comment("\(said): the peer asks for security (ATT 0x05); iOS pairs, and the user cancels the pairing: the request gets the error (--pairing-cancel fails-request)")
+            answer(GATTResponse(failing: request, with: CoreBluetoothMapping.pairingCancelledError.value), to: request, on: peripheral, after: latency)
         case .pairing(.cancelled):
             replay.comment("\(said): the peer asks for security (ATT 0x05); iOS pairs, and the user cancels the pairing: iOS ends the link (the request gets no callback)")
             replay.scheduleSystem(at: now.adding(microseconds: ReplayEngine.microseconds(latency)), for: peripheral) { [unowned self] peripheral in
@@ -420,9 +423,18 @@ final class ClientPlayback<Context: ClientContext> {
         case .retried(let retry)?:
             final = retry
         case .cancelled(let time)?:
+            let error = CoreBluetoothMapping.pairingCancelledError.value
+            guard process.platform.pairingCancel == .endsLink else {
+                // The other account: the request's own callback gets the error, the link stays.
+                let asker = replay.liveProcess
+                return replay.scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] peripheral in
+                    guard asker == replay.liveProcess else { return }
+                    deliver(GATTResponse(failing: request, with: error), for: request, to: peripheral)
+                }
+            }
             // iOS ends the link after a cancelled pairing: the request gets no callback.
             return replay.scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] peripheral in
-                links.disconnect(peripheral, error: CoreBluetoothMapping.pairingCancelledError.value)
+                links.disconnect(peripheral, error: error)
             }
         case .unfinished?:
             return
@@ -532,7 +544,10 @@ final class ClientPlayback<Context: ClientContext> {
         case .refused(.noRetry):
             replay.comment("\(asked); iOS would pair and retry, the capture shows no retry: the app gets the error (as when pairing fails or is declined)")
         case .cancelled(_, let time):
-            replay.comment("\(asked); iOS pairs, and this host cancelled the pairing at +\(formatSeconds(time.seconds(since: cassette.origin))): iOS ends the link (the request gets no callback)")
+            replay.comment(
+                "\(asked); iOS pairs, and this host cancelled the pairing at +\(formatSeconds(time.seconds(since: cassette.origin))): "
+                    + (process.platform.pairingCancel == .endsLink
+                        ? "iOS ends the link (the request gets no callback)" : "the request gets the error, the link stays (--pairing-cancel fails-request)"))
             return .cancelled(time)
         case .timedOut(let deadline):
             replay.comment("\(asked); iOS pairs, and the pairing never finished: SMP's 30-second timeout at +\(formatSeconds(deadline.seconds(since: cassette.origin))) gives the operation insufficientEncryption (reported)")

@@ -163,12 +163,26 @@ final class Links {
         guard let episode = resumed?.episode ?? nextEpisode(for: address) else { return }  // stays pending
         attemptFrom[address] = from
         let at = resumed?.at ?? max(now, episode.completeTime ?? now)
-        if episode.status == .success || episode.beganBeforeCapture {
+        if resumed == nil, let failed = failedEstablishment(episode), process.platform.establishmentFailure == .retry {
+            // iOS tries again by itself and tells the app nothing: the attempt goes on.
+            replay.scheduleSystem(at: max(now, failed), for: peripheral) { [unowned self] peripheral in
+                replay.comment(
+                    "\(address): the connection failed to be established (0x3E) at +\(formatSeconds(failed.seconds(since: cassette.origin))); iOS tries again by itself and tells the app nothing (--establishment-failure retry)"
+                )
+                attempts.remove(address)
+                startAttempt(peripheral, address)
+            }
+        } else if episode.status == .success || episode.beganBeforeCapture {
             replay.scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
                 attempts.remove(address)
                 if let status = injectedFailure(of: address) {
-                    // The capture's connection is left for the app's next attempt.
+                    // The capture's connection is left for the next attempt: iOS's own, for a
+                    // failed establishment it retries (the platform's reading), else the app's.
                     resumable[address] = episode
+                    if status == .connectionFailedToBeEstablished, process.platform.establishmentFailure == .retry {
+                        replay.comment("\(address): the connection failed to be established (0x3E); iOS tries again by itself and tells the app nothing (--establishment-failure retry)")
+                        return startAttempt(peripheral, address)
+                    }
                     return failAttempt(peripheral, address, error: CoreBluetoothMapping.connectionFailureError(status: status).value)
                 }
                 // Scheduled before the app hears of the connection, so that a cancel from inside
@@ -246,6 +260,19 @@ final class Links {
     func endByFault(_ peripheral: CBPeripheral, _ end: () -> Void) {
         if let address = peripheral.address, let playback = playing[address] { resumable[address] = playback.episode }
         end()
+    }
+
+    /// When `episode` failed to be established (HCI 0x3E), if it did: its completion carries the
+    /// status, or the link dropped with it as its reason before it was ever used (Core 6.0, Vol 6,
+    /// Part B, §4.5: no packet within six connection events). iOS's daemon retries such an
+    /// attempt by itself (Formats/corebluetooth.md, "What iOS does on its own").
+    private func failedEstablishment(_ episode: Connection) -> Timestamp? {
+        guard !episode.beganBeforeCapture else { return nil }
+        if episode.status == .connectionFailedToBeEstablished { return episode.completeTime }
+        if episode.status == .success, episode.initiator == .remote, episode.reason == .connectionFailedToBeEstablished {
+            return episode.disconnectTime
+        }
+        return nil
     }
 
     func cancelConnection(_ peripheral: CBPeripheral, for central: CBCentralManager) {
@@ -457,6 +484,8 @@ final class LinkPlayback {
     @exclusivity(unchecked) var undelivered = 0
     /// How far the link's notifications have played.
     var notifications: NotificationCursor?
+    /// The app's writes without response in the controller's buffers (flow control).
+    var transmit = TransmitQueue()
 
     init(episode: Connection, link: Cassette.Link?) {
         self.episode = episode

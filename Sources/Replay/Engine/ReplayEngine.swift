@@ -417,6 +417,19 @@ public final class ReplayEngine: BluetoothSystem {
         schedule(at: now, action)
     }
 
+    /// The app's `queue.asyncAfter(deadline:execute:)` in a virtual replay, called on the
+    /// replay's thread: a timer of the running process at capture time (a termination ends it),
+    /// run on the replay's thread for the main queue, with `queue.sync` for another, as the
+    /// managers call delegates. Real time, or another thread: the wall clock's (false).
+    public func asyncAfter(_ seconds: Double, on queue: DispatchQueue, isMain: Bool, _ work: @escaping () -> Void) -> Bool {
+        guard let executor, ReplayExecutor.current === executor, !finished else { return false }
+        guard seconds.isFinite else { return true }
+        schedule(at: now.adding(microseconds: Self.microseconds(seconds))) {
+            if isMain { work() } else { queue.sync(execute: work) }
+        }
+        return true
+    }
+
     // MARK: BluetoothSystem: GATT server
 
     // The peripheral managers' calls: the GATT server's playback (``ServerPlayback``) answers them.

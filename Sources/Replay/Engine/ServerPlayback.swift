@@ -98,6 +98,10 @@ final class ServerPlayback {
     /// Links (``Cassette/links`` indices) on which this host was the central and the peer a GATT
     /// client of it too: what the app has not published there, the system answers, silently.
     private var systemUnlessPublished: Set<Int> = []
+    /// Each connected central's link (a ``Cassette/links`` index), and the app's notifications in
+    /// the controller's buffers on each (flow control: ServerPlayback+FlowControl.swift).
+    var linkOf: [BluetoothAddress: Int] = [:]
+    var transmit: [Int: TransmitQueue] = [:]
 }
 
 extension ServerPlayback {
@@ -227,6 +231,7 @@ extension ServerPlayback {
         switch step.kind {
         case .connected:
             up.insert(step.link)
+            (linkOf[address], transmit[step.link]) = (step.link, TransmitQueue())
             self.mtu[address] = 23
             if let central = centrals[address] {
                 central.linkMTUChanged(to: 23)
@@ -241,6 +246,7 @@ extension ServerPlayback {
             centrals[address]?.linkMTUChanged(to: Int(mtu))
         case .disconnected:
             up.remove(step.link)
+            linkOf[address] = nil
             prepared[address] = nil
             // CoreBluetooth tells a peripheral manager of a central's disconnection only this way.
             for valueHandle in subscriptions.removeValue(forKey: address) ?? [] {
@@ -664,14 +670,14 @@ extension ServerPlayback {
     ) -> Bool {
         let subscribed = characteristic.subscribedCentrals ?? []
         let targets = centrals.map { wanted in subscribed.filter { central in wanted.contains { $0 === central } } } ?? subscribed
+        let sent = roomForUpdate(of: value.count, to: targets, for: manager)
         replay.record(
             .app(.updateValue),
             [
                 .init(.characteristic, name(of: characteristic)), .bytes(.value, value),
                 .init(.centrals, list(targets.map { $0.address.map { "\($0)" } ?? $0.identifier.uuidString })),
-            ])
-        // No transmit queue is modelled: every update is taken.
-        return true
+            ] + (sent ? [] : [.init(.result, "false")]))
+        return sent
     }
 
     func setDesiredConnectionLatency(_ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral, manager: CBPeripheralManager) {
