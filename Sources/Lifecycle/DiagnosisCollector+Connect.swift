@@ -52,6 +52,53 @@ extension DiagnosisCollector {
                     android: c.android,
                     lookAt: "the address the app connects to: take it from a fresh scan (or connect with autoConnect, which follows the peer's resolvable address), and check the peer is advertising connectably"))
         }
+        findings += whileBusy(report)
+        return findings
+    }
+
+    /// Each LE connection attempt of this host's to a peer it was connected to, or already
+    /// connecting to, at the time (issue 43 §3): what concurrent `connectGatt` calls or a reconnect
+    /// loop that does not wait make.
+    func whileBusy(_ report: LifecycleReport) -> [Finding] {
+        var findings: [Finding] = []
+        let attempts = report.connections.filter { $0.transport == .le && $0.role != .peripheral && $0.peer != nil && !$0.usesFilterAcceptList }
+        for c in attempts {
+            guard let attempt = c.attemptTime, let record = c.attemptRecord, let address = c.peer else { continue }
+            // The connection to the same peer that was up, or the attempt that was pending, then.
+            let busy = report.connections.first { other in
+                guard other.id != c.id, other.transport == .le, other.peer == address else { return false }
+                let ended = [other.disconnectTime, other.cancelTime].compactMap { $0 }.min()
+                if let ended, ended <= attempt { return false }
+                if other.beganBeforeCapture || (other.status == .success && other.completeTime.map { $0 <= attempt } == true) { return true }
+                // Pending: begun before, and neither completed nor failed yet.
+                guard let started = other.attemptTime, started < attempt else { return false }
+                return other.completeTime.map { $0 > attempt } ?? (other.status == nil)
+            }
+            guard let other = busy else { continue }
+            let up = other.beganBeforeCapture || (other.status == .success && other.completeTime.map { $0 <= attempt } == true)
+            let otherRecord = (up ? other.completeRecord : other.attemptRecord) ?? other.attemptRecord
+            var summary = "This host asked to connect to \(address)\(c.peerName.map { " \"\($0)\"" } ?? "") (frame \(record + 1)) while "
+            summary +=
+                up
+                ? "its connection to it (connection \(other.id + 1)\(otherRecord.map { ", frame \($0 + 1)" } ?? "")) was up"
+                : "its attempt to connect to it (frame \((other.attemptRecord ?? record) + 1)) was still pending"
+            let ending =
+                switch c.outcome {
+                case .failed: "; the controller refused it (\(c.status.map { "\($0.name ?? "status") \(hex($0.rawValue, digits: 2))" } ?? "no status"))."
+                case .cancelled: "; it never completed, and the host cancelled it after \(c.cancelTime.map { seconds($0.seconds(since: attempt)) } ?? "a while")."
+                case .pending: "; it was still pending when the capture ended."
+                default: "."
+                }
+            summary += ending
+            findings.append(
+                Finding(
+                    rule: .connectWhileBusy, record: record, time: attempt, connection: c,
+                    evidence: [record] + (otherRecord.map { [$0] } ?? []) + (c.outcome == .failed ? c.completeRecord.map { [$0] } ?? [] : []),
+                    summary: summary,
+                    coreBluetooth: "none: iOS keeps one connection per peripheral; a connect to a peripheral already connected or connecting sends nothing new, and the app waits for centralManager(_:didConnect:) of the one under way",
+                    android: c.android,
+                    lookAt: "the app's connect calls: one connectGatt (or one CBCentralManager.connect) per peer at a time, after the last attempt completed or was cancelled, and close() of each BluetoothGatt it gives up (Android keeps at most 32 GATT clients; a leaked one makes later connects fail with 133 before any HCI command, which only logcat shows)"))
+        }
         return findings
     }
 
