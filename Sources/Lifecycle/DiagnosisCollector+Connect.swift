@@ -61,20 +61,25 @@ extension DiagnosisCollector {
     /// loop that does not wait make.
     func whileBusy(_ report: LifecycleReport) -> [Finding] {
         var findings: [Finding] = []
-        let attempts = report.connections.filter { $0.transport == .le && $0.role != .peripheral && $0.peer != nil && !$0.usesFilterAcceptList }
-        for c in attempts {
-            guard let attempt = c.attemptTime, let record = c.attemptRecord, let address = c.peer else { continue }
+        let connections = report.connections
+        // Per peer, the connections that may still be up or pending, in the order they came
+        // (ended ones dropped as the attempts go on: a scan of every pair of connections took
+        // seconds on a capture with thousands of them). Those up before the capture, from the
+        // start.
+        var live: [BluetoothAddress: [Int]] = [:]
+        for index in connections.indices where connections[index].beganBeforeCapture && connections[index].transport == .le {
+            if let peer = connections[index].peer { live[peer, default: []].append(index) }
+        }
+        for index in connections.indices where connections[index].transport == .le {
+            guard let address = connections[index].peer else { continue }
+            defer { if !connections[index].beganBeforeCapture { live[address, default: []].append(index) } }
+            let c = connections[index]
+            guard c.role != .peripheral, !c.usesFilterAcceptList, let attempt = c.attemptTime, let record = c.attemptRecord else { continue }
+            // (A failed attempt is never busy again.)
+            live[address]?.removeAll { Self.ended(connections[$0], by: attempt) || connections[$0].status.map { $0 != .success } == true }
             // The connection to the same peer that was up, or the attempt that was pending, then.
-            let busy = report.connections.first { other in
-                guard other.id != c.id, other.transport == .le, other.peer == address else { return false }
-                let ended = [other.disconnectTime, other.cancelTime].compactMap { $0 }.min()
-                if let ended, ended <= attempt { return false }
-                if other.beganBeforeCapture || (other.status == .success && other.completeTime.map { $0 <= attempt } == true) { return true }
-                // Pending: begun before, and neither completed nor failed yet.
-                guard let started = other.attemptTime, started < attempt else { return false }
-                return other.completeTime.map { $0 > attempt } ?? (other.status == nil)
-            }
-            guard let other = busy else { continue }
+            guard let busy = live[address]?.first(where: { Self.busy(connections[$0], at: attempt) }) else { continue }
+            let other = connections[busy]
             let up = other.beganBeforeCapture || (other.status == .success && other.completeTime.map { $0 <= attempt } == true)
             let otherRecord = (up ? other.completeRecord : other.attemptRecord) ?? other.attemptRecord
             var summary = "This host asked to connect to \(address)\(c.peerName.map { " \"\($0)\"" } ?? "") (frame \(record + 1)) while "
@@ -100,6 +105,20 @@ extension DiagnosisCollector {
                     lookAt: "the app's connect calls: one connectGatt (or one CBCentralManager.connect) per peer at a time, after the last attempt completed or was cancelled, and close() of each BluetoothGatt it gives up (Android keeps at most 32 GATT clients; a leaked one makes later connects fail with 133 before any HCI command, which only logcat shows)"))
         }
         return findings
+    }
+
+    /// Whether `other` had disconnected, or its attempt was cancelled, by `time`.
+    static func ended(_ other: Connection, by time: Timestamp) -> Bool {
+        other.disconnectTime.map { $0 <= time } == true || other.cancelTime.map { $0 <= time } == true
+    }
+
+    /// Whether `other` was up, or its attempt pending, at `time` (and had not ended).
+    static func busy(_ other: Connection, at time: Timestamp) -> Bool {
+        if ended(other, by: time) { return false }
+        if other.beganBeforeCapture || (other.status == .success && other.completeTime.map { $0 <= time } == true) { return true }
+        // Pending: begun before, and neither completed nor failed yet.
+        guard let started = other.attemptTime, started < time else { return false }
+        return other.completeTime.map { $0 > time } ?? (other.status == nil)
     }
 
     /// How long before a connection attempt a peer last heard advertising counts as long before.
