@@ -80,6 +80,16 @@ let package = Package(
             path: "Benchmarks/ReplayMirror",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
         .executableTarget(
+            // Not "Redact": the main package has a module of that name.
+            name: "RedactRewrite",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "BLETrace", package: "bletrace"),
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/RedactRewrite",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
+        .executableTarget(
             name: "Sweep",
             dependencies: [
                 "BenchSupport",

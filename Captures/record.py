@@ -2102,6 +2102,85 @@ async def scenario_encryption_unanswered(path: Path) -> None:
         await asyncio.sleep(0.1)
 
 
+def create_connection_to(address: hci.Address) -> hci.HCI_LE_Create_Connection_Command:
+    """LE Create Connection to ``address`` as Bumble's Device.connect sends it
+    (its default parameters), for an attempt the Device would not make
+    itself: one to a peer it is already connected to, or already connecting to."""
+    return hci.HCI_LE_Create_Connection_Command(
+        le_scan_interval=96,
+        le_scan_window=96,
+        initiator_filter_policy=0,
+        peer_address_type=hci.OwnAddressType.RANDOM,
+        peer_address=address,
+        own_address_type=hci.OwnAddressType.RANDOM,
+        connection_interval_min=24,
+        connection_interval_max=40,
+        max_latency=0,
+        supervision_timeout=72,
+        min_ce_length=0,
+        max_ce_length=0,
+    )
+
+
+async def scenario_connect_while_busy(path: Path) -> None:
+    """Two connects to the same peer while one is under way, as concurrent
+    connectGatt calls or a reconnect loop make them: first while the first
+    attempt is still pending (the peer does not advertise yet), which Bumble's
+    controller refuses with Command Disallowed (0x0C); then, once connected,
+    another attempt to the peer already connected, which stays pending (the
+    peer no longer advertises) until the host cancels it 2 s later (Bumble's
+    controller then sends no completion, see cancelled-connect)."""
+    async with make_rig(path, pcap=False) as rig:
+        await asyncio.sleep(0.1)
+        peripheral_side: asyncio.Future[Connection] = asyncio.get_running_loop().create_future()
+        rig.peripheral.once('connection', peripheral_side.set_result)
+        first = asyncio.create_task(rig.central.connect(PERIPHERAL_ADDRESS, timeout=None))
+        await asyncio.sleep(0.5)
+        await rig.central.host.send_command(create_connection_to(PERIPHERAL_ADDRESS), check_result=False)
+        await asyncio.sleep(0.5)
+        await rig.peripheral.start_advertising()
+        connection = await first
+        await peripheral_side
+        await asyncio.sleep(0.5)
+        await rig.central.host.send_command(create_connection_to(PERIPHERAL_ADDRESS), check_result=False)
+        await asyncio.sleep(2.0)
+        await rig.central.host.send_command(hci.HCI_LE_Create_Connection_Cancel_Command(), check_result=False)
+        await asyncio.sleep(0.5)
+        await connection.disconnect()
+        await asyncio.sleep(0.1)
+
+
+async def scenario_notifications_not_restored(path: Path) -> None:
+    """Connection 1: connect, discover, pair and bond, subscribe to Heart Rate Measurement,
+    three notifications, hang up.  Connection 2: connect again, encrypt with the bond, and,
+    as an app that expects the subscription to survive the bond, write no CCCD; the
+    peripheral's server (Bumble keeps no CCCD state across connections) sends nothing for
+    2 s, then the central hangs up."""
+    async with make_rig(path, pcap=False) as rig:
+        bonding_rig(rig)
+        connection, peripheral_connection = await connect(rig)
+        await rig.peripheral.stop_advertising()
+        peer, received = await subscribe_heart_rate(rig, connection)
+        await connection.pair()
+        assert connection.is_encrypted
+        await notify(rig, received, [b'\x00\x48', b'\x00\x49', b'\x00\x4a'], 0.1)
+        peripheral_lost = wait_disconnection(peripheral_connection)
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        await peripheral_lost
+        await asyncio.sleep(0.2)
+        assert await rig.central.keystore.get(str(PERIPHERAL_ADDRESS)) is not None
+        connection, peripheral_connection = await connect(rig)
+        await rig.peripheral.stop_advertising()
+        await connection.encrypt()
+        assert connection.is_encrypted
+        await rig.peripheral.notify_subscribers(rig.gatt['hrm'], b'\x00\x4b')
+        await asyncio.sleep(2.0)
+        peripheral_lost = wait_disconnection(peripheral_connection)
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        await peripheral_lost
+        await asyncio.sleep(0.1)
+
+
 SCENARIOS: list[tuple[str, Callable[[Path], Awaitable[None]]]] = [
     ('reconnect-supervision-timeout.btsnoop', scenario_reconnect_supervision_timeout),
     ('att-errors.btsnoop', scenario_att_errors),
@@ -2137,6 +2216,8 @@ SCENARIOS: list[tuple[str, Callable[[Path], Awaitable[None]]]] = [
     ('encryption-unanswered.btsnoop', scenario_encryption_unanswered),
     ('connect-timeout.btsnoop', scenario_connect_timeout),
     ('connect-unheard.btsnoop', scenario_connect_unheard),
+    ('connect-while-busy.btsnoop', scenario_connect_while_busy),
+    ('notifications-not-restored.btsnoop', scenario_notifications_not_restored),
 ]
 
 

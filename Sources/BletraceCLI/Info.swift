@@ -18,13 +18,21 @@ struct Info: ParsableCommand {
         // An over-the-air capture's records are counted by what the link-layer decoder makes of them.
         // The secrets it holds, counted as `redact` finds them, in the same pass.
         let secrets = SecretScanner(airLinkType: reader.format.linkLayerType)
-        var info = CaptureInfo(file: capture.file, reading: reader, each: secrets.add)
+        // Whether the capture can answer at all, in the same pass too.
+        var fitness = CaptureFitness(format: reader.format)
+        var info = CaptureInfo(file: capture.file, reading: reader) { record in
+            secrets.add(record)
+            fitness.add(record)
+        }
         if let container = try ContainerInputs.open(try CaptureOptions.standardInputPath(of: capture.file)) {
             info.container = ContainerListing(container, reading: path)
         }
+        let problems = FitnessList(fitness.problems)
         if format != .text {
-            try Output.json(WithSecrets(info, secrets.report), pretty: format == .json)
+            try Output.json(WithSecrets(info, secrets.report, fitness: problems), pretty: format == .json)
         } else {
+            // What the capture cannot say comes first.
+            problems.write(Output.line)
             // With colour, each label is bold.
             info.write { line in Output.line(Style.boldLabel(line)) }
             if let advice = secrets.report.advice { Output.line(Style.boldLabel("secrets:  \(advice)")) }
@@ -33,22 +41,25 @@ struct Info: ParsableCommand {
     }
 }
 
-/// A JSON document with the `secrets` object (`info`, `diagnose`) among its members.
+/// A JSON document with the `secrets` object and the `fitness` list (`info`, `diagnose`) among
+/// its members.
 struct WithSecrets<Document: Encodable>: Encodable {
     var document: Document
     var secrets: SecretsReport
+    var fitness: FitnessList
 
-    init(_ document: Document, _ secrets: SecretsReport) {
-        (self.document, self.secrets) = (document, secrets)
+    init(_ document: Document, _ secrets: SecretsReport, fitness: FitnessList) {
+        (self.document, self.secrets, self.fitness) = (document, secrets, fitness)
     }
 
-    private enum Key: String, CodingKey { case secrets }
+    private enum Key: String, CodingKey { case secrets, fitness }
 
     func encode(to encoder: any Encoder) throws {
         // The document's members go into the same object, as with ``FileNamed``.
         try document.encode(to: encoder)
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(secrets, forKey: .secrets)
+        try container.encode(fitness.json, forKey: .fitness)
     }
 }
 

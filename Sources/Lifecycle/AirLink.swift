@@ -50,6 +50,8 @@ public struct AirLink: Hashable, Sendable, Codable {
     public var host: AirHost
     /// The record (0-based) of the CONNECT_IND; nil when the capture joined the link later.
     public var connectRecord: Int?
+    /// Where the capture joined a link it did not see begin: its first data PDU (0-based).
+    public var joinedRecord: Int?
     /// The channel map in use at the end (bit n: data channel n), the hop increment, and the
     /// transmit window of the CONNECT_IND (1.25 ms units).
     public var channelMap: UInt64?
@@ -77,6 +79,8 @@ public struct AirLink: Hashable, Sendable, Codable {
     public var decryptedPackets = 0
     public var undecryptedPackets = 0
     public var micFailures = 0
+    /// The record (0-based) of the first encrypted PDU that could not be decrypted.
+    public var firstUndecryptedRecord: Int?
     /// The LL_TERMINATE_IND that ended the link: who sent it, and its reason.
     public var terminatedBy: AirHost?
     public var terminateReason: HCIStatus?

@@ -115,7 +115,7 @@ struct AirTranslator {
             return decoded
         }
         guard case .data(let pdu) = packet.pdu else { return decoded }
-        if links[slot].accessAddress == 0 { join(slot, connection, time) }
+        if links[slot].accessAddress == 0 { join(slot, connection, time, record: record.index) }
         guard states[slot].open else { return decoded }
         guard decoded.crcOK != false else {
             links[slot].crcErrors += 1
@@ -137,7 +137,10 @@ struct AirTranslator {
         if decoded.decrypted || Self.snifferDecrypted(decoded.snifferHeader, length: pdu.length, encrypted: links[slot].encrypted) {
             links[slot].decryptedPackets += 1
         }
-        if decoded.isEncrypted { links[slot].undecryptedPackets += 1 }
+        if decoded.isEncrypted {
+            links[slot].undecryptedPackets += 1
+            if links[slot].firstUndecryptedRecord == nil { links[slot].firstUndecryptedRecord = record.index }
+        }
         if decoded.isEncrypted || decoded.decrypted, sender == .peripheral, states[slot].encryptionStarting {
             encryptionStarted(slot, record)
         }
@@ -198,8 +201,9 @@ struct AirTranslator {
 
     /// A link the capture joined after its CONNECT_IND: open from its first packet, with no
     /// completion (the analyses take it as a connection that began before the capture).
-    private mutating func join(_ slot: Int, _ connection: LinkLayerConnection, _ time: Timestamp) {
+    private mutating func join(_ slot: Int, _ connection: LinkLayerConnection, _ time: Timestamp, record: Int) {
         links[slot] = AirLink(index: slot, accessAddress: connection.accessAddress, host: host)
+        links[slot].joinedRecord = record
         states[slot] = State()
         states[slot].open = true
         states[slot].lastHeard = time.microseconds

@@ -52,7 +52,73 @@ extension DiagnosisCollector {
                     android: c.android,
                     lookAt: "the address the app connects to: take it from a fresh scan (or connect with autoConnect, which follows the peer's resolvable address), and check the peer is advertising connectably"))
         }
+        findings += whileBusy(report)
         return findings
+    }
+
+    /// Each LE connection attempt of this host's to a peer it was connected to, or already
+    /// connecting to, at the time (issue 43 §3): what concurrent `connectGatt` calls or a reconnect
+    /// loop that does not wait make.
+    func whileBusy(_ report: LifecycleReport) -> [Finding] {
+        var findings: [Finding] = []
+        let connections = report.connections
+        // Per peer, the connections that may still be up or pending, in the order they came
+        // (ended ones dropped as the attempts go on: a scan of every pair of connections took
+        // seconds on a capture with thousands of them). Those up before the capture, from the
+        // start.
+        var live: [BluetoothAddress: [Int]] = [:]
+        for index in connections.indices where connections[index].beganBeforeCapture && connections[index].transport == .le {
+            if let peer = connections[index].peer { live[peer, default: []].append(index) }
+        }
+        for index in connections.indices where connections[index].transport == .le {
+            guard let address = connections[index].peer else { continue }
+            defer { if !connections[index].beganBeforeCapture { live[address, default: []].append(index) } }
+            let c = connections[index]
+            guard c.role != .peripheral, !c.usesFilterAcceptList, let attempt = c.attemptTime, let record = c.attemptRecord else { continue }
+            // (A failed attempt is never busy again.)
+            live[address]?.removeAll { Self.ended(connections[$0], by: attempt) || connections[$0].status.map { $0 != .success } == true }
+            // The connection to the same peer that was up, or the attempt that was pending, then.
+            guard let busy = live[address]?.first(where: { Self.busy(connections[$0], at: attempt) }) else { continue }
+            let other = connections[busy]
+            let up = other.beganBeforeCapture || (other.status == .success && other.completeTime.map { $0 <= attempt } == true)
+            let otherRecord = (up ? other.completeRecord : other.attemptRecord) ?? other.attemptRecord
+            var summary = "This host asked to connect to \(address)\(c.peerName.map { " \"\($0)\"" } ?? "") (frame \(record + 1)) while "
+            summary +=
+                up
+                ? "its connection to it (connection \(other.id + 1)\(otherRecord.map { ", frame \($0 + 1)" } ?? "")) was up"
+                : "its attempt to connect to it (frame \((other.attemptRecord ?? record) + 1)) was still pending"
+            let ending =
+                switch c.outcome {
+                case .failed: "; the controller refused it (\(c.status.map { "\($0.name ?? "status") \(hex($0.rawValue, digits: 2))" } ?? "no status"))."
+                case .cancelled: "; it never completed, and the host cancelled it after \(c.cancelTime.map { seconds($0.seconds(since: attempt)) } ?? "a while")."
+                case .pending: "; it was still pending when the capture ended."
+                default: "."
+                }
+            summary += ending
+            findings.append(
+                Finding(
+                    rule: .connectWhileBusy, record: record, time: attempt, connection: c,
+                    evidence: [record] + (otherRecord.map { [$0] } ?? []) + (c.outcome == .failed ? c.completeRecord.map { [$0] } ?? [] : []),
+                    summary: summary,
+                    coreBluetooth: "none: iOS keeps one connection per peripheral; a connect to a peripheral already connected or connecting sends nothing new, and the app waits for centralManager(_:didConnect:) of the one under way",
+                    android: c.android,
+                    lookAt: "the app's connect calls: one connectGatt (or one CBCentralManager.connect) per peer at a time, after the last attempt completed or was cancelled, and close() of each BluetoothGatt it gives up (Android keeps at most 32 GATT clients; a leaked one makes later connects fail with 133 before any HCI command, which only logcat shows)"))
+        }
+        return findings
+    }
+
+    /// Whether `other` had disconnected, or its attempt was cancelled, by `time`.
+    static func ended(_ other: Connection, by time: Timestamp) -> Bool {
+        other.disconnectTime.map { $0 <= time } == true || other.cancelTime.map { $0 <= time } == true
+    }
+
+    /// Whether `other` was up, or its attempt pending, at `time` (and had not ended).
+    static func busy(_ other: Connection, at time: Timestamp) -> Bool {
+        if ended(other, by: time) { return false }
+        if other.beganBeforeCapture || (other.status == .success && other.completeTime.map { $0 <= time } == true) { return true }
+        // Pending: begun before, and neither completed nor failed yet.
+        guard let started = other.attemptTime, started < time else { return false }
+        return other.completeTime.map { $0 > time } ?? (other.status == nil)
     }
 
     /// How long before a connection attempt a peer last heard advertising counts as long before.

@@ -19,6 +19,7 @@ extension DiagnosisCollector {
             findings += serviceChanges(connection, link)
         }
         findings += neverConnected(report)
+        findings += notificationsNotRestored(report)
         findings += discoveryRepeated(report)
         findings += refusals(report, errors)
         return Finding.inOrder(findings)

@@ -31,6 +31,8 @@ public struct DiagnosisRule: Hashable, Sendable, CustomStringConvertible {
     /// A connection attempt that never completed, to a peer the capture's scans never heard
     /// advertising connectably, or last heard 30 s or more before.
     public static let connectToUnheardPeer = DiagnosisRule("connect-to-unheard-peer", .warning)
+    /// A connection attempt to a peer this host was connected to, or already connecting to.
+    public static let connectWhileBusy = DiagnosisRule("connect-while-busy", .warning)
     /// This host disconnected within 2 s of an ATT error from the peer's server.
     public static let gaveUpAfterRefusal = DiagnosisRule("host-disconnected-after-refusal", .warning)
 
@@ -45,6 +47,9 @@ public struct DiagnosisRule: Hashable, Sendable, CustomStringConvertible {
     public static let outsideDatabase = DiagnosisRule("request-outside-database", .warning)
     public static let rediscoveryAfterServiceChanged = DiagnosisRule("rediscovery-after-service-changed", .info)
     public static let serviceChangedIgnored = DiagnosisRule("service-changed-not-rediscovered", .warning)
+    /// A reconnect encrypted with the bond that restored no subscription: no CCCD write, no
+    /// notification.
+    public static let notificationsNotRestored = DiagnosisRule("notifications-not-restored", .warning)
     public static let discoveryRepeated = DiagnosisRule("discovery-repeated", .warning)
     public static let writeRefused = DiagnosisRule("write-refused", .error)
     public static let subscriptionRefused = DiagnosisRule("subscription-refused", .error)
@@ -58,9 +63,9 @@ public struct DiagnosisRule: Hashable, Sendable, CustomStringConvertible {
 
     /// Every rule, in the order Formats/diagnose.md describes them.
     public static let all: [DiagnosisRule] = [
-        supervisionTimeout, llResponseTimeout, failedToEstablish, connectTimedOut, connectToUnheardPeer, attTimeout, bondMissing, micFailure,
+        supervisionTimeout, llResponseTimeout, failedToEstablish, connectTimedOut, connectToUnheardPeer, connectWhileBusy, attTimeout, bondMissing, micFailure,
         unacceptableParameters, gaveUpAfterRefusal, pairingUnfinished, pairingFailed, securityRefusalNotRetried, shortKey, bondNotKept, outsideDatabase,
-        rediscoveryAfterServiceChanged, serviceChangedIgnored, discoveryRepeated, writeRefused, subscriptionRefused, requestedParameters,
+        rediscoveryAfterServiceChanged, serviceChangedIgnored, notificationsNotRestored, discoveryRepeated, writeRefused, subscriptionRefused, requestedParameters,
         linkParameters, traffic,
     ]
 }

@@ -117,4 +117,40 @@ import Wire
         #expect(findings.of(.connectToUnheardPeer).isEmpty)
         #expect(findings.of(.connectTimedOut).isEmpty)
     }
+
+    /// Two attempts to a peer while another is under way (Captures/README.md, `connect-while-busy`):
+    /// one while the first attempt is pending, refused by the controller, and one while connected.
+    /// The records are found from the bytes: every LE Create Connection, its Command Status, and
+    /// the LE Connection Complete.
+    @Test func aConnectWhileAnotherToThePeerIsUnderWayIsOneWhileBusy() throws {
+        let name = "connect-while-busy.btsnoop"
+        let records = try Bytes.records(name)
+        let attempts = Bytes.commands(records, opcode: 0x200D)
+        #expect(attempts.count == 3)
+        // Command Status (0x0F) of LE Create Connection (opcode at 4-5): its status at 2.
+        let statuses = records.filter { $0.kind == .event && $0.bytes.first == 0x0F && $0.bytes.count >= 6 && $0.bytes[4] == 0x0D && $0.bytes[5] == 0x20 }
+        #expect(statuses.map { $0.bytes[2] } == [0x00, 0x0C, 0x00])
+        let complete = try #require(DiagnosisProcedureCaptureTests.le(records, subevent: 0x01).first)
+        #expect(attempts[1].index < complete.index && complete.index < attempts[2].index)
+
+        let findings = try diagnose(path: Fixtures.capture(name)).of(.connectWhileBusy)
+        try #require(findings.map(\.record) == [attempts[1].index, attempts[2].index])
+        let pending = findings[0], connected = findings[1]
+        #expect(pending.evidence == [attempts[0].index, attempts[1].index, statuses[1].index])
+        #expect(pending.summary.contains("while its attempt to connect to it (frame \(attempts[0].index + 1)) was still pending; the controller refused it (Command Disallowed 0x0c)."))
+        #expect(pending.android?.status == 133)
+        #expect(pending.coreBluetooth?.contains("the app waits") == true)
+        #expect(connected.evidence == [complete.index, attempts[2].index])
+        #expect(connected.summary.contains("while its connection to it (connection 1, frame \(complete.index + 1)) was up; it never completed, and the host cancelled it after"))
+        // The first attempt, made when nothing else was under way, is none.
+        #expect(!findings.contains { $0.record == attempts[0].index })
+    }
+
+    /// No capture of ours but that one makes an attempt while another to the same peer is under
+    /// way (each connects once at a time, or again after the link ended).
+    @Test func noOtherCaptureOfOursConnectsWhileBusy() throws {
+        for path in CaptureFitnessTests.ours where !path.hasSuffix("/connect-while-busy.btsnoop") {
+            #expect(try diagnose(path: path).of(.connectWhileBusy).isEmpty, "\(path)")
+        }
+    }
 }

@@ -1,0 +1,42 @@
+import Lifecycle
+
+/// What `info` and `diagnose` say first when a capture cannot tell the whole story
+/// (``CaptureFitness``): each problem with its evidence and how to record a capture that can.
+public struct FitnessList {
+    public var problems: [FitnessProblem]
+
+    public init(_ problems: [FitnessProblem]) { self.problems = problems }
+
+    /// The text, a line at a time (without line ends); nothing when the capture can answer.
+    public func write(_ emit: (String) -> Void) {
+        guard !problems.isEmpty else { return }
+        emit("This capture cannot tell the whole story:")
+        for problem in problems {
+            emit("  \(problem.kind.rawValue): \(problem.problem)")
+            if !problem.evidence.isEmpty {
+                emit("    evidence: " + (problem.evidence.count == 1 ? "frame " : "frames ") + problem.evidence.map { "\($0 + 1)" }.joined(separator: ", "))
+            }
+            emit("    to record one that can: \(problem.remedy)")
+        }
+        emit("")
+    }
+
+    /// The `fitness` list of `info` and `diagnose`'s JSON: empty when the capture can answer.
+    public var json: [JSONFitnessProblem] { problems.map(JSONFitnessProblem.init) }
+}
+
+/// One member of the `fitness` list (Formats/json.md).
+public struct JSONFitnessProblem: Encodable {
+    var kind: String
+    var problem: String
+    /// Frame numbers (1-based).
+    var evidence: [Int]
+    var remedy: String
+
+    init(_ problem: FitnessProblem) {
+        kind = problem.kind.rawValue
+        self.problem = problem.problem
+        evidence = problem.evidence.map { $0 + 1 }
+        remedy = problem.remedy
+    }
+}
