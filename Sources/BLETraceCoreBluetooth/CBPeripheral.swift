@@ -259,6 +259,7 @@ open class CBPeripheral: CBPeer {
     /// `setNotifyValue(true, for:)` waits for its answer: iOS registered the characteristic when
     /// asked, so the value reaches the delegate (a fault sweep's `notifications:early`; the grade
     /// is in Formats/faults.md). False when the app never discovered the characteristic.
+    @discardableResult
     public func deliverValueBeforeSubscription(_ bytes: [UInt8], valueHandle: UInt16, via central: CBCentralManager? = nil) -> Bool {
         guard let characteristic = characteristic(valueHandle: valueHandle) else { return false }
         characteristic.stored = .bytes(bytes)

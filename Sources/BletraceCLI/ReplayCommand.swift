@@ -196,6 +196,7 @@ struct ReplayCommand: AsyncParsableCommand {
         }
 
         static var allValueStrings: [String] { SweepKind.allCases.map(\.rawValue) + FaultSweep.Family.allCases.map(\.rawValue) + ["faults"] }
+        static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
     }
 
     /// The faults of `--inject`, read (``validate()`` has checked them).

@@ -101,6 +101,7 @@ import Testing
     @Test func bashCompletesTheSweepKindsAndTheLiveSources() throws {
         let kinds = try bash("bletrace replay x --sweep ")
         #expect(kinds.contains("terminate") && kinds.contains("all") && kinds.contains("airplane-mode"))
+        #expect(kinds.contains("faults") && kinds.contains("link-loss") && kinds.contains("reconnect-loss"))
         // Asked of bletrace itself when tab is pressed (a custom completion).
         let sources = try bash("bletrace capture -i ")
         #expect(sources.contains("bluetooth-monitor") && sources.contains("hci-monitor"))
