@@ -41,7 +41,7 @@ final class FaultInjector {
     var log: [LoggedRequest]?
     /// A connection-attempt fault that happened: the next attempt to complete fails with this
     /// HCI status (0x3E, or 0x06 for a lost bond).
-    var attemptFailure: (fault: Int, status: HCIStatus)?
+    var attemptFailure: HCIStatus?
 
     init(faults: [Fault], logging: Bool) {
         self.faults = faults
@@ -51,9 +51,9 @@ final class FaultInjector {
 
     func fire(_ index: Int) { fired[index] = true }
 
-    /// A new request of the app: its number, and the faults that take it (not yet fired): a
-    /// request fault at this number, or at a time it is at or after; a moment's fault placed at
-    /// this request.
+    /// A new request of the app: its number, and the request faults that take it (not yet
+    /// fired): at this number, or at a time it is at or after (an early notification only a
+    /// subscription).
     func take(request isSubscription: Bool, at seconds: Double) -> (number: Int, faults: [Int]) {
         requests += 1
         var taken: [Int] = []
@@ -138,7 +138,7 @@ extension ReplayEngine {
 
     private func armAttemptFailure(_ fault: Fault, _ status: HCIStatus, _ at: String) {
         comment("fault \(fault) at \(at): the next connection to complete fails (HCI \(Fault.hexByte(status.rawValue)))")
-        injector?.attemptFailure = (faults.firstIndex(of: fault) ?? 0, status)
+        injector?.attemptFailure = status
     }
 
     /// A request the app made: logged, and the faults it takes happen. Returns the request

@@ -234,7 +234,7 @@ final class Links {
     /// (``Fault/Kind/linkLoss(_:)`` with 0x3E, ``Fault/Kind/bondLost``): a lost bond only to a
     /// peer the capture shows encrypted (iOS encrypts a bonded peer's link as it connects).
     private func injectedFailure(of address: BluetoothAddress) -> HCIStatus? {
-        guard let injector = replay.injector, let (_, status) = injector.attemptFailure else { return nil }
+        guard let injector = replay.injector, let status = injector.attemptFailure else { return nil }
         injector.attemptFailure = nil
         if status == .pinOrKeyMissing {
             let bonded = cassette.links(of: address).contains { link in
