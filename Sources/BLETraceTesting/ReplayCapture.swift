@@ -151,12 +151,7 @@ public struct ReplayOptions: Sendable {
     }
 
     func engine(for cassette: Cassette) -> ReplayEngine {
-        let engine = ReplayEngine(cassette: cassette, pacing: pacing)
-        engine.unmatched = unmatched
-        engine.events = events
-        engine.launchState = launchState
-        engine.platform = platform
-        engine.faults = faults
-        return engine
+        ReplayEngine(
+            cassette: cassette, pacing: pacing, unmatched: unmatched, events: events, launchState: launchState, platform: platform, faults: faults)
     }
 }

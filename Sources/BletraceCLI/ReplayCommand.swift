@@ -336,12 +336,9 @@ struct ReplayCommand: AsyncParsableCommand {
             if results.contains(where: { !$0.sweep.losses.isEmpty }) { throw Exit.finding }
             return try finish(fault)
         }
-        let engine = ReplayEngine(cassette: cassette, pacing: realtime ? .realtime : .virtual)
-        engine.unmatched = unmatched
-        engine.events = events
-        engine.launchState = launchState.state
-        engine.platform = platform
-        engine.faults = try resolvingFrames(injected, path: path, cassette: cassette)
+        let engine = ReplayEngine(
+            cassette: cassette, pacing: realtime ? .realtime : .virtual, unmatched: unmatched, events: events, launchState: launchState.state,
+            platform: platform, faults: try resolvingFrames(injected, path: path, cassette: cassette))
         // The events go to a temporary file as they happen (a long capture's flow is not held in
         // memory); the comments, which come first in the text, are known only at the end.
         let writer: FlowWriter

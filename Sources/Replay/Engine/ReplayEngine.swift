@@ -169,6 +169,21 @@ public final class ReplayEngine: BluetoothSystem {
         scan.replay = self
     }
 
+    /// A replay of `cassette` set up as the command line, the testing library and the sweeps set
+    /// one up: what it does with a request the capture cannot answer, the system's events,
+    /// Bluetooth's state at launch, the iOS it models and the faults it injects.
+    public convenience init(
+        cassette: Cassette, pacing: Pacing = .virtual, unmatched: UnmatchedPolicy, events: [SystemEvent], launchState: CBManagerState,
+        platform: Platform, faults: [Fault] = []
+    ) {
+        self.init(cassette: cassette, pacing: pacing)
+        self.unmatched = unmatched
+        self.events = events
+        self.launchState = launchState
+        self.platform = platform
+        self.faults = faults
+    }
+
     /// Launches `app` at the capture's start and plays the whole cassette to it. The same object
     /// stays the app throughout: for apps that are never terminated (``run(name:launching:)``
     /// makes a new instance at each relaunch).

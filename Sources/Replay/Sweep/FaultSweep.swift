@@ -140,13 +140,7 @@ public struct FaultSweep: Sendable {
         progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
     ) async -> FaultSweep {
         @Sendable func engine(_ faults: [Fault]) -> ReplayEngine {
-            let engine = ReplayEngine(cassette: cassette)
-            engine.unmatched = unmatched
-            engine.launchState = launchState
-            engine.platform = platform
-            engine.events = events
-            engine.faults = faults
-            return engine
+            ReplayEngine(cassette: cassette, unmatched: unmatched, events: events, launchState: launchState, platform: platform, faults: faults)
         }
         // The run without a fault, with what iOS keeps for the app after each event and the
         // app's requests.

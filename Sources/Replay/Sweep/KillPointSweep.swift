@@ -101,16 +101,12 @@ public struct KillPointSweep: Sendable {
         // The run without a kill, with what iOS would keep for the app after each event.
         let kept = KeptStates()
         func replay(_ kill: Double?, recording: KeptStates? = nil) async -> (Flow, AppState) {
-            let engine = ReplayEngine(cassette: cassette)
-            if let recording { engine.afterEvent = { [unowned engine] in recording.states.append(engine.keptState()) } }
-            engine.unmatched = unmatched
-            engine.launchState = launchState
-            engine.platform = platform
             // After the kill, the user opens the app at the end of the capture if nothing
             // relaunched it before: the end state is what the app holds once it runs again.
             let end = cassette.end.seconds(since: cassette.origin)
-            engine.events =
-                events + (kill.map { Self.kill(kind, at: $0, origin: cassette.origin) + [SystemEvent(.launch, at: max(end, $0 + 1) + 0.000001)] } ?? [])
+            let killed = kill.map { Self.kill(kind, at: $0, origin: cassette.origin) + [SystemEvent(.launch, at: max(end, $0 + 1) + 0.000001)] }
+            let engine = ReplayEngine(cassette: cassette, unmatched: unmatched, events: events + (killed ?? []), launchState: launchState, platform: platform)
+            if let recording { engine.afterEvent = { [unowned engine] in recording.states.append(engine.keptState()) } }
             let flow = await engine.run(name: app.name) { app.make(for: cassette) }
             return (flow, engine.finalState)
         }
