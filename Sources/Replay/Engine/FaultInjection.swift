@@ -164,10 +164,7 @@ extension ReplayEngine {
                     number: number, seconds: seconds, method: event.name, target: target + (subscribes ? " subscribe" : ""), subscribes: subscribes,
                     isValueRequest: isValue, isDiscovery: isDiscovery, event: records.count - 1))
         }
-        var hitting: [Fault] = []
-        for index in taken {
-            hitting.append(faults[index])
-        }
+        let hitting = taken.map { faults[$0] }
         // A moment's fault placed at this request happens while it is in flight.
         for (index, fault) in faults.enumerated() where !fault.hitsRequest && !injector.fired[index] {
             guard case .request(let at) = fault.point, at == number else { continue }

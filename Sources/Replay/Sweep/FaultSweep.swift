@@ -173,9 +173,7 @@ public struct FaultSweep: Sendable {
             let combinations = zip(firsts, flows).flatMap { Self.reconnectLosses(after: $0, $1) }
             for kind in uniqued(combinations.map(\.kindText)) { chosen += combinations.filter { $0.kindText == kind } }
         }
-        let replayed = chosen.indices.filter { index in
-            replaysIdentical || index == 0 || chosen[index].kindText != chosen[index - 1].kindText || chosen[index].key != chosen[index - 1].key
-        }
+        let replayed = replayedIndices(chosen, replaysIdentical)
         let referenceState = reference.finalState
         let reportedFlow = flow
         let toReplay = replayed.map { chosen[$0] }
@@ -236,11 +234,17 @@ public struct FaultSweep: Sendable {
         return (0..<count).map { results[$0]! }
     }
 
+    /// The indices of `candidates` not identical to the one before (every one when `keep`):
+    /// the same fault's kinds and the same key.
+    static func replayedIndices(_ candidates: [Candidate], _ keep: Bool) -> [Int] {
+        candidates.indices.filter { index in
+            keep || index == 0 || candidates[index].kindText != candidates[index - 1].kindText || candidates[index].key != candidates[index - 1].key
+        }
+    }
+
     /// `candidates` without those identical to the one before (unless `keep`).
     static func dropIdentical(_ candidates: [Candidate], _ keep: Bool) -> [Candidate] {
-        candidates.enumerated().filter { index, candidate in
-            keep || index == 0 || candidate.kindText != candidates[index - 1].kindText || candidate.key != candidates[index - 1].key
-        }.map(\.element)
+        replayedIndices(candidates, keep).map { candidates[$0] }
     }
 
     /// The second losses after `first`, a link loss whose run's flow is `lost`: the app's
