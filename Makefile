@@ -30,7 +30,7 @@ build: deps
 	$(SWIFT) build --product bletrace
 
 ## lint: `swift format lint --strict` (the toolchain's swift-format, configured by .swift-format:
-## 4-space indentation, lines as long as the code writes them, the default rules but those the
+## 4-space indentation, lines of at most 120 columns, the default rules but those the
 ## house style departs from, listed in Formats/architecture.md, "House style") over every Swift file of Sources, Tests,
 ## Benchmarks, Fuzz, Plugins and Examples. `swift format format -i FILE` puts a file right.
 lint:

@@ -108,14 +108,18 @@ let package = Package(
         // checks and prints.
         .target(
             name: "Reports",
-            dependencies: ["Wire", "TraceFiles", "HCI", "ATT", "LinkLayer", "CoreBluetoothCodes", "AndroidCodes", "CodeExplainer", "Lifecycle", "Flow"]),
+            dependencies: [
+                "Wire", "TraceFiles", "HCI", "ATT", "LinkLayer", "CoreBluetoothCodes", "AndroidCodes", "CodeExplainer",
+                "Lifecycle", "Flow",
+            ]),
         .target(
             name: "BLETraceTesting",
             dependencies: ["Replay", "Flow", "BLETraceCoreBluetooth", "CoreBluetoothCodes"]),
         .target(
             name: "BLETrace",
             dependencies: [
-                "Wire", "TraceFiles", "HCI", "ATT", "LinkLayer", "CoreBluetoothCodes", "AndroidCodes", "CodeExplainer", "Lifecycle",
+                "Wire", "TraceFiles", "HCI", "ATT", "LinkLayer", "CoreBluetoothCodes", "AndroidCodes", "CodeExplainer",
+                "Lifecycle",
                 "BLETraceCoreBluetooth", "Flow", "Replay", "Reports", "Redact",
             ]),
         // The command line: arguments, files and terminals, and the choice of report; the
@@ -150,12 +154,19 @@ let package = Package(
             ]),
         .testTarget(name: "HCITests", dependencies: ["HCI", "Wire", "TestSupport"]),
         .testTarget(name: "ATTTests", dependencies: ["ATT", "Wire", "TestSupport"]),
-        .testTarget(name: "LinkLayerTests", dependencies: ["LinkLayer", "HCI", "ATT", "Wire", "TraceFiles", "Lifecycle", "Replay", "Flow", "TestSupport"]),
+        .testTarget(
+            name: "LinkLayerTests",
+            dependencies: [
+                "LinkLayer", "HCI", "ATT", "Wire", "TraceFiles", "Lifecycle", "Replay", "Flow", "TestSupport",
+            ]),
         .testTarget(name: "RedactTests", dependencies: ["Redact", "TraceFiles", "LinkLayer", "Wire", "TestSupport"]),
         .testTarget(name: "CoreBluetoothCodesTests", dependencies: ["CoreBluetoothCodes", "HCI", "ATT"]),
-        .testTarget(name: "AndroidCodesTests", dependencies: ["AndroidCodes", "CodeExplainer", "CoreBluetoothCodes", "HCI", "ATT"]),
         .testTarget(
-            name: "LifecycleTests", dependencies: ["Lifecycle", "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "TestSupport"]),
+            name: "AndroidCodesTests",
+            dependencies: ["AndroidCodes", "CodeExplainer", "CoreBluetoothCodes", "HCI", "ATT"]),
+        .testTarget(
+            name: "LifecycleTests",
+            dependencies: ["Lifecycle", "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "TestSupport"]),
         .testTarget(name: "BLETraceCoreBluetoothTests", dependencies: ["BLETraceCoreBluetooth", "Wire"]),
         // The "after" code of Formats/porting.md, compiled and run on Linux.
         .testTarget(
@@ -171,12 +182,16 @@ let package = Package(
         .testTarget(
             name: "ReplayTests",
             dependencies: [
-                "Replay", "Flow", "Lifecycle", "BLETraceCoreBluetooth", "CoreBluetoothCodes", "TraceFiles", "HCI", "ATT", "Wire",
+                "Replay", "Flow", "Lifecycle", "BLETraceCoreBluetooth", "CoreBluetoothCodes", "TraceFiles", "HCI",
+                "ATT", "Wire",
                 "TestSupport",
             ]),
         .testTarget(
-            name: "BLETraceTestingTests", dependencies: ["BLETraceTesting", "Replay", "Flow", "BLETraceCoreBluetooth", "TestSupport"]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Lifecycle", "TraceFiles", "HCI", "ATT", "Wire", "BLETrace", "TestSupport"]),
+            name: "BLETraceTestingTests",
+            dependencies: ["BLETraceTesting", "Replay", "Flow", "BLETraceCoreBluetooth", "TestSupport"]),
+        .testTarget(
+            name: "ReportsTests",
+            dependencies: ["Reports", "Lifecycle", "TraceFiles", "HCI", "ATT", "Wire", "BLETrace", "TestSupport"]),
         .testTarget(
             name: "BletraceCLITests",
             dependencies: [

@@ -25,7 +25,8 @@ let package = Package(
         .testTarget(
             name: "HeartRateKitTests",
             dependencies: [
-                "HeartRateKit", "HeartRateReplay", "heart-rate-bletrace", .product(name: "BLETraceTesting", package: "bletrace"),
+                "HeartRateKit", "HeartRateReplay", "heart-rate-bletrace",
+                .product(name: "BLETraceTesting", package: "bletrace"),
             ],
             exclude: ["Fixtures"]),
     ]

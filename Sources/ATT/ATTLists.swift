@@ -31,7 +31,9 @@ public struct ATTFixedEntries: RandomAccessCollection {
         guard entryLength > 0, bytes.count % entryLength == 0, whole >= minimum else {
             throw DecodeError(
                 layer: .att, offset: offset + whole * entryLength,
-                expected: "\(minimum == 1 ? "one or more" : "\(minimum) or more") \(what) of \(entryLength) bytes each, not \(bytes.count) bytes")
+                expected:
+                    "\(minimum == 1 ? "one or more" : "\(minimum) or more") \(what) of \(entryLength) bytes each, not \(bytes.count) bytes"
+            )
         }
         return ATTFixedEntries(bytes: bytes, entryLength: entryLength)
     }
@@ -144,12 +146,15 @@ public struct ATTLengthPrefixedList: Sequence {
             let length = Int(le16(bytes, position + handleLength))
             let end = position + handleLength + 2 + length
             if end > bytes.count, !lastMayBeShort {
-                throw DecodeError(layer: .att, offset: offset + position, expected: "\(length) bytes of \(what) value, not \(bytes.count - position - handleLength - 2)")
+                throw DecodeError(
+                    layer: .att, offset: offset + position,
+                    expected: "\(length) bytes of \(what) value, not \(bytes.count - position - handleLength - 2)")
             }
             position = end
         }
         guard count >= minimum else {
-            throw DecodeError(layer: .att, offset: offset + bytes.count, expected: "\(minimum) or more \(what) tuples, not \(count)")
+            throw DecodeError(
+                layer: .att, offset: offset + bytes.count, expected: "\(minimum) or more \(what) tuples, not \(count)")
         }
         return ATTLengthPrefixedList(bytes: bytes, handleLength: handleLength)
     }

@@ -142,11 +142,14 @@ public enum ATTPDU {
         case .exchangeMTUResponse:
             pdu = .exchangeMTUResponse(serverMTU: try reader.u16le("server Rx MTU"))
         case .findInformationRequest:
-            pdu = .findInformationRequest(start: try reader.u16le("starting handle"), end: try reader.u16le("ending handle"))
+            pdu = .findInformationRequest(
+                start: try reader.u16le("starting handle"), end: try reader.u16le("ending handle"))
         case .findInformationResponse:
             let format = try reader.u8("format")
             guard format == 1 || format == 2 else {
-                throw DecodeError(layer: .att, offset: 1, expected: "format 0x01 (16-bit UUIDs) or 0x02 (128-bit UUIDs), not \(format)")
+                throw DecodeError(
+                    layer: .att, offset: 1,
+                    expected: "format 0x01 (16-bit UUIDs) or 0x02 (128-bit UUIDs), not \(format)")
             }
             let entries = try ATTFixedEntries.validated(
                 reader.rest(), entryLength: format == 1 ? 4 : 18, minimum: 1, offset: 2, what: "handle-UUID pairs")
@@ -170,14 +173,19 @@ public enum ATTPDU {
                 : .readByGroupTypeRequest(start: start, end: end, type: type)
         case .readByTypeResponse:
             let length = Int(try reader.u8("length of each handle-value pair"))
-            guard length >= 2 else { throw DecodeError(layer: .att, offset: 1, expected: "a pair length of at least 2, not \(length)") }
+            guard length >= 2 else {
+                throw DecodeError(layer: .att, offset: 1, expected: "a pair length of at least 2, not \(length)")
+            }
             pdu = .readByTypeResponse(
                 ATTHandleValueList(
                     entries: try ATTFixedEntries.validated(
                         reader.rest(), entryLength: length, minimum: 1, offset: 2, what: "handle-value pairs")))
         case .readByGroupTypeResponse:
             let length = Int(try reader.u8("length of each attribute data"))
-            guard length >= 4 else { throw DecodeError(layer: .att, offset: 1, expected: "an attribute data length of at least 4, not \(length)") }
+            guard length >= 4 else {
+                throw DecodeError(
+                    layer: .att, offset: 1, expected: "an attribute data length of at least 4, not \(length)")
+            }
             pdu = .readByGroupTypeResponse(
                 ATTGroupList(
                     entries: try ATTFixedEntries.validated(
@@ -187,7 +195,8 @@ public enum ATTPDU {
         case .readResponse:
             pdu = .readResponse(value: reader.rest())
         case .readBlobRequest:
-            pdu = .readBlobRequest(handle: try reader.u16le("attribute handle"), offset: try reader.u16le("value offset"))
+            pdu = .readBlobRequest(
+                handle: try reader.u16le("attribute handle"), offset: try reader.u16le("value offset"))
         case .readBlobResponse:
             pdu = .readBlobResponse(value: reader.rest())
         case .readMultipleRequest, .readMultipleVariableRequest:
@@ -207,7 +216,8 @@ public enum ATTPDU {
             // Two or more attributes' values (§3.4.7.4), never truncated.
             pdu = .multipleHandleValueNotification(
                 try ATTLengthPrefixedList.validated(
-                    reader.rest(), handleLength: 2, lastMayBeShort: false, minimum: 2, offset: 1, what: "handle-length-value"))
+                    reader.rest(), handleLength: 2, lastMayBeShort: false, minimum: 2, offset: 1,
+                    what: "handle-length-value"))
         case .writeRequest:
             pdu = .writeRequest(handle: try reader.u16le("attribute handle"), value: reader.rest())
         case .writeResponse:

@@ -8,7 +8,8 @@ public struct ATTUUIDField {
 
     static func decode(_ bytes: UnsafeRawBufferPointer, offset: Int) throws(DecodeError) -> ATTUUIDField {
         guard bytes.count == 2 || bytes.count == 16 else {
-            throw DecodeError(layer: .att, offset: offset, expected: "a 2-byte or 16-byte UUID, not \(bytes.count) bytes")
+            throw DecodeError(
+                layer: .att, offset: offset, expected: "a 2-byte or 16-byte UUID, not \(bytes.count) bytes")
         }
         return ATTUUIDField(bytes: bytes)
     }

@@ -108,7 +108,8 @@ public enum AndroidCodes {
     ].map { AndroidConstant($0.0, $0.1, .bondState) }
 
     /// Every table, the framework's first.
-    public static let all: [AndroidConstant] = bluetoothGattStatuses + disconnectionReasons + gattStatuses + unbondReasons + bondStates
+    public static let all: [AndroidConstant] =
+        bluetoothGattStatuses + disconnectionReasons + gattStatuses + unbondReasons + bondStates
 
     /// The constants named `name` (case-insensitive; `BluetoothGatt.` and similar prefixes
     /// ignored): one name can be declared in two tables (`GATT_SUCCESS`).

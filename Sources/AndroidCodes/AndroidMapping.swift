@@ -14,11 +14,13 @@ public enum AndroidMapping {
             "system/stack/acl/ble_acl.cc acl_ble_connection_fail; system/stack/gatt/gatt_main.cc on_connection_timed_out; system/bta/gatt/bta_gattc_act.cc bta_gattc_open_fail"
         public static let directConnectTimeout =
             "system/gd/hci/acl_manager/le_impl.h kCreateConnectionTimeoutMs, on_create_connection_timeout; system/bta/gatt/bta_gattc_act.cc bta_gattc_open_fail"
-        public static let openLocally = "system/bta/gatt/bta_gattc_act.cc bta_gattc_open (GATT_Connect refused), bta_gattc_open_fail"
+        public static let openLocally =
+            "system/bta/gatt/bta_gattc_act.cc bta_gattc_open (GATT_Connect refused), bta_gattc_open_fail"
         public static let errorResponse = "system/stack/gatt/gatt_cl.cc gatt_process_error_rsp"
         public static let discoveryError =
             "system/stack/gatt/gatt_cl.cc gatt_proc_disc_error_rsp; system/bta/gatt/bta_gattc_cache.cc bta_gattc_disc_cmpl_cback; system/bta/gatt/bta_gattc_act.cc bta_gattc_search"
-        public static let authenticationRetry = "framework/java/android/bluetooth/BluetoothGatt.java onCharacteristicRead/Write, onDescriptorRead/Write (mAuthRetryState)"
+        public static let authenticationRetry =
+            "framework/java/android/bluetooth/BluetoothGatt.java onCharacteristicRead/Write, onDescriptorRead/Write (mAuthRetryState)"
         public static let securityFailed = "system/stack/gatt/gatt_auth.cc gatt_sec_check_complete"
         public static let bondFailed =
             "system/btif/src/btif_dm.cc btif_dm_ble_auth_cmpl_evt; android/app/src/com/android/bluetooth/btservice/BondStateMachine.java getUnbondReasonFromHALCode"
@@ -33,7 +35,8 @@ public enum AndroidMapping {
 
     /// What a connect that failed reports: 133 `GATT_ERROR`, or from Android 15 (its
     /// `enumerate_gatt_errors` flag, `BluetoothGatt.GATT_CONNECTION_TIMEOUT` of API 35) 147.
-    private static let failedOpen = AndroidStatus.Release(since: "Android 15 (API 35)", status: 0x93, name: "GATT_CONNECTION_TIMEOUT")
+    private static let failedOpen = AndroidStatus.Release(
+        since: "Android 15 (API 35)", status: 0x93, name: "GATT_CONNECTION_TIMEOUT")
 
     /// `onConnectionStateChange` for a disconnection with `reason`: status 0 when the app asked
     /// (`BluetoothGatt.disconnect()`), else the HCI reason itself, which the stack passes on as
@@ -44,16 +47,20 @@ public enum AndroidMapping {
             return AndroidStatus(
                 status: 0, name: "GATT_SUCCESS", callback: connectionStateCallback, grade: .documented,
                 source: Source.close + " (BTA_GATTC_API_CLOSE_EVT)",
-                note: "the app's own disconnect() is answered at once with status 0; were it the phone's stack that ended the link, the status is 22 GATT_CONN_TERMINATE_LOCAL_HOST")
+                note:
+                    "the app's own disconnect() is answered at once with status 0; were it the phone's stack that ended the link, the status is 22 GATT_CONN_TERMINATE_LOCAL_HOST"
+            )
         }
         let status = Int(reason.rawValue)
         let named = AndroidCodes.constant(status, forConnectionState: true)
         var note: String?
         switch reason {
         case .connectionTerminatedByLocalHost:
-            note = "the phone's stack ended the link without the app asking (an ATT timeout, a failed encryption, a missing bond, another app's disconnect)"
+            note =
+                "the phone's stack ended the link without the app asking (an ATT timeout, a failed encryption, a missing bond, another app's disconnect)"
         case .connectionFailedToBeEstablished:
-            note = "older releases name it GATT_CONN_FAIL_ESTABLISH; a connect whose completion fails with 0x3E gets 133 or 147 instead"
+            note =
+                "older releases name it GATT_CONN_FAIL_ESTABLISH; a connect whose completion fails with 0x3E gets 133 or 147 instead"
         default:
             if named == nil {
                 note = "the HCI reason, passed on unnamed"
@@ -64,7 +71,8 @@ public enum AndroidMapping {
         }
         return AndroidStatus(
             status: status, name: named?.name, callback: connectionStateCallback, grade: .documented,
-            source: Source.close + " (BTA_GATTC_INT_DISCONN_EVT: the status is the reason); system/stack/include/gatt_api.h tGATT_DISCONN_REASON",
+            source: Source.close
+                + " (BTA_GATTC_INT_DISCONN_EVT: the status is the reason); system/stack/include/gatt_api.h tGATT_DISCONN_REASON",
             note: note)
     }
 
@@ -75,8 +83,10 @@ public enum AndroidMapping {
     public static func connectionFailure(status: HCIStatus) -> AndroidStatus? {
         if status.rawValue == 0x3C { return nil }
         return AndroidStatus(
-            status: 0x85, name: "GATT_ERROR", callback: connectionStateCallback, grade: .documented, source: Source.openFail,
-            note: "any failed completion (here \(status.name ?? "status") \(hex(status.rawValue, digits: 2))) ends the connect the same way; the HCI status itself does not reach the app",
+            status: 0x85, name: "GATT_ERROR", callback: connectionStateCallback, grade: .documented,
+            source: Source.openFail,
+            note:
+                "any failed completion (here \(status.name ?? "status") \(hex(status.rawValue, digits: 2))) ends the connect the same way; the HCI status itself does not reach the app",
             later: failedOpen)
     }
 
@@ -89,8 +99,10 @@ public enum AndroidMapping {
     public static func cancelledAttempt(after seconds: Double) -> AndroidStatus? {
         guard seconds >= directConnectTimeout - 0.5, seconds <= directConnectTimeout + 2 else { return nil }
         return AndroidStatus(
-            status: 0x85, name: "GATT_ERROR", callback: connectionStateCallback, grade: .hypothesis, source: Source.directConnectTimeout,
-            note: "a cancel \(Int(seconds.rounded())) s after the attempt is Android's 30-s direct-connection timeout; iOS keeps waiting, with no callback",
+            status: 0x85, name: "GATT_ERROR", callback: connectionStateCallback, grade: .hypothesis,
+            source: Source.directConnectTimeout,
+            note:
+                "a cancel \(Int(seconds.rounded())) s after the attempt is Android's 30-s direct-connection timeout; iOS keeps waiting, with no callback",
             later: failedOpen)
     }
 
@@ -98,7 +110,8 @@ public enum AndroidMapping {
     /// Create Connection for the peer: too many GATT clients registered, a connection already
     /// pending): 133 (documented), and no trace of it but logcat.
     public static let connectRefusedLocally = AndroidStatus(
-        status: 0x85, name: "GATT_ERROR", callback: connectionStateCallback, grade: .documented, source: Source.openLocally,
+        status: 0x85, name: "GATT_ERROR", callback: connectionStateCallback, grade: .documented,
+        source: Source.openLocally,
         note: "no HCI command at all: only logcat shows why (bt_stack, BtGatt.GattService)")
 
     /// The app-facing request an ATT Error Response answered.
@@ -150,7 +163,8 @@ public enum AndroidMapping {
         let named = AndroidCodes.constant(status, forConnectionState: false)
         var note: String?
         if code.isApplicationError, let named {
-            note = "the peer's application error \(hex(code.rawValue, digits: 2)) has the number of the stack's own \(named.name): only the trace tells them apart"
+            note =
+                "the peer's application error \(hex(code.rawValue, digits: 2)) has the number of the stack's own \(named.name): only the trace tells them apart"
         } else if code.isApplicationError {
             note = "the peer's application error, passed on unnamed"
         }
@@ -160,16 +174,22 @@ public enum AndroidMapping {
             return AndroidStatus(
                 status: status, name: named?.name, callback: operation.callback, grade: .documented,
                 source: Source.errorResponse + "; " + Source.authenticationRetry,
-                note: "BluetoothGatt first pairs and sends the request again (without, then with MITM protection): the app sees this status only if those fail too")
+                note:
+                    "BluetoothGatt first pairs and sends the request again (without, then with MITM protection): the app sees this status only if those fail too"
+            )
         }
         if operation == .discovery {
             return AndroidStatus(
-                status: 0x81, name: "GATT_INTERNAL_ERROR", callback: operation.callback, grade: .hypothesis, source: Source.discoveryError,
-                note: "discovery stops at the error (\(status) \(named?.name ?? "")); the search then reports 129 when nothing was found, else 0 with what was found before it")
+                status: 0x81, name: "GATT_INTERNAL_ERROR", callback: operation.callback, grade: .hypothesis,
+                source: Source.discoveryError,
+                note:
+                    "discovery stops at the error (\(status) \(named?.name ?? "")); the search then reports 129 when nothing was found, else 0 with what was found before it"
+            )
         }
         return AndroidStatus(
             status: status, name: named?.name, callback: operation.callback,
-            grade: operation == .mtu || operation == .executeWrite ? .hypothesis : .documented, source: Source.errorResponse, note: note)
+            grade: operation == .mtu || operation == .executeWrite ? .hypothesis : .documented,
+            source: Source.errorResponse, note: note)
     }
 
     /// The request that needed pairing, when the pairing failed: the stack ends it with 137
@@ -194,7 +214,8 @@ public enum AndroidMapping {
             }
         return AndroidStatus(
             status: unbond, name: AndroidCodes.unbondReasons.first { $0.value == unbond }?.name,
-            callback: "ACTION_BOND_STATE_CHANGED (BOND_BONDING to BOND_NONE, EXTRA_REASON)", grade: .documented, source: Source.bondFailed,
+            callback: "ACTION_BOND_STATE_CHANGED (BOND_BONDING to BOND_NONE, EXTRA_REASON)", grade: .documented,
+            source: Source.bondFailed,
             note: "the request that needed pairing ends with 137 GATT_AUTH_FAIL")
     }
 }

@@ -49,7 +49,8 @@ public struct AndroidStatus: Hashable, Sendable, Codable, CustomStringConvertibl
     /// One line, as the text reports write it: `onConnectionStateChange, status 8
     /// GATT_CONN_TIMEOUT [documented]`, with the later release's status after the first.
     public var description: String {
-        var text = callback.hasPrefix("no ") ? "\(callback) (status \(statusText))" : "\(callback), status \(statusText)"
+        var text =
+            callback.hasPrefix("no ") ? "\(callback) (status \(statusText))" : "\(callback), status \(statusText)"
         if let later { text += "; \(later.since) and later: \(later.status)" + (later.name.map { " \($0)" } ?? "") }
         return text + " [\(grade.rawValue)]"
     }

@@ -8,9 +8,12 @@ extension JSONSweep {
         let reference = sweep.reference
         self.init(
             capture: capture, app: app, kind: kind,
-            reference: State(connected: reference.connected, subscribed: reference.subscribed, pending: reference.pending),
+            reference: State(
+                connected: reference.connected, subscribed: reference.subscribed, pending: reference.pending),
             points: sweep.points.map {
-                Point(seconds: $0.seconds, after: $0.after, lost: $0.lost, gained: $0.gained, relaunch: $0.relaunch, sameAs: $0.sameAs)
+                Point(
+                    seconds: $0.seconds, after: $0.after, lost: $0.lost, gained: $0.gained, relaunch: $0.relaunch,
+                    sameAs: $0.sameAs)
             },
             replayed: sweep.replayed)
     }

@@ -60,7 +60,8 @@ public protocol BluetoothSystem: AnyObject {
     /// delegate without the iOS 17 disconnection method. No connection is attempted; the delegate
     /// gets `didFailToConnect` with `error` right after this returns, still inside the app's call.
     /// So that a system sees every call and callback.
-    func connectRefused(_ peripheral: CBPeripheral, options: [String: Any]?, error: any Error, for central: CBCentralManager)
+    func connectRefused(
+        _ peripheral: CBPeripheral, options: [String: Any]?, error: any Error, for central: CBCentralManager)
     /// Peripherals the system knows by identifier; objects come from ``CBCentralManager/peripheral(identifier:address:name:)``.
     func retrievePeripherals(withIdentifiers identifiers: [UUID], for central: CBCentralManager) -> [CBPeripheral]
     /// Peripherals connected to the system (by any app) that have one of `services`.
@@ -117,7 +118,9 @@ extension BluetoothSystem {
     public func portingWarning(_ message: String, by manager: CBManager) {}
 
     /// By default a refused `connect` is not written down (a system made before this was modelled).
-    public func connectRefused(_ peripheral: CBPeripheral, options: [String: Any]?, error: any Error, for central: CBCentralManager) {}
+    public func connectRefused(
+        _ peripheral: CBPeripheral, options: [String: Any]?, error: any Error, for central: CBCentralManager
+    ) {}
 
     /// By default a released peripheral changes nothing (a system made before this was modelled).
     public func peripheralReleased(_ peripheral: ReleasedPeripheral, by central: CBCentralManager) {}
@@ -128,7 +131,9 @@ extension BluetoothSystem {
     /// By default no feature (a system made before features were modelled).
     public var supportedFeatures: CBCentralManager.Feature { [] }
     /// By default the system keeps no time of its own: timers run on the wall clock.
-    public func asyncAfter(_ seconds: Double, on queue: DispatchQueue, isMain: Bool, _ work: @escaping () -> Void) -> Bool { false }
+    public func asyncAfter(_ seconds: Double, on queue: DispatchQueue, isMain: Bool, _ work: @escaping () -> Void)
+        -> Bool
+    { false }
 }
 
 /// The system a manager created now talks to.

@@ -25,7 +25,8 @@ open class CBCentralManager: CBManager {
         case connected(CBPeripheral, mtu: Int = 23)
         case failedToConnect(CBPeripheral, error: (any Error)?)
         /// The connection ended; `timestamp` is `CFAbsoluteTime` seconds.
-        case disconnected(CBPeripheral, error: (any Error)?, timestamp: CFAbsoluteTime = 0, isReconnecting: Bool = false)
+        case disconnected(
+            CBPeripheral, error: (any Error)?, timestamp: CFAbsoluteTime = 0, isReconnecting: Bool = false)
         case connectionEvent(CBConnectionEvent, CBPeripheral)
         case ancsAuthorizationUpdated(CBPeripheral, authorized: Bool)
     }
@@ -130,7 +131,9 @@ open class CBCentralManager: CBManager {
     /// Ends a connection or a pending attempt. The delegate then gets `didDisconnectPeripheral`
     /// with no error.
     public func cancelPeripheralConnection(_ peripheral: CBPeripheral) {
-        guard requirePoweredOn("cancelPeripheralConnection"), isMine(peripheral, "cancelPeripheralConnection") else { return }
+        guard requirePoweredOn("cancelPeripheralConnection"), isMine(peripheral, "cancelPeripheralConnection") else {
+            return
+        }
         if peripheral.state != .disconnected {
             peripheral.state = .disconnecting
             peripheral.cancelRequested = true
@@ -224,7 +227,10 @@ open class CBCentralManager: CBManager {
             if let name = advertisementData[CBAdvertisementDataLocalNameKey] as? String, peripheral.deviceName == nil {
                 peripheral.name = name
             }
-            callback { $0.centralManager(self, didDiscover: peripheral, advertisementData: advertisementData, rssi: NSNumber(value: rssi)) }
+            callback {
+                $0.centralManager(
+                    self, didDiscover: peripheral, advertisementData: advertisementData, rssi: NSNumber(value: rssi))
+            }
         case .connected(let peripheral, let mtu):
             peripheral.didConnect()
             peripheral.mtu = mtu
@@ -243,7 +249,10 @@ open class CBCentralManager: CBManager {
             callback { delegate in
                 // iOS calls the older form whenever the delegate implements it, and the iOS 17
                 // form only otherwise (the decompiled framework of iOS 18.2 and 26.1).
-                guard !implemented({ delegate.centralManager(self, didDisconnectPeripheral: peripheral, error: reported) }) else { return }
+                guard
+                    !implemented({ delegate.centralManager(self, didDisconnectPeripheral: peripheral, error: reported) }
+                    )
+                else { return }
                 delegate.centralManager(
                     self, didDisconnectPeripheral: peripheral, timestamp: timestamp, isReconnecting: isReconnecting,
                     error: reported)
@@ -267,11 +276,17 @@ open class CBCentralManager: CBManager {
     /// `.poweredOn` and `.poweredOff` every peripheral object becomes invalid.
     private func updateState(_ newState: CBManagerState, restoredState: [String: Any]?) {
         if let restoredState {
-            guard restore("centralManager(_:willRestoreState:)", { callback { $0.centralManager(self, willRestoreState: restoredState) } }) else { return }
+            guard
+                restore(
+                    "centralManager(_:willRestoreState:)",
+                    { callback { $0.centralManager(self, willRestoreState: restoredState) } })
+            else { return }
         }
         if newState != .poweredOn {
             isScanning = false
-            for peripheral in peripherals.values.compactMap(\.object).sorted(by: { $0.identifier.uuidString < $1.identifier.uuidString })
+            for peripheral in peripherals.values.compactMap(\.object).sorted(by: {
+                $0.identifier.uuidString < $1.identifier.uuidString
+            })
             where peripheral.state != .disconnected {
                 peripheral.didDisconnect()
             }
@@ -306,7 +321,9 @@ open class CBCentralManager: CBManager {
 
     private func isMine(_ peripheral: CBPeripheral, _ call: String) -> Bool {
         guard peripheral.central === self, peripherals[peripheral.identifier]?.object === peripheral else {
-            misuse("\(call) with a peripheral that is not a valid one of this central manager (retrieve or discover it again)")
+            misuse(
+                "\(call) with a peripheral that is not a valid one of this central manager (retrieve or discover it again)"
+            )
             return false
         }
         return true
@@ -334,7 +351,8 @@ open class CBCentralManager: CBManager {
         return DelegateProbe.implements(
             "centralManager(_:didDisconnectPeripheral:timestamp:isReconnecting:error:)", of: delegate, manager: self
         ) {
-            delegate.centralManager(self, didDisconnectPeripheral: peripheral, timestamp: 0, isReconnecting: false, error: nil)
+            delegate.centralManager(
+                self, didDisconnectPeripheral: peripheral, timestamp: 0, isReconnecting: false, error: nil)
         }
     }
 

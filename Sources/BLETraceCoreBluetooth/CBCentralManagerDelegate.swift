@@ -15,14 +15,17 @@ public protocol CBCentralManagerDelegate: NSObjectProtocol {
     /// kept (``CBCentralManagerRestoredStatePeripheralsKey``, ``CBCentralManagerRestoredStateScanServicesKey``,
     /// ``CBCentralManagerRestoredStateScanOptionsKey``). Comes before `centralManagerDidUpdateState(_:)`.
     func centralManager(_ central: CBCentralManager, willRestoreState dict: [String: Any])
-    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber)
+    func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any],
+        rssi RSSI: NSNumber)
     func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral)
     /// A connection attempt failed. Attempts do not time out, so this is usually transient.
     func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?)
     /// A connection ended. `error` is nil when the app asked for it with
     /// `cancelPeripheralConnection`, and set otherwise. A delegate that implements it gets it
     /// and not the iOS 17 form below, as on iOS 18 and 26 (the decompiled framework).
-    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?)
+    func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?)
     /// The newer form (iOS 17): called only when the delegate does not implement
     /// `centralManager(_:didDisconnectPeripheral:error:)`. With
     /// `CBConnectPeripheralOptionEnableAutoReconnect`, `isReconnecting` says the system connects
@@ -31,7 +34,8 @@ public protocol CBCentralManagerDelegate: NSObjectProtocol {
     func centralManager(
         _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, timestamp: CFAbsoluteTime,
         isReconnecting: Bool, error: (any Error)?)
-    func centralManager(_ central: CBCentralManager, connectionEventDidOccur event: CBConnectionEvent, for peripheral: CBPeripheral)
+    func centralManager(
+        _ central: CBCentralManager, connectionEventDidOccur event: CBConnectionEvent, for peripheral: CBPeripheral)
     func centralManager(_ central: CBCentralManager, didUpdateANCSAuthorizationFor peripheral: CBPeripheral)
 }
 
@@ -40,13 +44,18 @@ extension CBCentralManagerDelegate {
         central.defaultReached = true
     }
     public func centralManager(
-        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any],
+        rssi RSSI: NSNumber
     ) {}
     public func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {}
-    public func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?) {}
+    public func centralManager(
+        _ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?
+    ) {}
     // The two disconnection forms say when they are reached: which one iOS calls depends on
     // which the delegate implements (CBManager.defaultReached).
-    public func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {
+    public func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?
+    ) {
         central.defaultReached = true
     }
     public func centralManager(
@@ -55,6 +64,8 @@ extension CBCentralManagerDelegate {
     ) {
         central.defaultReached = true
     }
-    public func centralManager(_ central: CBCentralManager, connectionEventDidOccur event: CBConnectionEvent, for peripheral: CBPeripheral) {}
+    public func centralManager(
+        _ central: CBCentralManager, connectionEventDidOccur event: CBConnectionEvent, for peripheral: CBPeripheral
+    ) {}
     public func centralManager(_ central: CBCentralManager, didUpdateANCSAuthorizationFor peripheral: CBPeripheral) {}
 }

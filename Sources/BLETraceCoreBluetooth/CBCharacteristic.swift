@@ -47,7 +47,10 @@ open class CBCharacteristic: CBAttribute {
     public internal(set) var declarationHandle: UInt16
     @exclusivity(unchecked) public internal(set) final var valueHandle: UInt16
 
-    init(uuid: CBUUID, properties: CBCharacteristicProperties, value: Data?, declarationHandle: UInt16, valueHandle: UInt16) {
+    init(
+        uuid: CBUUID, properties: CBCharacteristicProperties, value: Data?, declarationHandle: UInt16,
+        valueHandle: UInt16
+    ) {
         storedProperties = properties
         stored = value.map(StoredValue.data)
         self.declarationHandle = declarationHandle
@@ -72,7 +75,9 @@ open class CBMutableCharacteristic: CBCharacteristic {
     /// The centrals subscribed to its notifications or indications.
     public internal(set) var subscribedCentrals: [CBCentral]?
 
-    public init(type UUID: CBUUID, properties: CBCharacteristicProperties, value: Data?, permissions: CBAttributePermissions) {
+    public init(
+        type UUID: CBUUID, properties: CBCharacteristicProperties, value: Data?, permissions: CBAttributePermissions
+    ) {
         self.permissions = permissions
         super.init(uuid: UUID, properties: properties, value: value, declarationHandle: 0, valueHandle: 0)
     }

@@ -39,7 +39,9 @@ open class CBDescriptor: CBAttribute {
         }
     }
 
-    open override var description: String { "<CBDescriptor: \(uuid.uuidString), value = \(value.map { "\($0)" } ?? "(null)")>" }
+    open override var description: String {
+        "<CBDescriptor: \(uuid.uuidString), value = \(value.map { "\($0)" } ?? "(null)")>"
+    }
 }
 
 /// A descriptor of a peripheral manager's characteristic (`CBMutableDescriptor`). Apple's page

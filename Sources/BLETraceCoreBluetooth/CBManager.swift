@@ -104,7 +104,8 @@ open class CBManager: NSObject {
     /// Returns false after such a crash: nothing more of the app runs.
     func restore(_ method: String, _ call: () -> Void) -> Bool {
         guard !implemented(call) else { return true }
-        crash("restoreWithoutWillRestoreState", "has a restore identifier, but its delegate does not implement \(method)")
+        crash(
+            "restoreWithoutWillRestoreState", "has a restore identifier, but its delegate does not implement \(method)")
         return false
     }
 
@@ -126,7 +127,8 @@ open class CBManager: NSObject {
         let prefix = "API MISUSE: "
         let name = misuseName
         var line = ""
-        line.reserveCapacity(prefix.utf8.count + name.utf8.count + (object.map { $0.utf8.count + 1 } ?? 0) + 1 + message.utf8.count)
+        line.reserveCapacity(
+            prefix.utf8.count + name.utf8.count + (object.map { $0.utf8.count + 1 } ?? 0) + 1 + message.utf8.count)
         line += prefix
         line += name
         if let object {

@@ -22,13 +22,17 @@ open class CBPeer: NSObject {
     public static func identifier(for address: BluetoothAddress) -> UUID {
         let a = address.rawValue
         func byte(_ shift: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: a >> shift) }
-        return UUID(uuid: (0xB1, 0xE7, 0xAA, 0xCE, 0, 0, 0x40, 0, 0x80, 0, byte(40), byte(32), byte(24), byte(16), byte(8), byte(0)))
+        return UUID(
+            uuid: (
+                0xB1, 0xE7, 0xAA, 0xCE, 0, 0, 0x40, 0, 0x80, 0, byte(40), byte(32), byte(24), byte(16), byte(8), byte(0)
+            ))
     }
 
     /// The address an identifier of ``identifier(for:)`` was made from; nil for any other UUID.
     public static func address(in identifier: UUID) -> BluetoothAddress? {
         let u = identifier.uuid
-        let address = BluetoothAddress(rawValue: [u.10, u.11, u.12, u.13, u.14, u.15].reduce(0) { $0 << 8 | UInt64($1) })
+        let address = BluetoothAddress(
+            rawValue: [u.10, u.11, u.12, u.13, u.14, u.15].reduce(0) { $0 << 8 | UInt64($1) })
         return Self.identifier(for: address) == identifier ? address : nil
     }
 }

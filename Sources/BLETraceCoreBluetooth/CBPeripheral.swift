@@ -96,7 +96,8 @@ open class CBPeripheral: CBPeer {
     /// it still had ends, as iOS ends it (``CBCentralManager``'s weak map of peripherals).
     deinit {
         backReference.clear()
-        central?.peripheralReleased(ReleasedPeripheral(identifier: identifier, address: address, state: state, object: ObjectIdentifier(self)))
+        central?.peripheralReleased(
+            ReleasedPeripheral(identifier: identifier, address: address, state: state, object: ObjectIdentifier(self)))
     }
 
     open override var description: String {
@@ -147,11 +148,15 @@ open class CBPeripheral: CBPeer {
         case .withoutResponse:
             guard requireConnected("writeValue") else { return }
             guard characteristic.properties.contains(.writeWithoutResponse) else {
-                return misuse("writeValue(_:for:type: .withoutResponse) on \(characteristic.uuid.uuidString), which does not allow writes without response: not sent")
+                return misuse(
+                    "writeValue(_:for:type: .withoutResponse) on \(characteristic.uuid.uuidString), which does not allow writes without response: not sent"
+                )
             }
             let limit = maximumWriteValueLength(for: .withoutResponse)
             guard data.count <= limit else {
-                return misuse("writeValue(_:for:type: .withoutResponse) of \(data.count) bytes, more than maximumWriteValueLength \(limit): not sent")
+                return misuse(
+                    "writeValue(_:for:type: .withoutResponse) of \(data.count) bytes, more than maximumWriteValueLength \(limit): not sent"
+                )
             }
             // While canSendWriteWithoutResponse is false the write is still passed on: Apple's
             // header calls its delivery best-effort, and peripheralIsReady(toSendWriteWithoutResponse:)
@@ -164,7 +169,9 @@ open class CBPeripheral: CBPeer {
         guard isMine(descriptor.characteristic?.service, "writeValue") else { return }
         guard descriptor.uuid.bluetoothUUID.shortValue != 0x2902 else {
             // iOS raises an exception here (the decompiled framework; dotnet-bluetooth-le 448).
-            return crash("cccdWrittenDirectly", "Client Characteristic Configuration descriptors must be configured using setNotifyValue(_:for:)")
+            return crash(
+                "cccdWrittenDirectly",
+                "Client Characteristic Configuration descriptors must be configured using setNotifyValue(_:for:)")
         }
         enqueue(.writeDescriptor(data, descriptor), "writeValue")
     }
@@ -229,7 +236,11 @@ open class CBPeripheral: CBPeer {
                 // iOS calls `peripheral(_:didReadRSSI:error:)` when the delegate implements it, and
                 // the deprecated `peripheralDidUpdateRSSI(_:error:)` otherwise (the decompiled
                 // `handleRSSIUpdated:` of iOS 18.2).
-                guard let central, !central.implemented({ delegate.peripheral(self, didReadRSSI: NSNumber(value: value), error: error) }) else { return }
+                guard let central,
+                    !central.implemented({
+                        delegate.peripheral(self, didReadRSSI: NSNumber(value: value), error: error)
+                    })
+                else { return }
                 (self as any DeprecatedCallbacks).peripheralDidUpdateRSSI(of: delegate, error: error)
             }
         case .readyToSendWriteWithoutResponse:
@@ -251,7 +262,9 @@ open class CBPeripheral: CBPeer {
     /// `central` is this peripheral's central manager, when the caller has it already.
     /// The bytes are taken over (`consuming`): the caller's copy becomes the value's, with no
     /// second retain.
-    public func deliverValue(_ bytes: consuming [UInt8], valueHandle: UInt16, via central: CBCentralManager? = nil) -> Bool {
+    public func deliverValue(_ bytes: consuming [UInt8], valueHandle: UInt16, via central: CBCentralManager? = nil)
+        -> Bool
+    {
         notify(valueHandle, via: central, .bytes(bytes))
     }
 
@@ -260,7 +273,9 @@ open class CBPeripheral: CBPeer {
     /// asked, so the value reaches the delegate (a fault sweep's `notifications:early`; the grade
     /// is in Formats/faults.md). False when the app never discovered the characteristic.
     @discardableResult
-    public func deliverValueBeforeSubscription(_ bytes: [UInt8], valueHandle: UInt16, via central: CBCentralManager? = nil) -> Bool {
+    public func deliverValueBeforeSubscription(
+        _ bytes: [UInt8], valueHandle: UInt16, via central: CBCentralManager? = nil
+    ) -> Bool {
         guard let characteristic = characteristic(valueHandle: valueHandle) else { return false }
         characteristic.stored = .bytes(bytes)
         callback(via: central) { $0.peripheral(self, didUpdateValueFor: characteristic, error: nil) }
@@ -269,8 +284,12 @@ open class CBPeripheral: CBPeer {
 
     /// A value update of the characteristic with `valueHandle` when the app is subscribed to it:
     /// the characteristic's value becomes `value`, then the delegate hears of it.
-    private func notify(_ valueHandle: UInt16, via central: CBCentralManager? = nil, _ value: consuming CBCharacteristic.StoredValue?) -> Bool {
-        guard let characteristic = characteristic(valueHandle: valueHandle), characteristic.isNotifying else { return false }
+    private func notify(
+        _ valueHandle: UInt16, via central: CBCentralManager? = nil, _ value: consuming CBCharacteristic.StoredValue?
+    ) -> Bool {
+        guard let characteristic = characteristic(valueHandle: valueHandle), characteristic.isNotifying else {
+            return false
+        }
         characteristic.stored = value
         callback(via: central) { $0.peripheral(self, didUpdateValueFor: characteristic, error: nil) }
         return true
@@ -392,8 +411,10 @@ open class CBPeripheral: CBPeer {
         case .didUpdateDescriptorValue(let value, let descriptor):
             if succeeded { descriptor.storedValue = value.map { CBDescriptor.value(of: $0, for: descriptor.uuid) } }
             callback { $0.peripheral(self, didUpdateValueFor: descriptor, error: error) }
-        case .didWriteCharacteristic(let characteristic): callback { $0.peripheral(self, didWriteValueFor: characteristic, error: error) }
-        case .didWriteDescriptor(let descriptor): callback { $0.peripheral(self, didWriteValueFor: descriptor, error: error) }
+        case .didWriteCharacteristic(let characteristic):
+            callback { $0.peripheral(self, didWriteValueFor: characteristic, error: error) }
+        case .didWriteDescriptor(let descriptor):
+            callback { $0.peripheral(self, didWriteValueFor: descriptor, error: error) }
         case .didUpdateNotificationState(let isNotifying, let characteristic):
             if succeeded { characteristic.isNotifying = isNotifying }
             callback { $0.peripheral(self, didUpdateNotificationStateFor: characteristic, error: error) }
@@ -405,15 +426,21 @@ open class CBPeripheral: CBPeer {
     private func merge(_ found: [ServiceDefinition], into known: [CBService]) -> [CBService] {
         var result = known
         for definition in found
-        where !known.contains(where: { $0.uuid == definition.uuid && $0.handles.lowerBound == definition.handles.lowerBound }) {
-            result.append(CBService(uuid: definition.uuid, isPrimary: definition.isPrimary, handles: definition.handles, peripheral: self))
+        where !known.contains(where: {
+            $0.uuid == definition.uuid && $0.handles.lowerBound == definition.handles.lowerBound
+        }) {
+            result.append(
+                CBService(
+                    uuid: definition.uuid, isPrimary: definition.isPrimary, handles: definition.handles,
+                    peripheral: self))
         }
         return result.sorted { $0.handles.lowerBound < $1.handles.lowerBound }
     }
 
     private func merge(_ found: [CharacteristicDefinition], into service: CBService) -> [CBCharacteristic] {
         var result = service.storedCharacteristics ?? []
-        for definition in found where !result.contains(where: { $0.valueHandle == definition.valueHandle && $0.uuid == definition.uuid }) {
+        for definition in found
+        where !result.contains(where: { $0.valueHandle == definition.valueHandle && $0.uuid == definition.uuid }) {
             let characteristic = CBCharacteristic(
                 uuid: definition.uuid, properties: definition.properties, value: nil,
                 declarationHandle: definition.declarationHandle, valueHandle: definition.valueHandle)
@@ -425,7 +452,8 @@ open class CBPeripheral: CBPeer {
 
     private func merge(_ found: [DescriptorDefinition], into characteristic: CBCharacteristic) -> [CBDescriptor] {
         var result = characteristic.storedDescriptors ?? []
-        for definition in found where !result.contains(where: { $0.handle == definition.handle && $0.uuid == definition.uuid }) {
+        for definition in found
+        where !result.contains(where: { $0.handle == definition.handle && $0.uuid == definition.uuid }) {
             let descriptor = CBDescriptor(uuid: definition.uuid, value: nil, handle: definition.handle)
             descriptor.characteristic = characteristic
             result.append(descriptor)
@@ -442,7 +470,9 @@ open class CBPeripheral: CBPeer {
     /// Whether `service` is a valid service of this peripheral; records the misuse when not.
     private func isMine(_ service: CBService?, _ call: String) -> Bool {
         guard let service, service.peripheral === self else {
-            misuse("\(call) with an attribute that is not a valid one of this peripheral (discover it again after a disconnection or a service change)")
+            misuse(
+                "\(call) with an attribute that is not a valid one of this peripheral (discover it again after a disconnection or a service change)"
+            )
             return false
         }
         return true

@@ -69,9 +69,12 @@ open class CBPeripheralManager: CBManager {
         }
         for case let characteristic as CBMutableCharacteristic in service.characteristics ?? []
         where characteristic.value != nil
-            && (characteristic.properties.subtracting(.read) != [] || characteristic.permissions.subtracting(.readable) != [])
+            && (characteristic.properties.subtracting(.read) != []
+                || characteristic.permissions.subtracting(.readable) != [])
         {
-            return crash("cachedValueNotReadOnly", "Characteristics with cached values must be read-only (\(characteristic.uuid.uuidString))")
+            return crash(
+                "cachedValueNotReadOnly",
+                "Characteristics with cached values must be read-only (\(characteristic.uuid.uuidString))")
         }
         if let refusal = refusal(of: service) {
             misuse("add(_:) of \(service.uuid.uuidString): \(refusal.reason)")
@@ -111,7 +114,9 @@ open class CBPeripheralManager: CBManager {
         let allowed = [CBAdvertisementDataLocalNameKey, CBAdvertisementDataServiceUUIDsKey]
         let dropped = (advertisementData ?? [:]).keys.filter { !allowed.contains($0) }.sorted()
         if !dropped.isEmpty {
-            misuse("startAdvertising(_:) with \(dropped.joined(separator: ", ")): only the local name and service UUIDs are advertised; the others are dropped")
+            misuse(
+                "startAdvertising(_:) with \(dropped.joined(separator: ", ")): only the local name and service UUIDs are advertised; the others are dropped"
+            )
         }
         system.startAdvertising(advertisementData?.filter { allowed.contains($0.key) }, for: self)
     }
@@ -131,7 +136,9 @@ open class CBPeripheralManager: CBManager {
             groupMembers = groupMembers.filter { $0.value !== request }
             system.respond(to: request, withResult: result, for: self)
         } else if groupMembers[ObjectIdentifier(request)] != nil {
-            misuse("respond(to:withResult:) with a write request that is not the first of its array; answer the array once, with its first request")
+            misuse(
+                "respond(to:withResult:) with a write request that is not the first of its array; answer the array once, with its first request"
+            )
         } else {
             misuse("respond(to:withResult:) for a request that was answered already (or never received); ignored")
         }
@@ -141,9 +148,13 @@ open class CBPeripheralManager: CBManager {
     /// when the transmit queue is full: the value was not sent, and
     /// `peripheralManagerIsReady(toUpdateSubscribers:)` follows when there is room.
     @discardableResult
-    public func updateValue(_ value: Data, for characteristic: CBMutableCharacteristic, onSubscribedCentrals centrals: [CBCentral]?) -> Bool {
+    public func updateValue(
+        _ value: Data, for characteristic: CBMutableCharacteristic, onSubscribedCentrals centrals: [CBCentral]?
+    ) -> Bool {
         guard requirePoweredOn("updateValue") else { return false }
-        guard let service = characteristic.service as? CBMutableService, publishedServices.contains(where: { $0 === service }) else {
+        guard let service = characteristic.service as? CBMutableService,
+            publishedServices.contains(where: { $0 === service })
+        else {
             misuse("updateValue(_:for:onSubscribedCentrals:) for a characteristic of no published service; not sent")
             return false
         }
@@ -181,7 +192,11 @@ open class CBPeripheralManager: CBManager {
                 }
                 // The system kept advertising while the app was not running.
                 if restoredState[CBPeripheralManagerRestoredStateAdvertisementDataKey] != nil { isAdvertising = true }
-                guard restore("peripheralManager(_:willRestoreState:)", { callback { $0.peripheralManager(self, willRestoreState: restoredState) } }) else { return true }
+                guard
+                    restore(
+                        "peripheralManager(_:willRestoreState:)",
+                        { callback { $0.peripheralManager(self, willRestoreState: restoredState) } })
+                else { return true }
             }
             if newState != .poweredOn {
                 // Below powered on, advertising stops and centrals are disconnected; below powered
@@ -200,7 +215,9 @@ open class CBPeripheralManager: CBManager {
             state = newState
             callback { $0.peripheralManagerDidUpdateState(self) }
         case .serviceAdded(let service, let error):
-            if error == nil, !publishedServices.contains(where: { $0 === service }) { publishedServices.append(service) }
+            if error == nil, !publishedServices.contains(where: { $0 === service }) {
+                publishedServices.append(service)
+            }
             callback { $0.peripheralManager(self, didAdd: service, error: error) }
         case .advertisingStarted(let error):
             isAdvertising = error == nil
@@ -247,8 +264,12 @@ open class CBPeripheralManager: CBManager {
         // each characteristic that notifies or indicates (a hypothesis: the framework makes the
         // descriptor object, what the daemon does with it is not known).
         for case let characteristic as CBMutableCharacteristic in service.characteristics ?? [] {
-            for descriptor in characteristic.descriptors ?? [] where descriptor.uuid.bluetoothUUID.shortValue == 0x2902 {
-                return ("descriptor \(descriptor.uuid.uuidString): the system makes the Client Characteristic Configuration itself", CBError(.uuidNotAllowed))
+            for descriptor in characteristic.descriptors ?? [] where descriptor.uuid.bluetoothUUID.shortValue == 0x2902
+            {
+                return (
+                    "descriptor \(descriptor.uuid.uuidString): the system makes the Client Characteristic Configuration itself",
+                    CBError(.uuidNotAllowed)
+                )
             }
         }
         return nil

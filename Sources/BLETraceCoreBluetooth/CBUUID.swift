@@ -21,7 +21,9 @@ open class CBUUID: NSObject, NSCopying, @unchecked Sendable {
     /// `CBUUID(string:)`: 4 hex digits (16-bit), 8 (32-bit), or the 36-character form (128-bit).
     public convenience init(string theString: String) {
         guard let uuid = CBUUID.parse(theString) else {
-            fatalError("CBUUID(string:): \"\(theString)\" is not a 16-bit, 32-bit or 128-bit UUID (CoreBluetooth raises NSInternalInconsistencyException here: \"String … does not represent a valid UUID\")")
+            fatalError(
+                "CBUUID(string:): \"\(theString)\" is not a 16-bit, 32-bit or 128-bit UUID (CoreBluetooth raises NSInternalInconsistencyException here: \"String … does not represent a valid UUID\")"
+            )
         }
         self.init(bluetoothUUID: uuid)
     }
@@ -30,7 +32,9 @@ open class CBUUID: NSObject, NSCopying, @unchecked Sendable {
     public convenience init(data theData: Data) {
         let bytes = [UInt8](theData)
         guard [2, 4, 16].contains(bytes.count) else {
-            fatalError("CBUUID(data:): \(bytes.count) bytes; a UUID is 2, 4 or 16 (CoreBluetooth raises NSInvalidArgumentException here)")
+            fatalError(
+                "CBUUID(data:): \(bytes.count) bytes; a UUID is 2, 4 or 16 (CoreBluetooth raises NSInvalidArgumentException here)"
+            )
         }
         let reversed = Array(bytes.reversed())
         let uuid = reversed.withUnsafeBytes { BluetoothUUID(littleEndian: $0) }!

@@ -19,7 +19,9 @@ extension DispatchQueue {
     /// reaches the deadline (measured from the call), on this queue as the replay runs the
     /// delegate's (the main queue: the replay's own thread); elsewhere, as Dispatch's.
     public func asyncAfter(deadline: DispatchTime, execute work: @escaping @Sendable @convention(block) () -> Void) {
-        let nanoseconds = deadline == .distantFuture ? nil : Int64(bitPattern: deadline.uptimeNanoseconds &- DispatchTime.now().uptimeNanoseconds)
+        let nanoseconds =
+            deadline == .distantFuture
+            ? nil : Int64(bitPattern: deadline.uptimeNanoseconds &- DispatchTime.now().uptimeNanoseconds)
         if runsInCaptureTime(after: nanoseconds, work) { return }
         asyncAfter(deadline: deadline, qos: .unspecified, flags: [], execute: work)
     }

@@ -21,20 +21,25 @@ public enum GATTRequest {
     public var call: (method: Method, arguments: [GATTArgument]) {
         switch self {
         case .discoverServices(let uuids): (.discoverServices, [.services(uuids)])
-        case .discoverIncludedServices(let uuids, let service): (.discoverIncludedServices, [.service(service), .includedServices(uuids)])
-        case .discoverCharacteristics(let uuids, let service): (.discoverCharacteristics, [.service(service), .characteristics(uuids)])
+        case .discoverIncludedServices(let uuids, let service):
+            (.discoverIncludedServices, [.service(service), .includedServices(uuids)])
+        case .discoverCharacteristics(let uuids, let service):
+            (.discoverCharacteristics, [.service(service), .characteristics(uuids)])
         case .discoverDescriptors(let characteristic): (.discoverDescriptors, [.characteristic(characteristic)])
         case .readCharacteristic(let characteristic): (.readValue, [.characteristic(characteristic)])
         case .readDescriptor(let descriptor): (.readValue, [.descriptor(descriptor)])
-        case .writeCharacteristic(let value, let characteristic): (.writeValue, [.characteristic(characteristic), .value(value), .withResponse])
+        case .writeCharacteristic(let value, let characteristic):
+            (.writeValue, [.characteristic(characteristic), .value(value), .withResponse])
         case .writeDescriptor(let value, let descriptor): (.writeValue, [.descriptor(descriptor), .value(value)])
-        case .setNotifyValue(let enabled, let characteristic): (.setNotifyValue, [.characteristic(characteristic), .enabled(enabled)])
+        case .setNotifyValue(let enabled, let characteristic):
+            (.setNotifyValue, [.characteristic(characteristic), .enabled(enabled)])
         }
     }
 
     /// The `CBPeripheral` methods that make requests, without argument labels.
     public enum Method: String, CaseIterable, Sendable {
-        case discoverServices, discoverIncludedServices, discoverCharacteristics, discoverDescriptors, readValue, writeValue
+        case discoverServices, discoverIncludedServices, discoverCharacteristics, discoverDescriptors, readValue,
+            writeValue
         case setNotifyValue
     }
 
@@ -86,7 +91,8 @@ extension GATTResponse {
             case .discoverDescriptors: .descriptors([], error: error)
             case .readCharacteristic, .readDescriptor: .value(nil, error: error)
             case .writeCharacteristic, .writeDescriptor: .written(error: error)
-            case .setNotifyValue(_, let characteristic): .notificationState(isNotifying: characteristic.isNotifying, error: error)
+            case .setNotifyValue(_, let characteristic):
+                .notificationState(isNotifying: characteristic.isNotifying, error: error)
             }
     }
 }
@@ -118,7 +124,8 @@ public enum GATTCallback {
             self = .didDiscoverDescriptors(found, for: characteristic)
         case (.readCharacteristic(let characteristic), .value(let value, _)):
             self = .didUpdateCharacteristicValue(value, for: characteristic)
-        case (.readDescriptor(let descriptor), .value(let value, _)): self = .didUpdateDescriptorValue(value, for: descriptor)
+        case (.readDescriptor(let descriptor), .value(let value, _)):
+            self = .didUpdateDescriptorValue(value, for: descriptor)
         case (.writeCharacteristic(_, let characteristic), .written): self = .didWriteCharacteristic(characteristic)
         case (.writeDescriptor(_, let descriptor), .written): self = .didWriteDescriptor(descriptor)
         case (.setNotifyValue(_, let characteristic), .notificationState(let isNotifying, _)):
@@ -133,16 +140,26 @@ public enum GATTCallback {
     public func call(failed: Bool) -> (method: Method, arguments: [GATTArgument]) {
         switch self {
         case .didDiscoverServices(let found): (.didDiscoverServices, [.servicesFound(found)])
-        case .didDiscoverIncludedServices(let found, let service): (.didDiscoverIncludedServicesFor, [.service(service), .includedServicesFound(found)])
-        case .didDiscoverCharacteristics(let found, let service): (.didDiscoverCharacteristicsFor, [.service(service), .characteristicsFound(found)])
-        case .didDiscoverDescriptors(let found, let characteristic): (.didDiscoverDescriptorsFor, [.characteristic(characteristic), .descriptorsFound(found)])
+        case .didDiscoverIncludedServices(let found, let service):
+            (.didDiscoverIncludedServicesFor, [.service(service), .includedServicesFound(found)])
+        case .didDiscoverCharacteristics(let found, let service):
+            (.didDiscoverCharacteristicsFor, [.service(service), .characteristicsFound(found)])
+        case .didDiscoverDescriptors(let found, let characteristic):
+            (.didDiscoverDescriptorsFor, [.characteristic(characteristic), .descriptorsFound(found)])
         case .didUpdateCharacteristicValue(let value, let characteristic):
-            (.didUpdateValueFor, failed ? [.characteristic(characteristic)] : [.characteristic(characteristic), .value(value ?? Data())])
+            (
+                .didUpdateValueFor,
+                failed ? [.characteristic(characteristic)] : [.characteristic(characteristic), .value(value ?? Data())]
+            )
         case .didUpdateDescriptorValue(let value, let descriptor):
-            (.didUpdateValueFor, failed ? [.descriptor(descriptor)] : [.descriptor(descriptor), .value(value ?? Data())])
+            (
+                .didUpdateValueFor,
+                failed ? [.descriptor(descriptor)] : [.descriptor(descriptor), .value(value ?? Data())]
+            )
         case .didWriteCharacteristic(let characteristic): (.didWriteValueFor, [.characteristic(characteristic)])
         case .didWriteDescriptor(let descriptor): (.didWriteValueFor, [.descriptor(descriptor)])
-        case .didUpdateNotificationState(let isNotifying, let characteristic): (.didUpdateNotificationStateFor, [.characteristic(characteristic), .isNotifying(isNotifying)])
+        case .didUpdateNotificationState(let isNotifying, let characteristic):
+            (.didUpdateNotificationStateFor, [.characteristic(characteristic), .isNotifying(isNotifying)])
         }
     }
 
@@ -150,7 +167,8 @@ public enum GATTCallback {
     /// label (`peripheral(_:didDiscoverCharacteristicsFor:error:)` is
     /// `didDiscoverCharacteristicsFor`).
     public enum Method: String, CaseIterable, Sendable {
-        case didDiscoverServices, didDiscoverIncludedServicesFor, didDiscoverCharacteristicsFor, didDiscoverDescriptorsFor
+        case didDiscoverServices, didDiscoverIncludedServicesFor, didDiscoverCharacteristicsFor,
+            didDiscoverDescriptorsFor
         case didUpdateValueFor, didWriteValueFor, didUpdateNotificationStateFor
     }
 }

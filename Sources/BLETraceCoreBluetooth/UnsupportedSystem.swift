@@ -61,19 +61,27 @@ final class UnsupportedSystem: BluetoothSystem {
         used(central, "scanForPeripherals")
     }
     func stopScan(for central: CBCentralManager) {}
-    func connect(_ peripheral: CBPeripheral, options: [String: Any]?, for central: CBCentralManager) { used(central, "connect") }
-    func cancelPeripheralConnection(_ peripheral: CBPeripheral, for central: CBCentralManager) { used(central, "cancelPeripheralConnection") }
+    func connect(_ peripheral: CBPeripheral, options: [String: Any]?, for central: CBCentralManager) {
+        used(central, "connect")
+    }
+    func cancelPeripheralConnection(_ peripheral: CBPeripheral, for central: CBCentralManager) {
+        used(central, "cancelPeripheralConnection")
+    }
     func retrievePeripherals(withIdentifiers identifiers: [UUID], for central: CBCentralManager) -> [CBPeripheral] {
         used(central, "retrievePeripherals")
         return []
     }
-    func retrieveConnectedPeripherals(withServices services: [CBUUID], for central: CBCentralManager) -> [CBPeripheral] {
+    func retrieveConnectedPeripherals(withServices services: [CBUUID], for central: CBCentralManager) -> [CBPeripheral]
+    {
         used(central, "retrieveConnectedPeripherals")
         return []
     }
     func registerForConnectionEvents(options: [CBConnectionEventMatchingOption: Any]?, for central: CBCentralManager) {}
-    func perform(_ request: GATTRequest, on peripheral: CBPeripheral) { used(peripheral.centralManager, request.methodName) }
-    func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral) -> Bool {
+    func perform(_ request: GATTRequest, on peripheral: CBPeripheral) {
+        used(peripheral.centralManager, request.methodName)
+    }
+    func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral) -> Bool
+    {
         used(peripheral.centralManager, "writeValue")
         return false
     }
@@ -83,7 +91,9 @@ final class UnsupportedSystem: BluetoothSystem {
     func add(_ service: CBMutableService, for manager: CBPeripheralManager) { used(manager, "add") }
     func remove(_ service: CBMutableService, for manager: CBPeripheralManager) {}
     func removeAllServices(for manager: CBPeripheralManager) {}
-    func startAdvertising(_ advertisementData: [String: Any]?, for manager: CBPeripheralManager) { used(manager, "startAdvertising") }
+    func startAdvertising(_ advertisementData: [String: Any]?, for manager: CBPeripheralManager) {
+        used(manager, "startAdvertising")
+    }
     func stopAdvertising(for manager: CBPeripheralManager) {}
     func respond(to request: CBATTRequest, withResult result: CBATTError.Code, for manager: CBPeripheralManager) {}
     func updateValue(
@@ -93,7 +103,9 @@ final class UnsupportedSystem: BluetoothSystem {
         used(manager, "updateValue")
         return false
     }
-    func setDesiredConnectionLatency(_ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral, manager: CBPeripheralManager) {}
+    func setDesiredConnectionLatency(
+        _ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral, manager: CBPeripheralManager
+    ) {}
     func publishL2CAPChannel(withEncryption encryptionRequired: Bool, for manager: CBPeripheralManager) {}
     func unpublishL2CAPChannel(_ psm: CBL2CAPPSM, for manager: CBPeripheralManager) {}
 }

@@ -44,6 +44,7 @@ extension ReplayResult {
     /// The result of the replay `engine` ran, whose flow is `flow`.
     init(engine: ReplayEngine, flow: Flow) {
         self.init(
-            records: engine.records, flow: flow, finalState: engine.finalState, failed: engine.failed, peripheralStates: engine.finalPeripheralStates)
+            records: engine.records, flow: flow, finalState: engine.finalState, failed: engine.failed,
+            peripheralStates: engine.finalPeripheralStates)
     }
 }

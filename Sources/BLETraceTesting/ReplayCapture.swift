@@ -38,7 +38,9 @@ public struct ReplayCapture: Sendable {
     }
 
     /// Replays the capture into a new instance of `App` (and a new one at each relaunch).
-    public func replay<App: BluetoothApp & Launchable>(_ app: App.Type, options: ReplayOptions = .init()) async -> ReplayResult {
+    public func replay<App: BluetoothApp & Launchable>(_ app: App.Type, options: ReplayOptions = .init()) async
+        -> ReplayResult
+    {
         await replay(name: App.appName, options: options) { App() }
     }
 
@@ -59,7 +61,8 @@ public struct ReplayCapture: Sendable {
         _ app: App.Type, kind: SystemEvent.Kind = .terminate, options: ReplayOptions = .init()
     ) async -> KillPointSweep {
         await KillPointSweep.run(
-            cassette, app: ReferenceApps.Entry(App.self), kind: kind, unmatched: options.unmatched, events: options.events,
+            cassette, app: ReferenceApps.Entry(App.self), kind: kind, unmatched: options.unmatched,
+            events: options.events,
             launchState: options.launchState, platform: options.platform)
     }
 
@@ -85,7 +88,8 @@ public struct ReplayCapture: Sendable {
             }
         }
         let sweep = await FaultSweep.run(
-            cassette, app: ReferenceApps.Entry(App.self), families: faults, unmatched: options.unmatched, events: options.events,
+            cassette, app: ReferenceApps.Entry(App.self), families: faults, unmatched: options.unmatched,
+            events: options.events,
             launchState: options.launchState, platform: options.platform, points: points, check: wrapped)
         return FaultSweepResult(sweep: sweep, capture: path, app: App.appName)
     }
@@ -129,7 +133,8 @@ public struct ReplayOptions: Sendable {
     public var pacing: ReplayEngine.Pacing = .virtual
 
     public init(
-        unmatched: UnmatchedPolicy = .pend, events: [SystemEvent] = [], launchState: CBManagerState = .poweredOn, platform: Platform = Platform(),
+        unmatched: UnmatchedPolicy = .pend, events: [SystemEvent] = [], launchState: CBManagerState = .poweredOn,
+        platform: Platform = Platform(),
         pacing: ReplayEngine.Pacing = .virtual, faults: [Fault] = []
     ) {
         self.unmatched = unmatched
@@ -141,7 +146,9 @@ public struct ReplayOptions: Sendable {
     }
 
     /// iOS terminates the app for memory at `seconds` after the capture's start.
-    public static func terminate(at seconds: Double) -> ReplayOptions { .init(events: [SystemEvent(.terminate, at: seconds)]) }
+    public static func terminate(at seconds: Double) -> ReplayOptions {
+        .init(events: [SystemEvent(.terminate, at: seconds)])
+    }
 
     /// The same options with one more system event.
     public func with(_ kind: SystemEvent.Kind, at seconds: Double) -> ReplayOptions {
@@ -152,6 +159,7 @@ public struct ReplayOptions: Sendable {
 
     func engine(for cassette: Cassette) -> ReplayEngine {
         ReplayEngine(
-            cassette: cassette, pacing: pacing, unmatched: unmatched, events: events, launchState: launchState, platform: platform, faults: faults)
+            cassette: cassette, pacing: pacing, unmatched: unmatched, events: events, launchState: launchState,
+            platform: platform, faults: faults)
     }
 }

@@ -34,12 +34,22 @@ public struct ReplayResult: Sendable, CustomStringConvertible {
     /// A short account, for test failure messages: the events and the end state.
     public var description: String {
         var parts = ["\(records.count) flow events"]
-        if !finalState.connected.isEmpty { parts.append("ends connected to \(finalState.connected.sorted().joined(separator: ", "))") }
-        if !finalState.subscribed.isEmpty { parts.append("subscribed to \(finalState.subscribed.sorted().joined(separator: ", "))") }
-        if !finalState.pending.isEmpty { parts.append("connecting to \(finalState.pending.sorted().joined(separator: ", "))") }
-        if finalState.connected.isEmpty, finalState.subscribed.isEmpty, finalState.pending.isEmpty { parts.append("ends holding nothing") }
+        if !finalState.connected.isEmpty {
+            parts.append("ends connected to \(finalState.connected.sorted().joined(separator: ", "))")
+        }
+        if !finalState.subscribed.isEmpty {
+            parts.append("subscribed to \(finalState.subscribed.sorted().joined(separator: ", "))")
+        }
+        if !finalState.pending.isEmpty {
+            parts.append("connecting to \(finalState.pending.sorted().joined(separator: ", "))")
+        }
+        if finalState.connected.isEmpty, finalState.subscribed.isEmpty, finalState.pending.isEmpty {
+            parts.append("ends holding nothing")
+        }
         if let crashReason { parts.append("crashed: \(crashReason)") }
-        if !unusedPeripherals.isEmpty { parts.append("let go of \(unusedPeripherals.joined(separator: ", ")) while connecting or connected") }
+        if !unusedPeripherals.isEmpty {
+            parts.append("let go of \(unusedPeripherals.joined(separator: ", ")) while connecting or connected")
+        }
         return "replay (" + parts.joined(separator: "; ") + ")"
     }
 
@@ -78,7 +88,8 @@ public struct ReplayResult: Sendable, CustomStringConvertible {
     /// such disconnection.
     public func reconnectedAfterUnexpectedDisconnection() -> Bool {
         var any = false
-        for (index, record) in records.enumerated() where FlowEventName.central(.didDisconnectPeripheral).matches(record.event) {
+        for (index, record) in records.enumerated()
+        where FlowEventName.central(.didDisconnectPeripheral).matches(record.event) {
             guard record.error != nil, let peripheral = record.argument(.peripheral) else { continue }
             any = true
             let again = records[(index + 1)...].contains {
@@ -111,10 +122,15 @@ public struct ReplayResult: Sendable, CustomStringConvertible {
         } catch let error as FlowError {
             throw FlowMismatch(report: "\(error)")
         } catch {
-            throw FlowMismatch(report: "\(path): cannot read the expected flow (\(error.localizedDescription)); run with BLETRACE_RECORD=1 to write it")
+            throw FlowMismatch(
+                report:
+                    "\(path): cannot read the expected flow (\(error.localizedDescription)); run with BLETRACE_RECORD=1 to write it"
+            )
         }
         let comparison = FlowComparison(expected: expected, actual: flow)
-        guard comparison.isEqual else { throw FlowMismatch(report: comparison.report(expectedName: path, actualName: "replay")) }
+        guard comparison.isEqual else {
+            throw FlowMismatch(report: comparison.report(expectedName: path, actualName: "replay"))
+        }
     }
 
     /// The flow as a golden file keeps it: the header, the comments, the events without times.

@@ -15,7 +15,8 @@ struct AnalyzedCapture {
     /// With `diagnosing`: why the capture cannot tell the whole story, if it cannot.
     var fitness: [FitnessProblem] = []
 
-    init(path: String, output: OutputOptions, air: AirCaptureOptions, diagnosing: Bool, given: GivenGATT? = nil) throws {
+    init(path: String, output: OutputOptions, air: AirCaptureOptions, diagnosing: Bool, given: GivenGATT? = nil) throws
+    {
         let reader = try openAnalysis(path, air)
         var progress = output.progress(for: path, streamsOutput: false)
         var analysis = CaptureAnalyzer(diagnosing: diagnosing, given: given)

@@ -42,7 +42,8 @@ struct Bletrace: AsyncParsableCommand {
         subcommands: analysis + live)
 
     static let analysis: [any ParsableCommand.Type] = [
-        Info.self, Decode.self, Errors.self, Diagnose.self, Stats.self, LifecycleCommand.self, GATT.self, ReplayCommand.self, Diff.self,
+        Info.self, Decode.self, Errors.self, Diagnose.self, Stats.self, LifecycleCommand.self, GATT.self,
+        ReplayCommand.self, Diff.self,
         Convert.self, RedactCommand.self, Explain.self, ManualCommand.self,
     ]
     #if os(Linux)
@@ -132,12 +133,18 @@ enum Exit {
 
     /// What each code means, in a word and in full, for `--help` and the man page's EXIT STATUS.
     static let meanings: [(code: Int32, word: String, meaning: String)] = [
-        (0, "success", "Success: the report was written (errors and diagnose exit 0 whatever they find, unless --fail-on is given); diff: the flows are equal."),
+        (
+            0, "success",
+            "Success: the report was written (errors and diagnose exit 0 whatever they find, unless --fail-on is given); diff: the flows are equal."
+        ),
         (
             1, "a finding",
             "A finding: the flows differ, errors or diagnose found what --fail-on names, a sweep's kill point loses state, convert could not carry every record, the capture is damaged after the records shown, or this host has no Bluetooth."
         ),
-        (2, "bad input", "Bad input: a usage error, an unreadable or unrecognised file, an output that cannot be written."),
+        (
+            2, "bad input",
+            "Bad input: a usage error, an unreadable or unrecognised file, an output that cannot be written."
+        ),
     ]
 }
 
@@ -146,18 +153,22 @@ struct CaptureOptions: ParsableArguments {
     @Argument(
         help: ArgumentHelp(
             "Capture files or directories: btsnoop, pcap, pcapng or PacketLogger (.pklg), also inside an Android bug report zip, an Apple sysdiagnose .tar.gz or a gzip; - reads standard input.",
-            discussion: "Several captures (files, or directories: their .btsnoop, .log, .cfa, .pcap, .pcapng, .cap and .pklg files, and .zip, .gz and .tgz containers, at any depth) are analysed at once, one per processor, and reported in file order: text under a ==> FILE <== line, JSON with \"file\" in each object. A capture that fails is reported and the others go on; the exit code is the worst of theirs.",
+            discussion:
+                "Several captures (files, or directories: their .btsnoop, .log, .cfa, .pcap, .pcapng, .cap and .pklg files, and .zip, .gz and .tgz containers, at any depth) are analysed at once, one per processor, and reported in file order: text under a ==> FILE <== line, JSON with \"file\" in each object. A capture that fails is reported and the others go on; the exit code is the worst of theirs.",
             valueName: "file"),
         completion: .path)
     var files: [String]
 
-    @Option(help: ArgumentHelp("With several captures: how many to analyse at once (default: one per processor).", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "With several captures: how many to analyse at once (default: one per processor).", valueName: "n"))
     var jobs: Int?
 
     @Option(
         help: ArgumentHelp(
             "In a container (bug report zip, sysdiagnose .tar.gz, gzip, tar): the capture to read, by its path inside or its file name.",
-            discussion: "Without it, the current log: btsnoop_hci.log, bluetoothd-hci-latest.pklg, else the first capture by path. `bletrace info` lists the captures inside (Formats/containers.md).",
+            discussion:
+                "Without it, the current log: btsnoop_hci.log, bluetoothd-hci-latest.pklg, else the first capture by path. `bletrace info` lists the captures inside (Formats/containers.md).",
             valueName: "path"),
         completion: .members)
     var member: String?

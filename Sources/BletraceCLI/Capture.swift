@@ -15,9 +15,12 @@ struct Capture: ParsableCommand {
             The file stays valid if bletrace is killed: each record is flushed as it is written. Ctrl-C (or SIGTERM) ends the capture cleanly.
             """)
 
-    @Option(name: .short, help: ArgumentHelp("The source to capture from (see below).", valueName: "source"), completion: .liveSources)
+    @Option(
+        name: .short, help: ArgumentHelp("The source to capture from (see below).", valueName: "source"),
+        completion: .liveSources)
     var interface: String?
-    @Flag(help: "Capture every controller through libpcap's Bluetooth monitor device (the same as -i bluetooth-monitor).")
+    @Flag(
+        help: "Capture every controller through libpcap's Bluetooth monitor device (the same as -i bluetooth-monitor).")
     var monitor = false
     @Option(
         name: .shortAndLong,
@@ -27,7 +30,9 @@ struct Capture: ParsableCommand {
         completion: .path)
     var output: String?
     /// `-w FILE`, the spelling before `-o`: kept for the scripts that use it.
-    @Option(name: .customShort("w"), help: ArgumentHelp("The same as -o.", valueName: "file", visibility: .hidden), completion: .path)
+    @Option(
+        name: .customShort("w"), help: ArgumentHelp("The same as -o.", valueName: "file", visibility: .hidden),
+        completion: .path)
     var writeAlias: String?
 
     /// The file to write: -o, or -w.
@@ -39,12 +44,17 @@ struct Capture: ParsableCommand {
     func validate() throws {
         guard (interface != nil) != monitor else { throw ValidationError("give one source: -i SOURCE or --monitor") }
         guard (output == nil) != (writeAlias == nil) else {
-            throw ValidationError(output == nil ? "missing the file to write: -o FILE" : "give the file to write once: -o or -w, not both")
+            throw ValidationError(
+                output == nil ? "missing the file to write: -o FILE" : "give the file to write once: -o or -w, not both"
+            )
         }
         if let count, count <= 0 { throw ValidationError("--count must be positive") }
-        if let duration, !(duration > 0 && duration <= 1e9) { throw ValidationError("--duration must be positive and at most 1e9 seconds") }
+        if let duration, !(duration > 0 && duration <= 1e9) {
+            throw ValidationError("--duration must be positive and at most 1e9 seconds")
+        }
         guard to != nil || Convert.Family(extensionOf: write) != nil else {
-            throw ValidationError("cannot tell the format from '\(write)'; name it .btsnoop, .pcap, .pcapng or .pklg, or give --to")
+            throw ValidationError(
+                "cannot tell the format from '\(write)'; name it .btsnoop, .pcap, .pcapng or .pklg, or give --to")
         }
     }
 
@@ -112,7 +122,8 @@ struct Capture: ParsableCommand {
         if source.framingErrorCount > 0, let first = source.framingErrors.first {
             let count = source.framingErrorCount
             Output.error(
-                "\(count) framing error\(count == 1 ? "" : "s") in the H4 stream, \(source.skippedBytes) byte\(source.skippedBytes == 1 ? "" : "s") skipped; the first: \(first)")
+                "\(count) framing error\(count == 1 ? "" : "s") in the H4 stream, \(source.skippedBytes) byte\(source.skippedBytes == 1 ? "" : "s") skipped; the first: \(first)"
+            )
         }
         if let fault { Output.error(Self.message(fault, source: named)) }
         try finish(nil)

@@ -194,7 +194,9 @@ struct CaptureBatch {
                 skipNext = true
                 continue
             }
-            if argument.hasPrefix("--output=") || (argument.hasPrefix("-o") && argument.count > 2 && !argument.hasPrefix("--")) {
+            if argument.hasPrefix("--output=")
+                || (argument.hasPrefix("-o") && argument.count > 2 && !argument.hasPrefix("--"))
+            {
                 continue
             }
             if argument == "--" || operands.contains(argument) { continue }
@@ -332,7 +334,9 @@ struct CaptureBatch {
             Output.flush()
             Output.standardError(String(decoding: messages, as: UTF8.self))
         }
-        if code > 2 { Output.error("\(file): the worker ended with \(code > 128 ? "signal \(code - 128)" : "code \(code)")") }
+        if code > 2 {
+            Output.error("\(file): the worker ended with \(code > 128 ? "signal \(code - 128)" : "code \(code)")")
+        }
     }
 
     /// `"path"` as JSON.

@@ -32,7 +32,8 @@ extension CompletionKind {
     /// `bletrace info` lists them), when it can be opened.
     static var members: CompletionKind {
         .custom { words, index, _ in
-            namedFiles(words, except: index).lazy.compactMap { try? CaptureContainer.open(path: $0) }.first.map { container in
+            namedFiles(words, except: index).lazy.compactMap { try? CaptureContainer.open(path: $0) }.first.map {
+                container in
                 defer { container.close() }
                 return container.members.map(\.path)
             } ?? []
@@ -59,7 +60,8 @@ extension CompletionKind {
     private static func namedFiles(_ words: [String], except index: Int) -> [String] {
         words.indices.filter { $0 != index && $0 > 0 && !words[$0].hasPrefix("-") }.map { words[$0] }
             .filter {
-                var directory: ObjCBool = false; return FileManager.default.fileExists(atPath: $0, isDirectory: &directory) && !directory.boolValue
+                var directory: ObjCBool = false;
+                return FileManager.default.fileExists(atPath: $0, isDirectory: &directory) && !directory.boolValue
             }
     }
 
@@ -73,7 +75,9 @@ extension CompletionKind {
         var container: CaptureContainer?
         if let opened = try CaptureContainer.open(path: file) {
             container = opened
-            guard let chosen = try member.map({ try opened.member(named: $0) }) ?? opened.defaultMember else { return [] }
+            guard let chosen = try member.map({ try opened.member(named: $0) }) ?? opened.defaultMember else {
+                return []
+            }
             path = chosen.extractedPath
         }
         defer { container?.close() }

@@ -15,7 +15,9 @@ enum ContainerInputs {
         do {
             guard let found = try open(path) else {
                 if let member {
-                    Output.error("\(path): --member \(member): this file is a capture, not a container (zip, tar, gzip or bug report text)")
+                    Output.error(
+                        "\(path): --member \(member): this file is a capture, not a container (zip, tar, gzip or bug report text)"
+                    )
                     throw Exit.badInput
                 }
                 return path

@@ -7,7 +7,8 @@ import SystemPackage
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
-        abstract: "Rewrite a capture as btsnoop, pcap, pcapng or PacketLogger, reporting whatever the target cannot hold.",
+        abstract:
+            "Rewrite a capture as btsnoop, pcap, pcapng or PacketLogger, reporting whatever the target cannot hold.",
         discussion: """
             The target format is --to, else the extension of the file -o names: .btsnoop, .log or .cfa (btsnoop), .pcap, .pcapng, .pklg. \
             The datalink is --datalink, else the source's when the target can hold it (pcap and pcapng share link types; \
@@ -31,11 +32,18 @@ struct Convert: ParsableCommand {
         completion: .path)
     var output: String?
     /// `convert IN OUT`, the spelling before `-o`: kept for the scripts that use it.
-    @Argument(help: ArgumentHelp("The file to write (the same as -o).", valueName: "OUT", visibility: .hidden), completion: .path)
+    @Argument(
+        help: ArgumentHelp("The file to write (the same as -o).", valueName: "OUT", visibility: .hidden),
+        completion: .path)
     var outputOperand: String?
-    @Option(help: "Target format: btsnoop, pcap, pcapng or pklg (default: from the -o file's extension).") var to: Family?
-    @Option(help: "btsnoop datalink 1001, 1002 or 2001; pcap/pcapng link type 187, 201 or 254.", completion: .datalinks) var datalink: Int?
-    @Option(help: ArgumentHelp("In a container (bug report zip, sysdiagnose, gzip): the capture to convert (default: the current log).", valueName: "path"), completion: .members)
+    @Option(help: "Target format: btsnoop, pcap, pcapng or pklg (default: from the -o file's extension).") var to:
+        Family?
+    @Option(help: "btsnoop datalink 1001, 1002 or 2001; pcap/pcapng link type 187, 201 or 254.", completion: .datalinks)
+    var datalink: Int?
+    @Option(
+        help: ArgumentHelp(
+            "In a container (bug report zip, sysdiagnose, gzip): the capture to convert (default: the current log).",
+            valueName: "path"), completion: .members)
     var member: String?
 
     enum Family: String, ExpressibleByArgument, CaseIterable {
@@ -67,25 +75,34 @@ struct Convert: ParsableCommand {
 
     func validate() throws {
         guard (output == nil) != (outputOperand == nil) else {
-            throw ValidationError(output == nil ? "missing the file to write: -o FILE (- is standard output)" : "give the file to write once: -o \(output!) or OUT, not both")
+            throw ValidationError(
+                output == nil
+                    ? "missing the file to write: -o FILE (- is standard output)"
+                    : "give the file to write once: -o \(output!) or OUT, not both")
         }
         guard let family else {
             throw ValidationError(
-                "cannot tell the target format from '\(out)': give --to btsnoop|pcap|pcapng|pklg, or name it .btsnoop, .log, .cfa, .pcap, .pcapng or .pklg")
+                "cannot tell the target format from '\(out)': give --to btsnoop|pcap|pcapng|pklg, or name it .btsnoop, .log, .cfa, .pcap, .pcapng or .pklg"
+            )
         }
         if let datalink {
             guard family != .pklg else { throw ValidationError("--datalink: PacketLogger files have no datalink") }
             guard family.datalinks.contains(datalink) else {
                 throw ValidationError(
-                    "--datalink \(datalink): \(family.rawValue) is written with \(family.datalinks.map(String.init).joined(separator: ", "))")
+                    "--datalink \(datalink): \(family.rawValue) is written with \(family.datalinks.map(String.init).joined(separator: ", "))"
+                )
             }
         }
         // `- -` reads standard input and writes standard output.
-        guard input != out || out == "-" else { throw ValidationError("-o \(out) is IN: convert never overwrites its input") }
+        guard input != out || out == "-" else {
+            throw ValidationError("-o \(out) is IN: convert never overwrites its input")
+        }
     }
 
     /// The target format: the family, with --datalink or the default for the source.
-    func target(for source: CaptureFormat) -> CaptureFormat { Self.target(family: family!, datalink: datalink, for: source) }
+    func target(for source: CaptureFormat) -> CaptureFormat {
+        Self.target(family: family!, datalink: datalink, for: source)
+    }
 
     /// `family` written with `datalink`, else the source's when the family can hold it, else
     /// 1002 (btsnoop) or 201 (pcap, pcapng), or the Linux monitor's for a monitor source.
@@ -120,7 +137,8 @@ struct Convert: ParsableCommand {
         let (writer, fault) = try CaptureRewrite.write(reader, source: source, input: input, to: out, as: format) { $0 }
         let written = writer.recordsWritten
         CaptureRewrite.summary(
-            "\(input) (\(reader.format)) → \(out) (\(format)): \(written) record\(written == 1 ? "" : "s") written", to: out)
+            "\(input) (\(reader.format)) → \(out) (\(format)): \(written) record\(written == 1 ? "" : "s") written",
+            to: out)
         CaptureRewrite.reportLosses(writer, out: out, format: format)
         try finish(fault)
         if !writer.losses.isEmpty { throw Exit.finding }

@@ -7,7 +7,9 @@ struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode",
         abstract: "Decode every record: HCI commands and events, ACL, L2CAP, ATT.",
-        discussion: "Records are numbered from 1, as Wireshark numbers frames. --format jsonl writes one JSON object per record, --format json one document with them all (Formats/json.md).")
+        discussion:
+            "Records are numbered from 1, as Wireshark numbers frames. --format jsonl writes one JSON object per record, --format json one document with them all (Formats/json.md)."
+    )
 
     @OptionGroup var capture: CaptureOptions
     @Option(help: "text, json or jsonl (one record per line).") var format: OutputFormat = .text
@@ -15,13 +17,18 @@ struct Decode: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Show only matching records; repeat to require several.",
-            discussion: "Tests joined with and, or, not and parentheses: att.error, att.error==0x05, att.opcode==0x0a, att.handle==0x14, hci.handle==0x40, hci.reason==0x08, hci.opcode==0x200d, hci.event==0x3e, peer==AA:BB:CC:DD:EE:FF or peer==\"name\", time>=12.5 (seconds from the first record), frame<100, direction==sent, and the kinds command, event, acl, l2cap, att, smp, error. Wireshark's names work too (btatt.error_code, bthci_acl.chandle, …). Numbers decimal or 0x-hex.",
+            discussion:
+                "Tests joined with and, or, not and parentheses: att.error, att.error==0x05, att.opcode==0x0a, att.handle==0x14, hci.handle==0x40, hci.reason==0x08, hci.opcode==0x200d, hci.event==0x3e, peer==AA:BB:CC:DD:EE:FF or peer==\"name\", time>=12.5 (seconds from the first record), frame<100, direction==sent, and the kinds command, event, acl, l2cap, att, smp, error. Wireshark's names work too (btatt.error_code, bthci_acl.chandle, …). Numbers decimal or 0x-hex.",
             valueName: "filter"),
         completion: .filterFields)
     var filter: [String] = []
 
     func validate() throws {
-        if verbose, format != .text { throw ValidationError("-v adds every field under each text line; --format \(format.rawValue) has its own fields (Formats/json.md)") }
+        if verbose, format != .text {
+            throw ValidationError(
+                "-v adds every field under each text line; --format \(format.rawValue) has its own fields (Formats/json.md)"
+            )
+        }
         for text in filter { _ = try Self.parse(text) }
     }
 
@@ -45,10 +52,14 @@ struct Decode: ParsableCommand {
         let reader = try openCapture(path, linkLayer: true)
         if let linkType = reader.format.linkLayerType {
             guard filters.isEmpty else {
-                Output.error("\(path): --filter and the selection options (--peer, --transport, --from, --to) do not apply to link-layer captures yet; decode the whole file")
+                Output.error(
+                    "\(path): --filter and the selection options (--peer, --transport, --from, --to) do not apply to link-layer captures yet; decode the whole file"
+                )
                 throw Exit.badInput
             }
-            return try decodeLinkLayer(reader, linkType: linkType, keys: air.options.keys, format: format, verbose: verbose, brief: selection.brief)
+            return try decodeLinkLayer(
+                reader, linkType: linkType, keys: air.options.keys, format: format, verbose: verbose,
+                brief: selection.brief)
         }
         var progress = output.progress(for: path, streamsOutput: true)
         var decoder = TraceDecoder()
@@ -106,7 +117,9 @@ struct Decode: ParsableCommand {
         progress?.finish()
         Output.write(&formatter.buffer)
         _ = selection.warnIfPeerMatchesNothing(analyzer.connections, names: analyzer.scanning.names, path: path)
-        if format == .json { Output.line("],\"file\":\(CaptureBatch.fileMember(capture.file)),\"version\":\(jsonVersion)}") }
+        if format == .json {
+            Output.line("],\"file\":\(CaptureBatch.fileMember(capture.file)),\"version\":\(jsonVersion)}")
+        }
         try finish(fault)
     }
 }

@@ -7,8 +7,11 @@ import BLETrace
 struct Diagnose: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "diagnose",
-        abstract: "Say why each connection ended and what the app or accessory should change: findings, most serious first, with their evidence.",
-        discussion: "Each finding comes from a rule described in Formats/diagnose.md: how links ended (supervision timeout, LL Response Timeout, 0x3E, ATT timeout, a lost bond, MIC failure, unacceptable parameters, the host giving up after a refusal), connects that never came (timed out, to a peer not heard, while another was under way), security (pairing unfinished or failed, refusals never retried, short keys, bonds not kept), GATT (requests outside the database, rediscovery, discovery on every connection, refused writes and subscriptions), connection parameters against Apple's Accessory Design Guidelines, and traffic figures. First, when the capture cannot tell the whole story (ACL cut short, started inside a connection, encrypted without its key, one side only), it says so, with how to record one that can.")
+        abstract:
+            "Say why each connection ended and what the app or accessory should change: findings, most serious first, with their evidence.",
+        discussion:
+            "Each finding comes from a rule described in Formats/diagnose.md: how links ended (supervision timeout, LL Response Timeout, 0x3E, ATT timeout, a lost bond, MIC failure, unacceptable parameters, the host giving up after a refusal), connects that never came (timed out, to a peer not heard, while another was under way), security (pairing unfinished or failed, refusals never retried, short keys, bonds not kept), GATT (requests outside the database, rediscovery, discovery on every connection, refused writes and subscriptions), connection parameters against Apple's Accessory Design Guidelines, and traffic figures. First, when the capture cannot tell the whole story (ACL cut short, started inside a connection, encrypted without its key, one side only), it says so, with how to record one that can."
+    )
 
     @OptionGroup var capture: CaptureOptions
     @Option(help: "text, json, or jsonl (one finding per line).") var format: OutputFormat = .text
@@ -32,7 +35,9 @@ struct Diagnose: ParsableCommand {
 
     func validate() throws {
         if let failOn, let severity = Finding.Severity(rawValue: failOn.rawValue), !severity.isAtLeast(minSeverity) {
-            throw ValidationError("--fail-on \(failOn.rawValue) judges \(failOn.rawValue)s, which --min-severity \(minSeverity.rawValue) leaves out.")
+            throw ValidationError(
+                "--fail-on \(failOn.rawValue) judges \(failOn.rawValue)s, which --min-severity \(minSeverity.rawValue) leaves out."
+            )
         }
     }
 
@@ -44,12 +49,14 @@ struct Diagnose: ParsableCommand {
 
         let report = analysis.lifecycle.report
         let names = analysis.lifecycle.scanning.names
-        let findings = selection.criteria.findings(analysis.findings.atLeast(minSeverity), report: report, names: names, origin: origin)
+        let findings = selection.criteria.findings(
+            analysis.findings.atLeast(minSeverity), report: report, names: names, origin: origin)
         switch format {
         case .json:
             try Output.prettyJSON(
                 WithSecrets(
-                    FileNamed(JSONFindings(findings, all: []), file: capture.file), read.secrets ?? SecretsReport(RedactionTally()),
+                    FileNamed(JSONFindings(findings, all: []), file: capture.file),
+                    read.secrets ?? SecretsReport(RedactionTally()),
                     fitness: FitnessList(read.fitness)),
                 streaming: "findings", findings.map(JSONFinding.init))
         case .jsonl:
@@ -61,8 +68,11 @@ struct Diagnose: ParsableCommand {
         case .text:
             // What the capture cannot say comes first.
             FitnessList(read.fitness).write(Output.line)
-            FindingList(findings: findings, origin: origin, names: names, brief: selection.brief, style: TextStyle(color: Style.enabled))
-                .write(Output.line)
+            FindingList(
+                findings: findings, origin: origin, names: names, brief: selection.brief,
+                style: TextStyle(color: Style.enabled)
+            )
+            .write(Output.line)
             if let advice = read.secrets?.advice { Output.line("Secrets: the capture \(advice).") }
         }
         try finish(fault)

@@ -36,7 +36,9 @@ struct Diff: ParsableCommand {
             throw ValidationError("only one of the two flows can come from standard input")
         }
         guard limit > 0 else { throw ValidationError("--limit must be positive") }
-        guard !(update && expected == "-") else { throw ValidationError("--update rewrites the expected file: it cannot be -") }
+        guard !(update && expected == "-") else {
+            throw ValidationError("--update rewrites the expected file: it cannot be -")
+        }
     }
 
     func run() throws {
@@ -55,17 +57,20 @@ struct Diff: ParsableCommand {
             let mode = interleave ?? (outline.peripherals.count >= 2 ? .peripheral : FlowComparison.Interleave.none)
             try expectedReader.rewind()
             if !pattern && mode == .none {
-                comparison = FlowComparison(try FlowDiff.compare(expected: expectedReader, actual: actualReader, limit: limit))
+                comparison = FlowComparison(
+                    try FlowDiff.compare(expected: expectedReader, actual: actualReader, limit: limit))
             } else if pattern {
                 // A pattern is short; the actual flow is read as a stream.
                 let expectation = try FlowExpectation(reading: expectedReader)
-                comparison = try FlowComparison.compare(expected: expectation, actual: actualReader, interleave: mode, limit: limit)
+                comparison = try FlowComparison.compare(
+                    expected: expectation, actual: actualReader, interleave: mode, limit: limit)
             } else {
                 // Exact, peripheral by peripheral: both flows in memory.
                 let expectation = try FlowExpectation(reading: expectedReader)
                 var events: [FlowEvent] = []
                 while let located = try actualReader.next() { events.append(located.event) }
-                comparison = FlowComparison(expected: expectation, actual: Flow(events: events), interleave: mode, limit: limit)
+                comparison = FlowComparison(
+                    expected: expectation, actual: Flow(events: events), interleave: mode, limit: limit)
             }
         } catch {
             Output.error("\(error)")
@@ -77,7 +82,8 @@ struct Diff: ParsableCommand {
             throw Exit.badInput
         }
         switch format {
-        case .text: Output.line(Self.colored(String(comparison.report(expectedName: expected, actualName: actual).dropLast())))
+        case .text:
+            Output.line(Self.colored(String(comparison.report(expectedName: expected, actualName: actual).dropLast())))
         case .json: try Output.json(FlowComparisonJSON(comparison, expected: expected, actual: actual), pretty: true)
         case .junit: Output.line(FlowComparisonJUnit(comparison, expected: expected, actual: actual).xml)
         }

@@ -7,7 +7,9 @@ struct Errors: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "errors",
         abstract: "List every ATT error, HCI failure and SMP failure with what CoreBluetooth would have reported.",
-        discussion: "An Attribute Not Found that ends a discovery, and status 0x02 ending a cancelled attempt, are normal: they are marked expected and left out of the text unless --all is given.")
+        discussion:
+            "An Attribute Not Found that ends a discovery, and status 0x02 ending a cancelled attempt, are normal: they are marked expected and left out of the text unless --all is given."
+    )
 
     @OptionGroup var capture: CaptureOptions
     @Option(help: "text, json, or jsonl (one error per line).") var format: OutputFormat = .text
@@ -16,7 +18,8 @@ struct Errors: ParsableCommand {
         name: .customLong("fail-on"),
         help: ArgumentHelp(
             "Exit 1 when the capture has errors: unexpected ones, or any.",
-            discussion: "For CI: bletrace errors trace.btsnoop --fail-on unexpected. Without it, finding errors exits 0."))
+            discussion:
+                "For CI: bletrace errors trace.btsnoop --fail-on unexpected. Without it, finding errors exits 0."))
     var failOn: FailOn?
     @OptionGroup var selection: SelectionOptions
     @OptionGroup var output: OutputOptions
@@ -27,12 +30,16 @@ struct Errors: ParsableCommand {
     func validate() throws {
         // JSON lists every error with "expected": what --brief chooses is the text's (--all too,
         // which asks for what JSON has anyway: a note in run()).
-        if format != .text, selection.brief { throw ValidationError("--brief shortens the text; --format \(format.rawValue) has every field") }
+        if format != .text, selection.brief {
+            throw ValidationError("--brief shortens the text; --format \(format.rawValue) has every field")
+        }
     }
 
     func run() throws {
         if format != .text, all {
-            Output.error("note: --all chooses what the text shows; --format \(format.rawValue) lists every error anyway, each with \"expected\"")
+            Output.error(
+                "note: --all chooses what the text shows; --format \(format.rawValue) lists every error anyway, each with \"expected\""
+            )
         }
         try output.apply(input: capture.file)
         let path = try capture.path
@@ -47,7 +54,9 @@ struct Errors: ParsableCommand {
         switch format {
         case .json:
             // The errors are written one by one: a long capture has thousands.
-            try Output.prettyJSON(FileNamed(JSONErrors(errors, all: []), file: capture.file), streaming: "errors", errors.map(JSONError.init))
+            try Output.prettyJSON(
+                FileNamed(JSONErrors(errors, all: []), file: capture.file), streaming: "errors",
+                errors.map(JSONError.init))
         case .jsonl:
             for error in errors {
                 var line = JSONError(error)
@@ -56,7 +65,8 @@ struct Errors: ParsableCommand {
             }
         case .text:
             ErrorTable(
-                errors: errors, origin: origin, names: names, all: all, brief: selection.brief, style: TextStyle(color: Style.enabled)
+                errors: errors, origin: origin, names: names, all: all, brief: selection.brief,
+                style: TextStyle(color: Style.enabled)
             ).write(Output.line)
         }
         try finish(fault)

@@ -24,11 +24,15 @@ struct Explain: ParsableCommand {
         try destination.apply(inputs: [])
         let input = text.joined(separator: " ")
         guard let explanation = Explainer.explain(input) else {
-            Output.error("explain: \"\(input)\" is no code bletrace knows: give a number (133, 0x3e), a name (GATT_ERROR, CBError.connectionTimeout), a domain and code (CBErrorDomain Code=6), a logcat line with status=N or reason N")
+            Output.error(
+                "explain: \"\(input)\" is no code bletrace knows: give a number (133, 0x3e), a name (GATT_ERROR, CBError.connectionTimeout), a domain and code (CBErrorDomain Code=6), a logcat line with status=N or reason N"
+            )
             throw Exit.badInput
         }
         guard !explanation.readings.isEmpty else {
-            Output.error("explain: \"\(input)\" names nothing on either platform; readings considered: " + explanation.considered.joined(separator: "; "))
+            Output.error(
+                "explain: \"\(input)\" names nothing on either platform; readings considered: "
+                    + explanation.considered.joined(separator: "; "))
             throw Exit.badInput
         }
         if format != .text {

@@ -5,7 +5,9 @@ import BLETrace
 struct GATT: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gatt",
-        abstract: "Rebuild each peer's GATT database from the discovery in the capture: services, characteristics with properties, descriptors, last values.")
+        abstract:
+            "Rebuild each peer's GATT database from the discovery in the capture: services, characteristics with properties, descriptors, last values."
+    )
 
     @OptionGroup var capture: CaptureOptions
     @Option(help: "text, json, or jsonl (the JSON document on one line).") var format: OutputFormat = .text
@@ -15,7 +17,9 @@ struct GATT: ParsableCommand {
     @OptionGroup var gattSource: GATTSourceOptions
 
     func validate() throws {
-        if selection.brief { throw ValidationError("--brief: gatt has no shorter form (its peers' databases are the listing)") }
+        if selection.brief {
+            throw ValidationError("--brief: gatt has no shorter form (its peers' databases are the listing)")
+        }
     }
 
     func run() throws {
@@ -39,9 +43,12 @@ struct GATT: ParsableCommand {
         var listing = GATTListing(entries)
         if let given { listing.given = (given.name, givenPeers) }
         if format != .text {
-            try Output.json(FileNamed(JSONGATT(listing.entries, given: listing.given), file: capture.file), pretty: format == .json)
+            try Output.json(
+                FileNamed(JSONGATT(listing.entries, given: listing.given), file: capture.file), pretty: format == .json)
         } else if entries.isEmpty, !selection.isEmpty, !collector.entries.isEmpty {
-            Output.line("no GATT discovery on the connections selected (\(collector.entries.count) peer\(collector.entries.count == 1 ? "" : "s") without the selection)")
+            Output.line(
+                "no GATT discovery on the connections selected (\(collector.entries.count) peer\(collector.entries.count == 1 ? "" : "s") without the selection)"
+            )
         } else {
             // With colour, each peer's heading is bold.
             listing.write { line in Output.line(line.hasPrefix("peer ") ? Style.bold(line) : line) }

@@ -8,7 +8,8 @@ struct GATTSourceOptions: ParsableArguments {
         name: .customLong("gatt"),
         help: ArgumentHelp(
             "The GATT database of peers the capture never discovered: a capture that discovered it, or the JSON of bletrace gatt --format json.",
-            discussion: "A database applies to the peer of its address; a file of one database also to every peer the capture never discovered (a phone's cached handles; a peer whose address changed). A database the capture discovered wins; without --gatt, a replay infers one from the traffic (Formats/flow.md).",
+            discussion:
+                "A database applies to the peer of its address; a file of one database also to every peer the capture never discovered (a phone's cached handles; a peer whose address changed). A database the capture discovered wins; without --gatt, a replay infers one from the traffic (Formats/flow.md).",
             valueName: "file"),
         completion: .file())
     var gatt: String?

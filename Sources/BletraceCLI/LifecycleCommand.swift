@@ -5,10 +5,12 @@ import BLETrace
 struct LifecycleCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lifecycle",
-        abstract: "Tell what happened to every connection: attempt, connection, MTU, traffic, who disconnected and why.")
+        abstract: "Tell what happened to every connection: attempt, connection, MTU, traffic, who disconnected and why."
+    )
 
     @OptionGroup var capture: CaptureOptions
-    @Option(help: "text, json, jsonl (the JSON document on one line), or a timeline picture: svg or html (self-contained).")
+    @Option(
+        help: "text, json, jsonl (the JSON document on one line), or a timeline picture: svg or html (self-contained).")
     var format: LifecycleFormat = .text
     @OptionGroup var output: OutputOptions
     @OptionGroup var air: AirCaptureOptions
@@ -17,7 +19,9 @@ struct LifecycleCommand: ParsableCommand {
     @OptionGroup var selection: SelectionOptions
 
     func validate() throws {
-        if selection.brief, format != .text { throw ValidationError("--brief shortens the text; --format \(format.rawValue) has every connection in full") }
+        if selection.brief, format != .text {
+            throw ValidationError("--brief shortens the text; --format \(format.rawValue) has every connection in full")
+        }
     }
 
     func run() throws {
@@ -25,16 +29,20 @@ struct LifecycleCommand: ParsableCommand {
         let path = try capture.path
         if format == .svg || format == .html { return try printTimeline(path: path, html: format == .html, air: air) }
         // The findings go only into the text's story.
-        let read = try AnalyzedCapture(path: path, output: output, air: air, diagnosing: format == .text, given: try gattSource.load(air: air))
+        let read = try AnalyzedCapture(
+            path: path, output: output, air: air, diagnosing: format == .text, given: try gattSource.load(air: air))
         let (analysis, fault) = (read.analysis, read.fault)
         let analyzer = analysis.lifecycle
         let collector = analysis.errors
         let criteria = selection.criteria
         let names = analyzer.scanning.names
         let report = criteria.report(analyzer.report, names: names)
-        let errors = report.firstTime == nil ? collector.errors : criteria.errors(collector.errors, names: names, origin: report.firstTime)
+        let errors =
+            report.firstTime == nil
+            ? collector.errors : criteria.errors(collector.errors, names: names, origin: report.firstTime)
         let summary = LifecycleSummary(
-            connections: report.connections, scans: report.scans, errors: errors, strayDisconnections: report.strayDisconnections.count)
+            connections: report.connections, scans: report.scans, errors: errors,
+            strayDisconnections: report.strayDisconnections.count)
         if format == .json {
             // The connections are written one by one: a long capture has thousands.
             var document = JSONLifecycle(report, summary: summary)
@@ -55,7 +63,8 @@ struct LifecycleCommand: ParsableCommand {
                     return shown.contains(connection)
                 }
             LifecycleStory(
-                report: report, summary: summary, showing: criteria.isEmpty ? nil : criteria.description, brief: selection.brief,
+                report: report, summary: summary, showing: criteria.isEmpty ? nil : criteria.description,
+                brief: selection.brief,
                 style: TextStyle(color: Style.enabled), findings: findings
             ).write(Output.line)
         }

@@ -15,16 +15,23 @@ struct ManualCommand: ParsableCommand {
         abstract: "Complete the man page generate-manual wrote: its ENVIRONMENT, EXIT STATUS, EXAMPLES and SEE ALSO.",
         shouldDisplay: false)
 
-    @Argument(help: ArgumentHelp("The page generate-manual wrote (mdoc); - reads standard input.", valueName: "page"), completion: .path)
+    @Argument(
+        help: ArgumentHelp("The page generate-manual wrote (mdoc); - reads standard input.", valueName: "page"),
+        completion: .path)
     var page: String
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write to FILE instead of standard output (- is standard output).", valueName: "file"), completion: .path)
+    @Option(
+        name: .shortAndLong,
+        help: ArgumentHelp("Write to FILE instead of standard output (- is standard output).", valueName: "file"),
+        completion: .path)
     var output: String?
 
     func run() throws {
         let generated: String
         do {
-            let data = page == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: page))
+            let data =
+                page == "-"
+                ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: page))
             generated = String(decoding: data, as: UTF8.self)
         } catch {
             Output.error("\(page): cannot read: \(error.localizedDescription)")
@@ -52,11 +59,15 @@ enum ManualPage {
         Variable(name: "TERM", meaning: "dumb: no colour unless --color always."),
         Variable(
             name: "BLETRACE_PROGRESS",
-            meaning: "always: the progress line on a terminal's standard error for a capture of any size (without it, only for 16 MB or more)."),
+            meaning:
+                "always: the progress line on a terminal's standard error for a capture of any size (without it, only for 16 MB or more)."
+        ),
         Variable(
             name: "BLETRACE_MAX_MEMBER_BYTES",
             meaning: "The most bytes one member of a container (zip, tar, gzip) may unpack to; default 4 GiB."),
-        Variable(name: "TMPDIR", meaning: "Where standard input and unpacked container members are kept while they are read; default /tmp."),
+        Variable(
+            name: "TMPDIR",
+            meaning: "Where standard input and unpacked container members are kept while they are read; default /tmp."),
     ]
 
     /// A command worth showing, and what it does. The tests run them in order, in a directory
@@ -69,20 +80,39 @@ enum ManualPage {
     }
 
     static let examples: [Example] = [
-        Example(what: "Why each connection ended, most serious finding first:", command: ["diagnose", "Captures/reconnect-supervision-timeout.btsnoop"]),
+        Example(
+            what: "Why each connection ended, most serious finding first:",
+            command: ["diagnose", "Captures/reconnect-supervision-timeout.btsnoop"]),
         Example(what: "The story of every connection:", command: ["lifecycle", "Captures/att-errors.btsnoop"]),
-        Example(what: "Only the ATT errors, as Wireshark's filter names them:", command: ["decode", "Captures/att-errors.btsnoop", "--filter", "btatt.error_code"]),
         Example(
-            what: "Fail a CI job when a capture holds an unexpected error:", command: ["errors", "Captures/att-errors.btsnoop", "--fail-on", "unexpected"],
+            what: "Only the ATT errors, as Wireshark's filter names them:",
+            command: ["decode", "Captures/att-errors.btsnoop", "--filter", "btatt.error_code"]),
+        Example(
+            what: "Fail a CI job when a capture holds an unexpected error:",
+            command: ["errors", "Captures/att-errors.btsnoop", "--fail-on", "unexpected"],
             status: 1),
-        Example(what: "Every capture under a directory, as JSON lines in one file:", command: ["errors", "Captures/", "--format", "jsonl", "-o", "errors.jsonl"]),
         Example(
-            what: "Replay a capture to a reference app, then compare its flow with the expected one, as JUnit XML for CI:",
-            command: ["replay", "Captures/reconnect-supervision-timeout.btsnoop", "--app", "reconnecting", "-o", "actual.flow"]),
+            what: "Every capture under a directory, as JSON lines in one file:",
+            command: ["errors", "Captures/", "--format", "jsonl", "-o", "errors.jsonl"]),
         Example(
-            what: "", command: ["diff", "Captures/reconnect-supervision-timeout.reconnecting.flow", "actual.flow", "--format", "junit", "-o", "report.xml"]),
-        Example(what: "Rewrite a capture for Wireshark:", command: ["convert", "Captures/att-errors.btsnoop", "-o", "att-errors.pcapng"]),
-        Example(what: "What Android's status 133 is, on both platforms, with no capture:", command: ["explain", "status=133"]),
+            what:
+                "Replay a capture to a reference app, then compare its flow with the expected one, as JUnit XML for CI:",
+            command: [
+                "replay", "Captures/reconnect-supervision-timeout.btsnoop", "--app", "reconnecting", "-o",
+                "actual.flow",
+            ]),
+        Example(
+            what: "",
+            command: [
+                "diff", "Captures/reconnect-supervision-timeout.reconnecting.flow", "actual.flow", "--format", "junit",
+                "-o", "report.xml",
+            ]),
+        Example(
+            what: "Rewrite a capture for Wireshark:",
+            command: ["convert", "Captures/att-errors.btsnoop", "-o", "att-errors.pcapng"]),
+        Example(
+            what: "What Android's status 133 is, on both platforms, with no capture:",
+            command: ["explain", "status=133"]),
     ]
 
     /// The manual pages named under SEE ALSO.
@@ -91,7 +121,8 @@ enum ManualPage {
     /// `generated` with its EXIT STATUS (and any SEE ALSO) replaced by ``sections``, and tidied
     /// as mdoc wants it (``tidy(_:)``); nil when it has no section.
     static func completing(_ generated: String) -> String? {
-        let lines = tidy(withoutHiddenCommands(generated.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)))
+        let lines = tidy(
+            withoutHiddenCommands(generated.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)))
         guard lines.contains(where: { $0.hasPrefix(".Sh ") }) else { return nil }
         func title(_ line: String) -> String? {
             line.hasPrefix(".Sh ") ? line.dropFirst(4).uppercased().replacingOccurrences(of: "\"", with: "") : nil
@@ -119,7 +150,8 @@ enum ManualPage {
     /// The lines without the items of subcommands the help does not show (`manual` itself):
     /// generate-manual lists every subcommand.
     static func withoutHiddenCommands(_ lines: [String]) -> [String] {
-        let hidden = Set(Bletrace.analysis.filter { !$0.configuration.shouldDisplay }.map { ".It Em " + $0._commandName })
+        let hidden = Set(
+            Bletrace.analysis.filter { !$0.configuration.shouldDisplay }.map { ".It Em " + $0._commandName })
         var result: [String] = []
         var skipping = false
         var depth = 0
@@ -149,12 +181,16 @@ enum ManualPage {
         var result: [String] = []
         for line in lines {
             if line.isEmpty || line == ".Pp" {
-                if let last = result.last, last != ".Pp", !last.hasPrefix(".Sh"), !last.hasPrefix(".Ss"), !last.hasPrefix(".Bl") {
+                if let last = result.last, last != ".Pp", !last.hasPrefix(".Sh"), !last.hasPrefix(".Ss"),
+                    !last.hasPrefix(".Bl")
+                {
                     result.append(".Pp")
                 }
                 continue
             }
-            if line.hasPrefix(".It") || line.hasPrefix(".El") || line.hasPrefix(".Sh") || line.hasPrefix(".Ss"), result.last == ".Pp" {
+            if line.hasPrefix(".It") || line.hasPrefix(".El") || line.hasPrefix(".Sh") || line.hasPrefix(".Ss"),
+                result.last == ".Pp"
+            {
                 result.removeLast()
             }
             if line.hasPrefix(".Nd "), line.hasSuffix(".") || line.hasSuffix(".\"") {
@@ -180,7 +216,9 @@ enum ManualPage {
             let character = line[index]
             current.append(character)
             let next = line.index(after: index)
-            if ".!?".contains(character), next < line.endIndex, line[next] == " ", !current.hasSuffix("e.g."), !current.hasSuffix("i.e.") {
+            if ".!?".contains(character), next < line.endIndex, line[next] == " ", !current.hasSuffix("e.g."),
+                !current.hasSuffix("i.e.")
+            {
                 parts.append(current)
                 current = ""
                 index = next

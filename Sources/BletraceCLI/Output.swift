@@ -177,7 +177,9 @@ enum Output {
                 var start = 0
                 while start < bytes.count {
                     var end = bytes.count
-                    if let found = memchr(base + start, 0x0A, bytes.count - start) { end = UnsafeRawPointer(found) - base + 1 }
+                    if let found = memchr(base + start, 0x0A, bytes.count - start) {
+                        end = UnsafeRawPointer(found) - base + 1
+                    }
                     if bytes[start] != 0x0A { buffer.append(contentsOf: margin) }
                     buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
                     start = end

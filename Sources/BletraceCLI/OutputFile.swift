@@ -90,13 +90,16 @@ struct OutputFile {
         }
     }
 
-    private static func create(_ path: String, target: String, mode: Mode, permissions: mode_t) throws(Refusal) -> OutputFile {
+    private static func create(_ path: String, target: String, mode: Mode, permissions: mode_t) throws(Refusal)
+        -> OutputFile
+    {
         guard mode == .atomic else {
             return OutputFile(path: path, writePath: target, renameTarget: nil, permissions: permissions)
         }
         let file = FilePath(target)
         guard let name = file.lastComponent else { throw Refusal(path: path, reason: "it names no file") }
-        var template = Array(file.removingLastComponent().appending("." + name.string + ".bletrace-XXXXXX").string.utf8CString)
+        var template = Array(
+            file.removingLastComponent().appending("." + name.string + ".bletrace-XXXXXX").string.utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
             throw Refusal(path: path, reason: String(cString: strerror(errno)))
@@ -123,7 +126,8 @@ struct OutputFile {
     /// Opens ``writePath`` for writing (truncated, unless it is a device or a FIFO).
     func open() throws(Refusal) -> Int32 {
         var info = stat()
-        let special = stat(writePath, &info) == 0 && (info.st_mode & S_IFMT == S_IFCHR || info.st_mode & S_IFMT == S_IFIFO)
+        let special =
+            stat(writePath, &info) == 0 && (info.st_mode & S_IFMT == S_IFCHR || info.st_mode & S_IFMT == S_IFIFO)
         let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (special ? 0 : O_TRUNC)
         let descriptor = Foundation.open(writePath, flags, permissions)
         guard descriptor >= 0 else {

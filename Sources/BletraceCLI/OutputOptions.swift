@@ -5,7 +5,8 @@ import Foundation
 /// and `--color`, on every command that writes.
 struct DestinationOptions: ParsableArguments {
     @Option(
-        name: .shortAndLong, help: ArgumentHelp("Write to FILE instead of standard output (- is standard output).", valueName: "file"),
+        name: .shortAndLong,
+        help: ArgumentHelp("Write to FILE instead of standard output (- is standard output).", valueName: "file"),
         completion: .path)
     var output: String?
 
@@ -15,7 +16,9 @@ struct DestinationOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Colour the text output: never, auto or always.",
-            discussion: "auto colours only a terminal, and never when the NO_COLOR environment variable is set (no-color.org) or TERM is dumb."))
+            discussion:
+                "auto colours only a terminal, and never when the NO_COLOR environment variable is set (no-color.org) or TERM is dumb."
+        ))
     var color: ColorChoice = .auto
 
     /// Opens `-o FILE` and decides colour, before anything is written. `inputs` are the files
@@ -40,7 +43,9 @@ struct OutputOptions: ParsableArguments {
         name: .shortAndLong,
         help: ArgumentHelp(
             "No progress line on standard error.",
-            discussion: "Without it, a capture of 16 MB or more read for longer than half a second shows one on a terminal (bytes read of the file's size, records per second), erased at the end."))
+            discussion:
+                "Without it, a capture of 16 MB or more read for longer than half a second shows one on a terminal (bytes read of the file's size, records per second), erased at the end."
+        ))
     var quiet = false
 
     /// The progress line for reading `path` (nil when none is to be shown); `streamsOutput`: the
@@ -61,7 +66,8 @@ enum ColorChoice: String, ExpressibleByArgument, CaseIterable {
 
     /// Whether text is coloured: always or never as asked; auto on a terminal unless NO_COLOR is
     /// set and not empty (no-color.org) or TERM is dumb (or unset: no terminal to speak of).
-    func enabled(toTerminal terminal: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+    func enabled(toTerminal terminal: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool
+    {
         switch self {
         case .always: true
         case .never: false
@@ -111,7 +117,8 @@ extension CaptureOptions {
         if let path = StandardInput.path { return path }
         let path = FileManager.default.temporaryDirectory
             .appendingPathComponent("bletrace-stdin-\(ProcessInfo.processInfo.processIdentifier)").path
-        guard FileManager.default.createFile(atPath: path, contents: nil), let out = FileHandle(forWritingAtPath: path) else {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let out = FileHandle(forWritingAtPath: path)
+        else {
             Output.error("cannot keep standard input in \(path)")
             throw Exit.badInput
         }

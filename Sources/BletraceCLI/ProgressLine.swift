@@ -50,9 +50,11 @@ struct ProgressLine {
         let elapsed = max(now - start, 1e-6)
         let percent = size > 0 ? Int(offset * 100 / size) : 100
         let rate = Double(records) / elapsed
-        let rateText = rate >= 1e6 ? "\(tenths(rate / 1e6)) M" : rate >= 1e3 ? "\(tenths(rate / 1e3)) k" : "\(Int(rate))"
+        let rateText =
+            rate >= 1e6 ? "\(tenths(rate / 1e6)) M" : rate >= 1e3 ? "\(tenths(rate / 1e3)) k" : "\(Int(rate))"
         Output.standardError(
-            "\r\u{1B}[K\(name): \(tenths(Double(offset) / 1e6)) of \(tenths(Double(size) / 1e6)) MB (\(percent) %), \(rateText) records/s")
+            "\r\u{1B}[K\(name): \(tenths(Double(offset) / 1e6)) of \(tenths(Double(size) / 1e6)) MB (\(percent) %), \(rateText) records/s"
+        )
     }
 
     /// Erases the line, if one was shown.

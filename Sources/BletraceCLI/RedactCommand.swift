@@ -6,7 +6,8 @@ import Foundation
 struct RedactCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "redact",
-        abstract: "Write a copy of a capture that is safe to share: addresses replaced, keys and pairing secrets removed, names and values on request.",
+        abstract:
+            "Write a copy of a capture that is safe to share: addresses replaced, keys and pairing secrets removed, names and values on request.",
         discussion: """
             Every Bluetooth address is replaced by another of the same kind (public, static random, resolvable or \
             non-resolvable private), the same one each time, wherever it appears: HCI commands and events, advertising \
@@ -28,26 +29,44 @@ struct RedactCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The capture to read.", valueName: "IN"), completion: .path) var input: String
     @Option(
         name: .shortAndLong,
-        help: ArgumentHelp("The file to write; created, or replaced whole if it exists. Never IN. - is standard output (with --to).", valueName: "file"),
+        help: ArgumentHelp(
+            "The file to write; created, or replaced whole if it exists. Never IN. - is standard output (with --to).",
+            valueName: "file"),
         completion: .path)
     var output: String?
-    @Option(help: "Target format: btsnoop, pcap, pcapng or pklg (default: from the -o file's extension).") var to: Convert.Family?
-    @Option(help: "btsnoop datalink 1001, 1002 or 2001; pcap/pcapng link type 187, 201 or 254.", completion: .datalinks) var datalink: Int?
-    @Option(help: ArgumentHelp("In a container (bug report zip, sysdiagnose, gzip): the capture to redact (default: the current log).", valueName: "path"), completion: .members)
+    @Option(help: "Target format: btsnoop, pcap, pcapng or pklg (default: from the -o file's extension).") var to:
+        Convert.Family?
+    @Option(help: "btsnoop datalink 1001, 1002 or 2001; pcap/pcapng link type 187, 201 or 254.", completion: .datalinks)
+    var datalink: Int?
+    @Option(
+        help: ArgumentHelp(
+            "In a container (bug report zip, sysdiagnose, gzip): the capture to redact (default: the current log).",
+            valueName: "path"), completion: .members)
     var member: String?
-    @Flag(help: "Replace device names too: local names in advertising, GAP Device Name values, HCI local and remote names.")
+    @Flag(
+        help:
+            "Replace device names too: local names in advertising, GAP Device Name values, HCI local and remote names.")
     var names = false
     @Flag(help: "Zero values too: ATT values, manufacturer and service data, L2CAP channel, SCO and ISO payloads.")
     var values = false
     @Option(
         help: ArgumentHelp(
-            "With --values: the characteristics and descriptors whose values stay, as UUIDs (2A37,180F,...).", valueName: "uuids"))
+            "With --values: the characteristics and descriptors whose values stay, as UUIDs (2A37,180F,...).",
+            valueName: "uuids"))
     var allow: String?
-    @Option(help: ArgumentHelp("Write what was replaced and removed, counted, to this JSON file.", valueName: "file"), completion: .path)
+    @Option(
+        help: ArgumentHelp("Write what was replaced and removed, counted, to this JSON file.", valueName: "file"),
+        completion: .path)
     var manifest: String?
-    @Flag(help: "Put the address mapping in the manifest (for the capture's owner only: it undoes the redaction of addresses).")
+    @Flag(
+        help:
+            "Put the address mapping in the manifest (for the capture's owner only: it undoes the redaction of addresses)."
+    )
     var keepMapping = false
-    @Option(help: ArgumentHelp("Derive the replacements from this number: the same input and seed give the same output (tests; anyone who knows the seed can test a guessed address).", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Derive the replacements from this number: the same input and seed give the same output (tests; anyone who knows the seed can test a guessed address).",
+            valueName: "n"))
     var seed: UInt64?
 
     var out: String { output ?? "-" }
@@ -56,16 +75,23 @@ struct RedactCommand: ParsableCommand {
         guard output != nil else { throw ValidationError("missing the file to write: -o FILE (- is standard output)") }
         guard let family = to ?? Convert.Family(extensionOf: out) else {
             throw ValidationError(
-                "cannot tell the target format from '\(out)': give --to btsnoop|pcap|pcapng|pklg, or name it .btsnoop, .log, .cfa, .pcap, .pcapng or .pklg")
+                "cannot tell the target format from '\(out)': give --to btsnoop|pcap|pcapng|pklg, or name it .btsnoop, .log, .cfa, .pcap, .pcapng or .pklg"
+            )
         }
         if let datalink {
             guard family != .pklg else { throw ValidationError("--datalink: PacketLogger files have no datalink") }
             guard family.datalinks.contains(datalink) else {
-                throw ValidationError("--datalink \(datalink): \(family.rawValue) is written with \(family.datalinks.map(String.init).joined(separator: ", "))")
+                throw ValidationError(
+                    "--datalink \(datalink): \(family.rawValue) is written with \(family.datalinks.map(String.init).joined(separator: ", "))"
+                )
             }
         }
-        guard input != out || out == "-" else { throw ValidationError("-o \(out) is IN: redact never overwrites its input") }
-        if keepMapping, manifest == nil { throw ValidationError("--keep-mapping puts the mapping in the manifest: give --manifest FILE") }
+        guard input != out || out == "-" else {
+            throw ValidationError("-o \(out) is IN: redact never overwrites its input")
+        }
+        if keepMapping, manifest == nil {
+            throw ValidationError("--keep-mapping puts the mapping in the manifest: give --manifest FILE")
+        }
         if allow != nil, !values { throw ValidationError("--allow names the values --values keeps: give --values") }
         _ = try allowed()
     }
@@ -76,7 +102,8 @@ struct RedactCommand: ParsableCommand {
         var uuids: Set<BluetoothUUID> = []
         for text in allow.split(separator: ",") {
             guard let uuid = BluetoothUUID(parsing: text.trimmingCharacters(in: .whitespaces)) else {
-                throw ValidationError("--allow: '\(text)' is not a UUID (2A37, 0000180F, or 0000180F-0000-1000-8000-00805F9B34FB)")
+                throw ValidationError(
+                    "--allow: '\(text)' is not a UUID (2A37, 0000180F, or 0000180F-0000-1000-8000-00805F9B34FB)")
             }
             uuids.insert(uuid)
         }
@@ -92,7 +119,9 @@ struct RedactCommand: ParsableCommand {
         if let airType {
             // An over-the-air capture has no HCI form to be written in: it keeps its link type.
             guard family == .pcap || family == .pcapng, datalink == nil || datalink == Int(airType) else {
-                Output.error("\(input) is an over-the-air capture (link type \(airType)): it is written as pcap or pcapng with that link type")
+                Output.error(
+                    "\(input) is an over-the-air capture (link type \(airType)): it is written as pcap or pcapng with that link type"
+                )
                 throw Exit.badInput
             }
             format = family == .pcap ? .pcap(linkType: airType) : .pcapng(linkType: airType)
@@ -108,13 +137,15 @@ struct RedactCommand: ParsableCommand {
         try? openCapture(source, linkLayer: true).forEach { _ = scout.redact(copy $0) }
         redactor.knowAddresses(of: scout)
         var read = 0
-        let (writer, fault) = try CaptureRewrite.write(reader, source: source, input: input, to: out, as: format) { record in
+        let (writer, fault) = try CaptureRewrite.write(reader, source: source, input: input, to: out, as: format) {
+            record in
             read += 1
             return redactor.redact(record)
         }
         let tally = redactor.tally
         let written = writer.recordsWritten
-        var line = "\(input) (\(reader.format)) → \(out) (\(format)): \(written) record\(written == 1 ? "" : "s") written; "
+        var line =
+            "\(input) (\(reader.format)) → \(out) (\(format)): \(written) record\(written == 1 ? "" : "s") written; "
         line += "\(redactor.addresses.count) address\(redactor.addresses.count == 1 ? "" : "es") replaced"
         let removed = tally.removed.values.reduce(0, +)
         line += ", \(removed) secret field\(removed == 1 ? "" : "s") zeroed"
@@ -122,17 +153,23 @@ struct RedactCommand: ParsableCommand {
         if values { line += ", \(tally.valuesZeroed) value\(tally.valuesZeroed == 1 ? "" : "s") zeroed" }
         CaptureRewrite.summary(line, to: out)
         if tally.droppedCount > 0 {
-            var report = "\(out): \(tally.droppedCount) record\(tally.droppedCount == 1 ? "" : "s") of \(read) dropped, not read far enough to be known safe:"
-            for (reason, count) in tally.dropped.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
+            var report =
+                "\(out): \(tally.droppedCount) record\(tally.droppedCount == 1 ? "" : "s") of \(read) dropped, not read far enough to be known safe:"
+            for (reason, count) in tally.dropped.sorted(by: {
+                $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key
+            }) {
                 report += "\n  \(count) record\(count == 1 ? "" : "s"): \(reason)"
             }
-            if let first = tally.firstDropped.first { report += "\n  the first: record \(first.record) at byte \(first.offset)" }
+            if let first = tally.firstDropped.first {
+                report += "\n  the first: record \(first.record) at byte \(first.offset)"
+            }
             Output.error(report)
         }
         CaptureRewrite.reportLosses(writer, out: out, format: format)
         if let manifest {
             let document = RedactionManifest(
-                input: input, output: out, format: "\(format)", recordsRead: read, recordsWritten: written, options: options,
+                input: input, output: out, format: "\(format)", recordsRead: read, recordsWritten: written,
+                options: options,
                 tally: tally, addresses: redactor.addresses, mapping: keepMapping)
             do {
                 let file = try OutputFile.prepare(manifest, inputs: [input, out])

@@ -15,7 +15,9 @@ import BLETrace
 extension SelectionOptions {
     /// The cassette of the records of `path` these options keep, the fault that ended the
     /// reading early, if one did, and whether `--peer` names no device of the capture.
-    func cassette(path: String, air: AirOptions = AirOptions(), given: GivenGATT? = nil) throws -> (Cassette, fault: (any Error)?, peerMatchesNothing: Bool) {
+    func cassette(path: String, air: AirOptions = AirOptions(), given: GivenGATT? = nil) throws -> (
+        Cassette, fault: (any Error)?, peerMatchesNothing: Bool
+    ) {
         let reader = try AnalysisReader(path: path, air: air)
         let criteria = self.criteria
         var recorder = CassetteRecorder()

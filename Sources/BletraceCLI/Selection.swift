@@ -4,7 +4,10 @@ import BLETrace
 /// What part of a busy capture to show: one peer, one transport, a time window, and how much.
 /// Shared by `lifecycle`, `errors` and `decode`.
 struct SelectionOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Only this peer: its address, or the name it advertised (or the start of it, any case).", valueName: "addr|name"), completion: .peers)
+    @Option(
+        help: ArgumentHelp(
+            "Only this peer: its address, or the name it advertised (or the start of it, any case).",
+            valueName: "addr|name"), completion: .peers)
     var peer: String?
 
     @Option(help: "Only le or br-edr connections.")
@@ -16,7 +19,10 @@ struct SelectionOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Only up to this many seconds after the first record.", valueName: "seconds"))
     var to: Double?
 
-    @Flag(help: "Less detail: lifecycle gives the summary and a line per connection; errors a line per error; decode leaves out flow control (Number Of Completed Packets), vendor commands and events, and Android's debug records.")
+    @Flag(
+        help:
+            "Less detail: lifecycle gives the summary and a line per connection; errors a line per error; decode leaves out flow control (Number Of Completed Packets), vendor commands and events, and Android's debug records."
+    )
     var brief = false
 
     func validate() throws {
@@ -31,7 +37,8 @@ struct SelectionOptions: ParsableArguments {
 
     /// Says so on standard error when `--peer` names no device of the capture at `path`; true
     /// then (a failure under `--fail-on`).
-    func warnIfPeerMatchesNothing(_ connections: [Connection], names: [BluetoothAddress: String], path: String) -> Bool {
+    func warnIfPeerMatchesNothing(_ connections: [Connection], names: [BluetoothAddress: String], path: String) -> Bool
+    {
         guard criteria.peerMatchesNothing(connections, names: names) else { return false }
         Output.error("warning: --peer \(peer ?? "") names no device of \(path)")
         return true

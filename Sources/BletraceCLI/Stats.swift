@@ -5,7 +5,8 @@ import BLETrace
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Decode every layer of every record and count: records by kind, HCI commands and events, ATT PDUs, errors.")
+        abstract:
+            "Decode every layer of every record and count: records by kind, HCI commands and events, ATT PDUs, errors.")
 
     @OptionGroup var capture: CaptureOptions
     @Option(help: "text, json, or jsonl (the JSON document on one line).") var format: OutputFormat = .text
@@ -56,9 +57,12 @@ struct Stats: ParsableCommand {
         if format != .text {
             try Output.json(FileNamed(JSONStatistics(statistics), file: capture.file), pretty: format == .json)
         } else {
-            StatisticsTable(statistics, file: capture.file, format: reader.format, style: TextStyle(color: Style.enabled)).write(Output.line)
+            StatisticsTable(
+                statistics, file: capture.file, format: reader.format, style: TextStyle(color: Style.enabled)
+            ).write(Output.line)
         }
         try finish(fault)
-        _ = selection.warnIfPeerMatchesNothing(analysis.lifecycle.connections, names: analysis.lifecycle.scanning.names, path: capture.file)
+        _ = selection.warnIfPeerMatchesNothing(
+            analysis.lifecycle.connections, names: analysis.lifecycle.scanning.names, path: capture.file)
     }
 }

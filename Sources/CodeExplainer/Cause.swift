@@ -34,7 +34,8 @@ public struct Cause: Hashable, Sendable {
         case .disconnection(let reason, _):
             return "a disconnection with HCI reason \(hex(reason.rawValue, digits: 2)) \(reason.name ?? "(unnamed)")"
         case .connectFailed(let status):
-            return "a connection attempt that failed with HCI status \(hex(status.rawValue, digits: 2)) \(status.name ?? "(unnamed)")"
+            return
+                "a connection attempt that failed with HCI status \(hex(status.rawValue, digits: 2)) \(status.name ?? "(unnamed)")"
         case .connectTimedOut:
             return "a connection attempt the phone's stack cancelled after 30 s (the peer never answered)"
         case .connectRefusedLocally:
@@ -42,7 +43,8 @@ public struct Cause: Hashable, Sendable {
         case .attError(let code):
             return "the peer's ATT error \(hex(code.rawValue, digits: 2)) \(code.name ?? "(reserved)")"
         case .pairingFailed(let reason):
-            return "a failed pairing: SMP Pairing Failed, reason \(hex(reason, digits: 2)) \(SMPPairingFailedReason(rawValue: reason).name ?? "(reserved)")"
+            return
+                "a failed pairing: SMP Pairing Failed, reason \(hex(reason, digits: 2)) \(SMPPairingFailedReason(rawValue: reason).name ?? "(reserved)")"
         }
     }
 
@@ -50,26 +52,34 @@ public struct Cause: Hashable, Sendable {
     public var trace: String {
         switch kind {
         case .disconnection(_, requestedByApp: true):
-            return "HCI Disconnect (command 0x0406) from this host for the handle, then Disconnection Complete (event 0x05), whose reason most controllers give as 0x16"
+            return
+                "HCI Disconnect (command 0x0406) from this host for the handle, then Disconnection Complete (event 0x05), whose reason most controllers give as 0x16"
         case .disconnection(let reason, _):
-            return "Disconnection Complete (event 0x05) with reason \(hex(reason.rawValue, digits: 2)), and no HCI Disconnect from this host before it"
+            return
+                "Disconnection Complete (event 0x05) with reason \(hex(reason.rawValue, digits: 2)), and no HCI Disconnect from this host before it"
         case .connectFailed(let status):
-            return "LE Create Connection (0x200D or 0x2043), then LE Connection Complete (LE Meta event 0x01 or 0x0A) with status \(hex(status.rawValue, digits: 2))"
+            return
+                "LE Create Connection (0x200D or 0x2043), then LE Connection Complete (LE Meta event 0x01 or 0x0A) with status \(hex(status.rawValue, digits: 2))"
         case .connectTimedOut:
-            return "LE Create Connection, LE Create Connection Cancel (0x200E) about 30 s later with no advertising from the peer in between, then LE Connection Complete with status 0x02"
+            return
+                "LE Create Connection, LE Create Connection Cancel (0x200E) about 30 s later with no advertising from the peer in between, then LE Connection Complete with status 0x02"
         case .connectRefusedLocally:
-            return "nothing: no LE Create Connection for the peer after the app's connectGatt (logcat shows why: bt_stack, BtGatt.GattService)"
+            return
+                "nothing: no LE Create Connection for the peer after the app's connectGatt (logcat shows why: bt_stack, BtGatt.GattService)"
         case .attError(let code):
-            return "an ATT Error Response (opcode 0x01) from the peer with error code \(hex(code.rawValue, digits: 2)), naming the request and the handle it refuses"
+            return
+                "an ATT Error Response (opcode 0x01) from the peer with error code \(hex(code.rawValue, digits: 2)), naming the request and the handle it refuses"
         case .pairingFailed(let reason):
-            return "SMP Pairing Failed (code 0x05, L2CAP channel 0x0006) with reason \(hex(reason, digits: 2)), from either side"
+            return
+                "SMP Pairing Failed (code 0x05, L2CAP channel 0x0006) with reason \(hex(reason, digits: 2)), from either side"
         }
     }
 
     /// What Android reports for it.
     public var android: AndroidStatus? {
         switch kind {
-        case .disconnection(let reason, let requested): AndroidMapping.disconnection(reason: reason, requestedByApp: requested)
+        case .disconnection(let reason, let requested):
+            AndroidMapping.disconnection(reason: reason, requestedByApp: requested)
         case .connectFailed(let status): AndroidMapping.connectionFailure(status: status)
         case .connectTimedOut: AndroidMapping.cancelledAttempt(after: AndroidMapping.directConnectTimeout)
         case .connectRefusedLocally: AndroidMapping.connectRefusedLocally
@@ -92,14 +102,18 @@ public struct Cause: Hashable, Sendable {
                 domain: CBError.errorDomain, code: mapped.value.errorCode, name: mapped.value.name,
                 callback: "centralManager(_:didFailToConnect:error:)", evidence: mapped.evidence.rawValue)
         case .connectTimedOut:
-            return IOSView(callback: "no callback: a CoreBluetooth connect never times out; iOS keeps waiting until the app cancels it", evidence: "documented")
+            return IOSView(
+                callback:
+                    "no callback: a CoreBluetooth connect never times out; iOS keeps waiting until the app cancels it",
+                evidence: "documented")
         case .connectRefusedLocally:
             return IOSView(callback: "no equivalent known: iOS queues the connect", evidence: "hypothesis")
         case .attError(let code):
             let mapped = CoreBluetoothMapping.attError(code)
             return IOSView(
                 domain: CBATTError.errorDomain, code: mapped.value.errorCode, name: mapped.value.name,
-                callback: "the request's delegate method (peripheral(_:didUpdateValueFor:error:), didWriteValueFor, …)", evidence: mapped.evidence.rawValue)
+                callback: "the request's delegate method (peripheral(_:didUpdateValueFor:error:), didWriteValueFor, …)",
+                evidence: mapped.evidence.rawValue)
         case .pairingFailed(let reason):
             let mapped = CoreBluetoothMapping.pairingFailureError(reason: reason)
             return IOSView(

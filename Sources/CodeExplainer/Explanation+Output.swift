@@ -8,8 +8,12 @@ extension Explanation {
         for (index, reading) in readings.enumerated() {
             emit("")
             // HCI and ATT codes in hexadecimal, as their specifications write them.
-            let code = reading.kind == .hci || reading.kind == .att ? "\(hex(reading.code, digits: 2)) (\(reading.code))" : "\(reading.code)"
-            emit("\(index + 1). \(reading.kind.title): \(code)" + (reading.name.map { " \($0)" } ?? "") + (reading.grade == "documented" ? "" : " [\(reading.grade)]"))
+            let code =
+                reading.kind == .hci || reading.kind == .att
+                ? "\(hex(reading.code, digits: 2)) (\(reading.code))" : "\(reading.code)"
+            emit(
+                "\(index + 1). \(reading.kind.title): \(code)" + (reading.name.map { " \($0)" } ?? "")
+                    + (reading.grade == "documented" ? "" : " [\(reading.grade)]"))
             emit("   \(reading.meaning)")
             if reading.causes.isEmpty {
                 emit("   no cause on the wire: the phone's stack makes it itself")
@@ -79,7 +83,9 @@ public struct ExplanationJSON: Encodable {
             ReadingJSON(
                 kind: reading.kind.rawValue, code: reading.code, hex: hex(reading.code, digits: 2), name: reading.name,
                 meaning: reading.meaning, grade: reading.grade,
-                causes: reading.causes.map { CauseJSON(summary: $0.summary, trace: $0.trace, android: $0.android, ios: $0.ios) })
+                causes: reading.causes.map {
+                    CauseJSON(summary: $0.summary, trace: $0.trace, android: $0.android, ios: $0.ios)
+                })
         }
         considered = explanation.considered
         capture = Explanation.capture.map { CaptureJSON(platform: $0.platform, steps: $0.steps) }

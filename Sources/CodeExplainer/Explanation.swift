@@ -54,10 +54,14 @@ public enum Explainer {
         } else if let status = number(after: "status", in: lower) {
             let connection = ["onclientconnectionstate", "onconnectionstatechange"].contains { lower.contains($0) }
             let operation = [
-                "oncharacteristicread", "oncharacteristicwrite", "ondescriptorread", "ondescriptorwrite", "onconfiguremtu", "onmtuchanged",
+                "oncharacteristicread", "oncharacteristicwrite", "ondescriptorread", "ondescriptorwrite",
+                "onconfiguremtu", "onmtuchanged",
                 "onsearchcomplete", "onservicesdiscovered", "onexecutewrite", "onreliablewritecompleted",
             ].contains { lower.contains($0) }
-            understood = connection ? "logcat line (a connection state change)" : operation ? "logcat line (a GATT operation)" : "Android status"
+            understood =
+                connection
+                ? "logcat line (a connection state change)"
+                : operation ? "logcat line (a GATT operation)" : "Android status"
             if connection || !operation { kinds.append((.androidConnection, status, "")) }
             if operation || !connection { kinds.append((.androidOperation, status, "")) }
         } else if let reason = number(after: "reason", in: lower) {
@@ -102,7 +106,10 @@ public enum Explainer {
             (.hci, value, hexOnly ? "" : " (decimal)"), (.att, value, hexOnly ? "" : " (decimal)"),
         ]
         if let digits, let asHex = Int(digits, radix: 16), asHex != value {
-            kinds += [(.hci, asHex, " (the digits read as hexadecimal, \(hex(asHex, digits: 2)))"), (.att, asHex, " (the digits read as hexadecimal, \(hex(asHex, digits: 2)))")]
+            kinds += [
+                (.hci, asHex, " (the digits read as hexadecimal, \(hex(asHex, digits: 2)))"),
+                (.att, asHex, " (the digits read as hexadecimal, \(hex(asHex, digits: 2)))"),
+            ]
         }
         if !hexOnly { kinds += [(.cbError, value, ""), (.cbATTError, value, "")] }
         return kinds
@@ -168,7 +175,9 @@ public enum Explainer {
         if type == nil || type == "cberror", let code = CBError.Code.allCases.first(where: { $0.name == bare }) {
             kinds.append((.cbError, code.rawValue, ""))
         }
-        if type == nil || type == "cbatterror", let code = (1...17).first(where: { CBATTError.Code(rawValue: $0)?.name == bare }) {
+        if type == nil || type == "cbatterror",
+            let code = (1...17).first(where: { CBATTError.Code(rawValue: $0)?.name == bare })
+        {
             kinds.append((.cbATTError, code, ""))
         }
         return kinds.isEmpty ? nil : kinds

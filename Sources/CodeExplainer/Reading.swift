@@ -85,19 +85,27 @@ public struct Reading: Hashable, Sendable {
             return view.status == code || view.later?.status == code
         }
         let named = AndroidCodes.constant(code, forConnectionState: true)
-        guard named != nil || !causes.isEmpty || (0x01...0xFF).contains(code) && HCIStatus(rawValue: UInt8(code)).name != nil else { return nil }
+        guard
+            named != nil || !causes.isEmpty
+                || (0x01...0xFF).contains(code) && HCIStatus(rawValue: UInt8(code)).name != nil
+        else { return nil }
         var meaning: String
         switch code {
         case 0: meaning = "success: with STATE_DISCONNECTED, a disconnection the app asked for"
-        case 0x85: meaning = "the stack's generic failure: the connect failed (any failed completion, the 30-s timeout before Android 15, or a refusal of the stack's own with no HCI attempt)"
+        case 0x85:
+            meaning =
+                "the stack's generic failure: the connect failed (any failed completion, the 30-s timeout before Android 15, or a refusal of the stack's own with no HCI attempt)"
         case 0x93: meaning = "Android 15 and later: the connect failed (the 30-s timeout, or any failed completion)"
         case 0x101: meaning = "GATT_FAILURE: the framework's generic failure"
         default:
             let reason = HCIStatus(rawValue: UInt8(truncatingIfNeeded: code))
-            meaning = "the disconnection's HCI reason \(hex(code, digits: 2)) \(reason.name ?? ""), which the stack passes on as the status"
+            meaning =
+                "the disconnection's HCI reason \(hex(code, digits: 2)) \(reason.name ?? ""), which the stack passes on as the status"
         }
         if code > 0xFF && code != 0x101 { return nil }
-        return Reading(kind: .androidConnection, code: code, name: named?.name, meaning: meaning, grade: "documented", causes: causes)
+        return Reading(
+            kind: .androidConnection, code: code, name: named?.name, meaning: meaning, grade: "documented",
+            causes: causes)
     }
 
     /// The statuses of GATT operations the stack makes itself, not an ATT error's.
@@ -121,7 +129,9 @@ public struct Reading: Hashable, Sendable {
         let meaning =
             stackStatuses[code].map { $0 + (causes.isEmpty ? "" : "; or the peer's error with the same number") }
             ?? "the peer's ATT error \(hex(code, digits: 2)), passed on unchanged"
-        return Reading(kind: .androidOperation, code: code, name: named?.name, meaning: meaning, grade: "documented", causes: causes)
+        return Reading(
+            kind: .androidOperation, code: code, name: named?.name, meaning: meaning, grade: "documented",
+            causes: causes)
     }
 
     private static func pairingReason(_ cause: Cause) -> UInt8? {
@@ -133,7 +143,8 @@ public struct Reading: Hashable, Sendable {
         guard let named = AndroidCodes.unbondReasons.first(where: { $0.value == code }) else { return nil }
         let causes = pairingCauses.filter { $0.android?.status == code }
         return Reading(
-            kind: .androidUnbond, code: code, name: named.name, meaning: "why a bond attempt ended (ACTION_BOND_STATE_CHANGED to BOND_NONE)",
+            kind: .androidUnbond, code: code, name: named.name,
+            meaning: "why a bond attempt ended (ACTION_BOND_STATE_CHANGED to BOND_NONE)",
             grade: "documented", causes: causes)
     }
 
@@ -143,7 +154,9 @@ public struct Reading: Hashable, Sendable {
         var causes = [Cause(.disconnection(status, requestedByApp: false))]
         // A completion's status, too, but for the reasons that only end a link, 0x02 (what a
         // cancel leaves) and 0x3C (directed advertising's end).
-        if ![0x02, 0x08, 0x13, 0x14, 0x15, 0x16, 0x22, 0x3C, 0x3D].contains(status.rawValue) { causes.append(Cause(.connectFailed(status))) }
+        if ![0x02, 0x08, 0x13, 0x14, 0x15, 0x16, 0x22, 0x3C, 0x3D].contains(status.rawValue) {
+            causes.append(Cause(.connectFailed(status)))
+        }
         if status == .unknownConnectionIdentifier { causes = [Cause(.connectTimedOut)] }
         return Reading(
             kind: bluetoothd ? .bluetoothd : .hci, code: bluetoothd ? code + 700 : code, name: name,
@@ -158,7 +171,9 @@ public struct Reading: Hashable, Sendable {
         let error = ATTErrorCode(rawValue: UInt8(code))
         guard let name = error.name else { return nil }
         return Reading(
-            kind: .att, code: code, name: name, meaning: "the ATT error \(hex(code, digits: 2)) \(name) (Core 6.0, Vol 3, Part F, §3.4.1.1), a server's refusal",
+            kind: .att, code: code, name: name,
+            meaning:
+                "the ATT error \(hex(code, digits: 2)) \(name) (Core 6.0, Vol 3, Part F, §3.4.1.1), a server's refusal",
             grade: "documented", causes: [Cause(.attError(error))])
     }
 
@@ -167,7 +182,8 @@ public struct Reading: Hashable, Sendable {
         let causes = connectionCauses.filter { $0.ios.domain == CBError.errorDomain && $0.ios.code == code }
         return Reading(
             kind: .cbError, code: code, name: name,
-            meaning: "CBError.\(name)" + (CBError.frameworkDescription(of: CBError.Code(rawValue: code)!).map { ", \"\($0)\"" } ?? ""),
+            meaning: "CBError.\(name)"
+                + (CBError.frameworkDescription(of: CBError.Code(rawValue: code)!).map { ", \"\($0)\"" } ?? ""),
             grade: "documented", causes: causes)
     }
 
@@ -175,10 +191,13 @@ public struct Reading: Hashable, Sendable {
         guard (0x00...0xFF).contains(code), code != 0 else { return nil }
         let error = ATTErrorCode(rawValue: UInt8(code))
         guard error.name != nil else { return nil }
-        let causes = [Cause(.attError(error))] + pairingCauses.filter { $0.ios.code == code && $0.ios.domain == CBATTError.errorDomain }
+        let causes =
+            [Cause(.attError(error))]
+            + pairingCauses.filter { $0.ios.code == code && $0.ios.domain == CBATTError.errorDomain }
         return Reading(
             kind: .cbATTError, code: code, name: CBATTError.Code(rawValue: code)?.name,
-            meaning: "the ATT error \(hex(code, digits: 2)) \(error.name!), passed on by CoreBluetooth", grade: "documented", causes: causes)
+            meaning: "the ATT error \(hex(code, digits: 2)) \(error.name!), passed on by CoreBluetooth",
+            grade: "documented", causes: causes)
     }
 
     private static func cbInternalError(_ code: Int) -> Reading? {
@@ -186,7 +205,8 @@ public struct Reading: Hashable, Sendable {
         guard let name = error.code.map({ "\($0)" }) else { return nil }
         let causes = connectionCauses.filter { $0.ios.domain == CBInternalError.errorDomain && $0.ios.code == code }
         return Reading(
-            kind: .cbInternalError, code: code, name: name, meaning: "\"\(error.localizedDescription)\", an error Apple's headers do not list",
+            kind: .cbInternalError, code: code, name: name,
+            meaning: "\"\(error.localizedDescription)\", an error Apple's headers do not list",
             grade: "reported", causes: causes)
     }
 }

@@ -96,7 +96,9 @@ public enum CoreBluetoothMapping {
     /// story: iOS ends the link (``CBInternalError/Code/pairingCancelled``).
     public static func pairingFailureError(reason: UInt8, refusal: UInt8? = nil) -> Mapped<CBATTError> {
         guard let refusal else { return Mapped(value: CBATTError(.insufficientAuthentication), evidence: .hypothesis) }
-        return Mapped(value: CBATTError(errorCode: Int(refusal)), evidence: refusal == 0x05 || refusal == 0x0F ? .reported : .hypothesis)
+        return Mapped(
+            value: CBATTError(errorCode: Int(refusal)),
+            evidence: refusal == 0x05 || refusal == 0x0F ? .reported : .hypothesis)
     }
 
     /// What a GATT operation refused for security reports when the pairing iOS started for it

@@ -74,10 +74,13 @@ public struct Flow: Hashable, Sendable {
         if words.count >= 2, words[0] == "bletrace", words[1] == "flow" {
             guard words.count == 3, readableVersions.contains(words[2]) else {
                 let version = words.dropFirst(2).joined(separator: " ")
-                let column = (raw.firstRange(of: "flow")?.upperBound).map { raw.distance(from: raw.startIndex, to: $0) + 2 } ?? 1
+                let column =
+                    (raw.firstRange(of: "flow")?.upperBound).map { raw.distance(from: raw.startIndex, to: $0) + 2 } ?? 1
                 throw FlowError(
                     source: source, line: lineNumber, column: column,
-                    expected: "the flow format version 2 (`# bletrace flow 2`) or 1, not `\(version.isEmpty ? "(none)" : version)`; this bletrace reads versions 1 and 2")
+                    expected:
+                        "the flow format version 2 (`# bletrace flow 2`) or 1, not `\(version.isEmpty ? "(none)" : version)`; this bletrace reads versions 1 and 2"
+                )
             }
             return .blank
         }
@@ -160,7 +163,10 @@ public struct FlowEvent: Hashable, Sendable {
                     : "an event name after the actor `\(words[0])`, as in `central didConnect peripheral=…`")
         }
         for word in words[0...1] where word.utf8.contains(UInt8(ascii: "=")) {
-            throw fault(word, "an actor and an event name before the arguments, as in `central didConnect peripheral=…`, not `\(word)`")
+            throw fault(
+                word,
+                "an actor and an event name before the arguments, as in `central didConnect peripheral=…`, not `\(word)`"
+            )
         }
         var arguments: [Argument] = []
         arguments.reserveCapacity(words.count - 2)
@@ -201,7 +207,9 @@ public struct FlowError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        if let reason { return line == 0 ? "\(source): cannot read: \(reason)" : "\(source):\(line): cannot read: \(reason)" }
+        if let reason {
+            return line == 0 ? "\(source): cannot read: \(reason)" : "\(source):\(line): cannot read: \(reason)"
+        }
         return "\(source):\(line):" + (column.map { "\($0):" } ?? "") + " expected \(expected)"
     }
 }

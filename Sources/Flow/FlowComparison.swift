@@ -34,7 +34,9 @@ public struct FlowComparison: Hashable, Sendable {
         /// `expected.flow:7: app connect … @<=1.0: came 1.914 s after the previous event`.
         public var message: String {
             let bound = [within.map { "@<=\($0)" }, after.map { "@>=\($0)" }].compactMap { $0 }.joined(separator: " ")
-            let when = interval.map { "came \(formatSeconds($0)) s after the previous expected event" } ?? "has no time to check"
+            let when =
+                interval.map { "came \(formatSeconds($0)) s after the previous expected event" }
+                ?? "has no time to check"
             return "\(expected.signature) \(bound): \(when)"
         }
     }
@@ -86,11 +88,13 @@ public struct FlowComparison: Hashable, Sendable {
     /// Compares `actual` with `expected` in memory. `interleave` nil chooses: `.peripheral`
     /// when the expected flow names several peripherals, else `.none`.
     public init(
-        expected: FlowExpectation, actual: Flow, interleave: Interleave? = nil, context: Int = 2, limit: Int = FlowDiff.defaultLimit,
+        expected: FlowExpectation, actual: Flow, interleave: Interleave? = nil, context: Int = 2,
+        limit: Int = FlowDiff.defaultLimit,
         cells: Int = largestAlignment
     ) {
         if !expected.isPattern {
-            self = Self.exact(expected: expected, actual: actual, interleave: interleave, context: context, limit: limit)
+            self = Self.exact(
+                expected: expected, actual: actual, interleave: interleave, context: context, limit: limit)
             return
         }
         var index = 0
@@ -154,7 +158,10 @@ public struct FlowComparison: Hashable, Sendable {
         var matchers: [FlowPatternMatcher]
         var byKey: [String: Int] = [:]
         if mode == .none || all.count < 2 {
-            matchers = [FlowPatternMatcher(peripheral: nil, patterns: expected.patterns, gapAfter: expected.gapAfter, cells: cells)]
+            matchers = [
+                FlowPatternMatcher(
+                    peripheral: nil, patterns: expected.patterns, gapAfter: expected.gapAfter, cells: cells)
+            ]
         } else {
             matchers = all.map { key in
                 // This peripheral's events and those of none; a `...` among the events left out
@@ -170,7 +177,8 @@ public struct FlowComparison: Hashable, Sendable {
                     patterns.append(kept)
                     gap = false
                 }
-                return FlowPatternMatcher(peripheral: key, patterns: patterns, gapAfter: expected.gapAfter || gap, cells: cells)
+                return FlowPatternMatcher(
+                    peripheral: key, patterns: patterns, gapAfter: expected.gapAfter || gap, cells: cells)
             }
             for (index, key) in all.enumerated() { byKey[key] = index }
         }
@@ -186,19 +194,26 @@ public struct FlowComparison: Hashable, Sendable {
             }
         }
         return FlowComparison(
-            sections: matchers.map { $0.section(actualEvent: event, context: context, limit: limit) }, isPattern: expected.isPattern,
-            interleave: matchers.count > 1 ? .peripheral : .none, expectedCount: expected.patterns.count, actualCount: total)
+            sections: matchers.map { $0.section(actualEvent: event, context: context, limit: limit) },
+            isPattern: expected.isPattern,
+            interleave: matchers.count > 1 ? .peripheral : .none, expectedCount: expected.patterns.count,
+            actualCount: total)
     }
 
     /// An exact expectation, aligned with Myers' algorithm as a whole or peripheral by peripheral.
-    static func exact(expected: FlowExpectation, actual: Flow, interleave: Interleave?, context: Int, limit: Int) -> FlowComparison {
+    static func exact(expected: FlowExpectation, actual: Flow, interleave: Interleave?, context: Int, limit: Int)
+        -> FlowComparison
+    {
         let keys = Set(expected.events.compactMap(Self.peripheral))
         let all = keys.union(actual.events.compactMap(Self.peripheral)).sorted()
         let mode = interleave ?? (keys.count >= 2 ? .peripheral : .none)
         func section(_ key: String?, _ patterns: [FlowExpectation.Pattern], _ events: [FlowEvent]) -> Section {
-            var diff = FlowDiff(expected: Flow(events: patterns.map(\.event)), actual: Flow(events: events), context: context, limit: limit)
+            var diff = FlowDiff(
+                expected: Flow(events: patterns.map(\.event)), actual: Flow(events: events), context: context,
+                limit: limit)
             if let first = diff.firstDivergence {
-                diff.firstDivergence = first < patterns.count ? patterns[first].index : (patterns.last.map { $0.index + 1 } ?? 0)
+                diff.firstDivergence =
+                    first < patterns.count ? patterns[first].index : (patterns.last.map { $0.index + 1 } ?? 0)
             }
             return Section(peripheral: key, diff: diff, timing: [])
         }
@@ -252,7 +267,8 @@ public struct FlowComparison: Hashable, Sendable {
             var text = diff.report(expectedName: expectedName, actualName: actualName)
             if !diff.isEqual, diff.missing == 0, !diff.exceededLimit {
                 // Every expected event is there, in order: the expectation may have meant that.
-                text += "every expected event is in the actual flow, in order: to accept the others, add `# match: in-order` to \(expectedName), or `...` lines where they may come\n"
+                text +=
+                    "every expected event is in the actual flow, in order: to accept the others, add `# match: in-order` to \(expectedName), or `...` lines where they may come\n"
             }
             return text
         }
@@ -268,12 +284,14 @@ public struct FlowComparison: Hashable, Sendable {
         for section in sections where !section.isEqual {
             if let peripheral = section.peripheral { text += "peripheral \(peripheral):\n" }
             if section.unaligned {
-                text += "flows differ: \(section.diff.expectedCount) expected × \(section.diff.actualCount) actual events are too many to line up, so no difference is shown\n"
+                text +=
+                    "flows differ: \(section.diff.expectedCount) expected × \(section.diff.actualCount) actual events are too many to line up, so no difference is shown\n"
             } else if !section.diff.isEqual {
                 text += section.diff.report(expectedName: expectedName, actualName: actualName)
             }
             for failure in section.timing {
-                text += "timing: \(expectedName)\(failure.expected.lineNumber.map { ":\($0)" } ?? ""): \(failure.message)\n"
+                text +=
+                    "timing: \(expectedName)\(failure.expected.lineNumber.map { ":\($0)" } ?? ""): \(failure.message)\n"
             }
         }
         return text

@@ -45,7 +45,9 @@ public struct FlowDiff: Hashable, Sendable {
         let old = expected.events.map { Self.key($0) }
         let new = actual.events.map { Self.key($0) }
         var prefix = 0
-        while prefix < old.count, prefix < new.count, old[prefix] == new[prefix], expected.events[prefix].hasSameSignature(as: actual.events[prefix]) {
+        while prefix < old.count, prefix < new.count, old[prefix] == new[prefix],
+            expected.events[prefix].hasSameSignature(as: actual.events[prefix])
+        {
             prefix += 1
         }
         self.init(
@@ -148,10 +150,14 @@ public struct FlowDiff: Hashable, Sendable {
         return FlowDiff(
             prefix: prefix, old: old[...], new: new[...], context: context, limit: limit,
             expectedEvent: { index in
-                index < prefix ? recent[index - (prefix - recent.count)] : expected.event(at: oldOffsets[index - prefix]) ?? unreadable
+                index < prefix
+                    ? recent[index - (prefix - recent.count)]
+                    : expected.event(at: oldOffsets[index - prefix]) ?? unreadable
             },
             actualEvent: { index in
-                index < prefix ? recent[index - (prefix - recent.count)] : actual.event(at: newOffsets[index - prefix]) ?? unreadable
+                index < prefix
+                    ? recent[index - (prefix - recent.count)]
+                    : actual.event(at: newOffsets[index - prefix]) ?? unreadable
             })
     }
 
@@ -199,7 +205,9 @@ public struct FlowDiff: Hashable, Sendable {
         }
         firstDivergence = prefix
         var suffix = 0
-        while suffix < old.count, suffix < new.count, old[old.count - 1 - suffix] == new[new.count - 1 - suffix] { suffix += 1 }
+        while suffix < old.count, suffix < new.count, old[old.count - 1 - suffix] == new[new.count - 1 - suffix] {
+            suffix += 1
+        }
         guard var runs = Self.align(old[..<(old.count - suffix)], new[..<(new.count - suffix)], limit: limit) else {
             // Too many differences to align: the first divergence, with its context.
             exceededLimit = true
@@ -341,7 +349,8 @@ public struct FlowDiff: Hashable, Sendable {
         if exceededLimit, missing + unexpected > limit {
             text += "\(missing) missing, \(unexpected) unexpected (the first \(limit) shown)\n"
         } else if exceededLimit {
-            text += "more than \(limit) differences after it, so the rest is not aligned (\(expectedCount) events expected, \(actualCount) actual)\n"
+            text +=
+                "more than \(limit) differences after it, so the rest is not aligned (\(expectedCount) events expected, \(actualCount) actual)\n"
         } else {
             text += "\(missing) missing, \(unexpected) unexpected\n"
         }

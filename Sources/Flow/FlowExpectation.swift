@@ -35,7 +35,10 @@ public struct FlowExpectation: Hashable, Sendable {
     /// True when anything but exact comparison is asked for: a `...`, a wildcard, a timing
     /// assertion, or `# match: in-order`.
     public var isPattern: Bool {
-        inOrder || gaps > 0 || patterns.contains { $0.within != nil || $0.after != nil || $0.event.arguments.contains { $0.value.contains("*") } }
+        inOrder || gaps > 0
+            || patterns.contains {
+                $0.within != nil || $0.after != nil || $0.event.arguments.contains { $0.value.contains("*") }
+            }
     }
 
     /// The expected events, as written (without timing assertions).
@@ -65,7 +68,8 @@ public struct FlowExpectation: Hashable, Sendable {
             number += 1
             let end = rest.firstIndex { $0 == "\n" || $0 == "\r" || $0 == "\r\n" } ?? rest.endIndex
             if let item = try FlowReader.interpretItem(
-                String(rest[..<end]), source: source, lineNumber: number, checksVocabulary: checksVocabulary, inOrder: &inOrder)
+                String(rest[..<end]), source: source, lineNumber: number, checksVocabulary: checksVocabulary,
+                inOrder: &inOrder)
             {
                 items.append(item)
             }
@@ -92,12 +96,15 @@ public struct FlowExpectation: Hashable, Sendable {
                     else {
                         throw FlowError(
                             source: source, line: event.lineNumber ?? 0,
-                            expected: "a timing assertion `@<=SECONDS` or `@>=SECONDS` such as `@<=1.0`, not `\(argument.key)=\(argument.value)`")
+                            expected:
+                                "a timing assertion `@<=SECONDS` or `@>=SECONDS` such as `@<=1.0`, not `\(argument.key)=\(argument.value)`"
+                        )
                     }
                     if argument.key == "@<" { within = seconds } else { after = seconds }
                 }
                 event.arguments.removeAll { $0.key.hasPrefix("@") }
-                patterns.append(Pattern(event: event, gapBefore: gap, within: within, after: after, index: patterns.count))
+                patterns.append(
+                    Pattern(event: event, gapBefore: gap, within: within, after: after, index: patterns.count))
                 gap = false
             }
         }
@@ -123,7 +130,8 @@ public struct FlowExpectation: Hashable, Sendable {
     /// keys in order, and each value equal, or `*` (any value), or `PREFIX*` (a value that starts
     /// with PREFIX).
     public static func matches(_ pattern: FlowEvent, _ actual: FlowEvent) -> Bool {
-        guard pattern.actor == actual.actor, pattern.name == actual.name, pattern.arguments.count == actual.arguments.count
+        guard pattern.actor == actual.actor, pattern.name == actual.name,
+            pattern.arguments.count == actual.arguments.count
         else { return false }
         for (wanted, got) in zip(pattern.arguments, actual.arguments) {
             guard wanted.key == got.key else { return false }

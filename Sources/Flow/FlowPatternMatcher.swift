@@ -77,7 +77,8 @@ struct FlowPatternMatcher {
         let n = patterns.count
         if overflowed {
             let diff = FlowDiff(
-                steps: [], expectedEvent: { patterns[$0].event }, actualEvent: actualEvent, expectedCount: n, actualCount: count,
+                steps: [], expectedEvent: { patterns[$0].event }, actualEvent: actualEvent, expectedCount: n,
+                actualCount: count,
                 firstDivergence: cost == 0 ? nil : 0, context: context, limit: limit)
             var section = FlowComparison.Section(peripheral: peripheral, diff: diff, timing: [])
             section.unaligned = cost > 0
@@ -124,7 +125,9 @@ struct FlowPatternMatcher {
     }
 
     /// The timing assertions of matched expected events that the actual times break.
-    private func timingFailures(_ matched: [(Int, Int)], actualEvent: (Int) -> FlowEvent) -> [FlowComparison.TimingFailure] {
+    private func timingFailures(_ matched: [(Int, Int)], actualEvent: (Int) -> FlowEvent) -> [FlowComparison
+        .TimingFailure]
+    {
         var failures: [FlowComparison.TimingFailure] = []
         var previousTime: Double? = 0
         for (p, a) in matched {
@@ -134,12 +137,14 @@ struct FlowPatternMatcher {
                 let interval = time.flatMap { t in previousTime.map { t - $0 } }
                 let fails =
                     interval.map { value in
-                        (pattern.within.map { value > $0 + 1e-9 } ?? false) || (pattern.after.map { value < $0 - 1e-9 } ?? false)
+                        (pattern.within.map { value > $0 + 1e-9 } ?? false)
+                            || (pattern.after.map { value < $0 - 1e-9 } ?? false)
                     } ?? true
                 if fails {
                     failures.append(
                         FlowComparison.TimingFailure(
-                            expected: pattern.event, actual: actualEvent(a), interval: interval.map { ($0 * 1e6).rounded() / 1e6 },
+                            expected: pattern.event, actual: actualEvent(a),
+                            interval: interval.map { ($0 * 1e6).rounded() / 1e6 },
                             within: pattern.within, after: pattern.after, expectedIndex: pattern.index))
                 }
             }

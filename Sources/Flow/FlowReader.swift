@@ -92,7 +92,9 @@ public final class FlowReader {
             // A stream: what is read is kept in a temporary file, to read events again.
             var template = Array("/tmp/bletrace-flow-XXXXXX".utf8CString)
             let spool = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            guard spool >= 0 else { throw refuse("no temporary file for the stream: \(String(cString: strerror(errno)))") }
+            guard spool >= 0 else {
+                throw refuse("no temporary file for the stream: \(String(cString: strerror(errno)))")
+            }
             template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
             copy = spool
         }
@@ -109,7 +111,9 @@ public final class FlowReader {
             switch try Flow.interpret(text, source: source, lineNumber: lineNumber) {
             case .blank, .comment: continue
             case .event(let event):
-                if checksVocabulary { try FlowVocabulary.check(event, line: text, source: source, lineNumber: lineNumber) }
+                if checksVocabulary {
+                    try FlowVocabulary.check(event, line: text, source: source, lineNumber: lineNumber)
+                }
                 return Located(event: event, offset: start)
             }
         }
@@ -122,7 +126,8 @@ public final class FlowReader {
     public func nextItem() throws(FlowError) -> Item? {
         while let (start, text) = try nextLine() {
             switch try Self.interpretItem(
-                text, source: source, lineNumber: lineNumber, checksVocabulary: checksVocabulary, inOrder: &matchesInOrder)
+                text, source: source, lineNumber: lineNumber, checksVocabulary: checksVocabulary,
+                inOrder: &matchesInOrder)
             {
             case nil: continue
             case .gap?: return .gap(line: lineNumber)
@@ -152,7 +157,9 @@ public final class FlowReader {
             case "in-order": inOrder = true
             case "exact": inOrder = false
             default:
-                throw FlowError(source: source, line: lineNumber, expected: "`# match: in-order` or `# match: exact`, not `# \(comment)`")
+                throw FlowError(
+                    source: source, line: lineNumber,
+                    expected: "`# match: in-order` or `# match: exact`, not `# \(comment)`")
             }
             return nil
         case .event(let event):
@@ -244,9 +251,13 @@ public final class FlowReader {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let got = chunk.withUnsafeMutableBytes { pread(copy ?? descriptor, $0.baseAddress!, $0.count, off_t(bytes.count)) }
+            let got = chunk.withUnsafeMutableBytes {
+                pread(copy ?? descriptor, $0.baseAddress!, $0.count, off_t(bytes.count))
+            }
             if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { throw FlowError(source: source, line: 0, expected: "", reason: String(cString: strerror(errno))) }
+            guard got >= 0 else {
+                throw FlowError(source: source, line: 0, expected: "", reason: String(cString: strerror(errno)))
+            }
             if got == 0 { return bytes }
             bytes += chunk[..<got]
         }
@@ -329,11 +340,14 @@ public final class FlowReader {
         count = 0
         while true {
             let got = buffer.withUnsafeMutableBytes {
-                rereading ? pread(copy ?? descriptor, $0.baseAddress!, $0.count, off_t(bufferOffset)) : read(descriptor, $0.baseAddress!, $0.count)
+                rereading
+                    ? pread(copy ?? descriptor, $0.baseAddress!, $0.count, off_t(bufferOffset))
+                    : read(descriptor, $0.baseAddress!, $0.count)
             }
             if got < 0, errno == EINTR { continue }
             guard got >= 0 else {
-                throw FlowError(source: source, line: lineNumber + 1, expected: "", reason: String(cString: strerror(errno)))
+                throw FlowError(
+                    source: source, line: lineNumber + 1, expected: "", reason: String(cString: strerror(errno)))
             }
             if got == 0 { atEnd = true }
             count = got
@@ -342,9 +356,13 @@ public final class FlowReader {
         if let copy, count > 0, !rereading {
             var written = 0
             while written < count {
-                let n = buffer.withUnsafeBytes { pwrite(copy, $0.baseAddress! + written, count - written, off_t(bufferOffset) + off_t(written)) }
+                let n = buffer.withUnsafeBytes {
+                    pwrite(copy, $0.baseAddress! + written, count - written, off_t(bufferOffset) + off_t(written))
+                }
                 guard n > 0 else {
-                    throw FlowError(source: source, line: lineNumber + 1, expected: "", reason: "cannot keep the stream in a temporary file: \(String(cString: strerror(errno)))")
+                    throw FlowError(
+                        source: source, line: lineNumber + 1, expected: "",
+                        reason: "cannot keep the stream in a temporary file: \(String(cString: strerror(errno)))")
                 }
                 written += n
             }

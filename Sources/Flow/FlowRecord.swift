@@ -78,7 +78,8 @@ public struct FlowRecord: Hashable, Sendable {
 
     /// `CBPeripheralDelegate` callbacks.
     public enum Peripheral: String, CaseIterable, Sendable {
-        case didDiscoverServices, didDiscoverIncludedServicesFor, didDiscoverCharacteristicsFor, didDiscoverDescriptorsFor
+        case didDiscoverServices, didDiscoverIncludedServicesFor, didDiscoverCharacteristicsFor,
+            didDiscoverDescriptorsFor
         case didUpdateValueFor, didWriteValueFor, didUpdateNotificationStateFor, didModifyServices, didUpdateName
         case isReadyToSendWriteWithoutResponse
     }

@@ -57,10 +57,14 @@ public enum FlowVocabulary {
             guard keys.contains(argument.key) else {
                 var expected = "an argument key of a flow event, not `\(argument.key)`"
                 if let near = nearest(argument.key, among: keys.sorted()) { expected += "; did you mean `\(near)`?" }
-                throw FlowError(source: source, line: lineNumber, column: column(of: " \(argument.key)=", in: line), expected: expected)
+                throw FlowError(
+                    source: source, line: lineNumber, column: column(of: " \(argument.key)=", in: line),
+                    expected: expected)
             }
             if argument.key == "error", let message = errorNameFault(argument.value) {
-                throw FlowError(source: source, line: lineNumber, column: column(of: "=\(argument.value)", in: line), expected: message)
+                throw FlowError(
+                    source: source, line: lineNumber, column: column(of: "=\(argument.value)", in: line),
+                    expected: message)
             }
         }
     }
@@ -68,7 +72,8 @@ public enum FlowVocabulary {
     /// What is wrong with an error value naming a case its type lacks (`CBError.connectionTimout`);
     /// nil for a known case, a `Code(N)`, `nil`, a pattern (`CBError.*`) or a value of another form.
     static func errorNameFault(_ value: String) -> String? {
-        guard !value.contains("*"), let dot = value.firstIndex(of: "."), let names = errorNames[String(value[..<dot])] else { return nil }
+        guard !value.contains("*"), let dot = value.firstIndex(of: "."), let names = errorNames[String(value[..<dot])]
+        else { return nil }
         let type = String(value[..<dot])
         let name = String(value[value.index(after: dot)...])
         if names.contains(name) || name.hasPrefix("Code(") { return nil }
@@ -84,7 +89,9 @@ public enum FlowVocabulary {
         return line.distance(from: line.startIndex, to: range.lowerBound) + 2
     }
 
-    private static func checkActorAndName(_ event: FlowEvent, line: String, source: String, lineNumber: Int) throws(FlowError) {
+    private static func checkActorAndName(_ event: FlowEvent, line: String, source: String, lineNumber: Int)
+        throws(FlowError)
+    {
         // The fast way first: most events are in the table.
         if let names = events[event.actor], names.contains(event.name) { return }
         let (actorColumn, nameColumn) = columns(of: line)

@@ -144,13 +144,17 @@ public struct ACLReassembler {
     private static func lostStart(handle: UInt16) -> DecodeError {
         DecodeError(
             layer: .acl, offset: 4,
-            expected: "a start fragment before this continuation on handle \(handle) (the start was lost, or came before the capture began)")
+            expected:
+                "a start fragment before this continuation on handle \(handle) (the start was lost, or came before the capture began)"
+        )
     }
 
     @inline(never)
     private static func lostRest(of slot: Slot, handle: UInt16) -> DecodeError {
         DecodeError(
             layer: .acl, offset: 4,
-            expected: "the rest of the frame started earlier on handle \(handle) (\(slot.count) of \(slot.expected.map(String.init) ?? "?") bytes arrived; the rest was lost)")
+            expected:
+                "the rest of the frame started earlier on handle \(handle) (\(slot.count) of \(slot.expected.map(String.init) ?? "?") bytes arrived; the rest was lost)"
+        )
     }
 }

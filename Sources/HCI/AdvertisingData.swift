@@ -33,7 +33,8 @@ public struct AdvertisingData {
             guard position + 1 + length <= bytes.count else {
                 throw DecodeError(
                     layer: layer, offset: offset + position,
-                    expected: "an AD structure of \(length) bytes after its length byte, not \(bytes.count - position - 1)")
+                    expected:
+                        "an AD structure of \(length) bytes after its length byte, not \(bytes.count - position - 1)")
             }
             let type = ADType(rawValue: bytes[position + 1])
             let data = UnsafeRawBufferPointer(rebasing: bytes[position + 2..<position + 1 + length])

@@ -134,7 +134,9 @@ public enum HCIEventParameters {
         case .encryptionChange(let change): change.handle
         case .commandComplete(let complete):
             switch complete.returnParameters {
-            case .readRSSI(_, let handle, _), .connectionHandle(_, let handle), .readEncryptionKeySize(_, let handle, _): handle
+            case .readRSSI(_, let handle, _), .connectionHandle(_, let handle),
+                .readEncryptionKeySize(_, let handle, _):
+                handle
             default: nil
             }
         case .le(let meta): meta.handle
@@ -175,7 +177,8 @@ public enum HCIEventParameters {
         case 0x05:
             let status = HCIStatus(rawValue: try r.u8("Status"))
             let handle = try r.handle("Connection_Handle")
-            return .disconnectionComplete(status: status, handle: handle, reason: HCIStatus(rawValue: try r.u8("Reason")))
+            return .disconnectionComplete(
+                status: status, handle: handle, reason: HCIStatus(rawValue: try r.u8("Reason")))
         case 0x06:
             let status = HCIStatus(rawValue: try r.u8("Status"))
             return .authenticationComplete(status: status, handle: try r.handle("Connection_Handle"))

@@ -88,7 +88,8 @@ public enum LEMetaEventParameters {
         case 0x04:
             let status = HCIStatus(rawValue: try r.u8("Status"))
             let handle = try r.handle("Connection_Handle")
-            return .readRemoteFeaturesComplete(status: status, handle: handle, features: try r.u64le("LE_Features (8 bytes)"))
+            return .readRemoteFeaturesComplete(
+                status: status, handle: handle, features: try r.u64le("LE_Features (8 bytes)"))
         case 0x05:
             let handle = try r.handle("Connection_Handle")
             let random = try r.u64le("Random_Number (8 bytes)")
@@ -102,7 +103,8 @@ public enum LEMetaEventParameters {
             let status = HCIStatus(rawValue: try r.u8("Status"))
             let handle = try r.handle("Connection_Handle")
             let tx = LEPHY(rawValue: try r.u8("TX_PHY"))
-            return .phyUpdateComplete(status: status, handle: handle, txPHY: tx, rxPHY: LEPHY(rawValue: try r.u8("RX_PHY")))
+            return .phyUpdateComplete(
+                status: status, handle: handle, txPHY: tx, rxPHY: LEPHY(rawValue: try r.u8("RX_PHY")))
         case 0x0D:
             return .extendedAdvertisingReport(try LEExtendedAdvertisingReportList(&r))
         case 0x12:

@@ -155,7 +155,8 @@ public enum LESignalingCommand {
     /// 0x0000 accepted, 0x0001 rejected.
     case connectionParameterUpdateResponse(result: UInt16)
     /// CoreBluetooth: `openL2CAPChannel(_:)`.
-    case leCreditBasedConnectionRequest(spsm: UInt16, sourceCID: UInt16, mtu: UInt16, mps: UInt16, initialCredits: UInt16)
+    case leCreditBasedConnectionRequest(
+        spsm: UInt16, sourceCID: UInt16, mtu: UInt16, mps: UInt16, initialCredits: UInt16)
     case leCreditBasedConnectionResponse(
         destinationCID: UInt16, mtu: UInt16, mps: UInt16, initialCredits: UInt16,
         result: L2CAPLECreditBasedConnectionResult)

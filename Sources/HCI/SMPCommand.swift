@@ -67,7 +67,8 @@ public enum SMPCommand {
         case 0x02: self = .pairingResponse(try SMPPairingFeatures(&r))
         case 0x03: self = .pairingConfirm(try r.u128le("Confirm Value (16 bytes)"))
         case 0x04: self = .pairingRandom(try r.u128le("Random Value (16 bytes)"))
-        case 0x05: self = .pairingFailed(SMPPairingFailedReason(rawValue: try r.u8("the Pairing Failed reason (1 byte)")))
+        case 0x05:
+            self = .pairingFailed(SMPPairingFailedReason(rawValue: try r.u8("the Pairing Failed reason (1 byte)")))
         case 0x06: self = .encryptionInformation(longTermKey: try r.u128le("Long Term Key (16 bytes)"))
         case 0x07:
             let ediv = try r.u16le("EDIV (2 bytes)")

@@ -96,7 +96,8 @@ public struct SMPPDU {
         if case .unknown = command {
         } else {
             guard reader.isAtEnd else {
-                throw reader.error("no bytes after the \(code) parameters (\(reader.offset - 1) bytes), not \(reader.remaining) more")
+                throw reader.error(
+                    "no bytes after the \(code) parameters (\(reader.offset - 1) bytes), not \(reader.remaining) more")
             }
         }
         return SMPPDU(code: code, parameters: parameters, command: command)

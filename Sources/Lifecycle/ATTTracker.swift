@@ -105,7 +105,8 @@ public struct ATTTracker {
                         return link.pending[Self.side(asked)]
                     }) ?? nil
             else { return nil }
-            learn(from: pdu, answering: request, on: connection, server: GATTServer(opcode.method, direction: direction))
+            learn(
+                from: pdu, answering: request, on: connection, server: GATTServer(opcode.method, direction: direction))
             return request
         default:
             return nil
@@ -140,10 +141,13 @@ public struct ATTTracker {
 
     /// The service (its UUID) discovery placed `attribute` of `server` in: the nearest service
     /// declaration at or below it.
-    public func service(containing attribute: UInt16, on connection: UInt16, server: GATTServer = .peer) -> BluetoothUUID? {
+    public func service(containing attribute: UInt16, on connection: UInt16, server: GATTServer = .peer)
+        -> BluetoothUUID?
+    {
         guard let attributes = links[connection]?[server] else { return nil }
         var best: (UInt16, BluetoothUUID)?
-        for (handle, info) in attributes where info.role == .service && handle <= attribute && handle >= (best?.0 ?? 0) {
+        for (handle, info) in attributes where info.role == .service && handle <= attribute && handle >= (best?.0 ?? 0)
+        {
             best = (handle, info.uuid)
         }
         return best?.1
@@ -190,12 +194,15 @@ public struct ATTTracker {
     private static func side(_ direction: Direction?) -> Int { Int(direction?.rawValue ?? 2) }
 
     /// Stores what discovery found about `attribute` of `server`.
-    private mutating func learn(_ attribute: UInt16, _ info: AttributeInfo, on connection: UInt16, _ server: GATTServer) {
+    private mutating func learn(_ attribute: UInt16, _ info: AttributeInfo, on connection: UInt16, _ server: GATTServer)
+    {
         links.modify(connection) { $0[server][attribute] = info }
     }
 
     /// Learns from the answer `pdu` of `server` (the server that sent it) to `request`.
-    private mutating func learn(from pdu: ATTPDU, answering request: ATTRequest, on connection: UInt16, server: GATTServer) {
+    private mutating func learn(
+        from pdu: ATTPDU, answering request: ATTRequest, on connection: UInt16, server: GATTServer
+    ) {
         switch pdu {
         case .exchangeMTUResponse(let server):
             let agreed: UInt16?? = links.modify(connection) { link in
@@ -211,12 +218,18 @@ public struct ATTTracker {
         case .readByTypeResponse(let pairs) where request.type == CharacteristicDeclaration.type:
             for pair in pairs {
                 guard let declaration = CharacteristicDeclaration(value: pair.value) else { continue }
-                learn(pair.handle, AttributeInfo(uuid: CharacteristicDeclaration.type, role: .characteristicDeclaration), on: connection, server)
-                learn(declaration.valueHandle, AttributeInfo(uuid: declaration.uuid, role: .characteristicValue), on: connection, server)
+                learn(
+                    pair.handle, AttributeInfo(uuid: CharacteristicDeclaration.type, role: .characteristicDeclaration),
+                    on: connection, server)
+                learn(
+                    declaration.valueHandle, AttributeInfo(uuid: declaration.uuid, role: .characteristicValue),
+                    on: connection, server)
             }
         case .readByTypeResponse(let pairs):
             if let type = request.type {
-                for pair in pairs { learn(pair.handle, AttributeInfo(uuid: type, role: .attribute), on: connection, server) }
+                for pair in pairs {
+                    learn(pair.handle, AttributeInfo(uuid: type, role: .attribute), on: connection, server)
+                }
             }
         case .findInformationResponse(let list):
             for entry in list where attribute(entry.handle, on: connection, server: server) == nil {
@@ -228,7 +241,9 @@ public struct ATTTracker {
             }
         case .findByTypeValueResponse(let ranges):
             if let type = request.type {
-                for range in ranges { learn(range.found, AttributeInfo(uuid: type, role: .service), on: connection, server) }
+                for range in ranges {
+                    learn(range.found, AttributeInfo(uuid: type, role: .service), on: connection, server)
+                }
             }
         default:
             break

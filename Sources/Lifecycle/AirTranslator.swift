@@ -99,7 +99,8 @@ struct AirTranslator {
         if host == .central {
             for lost in decoded.lostChains { chainLost(lost, rssi: Self.rssi(decoded.snifferHeader), time) }
             if decoded.crcOK != false, case .advertising(let pdu)? = decoded.packet?.pdu {
-                advertisingReport(pdu, chain: decoded.chain, rssi: Self.rssi(decoded.snifferHeader), time, record: record.index)
+                advertisingReport(
+                    pdu, chain: decoded.chain, rssi: Self.rssi(decoded.snifferHeader), time, record: record.index)
             }
         }
         guard let packet = decoded.packet, let connection = decoded.connection else { return decoded }
@@ -110,7 +111,9 @@ struct AirTranslator {
         }
         if case .advertising(let pdu) = packet.pdu {
             if case .connect(let initiator, let advertiser, let parameters) = pdu.content {
-                connect(slot, initiator: initiator, advertiser: advertiser, random: (pdu.txRandom, pdu.rxRandom), parameters, record)
+                connect(
+                    slot, initiator: initiator, advertiser: advertiser, random: (pdu.txRandom, pdu.rxRandom),
+                    parameters, record)
             }
             return decoded
         }
@@ -134,7 +137,9 @@ struct AirTranslator {
             return decoded
         }
         if decoded.micFailed { links[slot].micFailures += 1 }
-        if decoded.decrypted || Self.snifferDecrypted(decoded.snifferHeader, length: pdu.length, encrypted: links[slot].encrypted) {
+        if decoded.decrypted
+            || Self.snifferDecrypted(decoded.snifferHeader, length: pdu.length, encrypted: links[slot].encrypted)
+        {
             links[slot].decryptedPackets += 1
         }
         if decoded.isEncrypted {
@@ -161,7 +166,8 @@ struct AirTranslator {
     /// What the capture's end leaves: nothing to make (an open link at the end is open, as on
     /// HCI), but updates never reached stay unapplied.
     private mutating func connect(
-        _ slot: Int, initiator: BluetoothAddress, advertiser: BluetoothAddress, random: (Bool, Bool), _ parameters: ConnectionData,
+        _ slot: Int, initiator: BluetoothAddress, advertiser: BluetoothAddress, random: (Bool, Bool),
+        _ parameters: ConnectionData,
         _ record: borrowing CaptureRecord
     ) {
         // A link of the same peripheral still open has ended: the peripheral connects again.
@@ -212,7 +218,9 @@ struct AirTranslator {
     /// Counts connection events: a central's packet that does not answer the packet before it
     /// within the inter-frame space opens an event; the time since the last event opened, in
     /// connection intervals, says how many were missed. Updates whose instant is reached apply.
-    private mutating func event(_ slot: Int, sender: AirHost, start: Int64, length: Int, _ record: borrowing CaptureRecord) {
+    private mutating func event(
+        _ slot: Int, sender: AirHost, start: Int64, length: Int, _ record: borrowing CaptureRecord
+    ) {
         let answers = start - states[slot].lastEnd <= 150 + 300 && start >= states[slot].lastEnd - 300
         states[slot].lastEnd = start + Int64(1 + 4 + 2 + length + 3) * 8
         guard sender == .central, !answers || states[slot].eventStart == nil else { return }
@@ -323,11 +331,19 @@ struct AirTranslator {
         let handle = UInt16(slot & 0x0FFF)
         switch control {
         case .connectionUpdate(_, _, let interval, let latency, let timeout, let instant):
-            wait(slot, AirLink.Update(record: record.index, instant: instant, kind: .parameters(interval: interval, latency: latency, timeout: timeout)))
+            wait(
+                slot,
+                AirLink.Update(
+                    record: record.index, instant: instant,
+                    kind: .parameters(interval: interval, latency: latency, timeout: timeout)))
         case .channelMap(let map, let instant):
             wait(slot, AirLink.Update(record: record.index, instant: instant, kind: .channelMap(map)))
         case .phyUpdate(let toPeripheral, let toCentral, let instant):
-            wait(slot, AirLink.Update(record: record.index, instant: instant, kind: .phy(centralToPeripheral: toPeripheral, peripheralToCentral: toCentral)))
+            wait(
+                slot,
+                AirLink.Update(
+                    record: record.index, instant: instant,
+                    kind: .phy(centralToPeripheral: toPeripheral, peripheralToCentral: toCentral)))
         case .terminate(let reason):
             links[slot].terminatedBy = sender
             links[slot].terminateReason = reason
@@ -338,7 +354,10 @@ struct AirTranslator {
                 bytes.u8(3)
                 bytes.u16(handle)
                 bytes.u8(reason.rawValue)
-                made.append(Made(kind: .command, direction: .sent, start: start, count: bytes.count - start, time: record.timestamp))
+                made.append(
+                    Made(
+                        kind: .command, direction: .sent, start: start, count: bytes.count - start,
+                        time: record.timestamp))
                 disconnect(slot, reason: .connectionTerminatedByLocalHost, record.timestamp)
             } else {
                 disconnect(slot, reason: reason, record.timestamp)
@@ -359,7 +378,9 @@ struct AirTranslator {
         case .lengthResponse(let rxOctets, let rxTime, let txOctets, let txTime):
             states[slot].length[sender] = (rxOctets, rxTime, txOctets, txTime)
             let other: AirHost = sender == .central ? .peripheral : .central
-            guard let mine = states[slot].length[host], let theirs = states[slot].length[host == sender ? other : sender] else { break }
+            guard let mine = states[slot].length[host],
+                let theirs = states[slot].length[host == sender ? other : sender]
+            else { break }
             // LE Data Length Change (§7.7.65.7): what this host may send (its Tx, the other's
             // Rx) and receive.
             let start = beginEvent(0x3E, 11)
@@ -435,7 +456,8 @@ struct AirTranslator {
             }
             legacyReport(eventType, advertiser, random: pdu.txRandom, data.bytes, rssi: rssi, time)
         case .directed(let advertiser, _):
-            legacyReport(1, advertiser, random: pdu.txRandom, UnsafeRawBufferPointer(start: nil, count: 0), rssi: rssi, time)
+            legacyReport(
+                1, advertiser, random: pdu.txRandom, UnsafeRawBufferPointer(start: nil, count: 0), rssi: rssi, time)
         case .extended(let payload):
             // AUX_ADV_IND, AUX_SCAN_RSP and AUX_CHAIN_IND carry data; ADV_EXT_IND only points to
             // them, AUX_SYNC_IND is periodic advertising, which a scan does not report, and
@@ -447,7 +469,8 @@ struct AirTranslator {
             } else if pdu.auxiliaryKind != .chain {
                 link = AdvertisingChainLink(
                     head: 0, part: 0, headKind: pdu.auxiliaryKind ?? .advertising, advertiser: payload.advertiser,
-                    advertiserRandom: pdu.txRandom, target: payload.target, targetRandom: pdu.rxRandom, advMode: payload.advMode,
+                    advertiserRandom: pdu.txRandom, target: payload.target, targetRandom: pdu.rxRandom,
+                    advMode: payload.advMode,
                     setID: payload.setID, dataID: payload.dataID, txPower: payload.txPower, continues: false)
             } else {
                 return  // a chain's PDU with nothing heard of its head
@@ -458,7 +481,9 @@ struct AirTranslator {
             repeat {
                 let count = min(229, data.count - offset)
                 let more = offset + count < data.count || link.continues
-                extendedReport(link, status: more ? 1 : 0, UnsafeRawBufferPointer(rebasing: data[offset..<offset + count]), rssi: rssi, time)
+                extendedReport(
+                    link, status: more ? 1 : 0, UnsafeRawBufferPointer(rebasing: data[offset..<offset + count]),
+                    rssi: rssi, time)
                 offset += count
             } while offset < data.count
         default:
@@ -547,7 +572,8 @@ struct AirTranslator {
         for slot in states.indices where states[slot].open && links[slot].peripheral == peripheral {
             let control = states[slot].unreadControl
             links[slot].endInferred = AirLink.InferredEnd(
-                evidenceRecord: record, evidence: evidence, lastControlRecord: control?.record, lastControlSender: control?.sender)
+                evidenceRecord: record, evidence: evidence, lastControlRecord: control?.record,
+                lastControlSender: control?.sender)
             let reason: UInt8 = control?.sender == host ? 0x16 : 0x13
             disconnect(slot, reason: HCIStatus(rawValue: reason), Timestamp(microseconds: states[slot].lastHeard))
         }
@@ -592,7 +618,8 @@ struct ByteStore {
 
     private mutating func reserve(_ extra: Int) {
         guard count + extra > storage.bytes.count else { return }
-        let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: max(storage.bytes.count * 2, count + extra), alignment: 8)
+        let grown = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: max(storage.bytes.count * 2, count + extra), alignment: 8)
         grown.copyMemory(from: UnsafeRawBufferPointer(rebasing: storage.bytes[0..<count]))
         storage.bytes.deallocate()
         storage.bytes = grown

@@ -34,7 +34,9 @@ public final class AnalysisReader {
     public var airCapture: AirCapture? {
         guard let air else { return nil }
         var capture = AirCapture()
-        (capture.records, capture.firstTime, capture.lastTime, capture.links) = (airRecords, airFirst, airLast, air.links)
+        (capture.records, capture.firstTime, capture.lastTime, capture.links) = (
+            airRecords, airFirst, airLast, air.links
+        )
         return capture
     }
     private var airRecords = 0
@@ -49,7 +51,8 @@ public final class AnalysisReader {
                 let made = air!.made[nextMade]
                 nextMade += 1
                 return CaptureRecord(
-                    index: airIndex, fileOffset: airOffset, timestamp: made.time, direction: made.direction, kind: made.kind,
+                    index: airIndex, fileOffset: airOffset, timestamp: made.time, direction: made.direction,
+                    kind: made.kind,
                     originalLength: made.count,
                     bytes: UnsafeRawBufferPointer(rebasing: air!.bytes.buffer[made.start..<made.start + made.count]))
             }

@@ -99,7 +99,9 @@ public struct CaptureFitness {
             guard handle != ACLPacket.androidDebugHandle else { return }
             let length = Int(bytes[2]) | Int(bytes[3]) << 8
             let (index, original) = (record.index, record.originalLength)
-            if length > bytes.count - 4 || original > bytes.count { cut(index, kept: bytes.count, whole: max(length + 4, original)) }
+            if length > bytes.count - 4 || original > bytes.count {
+                cut(index, kept: bytes.count, whole: max(length + 4, original))
+            }
             if !open.contains(handle) { unknown(handle, index, continuation: word >> 12 & 0x3 == 0x1) }
         case .command:
             counts.commands += 1
@@ -140,12 +142,16 @@ public struct CaptureFitness {
         case 0x03:  // Connection Complete: status, handle.
             if bytes.count >= 3, bytes[2] == 0x00, let h = handle(at: 3) { opened(h) }
         case 0x3E:  // LE Connection Complete, Enhanced (v1, v2): subevent, status, handle.
-            if bytes.count >= 4, [0x01, 0x0A, 0x29].contains(bytes[2]), bytes[3] == 0x00, let h = handle(at: 4) { opened(h) }
+            if bytes.count >= 4, [0x01, 0x0A, 0x29].contains(bytes[2]), bytes[3] == 0x00, let h = handle(at: 4) {
+                opened(h)
+            }
         case 0x05:  // Disconnection Complete: status, handle.
             if let h = handle(at: 3) { open.remove(h) }
         case 0x0E, 0x0F:  // Command Complete (opcode at 3), Command Status (at 4).
             let at = bytes[0] == 0x0E ? 3 : 4
-            guard !commandSeen, bytes.count >= at + 2, bytes[at] != 0 || bytes[at + 1] != 0, orphans.count < 3 else { return }
+            guard !commandSeen, bytes.count >= at + 2, bytes[at] != 0 || bytes[at + 1] != 0, orphans.count < 3 else {
+                return
+            }
             orphans.append(record)
         default:
             break
@@ -174,7 +180,9 @@ public struct CaptureFitness {
         }
         if !unknownHandles.isEmpty {
             let count = unknownHandles.count
-            let listed = unknownHandles.prefix(3).map { "handle \(hex($0.handle, digits: 4)) from frame \($0.record + 1)" }.joined(separator: ", ")
+            let listed = unknownHandles.prefix(3).map {
+                "handle \(hex($0.handle, digits: 4)) from frame \($0.record + 1)"
+            }.joined(separator: ", ")
             problems.append(
                 FitnessProblem(
                     kind: .startedMidConnection,
@@ -183,7 +191,8 @@ public struct CaptureFitness {
                     evidence: unknownHandles.prefix(3).map(\.record),
                     remedy:
                         "Start recording before the app connects. " + Self.androidFull + " " + Self.iOS
-                        + " A log cut by rotation: take the bug report's btsnoop_hci.log.last too (the log before it)."))
+                        + " A log cut by rotation: take the bug report's btsnoop_hci.log.last too (the log before it).")
+            )
         }
         if !orphans.isEmpty {
             let rotated = Self.androidRotation(format: format, records: records)
@@ -257,10 +266,13 @@ public struct CaptureFitness {
                         "\(packets) encrypted packet\(packets == 1 ? "" : "s") on \(unread.count) link\(unread.count == 1 ? "" : "s") could not be read (link \(first.index)\(first.firstUndecryptedRecord.map { ", from frame \($0 + 1)" } ?? "")): without the link's key, nothing after the encryption started (ATT, SMP, the link's end) can be told.",
                     evidence: unread.compactMap(\.firstUndecryptedRecord).prefix(3).map { $0 },
                     remedy:
-                        "Give the long-term key: bletrace diagnose --ltk HEX (the Encryption Information of the pairing, or the key from the phone's bond). nRF Sniffer: enter the LE Secure Connections private key, the legacy passkey or OOB key, or the LTK in Wireshark's nRF Sniffer toolbar before the devices pair or connect, and capture the pairing itself; a bond made before the capture can be read only with its LTK."))
+                        "Give the long-term key: bletrace diagnose --ltk HEX (the Encryption Information of the pairing, or the key from the phone's bond). nRF Sniffer: enter the LE Secure Connections private key, the legacy passkey or OOB key, or the LTK in Wireshark's nRF Sniffer toolbar before the devices pair or connect, and capture the pairing itself; a bond made before the capture can be read only with its LTK."
+                ))
         }
         // Link type 251 carries no direction (the decoder guesses it): it cannot say who was heard.
-        let oneSided = linkType == 251 ? [] : links.filter { $0.events >= 10 && ($0.centralPackets == 0 || $0.peripheralPackets == 0) }
+        let oneSided =
+            linkType == 251
+            ? [] : links.filter { $0.events >= 10 && ($0.centralPackets == 0 || $0.peripheralPackets == 0) }
         if let first = oneSided.first {
             problems.append(
                 FitnessProblem(
@@ -268,7 +280,9 @@ public struct CaptureFitness {
                     problem:
                         "The sniffer heard one side only on \(oneSided.count) link\(oneSided.count == 1 ? "" : "s") (link \(first.index): \(first.centralPackets) packets from the central, \(first.peripheralPackets) from the peripheral), so no request can be matched with its answer.",
                     evidence: first.connectRecord.map { [$0] } ?? [],
-                    remedy: "Place the sniffer between the two devices, close to both, and follow the link from its CONNECT_IND. " + sniffer))
+                    remedy:
+                        "Place the sniffer between the two devices, close to both, and follow the link from its CONNECT_IND. "
+                        + sniffer))
         }
         return problems
     }

@@ -17,7 +17,8 @@ extension BluetoothAddress: Codable {
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let address = BluetoothAddress(text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an address: \(text)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "not an address: \(text)"))
         }
         self = address
     }
@@ -39,13 +40,16 @@ extension BluetoothUUID: Codable {
             self.init(value)
             return
         case 32:
-            guard let high = UInt64(digits.prefix(16), radix: 16), let low = UInt64(digits.suffix(16), radix: 16) else { break }
+            guard let high = UInt64(digits.prefix(16), radix: 16), let low = UInt64(digits.suffix(16), radix: 16) else {
+                break
+            }
             self.init(high: high, low: low)
             return
         default:
             break
         }
-        throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a UUID: \(text)"))
+        throw DecodingError.dataCorrupted(
+            .init(codingPath: decoder.codingPath, debugDescription: "not a UUID: \(text)"))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -77,7 +81,8 @@ extension ConnectionError: Codable {
         case CBError.errorDomain: self = .cb(CBError(errorCode: code))
         case CBInternalError.errorDomain: self = .internal(CBInternalError(errorCode: code))
         case let other:
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a connection error's domain: \(other)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "not a connection error's domain: \(other)"))
         }
     }
 
@@ -93,7 +98,9 @@ extension Mapped: Codable where Value: Codable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(value: try container.decode(Value.self, forKey: .value), evidence: try container.decode(Evidence.self, forKey: .evidence))
+        self.init(
+            value: try container.decode(Value.self, forKey: .value),
+            evidence: try container.decode(Evidence.self, forKey: .evidence))
     }
 
     public func encode(to encoder: any Encoder) throws {

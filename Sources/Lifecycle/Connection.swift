@@ -201,9 +201,12 @@ public struct Connection: Hashable, Sendable, Codable {
     /// The parameters in force after `record` (interval, latency, supervision timeout): those of
     /// the last update completed by then, else the completion's; nil for a link whose parameters
     /// the capture never showed.
-    public func parameters(after record: Int = .max) -> (interval: UInt16, latency: UInt16, supervisionTimeout: UInt16)? {
+    public func parameters(after record: Int = .max) -> (interval: UInt16, latency: UInt16, supervisionTimeout: UInt16)?
+    {
         for change in changes.reversed() where change.record <= record {
-            if case .parameters(let interval, let latency, let timeout) = change.kind { return (interval, latency, timeout) }
+            if case .parameters(let interval, let latency, let timeout) = change.kind {
+                return (interval, latency, timeout)
+            }
         }
         guard let interval, let latency, let supervisionTimeout else { return nil }
         return (interval, latency, supervisionTimeout)

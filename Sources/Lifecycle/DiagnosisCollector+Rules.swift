@@ -30,7 +30,9 @@ extension DiagnosisCollector {
         var findings: [Finding] = []
         for (index, indication) in link.serviceChanges.enumerated() {
             let changes = c.changes.filter { if case .serviceChanged = $0.kind { true } else { false } }
-            guard index < changes.count, case .serviceChanged(let start, let end) = changes[index].kind else { continue }
+            guard index < changes.count, case .serviceChanged(let start, let end) = changes[index].kind else {
+                continue
+            }
             let time = changes[index].time
             let range = "\(hex4(start))-\(hex4(end))"
             if let again = indication.rediscovery {
@@ -38,16 +40,25 @@ extension DiagnosisCollector {
                     Finding(
                         rule: .rediscoveryAfterServiceChanged, record: indication.record, time: time, connection: c,
                         evidence: [indication.record, again],
-                        summary: "The peer indicated Service Changed for \(range), and this host's client discovered again (frame \(again + 1)).",
-                        coreBluetooth: "peripheral(_:didModifyServices:) with the services invalidated; the app discovers them again",
-                        lookAt: "that the app rediscovers in didModifyServices and subscribes again; on the accessory, that the change was intended (a firmware update, a service added at run time)"))
+                        summary:
+                            "The peer indicated Service Changed for \(range), and this host's client discovered again (frame \(again + 1)).",
+                        coreBluetooth:
+                            "peripheral(_:didModifyServices:) with the services invalidated; the app discovers them again",
+                        lookAt:
+                            "that the app rediscovers in didModifyServices and subscribes again; on the accessory, that the change was intended (a firmware update, a service added at run time)"
+                    ))
             } else {
                 findings.append(
                     Finding(
-                        rule: .serviceChangedIgnored, record: indication.record, time: time, connection: c, evidence: [indication.record],
-                        summary: "The peer indicated Service Changed for \(range), and this host's client did not discover again before \(c.disconnectRecord == nil ? "the capture ended" : "the link ended").",
-                        coreBluetooth: "peripheral(_:didModifyServices:) with the services invalidated: an app that does not discover again keeps using handles that may be gone",
-                        lookAt: "the app's peripheral(_:didModifyServices:): it should discover the invalidated services again"))
+                        rule: .serviceChangedIgnored, record: indication.record, time: time, connection: c,
+                        evidence: [indication.record],
+                        summary:
+                            "The peer indicated Service Changed for \(range), and this host's client did not discover again before \(c.disconnectRecord == nil ? "the capture ended" : "the link ended").",
+                        coreBluetooth:
+                            "peripheral(_:didModifyServices:) with the services invalidated: an app that does not discover again keeps using handles that may be gone",
+                        lookAt:
+                            "the app's peripheral(_:didModifyServices:): it should discover the invalidated services again"
+                    ))
             }
         }
         return findings
@@ -67,7 +78,8 @@ extension DiagnosisCollector {
             let features = link.failed.filter { $0.status == .connectionFailedToBeEstablished }
             var summary = "The connection to \(peer) was never established (Connection Failed to be Established, 0x3E)"
             if let first = features.first, let complete = first.completeRecord {
-                summary += ": the link layer's \(first.name) exchange, the first after connecting, completed with the same status (frame \(complete + 1))"
+                summary +=
+                    ": the link layer's \(first.name) exchange, the first after connecting, completed with the same status (frame \(complete + 1))"
             }
             summary +=
                 c.status == .success
@@ -76,15 +88,20 @@ extension DiagnosisCollector {
             findings.append(
                 Finding(
                     rule: .failedToEstablish, record: record, time: time, connection: c,
-                    evidence: [c.attemptRecord, c.completeRecord, c.disconnectRecord].compactMap { $0 } + features.compactMap(\.completeRecord),
+                    evidence: [c.attemptRecord, c.completeRecord, c.disconnectRecord].compactMap { $0 }
+                        + features.compactMap(\.completeRecord),
                     summary: summary,
                     // iOS's daemon tries again by itself and calls nothing (Formats/corebluetooth.md,
                     // "What iOS does on its own": a bluetoothd log, Apple forum thread 761865).
                     coreBluetooth: Self.establishmentRetried,
                     android: c.android,
-                    lookAt: "the peer's range and radio at connection time (it did not answer the first packets); iOS tries again by itself while the app's connect stands, Android reports the failure and the app must connect again"))
+                    lookAt:
+                        "the peer's range and radio at connection time (it did not answer the first packets); iOS tries again by itself while the app's connect stands, Android reports the failure and the app must connect again"
+                ))
         }
-        guard c.outcome == .disconnected, let record = c.disconnectRecord, let time = c.disconnectTime, let reason = c.reason else {
+        guard c.outcome == .disconnected, let record = c.disconnectRecord, let time = c.disconnectTime,
+            let reason = c.reason
+        else {
             return findings
         }
         // This host sent HCI Disconnect: it ended the link, whatever the completion's reason (a
@@ -95,20 +112,27 @@ extension DiagnosisCollector {
         switch hostEnded && [0x08, 0x22, 0x3B, 0x3D].contains(reason.rawValue) ? 0x00 : reason.rawValue {
         case 0x08:
             let update = c.changes.last { change in
-                if case .parameters = change.kind { return change.record < record && time.seconds(since: change.time) <= 5 }
+                if case .parameters = change.kind {
+                    return change.record < record && time.seconds(since: change.time) <= 5
+                }
                 return false
             }
             var summary = "The link to \(peer) was lost (Connection Timeout, 0x08)"
             var evidence = [record]
             if let update, case .parameters(let interval, let latency, let timeout) = update.kind {
-                summary += " \(seconds(time.seconds(since: update.time))) after a connection parameter update (frame \(update.record + 1): interval \(ms(interval, 1.25)), latency \(latency), supervision timeout \(ms(timeout, 10)))"
+                summary +=
+                    " \(seconds(time.seconds(since: update.time))) after a connection parameter update (frame \(update.record + 1): interval \(ms(interval, 1.25)), latency \(latency), supervision timeout \(ms(timeout, 10)))"
                 evidence.append(update.record)
-            } else if let pending = link.pending.last(where: { $0.name == "connection update" }), let started = pending.record {
+            } else if let pending = link.pending.last(where: { $0.name == "connection update" }),
+                let started = pending.record
+            {
                 summary += " while a connection parameter update started at frame \(started + 1) had not completed"
                 evidence.append(started)
             }
             if let last = link.lastReceived, let lastTime = link.lastReceivedTime {
-                summary += (update == nil ? ":" : ";") + " the last packet from the peer was \(seconds(time.seconds(since: lastTime))) before (frame \(last + 1))"
+                summary +=
+                    (update == nil ? ":" : ";")
+                    + " the last packet from the peer was \(seconds(time.seconds(since: lastTime))) before (frame \(last + 1))"
                 evidence.append(last)
             } else {
                 summary += (update == nil ? ":" : ";") + " no packet from the peer was captured on this connection"
@@ -118,35 +142,45 @@ extension DiagnosisCollector {
                 // Data from the peer longer ago than the timeout: the link lived on link-layer
                 // packets HCI does not show, and the peer fell silent only in the timeout's span.
                 if let lastTime = link.lastReceivedTime, time.seconds(since: lastTime) > Double(timeout) * 0.01 {
-                    summary += "; the link outlived that silence on empty link-layer packets, which HCI does not show, so the peer stopped answering only in the last \(ms(timeout, 10)) before the loss"
+                    summary +=
+                        "; the link outlived that silence on empty link-layer packets, which HCI does not show, so the peer stopped answering only in the last \(ms(timeout, 10)) before the loss"
                 }
             }
             findings.append(
                 Finding(
-                    rule: .supervisionTimeout, record: record, time: time, connection: c, evidence: evidence, summary: summary + ".",
+                    rule: .supervisionTimeout, record: record, time: time, connection: c, evidence: evidence,
+                    summary: summary + ".",
                     coreBluetooth: callback, android: c.android,
                     lookAt: update != nil
                         ? "whether the peer applies the new parameters at the update's instant (its sleep clock accuracy, the new supervision timeout); Apple's guidelines want the timeout above 3 × interval × (latency + 1)"
-                        : "the peer's power, range and antenna (it stopped answering); a reset or brown-out of the accessory shows this way too"))
+                        : "the peer's power, range and antenna (it stopped answering); a reset or brown-out of the accessory shows this way too"
+                ))
         case 0x22:
             var summary = "The link to \(peer) ended with LL Response Timeout (0x22): "
             var evidence = [record]
-            if let failed = link.failed.last(where: { $0.status == .llResponseTimeout }), let complete = failed.completeRecord {
+            if let failed = link.failed.last(where: { $0.status == .llResponseTimeout }),
+                let complete = failed.completeRecord
+            {
                 summary += "the \(failed.name) procedure completed with the same status (frame \(complete + 1))"
                 if let started = failed.record { summary += ", started at frame \(started + 1)" }
                 summary += ": the peer did not answer it within 40 s."
                 evidence += [complete] + (failed.record.map { [$0] } ?? [])
             } else if let pending = link.pending.last, let started = pending.record {
-                summary += "the \(pending.name) procedure started at frame \(started + 1) never completed: the peer did not answer it."
+                summary +=
+                    "the \(pending.name) procedure started at frame \(started + 1) never completed: the peer did not answer it."
                 evidence.append(started)
             } else {
-                summary += "a link-layer procedure went unanswered, and HCI does not show which (the peer's own, or one the controller started)."
+                summary +=
+                    "a link-layer procedure went unanswered, and HCI does not show which (the peer's own, or one the controller started)."
             }
             findings.append(
                 Finding(
-                    rule: .llResponseTimeout, record: record, time: time, connection: c, evidence: evidence, summary: summary,
+                    rule: .llResponseTimeout, record: record, time: time, connection: c, evidence: evidence,
+                    summary: summary,
                     coreBluetooth: callback, android: c.android,
-                    lookAt: "the accessory's link layer: its support for the procedure named (PHY update, data length, connection update, encryption) and its firmware's handling of it"))
+                    lookAt:
+                        "the accessory's link layer: its support for the procedure named (PHY update, data length, connection update, encryption) and its firmware's handling of it"
+                ))
         case 0x06, 0x05:
             findings.append(bondMissing(c, link, report, record: record, time: time, reason: reason))
         case 0x3D:
@@ -154,28 +188,37 @@ extension DiagnosisCollector {
             let encryption = link.pending.last { $0.name == "encryption" }?.record
             findings.append(
                 Finding(
-                    rule: .micFailure, record: record, time: time, connection: c, evidence: [record] + (encryption.map { [$0] } ?? []),
+                    rule: .micFailure, record: record, time: time, connection: c,
+                    evidence: [record] + (encryption.map { [$0] } ?? []),
                     summary: "The link to \(peer) ended with a MIC failure (0x3D)"
                         + (encryption.map { ", before the encryption started at frame \($0 + 1) completed" } ?? "")
                         + ": an encrypted packet failed its integrity check, so the two sides did not hold the same key.",
                     coreBluetooth: callback, android: c.android,
-                    lookAt: "the keys each side stored for the other (a stale bond on one side), and the accessory's encryption (its key after a key refresh)"))
+                    lookAt:
+                        "the keys each side stored for the other (a stale bond on one side), and the accessory's encryption (its key after a key refresh)"
+                ))
         case 0x3B:
             let request = link.parameterRequests.last { $0.record < record }
             var summary = "The link to \(peer) ended with Unacceptable Connection Parameters (0x3B)"
             if let request {
-                summary += "; the last parameters asked for were interval \(ms(request.intervalMin, 1.25))-\(ms(request.intervalMax, 1.25)), latency \(request.latency), timeout \(ms(request.timeout, 10)) (frame \(request.record + 1))"
+                summary +=
+                    "; the last parameters asked for were interval \(ms(request.intervalMin, 1.25))-\(ms(request.intervalMax, 1.25)), latency \(request.latency), timeout \(ms(request.timeout, 10)) (frame \(request.record + 1))"
             }
             findings.append(
                 Finding(
                     rule: .unacceptableParameters, record: record, time: time, connection: c,
-                    evidence: [record] + (request.map { [$0.record] } ?? []), summary: summary + ".", coreBluetooth: callback, android: c.android,
-                    lookAt: "the parameters the accessory asks for, against Apple's Accessory Design Guidelines (Formats/diagnose.md)"))
+                    evidence: [record] + (request.map { [$0.record] } ?? []), summary: summary + ".",
+                    coreBluetooth: callback, android: c.android,
+                    lookAt:
+                        "the parameters the accessory asks for, against Apple's Accessory Design Guidelines (Formats/diagnose.md)"
+                ))
         default:
             break
         }
         if reason.rawValue != 0x06 && reason.rawValue != 0x05,
-            let failed = encryptionFailure(c, link), let finding = Optional(bondMissing(c, link, report, record: failed.record, time: failed.time, reason: failed.status))
+            let failed = encryptionFailure(c, link),
+            let finding = Optional(
+                bondMissing(c, link, report, record: failed.record, time: failed.time, reason: failed.status))
         {
             findings.append(finding)
         }
@@ -190,7 +233,8 @@ extension DiagnosisCollector {
             guard elapsed >= 29.5, elapsed <= 40, c.initiator == (hostWaited ? .local : .remote),
                 hostEnded || ![0x08, 0x22, 0x3E].contains(reason.rawValue)
             else { continue }
-            let what = "\(request.opcode.name ?? "An ATT request") \(request.attributeHandle.map { "of \(hex4($0)) " } ?? "")"
+            let what =
+                "\(request.opcode.name ?? "An ATT request") \(request.attributeHandle.map { "of \(hex4($0)) " } ?? "")"
             let sender =
                 indication
                 ? (hostWaited ? "from this host's server" : "from the peer's server")
@@ -198,9 +242,12 @@ extension DiagnosisCollector {
             findings.append(
                 Finding(
                     rule: .attTimeout, record: record, time: time, connection: c, evidence: [request.record, record],
-                    summary: "\(what)\(sender) went unanswered for \(seconds(elapsed)) (frame \(request.record + 1)); after ATT's 30 s transaction timeout \(hostWaited ? "this host" : "the peer") ended the link.",
+                    summary:
+                        "\(what)\(sender) went unanswered for \(seconds(elapsed)) (frame \(request.record + 1)); after ATT's 30 s transaction timeout \(hostWaited ? "this host" : "the peer") ended the link.",
                     coreBluetooth: hostWaited
-                        ? (indication ? "a CBPeripheralManager app's updateValue was never confirmed; " : "the pending request gets no callback; ") + callback
+                        ? (indication
+                            ? "a CBPeripheralManager app's updateValue was never confirmed; "
+                            : "the pending request gets no callback; ") + callback
                         : "a CBPeripheralManager app that did not call respond(to:withResult:) for the request (or a central app that did not confirm an indication: iOS confirms them itself)",
                     android: hostWaited ? c.android : nil,
                     lookAt: hostWaited
@@ -210,23 +257,34 @@ extension DiagnosisCollector {
         // The host giving up right after a refused request (not the link iOS ends after a pairing
         // this host cancelled: that is the pairing's finding).
         if c.initiator == .local, !c.pairings.contains(where: { $0.outcome == .failed && $0.failedBy == .host }),
-            let refusal = refusals.last(on: c.handle, after: c.completeRecord ?? -1, before: record, where: { time.seconds(since: $0.time) <= 2 })
+            let refusal = refusals.last(
+                on: c.handle, after: c.completeRecord ?? -1, before: record,
+                where: { time.seconds(since: $0.time) <= 2 })
         {
             findings.append(
                 Finding(
-                    rule: .gaveUpAfterRefusal, record: record, time: time, connection: c, evidence: [refusal.record, record],
-                    summary: "This host disconnected \(seconds(time.seconds(since: refusal.time))) after the peer's server refused \(refusal.requestName ?? "a request")\(refusal.attributeHandle.map { " of \(hex4($0))" } ?? "") with \(refusal.name) (frame \(refusal.record + 1)).",
-                    coreBluetooth: refusal.coreBluetooth.map { "\(cbName($0)) \($0.callback.hasPrefix("no ") ? "(\($0.callback))" : "in \($0.callback)"), then the app's cancelPeripheralConnection: didDisconnectPeripheral with no error" },
+                    rule: .gaveUpAfterRefusal, record: record, time: time, connection: c,
+                    evidence: [refusal.record, record],
+                    summary:
+                        "This host disconnected \(seconds(time.seconds(since: refusal.time))) after the peer's server refused \(refusal.requestName ?? "a request")\(refusal.attributeHandle.map { " of \(hex4($0))" } ?? "") with \(refusal.name) (frame \(refusal.record + 1)).",
+                    coreBluetooth: refusal.coreBluetooth.map {
+                        "\(cbName($0)) \($0.callback.hasPrefix("no ") ? "(\($0.callback))" : "in \($0.callback)"), then the app's cancelPeripheralConnection: didDisconnectPeripheral with no error"
+                    },
                     android: refusal.android,
-                    lookAt: "the app's handling of this error: whether disconnecting is the intended reaction, or the request can be fixed or retried (and why the accessory refuses it)"))
+                    lookAt:
+                        "the app's handling of this error: whether disconnecting is the intended reaction, or the request can be fixed or retried (and why the accessory refuses it)"
+                ))
         }
         return findings
     }
 
     /// An encryption that failed with PIN or Key Missing or Authentication Failure.
-    private func encryptionFailure(_ c: Connection, _ link: Link) -> (record: Int, time: Timestamp, status: HCIStatus)? {
+    private func encryptionFailure(_ c: Connection, _ link: Link) -> (record: Int, time: Timestamp, status: HCIStatus)?
+    {
         for change in c.changes {
-            if case .failed("encryption", let status) = change.kind, status == .pinOrKeyMissing || status == .authenticationFailure {
+            if case .failed("encryption", let status) = change.kind,
+                status == .pinOrKeyMissing || status == .authenticationFailure
+            {
                 return (change.record, change.time, status)
             }
         }
@@ -235,13 +293,17 @@ extension DiagnosisCollector {
 
     /// PIN or Key Missing on a peer bonded before: CoreBluetooth's "peer removed pairing
     /// information".
-    private func bondMissing(_ c: Connection, _ link: Link, _ report: LifecycleReport, record: Int, time: Timestamp, reason: HCIStatus) -> Finding {
+    private func bondMissing(
+        _ c: Connection, _ link: Link, _ report: LifecycleReport, record: Int, time: Timestamp, reason: HCIStatus
+    ) -> Finding {
         let earlier = report.connections.last { other in
-            other.id < c.id && other.peer != nil && other.peer == c.peer && other.pairings.contains { $0.outcome == .encrypted }
+            other.id < c.id && other.peer != nil && other.peer == c.peer
+                && other.pairings.contains { $0.outcome == .encrypted }
         }
         let pairing = earlier?.pairings.last { $0.outcome == .encrypted }
         let failed = encryptionFailure(c, link)
-        var summary = "Encryption with the keys this host holds for the peer failed with \(reason.name ?? "\(reason)") (\(hex(reason.rawValue, digits: 2)))"
+        var summary =
+            "Encryption with the keys this host holds for the peer failed with \(reason.name ?? "\(reason)") (\(hex(reason.rawValue, digits: 2)))"
         if let pairing, let earlier {
             summary += "; the two paired on connection \(earlier.id + 1) (frame \(pairing.record + 1))"
         }
@@ -250,26 +312,38 @@ extension DiagnosisCollector {
             rule: .bondMissing, record: record, time: time, connection: c,
             evidence: [record] + [failed?.record, c.disconnectRecord, pairing?.record].compactMap { $0 },
             summary: summary,
-            coreBluetooth: "CBError.peerRemovedPairingInformation (14): the user must forget the device in Settings > Bluetooth before pairing again [hypothesis: which HCI status iOS reads this from is not documented]",
+            coreBluetooth:
+                "CBError.peerRemovedPairingInformation (14): the user must forget the device in Settings > Bluetooth before pairing again [hypothesis: which HCI status iOS reads this from is not documented]",
             android: c.android,
-            lookAt: "the accessory's bond storage (a factory reset, or bonds lost on reboot); the app should tell the user to forget the device")
+            lookAt:
+                "the accessory's bond storage (a factory reset, or bonds lost on reboot); the app should tell the user to forget the device"
+        )
     }
 
     /// What the app's central manager is told of the disconnection.
     private func disconnectionCallback(_ c: Connection) -> String {
-        if c.role == .peripheral { return "a CBPeripheralManager app gets no disconnection callback (only centralDidUnsubscribe for its subscribers)" }
+        if c.role == .peripheral {
+            return
+                "a CBPeripheralManager app gets no disconnection callback (only centralDidUnsubscribe for its subscribers)"
+        }
         if c.initiator == .local, c.reason == .remoteDeviceTerminatedPowerOff {
-            return "no didDisconnectPeripheral: this host's Bluetooth went off, and apps get centralManagerDidUpdateState(.poweredOff) only"
+            return
+                "no didDisconnectPeripheral: this host's Bluetooth went off, and apps get centralManagerDidUpdateState(.poweredOff) only"
         }
         guard let mapped = c.cbError else { return "centralManager(_:didDisconnectPeripheral:error:)" }
-        guard let error = mapped.value else { return "centralManager(_:didDisconnectPeripheral:error:) with no error (the app asked for it)" }
-        if c.outcome == .failed { return "centralManager(_:didFailToConnect:error:) with \(cbName(error)) [\(mapped.evidence.rawValue)]" }
+        guard let error = mapped.value else {
+            return "centralManager(_:didDisconnectPeripheral:error:) with no error (the app asked for it)"
+        }
+        if c.outcome == .failed {
+            return "centralManager(_:didFailToConnect:error:) with \(cbName(error)) [\(mapped.evidence.rawValue)]"
+        }
         return "centralManager(_:didDisconnectPeripheral:error:) with \(cbName(error)) [\(mapped.evidence.rawValue)]"
     }
 
     // MARK: Security
 
-    private func security(_ c: Connection, _ link: Link, _ report: LifecycleReport, _ errors: [TraceError]) -> [Finding] {
+    private func security(_ c: Connection, _ link: Link, _ report: LifecycleReport, _ errors: [TraceError]) -> [Finding]
+    {
         var findings: [Finding] = []
         for pairing in c.pairings {
             let starter = pairing.startedBy == .host ? "this host" : "the peer"
@@ -280,26 +354,39 @@ extension DiagnosisCollector {
                     Finding(
                         rule: .pairingUnfinished, record: pairing.record, time: pairing.time, connection: c,
                         evidence: [pairing.record] + (ended.map { [$0] } ?? []),
-                        summary: "Pairing started by \(starter)\(pairing.securityRequested ? " (Security Request)" : "") never finished: neither encryption nor a Pairing Failed followed before \(ended.map { "the link ended (frame \($0 + 1))" } ?? "the capture ended").",
-                        coreBluetooth: "no callback for the pairing itself; the request that needed it is answered only once pairing succeeds",
-                        lookAt: "the pairing prompt on the phone (dismissed or never shown) and the accessory's SMP timeout of 30 s (Core 6.0, Vol 3, Part H, §3.4)"))
+                        summary:
+                            "Pairing started by \(starter)\(pairing.securityRequested ? " (Security Request)" : "") never finished: neither encryption nor a Pairing Failed followed before \(ended.map { "the link ended (frame \($0 + 1))" } ?? "the capture ended").",
+                        coreBluetooth:
+                            "no callback for the pairing itself; the request that needed it is answered only once pairing succeeds",
+                        lookAt:
+                            "the pairing prompt on the phone (dismissed or never shown) and the accessory's SMP timeout of 30 s (Core 6.0, Vol 3, Part H, §3.4)"
+                    ))
             case .failed:
                 let record = pairing.endRecord ?? pairing.record
                 let by = pairing.failedBy.map { $0 == .host ? "this host" : "the peer" } ?? "one side"
-                let refusal = pairing.causeRecord.flatMap { cause in errors.first { $0.record == cause && $0.layer == .att }?.code }
-                let mapped = pairing.failureReason.map { CoreBluetoothMapping.pairingFailureError(reason: $0, refusal: refusal) }
+                let refusal = pairing.causeRecord.flatMap { cause in
+                    errors.first { $0.record == cause && $0.layer == .att }?.code
+                }
+                let mapped = pairing.failureReason.map {
+                    CoreBluetoothMapping.pairingFailureError(reason: $0, refusal: refusal)
+                }
                 // A pairing this host cancelled (the user's Cancel): iOS ends the link.
                 let cancelled = pairing.failedBy == .host
                 findings.append(
                     Finding(
                         rule: .pairingFailed, record: record, time: pairing.endTime ?? pairing.time, connection: c,
                         evidence: [pairing.record, record] + (pairing.causeRecord.map { [$0] } ?? []),
-                        summary: "Pairing started by \(starter) (frame \(pairing.record + 1))\(pairing.method.map { ", \($0.rawValue)" } ?? "") failed: \(by) sent Pairing Failed, \(pairing.failureName ?? "unknown reason")\(pairing.failureReason.map { " (\(hex($0, digits: 2)))" } ?? "").",
+                        summary:
+                            "Pairing started by \(starter) (frame \(pairing.record + 1))\(pairing.method.map { ", \($0.rawValue)" } ?? "") failed: \(by) sent Pairing Failed, \(pairing.failureName ?? "unknown reason")\(pairing.failureReason.map { " (\(hex($0, digits: 2)))" } ?? "").",
                         coreBluetooth: cancelled
                             ? "iOS ends the link: didDisconnectPeripheral with CBInternalErrorDomain 17 \"Pairing was cancelled.\", and the request that needed pairing gets no callback [reported: the link ends; hypothesis: the error]"
-                            : mapped.map { "\(cbName($0.value)) in the callback of the request that needed pairing [\($0.evidence.rawValue)]" },
+                            : mapped.map {
+                                "\(cbName($0.value)) in the callback of the request that needed pairing [\($0.evidence.rawValue)]"
+                            },
                         android: pairing.failureReason.map { AndroidMapping.pairingFailure(reason: $0) },
-                        lookAt: "the reason: a wrong or cancelled passkey, IO capabilities that allow no method the accessory accepts, or a stale bond on one side"))
+                        lookAt:
+                            "the reason: a wrong or cancelled passkey, IO capabilities that allow no method the accessory accepts, or a stale bond on one side"
+                    ))
             case .encrypted:
                 break
             }
@@ -310,10 +397,14 @@ extension DiagnosisCollector {
                     Finding(
                         rule: .bondNotKept, record: pairing.record, time: pairing.time, connection: c,
                         evidence: [pairing.record] + (earlier?.pairings.last.map { [$0.record] } ?? []),
-                        summary: "The peer paired again on connection \(c.id + 1) after pairing on connection \(before + 1): "
-                            + (bonded == false ? "the first pairing asked for no bond (Bonding_Flags), so nothing was kept." : "the bond of the first pairing was not kept by one side."),
+                        summary:
+                            "The peer paired again on connection \(c.id + 1) after pairing on connection \(before + 1): "
+                            + (bonded == false
+                                ? "the first pairing asked for no bond (Bonding_Flags), so nothing was kept."
+                                : "the bond of the first pairing was not kept by one side."),
                         coreBluetooth: "no callback; the user may be asked to pair again each time",
-                        lookAt: "the Bonding_Flags of both Pairing Request and Response, and the accessory's bond storage"))
+                        lookAt:
+                            "the Bonding_Flags of both Pairing Request and Response, and the accessory's bond storage"))
             }
         }
         findings += shortKeys(c, link)
@@ -327,7 +418,9 @@ extension DiagnosisCollector {
     private func shortKeys(_ c: Connection, _ link: Link) -> [Finding] {
         var reported: [(size: UInt8, record: Int, time: Timestamp, via: String)] = []
         for change in c.changes {
-            if case .encryption(true, let size?) = change.kind { reported.append((size, change.record, change.time, "Encryption Change")) }
+            if case .encryption(true, let size?) = change.kind {
+                reported.append((size, change.record, change.time, "Encryption Change"))
+            }
         }
         for key in link.keySizes { reported.append((key.size, key.record, key.time, "Read Encryption Key Size")) }
         var findings: [Finding] = []
@@ -335,25 +428,32 @@ extension DiagnosisCollector {
         for report in reported.sorted(by: { $0.record < $1.record }) where report.size < 16 {
             let pairing = c.pairings.last { $0.record < report.record && $0.keySize != nil }
             if let pairing { named.insert(pairing.record) }
-            findings.append(shortKey(c, size: report.size, record: report.record, time: report.time, via: report.via, pairing: pairing))
+            findings.append(
+                shortKey(
+                    c, size: report.size, record: report.record, time: report.time, via: report.via, pairing: pairing))
         }
         for pairing in c.pairings where pairing.outcome == .encrypted && !named.contains(pairing.record) {
-            guard let size = pairing.keySize, size < 16, let record = pairing.endRecord, let time = pairing.endTime else { continue }
+            guard let size = pairing.keySize, size < 16, let record = pairing.endRecord, let time = pairing.endTime
+            else { continue }
             findings.append(shortKey(c, size: size, record: record, time: time, via: nil, pairing: pairing))
         }
         return findings
     }
 
     /// A key of `size` bytes, reported at `record` (by `via`, or the encryption after `pairing`).
-    private func shortKey(_ c: Connection, size: UInt8, record: Int, time: Timestamp, via: String?, pairing: Pairing?) -> Finding {
+    private func shortKey(_ c: Connection, size: UInt8, record: Int, time: Timestamp, via: String?, pairing: Pairing?)
+        -> Finding
+    {
         var summary = "The link was encrypted with a \(size)-byte key"
         summary += via.map { " (\($0), frame \(record + 1))" } ?? " (frame \(record + 1))"
         summary += ", shorter than the 16 bytes pairing allows"
         var evidence = [record]
         if let pairing, let request = pairing.requestRecord, let response = pairing.responseRecord,
-            let asked = pairing.requestMaxKeySize, let answered = pairing.responseMaxKeySize, let agreed = pairing.keySize
+            let asked = pairing.requestMaxKeySize, let answered = pairing.responseMaxKeySize,
+            let agreed = pairing.keySize
         {
-            let (requester, responder) = c.role.map { $0 == .central ? ("this host", "the peer") : ("the peer", "this host") } ?? ("", "")
+            let (requester, responder) =
+                c.role.map { $0 == .central ? ("this host", "the peer") : ("the peer", "this host") } ?? ("", "")
             summary +=
                 "; the pairing agreed on \(agreed) bytes: the Pairing Request\(requester.isEmpty ? "" : " of \(requester)") allowed \(asked) (frame \(request + 1)), "
                 + "the Pairing Response\(responder.isEmpty ? "" : " of \(responder)") \(answered) (frame \(response + 1))"
@@ -363,8 +463,10 @@ extension DiagnosisCollector {
         return Finding(
             rule: .shortKey, record: record, time: time, connection: c, evidence: evidence,
             summary: summary + ".",
-            coreBluetooth: "no callback; a characteristic that requires a 16-byte key answers Insufficient Encryption Key Size (CBATTError 12)",
-            lookAt: "the Maximum Encryption Key Size of both Pairing Request and Response (the accessory's SMP configuration)",
+            coreBluetooth:
+                "no callback; a characteristic that requires a 16-byte key answers Insufficient Encryption Key Size (CBATTError 12)",
+            lookAt:
+                "the Maximum Encryption Key Size of both Pairing Request and Response (the accessory's SMP configuration)",
             values: ["key_size": Double(size)])
     }
 
@@ -383,19 +485,30 @@ extension DiagnosisCollector {
         var findings: [Finding] = []
         for peer in order {
             let connections = byPeer[peer]!
-            let discovered = connections.filter { report.connections[$0].discoveryProcedures.contains { $0.kind == .services } }
+            let discovered = connections.filter {
+                report.connections[$0].discoveryProcedures.contains { $0.kind == .services }
+            }
             guard discovered.count >= 2, case let second = report.connections[discovered[1]],
                 let procedure = second.discoveryProcedures.first(where: { $0.kind == .services })
             else { continue }
             let total = discovered.compactMap { report.connections[$0].discoveryDuration }.reduce(0, +)
             findings.append(
                 Finding(
-                    rule: .discoveryRepeated, record: procedure.record ?? second.completeRecord ?? 0, time: procedure.start, connection: second,
-                    evidence: discovered.compactMap { report.connections[$0].discoveryProcedures.first(where: { $0.kind == .services })?.record },
-                    summary: "This host's client discovered \(peer)'s services on \(discovered.count) of its \(connections.count) connections (connections \(discovered.map { String(report.connections[$0].id + 1) }.joined(separator: ", ")); \(seconds(total)) of discovery in all): what the first discovery found was not reused.",
-                    coreBluetooth: "discoverServices answered from the air each time; iOS reuses a bonded peer's database, and others' only while it trusts its cache",
-                    lookAt: "whether the accessory bonds and has a Service Changed characteristic (a client may keep its cache across connections only then, Core 6.0, Vol 3, Part G, §2.5.2); in the app, discovering only the services and characteristics it needs",
-                    values: ["connections": Double(connections.count), "discoveries": Double(discovered.count), "discovery_s": total]))
+                    rule: .discoveryRepeated, record: procedure.record ?? second.completeRecord ?? 0,
+                    time: procedure.start, connection: second,
+                    evidence: discovered.compactMap {
+                        report.connections[$0].discoveryProcedures.first(where: { $0.kind == .services })?.record
+                    },
+                    summary:
+                        "This host's client discovered \(peer)'s services on \(discovered.count) of its \(connections.count) connections (connections \(discovered.map { String(report.connections[$0].id + 1) }.joined(separator: ", ")); \(seconds(total)) of discovery in all): what the first discovery found was not reused.",
+                    coreBluetooth:
+                        "discoverServices answered from the air each time; iOS reuses a bonded peer's database, and others' only while it trusts its cache",
+                    lookAt:
+                        "whether the accessory bonds and has a Service Changed characteristic (a client may keep its cache across connections only then, Core 6.0, Vol 3, Part G, §2.5.2); in the app, discovering only the services and characteristics it needs",
+                    values: [
+                        "connections": Double(connections.count), "discoveries": Double(discovered.count),
+                        "discovery_s": total,
+                    ]))
         }
         return findings
     }
@@ -406,7 +519,9 @@ extension DiagnosisCollector {
         var findings: [Finding] = []
         // Each handle's connections by their place in the report (not copies of them).
         var byHandle: [UInt16: [Int]] = [:]
-        for (index, c) in report.connections.enumerated() { if let handle = c.handle { byHandle[handle, default: []].append(index) } }
+        for (index, c) in report.connections.enumerated() {
+            if let handle = c.handle { byHandle[handle, default: []].append(index) }
+        }
         for error in errors where error.layer == .att && error.server == .peer {
             var connection: Connection? {
                 error.connection.flatMap { handle in
@@ -425,13 +540,20 @@ extension DiagnosisCollector {
             }
             let request = error.requestName ?? "a request"
             let cb = error.coreBluetooth
-            var cbText: String? { cb.map { "\(cbName($0)) \($0.callback.hasPrefix("no ") ? "(\($0.callback))" : "in \($0.callback)")" } }
+            var cbText: String? {
+                cb.map { "\(cbName($0)) \($0.callback.hasPrefix("no ") ? "(\($0.callback))" : "in \($0.callback)")" }
+            }
             if let callback = cb?.callback, callback.hasPrefix("no callback: the attribute is not in the database") {
                 findings.append(
                     Finding(
-                        rule: .outsideDatabase, record: error.record, time: error.time, connection: connection, evidence: [error.record],
-                        summary: "\(request) of \(attribute), a handle outside the database discovery revealed, was refused with \(error.name).",
-                        coreBluetooth: cbText, android: error.android, lookAt: "the client's hard-coded or cached handles (a stale cache after a firmware update); a CoreBluetooth app cannot send this"))
+                        rule: .outsideDatabase, record: error.record, time: error.time, connection: connection,
+                        evidence: [error.record],
+                        summary:
+                            "\(request) of \(attribute), a handle outside the database discovery revealed, was refused with \(error.name).",
+                        coreBluetooth: cbText, android: error.android,
+                        lookAt:
+                            "the client's hard-coded or cached handles (a stale cache after a firmware update); a CoreBluetooth app cannot send this"
+                    ))
                 continue
             }
             guard !error.expected else { continue }
@@ -439,13 +561,18 @@ extension DiagnosisCollector {
                 guard error.retryRecord == nil else { continue }
                 findings.append(
                     Finding(
-                        rule: .securityRefusalNotRetried, record: error.record, time: error.time, connection: connection,
+                        rule: .securityRefusalNotRetried, record: error.record, time: error.time,
+                        connection: connection,
                         evidence: [error.record] + (error.pairingFailedRecord.map { [$0] } ?? []),
-                        summary: "The peer's server refused \(request) of \(attribute) with \(error.name), and the request was not sent again on an encrypted link"
-                            + (error.pairingFailedRecord.map { ": the pairing it led to failed (frame \($0 + 1))." } ?? "."),
+                        summary:
+                            "The peer's server refused \(request) of \(attribute) with \(error.name), and the request was not sent again on an encrypted link"
+                            + (error.pairingFailedRecord.map { ": the pairing it led to failed (frame \($0 + 1))." }
+                                ?? "."),
                         coreBluetooth: cbText,
                         android: error.android,
-                        lookAt: "whether the accessory requires a bond for this attribute and pairing could happen (the pairing prompt, the accessory's IO capabilities)"))
+                        lookAt:
+                            "whether the accessory requires a bond for this attribute and pairing could happen (the pairing prompt, the accessory's IO capabilities)"
+                    ))
                 continue
             }
             guard let callback = cb?.callback, !callback.hasPrefix("no callback") else { continue }
@@ -463,7 +590,8 @@ extension DiagnosisCollector {
                     android: error.android,
                     lookAt: subscription
                         ? "whether the characteristic supports notify or indicate, and what the accessory's server requires before a subscription (a bond, its own state)"
-                        : "the value written (its length and format) and the characteristic's permissions on the accessory"))
+                        : "the value written (its length and format) and the characteristic's permissions on the accessory"
+                ))
         }
         return findings
     }
@@ -481,15 +609,24 @@ extension DiagnosisCollector {
         let minMS = Double(intervalMin) * 1.25, maxMS = Double(intervalMax) * 1.25, timeoutMS = Double(timeout) * 10
         let effective = maxMS * Double(Int(latency) + 1)
         if minMS < 15 { broken.append("interval \(requested ? "min " : "")\(format(minMS)) ms is under 15 ms") }
-        if requested, intervalMin % 12 != 0 { broken.append("interval min \(format(minMS)) ms is not a multiple of 15 ms") }
+        if requested, intervalMin % 12 != 0 {
+            broken.append("interval min \(format(minMS)) ms is not a multiple of 15 ms")
+        }
         if requested, !(maxMS >= minMS + 15 || (intervalMin == 12 && intervalMax == 12)) {
-            broken.append("interval max \(format(maxMS)) ms is not 15 ms above interval min \(format(minMS)) ms (nor both 15 ms)")
+            broken.append(
+                "interval max \(format(maxMS)) ms is not 15 ms above interval min \(format(minMS)) ms (nor both 15 ms)")
         }
         if latency > 30 { broken.append("latency \(latency) is over 30") }
-        if timeoutMS < 2000 || timeoutMS > 6000 { broken.append("supervision timeout \(format(timeoutMS / 1000)) s is not between 2 s and 6 s") }
-        if effective > 2000 { broken.append("interval\(requested ? " max" : "") × (latency + 1) is \(format(effective)) ms, over 2 s") }
+        if timeoutMS < 2000 || timeoutMS > 6000 {
+            broken.append("supervision timeout \(format(timeoutMS / 1000)) s is not between 2 s and 6 s")
+        }
+        if effective > 2000 {
+            broken.append("interval\(requested ? " max" : "") × (latency + 1) is \(format(effective)) ms, over 2 s")
+        }
         if !(timeoutMS > effective * 3) {
-            broken.append("supervision timeout \(format(timeoutMS)) ms is not above 3 × interval\(requested ? " max" : "") × (latency + 1) = \(format(effective * 3)) ms")
+            broken.append(
+                "supervision timeout \(format(timeoutMS)) ms is not above 3 × interval\(requested ? " max" : "") × (latency + 1) = \(format(effective * 3)) ms"
+            )
         }
         return broken
     }
@@ -498,7 +635,8 @@ extension DiagnosisCollector {
         var findings: [Finding] = []
         for request in link.parameterRequests {
             let broken = Self.appleGuidelineViolations(
-                intervalMin: request.intervalMin, intervalMax: request.intervalMax, latency: request.latency, timeout: request.timeout,
+                intervalMin: request.intervalMin, intervalMax: request.intervalMax, latency: request.latency,
+                timeout: request.timeout,
                 requested: true)
             guard !broken.isEmpty else { continue }
             let who = request.sentBy.map { $0 == .host ? "This host" : "The peer" } ?? "A side"
@@ -506,12 +644,15 @@ extension DiagnosisCollector {
                 Finding(
                     rule: .requestedParameters, record: request.record, time: request.time, connection: c,
                     evidence: [request.record] + (request.rejectedRecord.map { [$0] } ?? []),
-                    summary: "\(who) asked for interval \(ms(request.intervalMin, 1.25))-\(ms(request.intervalMax, 1.25)), latency \(request.latency), supervision timeout \(ms(request.timeout, 10)) (\(request.via)), which Apple's guidelines do not allow: \(broken.joined(separator: "; "))"
+                    summary:
+                        "\(who) asked for interval \(ms(request.intervalMin, 1.25))-\(ms(request.intervalMax, 1.25)), latency \(request.latency), supervision timeout \(ms(request.timeout, 10)) (\(request.via)), which Apple's guidelines do not allow: \(broken.joined(separator: "; "))"
                         + (request.rejectedRecord.map { "; it was rejected (frame \($0 + 1))." } ?? "."),
                     coreBluetooth: "no callback; an iOS central may refuse the request and keep its own parameters",
-                    lookAt: "the accessory's preferred connection parameters (Apple's Accessory Design Guidelines, \"Connection Parameters\")",
+                    lookAt:
+                        "the accessory's preferred connection parameters (Apple's Accessory Design Guidelines, \"Connection Parameters\")",
                     values: [
-                        "interval_min_ms": Double(request.intervalMin) * 1.25, "interval_max_ms": Double(request.intervalMax) * 1.25,
+                        "interval_min_ms": Double(request.intervalMin) * 1.25,
+                        "interval_max_ms": Double(request.intervalMax) * 1.25,
                         "latency": Double(request.latency), "supervision_timeout_ms": Double(request.timeout) * 10,
                     ]))
         }
@@ -529,15 +670,21 @@ extension DiagnosisCollector {
         }
         for set in sets {
             let broken = Self.appleGuidelineViolations(
-                intervalMin: set.interval, intervalMax: set.interval, latency: set.latency, timeout: set.timeout, requested: false)
+                intervalMin: set.interval, intervalMax: set.interval, latency: set.latency, timeout: set.timeout,
+                requested: false)
             guard !broken.isEmpty else { continue }
             findings.append(
                 Finding(
                     rule: .linkParameters, record: set.record, time: set.time, connection: c, evidence: [set.record],
-                    summary: "The link ran with interval \(ms(set.interval, 1.25)), latency \(set.latency), supervision timeout \(ms(set.timeout, 10)), outside Apple's guidelines for accessories: \(broken.joined(separator: "; ")).",
+                    summary:
+                        "The link ran with interval \(ms(set.interval, 1.25)), latency \(set.latency), supervision timeout \(ms(set.timeout, 10)), outside Apple's guidelines for accessories: \(broken.joined(separator: "; ")).",
                     coreBluetooth: nil,
-                    lookAt: "the central's choice (these are the parameters in force, not a request); with an iPhone as central, the parameters the accessory asks for",
-                    values: ["interval_ms": Double(set.interval) * 1.25, "latency": Double(set.latency), "supervision_timeout_ms": Double(set.timeout) * 10]))
+                    lookAt:
+                        "the central's choice (these are the parameters in force, not a request); with an iPhone as central, the parameters the accessory asks for",
+                    values: [
+                        "interval_ms": Double(set.interval) * 1.25, "latency": Double(set.latency),
+                        "supervision_timeout_ms": Double(set.timeout) * 10,
+                    ]))
             break
         }
         return findings
@@ -602,7 +749,8 @@ extension DiagnosisCollector {
     }
 
     private func traffic(_ c: Connection, _ link: Link, _ report: LifecycleReport) -> Finding? {
-        guard c.status == .success || c.beganBeforeCapture, !link.latencies.isEmpty || c.attNotifications > 0 || link.gaps > 0,
+        guard c.status == .success || c.beganBeforeCapture,
+            !link.latencies.isEmpty || c.attNotifications > 0 || link.gaps > 0,
             let record = c.completeRecord ?? link.firstTraffic
         else { return nil }
         var parts: [String] = []
@@ -612,10 +760,15 @@ extension DiagnosisCollector {
         if let (low, median, p95, high) = Self.quantiles(link.latencies.seconds) {
             let count = link.latencies.count
             // (The keys spelled whole: literals, where made by interpolation each was a new string.)
-            let figures = [("min", "latency_ms_min", low), ("median", "latency_ms_median", median), ("p95", "latency_ms_p95", p95), ("max", "latency_ms_max", high)]
+            let figures = [
+                ("min", "latency_ms_min", low), ("median", "latency_ms_median", median), ("p95", "latency_ms_p95", p95),
+                ("max", "latency_ms_max", high),
+            ]
             for (_, key, value) in figures { values[key] = (value * 1_000_000).rounded() / 1000 }
             values["requests"] = Double(count)
-            parts.append("\(count) request\(count == 1 ? "" : "s") answered in " + figures.map { "\($0.0) \(format($0.2 * 1000)) ms" }.joined(separator: ", "))
+            parts.append(
+                "\(count) request\(count == 1 ? "" : "s") answered in "
+                    + figures.map { "\($0.0) \(format($0.2 * 1000)) ms" }.joined(separator: ", "))
         }
         let start = c.completeTime ?? report.firstTime
         let end = c.disconnectTime ?? report.lastTime
@@ -632,11 +785,14 @@ extension DiagnosisCollector {
         if let longest = link.longestGap {
             values["gaps"] = Double(link.gaps)
             values["longest_gap_s"] = (longest.seconds * 1000).rounded() / 1000
-            parts.append("\(link.gaps) gap\(link.gaps == 1 ? "" : "s") longer than half the supervision timeout (the longest \(seconds(longest.seconds)), frames \(longest.from + 1)-\(longest.to + 1))")
+            parts.append(
+                "\(link.gaps) gap\(link.gaps == 1 ? "" : "s") longer than half the supervision timeout (the longest \(seconds(longest.seconds)), frames \(longest.from + 1)-\(longest.to + 1))"
+            )
             evidence += [longest.from, longest.to]
         }
         return Finding(
-            rule: .traffic, record: record, time: c.completeTime ?? link.firstTrafficTime ?? start ?? Timestamp(microseconds: 0), connection: c,
+            rule: .traffic, record: record,
+            time: c.completeTime ?? link.firstTrafficTime ?? start ?? Timestamp(microseconds: 0), connection: c,
             evidence: evidence,
             summary: "Traffic: " + parts.joined(separator: "; ") + ".",
             coreBluetooth: nil,
@@ -687,7 +843,9 @@ struct Refusals {
 
     init(_ errors: [TraceError]) {
         self.errors = errors
-        positions = errors.indices.filter { errors[$0].layer == .att && errors[$0].server == .peer && !errors[$0].expected }
+        positions = errors.indices.filter {
+            errors[$0].layer == .att && errors[$0].server == .peer && !errors[$0].expected
+        }
         ordered = zip(positions, positions.dropFirst()).allSatisfy { errors[$0].record <= errors[$1].record }
     }
 
@@ -707,7 +865,9 @@ struct Refusals {
         for position in positions[..<end].reversed() {
             let record = errors[position].record
             if ordered, record <= after { break }
-            if errors[position].connection == handle, record < before, record > after, accept(errors[position]) { return errors[position] }
+            if errors[position].connection == handle, record < before, record > after, accept(errors[position]) {
+                return errors[position]
+            }
         }
         return nil
     }

@@ -168,7 +168,9 @@ public struct DiagnosisCollector {
     }
 
     @inline(__always)
-    private mutating func addWhole(_ record: CaptureRecord, _ decoded: DecodedRecord, _ analyzer: inout LifecycleAnalyzer) {
+    private mutating func addWhole(
+        _ record: CaptureRecord, _ decoded: DecodedRecord, _ analyzer: inout LifecycleAnalyzer
+    ) {
         switch decoded.packet {
         case .command(.unknown(let opcode, let parameters)):
             guard parameters.count >= 2 else { break }
@@ -186,7 +188,9 @@ public struct DiagnosisCollector {
                 answered(on: acl.handle, record, &analyzer)
                 serviceChange(pdu, on: acl.handle, record, &analyzer)
             }
-            if let l2cap = decoded.l2cap, l2cap.channel == .leSignaling, let pdu = try? LESignalingPDU.decode(l2cap.payload) {
+            if let l2cap = decoded.l2cap, l2cap.channel == .leSignaling,
+                let pdu = try? LESignalingPDU.decode(l2cap.payload)
+            {
                 signalling(pdu.command, on: acl.handle, record, &analyzer)
             }
         default:
@@ -240,9 +244,13 @@ public struct DiagnosisCollector {
     /// A gap of more than 50 ms before a record of connection `id`: counted when longer than half
     /// the supervision timeout in force. (Out of line: rare.)
     @inline(never)
-    private mutating func longGap(_ gap: (seconds: Double, from: Int, to: Int), on id: Int, _ analyzer: inout LifecycleAnalyzer) {
+    private mutating func longGap(
+        _ gap: (seconds: Double, from: Int, to: Int), on id: Int, _ analyzer: inout LifecycleAnalyzer
+    ) {
         // Half the supervision timeout in force (10 ms units): 5 ms per unit.
-        if let timeout = analyzer.connections[id].parameters()?.supervisionTimeout, gap.seconds > Double(timeout) * 0.005 {
+        if let timeout = analyzer.connections[id].parameters()?.supervisionTimeout,
+            gap.seconds > Double(timeout) * 0.005
+        {
             traffic[id].countGap(gap)
         }
     }
@@ -252,7 +260,9 @@ public struct DiagnosisCollector {
     /// nothing.)
     @inline(never)
     mutating func addAnswer(on id: Int, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
-        guard let request = analyzer.lastAnswered, request.server == .peer, request.opcode.method == .request else { return }
+        guard let request = analyzer.lastAnswered, request.server == .peer, request.opcode.method == .request else {
+            return
+        }
         links[id, default: Link()].latencies.append(record.timestamp, since: request.time)
     }
 
@@ -298,7 +308,9 @@ public struct DiagnosisCollector {
     }
 
     /// A Service Changed indication, or the first discovery request after one.
-    private mutating func serviceChange(_ pdu: ATTPDU, on handle: UInt16, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
+    private mutating func serviceChange(
+        _ pdu: ATTPDU, on handle: UInt16, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer
+    ) {
         guard let id = analyzer.connectionID(on: handle) else { return }
         if analyzer.lastServiceChange != nil {
             links[id, default: Link()].serviceChanges.append((record.index, nil))
@@ -322,7 +334,9 @@ public struct DiagnosisCollector {
             // Read Encryption Key Size: status, handle, key size.
             guard parameters.count >= 4, parameters[0] == 0 else { break }
             let handle = (UInt16(parameters[1]) | UInt16(parameters[2]) << 8) & 0x0FFF
-            if let id = analyzer.connectionID(on: handle) { links[id, default: Link()].keySizes.append((parameters[3], record.index, record.timestamp)) }
+            if let id = analyzer.connectionID(on: handle) {
+                links[id, default: Link()].keySizes.append((parameters[3], record.index, record.timestamp))
+            }
         case .le(.unknown(let subevent, _)):
             switch subevent.rawValue {
             case 0x03, 0x04, 0x05, 0x06, 0x0C: rawEvent(record, &analyzer)
@@ -371,7 +385,9 @@ public struct DiagnosisCollector {
     private mutating func complete(_ name: String, _ status: HCIStatus, _ id: Int, _ record: CaptureRecord) {
         var link = links[id] ?? Link()
         var procedure = Procedure(name: name, record: nil)
-        if let index = link.pending.firstIndex(where: { $0.name == name }) { procedure = link.pending.remove(at: index) }
+        if let index = link.pending.firstIndex(where: { $0.name == name }) {
+            procedure = link.pending.remove(at: index)
+        }
         procedure.completeRecord = record.index
         procedure.status = status
         if status != .success { link.failed.append(procedure) }
@@ -382,9 +398,13 @@ public struct DiagnosisCollector {
     /// request, which is no longer a procedure under way (the peer's controller is told at once).
     /// (The Reply is answered by Command Complete; the procedure then ends with LE Connection
     /// Update Complete.)
-    private mutating func remoteRequestRejected(on handle: UInt16, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
+    private mutating func remoteRequestRejected(
+        on handle: UInt16, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer
+    ) {
         guard let id = analyzer.connectionID(on: handle),
-            let last = links[id]?.parameterRequests.lastIndex(where: { $0.via == Self.remoteRequest && $0.rejectedRecord == nil })
+            let last = links[id]?.parameterRequests.lastIndex(where: {
+                $0.via == Self.remoteRequest && $0.rejectedRecord == nil
+            })
         else { return }
         links[id]!.parameterRequests[last].rejectedRecord = record.index
         let request = links[id]!.parameterRequests[last].record
@@ -394,7 +414,9 @@ public struct DiagnosisCollector {
     static let remoteRequest = "LE Remote Connection Parameter Request"
 
     /// LE signalling: Connection Parameter Update Request and its response.
-    private mutating func signalling(_ command: LESignalingCommand, on handle: UInt16, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
+    private mutating func signalling(
+        _ command: LESignalingCommand, on handle: UInt16, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer
+    ) {
         guard let id = analyzer.connectionID(on: handle) else { return }
         switch command {
         case .connectionParameterUpdateRequest(let min, let max, let latency, let timeout):
@@ -404,7 +426,9 @@ public struct DiagnosisCollector {
                     sentBy: record.direction.map { $0 == .sent ? .host : .peer },
                     intervalMin: min, intervalMax: max, latency: latency, timeout: timeout))
         case .connectionParameterUpdateResponse(let result) where result != 0:
-            if let last = links[id]?.parameterRequests.indices.last { links[id]!.parameterRequests[last].rejectedRecord = record.index }
+            if let last = links[id]?.parameterRequests.indices.last {
+                links[id]!.parameterRequests[last].rejectedRecord = record.index
+            }
         default:
             break
         }
@@ -420,7 +444,9 @@ extension DiagnosisCollector.Traffic {
         var long: (seconds: Double, from: Int, to: Int)?
         // In whole microseconds: a division for every record would cost more than the rest.
         if let last = lastTrafficTime {
-            if let from = lastTraffic, time.microseconds &- last.microseconds > 50_000 { long = (time.seconds(since: last), from, record.index) }
+            if let from = lastTraffic, time.microseconds &- last.microseconds > 50_000 {
+                long = (time.seconds(since: last), from, record.index)
+            }
         } else {
             (firstTraffic, firstTrafficTime) = (record.index, time)
         }

@@ -63,9 +63,12 @@ public struct DiagnosisRule: Hashable, Sendable, CustomStringConvertible {
 
     /// Every rule, in the order Formats/diagnose.md describes them.
     public static let all: [DiagnosisRule] = [
-        supervisionTimeout, llResponseTimeout, failedToEstablish, connectTimedOut, connectToUnheardPeer, connectWhileBusy, attTimeout, bondMissing, micFailure,
-        unacceptableParameters, gaveUpAfterRefusal, pairingUnfinished, pairingFailed, securityRefusalNotRetried, shortKey, bondNotKept, outsideDatabase,
-        rediscoveryAfterServiceChanged, serviceChangedIgnored, notificationsNotRestored, discoveryRepeated, writeRefused, subscriptionRefused, requestedParameters,
+        supervisionTimeout, llResponseTimeout, failedToEstablish, connectTimedOut, connectToUnheardPeer,
+        connectWhileBusy, attTimeout, bondMissing, micFailure,
+        unacceptableParameters, gaveUpAfterRefusal, pairingUnfinished, pairingFailed, securityRefusalNotRetried,
+        shortKey, bondNotKept, outsideDatabase,
+        rediscoveryAfterServiceChanged, serviceChangedIgnored, notificationsNotRestored, discoveryRepeated,
+        writeRefused, subscriptionRefused, requestedParameters,
         linkParameters, traffic,
     ]
 }

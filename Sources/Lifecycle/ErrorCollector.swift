@@ -157,14 +157,17 @@ public struct ErrorCollector {
                 step(.pairingMessage(record.timestamp), on: acl.handle)
             }
             if let pdu = decoded.att, case .errorResponse = pdu { collect(pdu, on: acl.handle, record, analyzer) }
-            if decoded.att != nil, let answered = analyzer.lastAnswered { retried(answered, on: acl.handle, record, analyzer) }
+            if decoded.att != nil, let answered = analyzer.lastAnswered {
+                retried(answered, on: acl.handle, record, analyzer)
+            }
             if let smp = decoded.smp, let reason = smp.pairingFailedReason {
                 let connection = analyzer.openConnection(on: acl.handle)
                 let sentBy: Pairing.Side? = record.direction.map { $0 == .sent ? .host : .peer }
                 let refusal = awaitingRetry[acl.handle]?.first.map { found[$0.error].code }
                 let endedBefore = endedOnIOS[acl.handle]
                 if awaitingRetry[acl.handle] != nil {
-                    step(.pairingFailed(record.timestamp, record: record.index, byHost: sentBy == .host), on: acl.handle)
+                    step(
+                        .pairingFailed(record.timestamp, record: record.index, byHost: sentBy == .host), on: acl.handle)
                 }
                 // The Pairing Failed itself: what the operation that needed the pairing gets; but
                 // a pairing this host cancelled (a user's Cancel) ends the link on iOS.
@@ -176,16 +179,20 @@ public struct ErrorCollector {
                     endedOnIOS[acl.handle] = record.index
                     let cancelled = CoreBluetoothMapping.pairingCancelledError
                     cb = TraceError.CoreBluetoothEquivalent(
-                        domain: CBInternalError.errorDomain, code: cancelled.value.errorCode, name: cancelled.value.code.map { "\($0)" },
+                        domain: CBInternalError.errorDomain, code: cancelled.value.errorCode,
+                        name: cancelled.value.code.map { "\($0)" },
                         evidence: cancelled.evidence,
-                        callback: "centralManager(_:didDisconnectPeripheral:error:): iOS ends the link after a cancelled pairing")
+                        callback:
+                            "centralManager(_:didDisconnectPeripheral:error:): iOS ends the link after a cancelled pairing"
+                    )
                 } else {
                     cb = equivalent(mapped.value, mapped.evidence, callback: "the GATT operation that needed pairing")
                 }
                 found.append(
                     TraceError(
                         record: record.index, time: record.timestamp, connection: acl.handle, peer: connection?.peer,
-                        transport: connection?.transport, layer: .smp, code: reason.rawValue, name: reason.name ?? "\(reason)",
+                        transport: connection?.transport, layer: .smp, code: reason.rawValue,
+                        name: reason.name ?? "\(reason)",
                         requestOpcode: nil, requestName: nil, attributeHandle: nil, attribute: nil, procedure: nil,
                         searchedType: nil, expected: false, coreBluetooth: cb, sentBy: sentBy,
                         android: AndroidMapping.pairingFailure(reason: reason.rawValue)))
@@ -201,10 +208,15 @@ public struct ErrorCollector {
     /// by value it was copied whole (0x1a8 bytes) for every ATT record while a refusal awaited
     /// its retry.
     @inline(__always)
-    private mutating func retried(_ answered: ATTRequest, on handle: UInt16, _ record: CaptureRecord, _ analyzer: borrowing LifecycleAnalyzer) {
+    private mutating func retried(
+        _ answered: ATTRequest, on handle: UInt16, _ record: CaptureRecord, _ analyzer: borrowing LifecycleAnalyzer
+    ) {
         // (Called only for a record that answered something: most answer nothing, and the
         // refusals' lookup hashes.)
-        guard answered.server == .peer, let position = awaitingRetry[handle]?.firstIndex(where: { $0.opcode == answered.opcode && $0.attribute == answered.attributeHandle })
+        guard answered.server == .peer,
+            let position = awaitingRetry[handle]?.firstIndex(where: {
+                $0.opcode == answered.opcode && $0.attribute == answered.attributeHandle
+            })
         else { return }
         guard answered.record > found[awaitingRetry[handle]![position].error].record else { return }
         step(.answeredAgain(record.timestamp, record: record.index), on: handle, only: position)
@@ -215,11 +227,13 @@ public struct ErrorCollector {
     @inline(never)
     private mutating func encryption(_ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
         guard let handle = (try? HCIEventParameters.decode(record.bytes))?.handle, awaitingRetry[handle] != nil,
-            let id = analyzer.connectionID(on: handle), let change = analyzer.connections[id].changes.last, change.record == record.index
+            let id = analyzer.connectionID(on: handle), let change = analyzer.connections[id].changes.last,
+            change.record == record.index
         else { return }
         switch change.kind {
         case .encryption(true, _): step(.encrypted(record.timestamp), on: handle)
-        case .failed(let what, _) where what == "encryption" || what == "key refresh": step(.encryptionFailed(record.timestamp), on: handle)
+        case .failed(let what, _) where what == "encryption" || what == "key refresh":
+            step(.encryptionFailed(record.timestamp), on: handle)
         default: break
         }
     }
@@ -265,16 +279,21 @@ public struct ErrorCollector {
                 "no callback: iOS paired and sent the request again, and the app got that answer (frame \(record + 1))"
             if found[index].code == 0x05 || found[index].code == 0x0F {
                 found[index].android = found[index].android?.withoutCallback(
-                    "BluetoothGatt paired and sent the request again, and the app got that answer (frame \(record + 1))")
+                    "BluetoothGatt paired and sent the request again, and the app got that answer (frame \(record + 1))"
+                )
             }
         case .refused(.pairingFailed(let record)):
             found[index].pairingFailedRecord = record
-            found[index].android = found[index].android.map { _ in AndroidMapping.pairingFailedRequest(TraceError.androidOperation(of: found[index])) }
+            found[index].android = found[index].android.map { _ in
+                AndroidMapping.pairingFailedRequest(TraceError.androidOperation(of: found[index]))
+            }
         case .refused(.encryptionFailed), .refused(.noRetry):
             break
         case .cancelled(let record, _):
             found[index].pairingFailedRecord = record
-            found[index].android = found[index].android.map { _ in AndroidMapping.pairingFailedRequest(TraceError.androidOperation(of: found[index])) }
+            found[index].android = found[index].android.map { _ in
+                AndroidMapping.pairingFailedRequest(TraceError.androidOperation(of: found[index]))
+            }
             if endedOnIOS[handle] == nil {
                 found[index].coreBluetooth?.callback =
                     "no callback: this host cancelled the pairing the refusal led to (frame \(record + 1)); iOS then ends the link, and requests in flight get no callback"
@@ -321,13 +340,16 @@ public struct ErrorCollector {
     /// ``add(_:_:analyzer:)`` of a quick ATT PDU that answered a request while a refusal awaits
     /// its retry.
     @inline(never)
-    private mutating func retriedQuick(on handle: UInt16, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {
+    private mutating func retriedQuick(on handle: UInt16, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer)
+    {
         if let answered = analyzer.lastAnswered { retried(answered, on: handle, record, analyzer) }
     }
 
     /// An ATT Error Response on connection `handle`. (The connection is looked up only here: most
     /// ACL records carry no failure.)
-    private mutating func collect(_ pdu: ATTPDU, on handle: UInt16, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
+    private mutating func collect(
+        _ pdu: ATTPDU, on handle: UInt16, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer
+    ) {
         guard case .errorResponse(let request, let attribute, let code) = pdu else { return }
         let connection = analyzer.openConnection(on: handle)
         let mapped = CoreBluetoothMapping.attError(code)
@@ -339,7 +361,8 @@ public struct ErrorCollector {
         let server = GATTServer(.response, direction: record.direction)
         let info = procedure == nil ? analyzer.att.attribute(attribute, on: handle, server: server) : nil
         if server == .peer, SecurityRefusal.asksForSecurity(code) {
-            awaitingRetry[handle, default: []].append(Waiting(error: found.count, opcode: request, attribute: attribute))
+            awaitingRetry[handle, default: []].append(
+                Waiting(error: found.count, opcode: request, attribute: attribute))
         }
         // A search for secondary services (Read By Group Type of 0x2801), as BlueZ makes after the
         // primary ones: a server with none may answer Unsupported Group Type, which ends it.
@@ -348,22 +371,31 @@ public struct ErrorCollector {
         if let ended = endedOnIOS[handle] {
             callback = Self.afterIOSEnded(at: ended)
         } else if secondarySearch, server == .peer {
-            callback = "no callback: the captured host searched for secondary services, which discoverServices does not (they reach apps as included services)"
+            callback =
+                "no callback: the captured host searched for secondary services, which discoverServices does not (they reach apps as included services)"
         } else if server == .local {
-            callback = "no callback: this host's server sent it to the peer's client (the system answers for its own services and unknown handles; a peripheral-manager app answers its services with respond(to:withResult:))"
-        } else if procedure == nil, let service = analyzer.att.service(containing: attribute, on: handle), Self.isStacks(service) {
+            callback =
+                "no callback: this host's server sent it to the peer's client (the system answers for its own services and unknown handles; a peripheral-manager app answers its services with respond(to:withResult:))"
+        } else if procedure == nil, let service = analyzer.att.service(containing: attribute, on: handle),
+            Self.isStacks(service)
+        {
             // Generic Access and Generic Attribute: the stack's own procedures (iOS hides both
             // services from apps and reads and writes them itself).
-            callback = "no callback: the stack's own request to \(service.shortValue == 0x1800 ? "Generic Access" : "Generic Attribute") (iOS keeps both services to itself)"
+            callback =
+                "no callback: the stack's own request to \(service.shortValue == 0x1800 ? "Generic Access" : "Generic Attribute") (iOS keeps both services to itself)"
         } else if let write = analyzer.lastRefusedSubscription, write.value & 0x3 == 0, !write.wasSubscribed {
             // A host other than iOS (Android's stack writes 0 to CCCDs it may never have set):
             // CoreBluetooth answers setNotifyValue(false) on what is not notifying at once, with
             // no write, so no app would meet this refusal.
-            callback = "no callback: iOS would not have made this write (the notifications were not on; setNotifyValue(false) is answered at once, with nothing sent)"
-        } else if procedure == nil, info == nil, analyzer.att.attributes(on: handle).values.contains(where: { $0.role == .service }) {
+            callback =
+                "no callback: iOS would not have made this write (the notifications were not on; setNotifyValue(false) is answered at once, with nothing sent)"
+        } else if procedure == nil, info == nil,
+            analyzer.att.attributes(on: handle).values.contains(where: { $0.role == .service })
+        {
             // Discovery revealed the peer's database, and this attribute is not in it. (With no
             // service revealed, a replay infers the database from the traffic: Formats/cassette.md.)
-            callback = "no callback: the attribute is not in the database discovery revealed, and a CoreBluetooth app cannot address it (the captured stack used the handle directly)"
+            callback =
+                "no callback: the attribute is not in the database discovery revealed, and a CoreBluetooth app cannot address it (the captured stack used the handle directly)"
         } else {
             callback = self.callback(for: request, procedure, info)
         }
@@ -385,7 +417,8 @@ public struct ErrorCollector {
     private mutating func collect(_ event: HCIEvent, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer) {
         func hci(
             _ status: HCIStatus, command: HCIOpcode?, connection: UInt16?, peer: BluetoothAddress?,
-            transport: Connection.Transport? = nil, expected: Bool = false, cb: TraceError.CoreBluetoothEquivalent? = nil,
+            transport: Connection.Transport? = nil, expected: Bool = false,
+            cb: TraceError.CoreBluetoothEquivalent? = nil,
             android: AndroidStatus? = nil
         ) {
             found.append(
@@ -419,7 +452,9 @@ public struct ErrorCollector {
             if !cancelled, let mapped = attempt?.cbError, let error = mapped.value {
                 cb = equivalent(error, mapped.evidence, callback: "centralManager(_:didFailToConnect:error:)")
             }
-            hci(complete.status, command: nil, connection: nil, peer: attempt?.peer, transport: .le, expected: cancelled, cb: cb, android: attempt?.android)
+            hci(
+                complete.status, command: nil, connection: nil, peer: attempt?.peer, transport: .le,
+                expected: cancelled, cb: cb, android: attempt?.android)
         case .connectionComplete(let status, _, let address, _) where status != .success:
             // BR/EDR: CoreBluetooth has no equivalent.
             hci(status, command: nil, connection: nil, peer: address, transport: .classic)
@@ -436,7 +471,9 @@ public struct ErrorCollector {
             if connection.transport == .le, let mapped = connection.cbError, let error = mapped.value {
                 cb = equivalent(error, mapped.evidence, callback: "centralManager(_:didDisconnectPeripheral:error:)")
             }
-            hci(reason, command: nil, connection: handle, peer: connection.peer, transport: connection.transport, cb: cb, android: connection.android)
+            hci(
+                reason, command: nil, connection: handle, peer: connection.peer, transport: connection.transport,
+                cb: cb, android: connection.android)
         default:
             break
         }
@@ -447,24 +484,35 @@ public struct ErrorCollector {
         "no callback: iOS had ended this link when this host cancelled a pairing (frame \(record + 1)); the capture's host kept it"
     }
 
-    private static func afterIOSEnded(_ error: CBATTError, _ evidence: Evidence, at record: Int) -> TraceError.CoreBluetoothEquivalent {
+    private static func afterIOSEnded(_ error: CBATTError, _ evidence: Evidence, at record: Int)
+        -> TraceError.CoreBluetoothEquivalent
+    {
         TraceError.CoreBluetoothEquivalent(
-            domain: CBATTError.errorDomain, code: error.errorCode, name: error.name, evidence: evidence, callback: afterIOSEnded(at: record))
+            domain: CBATTError.errorDomain, code: error.errorCode, name: error.name, evidence: evidence,
+            callback: afterIOSEnded(at: record))
     }
 
-    private func equivalent(_ error: ConnectionError, _ evidence: Evidence, callback: String) -> TraceError.CoreBluetoothEquivalent {
+    private func equivalent(_ error: ConnectionError, _ evidence: Evidence, callback: String)
+        -> TraceError.CoreBluetoothEquivalent
+    {
         TraceError.CoreBluetoothEquivalent(
             domain: error.domain, code: error.errorCode, name: error.name, evidence: evidence, callback: callback)
     }
 
-    private func equivalent(_ error: CBError, _ evidence: Evidence, callback: String) -> TraceError.CoreBluetoothEquivalent {
+    private func equivalent(_ error: CBError, _ evidence: Evidence, callback: String)
+        -> TraceError.CoreBluetoothEquivalent
+    {
         TraceError.CoreBluetoothEquivalent(
-            domain: CBError.errorDomain, code: error.errorCode, name: error.name, evidence: evidence, callback: callback)
+            domain: CBError.errorDomain, code: error.errorCode, name: error.name, evidence: evidence, callback: callback
+        )
     }
 
-    private func equivalent(_ error: CBATTError, _ evidence: Evidence, callback: String) -> TraceError.CoreBluetoothEquivalent {
+    private func equivalent(_ error: CBATTError, _ evidence: Evidence, callback: String)
+        -> TraceError.CoreBluetoothEquivalent
+    {
         TraceError.CoreBluetoothEquivalent(
-            domain: CBATTError.errorDomain, code: error.errorCode, name: error.name, evidence: evidence, callback: callback)
+            domain: CBATTError.errorDomain, code: error.errorCode, name: error.name, evidence: evidence,
+            callback: callback)
     }
 
     /// «Secondary Service», the group type of a search for secondary services (Core 6.0, Vol 3,
@@ -498,7 +546,9 @@ public struct ErrorCollector {
     }
 
     /// The CoreBluetooth callback that carries an ATT error for a request.
-    private func callback(for request: ATTOpcode, _ procedure: TraceError.Discovery?, _ attribute: AttributeInfo?) -> String {
+    private func callback(for request: ATTOpcode, _ procedure: TraceError.Discovery?, _ attribute: AttributeInfo?)
+        -> String
+    {
         switch procedure {
         case .services: return "peripheral(_:didDiscoverServices:)"
         case .includedServices: return "peripheral(_:didDiscoverIncludedServicesFor:error:)"

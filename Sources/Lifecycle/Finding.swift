@@ -51,7 +51,8 @@ public struct Finding: Hashable, Sendable, Codable {
 
     public init(
         rule: DiagnosisRule, record: Int, time: Timestamp, connection: Connection? = nil, evidence: [Int],
-        summary: String, coreBluetooth: String? = nil, android: AndroidStatus? = nil, lookAt: String, values: [String: Double] = [:]
+        summary: String, coreBluetooth: String? = nil, android: AndroidStatus? = nil, lookAt: String,
+        values: [String: Double] = [:]
     ) {
         self.rule = rule.name
         self.severity = rule.severity

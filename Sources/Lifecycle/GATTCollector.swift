@@ -20,7 +20,10 @@ public struct GATTCollector {
         /// This host's server, as the peer's client discovered it.
         public var localDatabase = GATTDatabase()
 
-        public init(peer: BluetoothAddress?, connections: [Int], database: GATTDatabase, localDatabase: GATTDatabase = GATTDatabase()) {
+        public init(
+            peer: BluetoothAddress?, connections: [Int], database: GATTDatabase,
+            localDatabase: GATTDatabase = GATTDatabase()
+        ) {
             self.peer = peer
             self.connections = connections
             self.database = database
@@ -75,7 +78,8 @@ public struct GATTCollector {
             let primary = request?.type != BluetoothUUID(UInt16(0x2801))
             for group in groups {
                 guard let uuid = BluetoothUUID(littleEndian: group.value) else { continue }
-                entries[index][server].addService(handle: group.handle, end: group.groupEnd, uuid: uuid, primary: primary)
+                entries[index][server].addService(
+                    handle: group.handle, end: group.groupEnd, uuid: uuid, primary: primary)
             }
         case .findByTypeValueResponse(let ranges):
             // Discover Primary Service by Service UUID: the request's value is the UUID.
@@ -141,7 +145,9 @@ extension GATTCollector {
     /// Reads every record of `reader` (the lifecycles seeded with `given`, a user's database for
     /// peers the capture never discovered): each peer's databases, the analyzer of the lifecycles
     /// they belong to, and the fault that stopped a damaged file (every record before it is read).
-    public static func read(_ reader: AnalysisReader, given: GivenGATT? = nil) -> (GATTCollector, LifecycleAnalyzer, fault: (any Error)?) {
+    public static func read(_ reader: AnalysisReader, given: GivenGATT? = nil) -> (
+        GATTCollector, LifecycleAnalyzer, fault: (any Error)?
+    ) {
         var decoder = TraceDecoder()
         var analyzer = LifecycleAnalyzer()
         analyzer.given = given

@@ -101,7 +101,9 @@ public struct GATTDatabase: Hashable, Sendable, Codable {
         outside.removeAll { (handle...max(handle, end)).contains($0.handle) }
         for attribute in inside {
             if let value = attribute.valueHandle {
-                addCharacteristic(declaration: attribute.handle, value: value, uuid: attribute.uuid, properties: attribute.properties?.rawValue ?? 0)
+                addCharacteristic(
+                    declaration: attribute.handle, value: value, uuid: attribute.uuid,
+                    properties: attribute.properties?.rawValue ?? 0)
             } else {
                 addDescriptor(handle: attribute.handle, uuid: attribute.uuid)
             }
@@ -110,17 +112,22 @@ public struct GATTDatabase: Hashable, Sendable, Codable {
 
     /// Keeps an attribute found outside every service found so far.
     private mutating func addOutside(_ attribute: Attribute) {
-        if let index = outside.firstIndex(where: { $0.handle == attribute.handle }) { return outside[index] = attribute }
+        if let index = outside.firstIndex(where: { $0.handle == attribute.handle }) {
+            return outside[index] = attribute
+        }
         outside.append(attribute)
         outside.sort { $0.handle < $1.handle }
     }
 
     mutating func addCharacteristic(declaration: UInt16, value: UInt16, uuid: BluetoothUUID, properties: UInt8) {
         guard let s = serviceIndex(containing: declaration) else {
-            return addOutside(Attribute(handle: declaration, uuid: uuid, valueHandle: value, properties: Properties(rawValue: properties)))
+            return addOutside(
+                Attribute(
+                    handle: declaration, uuid: uuid, valueHandle: value, properties: Properties(rawValue: properties)))
         }
         let characteristic = Characteristic(
-            declarationHandle: declaration, valueHandle: value, uuid: uuid, properties: Properties(rawValue: properties))
+            declarationHandle: declaration, valueHandle: value, uuid: uuid, properties: Properties(rawValue: properties)
+        )
         if let c = services[s].characteristics.firstIndex(where: { $0.declarationHandle == declaration }) {
             services[s].characteristics[c].uuid = uuid
             services[s].characteristics[c].valueHandle = value
@@ -201,7 +208,9 @@ public struct GATTDatabase: Hashable, Sendable, Codable {
             for c in services[s].characteristics.indices {
                 guard services[s].characteristics[c].uuid != serviceChanged else { continue }
                 services[s].characteristics[c].descriptors.removeAll { range.contains($0.handle) }
-                if range.contains(services[s].characteristics[c].valueHandle) { services[s].characteristics[c].lastValue = nil }
+                if range.contains(services[s].characteristics[c].valueHandle) {
+                    services[s].characteristics[c].lastValue = nil
+                }
             }
         }
     }

@@ -93,20 +93,26 @@ public struct GivenGATT: Sendable {
         for peer in document.peers {
             var database = GATTDatabase()
             for service in peer.services {
-                var built = GATTDatabase.Service(handle: service.start, endHandle: service.end, uuid: service.uuid, isPrimary: service.primary ?? true)
+                var built = GATTDatabase.Service(
+                    handle: service.start, endHandle: service.end, uuid: service.uuid,
+                    isPrimary: service.primary ?? true)
                 for c in service.characteristics ?? [] {
                     var properties = GATTDatabase.Properties()
                     for word in c.properties {
                         guard let bit = GATTDatabase.Properties.names.first(where: { $0.1 == word })?.0 else {
-                            throw GivenGATTError.badJSON(name, "characteristic \(hex(c.handle, digits: 4)): no property named \(word)")
+                            throw GivenGATTError.badJSON(
+                                name, "characteristic \(hex(c.handle, digits: 4)): no property named \(word)")
                         }
                         properties.insert(bit)
                     }
                     built.characteristics.append(
                         GATTDatabase.Characteristic(
-                            declarationHandle: c.declaration_handle ?? (c.handle > 1 ? c.handle - 1 : c.handle), valueHandle: c.handle,
+                            declarationHandle: c.declaration_handle ?? (c.handle > 1 ? c.handle - 1 : c.handle),
+                            valueHandle: c.handle,
                             uuid: c.uuid, properties: properties,
-                            descriptors: (c.descriptors ?? []).map { GATTDatabase.Descriptor(handle: $0.handle, uuid: $0.uuid) }))
+                            descriptors: (c.descriptors ?? []).map {
+                                GATTDatabase.Descriptor(handle: $0.handle, uuid: $0.uuid)
+                            }))
                 }
                 database.services.append(built)
             }
@@ -149,7 +155,8 @@ extension GATTDatabase {
             table[service.handle] = AttributeInfo(uuid: service.uuid, role: .service)
             for c in service.characteristics {
                 if c.declarationHandle != c.valueHandle {
-                    table[c.declarationHandle] = AttributeInfo(uuid: CharacteristicDeclaration.type, role: .characteristicDeclaration)
+                    table[c.declarationHandle] = AttributeInfo(
+                        uuid: CharacteristicDeclaration.type, role: .characteristicDeclaration)
                 }
                 table[c.valueHandle] = AttributeInfo(uuid: c.uuid, role: .characteristicValue)
                 for d in c.descriptors { table[d.handle] = AttributeInfo(uuid: d.uuid, role: .descriptor) }
@@ -180,7 +187,9 @@ extension GATTDatabase {
 
     /// The UUID an inferred database gives the characteristic whose value is at `handle` (0 for
     /// its one service).
-    public static func inferredUUID(handle: UInt16) -> BluetoothUUID { BluetoothUUID(high: inferredHigh, low: UInt64(handle)) }
+    public static func inferredUUID(handle: UInt16) -> BluetoothUUID {
+        BluetoothUUID(high: inferredHigh, low: UInt64(handle))
+    }
 
     /// Whether `uuid` is one an inferred database made.
     public static func isInferred(_ uuid: BluetoothUUID) -> Bool { uuid.high == inferredHigh && uuid.low <= 0xFFFF }
@@ -224,8 +233,11 @@ extension GATTDatabase {
         for handle in characteristics.keys.sorted() {
             let declaration = handle > 1 && !used.contains(handle - 1) ? handle - 1 : handle
             var characteristic = Characteristic(
-                declarationHandle: declaration, valueHandle: handle, uuid: inferredUUID(handle: handle), properties: characteristics[handle]!)
-            if cccds.contains(handle + 1) { characteristic.descriptors = [Descriptor(handle: handle + 1, uuid: BluetoothUUID(UInt16(0x2902)))] }
+                declarationHandle: declaration, valueHandle: handle, uuid: inferredUUID(handle: handle),
+                properties: characteristics[handle]!)
+            if cccds.contains(handle + 1) {
+                characteristic.descriptors = [Descriptor(handle: handle + 1, uuid: BluetoothUUID(UInt16(0x2902)))]
+            }
             service.characteristics.append(characteristic)
         }
         let first = service.characteristics.map(\.declarationHandle).min() ?? 1

@@ -191,7 +191,8 @@ public struct LifecycleAnalyzer {
     public mutating func add(_ quick: QuickRecord, _ record: CaptureRecord) {
         switch quick {
         case .fragment(let handle): _ = addFragment(on: handle, record)
-        case .att(let handle, let opcode, let attribute, let length): _ = addATT(handle, opcode, attribute, length, record)
+        case .att(let handle, let opcode, let attribute, let length):
+            _ = addATT(handle, opcode, attribute, length, record)
         case .event(let code): addEvent(code, record)
         }
     }
@@ -208,7 +209,9 @@ public struct LifecycleAnalyzer {
     /// ``add(_:_:)`` of a quick ``QuickRecord/att(connection:opcode:attribute:length:)``; returns
     /// the id of the connection it belongs to.
     @inline(__always)
-    mutating func addATT(_ handle: UInt16, _ opcode: ATTOpcode, _ attribute: UInt16, _ length: Int, _ record: CaptureRecord) -> Int {
+    mutating func addATT(
+        _ handle: UInt16, _ opcode: ATTOpcode, _ attribute: UInt16, _ length: Int, _ record: CaptureRecord
+    ) -> Int {
         begin(record)
         // As ``traffic(_:length:on:handle:_:)`` follows these PDUs: a read is paired with its
         // answer, and none of them belongs to a discovery procedure, makes a subscription or
@@ -222,7 +225,9 @@ public struct LifecycleAnalyzer {
     /// A quick Read Request or Read Response: paired with its answer or request. (Out of line:
     /// most quick records are notifications and write commands.)
     @inline(never)
-    private mutating func addRead(_ handle: UInt16, _ opcode: ATTOpcode, _ attribute: UInt16, on id: Int, _ record: CaptureRecord) {
+    private mutating func addRead(
+        _ handle: UInt16, _ opcode: ATTOpcode, _ attribute: UInt16, on id: Int, _ record: CaptureRecord
+    ) {
         lastAnswered = att.observeRead(
             opcode, attribute: attribute, connection: handle, direction: record.direction,
             time: record.timestamp, record: record.index)
@@ -255,7 +260,9 @@ public struct LifecycleAnalyzer {
             if case .writeCommand(let attribute, let value) = pdu, value.count == 2 {
                 let server = GATTServer(method, direction: record.direction)
                 if att.attribute(attribute, on: handle, server: server)?.uuid == Self.cccd {
-                    subscribe((attribute, UInt16(value[0]) | UInt16(value[1]) << 8, record.index), at: record.timestamp, server: server, on: id, handle: handle)
+                    subscribe(
+                        (attribute, UInt16(value[0]) | UInt16(value[1]) << 8, record.index), at: record.timestamp,
+                        server: server, on: id, handle: handle)
                 }
             }
             return
@@ -285,7 +292,9 @@ public struct LifecycleAnalyzer {
         if let range = localServiceChange {
             att.forget(range, on: handle, server: .local)
             if let peer = connections[id].peer {
-                cachedLocalAttributes[peer] = cachedLocalAttributes[peer]?.filter { !range.contains($0.key) || ATTTracker.isServiceChanged($0.value) }
+                cachedLocalAttributes[peer] = cachedLocalAttributes[peer]?.filter {
+                    !range.contains($0.key) || ATTTracker.isServiceChanged($0.value)
+                }
             }
         }
         if let range = lastServiceChange {
@@ -293,10 +302,14 @@ public struct LifecycleAnalyzer {
             // peer's next one.
             att.forget(range, on: handle)
             if let peer = connections[id].peer {
-                cachedAttributes[peer] = cachedAttributes[peer]?.filter { !range.contains($0.key) || ATTTracker.isServiceChanged($0.value) }
+                cachedAttributes[peer] = cachedAttributes[peer]?.filter {
+                    !range.contains($0.key) || ATTTracker.isServiceChanged($0.value)
+                }
             }
             connections[id].changes.append(
-                Connection.Change(time: record.timestamp, record: record.index, kind: .serviceChanged(start: range.lowerBound, end: range.upperBound)))
+                Connection.Change(
+                    time: record.timestamp, record: record.index,
+                    kind: .serviceChanged(start: range.lowerBound, end: range.upperBound)))
         }
     }
 
@@ -361,7 +374,8 @@ public struct LifecycleAnalyzer {
                 connections[id].cancelTime = record.timestamp
                 // Android's stack cancels a direct connect after 30 s, and the app gets 133 (147).
                 if connections[id].transport == .le, let attempt = connections[id].attemptTime {
-                    connections[id].android = AndroidMapping.cancelledAttempt(after: record.timestamp.seconds(since: attempt))
+                    connections[id].android = AndroidMapping.cancelledAttempt(
+                        after: record.timestamp.seconds(since: attempt))
                 }
             } else {
                 // An attempt that began before the capture: its completion (status 0x02) comes next.
@@ -420,8 +434,12 @@ public struct LifecycleAnalyzer {
                 closedByHandle[event.handle] = nil
                 strayByHandle[event.handle] = nil
                 att.reset(connection: event.handle)
-                att.seed(connection: event.handle, with: cachedAttributes[event.peerAddress].flatMap { $0.isEmpty ? nil : $0 } ?? givenAttributes(of: event.peerAddress))
-                att.seed(connection: event.handle, with: cachedLocalAttributes[event.peerAddress] ?? [:], server: .local)
+                att.seed(
+                    connection: event.handle,
+                    with: cachedAttributes[event.peerAddress].flatMap { $0.isEmpty ? nil : $0 }
+                        ?? givenAttributes(of: event.peerAddress))
+                att.seed(
+                    connection: event.handle, with: cachedLocalAttributes[event.peerAddress] ?? [:], server: .local)
             }
             complete(id, status: event.status, record)
         case .connectionComplete(let status, let handle, let address, _):
@@ -448,7 +466,9 @@ public struct LifecycleAnalyzer {
                 } else {
                     closedByHandle[handle] = nil
                     strayByHandle[handle] = strayDisconnections.count
-                    strayDisconnections.append(StrayDisconnection(time: record.timestamp, record: record.index, handle: handle, reason: reason))
+                    strayDisconnections.append(
+                        StrayDisconnection(time: record.timestamp, record: record.index, handle: handle, reason: reason)
+                    )
                 }
                 break
             }
@@ -468,12 +488,16 @@ public struct LifecycleAnalyzer {
             let appTold =
                 !((local && reason == .remoteDeviceTerminatedPowerOff) || connections[id].role == .peripheral
                 || connections[id].transport != .le)
-            connections[id].cbError = appTold ? CoreBluetoothMapping.disconnectionError(reason: reason, requestedByApp: local) : nil
-            connections[id].android = appTold ? AndroidMapping.disconnection(reason: reason, requestedByApp: local) : nil
+            connections[id].cbError =
+                appTold ? CoreBluetoothMapping.disconnectionError(reason: reason, requestedByApp: local) : nil
+            connections[id].android =
+                appTold ? AndroidMapping.disconnection(reason: reason, requestedByApp: local) : nil
             connections[id].unansweredRequests = att.unanswered(on: handle)
             if let peer = connections[id].peer {
                 cachedAttributes[peer, default: [:]].merge(att.attributes(on: handle)) { _, new in new }
-                cachedLocalAttributes[peer, default: [:]].merge(att.attributes(on: handle, server: .local)) { _, new in new }
+                cachedLocalAttributes[peer, default: [:]].merge(att.attributes(on: handle, server: .local)) { _, new in
+                    new
+                }
             }
             pendingSubscription[SubscriptionKey(connection: id, server: .peer)] = nil
             pendingSubscription[SubscriptionKey(connection: id, server: .local)] = nil
@@ -521,7 +545,8 @@ public struct LifecycleAnalyzer {
         case .encryptionChange(let change):
             kind =
                 change.status == .success
-                ? .encryption(enabled: change.isEncrypted, keySize: change.keySize) : .failed("encryption", change.status)
+                ? .encryption(enabled: change.isEncrypted, keySize: change.keySize)
+                : .failed("encryption", change.status)
             if change.status == .success, change.isEncrypted, let last = connections[id].pairings.indices.last,
                 connections[id].pairings[last].outcome == .unfinished
             {
@@ -541,13 +566,15 @@ public struct LifecycleAnalyzer {
     /// Discovery counts only where this host's client discovers the peer's server (what the app
     /// does); subscriptions go to the app's (the peer's server) or to the peer's (this host's
     /// server, ``Connection/peerSubscriptions``).
-    private mutating func follow(_ pdu: ATTPDU, server: GATTServer, on id: Int, handle: UInt16, _ record: CaptureRecord) {
+    private mutating func follow(_ pdu: ATTPDU, server: GATTServer, on id: Int, handle: UInt16, _ record: CaptureRecord)
+    {
         if server == .peer, let kind = Self.procedure(pdu.opcode, type: Self.requestedType(pdu)) {
             if let index = continuedProcedure(kind, pdu, on: id) {
                 connections[id].discoveryProcedures[index].requests += 1
             } else {
                 connections[id].discoveryProcedures.append(
-                    Connection.DiscoveryProcedure(kind: kind, start: record.timestamp, end: record.timestamp, requests: 1, record: record.index))
+                    Connection.DiscoveryProcedure(
+                        kind: kind, start: record.timestamp, end: record.timestamp, requests: 1, record: record.index))
             }
         }
         answered(on: id, record)
@@ -555,14 +582,19 @@ public struct LifecycleAnalyzer {
         switch pdu {
         case .writeRequest(let attribute, let value)
         where att.attribute(attribute, on: handle, server: server)?.uuid == Self.cccd && value.count >= 1:
-            pendingSubscription[key] = (attribute, UInt16(value[0]) | (value.count > 1 ? UInt16(value[1]) << 8 : 0), record.index)
+            pendingSubscription[key] = (
+                attribute, UInt16(value[0]) | (value.count > 1 ? UInt16(value[1]) << 8 : 0), record.index
+            )
         case .writeResponse:
             guard let write = pendingSubscription.removeValue(forKey: key) else { break }
             subscribe(write, at: record.timestamp, server: server, on: id, handle: handle)
         case .errorResponse(_, _, let code):
-            if lastAnswered?.opcode == .writeRequest, let write = pendingSubscription.removeValue(forKey: key), server == .peer {
+            if lastAnswered?.opcode == .writeRequest, let write = pendingSubscription.removeValue(forKey: key),
+                server == .peer
+            {
                 let last = connections[id].subscriptions.last { $0.descriptorHandle == write.handle }
-                lastRefusedSubscription = RefusedSubscription(value: write.value, wasSubscribed: last.map { $0.mode != .off } ?? false)
+                lastRefusedSubscription = RefusedSubscription(
+                    value: write.value, wasSubscribed: last.map { $0.mode != .off } ?? false)
             }
             if server == .peer, SecurityRefusal.asksForSecurity(code) { securityRefusal[id] = record.index }
         default:
@@ -575,7 +607,8 @@ public struct LifecycleAnalyzer {
     /// A Client Characteristic Configuration write that took effect (confirmed by its Write
     /// Response, or a Write Command): a subscription of the client of `server`'s peer.
     private mutating func subscribe(
-        _ write: (handle: UInt16, value: UInt16, record: Int), at time: Timestamp, server: GATTServer, on id: Int, handle: UInt16
+        _ write: (handle: UInt16, value: UInt16, record: Int), at time: Timestamp, server: GATTServer, on id: Int,
+        handle: UInt16
     ) {
         let mode: Connection.Subscription.Mode =
             switch write.value & 0x3 {
@@ -632,10 +665,13 @@ public struct LifecycleAnalyzer {
             (connections[id].pairings[index].requestRecord, connections[id].pairings[index].requestMaxKeySize) =
                 (record.index, features.maximumEncryptionKeySize)
         case .pairingResponse(let features):
-            guard let request = pairingRequest.removeValue(forKey: id), let index = connections[id].pairings.indices.last else { break }
+            guard let request = pairingRequest.removeValue(forKey: id),
+                let index = connections[id].pairings.indices.last
+            else { break }
             connections[id].pairings[index].method = Pairing.method(initiator: request, responder: features)
             connections[id].pairings[index].secureConnections =
-                request.authenticationRequirements.secureConnections && features.authenticationRequirements.secureConnections
+                request.authenticationRequirements.secureConnections
+                && features.authenticationRequirements.secureConnections
             connections[id].pairings[index].bonding =
                 request.authenticationRequirements.bonding && features.authenticationRequirements.bonding
             (connections[id].pairings[index].responseRecord, connections[id].pairings[index].responseMaxKeySize) =
@@ -671,7 +707,8 @@ public struct LifecycleAnalyzer {
 
     /// A response ends, for now, the discovery procedure its request belongs to.
     private mutating func answered(on id: Int, _ record: CaptureRecord) {
-        if let request = lastAnswered, request.server == .peer, let kind = Self.procedure(request.opcode, type: request.type),
+        if let request = lastAnswered, request.server == .peer,
+            let kind = Self.procedure(request.opcode, type: request.type),
             let index = connections[id].discoveryProcedures.lastIndex(where: { $0.kind == kind })
         {
             connections[id].discoveryProcedures[index].end = record.timestamp
@@ -729,7 +766,8 @@ public struct LifecycleAnalyzer {
     }
 
     @inline(never)
-    private mutating func connectionBeforeCapture(on handle: UInt16, transport: Connection.Transport = .unknown) -> Int {
+    private mutating func connectionBeforeCapture(on handle: UInt16, transport: Connection.Transport = .unknown) -> Int
+    {
         var connection = Connection(id: connections.count)
         connection.handle = handle
         connection.transport = transport

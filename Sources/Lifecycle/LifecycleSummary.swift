@@ -81,11 +81,13 @@ public struct LifecycleSummary: Hashable, Sendable, Codable {
                 failures[connection.transport, default: [:]][Key(code: status, initiator: nil), default: 0] += 1
             }
             if let reason = connection.reason {
-                endings[connection.transport, default: [:]][Key(code: reason, initiator: connection.initiator), default: 0] += 1
+                endings[connection.transport, default: [:]][
+                    Key(code: reason, initiator: connection.initiator), default: 0] += 1
             }
             self[connection.transport] = counts
             if let address = connection.peer {
-                var peer = peers[address] ?? Peer(address: "\(address)", name: connection.peerName, connections: 0, failed: 0)
+                var peer =
+                    peers[address] ?? Peer(address: "\(address)", name: connection.peerName, connections: 0, failed: 0)
                 switch connection.outcome {
                 case .failed: peer.failed += 1
                 case .cancelled: peer.cancelled += 1
@@ -98,8 +100,13 @@ public struct LifecycleSummary: Hashable, Sendable, Codable {
         }
         func counts(_ table: [Key: Int]?) -> [Count] {
             (table ?? [:]).map { key, count in
-                Count(code: key.code.rawValue, name: key.code.name ?? "\(key.code)", initiator: key.initiator?.rawValue, count: count)
-            }.sorted { $0.count != $1.count ? $0.count > $1.count : ($0.code, $0.initiator ?? "") < ($1.code, $1.initiator ?? "") }
+                Count(
+                    code: key.code.rawValue, name: key.code.name ?? "\(key.code)", initiator: key.initiator?.rawValue,
+                    count: count)
+            }.sorted {
+                $0.count != $1.count
+                    ? $0.count > $1.count : ($0.code, $0.initiator ?? "") < ($1.code, $1.initiator ?? "")
+            }
         }
         le.failures = counts(failures[.le])
         le.disconnections = counts(endings[.le])
@@ -107,7 +114,9 @@ public struct LifecycleSummary: Hashable, Sendable, Codable {
         brEdr.disconnections = counts(endings[.classic])
         unknownTransport.disconnections = counts(endings[.unknown])
         self.peers = peers.values.sorted {
-            ($0.connections + $0.failed + $0.cancelled + $0.pending, $1.address) > ($1.connections + $1.failed + $1.cancelled + $1.pending, $0.address)
+            ($0.connections + $0.failed + $0.cancelled + $0.pending, $1.address) > (
+                $1.connections + $1.failed + $1.cancelled + $1.pending, $0.address
+            )
         }
         self.scans = scans.count
         emptyScans = scans.count { $0.reports == 0 }

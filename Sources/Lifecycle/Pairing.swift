@@ -77,13 +77,17 @@ public struct Pairing: Hashable, Sendable, Codable {
     /// select: OOB when the OOB flags say so, Just Works when neither asks for MITM protection,
     /// else by the IO capabilities (§2.3.5.1).
     public static func method(initiator: SMPPairingFeatures, responder: SMPPairingFeatures) -> Method {
-        let secure = initiator.authenticationRequirements.secureConnections && responder.authenticationRequirements.secureConnections
+        let secure =
+            initiator.authenticationRequirements.secureConnections
+            && responder.authenticationRequirements.secureConnections
         let oob =
             secure
             ? initiator.oobDataFlag == 1 || responder.oobDataFlag == 1
             : initiator.oobDataFlag == 1 && responder.oobDataFlag == 1
         if oob { return .outOfBand }
-        guard initiator.authenticationRequirements.mitm || responder.authenticationRequirements.mitm else { return .justWorks }
+        guard initiator.authenticationRequirements.mitm || responder.authenticationRequirements.mitm else {
+            return .justWorks
+        }
         let a = initiator.ioCapability.rawValue, b = responder.ioCapability.rawValue
         // NoInputNoOutput (3) on either side, or an unknown capability: no user interaction.
         guard a <= 4, b <= 4, a != 3, b != 3 else { return .justWorks }

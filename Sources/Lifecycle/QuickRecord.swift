@@ -34,10 +34,12 @@ public enum QuickRecord: Hashable, Sendable {
         // (A Write Command of two bytes whose value a Client Characteristic Configuration takes,
         // 0x0000-0x0003, may turn notifications or indications on or off: it takes the full
         // path.)
-        case 0x1B where bytes.count >= 3, 0x52 where bytes.count >= 3 && !(bytes.count == 5 && bytes[3] <= 3 && bytes[4] == 0),
+        case 0x1B where bytes.count >= 3,
+            0x52 where bytes.count >= 3 && !(bytes.count == 5 && bytes[3] <= 3 && bytes[4] == 0),
             0x0A where bytes.count == 3:
             let attribute = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 1, as: UInt16.self))
-            return .att(connection: connection, opcode: ATTOpcode(rawValue: opcode), attribute: attribute, length: bytes.count)
+            return .att(
+                connection: connection, opcode: ATTOpcode(rawValue: opcode), attribute: attribute, length: bytes.count)
         case 0x0B:
             return .att(connection: connection, opcode: .readResponse, attribute: 0, length: bytes.count)
         default:

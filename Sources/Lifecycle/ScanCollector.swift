@@ -87,7 +87,9 @@ public struct ScanCollector {
     /// The name `address` advertised, if the capture heard one.
     public func name(of address: BluetoothAddress) -> String? { names[address] }
 
-    static let commands: Set<UInt16> = [0x2006, 0x2008, 0x2009, 0x200A, 0x200B, 0x200C, 0x2036, 0x2037, 0x2038, 0x2039, 0x2041, 0x2042]
+    static let commands: Set<UInt16> = [
+        0x2006, 0x2008, 0x2009, 0x200A, 0x200B, 0x200C, 0x2036, 0x2037, 0x2038, 0x2039, 0x2041, 0x2042,
+    ]
 
     mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord) {
         switch decoded.packet {
@@ -192,7 +194,8 @@ public struct ScanCollector {
     /// (Core 6.0, Vol 4, Part E, §7.7.65.13). The pieces are joined, and the data is read once
     /// complete; when truncated (status 2), its whole AD structures.
     private mutating func heardExtended(_ report: LEExtendedAdvertisingReport, _ record: CaptureRecord) {
-        let key = FragmentKey(address: report.address, setID: report.advertisingSID, scanResponse: report.eventType.isScanResponse)
+        let key = FragmentKey(
+            address: report.address, setID: report.advertisingSID, scanResponse: report.eventType.isScanResponse)
         let status = report.eventType.dataStatus
         guard status != 0 || fragments[key] != nil else {
             heard(report.address, report.addressType, report.data, report.rssi, report.eventType.isConnectable, record)
@@ -203,13 +206,16 @@ public struct ScanCollector {
         if status == 1 {
             fragments[key] = joined
             heard(
-                report.address, report.addressType, AdvertisingData(UnsafeRawBufferPointer(start: nil, count: 0)), report.rssi,
+                report.address, report.addressType, AdvertisingData(UnsafeRawBufferPointer(start: nil, count: 0)),
+                report.rssi,
                 report.eventType.isConnectable, record)
             return
         }
         if status != 0 { joined.removeSubrange(Self.wholeStructures(joined)...) }
         joined.withUnsafeBytes {
-            heard(report.address, report.addressType, AdvertisingData($0), report.rssi, report.eventType.isConnectable, record)
+            heard(
+                report.address, report.addressType, AdvertisingData($0), report.rssi, report.eventType.isConnectable,
+                record)
         }
     }
 
@@ -245,7 +251,9 @@ public struct ScanCollector {
             index = scans[scan].devices.count
             deviceIndex[address] = index
             scans[scan].devices.append(
-                Scan.Device(address: address, addressType: addressType, firstSeen: record.timestamp, lastSeen: record.timestamp))
+                Scan.Device(
+                    address: address, addressType: addressType, firstSeen: record.timestamp, lastSeen: record.timestamp)
+            )
         }
         var device = scans[scan].devices[index]
         device.reports += 1

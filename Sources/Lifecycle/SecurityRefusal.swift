@@ -44,7 +44,8 @@ public struct SecurityRefusal: Hashable, Sendable {
 
         var time: Timestamp {
             switch self {
-            case .pairingMessage(let time), .pairingFailed(let time, _, _), .encrypted(let time), .encryptionFailed(let time),
+            case .pairingMessage(let time), .pairingFailed(let time, _, _), .encrypted(let time),
+                .encryptionFailed(let time),
                 .answeredAgain(let time, _), .linkEnded(let time), .captureEnded(let time), .elapsed(let time):
                 time
             }

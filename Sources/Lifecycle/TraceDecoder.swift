@@ -90,7 +90,8 @@ public struct TraceDecoder {
                 if word >> 12 & 0x3 != 0b01, data <= bytes.count - 4, length >= 1, data >= 4 + length,
                     channel == L2CAPChannelID.att.rawValue, handle != ACLPacket.androidDebugHandle,
                     !reassembler.isGathering(handle: handle, direction: record.direction),
-                    let quick = QuickRecord.att(connection: handle, UnsafeRawBufferPointer(rebasing: bytes[8..<8 + length]))
+                    let quick = QuickRecord.att(
+                        connection: handle, UnsafeRawBufferPointer(rebasing: bytes[8..<8 + length]))
                 {
                     return quick
                 }
@@ -114,7 +115,9 @@ public struct TraceDecoder {
     private mutating func decodeACL(_ record: CaptureRecord, into decoded: inout DecodedRecord) -> QuickRecord? {
         let bytes = record.bytes
         whole: do {
-            guard let acl = try? ACLPacket.decode(bytes), acl.handle != ACLPacket.androidDebugHandle else { break whole }
+            guard let acl = try? ACLPacket.decode(bytes), acl.handle != ACLPacket.androidDebugHandle else {
+                break whole
+            }
             let outcome = reassembler.push(acl, direction: record.direction)
             if outcome.fault == nil {
                 guard let frame = outcome.frame else { return .fragment(connection: acl.handle) }
@@ -123,7 +126,8 @@ public struct TraceDecoder {
                     let length = Int(UInt16(littleEndian: frame.loadUnaligned(as: UInt16.self)))
                     let channel = UInt16(littleEndian: frame.loadUnaligned(fromByteOffset: 2, as: UInt16.self))
                     if channel == L2CAPChannelID.att.rawValue, length >= 1, length <= frame.count - 4,
-                        let quick = QuickRecord.att(connection: acl.handle, UnsafeRawBufferPointer(rebasing: frame[4..<4 + length]))
+                        let quick = QuickRecord.att(
+                            connection: acl.handle, UnsafeRawBufferPointer(rebasing: frame[4..<4 + length]))
                     {
                         return quick
                     }

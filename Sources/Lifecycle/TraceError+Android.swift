@@ -10,7 +10,9 @@ extension TraceError {
         guard layer == .att, !expected else { return nil }
         let view = AndroidMapping.attError(ATTErrorCode(rawValue: code), operation: Self.androidOperation(of: self))
         if server == .local {
-            return view.withoutCallback("this host's server sent it to the peer's client (an Android app's BluetoothGattServer answers with sendResponse)")
+            return view.withoutCallback(
+                "this host's server sent it to the peer's client (an Android app's BluetoothGattServer answers with sendResponse)"
+            )
         }
         return view
     }
@@ -24,7 +26,8 @@ extension TraceError {
         case nil: break
         }
         guard let opcode = error.requestOpcode, opcode <= 0xFF else { return .none("no request of the app's is known") }
-        return AndroidMapping.Operation(request: ATTOpcode(rawValue: UInt8(opcode)), descriptor: error.attribute?.role == .descriptor)
+        return AndroidMapping.Operation(
+            request: ATTOpcode(rawValue: UInt8(opcode)), descriptor: error.attribute?.role == .descriptor)
     }
 
     /// A connect the controller refused at once (LE Create Connection's Command Status with

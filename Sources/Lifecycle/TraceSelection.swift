@@ -59,12 +59,15 @@ public struct TraceSelection: Sendable, Hashable {
         return true
     }
 
-    public func contains(_ time: Timestamp, origin: Timestamp) -> Bool { overlaps(start: time, end: time, origin: origin) }
+    public func contains(_ time: Timestamp, origin: Timestamp) -> Bool {
+        overlaps(start: time, end: time, origin: origin)
+    }
 
     public func matches(_ connection: Connection, origin: Timestamp, end: Timestamp?) -> Bool {
         matches(peer: connection.peer, name: connection.peerName) && matches(connection.transport)
             && overlaps(
-                start: connection.attemptTime ?? connection.completeTime, end: connection.disconnectTime ?? connection.completeTime ?? end,
+                start: connection.attemptTime ?? connection.completeTime,
+                end: connection.disconnectTime ?? connection.completeTime ?? end,
                 origin: origin)
     }
 
@@ -101,13 +104,16 @@ public struct TraceSelection: Sendable, Hashable {
             ? report.advertising.filter { overlaps(start: $0.startTime, end: $0.stopTime ?? end, origin: origin) } : []
         // A stray disconnection names no peer and no transport.
         report.strayDisconnections =
-            peer == nil && transport == nil ? report.strayDisconnections.filter { overlaps(start: $0.time, end: $0.time, origin: origin) } : []
+            peer == nil && transport == nil
+            ? report.strayDisconnections.filter { overlaps(start: $0.time, end: $0.time, origin: origin) } : []
         return report
     }
 
     /// The findings about a selected peer and transport (a finding of no connection is LE's), in
     /// the window.
-    public func findings(_ findings: [Finding], report: LifecycleReport, names: [BluetoothAddress: String], origin: Timestamp?) -> [Finding] {
+    public func findings(
+        _ findings: [Finding], report: LifecycleReport, names: [BluetoothAddress: String], origin: Timestamp?
+    ) -> [Finding] {
         guard let origin, !isEmpty else { return findings }
         let connections = Dictionary(uniqueKeysWithValues: report.connections.map { ($0.id, $0) })
         return findings.filter { finding in
@@ -136,11 +142,15 @@ public struct TraceSelection: Sendable, Hashable {
     /// Whether a replay's cut of the capture keeps `record`: in the window; for a peer or a
     /// transport, unless it is about another device or the other transport's connections (what
     /// belongs to no device, the host's own commands, stays).
-    public func keeps(_ record: CaptureRecord, _ decoded: DecodedRecord, _ analyzer: LifecycleAnalyzer, origin: Timestamp) -> Bool {
+    public func keeps(
+        _ record: CaptureRecord, _ decoded: DecodedRecord, _ analyzer: LifecycleAnalyzer, origin: Timestamp
+    ) -> Bool {
         guard contains(record.timestamp, origin: origin) else { return false }
         guard peer != nil || transport != nil else { return true }
         let subject = Self.subject(of: record, decoded, analyzer)
-        if let address = subject.peer, !matches(peer: address, name: analyzer.scanning.name(of: address)) { return false }
+        if let address = subject.peer, !matches(peer: address, name: analyzer.scanning.name(of: address)) {
+            return false
+        }
         if let transport = subject.transport, !matches(transport) { return false }
         return true
     }
@@ -152,8 +162,10 @@ public struct TraceSelection: Sendable, Hashable {
         switch decoded.packet {
         case .event(.le(.connectionComplete(let complete))): return (complete.peerAddress, .le)
         case .event(.connectionComplete(_, _, let address, _)): return (address, .classic)
-        case .command(.leCreateConnection(let create)) where create.initiatorFilterPolicy == 0: return (create.peerAddress, .le)
-        case .command(.leExtendedCreateConnection(let create)) where create.initiatorFilterPolicy == 0: return (create.peerAddress, .le)
+        case .command(.leCreateConnection(let create)) where create.initiatorFilterPolicy == 0:
+            return (create.peerAddress, .le)
+        case .command(.leExtendedCreateConnection(let create)) where create.initiatorFilterPolicy == 0:
+            return (create.peerAddress, .le)
         case .event(.le(.unknown(let subevent, _))) where subevent.rawValue == 0x02 || subevent.rawValue == 0x0D:
             // An advertising report: the device it heard (the first, for a report of several).
             guard case .le(let meta)? = try? HCIEventParameters.decode(record.bytes) else { return (nil, nil) }

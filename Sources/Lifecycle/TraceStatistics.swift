@@ -120,7 +120,9 @@ extension TraceStatistics {
             statistics.records = records
             statistics.bytes = bytes
             statistics.kinds = Dictionary(
-                uniqueKeysWithValues: PacketKind.allCases.filter { kinds[Int($0.rawValue)] > 0 }.map { ("\($0)", kinds[Int($0.rawValue)]) })
+                uniqueKeysWithValues: PacketKind.allCases.filter { kinds[Int($0.rawValue)] > 0 }.map {
+                    ("\($0)", kinds[Int($0.rawValue)])
+                })
             statistics.hciCommands = commands.sorted { $0.key < $1.key }.map {
                 Count(code: Int($0.key), name: HCIOpcode(rawValue: $0.key).description, count: $0.value)
             }
@@ -131,7 +133,10 @@ extension TraceStatistics {
             var rows: [String: ErrorCount] = [:]
             for error in errors {
                 let key = "\(error.layer.rawValue) \(error.code)"
-                var row = rows[key] ?? ErrorCount(layer: error.layer.rawValue, code: Int(error.code), name: error.name, count: 0, expected: 0)
+                var row =
+                    rows[key]
+                    ?? ErrorCount(
+                        layer: error.layer.rawValue, code: Int(error.code), name: error.name, count: 0, expected: 0)
                 row.count += 1
                 if error.expected { row.expected += 1 }
                 rows[key] = row

@@ -31,8 +31,12 @@ public struct AdvertisingChainLink: Hashable, Sendable {
         advertiserRandom: Bool = false, target: BluetoothAddress? = nil, targetRandom: Bool = false, advMode: UInt8 = 0,
         setID: UInt8? = nil, dataID: UInt16? = nil, txPower: Int8? = nil, continues: Bool = false
     ) {
-        (self.previous, self.head, self.part, self.headKind, self.advertiser) = (previous, head, part, headKind, advertiser)
-        (self.advertiserRandom, self.target, self.targetRandom, self.advMode) = (advertiserRandom, target, targetRandom, advMode)
+        (self.previous, self.head, self.part, self.headKind, self.advertiser) = (
+            previous, head, part, headKind, advertiser
+        )
+        (self.advertiserRandom, self.target, self.targetRandom, self.advMode) = (
+            advertiserRandom, target, targetRandom, advMode
+        )
         (self.setID, self.dataID, self.txPower, self.continues) = (setID, dataID, txPower, continues)
     }
 }
@@ -97,7 +101,9 @@ struct AdvertisingChains {
         guard pdu.type.rawValue == 7, case .extended(let payload) = pdu.content else { return (nil, nil) }
         guard pdu.isAuxiliary else {
             // ADV_EXT_IND: its AuxPtr leads to the AUX_ADV_IND, the head.
-            if let aux = payload.auxPointer { point(aux, from: start, length: pdu.length, phy: phy, payload, index, chain: nil, buffer: nil) }
+            if let aux = payload.auxPointer {
+                point(aux, from: start, length: pdu.length, phy: phy, payload, index, chain: nil, buffer: nil)
+            }
             return (nil, nil)
         }
         let matched = match(start: start, channel: channel, dataInfo: payload.dataInfo)
@@ -135,9 +141,12 @@ struct AdvertisingChains {
         } else {
             if let buffer = matched?.buffer { buffers.release(buffer) }
             link = AdvertisingChainLink(
-                previous: matched?.record, head: index, part: 0, headKind: kind ?? .advertising, advertiser: payload.advertiser,
-                advertiserRandom: pdu.txRandom, target: payload.target, targetRandom: pdu.rxRandom, advMode: payload.advMode,
-                setID: payload.setID, dataID: payload.dataID, txPower: payload.txPower, continues: payload.auxPointer != nil)
+                previous: matched?.record, head: index, part: 0, headKind: kind ?? .advertising,
+                advertiser: payload.advertiser,
+                advertiserRandom: pdu.txRandom, target: payload.target, targetRandom: pdu.rxRandom,
+                advMode: payload.advMode,
+                setID: payload.setID, dataID: payload.dataID, txPower: payload.txPower,
+                continues: payload.auxPointer != nil)
             if link.continues, let slot = buffers.acquire() {
                 buffers.append(payload.data.bytes, to: slot)
                 buffer = slot
@@ -178,7 +187,8 @@ struct AdvertisingChains {
         }
         pointers.append(
             Pointer(
-                earliest: expected - slack, latest: expected + slack + LinkLayerDecoder.airTime(length: length, phy: phy),
+                earliest: expected - slack,
+                latest: expected + slack + LinkLayerDecoder.airTime(length: length, phy: phy),
                 channel: aux.channel, dataInfo: payload.dataInfo, record: record, chain: chain, buffer: buffer))
     }
 }

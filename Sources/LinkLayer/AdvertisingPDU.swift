@@ -69,11 +69,14 @@ public struct AdvertisingPDU {
             case 0x00, 0x02, 0x04, 0x06:
                 let advertiser = try reader.address("AdvA (6 bytes)")
                 content = .advertisement(
-                    advertiser: advertiser, data: AdvertisingData(reader.rest(), offset: payloadOffset + 6, layer: .linkLayer))
+                    advertiser: advertiser,
+                    data: AdvertisingData(reader.rest(), offset: payloadOffset + 6, layer: .linkLayer))
             case 0x01:
-                content = .directed(advertiser: try reader.address("AdvA (6 bytes)"), target: try reader.address("TargetA (6 bytes)"))
+                content = .directed(
+                    advertiser: try reader.address("AdvA (6 bytes)"), target: try reader.address("TargetA (6 bytes)"))
             case 0x03:
-                content = .scanRequest(scanner: try reader.address("ScanA (6 bytes)"), advertiser: try reader.address("AdvA (6 bytes)"))
+                content = .scanRequest(
+                    scanner: try reader.address("ScanA (6 bytes)"), advertiser: try reader.address("AdvA (6 bytes)"))
             case 0x05:
                 let initiator = try reader.address("InitA (6 bytes)")
                 let advertiser = try reader.address("AdvA (6 bytes)")
@@ -88,7 +91,8 @@ public struct AdvertisingPDU {
             located.offset += payloadOffset
             throw located
         }
-        return AdvertisingPDU(header: header, length: payload.count, isAuxiliary: (channel ?? 37) < 37, content: content)
+        return AdvertisingPDU(
+            header: header, length: payload.count, isAuxiliary: (channel ?? 37) < 37, content: content)
     }
 }
 

@@ -35,7 +35,8 @@ public struct DataChannelPDU {
         }
         let payloadOffset = reader.offset
         let payload = try reader.bytes(length, "PDU payload")
-        return DataChannelPDU(header: header, length: length, cteInfo: cteInfo, payload: payload, payloadOffset: payloadOffset)
+        return DataChannelPDU(
+            header: header, length: length, cteInfo: cteInfo, payload: payload, payloadOffset: payloadOffset)
     }
 }
 

@@ -42,20 +42,24 @@ public struct ExtendedAdvertisingPayload {
 
     /// Checks that a field of `size` bytes at the reader fits inside the extended header. (A
     /// static helper, not a nested function capturing the reader: that would box it.)
-    private static func field(_ size: Int, _ expected: String, _ reader: ByteReader, headerEnd: Int, headerLength: Int) throws(DecodeError) {
+    private static func field(_ size: Int, _ expected: String, _ reader: ByteReader, headerEnd: Int, headerLength: Int)
+        throws(DecodeError)
+    {
         guard reader.offset + size <= headerEnd else {
             throw reader.error("\(expected) inside the \(headerLength)-byte extended header")
         }
     }
 
-    static func decode(_ reader: inout ByteReader, payloadOffset: Int) throws(DecodeError) -> ExtendedAdvertisingPayload {
+    static func decode(_ reader: inout ByteReader, payloadOffset: Int) throws(DecodeError) -> ExtendedAdvertisingPayload
+    {
         let first = try reader.u8("extended header length and AdvMode (1 byte)")
         let headerLength = Int(first & 0x3F)
         try reader.require(headerLength, "an extended header of \(headerLength) bytes")
         let headerEnd = reader.offset + headerLength
         var payload = ExtendedAdvertisingPayload(
             advMode: first >> 6, headerLength: headerLength, flags: 0,
-            acad: UnsafeRawBufferPointer(start: nil, count: 0), data: AdvertisingData(UnsafeRawBufferPointer(start: nil, count: 0)))
+            acad: UnsafeRawBufferPointer(start: nil, count: 0),
+            data: AdvertisingData(UnsafeRawBufferPointer(start: nil, count: 0)))
         if headerLength > 0 {
             let flags = try reader.u8("extended header flags")
             payload.flags = flags

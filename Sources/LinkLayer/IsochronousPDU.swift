@@ -61,7 +61,9 @@ public struct IsochronousPDU {
                 data -= 3
                 segment.length = data
             }
-            guard data >= 0 else { throw reader.error("a segment at least as long as its TimeOffset (3 bytes), not \(length)") }
+            guard data >= 0 else {
+                throw reader.error("a segment at least as long as its TimeOffset (3 bytes), not \(length)")
+            }
             _ = try reader.bytes(data, "\(data) bytes of segment data")
             out.append(segment)
         }

@@ -6,7 +6,8 @@ import Wire
 public enum LLControlPDU {
     /// §2.4.2.1. Window size (1.25 ms units), window offset (1.25 ms), interval (1.25 ms),
     /// latency (events), supervision timeout (10 ms), instant (event counter).
-    case connectionUpdate(windowSize: UInt8, windowOffset: UInt16, interval: UInt16, latency: UInt16, timeout: UInt16, instant: UInt16)
+    case connectionUpdate(
+        windowSize: UInt8, windowOffset: UInt16, interval: UInt16, latency: UInt16, timeout: UInt16, instant: UInt16)
     /// §2.4.2.2. The 37-bit channel map (bit n: data channel n used) and its instant.
     case channelMap(map: UInt64, instant: UInt16)
     /// §2.4.2.3. Why the sender ends the connection.
@@ -49,7 +50,8 @@ public enum LLControlPDU {
     /// §2.4.2.33-35: connected isochronous stream set-up.
     case cisRequest(CISRequest)
     case cisResponse(offsetMin: UInt32, offsetMax: UInt32, eventCount: UInt16)
-    case cisIndication(accessAddress: UInt32, offset: UInt32, cigSyncDelay: UInt32, cisSyncDelay: UInt32, eventCount: UInt16)
+    case cisIndication(
+        accessAddress: UInt32, offset: UInt32, cigSyncDelay: UInt32, cisSyncDelay: UInt32, eventCount: UInt16)
     /// §2.4.2.36.
     case cisTerminate(cigID: UInt8, cisID: UInt8, reason: HCIStatus)
     /// An assigned opcode whose fields are kept as bytes (CTE, periodic sync, clock accuracy,
@@ -172,7 +174,9 @@ public enum LLControlPDU {
             return .channelMap(map: map, instant: try reader.u16le("Instant"))
         case 0x02: return .terminate(reason: try status(&reader))
         case 0x03:
-            return .encryptionRequest(random: try u64(&reader), ediv: try reader.u16le("EDIV"), skdCentral: try u64(&reader), ivCentral: try reader.u32le("IVm"))
+            return .encryptionRequest(
+                random: try u64(&reader), ediv: try reader.u16le("EDIV"), skdCentral: try u64(&reader),
+                ivCentral: try reader.u32le("IVm"))
         case 0x04: return .encryptionResponse(skdPeripheral: try u64(&reader), ivPeripheral: try reader.u32le("IVs"))
         case 0x05: return .startEncryptionRequest
         case 0x06: return .startEncryptionResponse
@@ -182,7 +186,9 @@ public enum LLControlPDU {
         case 0x0A: return .pauseEncryptionRequest
         case 0x0B: return .pauseEncryptionResponse
         case 0x0C:
-            return .version(version: try reader.u8("VersNr"), company: try reader.u16le("CompId"), subversion: try reader.u16le("SubVersNr"))
+            return .version(
+                version: try reader.u8("VersNr"), company: try reader.u16le("CompId"),
+                subversion: try reader.u16le("SubVersNr"))
         case 0x0D: return .reject(error: try status(&reader))
         case 0x0E: return .peripheralFeatureRequest(features: try u64(&reader))
         case 0x0F, 0x10:
@@ -195,8 +201,11 @@ public enum LLControlPDU {
                     try reader.u16le("Offset0"), try reader.u16le("Offset1"), try reader.u16le("Offset2"),
                     try reader.u16le("Offset3"), try reader.u16le("Offset4"), try reader.u16le("Offset5")
                 ))
-            return opcode.rawValue == 0x0F ? .connectionParameterRequest(parameters) : .connectionParameterResponse(parameters)
-        case 0x11: return .rejectExtended(opcode: LLControlOpcode(rawValue: try reader.u8("RejectOpcode")), error: try status(&reader))
+            return opcode.rawValue == 0x0F
+                ? .connectionParameterRequest(parameters) : .connectionParameterResponse(parameters)
+        case 0x11:
+            return .rejectExtended(
+                opcode: LLControlOpcode(rawValue: try reader.u8("RejectOpcode")), error: try status(&reader))
         case 0x12: return .pingRequest
         case 0x13: return .pingResponse
         case 0x14, 0x15:
@@ -240,7 +249,8 @@ public enum LLControlPDU {
                     sduIntervalPeripheralToCentral: intervalPC & 0xF_FFFF, maxPDUCentralToPeripheral: pduCP,
                     maxPDUPeripheralToCentral: pduPC, subeventCount: nse, subInterval: subInterval,
                     burstNumberCentralToPeripheral: burst & 0x0F, burstNumberPeripheralToCentral: burst >> 4,
-                    flushTimeoutCentralToPeripheral: ftCP, flushTimeoutPeripheralToCentral: ftPC, isoInterval: isoInterval,
+                    flushTimeoutCentralToPeripheral: ftCP, flushTimeoutPeripheralToCentral: ftPC,
+                    isoInterval: isoInterval,
                     offsetMin: offsetMin, offsetMax: offsetMax, eventCount: count))
         case 0x20:
             return .cisResponse(
@@ -251,7 +261,9 @@ public enum LLControlPDU {
                 accessAddress: try reader.u32le("AA"), offset: try reader.u24le("CIS_Offset"),
                 cigSyncDelay: try reader.u24le("CIG_Sync_Delay"), cisSyncDelay: try reader.u24le("CIS_Sync_Delay"),
                 eventCount: try reader.u16le("connEventCount"))
-        case 0x22: return .cisTerminate(cigID: try reader.u8("CIG_ID"), cisID: try reader.u8("CIS_ID"), reason: try status(&reader))
+        case 0x22:
+            return .cisTerminate(
+                cigID: try reader.u8("CIG_ID"), cisID: try reader.u8("CIS_ID"), reason: try status(&reader))
         default: return .other(opcode, parameters: reader.rest())
         }
     }

@@ -52,14 +52,18 @@ public struct LinkLayerCipher: Sendable {
         _ ciphertext: UnsafeRawBufferPointer, header: UInt8, counter: UInt64, direction: LinkLayerDirection,
         into plaintext: UnsafeMutableRawBufferPointer
     ) -> Bool {
-        guard ciphertext.count >= Self.micLength, plaintext.count >= ciphertext.count - Self.micLength else { return false }
+        guard ciphertext.count >= Self.micLength, plaintext.count >= ciphertext.count - Self.micLength else {
+            return false
+        }
         let length = ciphertext.count - Self.micLength
         let key = SymmetricKey(data: sessionKey)
         let nonce = nonce(counter: counter, direction: direction)
         var stream = [UInt8](repeating: 0, count: 16)
         for start in stride(from: 0, to: length, by: 16) {
             counterBlock(&stream, nonce: nonce, index: UInt16(start / 16 + 1), key: key)
-            for offset in start..<min(start + 16, length) { plaintext[offset] = ciphertext[offset] ^ stream[offset - start] }
+            for offset in start..<min(start + 16, length) {
+                plaintext[offset] = ciphertext[offset] ^ stream[offset - start]
+            }
         }
         let tag = mac(UnsafeRawBufferPointer(rebasing: plaintext[0..<length]), header: header, nonce: nonce, key: key)
         counterBlock(&stream, nonce: nonce, index: 0, key: key)
@@ -69,14 +73,17 @@ public struct LinkLayerCipher: Sendable {
     }
 
     /// Encrypts `plaintext`: the payload then its MIC (for tests, and a converter's captures).
-    public func encrypt(_ plaintext: [UInt8], header: UInt8, counter: UInt64, direction: LinkLayerDirection) -> [UInt8] {
+    public func encrypt(_ plaintext: [UInt8], header: UInt8, counter: UInt64, direction: LinkLayerDirection) -> [UInt8]
+    {
         let key = SymmetricKey(data: sessionKey)
         let nonce = nonce(counter: counter, direction: direction)
         var out = [UInt8](repeating: 0, count: plaintext.count + Self.micLength)
         var stream = [UInt8](repeating: 0, count: 16)
         for start in stride(from: 0, to: plaintext.count, by: 16) {
             counterBlock(&stream, nonce: nonce, index: UInt16(start / 16 + 1), key: key)
-            for offset in start..<min(start + 16, plaintext.count) { out[offset] = plaintext[offset] ^ stream[offset - start] }
+            for offset in start..<min(start + 16, plaintext.count) {
+                out[offset] = plaintext[offset] ^ stream[offset - start]
+            }
         }
         let tag = plaintext.withUnsafeBytes { mac($0, header: header, nonce: nonce, key: key) }
         counterBlock(&stream, nonce: nonce, index: 0, key: key)

@@ -141,7 +141,9 @@ public struct LinkLayerDecoder {
             (record.crcOK, record.crcCheckedBySniffer) = (said, true)
         } else if case .advertising = packet.pdu {
             record.crcOK = packet.crcMatches(initial: periodic ?? Self.advertisingCRCInit)
-        } else if let slot = latestConnection(packet.accessAddress), let initial = connections[slot].info.parameters?.crcInit {
+        } else if let slot = latestConnection(packet.accessAddress),
+            let initial = connections[slot].info.parameters?.crcInit
+        {
             record.crcOK = packet.crcMatches(initial: initial)
         }
         let crcBad = record.crcOK == false
@@ -151,7 +153,8 @@ public struct LinkLayerDecoder {
         case .advertising(var pdu):
             if !crcBad {
                 let followed = chains.follow(
-                    &pdu, start: start, channel: header?.channelIndex, auxType: header?.auxType ?? (periodic != nil ? 2 : nil),
+                    &pdu, start: start, channel: header?.channelIndex,
+                    auxType: header?.auxType ?? (periodic != nil ? 2 : nil),
                     phy: header?.phy ?? .le1M, index: index)
                 (record.chain, record.chainData) = followed
                 // An AUX_SYNC_IND names no advertiser: the AUX_ADV_IND that announced its train did.
@@ -164,7 +167,9 @@ public struct LinkLayerDecoder {
                 }
                 record.packet?.pdu = .advertising(pdu)
             }
-            if case .advertisement(_, let data) = pdu.content { record.fault = check(data, index: index, plus: packetOffset) }
+            if case .advertisement(_, let data) = pdu.content {
+                record.fault = check(data, index: index, plus: packetOffset)
+            }
             // A chain's PDUs may cut AD structures anywhere: only data that is whole is checked.
             if case .extended(let payload) = pdu.content, payload.auxPointer == nil || !pdu.isAuxiliary,
                 pdu.auxiliaryKind != .chain, record.chain.map({ $0.part == 0 }) ?? true
@@ -180,13 +185,16 @@ public struct LinkLayerDecoder {
                 record.connection = info
             }
         case .data(let pdu):
-            decodeData(pdu, packet: packet, header: header, time: time, index: index, packetOffset: packetOffset, crcBad: crcBad, into: &record)
+            decodeData(
+                pdu, packet: packet, header: header, time: time, index: index, packetOffset: packetOffset,
+                crcBad: crcBad, into: &record)
         }
         return record
     }
 
     private mutating func decodeData(
-        _ received: DataChannelPDU, packet: LinkLayerPacket, header: SnifferHeader?, time: Timestamp, index: Int, packetOffset: Int,
+        _ received: DataChannelPDU, packet: LinkLayerPacket, header: SnifferHeader?, time: Timestamp, index: Int,
+        packetOffset: Int,
         crcBad: Bool, into record: inout LinkLayerRecord
     ) {
         var pdu = received
@@ -217,7 +225,8 @@ public struct LinkLayerDecoder {
         } else {
             var inferred = LinkLayerDirection.centralToPeripheral
             if let last = connections[slot].lastStart, let previous = connections[slot].lastDirection,
-                start - last <= connections[slot].lastAirTime + Self.interFrameSpace + Self.timingTolerance, start >= last
+                start - last <= connections[slot].lastAirTime + Self.interFrameSpace + Self.timingTolerance,
+                start >= last
             {
                 inferred = previous.reversed
             } else {
@@ -251,12 +260,20 @@ public struct LinkLayerDecoder {
         let content = Self.contentHash(pdu)
         if side == 0 {
             record.isRetransmission = connections[slot].lastSN.0 == sn && connections[slot].lastContent.0 == content
-            if record.isRetransmission { record.repeats = connections[slot].lastRecord.0 } else { connections[slot].lastRecord.0 = index }
+            if record.isRetransmission {
+                record.repeats = connections[slot].lastRecord.0
+            } else {
+                connections[slot].lastRecord.0 = index
+            }
             (connections[slot].lastSN.0, connections[slot].lastContent.0) = (sn, content)
             connections[slot].lastNESN.0 = Int8(pdu.nesn)
         } else {
             record.isRetransmission = connections[slot].lastSN.1 == sn && connections[slot].lastContent.1 == content
-            if record.isRetransmission { record.repeats = connections[slot].lastRecord.1 } else { connections[slot].lastRecord.1 = index }
+            if record.isRetransmission {
+                record.repeats = connections[slot].lastRecord.1
+            } else {
+                connections[slot].lastRecord.1 = index
+            }
             (connections[slot].lastSN.1, connections[slot].lastContent.1) = (sn, content)
             connections[slot].lastNESN.1 = Int8(pdu.nesn)
         }
@@ -271,7 +288,9 @@ public struct LinkLayerDecoder {
         if pdu.length > 0 {
             switch header {
             case .nordic(let nordic): record.isEncrypted = nordic.encrypted && nordic.micOK != true
-            case .rf(let rf): record.isEncrypted = connections[slot].encrypted && !rf.decrypted && pdu.length > LinkLayerCipher.micLength
+            case .rf(let rf):
+                record.isEncrypted =
+                    connections[slot].encrypted && !rf.decrypted && pdu.length > LinkLayerCipher.micLength
             case nil: record.isEncrypted = connections[slot].encrypted && pdu.length > LinkLayerCipher.micLength
             }
         }
@@ -307,7 +326,9 @@ public struct LinkLayerDecoder {
             case .encryptionResponse(let skd, let iv):
                 if let request = connections[slot].encryptionRequest, !keys.isEmpty {
                     connections[slot].ciphers = keys.map {
-                        LinkLayerCipher(ltk: $0, skdCentral: request.skd, skdPeripheral: skd, ivCentral: request.iv, ivPeripheral: iv)
+                        LinkLayerCipher(
+                            ltk: $0, skdCentral: request.skd, skdPeripheral: skd, ivCentral: request.iv,
+                            ivPeripheral: iv)
                     }
                     connections[slot].cipher = nil
                 }
@@ -349,7 +370,9 @@ public struct LinkLayerDecoder {
     /// The packet counter tried is the side's next one (a new PDU), the side's last one (a
     /// retransmission, or one the retransmission check could not recognise; Core 6.0, Vol 6,
     /// Part E, §2.1), then up to ``missedPDUs`` beyond the next (PDUs the sniffer missed).
-    private mutating func decrypt(_ pdu: inout DataChannelPDU, slot: Int, side: Int, into record: inout LinkLayerRecord) -> Int {
+    private mutating func decrypt(_ pdu: inout DataChannelPDU, slot: Int, side: Int, into record: inout LinkLayerRecord)
+        -> Int
+    {
         guard !connections[slot].ciphers.isEmpty else { return side }
         let out = plaintext.bytes
         let sides = record.directionSource == .timing ? [side, 1 - side] : [side]
@@ -359,9 +382,14 @@ public struct LinkLayerDecoder {
             if next > 0 { counters.append(next - 1) }
             counters += (1...Self.missedPDUs).map { next + UInt64($0) }
             let direction: LinkLayerDirection = candidate == 0 ? .centralToPeripheral : .peripheralToCentral
-            for counter in counters where tryCiphers(pdu, slot: slot, counter: counter, direction: direction, into: out) {
+            for counter in counters where tryCiphers(pdu, slot: slot, counter: counter, direction: direction, into: out)
+            {
                 if counter >= next {
-                    if candidate == 0 { connections[slot].nextCounter.0 = counter + 1 } else { connections[slot].nextCounter.1 = counter + 1 }
+                    if candidate == 0 {
+                        connections[slot].nextCounter.0 = counter + 1
+                    } else {
+                        connections[slot].nextCounter.1 = counter + 1
+                    }
                 }
                 pdu.length -= LinkLayerCipher.micLength
                 pdu.payload = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(out)[0..<pdu.length])
@@ -383,10 +411,12 @@ public struct LinkLayerDecoder {
     /// Whether the connection's cipher (or, before one has worked, any of its ciphers) decrypts
     /// `pdu` with this counter and direction into `out`.
     private mutating func tryCiphers(
-        _ pdu: DataChannelPDU, slot: Int, counter: UInt64, direction: LinkLayerDirection, into out: UnsafeMutableRawBufferPointer
+        _ pdu: DataChannelPDU, slot: Int, counter: UInt64, direction: LinkLayerDirection,
+        into out: UnsafeMutableRawBufferPointer
     ) -> Bool {
         if let chosen = connections[slot].cipher, chosen >= 0 {
-            return connections[slot].ciphers[chosen].decrypt(pdu.payload, header: pdu.header, counter: counter, direction: direction, into: out)
+            return connections[slot].ciphers[chosen].decrypt(
+                pdu.payload, header: pdu.header, counter: counter, direction: direction, into: out)
         }
         for (index, cipher) in connections[slot].ciphers.enumerated()
         where cipher.decrypt(pdu.payload, header: pdu.header, counter: counter, direction: direction, into: out) {
@@ -398,7 +428,8 @@ public struct LinkLayerDecoder {
 
     /// L2CAP, then ATT or SMP, of a complete frame.
     private mutating func frameLayers(
-        _ frame: UnsafeRawBufferPointer, slot: Int, side: Int, index: Int, payloadOffset: Int, into record: inout LinkLayerRecord
+        _ frame: UnsafeRawBufferPointer, slot: Int, side: Int, index: Int, payloadOffset: Int,
+        into record: inout LinkLayerRecord
     ) {
         do throws(DecodeError) {
             let l2cap = try L2CAPFrame.decode(frame)

@@ -54,7 +54,8 @@ public struct LinkLayerPacket {
                     expected: "\(length) bytes of PDU payload, as the length field says, not \(reader.remaining)")
             }
             let payload = try reader.bytes(length, "PDU payload")
-            pdu = .advertising(try AdvertisingPDU.decode(header: header, payload: payload, payloadOffset: start + 2, channel: channel))
+            pdu = .advertising(
+                try AdvertisingPDU.decode(header: header, payload: payload, payloadOffset: start + 2, channel: channel))
         } else {
             pdu = .data(try DataChannelPDU.decode(&reader))
         }

@@ -108,7 +108,9 @@ public struct NordicBLEHeader: Hashable, Sendable {
             header.isData = header.packetID == Self.dataPacketID
         } else {
             try reader.require(4, "the access address (4 bytes)")
-            header.isData = bytes.loadUnaligned(fromByteOffset: reader.offset, as: UInt32.self).littleEndian != LinkLayerPacket.advertisingAccessAddress
+            header.isData =
+                bytes.loadUnaligned(fromByteOffset: reader.offset, as: UInt32.self).littleEndian
+                != LinkLayerPacket.advertisingAccessAddress
         }
         return header
     }

@@ -23,7 +23,8 @@ public enum SnifferHeader: Hashable, Sendable {
         case 251:
             return (nil, 0)
         default:
-            throw DecodeError(layer: .snifferHeader, offset: 0, expected: "a link-layer link type (251, 256 or 272), not \(linkType)")
+            throw DecodeError(
+                layer: .snifferHeader, offset: 0, expected: "a link-layer link type (251, 256 or 272), not \(linkType)")
         }
     }
 
@@ -70,7 +71,8 @@ public enum SnifferHeader: Hashable, Sendable {
 
     public var saysAdvertising: Bool? {
         switch self {
-        case .nordic(let header): header.protocolVersion >= 3 ? header.packetID == NordicBLEHeader.advertisingPacketID : nil
+        case .nordic(let header):
+            header.protocolVersion >= 3 ? header.packetID == NordicBLEHeader.advertisingPacketID : nil
         case .rf(let header):
             switch header.pduType {
             case 1: true

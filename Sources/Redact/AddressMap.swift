@@ -31,7 +31,10 @@ public struct AddressMap {
 
     /// A key derived from `seed`: the same input and seed give the same output.
     public init(seed: UInt64) {
-        key = SymmetricKey(data: SHA256.hash(data: (0..<8).map { UInt8(truncatingIfNeeded: seed >> (8 * UInt64($0))) } + Array("bletrace redact".utf8)))
+        key = SymmetricKey(
+            data: SHA256.hash(
+                data: (0..<8).map { UInt8(truncatingIfNeeded: seed >> (8 * UInt64($0))) }
+                    + Array("bletrace redact".utf8)))
     }
 
     /// How many different addresses have been replaced.

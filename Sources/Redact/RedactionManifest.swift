@@ -85,8 +85,10 @@ public struct RedactionManifest: Encodable {
         (self.input, self.output, self.format) = (input, output, format)
         records = Records(read: recordsRead, written: recordsWritten, dropped: tally.droppedCount)
         self.options = Options(
-            names: options.names, values: options.values, allow: options.allow.map(\.description).sorted(), seeded: options.seed != nil)
-        addresses = Addresses(different: map.count, fieldsReplaced: tally.addressesReplaced, fieldsZeroed: tally.addressesZeroed)
+            names: options.names, values: options.values, allow: options.allow.map(\.description).sorted(),
+            seeded: options.seed != nil)
+        addresses = Addresses(
+            different: map.count, fieldsReplaced: tally.addressesReplaced, fieldsZeroed: tally.addressesZeroed)
         removed = Dictionary(uniqueKeysWithValues: tally.removed.map { ($0.key.rawValue, $0.value) })
         found = Dictionary(uniqueKeysWithValues: tally.found.map { ($0.key.rawValue, $0.value) })
         identityAddresses = tally.identityAddresses
@@ -95,8 +97,10 @@ public struct RedactionManifest: Encodable {
         searchedOnly = tally.searchedOnly
         crc = CRC(recomputed: tally.crcRecomputed, left: tally.crcLeft)
         dropped = Dropped(
-            byReason: tally.dropped, first: tally.firstDropped.map { Dropped.Record(record: $0.record, offset: $0.offset, reason: $0.reason) })
-        self.mapping = mapping ? map.pairs.map { Pair(original: "\($0.original)", replacement: "\($0.replacement)") } : nil
+            byReason: tally.dropped,
+            first: tally.firstDropped.map { Dropped.Record(record: $0.record, offset: $0.offset, reason: $0.reason) })
+        self.mapping =
+            mapping ? map.pairs.map { Pair(original: "\($0.original)", replacement: "\($0.replacement)") } : nil
     }
 }
 

@@ -83,10 +83,13 @@ public struct RedactionTally: Sendable {
             case .publicKey: parts.append("\(count) P-256 key\(count == 1 ? "" : "s") or DHKey\(count == 1 ? "" : "s")")
             case .passkey: parts.append("\(count) passkey\(count == 1 ? "" : "s") or PIN\(count == 1 ? "" : "s")")
             case .controllerCrypto: parts.append("\(count) LE Encrypt/Rand value\(count == 1 ? "" : "s")")
-            case .management: parts.append("\(count) BlueZ management message\(count == 1 ? "" : "s") (they carry keys)")
+            case .management:
+                parts.append("\(count) BlueZ management message\(count == 1 ? "" : "s") (they carry keys)")
             }
         }
-        if identityAddresses > 0 { parts.append("\(identityAddresses) identity address\(identityAddresses == 1 ? "" : "es")") }
+        if identityAddresses > 0 {
+            parts.append("\(identityAddresses) identity address\(identityAddresses == 1 ? "" : "es")")
+        }
         return "holds " + parts.joined(separator: ", ") + ": run bletrace redact before sharing"
     }
 }

@@ -14,7 +14,9 @@ struct ADCarry {
 extension Redactor {
     /// The AD structures in `bytes[from..<to]`. `carry`: the structure a previous fragment
     /// ended inside, and where this one ends inside one; nil for data that is whole.
-    func advertisingData(_ bytes: UnsafeMutableRawBufferPointer, from start: Int, to end: Int, carry: UnsafeMutablePointer<ADCarry>?) {
+    func advertisingData(
+        _ bytes: UnsafeMutableRawBufferPointer, from start: Int, to end: Int, carry: UnsafeMutablePointer<ADCarry>?
+    ) {
         let end = min(end, bytes.count)
         guard start < end else { return }
         // Devices put their own address in manufacturer and service data, in either byte order,
@@ -53,7 +55,9 @@ extension Redactor {
 
     /// The data of one AD structure of `type`, `count` bytes from `start`; `skip`: how many of
     /// its bytes came before (in an earlier fragment); `cut`: the structure is not whole here.
-    func structure(_ bytes: UnsafeMutableRawBufferPointer, type: UInt8, from start: Int, count: Int, skip: Int, cut: Bool) {
+    func structure(
+        _ bytes: UnsafeMutableRawBufferPointer, type: UInt8, from start: Int, count: Int, skip: Int, cut: Bool
+    ) {
         guard count > 0 else { return }
         let end = start + count
         switch type {

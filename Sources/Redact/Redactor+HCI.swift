@@ -171,7 +171,9 @@ extension Redactor {
         case 0x0B:  // Directed Advertising Report: 16 bytes a report
             guard p.count >= 2 else { break }
             let count = Int(p[1])
-            guard p.count >= 2 + 16 * count else { return "an LE Directed Advertising Report shorter than its \(count) reports" }
+            guard p.count >= 2 + 16 * count else {
+                return "an LE Directed Advertising Report shorter than its \(count) reports"
+            }
             for index in 0..<count {
                 address(p, 2 + 16 * index + 2)
                 address(p, 2 + 16 * index + 9)

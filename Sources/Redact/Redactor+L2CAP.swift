@@ -48,11 +48,14 @@ struct GATTKnowledge {
 
 extension Redactor {
     /// The discovery types whose Read By Type responses are the GATT database itself.
-    static let declarations: Set<BluetoothUUID> = Set([0x2800, 0x2801, 0x2802, 0x2803].map { BluetoothUUID(UInt16($0)) })
+    static let declarations: Set<BluetoothUUID> = Set(
+        [0x2800, 0x2801, 0x2802, 0x2803].map { BluetoothUUID(UInt16($0)) })
 
     /// One fragment of an L2CAP frame: `start` when it begins one. `stream` names the connection
     /// and direction, `connection` the connection, `side` the direction (0, 1, or 2 unknown).
-    func l2capFragment(_ fragment: UnsafeMutableRawBufferPointer, start: Bool, stream key: UInt64, connection: UInt64, side: UInt64)
+    func l2capFragment(
+        _ fragment: UnsafeMutableRawBufferPointer, start: Bool, stream key: UInt64, connection: UInt64, side: UInt64
+    )
         -> String?
     {
         if start {
@@ -87,7 +90,8 @@ extension Redactor {
             let at = stream.position - 4
             let take = min(count - index, stream.length - at)
             let chunk = UnsafeMutableRawBufferPointer(rebasing: fragment[index..<index + take])
-            let keeping = stream.channel == 6 || stream.channel == 7 || (stream.channel == 4 && (options.names || options.values))
+            let keeping =
+                stream.channel == 6 || stream.channel == 7 || (stream.channel == 4 && (options.names || options.values))
             if keeping, stream.original.count < L2CAPStream.kept {
                 stream.original.append(contentsOf: chunk.prefix(L2CAPStream.kept - stream.original.count))
             }
@@ -180,7 +184,9 @@ extension Redactor {
 
     /// ATT with names or values: each byte of a value zeroed or replaced as its attribute's
     /// type and the options say.
-    func att(_ chunk: UnsafeMutableRawBufferPointer, at: Int, stream: inout L2CAPStream, connection: UInt64, side: UInt64) {
+    func att(
+        _ chunk: UnsafeMutableRawBufferPointer, at: Int, stream: inout L2CAPStream, connection: UInt64, side: UInt64
+    ) {
         var walker = stream.att
         for offset in 0..<chunk.count {
             let k = at + offset
@@ -209,7 +215,9 @@ extension Redactor {
     }
 
     /// What to do with byte `k` of an ATT PDU's payload of `length` bytes.
-    func attStep(_ w: inout ATTWalker, k: Int, byte: UInt8, length: Int, connection: UInt64, side: UInt64) -> FieldAction {
+    func attStep(_ w: inout ATTWalker, k: Int, byte: UInt8, length: Int, connection: UInt64, side: UInt64)
+        -> FieldAction
+    {
         if k == 0 {
             w = ATTWalker()
             w.opcode = byte
@@ -324,7 +332,9 @@ extension Redactor {
             while at + length <= pdu.count {
                 if type == BluetoothUUID(UInt16(0x2803)) {
                     // Properties, Value Handle, UUID.
-                    if length == 7 || length == 21, let declared = uuid(at + 5..<at + length) { knowledge.types[u16(at + 3)] = declared }
+                    if length == 7 || length == 21, let declared = uuid(at + 5..<at + length) {
+                        knowledge.types[u16(at + 3)] = declared
+                    }
                 } else if !Self.declarations.contains(type) {
                     knowledge.types[u16(at)] = type
                 }

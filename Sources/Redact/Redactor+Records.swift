@@ -7,7 +7,8 @@ import Wire
 extension Redactor {
     /// A Linux monitor or PacketLogger record that is not an HCI packet, or an H4 record that
     /// is none (`type` nil).
-    func other(_ bytes: UnsafeMutableRawBufferPointer, type: CaptureRecord.SourceType?, note: () -> String?) -> String? {
+    func other(_ bytes: UnsafeMutableRawBufferPointer, type: CaptureRecord.SourceType?, note: () -> String?) -> String?
+    {
         switch type {
         case .linuxMonitor(let opcode):
             switch opcode {
@@ -62,10 +63,15 @@ extension Redactor {
     /// An over-the-air packet: its sniffer header and link-layer packet read by the LinkLayer
     /// decoder from the bytes as they were (`original`), the fields changed in `bytes`, the CRC
     /// computed again.
-    func airPacket(_ bytes: UnsafeMutableRawBufferPointer, original: UnsafeRawBufferPointer, record: CaptureRecord) -> String? {
+    func airPacket(_ bytes: UnsafeMutableRawBufferPointer, original: UnsafeRawBufferPointer, record: CaptureRecord)
+        -> String?
+    {
         let decoded = air!.decode(original, time: record.timestamp, index: record.index)
-        guard let packet = decoded.packet, let base = original.baseAddress, let protectedStart = packet.protectedBytes.baseAddress else {
-            return "an over-the-air packet that does not decode (\(decoded.fault.map { "\($0.expected)" } ?? "no link-layer packet"))"
+        guard let packet = decoded.packet, let base = original.baseAddress,
+            let protectedStart = packet.protectedBytes.baseAddress
+        else {
+            return
+                "an over-the-air packet that does not decode (\(decoded.fault.map { "\($0.expected)" } ?? "no link-layer packet"))"
         }
         let pduStart = protectedStart - base
         let pduEnd = pduStart + packet.protectedBytes.count
@@ -76,8 +82,10 @@ extension Redactor {
         case .data(let data):
             if decoded.isochronous != nil || data.length == 0 || (decoded.isEncrypted && !decoded.decrypted) { break }
             guard let payloadStart = data.payload.baseAddress.map({ $0 - base }) else { break }
-            let payload = UnsafeMutableRawBufferPointer(rebasing: bytes[payloadStart..<payloadStart + data.payload.count])
-            let side: UInt64 = decoded.direction == .centralToPeripheral ? 0 : decoded.direction == .peripheralToCentral ? 1 : 2
+            let payload = UnsafeMutableRawBufferPointer(
+                rebasing: bytes[payloadStart..<payloadStart + data.payload.count])
+            let side: UInt64 =
+                decoded.direction == .centralToPeripheral ? 0 : decoded.direction == .peripheralToCentral ? 1 : 2
             let key = UInt64(packet.accessAddress) | side << 32 | 1 << 40
             if decoded.isRetransmission, let last = lastAirPayload[key], last.original.elementsEqual(data.payload) {
                 payload.copyBytes(from: last.written)
@@ -85,10 +93,15 @@ extension Redactor {
                 switch data.llid {
                 case .control:
                     // LL_ENC_REQ: Rand (8), EDIV (2), SKDm, IVm.
-                    if payload.first == 0x03 { secret(.centralIdentification, payload, 1, 10) } else { searchKnown(payload) }
+                    if payload.first == 0x03 {
+                        secret(.centralIdentification, payload, 1, 10)
+                    } else {
+                        searchKnown(payload)
+                    }
                 case .start, .continuation:
                     if let reason = l2capFragment(
-                        payload, start: data.llid == .start, stream: key, connection: UInt64(packet.accessAddress) | 1 << 40, side: side)
+                        payload, start: data.llid == .start, stream: key,
+                        connection: UInt64(packet.accessAddress) | 1 << 40, side: side)
                     {
                         return reason
                     }
@@ -135,7 +148,8 @@ extension Redactor {
     /// on the advertising channels, the connection's (from its CONNECT_IND) on the data
     /// channels. A CRC that was wrong, or whose CRCInit the capture does not have, is left.
     func crc(
-        _ bytes: UnsafeMutableRawBufferPointer, original: UnsafeRawBufferPointer, pdu: Range<Int>, packet: LinkLayerPacket,
+        _ bytes: UnsafeMutableRawBufferPointer, original: UnsafeRawBufferPointer, pdu: Range<Int>,
+        packet: LinkLayerPacket,
         decoded: LinkLayerRecord
     ) {
         guard packet.crcField != nil, pdu.upperBound + 3 <= bytes.count,

@@ -116,7 +116,9 @@ public final class Redactor {
     }
 
     /// Zeroes the secret in `offset..<offset+length`, as far as the bytes go.
-    func secret(_ kind: SecretKind, _ bytes: UnsafeMutableRawBufferPointer, _ offset: Int, _ length: Int, found: Bool = true) {
+    func secret(
+        _ kind: SecretKind, _ bytes: UnsafeMutableRawBufferPointer, _ offset: Int, _ length: Int, found: Bool = true
+    ) {
         let end = min(bytes.count, offset + length)
         guard offset >= 0, offset < end else { return }
         tally.secret(kind, UnsafeMutableRawBufferPointer(rebasing: bytes[offset..<end]), found: found)
@@ -223,7 +225,9 @@ public final class Redactor {
                 var original: UInt64 = 0
                 for offset in 0..<6 { original |= UInt64(bytes[index + 5 - offset]) << (8 * UInt64(offset)) }
                 let replaced = addresses.map(original)
-                for offset in 0..<6 { bytes[index + 5 - offset] = UInt8(truncatingIfNeeded: replaced >> (8 * UInt64(offset))) }
+                for offset in 0..<6 {
+                    bytes[index + 5 - offset] = UInt8(truncatingIfNeeded: replaced >> (8 * UInt64(offset)))
+                }
                 tally.addressesReplaced += 1
                 index += 6
             } else {
@@ -245,7 +249,9 @@ public final class Redactor {
             }
             // Not part of a longer run of hex pairs (a key or UUID written with colons).
             let before = index >= 1 && (bytes[index - 1] == UInt8(ascii: ":") || Self.hexValue(bytes[index - 1]) != nil)
-            let after = index + 17 < bytes.count && (bytes[index + 17] == UInt8(ascii: ":") || Self.hexValue(bytes[index + 17]) != nil)
+            let after =
+                index + 17 < bytes.count
+                && (bytes[index + 17] == UInt8(ascii: ":") || Self.hexValue(bytes[index + 17]) != nil)
             if before || after {
                 index += 1
                 continue
@@ -254,7 +260,9 @@ public final class Redactor {
                 // Printed most significant byte first: the address's value as HCI carries it.
                 remember(value)
                 let replaced = addresses.map(value)
-                let lower = (0..<17).contains { bytes[index + $0] >= UInt8(ascii: "a") && bytes[index + $0] <= UInt8(ascii: "f") }
+                let lower = (0..<17).contains {
+                    bytes[index + $0] >= UInt8(ascii: "a") && bytes[index + $0] <= UInt8(ascii: "f")
+                }
                 let digits = Array((lower ? "0123456789abcdef" : "0123456789ABCDEF").utf8)
                 let printed = replaced
                 for part in 0..<6 {

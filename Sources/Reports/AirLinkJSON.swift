@@ -72,10 +72,14 @@ struct AirLinkJSON: Encodable {
         last_encrypted_control_frame = link.endInferred?.lastControlRecord.map { $0 + 1 }
         last_encrypted_control_from = link.endInferred?.lastControlSender?.rawValue
         updates = link.updates.map { update in
-            var json = UpdateJSON(frame: update.record + 1, instant: update.instant, applied_ts_us: update.applied?.microseconds, kind: "")
+            var json = UpdateJSON(
+                frame: update.record + 1, instant: update.instant, applied_ts_us: update.applied?.microseconds, kind: ""
+            )
             switch update.kind {
             case .parameters(let interval, let latency, let timeout):
-                (json.kind, json.interval_raw, json.latency, json.supervision_timeout_raw) = ("parameters", interval, latency, timeout)
+                (json.kind, json.interval_raw, json.latency, json.supervision_timeout_raw) = (
+                    "parameters", interval, latency, timeout
+                )
             case .channelMap(let map):
                 (json.kind, json.channel_map) = ("channel_map", hex(map, digits: 10))
             case .phy(let toPeripheral, let toCentral):
@@ -90,7 +94,9 @@ extension LifecycleStory {
     /// The lines of a connection's story that tell what the air showed of it.
     static func airLines(_ link: AirLink) -> [String] {
         var first = "air: access address \(hex(link.accessAddress, digits: 8))"
-        if let central = link.central, let peripheral = link.peripheral { first += ", central \(central), peripheral \(peripheral)" }
+        if let central = link.central, let peripheral = link.peripheral {
+            first += ", central \(central), peripheral \(peripheral)"
+        }
         if let used = link.usedChannels { first += ", \(used) channels" + (link.hop.map { ", hop \($0)" } ?? "") }
         first += "; this host is the \(link.host.rawValue)"
         var second =
@@ -104,17 +110,24 @@ extension LifecycleStory {
         }
         var lines = [first, second]
         if let side = link.terminatedBy, let reason = link.terminateReason {
-            lines.append("     LL_TERMINATE_IND from the \(side.rawValue): \(reason) (\(hex(reason.rawValue, digits: 2)))")
+            lines.append(
+                "     LL_TERMINATE_IND from the \(side.rawValue): \(reason) (\(hex(reason.rawValue, digits: 2)))")
         }
         if let end = link.endInferred {
             var line = "     ended before frame \(end.evidenceRecord + 1) (inferred): the "
-            line += end.evidence == "reconnected" ? "same peripheral connected again there" : "peripheral advertised connectably there"
+            line +=
+                end.evidence == "reconnected"
+                ? "same peripheral connected again there" : "peripheral advertised connectably there"
             if let control = end.lastControlRecord, let sender = end.lastControlSender {
-                line += "; its last LL control PDU, encrypted, came from the \(sender.rawValue) at frame \(control + 1) (most likely LL_TERMINATE_IND)"
+                line +=
+                    "; its last LL control PDU, encrypted, came from the \(sender.rawValue) at frame \(control + 1) (most likely LL_TERMINATE_IND)"
             }
             lines.append(line)
         }
-        if link.supervisionTimeoutInferred { lines.append("     no packet for longer than the supervision timeout: taken as a supervision timeout (inferred)") }
+        if link.supervisionTimeoutInferred {
+            lines.append(
+                "     no packet for longer than the supervision timeout: taken as a supervision timeout (inferred)")
+        }
         return lines
     }
 }

@@ -29,7 +29,8 @@ public struct CaptureInfo: Encodable {
     public private(set) var fault: (any Error)?
 
     private enum CodingKeys: String, CodingKey {
-        case version, file, format, datalink, description, records, kinds, first_ts_us, last_ts_us, duration_ms, error, container
+        case version, file, format, datalink, description, records, kinds, first_ts_us, last_ts_us, duration_ms, error,
+            container
     }
 
     /// The facts of a capture read from `file`: its `format`, the number of records of each
@@ -52,7 +53,9 @@ public struct CaptureInfo: Encodable {
         duration_ms = first.flatMap { first in
             last.map { last in
                 let (span, overflow) = last.microseconds.subtractingReportingOverflow(first.microseconds)
-                return overflow ? ReportJSON.milliseconds(last.seconds(since: first) * 1000) : ReportJSON.milliseconds(microseconds: span)
+                return overflow
+                    ? ReportJSON.milliseconds(last.seconds(since: first) * 1000)
+                    : ReportJSON.milliseconds(microseconds: span)
             }
         }
         error = fault.map { "\($0)" }
@@ -106,7 +109,8 @@ public struct CaptureInfo: Encodable {
         if linkLayer == nil {
             self.init(file: file, format: reader.format, kinds: kinds, first: first, last: last, fault: fault)
         } else {
-            self.init(file: file, format: reader.format, linkLayerKinds: airKinds, first: first, last: last, fault: fault)
+            self.init(
+                file: file, format: reader.format, linkLayerKinds: airKinds, first: first, last: last, fault: fault)
         }
     }
 

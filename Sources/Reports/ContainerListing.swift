@@ -48,7 +48,9 @@ public struct ContainerListing: Encodable {
 
     /// The text form: a line for the container, a line a member (`*` the one read).
     public func write(_ emit: (String) -> Void) {
-        emit("container: \(kind), \(members.count) capture\(members.count == 1 ? "" : "s") (--member PATH reads another)")
+        emit(
+            "container: \(kind), \(members.count) capture\(members.count == 1 ? "" : "s") (--member PATH reads another)"
+        )
         let width = members.map(\.path.count).max() ?? 0
         for member in members {
             var line = (member.read ? "  * " : "    ") + member.path.padding(to: width)

@@ -20,7 +20,9 @@ public struct DecodeFormatter: ~Copyable {
     public init() {}
 
     /// One text line, with its line end.
-    public mutating func text(_ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest?, origin: Timestamp) {
+    public mutating func text(
+        _ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest?, origin: Timestamp
+    ) {
         buffer.decimal(UInt64(record.index + 1), width: 6)
         buffer.byte(0x20)
         buffer.relativeTime(record.timestamp, since: origin)
@@ -227,7 +229,8 @@ public struct DecodeFormatter: ~Copyable {
             buffer.text(" value ")
             value(bytes)
             buffer.text(" (signed)")
-        case .prepareWriteRequest(let attribute, let offset, let bytes), .prepareWriteResponse(let attribute, let offset, let bytes):
+        case .prepareWriteRequest(let attribute, let offset, let bytes),
+            .prepareWriteResponse(let attribute, let offset, let bytes):
             buffer.text(" handle ")
             buffer.hex(UInt64(attribute), digits: 4)
             buffer.text(" offset ")
@@ -522,7 +525,9 @@ public struct DecodeFormatter: ~Copyable {
     }
 
     /// A wire code's name; its description (which allocates) only for a code with no name.
-    @inline(__always) private mutating func name(_ name: String?, _ code: @autoclosure () -> some CustomStringConvertible) {
+    @inline(__always) private mutating func name(
+        _ name: String?, _ code: @autoclosure () -> some CustomStringConvertible
+    ) {
         if let name { buffer.string(name) } else { buffer.string(code().description) }
     }
 }
@@ -530,7 +535,9 @@ public struct DecodeFormatter: ~Copyable {
 extension DecodeFormatter {
     /// One JSON record on one line, with its line end: the bytes JSONEncoder writes for
     /// ``JSONRecord`` (keys sorted, no escaped slashes); `version` for `--format jsonl`.
-    public mutating func json(_ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest?, version: Int?) {
+    public mutating func json(
+        _ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest?, version: Int?
+    ) {
         // Keys in sorted order: att, controller, direction, fault, frame, hci, index, kind, note,
         // smp, ts_us, version.
         // Every member is written with a comma before it; the first comma becomes the brace.

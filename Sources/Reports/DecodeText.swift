@@ -100,7 +100,9 @@ func eventFieldsText(_ bytes: UnsafeRawBufferPointer) -> String? {
         text += " class \(hex(request.classOfDevice, digits: 6)) link \(request.linkType)"
     case .remoteNameRequestComplete(let complete):
         // Quoted, where it is text with no control characters.
-        if let name = complete.name, name.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F && $0 != "\"" }) {
+        if let name = complete.name,
+            name.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F && $0 != "\"" })
+        {
             text += " \"\(name)\""
         }
     case .modeChange(let change):
@@ -125,9 +127,13 @@ extension DecodeFormatter {
         var lines: [String] = []
         switch record.kind {
         case .command:
-            if let parameters = try? HCICommandParameters.decode(record.bytes) { lines += FieldPrinter.lines(parameters, label: "HCI command") }
+            if let parameters = try? HCICommandParameters.decode(record.bytes) {
+                lines += FieldPrinter.lines(parameters, label: "HCI command")
+            }
         case .event:
-            if let parameters = try? HCIEventParameters.decode(record.bytes) { lines += FieldPrinter.lines(parameters, label: "HCI event") }
+            if let parameters = try? HCIEventParameters.decode(record.bytes) {
+                lines += FieldPrinter.lines(parameters, label: "HCI event")
+            }
         default:
             break
         }
@@ -152,7 +158,10 @@ func describe(_ pdu: ATTPDU, answering request: ATTRequest? = nil) -> String {
     func uuid(_ value: BluetoothUUID) -> String { "\(value)" + (GATTNames.name(for: value).map { " (\($0))" } ?? "") }
     func range(_ start: UInt16, _ end: UInt16) -> String { "\(handle(start))-\(handle(end))" }
     func value(_ bytes: UnsafeRawBufferPointer) -> String { bytes.isEmpty ? "empty" : bytes.hexString }
-    func list(_ items: [String]) -> String { items.count > 4 ? items.prefix(4).joined(separator: ", ") + ", … (\(items.count))" : items.joined(separator: ", ") }
+    func list(_ items: [String]) -> String {
+        items.count > 4
+            ? items.prefix(4).joined(separator: ", ") + ", … (\(items.count))" : items.joined(separator: ", ")
+    }
     var text = "\(pdu.opcode)"
     switch pdu {
     case .errorResponse(let request, let attribute, let error):
@@ -175,9 +184,12 @@ func describe(_ pdu: ATTPDU, answering request: ATTRequest? = nil) -> String {
             " "
             + list(
                 pairs.map { pair in
-                    guard let declaration = CharacteristicDeclaration(value: pair.value) else { return "\(handle(pair.handle)): \(value(pair.value))" }
+                    guard let declaration = CharacteristicDeclaration(value: pair.value) else {
+                        return "\(handle(pair.handle)): \(value(pair.value))"
+                    }
                     let properties = GATTDatabase.Properties(rawValue: declaration.properties).names
-                    return "\(handle(pair.handle)): characteristic \(uuid(declaration.uuid)) value \(handle(declaration.valueHandle))"
+                    return
+                        "\(handle(pair.handle)): characteristic \(uuid(declaration.uuid)) value \(handle(declaration.valueHandle))"
                         + (properties.isEmpty ? "" : " [\(properties.joined(separator: ", "))]")
                 })
     case .readByTypeResponse(let pairs):
@@ -187,7 +199,8 @@ func describe(_ pdu: ATTPDU, answering request: ATTRequest? = nil) -> String {
             " "
             + list(
                 groups.map { group in
-                    "\(range(group.handle, group.groupEnd)) " + (BluetoothUUID(littleEndian: group.value).map(uuid) ?? value(group.value))
+                    "\(range(group.handle, group.groupEnd)) "
+                        + (BluetoothUUID(littleEndian: group.value).map(uuid) ?? value(group.value))
                 })
     case .readRequest(let attribute):
         text += " handle \(handle(attribute))"
@@ -206,7 +219,8 @@ func describe(_ pdu: ATTPDU, answering request: ATTRequest? = nil) -> String {
         text += " handle \(handle(attribute)) value \(value(bytes))"
     case .signedWriteCommand(let attribute, let bytes, _):
         text += " handle \(handle(attribute)) value \(value(bytes)) (signed)"
-    case .prepareWriteRequest(let attribute, let offset, let bytes), .prepareWriteResponse(let attribute, let offset, let bytes):
+    case .prepareWriteRequest(let attribute, let offset, let bytes),
+        .prepareWriteResponse(let attribute, let offset, let bytes):
         text += " handle \(handle(attribute)) offset \(offset) value \(value(bytes))"
     case .executeWriteRequest(let flags):
         text += flags == 0 ? " (cancel)" : flags == 1 ? " (write)" : " flags \(hex(flags, digits: 2))"

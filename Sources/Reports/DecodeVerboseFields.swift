@@ -213,8 +213,12 @@ extension DecodeFormatter {
             field(12, "role", UInt64(complete.role))
             field(12, "peer address type", UInt64(complete.peerAddressType))
             field(12, "peer address", complete.peerAddress)
-            if let address = complete.localResolvablePrivateAddress { field(12, "local resolvable private address", address) }
-            if let address = complete.peerResolvablePrivateAddress { field(12, "peer resolvable private address", address) }
+            if let address = complete.localResolvablePrivateAddress {
+                field(12, "local resolvable private address", address)
+            }
+            if let address = complete.peerResolvablePrivateAddress {
+                field(12, "peer resolvable private address", address)
+            }
             field(12, "connection interval", complete.connectionInterval)
             field(12, "peripheral latency", complete.peripheralLatency)
             field(12, "supervision timeout", complete.supervisionTimeout)
@@ -320,7 +324,8 @@ extension DecodeFormatter {
         case .readBlobRequest(let handle, let offset):
             field(10, "handle", handle)
             field(10, "offset", offset)
-        case .prepareWriteRequest(let handle, let offset, let value), .prepareWriteResponse(let handle, let offset, let value):
+        case .prepareWriteRequest(let handle, let offset, let value),
+            .prepareWriteResponse(let handle, let offset, let value):
             field(10, "handle", handle)
             field(10, "offset", offset)
             field(10, "value", value)
@@ -483,7 +488,9 @@ extension DecodeFormatter {
     }
 
     /// The fields LE Create Connection and LE Extended Create Connection begin with.
-    private mutating func peer(_ policy: UInt8, _ ownAddressType: UInt8, _ peerAddressType: UInt8, _ address: BluetoothAddress) {
+    private mutating func peer(
+        _ policy: UInt8, _ ownAddressType: UInt8, _ peerAddressType: UInt8, _ address: BluetoothAddress
+    ) {
         field(10, "initiator filter policy", UInt64(policy))
         field(10, "own address type", UInt64(ownAddressType))
         field(10, "peer address type", UInt64(peerAddressType))

@@ -73,7 +73,9 @@ public struct ErrorTable {
                 }
             }
             if error.server == .local { what += ", sent by this host's server to the peer's client" }
-            if error.layer == .smp, let side = error.sentBy { what += side == .host ? ", sent by this host" : ", sent by the peer" }
+            if error.layer == .smp, let side = error.sentBy {
+                what += side == .host ? ", sent by this host" : ", sent by the peer"
+            }
             if let retry = error.retryRecord { what += "; paired, sent again, answered in frame \(retry + 1)" }
             if let failed = error.pairingFailedRecord { what += "; the pairing it led to failed (frame \(failed + 1))" }
             if error.expected { what += " [expected]" }
@@ -96,9 +98,13 @@ public struct ErrorTable {
             if let android = error.android { emit("  Android: \(android)") }
         }
         emit("")
-        emit("summary: \(errors.count) errors, \(errors.count { !$0.expected }) unexpected" + (hidden > 0 && !all ? " (\(hidden) expected, not shown: --all)" : ""))
+        emit(
+            "summary: \(errors.count) errors, \(errors.count { !$0.expected }) unexpected"
+                + (hidden > 0 && !all ? " (\(hidden) expected, not shown: --all)" : ""))
         var counts: [String: Int] = [:]
-        for error in shown { counts["\(error.layer.rawValue.uppercased()) \(hex(error.code, digits: 2)) \(error.name)", default: 0] += 1 }
+        for error in shown {
+            counts["\(error.layer.rawValue.uppercased()) \(hex(error.code, digits: 2)) \(error.name)", default: 0] += 1
+        }
         for (key, count) in counts.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
             emit("  \(String(count).leftPadded(6))  \(key)")
         }

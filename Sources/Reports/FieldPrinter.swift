@@ -101,7 +101,8 @@ enum FieldPrinter {
         default:
             // Open wire-code structs (HCIStatus, ATTOpcode, …): a raw value and a description.
             let mirror = Mirror(reflecting: value)
-            guard mirror.displayStyle == .struct, mirror.children.count == 1, mirror.children.first?.label == "rawValue",
+            guard mirror.displayStyle == .struct, mirror.children.count == 1,
+                mirror.children.first?.label == "rawValue",
                 let raw = mirror.children.first?.value
             else { return nil }
             if let described = value as? any CustomStringConvertible { return "\(described)" }
@@ -110,7 +111,9 @@ enum FieldPrinter {
         }
     }
 
-    private static func emitAdvertising(_ data: AdvertisingData, prefix: String, indent: Int, into output: inout [String]) {
+    private static func emitAdvertising(
+        _ data: AdvertisingData, prefix: String, indent: Int, into output: inout [String]
+    ) {
         do {
             let structures = try data.structures()
             output.append(prefix + "advertising data")

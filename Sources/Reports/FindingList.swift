@@ -88,13 +88,21 @@ public struct FindingList {
             if let cb = finding.coreBluetooth { emit("  CoreBluetooth: " + cb) }
             if let android = finding.android { emit("  Android: \(android)") }
             emit("  look at: " + finding.lookAt)
-            emit(style.dim("  evidence: frame\(finding.evidence.count == 1 ? "" : "s") " + finding.evidence.map { String($0 + 1) }.joined(separator: ", ")))
+            emit(
+                style.dim(
+                    "  evidence: frame\(finding.evidence.count == 1 ? "" : "s") "
+                        + finding.evidence.map { String($0 + 1) }.joined(separator: ", ")))
         }
         emit("")
-        emit("summary: \(findings.count) finding\(findings.count == 1 ? "" : "s")" + (findings.isEmpty ? "" : ": " + Self.counts(findings)))
+        emit(
+            "summary: \(findings.count) finding\(findings.count == 1 ? "" : "s")"
+                + (findings.isEmpty ? "" : ": " + Self.counts(findings)))
         var byRule: [String: (Finding.Severity, Int)] = [:]
         for index in findings.indices { byRule[findings[index].rule, default: (findings[index].severity, 0)].1 += 1 }
-        for (rule, entry) in byRule.sorted(by: { $0.value.0 != $1.value.0 ? $0.value.0 < $1.value.0 : $0.value.1 != $1.value.1 ? $0.value.1 > $1.value.1 : $0.key < $1.key }) {
+        for (rule, entry) in byRule.sorted(by: {
+            $0.value.0 != $1.value.0
+                ? $0.value.0 < $1.value.0 : $0.value.1 != $1.value.1 ? $0.value.1 > $1.value.1 : $0.key < $1.key
+        }) {
             emit("  \(String(entry.1).leftPadded(6))  \(entry.0.rawValue.rightPadded(8))\(rule)")
         }
     }

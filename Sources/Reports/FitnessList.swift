@@ -14,7 +14,9 @@ public struct FitnessList {
         for problem in problems {
             emit("  \(problem.kind.rawValue): \(problem.problem)")
             if !problem.evidence.isEmpty {
-                emit("    evidence: " + (problem.evidence.count == 1 ? "frame " : "frames ") + problem.evidence.map { "\($0 + 1)" }.joined(separator: ", "))
+                emit(
+                    "    evidence: " + (problem.evidence.count == 1 ? "frame " : "frames ")
+                        + problem.evidence.map { "\($0 + 1)" }.joined(separator: ", "))
             }
             emit("    to record one that can: \(problem.remedy)")
         }

@@ -69,21 +69,28 @@ public struct FlowComparisonJSON: Encodable {
         actual_events = comparison.actualCount
         func line(_ line: FlowDiff.Line) -> LineJSON {
             switch line {
-            case .same(let e): LineJSON(kind: "same", event: e.signature, ts_s: e.time.map(ReportJSON.seconds), line: e.lineNumber)
-            case .missing(let e): LineJSON(kind: "missing", event: e.signature, ts_s: e.time.map(ReportJSON.seconds), line: e.lineNumber)
-            case .unexpected(let e): LineJSON(kind: "unexpected", event: e.signature, ts_s: e.time.map(ReportJSON.seconds), line: e.lineNumber)
+            case .same(let e):
+                LineJSON(kind: "same", event: e.signature, ts_s: e.time.map(ReportJSON.seconds), line: e.lineNumber)
+            case .missing(let e):
+                LineJSON(kind: "missing", event: e.signature, ts_s: e.time.map(ReportJSON.seconds), line: e.lineNumber)
+            case .unexpected(let e):
+                LineJSON(
+                    kind: "unexpected", event: e.signature, ts_s: e.time.map(ReportJSON.seconds), line: e.lineNumber)
             }
         }
         func timing(_ failure: FlowComparison.TimingFailure) -> TimingJSON {
             TimingJSON(
-                expected: failure.expected.signature, line: failure.expected.lineNumber, actual: failure.actual.signature,
+                expected: failure.expected.signature, line: failure.expected.lineNumber,
+                actual: failure.actual.signature,
                 interval_s: failure.interval.map(ReportJSON.seconds), within_s: failure.within.map(ReportJSON.seconds),
                 after_s: failure.after.map(ReportJSON.seconds), message: failure.message)
         }
         sections = comparison.sections.map { section in
             SectionJSON(
-                peripheral: section.peripheral, equal: section.isEqual, first_divergence: section.diff.firstDivergence.map { $0 + 1 },
-                missing: section.diff.missing, unexpected: section.diff.unexpected, exceeded_limit: section.diff.exceededLimit,
+                peripheral: section.peripheral, equal: section.isEqual,
+                first_divergence: section.diff.firstDivergence.map { $0 + 1 },
+                missing: section.diff.missing, unexpected: section.diff.unexpected,
+                exceeded_limit: section.diff.exceededLimit,
                 hunks: section.diff.hunks.map { $0.map(line) }, timing: section.timing.map(timing))
         }
         if let section = comparison.sections.first(where: { !$0.isEqual }) {
@@ -91,8 +98,10 @@ public struct FlowComparisonJSON: Encodable {
             let missing = changes.first { if case .missing = $0 { true } else { false } }
             let unexpected = changes.first { if case .unexpected = $0 { true } else { false } }
             first_divergence = DivergenceJSON(
-                peripheral: section.peripheral, expected_event: (section.diff.firstDivergence ?? section.timing.first?.expectedIndex).map { $0 + 1 },
-                missing: section.diff.isEqual ? nil : missing.map(line), unexpected: section.diff.isEqual ? nil : unexpected.map(line),
+                peripheral: section.peripheral,
+                expected_event: (section.diff.firstDivergence ?? section.timing.first?.expectedIndex).map { $0 + 1 },
+                missing: section.diff.isEqual ? nil : missing.map(line),
+                unexpected: section.diff.isEqual ? nil : unexpected.map(line),
                 timing: section.diff.isEqual ? section.timing.first.map(timing) : nil)
         }
     }

@@ -24,7 +24,8 @@ public struct FlowComparisonJUnit {
     /// The XML document.
     public var xml: String {
         var text = Self.opening(
-            tests: comparison.sections.count, failures: comparison.sections.count { !$0.isEqual }, errors: 0, expected: expected, actual: actual,
+            tests: comparison.sections.count, failures: comparison.sections.count { !$0.isEqual }, errors: 0,
+            expected: expected, actual: actual,
             interleave: comparison.interleave.rawValue)
         for section in comparison.sections {
             let name = expected + (section.peripheral.map { " peripheral \($0)" } ?? "")
@@ -49,7 +50,8 @@ public struct FlowComparisonJUnit {
     static func firstDivergence(_ section: FlowComparison.Section) -> String {
         let diff = section.diff
         guard !diff.isEqual else {
-            return section.timing.first.map { "timing of expected event \($0.expectedIndex + 1): " + $0.message } ?? "flows differ"
+            return section.timing.first.map { "timing of expected event \($0.expectedIndex + 1): " + $0.message }
+                ?? "flows differ"
         }
         var text = "first difference at expected event \((diff.firstDivergence ?? 0) + 1)"
         for line in diff.lines {
@@ -76,7 +78,9 @@ public struct FlowComparisonJUnit {
     }
 
     /// The document up to its test cases: the suites with their counts, the files compared.
-    private static func opening(tests: Int, failures: Int, errors: Int, expected: String, actual: String, interleave: String?) -> String {
+    private static func opening(
+        tests: Int, failures: Int, errors: Int, expected: String, actual: String, interleave: String?
+    ) -> String {
         let escaped = Reports.xml
         let counts = "tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\""
         var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"

@@ -23,7 +23,10 @@ public struct GATTListing {
         if entries.isEmpty {
             emit("no GATT discovery in this capture")
         } else {
-            for entry in entries { Self.write(entry, emit, given: given.flatMap { $0.connections.contains(entry.connections[0]) ? $0.file : nil }) }
+            for entry in entries {
+                Self.write(
+                    entry, emit, given: given.flatMap { $0.connections.contains(entry.connections[0]) ? $0.file : nil })
+            }
         }
     }
 
@@ -36,7 +39,9 @@ public struct GATTListing {
 
     static func write(_ entry: GATTCollector.Entry, _ emit: (String) -> Void, given: String? = nil) {
         let connections = entry.connections.map { "\($0 + 1)" }.joined(separator: ", ")
-        emit("peer \(entry.peer.map { "\($0)" } ?? "(not named in the capture)") — connection\(entry.connections.count == 1 ? "" : "s") \(connections)")
+        emit(
+            "peer \(entry.peer.map { "\($0)" } ?? "(not named in the capture)") — connection\(entry.connections.count == 1 ? "" : "s") \(connections)"
+        )
         func named(_ uuid: BluetoothUUID, _ name: String?) -> String { "\(uuid)" + (name.map { " \($0)" } ?? "") }
         func shown(_ value: GATTDatabase.Value?) -> String {
             guard let value else { return "" }
@@ -44,13 +49,17 @@ public struct GATTListing {
             let text =
                 bytes.allSatisfy { (0x20..<0x7F).contains($0) } && !bytes.isEmpty
                 ? " \"\(String(decoding: bytes, as: UTF8.self))\"" : ""
-            return "  = \(bytes.isEmpty ? "empty" : bytes.withUnsafeBytes(\.hexString))\(text) (\(value.source.rawValue), frame \(value.record + 1))"
+            return
+                "  = \(bytes.isEmpty ? "empty" : bytes.withUnsafeBytes(\.hexString))\(text) (\(value.source.rawValue), frame \(value.record + 1))"
         }
         for server in [GATTServer.peer, .local] where !entry[server].isEmpty {
             if server == .peer, let given {
                 emit("  its server, as --gatt \(given) gives it (the capture never discovered it):")
             } else {
-                emit(server == .peer ? "  its server, as this host's client discovered it:" : "  this host's server, as the peer's client discovered it:")
+                emit(
+                    server == .peer
+                        ? "  its server, as this host's client discovered it:"
+                        : "  this host's server, as the peer's client discovered it:")
             }
             write(entry[server], emit, named: named, shown: shown)
         }
@@ -62,11 +71,17 @@ public struct GATTListing {
         shown: (GATTDatabase.Value?) -> String
     ) {
         for service in database.services {
-            emit("  \(service.isPrimary ? "service" : "secondary service") \(hex(service.handle, digits: 4))-\(hex(service.endHandle, digits: 4)) \(named(service.uuid, service.name))")
+            emit(
+                "  \(service.isPrimary ? "service" : "secondary service") \(hex(service.handle, digits: 4))-\(hex(service.endHandle, digits: 4)) \(named(service.uuid, service.name))"
+            )
             for characteristic in service.characteristics {
-                emit("    characteristic \(hex(characteristic.valueHandle, digits: 4)) \(named(characteristic.uuid, characteristic.name)) [\(characteristic.properties.names.joined(separator: ", "))]\(shown(characteristic.lastValue))")
+                emit(
+                    "    characteristic \(hex(characteristic.valueHandle, digits: 4)) \(named(characteristic.uuid, characteristic.name)) [\(characteristic.properties.names.joined(separator: ", "))]\(shown(characteristic.lastValue))"
+                )
                 for descriptor in characteristic.descriptors {
-                    emit("      descriptor \(hex(descriptor.handle, digits: 4)) \(named(descriptor.uuid, descriptor.name))\(shown(descriptor.lastValue))")
+                    emit(
+                        "      descriptor \(hex(descriptor.handle, digits: 4)) \(named(descriptor.uuid, descriptor.name))\(shown(descriptor.lastValue))"
+                    )
                 }
             }
         }
@@ -74,7 +89,9 @@ public struct GATTListing {
         emit("  outside any service discovery found:")
         for attribute in database.outside {
             if let value = attribute.valueHandle {
-                emit("    characteristic \(hex(value, digits: 4)) \(named(attribute.uuid, attribute.name)) [\((attribute.properties?.names ?? []).joined(separator: ", "))] (declared at \(hex(attribute.handle, digits: 4)))")
+                emit(
+                    "    characteristic \(hex(value, digits: 4)) \(named(attribute.uuid, attribute.name)) [\((attribute.properties?.names ?? []).joined(separator: ", "))] (declared at \(hex(attribute.handle, digits: 4)))"
+                )
             } else {
                 emit("    attribute \(hex(attribute.handle, digits: 4)) \(named(attribute.uuid, attribute.name))")
             }

@@ -94,7 +94,9 @@ public struct JSONError: Encodable {
         pairing_failed_frame = error.pairingFailedRecord.map { $0 + 1 }
         cb = NullOr(
             error.coreBluetooth.map {
-                CB(domain: $0.domain, code: $0.code, name: $0.name, evidence: $0.evidence.rawValue, callback: $0.callback)
+                CB(
+                    domain: $0.domain, code: $0.code, name: $0.name, evidence: $0.evidence.rawValue,
+                    callback: $0.callback)
             })
         android = NullOr(error.android.map(AndroidJSON.init))
     }

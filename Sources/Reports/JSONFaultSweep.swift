@@ -38,10 +38,13 @@ public struct JSONFaultSweep: Encodable, Sendable {
         var not_injected: Bool
 
         public init(
-            fault: String, inject: [String], family: String, seconds: Double, after: String, failures: [Failure], sameAs: String?, reproduce: String,
+            fault: String, inject: [String], family: String, seconds: Double, after: String, failures: [Failure],
+            sameAs: String?, reproduce: String,
             divergence: Divergence?, notInjected: Bool
         ) {
-            (self.fault, self.inject, self.family, at_s, self.after) = (fault, inject, family, ReportJSON.seconds(seconds), after)
+            (self.fault, self.inject, self.family, at_s, self.after) = (
+                fault, inject, family, ReportJSON.seconds(seconds), after
+            )
             (survived, self.failures, same_as, self.reproduce) = (failures.isEmpty, failures, sameAs, reproduce)
             (self.divergence, not_injected) = (divergence, notInjected)
         }
@@ -60,7 +63,8 @@ public struct JSONFaultSweep: Encodable, Sendable {
     var replayed: Int
 
     public init(
-        capture: String, app: String, families: [String], reference: JSONSweep.State, referenceFailures: [Failure], runs: [Run], replayed: Int
+        capture: String, app: String, families: [String], reference: JSONSweep.State, referenceFailures: [Failure],
+        runs: [Run], replayed: Int
     ) {
         (self.capture, self.app, self.families, self.reference) = (capture, app, families, reference)
         (reference_failures, self.runs, self.replayed) = (referenceFailures, runs, replayed)
@@ -74,10 +78,12 @@ public struct JSONFaultSweep: Encodable, Sendable {
         let escaped = Reports.xml
         let failures = runs.count { !$0.survived }
         var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        text += "<testsuites name=\"bletrace fault sweep\" tests=\"\(runs.count)\" failures=\"\(failures)\" errors=\"0\">\n"
+        text +=
+            "<testsuites name=\"bletrace fault sweep\" tests=\"\(runs.count)\" failures=\"\(failures)\" errors=\"0\">\n"
         for family in families {
             let cases = runs.filter { $0.family == family }
-            let counts = "tests=\"\(cases.count)\" failures=\"\(cases.count { !$0.survived })\" errors=\"0\" skipped=\"0\""
+            let counts =
+                "tests=\"\(cases.count)\" failures=\"\(cases.count { !$0.survived })\" errors=\"0\" skipped=\"0\""
             text += "  <testsuite name=\"\(escaped(family))\" \(counts) file=\"\(escaped(capture))\">\n"
             text += "    <properties>\n"
             text += "      <property name=\"capture\" value=\"\(escaped(capture))\"/>\n"
@@ -90,11 +96,16 @@ public struct JSONFaultSweep: Encodable, Sendable {
                     continue
                 }
                 let message = run.failures.map { "\($0.invariant): \($0.message)" }.joined(separator: "; ")
-                var body = "at `\(run.after)`\n" + run.failures.map(\.message).joined(separator: "\n") + "\nreproduce: \(run.reproduce)"
+                var body =
+                    "at `\(run.after)`\n" + run.failures.map(\.message).joined(separator: "\n")
+                    + "\nreproduce: \(run.reproduce)"
                 if let divergence = run.divergence {
-                    body += "\nfirst divergence, at event \(divergence.event) of the run without the fault:\n" + divergence.lines.joined(separator: "\n")
+                    body +=
+                        "\nfirst divergence, at event \(divergence.event) of the run without the fault:\n"
+                        + divergence.lines.joined(separator: "\n")
                 }
-                text += ">\n      <failure type=\"\(escaped(run.failures.first?.invariant ?? "failure"))\" message=\"\(escaped(message))\">"
+                text +=
+                    ">\n      <failure type=\"\(escaped(run.failures.first?.invariant ?? "failure"))\" message=\"\(escaped(message))\">"
                 text += escaped(body)
                 text += "</failure>\n    </testcase>\n"
             }

@@ -61,6 +61,8 @@ public struct JSONFinding: Encodable {
         coreBluetooth = NullOr(finding.coreBluetooth)
         android = NullOr(finding.android.map(AndroidJSON.init))
         look_at = finding.lookAt
-        values = finding.values.isEmpty ? nil : Dictionary(uniqueKeysWithValues: finding.values.map { ($0, ReportJSON.rounded($1, unitOf: $0)) })
+        values =
+            finding.values.isEmpty
+            ? nil : Dictionary(uniqueKeysWithValues: finding.values.map { ($0, ReportJSON.rounded($1, unitOf: $0)) })
     }
 }

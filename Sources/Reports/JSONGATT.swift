@@ -74,7 +74,9 @@ public struct JSONGATT: Encodable {
             Peer(
                 peer: entry.peer.map { "\($0)" }, connections: entry.connections.map { $0 + 1 },
                 services: Self.services(entry.database), local_services: Self.services(entry.localDatabase),
-                services_from: given.flatMap { $0.connections.contains(entry.connections[0]) ? "--gatt \($0.file)" : nil },
+                services_from: given.flatMap {
+                    $0.connections.contains(entry.connections[0]) ? "--gatt \($0.file)" : nil
+                },
                 outside: Self.outside(entry.database), local_outside: Self.outside(entry.localDatabase))
         }
     }

@@ -215,20 +215,27 @@ public struct JSONLifecycle: Encodable {
     }
 
     /// A count of `unit` ms as ms, to the µs.
-    static func ms(_ value: some BinaryInteger, _ unit: Double) -> Double { ReportJSON.milliseconds(Double(value) * unit) }
+    static func ms(_ value: some BinaryInteger, _ unit: Double) -> Double {
+        ReportJSON.milliseconds(Double(value) * unit)
+    }
 
     static func change(_ change: Connection.Change) -> ChangeJSON {
         var json = ChangeJSON(ts_us: change.time.microseconds, index: change.record, frame: change.record + 1, kind: "")
         switch change.kind {
         case .parameters(let interval, let latency, let timeout):
-            (json.kind, json.interval_raw, json.latency, json.supervision_timeout_raw) = ("parameters", interval, latency, timeout)
+            (json.kind, json.interval_raw, json.latency, json.supervision_timeout_raw) = (
+                "parameters", interval, latency, timeout
+            )
             (json.interval_ms, json.supervision_timeout_ms) = (ms(interval, 1.25), Int(timeout) * 10)
         case .dataLength(let tx, let rx): (json.kind, json.max_tx_octets, json.max_rx_octets) = ("data_length", tx, rx)
         case .phy(let tx, let rx): (json.kind, json.tx_phy, json.rx_phy) = ("phy", tx, rx)
-        case .encryption(let enabled, let keySize): (json.kind, json.encrypted, json.key_size) = ("encryption", enabled, keySize)
+        case .encryption(let enabled, let keySize):
+            (json.kind, json.encrypted, json.key_size) = ("encryption", enabled, keySize)
         case .keyRefresh: json.kind = "key_refresh"
-        case .failed(let what, let status): (json.kind, json.status) = (what.replacingOccurrences(of: " ", with: "_") + "_failed", status.rawValue)
-        case .serviceChanged(let start, let end): (json.kind, json.start_handle, json.end_handle) = ("service_changed", start, end)
+        case .failed(let what, let status):
+            (json.kind, json.status) = (what.replacingOccurrences(of: " ", with: "_") + "_failed", status.rawValue)
+        case .serviceChanged(let start, let end):
+            (json.kind, json.start_handle, json.end_handle) = ("service_changed", start, end)
         }
         return json
     }
@@ -238,7 +245,8 @@ public struct JSONLifecycle: Encodable {
         self.summary = summary
         stray_disconnections = report.strayDisconnections.map {
             StrayJSON(
-                ts_us: $0.time.microseconds, index: $0.record, frame: $0.record + 1, handle: $0.handle, reason: $0.reason.rawValue,
+                ts_us: $0.time.microseconds, index: $0.record, frame: $0.record + 1, handle: $0.handle,
+                reason: $0.reason.rawValue,
                 reason_name: $0.reason.name, repeats: $0.repeats)
         }
         records = report.records
@@ -254,15 +262,19 @@ public struct JSONLifecycle: Encodable {
                 devices: scan.devices.map {
                     DeviceJSON(
                         address: "\($0.address)", address_type: $0.addressType, name: $0.name,
-                        service_uuids: $0.serviceUUIDs.map { "\($0)" }, connectable: $0.connectable, rssi_min: $0.rssiMin,
-                        rssi_max: $0.rssiMax, reports: $0.reports, first_ts_us: $0.firstSeen.microseconds, last_ts_us: $0.lastSeen.microseconds)
+                        service_uuids: $0.serviceUUIDs.map { "\($0)" }, connectable: $0.connectable,
+                        rssi_min: $0.rssiMin,
+                        rssi_max: $0.rssiMax, reports: $0.reports, first_ts_us: $0.firstSeen.microseconds,
+                        last_ts_us: $0.lastSeen.microseconds)
                 })
         }
         advertising = report.advertising.map {
             AdvertisingJSON(
-                id: $0.id + 1, handle: $0.handle, start_ts_us: $0.startTime?.microseconds, stop_ts_us: $0.stopTime?.microseconds,
+                id: $0.id + 1, handle: $0.handle, start_ts_us: $0.startTime?.microseconds,
+                stop_ts_us: $0.stopTime?.microseconds,
                 interval_min_ms: $0.intervalMin.map { Self.ms($0, 0.625) }, interval_min_raw: $0.intervalMin,
-                interval_max_ms: $0.intervalMax.map { Self.ms($0, 0.625) }, interval_max_raw: $0.intervalMax, name: $0.name,
+                interval_max_ms: $0.intervalMax.map { Self.ms($0, 0.625) }, interval_max_raw: $0.intervalMax,
+                name: $0.name,
                 data: $0.data.withUnsafeBytes(\.hexString), scan_response: $0.scanResponse.withUnsafeBytes(\.hexString))
         }
         connections = report.connections.map { connection in
@@ -277,7 +289,8 @@ public struct JSONLifecycle: Encodable {
                 connect_index: connection.completeRecord, connect_frame: connection.completeRecord.map { $0 + 1 },
                 status: connection.status?.rawValue, mtu: connection.effectiveMTU, mtu_exchanged: connection.mtu != nil,
                 disconnect_ts_us: connection.disconnectTime?.microseconds,
-                disconnect_index: connection.disconnectRecord, disconnect_frame: connection.disconnectRecord.map { $0 + 1 },
+                disconnect_index: connection.disconnectRecord,
+                disconnect_frame: connection.disconnectRecord.map { $0 + 1 },
                 duration_ms: connection.duration.map { ReportJSON.milliseconds($0 * 1000) },
                 reason: connection.reason?.rawValue,
                 reason_name: connection.reason?.name, initiator: connection.initiator?.rawValue,
@@ -297,7 +310,8 @@ public struct JSONLifecycle: Encodable {
                 att: ATTCounts(
                     requests: connection.attRequests, errors: connection.attErrors,
                     notifications: connection.attNotifications, indications: connection.attIndications,
-                    reads: connection.attReads, writes: connection.attWrites, write_commands: connection.attWriteCommands,
+                    reads: connection.attReads, writes: connection.attWrites,
+                    write_commands: connection.attWriteCommands,
                     bytes: connection.attBytes),
                 interval_ms: connection.interval.map { Self.ms($0, 1.25) }, interval_raw: connection.interval,
                 latency: connection.latency,
@@ -311,8 +325,11 @@ public struct JSONLifecycle: Encodable {
                             duration_ms: ReportJSON.milliseconds(microseconds: $0.microseconds - start.microseconds),
                             procedures: connection.discoveryProcedures.map {
                                 ProcedureJSON(
-                                    kind: $0.kind.rawValue, start_ts_us: $0.start.microseconds, end_ts_us: $0.end.microseconds,
-                                    duration_ms: ReportJSON.milliseconds(microseconds: $0.end.microseconds - $0.start.microseconds), requests: $0.requests)
+                                    kind: $0.kind.rawValue, start_ts_us: $0.start.microseconds,
+                                    end_ts_us: $0.end.microseconds,
+                                    duration_ms: ReportJSON.milliseconds(
+                                        microseconds: $0.end.microseconds - $0.start.microseconds),
+                                    requests: $0.requests)
                             })
                     }
                 },
@@ -320,15 +337,20 @@ public struct JSONLifecycle: Encodable {
                 peer_subscriptions: connection.peerSubscriptions.map(Self.subscription),
                 pairings: connection.pairings.map {
                     PairingJSON(
-                        ts_us: $0.time.microseconds, index: $0.record, frame: $0.record + 1, started_by: $0.startedBy.rawValue,
-                        security_request: $0.securityRequested, method: $0.method?.rawValue, secure_connections: $0.secureConnections,
+                        ts_us: $0.time.microseconds, index: $0.record, frame: $0.record + 1,
+                        started_by: $0.startedBy.rawValue,
+                        security_request: $0.securityRequested, method: $0.method?.rawValue,
+                        secure_connections: $0.secureConnections,
                         bonding: $0.bonding, outcome: $0.outcome.rawValue, end_frame: $0.endRecord.map { $0 + 1 },
-                        failed_by: $0.failedBy?.rawValue, failure_reason: $0.failureReason, failure_name: $0.failureName,
-                        cause_frame: $0.causeRecord.map { $0 + 1 }, paired_before_connection: $0.pairedBeforeOn.map { $0 + 1 })
+                        failed_by: $0.failedBy?.rawValue, failure_reason: $0.failureReason,
+                        failure_name: $0.failureName,
+                        cause_frame: $0.causeRecord.map { $0 + 1 },
+                        paired_before_connection: $0.pairedBeforeOn.map { $0 + 1 })
                 },
                 unanswered: connection.unansweredRequests.map {
                     UnansweredJSON(
-                        opcode: $0.opcode.rawValue, name: $0.opcode.name, handle: $0.attributeHandle, ts_us: $0.time.microseconds,
+                        opcode: $0.opcode.rawValue, name: $0.opcode.name, handle: $0.attributeHandle,
+                        ts_us: $0.time.microseconds,
                         index: $0.record, frame: $0.record + 1)
                 },
                 service_changed: connection.serviceChangedIndications, air: connection.air.map(AirLinkJSON.init))

@@ -7,8 +7,11 @@ public struct JSONSweep: Encodable {
         var connected: [String]
         var subscribed: [String]
         var pending: [String]
-        public init(connected: some Sequence<String>, subscribed: some Sequence<String>, pending: some Sequence<String>) {
-            (self.connected, self.subscribed, self.pending) = (connected.sorted(), subscribed.sorted(), pending.sorted())
+        public init(connected: some Sequence<String>, subscribed: some Sequence<String>, pending: some Sequence<String>)
+        {
+            (self.connected, self.subscribed, self.pending) = (
+                connected.sorted(), subscribed.sorted(), pending.sorted()
+            )
         }
     }
     public struct Point: Encodable, Sendable {
@@ -24,8 +27,12 @@ public struct JSONSweep: Encodable {
 
         /// A kill point `seconds` after the capture's start; `sameAs` is the earlier one whose
         /// outcome it shares.
-        public init(seconds: Double, after: String, lost: [String], gained: [String], relaunch: String?, sameAs: Double?) {
-            (at_s, self.after, self.lost, self.gained, self.relaunch) = (ReportJSON.seconds(seconds), after, lost, gained, relaunch)
+        public init(
+            seconds: Double, after: String, lost: [String], gained: [String], relaunch: String?, sameAs: Double?
+        ) {
+            (at_s, self.after, self.lost, self.gained, self.relaunch) = (
+                ReportJSON.seconds(seconds), after, lost, gained, relaunch
+            )
             same_as_s = sameAs.map(ReportJSON.seconds)
         }
     }

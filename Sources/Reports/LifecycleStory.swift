@@ -63,7 +63,9 @@ public struct LifecycleStory {
         }
         var header = "\(report.records) records"
         if let last = report.lastTime { header += " over \(seconds(last.seconds(since: origin)))" }
-        emit(header + " from \(isoTime(origin)); times are seconds from the first record, frames as Wireshark numbers them")
+        emit(
+            header
+                + " from \(isoTime(origin)); times are seconds from the first record, frames as Wireshark numbers them")
         if let showing { emit("showing: " + showing) }
         writeSummary(emit)
         if brief {
@@ -106,7 +108,8 @@ public struct LifecycleStory {
                     if connection.transport == .classic {
                         line += "; CoreBluetooth does not apply (BR/EDR)"
                     } else if connection.outcome == .failed, let error = connection.cbError {
-                        line += "; CoreBluetooth: didFailToConnect, error \(error.value.map { "\($0)" } ?? "nil") [\(error.evidence.rawValue)]"
+                        line +=
+                            "; CoreBluetooth: didFailToConnect, error \(error.value.map { "\($0)" } ?? "nil") [\(error.evidence.rawValue)]"
                     }
                     emit(connection.outcome == .failed ? style.red(line) : line)
                     if connection.outcome == .failed, let android = connection.android {
@@ -114,8 +117,12 @@ public struct LifecycleStory {
                     }
                 }
             }
-            if let interval = connection.interval, let latency = connection.latency, let timeout = connection.supervisionTimeout {
-                emit("              interval \(milliseconds(interval, 1.25)), latency \(latency), supervision timeout \(milliseconds(timeout, 10))")
+            if let interval = connection.interval, let latency = connection.latency,
+                let timeout = connection.supervisionTimeout
+            {
+                emit(
+                    "              interval \(milliseconds(interval, 1.25)), latency \(latency), supervision timeout \(milliseconds(timeout, 10))"
+                )
             }
             if let air = connection.air { for line in Self.airLines(air) { emit("              " + line) } }
             var moments: [(Timestamp, String)] = connection.changes.map { ($0.time, describe($0.kind)) }
@@ -123,13 +130,23 @@ public struct LifecycleStory {
                 let procedures = connection.discoveryProcedures.map {
                     "\($0.kind.name) \(seconds($0.duration)) (\($0.requests) request\($0.requests == 1 ? "" : "s"))"
                 }
-                moments.append((start, "discovery: \(seconds(duration))" + (procedures.isEmpty ? "" : "; " + procedures.joined(separator: ", "))))
+                moments.append(
+                    (
+                        start,
+                        "discovery: \(seconds(duration))"
+                            + (procedures.isEmpty ? "" : "; " + procedures.joined(separator: ", "))
+                    ))
             }
             for subscription in connection.subscriptions {
                 let what =
                     subscription.uuid.map { "\($0)" + (GATTNames.name(for: $0).map { " \($0)" } ?? "") }
                     ?? "the descriptor at \(hex(subscription.descriptorHandle, digits: 4))"
-                moments.append((subscription.time, subscription.mode == .off ? "unsubscribed from \(what)" : "subscribed to \(what) (\(subscription.mode.rawValue))"))
+                moments.append(
+                    (
+                        subscription.time,
+                        subscription.mode == .off
+                            ? "unsubscribed from \(what)" : "subscribed to \(what) (\(subscription.mode.rawValue))"
+                    ))
             }
             for subscription in connection.peerSubscriptions {
                 let what =
@@ -140,14 +157,17 @@ public struct LifecycleStory {
                         subscription.time,
                         "the peer's client "
                             + (subscription.mode == .off
-                                ? "unsubscribed from this host's \(what)" : "subscribed to this host's \(what) (\(subscription.mode.rawValue))")
+                                ? "unsubscribed from this host's \(what)"
+                                : "subscribed to this host's \(what) (\(subscription.mode.rawValue))")
                     ))
             }
             for pairing in connection.pairings { moments.append((pairing.time, describe(pairing, connection))) }
             for (time, text) in moments.sorted(by: { $0.0 < $1.0 }) { emit(self.time(time, origin) + text) }
             if connection.outcome == .open || connection.outcome == .disconnected {
                 var traffic = "              "
-                if let mtu = connection.effectiveMTU { traffic += "MTU \(mtu)\(connection.mtu == nil ? " (default)" : ""); " }
+                if let mtu = connection.effectiveMTU {
+                    traffic += "MTU \(mtu)\(connection.mtu == nil ? " (default)" : ""); "
+                }
                 func n(_ count: Int, _ what: String) -> String { "\(count) \(what)\(count == 1 ? "" : "s")" }
                 traffic +=
                     "ATT: \(n(connection.attRequests, "request")) (\(n(connection.attReads, "read")), \(n(connection.attWrites, "write"))), "
@@ -155,13 +175,16 @@ public struct LifecycleStory {
                     + "\(n(connection.attNotifications, "notification")), \(n(connection.attIndications, "indication")), \(n(connection.attBytes, "byte"))"
                 emit(traffic)
                 if connection.serviceChangedIndications > 0 {
-                    emit("              Service Changed indicated \(connection.serviceChangedIndications) time(s): the peer's database changed")
+                    emit(
+                        "              Service Changed indicated \(connection.serviceChangedIndications) time(s): the peer's database changed"
+                    )
                 }
                 let end = connection.disconnectTime ?? report.lastTime ?? origin
                 for request in connection.unansweredRequests {
                     let waited = end.seconds(since: request.time)
                     emit(
-                        "              unanswered: \(request.opcode)" + (request.attributeHandle.map { " of \(hex($0, digits: 4))" } ?? "")
+                        "              unanswered: \(request.opcode)"
+                            + (request.attributeHandle.map { " of \(hex($0, digits: 4))" } ?? "")
                             + " (frame \(request.record + 1)), \(seconds(waited)) before the \(connection.disconnectTime == nil ? "end of the capture" : "disconnection")"
                             + (waited > 30 ? "; past the 30 s ATT transaction timeout" : ""))
                 }
@@ -171,7 +194,10 @@ public struct LifecycleStory {
             if let request = connection.disconnectRequestTime, let frame = connection.disconnectRequestRecord,
                 let reason = connection.reason, !Self.localDisconnectionReasons.contains(reason.rawValue)
             {
-                emit(time(request) + "this host ended the link (HCI Disconnect, frame \(frame + 1)); the completion's reason is the controller's")
+                emit(
+                    time(request)
+                        + "this host ended the link (HCI Disconnect, frame \(frame + 1)); the completion's reason is the controller's"
+                )
             }
             if let end = connection.disconnectTime, let reason = connection.reason {
                 let who = connection.initiator == .local ? "by this host" : "by the peer or the link"
@@ -183,12 +209,18 @@ public struct LifecycleStory {
                 }
                 emit(connection.initiator == .local ? line : style.yellow(line))
                 if let error = connection.cbError {
-                    emit("              CoreBluetooth: didDisconnectPeripheral, error \(error.value.map { "\($0) (\($0.errorCode))" } ?? "nil") [\(error.evidence.rawValue)]")
+                    emit(
+                        "              CoreBluetooth: didDisconnectPeripheral, error \(error.value.map { "\($0) (\($0.errorCode))" } ?? "nil") [\(error.evidence.rawValue)]"
+                    )
                     if let android = connection.android { emit("              Android: \(android)") }
                 } else if connection.role == .peripheral {
-                    emit("              CoreBluetooth: a peripheral manager has no disconnection callback; a subscribed central's subscriptions end with didUnsubscribeFrom [reported]")
+                    emit(
+                        "              CoreBluetooth: a peripheral manager has no disconnection callback; a subscribed central's subscriptions end with didUnsubscribeFrom [reported]"
+                    )
                 } else if connection.initiator == .local, reason == .remoteDeviceTerminatedPowerOff {
-                    emit("              CoreBluetooth: no didDisconnectPeripheral: this host's Bluetooth went off, and apps get centralManagerDidUpdateState(.poweredOff) only [documented]")
+                    emit(
+                        "              CoreBluetooth: no didDisconnectPeripheral: this host's Bluetooth went off, and apps get centralManagerDidUpdateState(.poweredOff) only [documented]"
+                    )
                 }
             }
             switch connection.outcome {
@@ -199,11 +231,15 @@ public struct LifecycleStory {
         }
         if !report.strayDisconnections.isEmpty {
             emit("")
-            emit(style.bold("stray disconnections") + " (no link on the handle in the capture: none of them is a connection)")
+            emit(
+                style.bold("stray disconnections")
+                    + " (no link on the handle in the capture: none of them is a connection)")
             for stray in report.strayDisconnections {
                 emit(
-                    time(stray.time, origin) + "handle \(hex(stray.handle, digits: 4)): \(stray.reason) (\(hex(stray.reason.rawValue, digits: 2)))"
-                        + " (frame \(stray.record + 1))" + (stray.repeats > 0 ? "; repeated \(stray.repeats) time\(stray.repeats == 1 ? "" : "s")" : ""))
+                    time(stray.time, origin)
+                        + "handle \(hex(stray.handle, digits: 4)): \(stray.reason) (\(hex(stray.reason.rawValue, digits: 2)))"
+                        + " (frame \(stray.record + 1))"
+                        + (stray.repeats > 0 ? "; repeated \(stray.repeats) time\(stray.repeats == 1 ? "" : "s")" : ""))
             }
         }
     }
@@ -224,17 +260,23 @@ public struct LifecycleStory {
 }
 
 extension LifecycleStory {
-    func time(_ timestamp: Timestamp, _ origin: Timestamp) -> String { "  " + relativeTime(timestamp, since: origin) + "  " }
+    func time(_ timestamp: Timestamp, _ origin: Timestamp) -> String {
+        "  " + relativeTime(timestamp, since: origin) + "  "
+    }
 
     /// Connections by transport, outcome and reason, then peers, scans and errors.
     func writeSummary(_ emit: (String) -> Void) {
         emit("")
         emit(style.bold("summary"))
-        if let findings { emit("  findings: " + FindingList.counts(findings) + (findings.isEmpty ? "" : " (bletrace diagnose)")) }
+        if let findings {
+            emit("  findings: " + FindingList.counts(findings) + (findings.isEmpty ? "" : " (bletrace diagnose)"))
+        }
         func counts(_ list: [LifecycleSummary.Count]) -> String {
             list.map { count in
                 "\(count.count) × \(count.name) (\(hex(count.code, digits: 2)))"
-                    + (count.initiator.map { $0 == "local" ? " by this host" : $0 == "remote" ? " by the peer or link" : "" } ?? "")
+                    + (count.initiator.map {
+                        $0 == "local" ? " by this host" : $0 == "remote" ? " by the peer or link" : ""
+                    } ?? "")
             }.joined(separator: ", ")
         }
         func transport(_ label: String, _ t: LifecycleSummary.Transport, note: String = "") {
@@ -243,9 +285,13 @@ extension LifecycleStory {
             if t.failed > 0 { parts.append("\(t.failed) failed") }
             if t.cancelled > 0 { parts.append("\(t.cancelled) cancelled by this host") }
             if t.pending > 0 { parts.append("\(t.pending) pending at the end") }
-            emit("  \(label): \(t.total) connection\(t.total == 1 ? "" : "s") and attempts: " + parts.joined(separator: ", ") + note)
+            emit(
+                "  \(label): \(t.total) connection\(t.total == 1 ? "" : "s") and attempts: "
+                    + parts.joined(separator: ", ") + note)
             if !t.disconnections.isEmpty || t.open > 0 {
-                emit("      ended: " + (t.disconnections.isEmpty ? "none" : counts(t.disconnections)) + (t.open > 0 ? "; \(t.open) still open at the end" : ""))
+                emit(
+                    "      ended: " + (t.disconnections.isEmpty ? "none" : counts(t.disconnections))
+                        + (t.open > 0 ? "; \(t.open) still open at the end" : ""))
             }
             if !t.failures.isEmpty { emit(style.red("      failed: " + counts(t.failures))) }
         }
@@ -257,26 +303,39 @@ extension LifecycleStory {
             note: " (links that began before the capture and showed nothing of their transport)")
         if summary.strayDisconnections > 0 {
             let n = summary.strayDisconnections
-            emit("  stray: \(n) Disconnection Complete event\(n == 1 ? "" : "s") for a handle with no link in the capture (listed at the end)")
+            emit(
+                "  stray: \(n) Disconnection Complete event\(n == 1 ? "" : "s") for a handle with no link in the capture (listed at the end)"
+            )
         }
         if !summary.peers.isEmpty {
             let shown = summary.peers.prefix(5).map { peer in
                 peer.address + (peer.name.map { " \"\($0)\"" } ?? "") + " (\(peer.connections) connected"
-                    + (peer.failed > 0 ? ", \(peer.failed) failed" : "") + (peer.cancelled > 0 ? ", \(peer.cancelled) cancelled" : "")
+                    + (peer.failed > 0 ? ", \(peer.failed) failed" : "")
+                    + (peer.cancelled > 0 ? ", \(peer.cancelled) cancelled" : "")
                     + (peer.pending > 0 ? ", \(peer.pending) pending" : "") + ")"
             }
-            emit("  peers: \(summary.peers.count): " + shown.joined(separator: ", ") + (summary.peers.count > 5 ? ", …" : ""))
+            emit(
+                "  peers: \(summary.peers.count): " + shown.joined(separator: ", ")
+                    + (summary.peers.count > 5 ? ", …" : ""))
         }
         if summary.scans > 0 {
-            emit("  scans: \(summary.scans)" + (summary.emptyScans > 0 ? ", \(summary.emptyScans) of them heard no advertising" : ""))
+            emit(
+                "  scans: \(summary.scans)"
+                    + (summary.emptyScans > 0 ? ", \(summary.emptyScans) of them heard no advertising" : ""))
         }
-        emit("  errors: \(summary.unexpectedErrors) unexpected, \(summary.errors - summary.unexpectedErrors) expected" + (summary.errors > 0 ? " (bletrace errors lists them)" : ""))
+        emit(
+            "  errors: \(summary.unexpectedErrors) unexpected, \(summary.errors - summary.unexpectedErrors) expected"
+                + (summary.errors > 0 ? " (bletrace errors lists them)" : ""))
     }
 
     /// One line for a connection, for --brief.
     func briefLine(_ connection: Connection, origin: Timestamp, end: Timestamp?) -> String {
-        var line = "connection \(connection.id + 1)".rightPadded(15) + Self.name(of: connection.transport).rightPadded(6)
-        line += "  " + (connection.peer.map { "\($0)" } ?? (connection.usesFilterAcceptList ? "filter accept list" : "unknown peer").rightPadded(17))
+        var line =
+            "connection \(connection.id + 1)".rightPadded(15) + Self.name(of: connection.transport).rightPadded(6)
+        line +=
+            "  "
+            + (connection.peer.map { "\($0)" }
+                ?? (connection.usesFilterAcceptList ? "filter accept list" : "unknown peer").rightPadded(17))
         if let name = connection.peerName { line += " \"\(name)\"" }
         let start = connection.completeTime ?? connection.attemptTime
         if let start { line += "  " + relativeTime(start, since: origin) }
@@ -285,10 +344,15 @@ extension LifecycleStory {
             if let reason = connection.reason {
                 line += " → " + relativeTime(connection.disconnectTime!, since: origin)
                 line += (connection.duration.map { " (\(seconds($0)))" } ?? "")
-                line += "  disconnected \(connection.initiator == .local ? "by this host" : "by the peer or link"): \(reason.name ?? "\(reason)") (\(hex(reason.rawValue, digits: 2)))"
+                line +=
+                    "  disconnected \(connection.initiator == .local ? "by this host" : "by the peer or link"): \(reason.name ?? "\(reason)") (\(hex(reason.rawValue, digits: 2)))"
             }
         case .failed:
-            line += "  " + style.red("failed: " + (connection.status.map { "\($0.name ?? "\($0)") (\(hex($0.rawValue, digits: 2)))" } ?? "?"))
+            line +=
+                "  "
+                + style.red(
+                    "failed: "
+                        + (connection.status.map { "\($0.name ?? "\($0)") (\(hex($0.rawValue, digits: 2)))" } ?? "?"))
         case .cancelled: line += "  cancelled by this host"
         case .pending: line += "  pending at the end"
         case .open: line += "  still open at the end"
@@ -330,13 +394,25 @@ extension LifecycleStory {
             for device in scan.devices.sorted(by: { $0.reports > $1.reports }).prefix(20) {
                 var line = "                \(device.address)"
                 if let name = device.name { line += " \"\(name)\"" }
-                if !device.serviceUUIDs.isEmpty { line += " services " + device.serviceUUIDs.map { "\($0)" }.joined(separator: ",") }
-                if let low = device.rssiMin, let high = device.rssiMax { line += " RSSI \(low == high ? "\(low)" : "\(low)…\(high)") dBm" }
-                line += ", \(device.reports) report\(device.reports == 1 ? "" : "s")" + (device.connectable ? ", connectable" : "")
+                if !device.serviceUUIDs.isEmpty {
+                    line += " services " + device.serviceUUIDs.map { "\($0)" }.joined(separator: ",")
+                }
+                if let low = device.rssiMin, let high = device.rssiMax {
+                    line += " RSSI \(low == high ? "\(low)" : "\(low)…\(high)") dBm"
+                }
+                line +=
+                    ", \(device.reports) report\(device.reports == 1 ? "" : "s")"
+                    + (device.connectable ? ", connectable" : "")
                 emit(line)
             }
-            if scan.devices.count > 20 { emit("                … \(scan.devices.count - 20) more (--format json lists them all)") }
-            if let stop = scan.stopTime { emit(time(stop, origin) + "stopped") } else { emit("              still scanning at the end of the capture") }
+            if scan.devices.count > 20 {
+                emit("                … \(scan.devices.count - 20) more (--format json lists them all)")
+            }
+            if let stop = scan.stopTime {
+                emit(time(stop, origin) + "stopped")
+            } else {
+                emit("              still scanning at the end of the capture")
+            }
         }
         foldQuiet()
         for set in report.advertising {
@@ -344,16 +420,27 @@ extension LifecycleStory {
             var title = "advertising \(set.id + 1)" + (set.handle.map { ", set \($0)" } ?? ", legacy")
             if let name = set.name { title += ", name \"\(name)\"" }
             emit(title)
-            if let start = set.startTime { emit(time(start, origin) + "started" + (set.intervalMin.map { ", interval \(milliseconds(UInt16(clamping: $0), 0.625))" } ?? "")) }
-            if let stop = set.stopTime { emit(time(stop, origin) + "stopped") } else { emit("              still advertising at the end of the capture") }
+            if let start = set.startTime {
+                emit(
+                    time(start, origin) + "started"
+                        + (set.intervalMin.map { ", interval \(milliseconds(UInt16(clamping: $0), 0.625))" } ?? ""))
+            }
+            if let stop = set.stopTime {
+                emit(time(stop, origin) + "stopped")
+            } else {
+                emit("              still advertising at the end of the capture")
+            }
         }
     }
 
     func describe(_ kind: Connection.Change.Kind) -> String {
-        func phy(_ value: UInt8) -> String { value == 1 ? "1M" : value == 2 ? "2M" : value == 3 ? "Coded" : "PHY \(value)" }
+        func phy(_ value: UInt8) -> String {
+            value == 1 ? "1M" : value == 2 ? "2M" : value == 3 ? "Coded" : "PHY \(value)"
+        }
         switch kind {
         case .parameters(let interval, let latency, let timeout):
-            return "parameters updated: interval \(milliseconds(interval, 1.25)), latency \(latency), supervision timeout \(milliseconds(timeout, 10))"
+            return
+                "parameters updated: interval \(milliseconds(interval, 1.25)), latency \(latency), supervision timeout \(milliseconds(timeout, 10))"
         case .dataLength(let tx, let rx): return "data length: \(tx) bytes out, \(rx) in"
         case .phy(let tx, let rx): return "PHY: \(phy(tx)) out, \(phy(rx)) in"
         case .encryption(let enabled, let keySize):
@@ -361,7 +448,8 @@ extension LifecycleStory {
         case .keyRefresh: return "encryption key refreshed"
         case .failed(let what, let status): return "\(what) failed: \(status) (\(hex(status.rawValue, digits: 2)))"
         case .serviceChanged(let start, let end):
-            return "Service Changed: the peer's attributes \(hex(start, digits: 4))-\(hex(end, digits: 4)) changed; what was discovered there no longer holds"
+            return
+                "Service Changed: the peer's attributes \(hex(start, digits: 4))-\(hex(end, digits: 4)) changed; what was discovered there no longer holds"
         }
     }
 

@@ -15,10 +15,14 @@ import Wire
 /// packet says.
 public func describeLinkLayer(_ record: CaptureRecord, _ decoded: LinkLayerRecord, origin: Timestamp) -> String {
     var line = "\(record.index + 1)".leftPadded(6) + " " + relativeTime(record.timestamp, since: origin)
-    line += " " + (decoded.direction.map { "\($0)" + (decoded.directionSource == .timing ? "?" : "") } ?? "-").rightPadded(8)
+    line +=
+        " "
+        + (decoded.direction.map { "\($0)" + (decoded.directionSource == .timing ? "?" : "") } ?? "-").rightPadded(8)
     guard let packet = decoded.packet else {
         line += " ll     "
-        if let fault = decoded.fault { line += " [\(fault.layer.rawValue): expected \(fault.expected) at byte \(fault.offset)]" }
+        if let fault = decoded.fault {
+            line += " [\(fault.layer.rawValue): expected \(fault.expected) at byte \(fault.offset)]"
+        }
         return line
     }
     switch packet.pdu {
@@ -45,20 +49,26 @@ public func describeLinkLayer(_ record: CaptureRecord, _ decoded: LinkLayerRecor
         } else if let att = decoded.att {
             line += "ATT " + describe(att)
             if let request = decoded.answering, att.opcode != .errorResponse {
-                line += " (answers \(request.opcode)" + (request.handle.map { " of \(hex($0, digits: 4))" } ?? "") + ", frame \(request.record + 1))"
+                line +=
+                    " (answers \(request.opcode)" + (request.handle.map { " of \(hex($0, digits: 4))" } ?? "")
+                    + ", frame \(request.record + 1))"
             }
         } else if let smp = decoded.smp {
             line += "SMP " + describe(smp)
         } else if let l2cap = decoded.l2cap {
             line += "L2CAP \(l2cap.channel), \(l2cap.payload.count) bytes"
         } else {
-            line += "\(pdu.llid == .start ? "L2CAP start" : pdu.llid == .continuation ? "L2CAP continuation" : "\(pdu.llid)"), \(pdu.length) bytes"
+            line +=
+                "\(pdu.llid == .start ? "L2CAP start" : pdu.llid == .continuation ? "L2CAP continuation" : "\(pdu.llid)"), \(pdu.length) bytes"
         }
-        if decoded.isRetransmission { line += " (retransmission" + (decoded.repeats.map { " of frame \($0 + 1)" } ?? "") + ")" }
+        if decoded.isRetransmission {
+            line += " (retransmission" + (decoded.repeats.map { " of frame \($0 + 1)" } ?? "") + ")"
+        }
         if decoded.decrypted { line += " (decrypted)" }
     }
     for lost in decoded.lostChains {
-        line += " [chain of frame \(lost.head + 1) lost: the PDU the AuxPtr of frame \((lost.previous ?? lost.head) + 1) announced was not heard]"
+        line +=
+            " [chain of frame \(lost.head + 1) lost: the PDU the AuxPtr of frame \((lost.previous ?? lost.head) + 1) announced was not heard]"
     }
     if decoded.snifferHeader?.crcOK == false { line += " [CRC bad]" }
     if let fault = decoded.fault ?? decoded.lostFragments {
@@ -83,8 +93,11 @@ func describe(_ pdu: AdvertisingPDU) -> String {
     case .scanRequest(let scanner, let advertiser):
         text += " from " + address(scanner, random: pdu.txRandom) + " to " + address(advertiser, random: pdu.rxRandom)
     case .connect(let initiator, let advertiser, let parameters):
-        text += " central " + address(initiator, random: pdu.txRandom) + " peripheral " + address(advertiser, random: pdu.rxRandom)
-        text += " access address \(hex(parameters.accessAddress, digits: 8)) interval \(milliseconds(parameters.interval)) ms"
+        text +=
+            " central " + address(initiator, random: pdu.txRandom) + " peripheral "
+            + address(advertiser, random: pdu.rxRandom)
+        text +=
+            " access address \(hex(parameters.accessAddress, digits: 8)) interval \(milliseconds(parameters.interval)) ms"
         text += " latency \(parameters.latency) timeout \(Int(parameters.timeout) * 10) ms"
     case .extended(let payload):
         if let advertiser = payload.advertiser { text += " " + address(advertiser, random: pdu.txRandom) }
@@ -110,7 +123,9 @@ func describe(_ pdu: IsochronousPDU) -> String {
     if pdu.isFramed {
         if let segments = try? pdu.segments() {
             text += ", framed: \(segments.count) segment" + (segments.count == 1 ? "" : "s")
-            text += segments.map { " [\($0.continuation ? "continues" : "starts")\($0.complete ? ", ends" : "") SDU, \($0.length) bytes]" }.joined()
+            text += segments.map {
+                " [\($0.continuation ? "continues" : "starts")\($0.complete ? ", ends" : "") SDU, \($0.length) bytes]"
+            }.joined()
         } else {
             text += ", framed: segments do not fit the payload"
         }
@@ -141,7 +156,8 @@ func describe(_ control: LLControlPDU) -> String {
     var text = "\(control.opcode)"
     switch control {
     case .connectionUpdate(let size, let offset, let interval, let latency, let timeout, let instant):
-        text += " interval \(milliseconds(interval)) ms latency \(latency) timeout \(Int(timeout) * 10) ms window \(size)/\(offset) instant \(instant)"
+        text +=
+            " interval \(milliseconds(interval)) ms latency \(latency) timeout \(Int(timeout) * 10) ms window \(size)/\(offset) instant \(instant)"
     case .channelMap(let map, let instant):
         text += " \(map.nonzeroBitCount) channels (\(hex(map, digits: 10))) instant \(instant)"
     case .terminate(let reason), .reject(let reason):
@@ -155,15 +171,18 @@ func describe(_ control: LLControlPDU) -> String {
     case .featureRequest(let features), .featureResponse(let features), .peripheralFeatureRequest(let features):
         text += " features \(hex(features, digits: 16))"
     case .version(let version, let company, let subversion):
-        text += " version \(hex(version, digits: 2)) company \(hex(company, digits: 4)) subversion \(hex(subversion, digits: 4))"
-    case .lengthRequest(let rxOctets, let rxTime, let txOctets, let txTime), .lengthResponse(let rxOctets, let rxTime, let txOctets, let txTime):
+        text +=
+            " version \(hex(version, digits: 2)) company \(hex(company, digits: 4)) subversion \(hex(subversion, digits: 4))"
+    case .lengthRequest(let rxOctets, let rxTime, let txOctets, let txTime),
+        .lengthResponse(let rxOctets, let rxTime, let txOctets, let txTime):
         text += " rx \(rxOctets) bytes \(rxTime) µs, tx \(txOctets) bytes \(txTime) µs"
     case .phyRequest(let tx, let rx), .phyResponse(let tx, let rx):
         text += " tx \(hex(tx, digits: 2)) rx \(hex(rx, digits: 2))"
     case .phyUpdate(let toPeripheral, let toCentral, let instant):
         text += " C->P \(hex(toPeripheral, digits: 2)) P->C \(hex(toCentral, digits: 2)) instant \(instant)"
     case .connectionParameterRequest(let parameters), .connectionParameterResponse(let parameters):
-        text += " interval \(milliseconds(parameters.intervalMin))-\(milliseconds(parameters.intervalMax)) ms latency \(parameters.latency) timeout \(Int(parameters.timeout) * 10) ms"
+        text +=
+            " interval \(milliseconds(parameters.intervalMin))-\(milliseconds(parameters.intervalMax)) ms latency \(parameters.latency) timeout \(Int(parameters.timeout) * 10) ms"
     case .other(_, let parameters), .unknown(_, let parameters):
         text += parameters.isEmpty ? "" : " \(parameters.hexString)"
     default:
@@ -180,28 +199,35 @@ public func linkLayerDetail(_ record: CaptureRecord, _ decoded: LinkLayerRecord)
         lines += FieldPrinter.lines(header, label: "nRF Sniffer")
         lines.append(
             "        nRF Sniffer flags: CRC \(header.crcOK ? "ok" : "bad"), \(header.phy)"
-                + (header.direction.map { ", \($0)" } ?? "") + (header.encrypted ? ", encrypted, MIC \(header.micOK == true ? "ok" : "bad")" : ""))
+                + (header.direction.map { ", \($0)" } ?? "")
+                + (header.encrypted ? ", encrypted, MIC \(header.micOK == true ? "ok" : "bad")" : ""))
     case .rf(let header):
         lines += FieldPrinter.lines(header, label: "LE RF")
         lines.append(
             "        LE RF flags: channel index \(header.channelIndex), PDU type \(header.pduType), \(header.phy)"
-                + (header.dewhitened ? ", dewhitened" : "") + (header.crcChecked ? ", CRC \(header.crcValid ? "valid" : "invalid")" : "")
-                + (header.micChecked ? ", MIC \(header.micValid ? "valid" : "invalid")" : "") + (header.decrypted ? ", decrypted" : ""))
+                + (header.dewhitened ? ", dewhitened" : "")
+                + (header.crcChecked ? ", CRC \(header.crcValid ? "valid" : "invalid")" : "")
+                + (header.micChecked ? ", MIC \(header.micValid ? "valid" : "invalid")" : "")
+                + (header.decrypted ? ", decrypted" : ""))
     case nil:
         break
     }
     if let packet = decoded.packet {
-        lines.append("        access address: \(hex(packet.accessAddress, digits: 8))" + (packet.crc.map { ", CRC \(hex($0, digits: 6))" } ?? ""))
+        lines.append(
+            "        access address: \(hex(packet.accessAddress, digits: 8))"
+                + (packet.crc.map { ", CRC \(hex($0, digits: 6))" } ?? ""))
         switch packet.pdu {
         case .advertising(let pdu):
             lines.append(
                 "        advertising PDU: \(pdu.name) (type \(pdu.type.rawValue)), length \(pdu.length)"
-                    + ", ChSel \(pdu.channelSelection2 ? 2 : 1), TxAdd \(pdu.txRandom ? "random" : "public"), RxAdd \(pdu.rxRandom ? "random" : "public")")
+                    + ", ChSel \(pdu.channelSelection2 ? 2 : 1), TxAdd \(pdu.txRandom ? "random" : "public"), RxAdd \(pdu.rxRandom ? "random" : "public")"
+            )
             lines += FieldPrinter.lines(pdu.content, label: "payload")
             if let chain = decoded.chain {
                 lines.append(
                     "        chain: part \(chain.part + 1), head frame \(chain.head + 1) (\(chain.headKind.name))"
-                        + (chain.previous.map { ", after frame \($0 + 1)" } ?? "") + (chain.continues ? ", continues" : ", ends")
+                        + (chain.previous.map { ", after frame \($0 + 1)" } ?? "")
+                        + (chain.continues ? ", continues" : ", ends")
                         + (chain.advertiser.map { ", advertiser \($0)" } ?? ""))
             }
             if let data = decoded.chainData { lines += FieldPrinter.lines(data, label: "chain's data") }
@@ -218,8 +244,11 @@ public func linkLayerDetail(_ record: CaptureRecord, _ decoded: LinkLayerRecord)
     if let connection = decoded.connection {
         lines.append(
             "        connection \(connection.index + 1): access address \(hex(connection.accessAddress, digits: 8))"
-                + (connection.central.map { ", central \($0)" } ?? "") + (connection.peripheral.map { ", peripheral \($0)" } ?? "")
-                + (decoded.direction.map { ", \($0.rawValue)" + (decoded.directionSource == .timing ? " (from timing)" : "") } ?? ""))
+                + (connection.central.map { ", central \($0)" } ?? "")
+                + (connection.peripheral.map { ", peripheral \($0)" } ?? "")
+                + (decoded.direction.map {
+                    ", \($0.rawValue)" + (decoded.directionSource == .timing ? " (from timing)" : "")
+                } ?? ""))
     }
     if let control = decoded.control { lines += FieldPrinter.lines(control, label: "LL control") }
     if let l2cap = decoded.l2cap {
@@ -437,9 +466,11 @@ public struct JSONLinkLayerRecord: Encodable {
         case .nordic(let header):
             nordic_ble = Nordic(
                 board_id: header.boardID, protover: header.protocolVersion, packet_counter: header.packetCounter,
-                packet_id: header.packetID, flags: header.flags, crcok: header.crcOK, direction: header.direction?.rawValue,
+                packet_id: header.packetID, flags: header.flags, crcok: header.crcOK,
+                direction: header.direction?.rawValue,
                 encrypted: header.isData ? header.encrypted : nil, micok: header.micOK, phy: header.phy.rawValue,
-                aux_type: header.auxType, channel: header.channel, rssi: header.rssi, event_counter: header.eventCounter,
+                aux_type: header.auxType, channel: header.channel, rssi: header.rssi,
+                event_counter: header.eventCounter,
                 time_us: header.time)
         case .rf(let header):
             btle_rf = RF(
@@ -448,7 +479,8 @@ public struct JSONLinkLayerRecord: Encodable {
                 noise_dbm: header.noisePowerValid ? header.noisePower : nil,
                 access_address_offenses: header.accessAddressOffensesValid ? header.accessAddressOffenses : nil,
                 reference_access_address: header.referenceAccessAddressValid ? header.referenceAccessAddress : nil,
-                flags: header.flags, pdu_type: header.pduType, crc_checked: header.crcChecked, crc_valid: header.crcValid,
+                flags: header.flags, pdu_type: header.pduType, crc_checked: header.crcChecked,
+                crc_valid: header.crcValid,
                 mic_checked: header.micChecked, mic_valid: header.micValid, phy: header.phy.rawValue)
         case nil:
             break
@@ -459,10 +491,13 @@ public struct JSONLinkLayerRecord: Encodable {
             (fields.llid, fields.nesn, fields.sn, fields.md) = (nil, nil, nil, nil)
             ll = fields
             iso = ISO(
-                kind: pdu.kind.rawValue, llid: pdu.llid, nesn: pdu.nesn, sn: pdu.sn, cie: pdu.cie, npi: pdu.npi, cssn: pdu.cssn,
+                kind: pdu.kind.rawValue, llid: pdu.llid, nesn: pdu.nesn, sn: pdu.sn, cie: pdu.cie, npi: pdu.npi,
+                cssn: pdu.cssn,
                 cstf: pdu.cstf, length: pdu.length, payload: pdu.payload.hexString,
                 segments: (try? pdu.segments())?.map {
-                    ISO.Segment(continuation: $0.continuation, complete: $0.complete, time_offset_us: $0.timeOffset, length: $0.length)
+                    ISO.Segment(
+                        continuation: $0.continuation, complete: $0.complete, time_offset_us: $0.timeOffset,
+                        length: $0.length)
                 })
         }
         connection = decoded.connection.map { $0.index + 1 }
@@ -475,14 +510,16 @@ public struct JSONLinkLayerRecord: Encodable {
         repeats_frame = decoded.repeats.map { $0 + 1 }
         chain = decoded.chain.map {
             Chain(
-                part: $0.part + 1, head_frame: $0.head + 1, head_pdu: $0.headKind.name, previous_frame: $0.previous.map { $0 + 1 },
+                part: $0.part + 1, head_frame: $0.head + 1, head_pdu: $0.headKind.name,
+                previous_frame: $0.previous.map { $0 + 1 },
                 continues: $0.continues, advertiser: Self.text($0.advertiser), did: $0.dataID, sid: $0.setID)
         }
         chain_ad = decoded.chainData.flatMap(Self.structures)
         lost_chains = decoded.lostChains.isEmpty ? nil : decoded.lostChains.map { $0.head + 1 }
         if let frame = decoded.l2cap { l2cap = L2CAP(cid: frame.channel.rawValue, length: frame.payload.count) }
         if let pdu = decoded.att {
-            att = JSONATTFields(pdu, answering: decoded.answering.map { (opcode: $0.opcode, handle: $0.handle, record: $0.record) })
+            att = JSONATTFields(
+                pdu, answering: decoded.answering.map { (opcode: $0.opcode, handle: $0.handle, record: $0.record) })
         }
         smp = decoded.smp.map(JSONSMPFields.init)
         fault = (decoded.fault ?? decoded.lostFragments).map { "\($0)" }
@@ -511,22 +548,32 @@ public struct JSONLinkLayerRecord: Encodable {
             case .connect(let initiator, let advertiser, let parameters):
                 (ll.initiator, ll.advertiser) = (text(initiator), text(advertiser))
                 ll.connect = Connect(
-                    access_address: parameters.accessAddress, crc_init: parameters.crcInit, window_size_raw: parameters.windowSize,
-                    window_offset_raw: parameters.windowOffset, interval_raw: parameters.interval, latency: parameters.latency,
-                    timeout_raw: parameters.timeout, channel_map: channelMap(parameters.channelMap), hop: parameters.hop,
+                    access_address: parameters.accessAddress, crc_init: parameters.crcInit,
+                    window_size_raw: parameters.windowSize,
+                    window_offset_raw: parameters.windowOffset, interval_raw: parameters.interval,
+                    latency: parameters.latency,
+                    timeout_raw: parameters.timeout, channel_map: channelMap(parameters.channelMap),
+                    hop: parameters.hop,
                     sleep_clock_accuracy: parameters.sleepClockAccuracy)
             case .extended(let payload):
                 ll.extended = Extended(
-                    mode: payload.advMode, length: payload.headerLength, flags: payload.flags, advertiser: text(payload.advertiser),
+                    mode: payload.advMode, length: payload.headerLength, flags: payload.flags,
+                    advertiser: text(payload.advertiser),
                     target: text(payload.target), cte_info: payload.cteInfo, did: payload.dataID, sid: payload.setID,
-                    aux_channel: payload.auxPointer?.channel, aux_offset_raw: payload.auxPointer?.offset, aux_phy: payload.auxPointer?.phy,
+                    aux_channel: payload.auxPointer?.channel, aux_offset_raw: payload.auxPointer?.offset,
+                    aux_phy: payload.auxPointer?.phy,
                     tx_power: payload.txPower)
                 ll.ad = structures(payload.data)
             case .unknown:
                 break
             }
         case .data(let pdu):
-            ll.pdu = pdu.llid == .control ? "LL control" : pdu.isEmpty ? "Empty PDU" : pdu.llid == .start ? "L2CAP start" : pdu.llid == .continuation ? "L2CAP continuation" : "reserved"
+            ll.pdu =
+                pdu.llid == .control
+                ? "LL control"
+                : pdu.isEmpty
+                    ? "Empty PDU"
+                    : pdu.llid == .start ? "L2CAP start" : pdu.llid == .continuation ? "L2CAP continuation" : "reserved"
             ll.llid = pdu.llid.rawValue
             ll.nesn = pdu.nesn
             ll.sn = pdu.sn
@@ -570,8 +617,11 @@ public struct JSONLinkLayerRecord: Encodable {
         case .connectionParameterRequest(let parameters), .connectionParameterResponse(let parameters):
             (control.interval_min_raw, control.interval_max_raw) = (parameters.intervalMin, parameters.intervalMax)
             (control.latency, control.timeout_raw) = (parameters.latency, parameters.timeout)
-        case .lengthRequest(let rxOctets, let rxTime, let txOctets, let txTime), .lengthResponse(let rxOctets, let rxTime, let txOctets, let txTime):
-            (control.max_rx_octets, control.max_rx_time_us, control.max_tx_octets, control.max_tx_time_us) = (rxOctets, rxTime, txOctets, txTime)
+        case .lengthRequest(let rxOctets, let rxTime, let txOctets, let txTime),
+            .lengthResponse(let rxOctets, let rxTime, let txOctets, let txTime):
+            (control.max_rx_octets, control.max_rx_time_us, control.max_tx_octets, control.max_tx_time_us) = (
+                rxOctets, rxTime, txOctets, txTime
+            )
         case .phyRequest(let tx, let rx), .phyResponse(let tx, let rx):
             (control.tx_phys, control.rx_phys) = (tx, rx)
         case .phyUpdate(let toPeripheral, let toCentral, let instant):

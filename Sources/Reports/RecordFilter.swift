@@ -85,7 +85,8 @@ public struct RecordFilter {
         /// Every name a filter accepts, for the message that refuses another.
         static var names: String {
             func isWireshark(_ name: String) -> Bool { name.hasPrefix("bt") || name.hasPrefix("frame.") }
-            let own = allCases.map(\.rawValue).filter { !isWireshark($0) } + aliases.keys.filter { !isWireshark($0) }.sorted()
+            let own =
+                allCases.map(\.rawValue).filter { !isWireshark($0) } + aliases.keys.filter { !isWireshark($0) }.sorted()
             let wireshark = (allCases.map(\.rawValue) + aliases.keys).filter(isWireshark)
             return own.joined(separator: ", ") + "; Wireshark's " + wireshark.sorted().joined(separator: ", ")
         }
@@ -166,7 +167,9 @@ public struct RecordFilter {
         }
     }
 
-    private static func check(_ test: Test, _ record: CaptureRecord, _ decoded: DecodedRecord, _ context: Context) -> Bool {
+    private static func check(_ test: Test, _ record: CaptureRecord, _ decoded: DecodedRecord, _ context: Context)
+        -> Bool
+    {
         func number(_ value: (some BinaryInteger)?) -> Bool { compare(value.map { [Double($0)] } ?? [], test) }
         switch test.field {
         case .command: return record.kind == .command
@@ -221,7 +224,8 @@ public struct RecordFilter {
             switch decoded.packet {
             case .command(.disconnect(_, let reason)): return number(reason.rawValue)
             // LE Remote Connection Parameter Request Negative Reply (0x2021): handle, reason.
-            case .command(.unknown(let opcode, let parameters)) where opcode.rawValue == 0x2021 && parameters.count >= 3:
+            case .command(.unknown(let opcode, let parameters))
+            where opcode.rawValue == 0x2021 && parameters.count >= 3:
                 return number(parameters[2])
             default: return number(UInt8?.none)
             }
@@ -240,7 +244,8 @@ public struct RecordFilter {
         case .eventStatus:
             return record.kind == .event ? number(WiresharkFields.status(record.bytes)) : number(UInt8?.none)
         case .eventConnectionHandle:
-            return compare(record.kind == .event ? WiresharkFields.connectionHandles(record.bytes).map(Double.init) : [], test)
+            return compare(
+                record.kind == .event ? WiresharkFields.connectionHandles(record.bytes).map(Double.init) : [], test)
         case .btl2cap: return WiresharkFields.layers(decoded).l2cap != nil
         case .btatt: return WiresharkFields.layers(decoded).att != nil
         case .btsmp: return WiresharkFields.layers(decoded).smp != nil
@@ -356,7 +361,9 @@ extension RecordFilter {
             guard tokens.count > 1 else { throw fault(at: 0, "the filter is empty") }
             let node = try parseOr()
             guard current.kind == .end else {
-                throw fault(at: current.column, current.kind == .close ? "unbalanced )" : "expected and, or, or the end after a test")
+                throw fault(
+                    at: current.column,
+                    current.kind == .close ? "unbalanced )" : "expected and, or, or the end after a test")
             }
             return node
         }
@@ -395,14 +402,18 @@ extension RecordFilter {
             case .open:
                 position += 1
                 let node = try parseOr()
-                guard current.kind == .close else { throw fault(at: current.column, "expected ) to close the ( at column \(token.column + 1)") }
+                guard current.kind == .close else {
+                    throw fault(at: current.column, "expected ) to close the ( at column \(token.column + 1)")
+                }
                 position += 1
                 return node
             case .word:
                 position += 1
                 return .test(try parseTest(token))
             case .end:
-                throw fault(at: token.column, "expected a test (a field such as att.error, hci.handle==0x40, peer==AA:BB:CC:DD:EE:FF)")
+                throw fault(
+                    at: token.column,
+                    "expected a test (a field such as att.error, hci.handle==0x40, peer==AA:BB:CC:DD:EE:FF)")
             default:
                 throw fault(at: token.column, "expected a test, found \(token.text)")
             }
@@ -410,14 +421,18 @@ extension RecordFilter {
 
         mutating func parseTest(_ name: Token) throws -> Test {
             // The older form `att=0x02` meant the ATT opcode; `command=`/`event=` the HCI codes.
-            let legacy: [String: Field] = ["att": .attOpcode, "command": .hciOpcode, "event": .hciEvent, "error": .attError]
+            let legacy: [String: Field] = [
+                "att": .attOpcode, "command": .hciOpcode, "event": .hciEvent, "error": .attError,
+            ]
             let lowered = name.text.lowercased()
             let hasOperator = current.kind == .op
             guard var field = Field(rawValue: lowered) ?? Field.aliases[lowered] else {
                 throw fault(at: name.column, "unknown field \"\(name.text)\"; fields: \(Field.names)")
             }
             if hasOperator, field.isFlag {
-                guard let value = legacy[lowered] else { throw fault(at: current.column, "\(name.text) takes no value: it is a kind of record or a layer") }
+                guard let value = legacy[lowered] else {
+                    throw fault(at: current.column, "\(name.text) takes no value: it is a kind of record or a layer")
+                }
                 field = value
             }
             guard hasOperator else { return Test(field: field, op: nil, value: nil) }
@@ -445,7 +460,9 @@ extension RecordFilter {
             }
             if field == .timeRelative {
                 guard let nanoseconds = Self.nanoseconds(valueToken.text) else {
-                    throw fault(at: valueToken.column, "\(valueToken.text) is not a valid time (seconds, with at most 9 decimals: 12.5, 0.000105)")
+                    throw fault(
+                        at: valueToken.column,
+                        "\(valueToken.text) is not a valid time (seconds, with at most 9 decimals: 12.5, 0.000105)")
                 }
                 return Test(field: field, op: op, value: .number(Double(nanoseconds)))
             }
@@ -453,7 +470,9 @@ extension RecordFilter {
                 throw fault(at: valueToken.column, "expected a number (decimal or 0x-hex), found \(valueToken.text)")
             }
             if let maximum = field.maximum, number > maximum || number < 0 {
-                throw fault(at: valueToken.column, "\(valueToken.text) is out of range for \(field.rawValue) (0 to \(hex(Int(maximum), digits: 1)))")
+                throw fault(
+                    at: valueToken.column,
+                    "\(valueToken.text) is out of range for \(field.rawValue) (0 to \(hex(Int(maximum), digits: 1)))")
             }
             return Test(field: field, op: op, value: .number(number))
         }
@@ -469,10 +488,13 @@ extension RecordFilter {
                 whole.count <= 9, let seconds = Int64(whole)
             else { return nil }
             var fraction = parts.count > 1 ? parts[1] : ""
-            guard fraction.allSatisfy({ $0.isASCII && $0.isNumber }), parts.count == 1 || !fraction.isEmpty else { return nil }
+            guard fraction.allSatisfy({ $0.isASCII && $0.isNumber }), parts.count == 1 || !fraction.isEmpty else {
+                return nil
+            }
             while fraction.count > 9, fraction.last == "0" { fraction = fraction.dropLast() }
             guard fraction.count <= 9 else { return nil }
-            let nanoseconds = seconds * 1_000_000_000 + (Int64(fraction + String(repeating: "0", count: 9 - fraction.count)) ?? 0)
+            let nanoseconds =
+                seconds * 1_000_000_000 + (Int64(fraction + String(repeating: "0", count: 9 - fraction.count)) ?? 0)
             return negative ? -nanoseconds : nanoseconds
         }
 
@@ -495,10 +517,14 @@ extension RecordFilter {
                 case "(": tokens.append(Token(kind: .open, text: "(", column: i)); i += 1
                 case ")": tokens.append(Token(kind: .close, text: ")", column: i)); i += 1
                 case "&", "|":
-                    guard i + 1 < characters.count, characters[i + 1] == c else { throw fault(at: i, "expected \(c)\(c)") }
+                    guard i + 1 < characters.count, characters[i + 1] == c else {
+                        throw fault(at: i, "expected \(c)\(c)")
+                    }
                     tokens.append(Token(kind: c == "&" ? .and : .or, text: "\(c)\(c)", column: i)); i += 2
                 case "=", "<", ">", "!":
-                    if c == "=" || c == "!", i + 2 < characters.count, characters[i + 1] == "=", characters[i + 2] == "=" {
+                    if c == "=" || c == "!", i + 2 < characters.count, characters[i + 1] == "=",
+                        characters[i + 2] == "="
+                    {
                         tokens.append(Token(kind: .op, text: String(characters[i...i + 2]), column: i)); i += 3
                     } else if i + 1 < characters.count, characters[i + 1] == "=" {
                         tokens.append(Token(kind: .op, text: String(characters[i...i + 1]), column: i)); i += 2
@@ -508,8 +534,11 @@ extension RecordFilter {
                         tokens.append(Token(kind: .op, text: String(c), column: i)); i += 1
                     }
                 case "\"":
-                    guard let close = characters[(i + 1)...].firstIndex(of: "\"") else { throw fault(at: i, "unterminated \"") }
-                    tokens.append(Token(kind: .quoted, text: String(characters[(i + 1)..<close]), column: i)); i = close + 1
+                    guard let close = characters[(i + 1)...].firstIndex(of: "\"") else {
+                        throw fault(at: i, "unterminated \"")
+                    }
+                    tokens.append(Token(kind: .quoted, text: String(characters[(i + 1)..<close]), column: i));
+                    i = close + 1
                 default:
                     while i < characters.count, isWordCharacter(characters[i]) { i += 1 }
                     let word = String(characters[start..<i])
@@ -527,7 +556,10 @@ extension RecordFilter {
 
         /// The filter, a caret under `column`, and what is wrong there.
         func fault(at column: Int, _ message: String) -> SyntaxError {
-            SyntaxError(message: "bad filter: \(message)\n  \(text)\n  \(String(repeating: " ", count: column))^ column \(column + 1)")
+            SyntaxError(
+                message:
+                    "bad filter: \(message)\n  \(text)\n  \(String(repeating: " ", count: column))^ column \(column + 1)"
+            )
         }
     }
 }
@@ -560,7 +592,8 @@ extension RecordFilter {
     public static func isNoise(_ decoded: DecodedRecord) -> Bool {
         switch decoded.packet {
         case .command(let command): return command.opcode.ogf == 0x3F
-        case .event(.commandComplete(_, let opcode, _)), .event(.commandStatus(_, _, let opcode)): return opcode.ogf == 0x3F
+        case .event(.commandComplete(_, let opcode, _)), .event(.commandStatus(_, _, let opcode)):
+            return opcode.ogf == 0x3F
         case .event(let event): return event.code == .numberOfCompletedPackets || event.code == .vendorSpecific
         case .acl(let acl): return acl.handle == ACLPacket.androidDebugHandle
         default: return false

@@ -28,7 +28,10 @@ public struct StatisticsTable {
         let data = statistics
         line(style.bold("\(file): \(format)"))
         line("\(data.records) records, \(data.bytes) bytes of packets; \(data.connections) connections")
-        line("  " + PacketKind.allCases.compactMap { kind in data.kinds["\(kind)"].map { "\($0) \(kind)" } }.joined(separator: ", "))
+        line(
+            "  "
+                + PacketKind.allCases.compactMap { kind in data.kinds["\(kind)"].map { "\($0) \(kind)" } }.joined(
+                    separator: ", "))
         func section(_ title: String, _ rows: [TraceStatistics.Count], digits: Int) {
             guard !rows.isEmpty else { return }
             line("")
@@ -47,7 +50,8 @@ public struct StatisticsTable {
             line(style.bold("errors (bletrace errors lists them)"))
             for row in data.errors.sorted(by: { $0.count > $1.count }) {
                 let expected = row.expected > 0 ? " (\(row.expected) expected)" : ""
-                let text = "  \(String(row.count).leftPadded(8))  \(row.layer.uppercased()) \(hex(row.code, digits: 2))  \(row.name)\(expected)"
+                let text =
+                    "  \(String(row.count).leftPadded(8))  \(row.layer.uppercased()) \(hex(row.code, digits: 2))  \(row.name)\(expected)"
                 // Red while some are unexpected.
                 line(row.expected < row.count ? style.red(text) : text)
             }

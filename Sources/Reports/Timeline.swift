@@ -48,20 +48,25 @@ public func timelineHTML(
         """
     var summary = "\(report.records) records"
     if let first = report.firstTime, let last = report.lastTime {
-        summary += ", \(seconds(last.seconds(since: first))) from \(isoTime(first)) (times are seconds from the first record)"
+        summary +=
+            ", \(seconds(last.seconds(since: first))) from \(isoTime(first)) (times are seconds from the first record)"
     }
-    summary += "; \(report.connections.count) connection\(report.connections.count == 1 ? "" : "s"), \(report.scans.count) scan\(report.scans.count == 1 ? "" : "s"), \(report.advertising.count) advertising set\(report.advertising.count == 1 ? "" : "s")"
+    summary +=
+        "; \(report.connections.count) connection\(report.connections.count == 1 ? "" : "s"), \(report.scans.count) scan\(report.scans.count == 1 ? "" : "s"), \(report.advertising.count) advertising set\(report.advertising.count == 1 ? "" : "s")"
     html += "<p class=\"summary\">\(xml(summary))</p>\n"
     html += timelineSVG(report, errors: errors, traffic: traffic, file: nil, maxLanes: maxLanes) + "\n"
     html += "<h2 style=\"font-size:16px\">Connections</h2>\n"
     if report.connections.isEmpty {
         html += "<p>No connections.</p>\n"
     } else {
-        html += "<table class=\"connections\">\n<tr><th>#</th><th>peer</th><th>handle</th><th>role</th><th>connected (s)</th><th>disconnected (s)</th><th>outcome</th><th>reason</th><th>initiator</th><th>CoreBluetooth error</th></tr>\n"
+        html +=
+            "<table class=\"connections\">\n<tr><th>#</th><th>peer</th><th>handle</th><th>role</th><th>connected (s)</th><th>disconnected (s)</th><th>outcome</th><th>reason</th><th>initiator</th><th>CoreBluetooth error</th></tr>\n"
         let origin = report.firstTime ?? Timestamp(microseconds: 0)
         func at(_ time: Timestamp?) -> String { time.map { String(format: "%.3f", $0.seconds(since: origin)) } ?? "" }
         for connection in report.connections.prefix(maxRows) {
-            let connected = connection.status == .success ? at(connection.completeTime) : (connection.beganBeforeCapture ? "before capture" : "")
+            let connected =
+                connection.status == .success
+                ? at(connection.completeTime) : (connection.beganBeforeCapture ? "before capture" : "")
             var reason = ""
             if let status = connection.reason ?? (connection.status == .success ? nil : connection.status) {
                 reason = "\(hex(status.rawValue, digits: 2)) \(status.name ?? "")"
@@ -75,7 +80,8 @@ public func timelineHTML(
                 connection.peer.map { "\($0)" + (connection.peerName.map { " \"\($0)\"" } ?? "") }
                     ?? (connection.usesFilterAcceptList ? "filter accept list" : ""),
                 connection.handle.map { hex($0, digits: 4) } ?? "", connection.role?.rawValue ?? "", connected,
-                at(connection.disconnectTime), connection.outcome.rawValue, reason, connection.initiator?.rawValue ?? "", cb,
+                at(connection.disconnectTime), connection.outcome.rawValue, reason,
+                connection.initiator?.rawValue ?? "", cb,
             ]
             html +=
                 "<tr>"
@@ -85,7 +91,8 @@ public func timelineHTML(
         }
         html += "</table>\n"
         if report.connections.count > maxRows {
-            html += "<p>\(report.connections.count - maxRows) more connections not listed; <code>bletrace lifecycle --format json</code> has them all.</p>\n"
+            html +=
+                "<p>\(report.connections.count - maxRows) more connections not listed; <code>bletrace lifecycle --format json</code> has them all.</p>\n"
         }
     }
     html += "</body>\n</html>"
@@ -144,13 +151,17 @@ private struct TimelineSVG {
         span = max(report.lastTime.map { $0.seconds(since: origin) } ?? 0, 0.001)
         // Connections by handle, for matching errors to them in one pass.
         var byHandle: [UInt16: [Connection]] = [:]
-        for connection in report.connections { if let handle = connection.handle { byHandle[handle, default: []].append(connection) } }
+        for connection in report.connections {
+            if let handle = connection.handle { byHandle[handle, default: []].append(connection) }
+        }
         // An error belongs to the last connection on its handle open at its time. Connections on
         // one handle follow each other in time, so a binary search finds the last that started
         // by then, and a few steps back cover overlaps: O(log n) an error, where looking through
         // every connection of the handle made a capture that reuses one handle for 100,000
         // connections take minutes.
-        func start(_ connection: Connection) -> Timestamp { connection.completeTime ?? connection.attemptTime ?? origin }
+        func start(_ connection: Connection) -> Timestamp {
+            connection.completeTime ?? connection.attemptTime ?? origin
+        }
         errorsByConnection = Dictionary(grouping: errors) { error in
             guard let handle = error.connection, let connections = byHandle[handle] else { return nil }
             var low = 0
@@ -197,7 +208,9 @@ private struct TimelineSVG {
         // first in time order) and attempts that never connected share one lane. Errors that
         // belong to no lane shown get a lane of their own. What is left out is said below.
         var lanes: [Lane] = report.scans.count > 3 ? [.scans(report.scans)] : report.scans.map { .scan($0) }
-        lanes += report.advertising.count > 3 ? [.advertisingSets(report.advertising)] : report.advertising.map { .advertising($0) }
+        lanes +=
+            report.advertising.count > 3
+            ? [.advertisingSets(report.advertising)] : report.advertising.map { .advertising($0) }
         let budget = max(2, maxLanes - lanes.count)
         var shown = report.connections
         var grouped: [Connection] = []
@@ -231,8 +244,10 @@ private struct TimelineSVG {
         let height = legendY + 78
 
         out.reserveCapacity(64 * 1024)
-        out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(f(width))\" height=\"\(f(height))\" viewBox=\"0 0 \(f(width)) \(f(height))\" font-family=\"sans-serif\" font-size=\"11\" role=\"img\">\n"
-        out += "<title>\(xml("Timeline of \(title ?? "a capture"): \(report.connections.count) connections, \(report.scans.count) scans, \(report.advertising.count) advertising sets"))</title>\n"
+        out +=
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(f(width))\" height=\"\(f(height))\" viewBox=\"0 0 \(f(width)) \(f(height))\" font-family=\"sans-serif\" font-size=\"11\" role=\"img\">\n"
+        out +=
+            "<title>\(xml("Timeline of \(title ?? "a capture"): \(report.connections.count) connections, \(report.scans.count) scans, \(report.advertising.count) advertising sets"))</title>\n"
         out += "<rect x=\"0\" y=\"0\" width=\"\(f(width))\" height=\"\(f(height))\" fill=\"#ffffff\"/>\n"
         if let title {
             var line = "\(title): \(report.records) records"
@@ -252,14 +267,17 @@ private struct TimelineSVG {
             }
         }
         if capped {
-            var note = "\(report.connections.count) connections, more than \(budget) lanes: \(shown.count) established connections have a lane each, \(grouped.count) attempts that never connected share one lane"
+            var note =
+                "\(report.connections.count) connections, more than \(budget) lanes: \(shown.count) established connections have a lane each, \(grouped.count) attempts that never connected share one lane"
             if hiddenConnections > 0 { note += "; \(hiddenConnections) later established connections are not shown" }
             note += " (bletrace lifecycle --format text lists every one)."
             out += text(12, noteY, note, size: 12, fill: "#b00020", weight: "bold", cls: "lanes-capped")
             noteY += 22
         }
         if traffic.dropped > 0 {
-            out += text(plotRight, noteY - 18, "traffic density incomplete: \(traffic.dropped) ATT PDUs past the bin limit", size: 10, fill: "#b00020", anchor: "end")
+            out += text(
+                plotRight, noteY - 18, "traffic density incomplete: \(traffic.dropped) ATT PDUs past the bin limit",
+                size: 10, fill: "#b00020", anchor: "end")
         }
         drawLegend(top: legendY)
         out += "</svg>"
@@ -273,7 +291,8 @@ private struct TimelineSVG {
         var value = 0.0
         var count = 0
         out += "<g class=\"axis\">\n"
-        out += "<line x1=\"\(f(plotLeft))\" y1=\"\(f(top))\" x2=\"\(f(plotRight))\" y2=\"\(f(top))\" stroke=\"#444\"/>\n"
+        out +=
+            "<line x1=\"\(f(plotLeft))\" y1=\"\(f(top))\" x2=\"\(f(plotRight))\" y2=\"\(f(top))\" stroke=\"#444\"/>\n"
         while value <= span * 1.0000001 && count <= 40 {
             let px = x(seconds: value)
             out += "<line x1=\"\(f(px))\" y1=\"\(f(top))\" x2=\"\(f(px))\" y2=\"\(f(bottom))\" stroke=\"#e2e2e2\"/>"
@@ -307,8 +326,10 @@ private struct TimelineSVG {
     // MARK: Lanes
 
     mutating func laneBackground(_ top: Double, _ height: Double, stripe: String) {
-        out += "<rect x=\"0\" y=\"\(f(top))\" width=\"\(f(width))\" height=\"\(f(height))\" fill=\"\(stripe)\" fill-opacity=\"0.5\"/>"
-        out += "<line x1=\"0\" y1=\"\(f(top + height))\" x2=\"\(f(width))\" y2=\"\(f(top + height))\" stroke=\"#ddd\"/>\n"
+        out +=
+            "<rect x=\"0\" y=\"\(f(top))\" width=\"\(f(width))\" height=\"\(f(height))\" fill=\"\(stripe)\" fill-opacity=\"0.5\"/>"
+        out +=
+            "<line x1=\"0\" y1=\"\(f(top + height))\" x2=\"\(f(width))\" y2=\"\(f(top + height))\" stroke=\"#ddd\"/>\n"
     }
 
     static let outcomeColour: [Connection.Outcome: String] = [
@@ -330,7 +351,8 @@ private struct TimelineSVG {
         detail.append(LifecycleStory.name(of: connection.transport))
         if let mtu = connection.mtu { detail.append("MTU \(mtu)") }
         out += text(8, top + 31, detail.joined(separator: " · "), size: 10, fill: "#555")
-        out += text(8, top + 44, connection.outcome.rawValue, size: 10, fill: Self.outcomeColour[connection.outcome] ?? "#555")
+        out += text(
+            8, top + 44, connection.outcome.rawValue, size: 10, fill: Self.outcomeColour[connection.outcome] ?? "#555")
 
         let barY = top + 20
         let barHeight = 13.0
@@ -340,34 +362,45 @@ private struct TimelineSVG {
             let stop = connection.completeTime ?? connection.cancelTime ?? end
             let x0 = x(attempt), x1 = max(x(stop), x0 + 2)
             let dash = connection.outcome == .pending ? " stroke-dasharray=\"4 3\"" : ""
-            out += "<line class=\"attempt\" x1=\"\(f(x0))\" y1=\"\(f(barY + barHeight / 2))\" x2=\"\(f(x1))\" y2=\"\(f(barY + barHeight / 2))\" stroke=\"#777\" stroke-width=\"3\"\(dash)>"
-            out += "<title>\(xml("attempt at \(at(attempt))" + (connection.usesFilterAcceptList ? " (filter accept list)" : "") + (connection.cancelTime.map { ", cancelled at \(at($0))" } ?? "")))</title></line>\n"
+            out +=
+                "<line class=\"attempt\" x1=\"\(f(x0))\" y1=\"\(f(barY + barHeight / 2))\" x2=\"\(f(x1))\" y2=\"\(f(barY + barHeight / 2))\" stroke=\"#777\" stroke-width=\"3\"\(dash)>"
+            out +=
+                "<title>\(xml("attempt at \(at(attempt))" + (connection.usesFilterAcceptList ? " (filter accept list)" : "") + (connection.cancelTime.map { ", cancelled at \(at($0))" } ?? "")))</title></line>\n"
         }
         // The connection: a bar from completion (or the start of the capture) to the end.
-        let connectedFrom: Timestamp? = connection.status == .success ? connection.completeTime : (connection.beganBeforeCapture ? origin : nil)
+        let connectedFrom: Timestamp? =
+            connection.status == .success ? connection.completeTime : (connection.beganBeforeCapture ? origin : nil)
         if let from = connectedFrom {
             let to = connection.disconnectTime ?? end
             let x0 = x(from), x1 = max(x(to), x0 + 2)
             let colour = Self.outcomeColour[connection.outcome] ?? "#3b74c4"
             var tip = "connected \(at(from)) to \(connection.disconnectTime.map(at) ?? "the end of the capture")"
             if let duration = connection.duration { tip += " (\(seconds(duration)))" }
-            if let interval = connection.interval, let latency = connection.latency, let timeout = connection.supervisionTimeout {
-                tip += "; interval \(milliseconds(interval, 1.25)), latency \(latency), supervision timeout \(milliseconds(timeout, 10))"
+            if let interval = connection.interval, let latency = connection.latency,
+                let timeout = connection.supervisionTimeout
+            {
+                tip +=
+                    "; interval \(milliseconds(interval, 1.25)), latency \(latency), supervision timeout \(milliseconds(timeout, 10))"
             }
-            tip += "; ATT \(connection.attRequests) requests, \(connection.attErrors) errors, \(connection.attNotifications) notifications, \(connection.attIndications) indications"
-            out += "<rect class=\"connected \(connection.outcome.rawValue)\" x=\"\(f(x0))\" y=\"\(f(barY))\" width=\"\(f(x1 - x0))\" height=\"\(f(barHeight))\" rx=\"2\" fill=\"\(colour)\" fill-opacity=\"0.85\"><title>\(xml(tip))</title></rect>\n"
+            tip +=
+                "; ATT \(connection.attRequests) requests, \(connection.attErrors) errors, \(connection.attNotifications) notifications, \(connection.attIndications) indications"
+            out +=
+                "<rect class=\"connected \(connection.outcome.rawValue)\" x=\"\(f(x0))\" y=\"\(f(barY))\" width=\"\(f(x1 - x0))\" height=\"\(f(barHeight))\" rx=\"2\" fill=\"\(colour)\" fill-opacity=\"0.85\"><title>\(xml(tip))</title></rect>\n"
         }
         // A failed attempt: a red cross where it ended, with the status.
         if connection.outcome == .failed, let time = connection.completeTime, let status = connection.status {
             let px = x(time), cy = barY + barHeight / 2
-            out += "<path d=\"M\(f(px - 4)) \(f(cy - 4))L\(f(px + 4)) \(f(cy + 4))M\(f(px + 4)) \(f(cy - 4))L\(f(px - 4)) \(f(cy + 4))\" stroke=\"#c62828\" stroke-width=\"2\"><title>\(xml("attempt failed: \(hex(status.rawValue, digits: 2)) \(status.name ?? "")"))</title></path>\n"
-            out += sideLabel(px + 7, cy + 4, "failed: \(hex(status.rawValue, digits: 2)) \(status.name ?? "")", fill: "#c62828")
+            out +=
+                "<path d=\"M\(f(px - 4)) \(f(cy - 4))L\(f(px + 4)) \(f(cy + 4))M\(f(px + 4)) \(f(cy - 4))L\(f(px - 4)) \(f(cy + 4))\" stroke=\"#c62828\" stroke-width=\"2\"><title>\(xml("attempt failed: \(hex(status.rawValue, digits: 2)) \(status.name ?? "")"))</title></path>\n"
+            out += sideLabel(
+                px + 7, cy + 4, "failed: \(hex(status.rawValue, digits: 2)) \(status.name ?? "")", fill: "#c62828")
         }
         // Discovery: a translucent span over the bar.
         if let start = connection.discoveryStart {
             let stop = connection.discoveryEnd ?? connection.disconnectTime ?? end
             let x0 = x(start), x1 = max(x(stop), x0 + 2)
-            out += "<rect class=\"discovery\" x=\"\(f(x0))\" y=\"\(f(barY - 3))\" width=\"\(f(x1 - x0))\" height=\"\(f(barHeight + 6))\" fill=\"#8e44ad\" fill-opacity=\"0.35\" stroke=\"#8e44ad\" stroke-width=\"1\"><title>\(xml("GATT discovery from \(at(start))" + (connection.discoveryDuration.map { ", \(seconds($0))" } ?? ", unfinished")))</title></rect>\n"
+            out +=
+                "<rect class=\"discovery\" x=\"\(f(x0))\" y=\"\(f(barY - 3))\" width=\"\(f(x1 - x0))\" height=\"\(f(barHeight + 6))\" fill=\"#8e44ad\" fill-opacity=\"0.35\" stroke=\"#8e44ad\" stroke-width=\"1\"><title>\(xml("GATT discovery from \(at(start))" + (connection.discoveryDuration.map { ", \(seconds($0))" } ?? ", unfinished")))</title></rect>\n"
         }
         // Traffic density: a small bar chart under the connection bar.
         drawTraffic(connection, baseline: top + height - 3, maxHeight: 14)
@@ -381,13 +414,21 @@ private struct TimelineSVG {
             let what =
                 subscription.uuid.map { "\($0)" + (GATTNames.name(for: $0).map { " \($0)" } ?? "") }
                 ?? "descriptor \(hex(subscription.descriptorHandle, digits: 4))"
-            changes.append((subscription.time, subscription.mode == .off ? "unsubscribed from \(what)" : "subscribed to \(what) (\(subscription.mode.rawValue))", "#00897b"))
+            changes.append(
+                (
+                    subscription.time,
+                    subscription.mode == .off
+                        ? "unsubscribed from \(what)" : "subscribed to \(what) (\(subscription.mode.rawValue))",
+                    "#00897b"
+                ))
         }
         for (px, titleText, colour) in bucket(changes) {
             if colour == "#00897b" {
-                out += "<path class=\"subscription\" d=\"M\(f(px)) \(f(barY - 2))l-4 -7h8z\" fill=\"\(colour)\"><title>\(xml(titleText))</title></path>\n"
+                out +=
+                    "<path class=\"subscription\" d=\"M\(f(px)) \(f(barY - 2))l-4 -7h8z\" fill=\"\(colour)\"><title>\(xml(titleText))</title></path>\n"
             } else {
-                out += "<circle class=\"change\" cx=\"\(f(px))\" cy=\"\(f(barY - 6))\" r=\"3.5\" fill=\"\(colour)\" stroke=\"#fff\" stroke-width=\"0.8\"><title>\(xml(titleText))</title></circle>\n"
+                out +=
+                    "<circle class=\"change\" cx=\"\(f(px))\" cy=\"\(f(barY - 6))\" r=\"3.5\" fill=\"\(colour)\" stroke=\"#fff\" stroke-width=\"0.8\"><title>\(xml(titleText))</title></circle>\n"
             }
         }
         // Errors: red ticks across the lane.
@@ -403,9 +444,12 @@ private struct TimelineSVG {
             }
             var tip = "disconnected at \(at(time)): \(label)"
             if let mapped = connection.cbError {
-                tip += "; CoreBluetooth didDisconnectPeripheral error: " + (mapped.value.map { "\($0.name ?? "CBError") (\($0.errorCode))" } ?? "none")
+                tip +=
+                    "; CoreBluetooth didDisconnectPeripheral error: "
+                    + (mapped.value.map { "\($0.name ?? "CBError") (\($0.errorCode))" } ?? "none")
             }
-            out += "<line class=\"disconnection\" x1=\"\(f(px))\" y1=\"\(f(top + 3))\" x2=\"\(f(px))\" y2=\"\(f(top + height - 3))\" stroke=\"#212121\" stroke-width=\"2\"><title>\(xml(tip))</title></line>\n"
+            out +=
+                "<line class=\"disconnection\" x1=\"\(f(px))\" y1=\"\(f(top + 3))\" x2=\"\(f(px))\" y2=\"\(f(top + height - 3))\" stroke=\"#212121\" stroke-width=\"2\"><title>\(xml(tip))</title></line>\n"
             out += sideLabel(px, top + 12, label, fill: "#212121", cls: "disconnect-label")
         }
         out += "</g>\n"
@@ -435,7 +479,8 @@ private struct TimelineSVG {
             path += "M\(f(min(x0, plotRight - 1))) \(f(baseline))h\(f(w))v\(f(-h))h\(f(-w))z"
         }
         let total = bins.reduce(0) { $0 + Int($1.packets) }
-        out += "<path class=\"traffic\" d=\"\(path)\" fill=\"#f39c12\" fill-opacity=\"0.8\"><title>\(xml("ATT traffic: \(total) PDUs; bars are PDUs per \(columnWidth > 1.5 ? "second" : seconds(columnWidth / pixelsPerSecond)), square-root scale, peak \(Int(peak))"))</title></path>\n"
+        out +=
+            "<path class=\"traffic\" d=\"\(path)\" fill=\"#f39c12\" fill-opacity=\"0.8\"><title>\(xml("ATT traffic: \(total) PDUs; bars are PDUs per \(columnWidth > 1.5 ? "second" : seconds(columnWidth / pixelsPerSecond)), square-root scale, peak \(Int(peak))"))</title></path>\n"
     }
 
     /// The busiest column of any connection, so lanes compare.
@@ -455,14 +500,19 @@ private struct TimelineSVG {
     mutating func drawErrorTicks(_ list: [TraceError], top: Double, bottom: Double) {
         let items = list.map { error -> (Timestamp, String, String) in
             var what = "\(error.layer.rawValue.uppercased()) \(hex(error.code, digits: 2)) \(error.name)"
-            if let request = error.requestName { what += error.layer == .att ? " answering \(request)" : " for \(request)" }
+            if let request = error.requestName {
+                what += error.layer == .att ? " answering \(request)" : " for \(request)"
+            }
             if let handle = error.attributeHandle { what += " on \(hex(handle, digits: 4))" }
-            if let cb = error.coreBluetooth { what += "; CoreBluetooth \(cb.domain) \(cb.code)" + (cb.name.map { " \($0)" } ?? "") }
+            if let cb = error.coreBluetooth {
+                what += "; CoreBluetooth \(cb.domain) \(cb.code)" + (cb.name.map { " \($0)" } ?? "")
+            }
             if error.expected { what += " (expected)" }
             return (error.time, "\(at(error.time)) " + what, error.expected ? "#ef9a9a" : "#d50000")
         }
         for (px, titleText, colour) in bucket(items, preferring: "#d50000") {
-            out += "<line class=\"error\" x1=\"\(f(px))\" y1=\"\(f(top))\" x2=\"\(f(px))\" y2=\"\(f(bottom))\" stroke=\"\(colour)\" stroke-width=\"2\"><title>\(xml(titleText))</title></line>\n"
+            out +=
+                "<line class=\"error\" x1=\"\(f(px))\" y1=\"\(f(top))\" x2=\"\(f(px))\" y2=\"\(f(bottom))\" stroke=\"\(colour)\" stroke-width=\"2\"><title>\(xml(titleText))</title></line>\n"
         }
     }
 
@@ -476,10 +526,17 @@ private struct TimelineSVG {
         let to = scan.stopTime ?? report.lastTime ?? origin
         let x0 = x(from), x1 = max(x(to), x0 + 2)
         let names = scan.devices.compactMap(\.name)
-        var tip = "scan from \(at(from)) to \(scan.stopTime.map(at) ?? "the end of the capture"): \(scan.devices.count) devices, \(scan.reports) reports"
-        if !names.isEmpty { tip += "; named: " + names.prefix(10).joined(separator: ", ") + (names.count > 10 ? ", …" : "") }
-        out += "<rect class=\"scan-span\" x=\"\(f(x0))\" y=\"\(f(top + 8))\" width=\"\(f(x1 - x0))\" height=\"14\" rx=\"2\" fill=\"#b39ddb\" fill-opacity=\"0.7\"><title>\(xml(tip))</title></rect>\n"
-        out += sideLabel(x0 + 4, top + 19, "\(scan.devices.count) device\(scan.devices.count == 1 ? "" : "s"), \(scan.reports) report\(scan.reports == 1 ? "" : "s")", fill: "#311b92", inside: x1 - x0)
+        var tip =
+            "scan from \(at(from)) to \(scan.stopTime.map(at) ?? "the end of the capture"): \(scan.devices.count) devices, \(scan.reports) reports"
+        if !names.isEmpty {
+            tip += "; named: " + names.prefix(10).joined(separator: ", ") + (names.count > 10 ? ", …" : "")
+        }
+        out +=
+            "<rect class=\"scan-span\" x=\"\(f(x0))\" y=\"\(f(top + 8))\" width=\"\(f(x1 - x0))\" height=\"14\" rx=\"2\" fill=\"#b39ddb\" fill-opacity=\"0.7\"><title>\(xml(tip))</title></rect>\n"
+        out += sideLabel(
+            x0 + 4, top + 19,
+            "\(scan.devices.count) device\(scan.devices.count == 1 ? "" : "s"), \(scan.reports) report\(scan.reports == 1 ? "" : "s")",
+            fill: "#311b92", inside: x1 - x0)
         out += "</g>\n"
     }
 
@@ -493,7 +550,8 @@ private struct TimelineSVG {
         let to = set.stopTime ?? report.lastTime ?? origin
         let x0 = x(from), x1 = max(x(to), x0 + 2)
         let name = set.name.map { "“\($0)”" } ?? "no local name"
-        out += "<rect class=\"advertising-span\" x=\"\(f(x0))\" y=\"\(f(top + 8))\" width=\"\(f(x1 - x0))\" height=\"14\" rx=\"2\" fill=\"#ffd54f\" fill-opacity=\"0.8\"><title>\(xml("advertising from \(at(from)) to \(set.stopTime.map(at) ?? "the end of the capture"), \(name)"))</title></rect>\n"
+        out +=
+            "<rect class=\"advertising-span\" x=\"\(f(x0))\" y=\"\(f(top + 8))\" width=\"\(f(x1 - x0))\" height=\"14\" rx=\"2\" fill=\"#ffd54f\" fill-opacity=\"0.8\"><title>\(xml("advertising from \(at(from)) to \(set.stopTime.map(at) ?? "the end of the capture"), \(name)"))</title></rect>\n"
         out += sideLabel(x0 + 4, top + 19, name, fill: "#5d4037", inside: x1 - x0)
         out += "</g>\n"
     }
@@ -521,9 +579,14 @@ private struct TimelineSVG {
         let reports = scans.reduce(0) { $0 + $1.reports }
         let tip = "\(scans.count) scans: \(devices) distinct devices, \(reports) reports"
         for (x0, x1) in mergedSpans(scans.map { ($0.startTime ?? origin, $0.stopTime ?? end) }) {
-            out += "<rect class=\"scan-span\" x=\"\(f(x0))\" y=\"\(f(top + 8))\" width=\"\(f(x1 - x0))\" height=\"14\" fill=\"#b39ddb\" fill-opacity=\"0.7\"><title>\(xml(tip))</title></rect>"
+            out +=
+                "<rect class=\"scan-span\" x=\"\(f(x0))\" y=\"\(f(top + 8))\" width=\"\(f(x1 - x0))\" height=\"14\" fill=\"#b39ddb\" fill-opacity=\"0.7\"><title>\(xml(tip))</title></rect>"
         }
-        out += "\n" + text(plotRight - 4, top + 19, "\(scans.count) scans, \(devices) devices, \(reports) reports", size: 10, fill: "#311b92", anchor: "end")
+        out +=
+            "\n"
+            + text(
+                plotRight - 4, top + 19, "\(scans.count) scans, \(devices) devices, \(reports) reports", size: 10,
+                fill: "#311b92", anchor: "end")
         out += "</g>\n"
     }
 
@@ -533,9 +596,12 @@ private struct TimelineSVG {
         out += text(8, top + 19, "advertising (\(sets.count), one lane)", size: 12, weight: "bold")
         let end = report.lastTime ?? origin
         let names = Set(sets.compactMap(\.name)).sorted()
-        let tip = "\(sets.count) advertising periods" + (names.isEmpty ? "" : "; names: " + names.prefix(10).joined(separator: ", "))
+        let tip =
+            "\(sets.count) advertising periods"
+            + (names.isEmpty ? "" : "; names: " + names.prefix(10).joined(separator: ", "))
         for (x0, x1) in mergedSpans(sets.map { ($0.startTime ?? origin, $0.stopTime ?? end) }) {
-            out += "<rect class=\"advertising-span\" x=\"\(f(x0))\" y=\"\(f(top + 8))\" width=\"\(f(x1 - x0))\" height=\"14\" fill=\"#ffd54f\" fill-opacity=\"0.8\"><title>\(xml(tip))</title></rect>"
+            out +=
+                "<rect class=\"advertising-span\" x=\"\(f(x0))\" y=\"\(f(top + 8))\" width=\"\(f(x1 - x0))\" height=\"14\" fill=\"#ffd54f\" fill-opacity=\"0.8\"><title>\(xml(tip))</title></rect>"
         }
         out += "\n</g>\n"
     }
@@ -545,18 +611,25 @@ private struct TimelineSVG {
         laneBackground(top, connectionLane, stripe: "#f5f5f5")
         let failed = attempts.filter { $0.outcome == .failed }.count
         out += text(8, top + 17, "attempts that never connected", size: 12, weight: "bold")
-        out += text(8, top + 31, "\(attempts.count): \(failed) failed, \(attempts.count - failed) cancelled or pending", size: 10, fill: "#555")
+        out += text(
+            8, top + 31, "\(attempts.count): \(failed) failed, \(attempts.count - failed) cancelled or pending",
+            size: 10, fill: "#555")
         let items = attempts.map { connection -> (Timestamp, String, String) in
             let time = connection.completeTime ?? connection.cancelTime ?? connection.attemptTime ?? origin
             var what =
-                "#\(connection.id + 1) " + (connection.peer.map { "\($0)" + (connection.peerName.map { " \"\($0)\"" } ?? "") } ?? "filter accept list")
+                "#\(connection.id + 1) "
+                + (connection.peer.map { "\($0)" + (connection.peerName.map { " \"\($0)\"" } ?? "") }
+                    ?? "filter accept list")
                 + ": \(connection.outcome.rawValue)"
-            if connection.outcome == .failed, let status = connection.status { what += " \(hex(status.rawValue, digits: 2)) \(status.name ?? "")" }
+            if connection.outcome == .failed, let status = connection.status {
+                what += " \(hex(status.rawValue, digits: 2)) \(status.name ?? "")"
+            }
             return (time, "\(at(time)) " + what, connection.outcome == .failed ? "#c62828" : "#757575")
         }
         let cy = top + connectionLane / 2 + 2
         for (px, titleText, colour) in bucket(items, preferring: "#c62828") {
-            out += "<path class=\"attempt-end\" d=\"M\(f(px - 4)) \(f(cy - 4))l8 8m0 -8l-8 8\" stroke=\"\(colour)\" stroke-width=\"2\"><title>\(xml(titleText))</title></path>\n"
+            out +=
+                "<path class=\"attempt-end\" d=\"M\(f(px - 4)) \(f(cy - 4))l8 8m0 -8l-8 8\" stroke=\"\(colour)\" stroke-width=\"2\"><title>\(xml(titleText))</title></path>\n"
         }
         out += "</g>\n"
     }
@@ -587,22 +660,71 @@ private struct TimelineSVG {
             return start
         }
         let items: [(String, (Double, Double) -> String)] = [
-            ("attempt", { x, y in "<line x1=\"\(f(x))\" y1=\"\(f(y + 8))\" x2=\"\(f(x + 22))\" y2=\"\(f(y + 8))\" stroke=\"#777\" stroke-width=\"3\"/>" }),
-            ("connected (open at the end)", { x, y in "<rect x=\"\(f(x))\" y=\"\(f(y + 2))\" width=\"22\" height=\"12\" rx=\"2\" fill=\"#2e9d5b\"/>" }),
-            ("connected, then disconnected", { x, y in "<rect x=\"\(f(x))\" y=\"\(f(y + 2))\" width=\"22\" height=\"12\" rx=\"2\" fill=\"#3b74c4\"/>" }),
-            ("attempt failed", { x, y in "<path d=\"M\(f(x + 7)) \(f(y + 4))l8 8m0 -8l-8 8\" stroke=\"#c62828\" stroke-width=\"2\"/>" }),
-            ("disconnection: reason · who", { x, y in "<line x1=\"\(f(x + 11))\" y1=\"\(f(y))\" x2=\"\(f(x + 11))\" y2=\"\(f(y + 16))\" stroke=\"#212121\" stroke-width=\"2\"/>" }),
-            ("GATT discovery", { x, y in "<rect x=\"\(f(x))\" y=\"\(f(y + 1))\" width=\"22\" height=\"14\" fill=\"#8e44ad\" fill-opacity=\"0.35\" stroke=\"#8e44ad\"/>" }),
+            (
+                "attempt",
+                { x, y in
+                    "<line x1=\"\(f(x))\" y1=\"\(f(y + 8))\" x2=\"\(f(x + 22))\" y2=\"\(f(y + 8))\" stroke=\"#777\" stroke-width=\"3\"/>"
+                }
+            ),
+            (
+                "connected (open at the end)",
+                { x, y in "<rect x=\"\(f(x))\" y=\"\(f(y + 2))\" width=\"22\" height=\"12\" rx=\"2\" fill=\"#2e9d5b\"/>"
+                }
+            ),
+            (
+                "connected, then disconnected",
+                { x, y in "<rect x=\"\(f(x))\" y=\"\(f(y + 2))\" width=\"22\" height=\"12\" rx=\"2\" fill=\"#3b74c4\"/>"
+                }
+            ),
+            (
+                "attempt failed",
+                { x, y in "<path d=\"M\(f(x + 7)) \(f(y + 4))l8 8m0 -8l-8 8\" stroke=\"#c62828\" stroke-width=\"2\"/>" }
+            ),
+            (
+                "disconnection: reason · who",
+                { x, y in
+                    "<line x1=\"\(f(x + 11))\" y1=\"\(f(y))\" x2=\"\(f(x + 11))\" y2=\"\(f(y + 16))\" stroke=\"#212121\" stroke-width=\"2\"/>"
+                }
+            ),
+            (
+                "GATT discovery",
+                { x, y in
+                    "<rect x=\"\(f(x))\" y=\"\(f(y + 1))\" width=\"22\" height=\"14\" fill=\"#8e44ad\" fill-opacity=\"0.35\" stroke=\"#8e44ad\"/>"
+                }
+            ),
             ("subscription (CCCD)", { x, y in "<path d=\"M\(f(x + 11)) \(f(y + 13))l-5 -9h10z\" fill=\"#00897b\"/>" }),
             ("parameters", { x, y in "<circle cx=\"\(f(x + 11))\" cy=\"\(f(y + 8))\" r=\"4\" fill=\"#f9a825\"/>" }),
             ("PHY", { x, y in "<circle cx=\"\(f(x + 11))\" cy=\"\(f(y + 8))\" r=\"4\" fill=\"#0097a7\"/>" }),
             ("data length", { x, y in "<circle cx=\"\(f(x + 11))\" cy=\"\(f(y + 8))\" r=\"4\" fill=\"#795548\"/>" }),
             ("encryption", { x, y in "<circle cx=\"\(f(x + 11))\" cy=\"\(f(y + 8))\" r=\"4\" fill=\"#3949ab\"/>" }),
-            ("error (hover for name)", { x, y in "<line x1=\"\(f(x + 11))\" y1=\"\(f(y))\" x2=\"\(f(x + 11))\" y2=\"\(f(y + 16))\" stroke=\"#d50000\" stroke-width=\"2\"/>" }),
-            ("expected error", { x, y in "<line x1=\"\(f(x + 11))\" y1=\"\(f(y))\" x2=\"\(f(x + 11))\" y2=\"\(f(y + 16))\" stroke=\"#ef9a9a\" stroke-width=\"2\"/>" }),
-            ("ATT traffic / s", { x, y in "<path d=\"M\(f(x + 2)) \(f(y + 15))h4v-6h-4zM\(f(x + 8)) \(f(y + 15))h4v-12h-4zM\(f(x + 14)) \(f(y + 15))h4v-4h-4z\" fill=\"#f39c12\"/>" }),
-            ("scan", { x, y in "<rect x=\"\(f(x))\" y=\"\(f(y + 2))\" width=\"22\" height=\"12\" rx=\"2\" fill=\"#b39ddb\"/>" }),
-            ("advertising", { x, y in "<rect x=\"\(f(x))\" y=\"\(f(y + 2))\" width=\"22\" height=\"12\" rx=\"2\" fill=\"#ffd54f\"/>" }),
+            (
+                "error (hover for name)",
+                { x, y in
+                    "<line x1=\"\(f(x + 11))\" y1=\"\(f(y))\" x2=\"\(f(x + 11))\" y2=\"\(f(y + 16))\" stroke=\"#d50000\" stroke-width=\"2\"/>"
+                }
+            ),
+            (
+                "expected error",
+                { x, y in
+                    "<line x1=\"\(f(x + 11))\" y1=\"\(f(y))\" x2=\"\(f(x + 11))\" y2=\"\(f(y + 16))\" stroke=\"#ef9a9a\" stroke-width=\"2\"/>"
+                }
+            ),
+            (
+                "ATT traffic / s",
+                { x, y in
+                    "<path d=\"M\(f(x + 2)) \(f(y + 15))h4v-6h-4zM\(f(x + 8)) \(f(y + 15))h4v-12h-4zM\(f(x + 14)) \(f(y + 15))h4v-4h-4z\" fill=\"#f39c12\"/>"
+                }
+            ),
+            (
+                "scan",
+                { x, y in "<rect x=\"\(f(x))\" y=\"\(f(y + 2))\" width=\"22\" height=\"12\" rx=\"2\" fill=\"#b39ddb\"/>"
+                }
+            ),
+            (
+                "advertising",
+                { x, y in "<rect x=\"\(f(x))\" y=\"\(f(y + 2))\" width=\"22\" height=\"12\" rx=\"2\" fill=\"#ffd54f\"/>"
+                }
+            ),
         ]
         for (label, swatch) in items {
             let start = next(label)
@@ -614,7 +736,9 @@ private struct TimelineSVG {
     // MARK: Helpers
 
     /// Marks closer than 3 pixels share one mark, whose tooltip lists the first few.
-    func bucket(_ items: [(Timestamp, String, String)], preferring preferred: String? = nil) -> [(Double, String, String)] {
+    func bucket(_ items: [(Timestamp, String, String)], preferring preferred: String? = nil) -> [(
+        Double, String, String
+    )] {
         var groups: [Int: (x: Double, titles: [String], count: Int, colour: String)] = [:]
         for (time, title, colour) in items {
             let px = x(time)
@@ -636,16 +760,24 @@ private struct TimelineSVG {
     }
 
     static func describe(_ kind: Connection.Change.Kind) -> (String, String) {
-        func phy(_ value: UInt8) -> String { value == 1 ? "1M" : value == 2 ? "2M" : value == 3 ? "Coded" : "PHY \(value)" }
+        func phy(_ value: UInt8) -> String {
+            value == 1 ? "1M" : value == 2 ? "2M" : value == 3 ? "Coded" : "PHY \(value)"
+        }
         switch kind {
         case .parameters(let interval, let latency, let timeout):
-            return ("parameters: interval \(milliseconds(interval, 1.25)), latency \(latency), supervision timeout \(milliseconds(timeout, 10))", "#f9a825")
+            return (
+                "parameters: interval \(milliseconds(interval, 1.25)), latency \(latency), supervision timeout \(milliseconds(timeout, 10))",
+                "#f9a825"
+            )
         case .dataLength(let tx, let rx): return ("data length: \(tx) bytes out, \(rx) in", "#795548")
         case .phy(let tx, let rx): return ("PHY: \(phy(tx)) out, \(phy(rx)) in", "#0097a7")
         case .encryption(let enabled, let keySize):
-            return (enabled ? "encryption on" + (keySize.map { " (key size \($0))" } ?? "") : "encryption off", "#3949ab")
+            return (
+                enabled ? "encryption on" + (keySize.map { " (key size \($0))" } ?? "") : "encryption off", "#3949ab"
+            )
         case .keyRefresh: return ("encryption key refreshed", "#3949ab")
-        case .failed(let what, let status): return ("\(what) failed: \(hex(status.rawValue, digits: 2)) \(status.name ?? "")", "#d50000")
+        case .failed(let what, let status):
+            return ("\(what) failed: \(hex(status.rawValue, digits: 2)) \(status.name ?? "")", "#d50000")
         case .serviceChanged(let start, let end):
             return ("Service Changed: \(hex(start, digits: 4))-\(hex(end, digits: 4)) to rediscover", "#6a1b9a")
         }
@@ -655,7 +787,9 @@ private struct TimelineSVG {
 
     /// A label beside a mark, turned to the left of it near the right edge; `inside` is the
     /// width of a bar the label sits in, to keep it in.
-    func sideLabel(_ px: Double, _ py: Double, _ label: String, fill: String, cls: String? = nil, inside: Double? = nil) -> String {
+    func sideLabel(_ px: Double, _ py: Double, _ label: String, fill: String, cls: String? = nil, inside: Double? = nil)
+        -> String
+    {
         let estimated = Double(label.count) * 6
         if let inside, estimated > inside - 6, px + estimated > plotRight {
             return text(px - 8, py, label, size: 10, fill: fill, anchor: "end", cls: cls)
@@ -666,7 +800,10 @@ private struct TimelineSVG {
         return text(px + (inside == nil ? 5 : 0), py, label, size: 10, fill: fill, cls: cls)
     }
 
-    func text(_ px: Double, _ py: Double, _ content: String, size: Double, fill: String = "#222", weight: String? = nil, anchor: String? = nil, cls: String? = nil) -> String {
+    func text(
+        _ px: Double, _ py: Double, _ content: String, size: Double, fill: String = "#222", weight: String? = nil,
+        anchor: String? = nil, cls: String? = nil
+    ) -> String {
         var attributes = "x=\"\(f(px))\" y=\"\(f(py))\" font-size=\"\(f(size))\" fill=\"\(fill)\""
         if let weight { attributes += " font-weight=\"\(weight)\"" }
         if let anchor { attributes += " text-anchor=\"\(anchor)\"" }

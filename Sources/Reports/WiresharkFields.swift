@@ -59,7 +59,8 @@ enum WiresharkFields {
         switch bytes[0] {
         case 0x0E:
             // Number of packets, opcode, then the return parameters: status first.
-            guard parameters.count >= 4, statusCommands.contains(UInt16(parameters[1]) | UInt16(parameters[2]) << 8) else { return nil }
+            guard parameters.count >= 4, statusCommands.contains(UInt16(parameters[1]) | UInt16(parameters[2]) << 8)
+            else { return nil }
             return parameters[3]
         case 0x3E:
             guard parameters.count >= 2, statusSubevents.contains(parameters[0]) else { return nil }
@@ -105,11 +106,13 @@ enum WiresharkFields {
         }
         func list(count: Int?, first: Int, stride: Int) -> [UInt16] {
             guard let count else { return [] }
-            return (0..<count).lazy.map { first + $0 * stride }.prefix { $0 + 2 <= parameters.count }.compactMap(handle(at:))
+            return (0..<count).lazy.map { first + $0 * stride }.prefix { $0 + 2 <= parameters.count }.compactMap(
+                handle(at:))
         }
         switch bytes[0] {
         case 0x0E:
-            guard parameters.count >= 3, handleCommands.contains(UInt16(parameters[1]) | UInt16(parameters[2]) << 8) else { return [] }
+            guard parameters.count >= 3, handleCommands.contains(UInt16(parameters[1]) | UInt16(parameters[2]) << 8)
+            else { return [] }
             return handle(at: 4).map { [$0] } ?? []
         case 0x3E:
             guard let subevent = parameters.first, let offset = handleSubevents[subevent] else { return [] }

@@ -35,7 +35,8 @@ final class BTSnoopReader {
         datalink = try header.u32be("datalink")
         guard [1001, 1002, 2001].contains(datalink) else {
             throw fault(
-                12, "datalink 1001 (H1), 1002 (H4) or 2001 (Linux monitor), not \(datalink) (\(BTSnoopDatalink(datalink)))")
+                12,
+                "datalink 1001 (H1), 1002 (H4) or 2001 (Linux monitor), not \(datalink) (\(BTSnoopDatalink(datalink)))")
         }
         window.consume(Self.headerLength)
     }
@@ -75,12 +76,15 @@ final class BTSnoopReader {
         guard have >= Self.recordHeaderLength else {
             throw fault(
                 recordOffset,
-                "a 24-byte record header; the file ends \(have) bytes into it (truncated, as when the writer was killed)")
+                "a 24-byte record header; the file ends \(have) bytes into it (truncated, as when the writer was killed)"
+            )
         }
         // The header is read with plain loads from the window's first byte: its length was just
         // checked, and this runs once for every record of the file.
         var front = window.front
-        func word(_ offset: Int) -> UInt32 { UInt32(bigEndian: front.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
+        func word(_ offset: Int) -> UInt32 {
+            UInt32(bigEndian: front.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+        }
         let originalLength = Int(word(0))
         let includedLength = Int(word(4))
         let flags = word(8)
@@ -89,7 +93,8 @@ final class BTSnoopReader {
         guard includedLength <= Self.largestRecord else {
             throw fault(
                 recordOffset + 4,
-                "an included length of at most \(Self.largestRecord) bytes (the largest HCI packet), not \(includedLength)")
+                "an included length of at most \(Self.largestRecord) bytes (the largest HCI packet), not \(includedLength)"
+            )
         }
         // Both lengths are bounded (the window's, the largest record): no overflow to check.
         let total = Self.recordHeaderLength &+ includedLength
@@ -99,7 +104,8 @@ final class BTSnoopReader {
             guard got >= total else {
                 throw fault(
                     recordOffset + 24,
-                    "\(includedLength) bytes of packet data; the file ends after \(got - Self.recordHeaderLength) (truncated)")
+                    "\(includedLength) bytes of packet data; the file ends after \(got - Self.recordHeaderLength) (truncated)"
+                )
             }
             front = window.front
         }
@@ -135,7 +141,8 @@ final class BTSnoopReader {
                 }
                 if kind != .other {
                     // (Not empty: its first byte was just read.)
-                    bytes = UnsafeRawBufferPointer(start: bytes.baseAddress.unsafelyUnwrapped + 1, count: bytes.count &- 1)
+                    bytes = UnsafeRawBufferPointer(
+                        start: bytes.baseAddress.unsafelyUnwrapped + 1, count: bytes.count &- 1)
                     originalLength = max(0, originalLength - 1)
                 }
             } else {

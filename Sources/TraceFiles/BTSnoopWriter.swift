@@ -67,7 +67,9 @@ final class BTSnoopWriter {
 
     /// The original length: the record's plus the indicator, or the included length for a
     /// payload made for this target.
-    static func originalLength(_ record: CaptureRecord, payload: RecordMapping.Payload, included: Int, prefix: Int) -> Int {
+    static func originalLength(_ record: CaptureRecord, payload: RecordMapping.Payload, included: Int, prefix: Int)
+        -> Int
+    {
         if case .made = payload { return included }
         return record.originalLength + prefix
     }
@@ -87,7 +89,8 @@ final class BTSnoopWriter {
         case .acl, .sco, .iso:
             if record.kind != .acl {
                 losses.append(
-                    .init(.kind, "\(target) cannot tell SCO and ISO from ACL; written as data, which reads back as ACL"))
+                    .init(.kind, "\(target) cannot tell SCO and ISO from ACL; written as data, which reads back as ACL")
+                )
             }
             return RecordMapping.direction(record, losses: &losses) == .received ? 1 : 0
         case .other:
@@ -100,7 +103,9 @@ final class BTSnoopWriter {
     /// True when a reader takes the same kind, direction and controller from the record's own
     /// flags as from the computed ones. Flags read from a Linux monitor file (the record has a
     /// monitor opcode) mean something else in 1001 and 1002.
-    static func sameMeaning(_ kept: CaptureRecord.BTSnoopFlags, of record: CaptureRecord, _ computed: UInt32, datalink: UInt32) -> Bool {
+    static func sameMeaning(
+        _ kept: CaptureRecord.BTSnoopFlags, of record: CaptureRecord, _ computed: UInt32, datalink: UInt32
+    ) -> Bool {
         let fromMonitor: Bool
         if case .linuxMonitor = record.sourceType { fromMonitor = true } else { fromMonitor = false }
         switch datalink {

@@ -61,7 +61,8 @@ final class BufferedFileWriter {
     func zeros(_ n: Int) throws {
         guard n > 0 else { return }
         try reserve(n)
-        UnsafeMutableRawBufferPointer(rebasing: storage[count..<count + n]).initializeMemory(as: UInt8.self, repeating: 0)
+        UnsafeMutableRawBufferPointer(rebasing: storage[count..<count + n]).initializeMemory(
+            as: UInt8.self, repeating: 0)
         count += n
     }
 

@@ -74,7 +74,9 @@ public final class CaptureReader {
             guard !window.isStream else {
                 throw CaptureError.unsupported(
                     path: path,
-                    reason: "a \(isNG ? "pcapng" : "pcap") stream from a FIFO or device cannot be read (libpcap reads pcap and pcapng from files); save it to a file first, or send btsnoop")
+                    reason:
+                        "a \(isNG ? "pcapng" : "pcap") stream from a FIFO or device cannot be read (libpcap reads pcap and pcapng from files); save it to a file first, or send btsnoop"
+                )
             }
             let reader = try PcapReader(path: path, linkLayer: linkLayer)
             (source, btsnoop, pcap, packetLogger) = (reader, nil, .passUnretained(reader), nil)

@@ -63,9 +63,11 @@ enum RecordMapping {
     static func checkFixedDirection(_ record: CaptureRecord, target: String, losses: inout [Loss]) {
         switch (record.kind, record.direction) {
         case (.command, .received?):
-            losses.append(Loss(.direction, "\(target) holds commands only as sent; a received command was written as sent"))
+            losses.append(
+                Loss(.direction, "\(target) holds commands only as sent; a received command was written as sent"))
         case (.event, .sent?):
-            losses.append(Loss(.direction, "\(target) holds events only as received; a sent event was written as received"))
+            losses.append(
+                Loss(.direction, "\(target) holds events only as received; a sent event was written as received"))
         default:
             break
         }
@@ -83,7 +85,10 @@ enum RecordMapping {
         if record.kind == .other {
             if let type = record.sourceType {
                 losses.append(
-                    Loss(.record, "\(describe(type)); \(target) holds only HCI packets (btsnoop 2001 or pcap 254 would carry it)"))
+                    Loss(
+                        .record,
+                        "\(describe(type)); \(target) holds only HCI packets (btsnoop 2001 or pcap 254 would carry it)")
+                )
                 return nil
             }
         } else {
@@ -127,7 +132,8 @@ enum RecordMapping {
             case .packetLogger(let type)?:
                 return (13, controller, .made(userLogging(packetLoggerType: type, message: record.bytes)))
             case nil:
-                losses.append(Loss(.record, "an unrecognised packet (no HCI packet type); \(target) has no opcode for it"))
+                losses.append(
+                    Loss(.record, "an unrecognised packet (no HCI packet type); \(target) has no opcode for it"))
                 return nil
             }
         }
@@ -166,7 +172,9 @@ enum RecordMapping {
         return framing
     }
 
-    private static func packetLoggerType(_ record: CaptureRecord, target: String, losses: inout [Loss]) -> (type: UInt8, payload: Payload)? {
+    private static func packetLoggerType(_ record: CaptureRecord, target: String, losses: inout [Loss]) -> (
+        type: UInt8, payload: Payload
+    )? {
         switch record.kind {
         case .command, .event:
             checkFixedDirection(record, target: target, losses: &losses)
@@ -187,18 +195,25 @@ enum RecordMapping {
         case .linuxMonitor(13)?:
             return fromUserLogging(record.bytes, losses: &losses)
         case .linuxMonitor(let opcode)?:
-            losses.append(Loss(.record, "\(describe(.linuxMonitor(opcode: opcode))); \(target) has no record type for it"))
+            losses.append(
+                Loss(.record, "\(describe(.linuxMonitor(opcode: opcode))); \(target) has no record type for it"))
             return nil
         case nil:
-            losses.append(Loss(.record, "an unrecognised packet (no HCI packet type); \(target) has no record type for it"))
+            losses.append(
+                Loss(.record, "an unrecognised packet (no HCI packet type); \(target) has no record type for it"))
             return nil
         }
     }
 
     /// A user-logging record as PacketLogger: the original type when it carries one (ident
     /// `PacketLogger <label>`), else syslog text `ident: message`, reported (the priority is lost).
-    static func fromUserLogging(_ payload: UnsafeRawBufferPointer, losses: inout [Loss]) -> (type: UInt8, payload: Payload) {
-        let lost = Loss(.detail, "Linux monitor user logging is written as PacketLogger syslog text \"ident: message\", without its priority")
+    static func fromUserLogging(_ payload: UnsafeRawBufferPointer, losses: inout [Loss]) -> (
+        type: UInt8, payload: Payload
+    ) {
+        let lost = Loss(
+            .detail,
+            "Linux monitor user logging is written as PacketLogger syslog text \"ident: message\", without its priority"
+        )
         guard payload.count >= 2, 2 + Int(payload[1]) <= payload.count else {
             losses.append(lost)
             return (0xF7, .record)

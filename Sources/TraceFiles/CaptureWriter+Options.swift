@@ -29,7 +29,9 @@ extension CaptureWriter {
         /// cannot be parsed here gives the defaults.
         public static func matching(_ path: String) -> Options {
             var options = Options()
-            guard let window = try? FileWindow(path: path, streamWait: nil), let have = try? window.fill(1 << 16), have > 0 else {
+            guard let window = try? FileWindow(path: path, streamWait: nil), let have = try? window.fill(1 << 16),
+                have > 0
+            else {
                 return options
             }
             let prefix = window.view(have)

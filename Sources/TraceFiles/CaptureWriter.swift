@@ -60,7 +60,9 @@ public final class CaptureWriter {
             guard BTSnoopWriter.datalinks.contains(datalink) else {
                 throw CaptureError.unsupported(
                     path: path,
-                    reason: "bletrace writes btsnoop datalinks 1001 (H1), 1002 (H4) and 2001 (Linux monitor), not \(datalink) (\(BTSnoopDatalink(datalink)))")
+                    reason:
+                        "bletrace writes btsnoop datalinks 1001 (H1), 1002 (H4) and 2001 (Linux monitor), not \(datalink) (\(BTSnoopDatalink(datalink)))"
+                )
             }
             sink = .btsnoop(try BTSnoopWriter(path: path, datalink: datalink))
         case .pcap(let linkType), .pcapng(let linkType):
@@ -69,7 +71,9 @@ public final class CaptureWriter {
             guard PcapReader.readable.contains(linkType) || PcapReader.linkLayerSniffer.contains(linkType) else {
                 throw CaptureError.unsupported(
                     path: path,
-                    reason: "bletrace writes the HCI link types 187, 201 and 254 (and an over-the-air capture's own 251, 256 or 272), not \(linkType) (\(PcapLinkType(linkType)))")
+                    reason:
+                        "bletrace writes the HCI link types 187, 201 and 254 (and an over-the-air capture's own 251, 256 or 272), not \(linkType) (\(PcapLinkType(linkType)))"
+                )
             }
             if case .pcap = format {
                 sink = .pcap(try PcapWriter(path: path, linkType: linkType, snapLength: options.snapLength))

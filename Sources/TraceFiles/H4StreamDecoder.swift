@@ -118,7 +118,9 @@ final class H4StreamDecoder {
                         framingErrors.append(
                             DecodeError(
                                 layer: .hci, offset: Int(offset),
-                                expected: "an H4 packet indicator (0x01 command, 0x02 ACL, 0x03 SCO, 0x04 event, 0x05 ISO), not \(Self.hex(indicator)); skipped up to the next event or command"))
+                                expected:
+                                    "an H4 packet indicator (0x01 command, 0x02 ACL, 0x03 SCO, 0x04 event, 0x05 ISO), not \(Self.hex(indicator)); skipped up to the next event or command"
+                            ))
                     }
                 }
                 skip()
@@ -180,7 +182,9 @@ final class H4StreamDecoder {
         guard have >= 1 + headerLength else {
             return DecodeError(
                 layer: .hci, offset: Int(offset),
-                expected: "the rest of the \(headerLength)-byte header of \(name); the stream ended \(have - 1) byte\(have - 1 == 1 ? "" : "s") into it")
+                expected:
+                    "the rest of the \(headerLength)-byte header of \(name); the stream ended \(have - 1) byte\(have - 1 == 1 ? "" : "s") into it"
+            )
         }
         let header = UnsafeRawBufferPointer(rebasing: storage[(start + 1)..<(start + 1 + headerLength)])
         let payload = Self.payloadLength(kind, header: header)

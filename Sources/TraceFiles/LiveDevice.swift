@@ -34,7 +34,9 @@ public indirect enum LiveDevice: Hashable, Sendable, CustomStringConvertible {
 
     public init(parsing text: String) throws(CaptureError) {
         func number(_ digits: Substring) -> Int? {
-            guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else { return nil }
+            guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else {
+                return nil
+            }
             return Int(digits)
         }
         if text == "bluetooth-monitor" {
@@ -46,7 +48,8 @@ public indirect enum LiveDevice: Hashable, Sendable, CustomStringConvertible {
         } else if text.hasPrefix("hci"), let n = number(text.dropFirst(3)) {
             self = .pcap("bluetooth\(n)")
         } else if text.hasPrefix("relay:") {
-            let usage = "expected relay:HOST:PORT,CONTROLLER (such as relay:127.0.0.1:9000,tcp:127.0.0.1:9001): bletrace listens on HOST:PORT for the host and relays to the controller's H4 endpoint (tcp:, unix:, serial: or a path)"
+            let usage =
+                "expected relay:HOST:PORT,CONTROLLER (such as relay:127.0.0.1:9000,tcp:127.0.0.1:9001): bletrace listens on HOST:PORT for the host and relays to the controller's H4 endpoint (tcp:, unix:, serial: or a path)"
             let rest = text.dropFirst(6)
             guard let comma = rest.firstIndex(of: ","),
                 let (host, port) = Self.hostAndPort(rest[..<comma], allowingZero: true)
@@ -62,7 +65,8 @@ public indirect enum LiveDevice: Hashable, Sendable, CustomStringConvertible {
                 if address.hasPrefix(":") {
                     throw CaptureError.live("\(text): expected tcp:HOST:PORT; the host is missing")
                 }
-                throw CaptureError.live("\(text): expected tcp:HOST:PORT with a port from 1 to 65535, such as tcp:127.0.0.1:9000")
+                throw CaptureError.live(
+                    "\(text): expected tcp:HOST:PORT with a port from 1 to 65535, such as tcp:127.0.0.1:9000")
             }
             self = .tcp(host: host, port: port)
         } else if text.hasPrefix("unix:") {
@@ -75,7 +79,8 @@ public indirect enum LiveDevice: Hashable, Sendable, CustomStringConvertible {
             if let comma = rest.lastIndex(of: ",") {
                 guard let rate = number(rest[rest.index(after: comma)...]), LiveDevice.baudRates[rate] != nil else {
                     throw CaptureError.live(
-                        "\(text): expected serial:PATH[,BAUD] with BAUD one of \(LiveDevice.baudRates.keys.sorted().map(String.init).joined(separator: ", "))")
+                        "\(text): expected serial:PATH[,BAUD] with BAUD one of \(LiveDevice.baudRates.keys.sorted().map(String.init).joined(separator: ", "))"
+                    )
                 }
                 path = rest[..<comma]
                 baud = rate
@@ -86,7 +91,8 @@ public indirect enum LiveDevice: Hashable, Sendable, CustomStringConvertible {
             self = .serial(path: text, baudRate: nil)
         } else {
             throw CaptureError.live(
-                "unknown live source '\(text)': expected bluetooth-monitor, bluetoothN or hciN (libpcap), hci-monitor (BlueZ's monitor channel), tcp:HOST:PORT, unix:PATH, the path of a pty or serial device, or relay:HOST:PORT,CONTROLLER")
+                "unknown live source '\(text)': expected bluetooth-monitor, bluetoothN or hciN (libpcap), hci-monitor (BlueZ's monitor channel), tcp:HOST:PORT, unix:PATH, the path of a pty or serial device, or relay:HOST:PORT,CONTROLLER"
+            )
         }
     }
 

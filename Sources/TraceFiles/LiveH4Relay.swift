@@ -63,7 +63,8 @@ final class LiveH4Relay {
 
     /// Framing errors of both sides, each saying which side sent the bytes.
     var framingErrors: [DecodeError] {
-        fromHost.framingErrors.map { Self.sided($0, .host) } + fromController.framingErrors.map { Self.sided($0, .controller) }
+        fromHost.framingErrors.map { Self.sided($0, .host) }
+            + fromController.framingErrors.map { Self.sided($0, .controller) }
     }
     var framingErrorCount: Int { fromHost.framingErrorCount + fromController.framingErrorCount }
     var skippedBytes: Int64 { fromHost.skippedBytes + fromController.skippedBytes }
@@ -122,7 +123,10 @@ final class LiveH4Relay {
         }
         readTime = LiveSource.now()
         // Relay first, so recording never delays or alters the link.
-        try writeAll(UnsafeRawBufferPointer(rebasing: space[0..<count]), to: to, isSocket: side == .host ? controllerIsSocket : true, source: source, peer: side == .host ? "controller" : "host")
+        try writeAll(
+            UnsafeRawBufferPointer(rebasing: space[0..<count]), to: to,
+            isSocket: side == .host ? controllerIsSocket : true, source: source,
+            peer: side == .host ? "controller" : "host")
         decoder.append(count)
         if let record = try buffered(index: index, source: source) { return .record(record) }
         return .nothing
@@ -142,7 +146,9 @@ final class LiveH4Relay {
     }
 
     /// Writes all of `bytes`, waiting (up to the write timeout) while the peer's buffer is full.
-    private func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, isSocket: Bool, source: String, peer: String) throws {
+    private func writeAll(
+        _ bytes: UnsafeRawBufferPointer, to descriptor: Int32, isSocket: Bool, source: String, peer: String
+    ) throws {
         var done = 0
         let deadline = ContinuousClock.now + writeTimeout
         while done < bytes.count {
@@ -164,7 +170,11 @@ final class LiveH4Relay {
                 throw CaptureError.live("\(source): the \(peer) took no data for \(writeTimeout); the relay stops")
             }
             var entry = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-            _ = poll(&entry, 1, Int32(clamping: left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000 + 1))
+            _ = poll(
+                &entry, 1,
+                Int32(
+                    clamping: left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            )
         }
     }
 
@@ -191,7 +201,9 @@ final class LiveH4Relay {
         }
         defer { freeaddrinfo(list) }
         let info = list.pointee
-        let descriptor = socket(info.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        let descriptor = socket(
+            info.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+            0)
         guard descriptor >= 0 else {
             throw CaptureError.live("\(source): cannot listen: \(LiveSource.message(errno))")
         }
@@ -210,7 +222,9 @@ final class LiveH4Relay {
         var actual = port
         if bound == 0 {
             // sin_port and sin6_port sit at the same offset, in network byte order.
-            actual = withUnsafeBytes(of: &address) { UInt16(bigEndian: $0.loadUnaligned(fromByteOffset: 2, as: UInt16.self)) }
+            actual = withUnsafeBytes(of: &address) {
+                UInt16(bigEndian: $0.loadUnaligned(fromByteOffset: 2, as: UInt16.self))
+            }
         }
         return (descriptor, actual)
     }

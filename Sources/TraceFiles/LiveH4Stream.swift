@@ -34,7 +34,9 @@ final class LiveH4Stream {
     {
         switch device {
         case .tcp(let host, let port):
-            return (try connectTCP(host: host, port: port, timeout: options.connectTimeout, source: device.description), nil)
+            return (
+                try connectTCP(host: host, port: port, timeout: options.connectTimeout, source: device.description), nil
+            )
         case .unix(let path):
             return (try connectUnix(path: path, timeout: options.connectTimeout, source: device.description), nil)
         case .serial(let path, let baud):
@@ -45,7 +47,8 @@ final class LiveH4Stream {
             guard isatty(opened) == 1 else {
                 if baud != nil {
                     close(opened)
-                    throw CaptureError.live("\(device): a baud rate applies only to a serial device or pty, and this is not one")
+                    throw CaptureError.live(
+                        "\(device): a baud rate applies only to a serial device or pty, and this is not one")
                 }
                 return (opened, nil)
             }
@@ -157,7 +160,8 @@ final class LiveH4Stream {
     }
 
     /// Connects to a TCP server, trying each address the name resolves to, each within `timeout`.
-    static func connectTCP(host: String, port: UInt16, timeout: Duration, source: String) throws(CaptureError) -> Int32 {
+    static func connectTCP(host: String, port: UInt16, timeout: Duration, source: String) throws(CaptureError) -> Int32
+    {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -182,7 +186,8 @@ final class LiveH4Stream {
         }
         let unique = reasons.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         throw CaptureError.live(
-            "\(source): cannot connect: \(unique.joined(separator: "; ")) (is the virtual controller's TCP server running on that port?)")
+            "\(source): cannot connect: \(unique.joined(separator: "; ")) (is the virtual controller's TCP server running on that port?)"
+        )
     }
 
     /// Connects to a Unix-domain stream socket.
@@ -192,7 +197,8 @@ final class LiveH4Stream {
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
         let utf8 = Array(path.utf8)
         guard utf8.count < capacity else {
-            throw CaptureError.live("\(source): the path is longer than a Unix socket address holds (\(capacity - 1) bytes)")
+            throw CaptureError.live(
+                "\(source): the path is longer than a Unix socket address holds (\(capacity - 1) bytes)")
         }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: utf8)
@@ -200,7 +206,8 @@ final class LiveH4Stream {
         }
         let attempt = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Self.connect(family: AF_UNIX, address: $0, length: socklen_t(MemoryLayout<sockaddr_un>.size), timeout: timeout)
+                Self.connect(
+                    family: AF_UNIX, address: $0, length: socklen_t(MemoryLayout<sockaddr_un>.size), timeout: timeout)
             }
         }
         switch attempt {
@@ -230,7 +237,9 @@ final class LiveH4Stream {
         let deadline = ContinuousClock.now + timeout
         while true {
             let left = deadline - .now
-            let milliseconds = max(0, Int32(clamping: left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000))
+            let milliseconds = max(
+                0,
+                Int32(clamping: left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000))
             var entry = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
             let ready = poll(&entry, 1, milliseconds)
             if ready < 0, errno == EINTR { continue }

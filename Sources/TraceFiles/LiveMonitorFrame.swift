@@ -30,7 +30,9 @@ struct LiveMonitorFrame {
         guard frame.count >= Self.headerLength else {
             throw DecodeError(
                 layer: .hci, offset: offset,
-                expected: "a 6-byte monitor header (opcode, controller index, length; little-endian), not a \(frame.count)-byte frame")
+                expected:
+                    "a 6-byte monitor header (opcode, controller index, length; little-endian), not a \(frame.count)-byte frame"
+            )
         }
         opcode = try reader.u16le("monitor opcode")
         controller = try reader.u16le("monitor controller index")
@@ -38,7 +40,9 @@ struct LiveMonitorFrame {
         guard length == reader.remaining else {
             throw DecodeError(
                 layer: .hci, offset: offset + 4,
-                expected: "a payload length equal to the \(reader.remaining) bytes that follow the monitor header, not \(length)")
+                expected:
+                    "a payload length equal to the \(reader.remaining) bytes that follow the monitor header, not \(length)"
+            )
         }
         payload = reader.rest()
     }

@@ -87,7 +87,9 @@ extension LiveSource {
             }
         }
 
-        private static func readable(_ position: Int, _ revents: Int16, source: String) throws(CaptureError) -> Readiness {
+        private static func readable(_ position: Int, _ revents: Int16, source: String) throws(CaptureError)
+            -> Readiness
+        {
             if revents & Int16(POLLNVAL) != 0 { throw CaptureError.live("\(source): the descriptor is not open") }
             return .readable(position)
         }

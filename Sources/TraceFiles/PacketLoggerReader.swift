@@ -69,15 +69,19 @@ final class PacketLoggerReader {
         let microseconds = Self.word(header, 8, bigEndian)
         let type = header[12]
         guard length >= 9, length <= Self.largestRecord + 9 else {
-            throw fault(recordOffset, "a record length from 9 to \(Self.largestRecord + 9), not \(length) (the file is damaged here)")
+            throw fault(
+                recordOffset,
+                "a record length from 9 to \(Self.largestRecord + 9), not \(length) (the file is damaged here)")
         }
         guard microseconds < 1_000_000 else {
-            throw fault(recordOffset + 8, "microseconds below 1,000,000, not \(microseconds) (the file is damaged here)")
+            throw fault(
+                recordOffset + 8, "microseconds below 1,000,000, not \(microseconds) (the file is damaged here)")
         }
         let total = 4 + length
         let got = try window.fill(total)
         guard got >= total else {
-            throw fault(recordOffset + 13, "\(length - 9) bytes of payload; the file ends after \(got - 13) (truncated)")
+            throw fault(
+                recordOffset + 13, "\(length - 9) bytes of payload; the file ends after \(got - 13) (truncated)")
         }
         let seconds = Int64(Self.word(header, 4, bigEndian))
         let payload = UnsafeRawBufferPointer(rebasing: window.view(total)[Self.recordHeaderLength...])

@@ -20,11 +20,16 @@ final class PacketLoggerWriter {
     func write(_ record: CaptureRecord, losses: inout [CaptureWriter.Loss]) throws -> Bool {
         guard let framing = RecordMapping.packetLogger(record, losses: &losses) else { return false }
         if record.isTruncated, case .record = framing.payload {
-            losses.append(.init(.length, "PacketLogger keeps only the captured bytes, so a packet the capture cut short reads back as whole"))
+            losses.append(
+                .init(
+                    .length,
+                    "PacketLogger keeps only the captured bytes, so a packet the capture cut short reads back as whole")
+            )
         }
         var (seconds, micros) = RecordMapping.split(record.timestamp)
         if seconds < 0 || seconds > Int64(UInt32.max) {
-            losses.append(.init(.timestamp, "PacketLogger holds times from 1970 to 2106; written as the nearest it can hold"))
+            losses.append(
+                .init(.timestamp, "PacketLogger holds times from 1970 to 2106; written as the nearest it can hold"))
             (seconds, micros) = seconds < 0 ? (0, 0) : (Int64(UInt32.max), 999_999)
         }
         try framing.payload.withBytes(of: record) { (bytes) in

@@ -26,7 +26,9 @@ final class PcapReader {
                 path, UInt32(PCAP_TSTAMP_PRECISION_MICRO), &message)
         else {
             let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            throw DecodeError(layer: .pcap, offset: 0, expected: "a pcap or pcapng file libpcap can open (libpcap: \(text))", file: path)
+            throw DecodeError(
+                layer: .pcap, offset: 0, expected: "a pcap or pcapng file libpcap can open (libpcap: \(text))",
+                file: path)
         }
         self.handle = handle
         self.path = path
@@ -43,11 +45,15 @@ final class PcapReader {
                 if linkLayer { return }
                 throw CaptureError.unsupported(
                     path: path,
-                    reason: "link type \(linkType) (\(PcapLinkType(linkType))) is an over-the-air link-layer sniffer capture, not an HCI trace: `bletrace info` and `bletrace decode` read it, this command does not yet (it reads the HCI link types 187, 201 and 254)")
+                    reason:
+                        "link type \(linkType) (\(PcapLinkType(linkType))) is an over-the-air link-layer sniffer capture, not an HCI trace: `bletrace info` and `bletrace decode` read it, this command does not yet (it reads the HCI link types 187, 201 and 254)"
+                )
             }
             throw CaptureError.unsupported(
                 path: path,
-                reason: "link type \(linkType)\(PcapLinkType(linkType) == "unknown" ? "" : " (\(PcapLinkType(linkType)))") is not a Bluetooth HCI link type; bletrace reads 187, 201 and 254")
+                reason:
+                    "link type \(linkType)\(PcapLinkType(linkType) == "unknown" ? "" : " (\(PcapLinkType(linkType)))") is not a Bluetooth HCI link type; bletrace reads 187, 201 and 254"
+            )
         }
     }
 

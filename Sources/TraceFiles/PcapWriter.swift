@@ -46,7 +46,9 @@ final class PcapWriter {
 
     func write(_ record: CaptureRecord, losses: inout [CaptureWriter.Loss]) throws -> Bool {
         guard let dumper else { throw CaptureWriter.Failure(path: path, reason: "the writer is closed") }
-        guard let original = PcapFraming.frame(record, linkType: linkType, target: target, into: &scratch, losses: &losses)
+        guard
+            let original = PcapFraming.frame(
+                record, linkType: linkType, target: target, into: &scratch, losses: &losses)
         else { return false }
         let captured = PcapFraming.clip(scratch.count, to: snapLength, target: target, losses: &losses)
         var (seconds, micros) = RecordMapping.split(record.timestamp)
@@ -73,9 +75,15 @@ final class PcapWriter {
         switch seconds {
         case 0...Int64(Int32.max): nil
         case Int64(Int32.min)..<0:
-            .init(.timestamp, "before 1970, where pcap's seconds are unsigned: libpcap (so bletrace) reads it back, Wireshark shows a time after 2106 (pcapng holds it)")
+            .init(
+                .timestamp,
+                "before 1970, where pcap's seconds are unsigned: libpcap (so bletrace) reads it back, Wireshark shows a time after 2106 (pcapng holds it)"
+            )
         case Int64(Int32.max)...Int64(UInt32.max):
-            .init(.timestamp, "after 2038-01-19, which libpcap (so bletrace) reads back as before 1970 (Wireshark reads it right; pcapng holds it)")
+            .init(
+                .timestamp,
+                "after 2038-01-19, which libpcap (so bletrace) reads back as before 1970 (Wireshark reads it right; pcapng holds it)"
+            )
         default:
             .init(.timestamp, "outside 1901 to 2106, the most pcap's 32-bit seconds can say; written as the nearest")
         }
@@ -115,7 +123,9 @@ enum PcapFraming {
         case 251, 256, 272:
             // An over-the-air packet is written as it was read: sniffer pseudo-header and packet.
             guard record.kind == .other, record.sourceType == nil, record.unclassified == nil else {
-                losses.append(.init(.record, "an HCI packet or a note, which an over-the-air capture (\(target)) has no place for"))
+                losses.append(
+                    .init(
+                        .record, "an HCI packet or a note, which an over-the-air capture (\(target)) has no place for"))
                 return nil
             }
         case 254:

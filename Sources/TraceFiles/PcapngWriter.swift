@@ -93,7 +93,9 @@ final class PcapngWriter {
     }
 
     private func u16(_ bytes: [UInt8], _ offset: Int) -> UInt16 {
-        bigEndian ? UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1]) : UInt16(bytes[offset + 1]) << 8 | UInt16(bytes[offset])
+        bigEndian
+            ? UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
+            : UInt16(bytes[offset + 1]) << 8 | UInt16(bytes[offset])
     }
 
     /// Options in this section's byte order, ending with opt_endofopt; empty for none.
@@ -128,7 +130,8 @@ final class PcapngWriter {
         interfaceWritten = true
         if !interfaceFromSource, let first, first.microseconds < 0 {
             offsetSeconds = RecordMapping.split(first).seconds
-            let value = withUnsafeBytes(of: bigEndian ? offsetSeconds.bigEndian : offsetSeconds.littleEndian, Array.init)
+            let value = withUnsafeBytes(
+                of: bigEndian ? offsetSeconds.bigEndian : offsetSeconds.littleEndian, Array.init)
             interfaceOptions = encodeOptions([(14, value)])
         }
         try block(type: 1, bodyLength: 8 + interfaceOptions.count) { () in
@@ -141,7 +144,9 @@ final class PcapngWriter {
 
     func write(_ record: CaptureRecord, losses: inout [CaptureWriter.Loss]) throws -> Bool {
         if !interfaceWritten { try writeInterface(first: record.timestamp) }
-        guard let original = PcapFraming.frame(record, linkType: Int32(linkType), target: target, into: &scratch, losses: &losses)
+        guard
+            let original = PcapFraming.frame(
+                record, linkType: Int32(linkType), target: target, into: &scratch, losses: &losses)
         else { return false }
         let captured = PcapFraming.clip(scratch.count, to: snapLength, target: target, losses: &losses)
         // Ticks from the interface's start (if_tsoffset seconds), as pcapng's unsigned 64 bits;
@@ -159,10 +164,17 @@ final class PcapngWriter {
         }
         if before {
             losses.append(
-                .init(.timestamp, "before the time this pcapng's interface counts from (1970, or the first record's second when that is earlier); written as that time"))
+                .init(
+                    .timestamp,
+                    "before the time this pcapng's interface counts from (1970, or the first record's second when that is earlier); written as that time"
+                ))
             ticks = (0, false)
         } else if ticks.overflow {
-            losses.append(.init(.timestamp, "too far after the time this pcapng's interface counts from for its 64-bit ticks; written as the latest they hold"))
+            losses.append(
+                .init(
+                    .timestamp,
+                    "too far after the time this pcapng's interface counts from for its 64-bit ticks; written as the latest they hold"
+                ))
             ticks = (.max, false)
         }
         let padding = (4 - captured % 4) % 4

@@ -51,7 +51,9 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
     /// (as `CBUUID` prints).
     public var description: String {
         if let short = shortValue { return hex(short, digits: 4, prefixed: false, uppercase: true) }
-        if low == Self.baseLow, high & 0xFFFF_FFFF == Self.baseHighLow32 { return hex(high >> 32, digits: 8, prefixed: false, uppercase: true) }
+        if low == Self.baseLow, high & 0xFFFF_FFFF == Self.baseHighLow32 {
+            return hex(high >> 32, digits: 8, prefixed: false, uppercase: true)
+        }
         // 8-4-4-4-12 digits, written straight into the string's storage (a flow names a
         // vendor's characteristic on every line about it).
         return String(unsafeUninitializedCapacity: 36) { text in
@@ -85,7 +87,8 @@ extension BluetoothUUID {
             for character in characters[range] {
                 switch character {
                 case UInt8(ascii: "0")...UInt8(ascii: "9"): value = value << 4 | UInt64(character - UInt8(ascii: "0"))
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): value = value << 4 | UInt64(character - UInt8(ascii: "A") + 10)
+                case UInt8(ascii: "A")...UInt8(ascii: "F"):
+                    value = value << 4 | UInt64(character - UInt8(ascii: "A") + 10)
                 default: return nil
                 }
             }

@@ -92,11 +92,15 @@ public struct LineBuffer: ~Copyable {
                 let pair = Int(rest % 100)
                 rest /= 100
                 position -= 2
-                raw.storeBytes(of: pairs.loadUnaligned(fromByteOffset: 2 * pair, as: UInt16.self), toByteOffset: position, as: UInt16.self)
+                raw.storeBytes(
+                    of: pairs.loadUnaligned(fromByteOffset: 2 * pair, as: UInt16.self), toByteOffset: position,
+                    as: UInt16.self)
             }
             if rest >= 10 {
                 position -= 2
-                raw.storeBytes(of: pairs.loadUnaligned(fromByteOffset: 2 * Int(rest), as: UInt16.self), toByteOffset: position, as: UInt16.self)
+                raw.storeBytes(
+                    of: pairs.loadUnaligned(fromByteOffset: 2 * Int(rest), as: UInt16.self), toByteOffset: position,
+                    as: UInt16.self)
             } else {
                 position -= 1
                 raw[position] = 0x30 &+ UInt8(truncatingIfNeeded: rest)
@@ -117,9 +121,14 @@ public struct LineBuffer: ~Copyable {
         let pairs = UnsafeRawPointer(Self.decimalPairs)
         let target = UnsafeMutableRawPointer(base + length)
         let low = value % 10_000
-        target.storeBytes(of: pairs.loadUnaligned(fromByteOffset: 2 * Int(value / 10_000 % 100), as: UInt16.self), as: UInt16.self)
-        target.storeBytes(of: pairs.loadUnaligned(fromByteOffset: 2 * Int(low / 100), as: UInt16.self), toByteOffset: 2, as: UInt16.self)
-        target.storeBytes(of: pairs.loadUnaligned(fromByteOffset: 2 * Int(low % 100), as: UInt16.self), toByteOffset: 4, as: UInt16.self)
+        target.storeBytes(
+            of: pairs.loadUnaligned(fromByteOffset: 2 * Int(value / 10_000 % 100), as: UInt16.self), as: UInt16.self)
+        target.storeBytes(
+            of: pairs.loadUnaligned(fromByteOffset: 2 * Int(low / 100), as: UInt16.self), toByteOffset: 2,
+            as: UInt16.self)
+        target.storeBytes(
+            of: pairs.loadUnaligned(fromByteOffset: 2 * Int(low % 100), as: UInt16.self), toByteOffset: 4,
+            as: UInt16.self)
         length += 6
     }
 
@@ -173,7 +182,8 @@ public struct LineBuffer: ~Copyable {
         // the digits in reading order), stored as 16 bytes.
         if let source = value.baseAddress {
             while index + 8 <= value.count {
-                let bytes = SIMD8<UInt16>(truncatingIfNeeded: source.loadUnaligned(fromByteOffset: index, as: SIMD8<UInt8>.self))
+                let bytes = SIMD8<UInt16>(
+                    truncatingIfNeeded: source.loadUnaligned(fromByteOffset: index, as: SIMD8<UInt8>.self))
                 let nibbles = (bytes &>> 4) | ((bytes & 0x0F) &<< 8)
                 // "0"-"9" from 0x30; "a"-"f" from 0x61, 39 past where the digits' run would go.
                 let above9 = ((nibbles &+ 0x0606) &>> 4) & 0x0101
@@ -185,7 +195,9 @@ public struct LineBuffer: ~Copyable {
         // The rest two digits at a time, from a table of the 256 pairs.
         let pairs = UnsafeRawPointer(HexDigits.pairs)
         while index < value.count {
-            target.storeBytes(of: pairs.loadUnaligned(fromByteOffset: 2 * Int(value[index]), as: UInt16.self), toByteOffset: 2 * index, as: UInt16.self)
+            target.storeBytes(
+                of: pairs.loadUnaligned(fromByteOffset: 2 * Int(value[index]), as: UInt16.self),
+                toByteOffset: 2 * index, as: UInt16.self)
             index += 1
         }
         length += 2 * value.count
@@ -249,6 +261,7 @@ public struct LineBuffer: ~Copyable {
 
     /// `000102…99`: the two decimal digits of each value below 100.
     @inlinable static var decimalPairs: UnsafePointer<UInt8> {
-        ("00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899" as StaticString).utf8Start
+        ("00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+            as StaticString).utf8Start
     }
 }

@@ -251,9 +251,12 @@ import Wire
             try encode(
                 .errorResponse(requestOpcode: .writeRequest, handle: 0x0102, error: .writeNotPermitted),
                 capacity: 5) == packet("01", "12", "02 01", "03"))
-        #expect(try encode(.findInformationRequest(start: 0x0001, end: 0xFFFF), capacity: 5) == packet("04", "01 00", "ff ff"))
+        #expect(
+            try encode(.findInformationRequest(start: 0x0001, end: 0xFFFF), capacity: 5)
+                == packet("04", "01 00", "ff ff"))
         #expect(try encode(.readRequest(handle: 0xABCD), capacity: 3) == packet("0a", "cd ab"))
-        #expect(try encode(.readBlobRequest(handle: 0x0003, offset: 0x0116), capacity: 5) == packet("0c", "03 00", "16 01"))
+        #expect(
+            try encode(.readBlobRequest(handle: 0x0003, offset: 0x0116), capacity: 5) == packet("0c", "03 00", "16 01"))
         #expect(try encode(.writeResponse, capacity: 1) == packet("13"))
         #expect(try encode(.executeWriteRequest(flags: 0x01), capacity: 2) == packet("18", "01"))
         #expect(try encode(.executeWriteResponse, capacity: 1) == packet("19"))
@@ -261,7 +264,8 @@ import Wire
         let value: [UInt8] = [0x01, 0x00]
         let signature = [UInt8](0x00...0x0B)
         try value.withUnsafeBytes { value throws in
-            #expect(try encode(.writeRequest(handle: 0x002B, value: value), capacity: 5) == packet("12", "2b 00", "01 00"))
+            #expect(
+                try encode(.writeRequest(handle: 0x002B, value: value), capacity: 5) == packet("12", "2b 00", "01 00"))
             #expect(
                 try encode(.prepareWriteRequest(handle: 0x002B, offset: 0x0102, value: value), capacity: 7)
                     == packet("16", "2b 00", "02 01", "01 00"))
@@ -318,7 +322,8 @@ import Wire
         // Format 2 with a 4-byte entry: not one whole 18-byte entry.
         #expect(decodeError(packet("05", "02", "12 00", "37 2a"))?.offset == 2)
         // Format 1 with an 18-byte entry: four whole 4-byte entries, then 2 bytes left over.
-        #expect(decodeError(packet("05", "01", "18 00", "9e ca dc 24 0e e5 a9 e0 93 f3 a3 b5 02 00 40 6e"))?.offset == 18)
+        #expect(
+            decodeError(packet("05", "01", "18 00", "9e ca dc 24 0e e5 a9 e0 93 f3 a3 b5 02 00 40 6e"))?.offset == 18)
     }
 
     @Test(arguments: [0, 1] as [UInt8])
@@ -329,7 +334,9 @@ import Wire
     }
 
     @Test func readByTypeResponseLengthTwoIsHandlesWithEmptyValues() throws {
-        #expect(try decodePDU(packet("09", "02", "03 00", "05 00")) == .readByTypeResponse(length: 2, [.init(3, []), .init(5, [])]))
+        #expect(
+            try decodePDU(packet("09", "02", "03 00", "05 00"))
+                == .readByTypeResponse(length: 2, [.init(3, []), .init(5, [])]))
     }
 
     @Test(arguments: [0, 1, 2, 3] as [UInt8])
@@ -340,7 +347,9 @@ import Wire
     }
 
     @Test func readByGroupTypeResponseLengthFourIsGroupsWithEmptyValues() throws {
-        #expect(try decodePDU(packet("11", "04", "01 00", "07 00")) == .readByGroupTypeResponse(length: 4, [.init(1, 7, [])]))
+        #expect(
+            try decodePDU(packet("11", "04", "01 00", "07 00"))
+                == .readByGroupTypeResponse(length: 4, [.init(1, 7, [])]))
     }
 
     @Test func aListThatIsNotWholeEntriesThrowsAtTheLeftover() {
@@ -394,7 +403,9 @@ import Wire
         // Half a tuple header.
         #expect(decodeError(packet("23", "12 00 01 00 07", "1a 00 05"))?.offset == 6)
         // Two empty values: 8 bytes of tuples, the spec's minimum.
-        #expect(try decodePDU(packet("23", "12 00 00 00", "1a 00 00 00")) == .multipleHandleValueNotification([.init(0x12, []), .init(0x1A, [])]))
+        #expect(
+            try decodePDU(packet("23", "12 00 00 00", "1a 00 00 00"))
+                == .multipleHandleValueNotification([.init(0x12, []), .init(0x1A, [])]))
     }
 
     @Test func signatureShorterThanTwelveBytesThrowsAfterTheHandle() throws {
@@ -404,7 +415,9 @@ import Wire
             #expect(error?.offset == 3, "\(count) bytes")
         }
         let signature = [UInt8](repeating: 0xAA, count: 12)
-        #expect(try decodePDU(packet("d2", "12 00") + signature) == .signedWriteCommand(handle: 0x12, value: [], signature: signature))
+        #expect(
+            try decodePDU(packet("d2", "12 00") + signature)
+                == .signedWriteCommand(handle: 0x12, value: [], signature: signature))
     }
 
     @Test func reservedExecuteWriteFlagsSurvive() throws {

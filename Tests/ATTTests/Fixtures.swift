@@ -93,9 +93,11 @@ enum PDUSummary: Equatable, Sendable {
         case .findByTypeValueResponse(let list):
             self = .findByTypeValueResponse(list.map { HandleRange($0.found, $0.groupEnd) })
         case .readByTypeRequest(let start, let end, let type):
-            self = .readByTypeRequest(start: start, end: end, type: UUIDSummary(size: type.bytes.count, uuid: type.uuid))
+            self = .readByTypeRequest(
+                start: start, end: end, type: UUIDSummary(size: type.bytes.count, uuid: type.uuid))
         case .readByTypeResponse(let list):
-            self = .readByTypeResponse(length: list.entries.entryLength, list.map { HandleValue($0.handle, Array($0.value)) })
+            self = .readByTypeResponse(
+                length: list.entries.entryLength, list.map { HandleValue($0.handle, Array($0.value)) })
         case .readRequest(let handle): self = .readRequest(handle: handle)
         case .readResponse(let value): self = .readResponse(value: Array(value))
         case .readBlobRequest(let handle, let offset): self = .readBlobRequest(handle: handle, offset: offset)
@@ -103,7 +105,8 @@ enum PDUSummary: Equatable, Sendable {
         case .readMultipleRequest(let handles): self = .readMultipleRequest(handles: Array(handles))
         case .readMultipleResponse(let values): self = .readMultipleResponse(values: Array(values))
         case .readByGroupTypeRequest(let start, let end, let type):
-            self = .readByGroupTypeRequest(start: start, end: end, type: UUIDSummary(size: type.bytes.count, uuid: type.uuid))
+            self = .readByGroupTypeRequest(
+                start: start, end: end, type: UUIDSummary(size: type.bytes.count, uuid: type.uuid))
         case .readByGroupTypeResponse(let list):
             self = .readByGroupTypeResponse(
                 length: list.entries.entryLength, list.map { Group($0.handle, $0.groupEnd, Array($0.value)) })

@@ -225,7 +225,8 @@ enum PDUs {
                 .entry("04 00", "02", "05 00", "01 2a"),  // 0x0004: read; 0x0005; Appearance (0x2A01)
                 .entry("06 00", "02", "07 00", "04 2a"),  // 0x0006: read; 0x0007; PPCP (0x2A04)
                 .entry("09 00", "20", "0a 00", "05 2a"),  // 0x0009: indicate; 0x000A; Service Changed (0x2A05)
-                .entry("0c 00", "0a", "0d 00", "29 2b"),  // 0x000C: read, write; 0x000D; Client Supported Features (0x2B29)
+                // 0x000C: read, write; 0x000D; Client Supported Features (0x2B29)
+                .entry("0c 00", "0a", "0d 00", "29 2b"),
                 .entry("0e 00", "02", "0f 00", "2a 2b"),  // 0x000E: read; 0x000F; Database Hash (0x2B2A)
             ],
             expected: .readByTypeResponse(
@@ -289,7 +290,8 @@ enum PDUs {
                 "0f",  // opcode: Read Multiple Response
                 .value("41 03"),  // Appearance: 0x0341 (heart rate belt)
                 .value("01"),  // Body Sensor Location: 0x01 (chest)
-                .value("62 6c 65 74 72 61 63 65 20 68 65 61 72 74 20 72 61 74 65"),  // Device Name, first 19 bytes: "bletrace heart rate"
+                // Device Name, first 19 bytes: "bletrace heart rate"
+                .value("62 6c 65 74 72 61 63 65 20 68 65 61 72 74 20 72 61 74 65"),
             ],
             expected: .readMultipleResponse(values: [0x41, 0x03, 0x01] + Array("bletrace heart rate".utf8))),
         PDUCase(
@@ -395,7 +397,8 @@ enum PDUs {
                 "12 00",  // Attribute Handle: 0x0012
                 .signed(
                     value: "13 37",  // Attribute Value
-                    signature: "01 00 00 00 f1 87 1e 93 3c 90 0f f2"),  // Authentication Signature: SignCounter 1, then the MAC
+                    // Authentication Signature: SignCounter 1, then the MAC
+                    signature: "01 00 00 00 f1 87 1e 93 3c 90 0f f2"),
             ],
             expected: .signedWriteCommand(
                 handle: 0x0012, value: [0x13, 0x37],

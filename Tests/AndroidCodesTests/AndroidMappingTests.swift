@@ -8,8 +8,10 @@ import Testing
     /// bta_gattc_close: a disconnection's status is its HCI reason.
     @Test(
         arguments: [
-            (0x08, 8, "GATT_CONN_TIMEOUT"), (0x13, 19, "GATT_CONN_TERMINATE_PEER_USER"), (0x16, 22, "GATT_CONN_TERMINATE_LOCAL_HOST"),
-            (0x22, 34, "GATT_CONN_LMP_TIMEOUT"), (0x3E, 62, "GATT_CONN_FAILED_ESTABLISHMENT"), (0x15, 21, "GATT_CONN_TERMINATED_POWER_OFF"),
+            (0x08, 8, "GATT_CONN_TIMEOUT"), (0x13, 19, "GATT_CONN_TERMINATE_PEER_USER"),
+            (0x16, 22, "GATT_CONN_TERMINATE_LOCAL_HOST"),
+            (0x22, 34, "GATT_CONN_LMP_TIMEOUT"), (0x3E, 62, "GATT_CONN_FAILED_ESTABLISHMENT"),
+            (0x15, 21, "GATT_CONN_TERMINATED_POWER_OFF"),
         ] as [(UInt8, Int, String)])
     func aDisconnectionPassesItsReasonOn(_ reason: UInt8, _ status: Int, _ name: String) {
         let view = AndroidMapping.disconnection(reason: HCIStatus(rawValue: reason), requestedByApp: false)
@@ -43,7 +45,9 @@ import Testing
         let view = try #require(AndroidMapping.connectionFailure(status: HCIStatus(rawValue: status)))
         #expect(view.status == 133)
         #expect(view.name == "GATT_ERROR")
-        #expect(view.later == AndroidStatus.Release(since: "Android 15 (API 35)", status: 147, name: "GATT_CONNECTION_TIMEOUT"))
+        #expect(
+            view.later
+                == AndroidStatus.Release(since: "Android 15 (API 35)", status: 147, name: "GATT_CONNECTION_TIMEOUT"))
         #expect(view.callback == "onConnectionStateChange")
     }
 
@@ -55,10 +59,13 @@ import Testing
         let timeout = try #require(AndroidMapping.cancelledAttempt(after: 30.01))
         #expect(timeout.status == 133)
         #expect(timeout.later?.status == 147)
-        #expect(timeout.grade == .hypothesis, "the values are the source's; reading the cancel as the timeout's is by its time")
+        #expect(
+            timeout.grade == .hypothesis,
+            "the values are the source's; reading the cancel as the timeout's is by its time")
         #expect(AndroidMapping.cancelledAttempt(after: 29.6) != nil)
         #expect(AndroidMapping.cancelledAttempt(after: 5) == nil)
-        #expect(AndroidMapping.cancelledAttempt(after: 254) == nil, "a background connection the stack paused, no timeout")
+        #expect(
+            AndroidMapping.cancelledAttempt(after: 254) == nil, "a background connection the stack paused, no timeout")
         #expect(AndroidMapping.directConnectTimeout == 30)
     }
 
@@ -105,7 +112,8 @@ import Testing
         #expect(AndroidMapping.Operation(request: .executeWriteRequest, descriptor: false) == .executeWrite)
         #expect(AndroidMapping.Operation(request: .exchangeMTURequest, descriptor: false) == .mtu)
         #expect(AndroidMapping.attError(.requestNotSupported, operation: .mtu).callback == "onMtuChanged")
-        #expect(AndroidMapping.attError(.invalidOffset, operation: .executeWrite).callback == "onReliableWriteCompleted")
+        #expect(
+            AndroidMapping.attError(.invalidOffset, operation: .executeWrite).callback == "onReliableWriteCompleted")
         let discovery = AndroidMapping.attError(.insufficientAuthentication, operation: .discovery)
         #expect(discovery.callback == "onServicesDiscovered")
         #expect(discovery.grade == .hypothesis)
@@ -130,7 +138,12 @@ import Testing
         let timeout = AndroidMapping.disconnection(reason: .connectionTimeout, requestedByApp: false)
         #expect("\(timeout)" == "onConnectionStateChange, status 8 GATT_CONN_TIMEOUT [documented]")
         let failed = try #require(AndroidMapping.connectionFailure(status: .connectionFailedToBeEstablished))
-        #expect("\(failed)" == "onConnectionStateChange, status 133 GATT_ERROR; Android 15 (API 35) and later: 147 GATT_CONNECTION_TIMEOUT [documented]")
-        #expect("\(timeout.withoutCallback("a reason"))" == "no callback: a reason (status 8 GATT_CONN_TIMEOUT) [documented]")
+        #expect(
+            "\(failed)"
+                == "onConnectionStateChange, status 133 GATT_ERROR; Android 15 (API 35) and later: 147 GATT_CONNECTION_TIMEOUT [documented]"
+        )
+        #expect(
+            "\(timeout.withoutCallback("a reason"))"
+                == "no callback: a reason (status 8 GATT_CONN_TIMEOUT) [documented]")
     }
 }

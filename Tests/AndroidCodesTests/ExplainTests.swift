@@ -5,20 +5,30 @@ import Testing
 
 /// `bletrace explain`'s reading of each kind of input the issue lists (issue 43).
 @Suite struct ExplainTests {
-    func explain(_ input: String) throws -> Explanation { try #require(Explainer.explain(input), "\(input) is understood") }
+    func explain(_ input: String) throws -> Explanation {
+        try #require(Explainer.explain(input), "\(input) is understood")
+    }
 
     func kinds(_ explanation: Explanation) -> [String] { explanation.readings.map { "\($0.kind.rawValue) \($0.code)" } }
 
     @Test func aBare133IsAndroidsGattErrorAndTheATTError0x85() throws {
         let explanation = try explain("133")
-        #expect(kinds(explanation) == ["android-connection-status 133", "android-operation-status 133", "att-error 133", "cbatterror 133"])
+        #expect(
+            kinds(explanation) == [
+                "android-connection-status 133", "android-operation-status 133", "att-error 133", "cbatterror 133",
+            ])
         #expect(explanation.readings.prefix(2).allSatisfy { $0.name == "GATT_ERROR" })
         #expect(explanation.readings[2].name == "Application Error", "0x85 is 133")
         let connection = explanation.readings[0]
         #expect(connection.causes.contains { if case .connectTimedOut = $0.kind { true } else { false } })
         #expect(connection.causes.contains { if case .connectRefusedLocally = $0.kind { true } else { false } })
-        #expect(connection.causes.contains { if case .connectFailed(.connectionFailedToBeEstablished) = $0.kind { true } else { false } })
-        #expect(explanation.readings[1].causes.map(\.summary).contains { $0.contains("0x85") }, "a peer's 0x85 reads as 133")
+        #expect(
+            connection.causes.contains {
+                if case .connectFailed(.connectionFailedToBeEstablished) = $0.kind { true } else { false }
+            })
+        #expect(
+            explanation.readings[1].causes.map(\.summary).contains { $0.contains("0x85") }, "a peer's 0x85 reads as 133"
+        )
         #expect(explanation.considered.contains { $0.hasPrefix("HCI status or disconnection reason: 133 (decimal)") })
     }
 
@@ -28,7 +38,8 @@ import Testing
     }
 
     @Test func aLogcatLineIsReadInItsCallbacksContext() throws {
-        let explanation = try explain("D/BluetoothGatt: onClientConnectionState() - status=133 clientIf=7 device=D9:5D:75:70:97:0B")
+        let explanation = try explain(
+            "D/BluetoothGatt: onClientConnectionState() - status=133 clientIf=7 device=D9:5D:75:70:97:0B")
         #expect(kinds(explanation) == ["android-connection-status 133"])
         #expect(explanation.understoodAs == "logcat line (a connection state change)")
         let read = try explain("D/BluetoothGatt: onCharacteristicRead() - Device=D9:5D:75:70:97:0B handle=42 Status=5")
@@ -113,7 +124,10 @@ import Testing
         try explain("0x08").write { lines.append($0) }
         #expect(lines.first == "0x08: read as a hexadecimal code")
         #expect(lines.contains("       Android: onConnectionStateChange, status 8 GATT_CONN_TIMEOUT [documented]"))
-        #expect(lines.contains("       iOS:     centralManager(_:didDisconnectPeripheral:error:) with CBError.connectionTimeout (6) [reported]"))
+        #expect(
+            lines.contains(
+                "       iOS:     centralManager(_:didDisconnectPeripheral:error:) with CBError.connectionTimeout (6) [reported]"
+            ))
         #expect(lines.contains { $0.hasPrefix("  Android: Developer options") })
         #expect(lines.contains { $0.hasPrefix("  iOS: Install Apple's Bluetooth logging profile") })
     }

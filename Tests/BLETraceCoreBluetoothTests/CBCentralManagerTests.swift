@@ -11,7 +11,8 @@ import Wire
             (
                 CBCentralManager(),
                 CBCentralManager(delegate: nil, queue: nil),
-                CBCentralManager(delegate: nil, queue: nil, options: [CBCentralManagerOptionRestoreIdentifierKey: "door-lock"])
+                CBCentralManager(
+                    delegate: nil, queue: nil, options: [CBCentralManagerOptionRestoreIdentifierKey: "door-lock"])
             )
         }
         #expect(system.calls == Array(repeating: "init CBCentralManager", count: 3))
@@ -75,7 +76,9 @@ import Wire
         #expect(system.calls == ["init CBCentralManager"])
         #expect(central.apiMisuses.count == 7)
         #expect(system.misuses == central.apiMisuses)
-        #expect(central.apiMisuses[2] == "API MISUSE: <CBCentralManager> can only accept connect while powered on (state is poweredOff)")
+        #expect(
+            central.apiMisuses[2]
+                == "API MISUSE: <CBCentralManager> can only accept connect while powered on (state is poweredOff)")
         #expect(peripheral.state == .disconnected)
     }
 
@@ -84,7 +87,9 @@ import Wire
         system.known = [.peerA, .peerB]
         let central = poweredOnCentral(system, delegate: nil)
         let first = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: .peerA)])
-        let second = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: .peerB), CBPeer.identifier(for: .peerA)])
+        let second = central.retrievePeripherals(withIdentifiers: [
+            CBPeer.identifier(for: .peerB), CBPeer.identifier(for: .peerA),
+        ])
         #expect(first.count == 1 && second.count == 2)
         #expect(first[0] === second[1])
         #expect(first[0] !== second[0])
@@ -109,7 +114,9 @@ import Wire
         let central = poweredOnCentral(system, delegate: delegate)
         let a = central.peripheral(identifier: CBPeer.identifier(for: .peerA), address: .peerA)
         let b = central.peripheral(identifier: CBPeer.identifier(for: .peerB), address: .peerB)
-        let heart: [String: Any] = [CBAdvertisementDataServiceUUIDsKey: [CBUUID(string: "180D")], CBAdvertisementDataLocalNameKey: "Strap"]
+        let heart: [String: Any] = [
+            CBAdvertisementDataServiceUUIDsKey: [CBUUID(string: "180D")], CBAdvertisementDataLocalNameKey: "Strap",
+        ]
         let other: [String: Any] = [CBAdvertisementDataServiceUUIDsKey: [CBUUID(string: "FEAA")]]
         // Outside a scan nothing is reported.
         #expect(!central.deliver(.discovered(a, advertisementData: heart, rssi: -60)))
@@ -118,7 +125,8 @@ import Wire
         #expect(system.calls.last == "scan 180D")
         #expect(central.deliver(.discovered(a, advertisementData: heart, rssi: -60)))
         #expect(!central.deliver(.discovered(a, advertisementData: heart, rssi: -58)), "a duplicate is coalesced")
-        #expect(!central.deliver(.discovered(b, advertisementData: other, rssi: -70)), "another service is filtered out")
+        #expect(
+            !central.deliver(.discovered(b, advertisementData: other, rssi: -70)), "another service is filtered out")
         #expect(a.name == "Strap", "the advertised name names a peripheral with none")
         // A new scan with duplicates allowed reports every advertisement.
         central.scanForPeripherals(withServices: nil, options: [CBCentralManagerScanOptionAllowDuplicatesKey: true])
@@ -139,8 +147,16 @@ import Wire
         central.scanForPeripherals(
             withServices: [CBUUID(string: "180D")],
             options: [CBCentralManagerScanOptionSolicitedServiceUUIDsKey: [CBUUID(string: "1812")]])
-        #expect(central.deliver(.discovered(a, advertisementData: [CBAdvertisementDataOverflowServiceUUIDsKey: [CBUUID(string: "180D")]], rssi: -50)))
-        #expect(central.deliver(.discovered(b, advertisementData: [CBAdvertisementDataSolicitedServiceUUIDsKey: [CBUUID(string: "1812")]], rssi: -50)))
+        #expect(
+            central.deliver(
+                .discovered(
+                    a, advertisementData: [CBAdvertisementDataOverflowServiceUUIDsKey: [CBUUID(string: "180D")]],
+                    rssi: -50)))
+        #expect(
+            central.deliver(
+                .discovered(
+                    b, advertisementData: [CBAdvertisementDataSolicitedServiceUUIDsKey: [CBUUID(string: "1812")]],
+                    rssi: -50)))
     }
 
     @Test func connectMovesToConnectingAndNeverTimesOut() {
@@ -207,7 +223,9 @@ import Wire
         let delegate = NewDisconnectionDelegate()
         let central = poweredOnCentral(system, delegate: delegate)
         let peripheral = connectedPeripheral(system, central, delegate: nil)
-        system.send(.disconnected(peripheral, error: CBError(.connectionTimeout), timestamp: 12.5, isReconnecting: true), to: central)
+        system.send(
+            .disconnected(peripheral, error: CBError(.connectionTimeout), timestamp: 12.5, isReconnecting: true),
+            to: central)
         system.flush()
         #expect(delegate.log == ["new form timestamp=12.5 isReconnecting=true error=CBError.connectionTimeout"])
     }
@@ -259,7 +277,9 @@ import Wire
         final class QueueCheckingDelegate: NSObject, CBCentralManagerDelegate {
             let key = DispatchSpecificKey<String>()
             var seen: [String?] = []
-            func centralManagerDidUpdateState(_ central: CBCentralManager) { seen.append(DispatchQueue.getSpecific(key: key)) }
+            func centralManagerDidUpdateState(_ central: CBCentralManager) {
+                seen.append(DispatchQueue.getSpecific(key: key))
+            }
         }
         let delegate = QueueCheckingDelegate()
         let queue = DispatchQueue(label: "ble")
@@ -288,7 +308,10 @@ import Wire
         system.send(.ancsAuthorizationUpdated(peripheral, authorized: true), to: central)
         system.flush()
         #expect(system.calls.suffix(2) == ["registerForConnectionEvents", "retrieveConnected 180D"])
-        #expect(delegate.log.suffix(2) == ["centralManager(_:connectionEventDidOccur:for:)", "centralManager(_:didUpdateANCSAuthorizationFor:)"])
+        #expect(
+            delegate.log.suffix(2) == [
+                "centralManager(_:connectionEventDidOccur:for:)", "centralManager(_:didUpdateANCSAuthorizationFor:)",
+            ])
         #expect(peripheral.ancsAuthorized)
     }
 

@@ -12,7 +12,8 @@ import Wire
     init() {
         let (system, delegate) = (system, delegate)
         manager = BluetoothSystemContext.with(system) {
-            CBPeripheralManager(delegate: delegate, queue: nil, options: [CBPeripheralManagerOptionRestoreIdentifierKey: "sensor"])
+            CBPeripheralManager(
+                delegate: delegate, queue: nil, options: [CBPeripheralManagerOptionRestoreIdentifierKey: "sensor"])
         }
         system.flush()
     }
@@ -20,8 +21,11 @@ import Wire
     /// A published service with a notifying, writable characteristic and a user description.
     func publish() -> (CBMutableService, CBMutableCharacteristic) {
         let characteristic = CBMutableCharacteristic(
-            type: CBUUID(string: "2A37"), properties: [.read, .write, .notify], value: nil, permissions: [.readable, .writeable])
-        characteristic.descriptors = [CBMutableDescriptor(type: CBUUID(string: CBUUIDCharacteristicUserDescriptionString), value: "Rate")]
+            type: CBUUID(string: "2A37"), properties: [.read, .write, .notify], value: nil,
+            permissions: [.readable, .writeable])
+        characteristic.descriptors = [
+            CBMutableDescriptor(type: CBUUID(string: CBUUIDCharacteristicUserDescriptionString), value: "Rate")
+        ]
         let service = CBMutableService(type: CBUUID(string: "180D"), primary: true)
         service.characteristics = [characteristic]
         manager.add(service)
@@ -31,7 +35,9 @@ import Wire
     }
 
     @Test func initialisersRegisterAndReadTheRestoreIdentifier() {
-        let plain = BluetoothSystemContext.with(system) { (CBPeripheralManager(), CBPeripheralManager(delegate: nil, queue: nil)) }
+        let plain = BluetoothSystemContext.with(system) {
+            (CBPeripheralManager(), CBPeripheralManager(delegate: nil, queue: nil))
+        }
         #expect(system.calls == Array(repeating: "init CBPeripheralManager", count: 3))
         #expect(manager.restoreIdentifier == "sensor")
         #expect(plain.0.restoreIdentifier == nil)
@@ -59,9 +65,13 @@ import Wire
     @Test func servicesCoreBluetoothRefusesFailInDidAddAfterTheCall() {
         let gap = CBMutableService(type: CBUUID(string: "1800"), primary: true)
         let cached = CBMutableService(type: CBUUID(string: "FFF0"), primary: true)
-        cached.characteristics = [CBMutableCharacteristic(type: CBUUID(string: "FFF1"), properties: [.read, .write], value: Data([1]), permissions: [.readable])]
+        cached.characteristics = [
+            CBMutableCharacteristic(
+                type: CBUUID(string: "FFF1"), properties: [.read, .write], value: Data([1]), permissions: [.readable])
+        ]
         let cccd = CBMutableService(type: CBUUID(string: "FFF2"), primary: true)
-        let withCCCD = CBMutableCharacteristic(type: CBUUID(string: "FFF3"), properties: [.notify], value: nil, permissions: [.readable])
+        let withCCCD = CBMutableCharacteristic(
+            type: CBUUID(string: "FFF3"), properties: [.notify], value: nil, permissions: [.readable])
         withCCCD.descriptors = [CBMutableDescriptor(type: CBUUID(string: "2902"), value: Data([0, 0]))]
         cccd.characteristics = [withCCCD]
         manager.add(gap)
@@ -99,18 +109,22 @@ import Wire
         ("2901", DescriptorValue.string("a string"), false), ("2901", .data([0x41]), true), ("2901", .none, true),
         ("2904", .data([4, 0, 0, 0x27, 1, 0, 0]), false), ("2904", .string("format"), true),
         ("2906", .data([0, 0, 0xFF, 0]), false), ("2906", .data([0, 0, 0xFF]), true), ("2906", .number(1), true),
-        ("A1B2C3D4-0000-4000-8000-00805F9B34FB", .data([1]), false), ("A1B2C3D4-0000-4000-8000-00805F9B34FB", .string("text"), true),
+        ("A1B2C3D4-0000-4000-8000-00805F9B34FB", .data([1]), false),
+        ("A1B2C3D4-0000-4000-8000-00805F9B34FB", .string("text"), true),
         ("2902", .data([0, 0]), false), ("2908", .number(7), false), ("290B", .none, false),
     ])
     func makingADescriptorChecksOnlyItsValuesType(uuid: String, value: DescriptorValue, crashes: Bool) {
-        let descriptor = BluetoothSystemContext.with(system) { CBMutableDescriptor(type: CBUUID(string: uuid), value: value.object) }
+        let descriptor = BluetoothSystemContext.with(system) {
+            CBMutableDescriptor(type: CBUUID(string: uuid), value: value.object)
+        }
         #expect(system.crashes == (crashes ? ["descriptorValueType"] : []))
         #expect(descriptor.uuid == CBUUID(string: uuid))
     }
 
     @Test func aServiceWithCustomDescriptorsIsPublished() {
         let service = CBMutableService(type: CBUUID(string: "FFF0"), primary: true)
-        let characteristic = CBMutableCharacteristic(type: CBUUID(string: "FFF1"), properties: [.read], value: nil, permissions: [.readable])
+        let characteristic = CBMutableCharacteristic(
+            type: CBUUID(string: "FFF1"), properties: [.read], value: nil, permissions: [.readable])
         characteristic.descriptors = [
             CBMutableDescriptor(type: CBUUID(string: "2906"), value: Data([0, 0, 0x64, 0])),
             CBMutableDescriptor(type: CBUUID(string: "A1B2C3D4-0000-4000-8000-00805F9B34FB"), value: Data([1, 2])),
@@ -183,7 +197,8 @@ import Wire
         #expect(!manager.deliver(.readyToUpdateSubscribers))
         #expect(delegate.log.filter { $0 == "peripheralManagerIsReady(toUpdateSubscribers:)" }.count == 1)
         // A characteristic of no published service is not sent.
-        let stray = CBMutableCharacteristic(type: CBUUID(string: "FFF1"), properties: [.notify], value: nil, permissions: [])
+        let stray = CBMutableCharacteristic(
+            type: CBUUID(string: "FFF1"), properties: [.notify], value: nil, permissions: [])
         #expect(!manager.updateValue(Data([3]), for: stray, onSubscribedCentrals: nil))
     }
 
@@ -228,7 +243,8 @@ import Wire
         ]
         let restoring = EveryCallbackDelegate()
         let restored = BluetoothSystemContext.with(system) {
-            CBPeripheralManager(delegate: restoring, queue: nil, options: [CBPeripheralManagerOptionRestoreIdentifierKey: "sensor"])
+            CBPeripheralManager(
+                delegate: restoring, queue: nil, options: [CBPeripheralManagerOptionRestoreIdentifierKey: "sensor"])
         }
         system.flush()
         #expect(restoring.log == ["peripheralManager(_:willRestoreState:)", "peripheralManagerDidUpdateState(_:)"])
@@ -246,7 +262,8 @@ import Wire
         #expect(system.calls.suffix(3) == ["latency 0", "publishL2CAPChannel true", "unpublishL2CAPChannel 129"])
         #expect(
             delegate.log.suffix(3) == [
-                "peripheralManager(_:didPublishL2CAPChannel:error:)", "peripheralManager(_:didUnpublishL2CAPChannel:error:)",
+                "peripheralManager(_:didPublishL2CAPChannel:error:)",
+                "peripheralManager(_:didUnpublishL2CAPChannel:error:)",
                 "peripheralManager(_:didOpen:error:)",
             ])
     }

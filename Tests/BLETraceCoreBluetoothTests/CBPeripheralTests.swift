@@ -118,10 +118,12 @@ import Wire
         system.flush()
         #expect(
             delegate.log.suffix(3) == [
-                "peripheral(_:didUpdateValueFor:error:) characteristic", "peripheral(_:didWriteValueFor:error:) characteristic",
+                "peripheral(_:didUpdateValueFor:error:) characteristic",
+                "peripheral(_:didWriteValueFor:error:) characteristic",
                 "peripheral(_:didUpdateNotificationStateFor:error:)",
             ])
-        #expect(delegate.errors == ["peripheral(_:didWriteValueFor:error:) characteristic CBATTError.writeNotPermitted"])
+        #expect(
+            delegate.errors == ["peripheral(_:didWriteValueFor:error:) characteristic CBATTError.writeNotPermitted"])
         #expect(locationObject.value == Data([0x02]))
         #expect(measurementObject.isNotifying)
     }
@@ -135,7 +137,10 @@ import Wire
         system.answer(.value(nil, error: CBATTError(.insufficientAuthentication)))
         system.flush()
         #expect(locationObject.value == Data([7]))
-        #expect(delegate.errors == ["peripheral(_:didUpdateValueFor:error:) characteristic CBATTError.insufficientAuthentication"])
+        #expect(
+            delegate.errors == [
+                "peripheral(_:didUpdateValueFor:error:) characteristic CBATTError.insufficientAuthentication"
+            ])
     }
 
     @Test func notificationsReachOnlyCharacteristicsThatAreNotifyingInTheReadCallback() {
@@ -155,7 +160,8 @@ import Wire
         peripheral.setNotifyValue(true, for: locationObject)
         #expect(delegate.errors.isEmpty, "the answer comes after the call returns")
         system.flush()
-        #expect(delegate.errors == ["peripheral(_:didUpdateNotificationStateFor:error:) CBATTError.requestNotSupported"])
+        #expect(
+            delegate.errors == ["peripheral(_:didUpdateNotificationStateFor:error:) CBATTError.requestNotSupported"])
         #expect(system.requestNames.isEmpty)
         #expect(!locationObject.isNotifying)
     }
@@ -173,7 +179,9 @@ import Wire
         // With response, more than an attribute can hold fails in the callback.
         peripheral.writeValue(Data(count: 513), for: locationObject, type: .withResponse)
         system.flush()
-        #expect(delegate.errors.last == "peripheral(_:didWriteValueFor:error:) characteristic CBATTError.invalidAttributeValueLength")
+        #expect(
+            delegate.errors.last
+                == "peripheral(_:didWriteValueFor:error:) characteristic CBATTError.invalidAttributeValueLength")
     }
 
     @Test func writesWithoutResponseWhenTheQueueIsFullAreSentBestEffortThenTheReadyCallbackComes() {
@@ -214,7 +222,8 @@ import Wire
         #expect(system.requestNames.isEmpty)
         // Other descriptors are written and answered in their own callback.
         peripheral.discoverDescriptors(for: measurementObject)
-        system.answer(.descriptors([cccd, DescriptorDefinition(uuid: CBUUID(string: "2901"), handle: 0x0010)], error: nil))
+        system.answer(
+            .descriptors([cccd, DescriptorDefinition(uuid: CBUUID(string: "2901"), handle: 0x0010)], error: nil))
         system.flush()
         let userDescription = try #require(measurementObject.descriptors?.last)
         #expect(measurementObject.descriptors?.first === configuration)
@@ -351,7 +360,9 @@ import Wire
         other.readRSSI()
         #expect(system.requestNames.isEmpty)
         #expect(central.apiMisuses.count == 2)
-        #expect(central.apiMisuses[0].contains("<CBPeripheral C0:C1:C2:C3:C4:C5> discoverServices can only be used while the peripheral is connected"))
+        #expect(
+            central.apiMisuses[0].contains(
+                "<CBPeripheral C0:C1:C2:C3:C4:C5> discoverServices can only be used while the peripheral is connected"))
     }
 
     @Test func rssiNameIncludedServicesAndChannelsReachTheirMethods() {
@@ -369,7 +380,8 @@ import Wire
         #expect(heart.includedServices?.map(\.uuid.uuidString) == ["180F"])
         #expect(
             delegate.log.suffix(4) == [
-                "peripheral(_:didReadRSSI:error:)", "peripheralDidUpdateName(_:)", "peripheral(_:didDiscoverIncludedServicesFor:error:)",
+                "peripheral(_:didReadRSSI:error:)", "peripheralDidUpdateName(_:)",
+                "peripheral(_:didDiscoverIncludedServicesFor:error:)",
                 "peripheral(_:didOpen:error:)",
             ])
     }

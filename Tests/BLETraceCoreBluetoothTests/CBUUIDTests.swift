@@ -50,7 +50,9 @@ import Testing
         #expect(CBUUID(string: CBUUIDCharacteristicUserDescriptionString).uuidString == "2901")
     }
 
-    @Test(arguments: ["", "180", "180G", "12345", "0000180D00001000800000805F9B34FB", "0000180D-0000-1000-8000_00805F9B34FB"])
+    @Test(arguments: [
+        "", "180", "180G", "12345", "0000180D00001000800000805F9B34FB", "0000180D-0000-1000-8000_00805F9B34FB",
+    ])
     func stringsCoreBluetoothRefusesAreNotUUIDs(_ text: String) {
         #expect(CBUUID.parse(text) == nil)
     }

@@ -94,15 +94,20 @@ import Wire
         let manager = BluetoothSystemContext.with(system) { CBPeripheralManager(delegate: delegate, queue: nil) }
         system.flush()
         let service = CBMutableService(type: CBUUID(string: "FFF0"), primary: true)
-        let characteristic = CBMutableCharacteristic(type: CBUUID(string: "FFF1"), properties: [.read, .notify], value: nil, permissions: [.readable])
+        let characteristic = CBMutableCharacteristic(
+            type: CBUUID(string: "FFF1"), properties: [.read, .notify], value: nil, permissions: [.readable])
         service.characteristics = [characteristic]
         manager.add(service)
         let central = CBCentral(identifier: CBPeer.identifier(for: .peerB))
         for event: CBPeripheralManager.Event in [
-            .serviceAdded(service, error: nil), .advertisingStarted(error: nil), .subscribed(central, to: characteristic),
-            .unsubscribed(central, from: characteristic), .readRequest(CBATTRequest(central: central, characteristic: characteristic, offset: 0, value: nil)),
-            .writeRequests([CBATTRequest(central: central, characteristic: characteristic, offset: 0, value: Data([1]))]),
-            .l2capChannelPublished(0x80, error: nil), .l2capChannelUnpublished(0x80, error: nil), .l2capChannelOpened(nil, error: nil),
+            .serviceAdded(service, error: nil), .advertisingStarted(error: nil),
+            .subscribed(central, to: characteristic),
+            .unsubscribed(central, from: characteristic),
+            .readRequest(CBATTRequest(central: central, characteristic: characteristic, offset: 0, value: nil)),
+            .writeRequests([CBATTRequest(central: central, characteristic: characteristic, offset: 0, value: Data([1]))]
+            ),
+            .l2capChannelPublished(0x80, error: nil), .l2capChannelUnpublished(0x80, error: nil),
+            .l2capChannelOpened(nil, error: nil),
         ] {
             system.send(event, to: manager)
         }

@@ -23,11 +23,13 @@ import Testing
         var checked = 0
         var missing: [String] = []
         for file in files {
-            let lines = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8).components(separatedBy: "\n")
+            let lines = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8).components(
+                separatedBy: "\n")
             for (index, line) in lines.enumerated() {
                 let text = line.trimmingCharacters(in: .whitespaces)
                 guard text.hasPrefix("public ") || text.hasPrefix("open ") else { continue }
-                guard let funcRange = text.range(of: "func "), text.contains(") -> ") || text.contains(") throws -> ") else { continue }
+                guard let funcRange = text.range(of: "func "), text.contains(") -> ") || text.contains(") throws -> ")
+                else { continue }
                 let name = "func " + text[funcRange.upperBound...].prefix { $0.isLetter || $0.isNumber }
                 guard !Self.bletracesOwn.contains(name) else { continue }
                 checked += 1

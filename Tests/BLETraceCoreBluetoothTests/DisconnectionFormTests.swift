@@ -12,7 +12,9 @@ import Wire
         let delegate = BothDisconnectionsDelegate()
         let central = poweredOnCentral(system, delegate: delegate)
         let peripheral = connectedPeripheral(system, central, delegate: nil)
-        system.send(.disconnected(peripheral, error: CBError(.connectionTimeout), timestamp: 3, isReconnecting: true), to: central)
+        system.send(
+            .disconnected(peripheral, error: CBError(.connectionTimeout), timestamp: 3, isReconnecting: true),
+            to: central)
         system.flush()
         #expect(delegate.log == ["old form state=connecting"])
     }
@@ -24,7 +26,9 @@ import Wire
         let peripheral = connectedPeripheral(system, central, delegate: nil)
         system.send(.disconnected(peripheral, error: CBError(.connectionTimeout)), to: central)
         system.flush()
-        #expect(delegate.log.filter { $0.contains("didDisconnect") } == ["centralManager(_:didDisconnectPeripheral:error:)"])
+        #expect(
+            delegate.log.filter { $0.contains("didDisconnect") } == ["centralManager(_:didDisconnectPeripheral:error:)"]
+        )
     }
 
     @Test func aReconnectingPeripheralIsConnectingDuringTheCallback() {
@@ -62,7 +66,8 @@ import Wire
     @Test(arguments: [false, true])
     func autoReconnectWithTheIOS17MethodConnects(implementsBoth: Bool) {
         let system = ScriptedSystem()
-        let delegate: any CBCentralManagerDelegate = implementsBoth ? BothDisconnectionsDelegate() : NewDisconnectionDelegate()
+        let delegate: any CBCentralManagerDelegate =
+            implementsBoth ? BothDisconnectionsDelegate() : NewDisconnectionDelegate()
         let central = poweredOnCentral(system, delegate: delegate)
         let peripheral = central.peripheral(identifier: CBPeer.identifier(for: .peerA), address: .peerA)
         central.connect(peripheral, options: [CBConnectPeripheralOptionEnableAutoReconnect: true])
@@ -90,7 +95,9 @@ import Wire
         let centralDelegate = SubclassDelegate()
         let central = poweredOnCentral(system, delegate: centralDelegate)
         #expect(system.warnings.count == 1)
-        #expect(system.warnings.first?.contains("SubclassDelegate, inherits its conformance to CBCentralManagerDelegate from BaseDelegate") == true)
+        #expect(
+            system.warnings.first?.contains(
+                "SubclassDelegate, inherits its conformance to CBCentralManagerDelegate from BaseDelegate") == true)
         let delegate = SubclassDelegate()
         _ = connectedPeripheral(system, central, delegate: delegate)
         #expect(system.warnings.last?.contains("conformance to CBPeripheralDelegate") == true)

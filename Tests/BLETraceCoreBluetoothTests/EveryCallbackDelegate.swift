@@ -3,7 +3,8 @@ import Foundation
 
 /// A delegate of every kind that implements every method with CoreBluetooth's exact signature
 /// and writes down its name: a method the managers did not really call is missing from `log`.
-final class EveryCallbackDelegate: NSObject, CBCentralManagerDelegate, CBPeripheralDelegate, CBPeripheralManagerDelegate {
+final class EveryCallbackDelegate: NSObject, CBCentralManagerDelegate, CBPeripheralDelegate, CBPeripheralManagerDelegate
+{
     var log: [String] = []
     /// Errors given to the callbacks, in order.
     var errors: [String] = []
@@ -21,18 +22,27 @@ final class EveryCallbackDelegate: NSObject, CBCentralManagerDelegate, CBPeriphe
         onStateUpdate()
         note("centralManagerDidUpdateState(_:)")
     }
-    func centralManager(_ central: CBCentralManager, willRestoreState dict: [String: Any]) { note("centralManager(_:willRestoreState:)") }
-    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    func centralManager(_ central: CBCentralManager, willRestoreState dict: [String: Any]) {
+        note("centralManager(_:willRestoreState:)")
+    }
+    func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any],
+        rssi RSSI: NSNumber
+    ) {
         note("centralManager(_:didDiscover:advertisementData:rssi:)")
     }
-    func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) { note("centralManager(_:didConnect:)") }
+    func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
+        note("centralManager(_:didConnect:)")
+    }
     func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: Error?) {
         note("centralManager(_:didFailToConnect:error:)", error)
     }
     func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: Error?) {
         note("centralManager(_:didDisconnectPeripheral:error:)", error)
     }
-    func centralManager(_ central: CBCentralManager, connectionEventDidOccur event: CBConnectionEvent, for peripheral: CBPeripheral) {
+    func centralManager(
+        _ central: CBCentralManager, connectionEventDidOccur event: CBConnectionEvent, for peripheral: CBPeripheral
+    ) {
         note("centralManager(_:connectionEventDidOccur:for:)")
     }
     func centralManager(_ central: CBCentralManager, didUpdateANCSAuthorizationFor peripheral: CBPeripheral) {
@@ -41,9 +51,15 @@ final class EveryCallbackDelegate: NSObject, CBCentralManagerDelegate, CBPeriphe
 
     // CBPeripheralDelegate
     func peripheralDidUpdateName(_ peripheral: CBPeripheral) { note("peripheralDidUpdateName(_:)") }
-    func peripheral(_ peripheral: CBPeripheral, didModifyServices invalidatedServices: [CBService]) { note("peripheral(_:didModifyServices:)") }
-    func peripheral(_ peripheral: CBPeripheral, didReadRSSI RSSI: NSNumber, error: Error?) { note("peripheral(_:didReadRSSI:error:)", error) }
-    func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: Error?) { note("peripheral(_:didDiscoverServices:)", error) }
+    func peripheral(_ peripheral: CBPeripheral, didModifyServices invalidatedServices: [CBService]) {
+        note("peripheral(_:didModifyServices:)")
+    }
+    func peripheral(_ peripheral: CBPeripheral, didReadRSSI RSSI: NSNumber, error: Error?) {
+        note("peripheral(_:didReadRSSI:error:)", error)
+    }
+    func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: Error?) {
+        note("peripheral(_:didDiscoverServices:)", error)
+    }
     func peripheral(_ peripheral: CBPeripheral, didDiscoverIncludedServicesFor service: CBService, error: Error?) {
         note("peripheral(_:didDiscoverIncludedServicesFor:error:)", error)
     }
@@ -56,10 +72,14 @@ final class EveryCallbackDelegate: NSObject, CBCentralManagerDelegate, CBPeriphe
     func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: Error?) {
         note("peripheral(_:didWriteValueFor:error:) characteristic", error)
     }
-    func peripheral(_ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: Error?) {
+    func peripheral(
+        _ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: Error?
+    ) {
         note("peripheral(_:didUpdateNotificationStateFor:error:)", error)
     }
-    func peripheral(_ peripheral: CBPeripheral, didDiscoverDescriptorsFor characteristic: CBCharacteristic, error: Error?) {
+    func peripheral(
+        _ peripheral: CBPeripheral, didDiscoverDescriptorsFor characteristic: CBCharacteristic, error: Error?
+    ) {
         note("peripheral(_:didDiscoverDescriptorsFor:error:)", error)
     }
     func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor descriptor: CBDescriptor, error: Error?) {
@@ -68,11 +88,17 @@ final class EveryCallbackDelegate: NSObject, CBCentralManagerDelegate, CBPeriphe
     func peripheral(_ peripheral: CBPeripheral, didWriteValueFor descriptor: CBDescriptor, error: Error?) {
         note("peripheral(_:didWriteValueFor:error:) descriptor", error)
     }
-    func peripheralIsReady(toSendWriteWithoutResponse peripheral: CBPeripheral) { note("peripheralIsReady(toSendWriteWithoutResponse:)") }
-    func peripheral(_ peripheral: CBPeripheral, didOpen channel: CBL2CAPChannel?, error: Error?) { note("peripheral(_:didOpen:error:)", error) }
+    func peripheralIsReady(toSendWriteWithoutResponse peripheral: CBPeripheral) {
+        note("peripheralIsReady(toSendWriteWithoutResponse:)")
+    }
+    func peripheral(_ peripheral: CBPeripheral, didOpen channel: CBL2CAPChannel?, error: Error?) {
+        note("peripheral(_:didOpen:error:)", error)
+    }
 
     // CBPeripheralManagerDelegate
-    func peripheralManagerDidUpdateState(_ peripheral: CBPeripheralManager) { note("peripheralManagerDidUpdateState(_:)") }
+    func peripheralManagerDidUpdateState(_ peripheral: CBPeripheralManager) {
+        note("peripheralManagerDidUpdateState(_:)")
+    }
     func peripheralManager(_ peripheral: CBPeripheralManager, willRestoreState dict: [String: Any]) {
         note("peripheralManager(_:willRestoreState:)")
     }
@@ -82,10 +108,14 @@ final class EveryCallbackDelegate: NSObject, CBCentralManagerDelegate, CBPeriphe
     func peripheralManager(_ peripheral: CBPeripheralManager, didAdd service: CBService, error: Error?) {
         note("peripheralManager(_:didAdd:error:)", error)
     }
-    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral, didSubscribeTo characteristic: CBCharacteristic) {
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral, didSubscribeTo characteristic: CBCharacteristic
+    ) {
         note("peripheralManager(_:central:didSubscribeTo:)")
     }
-    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral, didUnsubscribeFrom characteristic: CBCharacteristic) {
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral, didUnsubscribeFrom characteristic: CBCharacteristic
+    ) {
         note("peripheralManager(_:central:didUnsubscribeFrom:)")
     }
     func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveRead request: CBATTRequest) {
@@ -119,7 +149,8 @@ final class NewDisconnectionDelegate: NSObject, CBCentralManagerDelegate {
         isReconnecting: Bool, error: Error?
     ) {
         onDisconnect(peripheral)
-        log.append("new form timestamp=\(timestamp) isReconnecting=\(isReconnecting) error=\(error.map { "\($0)" } ?? "nil")")
+        log.append(
+            "new form timestamp=\(timestamp) isReconnecting=\(isReconnecting) error=\(error.map { "\($0)" } ?? "nil")")
     }
 }
 

@@ -12,7 +12,8 @@ import Testing
 
     var requests: [GATTRequest] {
         [
-            .discoverServices(nil), .discoverIncludedServices(nil, for: service), .discoverCharacteristics(nil, for: service),
+            .discoverServices(nil), .discoverIncludedServices(nil, for: service),
+            .discoverCharacteristics(nil, for: service),
             .discoverDescriptors(for: characteristic), .readCharacteristic(characteristic), .readDescriptor(descriptor),
             .writeCharacteristic(Data([1]), characteristic), .writeDescriptor(Data([1]), descriptor),
             .setNotifyValue(true, characteristic),
@@ -41,9 +42,12 @@ import Testing
         }
         #expect(
             names == [
-                "didDiscoverServices", "didDiscoverIncludedServicesFor service", "didDiscoverCharacteristicsFor service",
-                "didDiscoverDescriptorsFor characteristic", "didUpdateValueFor characteristic", "didUpdateValueFor descriptor",
-                "didWriteValueFor characteristic", "didWriteValueFor descriptor", "didUpdateNotificationStateFor characteristic",
+                "didDiscoverServices", "didDiscoverIncludedServicesFor service",
+                "didDiscoverCharacteristicsFor service",
+                "didDiscoverDescriptorsFor characteristic", "didUpdateValueFor characteristic",
+                "didUpdateValueFor descriptor",
+                "didWriteValueFor characteristic", "didWriteValueFor descriptor",
+                "didUpdateNotificationStateFor characteristic",
             ])
         for request in requests {
             #expect(GATTResponse(failing: request, with: error).error is CBATTError)
@@ -52,7 +56,8 @@ import Testing
 
     @Test func anAnswerOfAnotherKindPairsWithNothing() {
         let answers: [GATTResponse] = [
-            .services([], error: nil), .characteristics([], error: nil), .descriptors([], error: nil), .value(nil, error: nil),
+            .services([], error: nil), .characteristics([], error: nil), .descriptors([], error: nil),
+            .value(nil, error: nil),
             .written(error: nil), .notificationState(isNotifying: true, error: nil),
         ]
         // Each request takes exactly one kind of answer.

@@ -39,7 +39,8 @@ import Wire
         system.send(.disconnected(peripheral, error: CBError(.connectionTimeout)), to: central)
         system.flush()
         advertise("Strap-3")
-        #expect(peripheral.name == "Polar H10", "iOS keeps the GAP name it read; the new advertisement does not rename it")
+        #expect(
+            peripheral.name == "Polar H10", "iOS keeps the GAP name it read; the new advertisement does not rename it")
     }
 
     @Test func didUpdateNameComesOnlyWhenTheGAPNameChanges() {

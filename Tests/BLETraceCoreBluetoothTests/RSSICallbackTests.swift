@@ -20,8 +20,12 @@ import Wire
     final class BothRSSIDelegate: NSObject, CBPeripheralDelegate {
         var log: [String] = []
         @available(*, deprecated)
-        func peripheralDidUpdateRSSI(_ peripheral: CBPeripheral, error: (any Error)?) { log.append("peripheralDidUpdateRSSI") }
-        func peripheral(_ peripheral: CBPeripheral, didReadRSSI RSSI: NSNumber, error: (any Error)?) { log.append("didReadRSSI \(RSSI)") }
+        func peripheralDidUpdateRSSI(_ peripheral: CBPeripheral, error: (any Error)?) {
+            log.append("peripheralDidUpdateRSSI")
+        }
+        func peripheral(_ peripheral: CBPeripheral, didReadRSSI RSSI: NSNumber, error: (any Error)?) {
+            log.append("didReadRSSI \(RSSI)")
+        }
     }
 
     @Test func aDelegateWithOnlyTheDeprecatedMethodGetsIt() {

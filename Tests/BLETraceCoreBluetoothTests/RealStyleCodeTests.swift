@@ -16,7 +16,11 @@ import Wire
         let lock = oldCentral.peripheral(identifier: CBPeer.identifier(for: .peerA), address: .peerA)
         system.send(
             .discovered(
-                lock, advertisementData: [CBAdvertisementDataLocalNameKey: "Lock", CBAdvertisementDataServiceUUIDsKey: [RestoringCentral.lockService]],
+                lock,
+                advertisementData: [
+                    CBAdvertisementDataLocalNameKey: "Lock",
+                    CBAdvertisementDataServiceUUIDsKey: [RestoringCentral.lockService],
+                ],
                 rssi: -48), to: oldCentral)
         system.flush()
         system.send(.connected(lock), to: oldCentral)
@@ -41,7 +45,10 @@ import Wire
         system.flush()
         let central = try #require(system.centrals.first)
         let lock = central.peripheral(identifier: CBPeer.identifier(for: .peerA), address: .peerA)
-        system.send(.discovered(lock, advertisementData: [CBAdvertisementDataServiceUUIDsKey: [RestoringCentral.lockService]], rssi: -60), to: central)
+        system.send(
+            .discovered(
+                lock, advertisementData: [CBAdvertisementDataServiceUUIDsKey: [RestoringCentral.lockService]], rssi: -60
+            ), to: central)
         system.flush()
         system.send(.connected(lock), to: central)
         system.flush()
@@ -171,7 +178,8 @@ import Wire
         #expect(system.calls.last == "openL2CAPChannel 129")
 
         let channel = CBL2CAPChannel(
-            peer: peripheral, psm: 0x0081, inputStream: InputStream(data: Data("hello".utf8)), outputStream: OutputStream(toMemory: ()))
+            peer: peripheral, psm: 0x0081, inputStream: InputStream(data: Data("hello".utf8)),
+            outputStream: OutputStream(toMemory: ()))
         system.send(.l2capChannelOpened(channel, error: nil), to: peripheral)
         system.flush()
         #expect(client.channel === channel)

@@ -8,7 +8,8 @@ import Wire
 @Suite struct SampleAppTests {
     let service = ServiceDefinition(uuid: BLESensorIdentifiers.service, handles: 0x0010...0x0014)
     let characteristic = CharacteristicDefinition(
-        uuid: BLESensorIdentifiers.characteristic, properties: [.read, .notify], declarationHandle: 0x0011, valueHandle: 0x0012)
+        uuid: BLESensorIdentifiers.characteristic, properties: [.read, .notify], declarationHandle: 0x0011,
+        valueHandle: 0x0012)
 
     @Test func theCentralScansConnectsSubscribesAndReconnectsAfterAnUnexpectedDisconnection() throws {
         let system = ScriptedSystem()
@@ -22,7 +23,8 @@ import Wire
             .discovered(
                 peripheral,
                 advertisementData: [
-                    CBAdvertisementDataServiceUUIDsKey: [BLESensorIdentifiers.service], CBAdvertisementDataLocalNameKey: "BLE Sensor",
+                    CBAdvertisementDataServiceUUIDsKey: [BLESensorIdentifiers.service],
+                    CBAdvertisementDataLocalNameKey: "BLE Sensor",
                 ], rssi: -52), to: central)
         system.flush()
         #expect(system.calls.suffix(2) == ["stopScan", "connect F0:F1:F2:F3:F4:05"])
@@ -49,7 +51,8 @@ import Wire
         system.flush()
         #expect(
             app.events == [
-                "scanning", "discovered BLE Sensor at -52 dBm", "connected", "subscribed", "lost: connectionTimeout", "disconnected",
+                "scanning", "discovered BLE Sensor at -52 dBm", "connected", "subscribed", "lost: connectionTimeout",
+                "disconnected",
             ])
         #expect(system.calls.last == "cancel F0:F1:F2:F3:F4:05")
     }
@@ -60,7 +63,10 @@ import Wire
         system.flush()
         let central = try #require(system.centrals.first)
         let peripheral = central.peripheral(identifier: CBPeer.identifier(for: .peerA), address: .peerA)
-        system.send(.discovered(peripheral, advertisementData: [CBAdvertisementDataServiceUUIDsKey: [BLESensorIdentifiers.service]], rssi: -60), to: central)
+        system.send(
+            .discovered(
+                peripheral, advertisementData: [CBAdvertisementDataServiceUUIDsKey: [BLESensorIdentifiers.service]],
+                rssi: -60), to: central)
         system.send(.connected(peripheral), to: central)
         system.flush()
         system.answer(.services([service], error: nil))
@@ -105,10 +111,16 @@ import Wire
                 CBATTRequest(central: central, characteristic: characteristic, offset: 0, value: Data([1])),
                 CBATTRequest(central: central, characteristic: characteristic, offset: 0, value: Data([2])),
             ]), to: manager)
-        system.send(.writeRequests([CBATTRequest(central: central, characteristic: characteristic, offset: 0, value: Data(count: 9))]), to: manager)
+        system.send(
+            .writeRequests([
+                CBATTRequest(central: central, characteristic: characteristic, offset: 0, value: Data(count: 9))
+            ]), to: manager)
         system.flush()
         #expect(app.received == [Data([1]), Data([2])])
-        #expect(system.calls.suffix(2) == ["respond success [1]", "respond invalidAttributeValueLength [0, 0, 0, 0, 0, 0, 0, 0, 0]"])
+        #expect(
+            system.calls.suffix(2) == [
+                "respond success [1]", "respond invalidAttributeValueLength [0, 0, 0, 0, 0, 0, 0, 0, 0]",
+            ])
         #expect(manager.unansweredRequests.isEmpty && manager.apiMisuses.isEmpty)
         // The queue fills: the reading waits for the ready signal.
         system.updateRoom = 0

@@ -36,7 +36,8 @@ final class ScriptedSystem: BluetoothSystem {
         later {
             switch manager {
             case let central as CBCentralManager: central.deliver(.stateUpdated(state, restoredState: restored))
-            case let peripheralManager as CBPeripheralManager: peripheralManager.deliver(.stateUpdated(state, restoredState: restored))
+            case let peripheralManager as CBPeripheralManager:
+                peripheralManager.deliver(.stateUpdated(state, restoredState: restored))
             default: break
             }
         }
@@ -77,7 +78,9 @@ final class ScriptedSystem: BluetoothSystem {
     func cancelPeripheralConnection(_ peripheral: CBPeripheral, for central: CBCentralManager) {
         calls.append("cancel \(peripheral.address!)")
     }
-    func connectRefused(_ peripheral: CBPeripheral, options: [String: Any]?, error: any Error, for central: CBCentralManager) {
+    func connectRefused(
+        _ peripheral: CBPeripheral, options: [String: Any]?, error: any Error, for central: CBCentralManager
+    ) {
         calls.append("connectRefused \(peripheral.address!)")
     }
     func retrievePeripherals(withIdentifiers identifiers: [UUID], for central: CBCentralManager) -> [CBPeripheral] {
@@ -86,7 +89,8 @@ final class ScriptedSystem: BluetoothSystem {
                 .map { central.peripheral(identifier: identifier, address: $0) }
         }
     }
-    func retrieveConnectedPeripherals(withServices services: [CBUUID], for central: CBCentralManager) -> [CBPeripheral] {
+    func retrieveConnectedPeripherals(withServices services: [CBUUID], for central: CBCentralManager) -> [CBPeripheral]
+    {
         calls.append("retrieveConnected \(services.map(\.uuidString).joined(separator: ","))")
         return []
     }
@@ -97,7 +101,8 @@ final class ScriptedSystem: BluetoothSystem {
         calls.append("perform \(request.methodName)")
         requests.append((request, peripheral))
     }
-    func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral) -> Bool {
+    func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral) -> Bool
+    {
         calls.append("writeWithoutResponse \(characteristic.uuid.uuidString) \(value.count)")
         writeRoom -= 1
         return writeRoom > 0
@@ -111,7 +116,9 @@ final class ScriptedSystem: BluetoothSystem {
         calls.append("add \(service.uuid.uuidString)")
         added.append(service)
     }
-    func remove(_ service: CBMutableService, for manager: CBPeripheralManager) { calls.append("remove \(service.uuid.uuidString)") }
+    func remove(_ service: CBMutableService, for manager: CBPeripheralManager) {
+        calls.append("remove \(service.uuid.uuidString)")
+    }
     func removeAllServices(for manager: CBPeripheralManager) { calls.append("removeAllServices") }
     func startAdvertising(_ advertisementData: [String: Any]?, for manager: CBPeripheralManager) {
         calls.append("startAdvertising \((advertisementData ?? [:]).keys.sorted().joined(separator: ","))")
@@ -129,13 +136,17 @@ final class ScriptedSystem: BluetoothSystem {
         calls.append("updateValue \(characteristic.uuid.uuidString) \([UInt8](value))")
         return true
     }
-    func setDesiredConnectionLatency(_ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral, manager: CBPeripheralManager) {
+    func setDesiredConnectionLatency(
+        _ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral, manager: CBPeripheralManager
+    ) {
         calls.append("latency \(latency.rawValue)")
     }
     func publishL2CAPChannel(withEncryption encryptionRequired: Bool, for manager: CBPeripheralManager) {
         calls.append("publishL2CAPChannel \(encryptionRequired)")
     }
-    func unpublishL2CAPChannel(_ psm: CBL2CAPPSM, for manager: CBPeripheralManager) { calls.append("unpublishL2CAPChannel \(psm)") }
+    func unpublishL2CAPChannel(_ psm: CBL2CAPPSM, for manager: CBPeripheralManager) {
+        calls.append("unpublishL2CAPChannel \(psm)")
+    }
 }
 
 extension BluetoothAddress {
@@ -144,7 +155,9 @@ extension BluetoothAddress {
 }
 
 /// A central manager created in `system`'s context, powered on and flushed.
-func poweredOnCentral(_ system: ScriptedSystem, delegate: (any CBCentralManagerDelegate)?, queue: DispatchQueue? = nil) -> CBCentralManager {
+func poweredOnCentral(_ system: ScriptedSystem, delegate: (any CBCentralManagerDelegate)?, queue: DispatchQueue? = nil)
+    -> CBCentralManager
+{
     let central = BluetoothSystemContext.with(system) { CBCentralManager(delegate: delegate, queue: queue) }
     system.flush()
     return central
@@ -152,7 +165,8 @@ func poweredOnCentral(_ system: ScriptedSystem, delegate: (any CBCentralManagerD
 
 /// A connected peripheral of `central`, with `delegate`.
 func connectedPeripheral(
-    _ system: ScriptedSystem, _ central: CBCentralManager, delegate: (any CBPeripheralDelegate)?, address: BluetoothAddress = .peerA
+    _ system: ScriptedSystem, _ central: CBCentralManager, delegate: (any CBPeripheralDelegate)?,
+    address: BluetoothAddress = .peerA
 ) -> CBPeripheral {
     let peripheral = central.peripheral(identifier: CBPeer.identifier(for: address), address: address)
     peripheral.delegate = delegate
@@ -166,6 +180,9 @@ func connectedPeripheral(
 /// Sensor Location (read) at 0x0011; Battery service 0x0013-0x0015 with Battery Level (read, notify).
 let heartRate = ServiceDefinition(uuid: CBUUID(string: "180D"), handles: 0x000C...0x0012)
 let battery = ServiceDefinition(uuid: CBUUID(string: "180F"), handles: 0x0013...0x0015)
-let measurement = CharacteristicDefinition(uuid: CBUUID(string: "2A37"), properties: [.notify], declarationHandle: 0x000D, valueHandle: 0x000E)
-let location = CharacteristicDefinition(uuid: CBUUID(string: "2A38"), properties: [.read, .writeWithoutResponse, .write], declarationHandle: 0x0010, valueHandle: 0x0011)
+let measurement = CharacteristicDefinition(
+    uuid: CBUUID(string: "2A37"), properties: [.notify], declarationHandle: 0x000D, valueHandle: 0x000E)
+let location = CharacteristicDefinition(
+    uuid: CBUUID(string: "2A38"), properties: [.read, .writeWithoutResponse, .write], declarationHandle: 0x0010,
+    valueHandle: 0x0011)
 let cccd = DescriptorDefinition(uuid: CBUUID(string: "2902"), handle: 0x000F)

@@ -79,7 +79,10 @@ import Testing
         // The model, on the main actor, saw each beat and the drop, in order.
         let model = try #require(holder.model)
         let seen = await MainActor.run { model.log }
-        #expect(seen == ["connected", "notifying", "72", "73", "74", "lost: connectionTimeout", "connected", "notifying", "80"])
+        #expect(
+            seen == [
+                "connected", "notifying", "72", "73", "74", "lost: connectionTimeout", "connected", "notifying", "80",
+            ])
     }
 
     @Test(arguments: ["continuations", "stream-model", "structured"])
@@ -124,10 +127,14 @@ import Testing
         let replay = await capture.replay(TickerApp.self)
         // A tick every 0.25 s of capture time from launch (stopScan), among the capture's
         // connection (0.264946) and notifications (0.377792, 0.478991, 0.579948), its drop (0.680858).
-        let timed = replay.flow.events.compactMap { event in event.time.map { (($0 * 1000).rounded() / 1000, event.name) } }
+        let timed = replay.flow.events.compactMap { event in
+            event.time.map { (($0 * 1000).rounded() / 1000, event.name) }
+        }
         let ticks = timed.filter { $0.1 == "stopScan" }.map(\.0)
         #expect(ticks == [0.25, 0.5, 0.75, 1.0], "\(replay.text)")
-        let order = timed.filter { ["stopScan", "didConnect", "didUpdateValueFor", "didDisconnectPeripheral"].contains($0.1) }
+        let order = timed.filter {
+            ["stopScan", "didConnect", "didUpdateValueFor", "didDisconnectPeripheral"].contains($0.1)
+        }
         #expect(
             order.map(\.1) == [
                 "stopScan", "didConnect", "didUpdateValueFor", "didUpdateValueFor", "stopScan", "didUpdateValueFor",
@@ -187,9 +194,11 @@ import Testing
     @Test func realTimeRunsAnAsyncApp() async {
         await #expect(processExitsWith: .success) {
             let (cassette, _) = try! Cassette.load(path: ConcurrencyReplayTests.capture)
-            let flow = await ReplayEngine(cassette: cassette, pacing: .realtime).run(ContinuationApp(), name: "continuations")
+            let flow = await ReplayEngine(cassette: cassette, pacing: .realtime).run(
+                ContinuationApp(), name: "continuations")
             let lines = ConcurrencyReplayTests.lines(flow)
-            let read = "peripheral didUpdateValueFor peripheral=F0:F1:F2:F3:F4:05 characteristic=2A38 value=01 error=nil"
+            let read =
+                "peripheral didUpdateValueFor peripheral=F0:F1:F2:F3:F4:05 characteristic=2A38 value=01 error=nil"
             if !lines.contains(read) || !lines.contains("app stopScan") { exit(1) }
         }
     }
@@ -245,12 +254,16 @@ final class AsyncBridge: NSObject, CBCentralManagerDelegate, CBPeripheralDelegat
             discovering = $0; peripheral.discoverServices(uuids)
         }
     }
-    nonisolated(nonsending) func discoverCharacteristics(_ uuids: [CBUUID], of service: CBService, on peripheral: CBPeripheral) async throws {
+    nonisolated(nonsending) func discoverCharacteristics(
+        _ uuids: [CBUUID], of service: CBService, on peripheral: CBPeripheral
+    ) async throws {
         try await withCheckedThrowingContinuation {
             discovering = $0; peripheral.discoverCharacteristics(uuids, for: service)
         }
     }
-    nonisolated(nonsending) func read(_ characteristic: CBCharacteristic, on peripheral: CBPeripheral) async throws -> Data {
+    nonisolated(nonsending) func read(_ characteristic: CBCharacteristic, on peripheral: CBPeripheral) async throws
+        -> Data
+    {
         try await withCheckedThrowingContinuation {
             reading = $0; peripheral.readValue(for: characteristic)
         }
@@ -270,7 +283,9 @@ final class AsyncBridge: NSObject, CBCentralManagerDelegate, CBPeripheralDelegat
     func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?) {
         connecting?.resume(throwing: error ?? CBError(.unknown)); connecting = nil
     }
-    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {
+    func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?
+    ) {
         sink.yield(.lost((error as? CBError)?.code))
     }
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {
@@ -281,15 +296,22 @@ final class AsyncBridge: NSObject, CBCentralManagerDelegate, CBPeripheralDelegat
         if let error { discovering?.resume(throwing: error) } else { discovering?.resume() }
         discovering = nil
     }
-    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    {
         if let reading {
             self.reading = nil
-            if let error { reading.resume(throwing: error) } else { reading.resume(returning: characteristic.value ?? Data()) }
+            if let error {
+                reading.resume(throwing: error)
+            } else {
+                reading.resume(returning: characteristic.value ?? Data())
+            }
         } else if let value = characteristic.value {
             sink.yield(.value(value))
         }
     }
-    func peripheral(_ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(
+        _ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: (any Error)?
+    ) {
         if characteristic.isNotifying { sink.yield(.notifying) }
     }
 }
@@ -313,8 +335,11 @@ final class ContinuationApp: BluetoothApp, Launchable, @unchecked Sendable {
             try await bridge.connect(sensor)
             try await bridge.discoverServices([CBUUID(string: "180D")], on: sensor)
             guard let service = sensor.services?.first else { return }
-            try await bridge.discoverCharacteristics([CBUUID(string: "2A37"), CBUUID(string: "2A38")], of: service, on: sensor)
-            guard let location = service.characteristics?.first(where: { $0.uuid == CBUUID(string: "2A38") }) else { return }
+            try await bridge.discoverCharacteristics(
+                [CBUUID(string: "2A37"), CBUUID(string: "2A38")], of: service, on: sensor)
+            guard let location = service.characteristics?.first(where: { $0.uuid == CBUUID(string: "2A38") }) else {
+                return
+            }
             let value = try await bridge.read(location, on: sensor)
             if value == Data([1]) { bridge.central.stopScan() }
         }

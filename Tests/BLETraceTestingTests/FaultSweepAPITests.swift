@@ -18,7 +18,8 @@ import Testing
         #expect(!result.survived, "\(result)")
         let fault = try #require(result.failures(breaking: .noReconnect).first)
         #expect("\(result)".contains("ReplayOptions(faults: [try Fault(parsing: \"\(fault)\")])"))
-        let alone = await replayCapture.replay(SensorApp.self, options: ReplayOptions(faults: [try Fault(parsing: "\(fault)")]))
+        let alone = await replayCapture.replay(
+            SensorApp.self, options: ReplayOptions(faults: [try Fault(parsing: "\(fault)")]))
         #expect(alone.finalState.connected.isEmpty && alone.finalState.pending.isEmpty, "\(alone)")
         #expect(!(result.sweep.reference.connected.isEmpty), "without the fault it ends connected")
         #expect(alone.flow.comments.contains { $0.hasPrefix("fault \(fault)") })
@@ -26,7 +27,8 @@ import Testing
 
     @Test func theTestsOwnCheckRunsOnEveryRun() async throws {
         let result = try await ReplayCapture(capture).sweep(SensorApp.self, faults: .all, points: 2) { run in
-            run.replay.events(.peripheral(.didUpdateValueFor)).count < 4 ? ["fewer than 4 heart rates after \(run.faults)"] : []
+            run.replay.events(.peripheral(.didUpdateValueFor)).count < 4
+                ? ["fewer than 4 heart rates after \(run.faults)"] : []
         }
         #expect(!result.sweep.runs.isEmpty)
         #expect(result.sweep.families == FaultSweep.Family.allCases)

@@ -19,7 +19,8 @@ final class SensorApp: NSObject, BluetoothApp, Launchable, CBCentralManagerDeleg
 
     func didFinishLaunching(_ launch: Launch) {
         known = launch.knownPeripherals
-        central = CBCentralManager(delegate: self, queue: nil, options: [CBCentralManagerOptionRestoreIdentifierKey: "sensor"])
+        central = CBCentralManager(
+            delegate: self, queue: nil, options: [CBCentralManagerOptionRestoreIdentifierKey: "sensor"])
     }
 
     func centralManager(_ central: CBCentralManager, willRestoreState dict: [String: Any]) {
@@ -102,7 +103,9 @@ final class BrokenSensorApp: NSObject, BluetoothApp, Launchable {
         // An app without one is suspended: the first connection and the link's loss reach it at
         // the foreground; its connect then comes after the capture's peer reconnected.
         let reconnecting = try #require(ReferenceApps.named("reconnecting"))
-        let suspended = await capture.replay(name: "reconnecting", options: options) { reconnecting.make(for: capture.cassette) }
+        let suspended = await capture.replay(name: "reconnecting", options: options) {
+            reconnecting.make(for: capture.cassette)
+        }
         #expect(suspended.events(.central(.didConnect)).count == 1, "\(suspended)")
         #expect(suspended.events(.central(.didConnect)).allSatisfy { $0.time == 3 })
     }
@@ -132,7 +135,9 @@ final class BrokenSensorApp: NSObject, BluetoothApp, Launchable {
             func centralManagerDidUpdateState(_ central: CBCentralManager) {
                 guard central.state == .poweredOn else { return }
                 // The object is not kept: iOS cancels the attempt when it is freed.
-                if let sensor = central.retrievePeripherals(withIdentifiers: Array(known.prefix(1))).first { central.connect(sensor) }
+                if let sensor = central.retrievePeripherals(withIdentifiers: Array(known.prefix(1))).first {
+                    central.connect(sensor)
+                }
             }
         }
         let capture = try ReplayCapture(supervisionTimeout)
@@ -149,14 +154,20 @@ final class BrokenSensorApp: NSObject, BluetoothApp, Launchable {
         let mirror = try #require(ReferenceApps.named("mirror"))
         let replay = await capture.replay(name: "mirror") { mirror.make(for: capture.cassette) }
         #expect(replay.surfaced(CBATTError.Code.insufficientAuthentication))
-        #expect(replay.errors.contains { $0.event.event == .peripheral(.didWriteValueFor) && $0.error == .att(.insufficientAuthentication) })
+        #expect(
+            replay.errors.contains {
+                $0.event.event == .peripheral(.didWriteValueFor) && $0.error == .att(.insufficientAuthentication)
+            })
         #expect(replay.errors.allSatisfy { $0.event.error == $0.error })
         // The flow's text writes the same error.
-        #expect(replay.text.contains("didWriteValueFor") && replay.text.contains("error=CBATTError.insufficientAuthentication"))
+        #expect(
+            replay.text.contains("didWriteValueFor")
+                && replay.text.contains("error=CBATTError.insufficientAuthentication"))
     }
 
     @Test func aGoldenFlowIsRecordedThenMatchedAndABrokenAppFailsWithTheDiff() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bletrace-golden-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bletrace-golden-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let golden = folder.appendingPathComponent("sensor.flow").path
@@ -169,7 +180,9 @@ final class BrokenSensorApp: NSObject, BluetoothApp, Launchable {
         let mismatch = try #require(throws: FlowMismatch.self) { try broken.expect(matching: golden, record: false) }
         #expect(mismatch.description.hasPrefix("flows differ: first difference at expected event"))
         #expect(mismatch.description.contains("\n- app connect peripheral=F0:F1:F2:F3:F4:05\n"))
-        #expect(throws: FlowMismatch.self) { try good.expect(matching: folder.appendingPathComponent("missing.flow").path, record: false) }
+        #expect(throws: FlowMismatch.self) {
+            try good.expect(matching: folder.appendingPathComponent("missing.flow").path, record: false)
+        }
     }
 
     @Test func eachRelaunchIsANewInstanceAndTheSweepSaysWhetherTheAppSurvives() async throws {
@@ -186,13 +199,17 @@ final class BrokenSensorApp: NSObject, BluetoothApp, Launchable {
         // subscribes. The sweep finds exactly those kill points.
         let sweep = await capture.sweep(SensorApp.self)
         #expect(!sweep.losses.isEmpty)
-        #expect(sweep.losses.allSatisfy { $0.lost == ["subscribed F0:F1:F2:F3:F4:05 2A37"] && $0.after.hasPrefix("app discover") })
+        #expect(
+            sweep.losses.allSatisfy {
+                $0.lost == ["subscribed F0:F1:F2:F3:F4:05 2A37"] && $0.after.hasPrefix("app discover")
+            })
     }
 }
 
 @Suite struct GoldenPatternTests {
     @Test func aGoldenFlowWrittenByHandNeedsOnlyWhatTheTestCaresAbout() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bletrace-pattern-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bletrace-pattern-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let pattern = folder.appendingPathComponent("reconnect.flow").path

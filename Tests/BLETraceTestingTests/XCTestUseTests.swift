@@ -10,7 +10,9 @@ final class XCTestUseTests: XCTestCase {
         let replay = await capture.replay(SensorApp.self)
         XCTAssertTrue(replay.reconnectedAfterUnexpectedDisconnection())
         XCTAssertEqual(replay.events(.central(.didDisconnectPeripheral)).count, 1)
-        let golden = FileManager.default.temporaryDirectory.appendingPathComponent("bletrace-xctest-\(UUID().uuidString).flow").path
+        let golden = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bletrace-xctest-\(UUID().uuidString).flow"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: golden) }
         try replay.expect(matching: golden, record: true)
         XCTAssertNoThrow(try replay.expect(matching: golden, record: false))

@@ -13,8 +13,11 @@ import Testing
 
     /// The HCI error of the first disconnection with `reason` in `errors --format json`.
     func disconnection(_ capture: String, reason: Int) throws -> [String: Any] {
-        let errors = try #require(try document("errors", "--format", "json", Fixtures.capture(capture))["errors"] as? [[String: Any]])
-        return try #require(errors.first { $0["layer"] as? String == "hci" && $0["code"] as? Int == reason }, "\(capture) has reason \(reason)")
+        let errors = try #require(
+            try document("errors", "--format", "json", Fixtures.capture(capture))["errors"] as? [[String: Any]])
+        return try #require(
+            errors.first { $0["layer"] as? String == "hci" && $0["code"] as? Int == reason },
+            "\(capture) has reason \(reason)")
     }
 
     @Test(
@@ -23,7 +26,9 @@ import Testing
             ("ll-response-timeout.btsnoop", 0x22, 34, "GATT_CONN_LMP_TIMEOUT"),
             ("peer-disconnect.btsnoop", 0x13, 19, "GATT_CONN_TERMINATE_PEER_USER"),
         ])
-    func aDisconnectionsErrorCarriesAndroidsStatus(_ capture: String, _ reason: Int, _ status: Int, _ name: String) throws {
+    func aDisconnectionsErrorCarriesAndroidsStatus(_ capture: String, _ reason: Int, _ status: Int, _ name: String)
+        throws
+    {
         let error = try disconnection(capture, reason: reason)
         let android = try #require(error["android"] as? [String: Any])
         #expect(android["status"] as? Int == status)
@@ -41,7 +46,9 @@ import Testing
     }
 
     @Test func attErrorsCarryTheOperationsCallback() throws {
-        let errors = try #require(try document("errors", "--format", "json", Fixtures.capture("att-errors.btsnoop"))["errors"] as? [[String: Any]])
+        let errors = try #require(
+            try document("errors", "--format", "json", Fixtures.capture("att-errors.btsnoop"))["errors"]
+                as? [[String: Any]])
         func android(_ code: Int) throws -> [String: Any] {
             let error = try #require(errors.first { $0["layer"] as? String == "att" && $0["code"] as? Int == code })
             return try #require(error["android"] as? [String: Any])
@@ -55,11 +62,14 @@ import Testing
         #expect((try android(0x80)["note"] as? String)?.contains("only the trace tells them apart") == true)
         let ends = errors.filter { $0["code"] as? Int == 0x0A && $0["expected"] as? Bool == true }
         #expect(!ends.isEmpty)
-        #expect(ends.allSatisfy { $0["android"] is NSNull }, "Attribute Not Found ending a discovery is success on Android")
+        #expect(
+            ends.allSatisfy { $0["android"] is NSNull }, "Attribute Not Found ending a discovery is success on Android")
     }
 
     @Test func lifecycleGivesEachEndItsStatus() throws {
-        let connections = try #require(try document("lifecycle", "--format", "json", Fixtures.capture("reconnect-supervision-timeout.btsnoop"))["connections"] as? [[String: Any]])
+        let connections = try #require(
+            try document("lifecycle", "--format", "json", Fixtures.capture("reconnect-supervision-timeout.btsnoop"))[
+                "connections"] as? [[String: Any]])
         let lost = try #require(connections.first { $0["reason"] as? Int == 0x08 })
         #expect((lost["android"] as? [String: Any])?["status"] as? Int == 8)
         let asked = try #require(connections.first { $0["initiator"] as? String == "local" })
@@ -67,7 +77,9 @@ import Testing
     }
 
     @Test func diagnoseGivesTheFindingsStatus() throws {
-        let findings = try #require(try document("diagnose", "--format", "json", Fixtures.capture("reconnect-supervision-timeout.btsnoop"))["findings"] as? [[String: Any]])
+        let findings = try #require(
+            try document("diagnose", "--format", "json", Fixtures.capture("reconnect-supervision-timeout.btsnoop"))[
+                "findings"] as? [[String: Any]])
         let lost = try #require(findings.first { $0["rule"] as? String == "link-ended-supervision-timeout" })
         let android = try #require(lost["android"] as? [String: Any])
         #expect(android["status"] as? Int == 8)
@@ -92,33 +104,47 @@ import Testing
     @Test func onTheFieldCapturesAndroidsStatusIsTheReasonOrTheCode() throws {
         let captures = Fixtures.sharedCaptures("field")
         if captures.isEmpty {
-            print("onTheFieldCapturesAndroidsStatusIsTheReasonOrTheCode: no field captures checked: \(Fixtures.sharedMissing)")
+            print(
+                "onTheFieldCapturesAndroidsStatusIsTheReasonOrTheCode: no field captures checked: \(Fixtures.sharedMissing)"
+            )
             return
         }
         var checked = 0
         for capture in captures {
             let result = try bletrace(["errors", "--format", "json", capture])
-            guard result.status == 0, let errors = try json(result.stdout)["errors"] as? [[String: Any]] else { continue }
+            guard result.status == 0, let errors = try json(result.stdout)["errors"] as? [[String: Any]] else {
+                continue
+            }
             for error in errors {
-                guard let android = error["android"] as? [String: Any], let code = error["code"] as? Int else { continue }
+                guard let android = error["android"] as? [String: Any], let code = error["code"] as? Int else {
+                    continue
+                }
                 let status = try #require(android["status"] as? Int)
                 switch error["layer"] as? String {
-                case "att" where android["callback"] as? String != "onServicesDiscovered" && error["pairing_failed_frame"] == nil:
+                case "att"
+                where android["callback"] as? String != "onServicesDiscovered" && error["pairing_failed_frame"] == nil:
                     #expect(status == code, "\(capture) frame \(error["frame"] ?? "?")")
-                case "hci" where error["request_name"] == nil && error["expected"] as? Bool == false && (error["handle"] as? Int) != nil:
-                    #expect(status == code, "\(capture) frame \(error["frame"] ?? "?"): a disconnection passes its reason on")
+                case "hci"
+                where error["request_name"] == nil && error["expected"] as? Bool == false
+                    && (error["handle"] as? Int) != nil:
+                    #expect(
+                        status == code,
+                        "\(capture) frame \(error["frame"] ?? "?"): a disconnection passes its reason on")
                 default: break
                 }
                 checked += 1
             }
         }
-        print("onTheFieldCapturesAndroidsStatusIsTheReasonOrTheCode: \(checked) Android views on \(captures.count) field captures")
+        print(
+            "onTheFieldCapturesAndroidsStatusIsTheReasonOrTheCode: \(checked) Android views on \(captures.count) field captures"
+        )
         #expect(checked > 0)
     }
 
     @Test(
         arguments: [
-            "133", "status=133", "GATT_ERROR", "CBErrorDomain Code=6", "CBATTErrorDomain Code=15", "reason 722", "0x3e", "Error 62 (0x3e)",
+            "133", "status=133", "GATT_ERROR", "CBErrorDomain Code=6", "CBATTErrorDomain Code=15", "reason 722", "0x3e",
+            "Error 62 (0x3e)",
             "D/BluetoothGatt: onClientConnectionState() - status=133 clientIf=7 device=D9:5D:75:70:97:0B",
             #"Error Domain=CBErrorDomain Code=7 "The specified device has disconnected from us.""#,
         ])

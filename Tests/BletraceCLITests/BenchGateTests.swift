@@ -38,7 +38,9 @@ import Testing
     /// The gate's exit status and output on a run whose fastest times are `times` (µs).
     static func check(_ times: [String: Double]) throws -> ProcessResult {
         let python = try #require(which("python3"), "python3 is missing: scripts/bench_ratios.py needs it")
-        let results = "[" + times.sorted { $0.key < $1.key }.map { element($0.key, fastest: $0.value) }.joined(separator: ",") + "]"
+        let results =
+            "[" + times.sorted { $0.key < $1.key }.map { element($0.key, fastest: $0.value) }.joined(separator: ",")
+            + "]"
         let resultsPath = try Fixtures.temporaryFile(Array(results.utf8), name: "gate.jmh.json")
         let specPath = try Fixtures.temporaryFile(Array(spec.utf8), name: "ratios.json")
         return try run(python, [script, "check", specPath, resultsPath])
@@ -68,8 +70,12 @@ import Testing
         times["ReplayMirror.replay_1M_records_mirror"] = 1_000_000
         let result = try Self.check(times)
         #expect(result.status == 1)
-        #expect(result.stdout.contains("ReplayMirror.replay_1M_records_mirror") && result.stdout.contains("WORSE: past its limit"), "\(result.stdout)")
-        let decoder = result.stdout.split(separator: "\n").first { $0.hasPrefix("ATTCodec.ATT_decode_notification_20B") }
+        #expect(
+            result.stdout.contains("ReplayMirror.replay_1M_records_mirror")
+                && result.stdout.contains("WORSE: past its limit"), "\(result.stdout)")
+        let decoder = result.stdout.split(separator: "\n").first {
+            $0.hasPrefix("ATTCodec.ATT_decode_notification_20B")
+        }
         #expect(decoder.map { !$0.contains("WORSE") } == true, "\(result.stdout)")
     }
 
@@ -86,6 +92,8 @@ import Testing
         times["CaptureFraming.btsnoop_framing_1M_records_forEach"] = nil
         let result = try Self.check(times)
         #expect(result.status == 1)
-        #expect(result.stdout.contains("MISSING: CaptureFraming.btsnoop_framing_1M_records_forEach is not in the run"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("MISSING: CaptureFraming.btsnoop_framing_1M_records_forEach is not in the run"),
+            "\(result.stdout)")
     }
 }

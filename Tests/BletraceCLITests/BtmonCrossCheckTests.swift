@@ -79,7 +79,9 @@ import Testing
             var mine = Header(direction: record["direction"] as? String ?? "", kind: record["kind"] as? String ?? "")
             if mine.kind == "command" { mine.code = hci["opcode"] as? Int }
             if mine.kind == "event" { mine.code = hci["event"] as? Int }
-            if mine != header, mismatches.count < 10 { mismatches.append("record #\(number): btmon \(header), bletrace \(mine)") }
+            if mine != header, mismatches.count < 10 {
+                mismatches.append("record #\(number): btmon \(header), bletrace \(mine)")
+            }
             compared += 1
         }
         // (On captures that start with ATT traffic, btmon crashes on the first record.)

@@ -34,7 +34,8 @@ import Testing
         #expect(classic.allSatisfy { $0["cb_error"] == nil && $0["status"] as? Int == 0x04 })
         let summary = try #require(document["summary"] as? [String: Any])
         #expect((summary["br_edr"] as? [String: Any])?["failed"] as? Int == 229)
-        let errors = try #require(try json(try bletrace("errors", busy, "--format", "json").stdout)["errors"] as? [[String: Any]])
+        let errors = try #require(
+            try json(try bletrace("errors", busy, "--format", "json").stdout)["errors"] as? [[String: Any]])
         let pageTimeouts = errors.filter { $0["code"] as? Int == 0x04 && $0["layer"] as? String == "hci" }
         #expect(pageTimeouts.count == 229)
         #expect(pageTimeouts.allSatisfy { $0["transport"] as? String == "classic" && $0["cb"] is NSNull })
@@ -58,25 +59,38 @@ import Testing
     }
 
     @Test func peerTransportAndTimeSelectConnectionsAndErrors() throws {
-        let all = try #require(try json(try bletrace("lifecycle", busy, "--format", "json").stdout)["connections"] as? [[String: Any]])
-        let le = try #require(try json(try bletrace("lifecycle", busy, "--format", "json", "--transport", "le").stdout)["connections"] as? [[String: Any]])
+        let all = try #require(
+            try json(try bletrace("lifecycle", busy, "--format", "json").stdout)["connections"] as? [[String: Any]])
+        let le = try #require(
+            try json(try bletrace("lifecycle", busy, "--format", "json", "--transport", "le").stdout)["connections"]
+                as? [[String: Any]])
         #expect(le.count == all.filter { $0["transport"] as? String == "le" }.count)
         #expect(le.count == 49)
         // By name (its beginning, any case) and by address: the same connections.
         let named = try #require(all.first { ($0["peer_name"] as? String)?.hasPrefix("NOVA_") == true })
-        let byName = try #require(try json(try bletrace("lifecycle", busy, "--format", "json", "--peer", "nova_").stdout)["connections"] as? [[String: Any]])
-        let byAddress = try #require(try json(try bletrace("lifecycle", busy, "--format", "json", "--peer", named["peer"] as! String).stdout)["connections"] as? [[String: Any]])
+        let byName = try #require(
+            try json(try bletrace("lifecycle", busy, "--format", "json", "--peer", "nova_").stdout)["connections"]
+                as? [[String: Any]])
+        let byAddress = try #require(
+            try json(try bletrace("lifecycle", busy, "--format", "json", "--peer", named["peer"] as! String).stdout)[
+                "connections"] as? [[String: Any]])
         #expect(!byName.isEmpty)
         #expect(byName.map { $0["id"] as? Int } == byAddress.map { $0["id"] as? Int })
         // A window keeps what overlaps it.
-        let early = try #require(try json(try bletrace("lifecycle", busy, "--format", "json", "--to", "30").stdout)["connections"] as? [[String: Any]])
+        let early = try #require(
+            try json(try bletrace("lifecycle", busy, "--format", "json", "--to", "30").stdout)["connections"]
+                as? [[String: Any]])
         #expect(!early.isEmpty && early.count < all.count)
         let first = try #require(try json(try bletrace("info", busy, "--format", "json").stdout)["first_ts_us"] as? Int)
-        #expect(early.allSatisfy { (($0["attempt_ts_us"] ?? $0["connect_ts_us"]) as? Int ?? first) <= first + 30_000_000 })
+        #expect(
+            early.allSatisfy { (($0["attempt_ts_us"] ?? $0["connect_ts_us"]) as? Int ?? first) <= first + 30_000_000 })
         // errors and decode take the same options.
-        let errors = try #require(try json(try bletrace("errors", busy, "--format", "json", "--transport", "br-edr").stdout)["errors"] as? [[String: Any]])
+        let errors = try #require(
+            try json(try bletrace("errors", busy, "--format", "json", "--transport", "br-edr").stdout)["errors"]
+                as? [[String: Any]])
         #expect(errors.count == 229)
-        let decoded = try jsonLines(try bletrace("decode", busy, "--format", "jsonl", "--from", "10", "--to", "20").stdout)
+        let decoded = try jsonLines(
+            try bletrace("decode", busy, "--format", "jsonl", "--from", "10", "--to", "20").stdout)
         #expect(!decoded.isEmpty)
         #expect(try bletrace("lifecycle", busy, "--from", "20", "--to", "10").status == 2)
     }

@@ -12,11 +12,15 @@ import TraceFiles
     // handle 0x0010 with value 0x0048 on connection handle 0x0001.
     static let reset: [UInt8] = [0x01, 0x03, 0x0C, 0x00]
     static let resetComplete: [UInt8] = [0x04, 0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00]
-    static let notification: [UInt8] = [0x02, 0x01, 0x20, 0x09, 0x00, 0x05, 0x00, 0x04, 0x00, 0x1B, 0x10, 0x00, 0x00, 0x48]
+    static let notification: [UInt8] = [
+        0x02, 0x01, 0x20, 0x09, 0x00, 0x05, 0x00, 0x04, 0x00, 0x1B, 0x10, 0x00, 0x00, 0x48,
+    ]
 
     @Test func capturesAnH4StreamIntoAFileUntilTheCount() throws {
         let server = try LoopbackServer()
-        let done = server.serve([Self.reset, Self.resetComplete + Self.notification.prefix(5), Array(Self.notification.dropFirst(5))], holdOpen: .seconds(3))
+        let done = server.serve(
+            [Self.reset, Self.resetComplete + Self.notification.prefix(5), Array(Self.notification.dropFirst(5))],
+            holdOpen: .seconds(3))
         let output = try Fixtures.temporaryFile([], name: "live.btsnoop")
         let result = try bletrace("capture", "-i", "tcp:127.0.0.1:\(server.port)", "-w", output, "--count", "3")
         done.wait()

@@ -78,7 +78,9 @@ import Testing
     @Test func lifecycleTellsTheStory() throws {
         let result = try bletrace("lifecycle", capture)
         #expect(result.stdout.contains("disconnected by the peer or the link: Connection Timeout (0x08)"))
-        #expect(result.stdout.contains("CoreBluetooth: didDisconnectPeripheral, error CBError.connectionTimeout (6) [reported]"))
+        #expect(
+            result.stdout.contains(
+                "CoreBluetooth: didDisconnectPeripheral, error CBError.connectionTimeout (6) [reported]"))
         #expect(result.stdout.contains("disconnected by this host"))
     }
 
@@ -86,7 +88,8 @@ import Testing
         let replay = try bletrace("replay", capture, "--app", "reconnecting")
         #expect(replay.status == 0)
         #expect(replay.stdout.hasPrefix("# bletrace flow 2\n"))
-        let diff = try bletrace("diff", Fixtures.capture("reconnect-supervision-timeout.reconnecting.flow"), "-", stdin: replay.stdout)
+        let diff = try bletrace(
+            "diff", Fixtures.capture("reconnect-supervision-timeout.reconnecting.flow"), "-", stdin: replay.stdout)
         #expect(diff.status == 0, "\(diff.stdout)")
         #expect(diff.stdout.contains("flows are equal (7 events)"))
     }
@@ -177,7 +180,8 @@ import Testing
     }
 
     @Test func errorFindsEveryFailureAndEveryDisconnection() throws {
-        let result = try bletrace("decode", Fixtures.capture("att-errors.btsnoop"), "--filter", "error", "--format", "jsonl")
+        let result = try bletrace(
+            "decode", Fixtures.capture("att-errors.btsnoop"), "--filter", "error", "--format", "jsonl")
         let records = try jsonLines(result.stdout)
         // 11 Error Responses and the final Disconnection Complete.
         #expect(records.count == 12)
@@ -200,7 +204,8 @@ import Testing
 
 @Suite struct DecodeVerboseTests {
     @Test func showsEveryFieldOfACommandAnEventAndAnATTPDU() throws {
-        let result = try bletrace("decode", "-v", Fixtures.capture("reconnect-supervision-timeout.btsnoop"), "--filter", "command=0x200d")
+        let result = try bletrace(
+            "decode", "-v", Fixtures.capture("reconnect-supervision-timeout.btsnoop"), "--filter", "command=0x200d")
         #expect(result.status == 0)
         // LE Create Connection as Bumble sent it (Captures/README.md): peer, own type random,
         // interval 12-24, supervision timeout 72 (720 ms).
@@ -208,7 +213,8 @@ import Testing
         #expect(result.stdout.contains("          peer address: F0:F1:F2:F3:F4:05\n"))
         #expect(result.stdout.contains("          supervision timeout: 72 (0x48)\n"))
         #expect(result.stdout.contains("          opcode: LE Create Connection\n"))  // its Command Status
-        let att = try bletrace("decode", "-v", Fixtures.capture("reconnect-supervision-timeout.btsnoop"), "--filter", "att=0x02")
+        let att = try bletrace(
+            "decode", "-v", Fixtures.capture("reconnect-supervision-timeout.btsnoop"), "--filter", "att=0x02")
         #expect(att.stdout.contains("          client MTU: 247 (0xf7)\n"))
     }
 
@@ -219,7 +225,9 @@ import Testing
         #expect(result.stdout.contains("rssi: -50"))
     }
 
-    @Test(.sharedCaptures, arguments: ["whoisbe-pongbot-last.btsnoop", "fotonick-hciparse-test00.pklg", "wangdalian-btsnooper.btsnoop"])
+    @Test(
+        .sharedCaptures,
+        arguments: ["whoisbe-pongbot-last.btsnoop", "fotonick-hciparse-test00.pklg", "wangdalian-btsnooper.btsnoop"])
     func describesEveryRecordOfARealCapture(_ file: String) throws {
         let path = Fixtures.publicCapture(file)
         let verbose = try bletrace("decode", "-v", path)
@@ -237,7 +245,10 @@ import Testing
         #expect(result.status == 0)
         let names = result.stdout.split(separator: "\n").map { $0.split(separator: "\t")[0] }
         #expect(names.first == "mirror")
-        #expect(Set(names).isSuperset(of: ["mirror", "reconnecting", "explorer", "heart-rate", "sdk-timeout", "sensor-server"]))
+        #expect(
+            Set(names).isSuperset(of: [
+                "mirror", "reconnecting", "explorer", "heart-rate", "sdk-timeout", "sensor-server",
+            ]))
         #expect(result.stdout.split(separator: "\n").allSatisfy { $0.split(separator: "\t").count == 2 })
     }
 
@@ -247,7 +258,8 @@ import Testing
     }
 
     @Test func unmatchedFailExitsOneAfterPrintingTheFlowSoFar() throws {
-        let result = try bletrace("replay", Fixtures.capture("att-errors.btsnoop"), "--app", "explorer", "--unmatched", "fail")
+        let result = try bletrace(
+            "replay", Fixtures.capture("att-errors.btsnoop"), "--app", "explorer", "--unmatched", "fail")
         #expect(result.status == 1)
         #expect(result.stdout.contains("# divergence: F0:F1:F2:F3:F4:05 setNotifyValue"))
         #expect(result.stdout.hasPrefix("# bletrace flow"))
@@ -257,6 +269,9 @@ import Testing
         let result = try bletrace("replay", Fixtures.capture("att-errors.btsnoop"))
         #expect(result.status == 0)
         #expect(result.stdout.contains("system launch app=mirror"))
-        #expect(result.stdout.contains("peripheral didWriteValueFor peripheral=F0:F1:F2:F3:F4:05 characteristic=EEE4 error=CBATTError.Code(128)"))
+        #expect(
+            result.stdout.contains(
+                "peripheral didWriteValueFor peripheral=F0:F1:F2:F3:F4:05 characteristic=EEE4 error=CBATTError.Code(128)"
+            ))
     }
 }

@@ -13,8 +13,12 @@ import Testing
     init() throws {
         directory = try ContainerFixtures.directory()
         let captures = directory.appendingPathComponent("Captures")
-        try FileManager.default.createDirectory(at: captures.appendingPathComponent("recorded"), withIntermediateDirectories: true)
-        for name in ["Captures/reconnect.btsnoop", "Captures/restore.pklg", "Captures/scan.btsnoop", "expected.flow", "notes.txt"] {
+        try FileManager.default.createDirectory(
+            at: captures.appendingPathComponent("recorded"), withIntermediateDirectories: true)
+        for name in [
+            "Captures/reconnect.btsnoop", "Captures/restore.pklg", "Captures/scan.btsnoop", "expected.flow",
+            "notes.txt",
+        ] {
             try Data().write(to: directory.appendingPathComponent(name))
         }
     }
@@ -46,18 +50,25 @@ import Testing
 
     /// The apps `replay --list-apps` names, one a line before a tab.
     var appNames: [String] {
-        get throws { try bletrace("replay", "--list-apps").stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) } }
+        get throws {
+            try bletrace("replay", "--list-apps").stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }
+        }
     }
 
     @Test(arguments: ["info", "decode", "errors", "diagnose", "stats", "lifecycle", "gatt", "replay", "convert"])
     func bashCompletesTheCaptureArgumentWithFilesAndDirectories(_ command: String) throws {
-        #expect(Set(try bash("bletrace \(command) Captures/re")) == ["Captures/reconnect.btsnoop", "Captures/restore.pklg", "Captures/recorded"])
+        #expect(
+            Set(try bash("bletrace \(command) Captures/re")) == [
+                "Captures/reconnect.btsnoop", "Captures/restore.pklg", "Captures/recorded",
+            ])
     }
 
     @Test func bashCompletesEveryOutputFileOption() throws {
         for line in [
-            "bletrace info x -o Captures/s", "bletrace lifecycle x --output Captures/s", "bletrace replay x -o Captures/s",
-            "bletrace convert x -o Captures/s", "bletrace capture -i hci0 -o Captures/s", "bletrace diff a b -o Captures/s",
+            "bletrace info x -o Captures/s", "bletrace lifecycle x --output Captures/s",
+            "bletrace replay x -o Captures/s",
+            "bletrace convert x -o Captures/s", "bletrace capture -i hci0 -o Captures/s",
+            "bletrace diff a b -o Captures/s",
         ] {
             #expect(try bash(line) == ["Captures/scan.btsnoop"], "\(line)")
         }
@@ -111,15 +122,21 @@ import Testing
     /// them; nothing when the line names no container.
     @Test func bashCompletesTheMembersOfTheContainerOnTheLine() throws {
         let report = try ContainerFixtures.androidBugReport(files: [
-            ("btsnoop_hci.log", Fixtures.capture("att-errors.btsnoop")), ("btsnoop_hci.log.last", Fixtures.capture("scan.btsnoop")),
+            ("btsnoop_hci.log", Fixtures.capture("att-errors.btsnoop")),
+            ("btsnoop_hci.log.last", Fixtures.capture("scan.btsnoop")),
         ])
         let info = try bletrace("info", report)
-        let listed = [ContainerFixtures.androidLogs + "btsnoop_hci.log", ContainerFixtures.androidLogs + "btsnoop_hci.log.last"]
+        let listed = [
+            ContainerFixtures.androidLogs + "btsnoop_hci.log", ContainerFixtures.androidLogs + "btsnoop_hci.log.last",
+        ]
         for member in listed { #expect(info.stdout.contains(member), "\(info.stdout)") }
         for command in ["lifecycle", "replay", "convert"] {
             #expect(Set(try bash("bletrace \(command) \(report) --member ")) == Set(listed), "\(command)")
         }
-        #expect(try bash("bletrace lifecycle \(report) --member \(ContainerFixtures.androidLogs)btsnoop_hci.log.") == [listed[1]])
+        #expect(
+            try bash("bletrace lifecycle \(report) --member \(ContainerFixtures.androidLogs)btsnoop_hci.log.") == [
+                listed[1]
+            ])
         #expect(try bash("bletrace lifecycle \(Fixtures.capture("scan.btsnoop")) --member ").isEmpty)
     }
 
@@ -138,8 +155,10 @@ import Testing
         #expect(try bash("bletrace lifecycle \(capture) --peer \(first.prefix(5))").contains(first))
         // A scan's advertisers and their names.
         let scan = Fixtures.capture("scan.btsnoop")
-        let devices = try #require(try json(try bletrace("lifecycle", scan, "--format", "json").stdout)["scans"] as? [[String: Any]])
-            .flatMap { $0["devices"] as? [[String: Any]] ?? [] }
+        let devices = try #require(
+            try json(try bletrace("lifecycle", scan, "--format", "json").stdout)["scans"] as? [[String: Any]]
+        )
+        .flatMap { $0["devices"] as? [[String: Any]] ?? [] }
         let offered = Set(try bash("bletrace decode \(scan) --peer "))
         #expect(!devices.isEmpty)
         for device in devices {
@@ -151,7 +170,8 @@ import Testing
 
     @Test func bashCompletesTheFieldsOfAFilter() throws {
         #expect(try bash("bletrace decode x --filter att.e") == ["att.error"])
-        #expect(Set(try bash("bletrace decode x --filter btatt.")) == ["btatt.opcode", "btatt.handle", "btatt.error_code"])
+        #expect(
+            Set(try bash("bletrace decode x --filter btatt.")) == ["btatt.opcode", "btatt.handle", "btatt.error_code"])
     }
 
     @Test func bashCompletesSubcommandNames() throws {
@@ -167,15 +187,23 @@ import Testing
         // The script's own functions call `bletrace`: it is found on PATH.
         let bin = directory.appendingPathComponent("bin")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: bin.appendingPathComponent("bletrace").path, withDestinationPath: bletracePath)
+        try FileManager.default.createSymbolicLink(
+            atPath: bin.appendingPathComponent("bletrace").path, withDestinationPath: bletracePath)
         func complete(_ line: String) throws -> [String] {
             let result = try run(
-                fish, ["--no-config", "-c", "cd $argv[1]; and source $argv[2]; and complete -C $argv[3]", directory.path, scriptFile, line],
+                fish,
+                [
+                    "--no-config", "-c", "cd $argv[1]; and source $argv[2]; and complete -C $argv[3]", directory.path,
+                    scriptFile, line,
+                ],
                 input: nil, environment: ["PATH": "\(bin.path):/usr/bin:/bin", "HOME": directory.path])
             #expect(result.status == 0, "\(result.stderr)")
             return result.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }
         }
-        #expect(Set(try complete("bletrace lifecycle Captures/re")) == ["Captures/reconnect.btsnoop", "Captures/restore.pklg", "Captures/recorded/"])
+        #expect(
+            Set(try complete("bletrace lifecycle Captures/re")) == [
+                "Captures/reconnect.btsnoop", "Captures/restore.pklg", "Captures/recorded/",
+            ])
         #expect(Set(try complete("bletrace info x -o Captures/s")) == ["Captures/scan.btsnoop"])
         #expect(try complete("bletrace replay x --app ") == (try appNames))
         #expect(try complete("bletrace errors x --fail-on ") == ["unexpected", "any"])
@@ -200,7 +228,11 @@ import Testing
             let scriptFile = directory.appendingPathComponent("_bletrace").path
             try script.write(toFile: scriptFile, atomically: true, encoding: .utf8)
             let result = try run(
-                zsh, ["-f", "-c", "autoload -U compinit && compinit -u -D && source $1 && whence -w _bletrace_replay", "zsh", scriptFile],
+                zsh,
+                [
+                    "-f", "-c", "autoload -U compinit && compinit -u -D && source $1 && whence -w _bletrace_replay",
+                    "zsh", scriptFile,
+                ],
                 input: nil, environment: ["HOME": directory.path, "PATH": "/usr/bin:/bin"])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.contains("_bletrace_replay: function"))

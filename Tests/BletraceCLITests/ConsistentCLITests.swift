@@ -72,14 +72,17 @@ import Testing
         let text = try bletrace("decode", capture).stdout.split(separator: "\n")
         let line = try #require(text.first { $0.contains("ATT Error Response") })
         #expect(line.split(separator: " ").first == "43")
-        let errors = try #require(try json(try bletrace("errors", capture, "--format", "json").stdout)["errors"] as? [[String: Any]])
+        let errors = try #require(
+            try json(try bletrace("errors", capture, "--format", "json").stdout)["errors"] as? [[String: Any]])
         #expect(errors.first?["index"] as? Int == 42)
         #expect(errors.first?["frame"] as? Int == 43)
         #expect(try bletrace("errors", capture, "--all").stdout.contains("frame 43"))
     }
 
     @Test func lifecycleJSONGivesMillisecondsWithTheRawUnitsBesideThem() throws {
-        let document = try json(try bletrace("lifecycle", Fixtures.capture("reconnect-supervision-timeout.btsnoop"), "--format", "json").stdout)
+        let document = try json(
+            try bletrace("lifecycle", Fixtures.capture("reconnect-supervision-timeout.btsnoop"), "--format", "json")
+                .stdout)
         let connection = try #require((document["connections"] as? [[String: Any]])?.first)
         // Captures/README.md: interval 12 (15 ms), supervision timeout 72 (720 ms).
         #expect(connection["interval_raw"] as? Int == 12)
@@ -97,7 +100,8 @@ import Testing
         #expect(first["mtu"] as? Int == 247)
         #expect(first["mtu_exchanged"] as? Bool == true)
         // lightsapp's four LE connections begin in the capture and never exchange an MTU.
-        let lights = try json(try bletrace("lifecycle", Fixtures.publicCapture("mchwalisz-lightsapp.btsnoop"), "--format", "json").stdout)
+        let lights = try json(
+            try bletrace("lifecycle", Fixtures.publicCapture("mchwalisz-lightsapp.btsnoop"), "--format", "json").stdout)
         let connections = try #require(lights["connections"] as? [[String: Any]])
         let le = connections.filter { $0["transport"] as? String == "le" && $0["outcome"] as? String != "failed" }
         #expect(!le.isEmpty)

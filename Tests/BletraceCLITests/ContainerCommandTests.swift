@@ -9,7 +9,9 @@ import TestSupport
     let previous = Fixtures.publicCapture("whoisbe-pongbot-last.btsnoop")
 
     func bugReport() throws -> String {
-        try ContainerFixtures.androidBugReport(files: [("btsnoop_hci.log", current), ("btsnoop_hci.log.last", previous)])
+        try ContainerFixtures.androidBugReport(files: [
+            ("btsnoop_hci.log", current), ("btsnoop_hci.log.last", previous),
+        ])
     }
 
     @Test(
@@ -45,10 +47,13 @@ import TestSupport
         let members = try #require(container["members"] as? [[String: Any]])
         #expect(
             members.map { $0["path"] as? String } == [
-                ContainerFixtures.androidLogs + "btsnoop_hci.log", ContainerFixtures.androidLogs + "btsnoop_hci.log.last",
+                ContainerFixtures.androidLogs + "btsnoop_hci.log",
+                ContainerFixtures.androidLogs + "btsnoop_hci.log.last",
             ])
-        let currentCount = try #require(try json(bletrace("info", "--format", "json", current).stdout)["records"] as? Int)
-        let previousCount = try #require(try json(bletrace("info", "--format", "json", previous).stdout)["records"] as? Int)
+        let currentCount = try #require(
+            try json(bletrace("info", "--format", "json", current).stdout)["records"] as? Int)
+        let previousCount = try #require(
+            try json(bletrace("info", "--format", "json", previous).stdout)["records"] as? Int)
         #expect(members.map { $0["records"] as? Int } == [currentCount, previousCount])
         #expect(members.map { $0["default"] as? Bool } == [true, false])
         #expect(members.map { $0["read"] as? Bool } == [true, false])
@@ -112,7 +117,10 @@ import TestSupport
         let result = try bletrace("stats", "--format", "jsonl", "--jobs", "1", folder.path)
         #expect(result.status == 0)
         let files = try jsonLines(result.stdout).compactMap { $0["file"] as? String }
-        #expect(Set(files) == [folder.appendingPathComponent("a.zip").path, folder.appendingPathComponent("b.btsnoop.gz").path])
+        #expect(
+            Set(files) == [
+                folder.appendingPathComponent("a.zip").path, folder.appendingPathComponent("b.btsnoop.gz").path,
+            ])
     }
 
     @Test(.sharedCaptures) func damagedContainerIsBadInputNamingTheMember() throws {

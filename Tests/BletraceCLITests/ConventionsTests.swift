@@ -32,7 +32,9 @@ import Testing
         "explain": ["explain", "status=133"],
     ]
     /// The commands that write a report for people, and take --color.
-    static let reporting = ["info", "decode", "errors", "diagnose", "stats", "lifecycle", "gatt", "replay", "diff", "explain"]
+    static let reporting = [
+        "info", "decode", "errors", "diagnose", "stats", "lifecycle", "gatt", "replay", "diff", "explain",
+    ]
     /// The commands that write a file or a report, and take -o.
     static let writing = reporting + ["convert", "capture"]
 
@@ -41,7 +43,9 @@ import Testing
         let listed = help.components(separatedBy: "SUBCOMMANDS:").last!.split(separator: "\n")
             .compactMap { line -> String? in
                 let words = line.split(separator: " ")
-                guard line.hasPrefix("  "), !line.hasPrefix("    "), let first = words.first, first != "See" else { return nil }
+                guard line.hasPrefix("  "), !line.hasPrefix("    "), let first = words.first, first != "See" else {
+                    return nil
+                }
                 return String(first)
             }
         #expect(Set(listed) == Set(Self.runs.keys))
@@ -58,7 +62,9 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
-    @Test(arguments: ["info", "decode", "errors", "diagnose", "stats", "lifecycle", "gatt", "replay", "diff", "convert"])
+    @Test(arguments: [
+        "info", "decode", "errors", "diagnose", "stats", "lifecycle", "gatt", "replay", "diff", "convert",
+    ])
     func aFileThatCannotBeReadIsOneBletraceLine(_ command: String) throws {
         var arguments = Self.runs[command]! + (command == "convert" ? ["-o", "-"] : [])
         arguments[1] = "/nonexistent/capture.btsnoop"
@@ -114,7 +120,9 @@ import Testing
         let replayed = try bletrace(["replay", "-"], input: bytes)
         #expect(replayed.status == 0, "\(replayed.stderr)")
         // (The flow's first comment names the capture as given.)
-        func events(_ flow: String) -> [Substring] { flow.split(separator: "\n").filter { !$0.hasPrefix("# capture:") } }
+        func events(_ flow: String) -> [Substring] {
+            flow.split(separator: "\n").filter { !$0.hasPrefix("# capture:") }
+        }
         #expect(events(replayed.stdout) == events(try bletrace("replay", Self.capture).stdout))
         let flowBytes = Data(try Fixtures.contents(Self.flow))
         #expect(try bletrace(["diff", "-", Self.flow], input: flowBytes).status == 0)
@@ -141,7 +149,9 @@ import Testing
         let script = try #require(which("script"))
         func onTerminal(_ environment: [String: String], _ options: String = "") throws -> String {
             let command = "\(bletracePath) errors \(Self.capture) \(options)"
-            let result = try run(script, ["-qec", command, "/dev/null"], input: nil, environment: environment.merging(["PATH": "/usr/bin:/bin"]) { $1 })
+            let result = try run(
+                script, ["-qec", command, "/dev/null"], input: nil,
+                environment: environment.merging(["PATH": "/usr/bin:/bin"]) { $1 })
             #expect(result.status == 0, "\(result.stderr)")
             return result.stdout
         }
@@ -205,7 +215,8 @@ import Testing
     @Test func aMisspeltSubcommandGetsTheNearestNames() throws {
         let typo = try bletrace("lifecycl", Self.capture)
         #expect(typo.status == 2)
-        #expect(typo.stderr.hasPrefix("bletrace: unknown command 'lifecycl'; did you mean 'lifecycle'?"), "\(typo.stderr)")
+        #expect(
+            typo.stderr.hasPrefix("bletrace: unknown command 'lifecycl'; did you mean 'lifecycle'?"), "\(typo.stderr)")
         #expect(try bletrace("dif", "a", "b").stderr.contains("did you mean 'diff'?"))
         #expect(try bletrace("stast", Self.capture).stderr.contains("did you mean 'stats'?"))
         let nothingNear = try bletrace("xyzzy")
@@ -255,7 +266,9 @@ import Testing
     func aPeerThatNamesNoDeviceIsAWarning(_ command: String) throws {
         let result = try bletrace(command, Self.capture, "--peer", "nobody")
         #expect(result.status == 0)
-        #expect(result.stderr.contains("bletrace: warning: --peer nobody names no device of \(Self.capture)"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("bletrace: warning: --peer nobody names no device of \(Self.capture)"),
+            "\(result.stderr)")
         // A peer of the capture: no warning.
         #expect(try bletrace(command, Self.capture, "--peer", "F0:F1:F2:F3:F4:05").stderr.isEmpty)
     }
@@ -264,7 +277,8 @@ import Testing
         // whoisbe-pongbot-last: GATT discovery with five LE peers, BR/EDR attempts that never connected.
         let capture = Fixtures.publicCapture("whoisbe-pongbot-last.btsnoop")
         func peers(_ options: String...) throws -> [String] {
-            try bletrace(["gatt", capture] + options).stdout.split(separator: "\n").filter { $0.hasPrefix("peer ") }.map(String.init)
+            try bletrace(["gatt", capture] + options).stdout.split(separator: "\n").filter { $0.hasPrefix("peer ") }
+                .map(String.init)
         }
         let all = try peers()
         #expect(all.count >= 2)
@@ -272,13 +286,17 @@ import Testing
         let address = String(first.split(separator: " ")[1])
         #expect(try peers("--peer", address) == [first])
         #expect(try peers("--transport", "br-edr").isEmpty)
-        #expect(try bletrace("gatt", capture, "--transport", "br-edr").stdout.hasPrefix("no GATT discovery on the connections selected"))
+        #expect(
+            try bletrace("gatt", capture, "--transport", "br-edr").stdout.hasPrefix(
+                "no GATT discovery on the connections selected"))
         #expect(try peers("--to", "10").count < all.count)
         #expect(try bletrace("gatt", capture, "--peer", "nobody").stderr.contains("warning: --peer nobody"))
         #expect(try bletrace("gatt", capture, "--brief").status == 2)
     }
 
-    @Test(.sharedCaptures, arguments: [["--peer", "5C:B2:60:06:49:73"], ["--transport", "br-edr"], ["--from", "600", "--to", "1200"]])
+    @Test(
+        .sharedCaptures,
+        arguments: [["--peer", "5C:B2:60:06:49:73"], ["--transport", "br-edr"], ["--from", "600", "--to", "1200"]])
     func statsCountsWhatDecodeShowsAndLifecycleTellsUnderTheSameSelection(_ options: [String]) throws {
         let capture = Fixtures.publicCapture("whoisbe-pongbot-last.btsnoop")
         let counts = try json(try bletrace(["stats", capture, "--format", "json"] + options).stdout)
@@ -293,7 +311,8 @@ import Testing
 
     @Test func aLiveSourceIsNamedAsTheUserNamedIt() throws {
         // Without a controller hci0 (a container, a CI machine), the failure names hci0 as given.
-        let result = try bletrace("capture", "-i", "hci0", "-o", try Fixtures.temporaryFile([], name: "live.btsnoop"), "--duration", "0.2")
+        let result = try bletrace(
+            "capture", "-i", "hci0", "-o", try Fixtures.temporaryFile([], name: "live.btsnoop"), "--duration", "0.2")
         if result.status != 0 {
             #expect(result.stderr.hasPrefix("bletrace: hci0"), "\(result.stderr)")
         }

@@ -23,14 +23,19 @@ import Wire
         let result = try bletrace("convert", Self.attErrors, out)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty)
-        #expect(result.stdout.contains("→ \(out) (pcapng, link type 201 (BLUETOOTH_HCI_H4_WITH_PHDR)): 100 records written"))
+        #expect(
+            result.stdout.contains("→ \(out) (pcapng, link type 201 (BLUETOOTH_HCI_H4_WITH_PHDR)): 100 records written")
+        )
         #expect(try CaptureReader(path: out).format == .pcapng(linkType: 201))
         let (records, fault) = try Fixtures.readAll(out)
         #expect(fault == nil)
         #expect(records.map(\.timestamp) == (try Fixtures.readAll(Self.attErrors).records.map(\.timestamp)))
     }
 
-    @Test(arguments: [("out.btsnoop", "btsnoop"), ("out.log", "btsnoop"), ("out.cfa", "btsnoop"), ("out.pcap", "pcap"), ("out.PKLG", "pklg")])
+    @Test(arguments: [
+        ("out.btsnoop", "btsnoop"), ("out.log", "btsnoop"), ("out.cfa", "btsnoop"), ("out.pcap", "pcap"),
+        ("out.PKLG", "pklg"),
+    ])
     func namesTheTargetFormatByExtension(name: String, format: String) throws {
         let out = try Self.output(name)
         let result = try bletrace("convert", Self.attErrors, out)
@@ -87,7 +92,10 @@ import Wire
         #expect(result.status == 1)
         #expect(result.stdout.contains("2052 records written"))
         let lines = result.stderr.split(separator: "\n").map(String.init)
-        #expect(lines.first == "bletrace: \(out): what btsnoop, datalink 1002 (HCI UART (H4)) cannot hold, by reason (187 records not written):")
+        #expect(
+            lines.first
+                == "bletrace: \(out): what btsnoop, datalink 1002 (HCI UART (H4)) cannot hold, by reason (187 records not written):"
+        )
         #expect(
             Array(lines.dropFirst()) == [
                 "  159 records: not written: a PacketLogger kernel record (type 0xf8); btsnoop 1002 holds only HCI packets (btsnoop 2001 or pcap 254 would carry it)",

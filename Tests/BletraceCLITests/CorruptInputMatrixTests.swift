@@ -84,18 +84,23 @@ import TraceFiles
         let ends = try recordEnds(Fixtures.capture(name))
         for cut in [ends[40] + 3, ends[90] - 2] {
             let path = try Fixtures.temporaryFile(Array(bytes[..<cut]), name: "cut-\(name)")
-            let frames = try run(tshark, ["-r", path, "-T", "fields", "-e", "frame.number"]).stdout.split(separator: "\n").compactMap { Int($0) }
+            let frames = try run(tshark, ["-r", path, "-T", "fields", "-e", "frame.number"]).stdout.split(
+                separator: "\n"
+            ).compactMap { Int($0) }
             #expect(frames == Array(1...frames.count), "\(name) cut at \(cut)")
             let result = try bletrace("decode", path)
             #expect(result.status == 1)
-            #expect(result.stderr.hasPrefix("bletrace: \(path): frame \(frames.count + 1): "), "\(name) cut at \(cut): \(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix("bletrace: \(path): frame \(frames.count + 1): "),
+                "\(name) cut at \(cut): \(result.stderr)")
         }
     }
 
     /// Sets a big-endian or little-endian u32 in `bytes`.
     func put(_ value: UInt32, at offset: Int, bigEndian: Bool, in bytes: inout [UInt8]) {
         for index in 0..<4 {
-            bytes[offset + index] = UInt8(truncatingIfNeeded: bigEndian ? value >> (24 - 8 * index) : value >> (8 * index))
+            bytes[offset + index] = UInt8(
+                truncatingIfNeeded: bigEndian ? value >> (24 - 8 * index) : value >> (8 * index))
         }
     }
 
@@ -106,7 +111,9 @@ import TraceFiles
         ("att-errors.lt201.pcapng", 10, 4, false),  // block total length
         ("att-errors.pklg", 10, 0, false),  // record length
     ])
-    func aDamagedRecordMidFileEndsTheReadingThereWithTheRecordsBeforeIt(name: String, record: Int, field: Int, bigEndian: Bool) throws {
+    func aDamagedRecordMidFileEndsTheReadingThereWithTheRecordsBeforeIt(
+        name: String, record: Int, field: Int, bigEndian: Bool
+    ) throws {
         var bytes = try Fixtures.contents(Fixtures.capture(name))
         let (records, _) = try Fixtures.readAll(Fixtures.capture(name))
         let start = Int(records[record].fileOffset)
@@ -130,7 +137,9 @@ import TraceFiles
         put(1, at: 20, bigEndian: false, in: &pcap)
         let ethernet = try bletrace("decode", try Fixtures.temporaryFile(pcap, name: "lt1.pcap"))
         #expect(ethernet.status == 2)
-        #expect(ethernet.stderr.contains("link type 1 (ETHERNET) is not a Bluetooth HCI link type; bletrace reads 187, 201 and 254"))
+        #expect(
+            ethernet.stderr.contains(
+                "link type 1 (ETHERNET) is not a Bluetooth HCI link type; bletrace reads 187, 201 and 254"))
         put(67_108_863, at: 20, bigEndian: false, in: &pcap)
         let odd = try bletrace("decode", try Fixtures.temporaryFile(pcap, name: "lt-odd.pcap"))
         #expect(odd.status == 2)

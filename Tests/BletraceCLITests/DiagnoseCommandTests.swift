@@ -102,7 +102,9 @@ import Testing
     }
 
     @Test(.sharedCaptures) func textOfAPublicCaptureWithNoFindings() throws {
-        assertInlineSnapshot(of: try bletrace("diagnose", Fixtures.publicCapture("fotonick-hciparse-test00.pklg")).stdout, as: .lines) {
+        assertInlineSnapshot(
+            of: try bletrace("diagnose", Fixtures.publicCapture("fotonick-hciparse-test00.pklg")).stdout, as: .lines
+        ) {
             """
             no findings
 
@@ -142,7 +144,8 @@ import Testing
     func minSeverityKeepsExactlyTheFindingsThatSerious(_ minimum: String) throws {
         let ranks = ["error": 0, "warning": 1, "info": 2]
         let all = try jsonLines(try bletrace("diagnose", capture, "--format", "jsonl").stdout)
-        let kept = try jsonLines(try bletrace("diagnose", capture, "--format", "jsonl", "--min-severity", minimum).stdout)
+        let kept = try jsonLines(
+            try bletrace("diagnose", capture, "--format", "jsonl", "--min-severity", minimum).stdout)
         let expected = all.filter { ranks[$0["severity"] as! String]! <= ranks[minimum]! }
         #expect(kept.map { $0["frame"] as! Int } == expected.map { $0["frame"] as! Int })
         #expect(kept.map { $0["rule"] as! String } == expected.map { $0["rule"] as! String })
@@ -172,7 +175,9 @@ import Testing
         #expect(try bletrace("diagnose", capture, "--fail-on", "error").status == 1)
         #expect(try bletrace("diagnose", capture, "--fail-on", "warning").status == 1)
         let quiet = Fixtures.capture("pairing-retry.btsnoop")
-        let severities = try jsonLines(try bletrace("diagnose", quiet, "--format", "jsonl").stdout).map { $0["severity"] as! String }
+        let severities = try jsonLines(try bletrace("diagnose", quiet, "--format", "jsonl").stdout).map {
+            $0["severity"] as! String
+        }
         #expect(!severities.contains("error") && !severities.contains("warning"))
         #expect(try bletrace("diagnose", quiet, "--fail-on", "error").status == 0)
         #expect(try bletrace("diagnose", quiet, "--fail-on", "warning").status == 0)

@@ -28,7 +28,8 @@ import Testing
         #expect(exact.status == 1)
         #expect(exact.stdout.contains("0 missing, 5 unexpected"))
         #expect(exact.stdout.contains("every expected event is in the actual flow, in order"))
-        let inOrder = try bletrace("diff", file("# bletrace flow 2\n# match: in-order\n" + Self.disconnectThenConnect), "-", stdin: actual)
+        let inOrder = try bletrace(
+            "diff", file("# bletrace flow 2\n# match: in-order\n" + Self.disconnectThenConnect), "-", stdin: actual)
         #expect(inOrder.status == 0, "\(inOrder.stdout)")
         #expect(inOrder.stdout == "flows match (2 events expected, 7 actual, as a pattern)\n")
         let gaps = try bletrace("diff", file("...\n" + Self.disconnectThenConnect + "...\n"), "-", stdin: actual)
@@ -36,17 +37,23 @@ import Testing
     }
 
     @Test func aTimingAssertionThatFailsExitsOneNamingTheLine() throws {
-        let expected = try file("...\napp connect peripheral=F0:F1:F2:F3:F4:05\ncentral didConnect peripheral=* @<=0.5\n")
+        let expected = try file(
+            "...\napp connect peripheral=F0:F1:F2:F3:F4:05\ncentral didConnect peripheral=* @<=0.5\n")
         let result = try bletrace("diff", expected, "-", stdin: try replay())
         #expect(result.status == 1)
-        #expect(result.stdout.contains("timing: \(expected):3: central didConnect peripheral=* @<=0.5: came 0.914278 s after"))
+        #expect(
+            result.stdout.contains(
+                "timing: \(expected):3: central didConnect peripheral=* @<=0.5: came 0.914278 s after"))
     }
 
     @Test func aWordOutsideTheVocabularyIsBadInputWithFileLineAndSuggestion() throws {
         let expected = try file("system launch app=reconnecting\ncentral didConect peripheral=F0:F1:F2:F3:F4:05\n")
         let result = try bletrace("diff", expected, "-", stdin: try replay())
         #expect(result.status == 2)
-        #expect(result.stderr == "bletrace: \(expected):2:9: expected an event of `central`, not `didConect`; did you mean `didConnect`?\n")
+        #expect(
+            result.stderr
+                == "bletrace: \(expected):2:9: expected an event of `central`, not `didConect`; did you mean `didConnect`?\n"
+        )
         let garbage = try bletrace("diff", file("garbage line\n"), file("system launch app=x\n", "actual.flow"))
         #expect(garbage.status == 2)
         #expect(garbage.stderr.contains(":1:1: expected an actor"))
@@ -69,20 +76,28 @@ import Testing
 
     @Test(arguments: [true, false])
     func junitValidatesAgainstTheJenkinsSchema(differs: Bool) throws {
-        let expected = try file(differs ? "...\napp cancelPeripheralConnection peripheral=F0:F1:F2:F3:F4:05\n...\n" : "# match: in-order\n" + Self.disconnectThenConnect)
+        let expected = try file(
+            differs
+                ? "...\napp cancelPeripheralConnection peripheral=F0:F1:F2:F3:F4:05\n...\n"
+                : "# match: in-order\n" + Self.disconnectThenConnect)
         let result = try bletrace("diff", expected, "-", "--format", "junit", stdin: try replay())
         #expect(result.status == (differs ? 1 : 0))
         let report = try Fixtures.temporaryFile(Array(result.stdout.utf8), name: "report.xml")
         let schema = Fixtures.packageRoot.appendingPathComponent("Tests/Fixtures/junit/junit-10.xsd").path
         let xmllint = try #require(
-            ["/usr/bin/xmllint", "/usr/local/bin/xmllint", "/opt/homebrew/bin/xmllint"].first { FileManager.default.isExecutableFile(atPath: $0) },
+            ["/usr/bin/xmllint", "/usr/local/bin/xmllint", "/opt/homebrew/bin/xmllint"].first {
+                FileManager.default.isExecutableFile(atPath: $0)
+            },
             "xmllint not found: `make deps` installs it (Debian package libxml2-utils)")
         let validation = try run(xmllint, ["--noout", "--schema", schema, report])
         #expect(validation.status == 0, "\(validation.stderr)")
         #expect(validation.stderr.contains("validates"))
         #expect(result.stdout.contains("<failure ") == differs)
         if differs {
-            #expect(result.stdout.contains("message=\"first difference at expected event 1: missing `app cancelPeripheralConnection peripheral=F0:F1:F2:F3:F4:05`"))
+            #expect(
+                result.stdout.contains(
+                    "message=\"first difference at expected event 1: missing `app cancelPeripheralConnection peripheral=F0:F1:F2:F3:F4:05`"
+                ))
         }
     }
 

@@ -35,13 +35,19 @@ import Testing
     }
 
     /// Every Error Response tshark sees (outside Android's debug handle) is one ATT error of ours.
-    @Test(.sharedCaptures, arguments: ["syssi-jbdbms-ffaa-auth-v13.btsnoop", "whoisbe-pongbot-last.btsnoop", "wangdalian-btsnooper.btsnoop", "madkaye-revcar.btsnoop"])
+    @Test(
+        .sharedCaptures,
+        arguments: [
+            "syssi-jbdbms-ffaa-auth-v13.btsnoop", "whoisbe-pongbot-last.btsnoop", "wangdalian-btsnooper.btsnoop",
+            "madkaye-revcar.btsnoop",
+        ])
     func countsTheSameATTErrorsAsTshark(_ file: String) throws {
         let path = Fixtures.publicCapture(file)
         let tshark = try #require(which("tshark"))
         let theirs = try run(tshark, ["-r", path, "-Y", "btatt.opcode == 0x01 && bthci_acl.chandle != 0x0edc"]).stdout
             .split(separator: "\n").count
-        let ours = try #require(try json(try bletrace("errors", path, "--format", "json").stdout)["errors"] as? [[String: Any]])
+        let ours = try #require(
+            try json(try bletrace("errors", path, "--format", "json").stdout)["errors"] as? [[String: Any]])
         #expect(ours.filter { $0["layer"] as? String == "att" }.count == theirs)
         #expect(theirs > 0)
     }
@@ -90,7 +96,9 @@ import Testing
     @Test func gattTextShowsServicesCharacteristicsAndDescriptors() throws {
         let result = try bletrace("gatt", Fixtures.capture("reconnect-supervision-timeout.btsnoop"))
         #expect(result.stdout.contains("  service 0x000e-0x0015 180D Heart Rate"))
-        #expect(result.stdout.contains("    characteristic 0x0013 2A38 Body Sensor Location [read]  = 01 (read, frame 76)"))
-        #expect(result.stdout.contains("      descriptor 0x0011 2902 Client Characteristic Configuration  = 0100 (write"))
+        #expect(
+            result.stdout.contains("    characteristic 0x0013 2A38 Body Sensor Location [read]  = 01 (read, frame 76)"))
+        #expect(
+            result.stdout.contains("      descriptor 0x0011 2902 Client Characteristic Configuration  = 0100 (write"))
     }
 }

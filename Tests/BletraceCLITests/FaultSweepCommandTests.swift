@@ -22,7 +22,8 @@ import FoundationXML
     }
 
     @Test func eachReproducerReplaysItsFaultAlone() throws {
-        let sweep = try bletrace("replay", Self.capture, "--app", "fragile-setup", "--sweep", "link-loss,timeout", "--format", "json")
+        let sweep = try bletrace(
+            "replay", Self.capture, "--app", "fragile-setup", "--sweep", "link-loss,timeout", "--format", "json")
         #expect(sweep.status == 1)
         let document = try #require(try JSONSerialization.jsonObject(with: Data(sweep.stdout.utf8)) as? [String: Any])
         let runs = try #require(document["runs"] as? [[String: Any]])
@@ -49,15 +50,22 @@ import FoundationXML
     }
 
     @Test func junitHasOneTestCasePerFaultAndPoint() throws {
-        let result = try bletrace("replay", Self.capture, "--app", "fragile-setup", "--sweep", "link-loss,att-error", "--format", "junit")
+        let result = try bletrace(
+            "replay", Self.capture, "--app", "fragile-setup", "--sweep", "link-loss,att-error", "--format", "junit")
         #expect(result.status == 1)
-        let json = try bletrace("replay", Self.capture, "--app", "fragile-setup", "--sweep", "link-loss,att-error", "--format", "json")
-        let runs = try #require((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["runs"] as? [[String: Any]])
+        let json = try bletrace(
+            "replay", Self.capture, "--app", "fragile-setup", "--sweep", "link-loss,att-error", "--format", "json")
+        let runs = try #require(
+            (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["runs"]
+                as? [[String: Any]])
         final class Counter: NSObject, XMLParserDelegate {
             var cases: [String] = []
             var failures = 0
             var suites = 0
-            func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String]) {
+            func parser(
+                _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String]
+            ) {
                 if name == "testcase" { cases.append(attributes["name"] ?? "") }
                 if name == "failure" { failures += 1 }
                 if name == "testsuite" { suites += 1 }
@@ -74,18 +82,24 @@ import FoundationXML
 
     @Test func aPatternEveryRunMustMatch() throws {
         let pattern = FileManager.default.temporaryDirectory.appendingPathComponent("subscribed-\(UUID()).flow")
-        try "...\nperipheral didUpdateNotificationStateFor peripheral=F0:F1:F2:F3:F4:05 characteristic=2A37 isNotifying=true error=nil\n...\n"
+        try
+            "...\nperipheral didUpdateNotificationStateFor peripheral=F0:F1:F2:F3:F4:05 characteristic=2A37 isNotifying=true error=nil\n...\n"
             .write(to: pattern, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: pattern) }
-        let fragile = try bletrace("replay", Self.capture, "--app", "fragile-setup", "--sweep", "link-loss", "--expect", pattern.path)
+        let fragile = try bletrace(
+            "replay", Self.capture, "--app", "fragile-setup", "--sweep", "link-loss", "--expect", pattern.path)
         #expect(fragile.status == 1)
         #expect(fragile.stdout.contains("(no-reconnect, expect)"), "\(fragile.stdout)")
     }
 
     @Test func anInjectedFaultShowsInTheFlow() throws {
-        let result = try bletrace("replay", Self.capture, "--app", "steadfast", "--inject", "link-loss:0x13@2.5", "--inject", "reset@5")
+        let result = try bletrace(
+            "replay", Self.capture, "--app", "steadfast", "--inject", "link-loss:0x13@2.5", "--inject", "reset@5")
         #expect(result.status == 0)
-        #expect(result.stdout.contains("+2.500000 central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.peripheralDisconnected"))
+        #expect(
+            result.stdout.contains(
+                "+2.500000 central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.peripheralDisconnected"
+            ))
         #expect(result.stdout.contains("+5.000000 system reset"))
         let frame = try bletrace("replay", Self.capture, "--app", "steadfast", "--inject", "link-loss@frame:999999")
         #expect(frame.status == 2)
@@ -94,9 +108,11 @@ import FoundationXML
 
     @Test(arguments: [
         (["--inject", "nonsense@1"], "no fault named"), (["--inject", "reset"], "KIND@POINT"),
-        (["--sweep", "link-loss,nonsense"], "sweep"), (["--sweep", "faults", "--inject", "reset@1"], "--inject replays one fault"),
+        (["--sweep", "link-loss,nonsense"], "sweep"),
+        (["--sweep", "faults", "--inject", "reset@1"], "--inject replays one fault"),
         (["--sweep", "terminate", "--points", "3"], "--points chooses a fault sweep's points"),
-        (["--sweep", "terminate", "--format", "junit"], "--format junit is a fault sweep's"), (["--expect", "x.flow"], "--expect is the pattern"),
+        (["--sweep", "terminate", "--format", "junit"], "--format junit is a fault sweep's"),
+        (["--expect", "x.flow"], "--expect is the pattern"),
         (["--sweep", "faults", "--points", "0"], "--points takes 1 or more"),
     ])
     func badCombinationsAreRefused(_ arguments: [String], _ message: String) throws {

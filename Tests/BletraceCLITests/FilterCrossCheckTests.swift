@@ -89,11 +89,15 @@ import Testing
                     continue
                 }
                 let occurrences = cell.split(separator: ",").compactMap { TsharkCrossCheckTests.number(String($0)) }
-                if occurrences.count > 1, values.ofSeveral[field] == nil { values.ofSeveral[field] = String(occurrences[1]) }
+                if occurrences.count > 1, values.ofSeveral[field] == nil {
+                    values.ofSeveral[field] = String(occurrences[1])
+                }
                 for value in occurrences { counts[field, default: [:]][value, default: 0] += 1 }
             }
         }
-        values.commonest = counts.mapValues { String($0.max { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }!.key) }
+        values.commonest = counts.mapValues {
+            String($0.max { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }!.key)
+        }
         if !times.isEmpty { values.commonest["frame.time_relative"] = times[times.count / 2] }
         return values
     }
@@ -103,7 +107,8 @@ import Testing
         let sharkd = try #require(which("sharkd"), "sharkd comes with tshark (wireshark-common)")
         var requests = [#"{"jsonrpc":"2.0","id":1,"method":"load","params":{"file":\#(jsonString(path))}}"#]
         for (index, filter) in filters.enumerated() {
-            requests.append(#"{"jsonrpc":"2.0","id":\#(index + 2),"method":"frames","params":{"filter":\#(jsonString(filter))}}"#)
+            requests.append(
+                #"{"jsonrpc":"2.0","id":\#(index + 2),"method":"frames","params":{"filter":\#(jsonString(filter))}}"#)
         }
         let result = try run(sharkd, ["-"], stdin: requests.joined(separator: "\n") + "\n")
         var frames = [[Int]?](repeating: nil, count: filters.count)
@@ -137,12 +142,15 @@ import Testing
         let ours = try RecordFilter.frames(in: path, selectedBy: try filters.map(RecordFilter.init(parsing:)))
         var mismatches: [String] = []
         for (filter, (their, our)) in zip(filters, zip(theirs, ours)) {
-            let (their, our) = filter.contains("btatt.handle") ? (their.filter { !left.contains($0) }, our.filter { !left.contains($0) }) : (their, our)
+            let (their, our) =
+                filter.contains("btatt.handle")
+                ? (their.filter { !left.contains($0) }, our.filter { !left.contains($0) }) : (their, our)
             guard their != our else { continue }
             let missing = Set(their).subtracting(our).sorted()
             let extra = Set(our).subtracting(their).sorted()
             mismatches.append(
-                "\(filter): Wireshark \(their.count), bletrace \(our.count); only Wireshark \(missing.prefix(5)), only bletrace \(extra.prefix(5))")
+                "\(filter): Wireshark \(their.count), bletrace \(our.count); only Wireshark \(missing.prefix(5)), only bletrace \(extra.prefix(5))"
+            )
         }
         #expect(mismatches.isEmpty, "\(mismatches.count) filters differ:\n\(mismatches.joined(separator: "\n"))")
         // The table is not vacuous: the capture's records are selected by some filters, not all.
@@ -172,7 +180,8 @@ import Testing
     func aTimeIsReadAsWiresharkReadsIt(_ time: String) throws {
         let tshark = try #require(which("tshark"), "tshark is installed by `make deps`")
         let path = Fixtures.capture("att-errors.btsnoop")
-        let theirs = try run(tshark, ["-r", path, "-Y", "frame.time_relative >= \(time)", "-T", "fields", "-e", "frame.number"])
+        let theirs = try run(
+            tshark, ["-r", path, "-Y", "frame.time_relative >= \(time)", "-T", "fields", "-e", "frame.number"])
         let accepted = (try? RecordFilter(parsing: "frame.time_relative >= \(time)")) != nil
         if theirs.status == 0 {
             // (1.05e-4 and 1e0 tshark reads as something else than the number they write: bletrace
@@ -182,7 +191,8 @@ import Testing
                 return
             }
             guard accepted else { return }
-            let ours = try RecordFilter.frames(in: path, selectedBy: [RecordFilter(parsing: "frame.time_relative >= \(time)")])[0]
+            let ours = try RecordFilter.frames(
+                in: path, selectedBy: [RecordFilter(parsing: "frame.time_relative >= \(time)")])[0]
             #expect(ours == theirs.stdout.split(separator: "\n").compactMap { Int($0) }, "\(time)")
         } else {
             #expect(!accepted, "tshark refuses \(time), bletrace accepts it")

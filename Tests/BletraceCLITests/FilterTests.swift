@@ -31,7 +31,9 @@ import Testing
         #expect(try frames(attErrors, "att.error and not (att.error==0x0a)").count == 5)
         #expect(try frames(attErrors, "att.error && !att.error==0x0a || att.error==0x02").count == 5)
         // Several --filter options must all match.
-        #expect(try frames(attErrors, "att.error", "att.error!=0x0a") == (try frames(attErrors, "att.error and att.error!=10")))
+        #expect(
+            try frames(attErrors, "att.error", "att.error!=0x0a")
+                == (try frames(attErrors, "att.error and att.error!=10")))
     }
 
     @Test func attHandleIsTheAttributeAndHCIHandleTheConnection() throws {

@@ -13,7 +13,8 @@ import Testing
         let first = try #require(records.first { $0.kind == .acl })
         let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
         let cut = bytes.prefix(16) + bytes.dropFirst(Int(first.fileOffset))
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("bletrace-fitness-\(UUID().uuidString).btsnoop")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bletrace-fitness-\(UUID().uuidString).btsnoop")
         try cut.write(to: url)
         return (url.path, 1)
     }
@@ -37,9 +38,15 @@ import Testing
             #expect(text.status == 0)
             let lines = text.stdout.split(separator: "\n", omittingEmptySubsequences: false)
             #expect(lines.first == "This capture cannot tell the whole story:", "\(command)")
-            #expect(lines.dropFirst().first?.hasPrefix("  started-mid-connection: The capture began in the middle of 1 connection (handle 0x0001 from frame \(frame))") == true)
+            #expect(
+                lines.dropFirst().first?.hasPrefix(
+                    "  started-mid-connection: The capture began in the middle of 1 connection (handle 0x0001 from frame \(frame))"
+                ) == true)
             #expect(lines.contains("    evidence: frame \(frame)"))
-            #expect(lines.contains { $0.hasPrefix("    to record one that can: Start recording before the app connects. Android: ") })
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("    to record one that can: Start recording before the app connects. Android: ")
+                })
 
             let document = try json(try bletrace(command, path, "--format", "json").stdout)
             let fitness = try #require(document["fitness"] as? [[String: Any]])

@@ -8,7 +8,9 @@ import TestSupport
 /// nothing to replay fails, so that no test passes on an empty loop.
 @Suite struct FuzzRegressionTests {
     static let root = Fixtures.packageRoot.appendingPathComponent("Tests/Fixtures/fuzz").path
-    static let captureTargets = ["btsnoop", "pcap", "pklg", "hci", "acl-l2cap-att-smp", "lifecycle", "replay", "container", "link-layer"]
+    static let captureTargets = [
+        "btsnoop", "pcap", "pklg", "hci", "acl-l2cap-att-smp", "lifecycle", "replay", "container", "link-layer",
+    ]
 
     /// Every kept input of a target; an issue recorded when there is none.
     static func inputs(_ target: String) -> [String] {
@@ -48,7 +50,11 @@ import TestSupport
                     path = try Fixtures.temporaryFile(header + bytes, name: "input.btsnoop")
                 }
             }
-            for command in [["decode", "-v"], ["errors"], ["lifecycle"], ["lifecycle", "--format", "html"], ["gatt"], ["replay"], ["replay", "--app", "reconnecting"], ["replay", "--app", "explorer"], ["replay", "--app", "sensor-server"]] {
+            for command in [
+                ["decode", "-v"], ["errors"], ["lifecycle"], ["lifecycle", "--format", "html"], ["gatt"], ["replay"],
+                ["replay", "--app", "reconnecting"], ["replay", "--app", "explorer"],
+                ["replay", "--app", "sensor-server"],
+            ] {
                 expectExits(try run(bletracePath, [command[0], path] + command.dropFirst()), "\(command) \(input)")
             }
         }
@@ -72,7 +78,8 @@ import TestSupport
             let bytes = try Fixtures.contents(input)
             let split = bytes.firstIndex(of: 0) ?? bytes.count
             let first = try Fixtures.temporaryFile(Array(bytes[..<split]), name: "a.flow")
-            let second = try Fixtures.temporaryFile(split < bytes.count ? Array(bytes[(split + 1)...]) : [], name: "b.flow")
+            let second = try Fixtures.temporaryFile(
+                split < bytes.count ? Array(bytes[(split + 1)...]) : [], name: "b.flow")
             expectExits(try bletrace("diff", first, second), input)
             expectExits(try bletrace("diff", second, first), input)
         }

@@ -50,7 +50,11 @@ import Testing
         let result = try bletrace("replay", try Self.cachedHandles())
         #expect(result.status == 0, "\(result.stderr)")
         #expect(count(result.stdout, "inferred from the traffic") == 1)
-        #expect(count(result.stdout, "didUpdateValueFor peripheral=F0:F1:F2:F3:F4:05 characteristic=B1E70000-0000-0000-0000-000000000010") == 2)
+        #expect(
+            count(
+                result.stdout,
+                "didUpdateValueFor peripheral=F0:F1:F2:F3:F4:05 characteristic=B1E70000-0000-0000-0000-000000000010")
+                == 2)
         #expect(!result.stdout.contains("divergence"))
     }
 
@@ -79,7 +83,9 @@ import Testing
         #expect(listing.stdout.contains("its server, as --gatt reconnect-supervision-timeout.btsnoop gives it"))
         #expect(listing.stdout.contains("2A37 Heart Rate Measurement"))
         let json = try bletrace("gatt", capture, "--gatt", Self.discovered, "--format", "json")
-        #expect(json.stdout.contains("\"services_from\" : \"--gatt reconnect-supervision-timeout.btsnoop\""), "\(json.stdout.prefix(400))")
+        #expect(
+            json.stdout.contains("\"services_from\" : \"--gatt reconnect-supervision-timeout.btsnoop\""),
+            "\(json.stdout.prefix(400))")
 
         let without = try bletrace("lifecycle", capture, "--format", "json")
         #expect(!without.stdout.contains("2A37"))

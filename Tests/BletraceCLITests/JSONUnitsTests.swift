@@ -33,7 +33,10 @@ import Testing
 
     /// Words that make a key a time or a duration. (`latency` is not one: the peripheral latency is
     /// a count of connection events; a latency measured in time says its unit, `latency_ms_median`.)
-    static let timeWords: Set<Substring> = ["ts", "time", "seconds", "duration", "interval", "timeout", "window", "delay", "elapsed", "gap", "at", "after", "within"]
+    static let timeWords: Set<Substring> = [
+        "ts", "time", "seconds", "duration", "interval", "timeout", "window", "delay", "elapsed", "gap", "at", "after",
+        "within",
+    ]
     /// Unit words, and how many decimals a value in that unit may have (the microsecond).
     static let units: [Substring: Int] = ["us": 0, "ms": 3, "s": 6, "raw": 0]
     /// Keys that number things: 1-based, so never 0. (`connections` is a list of connection
@@ -47,11 +50,15 @@ import Testing
             var found: [String] = []
             guard let key else { return found }
             let unit = words.last { units[$0] != nil }
-            if words.contains(where: timeWords.contains), unit == nil { found.append("\(path): a time without its unit") }
+            if words.contains(where: timeWords.contains), unit == nil {
+                found.append("\(path): a time without its unit")
+            }
             if !whole {
                 let decimals = unit.flatMap { units[$0] } ?? 6
                 let scale = pow(10, Double(decimals))
-                if (number * scale).rounded() / scale != number { found.append("\(path): \(number) not rounded to \(decimals) decimals") }
+                if (number * scale).rounded() / scale != number {
+                    found.append("\(path): \(number) not rounded to \(decimals) decimals")
+                }
             }
             let numbers = numbering.contains(key) || key.hasSuffix("_frame") || (inList && key == "connections")
             if whole, number == 0, numbers { found.append("\(path): 0 in a 1-based number") }
@@ -87,15 +94,21 @@ import Testing
     }()
 
     @Test func theCheckFindsWhatBreaksTheRules() throws {
-        let bad = #"{"duration_ms": 1899.9440000000002, "ts": 1.5, "at_s": 0.25, "id": 0, "frames": [{"frame": 0, "index": 0}], "latency": 3, "gap_s": 1.0000004, "connections": [0]}"#
+        let bad =
+            #"{"duration_ms": 1899.9440000000002, "ts": 1.5, "at_s": 0.25, "id": 0, "frames": [{"frame": 0, "index": 0}], "latency": 3, "gap_s": 1.0000004, "connections": [0]}"#
         let found = Set(try Self.violations(in: bad, lines: false, of: "x"))
         #expect(
             found == [
-                "x .duration_ms: 1899.9440000000002 not rounded to 3 decimals", "x .ts: a time without its unit", "x .id: 0 in a 1-based number",
+                "x .duration_ms: 1899.9440000000002 not rounded to 3 decimals", "x .ts: a time without its unit",
+                "x .id: 0 in a 1-based number",
                 "x .frames[0].frame: 0 in a 1-based number", "x .gap_s: 1.0000004 not rounded to 6 decimals",
                 "x .connections[0]: 0 in a 1-based number",
             ])
-        #expect(try Self.violations(in: #"{"duration_ms": 1899.944, "ts_s": 1.5, "index": 0, "window_raw": 16, "connections": 0}"#, lines: false, of: "x").isEmpty)
+        #expect(
+            try Self.violations(
+                in: #"{"duration_ms": 1899.944, "ts_s": 1.5, "index": 0, "window_raw": 16, "connections": 0}"#,
+                lines: false, of: "x"
+            ).isEmpty)
     }
 
     @Test(arguments: ["info", "decode", "errors", "diagnose", "stats", "lifecycle", "gatt"])
@@ -104,7 +117,8 @@ import Testing
             let result = try bletrace([command, "--format", format] + Self.captures)
             #expect(result.status != 2, "\(command) --format \(format): \(result.stderr)")
             #expect(!result.stdout.isEmpty)
-            let found = try Self.violations(in: result.stdout, lines: format == "jsonl", of: "\(command) --format \(format)")
+            let found = try Self.violations(
+                in: result.stdout, lines: format == "jsonl", of: "\(command) --format \(format)")
             #expect(found.isEmpty, "\(found.prefix(20).joined(separator: "\n"))")
         }
     }
@@ -113,7 +127,9 @@ import Testing
     /// kill points.
     @Test func theDiffAndTheSweepNumberFromOneWithUnitsAndRoundedValues() throws {
         let actual = Fixtures.capture("att-errors.mirror.flow")
-        let timed = try Fixtures.temporaryFile(Array("...\napp connect peripheral=F0:F1:F2:F3:F4:05\ncentral didConnect peripheral=* @<=0.0001\n".utf8), name: "timed.flow")
+        let timed = try Fixtures.temporaryFile(
+            Array("...\napp connect peripheral=F0:F1:F2:F3:F4:05\ncentral didConnect peripheral=* @<=0.0001\n".utf8),
+            name: "timed.flow")
         for expected in [Fixtures.capture("att-errors.sdk-timeout.flow"), timed] {
             let diff = try bletrace("diff", expected, actual, "--format", "json")
             #expect(diff.status == 1, "\(diff.stderr)")
@@ -122,12 +138,17 @@ import Testing
             let junit = try bletrace("diff", expected, actual, "--format", "junit")
             let document = try json(diff.stdout)
             let first = try #require((document["first_divergence"] as? [String: Any])?["expected_event"] as? Int)
-            #expect(junit.stdout.contains("expected event \(first):") || junit.stdout.contains("expected event \(first)\""), "\(junit.stdout)")
+            #expect(
+                junit.stdout.contains("expected event \(first):") || junit.stdout.contains("expected event \(first)\""),
+                "\(junit.stdout)")
         }
-        let sweep = try bletrace("replay", Fixtures.capture("restore-notifying.btsnoop"), "--app", "restoring", "--sweep", "all", "--format", "json")
+        let sweep = try bletrace(
+            "replay", Fixtures.capture("restore-notifying.btsnoop"), "--app", "restoring", "--sweep", "all", "--format",
+            "json")
         let found = try Self.violations(in: sweep.stdout, lines: false, of: "sweep")
         #expect(found.isEmpty, "\(found.prefix(20).joined(separator: "\n"))")
-        let documents = try #require(try JSONSerialization.jsonObject(with: Data(sweep.stdout.utf8)) as? [[String: Any]])
+        let documents = try #require(
+            try JSONSerialization.jsonObject(with: Data(sweep.stdout.utf8)) as? [[String: Any]])
         let points = documents.flatMap { $0["points"] as? [[String: Any]] ?? [] }
         #expect(!points.isEmpty && points.allSatisfy { $0["at_s"] is Double })
     }
@@ -144,6 +165,8 @@ import Testing
         let gatt = try json(try bletrace("gatt", capture, "--format", "json").stdout)
         let named = try #require((gatt["peers"] as? [[String: Any]])?.flatMap { $0["connections"] as? [Int] ?? [] })
         #expect(!named.isEmpty && Set(named).isSubset(of: Set(ids)))
-        #expect(try bletrace("gatt", capture).stdout.contains("connections \(named.map(String.init).joined(separator: ", "))"))
+        #expect(
+            try bletrace("gatt", capture).stdout.contains(
+                "connections \(named.map(String.init).joined(separator: ", "))"))
     }
 }

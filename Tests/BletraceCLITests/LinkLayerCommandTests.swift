@@ -48,7 +48,10 @@ import Testing
     @Test(.sharedCaptures) func verboseShowsEveryHeaderField() throws {
         let result = try bletrace("decode", Self.ubertooth, "-v")
         #expect(result.status == 0)
-        for field in ["LE RF", "rf channel:", "noise power: -55", "access address: 0x50654a27", "crc init: 3069021", "data PDU: LL control, NESN", "SMP"] {
+        for field in [
+            "LE RF", "rf channel:", "noise power: -55", "access address: 0x50654a27", "crc init: 3069021",
+            "data PDU: LL control, NESN", "SMP",
+        ] {
             #expect(result.stdout.contains(field), "\(field)")
         }
     }
@@ -62,7 +65,8 @@ import Testing
         #expect(records.allSatisfy { $0["version"] == nil })
         let mtu = lines[58]
         #expect((mtu["att"] as? [String: Any])?["mtu"] as? Int == 517)
-        #expect(mtu["direction"] as? String == "central-to-peripheral" && mtu["direction_source"] as? String == "header")
+        #expect(
+            mtu["direction"] as? String == "central-to-peripheral" && mtu["direction_source"] as? String == "header")
     }
 
     /// The analyses read the air as the central's HCI would have shown it (Formats/link-layer.md,
@@ -74,9 +78,13 @@ import Testing
     @Test(.sharedCaptures) func theAnalysesReadAnAirCapture() throws {
         let lifecycle = try bletrace("lifecycle", Self.nordic)
         #expect(lifecycle.status == 0, "\(lifecycle.stderr)")
-        #expect(lifecycle.stdout.contains("connection 1: LE, local central, peer 7D:43:82:42:23:16 \"Alert Notification\" (random)"))
+        #expect(
+            lifecycle.stdout.contains(
+                "connection 1: LE, local central, peer 7D:43:82:42:23:16 \"Alert Notification\" (random)"))
         #expect(lifecycle.stdout.contains("42 advertising reports from 1 devices"))
-        #expect(lifecycle.stdout.contains("7D:43:82:42:23:16 \"Alert Notification\" services 1811 RSSI -5…0 dBm, 42 reports, connectable"))
+        #expect(
+            lifecycle.stdout.contains(
+                "7D:43:82:42:23:16 \"Alert Notification\" services 1811 RSSI -5…0 dBm, 42 reports, connectable"))
         #expect(lifecycle.stdout.contains("interval 67.5 ms, latency 0, supervision timeout 420 ms"))
         #expect(lifecycle.stdout.contains("LE Secure Connections, Just Works, bonding: encrypted"))
         #expect(lifecycle.stdout.contains("MTU 517; ATT: 19 requests") && lifecycle.stdout.contains("12 errors"))
@@ -117,10 +125,14 @@ import Testing
     /// Bad records in the middle: each gets its fault with record index and byte offset, the good
     /// ones around them are decoded, nothing crashes.
     @Test func badRecordsAreNamedAndTheRestDecoded() throws {
-        let advInd: [UInt8] = [0xD6, 0xBE, 0x89, 0x8E, 0x40, 0x06, 0x16, 0x23, 0x42, 0x82, 0x43, 0x7D, 0x00, 0x00, 0x00]
+        let advInd: [UInt8] = [
+            0xD6, 0xBE, 0x89, 0x8E, 0x40, 0x06, 0x16, 0x23, 0x42, 0x82, 0x43, 0x7D, 0x00, 0x00, 0x00,
+        ]
         var longLength = advInd
         longLength[5] = 200
-        let file = Self.pcap(linkType: 251, [advInd, [0xD6, 0xBE], longLength, [0x27, 0x4A, 0x65, 0x50, 0x03, 0x02, 0xEE, 0x00, 0, 0, 0], advInd])
+        let file = Self.pcap(
+            linkType: 251,
+            [advInd, [0xD6, 0xBE], longLength, [0x27, 0x4A, 0x65, 0x50, 0x03, 0x02, 0xEE, 0x00, 0, 0, 0], advInd])
         let path = try Fixtures.temporaryFile(file, name: "bad.pcap")
         let result = try bletrace("decode", path, "--format", "jsonl")
         #expect(result.status == 0, "\(result.stderr)")

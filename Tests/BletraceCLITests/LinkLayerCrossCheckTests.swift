@@ -48,8 +48,10 @@ import Testing
         ("btle.control.error_code", ["ll", "control", "error_code"]),
         ("btle.control.unknown_type", ["ll", "control", "unknown_type"]),
         ("btle.control.reject_opcode", ["ll", "control", "reject_opcode"]),
-        ("btle.control.interval", ["ll", "control", "interval_raw"]), ("btle.control.latency", ["ll", "control", "latency"]),
-        ("btle.control.timeout", ["ll", "control", "timeout_raw"]), ("btle.control.instant", ["ll", "control", "instant"]),
+        ("btle.control.interval", ["ll", "control", "interval_raw"]),
+        ("btle.control.latency", ["ll", "control", "latency"]),
+        ("btle.control.timeout", ["ll", "control", "timeout_raw"]),
+        ("btle.control.instant", ["ll", "control", "instant"]),
         ("btle.control.max_rx_octets", ["ll", "control", "max_rx_octets"]),
         ("btle.control.max_tx_octets", ["ll", "control", "max_tx_octets"]),
         ("btle.control.random_number", ["ll", "control", "random_number"]),
@@ -58,16 +60,19 @@ import Testing
         ("btle_rf.noise_dbm", ["btle_rf", "noise_dbm"]),
         ("btle_rf.access_address_offenses", ["btle_rf", "access_address_offenses"]),
         ("btle_rf.reference_access_address", ["btle_rf", "reference_access_address"]),
-        ("btle_rf.flags", ["btle_rf", "flags"]), ("btle_rf.pdu_type", ["btle_rf", "pdu_type"]), ("btle_rf.phy", ["btle_rf", "phy"]),
+        ("btle_rf.flags", ["btle_rf", "flags"]), ("btle_rf.pdu_type", ["btle_rf", "pdu_type"]),
+        ("btle_rf.phy", ["btle_rf", "phy"]),
         ("nordic_ble.board_id", ["nordic_ble", "board_id"]), ("nordic_ble.protover", ["nordic_ble", "protover"]),
-        ("nordic_ble.packet_counter", ["nordic_ble", "packet_counter"]), ("nordic_ble.packet_id", ["nordic_ble", "packet_id"]),
+        ("nordic_ble.packet_counter", ["nordic_ble", "packet_counter"]),
+        ("nordic_ble.packet_id", ["nordic_ble", "packet_id"]),
         ("nordic_ble.flags", ["nordic_ble", "flags"]), ("nordic_ble.crcok", ["nordic_ble", "crcok"]),
         ("nordic_ble.encrypted", ["nordic_ble", "encrypted"]), ("nordic_ble.micok", ["nordic_ble", "micok"]),
         ("nordic_ble.phy", ["nordic_ble", "phy"]), ("nordic_ble.channel", ["nordic_ble", "channel"]),
         ("nordic_ble.rssi", ["nordic_ble", "rssi"]), ("nordic_ble.event_counter", ["nordic_ble", "event_counter"]),
         ("nordic_ble.time", ["nordic_ble", "time_us"]), ("nordic_ble.delta_time", ["nordic_ble", "time_us"]),
         ("btl2cap.cid", ["l2cap", "cid"]), ("btl2cap.length", ["l2cap", "length"]),
-        ("btatt.opcode", ["att", "opcode"]), ("btatt.handle", ["att", "handle"]), ("btatt.error_code", ["att", "error"]),
+        ("btatt.opcode", ["att", "opcode"]), ("btatt.handle", ["att", "handle"]),
+        ("btatt.error_code", ["att", "error"]),
         ("btsmp.opcode", ["smp", "opcode"]), ("frame.p2p_dir", ["direction"]),
     ]
 
@@ -88,7 +93,8 @@ import Testing
         let tshark = try #require(which("tshark"), "tshark is installed by `make deps`")
         var arguments = ["-r", path, "-T", "fields", "-E", "separator=|", "-E", "occurrence=f"]
         for (field, _) in Self.fields { arguments += ["-e", field] }
-        let theirs = try run(tshark, arguments).stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        let theirs = try run(tshark, arguments).stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            .dropLast()
             .map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
         let decoded = try bletrace("decode", path, "--format", "jsonl")
         #expect(decoded.status == 0, "\(decoded.stderr)")
@@ -124,11 +130,14 @@ import Testing
                     continue
                 }
                 if mismatches.count < 20 {
-                    mismatches.append("frame \(index + 1) \(field): tshark \(text), bletrace \(actual.map { "\($0)" } ?? "nil")")
+                    mismatches.append(
+                        "frame \(index + 1) \(field): tshark \(text), bletrace \(actual.map { "\($0)" } ?? "nil")")
                 }
             }
         }
-        print("link-layer cross-check \((path as NSString).lastPathComponent): \(compared) fields compared, \(equal) equal, \(allowed) documented differences")
+        print(
+            "link-layer cross-check \((path as NSString).lastPathComponent): \(compared) fields compared, \(equal) equal, \(allowed) documented differences"
+        )
         #expect(compared > 2000)
         #expect(mismatches.isEmpty, "\(mismatches.joined(separator: "\n"))")
         #expect(equal + allowed == compared)
@@ -140,7 +149,9 @@ import Testing
         if field == "frame.p2p_dir" { return text == "0" ? "central-to-peripheral" : "peripheral-to-central" }
         if text == "True" || text == "False" { return AnyHashable(Int64(text == "True" ? 1 : 0)) }
         if field.hasSuffix("channel_map") { return text.replacingOccurrences(of: ":", with: "").lowercased() }
-        if text.hasPrefix("0x"), let number = UInt64(text.dropFirst(2), radix: 16) { return AnyHashable(Int64(bitPattern: number)) }
+        if text.hasPrefix("0x"), let number = UInt64(text.dropFirst(2), radix: 16) {
+            return AnyHashable(Int64(bitPattern: number))
+        }
         if let number = Int64(text) { return AnyHashable(number) }
         return text.lowercased()
     }
@@ -150,7 +161,8 @@ import Testing
         for key in path { current = (current as? [String: Any])?[key] }
         switch current {
         // (Booleans compare as 0 and 1, as JSONSerialization hands both over as NSNumber.)
-        case let number as NSNumber: return AnyHashable(number.int64Value < 0 ? number.int64Value : Int64(bitPattern: number.uint64Value))
+        case let number as NSNumber:
+            return AnyHashable(number.int64Value < 0 ? number.int64Value : Int64(bitPattern: number.uint64Value))
         case let text as String: return text.lowercased()
         default: return nil
         }
@@ -180,9 +192,14 @@ import Testing
     func namesAndAdvertisersAgreeWithTshark(_ name: String, records: Int, linked: Int) throws {
         let tshark = try #require(which("tshark"), "tshark is installed by `make deps`")
         let path = Fixtures.capture("linklayer/synthetic/\(name)")
-        var arguments = ["-r", path, "-T", "fields", "-E", "separator=|", "-E", "occurrence=f", "-e", "_ws.col.Info", "-e", "_ws.col.Source"]
+        var arguments = [
+            "-r", path, "-T", "fields", "-E", "separator=|", "-E", "occurrence=f", "-e", "_ws.col.Info", "-e",
+            "_ws.col.Source",
+        ]
         for (field, _) in Self.fields { arguments += ["-e", field] }
-        let theirs = try run(tshark, arguments).stdout.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+        let theirs = try run(tshark, arguments).stdout.split(separator: "\n").map {
+            $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        }
         let decoded = try bletrace("decode", path, "--format", "jsonl")
         #expect(decoded.status == 0, "\(decoded.stderr)")
         let ours = try jsonLines(decoded.stdout)
@@ -190,15 +207,21 @@ import Testing
         var (chains, compared) = (0, 0)
         for (index, (their, our)) in zip(theirs, ours).enumerated() {
             let name = their[0].replacingOccurrences(of: "[Malformed Packet]", with: "")
-            #expect(LinkLayerCrossCheckTests.value(at: ["ll", "pdu"], in: our) == AnyHashable(name.lowercased()), "frame \(index + 1)")
+            #expect(
+                LinkLayerCrossCheckTests.value(at: ["ll", "pdu"], in: our) == AnyHashable(name.lowercased()),
+                "frame \(index + 1)")
             if name == "AUX_CHAIN_IND" || name == "AUX_SYNC_IND" {
                 chains += 1
-                #expect(LinkLayerCrossCheckTests.value(at: ["chain", "advertiser"], in: our) == AnyHashable(their[1].lowercased()), "frame \(index + 1)")
+                #expect(
+                    LinkLayerCrossCheckTests.value(at: ["chain", "advertiser"], in: our)
+                        == AnyHashable(their[1].lowercased()), "frame \(index + 1)")
             }
             for ((field, path), text) in zip(Self.fields, their.dropFirst(2)) where !text.isEmpty {
                 compared += 1
                 let actual = LinkLayerCrossCheckTests.value(at: path, in: our)
-                #expect(actual == LinkLayerCrossCheckTests.value(text, field: field), "frame \(index + 1) \(field): tshark \(text)")
+                #expect(
+                    actual == LinkLayerCrossCheckTests.value(text, field: field),
+                    "frame \(index + 1) \(field): tshark \(text)")
             }
         }
         #expect(chains == linked)
@@ -211,8 +234,10 @@ import Testing
 /// `btle.isochronous_data` on every PDU tshark reads as isochronous.
 @Suite struct IsochronousCrossCheckTests {
     static let fields: [(String, [String])] = [
-        ("btle.data_header.llid", ["iso", "llid"]), ("btle.data_header.next_expected_sequence_number", ["iso", "nesn"]),
-        ("btle.data_header.sequence_number", ["iso", "sn"]), ("btle.data_header.close_isochronous_event", ["iso", "cie"]),
+        ("btle.data_header.llid", ["iso", "llid"]),
+        ("btle.data_header.next_expected_sequence_number", ["iso", "nesn"]),
+        ("btle.data_header.sequence_number", ["iso", "sn"]),
+        ("btle.data_header.close_isochronous_event", ["iso", "cie"]),
         ("btle.data_header.null_pdu_indicator", ["iso", "npi"]), ("btle.data_header.length", ["iso", "length"]),
         ("btle.isochronous_data", ["iso", "payload"]),
     ]
@@ -222,7 +247,9 @@ import Testing
         let path = Fixtures.capture("linklayer/synthetic/cis.pcap")
         var arguments = ["-r", path, "-T", "fields", "-E", "separator=|", "-E", "occurrence=f"]
         for (field, _) in Self.fields { arguments += ["-e", field] }
-        let theirs = try run(tshark, arguments).stdout.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+        let theirs = try run(tshark, arguments).stdout.split(separator: "\n").map {
+            $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        }
         let decoded = try bletrace("decode", path, "--format", "jsonl")
         #expect(decoded.status == 0, "\(decoded.stderr)")
         let ours = try jsonLines(decoded.stdout)
@@ -233,8 +260,12 @@ import Testing
             #expect(our["iso"] != nil, "frame \(index + 1)")
             for ((field, path), text) in zip(Self.fields, their) where !text.isEmpty && text != "<MISSING>" {
                 compared += 1
-                let expected = field == "btle.isochronous_data" ? AnyHashable(text) : LinkLayerCrossCheckTests.value(text, field: field)
-                #expect(LinkLayerCrossCheckTests.value(at: path, in: our) == expected, "frame \(index + 1) \(field): tshark \(text)")
+                let expected =
+                    field == "btle.isochronous_data"
+                    ? AnyHashable(text) : LinkLayerCrossCheckTests.value(text, field: field)
+                #expect(
+                    LinkLayerCrossCheckTests.value(at: path, in: our) == expected,
+                    "frame \(index + 1) \(field): tshark \(text)")
             }
         }
         #expect(isochronous == 6 && compared >= 40)

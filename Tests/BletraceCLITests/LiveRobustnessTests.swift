@@ -10,7 +10,9 @@ import TraceFiles
 @Suite struct LiveRobustnessTests {
     static let reset: [UInt8] = [0x01, 0x03, 0x0C, 0x00]
     static let resetComplete: [UInt8] = [0x04, 0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00]
-    static let notification: [UInt8] = [0x02, 0x01, 0x20, 0x09, 0x00, 0x05, 0x00, 0x04, 0x00, 0x1B, 0x10, 0x00, 0x00, 0x48]
+    static let notification: [UInt8] = [
+        0x02, 0x01, 0x20, 0x09, 0x00, 0x05, 0x00, 0x04, 0x00, 0x1B, 0x10, 0x00, 0x00, 0x48,
+    ]
 
     @Test func aMalformedStreamOverTCPIsReportedAndTheRecordsAroundItKept() throws {
         let server = try LoopbackServer()
@@ -20,7 +22,10 @@ import TraceFiles
         done.wait()
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains("3 records written to \(output)"))
-        #expect(result.stderr.contains("1 framing error in the H4 stream, 3 bytes skipped; the first: tcp:127.0.0.1:\(server.port): hci at byte offset 4: expected an H4 packet indicator"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "1 framing error in the H4 stream, 3 bytes skipped; the first: tcp:127.0.0.1:\(server.port): hci at byte offset 4: expected an H4 packet indicator"
+            ), "\(result.stderr)")
         let (records, fault) = try Fixtures.readAll(output)
         #expect(fault == nil)
         #expect(records.map(\.kind) == [.command, .event, .acl])

@@ -68,8 +68,13 @@ import Testing
     }
 
     @Test func theSectionsComeInMdocsOrderBeforeTheAuthors() throws {
-        let headings = try completed().split(separator: "\n").filter { $0.hasPrefix(".Sh ") }.map { $0.dropFirst(4).replacingOccurrences(of: "\"", with: "") }
-        #expect(headings == ["NAME", "SYNOPSIS", "DESCRIPTION", "ENVIRONMENT", "EXIT STATUS", "EXAMPLES", "SEE ALSO", "AUTHORS"])
+        let headings = try completed().split(separator: "\n").filter { $0.hasPrefix(".Sh ") }.map {
+            $0.dropFirst(4).replacingOccurrences(of: "\"", with: "")
+        }
+        #expect(
+            headings == [
+                "NAME", "SYNOPSIS", "DESCRIPTION", "ENVIRONMENT", "EXIT STATUS", "EXAMPLES", "SEE ALSO", "AUTHORS",
+            ])
     }
 
     @Test func theHiddenManualCommandIsLeftOutAndTheOthersKept() throws {
@@ -97,11 +102,15 @@ import Testing
     /// Every environment variable read by the code the command runs (not BLETraceTesting's, a
     /// library for tests) is in ENVIRONMENT, and nothing else is.
     @Test func environmentListsEveryVariableTheCodeReads() throws {
-        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("Sources")
         var read: Set<String> = []
         let pattern = try NSRegularExpression(pattern: #"(?:getenv\(|environment\[)"([A-Z_]+)""#)
-        for module in ["bletrace", "BletraceCLI", "Wire", "TraceFiles", "HCI", "ATT", "LinkLayer", "CoreBluetoothCodes", "Lifecycle", "Replay", "Reports"] {
+        for module in [
+            "bletrace", "BletraceCLI", "Wire", "TraceFiles", "HCI", "ATT", "LinkLayer", "CoreBluetoothCodes",
+            "Lifecycle", "Replay", "Reports",
+        ] {
             let directory = sources.appendingPathComponent(module)
             let walker = try #require(FileManager.default.enumerator(atPath: directory.path))
             while let file = walker.nextObject() as? String {
@@ -114,7 +123,8 @@ import Testing
         }
         #expect(read.contains("NO_COLOR") && read.contains("BLETRACE_PROGRESS"))
         let section = try #require(Self.section("ENVIRONMENT", of: try completed()))
-        let documented = Set(section.split(separator: "\n").filter { $0.hasPrefix(".It Ev ") }.map { String($0.dropFirst(7)) })
+        let documented = Set(
+            section.split(separator: "\n").filter { $0.hasPrefix(".It Ev ") }.map { String($0.dropFirst(7)) })
         // TERM is read as the environment's "TERM" key and TMPDIR by Foundation's temporaryDirectory.
         #expect(read.subtracting(documented).isEmpty, "undocumented: \(read.subtracting(documented))")
         #expect(documented.isSuperset(of: ["TERM", "TMPDIR"]))
@@ -126,16 +136,20 @@ import Testing
         let directory = try ContainerFixtures.directory()
         try FileManager.default.createSymbolicLink(
             atPath: directory.appendingPathComponent("Captures").path,
-            withDestinationPath: URL(fileURLWithPath: Fixtures.capture("att-errors.btsnoop")).deletingLastPathComponent().path)
+            withDestinationPath: URL(fileURLWithPath: Fixtures.capture("att-errors.btsnoop"))
+                .deletingLastPathComponent().path)
         let page = try completed()
         for example in ManualPage.examples {
             #expect(page.contains(".Dl $ bletrace " + example.command.joined(separator: " ")))
-            let result = try run("/bin/sh", ["-c", "cd \"$1\" && shift && exec \"$@\"", "sh", directory.path, bletracePath] + example.command)
+            let result = try run(
+                "/bin/sh",
+                ["-c", "cd \"$1\" && shift && exec \"$@\"", "sh", directory.path, bletracePath] + example.command)
             #expect(result.status == example.status, "\(example.command): \(result.stderr)")
         }
         // What they wrote is there.
         for written in ["errors.jsonl", "actual.flow", "report.xml", "att-errors.pcapng"] {
-            #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent(written).path), "\(written)")
+            #expect(
+                FileManager.default.fileExists(atPath: directory.appendingPathComponent(written).path), "\(written)")
         }
     }
 

@@ -13,8 +13,10 @@ import Testing
     /// no capture under a capture's name, and a file the directory walk leaves out. (A capture
     /// that fails when named on the command line: ``aFailureStopsNoOtherCapture()``.)
     func directory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bletrace-many-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("b"), withIntermediateDirectories: true)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bletrace-many-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("b"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Self.first, toPath: directory.appendingPathComponent("a.btsnoop").path)
         try FileManager.default.copyItem(atPath: Self.second, toPath: directory.appendingPathComponent("b/c.pcap").path)
         try FileManager.default.copyItem(atPath: Self.third, toPath: directory.appendingPathComponent("d.pklg").path)
@@ -61,7 +63,8 @@ import Testing
         // stray file is no failure of the run), the others reported.
         #expect(result.status == 0)
         #expect(result.stderr.contains("note: \(directory.path)/b/broken.btsnoop skipped"), "\(result.stderr)")
-        let documents = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        let documents = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
         let names = documents.compactMap { $0["file"] as? String }.map { ($0 as NSString).lastPathComponent }
         #expect(names == ["a.btsnoop", "c.pcap", "d.pklg"])
         #expect(documents.allSatisfy { ($0["records"] as? Int ?? 0) > 0 })
@@ -74,7 +77,8 @@ import Testing
         // error, the others reported.
         #expect(result.status == 2)
         #expect(result.stderr.contains("broken.btsnoop"))
-        let documents = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        let documents = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
         #expect(documents.compactMap { $0["file"] as? String } == [Self.first, Self.second])
     }
 
@@ -102,7 +106,8 @@ import Testing
 /// what bletrace says of each file on its own.
 @Suite struct DuckDBQueryTests {
     @Test func errorsOfADirectoryQueriedWithDuckDBMatchEachFile() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bletrace-duckdb-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bletrace-duckdb-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let jsonl = directory.appendingPathComponent("errors.jsonl").path
@@ -121,7 +126,8 @@ import Testing
             SELECT file, count(*) AS errors, count(*) FILTER (WHERE NOT expected) AS unexpected
             FROM read_json_auto('\(jsonl)') GROUP BY file ORDER BY file
             """
-        let script = "import duckdb, sys\nfor row in duckdb.sql(sys.argv[1]).fetchall(): print('\\t'.join(map(str, row)))"
+        let script =
+            "import duckdb, sys\nfor row in duckdb.sql(sys.argv[1]).fetchall(): print('\\t'.join(map(str, row)))"
         let answer = try run("/usr/bin/env", ["python3", "-c", script, query])
         #expect(answer.status == 0, "DuckDB (make deps installs it from PyPI): \(answer.stderr)")
         let rows = answer.stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }

@@ -54,7 +54,8 @@ import TraceFiles
     }
 
     static func freshDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bletrace-names-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bletrace-names-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
     }
@@ -62,7 +63,9 @@ import TraceFiles
     /// The arguments that make `writer` write to `name`, in `directory`; `nil` for standard output
     /// is the command with no output named (the reference). `port` is capture's source.
     static func arguments(_ writer: Writer, _ name: String?, in directory: URL, port: UInt16 = 0) -> [String] {
-        let output = name.map { $0.hasPrefix("ABSOLUTE/") ? directory.path + "/" + $0.dropFirst("ABSOLUTE/".count) : $0 }
+        let output = name.map {
+            $0.hasPrefix("ABSOLUTE/") ? directory.path + "/" + $0.dropFirst("ABSOLUTE/".count) : $0
+        }
         let dashO = output.map { ["-o", $0] } ?? []
         switch writer {
         case .info, .decode, .errors, .stats, .lifecycle, .gatt: return [writer.rawValue, capture] + dashO
@@ -70,14 +73,16 @@ import TraceFiles
         case .convert: return ["convert", capture, output ?? "-", "--to", "pcap"]
         case .diff: return ["diff", output ?? "expected.flow", flow, "--update"]
         #if os(Linux)
-        case .capture: return ["capture", "-i", "tcp:127.0.0.1:\(port)", "-w", output ?? "-", "--to", "btsnoop", "--count", "3"]
+        case .capture:
+            return ["capture", "-i", "tcp:127.0.0.1:\(port)", "-w", output ?? "-", "--to", "btsnoop", "--count", "3"]
         #endif
         }
     }
 
     /// Where `name` is, run in `directory`.
     static func location(_ name: String, in directory: URL) -> String {
-        name.hasPrefix("ABSOLUTE/") ? directory.path + "/" + name.dropFirst("ABSOLUTE/".count) : directory.path + "/" + name
+        name.hasPrefix("ABSOLUTE/")
+            ? directory.path + "/" + name.dropFirst("ABSOLUTE/".count) : directory.path + "/" + name
     }
 
     @Test(arguments: Writer.allCases, names)
@@ -124,7 +129,10 @@ import TraceFiles
             #expect(left == [String(name.split(separator: "/").last!)], "\(left)")
             // convert says what it wrote, diff how the flows differed: on standard output.
             if writer != .convert, writer != .diff {
-                #expect(run.stdout.isEmpty, "the output went to standard output too: \(String(decoding: run.stdout.prefix(200), as: UTF8.self))")
+                #expect(
+                    run.stdout.isEmpty,
+                    "the output went to standard output too: \(String(decoding: run.stdout.prefix(200), as: UTF8.self))"
+                )
             }
         }
         #expect(!written.isEmpty)
@@ -163,7 +171,8 @@ import TraceFiles
     /// `bletrace capture` of three records served over loopback (CaptureTests' packets).
     static func captureRun(_ name: String, in directory: URL) throws -> Run {
         let server = try LoopbackServer()
-        let done = server.serve([CaptureTests.reset, CaptureTests.resetComplete, CaptureTests.notification], holdOpen: .milliseconds(300))
+        let done = server.serve(
+            [CaptureTests.reset, CaptureTests.resetComplete, CaptureTests.notification], holdOpen: .milliseconds(300))
         let run = try bletrace(in: directory, arguments(.capture, name, in: directory, port: server.port))
         done.wait()
         return run

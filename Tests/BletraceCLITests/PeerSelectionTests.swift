@@ -13,6 +13,8 @@ import Testing
         #expect(failed.status == 1)
         // The peer's address is somebody; so is the name a scan heard it advertise.
         #expect(!(try bletrace("errors", "--peer", "F0:F1:F2:F3:F4:05", capture)).stderr.contains("warning"))
-        #expect(!(try bletrace("errors", "--peer", "bletrace-hr", Fixtures.capture("scan.btsnoop"))).stderr.contains("warning"))
+        #expect(
+            !(try bletrace("errors", "--peer", "bletrace-hr", Fixtures.capture("scan.btsnoop"))).stderr.contains(
+                "warning"))
     }
 }

@@ -67,10 +67,13 @@ import Testing
     @Test func decodeShowsItOnlyWhenItsLinesGoElsewhere() throws {
         let (_, text) = try onTerminal(["decode", Self.capture])
         #expect(!text.contains("records/s"))
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bletrace-progress-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bletrace-progress-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (status, redirected) = try onTerminal(["decode", Self.capture, "-o", directory.appendingPathComponent("out.txt").path])
+        let (status, redirected) = try onTerminal([
+            "decode", Self.capture, "-o", directory.appendingPathComponent("out.txt").path,
+        ])
         #expect(status == 0)
         #expect(redirected.contains("records/s"))
     }

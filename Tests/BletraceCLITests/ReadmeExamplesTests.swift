@@ -38,7 +38,8 @@ import Testing
     static var blocks: [Block] { pages.flatMap { blocks(in: $0) } }
 
     static func blocks(in page: String) -> [Block] {
-        guard let text = try? String(contentsOf: Fixtures.packageRoot.appendingPathComponent(page), encoding: .utf8) else { return [] }
+        guard let text = try? String(contentsOf: Fixtures.packageRoot.appendingPathComponent(page), encoding: .utf8)
+        else { return [] }
         let lines = text.components(separatedBy: "\n")
         var blocks: [Block] = []
         var index = 0
@@ -63,7 +64,9 @@ import Testing
                 if line.hasPrefix("$ ") {
                     var command = String(line.dropFirst(2))
                     // A command goes on after a backslash, or inside a ''' string.
-                    while command.hasSuffix("\\") || command.components(separatedBy: "'''").count % 2 == 0, position + 1 < body.count {
+                    while command.hasSuffix("\\") || command.components(separatedBy: "'''").count % 2 == 0,
+                        position + 1 < body.count
+                    {
                         position += 1
                         line = body[position]
                         command += "\n" + line
@@ -92,22 +95,28 @@ import Testing
         let directory = outer.appendingPathComponent("bletrace")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         if let shared = Fixtures.shared {
-            try FileManager.default.createSymbolicLink(atPath: outer.appendingPathComponent("shared").path, withDestinationPath: shared.path)
+            try FileManager.default.createSymbolicLink(
+                atPath: outer.appendingPathComponent("shared").path, withDestinationPath: shared.path)
         }
         let captures = URL(fileURLWithPath: Fixtures.capture("att-errors.btsnoop")).deletingLastPathComponent().path
         for name in ["Captures", "logs"] {
-            try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent(name).path, withDestinationPath: captures)
+            try FileManager.default.createSymbolicLink(
+                atPath: directory.appendingPathComponent(name).path, withDestinationPath: captures)
         }
         let bin = directory.appendingPathComponent("bin")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: bin.appendingPathComponent("bletrace").path, withDestinationPath: bletracePath)
+        try FileManager.default.createSymbolicLink(
+            atPath: bin.appendingPathComponent("bletrace").path, withDestinationPath: bletracePath)
         let setup = """
             bletrace replay Captures/reconnect-supervision-timeout.btsnoop --app reconnecting -o actual.flow
             sed '/didDisconnectPeripheral/q' Captures/reconnect-supervision-timeout.reconnecting.flow > gives-up.flow
             """
-        let made = try run("/bin/bash", ["-c", "cd \"$1\" && PATH=\"$1/bin:$PATH\" && \(setup)", "bash", directory.path])
+        let made = try run(
+            "/bin/bash", ["-c", "cd \"$1\" && PATH=\"$1/bin:$PATH\" && \(setup)", "bash", directory.path])
         #expect(made.status == 0, "\(made.stderr)")
-        if let shown = blocks.first(where: { $0.commands == ["cat reconnects.flow", "bletrace diff reconnects.flow actual.flow"] }) {
+        if let shown = blocks.first(where: {
+            $0.commands == ["cat reconnects.flow", "bletrace diff reconnects.flow actual.flow"]
+        }) {
             let flow = shown.expected.prefix { !$0.hasPrefix("flows ") }.joined(separator: "\n") + "\n"
             try flow.write(to: directory.appendingPathComponent("reconnects.flow"), atomically: true, encoding: .utf8)
         }
@@ -126,7 +135,9 @@ import Testing
             #expect(!reason.isEmpty)
             return
         }
-        if Self.withoutBluetooth.contains(block.commands[0]), FileManager.default.fileExists(atPath: "/sys/class/bluetooth") {
+        if Self.withoutBluetooth.contains(block.commands[0]),
+            FileManager.default.fileExists(atPath: "/sys/class/bluetooth")
+        {
             return
         }
         let script = block.commands.joined(separator: "\n")
@@ -137,7 +148,8 @@ import Testing
         let directory = try Self.workspace()
         defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
         let result = try run(
-            "/bin/bash", ["-c", "cd \"$1\" && PATH=\"$1/bin:$PATH\" && shift && eval \"$1\"", "bash", directory.path, script])
+            "/bin/bash",
+            ["-c", "cd \"$1\" && PATH=\"$1/bin:$PATH\" && shift && eval \"$1\"", "bash", directory.path, script])
         if block.expected.isEmpty {
             #expect(result.status == 0, "\(result.stderr)")
             return
@@ -145,12 +157,16 @@ import Testing
         var actual = (result.stdout + result.stderr).components(separatedBy: "\n")
         while actual.last == "" { actual.removeLast() }
         #expect(
-            Self.matches(block.expected, actual), "\(block.place) shows:\n\(block.expected.joined(separator: "\n"))\nbut the commands print:\n\(actual.joined(separator: "\n"))")
+            Self.matches(block.expected, actual),
+            "\(block.place) shows:\n\(block.expected.joined(separator: "\n"))\nbut the commands print:\n\(actual.joined(separator: "\n"))"
+        )
     }
 
     /// `expected` against `actual` line by line (trailing spaces aside), `…` matching any run.
     static func matches(_ expected: [String], _ actual: [String]) -> Bool {
-        func trimmed(_ line: String) -> Substring { line[..<(line.lastIndex { $0 != " " }.map { line.index(after: $0) } ?? line.startIndex)] }
+        func trimmed(_ line: String) -> Substring {
+            line[..<(line.lastIndex { $0 != " " }.map { line.index(after: $0) } ?? line.startIndex)]
+        }
         var memo: [Int: Bool] = [:]
         func match(_ e: Int, _ a: Int) -> Bool {
             let key = e * (actual.count + 1) + a

@@ -18,7 +18,9 @@ import Wire
         var status: Int32
         var stderr: String
         var manifestText: String
-        var manifest: [String: Any] { try! JSONSerialization.jsonObject(with: Data(manifestText.utf8)) as! [String: Any] }
+        var manifest: [String: Any] {
+            try! JSONSerialization.jsonObject(with: Data(manifestText.utf8)) as! [String: Any]
+        }
         /// Original address as bletrace prints it (upper case) → replacement.
         var mapping: [String: String]
         var isAir: Bool
@@ -40,7 +42,9 @@ import Wire
         let root = Fixtures.packageRoot.appendingPathComponent("Captures")
         let walker = FileManager.default.enumerator(atPath: root.path)
         while let name = walker?.nextObject() as? String {
-            if [".btsnoop", ".pcap", ".pcapng", ".pklg"].contains(where: name.hasSuffix) { paths.append(root.appendingPathComponent(name).path) }
+            if [".btsnoop", ".pcap", ".pcapng", ".pklg"].contains(where: name.hasSuffix) {
+                paths.append(root.appendingPathComponent(name).path)
+            }
         }
         paths = paths.sorted() + Fixtures.sharedCaptures("public") + Fixtures.sharedCaptures("field")
         return paths.filter { (try? CaptureReader(path: $0, linkLayer: true)) != nil }
@@ -54,14 +58,20 @@ import Wire
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let out = folder.appendingPathComponent(URL(fileURLWithPath: path).lastPathComponent).path
         let manifestPath = out + ".manifest.json"
-        let result = try bletrace(["redact", path, "-o", out, "--seed", "\(seed)", "--manifest", manifestPath, "--keep-mapping"] + extra)
-        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: manifestPath))) as! [String: Any]
+        let result = try bletrace(
+            ["redact", path, "-o", out, "--seed", "\(seed)", "--manifest", manifestPath, "--keep-mapping"] + extra)
+        let manifest =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: manifestPath)))
+            as! [String: Any]
         var mapping: [String: String] = [:]
-        for pair in manifest["mapping"] as? [[String: String]] ?? [] { mapping[pair["original"]!] = pair["replacement"]! }
+        for pair in manifest["mapping"] as? [[String: String]] ?? [] {
+            mapping[pair["original"]!] = pair["replacement"]!
+        }
         let isAir = (try CaptureReader(path: path, linkLayer: true)).format.linkLayerType != nil
         return Redaction(
             original: path, redacted: out, status: result.status, stderr: result.stderr,
-            manifestText: String(decoding: try Fixtures.contents(manifestPath), as: UTF8.self), mapping: mapping, isAir: isAir)
+            manifestText: String(decoding: try Fixtures.contents(manifestPath), as: UTF8.self), mapping: mapping,
+            isAir: isAir)
     }
 
     static func records(_ path: String) -> [OwnedRecord] {
@@ -78,17 +88,24 @@ import Wire
     /// What tshark finds in a capture: the addresses of every layer and the keys and secrets.
     static func tsharkFields(_ path: String) throws -> (addresses: Set<String>, secrets: Set<[UInt8]>) {
         let addressFields = [
-            "bthci_cmd.bd_addr", "bthci_evt.bd_addr", "bthci_evt.direct_bd_addr", "btsmp.bd_addr", "btle.advertising_address",
+            "bthci_cmd.bd_addr", "bthci_evt.bd_addr", "bthci_evt.direct_bd_addr", "btsmp.bd_addr",
+            "btle.advertising_address",
             "btle.initiator_address", "btle.scanning_address", "btle.target_address",
         ]
         let secretFields = [
-            "btsmp.long_term_key", "btsmp.id_resolving_key", "btsmp.signature_key", "btsmp.cfm_value", "btsmp.random_value",
+            "btsmp.long_term_key", "btsmp.id_resolving_key", "btsmp.signature_key", "btsmp.cfm_value",
+            "btsmp.random_value",
             "btsmp.dhkey_check", "btsmp.public_key_x", "btsmp.public_key_y", "bthci_cmd.link_key", "bthci_evt.link_key",
-            "bthci_cmd.le_long_term_key", "bthci_cmd.le_peer_irk", "bthci_cmd.le_local_irk", "bthci_cmd.le_remote_p_256_public_key",
-            "bthci_evt.le_local_p_256_public_key", "bthci_evt.dhkey", "bthci_cmd.le_random_number", "bthci_evt.le_random_number",
+            "bthci_cmd.le_long_term_key", "bthci_cmd.le_peer_irk", "bthci_cmd.le_local_irk",
+            "bthci_cmd.le_remote_p_256_public_key",
+            "bthci_evt.le_local_p_256_public_key", "bthci_evt.dhkey", "bthci_cmd.le_random_number",
+            "bthci_evt.le_random_number",
         ]
         let fields = addressFields + secretFields
-        let result = try run(tshark!, ["-r", path, "-T", "fields", "-E", "occurrence=a", "-E", "separator=|", "-E", "aggregator=|"] + fields.flatMap { ["-e", $0] })
+        let result = try run(
+            tshark!,
+            ["-r", path, "-T", "fields", "-E", "occurrence=a", "-E", "separator=|", "-E", "aggregator=|"]
+                + fields.flatMap { ["-e", $0] })
         var addresses: Set<String> = []
         var secrets: Set<[UInt8]> = []
         for line in result.stdout.split(separator: "\n") {
@@ -100,7 +117,9 @@ import Wire
                     let hex = text.replacingOccurrences(of: ":", with: "").replacingOccurrences(of: "0x", with: "")
                     guard hex.count >= 16, hex.count % 2 == 0, hex.allSatisfy(\.isHexDigit) else { continue }
                     let bytes = stride(from: 0, to: hex.count, by: 2).map {
-                        UInt8(hex[hex.index(hex.startIndex, offsetBy: $0)..<hex.index(hex.startIndex, offsetBy: $0 + 2)], radix: 16)!
+                        UInt8(
+                            hex[hex.index(hex.startIndex, offsetBy: $0)..<hex.index(hex.startIndex, offsetBy: $0 + 2)],
+                            radix: 16)!
                     }
                     if bytes.contains(where: { $0 != 0 }) { secrets.insert(bytes) }
                 }
@@ -120,10 +139,14 @@ import Wire
             #expect(records["read"]! == records["written"]! + records["dropped"]!, "\(redaction.original)")
             #expect(Self.records(redaction.redacted).count == records["written"]!, "\(redaction.original)")
             if records["dropped"]! > 0 {
-                #expect(redaction.status == 1 && redaction.stderr.contains("dropped"), "\(redaction.original): \(redaction.stderr)")
+                #expect(
+                    redaction.status == 1 && redaction.stderr.contains("dropped"),
+                    "\(redaction.original): \(redaction.stderr)")
                 print("redact \(redaction.original): \(records["dropped"]!) of \(records["read"]!) records dropped")
             } else {
-                #expect(redaction.status == 0 || redaction.stderr.contains(redaction.original), "\(redaction.original): \(redaction.stderr)")
+                #expect(
+                    redaction.status == 0 || redaction.stderr.contains(redaction.original),
+                    "\(redaction.original): \(redaction.stderr)")
             }
         }
     }
@@ -138,7 +161,9 @@ import Wire
             addresses.formUnion(found.addresses)
             secrets = found.secrets
         } else {
-            print("\(redaction.original): tshark is not installed: keys are not looked for, addresses only from the mapping")
+            print(
+                "\(redaction.original): tshark is not installed: keys are not looked for, addresses only from the mapping"
+            )
         }
         // Every original address, as its six bytes read either way, looked for in one pass over
         // the output; and as text, wherever the output holds an address written as text.
@@ -146,7 +171,9 @@ import Wire
         for text in addresses {
             // An address of fewer than three non-zero bytes (00:00:00:00:00:01, as test rigs use)
             // occurs by chance in any file: it tells an attacker nothing, and is not looked for.
-            guard let address = BluetoothAddress(text), address.littleEndianBytes.filter({ $0 != 0 && $0 != 0xFF }).count >= 3 else { continue }
+            guard let address = BluetoothAddress(text),
+                address.littleEndianBytes.filter({ $0 != 0 && $0 != 0xFF }).count >= 3
+            else { continue }
             wanted.insert(address.rawValue)
         }
         var remaining: Set<UInt64> = []
@@ -166,7 +193,9 @@ import Wire
         for candidate in text.split(whereSeparator: { !($0.isHexDigit || $0 == ":") }) where candidate.count >= 17 {
             for start in 0...(candidate.count - 17) {
                 let from = candidate.index(candidate.startIndex, offsetBy: start)
-                if let address = BluetoothAddress(candidate[from..<candidate.index(from, offsetBy: 17)]), wanted.contains(address.rawValue) {
+                if let address = BluetoothAddress(candidate[from..<candidate.index(from, offsetBy: 17)]),
+                    wanted.contains(address.rawValue)
+                {
                     remaining.insert(address.rawValue)
                 }
             }
@@ -192,7 +221,9 @@ import Wire
         #expect(originals.count == whole.count && redacted.count == whole.count)
         for (redaction, (before, after)) in zip(whole, zip(originals, redacted)) {
             var expected = Self.canonical(before)
-            for (original, replacement) in redaction.mapping { expected = expected.replacingOccurrences(of: original, with: replacement) }
+            for (original, replacement) in redaction.mapping {
+                expected = expected.replacingOccurrences(of: original, with: replacement)
+            }
             let actual = Self.canonical(after)
             // Peers listed in address order may come in another order: compared as sorted lists.
             let same = Self.sortedLines(expected) == Self.sortedLines(actual)
@@ -212,7 +243,8 @@ import Wire
         // first pass's replacements, replaced again), drops nothing, and
         // its output is its input with one more consistent address mapping, record by record
         // (over the air, the CRC after a changed address aside).
-        let second = try Self.redact(first.redacted, into: Self.directory.appendingPathComponent("again-\(UUID().uuidString)"), seed: 8)
+        let second = try Self.redact(
+            first.redacted, into: Self.directory.appendingPathComponent("again-\(UUID().uuidString)"), seed: 8)
         #expect((second.manifest["found"] as? [String: Int])?.isEmpty == true, "\(first.original)")
         #expect(second.dropped == 0)
         let before = Self.records(first.redacted)
@@ -226,7 +258,9 @@ import Wire
             var expected = old.bytes
             for (original, replacement) in pairs {
                 Self.replace(original.littleEndianBytes, with: replacement.littleEndianBytes, in: &expected)
-                Self.replace(original.littleEndianBytes.reversed(), with: replacement.littleEndianBytes.reversed(), in: &expected)
+                Self.replace(
+                    original.littleEndianBytes.reversed(), with: replacement.littleEndianBytes.reversed(), in: &expected
+                )
                 for upper in [true, false] {
                     let o = upper ? original.description : original.description.lowercased()
                     let r = upper ? replacement.description : replacement.description.lowercased()
@@ -241,7 +275,9 @@ import Wire
 
     @Test func namesAndValuesLeaveNoneOfTheirBytes() throws {
         guard Self.tshark != nil else {
-            print("namesAndValuesLeaveNoneOfTheirBytes: tshark is not installed, nothing to find the names and values with")
+            print(
+                "namesAndValuesLeaveNoneOfTheirBytes: tshark is not installed, nothing to find the names and values with"
+            )
             return
         }
         var checked = 0
@@ -249,12 +285,18 @@ import Wire
             let result = try run(
                 Self.tshark!,
                 [
-                    "-r", path, "-T", "fields", "-E", "occurrence=a", "-E", "separator=|", "-E", "aggregator=|", "-e", "btcommon.eir_ad.entry.device_name",
+                    "-r", path, "-T", "fields", "-E", "occurrence=a", "-E", "separator=|", "-E", "aggregator=|", "-e",
+                    "btcommon.eir_ad.entry.device_name",
                     "-e", "btatt.device_name", "-e", "bthci_cmd.device_name", "-e", "bthci_evt.device_name",
                 ])
-            let names = Set(result.stdout.split(whereSeparator: { $0 == "\n" || $0 == "|" }).map(String.init).filter { $0.utf8.count >= 4 })
+            let names = Set(
+                result.stdout.split(whereSeparator: { $0 == "\n" || $0 == "|" }).map(String.init).filter {
+                    $0.utf8.count >= 4
+                })
             guard !names.isEmpty else { continue }
-            let redaction = try Self.redact(path, into: Self.directory.appendingPathComponent("names-\(index)"), seed: 7, extra: ["--names", "--values"])
+            let redaction = try Self.redact(
+                path, into: Self.directory.appendingPathComponent("names-\(index)"), seed: 7,
+                extra: ["--names", "--values"])
             let output = try Fixtures.contents(redaction.redacted)
             for name in names {
                 let remains = output.contains(Array(name.utf8))
@@ -268,7 +310,8 @@ import Wire
 
     @Test func valuesAreZeroedAndTheStructureStays() throws {
         let path = Fixtures.capture("att-errors.btsnoop")
-        let redaction = try Self.redact(path, into: Self.directory.appendingPathComponent("values"), seed: 7, extra: ["--values"])
+        let redaction = try Self.redact(
+            path, into: Self.directory.appendingPathComponent("values"), seed: 7, extra: ["--values"])
         #expect(redaction.status == 0)
         #expect((redaction.manifest["values_zeroed"] as? Int ?? 0) > 0)
         // "bletrace" is read as a value in this capture.
@@ -280,7 +323,9 @@ import Wire
         let zeroed = "\"hex\" : \"0000000000000000\""
         var expected = Self.canonical(try json(bletrace("gatt", "--format", "json", path).stdout))
             .replacingOccurrences(of: "\"hex\" : \"626c657472616365\"", with: zeroed)
-        for (original, replacement) in redaction.mapping { expected = expected.replacingOccurrences(of: original, with: replacement) }
+        for (original, replacement) in redaction.mapping {
+            expected = expected.replacingOccurrences(of: original, with: replacement)
+        }
         let actual = Self.canonical(try json(bletrace("gatt", "--format", "json", redaction.redacted).stdout))
         #expect(actual.contains(zeroed))
         let same = expected == actual
@@ -298,13 +343,17 @@ import Wire
         #expect(result.stderr.contains("cut.btsnoop"))
         #expect(Self.records(out).count == originals.count - 1)
         // An advertising report whose data length runs past its event: that record is dropped and said.
-        let report = try #require(originals.firstIndex { $0.kind == .event && $0.bytes.count > 13 && $0.bytes[0] == 0x3E && $0.bytes[2] == 0x02 })
+        let report = try #require(
+            originals.firstIndex {
+                $0.kind == .event && $0.bytes.count > 13 && $0.bytes[0] == 0x3E && $0.bytes[2] == 0x02
+            })
         var flipped = source
         let at = Int(originals[report].fileOffset) + 24 + 1 + 12  // record header, H4 byte, to Data_Length
         flipped[at] = 0xF0
         let damaged = try Fixtures.temporaryFile(flipped, name: "flipped.btsnoop")
         let manifest = damaged + ".json"
-        let second = try bletrace("redact", damaged, "-o", damaged + ".out.btsnoop", "--seed", "1", "--manifest", manifest)
+        let second = try bletrace(
+            "redact", damaged, "-o", damaged + ".out.btsnoop", "--seed", "1", "--manifest", manifest)
         #expect(second.status == 1)
         #expect(second.stderr.contains("1 record of \(originals.count) dropped"))
         #expect(second.stderr.contains("record \(report) at byte \(originals[report].fileOffset)"))
@@ -319,18 +368,21 @@ import Wire
         let info = try bletrace("info", path)
         #expect(info.stdout.contains("secrets:  holds the LTK of 1 bonded device"))
         #expect(info.stdout.contains("2 identity addresses: run bletrace redact before sharing"))
-        let secrets = try #require(try json(bletrace("info", "--format", "json", path).stdout)["secrets"] as? [String: Any])
+        let secrets = try #require(
+            try json(bletrace("info", "--format", "json", path).stdout)["secrets"] as? [String: Any])
         #expect(secrets["holds"] as? Bool == true)
         #expect((secrets["keys"] as? [String: Int])?["ltk"] == 1)
         let diagnose = try bletrace("diagnose", path)
         #expect(diagnose.stdout.contains("Secrets: the capture holds the LTK of 1 bonded device"))
-        let diagnosed = try #require(try json(bletrace("diagnose", "--format", "json", path).stdout)["secrets"] as? [String: Any])
+        let diagnosed = try #require(
+            try json(bletrace("diagnose", "--format", "json", path).stdout)["secrets"] as? [String: Any])
         #expect(diagnosed["identity_addresses"] as? Int == 2)
 
         let redaction = try #require(Self.redactions.first { $0.original == path })
         #expect(!(try bletrace("info", redaction.redacted)).stdout.contains("secrets:"))
         #expect(!(try bletrace("diagnose", redaction.redacted)).stdout.contains("Secrets:"))
-        let after = try #require(try json(bletrace("info", "--format", "json", redaction.redacted).stdout)["secrets"] as? [String: Any])
+        let after = try #require(
+            try json(bletrace("info", "--format", "json", redaction.redacted).stdout)["secrets"] as? [String: Any])
         #expect(after["holds"] as? Bool == false)
     }
 
@@ -347,7 +399,9 @@ import Wire
         // Without a seed, two runs replace the same address differently.
         let one = try Self.redact(path, into: folder.appendingPathComponent("1"), seed: 1, extra: [])
         let two = try Self.redact(path, into: folder.appendingPathComponent("2"), seed: 2, extra: [])
-        #expect(one.mapping["F0:F1:F2:F3:F4:05"] != nil && one.mapping["F0:F1:F2:F3:F4:05"] != two.mapping["F0:F1:F2:F3:F4:05"])
+        #expect(
+            one.mapping["F0:F1:F2:F3:F4:05"] != nil
+                && one.mapping["F0:F1:F2:F3:F4:05"] != two.mapping["F0:F1:F2:F3:F4:05"])
     }
 
     // MARK: Helpers
@@ -359,7 +413,8 @@ import Wire
             object["secrets"] = nil
             value = object
         }
-        let data = try! JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .prettyPrinted, .fragmentsAllowed])
+        let data = try! JSONSerialization.data(
+            withJSONObject: value, options: [.sortedKeys, .prettyPrinted, .fragmentsAllowed])
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -47,7 +47,9 @@ import TestSupport
     @Test(.sharedCaptures) func peerLeavesTheOtherDevicesOut() throws {
         let capture = Fixtures.publicCapture("whoisbe-pongbot.btsnoop")
         let lifecycle = try json(try bletrace("lifecycle", capture, "--format", "json", "--transport", "le").stdout)
-        let peers = Array(Set(try #require(lifecycle["connections"] as? [[String: Any]]).compactMap { $0["peer"] as? String })).sorted()
+        let peers = Array(
+            Set(try #require(lifecycle["connections"] as? [[String: Any]]).compactMap { $0["peer"] as? String })
+        ).sorted()
         try #require(peers.count >= 3, "\(peers)")
         let whole = try bletrace("replay", capture)
         for (peer, other) in [(peers[0], peers[1]), (peers[1], peers[2]), (peers[2], peers[0])] {
@@ -59,7 +61,9 @@ import TestSupport
             let mine = played.filter { $0.contains(peer) }
             #expect(!mine.isEmpty)
             let wholeMine = events(whole.stdout).filter { !$0.hasPrefix("#") && $0.contains(peer) }
-            #expect(mine.map { $0.split(separator: " ").dropFirst().joined(separator: " ") } == wholeMine.map { $0.split(separator: " ").dropFirst().joined(separator: " ") })
+            #expect(
+                mine.map { $0.split(separator: " ").dropFirst().joined(separator: " ") }
+                    == wholeMine.map { $0.split(separator: " ").dropFirst().joined(separator: " ") })
         }
     }
 
@@ -75,7 +79,8 @@ import TestSupport
     /// The sweep takes them too: its kill points lie in the window.
     @Test func theSweepSweepsTheWindow() throws {
         let capture = Fixtures.capture("restore-notifying.btsnoop")
-        let sweep = try bletrace("replay", capture, "--app", "restoring", "--sweep", "terminate", "--format", "json", "--to", "0.3")
+        let sweep = try bletrace(
+            "replay", capture, "--app", "restoring", "--sweep", "terminate", "--format", "json", "--to", "0.3")
         let whole = try bletrace("replay", capture, "--app", "restoring", "--sweep", "terminate", "--format", "json")
         let points = try #require(try json(sweep.stdout)["points"] as? [[String: Any]])
         let all = try #require(try json(whole.stdout)["points"] as? [[String: Any]])

@@ -23,16 +23,25 @@ import Testing
     }
 
     @Test func aGoodKeyIsStillTaken() throws {
-        let result = try bletrace("lifecycle", Fixtures.capture("att-errors.btsnoop"), "--ltk", "00112233445566778899AABBCCDDEEFF", "--brief")
+        let result = try bletrace(
+            "lifecycle", Fixtures.capture("att-errors.btsnoop"), "--ltk", "00112233445566778899AABBCCDDEEFF", "--brief")
         #expect(result.status == 0, "\(result.stderr)")
     }
 
     /// The replay's note on notifications the app had not subscribed to says "1 notification", in
     /// the singular, and keeps the plural for more.
     @Test func oneNotificationIsSingular() throws {
-        let flow = try bletrace("replay", Fixtures.capture("reconnect-supervision-timeout.btsnoop"), "--app", "reconnecting").stdout
-        #expect(flow.contains("# F0:F1:F2:F3:F4:05: 1 notification or indication of the capture went to a characteristic the app had not subscribed to; not delivered"), "\(flow)")
-        #expect(flow.contains("# F0:F1:F2:F3:F4:05: 3 notifications or indications of the capture went to characteristics the app had not subscribed to; not delivered"))
+        let flow = try bletrace(
+            "replay", Fixtures.capture("reconnect-supervision-timeout.btsnoop"), "--app", "reconnecting"
+        ).stdout
+        #expect(
+            flow.contains(
+                "# F0:F1:F2:F3:F4:05: 1 notification or indication of the capture went to a characteristic the app had not subscribed to; not delivered"
+            ), "\(flow)")
+        #expect(
+            flow.contains(
+                "# F0:F1:F2:F3:F4:05: 3 notifications or indications of the capture went to characteristics the app had not subscribed to; not delivered"
+            ))
         #expect(!flow.contains(" 1 notifications"))
     }
 }

@@ -11,7 +11,8 @@ func robustnessFixture(_ name: String) -> String {
 /// magnitude (what `relativeTime` must print, computed here independently).
 func signedSeconds(negative: Bool, _ micros: UInt64) -> String {
     let fraction = String(micros % 1_000_000)
-    return (negative ? "-" : "+") + "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+    return (negative ? "-" : "+") + "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count)
+        + fraction
 }
 
 /// The raw btsnoop stamps of a file (big-endian at byte 16 of each 24-byte record header).
@@ -28,9 +29,13 @@ func btsnoopRawStamps(_ path: String) throws -> [UInt64] {
 }
 
 @Suite struct TimestampRobustnessTests {
-    static let captures = ["c1-ts-first-int64min.btsnoop", "c2-ts-span-int64.btsnoop", "c3-ts-backwards-extreme.btsnoop", "c4-pcapng-ts-high-0x80000000.pcapng"]
+    static let captures = [
+        "c1-ts-first-int64min.btsnoop", "c2-ts-span-int64.btsnoop", "c3-ts-backwards-extreme.btsnoop",
+        "c4-pcapng-ts-high-0x80000000.pcapng",
+    ]
     static let commands: [[String]] = [
-        ["info"], ["decode"], ["decode", "-v"], ["decode", "--format", "jsonl"], ["errors"], ["errors", "--format", "json"],
+        ["info"], ["decode"], ["decode", "-v"], ["decode", "--format", "jsonl"], ["errors"],
+        ["errors", "--format", "json"],
         ["stats"], ["gatt"], ["lifecycle"], ["lifecycle", "--format", "json"], ["lifecycle", "--format", "svg"],
         ["lifecycle", "--format", "html"], ["replay", "--app", "reconnecting"],
     ]
@@ -39,7 +44,9 @@ func btsnoopRawStamps(_ path: String) throws -> [UInt64] {
     func everyReadingCommandReadsFarTimestampsWithoutTrapping(_ name: String) throws {
         for command in Self.commands {
             let result = try run(bletracePath, [command[0], robustnessFixture(name)] + command.dropFirst(), stdin: nil)
-            #expect(result.status == 0, "\(command.joined(separator: " ")) \(name): exit \(result.status), \(result.stderr.prefix(300))")
+            #expect(
+                result.status == 0,
+                "\(command.joined(separator: " ")) \(name): exit \(result.status), \(result.stderr.prefix(300))")
             #expect(!result.stdout.isEmpty)
         }
     }
@@ -75,11 +82,15 @@ func btsnoopRawStamps(_ path: String) throws -> [UInt64] {
             for target in ["pcapng", "pcap", "pklg", "btsnoop"] {
                 let output = directory + "-\(name).\(target)"
                 let result = try bletrace("convert", robustnessFixture(name), output)
-                #expect(result.status == 0 || (result.status == 1 && result.stderr.contains("timestamp not kept")), "\(name) → \(target): \(result.stderr)")
+                #expect(
+                    result.status == 0 || (result.status == 1 && result.stderr.contains("timestamp not kept")),
+                    "\(name) → \(target): \(result.stderr)")
                 #expect(try bletrace("decode", output).status == 0)
                 if result.status == 0 {
                     // Nothing reported lost: every time reads back as it was.
-                    #expect(try bletrace("decode", output).stdout == bletrace("decode", robustnessFixture(name)).stdout, "\(name) → \(target)")
+                    #expect(
+                        try bletrace("decode", output).stdout == bletrace("decode", robustnessFixture(name)).stdout,
+                        "\(name) → \(target)")
                 }
             }
         }
@@ -116,8 +127,12 @@ func btsnoopRawStamps(_ path: String) throws -> [UInt64] {
 
     @Test func aFullDeviceOnStandardOutputEndsWithOneLineAndExitCode2() throws {
         try #require(isCharacterDevice("/dev/full"), "/dev/full is not the full device here")
-        for command in [["decode", "-v"], ["lifecycle", "--format", "html"], ["stats"], ["errors", "--format", "json"]] {
-            let result = try run([command[0], Fixtures.capture("att-errors.btsnoop")] + command.dropFirst(), stdout: FileHandle(forWritingAtPath: "/dev/full")!)
+        for command in [
+            ["decode", "-v"], ["lifecycle", "--format", "html"], ["stats"], ["errors", "--format", "json"],
+        ] {
+            let result = try run(
+                [command[0], Fixtures.capture("att-errors.btsnoop")] + command.dropFirst(),
+                stdout: FileHandle(forWritingAtPath: "/dev/full")!)
             #expect(result.status == 2, "\(command)")
             #expect(result.stderr == "bletrace: standard output: cannot write: No space left on device\n", "\(command)")
         }
@@ -126,14 +141,16 @@ func btsnoopRawStamps(_ path: String) throws -> [UInt64] {
     @Test func aClosedPipeOnStandardOutputEndsQuietlyWithExitCode2() throws {
         let pipe = Pipe()
         try pipe.fileHandleForReading.close()
-        let result = try run(["decode", "-v", Fixtures.capture("att-errors.btsnoop")], stdout: pipe.fileHandleForWriting)
+        let result = try run(
+            ["decode", "-v", Fixtures.capture("att-errors.btsnoop")], stdout: pipe.fileHandleForWriting)
         #expect(result.status == 2)
         #expect(result.stderr.isEmpty)
     }
 
     @Test func aFullDeviceAsTheOutputFileIsReportedAndLeftADevice() throws {
         try #require(isCharacterDevice("/dev/full"), "/dev/full is not the full device here")
-        let result = try bletrace("replay", Fixtures.capture("att-errors.btsnoop"), "--app", "reconnecting", "-o", "/dev/full")
+        let result = try bletrace(
+            "replay", Fixtures.capture("att-errors.btsnoop"), "--app", "reconnecting", "-o", "/dev/full")
         #expect(result.status == 2)
         #expect(result.stderr == "bletrace: /dev/full: cannot write: No space left on device\n")
         #expect(isCharacterDevice("/dev/full"))
@@ -143,7 +160,8 @@ func btsnoopRawStamps(_ path: String) throws -> [UInt64] {
 @Suite struct OutputSafetyTests {
     /// A fresh directory holding a copy of a capture, `capture.btsnoop`.
     func workspace() throws -> String {
-        let capture = try Fixtures.temporaryFile(try Fixtures.contents(Fixtures.capture("reconnect-supervision-timeout.btsnoop")), name: "capture.btsnoop")
+        let capture = try Fixtures.temporaryFile(
+            try Fixtures.contents(Fixtures.capture("reconnect-supervision-timeout.btsnoop")), name: "capture.btsnoop")
         return (capture as NSString).deletingLastPathComponent
     }
 
@@ -152,7 +170,8 @@ func btsnoopRawStamps(_ path: String) throws -> [UInt64] {
         let capture = directory + "/capture.btsnoop"
         let original = try Fixtures.contents(capture)
         try FileManager.default.linkItem(atPath: capture, toPath: directory + "/hard.btsnoop")
-        try FileManager.default.createSymbolicLink(atPath: directory + "/link.btsnoop", withDestinationPath: "capture.btsnoop")
+        try FileManager.default.createSymbolicLink(
+            atPath: directory + "/link.btsnoop", withDestinationPath: "capture.btsnoop")
         for name in ["capture.btsnoop", "./capture.btsnoop", "hard.btsnoop", "link.btsnoop"] {
             let replay = try bletrace("replay", capture, "--app", "reconnecting", "-o", directory + "/" + name)
             #expect(replay.status == 2, "\(name)")
@@ -161,21 +180,27 @@ func btsnoopRawStamps(_ path: String) throws -> [UInt64] {
             #expect(convert.status == 2, "\(name)")
             #expect(try Fixtures.contents(capture) == original)
         }
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: directory + "/link.btsnoop") == "capture.btsnoop")
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: directory + "/link.btsnoop") == "capture.btsnoop")
     }
 
     @Test func aDirectoryOrAMissingDirectoryIsRefusedByName() throws {
         let directory = try workspace()
-        let intoDirectory = try bletrace("replay", directory + "/capture.btsnoop", "--app", "reconnecting", "-o", directory)
+        let intoDirectory = try bletrace(
+            "replay", directory + "/capture.btsnoop", "--app", "reconnecting", "-o", directory)
         #expect(intoDirectory.status == 2)
         #expect(intoDirectory.stderr == "bletrace: \(directory): cannot write: it is a directory\n")
-        let missing = try bletrace("replay", directory + "/capture.btsnoop", "--app", "reconnecting", "-o", directory + "/no/such.flow")
+        let missing = try bletrace(
+            "replay", directory + "/capture.btsnoop", "--app", "reconnecting", "-o", directory + "/no/such.flow")
         #expect(missing.status == 2)
-        #expect(missing.stderr == "bletrace: \(directory)/no/such.flow: cannot write: no such directory (\(directory)/no)\n")
+        #expect(
+            missing.stderr == "bletrace: \(directory)/no/such.flow: cannot write: no such directory (\(directory)/no)\n"
+        )
     }
 
     @Test func aCharacterDeviceIsWrittenThroughNotReplaced() throws {
-        let replay = try bletrace("replay", Fixtures.capture("scan.btsnoop"), "--app", "reconnecting", "-o", "/dev/null")
+        let replay = try bletrace(
+            "replay", Fixtures.capture("scan.btsnoop"), "--app", "reconnecting", "-o", "/dev/null")
         #expect(replay.status == 0)
         let convert = try bletrace("convert", Fixtures.capture("scan.btsnoop"), "/dev/null", "--to", "pcapng")
         #expect(convert.status == 0)
@@ -187,22 +212,31 @@ func btsnoopRawStamps(_ path: String) throws -> [UInt64] {
         let directory = try workspace()
         try Data("old\n".utf8).write(to: URL(fileURLWithPath: directory + "/target.flow"))
         try FileManager.default.createSymbolicLink(atPath: directory + "/link.flow", withDestinationPath: "target.flow")
-        let result = try bletrace("replay", directory + "/capture.btsnoop", "--app", "reconnecting", "-o", directory + "/link.flow")
+        let result = try bletrace(
+            "replay", directory + "/capture.btsnoop", "--app", "reconnecting", "-o", directory + "/link.flow")
         #expect(result.status == 0)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: directory + "/link.flow") == "target.flow")
-        #expect(try String(contentsOfFile: directory + "/target.flow", encoding: .utf8).hasPrefix("# bletrace flow 2\n"))
+        #expect(
+            try String(contentsOfFile: directory + "/target.flow", encoding: .utf8).hasPrefix("# bletrace flow 2\n"))
         // Nothing left beside it.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["capture.btsnoop", "link.flow", "target.flow"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == [
+                "capture.btsnoop", "link.flow", "target.flow",
+            ])
     }
 
     @Test func aFailedCommandLeavesTheOldOutputFileWhole() throws {
         let directory = try workspace()
         try Data("old\n".utf8).write(to: URL(fileURLWithPath: directory + "/out.flow"))
         try Data("not a capture at all".utf8).write(to: URL(fileURLWithPath: directory + "/bad.btsnoop"))
-        let result = try bletrace("replay", directory + "/bad.btsnoop", "--app", "reconnecting", "-o", directory + "/out.flow")
+        let result = try bletrace(
+            "replay", directory + "/bad.btsnoop", "--app", "reconnecting", "-o", directory + "/out.flow")
         #expect(result.status == 2)
         #expect(try String(contentsOfFile: directory + "/out.flow", encoding: .utf8) == "old\n")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["bad.btsnoop", "capture.btsnoop", "out.flow"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == [
+                "bad.btsnoop", "capture.btsnoop", "out.flow",
+            ])
     }
 
     @Test func aReplacedFileKeepsItsPermissions() throws {
@@ -210,7 +244,8 @@ func btsnoopRawStamps(_ path: String) throws -> [UInt64] {
         let output = directory + "/out.flow"
         try Data("old\n".utf8).write(to: URL(fileURLWithPath: output))
         chmod(output, 0o640)
-        #expect(try bletrace("replay", directory + "/capture.btsnoop", "--app", "reconnecting", "-o", output).status == 0)
+        #expect(
+            try bletrace("replay", directory + "/capture.btsnoop", "--app", "reconnecting", "-o", output).status == 0)
         var info = stat()
         #expect(stat(output, &info) == 0 && info.st_mode & 0o777 == 0o640)
     }

@@ -28,7 +28,9 @@ struct KnownStoryDisagreement: Sendable, Hashable {
     var kind: StoryDisagreementKind
 
     init(_ connection: String, _ field: String, tshark: String, bletrace: String, _ kind: StoryDisagreementKind) {
-        (self.connection, self.field, self.tshark, self.bletrace, self.kind) = (connection, field, tshark, bletrace, kind)
+        (self.connection, self.field, self.tshark, self.bletrace, self.kind) = (
+            connection, field, tshark, bletrace, kind
+        )
     }
 }
 
@@ -79,7 +81,9 @@ let knownStoryDisagreements: [String: [KnownStoryDisagreement]] = [:]
 
     @Test func sharedCapturesFound() {
         if Fixtures.shared == nil {
-            print("story cross-check: the shared public/ and field/ captures were not compared: \(Fixtures.sharedMissing)")
+            print(
+                "story cross-check: the shared public/ and field/ captures were not compared: \(Fixtures.sharedMissing)"
+            )
         }
         #expect(!Self.captures.isEmpty)
     }
@@ -111,7 +115,8 @@ let knownStoryDisagreements: [String: [KnownStoryDisagreement]] = [:]
         let python = try #require(which("python3"), "python3 is missing: scripts/tshark_story.py needs it")
         let info = try bletrace("info", path, "--format", "json")
         if let datalink = (try? json(info.stdout))?["datalink"] as? Int, Self.airLinkTypes.contains(datalink) {
-            print("story cross-check \(name): left out, an over-the-air capture (link type \(datalink)) has no HCI story")
+            print(
+                "story cross-check \(name): left out, an over-the-air capture (link type \(datalink)) has no HCI story")
             return
         }
         let theirRun = try run(python, [Self.script, path, "--tshark", tshark])
@@ -136,9 +141,12 @@ let knownStoryDisagreements: [String: [KnownStoryDisagreement]] = [:]
         let goneLines = gone.map { "    \($0.connection) \($0.field): tshark \($0.tshark), bletrace \($0.bletrace)" }
         #expect(
             new.isEmpty,
-            "new disagreements in \(name) (classify each and add it to knownStoryDisagreements, or fix scripts/tshark_story.py):\n\(newLines.joined(separator: "\n"))")
+            "new disagreements in \(name) (classify each and add it to knownStoryDisagreements, or fix scripts/tshark_story.py):\n\(newLines.joined(separator: "\n"))"
+        )
         #expect(
-            gone.isEmpty, "listed disagreements no longer seen in \(name) (remove them from knownStoryDisagreements):\n\(goneLines.joined(separator: "\n"))")
+            gone.isEmpty,
+            "listed disagreements no longer seen in \(name) (remove them from knownStoryDisagreements):\n\(goneLines.joined(separator: "\n"))"
+        )
     }
 
     static func quoted(_ text: String) -> String { "\"\(text)\"" }
@@ -157,8 +165,12 @@ let knownStoryDisagreements: [String: [KnownStoryDisagreement]] = [:]
             bytes += data
         }
         func le16(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
-        func command(_ opcode: Int, _ parameters: [UInt8]) { record(2, [0x01] + le16(opcode) + [UInt8(parameters.count)] + parameters) }
-        func event(_ code: UInt8, _ parameters: [UInt8]) { record(3, [0x04, code, UInt8(parameters.count)] + parameters) }
+        func command(_ opcode: Int, _ parameters: [UInt8]) {
+            record(2, [0x01] + le16(opcode) + [UInt8(parameters.count)] + parameters)
+        }
+        func event(_ code: UInt8, _ parameters: [UInt8]) {
+            record(3, [0x04, code, UInt8(parameters.count)] + parameters)
+        }
         func acl(_ handle: Int, _ cid: Int, _ payload: [UInt8], sent: Bool) {
             let l2cap = le16(payload.count) + le16(cid) + payload
             record(sent ? 0 : 1, [0x02] + le16(handle | 0x2000) + le16(l2cap.count) + l2cap)
@@ -240,9 +252,12 @@ struct StoryComparison {
         theirCount = theirConnections.count
         ourCount = unmatched.count
         let repeats = Dictionary(
-            (theirs["repeated_disconnections"] as? [[String: Any]] ?? []).map { (Self.int($0["frame"]) ?? 0, Self.int($0["closed_frame"]) ?? 0) },
+            (theirs["repeated_disconnections"] as? [[String: Any]] ?? []).map {
+                (Self.int($0["frame"]) ?? 0, Self.int($0["closed_frame"]) ?? 0)
+            },
             uniquingKeysWith: { first, _ in first })
-        let strays = Set((theirs["stray_disconnections"] as? [[String: Any]] ?? []).compactMap { Self.int($0["frame"]) })
+        let strays = Set(
+            (theirs["stray_disconnections"] as? [[String: Any]] ?? []).compactMap { Self.int($0["frame"]) })
 
         for their in theirConnections {
             let label = Self.label(their, disconnect: Self.int(their["disconnect_frame"]))
@@ -251,11 +266,17 @@ struct StoryComparison {
                 index = unmatched.firstIndex { Self.int($0["connect_frame"]) == frame }
             } else {
                 let handle = Self.int(their["handle"])
-                let before = unmatched.indices.filter { Self.bool(unmatched[$0]["began_before_capture"]) && Self.int(unmatched[$0]["handle"]) == handle }
-                index = before.first { Self.int(unmatched[$0]["disconnect_frame"]) == Self.int(their["disconnect_frame"]) } ?? before.first
+                let before = unmatched.indices.filter {
+                    Self.bool(unmatched[$0]["began_before_capture"]) && Self.int(unmatched[$0]["handle"]) == handle
+                }
+                index =
+                    before.first { Self.int(unmatched[$0]["disconnect_frame"]) == Self.int(their["disconnect_frame"]) }
+                    ?? before.first
             }
             guard let index else {
-                findings.append(StoryFinding(connection: label, field: "connection", tshark: Self.describe(their), bletrace: "none"))
+                findings.append(
+                    StoryFinding(connection: label, field: "connection", tshark: Self.describe(their), bletrace: "none")
+                )
                 continue
             }
             let our = unmatched.remove(at: index)
@@ -268,22 +289,27 @@ struct StoryComparison {
         // with another reason as stray; the script lists every repeat, saying which are identical.
         let theirRepeats = theirs["repeated_disconnections"] as? [[String: Any]] ?? []
         let theirStrays =
-            strays.union(theirRepeats.filter { !Self.bool($0["identical"]) }.compactMap { Self.int($0["frame"]) }).sorted()
+            strays.union(theirRepeats.filter { !Self.bool($0["identical"]) }.compactMap { Self.int($0["frame"]) })
+            .sorted()
         let ourStrayList = ours["stray_disconnections"] as? [[String: Any]] ?? []
         let ourStrays = ourStrayList.compactMap { Self.int($0["frame"]) }.sorted()
         if theirStrays != ourStrays {
             findings.append(
                 StoryFinding(
-                    connection: "disconnections with no link", field: "stray frames", tshark: "\(theirStrays)", bletrace: "\(ourStrays)"))
+                    connection: "disconnections with no link", field: "stray frames", tshark: "\(theirStrays)",
+                    bletrace: "\(ourStrays)"))
         }
         let theirFolded = theirRepeats.count { Self.bool($0["identical"]) }
         let ourFolded =
-            (ours["connections"] as? [[String: Any]] ?? []).reduce(0) { $0 + (Self.int($1["repeated_disconnections"]) ?? 0) }
+            (ours["connections"] as? [[String: Any]] ?? []).reduce(0) {
+                $0 + (Self.int($1["repeated_disconnections"]) ?? 0)
+            }
             + ourStrayList.reduce(0) { $0 + (Self.int($1["repeats"]) ?? 0) }
         if theirFolded != ourFolded {
             findings.append(
                 StoryFinding(
-                    connection: "disconnections with no link", field: "identical repeats", tshark: "\(theirFolded)", bletrace: "\(ourFolded)"))
+                    connection: "disconnections with no link", field: "identical repeats", tshark: "\(theirFolded)",
+                    bletrace: "\(ourFolded)"))
         }
         for our in unmatched {
             let disconnect = Self.int(our["disconnect_frame"])
@@ -293,13 +319,18 @@ struct StoryComparison {
             } else if let disconnect, strays.contains(disconnect) {
                 tshark = "none (stray)"
             }
-            findings.append(StoryFinding(connection: Self.label(our, disconnect: disconnect), field: "connection", tshark: tshark, bletrace: Self.describe(our)))
+            findings.append(
+                StoryFinding(
+                    connection: Self.label(our, disconnect: disconnect), field: "connection", tshark: tshark,
+                    bletrace: Self.describe(our)))
         }
     }
 
     mutating func compare(_ label: String, _ their: [String: Any], _ our: [String: Any]) {
         func check(_ field: String, _ theirs: String, _ ours: String) {
-            if theirs != ours { findings.append(StoryFinding(connection: label, field: field, tshark: theirs, bletrace: ours)) }
+            if theirs != ours {
+                findings.append(StoryFinding(connection: label, field: field, tshark: theirs, bletrace: ours))
+            }
         }
         let ourATT = our["att"] as? [String: Any] ?? [:]
         let theirATT = their["att"] as? [String: Any] ?? [:]
@@ -310,7 +341,9 @@ struct StoryComparison {
         if Self.int(their["status"]) ?? 0 == 0 { check("handle", Self.text(their["handle"]), Self.text(our["handle"])) }
         check("status", Self.text(their["status"]), Self.text(our["status"]))
         check("completion frame", Self.text(their["complete_frame"]), Self.text(our["connect_frame"]))
-        check("began before capture", "\(Self.bool(their["began_before_capture"]))", "\(Self.bool(our["began_before_capture"]))")
+        check(
+            "began before capture", "\(Self.bool(their["began_before_capture"]))",
+            "\(Self.bool(our["began_before_capture"]))")
         check("disconnection frame", Self.text(their["disconnect_frame"]), Self.text(our["disconnect_frame"]))
         check("reason", Self.text(their["reason"]), Self.text(our["reason"]))
         check("initiator", Self.text(their["initiator"]), Self.text(our["initiator"]))
@@ -321,7 +354,9 @@ struct StoryComparison {
 
     /// "completion frame N", or "handle 0xHHHH from before the capture[, closed at frame N]".
     static func label(_ connection: [String: Any], disconnect: Int?) -> String {
-        if let frame = int(connection["complete_frame"]) ?? int(connection["connect_frame"]) { return "completion frame \(frame)" }
+        if let frame = int(connection["complete_frame"]) ?? int(connection["connect_frame"]) {
+            return "completion frame \(frame)"
+        }
         let handle = String(format: "0x%04x", int(connection["handle"]) ?? 0)
         return "handle \(handle) from before the capture" + (disconnect.map { ", closed at frame \($0)" } ?? "")
     }

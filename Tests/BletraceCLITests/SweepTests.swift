@@ -6,11 +6,15 @@ import Testing
 /// the app that follows the seeds loses nothing at any kill point, the one without a restore
 /// identifier loses something at some, and says what.
 @Suite struct SweepTests {
-    static let captures = ["restore-scanning", "restore-pending-connection", "restore-connected", "restore-out-of-range", "restore-notifying"]
+    static let captures = [
+        "restore-scanning", "restore-pending-connection", "restore-connected", "restore-out-of-range",
+        "restore-notifying",
+    ]
 
     @Test(arguments: captures)
     func theRestoringAppLosesNothingAtAnyKillPoint(_ capture: String) throws {
-        let result = try bletrace("replay", Fixtures.capture(capture + ".btsnoop"), "--app", "restoring", "--sweep", "terminate")
+        let result = try bletrace(
+            "replay", Fixtures.capture(capture + ".btsnoop"), "--app", "restoring", "--sweep", "terminate")
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.hasSuffix("no kill point loses anything\n"))
     }
@@ -18,7 +22,8 @@ import Testing
     @Test(arguments: captures)
     func theForgetfulAppLosesAndTheReportNamesWhat(_ capture: String) throws {
         let result = try bletrace(
-            "replay", Fixtures.capture(capture + ".btsnoop"), "--app", "forgetful", "--sweep", "terminate", "--format", "json")
+            "replay", Fixtures.capture(capture + ".btsnoop"), "--app", "forgetful", "--sweep", "terminate", "--format",
+            "json")
         #expect(result.status == 1)
         let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let points = try #require(document["points"] as? [[String: Any]])
@@ -28,7 +33,8 @@ import Testing
         // Each loss is something the run without a kill held.
         let reference = try #require(document["reference"] as? [String: [String]])
         let held = Set(
-            reference["connected", default: []].map { "connected \($0)" } + reference["subscribed", default: []].map { "subscribed \($0)" }
+            reference["connected", default: []].map { "connected \($0)" }
+                + reference["subscribed", default: []].map { "subscribed \($0)" }
                 + reference["pending", default: []].map { "pending \($0)" })
         for point in losing { #expect(Set(point["lost"] as! [String]).isSubset(of: held)) }
         // The kill points are in time order, between the events of the run.
@@ -51,7 +57,8 @@ import Testing
     }
 
     @Test func theTextReportNamesTheFirstLosingKillPoint() throws {
-        let result = try bletrace("replay", Fixtures.capture("restore-notifying.btsnoop"), "--app", "naive", "--sweep", "terminate")
+        let result = try bletrace(
+            "replay", Fixtures.capture("restore-notifying.btsnoop"), "--app", "naive", "--sweep", "terminate")
         #expect(result.status == 1)
         let verdict = try #require(result.stdout.split(separator: "\n").last)
         #expect(verdict.contains("kill points lose something; the first, at +"))
@@ -60,7 +67,8 @@ import Testing
 
     @Test func aForceQuitSweepLosesEvenForTheRestoringApp() throws {
         // A force quit keeps nothing (state-restoration seed): the connection is gone.
-        let result = try bletrace("replay", Fixtures.capture("restore-connected.btsnoop"), "--app", "restoring", "--sweep", "force-quit")
+        let result = try bletrace(
+            "replay", Fixtures.capture("restore-connected.btsnoop"), "--app", "restoring", "--sweep", "force-quit")
         #expect(result.status == 1)
     }
 
@@ -72,16 +80,23 @@ import Testing
         func row(_ output: String, _ kind: String) -> String? {
             output.split(separator: "\n").map(String.init).first { $0.hasPrefix(kind + " ") }
         }
-        for kind in ["terminate", "crash", "force-quit", "reboot", "settings-toggle", "control-center", "airplane-mode"] {
+        for kind in [
+            "terminate", "crash", "force-quit", "reboot", "settings-toggle", "control-center", "airplane-mode",
+        ] {
             #expect(row(ios26.stdout, kind) != nil, "\(kind) in\n\(ios26.stdout)")
         }
         #expect(row(ios26.stdout, "terminate")?.contains(" 0 of ") == true)
         #expect(row(ios26.stdout, "force-quit")?.contains(" 0 of ") == false)
         #expect(row(ask.stdout, "force-quit")?.contains(" 0 of ") == true)
-        #expect(ios26.stdout.hasPrefix("every kind of sweep of restoring on restore-pending-connection.btsnoop, iOS 26:"))
-        let json = try bletrace("replay", capture, "--app", "restoring", "--sweep", "all", "--format", "json", "--ios", "18")
+        #expect(
+            ios26.stdout.hasPrefix("every kind of sweep of restoring on restore-pending-connection.btsnoop, iOS 26:"))
+        let json = try bletrace(
+            "replay", capture, "--app", "restoring", "--sweep", "all", "--format", "json", "--ios", "18")
         let documents = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
-        #expect(documents.map { $0["kind"] as? String } == ["terminate", "crash", "force-quit", "reboot", "settings-toggle", "control-center", "airplane-mode"])
+        #expect(
+            documents.map { $0["kind"] as? String } == [
+                "terminate", "crash", "force-quit", "reboot", "settings-toggle", "control-center", "airplane-mode",
+            ])
     }
 
     @Test func optionsThatNeedAnotherAreRefused() throws {
@@ -96,7 +111,8 @@ import Testing
 
     @Test func theFlowHeaderNamesTheReleaseAndTheWayBluetoothWentOff() throws {
         let result = try bletrace(
-            "replay", Fixtures.capture("restore-connected.btsnoop"), "--power-off-at", "0.5", "--via", "control-center", "--ios", "18")
+            "replay", Fixtures.capture("restore-connected.btsnoop"), "--power-off-at", "0.5", "--via", "control-center",
+            "--ios", "18")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("--power-off-at 0.5 --via control-center --ios 18"))
         #expect(result.stdout.contains("system powerOff via=controlCenter"))

@@ -23,7 +23,10 @@ import FoundationXML
         private var currentClass: String?
         private var buffer = ""
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
             if root == nil { root = name }
             elements.append((name, attributes))
             current = name
@@ -72,7 +75,10 @@ import FoundationXML
         let svg = try parse(try bletrace("lifecycle", capture, "--format", "svg").stdout)
         let labels = svg.texts.filter { $0.cls == "disconnect-label" }.map(\.text)
         #expect(labels.count == 2)
-        #expect(labels.contains { $0.contains("0x08") && $0.contains("Connection Timeout") && $0.contains("by peer or link") })
+        #expect(
+            labels.contains {
+                $0.contains("0x08") && $0.contains("Connection Timeout") && $0.contains("by peer or link")
+            })
         #expect(labels.contains { $0.contains("0x13") && $0.contains("by this host") })
         // The tooltip says what CoreBluetooth would report.
         #expect(svg.titles.contains { $0.contains("didDisconnectPeripheral") && $0.contains("connectionTimeout (6)") })
@@ -94,7 +100,8 @@ import FoundationXML
         #expect(html.contains("<h1>reconnect-supervision-timeout.btsnoop</h1>"))
         #expect(html.contains("102 records"))
         #expect(!html.contains("<script"))
-        #expect(!html.contains("http://") || html.components(separatedBy: "http://").count == 2)  // only the SVG namespace
+        // only the SVG namespace
+        #expect(!html.contains("http://") || html.components(separatedBy: "http://").count == 2)
         let start = try #require(html.range(of: "<svg"))
         let end = try #require(html.range(of: "</svg>"))
         let svg = try parse(String(html[start.lowerBound..<end.upperBound]))

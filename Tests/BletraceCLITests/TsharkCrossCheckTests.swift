@@ -71,7 +71,9 @@ import Testing
         for field in Self.fields { arguments += ["-e", field] }
         let theirs = try run(tshark, arguments).stdout.split(separator: "\n", omittingEmptySubsequences: false)
             .dropLast().map { line in
-                Dictionary(uniqueKeysWithValues: zip(Self.fields, line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)))
+                Dictionary(
+                    uniqueKeysWithValues: zip(
+                        Self.fields, line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)))
             }
         let decoded = try bletrace("decode", path, "--format", "jsonl")
         #expect(decoded.status == 0, "\(decoded.stderr)")
@@ -85,9 +87,14 @@ import Testing
             let att = our["att"] as? [String: Any] ?? [:]
             let smp = our["smp"] as? [String: Any] ?? [:]
             counts.records += 1
-            func check(_ what: String, _ expected: AnyHashable?, _ actual: AnyHashable?, counting count: WritableKeyPath<Counts, Int>? = nil) {
+            func check(
+                _ what: String, _ expected: AnyHashable?, _ actual: AnyHashable?,
+                counting count: WritableKeyPath<Counts, Int>? = nil
+            ) {
                 if expected != actual, mismatches.count < 10 {
-                    mismatches.append("record \(index) \(what): tshark \(expected.map { "\($0)" } ?? "nil"), bletrace \(actual.map { "\($0)" } ?? "nil")")
+                    mismatches.append(
+                        "record \(index) \(what): tshark \(expected.map { "\($0)" } ?? "nil"), bletrace \(actual.map { "\($0)" } ?? "nil")"
+                    )
                 }
                 if expected == actual, expected != nil, let count { counts[keyPath: count] += 1 }
             }
@@ -119,7 +126,8 @@ import Testing
             if decodedBrEdr {
                 // Both ways: the same fields, and none where tshark has none.
                 counts.brEdrEvents += 1
-                check("event status", Self.number(their["bthci_evt.status"]), hci["status"] as? Int, counting: \.statuses)
+                check(
+                    "event status", Self.number(their["bthci_evt.status"]), hci["status"] as? Int, counting: \.statuses)
                 check(
                     "event connection handle", Self.number(their["bthci_evt.connection_handle"]).map { $0 & 0x0FFF },
                     hci["handle"] as? Int, counting: \.handles)
@@ -135,7 +143,9 @@ import Testing
                 let address = their["bthci_evt.bd_addr"].flatMap { $0.isEmpty ? nil : $0 }
                 check("device address", address, hci["address"] as? String, counting: \.addresses)
             } else {
-                check("device address (none but on Connection Complete, Connection Request, Remote Name Request Complete, Link Key Request)", nil, hci["address"] as? String)
+                check(
+                    "device address (none but on Connection Complete, Connection Request, Remote Name Request Complete, Link Key Request)",
+                    nil, hci["address"] as? String)
             }
             let androidDebug = Self.number(their["bthci_acl.chandle"]) == 0x0EDC
             if !androidDebug {
@@ -143,7 +153,9 @@ import Testing
                 check("ATT opcode", Self.number(their["btatt.opcode"]), att["opcode"] as? Int)
                 check("ATT error", Self.number(their["btatt.error_code"]), att["error"] as? Int)
                 if their["btatt.error_code"].map({ !$0.isEmpty }) ?? false {
-                    check("request opcode in error", Self.number(their["btatt.req_opcode_in_error"]), att["request_opcode"] as? Int)
+                    check(
+                        "request opcode in error", Self.number(their["btatt.req_opcode_in_error"]),
+                        att["request_opcode"] as? Int)
                 }
                 if att["opcode"] != nil {
                     let theirHandle = Self.number(their["btatt.handle"])
@@ -175,7 +187,10 @@ import Testing
 
     static func kind(_ protocols: String) -> String {
         let layers = protocols.split(separator: ":")
-        for (layer, kind) in [("bthci_cmd", "command"), ("bthci_evt", "event"), ("bthci_acl", "acl"), ("bthci_sco", "sco"), ("bthci_iso", "iso")]
+        for (layer, kind) in [
+            ("bthci_cmd", "command"), ("bthci_evt", "event"), ("bthci_acl", "acl"), ("bthci_sco", "sco"),
+            ("bthci_iso", "iso"),
+        ]
         where layers.contains(Substring(layer)) {
             return kind
         }
@@ -191,7 +206,9 @@ import Testing
     static func tsharkMicroseconds(_ text: String) -> Int64? {
         let negative = text.hasPrefix("-")
         let parts = text.drop(while: { $0 == "-" }).split(separator: ".")
-        guard parts.count == 2, let whole = Int64(parts[0]), let fraction = Int64(parts[1].prefix(6)) else { return nil }
+        guard parts.count == 2, let whole = Int64(parts[0]), let fraction = Int64(parts[1].prefix(6)) else {
+            return nil
+        }
         if negative {
             // tshark prints -(2^32 + s) seconds, s < 0, with the fraction of the true value.
             let seconds = whole - (1 << 32)

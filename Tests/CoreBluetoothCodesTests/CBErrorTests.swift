@@ -141,7 +141,9 @@ import Testing
     @Test func matchesWithApplesStaticMembers() {
         let error: any Error = CBATTError(.insufficientAuthentication)
         #expect((error as? CBATTError)?.code == CBATTError.insufficientAuthentication)
-        do { throw error } catch CBATTError.insufficientAuthentication {} catch { Issue.record("catch pattern did not match") }
+        do { throw error } catch CBATTError.insufficientAuthentication {} catch {
+            Issue.record("catch pattern did not match")
+        }
         if case CBError.unknown = error { Issue.record("a CBATTError matched a CBError pattern") }
     }
 }

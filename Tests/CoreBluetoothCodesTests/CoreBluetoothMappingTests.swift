@@ -55,7 +55,8 @@ import Testing
     /// The decompiled framework's CBInternalErrorDomain 31 "MIC failure" (the daemon's result 182);
     /// a hypothesis, since one decompiled bluetoothd branch gives CBError 0 instead.
     @Test func micFailureIsTheInternalDomainsMICFailure() {
-        let mapped = CoreBluetoothMapping.disconnectionError(reason: .connectionTerminatedMICFailure, requestedByApp: false)
+        let mapped = CoreBluetoothMapping.disconnectionError(
+            reason: .connectionTerminatedMICFailure, requestedByApp: false)
         #expect(mapped == Mapped(value: .internal(CBInternalError(.micFailure)), evidence: .hypothesis))
         #expect(mapped.value?.domain == "CBInternalErrorDomain")
         #expect(mapped.value?.errorCode == 31)
@@ -69,10 +70,12 @@ import Testing
                 == Mapped(value: CBError(.connectionFailed), evidence: .hypothesis))
         // Formats/error-mapping.md grades 0x3E a hypothesis (no public report pairs it with code
         // 10): the label printed must be the table's.
-        let disconnection = CoreBluetoothMapping.disconnectionError(reason: HCIStatus(rawValue: 0x3E), requestedByApp: false)
+        let disconnection = CoreBluetoothMapping.disconnectionError(
+            reason: HCIStatus(rawValue: 0x3E), requestedByApp: false)
         #expect(disconnection.value == .cb(CBError(.connectionFailed)))
         #expect(disconnection.evidence == .hypothesis)
-        #expect(CoreBluetoothMapping.connectionFailureError(status: HCIStatus(rawValue: 0x3B)).value == CBError(.unknown))
+        #expect(
+            CoreBluetoothMapping.connectionFailureError(status: HCIStatus(rawValue: 0x3B)).value == CBError(.unknown))
         #expect(CoreBluetoothMapping.connectionFailureError(status: .pageTimeout).value == CBError(.unknown))
     }
 

@@ -23,8 +23,11 @@ import Testing
         app connect peripheral=F0:F1:F2:F3:F4:05
         """
 
-    func compare(_ expected: String, _ actual: String = reconnect, interleave: FlowComparison.Interleave? = nil) throws -> FlowComparison {
-        FlowComparison(expected: try FlowExpectation(parsing: expected), actual: try Flow(parsing: actual), interleave: interleave)
+    func compare(_ expected: String, _ actual: String = reconnect, interleave: FlowComparison.Interleave? = nil) throws
+        -> FlowComparison
+    {
+        FlowComparison(
+            expected: try FlowExpectation(parsing: expected), actual: try Flow(parsing: actual), interleave: interleave)
     }
 
     @Test func theIssuesTwoLineExpectationIsExactUntilItSaysOtherwise() throws {
@@ -51,11 +54,14 @@ import Testing
         let open = try compare("...\n" + Self.disconnectThenConnect)
         #expect(open.sections[0].diff.unexpected == 1 && open.sections[0].diff.missing == 0)
         // A gap matches an empty run too.
-        #expect(try compare("...\nsystem launch app=reconnecting\n...\ncentral didUpdateState state=poweredOn\n...").isEqual)
+        #expect(
+            try compare("...\nsystem launch app=reconnecting\n...\ncentral didUpdateState state=poweredOn\n...").isEqual
+        )
     }
 
     @Test func inOrderStillNeedsTheOrder() throws {
-        let swapped = try compare("# match: in-order\napp connect peripheral=F0:F1:F2:F3:F4:05\nsystem launch app=reconnecting")
+        let swapped = try compare(
+            "# match: in-order\napp connect peripheral=F0:F1:F2:F3:F4:05\nsystem launch app=reconnecting")
         #expect(!swapped.isEqual)
         #expect(swapped.sections[0].diff.missing == 1)
     }
@@ -73,7 +79,8 @@ import Testing
 
     @Test func timingAssertionsCountFromThePreviousExpectedEvent() throws {
         // The second connection comes 0.914278 s after the reconnect request.
-        let within = "...\napp connect peripheral=F0:F1:F2:F3:F4:05\ncentral didConnect peripheral=F0:F1:F2:F3:F4:05 @<=1.0"
+        let within =
+            "...\napp connect peripheral=F0:F1:F2:F3:F4:05\ncentral didConnect peripheral=F0:F1:F2:F3:F4:05 @<=1.0"
         #expect(try compare(within).isEqual)
         let tooSlow = try compare(within.replacingOccurrences(of: "@<=1.0", with: "@<=0.5"))
         #expect(!tooSlow.isEqual)
@@ -129,7 +136,9 @@ import Testing
         #expect(!broken.isEqual)
         #expect(broken.sections.filter { !$0.isEqual }.map(\.peripheral) == ["BB:00:00:00:00:02"])
         // Events of no peripheral keep their place relative to every peripheral.
-        let lateLaunch = try compare(expected.replacingOccurrences(of: "system launch app=x\n", with: "") + "\nsystem launch app=x", Self.twoPeripherals)
+        let lateLaunch = try compare(
+            expected.replacingOccurrences(of: "system launch app=x\n", with: "") + "\nsystem launch app=x",
+            Self.twoPeripherals)
         #expect(!lateLaunch.isEqual)
     }
 
@@ -146,27 +155,36 @@ import Testing
             #expect(small.isEqual == whole.isEqual, "\(text)")
             #expect(small.sections[0].unaligned == !whole.isEqual, "\(text)")
             #expect(small.sections[0].diff.hunks.isEmpty)
-            if !whole.isEqual { #expect(small.report(expectedName: "e", actualName: "a").contains("too many to line up")) }
+            if !whole.isEqual {
+                #expect(small.report(expectedName: "e", actualName: "a").contains("too many to line up"))
+            }
         }
     }
 
     @Test func streamingAndInMemoryPatternComparisonsAgree() throws {
-        let expected = try FlowExpectation(parsing: "...\ncentral didDisconnectPeripheral peripheral=* error=nil\napp connect peripheral=F0:*\n...")
+        let expected = try FlowExpectation(
+            parsing: "...\ncentral didDisconnectPeripheral peripheral=* error=nil\napp connect peripheral=F0:*\n...")
         let path = try Fixtures.temporaryFile(Array(Self.reconnect.utf8), name: "actual.flow")
         let streamed = try FlowComparison.compare(expected: expected, actual: FlowReader(path: path))
         let inMemory = FlowComparison(expected: expected, actual: try Flow(parsing: Self.reconnect))
         #expect(!streamed.isEqual)
-        #expect(streamed.report(expectedName: "e", actualName: "a") == inMemory.report(expectedName: "e", actualName: "a"))
-        #expect(streamed.report(expectedName: "e", actualName: "a").contains("- central didDisconnectPeripheral peripheral=* error=nil"))
+        #expect(
+            streamed.report(expectedName: "e", actualName: "a") == inMemory.report(expectedName: "e", actualName: "a"))
+        #expect(
+            streamed.report(expectedName: "e", actualName: "a").contains(
+                "- central didDisconnectPeripheral peripheral=* error=nil"))
     }
 
     @Test func pastTheLimitTheDifferencesAreCountedNotShown() throws {
-        let expected = try FlowExpectation(parsing: "system launch app=reconnecting\n...\nperipheral didModifyServices peripheral=*\n")
+        let expected = try FlowExpectation(
+            parsing: "system launch app=reconnecting\n...\nperipheral didModifyServices peripheral=*\n")
         let comparison = FlowComparison(expected: expected, actual: try Flow(parsing: Self.reconnect), limit: 1)
         let diff = comparison.sections[0].diff
         #expect(diff.missing == 1)
         #expect(diff.exceededLimit == false)
-        let strict = FlowComparison(expected: try FlowExpectation(parsing: "system launch app=reconnecting"), actual: try Flow(parsing: Self.reconnect), limit: 2)
+        let strict = FlowComparison(
+            expected: try FlowExpectation(parsing: "system launch app=reconnecting"),
+            actual: try Flow(parsing: Self.reconnect), limit: 2)
         #expect(!strict.isPattern)
         let many = FlowComparison(
             expected: try FlowExpectation(parsing: "system launch app=reconnecting\napp connect peripheral=*"),
@@ -187,7 +205,9 @@ import Testing
 /// The line-up's verdict against a plain recursive search, on random small patterns.
 @Suite struct FlowPatternVerdictTests {
     /// Whether `events` can be lined up with `patterns` from i and j on, by trying everything.
-    func search(_ patterns: [FlowExpectation.Pattern], _ gapAfter: Bool, _ events: [FlowEvent], _ i: Int, _ j: Int) -> Bool {
+    func search(_ patterns: [FlowExpectation.Pattern], _ gapAfter: Bool, _ events: [FlowEvent], _ i: Int, _ j: Int)
+        -> Bool
+    {
         let free = i < patterns.count ? patterns[i].gapBefore : gapAfter
         if i == patterns.count && j == events.count { return true }
         if j < events.count, free, search(patterns, gapAfter, events, i, j + 1) { return true }
@@ -217,7 +237,8 @@ import Testing
                     arguments: [.init("peripheral", values.randomElement(using: &random)!)])
             }
             let expectation = try FlowExpectation(parsing: text)
-            let comparison = FlowComparison(expected: expectation, actual: Flow(events: actual), interleave: FlowComparison.Interleave.none)
+            let comparison = FlowComparison(
+                expected: expectation, actual: Flow(events: actual), interleave: FlowComparison.Interleave.none)
             let expected = search(expectation.patterns, expectation.gapAfter, actual, 0, 0)
             #expect(comparison.isEqual == expected, "\(text) against \(actual.map(\.signature))")
             // A difference is shown whenever there is one.

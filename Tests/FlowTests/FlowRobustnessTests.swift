@@ -116,7 +116,9 @@ func readAll(_ path: String) throws -> [FlowEvent] {
 }
 
 @Suite struct FlowDiffAlignmentTests {
-    func flow(_ names: [String]) -> Flow { Flow(events: names.map { FlowEvent(time: nil, actor: "central", name: $0) }) }
+    func flow(_ names: [String]) -> Flow {
+        Flow(events: names.map { FlowEvent(time: nil, actor: "central", name: $0) })
+    }
 
     @Test func findsAsFewDifferencesAsTheStandardLibrary() {
         var random = SeededGenerator(seed: 16)
@@ -180,10 +182,13 @@ func readAll(_ path: String) throws -> [FlowEvent] {
         new.insert("app inserted", at: 1_000)
         let expectedPath = try temporaryFlow(old.joined(separator: "\n"))
         let actualPath = try temporaryFlow(new.joined(separator: "\r\n"))
-        let streamed = try FlowDiff.compare(expected: FlowReader(path: expectedPath), actual: FlowReader(path: actualPath))
+        let streamed = try FlowDiff.compare(
+            expected: FlowReader(path: expectedPath), actual: FlowReader(path: actualPath))
         let inMemory = FlowDiff(
-            expected: try Flow(parsing: old.joined(separator: "\n")), actual: try Flow(parsing: new.joined(separator: "\n")))
-        #expect(streamed.report(expectedName: "e", actualName: "a") == inMemory.report(expectedName: "e", actualName: "a"))
+            expected: try Flow(parsing: old.joined(separator: "\n")),
+            actual: try Flow(parsing: new.joined(separator: "\n")))
+        #expect(
+            streamed.report(expectedName: "e", actualName: "a") == inMemory.report(expectedName: "e", actualName: "a"))
         #expect(streamed.missing == inMemory.missing && streamed.unexpected == inMemory.unexpected)
     }
 }

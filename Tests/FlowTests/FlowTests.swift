@@ -33,7 +33,10 @@ import Testing
     @Test(arguments: [
         ("central", 1, 1, "an event name after the actor `central`, as in `central didConnect peripheral=…`"),
         ("+x central didConnect", 1, 1, "a time in seconds such as +1.250000 or -0.500000, not `+x`"),
-        ("# c\ncentral didConnect peripheral", 2, 20, "an argument KEY=VALUE after the event name `didConnect`, not `peripheral`"),
+        (
+            "# c\ncentral didConnect peripheral", 2, 20,
+            "an argument KEY=VALUE after the event name `didConnect`, not `peripheral`"
+        ),
         ("central didConnect =v", 1, 20, "an argument KEY=VALUE after the event name `didConnect`, not `=v`"),
     ])
     func reportsTheLineColumnAndWhatWasExpected(text: String, line: Int, column: Int, expected: String) {
@@ -82,8 +85,11 @@ import Testing
     }
 
     @Test func anExtraEventAtTheEndIsUnexpected() throws {
-        let diff = FlowDiff(expected: try flow("app connect peripheral=A"), actual: try flow("app connect peripheral=A", "app connect peripheral=B"))
-        guard diff.lines.count == 2, case .same(let kept) = diff.lines[0], case .unexpected(let extra) = diff.lines[1] else {
+        let diff = FlowDiff(
+            expected: try flow("app connect peripheral=A"),
+            actual: try flow("app connect peripheral=A", "app connect peripheral=B"))
+        guard diff.lines.count == 2, case .same(let kept) = diff.lines[0], case .unexpected(let extra) = diff.lines[1]
+        else {
             Issue.record("expected one unchanged and one unexpected line, got \(diff.lines)")
             return
         }

@@ -18,7 +18,8 @@ enum ADDetail: Equatable, Sendable {
         switch value {
         case .flags(let flags): self = .flags(flags.rawValue)
         case .serviceUUIDs(let list, let complete): self = .serviceUUIDs(Array(list), complete: complete)
-        case .localName(let bytes, let complete): self = .localName(String(decoding: bytes, as: UTF8.self), complete: complete)
+        case .localName(let bytes, let complete):
+            self = .localName(String(decoding: bytes, as: UTF8.self), complete: complete)
         case .txPowerLevel(let level): self = .txPowerLevel(level)
         case .serviceData(let uuid, let data): self = .serviceData(uuid, Array(data))
         case .appearance(let value): self = .appearance(value)
@@ -64,7 +65,9 @@ func decodeAD(_ bytes: [UInt8], offset: Int = 0) throws -> [ADRow] {
 
     static let expected: [ADRow] = [
         ADRow(offset: 0, type: 0x01, value: .flags(0x1A)),
-        ADRow(offset: 3, type: 0x03, value: .serviceUUIDs([BluetoothUUID(UInt16(0x180D)), BluetoothUUID(UInt16(0x180F))], complete: true)),
+        ADRow(
+            offset: 3, type: 0x03,
+            value: .serviceUUIDs([BluetoothUUID(UInt16(0x180D)), BluetoothUUID(UInt16(0x180F))], complete: true)),
         ADRow(offset: 9, type: 0x04, value: .serviceUUIDs([BluetoothUUID(UInt32(0x1234_5678))], complete: false)),
         ADRow(offset: 15, type: 0x07, value: .serviceUUIDs([BluetoothUUID(UInt16(0x180A))], complete: true)),
         ADRow(offset: 33, type: 0x08, value: .localName("ble", complete: false)),
@@ -116,7 +119,9 @@ func decodeAD(_ bytes: [UInt8], offset: Int = 0) throws -> [ADRow] {
                 continue
             }
             let cut = boundaries.last { $0 < count }!
-            let error = #expect(throws: DecodeError.self, "prefix of \(count) bytes") { try decodeAD(prefix, offset: 4) }
+            let error = #expect(throws: DecodeError.self, "prefix of \(count) bytes") {
+                try decodeAD(prefix, offset: 4)
+            }
             #expect(error?.layer == .hci)
             #expect(error?.offset == 4 + cut, "prefix of \(count) bytes")
         }
@@ -165,7 +170,10 @@ func decodeAD(_ bytes: [UInt8], offset: Int = 0) throws -> [ADRow] {
     @Test func listAccessors() throws {
         try Self.bytes.withUnsafeBytes { raw throws in
             let list = try AdvertisingData(raw).structures()
-            #expect(list.flags == [.leGeneralDiscoverableMode, .simultaneousLEAndBREDRController, .simultaneousLEAndBREDRHost])
+            #expect(
+                list.flags == [
+                    .leGeneralDiscoverableMode, .simultaneousLEAndBREDRController, .simultaneousLEAndBREDRHost,
+                ])
             #expect(list.localName == "ble")
             #expect(list.txPowerLevel == -12)
             #expect(list.appearance == 0x0341)

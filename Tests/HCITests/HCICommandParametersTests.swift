@@ -43,8 +43,10 @@ enum CommandDetail: Equatable, Sendable {
     case leAddDeviceToResolvingList(addressType: UInt8, address: BluetoothAddress, peerIRK: UInt128, localIRK: UInt128)
     case leSetPHY(handle: UInt16, allPHYs: UInt8, tx: UInt8, rx: UInt8, options: UInt16)
     case leSetExtendedAdvertisingParameters(ExtendedAdvertisingParametersDetail)
-    case leSetExtendedAdvertisingData(handle: UInt8, operation: UInt8, fragmentPreference: UInt8, data: [UInt8], offset: Int)
-    case leSetExtendedScanResponseData(handle: UInt8, operation: UInt8, fragmentPreference: UInt8, data: [UInt8], offset: Int)
+    case leSetExtendedAdvertisingData(
+        handle: UInt8, operation: UInt8, fragmentPreference: UInt8, data: [UInt8], offset: Int)
+    case leSetExtendedScanResponseData(
+        handle: UInt8, operation: UInt8, fragmentPreference: UInt8, data: [UInt8], offset: Int)
     case leSetExtendedAdvertisingEnable(enable: UInt8, sets: [[UInt16]])
     case leSetExtendedScanParameters(ownAddressType: UInt8, filterPolicy: UInt8, phys: UInt8, entries: [PHYEntry])
     case leSetExtendedScanEnable(enable: UInt8, filterDuplicates: UInt8, duration: UInt16, period: UInt16)
@@ -71,7 +73,8 @@ enum CommandDetail: Equatable, Sendable {
                 ownAddressType: p.ownAddressType, peerAddressType: p.peerAddressType, peerAddress: p.peerAddress,
                 channelMap: p.advertisingChannelMap, filterPolicy: p.advertisingFilterPolicy)
         case .leSetAdvertisingData(let data): self = .leSetAdvertisingData(data: Array(data.bytes), offset: data.offset)
-        case .leSetScanResponseData(let data): self = .leSetScanResponseData(data: Array(data.bytes), offset: data.offset)
+        case .leSetScanResponseData(let data):
+            self = .leSetScanResponseData(data: Array(data.bytes), offset: data.offset)
         case .leSetAdvertisingEnable(let enable): self = .leSetAdvertisingEnable(enable)
         case .leSetScanParameters(let p):
             self = .leSetScanParameters(
@@ -99,7 +102,8 @@ enum CommandDetail: Equatable, Sendable {
         case .leStartEncryption(let s):
             self = .leStartEncryption(
                 handle: s.handle, random: s.randomNumber, ediv: s.encryptedDiversifier, ltk: s.longTermKey)
-        case .leLongTermKeyRequestReply(let handle, let key): self = .leLongTermKeyRequestReply(handle: handle, ltk: key)
+        case .leLongTermKeyRequestReply(let handle, let key):
+            self = .leLongTermKeyRequestReply(handle: handle, ltk: key)
         case .leLongTermKeyRequestNegativeReply(let handle): self = .leLongTermKeyRequestNegativeReply(handle: handle)
         case .leSetDataLength(let handle, let octets, let time):
             self = .leSetDataLength(handle: handle, txOctets: octets, txTime: time)
@@ -109,7 +113,8 @@ enum CommandDetail: Equatable, Sendable {
                 localIRK: e.localIRK)
         case .leSetPHY(let p):
             self = .leSetPHY(
-                handle: p.handle, allPHYs: p.allPHYs, tx: p.txPHYs.rawValue, rx: p.rxPHYs.rawValue, options: p.phyOptions)
+                handle: p.handle, allPHYs: p.allPHYs, tx: p.txPHYs.rawValue, rx: p.rxPHYs.rawValue,
+                options: p.phyOptions)
         case .leSetExtendedAdvertisingParameters(let p):
             self = .leSetExtendedAdvertisingParameters(ExtendedAdvertisingParametersDetail(p))
         case .leSetExtendedAdvertisingData(let d):
@@ -123,7 +128,9 @@ enum CommandDetail: Equatable, Sendable {
         case .leSetExtendedAdvertisingEnable(let e):
             self = .leSetExtendedAdvertisingEnable(
                 enable: e.enable,
-                sets: e.sets.map { [UInt16($0.advertisingHandle), $0.duration, UInt16($0.maxExtendedAdvertisingEvents)] })
+                sets: e.sets.map {
+                    [UInt16($0.advertisingHandle), $0.duration, UInt16($0.maxExtendedAdvertisingEvents)]
+                })
         case .leSetExtendedScanParameters(let p):
             self = .leSetExtendedScanParameters(
                 ownAddressType: p.ownAddressType, filterPolicy: p.scanningFilterPolicy, phys: p.scanningPHYs.rawValue,
@@ -283,7 +290,8 @@ enum CommandTable {
                 "01",  // Own_Address_Type random
                 "00",  // Scanning_Filter_Policy: accept all
             ],
-            expected: .leSetScanParameters(type: 1, interval: 0x0010, window: 0x0010, ownAddressType: 1, filterPolicy: 0)),
+            expected: .leSetScanParameters(
+                type: 1, interval: 0x0010, window: 0x0010, ownAddressType: 1, filterPolicy: 0)),
         Row(
             name: "LE Set Scan Enable (§7.8.11)", framing: .command,
             header: ["0c 20", "02"],
@@ -596,7 +604,8 @@ enum CommandTable {
         let error = #expect(throws: DecodeError.self) {
             try short.withUnsafeBytes { raw throws in
                 let opcode = HCIOpcode(rawValue: UInt16(raw[0]) | UInt16(raw[1]) << 8)
-                _ = try HCICommandParameters.decode(opcode: opcode, parameters: UnsafeRawBufferPointer(rebasing: raw[3...]))
+                _ = try HCICommandParameters.decode(
+                    opcode: opcode, parameters: UnsafeRawBufferPointer(rebasing: raw[3...]))
             }
         }
         let missing = try #require(row.firstMissingField(within: row.parameterBytes.count - 1))

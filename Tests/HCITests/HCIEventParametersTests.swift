@@ -25,7 +25,8 @@ enum ReturnDetail: Equatable, Sendable {
                 lmp: v.lmpVersion.rawValue, company: v.companyIdentifier, lmpSubversion: v.lmpSubversion)
         case .readLocalSupportedFeatures(let status, let features): self = .features(status: status.rawValue, features)
         case .readBDADDR(let status, let address): self = .bdaddr(status: status.rawValue, address)
-        case .readRSSI(let status, let handle, let rssi): self = .rssi(status: status.rawValue, handle: handle, rssi: rssi)
+        case .readRSSI(let status, let handle, let rssi):
+            self = .rssi(status: status.rawValue, handle: handle, rssi: rssi)
         case .leReadBufferSize(let b):
             self = .bufferSize(
                 status: b.status.rawValue, aclLength: b.leACLDataPacketLength, aclCount: b.totalNumLEACLDataPackets,
@@ -80,7 +81,8 @@ struct LEConnectionDetail: Equatable, Sendable {
 
 /// ``HCIEventParameters`` as plain values.
 enum EventDetail: Equatable, Sendable {
-    case connectionComplete(status: UInt8, handle: UInt16, address: BluetoothAddress, linkType: UInt8, encryption: UInt8)
+    case connectionComplete(
+        status: UInt8, handle: UInt16, address: BluetoothAddress, linkType: UInt8, encryption: UInt8)
     case disconnectionComplete(status: UInt8, handle: UInt16, reason: UInt8)
     case encryptionChange(status: UInt8, handle: UInt16, enabled: UInt8, keySize: UInt8?)
     case commandComplete(numPackets: UInt8, opcode: UInt16, ReturnDetail)
@@ -128,7 +130,8 @@ enum EventDetail: Equatable, Sendable {
             self = .encryptionChange(
                 status: e.status.rawValue, handle: e.handle, enabled: e.encryptionEnabled, keySize: e.keySize)
         case .commandComplete(let c):
-            self = .commandComplete(numPackets: c.numPackets, opcode: c.opcode.rawValue, ReturnDetail(c.returnParameters))
+            self = .commandComplete(
+                numPackets: c.numPackets, opcode: c.opcode.rawValue, ReturnDetail(c.returnParameters))
         case .commandStatus(let status, let numPackets, let opcode):
             self = .commandStatus(status: status.rawValue, numPackets: numPackets, opcode: opcode.rawValue)
         case .hardwareError(let code): self = .hardwareError(code)
@@ -138,7 +141,8 @@ enum EventDetail: Equatable, Sendable {
         case .encryptionKeyRefreshComplete(let status, let handle):
             self = .encryptionKeyRefreshComplete(status: status.rawValue, handle: handle)
         case .readRemoteVersionInformationComplete(let status, let handle, let version, let company, let subversion):
-            self = .readRemoteVersion(status: status.rawValue, handle: handle, version: version, company: company, subversion: subversion)
+            self = .readRemoteVersion(
+                status: status.rawValue, handle: handle, version: version, company: company, subversion: subversion)
         case .inquiryComplete(let status): self = .inquiryComplete(status: status.rawValue)
         case .connectionRequest(let r):
             self = .connectionRequest(address: r.address, classOfDevice: r.classOfDevice, linkType: r.linkType.rawValue)
@@ -149,7 +153,8 @@ enum EventDetail: Equatable, Sendable {
         case .readRemoteSupportedFeaturesComplete(let status, let handle, let features):
             self = .readRemoteSupportedFeatures(status: status.rawValue, handle: handle, features: features)
         case .modeChange(let m):
-            self = .modeChange(status: m.status.rawValue, handle: m.handle, mode: m.currentMode.rawValue, interval: m.interval)
+            self = .modeChange(
+                status: m.status.rawValue, handle: m.handle, mode: m.currentMode.rawValue, interval: m.interval)
         case .linkKeyRequest(let address): self = .linkKeyRequest(address: address)
         case .maxSlotsChange(let handle, let slots): self = .maxSlotsChange(handle: handle, slots: slots)
         case .readClockOffsetComplete(let status, let handle, let offset):
@@ -327,7 +332,8 @@ enum EventTable {
             ],
             expected: .commandComplete(
                 numPackets: 1, opcode: 0x1001,
-                .version(status: 0, hci: 0x0C, hciSubversion: 0x0100, lmp: 0x0C, company: 0x000F, lmpSubversion: 0x220E))),
+                .version(status: 0, hci: 0x0C, hciSubversion: 0x0100, lmp: 0x0C, company: 0x000F, lmpSubversion: 0x220E)
+            )),
         Row(
             name: "Command Complete, Read Local Supported Features (§7.4.3)", framing: .event,
             header: ["0e", "0c"],
@@ -358,7 +364,8 @@ enum EventTable {
                 "00 00 00 00 00 00",  // BD_ADDR (not valid)
             ],
             endsAfter: [3],  // a failed command may return its Status alone
-            expected: .commandComplete(numPackets: 1, opcode: 0x1009, .bdaddr(status: 0x0C, BluetoothAddress(rawValue: 0)))),
+            expected: .commandComplete(
+                numPackets: 1, opcode: 0x1009, .bdaddr(status: 0x0C, BluetoothAddress(rawValue: 0)))),
         Row(
             name: "Command Complete, Read BD_ADDR failed, Status alone", framing: .event,
             header: ["0e", "04"],
@@ -841,7 +848,8 @@ enum EventTable {
                 "e2 4c 06 6b d1 30",  // BD_ADDR 30:D1:6B:06:4C:E2
                 "44 53 58 00" + String(repeating: " 00", count: 244),  // Remote_Name "DSX", then zeros to 248
             ],
-            expected: .remoteNameRequestComplete(status: 0, address: address("30:D1:6B:06:4C:E2"), name: Array("DSX".utf8))),
+            expected: .remoteNameRequestComplete(
+                status: 0, address: address("30:D1:6B:06:4C:E2"), name: Array("DSX".utf8))),
         Row(
             name: "Remote Name Request Complete, page timeout (§7.7.7)", framing: .event,
             header: ["07", "ff"],
@@ -1040,7 +1048,9 @@ enum EventTable {
             (EventTable.leMeta[15], 0x43, 0x0FFF, nil),
             (EventTable.connectionAndEncryption[0], 0x00, 0x000B, "11:22:33:44:55:66"),  // Connection Complete
         ] as [(EventTable.Row, UInt8?, UInt16?, String?)])
-    func statusHandleAndAddressOfTheEvent(_ row: EventTable.Row, _ status: UInt8?, _ handle: UInt16?, _ device: String?) throws {
+    func statusHandleAndAddressOfTheEvent(_ row: EventTable.Row, _ status: UInt8?, _ handle: UInt16?, _ device: String?)
+        throws
+    {
         let (decodedStatus, decodedHandle, decodedAddress) = try row.bytes.withUnsafeBytes { raw throws in
             let event = try HCIEventParameters.decode(raw)
             return (event.status?.rawValue, event.handle, event.address)
@@ -1061,9 +1071,12 @@ enum EventTable {
 
     @Test func remoteNameIsTextWhereItIsUTF8() throws {
         func name(_ bytes: [UInt8]) throws -> String? {
-            let event = packet("07", "ff", "00", "e2 4c 06 6b d1 30") + bytes + Array(repeating: 0, count: 248 - bytes.count)
+            let event =
+                packet("07", "ff", "00", "e2 4c 06 6b d1 30") + bytes + Array(repeating: 0, count: 248 - bytes.count)
             return try event.withUnsafeBytes { raw throws in
-                guard case .remoteNameRequestComplete(let complete) = try HCIEventParameters.decode(raw) else { return "not decoded" }
+                guard case .remoteNameRequestComplete(let complete) = try HCIEventParameters.decode(raw) else {
+                    return "not decoded"
+                }
                 return complete.name
             }
         }

@@ -38,8 +38,12 @@ import Testing
         for code in UInt8(1)...0x3E where !unused.contains(code) {
             #expect(HCIEventCode(rawValue: code).name != nil, "event 0x\(String(code, radix: 16))")
         }
-        for code in UInt8(0x48)...0x53 { #expect(HCIEventCode(rawValue: code).name != nil, "event 0x\(String(code, radix: 16))") }
-        for code in UInt8(1)...0x35 { #expect(LESubeventCode(rawValue: code).name != nil, "subevent 0x\(String(code, radix: 16))") }
+        for code in UInt8(0x48)...0x53 {
+            #expect(HCIEventCode(rawValue: code).name != nil, "event 0x\(String(code, radix: 16))")
+        }
+        for code in UInt8(1)...0x35 {
+            #expect(LESubeventCode(rawValue: code).name != nil, "subevent 0x\(String(code, radix: 16))")
+        }
         #expect(HCIEventCode(rawValue: 0x04).name == "Connection Request")
         #expect(HCIEventCode(rawValue: 0x36).name == "Simple Pairing Complete")
         #expect(LESubeventCode(rawValue: 0x19).name == "LE CIS Established")

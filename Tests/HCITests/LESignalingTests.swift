@@ -26,12 +26,15 @@ enum SignalingDetail: Equatable, Sendable {
         case .disconnectionResponse(let d, let s): self = .disconnectionResponse(id: id, destination: d, source: s)
         case .connectionParameterUpdateRequest(let min, let max, let latency, let timeout):
             self = .connectionParameterUpdateRequest(id: id, values: [min, max, latency, timeout])
-        case .connectionParameterUpdateResponse(let result): self = .connectionParameterUpdateResponse(id: id, result: result)
+        case .connectionParameterUpdateResponse(let result):
+            self = .connectionParameterUpdateResponse(id: id, result: result)
         case .leCreditBasedConnectionRequest(let spsm, let source, let mtu, let mps, let credits):
             self = .leCreditBasedConnectionRequest(id: id, values: [spsm, source, mtu, mps, credits])
         case .leCreditBasedConnectionResponse(let destination, let mtu, let mps, let credits, let result):
-            self = .leCreditBasedConnectionResponse(id: id, values: [destination, mtu, mps, credits], result: result.rawValue)
-        case .flowControlCreditIndication(let cid, let credits): self = .flowControlCredit(id: id, cid: cid, credits: credits)
+            self = .leCreditBasedConnectionResponse(
+                id: id, values: [destination, mtu, mps, credits], result: result.rawValue)
+        case .flowControlCreditIndication(let cid, let credits):
+            self = .flowControlCredit(id: id, cid: cid, credits: credits)
         case .unknown(let code, let data): self = .unknown(id: id, code: code.rawValue, data: Array(data))
         }
     }

@@ -22,7 +22,11 @@ import Wire
         for record in records {
             record.withRecord { r in
                 func fail(_ error: DecodeError) {
-                    failures.append(Failure(file: name, record: r.index, error: error, hex: Array(r.bytes).prefix(48).map { Wire.hex($0, digits: 2, prefixed: false) }.joined(separator: " ")))
+                    failures.append(
+                        Failure(
+                            file: name, record: r.index, error: error,
+                            hex: Array(r.bytes).prefix(48).map { Wire.hex($0, digits: 2, prefixed: false) }.joined(
+                                separator: " ")))
                 }
                 do throws(DecodeError) {
                     switch r.kind {
@@ -35,11 +39,15 @@ import Wire
                         switch event {
                         case .le(.advertisingReport(let reports)):
                             for report in reports {
-                                do throws(DecodeError) { _ = try report.data.structures() } catch { counts["bad AD", default: 0] += 1 }
+                                do throws(DecodeError) { _ = try report.data.structures() } catch {
+                                    counts["bad AD", default: 0] += 1
+                                }
                             }
                         case .le(.extendedAdvertisingReport(let reports)):
                             for report in reports where report.eventType.isComplete {
-                                do throws(DecodeError) { _ = try report.data.structures() } catch { counts["bad AD", default: 0] += 1 }
+                                do throws(DecodeError) { _ = try report.data.structures() } catch {
+                                    counts["bad AD", default: 0] += 1
+                                }
                             }
                         case .le(let meta):
                             counts["subevent \(meta.subevent)", default: 0] += 1

@@ -25,7 +25,8 @@ enum SMPDetail: Equatable, Sendable {
     init(_ command: SMPCommand) {
         func features(_ f: SMPPairingFeatures) -> [UInt8] {
             [
-                f.ioCapability.rawValue, f.oobDataFlag, f.authenticationRequirements.rawValue, f.maximumEncryptionKeySize,
+                f.ioCapability.rawValue, f.oobDataFlag, f.authenticationRequirements.rawValue,
+                f.maximumEncryptionKeySize,
                 f.initiatorKeyDistribution.rawValue, f.responderKeyDistribution.rawValue,
             ]
         }

@@ -7,9 +7,13 @@ import Wire
 
 @Suite struct ATTTrackerTests {
     /// Decodes `hex` as an ATT PDU and shows it to the tracker.
-    func observe(_ tracker: inout ATTTracker, _ hex: String, _ direction: Direction, connection: UInt16 = 0x40, record: Int = 0) -> ATTRequest? {
+    func observe(
+        _ tracker: inout ATTTracker, _ hex: String, _ direction: Direction, connection: UInt16 = 0x40, record: Int = 0
+    ) -> ATTRequest? {
         packet(hex).withUnsafeBytes { bytes in
-            tracker.observe(try! ATTPDU.decode(bytes), connection: connection, direction: direction, time: Timestamp(microseconds: 0), record: record)
+            tracker.observe(
+                try! ATTPDU.decode(bytes), connection: connection, direction: direction,
+                time: Timestamp(microseconds: 0), record: record)
         }
     }
 
@@ -63,9 +67,12 @@ import Wire
         _ = observe(&tracker, "04 1100 1100", .sent)
         _ = observe(&tracker, "05 01 1100 0229", .received)
         #expect(tracker.attribute(0x0E, on: 0x40) == AttributeInfo(uuid: BluetoothUUID(UInt16(0x180D)), role: .service))
-        #expect(tracker.attribute(0x10, on: 0x40) == AttributeInfo(uuid: BluetoothUUID(UInt16(0x2A37)), role: .characteristicValue))
+        #expect(
+            tracker.attribute(0x10, on: 0x40)
+                == AttributeInfo(uuid: BluetoothUUID(UInt16(0x2A37)), role: .characteristicValue))
         #expect(tracker.attribute(0x10, on: 0x40)?.name == "Heart Rate Measurement")
-        #expect(tracker.attribute(0x11, on: 0x40) == AttributeInfo(uuid: BluetoothUUID(UInt16(0x2902)), role: .descriptor))
+        #expect(
+            tracker.attribute(0x11, on: 0x40) == AttributeInfo(uuid: BluetoothUUID(UInt16(0x2902)), role: .descriptor))
         #expect(tracker.attribute(0x11, on: 0x41) == nil)
     }
 

@@ -34,11 +34,14 @@ import Wire
 
     @Test(arguments: [
         (GATTServer.peer, ATTOpcode.Method.request, Direction.sent), (.local, .request, .received),
-        (.local, .response, .sent), (.peer, .response, .received), (.peer, .command, .sent), (.local, .command, .received),
+        (.local, .response, .sent), (.peer, .response, .received), (.peer, .command, .sent),
+        (.local, .command, .received),
         (.local, .notification, .sent), (.peer, .notification, .received), (.local, .indication, .sent),
         (.peer, .indication, .received), (.peer, .confirmation, .sent), (.local, .confirmation, .received),
     ])
-    func eachPDUBelongsToTheServerItsSenderAndMethodSay(_ server: GATTServer, _ method: ATTOpcode.Method, _ direction: Direction) {
+    func eachPDUBelongsToTheServerItsSenderAndMethodSay(
+        _ server: GATTServer, _ method: ATTOpcode.Method, _ direction: Direction
+    ) {
         #expect(GATTServer(method, direction: direction) == server)
     }
 
@@ -59,8 +62,10 @@ import Wire
         // Every value each database holds came from a PDU of that server (independently read).
         let servers = try Self.serversByRecord(path)
         for server in [GATTServer.peer, .local] {
-            let values = entry[server].services.flatMap(\.characteristics).flatMap { c in [c.lastValue] + c.descriptors.map(\.lastValue) }
-                .compactMap { $0 }
+            let values = entry[server].services.flatMap(\.characteristics).flatMap { c in
+                [c.lastValue] + c.descriptors.map(\.lastValue)
+            }
+            .compactMap { $0 }
             #expect(!values.isEmpty)
             for value in values {
                 // A read's value is in the response; a write's in the request; a notification's in itself.
@@ -80,11 +85,14 @@ import Wire
         let (report, _) = try LifecycleAnalyzer.analyze(path: path)
         let connection = try #require(report.connections.first)
         #expect(connection.subscriptions.map(\.uuid) == [BluetoothUUID(UInt16(0x2A37))])
-        #expect(connection.peerSubscriptions.map(\.uuid) == [BluetoothUUID(UInt16(0x2A05)), BluetoothUUID(UInt16(0xCCC2))])
+        #expect(
+            connection.peerSubscriptions.map(\.uuid) == [BluetoothUUID(UInt16(0x2A05)), BluetoothUUID(UInt16(0xCCC2))])
         #expect(connection.serviceChangedIndications == 0)  // this host's own indication tells the peer
         // Discovery counts this host's client only: as many requests as it sent.
         let servers = try Self.serversByRecord(path)
-        let discoveryOpcodes: Set<ATTOpcode> = [.readByGroupTypeRequest, .readByTypeRequest, .findInformationRequest, .findByTypeValueRequest]
+        let discoveryOpcodes: Set<ATTOpcode> = [
+            .readByGroupTypeRequest, .readByTypeRequest, .findInformationRequest, .findByTypeValueRequest,
+        ]
         let sent = servers.values.filter { $0.0 == .peer && discoveryOpcodes.contains($0.1) }.count
         let received = servers.values.filter { $0.0 == .local && discoveryOpcodes.contains($0.1) }.count
         #expect(received > 0)
@@ -151,7 +159,9 @@ import Wire
         ("04 01 05 10 07 07", "04 01 05 10 07 07", .outOfBand),
         ("04 01 0d 10 07 07", "04 00 0d 10 07 07", .outOfBand),
     ])
-    func thePairingMethodIsTheSpecificationsTable(_ request: String, _ response: String, _ method: Pairing.Method) throws {
+    func thePairingMethodIsTheSpecificationsTable(_ request: String, _ response: String, _ method: Pairing.Method)
+        throws
+    {
         func features(_ code: String, _ hex: String) throws -> SMPPairingFeatures {
             try packet(code + " " + hex).withUnsafeBytes { bytes in
                 switch try SMPPDU.decode(bytes).command {
@@ -160,7 +170,8 @@ import Wire
                 }
             }
         }
-        #expect(Pairing.method(initiator: try features("01", request), responder: try features("02", response)) == method)
+        #expect(
+            Pairing.method(initiator: try features("01", request), responder: try features("02", response)) == method)
     }
 
     @Test func aPairingFailedNamesWhoSentItAndEndsThePairing() {
@@ -171,7 +182,8 @@ import Wire
                 event(Packets.connectionComplete(0, handle: 0x40), at: 200),
                 acl(Packets.att(handle: 0x40, "120f00 0100"), .sent, at: 300),  // Write Request of 0x000F
                 acl(Packets.att(handle: 0x40, "01 12 0f00 05"), .received, at: 310),  // Insufficient Authentication
-                acl(Self.smp(handle: 0x40, "01 04 00 0d 10 07 07"), .sent, at: 320),  // Pairing Request, KeyboardDisplay, MITM, SC
+                // Pairing Request, KeyboardDisplay, MITM, SC
+                acl(Self.smp(handle: 0x40, "01 04 00 0d 10 07 07"), .sent, at: 320),
                 acl(Self.smp(handle: 0x40, "02 04 00 0d 10 07 07"), .received, at: 330),  // Pairing Response
                 acl(Self.smp(handle: 0x40, "05 0c"), .received, at: 400),  // Pairing Failed: Numeric Comparison Failed
                 event(Packets.disconnectionComplete(handle: 0x40, reason: 0x13), at: 500),
@@ -208,7 +220,8 @@ import Wire
 
     static func smp(handle: UInt16, _ pdu: String) -> String {
         let bytes = Wire.bytes(hex: pdu)!
-        return "\(Packets.le16(handle)) \(Packets.le16(UInt16(bytes.count + 4))) \(Packets.le16(UInt16(bytes.count))) 0600 \(pdu)"
+        return
+            "\(Packets.le16(handle)) \(Packets.le16(UInt16(bytes.count + 4))) \(Packets.le16(UInt16(bytes.count))) 0600 \(pdu)"
     }
 
     @Test func aCancelOfAnAttemptThatBeganBeforeTheCaptureIsNoFailure() throws {
@@ -260,13 +273,15 @@ import Wire
 
     @Test(arguments: captures)
     func eachServersServicesAreThoseWiresharkSeesAnsweredInItsDirection(_ path: String) throws {
-        Fixtures.noteSharedSkipped("BothServersCrossCheckTests.eachServersServicesAreThoseWiresharkSeesAnsweredInItsDirection", count: 20)
+        Fixtures.noteSharedSkipped(
+            "BothServersCrossCheckTests.eachServersServicesAreThoseWiresharkSeesAnsweredInItsDirection", count: 20)
         let tshark = try #require(which("tshark"), "tshark is installed by `make deps`")
         let output = try run(
             tshark,
             [
                 "-r", path, "-Y", "btatt.opcode == 0x11 || btatt.opcode == 0x07", "-T", "fields", "-E", "separator=|",
-                "-e", "frame.number", "-e", "frame.p2p_dir", "-e", "btatt.opcode", "-e", "btatt.handle", "-e", "btatt.group_end_handle",
+                "-e", "frame.number", "-e", "frame.p2p_dir", "-e", "btatt.opcode", "-e", "btatt.handle", "-e",
+                "btatt.group_end_handle",
             ]
         ).stdout
         // Frame → (server, ranges) as Wireshark reads them.
@@ -274,7 +289,9 @@ import Wire
         for line in output.split(separator: "\n") {
             let fields = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
             guard fields.count == 5, let frame = Int(fields[0]), !fields[1].isEmpty else { continue }
-            func numbers(_ text: String) -> [UInt16] { text.split(separator: ",").compactMap { UInt16($0.dropFirst(2), radix: 16) } }
+            func numbers(_ text: String) -> [UInt16] {
+                text.split(separator: ",").compactMap { UInt16($0.dropFirst(2), radix: 16) }
+            }
             let starts = numbers(fields[3]), ends = numbers(fields[4])
             guard starts.count == ends.count, !starts.isEmpty else { continue }
             theirs[frame] = (fields[1] == "1" ? .peer : .local, zip(starts, ends).map { $0...$1 })
@@ -297,7 +314,8 @@ import Wire
         var ours: [String: Set<ClosedRange<UInt16>>] = [:]
         for (index, entry) in gatt.entries.enumerated() {
             for server in [GATTServer.peer, .local] where !entry[server].services.isEmpty {
-                ours["\(index) \(server)"] = Set(entry[server].services.filter(\.isPrimary).map { $0.handle...$0.endHandle })
+                ours["\(index) \(server)"] = Set(
+                    entry[server].services.filter(\.isPrimary).map { $0.handle...$0.endHandle })
             }
         }
         #expect(ours == expected)
@@ -308,7 +326,9 @@ import Wire
         if Fixtures.shared != nil {
             #expect(Self.captures.contains { $0.hasSuffix("whoisbe-pongbot-last.btsnoop") })
         } else {
-            print("BothServersCrossCheckTests.theCrossCheckCoversBothServers: whoisbe-pongbot-last.btsnoop not checked: \(Fixtures.sharedMissing)")
+            print(
+                "BothServersCrossCheckTests.theCrossCheckCoversBothServers: whoisbe-pongbot-last.btsnoop not checked: \(Fixtures.sharedMissing)"
+            )
         }
     }
 }

@@ -43,7 +43,9 @@ import Wire
     }
 
     /// The same, with the analysis.
-    static func analyzed(_ path: String, diagnosing: Bool) throws -> (outcome: (Outcome, quick: Int), analysis: CaptureAnalyzer) {
+    static func analyzed(_ path: String, diagnosing: Bool) throws -> (
+        outcome: (Outcome, quick: Int), analysis: CaptureAnalyzer
+    ) {
         let reader = try CaptureReader(path: path)
         var analysis = CaptureAnalyzer(diagnosing: diagnosing)
         var records = 0
@@ -55,11 +57,18 @@ import Wire
                 records += 1
             }
         } catch { fault = "\(error)" }
-        return ((Outcome(report: analysis.lifecycle.report, errors: analysis.errors.errors, fault: fault, records: records), quick), analysis)
+        return (
+            (
+                Outcome(
+                    report: analysis.lifecycle.report, errors: analysis.errors.errors, fault: fault, records: records),
+                quick
+            ), analysis
+        )
     }
 
     @Test func givesTheLifecyclesErrorsAndFaultOfTheFullDecodingOnEveryCapture() throws {
-        Fixtures.noteSharedSkipped("CaptureAnalyzerTests.givesTheLifecyclesErrorsAndFaultOfTheFullDecodingOnEveryCapture")
+        Fixtures.noteSharedSkipped(
+            "CaptureAnalyzerTests.givesTheLifecyclesErrorsAndFaultOfTheFullDecodingOnEveryCapture")
         var quickRecords = 0
         for path in try Fixtures.allReadableCaptures() {
             let expected = try Self.full(path)
@@ -82,7 +91,8 @@ import Wire
             #expect(plain.0 == diagnosed.0, "\(path)")
             #expect(plain.quick == diagnosed.quick, "\(path)")
             #expect(without.findings.isEmpty, "\(path)")
-            #expect((0..<without.lifecycle.connections.count).allSatisfy { without.diagnosis.links[$0] == nil }, "\(path)")
+            #expect(
+                (0..<without.lifecycle.connections.count).allSatisfy { without.diagnosis.links[$0] == nil }, "\(path)")
             findings += with.findings.count
         }
         // The captures have findings when diagnosed: the comparison is not of two empty lists.
@@ -90,11 +100,14 @@ import Wire
     }
 
     // Packets of the crafted capture below (H4, without the btsnoop record header).
-    static let connect = "04 3e13 01 00 4000 00 00 010203040506 2800 0000 f401 00"  // LE Connection Complete, handle 0x40
+    // LE Connection Complete, handle 0x40
+    static let connect = "04 3e13 01 00 4000 00 00 010203040506 2800 0000 f401 00"
     static func acl(_ handle: UInt16, boundary: UInt8 = 0b10, _ data: String) -> String {
         let bytes = Wire.bytes(hex: data)!
         let word = handle | UInt16(boundary) << 12
-        return "02" + [UInt8(word & 0xFF), UInt8(word >> 8), UInt8(bytes.count & 0xFF), UInt8(bytes.count >> 8)].withUnsafeBytes(\.hexString) + data
+        return "02"
+            + [UInt8(word & 0xFF), UInt8(word >> 8), UInt8(bytes.count & 0xFF), UInt8(bytes.count >> 8)]
+            .withUnsafeBytes(\.hexString) + data
     }
 
     /// Each case: a record or a few, after an LE connection on handle 0x40; `quick` says how many
@@ -104,17 +117,26 @@ import Wire
         ("write command", [(false, acl(0x40, "0500 0400 52 2a00 0102"))], 1),
         // A value a Client Characteristic Configuration takes may turn notifications on: the full path.
         ("write command of a CCCD value", [(false, acl(0x40, "0500 0400 52 2a00 0100"))], 0),
-        ("read request and response", [(false, acl(0x40, "0300 0400 0a 2a00")), (true, acl(0x40, "0300 0400 0b 0102"))], 2),
+        (
+            "read request and response",
+            [(false, acl(0x40, "0300 0400 0a 2a00")), (true, acl(0x40, "0300 0400 0b 0102"))], 2
+        ),
         ("empty read response", [(false, acl(0x40, "0300 0400 0a 2a00")), (true, acl(0x40, "0100 0400 0b"))], 2),
         ("read request one byte too long (a fault)", [(false, acl(0x40, "0400 0400 0a 2a00 ff"))], 0),
         ("notification without its handle (a fault)", [(true, acl(0x40, "0200 0400 1b 2a"))], 0),
-        ("notification in two fragments", [(true, acl(0x40, "0700 0400 1b 2a")), (true, acl(0x40, boundary: 0b01, "00 01020304"))], 2),
+        (
+            "notification in two fragments",
+            [(true, acl(0x40, "0700 0400 1b 2a")), (true, acl(0x40, boundary: 0b01, "00 01020304"))], 2
+        ),
         (
             "a new start while a frame is gathered (lost fragments)",
             [(true, acl(0x40, "0700 0400 1b 2a")), (true, acl(0x40, "0300 0400 1b 2a00"))], 1
         ),
         ("a continuation with nothing to continue", [(true, acl(0x40, boundary: 0b01, "00 01020304"))], 0),
-        ("a fragment gathered on the other direction only", [(false, acl(0x40, "0700 0400 52 2a")), (true, acl(0x40, "0300 0400 1b 2a00"))], 2),
+        (
+            "a fragment gathered on the other direction only",
+            [(false, acl(0x40, "0700 0400 52 2a")), (true, acl(0x40, "0300 0400 1b 2a00"))], 2
+        ),
         ("Android's debug handle", [(true, acl(0x0EDC, "0300 0400 1b 2a00"))], 0),
         ("an unknown connection handle", [(true, acl(0x55, "0300 0400 1b 2a00"))], 1),
         ("bytes past the L2CAP frame", [(true, acl(0x40, "0300 0400 1b 2a00 eeee"))], 1),
@@ -124,11 +146,17 @@ import Wire
             "a Read Response answering discovery (a damaged capture)",
             [(false, acl(0x40, "0500 0400 04 0100 ffff")), (true, acl(0x40, "0300 0400 0b 0102"))], 1
         ),
-        ("an Error Response", [(false, acl(0x40, "0300 0400 0a 2a00")), (true, acl(0x40, "0500 0400 01 0a 2a00 02"))], 1),
+        (
+            "an Error Response",
+            [(false, acl(0x40, "0300 0400 0a 2a00")), (true, acl(0x40, "0500 0400 01 0a 2a00 02"))], 1
+        ),
         ("Number Of Completed Packets", [(true, "04 13 05 01 4000 0100")], 1),
         ("an Encryption Change", [(true, "04 08 04 00 4000 01")], 1),
         ("an event shorter than its length (a fault)", [(true, "04 13 05 01 4000")], 0),
-        ("a disconnection and the handle reused", [(true, "04 05 04 00 4000 13"), (true, connect), (true, acl(0x40, "0300 0400 1b 2a00"))], 1),
+        (
+            "a disconnection and the handle reused",
+            [(true, "04 05 04 00 4000 13"), (true, connect), (true, acl(0x40, "0300 0400 1b 2a00"))], 1
+        ),
     ]
 
     @Test(arguments: cases.indices)
@@ -177,7 +205,9 @@ import Wire
                     let at = Int(generator.next() % UInt64(damaged.count))
                     var record = damaged[at]
                     switch generator.next() % 6 {
-                    case 0 where record.count > 25: record[25 + Int(generator.next() % UInt64(record.count - 25))] = UInt8(truncatingIfNeeded: generator.next())
+                    case 0 where record.count > 25:
+                        record[25 + Int(generator.next() % UInt64(record.count - 25))] = UInt8(
+                            truncatingIfNeeded: generator.next())
                     case 1 where damaged.count > 2: damaged.remove(at: at); continue
                     case 2: damaged.insert(record, at: at); continue
                     case 3: record[11] ^= 1  // direction
@@ -189,7 +219,8 @@ import Wire
                     }
                     damaged[at] = record
                 }
-                let file = try Fixtures.temporaryFile(Array(original[0..<16]) + damaged.flatMap { $0 }, name: "damaged.btsnoop")
+                let file = try Fixtures.temporaryFile(
+                    Array(original[0..<16]) + damaged.flatMap { $0 }, name: "damaged.btsnoop")
                 let expected = try Self.full(file)
                 let (outcome, _) = try Self.quick(file)
                 #expect(outcome == expected, "\(path), damaged copy")
@@ -201,4 +232,6 @@ import Wire
 }
 
 func be32(_ value: UInt32) -> [UInt8] { (0..<4).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
-func be64(_ value: Int64) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: UInt64(bitPattern: value) >> (8 * UInt64($0))) } }
+func be64(_ value: Int64) -> [UInt8] {
+    (0..<8).reversed().map { UInt8(truncatingIfNeeded: UInt64(bitPattern: value) >> (8 * UInt64($0))) }
+}

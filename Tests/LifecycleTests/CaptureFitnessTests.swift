@@ -11,7 +11,8 @@ import Wire
 /// that names the cut, with its records; the shared captures agree with the lifecycle analysis.
 @Suite struct CaptureFitnessTests {
     /// The problems `CaptureFitness` finds in `records`, read as a capture of `format`.
-    static func problems(_ records: [OwnedRecord], format: CaptureFormat = .btsnoop(datalink: 1002)) -> [FitnessProblem] {
+    static func problems(_ records: [OwnedRecord], format: CaptureFormat = .btsnoop(datalink: 1002)) -> [FitnessProblem]
+    {
         var fitness = CaptureFitness(format: format)
         for record in records { record.withRecord { fitness.add($0) } }
         return fitness.problems
@@ -28,7 +29,9 @@ import Wire
     /// Every HCI capture of ours (Captures/, recorded whole from the controller's Reset) and every
     /// air twin recorded unencrypted.
     static let ours: [String] = {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: Fixtures.packageRoot.appendingPathComponent("Captures").path)) ?? []
+        let names =
+            (try? FileManager.default.contentsOfDirectory(
+                atPath: Fixtures.packageRoot.appendingPathComponent("Captures").path)) ?? []
         let hci = names.filter { [".btsnoop", ".pcap", ".pcapng", ".pklg"].contains(where: $0.hasSuffix) }.sorted()
         return hci.map(Fixtures.capture)
     }()
@@ -57,7 +60,10 @@ import Wire
         #expect(problems.map(\.kind) == [.aclCutShort])
         let problem = try #require(problems.first)
         #expect(problem.evidence == long.prefix(3).map(\.index))
-        #expect(problem.problem.hasPrefix("\(long.count) ACL packets were cut short by the capture (frame \(long[0].index + 1) keeps 13 of \(long[0].bytes.count) bytes)"))
+        #expect(
+            problem.problem.hasPrefix(
+                "\(long.count) ACL packets were cut short by the capture (frame \(long[0].index + 1) keeps 13 of \(long[0].bytes.count) bytes)"
+            ))
         #expect(problem.remedy.contains("persist.bluetooth.btsnooplogmode full"))
         #expect(problem.remedy.contains("bluetooth_btsnoop_default_mode"))
         // The untouched capture: nothing.
@@ -73,7 +79,10 @@ import Wire
         let problem = try #require(problems.first)
         let handle = DiagnosisOnPublicCapturesTests.handle(records[firstACL])
         #expect(problem.evidence == [records[firstACL].index])
-        #expect(problem.problem.contains("began in the middle of 1 connection (handle \(hex(handle, digits: 4)) from frame \(records[firstACL].index + 1))"))
+        #expect(
+            problem.problem.contains(
+                "began in the middle of 1 connection (handle \(hex(handle, digits: 4)) from frame \(records[firstACL].index + 1))"
+            ))
         #expect(problem.remedy.contains("iOS: install Apple's Bluetooth logging profile"))
     }
 
@@ -148,7 +157,9 @@ import Wire
             let before = analysis.lifecycle.report.connections.filter(\.beganBeforeCapture).count
             let verdict = fitness.problems.first { $0.kind == .startedMidConnection }
             #expect((verdict != nil) == (before > 0), "\(path)")
-            if let verdict { #expect(verdict.problem.contains("middle of \(before) connection"), "\(path): \(verdict.problem)") }
+            if let verdict {
+                #expect(verdict.problem.contains("middle of \(before) connection"), "\(path): \(verdict.problem)")
+            }
             checked += 1
         }
         #expect(checked >= 35)

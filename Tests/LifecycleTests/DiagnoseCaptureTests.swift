@@ -19,11 +19,15 @@ import Wire
 
     /// Commands with this opcode (Core 6.0, Vol 4, Part E, §5.4.1: opcode first, little-endian).
     static func commands(_ records: [OwnedRecord], opcode: UInt16) -> [OwnedRecord] {
-        records.filter { $0.kind == .command && $0.bytes.count >= 2 && UInt16($0.bytes[0]) | UInt16($0.bytes[1]) << 8 == opcode }
+        records.filter {
+            $0.kind == .command && $0.bytes.count >= 2 && UInt16($0.bytes[0]) | UInt16($0.bytes[1]) << 8 == opcode
+        }
     }
 
     /// Events with this code whose parameter at `offset` (after code and length) is `value`.
-    static func events(_ records: [OwnedRecord], code: UInt8, parameter offset: Int? = nil, is value: UInt8? = nil) -> [OwnedRecord] {
+    static func events(_ records: [OwnedRecord], code: UInt8, parameter offset: Int? = nil, is value: UInt8? = nil)
+        -> [OwnedRecord]
+    {
         records.filter { record in
             guard record.kind == .event, record.bytes.first == code else { return false }
             guard let offset, let value else { return true }
@@ -53,7 +57,10 @@ import Wire
         let finding = try #require(findings.of(.llResponseTimeout).first)
         #expect(finding.record == lost.index)
         #expect(finding.evidence == [update.index, complete.index, lost.index])
-        #expect(finding.summary.contains("connection update procedure completed with the same status (frame \(complete.index + 1)), started at frame \(update.index + 1)"))
+        #expect(
+            finding.summary.contains(
+                "connection update procedure completed with the same status (frame \(complete.index + 1)), started at frame \(update.index + 1)"
+            ))
         // Nothing reads the loss as a supervision timeout.
         #expect(findings.of(.supervisionTimeout).isEmpty)
     }
@@ -64,13 +71,18 @@ import Wire
         let update = try #require(Self.events(records, code: 0x3E, parameter: 0, is: 0x03).first)
         #expect(update.bytes[3] == 0x00)
         let lost = try #require(Self.events(records, code: 0x05, parameter: 3, is: 0x08).first)
-        let lastReceived = try #require(records.last { $0.index < lost.index && $0.kind == .acl && $0.direction == .received })
+        let lastReceived = try #require(
+            records.last { $0.index < lost.index && $0.kind == .acl && $0.direction == .received })
         #expect(lost.timestamp.seconds(since: update.timestamp) < 5)
 
-        let finding = try #require(try diagnose(path: Fixtures.capture("timeout-after-update.btsnoop")).of(.supervisionTimeout).first)
+        let finding = try #require(
+            try diagnose(path: Fixtures.capture("timeout-after-update.btsnoop")).of(.supervisionTimeout).first)
         #expect(finding.record == lost.index)
         #expect(finding.evidence == [lastReceived.index, update.index, lost.index])
-        #expect(finding.summary.contains("after a connection parameter update (frame \(update.index + 1): interval 45 ms, latency 0, supervision timeout 500 ms)"))
+        #expect(
+            finding.summary.contains(
+                "after a connection parameter update (frame \(update.index + 1): interval 45 ms, latency 0, supervision timeout 500 ms)"
+            ))
     }
 
     @Test func unacceptableParametersNameTheRequestTheCentralRefused() throws {
@@ -107,7 +119,9 @@ import Wire
         #expect(missing.record == refused.index)
         #expect(missing.connection == 1)
         #expect(missing.evidence == [pairings[0].index, refused.index, end.index])
-        #expect(missing.summary.contains("PIN or Key Missing (0x06); the two paired on connection 1 (frame \(pairings[0].index + 1))"))
+        #expect(
+            missing.summary.contains(
+                "PIN or Key Missing (0x06); the two paired on connection 1 (frame \(pairings[0].index + 1))"))
         #expect(missing.coreBluetooth?.contains("peerRemovedPairingInformation (14)") == true)
 
         // Connection 3 pairs again: the bond was not kept.
@@ -129,7 +143,8 @@ import Wire
         let finding = try #require(try diagnose(path: Fixtures.capture("mic-failure.btsnoop")).of(.micFailure).first)
         #expect(finding.record == lost.index)
         #expect(finding.evidence == [encryptions[1].index, lost.index])
-        #expect(finding.summary.contains("before the encryption started at frame \(encryptions[1].index + 1) completed"))
+        #expect(
+            finding.summary.contains("before the encryption started at frame \(encryptions[1].index + 1) completed"))
     }
 
     @Test func aSevenByteKeyFromReadEncryptionKeySize() throws {
@@ -154,7 +169,9 @@ import Wire
         let request = try #require(Self.l2cap(records, channel: 6, code: 0x01, .sent).first)
         let end = try #require(Self.events(records, code: 0x05).first)
         // Neither Pairing Failed (0x05) nor Encryption Change in the capture.
-        #expect(Self.l2cap(records, channel: 6, code: 0x05, .sent).isEmpty && Self.l2cap(records, channel: 6, code: 0x05, .received).isEmpty)
+        #expect(
+            Self.l2cap(records, channel: 6, code: 0x05, .sent).isEmpty
+                && Self.l2cap(records, channel: 6, code: 0x05, .received).isEmpty)
         #expect(Self.events(records, code: 0x08).isEmpty)
 
         let findings = try diagnose(path: Fixtures.capture("pairing-unanswered.btsnoop"))
@@ -189,17 +206,24 @@ import Wire
 /// Findings on the shared public captures that were read by hand against tshark
 /// (Captures/README.md, "diagnose on the shared public captures"), held to the records their bytes give.
 @Suite(.sharedCaptures) struct DiagnosisOnPublicCapturesTests {
-    static func records(_ name: String) throws -> [OwnedRecord] { try Fixtures.readAll(Fixtures.publicCapture(name)).records }
+    static func records(_ name: String) throws -> [OwnedRecord] {
+        try Fixtures.readAll(Fixtures.publicCapture(name)).records
+    }
 
     /// The ACL connection handle of a record (Core 6.0, Vol 4, Part E, §5.4.2).
-    static func handle(_ record: OwnedRecord) -> UInt16 { (UInt16(record.bytes[0]) | UInt16(record.bytes[1]) << 8) & 0x0FFF }
+    static func handle(_ record: OwnedRecord) -> UInt16 {
+        (UInt16(record.bytes[0]) | UInt16(record.bytes[1]) << 8) & 0x0FFF
+    }
 
     @Test func aSupervisionTimeoutLongAfterThePeersLastDataSaysTheLinkLivedOnUnseenPackets() throws {
         let name = "joelarula-darkelf-1.btsnoop"
         let records = try Self.records(name)
         let lost = try #require(records.first { $0.kind == .event && $0.bytes.first == 0x05 && $0.bytes[5] == 0x08 })
         let handle = UInt16(lost.bytes[3]) | UInt16(lost.bytes[4]) << 8
-        let lastReceived = try #require(records.last { $0.index < lost.index && $0.kind == .acl && $0.direction == .received && Self.handle($0) == handle })
+        let lastReceived = try #require(
+            records.last {
+                $0.index < lost.index && $0.kind == .acl && $0.direction == .received && Self.handle($0) == handle
+            })
         let finding = try #require(try diagnose(path: Fixtures.publicCapture(name)).of(.supervisionTimeout).first)
         #expect(finding.record == lost.index)
         #expect(finding.evidence.contains(lastReceived.index))
@@ -207,7 +231,8 @@ import Wire
         #expect(lost.timestamp.seconds(since: lastReceived.timestamp) > 6)
         #expect(finding.summary.contains("the peer stopped answering only in the last 6000 ms before the loss"))
         // Where the data came within the timeout, it does not.
-        let bundled = try #require(try diagnose(path: Fixtures.capture("reconnect-supervision-timeout.btsnoop")).of(.supervisionTimeout).first)
+        let bundled = try #require(
+            try diagnose(path: Fixtures.capture("reconnect-supervision-timeout.btsnoop")).of(.supervisionTimeout).first)
         #expect(!bundled.summary.contains("stopped answering only"))
     }
 
@@ -224,13 +249,16 @@ import Wire
         let name = "syssi-jkbms-b5a24s.btsnoop"
         // ATT (CID 4) Error Response 0x01 for a Write Request 0x12 of a handle, received.
         let refusals = try Self.records(name).filter { record in
-            record.kind == .acl && record.direction == .received && record.bytes.count >= 13 && record.bytes[6] == 4 && record.bytes[7] == 0
+            record.kind == .acl && record.direction == .received && record.bytes.count >= 13 && record.bytes[6] == 4
+                && record.bytes[7] == 0
                 && record.bytes[8] == 0x01 && record.bytes[9] == 0x12
         }
         let refusal = try #require(refusals.first)
         #expect(refusal.bytes[10] == 0x14 && refusal.bytes[11] == 0x00 && refusal.bytes[12] == 0x80)
         let finding = try #require(try diagnose(path: Fixtures.publicCapture(name)).of(.subscriptionRefused).first)
         #expect(finding.record == refusal.index)
-        #expect(finding.summary.contains("0x0014 (2902 Client Characteristic Configuration)) with Application Error (0x80)"))
+        #expect(
+            finding.summary.contains("0x0014 (2902 Client Characteristic Configuration)) with Application Error (0x80)")
+        )
     }
 }

@@ -24,14 +24,18 @@ import Wire
         // latency, timeout. The first asks for 6-8 (7.5-10 ms) and 100 (1 s), the second 24-36, 400.
         let requests = Self.le(records, subevent: 0x06)
         #expect(requests.count == 2)
-        func field(_ record: OwnedRecord, _ offset: Int) -> UInt16 { UInt16(record.bytes[offset]) | UInt16(record.bytes[offset + 1]) << 8 }
+        func field(_ record: OwnedRecord, _ offset: Int) -> UInt16 {
+            UInt16(record.bytes[offset]) | UInt16(record.bytes[offset + 1]) << 8
+        }
         #expect([5, 7, 9, 11].map { field(requests[0], $0) } == [6, 8, 0, 100])
         #expect([5, 7, 9, 11].map { field(requests[1], $0) } == [24, 36, 0, 400])
         // The host's answers: Negative Reply (0x2021) with Unacceptable Connection Parameters, then Reply (0x2020).
         let rejection = try #require(Bytes.commands(records, opcode: 0x2021).first)
         #expect(rejection.bytes[5] == 0x3B)
         let acceptance = try #require(Bytes.commands(records, opcode: 0x2020).first)
-        #expect(requests[0].index < rejection.index && rejection.index < requests[1].index && requests[1].index < acceptance.index)
+        #expect(
+            requests[0].index < rejection.index && rejection.index < requests[1].index
+                && requests[1].index < acceptance.index)
         // LE Connection Update Complete (subevent 0x03), success, after the acceptance.
         let update = try #require(Self.le(records, subevent: 0x03).first)
         #expect(update.bytes[3] == 0x00 && update.index > acceptance.index)
@@ -44,7 +48,10 @@ import Wire
         let finding = try #require(asked.first)
         #expect(finding.record == requests[0].index)
         #expect(finding.evidence == [requests[0].index, rejection.index])
-        #expect(finding.summary.contains("The peer asked for interval 7.5 ms-10 ms, latency 0, supervision timeout 1000 ms (LE Remote Connection Parameter Request)"))
+        #expect(
+            finding.summary.contains(
+                "The peer asked for interval 7.5 ms-10 ms, latency 0, supervision timeout 1000 ms (LE Remote Connection Parameter Request)"
+            ))
         #expect(finding.summary.contains("it was rejected (frame \(rejection.index + 1))"))
         // What the link ran with after the accepted request is inside the guidelines.
         #expect(!findings.of(.linkParameters).contains { $0.record == update.index })
@@ -65,13 +72,19 @@ import Wire
         let lost = try #require(Bytes.events(records, code: 0x05, parameter: 3, is: 0x22).first)
         #expect(complete.timestamp.seconds(since: setPHY.timestamp) >= 40)
         // The peer's data kept coming while the procedure was unanswered.
-        #expect(records.contains { $0.kind == .acl && $0.direction == .received && $0.index > setPHY.index + 1 && $0.index < complete.index })
+        #expect(
+            records.contains {
+                $0.kind == .acl && $0.direction == .received && $0.index > setPHY.index + 1 && $0.index < complete.index
+            })
 
         let findings = try diagnose(path: Fixtures.capture(name))
         let finding = try #require(findings.of(.llResponseTimeout).first)
         #expect(finding.record == lost.index)
         #expect(finding.evidence == [setPHY.index, complete.index, lost.index])
-        #expect(finding.summary.contains("the PHY update procedure completed with the same status (frame \(complete.index + 1)), started at frame \(setPHY.index + 1)"))
+        #expect(
+            finding.summary.contains(
+                "the PHY update procedure completed with the same status (frame \(complete.index + 1)), started at frame \(setPHY.index + 1)"
+            ))
         #expect(findings.of(.supervisionTimeout).isEmpty)
     }
 
@@ -91,18 +104,23 @@ import Wire
         #expect(finding.record == lost.index)
         #expect(finding.connection == 1)
         #expect(finding.evidence == [encryptions[1].index, lost.index])
-        #expect(finding.summary.contains("the encryption procedure started at frame \(encryptions[1].index + 1) never completed"))
+        #expect(
+            finding.summary.contains(
+                "the encryption procedure started at frame \(encryptions[1].index + 1) never completed"))
         // Not a lost bond or a key mismatch: the encryption neither failed nor ended in a MIC failure.
         #expect(findings.of(.bondMissing).isEmpty && findings.of(.micFailure).isEmpty)
     }
 
     /// short-key: the Pairing Request allows 16 bytes, the Pairing Response 7 (SMP byte 4 of each:
     /// Maximum Encryption Key Size); Read Encryption Key Size answers 7.
-    static func shortKeyPairing(_ records: [OwnedRecord]) throws -> (request: OwnedRecord, response: OwnedRecord, encrypted: OwnedRecord) {
+    static func shortKeyPairing(_ records: [OwnedRecord]) throws -> (
+        request: OwnedRecord, response: OwnedRecord, encrypted: OwnedRecord
+    ) {
         let request = try #require(Bytes.l2cap(records, channel: 6, code: 0x01, .sent).first)
         let response = try #require(Bytes.l2cap(records, channel: 6, code: 0x02, .received).first)
         #expect(request.bytes[8 + 4] == 16 && response.bytes[8 + 4] == 7)
-        let encrypted = try #require(Bytes.events(records, code: 0x08, parameter: 0, is: 0x00).first { $0.index > response.index })
+        let encrypted = try #require(
+            Bytes.events(records, code: 0x08, parameter: 0, is: 0x00).first { $0.index > response.index })
         #expect(encrypted.bytes[5] == 0x01)
         return (request, response, encrypted)
     }
@@ -120,7 +138,8 @@ import Wire
         #expect(finding.evidence == [request.index, response.index, encrypted.index, read.index])
         #expect(
             finding.summary.contains(
-                "the pairing agreed on 7 bytes: the Pairing Request of this host allowed 16 (frame \(request.index + 1)), the Pairing Response of the peer 7 (frame \(response.index + 1))"))
+                "the pairing agreed on 7 bytes: the Pairing Request of this host allowed 16 (frame \(request.index + 1)), the Pairing Response of the peer 7 (frame \(response.index + 1))"
+            ))
     }
 
     @Test func aPairingThatAgreesOnAShortKeyIsFoundWithoutAKeySizeReport() throws {
@@ -128,7 +147,8 @@ import Wire
         // Complete answering it: only the pairing messages tell the key size.
         let records = try Bytes.records("short-key.btsnoop").filter { record in
             !(record.kind == .command && record.bytes.starts(with: [0x08, 0x14]))
-                && !(record.kind == .event && record.bytes.count > 4 && record.bytes[0] == 0x0E && record.bytes[3] == 0x08 && record.bytes[4] == 0x14)
+                && !(record.kind == .event && record.bytes.count > 4 && record.bytes[0] == 0x0E
+                    && record.bytes[3] == 0x08 && record.bytes[4] == 0x14)
         }
         #expect(records.count == 105)
         let (request, response, encrypted) = try Self.shortKeyPairing(records)
@@ -141,6 +161,7 @@ import Wire
         #expect(finding.record == position(encrypted))
         #expect(finding.evidence == [position(request), position(response), position(encrypted)])
         #expect(finding.values["key_size"] == 7)
-        #expect(finding.summary.hasPrefix("The link was encrypted with a 7-byte key (frame \(position(encrypted) + 1))"))
+        #expect(
+            finding.summary.hasPrefix("The link was encrypted with a 7-byte key (frame \(position(encrypted) + 1))"))
     }
 }

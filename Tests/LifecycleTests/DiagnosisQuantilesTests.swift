@@ -9,7 +9,9 @@ import Wire
     /// The figures as the rule read them before, from the sorted latencies.
     static func sortedQuantiles(_ values: [Double]) -> [Double] {
         let sorted = values.sorted()
-        func at(_ q: Double) -> Double { sorted[min(sorted.count - 1, Int((q * Double(sorted.count - 1)).rounded(.up)))] }
+        func at(_ q: Double) -> Double {
+            sorted[min(sorted.count - 1, Int((q * Double(sorted.count - 1)).rounded(.up)))]
+        }
         return [sorted[0], at(0.5), at(0.95), sorted[sorted.count - 1]]
     }
 

@@ -50,7 +50,9 @@ private let connectionUpdateComplete = "3e 0a 03 00 4000 1800 0000 c800"
 /// LE Enable Encryption (0x2019): handle 0x40, Random_Number, EDIV, LTK.
 private let enableEncryption = "1920 1c 4000 0102030405060708 0900 00112233445566778899aabbccddeeff"
 /// Encryption Change [v1] (0x08): status, handle 0x40, enabled.
-private func encryptionChange(_ status: UInt8, enabled: UInt8) -> String { "08 04 \(Packets.hexByte(status)) 4000 \(Packets.hexByte(enabled))" }
+private func encryptionChange(_ status: UInt8, enabled: UInt8) -> String {
+    "08 04 \(Packets.hexByte(status)) 4000 \(Packets.hexByte(enabled))"
+}
 /// Encryption Change [v2] (0x59): success, handle 0x40, on, key size.
 private func encryptionChangeV2(keySize: UInt8) -> String { "59 05 00 4000 01 \(Packets.hexByte(keySize))" }
 /// L2CAP LE signalling (CID 5) on 0x40: Connection Parameter Update Request, identifier 1,
@@ -126,7 +128,9 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
     @Test(.sharedCaptures) func lightsappsConnectionFailedToBeEstablishedFollowsItsRemoteFeatures() throws {
         let path = Fixtures.publicCapture("mchwalisz-lightsapp.btsnoop")
         let report = try LifecycleAnalyzer.analyze(path: path).0
-        let failed = report.connections.filter { $0.reason == .connectionFailedToBeEstablished || $0.status == .connectionFailedToBeEstablished }
+        let failed = report.connections.filter {
+            $0.reason == .connectionFailedToBeEstablished || $0.status == .connectionFailedToBeEstablished
+        }
         let findings = try diagnose(path: path).of(.failedToEstablish)
         #expect(findings.count == failed.count && !findings.isEmpty)
         for (finding, connection) in zip(findings, failed) {
@@ -135,7 +139,9 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
             // The remote features completion with 0x3E is among the evidence, before the end.
             #expect(finding.evidence.count >= 3)
             // iOS's daemon retries by itself and tells the app nothing (ios-truth-review F-1).
-            #expect(finding.coreBluetooth == "no callback: iOS tries again by itself, and the attempt stays pending [reported]")
+            #expect(
+                finding.coreBluetooth
+                    == "no callback: iOS tries again by itself, and the attempt stays pending [reported]")
             #expect(!finding.lookAt.contains("does not retry"))
         }
     }
@@ -194,14 +200,17 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
         #expect(finding.record == 4)
         if rule == .unacceptableParameters { #expect(finding.evidence == [3, 4]) }
         // Other reasons do not make it.
-        #expect(diagnose(connected + [event(Packets.disconnectionComplete(handle: 0x40, reason: 0x13), at: 400)]).of(rule).isEmpty)
+        #expect(
+            diagnose(connected + [event(Packets.disconnectionComplete(handle: 0x40, reason: 0x13), at: 400)]).of(rule)
+                .isEmpty)
     }
 
     @Test func theHostHangingUpRightAfterARefusalNamesTheRequestAndTheError() throws {
         let path = Fixtures.capture("att-errors.btsnoop")
         let analysis = try TraceAnalysis(path: path)
         let connection = try #require(analysis.lifecycle.connections.first { $0.initiator == .local })
-        let last = try #require(analysis.errors.last { $0.server == .peer && !$0.expected && $0.time <= connection.disconnectTime! })
+        let last = try #require(
+            analysis.errors.last { $0.server == .peer && !$0.expected && $0.time <= connection.disconnectTime! })
         let finding = try #require(analysis.findings.of(.gaveUpAfterRefusal).first)
         #expect(finding.evidence == [last.record, connection.disconnectRecord!])
         #expect(finding.summary.contains(last.name) && finding.summary.contains(last.requestName!))
@@ -218,7 +227,8 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
 
     @Test func theCommandLinesPassAndTraceAnalysisAgreeOnEveryBundledCapture() throws {
         for name in [
-            "reconnect-supervision-timeout.btsnoop", "att-errors.btsnoop", "pairing-retry.btsnoop", "service-changed.btsnoop",
+            "reconnect-supervision-timeout.btsnoop", "att-errors.btsnoop", "pairing-retry.btsnoop",
+            "service-changed.btsnoop",
             "reconnect-answers-differ.btsnoop", "peer-also-client.btsnoop",
         ] {
             let path = Fixtures.capture(name)
@@ -259,7 +269,8 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
     @Test func aRefusalForSecurityNeverRetriedInAttErrors() throws {
         let analysis = try TraceAnalysis(path: Fixtures.capture("att-errors.btsnoop"))
         let refused = analysis.errors.filter {
-            $0.server == .peer && $0.retryRecord == nil && SecurityRefusal.asksForSecurity(ATTErrorCode(rawValue: $0.code))
+            $0.server == .peer && $0.retryRecord == nil
+                && SecurityRefusal.asksForSecurity(ATTErrorCode(rawValue: $0.code))
         }
         let findings = analysis.findings.of(.securityRefusalNotRetried)
         #expect(!refused.isEmpty)
@@ -291,7 +302,8 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
             ]
         }
         let findings = diagnose(
-            connected + pairing(300) + [event(Packets.disconnectionComplete(handle: 0x40, reason: 0x13), at: 500)]  // 3-6
+            // 3-6
+            connected + pairing(300) + [event(Packets.disconnectionComplete(handle: 0x40, reason: 0x13), at: 500)]
                 + [
                     command(Packets.createConnection, at: 1_000), event(Packets.commandStatus(0), at: 1_010),
                     event(Packets.connectionComplete(0, handle: 0x40), at: 1_100),
@@ -308,7 +320,9 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
     @Test func requestsOutsideTheDatabaseAreTheErrorsMarkedSo() throws {
         for name in ["att-errors.btsnoop", "service-changed.btsnoop"] {
             let analysis = try TraceAnalysis(path: Fixtures.capture(name))
-            let marked = analysis.errors.filter { $0.coreBluetooth?.callback.hasPrefix("no callback: the attribute is not in the database") == true }
+            let marked = analysis.errors.filter {
+                $0.coreBluetooth?.callback.hasPrefix("no callback: the attribute is not in the database") == true
+            }
             #expect(!marked.isEmpty)
             #expect(analysis.findings.of(.outsideDatabase).map(\.record).sorted() == marked.map(\.record))
         }
@@ -317,7 +331,10 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
     @Test func serviceChangedFollowedByRediscovery() throws {
         let path = Fixtures.capture("service-changed.btsnoop")
         let analysis = try TraceAnalysis(path: path)
-        let change = try #require(analysis.lifecycle.connections[0].changes.first { if case .serviceChanged = $0.kind { true } else { false } })
+        let change = try #require(
+            analysis.lifecycle.connections[0].changes.first {
+                if case .serviceChanged = $0.kind { true } else { false }
+            })
         let finding = try #require(analysis.findings.of(.rediscoveryAfterServiceChanged).first)
         #expect(finding.record == change.record)
         // The first discovery request this host sent after the indication, read independently.
@@ -326,8 +343,11 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
         let reader = try CaptureReader(path: path)
         while let record = try reader.next() {
             let decoded = decoder.decode(record)
-            guard record.index > change.record, rediscovery == nil, record.direction == .sent, let pdu = decoded.att else { continue }
-            if [.readByGroupTypeRequest, .readByTypeRequest, .findInformationRequest, .findByTypeValueRequest].contains(pdu.opcode) {
+            guard record.index > change.record, rediscovery == nil, record.direction == .sent, let pdu = decoded.att
+            else { continue }
+            if [.readByGroupTypeRequest, .readByTypeRequest, .findInformationRequest, .findByTypeValueRequest].contains(
+                pdu.opcode)
+            {
                 rediscovery = record.index
             }
         }
@@ -352,7 +372,9 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
 
     @Test func discoveryRepeatedOnTheConnectionsOfReconnectAnswersDiffer() throws {
         let analysis = try TraceAnalysis(path: Fixtures.capture("reconnect-answers-differ.btsnoop"))
-        let discovering = analysis.lifecycle.connections.filter { $0.discoveryProcedures.contains { $0.kind == .services } }
+        let discovering = analysis.lifecycle.connections.filter {
+            $0.discoveryProcedures.contains { $0.kind == .services }
+        }
         #expect(discovering.count >= 2)
         let finding = try #require(analysis.findings.of(.discoveryRepeated).first)
         #expect(finding.connection == discovering[1].id)
@@ -365,14 +387,17 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
     @Test func refusedWritesAndSubscriptionsAreTheUnexpectedRefusalsOfThePeersServer() throws {
         let writes = try TraceAnalysis(path: Fixtures.capture("att-errors.btsnoop"))
         let refusedWrites = writes.errors.filter {
-            $0.server == .peer && !$0.expected && $0.requestOpcode == 0x12 && !SecurityRefusal.asksForSecurity(ATTErrorCode(rawValue: $0.code))
+            $0.server == .peer && !$0.expected && $0.requestOpcode == 0x12
+                && !SecurityRefusal.asksForSecurity(ATTErrorCode(rawValue: $0.code))
                 && $0.coreBluetooth?.callback == "peripheral(_:didWriteValueFor:error:)"
         }
         #expect(!refusedWrites.isEmpty)
         #expect(writes.findings.of(.writeRefused).map(\.record) == refusedWrites.map(\.record))
 
         let subscriptions = try TraceAnalysis(path: Fixtures.capture("reconnect-answers-differ.btsnoop"))
-        let refused = subscriptions.errors.filter { $0.coreBluetooth?.callback == "peripheral(_:didUpdateNotificationStateFor:error:)" }
+        let refused = subscriptions.errors.filter {
+            $0.coreBluetooth?.callback == "peripheral(_:didUpdateNotificationStateFor:error:)"
+        }
         #expect(refused.count == 1)
         let finding = try #require(subscriptions.findings.of(.subscriptionRefused).first)
         #expect(finding.record == refused[0].record)
@@ -406,12 +431,19 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
 
     @Test func aLinkIsCheckedWithoutTheRulesOfARequestsTwoBounds() {
         // 25 ms: no multiple of 15 ms, but a link has one interval, not a range.
-        #expect(DiagnosisCollector.appleGuidelineViolations(intervalMin: 20, intervalMax: 20, latency: 0, timeout: 400, requested: false).isEmpty)
-        #expect(DiagnosisCollector.appleGuidelineViolations(intervalMin: 20, intervalMax: 20, latency: 0, timeout: 400, requested: true).count == 2)
+        #expect(
+            DiagnosisCollector.appleGuidelineViolations(
+                intervalMin: 20, intervalMax: 20, latency: 0, timeout: 400, requested: false
+            ).isEmpty)
+        #expect(
+            DiagnosisCollector.appleGuidelineViolations(
+                intervalMin: 20, intervalMax: 20, latency: 0, timeout: 400, requested: true
+            ).count == 2)
     }
 
     @Test(.sharedCaptures) func lightsappsPeerAsksForAnIntervalMinThatIsNoMultipleOf15ms() throws {
-        let findings = try diagnose(path: Fixtures.publicCapture("mchwalisz-lightsapp.btsnoop")).of(.requestedParameters)
+        let findings = try diagnose(path: Fixtures.publicCapture("mchwalisz-lightsapp.btsnoop")).of(
+            .requestedParameters)
         #expect(!findings.isEmpty)
         for finding in findings {
             let min = try #require(finding.values["interval_min_ms"])
@@ -454,7 +486,9 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
         let reader = try CaptureReader(path: path)
         while let record = try reader.next() {
             let decoded = decoder.decode(record)
-            if case .event(.disconnectionComplete) = decoded.packet, firstDisconnection == nil { firstDisconnection = record.index }
+            if case .event(.disconnectionComplete) = decoded.packet, firstDisconnection == nil {
+                firstDisconnection = record.index
+            }
             guard firstDisconnection == nil, let pdu = decoded.att else { continue }
             if record.direction == .sent, pdu.opcode.method == .request { pending = record.timestamp }
             if record.direction == .received, pdu.opcode.method == .response, let start = pending {

@@ -35,7 +35,8 @@ func collectErrors(_ path: String) throws -> [TraceError] {
         #expect(unexpected.map(\.code) == [0x02, 0x03, 0x05, 0x01, 0x80])
         #expect(unexpected.map(\.attributeHandle) == [0x1B, 0x1D, 0x1F, 0xF0, 0x21])
         #expect(unexpected.map(\.requestOpcode) == [0x0A, 0x12, 0x12, 0x0A, 0x12])
-        #expect(unexpected[0].attribute == AttributeInfo(uuid: BluetoothUUID(UInt16(0xEEE1)), role: .characteristicValue))
+        #expect(
+            unexpected[0].attribute == AttributeInfo(uuid: BluetoothUUID(UInt16(0xEEE1)), role: .characteristicValue))
         #expect(unexpected[3].attribute == nil)  // no such attribute
         #expect(unexpected.allSatisfy { $0.peer == BluetoothAddress("F0:F1:F2:F3:F4:05") && $0.connection == 1 })
         #expect(unexpected[2].coreBluetooth?.name == "insufficientAuthentication")
@@ -63,7 +64,10 @@ func collectErrors(_ path: String) throws -> [TraceError] {
         let notFound = errors.filter { $0.code == 0x0A }
         #expect(notFound.count == 8)
         #expect(notFound.allSatisfy { $0.procedure != nil && $0.attribute == nil && $0.expected })
-        #expect(notFound.filter { $0.requestOpcode == 0x10 }.allSatisfy { $0.coreBluetooth?.callback == "peripheral(_:didDiscoverServices:)" })
+        #expect(
+            notFound.filter { $0.requestOpcode == 0x10 }.allSatisfy {
+                $0.coreBluetooth?.callback == "peripheral(_:didDiscoverServices:)"
+            })
     }
 
     @Test(.sharedCaptures) func androidsSearchForServerSupportedFeaturesIsAValueSearchWithNoDelegateMethod() throws {
@@ -87,7 +91,9 @@ func collectErrors(_ path: String) throws -> [TraceError] {
     }
 
     @Test func aSupervisionTimeoutIsAnHCIFailureAndTheHostsOwnDisconnectIsNot() throws {
-        let errors = try collectErrors(Fixtures.capture("reconnect-supervision-timeout.btsnoop")).filter { $0.layer == .hci }
+        let errors = try collectErrors(Fixtures.capture("reconnect-supervision-timeout.btsnoop")).filter {
+            $0.layer == .hci
+        }
         #expect(errors.count == 1)
         #expect(errors[0].code == 0x08)
         #expect(errors[0].coreBluetooth?.name == "connectionTimeout")

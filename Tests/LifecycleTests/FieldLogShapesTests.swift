@@ -23,7 +23,8 @@ import Wire
             event(Packets.connectionComplete(0, handle: 0x40), at: 200),
         ]
         // Thirteen identical Disconnection Complete events at one timestamp.
-        records += Array(repeating: event(Packets.disconnectionComplete(handle: 0x40, reason: 0x08), at: 9_000), count: 13)
+        records += Array(
+            repeating: event(Packets.disconnectionComplete(handle: 0x40, reason: 0x08), at: 9_000), count: 13)
         let report = analyze(records)
         #expect(report.connections.count == 1)
         #expect(report.connections[0].repeatedDisconnections == 12)
@@ -50,7 +51,8 @@ import Wire
 
     @Test func aStrayDisconnectionTheControllerRepeatsIsOneStray() {
         // A log that begins with thirteen identical Disconnection Complete events, reason 0x00.
-        let report = analyze(Array(repeating: event(Packets.disconnectionComplete(handle: 0x0003, reason: 0x00), at: 10), count: 13))
+        let report = analyze(
+            Array(repeating: event(Packets.disconnectionComplete(handle: 0x0003, reason: 0x00), at: 10), count: 13))
         #expect(report.connections.isEmpty)
         #expect(report.strayDisconnections.count == 1)
         #expect(report.strayDisconnections.first?.repeats == 12)
@@ -226,7 +228,9 @@ import Wire
         #expect(cancel.coreBluetooth?.name == "pairingCancelled")
         let later = try #require(errors.last { $0.layer == .att })
         #expect(later.record == 6)
-        #expect(later.coreBluetooth?.callback.hasPrefix("no callback: iOS had ended this link when this host cancelled a pairing (frame 5)") == true)
+        #expect(
+            later.coreBluetooth?.callback.hasPrefix(
+                "no callback: iOS had ended this link when this host cancelled a pairing (frame 5)") == true)
     }
 
     @Test func aSearchForSecondaryServicesEndedByUnsupportedGroupTypeIsNoErrorOfTheApps() throws {
@@ -237,7 +241,9 @@ import Wire
         ])
         let error = try #require(errors.first)
         #expect(error.expected)
-        #expect(error.coreBluetooth?.callback.hasPrefix("no callback: the captured host searched for secondary services") == true)
+        #expect(
+            error.coreBluetooth?.callback.hasPrefix("no callback: the captured host searched for secondary services")
+                == true)
     }
 
     // MARK: 7. ATT as apps use it
@@ -275,7 +281,8 @@ import Wire
                 acl(Packets.att(handle: 0x40, "0c 0300 1600"), .sent, at: 1_040),  // Read Blob from 22
                 acl(Packets.att(handle: 0x40, "0d " + rest), .received, at: 1_050),
             ]
-        let value = try #require(Self.gattEntries(records).first?.database.services.first?.characteristics.first?.lastValue)
+        let value = try #require(
+            Self.gattEntries(records).first?.database.services.first?.characteristics.first?.lastValue)
         #expect(value.bytes == Wire.bytes(hex: first + rest))
         #expect(value.record == records.count - 1)
     }
@@ -333,7 +340,10 @@ import Wire
                 acl(Packets.att(handle: 0x40, "01 08 0100 0a"), .received, at: 900),
             ])
         let connection = try #require(report.connections.first)
-        #expect(connection.discoveryProcedures.map(\.kind) == [.services, .characteristics, .secondaryServices, .includedServices])
+        #expect(
+            connection.discoveryProcedures.map(\.kind) == [
+                .services, .characteristics, .secondaryServices, .includedServices,
+            ])
         #expect(connection.discoveryEnd?.microseconds == 900)
     }
 }

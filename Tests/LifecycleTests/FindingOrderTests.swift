@@ -7,13 +7,17 @@ import Wire
 /// give what sorting the findings with ``Finding/ordered(_:_:)`` gives, ties included.
 @Suite struct FindingOrderTests {
     static func finding(_ rule: DiagnosisRule, _ record: Int, _ summary: String = "", evidence: [Int] = []) -> Finding {
-        Finding(rule: rule, record: record, time: Timestamp(microseconds: Int64(record)), evidence: evidence, summary: summary, lookAt: "")
+        Finding(
+            rule: rule, record: record, time: Timestamp(microseconds: Int64(record)), evidence: evidence,
+            summary: summary, lookAt: "")
     }
 
     /// Findings with every kind of tie: the same severity and record under different rules, and
     /// the same rule and record told apart only by their sentence (kept in their order).
     static let findings: [Finding] = (0..<60).map { index in
-        let rules: [DiagnosisRule] = [.traffic, .supervisionTimeout, .outsideDatabase, .writeRefused, .discoveryRepeated, .linkParameters]
+        let rules: [DiagnosisRule] = [
+            .traffic, .supervisionTimeout, .outsideDatabase, .writeRefused, .discoveryRepeated, .linkParameters,
+        ]
         return finding(rules[index % rules.count], index % 7, "finding \(index)")
     }
 

@@ -33,7 +33,9 @@ func gatt(_ path: String) throws -> [GATTCollector.Entry] {
         // Subscribed (CCCD 0x0001), then notified; the body sensor location read as 0x01.
         #expect(heartRate[0].descriptors[0].lastValue?.bytes == [0x01, 0x00])
         #expect(heartRate[0].lastValue?.source == .notification)
-        #expect(heartRate[1].lastValue == GATTDatabase.Value(bytes: [0x01], source: .read, record: heartRate[1].lastValue?.record ?? -1))
+        #expect(
+            heartRate[1].lastValue
+                == GATTDatabase.Value(bytes: [0x01], source: .read, record: heartRate[1].lastValue?.record ?? -1))
         #expect(heartRate[1].properties == .read)
     }
 
@@ -65,8 +67,10 @@ func gatt(_ path: String) throws -> [GATTCollector.Entry] {
     @Test func aServiceChangedRangeInsideAServiceDropsOnlyTheCharacteristicsInIt() {
         var database = GATTDatabase()
         database.addService(handle: 0x10, end: 0x20, uuid: BluetoothUUID(UInt16(0x180D)), primary: true)
-        database.addCharacteristic(declaration: 0x11, value: 0x12, uuid: BluetoothUUID(UInt16(0x2A37)), properties: 0x10)
-        database.addCharacteristic(declaration: 0x14, value: 0x15, uuid: BluetoothUUID(UInt16(0x2A38)), properties: 0x02)
+        database.addCharacteristic(
+            declaration: 0x11, value: 0x12, uuid: BluetoothUUID(UInt16(0x2A37)), properties: 0x10)
+        database.addCharacteristic(
+            declaration: 0x14, value: 0x15, uuid: BluetoothUUID(UInt16(0x2A38)), properties: 0x02)
         database.forget(0x14...0x20)
         #expect(database.services.count == 1)
         #expect(database.services[0].characteristics.map(\.valueHandle) == [0x12])
@@ -76,7 +80,8 @@ func gatt(_ path: String) throws -> [GATTCollector.Entry] {
         var database = GATTDatabase()
         database.addService(handle: 0x01, end: 0x05, uuid: BluetoothUUID(UInt16(0x1800)), primary: true)
         database.addService(handle: 0x06, end: 0x09, uuid: BluetoothUUID(UInt16(0x1801)), primary: true)
-        database.addCharacteristic(declaration: 0x07, value: 0x08, uuid: BluetoothUUID(UInt16(0x2A05)), properties: 0x20)
+        database.addCharacteristic(
+            declaration: 0x07, value: 0x08, uuid: BluetoothUUID(UInt16(0x2A05)), properties: 0x20)
         database.addDescriptor(handle: 0x09, uuid: BluetoothUUID(UInt16(0x2902)))
         database.forget(0x0001...0xFFFF)
         #expect(database.services.map(\.handle) == [0x06])

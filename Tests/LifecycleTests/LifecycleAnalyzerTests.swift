@@ -24,14 +24,20 @@ enum Packets {
     // The same, connecting to whoever is on the filter accept list (policy 1).
     static let createConnectionFilter = "0d20 19 6000 3000 01 00 000000000000 00 1800 2800 0000 2a00 0000 0000"
     static let createConnectionCancel = "0e20 00"
-    static func commandStatus(_ status: UInt8, opcode: String = "0d20") -> String { "0f 04 \(hexByte(status)) 01 \(opcode)" }
+    static func commandStatus(_ status: UInt8, opcode: String = "0d20") -> String {
+        "0f 04 \(hexByte(status)) 01 \(opcode)"
+    }
     // LE Connection Complete: status, handle, role 0 (central), peer type 1, peer, interval 40,
     // latency 0, timeout 42, clock accuracy 0.
     static func connectionComplete(_ status: UInt8, handle: UInt16, role: UInt8 = 0) -> String {
         "3e 13 01 \(hexByte(status)) \(le16(handle)) \(hexByte(role)) 01 05f4f3f2f1f0 2800 0000 2a00 00"
     }
-    static func disconnect(handle: UInt16, reason: UInt8 = 0x13) -> String { "0604 03 \(le16(handle)) \(hexByte(reason))" }
-    static func disconnectionComplete(handle: UInt16, reason: UInt8) -> String { "05 04 00 \(le16(handle)) \(hexByte(reason))" }
+    static func disconnect(handle: UInt16, reason: UInt8 = 0x13) -> String {
+        "0604 03 \(le16(handle)) \(hexByte(reason))"
+    }
+    static func disconnectionComplete(handle: UInt16, reason: UInt8) -> String {
+        "05 04 00 \(le16(handle)) \(hexByte(reason))"
+    }
     /// ACL carrying an ATT PDU in one L2CAP frame.
     static func att(handle: UInt16, _ pdu: String) -> String {
         let bytes = Wire.bytes(hex: pdu)!
@@ -41,9 +47,15 @@ enum Packets {
     static func le16(_ value: UInt16) -> String { hexByte(UInt8(value & 0xFF)) + hexByte(UInt8(value >> 8)) }
 }
 
-func command(_ hex: String, at time: Int64 = 0) -> OwnedRecord { OwnedRecord(kind: .command, direction: .sent, hex: hex, time: time) }
-func event(_ hex: String, at time: Int64 = 0) -> OwnedRecord { OwnedRecord(kind: .event, direction: .received, hex: hex, time: time) }
-func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedRecord { OwnedRecord(kind: .acl, direction: direction, hex: hex, time: time) }
+func command(_ hex: String, at time: Int64 = 0) -> OwnedRecord {
+    OwnedRecord(kind: .command, direction: .sent, hex: hex, time: time)
+}
+func event(_ hex: String, at time: Int64 = 0) -> OwnedRecord {
+    OwnedRecord(kind: .event, direction: .received, hex: hex, time: time)
+}
+func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedRecord {
+    OwnedRecord(kind: .acl, direction: direction, hex: hex, time: time)
+}
 
 @Suite struct LifecycleAnalyzerTests {
     @Test func followsAnAttemptToItsConnectionAndAPeerDisconnection() {
@@ -68,7 +80,9 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
         #expect(connection.attNotifications == 1)
         #expect(connection.reason == .remoteUserTerminatedConnection)
         #expect(connection.initiator == .remote)
-        #expect(connection.cbError == Mapped<ConnectionError?>(value: .cb(CBError(.peripheralDisconnected)), evidence: .reported))
+        #expect(
+            connection.cbError
+                == Mapped<ConnectionError?>(value: .cb(CBError(.peripheralDisconnected)), evidence: .reported))
         #expect(connection.outcome == .disconnected)
         #expect(connection.duration == 5.0)
     }
@@ -189,7 +203,8 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
 /// Real captures, with facts counted by tshark 4.0 (the shared folder's captures/public/SOURCES.md).
 @Suite struct LifecycleOnRealCapturesTests {
     @Test func theBundledReconnectCaptureHasATimeoutThenALocalDisconnectOnOneHandle() throws {
-        let (report, fault) = try LifecycleAnalyzer.analyze(path: Fixtures.capture("reconnect-supervision-timeout.btsnoop"))
+        let (report, fault) = try LifecycleAnalyzer.analyze(
+            path: Fixtures.capture("reconnect-supervision-timeout.btsnoop"))
         #expect(fault == nil)
         #expect(report.connections.count == 2)
         #expect(report.connections.map(\.handle) == [1, 1])

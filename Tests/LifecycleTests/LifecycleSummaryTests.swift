@@ -14,10 +14,14 @@ import Wire
         let summary = LifecycleSummary(connections: report.connections, scans: report.scans, errors: errors)
         #expect(summary.brEdr.total == 229)
         #expect(summary.brEdr.failed == 229)
-        #expect(summary.brEdr.failures == [LifecycleSummary.Count(code: 0x04, name: "Page Timeout", initiator: nil, count: 229)])
+        #expect(
+            summary.brEdr.failures == [
+                LifecycleSummary.Count(code: 0x04, name: "Page Timeout", initiator: nil, count: 229)
+            ])
         let endings = Dictionary(summary.le.disconnections.map { ($0.code, $0.count) }, uniquingKeysWith: +)
         #expect(endings == [0x08: 6, 0x16: 3, 0x3E: 5])
-        #expect(summary.le.total == summary.le.connected + summary.le.failed + summary.le.cancelled + summary.le.pending)
+        #expect(
+            summary.le.total == summary.le.connected + summary.le.failed + summary.le.cancelled + summary.le.pending)
         #expect(summary.scans == report.scans.count)
         #expect(summary.emptyScans == report.scans.filter { $0.reports == 0 }.count)
         #expect(summary.unexpectedErrors == errors.filter { !$0.expected }.count)
@@ -39,7 +43,8 @@ import Wire
         let (report, _) = try LifecycleAnalyzer.analyze(path: Fixtures.publicCapture("whoisbe-pongbot-last.btsnoop"))
         let named = report.connections.filter { $0.peerName != nil }
         #expect(!named.isEmpty)
-        let heard = Set(report.scans.flatMap(\.devices).compactMap { device in device.name.map { "\(device.address) \($0)" } })
+        let heard = Set(
+            report.scans.flatMap(\.devices).compactMap { device in device.name.map { "\(device.address) \($0)" } })
         #expect(named.allSatisfy { heard.contains("\($0.peer!) \($0.peerName!)") })
     }
 }

@@ -29,7 +29,10 @@ import Wire
         let reports = DiagnosisProcedureCaptureTests.le(records, subevent: 0x02)
         let last = try #require(reports.last)
         #expect(last.index < attempt.index)
-        #expect(!records.contains { $0.kind == .event && $0.bytes.first == 0x3E && $0.index > attempt.index && $0.bytes[2] == 0x01 }, "no LE Connection Complete")
+        #expect(
+            !records.contains {
+                $0.kind == .event && $0.bytes.first == 0x3E && $0.index > attempt.index && $0.bytes[2] == 0x01
+            }, "no LE Connection Complete")
 
         let findings = try diagnose(path: Fixtures.capture(name))
         let timedOut = findings.of(.connectTimedOut)
@@ -37,8 +40,14 @@ import Wire
         let finding = try #require(timedOut.first)
         #expect(finding.record == attempt.index)
         #expect(finding.evidence == [attempt.index])
-        #expect(finding.summary.contains("to F0:F1:F2:F3:F4:05 \"bletrace-hr\" (frame \(attempt.index + 1)) was cancelled by this host after \(seconds(waited)), Android's direct-connection timeout"))
-        #expect(finding.summary.contains("and the capture's scans last heard it advertising connectably \(seconds(attempt.timestamp.seconds(since: last.timestamp))) before the attempt."))
+        #expect(
+            finding.summary.contains(
+                "to F0:F1:F2:F3:F4:05 \"bletrace-hr\" (frame \(attempt.index + 1)) was cancelled by this host after \(seconds(waited)), Android's direct-connection timeout"
+            ))
+        #expect(
+            finding.summary.contains(
+                "and the capture's scans last heard it advertising connectably \(seconds(attempt.timestamp.seconds(since: last.timestamp))) before the attempt."
+            ))
         #expect(finding.coreBluetooth?.contains("does not time out") == true)
         #expect(finding.android?.status == 133)
         #expect(finding.android?.later?.status == 147)
@@ -77,13 +86,17 @@ import Wire
     @Test func onTheSharedCapturesEachTimedOutAttemptIsOneInTheBytes() throws {
         let captures = Fixtures.sharedCaptures("public") + Fixtures.sharedCaptures("field")
         if captures.isEmpty {
-            print("onTheSharedCapturesEachTimedOutAttemptIsOneInTheBytes: no shared captures checked: \(Fixtures.sharedMissing)")
+            print(
+                "onTheSharedCapturesEachTimedOutAttemptIsOneInTheBytes: no shared captures checked: \(Fixtures.sharedMissing)"
+            )
             return
         }
         var named = 0
         for path in captures {
             // (Over-the-air captures are not diagnosed.)
-            guard let findings = try? diagnose(path: path), let (records, _) = try? Fixtures.readAll(path) else { continue }
+            guard let findings = try? diagnose(path: path), let (records, _) = try? Fixtures.readAll(path) else {
+                continue
+            }
             // The attempts the bytes show timed out: a Create Connection (0x200D, 0x2043), then
             // a Cancel (0x200E) before any other Create Connection or LE Connection Complete.
             var expected: [Int] = []
@@ -97,7 +110,9 @@ import Wire
                         if waited >= 29.5 && waited <= 32 { expected.append(attempt.index) }
                         pending = nil
                     }
-                } else if record.kind == .event, record.bytes.count > 3, record.bytes[0] == 0x3E, [0x01, 0x0A].contains(record.bytes[2]), record.bytes[3] == 0 {
+                } else if record.kind == .event, record.bytes.count > 3, record.bytes[0] == 0x3E,
+                    [0x01, 0x0A].contains(record.bytes[2]), record.bytes[3] == 0
+                {
                     pending = nil
                 }
             }
@@ -105,13 +120,17 @@ import Wire
             #expect(found == expected, "\(path)")
             named += found.count
         }
-        print("onTheSharedCapturesEachTimedOutAttemptIsOneInTheBytes: \(named) attempts on \(captures.count) shared captures")
+        print(
+            "onTheSharedCapturesEachTimedOutAttemptIsOneInTheBytes: \(named) attempts on \(captures.count) shared captures"
+        )
         #expect(named > 0)
     }
 
     /// A capture with no scan says nothing of whether the peer was there; an attempt that
     /// connected is no finding.
-    @Test(arguments: ["cancelled-connect.btsnoop", "reconnect-supervision-timeout.btsnoop", "restore-pending-connection.btsnoop"])
+    @Test(arguments: [
+        "cancelled-connect.btsnoop", "reconnect-supervision-timeout.btsnoop", "restore-pending-connection.btsnoop",
+    ])
     func noFindingWithoutAScanOrForAConnection(_ name: String) throws {
         let findings = try diagnose(path: Fixtures.capture(name))
         #expect(findings.of(.connectToUnheardPeer).isEmpty)
@@ -128,7 +147,10 @@ import Wire
         let attempts = Bytes.commands(records, opcode: 0x200D)
         #expect(attempts.count == 3)
         // Command Status (0x0F) of LE Create Connection (opcode at 4-5): its status at 2.
-        let statuses = records.filter { $0.kind == .event && $0.bytes.first == 0x0F && $0.bytes.count >= 6 && $0.bytes[4] == 0x0D && $0.bytes[5] == 0x20 }
+        let statuses = records.filter {
+            $0.kind == .event && $0.bytes.first == 0x0F && $0.bytes.count >= 6 && $0.bytes[4] == 0x0D
+                && $0.bytes[5] == 0x20
+        }
         #expect(statuses.map { $0.bytes[2] } == [0x00, 0x0C, 0x00])
         let complete = try #require(DiagnosisProcedureCaptureTests.le(records, subevent: 0x01).first)
         #expect(attempts[1].index < complete.index && complete.index < attempts[2].index)
@@ -137,11 +159,17 @@ import Wire
         try #require(findings.map(\.record) == [attempts[1].index, attempts[2].index])
         let pending = findings[0], connected = findings[1]
         #expect(pending.evidence == [attempts[0].index, attempts[1].index, statuses[1].index])
-        #expect(pending.summary.contains("while its attempt to connect to it (frame \(attempts[0].index + 1)) was still pending; the controller refused it (Command Disallowed 0x0c)."))
+        #expect(
+            pending.summary.contains(
+                "while its attempt to connect to it (frame \(attempts[0].index + 1)) was still pending; the controller refused it (Command Disallowed 0x0c)."
+            ))
         #expect(pending.android?.status == 133)
         #expect(pending.coreBluetooth?.contains("the app waits") == true)
         #expect(connected.evidence == [complete.index, attempts[2].index])
-        #expect(connected.summary.contains("while its connection to it (connection 1, frame \(complete.index + 1)) was up; it never completed, and the host cancelled it after"))
+        #expect(
+            connected.summary.contains(
+                "while its connection to it (connection 1, frame \(complete.index + 1)) was up; it never completed, and the host cancelled it after"
+            ))
         // The first attempt, made when nothing else was under way, is none.
         #expect(!findings.contains { $0.record == attempts[0].index })
     }

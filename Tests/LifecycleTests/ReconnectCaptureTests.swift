@@ -13,14 +13,19 @@ import Wire
 
     /// ATT PDUs (CID 4) of ACL records sent by this host with this opcode, and their handles.
     static func att(_ records: [OwnedRecord], opcode: UInt8, direction: Direction) -> [OwnedRecord] {
-        records.filter { $0.kind == .acl && $0.direction == direction && $0.bytes.count >= 9 && $0.bytes[6] == 0x04 && $0.bytes[7] == 0x00 && $0.bytes[8] == opcode }
+        records.filter {
+            $0.kind == .acl && $0.direction == direction && $0.bytes.count >= 9 && $0.bytes[6] == 0x04
+                && $0.bytes[7] == 0x00 && $0.bytes[8] == opcode
+        }
     }
 
     @Test func aBondedReconnectThatRestoredNoSubscriptionIsSaid() throws {
         let name = "notifications-not-restored.btsnoop"
         let records = try Bytes.records(name)
         // Encryption Change (0x08) with status 0 and encryption on: once per connection.
-        let encrypted = records.filter { $0.kind == .event && $0.bytes.count >= 6 && $0.bytes[0] == 0x08 && $0.bytes[2] == 0 && $0.bytes[5] != 0 }
+        let encrypted = records.filter {
+            $0.kind == .event && $0.bytes.count >= 6 && $0.bytes[0] == 0x08 && $0.bytes[2] == 0 && $0.bytes[5] != 0
+        }
         #expect(encrypted.count == 2)
         // The one CCCD write (Write Request 0x12 of 0x0011 with 01 00), before the first
         // disconnection; notifications (0x1B) only on the first connection.
@@ -34,7 +39,9 @@ import Wire
         #expect(notifications.count == 3)
         #expect(notifications.allSatisfy { $0.index < disconnections[0].index })
         // A pairing (SMP Pairing Request, CID 6, code 0x01) on the first connection only.
-        let pairing = records.filter { $0.kind == .acl && $0.bytes.count >= 9 && $0.bytes[6] == 0x06 && $0.bytes[8] == 0x01 }
+        let pairing = records.filter {
+            $0.kind == .acl && $0.bytes.count >= 9 && $0.bytes[6] == 0x06 && $0.bytes[8] == 0x01
+        }
         #expect(pairing.count == 1 && pairing[0].index < disconnections[0].index)
 
         let findings = try diagnose(path: Fixtures.capture(name)).of(.notificationsNotRestored)
@@ -44,7 +51,10 @@ import Wire
         #expect(finding.evidence == [write.index, encrypted[1].index, disconnections[1].index])
         #expect(finding.connection == 1)
         let waited = disconnections[1].timestamp.seconds(since: encrypted[1].timestamp)
-        #expect(finding.summary.contains("was encrypted with the bond (frame \(encrypted[1].index + 1)), but no subscription came back: connection 1 subscribed to 2A37 (frame \(write.index + 1))"))
+        #expect(
+            finding.summary.contains(
+                "was encrypted with the bond (frame \(encrypted[1].index + 1)), but no subscription came back: connection 1 subscribed to 2A37 (frame \(write.index + 1))"
+            ))
         #expect(finding.summary.hasSuffix("in the \(seconds(waited)) that followed."))
         #expect(finding.coreBluetooth?.contains("the app discovers again and calls setNotifyValue(true, for:)") == true)
     }

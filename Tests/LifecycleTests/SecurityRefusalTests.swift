@@ -14,9 +14,12 @@ import Wire
     }
 
     @Test func aRetryCountsOnlyOnAnEncryptedLink() {
-        #expect(Self.decide([.pairingMessage(Self.at(1)), .encrypted(Self.at(2)), .answeredAgain(Self.at(3), record: 9)]) == .retried(record: 9, time: Self.at(3)))
+        #expect(
+            Self.decide([.pairingMessage(Self.at(1)), .encrypted(Self.at(2)), .answeredAgain(Self.at(3), record: 9)])
+                == .retried(record: 9, time: Self.at(3)))
         #expect(Self.decide([.answeredAgain(Self.at(3), record: 9)]) == .refused(.noRetry))
-        #expect(Self.decide([.pairingMessage(Self.at(1)), .answeredAgain(Self.at(3), record: 9)]) == .refused(.noRetry))
+        #expect(
+            Self.decide([.pairingMessage(Self.at(1)), .answeredAgain(Self.at(3), record: 9)]) == .refused(.noRetry))
     }
 
     @Test func smpsTimerRunsThirtySecondsFromThePairingsLastMessage() {
@@ -32,9 +35,14 @@ import Wire
     }
 
     @Test func whoFailedThePairingDecidesWhatTheAppHears() {
-        #expect(Self.decide([.pairingMessage(Self.at(1)), .pairingFailed(Self.at(2), record: 5, byHost: true)]) == .cancelled(record: 5, time: Self.at(2)))
-        #expect(Self.decide([.pairingMessage(Self.at(1)), .pairingFailed(Self.at(2), record: 5, byHost: false)]) == .refused(.pairingFailed(record: 5)))
-        #expect(Self.decide([.pairingMessage(Self.at(1)), .encryptionFailed(Self.at(2))]) == .refused(.encryptionFailed))
+        #expect(
+            Self.decide([.pairingMessage(Self.at(1)), .pairingFailed(Self.at(2), record: 5, byHost: true)])
+                == .cancelled(record: 5, time: Self.at(2)))
+        #expect(
+            Self.decide([.pairingMessage(Self.at(1)), .pairingFailed(Self.at(2), record: 5, byHost: false)])
+                == .refused(.pairingFailed(record: 5)))
+        #expect(
+            Self.decide([.pairingMessage(Self.at(1)), .encryptionFailed(Self.at(2))]) == .refused(.encryptionFailed))
     }
 
     @Test func aPairingStillGoingAtTheEndLeavesTheRequestWaiting() {
@@ -42,6 +50,8 @@ import Wire
         #expect(Self.decide([.pairingMessage(Self.at(1)), .captureEnded(Self.at(5))]) == .unfinished(linkEnded: false))
         // No pairing, or one that finished: the capture shows no retry.
         #expect(Self.decide([.linkEnded(Self.at(5))]) == .refused(.noRetry))
-        #expect(Self.decide([.pairingMessage(Self.at(1)), .encrypted(Self.at(2)), .captureEnded(Self.at(5))]) == .refused(.noRetry))
+        #expect(
+            Self.decide([.pairingMessage(Self.at(1)), .encrypted(Self.at(2)), .captureEnded(Self.at(5))])
+                == .refused(.noRetry))
     }
 }

@@ -13,7 +13,9 @@ import Testing
         #expect(analysis.lifecycle == report)
         #expect(analysis.errors == (try collectErrors(path)))
         #expect(analysis.gatt == (try gatt(path)).filter { !$0.database.services.isEmpty })
-        #expect(analysis.summary == LifecycleSummary(connections: report.connections, scans: report.scans, errors: analysis.errors))
+        #expect(
+            analysis.summary
+                == LifecycleSummary(connections: report.connections, scans: report.scans, errors: analysis.errors))
         #expect(analysis.format.hasPrefix("btsnoop"))
         // Captures/README.md: 100 records; 11 Error Responses (opcode 0x01).
         #expect(analysis.statistics.records == 100)
@@ -56,7 +58,8 @@ import Testing
         #expect(decoded == analysis)
         #expect(decoded.lifecycle.connections.contains { $0.cbError?.value != nil })
         // Addresses and UUIDs are written as people read them.
-        let text = String(decoding: try JSONEncoder().encode(analysis.lifecycle.connections.first { $0.peer != nil }), as: UTF8.self)
+        let text = String(
+            decoding: try JSONEncoder().encode(analysis.lifecycle.connections.first { $0.peer != nil }), as: UTF8.self)
         #expect(text.contains(#""peer":""#) && text.contains(":"))
     }
 }

@@ -50,7 +50,10 @@ import Wire
         #expect(Array(names[0..<5]) == event)
         #expect(Array(names[5..<9]) == ["ADV_EXT_IND", "AUX_ADV_IND", "AUX_CHAIN_IND", "ADV_IND"])
         #expect(Array(names[9..<14]) == event)
-        #expect(Array(names[14...]) == ["ADV_EXT_IND", "AUX_ADV_IND", "AUX_SCAN_REQ", "AUX_SCAN_RSP", "AUX_CHAIN_IND", "ADV_IND"])
+        #expect(
+            Array(names[14...]) == [
+                "ADV_EXT_IND", "AUX_ADV_IND", "AUX_SCAN_REQ", "AUX_SCAN_RSP", "AUX_CHAIN_IND", "ADV_IND",
+            ])
         // Links: each AUX_CHAIN_IND after the PDU whose AuxPtr announced it, with its head's advertiser.
         let advertiser = BluetoothAddress(rawValue: 0xC0_1122_3344_55)
         #expect(records[1].chain?.previous == 0 && records[1].chain?.part == 0 && records[1].chain?.continues == true)
@@ -82,9 +85,15 @@ import Wire
         let reader = try AnalysisReader(path: path)
         var reports: [(address: UInt64, status: UInt8, length: Int, scanResponse: Bool)] = []
         while let record = try reader.next() {
-            guard case .le(.extendedAdvertisingReport(let list))? = try? HCIEventParameters.decode(record.bytes) else { continue }
+            guard case .le(.extendedAdvertisingReport(let list))? = try? HCIEventParameters.decode(record.bytes) else {
+                continue
+            }
             for report in list {
-                reports.append((report.address.rawValue, report.eventType.dataStatus, report.data.bytes.count, report.eventType.isScanResponse))
+                reports.append(
+                    (
+                        report.address.rawValue, report.eventType.dataStatus, report.data.bytes.count,
+                        report.eventType.isScanResponse
+                    ))
             }
         }
         let first = reports.filter { $0.address == 0xC0_1122_3344_55 }
@@ -100,7 +109,9 @@ import Wire
         #expect(chained?.name == "bletrace chained advertiser")
         #expect(chained?.serviceUUIDs.map { "\($0)" } == ["180F"])
         #expect(chained?.reports == 9)
-        #expect(devices.first { $0.address.rawValue == 0xC0_6677_8899_AA }?.name == "bletrace scan response that is chained")
+        #expect(
+            devices.first { $0.address.rawValue == 0xC0_6677_8899_AA }?.name == "bletrace scan response that is chained"
+        )
     }
 
     /// AuxPtrs that nothing answers (noise, or a sniffer on other channels) are kept 16 at most
@@ -129,7 +140,8 @@ import Wire
     /// are advertising PDUs with their AD structures and their train's advertiser, not data
     /// channel PDUs of an unknown connection; the analyses report none of them (a scan does not
     /// show periodic advertising) and make no connection of them.
-    @Test(arguments: ["periodic.pcap", "periodic-nordic.pcap"]) func periodicTrainsAreAdvertising(_ name: String) throws {
+    @Test(arguments: ["periodic.pcap", "periodic-nordic.pcap"]) func periodicTrainsAreAdvertising(_ name: String) throws
+    {
         let path = Fixtures.capture("linklayer/synthetic/\(name)")
         let reader = try CaptureReader(path: path, linkLayer: true)
         var decoder = LinkLayerDecoder(linkType: name.contains("nordic") ? 272 : 256)
@@ -145,7 +157,9 @@ import Wire
                 #expect(decoded.chain?.advertiser == BluetoothAddress(rawValue: 0xC0_1122_3344_77))
                 let list = try payload.data.structures()
                 #expect(list.localName == "bletrace periodic")
-                for structure in list where structure.type.rawValue == 0xFF { counters.append(structure.data.last ?? 0xFF) }
+                for structure in list where structure.type.rawValue == 0xFF {
+                    counters.append(structure.data.last ?? 0xFF)
+                }
             }
         }
         #expect(names == ["ADV_EXT_IND", "AUX_ADV_IND", "AUX_SYNC_IND", "AUX_SYNC_IND", "AUX_SYNC_IND", "ADV_IND"])

@@ -5,7 +5,9 @@ import Testing
 import Wire
 
 /// A link-layer packet: access address, PDU (header and payload), and a CRC made with `crcInit`.
-func airPacket(accessAddress: UInt32 = LinkLayerPacket.advertisingAccessAddress, _ pdu: [UInt8], crcInit: UInt32 = 0x55_5555) -> [UInt8] {
+func airPacket(
+    accessAddress: UInt32 = LinkLayerPacket.advertisingAccessAddress, _ pdu: [UInt8], crcInit: UInt32 = 0x55_5555
+) -> [UInt8] {
     let crc = pdu.withUnsafeBytes { LinkLayerPacket.crc(of: $0, initial: crcInit) }
     return (0..<4).map { UInt8(truncatingIfNeeded: accessAddress >> (8 * $0)) } + pdu
         + (0..<3).map { UInt8(truncatingIfNeeded: crc >> (8 * UInt32($0))) }
@@ -20,7 +22,8 @@ func airPacket(accessAddress: UInt32 = LinkLayerPacket.advertisingAccessAddress,
             "05 09 41 42 43 44")  // Complete Local Name "ABCD"
         let bytes = airPacket(pdu)
         let packet = try withBytes(bytes) { try LinkLayerPacket.decode($0) }
-        guard case .advertising(let adv) = packet.pdu, case .advertisement(let advertiser, let data) = adv.content else {
+        guard case .advertising(let adv) = packet.pdu, case .advertisement(let advertiser, let data) = adv.content
+        else {
             Issue.record("decoded as \(packet.pdu)")
             return
         }
@@ -43,11 +46,14 @@ func airPacket(accessAddress: UInt32 = LinkLayerPacket.advertisingAccessAddress,
             "ff ff ff ff 1f",  // ChM
             "a5")  // Hop 5, SCA 5
         let packet = try withBytes(airPacket(pdu)) { try LinkLayerPacket.decode($0) }
-        guard case .advertising(let adv) = packet.pdu, case .connect(let initiator, let advertiser, let data) = adv.content else {
+        guard case .advertising(let adv) = packet.pdu,
+            case .connect(let initiator, let advertiser, let data) = adv.content
+        else {
             Issue.record("decoded as \(packet.pdu)")
             return
         }
-        #expect(initiator == BluetoothAddress("5C:F3:70:73:3E:F4") && advertiser == BluetoothAddress("7D:43:82:42:23:16"))
+        #expect(
+            initiator == BluetoothAddress("5C:F3:70:73:3E:F4") && advertiser == BluetoothAddress("7D:43:82:42:23:16"))
         #expect(adv.rxRandom && !adv.txRandom)
         #expect(data.accessAddress == 0x5065_4A27 && data.crcInit == 0x2E_D45D)
         #expect(data.interval == 54 && data.timeout == 42 && data.windowSize == 3 && data.windowOffset == 38)
@@ -55,14 +61,20 @@ func airPacket(accessAddress: UInt32 = LinkLayerPacket.advertisingAccessAddress,
     }
 
     @Test func decodesScanRequestAndDirectedAdvertising() throws {
-        let scan = try withBytes(airPacket(packet("c3 0c", "0c b2 f0 de f5 14", "16 23 42 82 43 7d"))) { try LinkLayerPacket.decode($0) }
-        guard case .advertising(let request) = scan.pdu, case .scanRequest(let scanner, let advertiser) = request.content else {
+        let scan = try withBytes(airPacket(packet("c3 0c", "0c b2 f0 de f5 14", "16 23 42 82 43 7d"))) {
+            try LinkLayerPacket.decode($0)
+        }
+        guard case .advertising(let request) = scan.pdu,
+            case .scanRequest(let scanner, let advertiser) = request.content
+        else {
             Issue.record("decoded as \(scan.pdu)")
             return
         }
         #expect(request.name == "SCAN_REQ")
         #expect(scanner == BluetoothAddress("14:F5:DE:F0:B2:0C") && advertiser == BluetoothAddress("7D:43:82:42:23:16"))
-        let direct = try withBytes(airPacket(packet("01 0c", "01 02 03 04 05 06", "0a 0b 0c 0d 0e 0f"))) { try LinkLayerPacket.decode($0) }
+        let direct = try withBytes(airPacket(packet("01 0c", "01 02 03 04 05 06", "0a 0b 0c 0d 0e 0f"))) {
+            try LinkLayerPacket.decode($0)
+        }
         guard case .advertising(let adv) = direct.pdu, case .directed(_, let target) = adv.content else {
             Issue.record("decoded as \(direct.pdu)")
             return
@@ -113,7 +125,9 @@ func airPacket(accessAddress: UInt32 = LinkLayerPacket.advertisingAccessAddress,
         let bytes = airPacket(pdu)
         // Without the CRC the packet still decodes (a capture may cut it); shorter, it must not.
         for cut in 0..<(bytes.count - 3) {
-            #expect(throws: DecodeError.self, "cut to \(cut)") { try withBytes(Array(bytes[..<cut])) { try LinkLayerPacket.decode($0) } }
+            #expect(throws: DecodeError.self, "cut to \(cut)") {
+                try withBytes(Array(bytes[..<cut])) { try LinkLayerPacket.decode($0) }
+            }
         }
         #expect(throws: Never.self) { try withBytes(Array(bytes.dropLast(3))) { try LinkLayerPacket.decode($0) } }
         do {

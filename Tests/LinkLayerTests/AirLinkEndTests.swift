@@ -13,7 +13,9 @@ import Wire
         func le32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
         var bytes = le32(0xA1B2_C3D4) + [2, 0, 4, 0] + le32(0) + le32(0) + le32(65_535) + le32(251)
         for (packet, time) in packets {
-            bytes += le32(UInt32(time / 1_000_000)) + le32(UInt32(time % 1_000_000)) + le32(UInt32(packet.count)) + le32(UInt32(packet.count))
+            bytes +=
+                le32(UInt32(time / 1_000_000)) + le32(UInt32(time % 1_000_000)) + le32(UInt32(packet.count))
+                + le32(UInt32(packet.count))
             bytes += packet
         }
         return bytes
@@ -29,7 +31,8 @@ import Wire
             Self.pcap([
                 (LinkLayerDecoderTests.connectInd, 0),  // 0: interval 30 ms, supervision timeout 2 s
                 (LinkLayerDecoderTests.data(llid: 0b11, [0x05]), 10_000),  // 1: LL_START_ENC_REQ, from the central
-                (LinkLayerDecoderTests.data(llid: 0b11, sn: 1, [0x02, 0x13, 0xAA, 0xBB, 0xCC, 0xDD]), 40_000),  // 2: encrypted control
+                // 2: encrypted control
+                (LinkLayerDecoderTests.data(llid: 0b11, sn: 1, [0x02, 0x13, 0xAA, 0xBB, 0xCC, 0xDD]), 40_000),
                 (last, 100_000),  // 3
             ]), name: "air.pcap")
         let (report, fault) = try LifecycleAnalyzer.analyze(path: path)
@@ -59,10 +62,14 @@ import Wire
     @Test func aNewConnectionOfTheSamePeripheralEndsTheOldLink() throws {
         let again = airPacket(
             packet(
-                "05 22", "16 15 14 13 12 11", "26 25 24 23 22 21", "79 56 34 12", "ef cd ab", "02 05 00 18 00 00 00 c8 00",
+                "05 22", "16 15 14 13 12 11", "26 25 24 23 22 21", "79 56 34 12", "ef cd ab",
+                "02 05 00 18 00 00 00 c8 00",
                 "ff ff ff ff 1f", "25"))
         let path = try Fixtures.temporaryFile(
-            Self.pcap([(LinkLayerDecoderTests.connectInd, 0), (LinkLayerDecoderTests.data(llid: 0b01, []), 1_600), (again, 500_000)]),
+            Self.pcap([
+                (LinkLayerDecoderTests.connectInd, 0), (LinkLayerDecoderTests.data(llid: 0b01, []), 1_600),
+                (again, 500_000),
+            ]),
             name: "air.pcap")
         let (report, _) = try LifecycleAnalyzer.analyze(path: path)
         #expect(report.connections.count == 2)

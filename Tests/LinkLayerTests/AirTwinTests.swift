@@ -131,7 +131,9 @@ import Wire
                 "unanswered \(connection.unansweredRequests.map { "\($0.opcode)" }) service changed \(connection.serviceChangedIndications)",
             ]
             text += connection.discoveryProcedures.map { "discovery \($0.kind) \($0.requests)" }
-            text += connection.subscriptions.map { "subscription \($0.descriptorHandle) \($0.characteristicHandle ?? 0) \($0.uuid.map { "\($0)" } ?? "-") \($0.mode)" }
+            text += connection.subscriptions.map {
+                "subscription \($0.descriptorHandle) \($0.characteristicHandle ?? 0) \($0.uuid.map { "\($0)" } ?? "-") \($0.mode)"
+            }
             text += connection.peerSubscriptions.map { "peer subscription \($0.descriptorHandle) \($0.mode)" }
             text += connection.pairings.map {
                 "pairing by \($0.startedBy) \($0.method.map { "\($0)" } ?? "-") sc \($0.secureConnections) bonding \($0.bonding) \($0.outcome) \($0.failureReason ?? 0)"
@@ -150,18 +152,24 @@ import Wire
     struct ErrorAnswer: Equatable {
         var text: String
         init(_ error: TraceError) {
-            text = withoutRecords("\(error.layer) \(error.code) \(error.name) \(error.requestOpcode ?? 0) \(error.attributeHandle ?? 0) \(error.peer.map { "\($0)" } ?? "-") expected \(error.expected) \(error.procedure.map { "\($0)" } ?? "-") cb \(error.coreBluetooth.map { "\($0.domain) \($0.code) \($0.callback)" } ?? "-")")
+            text = withoutRecords(
+                "\(error.layer) \(error.code) \(error.name) \(error.requestOpcode ?? 0) \(error.attributeHandle ?? 0) \(error.peer.map { "\($0)" } ?? "-") expected \(error.expected) \(error.procedure.map { "\($0)" } ?? "-") cb \(error.coreBluetooth.map { "\($0.domain) \($0.code) \($0.callback)" } ?? "-")"
+            )
         }
     }
 
     struct LinkAnswer: Equatable {
         var text: [String]
         init(_ link: Cassette.Link) {
-            text = ["peer \(link.peer.map { "\($0)" } ?? "-") role \(link.hostRole.map { "\($0)" } ?? "-") mtu \(link.mtu ?? 0)"]
+            text = [
+                "peer \(link.peer.map { "\($0)" } ?? "-") role \(link.hostRole.map { "\($0)" } ?? "-") mtu \(link.mtu ?? 0)"
+            ]
             text += link.exchanges.map {
                 "exchange \($0.opcode) \($0.handle ?? 0) \($0.value) -> \($0.answer.map { "\($0.opcode) \($0.error.map { "\($0)" } ?? "-") \($0.value)" } ?? "-")"
             }
-            text.append("operations \(link.operations.count) notifications \(link.notifications.count) service changes \(link.serviceChanges.count) security \(link.security.count)")
+            text.append(
+                "operations \(link.operations.count) notifications \(link.notifications.count) service changes \(link.serviceChanges.count) security \(link.security.count)"
+            )
             text.append("database \(link.database.map { withoutRecords($0) } ?? "-")")
         }
     }

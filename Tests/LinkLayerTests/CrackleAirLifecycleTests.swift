@@ -30,7 +30,9 @@ import Wire
         #expect(analysis.fault == nil)
         #expect(analysis.lifecycle.connections.count == 1)
         let connection = try #require(analysis.lifecycle.connections.first)
-        #expect(connection.role == .central && connection.peer == BluetoothAddress("7D:43:82:42:23:16") && connection.peerAddressType == 1)
+        #expect(
+            connection.role == .central && connection.peer == BluetoothAddress("7D:43:82:42:23:16")
+                && connection.peerAddressType == 1)
         #expect(connection.interval == 54 && connection.latency == 0 && connection.supervisionTimeout == 42)
         #expect(connection.outcome == .open && connection.completeRecord == 43)
         // The Exchange MTU Response (frame 68) is the peripheral's on every file: by the sniffer's
@@ -42,7 +44,9 @@ import Wire
         #expect(link.encrypted && link.connectRecord == 43)
         #expect(analysis.errors.count == 12 && analysis.errors.allSatisfy { $0.layer == .att && $0.code == 0x0A })
         let pairing = try #require(connection.pairings.first)
-        #expect(connection.pairings.count == 1 && pairing.method == .justWorks && pairing.secureConnections == true && pairing.bonding == true)
+        #expect(
+            connection.pairings.count == 1 && pairing.method == .justWorks && pairing.secureConnections == true
+                && pairing.bonding == true)
         #expect(pairing.outcome == .encrypted)
         #expect(connection.changes.contains { $0.kind == .encryption(enabled: true, keySize: nil) })
         // From the peripheral's side, the peer is the central.

@@ -38,7 +38,8 @@ import Wire
         // btle.isochronous_data; AdvertisingChainCrossCheckTests).
         #expect(
             iso.map(\.header) == [
-                [0, 0, 0, 0, 0, 10], [0, 1, 0, 0, 1, 0], [2, 0, 1, 0, 0, 13], [0, 0, 0, 0, 0, 6], [1, 1, 0, 1, 0, 15], [0, 1, 1, 1, 0, 4],
+                [0, 0, 0, 0, 0, 10], [0, 1, 0, 0, 1, 0], [2, 0, 1, 0, 0, 13], [0, 0, 0, 0, 0, 6], [1, 1, 0, 1, 0, 15],
+                [0, 1, 1, 1, 0, 4],
             ])
         #expect(iso[0].payload == Array("0123456789".utf8) && iso[5].payload == Array("last".utf8))
         let segment = try #require(iso[2].segments?.first)

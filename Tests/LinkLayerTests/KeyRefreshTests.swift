@@ -32,7 +32,8 @@ import Wire
         var out: [Decoded] = []
         while let record = try reader.next() {
             let decoded = decoder.decode(record.bytes, time: record.timestamp, index: record.index)
-            var item = Decoded(encrypted: decoded.isEncrypted, decrypted: decoded.decrypted, micFailed: decoded.micFailed)
+            var item = Decoded(
+                encrypted: decoded.isEncrypted, decrypted: decoded.decrypted, micFailed: decoded.micFailed)
             item.control = decoded.control.map { "\($0.opcode)" }
             if case .readResponse(let value)? = decoded.att { item.value = String(decoding: value, as: UTF8.self) }
             out.append(item)
@@ -67,7 +68,8 @@ import Wire
         let records = try Self.decode(keys: [])
         #expect(
             records.compactMap(\.control) == [
-                "LL_ENC_REQ", "LL_ENC_RSP", "LL_START_ENC_REQ", "LL_PAUSE_ENC_RSP", "LL_ENC_REQ", "LL_ENC_RSP", "LL_START_ENC_REQ",
+                "LL_ENC_REQ", "LL_ENC_RSP", "LL_START_ENC_REQ", "LL_PAUSE_ENC_RSP", "LL_ENC_REQ", "LL_ENC_RSP",
+                "LL_START_ENC_REQ",
             ])
         #expect(records.filter(\.encrypted).count == 6 + 5)
         #expect(records.allSatisfy { !$0.micFailed && !$0.decrypted })
@@ -91,7 +93,9 @@ import Wire
         var refreshes = 0
         let reader = try AnalysisReader(path: Self.air, air: AirOptions(keys: [Self.ltk]))
         while let record = try reader.next() {
-            if case .encryptionKeyRefreshComplete(let status, _)? = try? HCIEventParameters.decode(record.bytes), status == .success {
+            if case .encryptionKeyRefreshComplete(let status, _)? = try? HCIEventParameters.decode(record.bytes),
+                status == .success
+            {
                 refreshes += 1
             }
         }

@@ -27,11 +27,15 @@ func stable(_ bytes: [UInt8]) -> UnsafeRawBufferPointer {
             "c8 00",  // Timeout 200 (2 s)
             "34 12")  // Instant 0x1234
         let pdu = try withBytes(bytes) { try LLControlPDU.decode($0) }
-        guard case .connectionUpdate(let size, let offset, let interval, let latency, let timeout, let instant) = pdu else {
+        guard case .connectionUpdate(let size, let offset, let interval, let latency, let timeout, let instant) = pdu
+        else {
             Issue.record("decoded as \(pdu)")
             return
         }
-        #expect([Int(size), Int(offset), Int(interval), Int(latency), Int(timeout), Int(instant)] == [2, 5, 24, 4, 200, 0x1234])
+        #expect(
+            [Int(size), Int(offset), Int(interval), Int(latency), Int(timeout), Int(instant)] == [
+                2, 5, 24, 4, 200, 0x1234,
+            ])
         #expect(pdu.opcode == .connectionUpdateInd)
         #expect(pdu.opcode.name == "LL_CONNECTION_UPDATE_IND")
     }

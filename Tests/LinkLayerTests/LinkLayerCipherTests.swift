@@ -37,7 +37,8 @@ import Testing
 
     @Test(arguments: 0..<4) func encryptsTheSamplePDUs(_ index: Int) {
         let (name, header, counter, direction, plaintext, air) = Self.pdus[index]
-        #expect(Self.sample.encrypt(plaintext, header: header, counter: counter, direction: direction) == air, "\(name)")
+        #expect(
+            Self.sample.encrypt(plaintext, header: header, counter: counter, direction: direction) == air, "\(name)")
     }
 
     @Test(arguments: 0..<4) func decryptsTheSamplePDUsAndChecksTheirMIC(_ index: Int) {
@@ -68,7 +69,9 @@ import Testing
         let (_, header, counter, direction, _, air) = Self.pdus[0]
         var out = [UInt8](repeating: 0, count: 8)
         let ok = air.withUnsafeBytes { bytes in
-            out.withUnsafeMutableBytes { wrong.decrypt(bytes, header: header, counter: counter, direction: direction, into: $0) }
+            out.withUnsafeMutableBytes {
+                wrong.decrypt(bytes, header: header, counter: counter, direction: direction, into: $0)
+            }
         }
         #expect(!ok)
     }
@@ -76,7 +79,9 @@ import Testing
     private func decrypt(_ air: [UInt8], header: UInt8, counter: UInt64, direction: LinkLayerDirection) -> [UInt8]? {
         var out = [UInt8](repeating: 0, count: max(air.count - 4, 0))
         let ok = air.withUnsafeBytes { bytes in
-            out.withUnsafeMutableBytes { Self.sample.decrypt(bytes, header: header, counter: counter, direction: direction, into: $0) }
+            out.withUnsafeMutableBytes {
+                Self.sample.decrypt(bytes, header: header, counter: counter, direction: direction, into: $0)
+            }
         }
         return ok ? out : nil
     }

@@ -18,7 +18,9 @@ import Wire
 
     /// A data PDU on the connection: LLID, SN, NESN, payload.
     static func data(llid: UInt8, sn: UInt8 = 0, nesn: UInt8 = 0, _ payload: [UInt8]) -> [UInt8] {
-        airPacket(accessAddress: accessAddress, [llid | nesn << 2 | sn << 3, UInt8(payload.count)] + payload, crcInit: crcInit)
+        airPacket(
+            accessAddress: accessAddress, [llid | nesn << 2 | sn << 3, UInt8(payload.count)] + payload, crcInit: crcInit
+        )
     }
 
     /// Decodes `records` (bytes, µs) with a 251 decoder.
@@ -75,7 +77,8 @@ import Wire
     @Test func takesTheDirectionFromTheNRFHeaderWhenItGivesOne() {
         // Both packets 5 ms apart: timing alone would call both the central's.
         let first = nordicRecord(version: 3, flags: 0x01, packetID: 0x06, air: Self.data(llid: 1, []))
-        let second = nordicRecord(version: 3, flags: 0x03, time: 5000, packetID: 0x06, air: Self.data(llid: 1, sn: 1, []))
+        let second = nordicRecord(
+            version: 3, flags: 0x03, time: 5000, packetID: 0x06, air: Self.data(llid: 1, sn: 1, []))
         var directions: [LinkLayerDirection?] = []
         Self.decodeAll([(first, 0), (second, 5000)], linkType: 272) { _, record in
             directions.append(record.direction)
@@ -143,7 +146,8 @@ import Wire
         let records: [([UInt8], Int64)] = [
             (Self.connectInd, 0),
             (Self.data(llid: 0b11, [0x05]), 10_000),  // LL_START_ENC_REQ, in the clear
-            (Self.data(llid: 0b11, sn: 1, [0x02, 0x13, 0xAA, 0xBB, 0xCC, 0xDD]), 40_000),  // looks like a terminate, is not
+            // looks like a terminate, is not
+            (Self.data(llid: 0b11, sn: 1, [0x02, 0x13, 0xAA, 0xBB, 0xCC, 0xDD]), 40_000),
             (Self.data(llid: 0b01, nesn: 1, []), 40_230),  // an Empty PDU is never encrypted
         ]
         var seen: [LinkLayerRecord] = []
@@ -223,6 +227,8 @@ import Wire
     }
 
     @Test(.sharedCaptures) func anHCIReaderStillRefusesASnifferCaptureByName() {
-        #expect(throws: CaptureError.self) { try CaptureReader(path: Fixtures.publicCapture("mikeryan-crackle-le-sc.pcapng")) }
+        #expect(throws: CaptureError.self) {
+            try CaptureReader(path: Fixtures.publicCapture("mikeryan-crackle-le-sc.pcapng"))
+        }
     }
 }

@@ -33,7 +33,10 @@ import Wire
             if case .data(let pdu) = decoded.packet?.pdu {
                 bytes += [pdu.header, UInt8(pdu.length)] + Array(pdu.payload)
             }
-            out.append(Decoded(packet: bytes, decrypted: decoded.decrypted, micFailed: decoded.micFailed, encrypted: decoded.isEncrypted))
+            out.append(
+                Decoded(
+                    packet: bytes, decrypted: decoded.decrypted, micFailed: decoded.micFailed,
+                    encrypted: decoded.isEncrypted))
         }
         return out
     }

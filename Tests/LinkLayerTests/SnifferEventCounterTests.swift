@@ -9,8 +9,11 @@ import Testing
 /// counters, checked against tshark's reading of the same header (`nordic_ble.event_counter`).
 @Suite(.sharedCaptures) struct SnifferEventCounterTests {
     static let captures = Fixtures.sharedCaptures("field").filter { path in
-        ["AleBonora3-Tesi_BLE-lv4-passkey.pcapng", "Matheus-Garbelini-sweyntooth_bluetooth_low_energy_attacks-st-att-deadlock.pcap"]
-            .contains((path as NSString).lastPathComponent)
+        [
+            "AleBonora3-Tesi_BLE-lv4-passkey.pcapng",
+            "Matheus-Garbelini-sweyntooth_bluetooth_low_energy_attacks-st-att-deadlock.pcap",
+        ]
+        .contains((path as NSString).lastPathComponent)
     }
 
     @Test(arguments: captures)
@@ -18,7 +21,11 @@ import Testing
         let tshark = try #require(which("tshark"), "tshark is missing: `make deps` installs it")
         // Each data packet's connection event counter, as tshark reads the nRF Sniffer header.
         let run = try TestSupport.run(
-            tshark, ["-r", path, "-Y", "btle.data_header && nordic_ble.crcok == 1", "-T", "fields", "-e", "nordic_ble.event_counter"])
+            tshark,
+            [
+                "-r", path, "-Y", "btle.data_header && nordic_ble.crcok == 1", "-T", "fields", "-e",
+                "nordic_ble.event_counter",
+            ])
         let counters = run.stdout.split(separator: "\n").compactMap { Int($0) }
         let heard = Set(counters)
         let last = try #require(counters.max())

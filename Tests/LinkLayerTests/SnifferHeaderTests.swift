@@ -4,7 +4,10 @@ import Testing
 import Wire
 
 /// An nRF Sniffer record of header version `version` around `air` (a link-layer packet).
-func nordicRecord(version: UInt8, flags: UInt8, channel: UInt8 = 37, rssi: UInt8 = 60, eventCounter: UInt16 = 0, time: UInt32 = 0, packetID: UInt8 = 0x06, air: [UInt8]) -> [UInt8] {
+func nordicRecord(
+    version: UInt8, flags: UInt8, channel: UInt8 = 37, rssi: UInt8 = 60, eventCounter: UInt16 = 0, time: UInt32 = 0,
+    packetID: UInt8 = 0x06, air: [UInt8]
+) -> [UInt8] {
     let event =
         [10, flags, channel, rssi, UInt8(eventCounter & 0xFF), UInt8(eventCounter >> 8)]
         + (0..<4).map { UInt8(truncatingIfNeeded: time >> (8 * UInt32($0))) } + air
@@ -36,7 +39,8 @@ func nordicRecord(version: UInt8, flags: UInt8, channel: UInt8 = 37, rssi: UInt8
         #expect(header.protocolVersion == version)
         #expect(header.boardID == (version == 0 ? nil : 3))
         #expect(header.packetCounter == 7)
-        #expect(header.channel == 38 && header.rssi == -67 && header.eventCounter == 0x0102 && header.time == 0xA0B0C0D0)
+        #expect(
+            header.channel == 38 && header.rssi == -67 && header.eventCounter == 0x0102 && header.time == 0xA0B0C0D0)
         #expect(header.crcOK && header.phy == .le2M)
         #expect(!header.isData && header.direction == nil)
         #expect(split.packetOffset == record.count - Self.advInd.count)
@@ -73,7 +77,9 @@ func nordicRecord(version: UInt8, flags: UInt8, channel: UInt8 = 37, rssi: UInt8
         }
         #expect(header.channelIndex == 38 && header.signalPower == -60 && header.noisePower == -91)
         #expect(header.accessAddressOffenses == 2 && header.referenceAccessAddress == 0x8E89_BED6)
-        #expect(header.dewhitened && header.signalPowerValid && header.noisePowerValid && header.referenceAccessAddressValid)
+        #expect(
+            header.dewhitened && header.signalPowerValid && header.noisePowerValid && header.referenceAccessAddressValid
+        )
         #expect(header.pduType == 2 && header.direction == .centralToPeripheral)
         #expect(header.crcChecked && header.crcValid && !header.micChecked && header.phy == .le1M)
         #expect(split.packetOffset == 10)
@@ -81,7 +87,10 @@ func nordicRecord(version: UInt8, flags: UInt8, channel: UInt8 = 37, rssi: UInt8
 
     @Test(arguments: [272 as Int32, 256])
     func everyTruncatedPseudoHeaderThrows(_ linkType: Int32) {
-        let record = linkType == 272 ? nordicRecord(version: 3, flags: 1, air: Self.advInd) : packet("00 00 00 00 d6 be 89 8e 00 00") + Self.advInd
+        let record =
+            linkType == 272
+            ? nordicRecord(version: 3, flags: 1, air: Self.advInd)
+            : packet("00 00 00 00 d6 be 89 8e 00 00") + Self.advInd
         let header = linkType == 272 ? 17 : 10
         for cut in 0..<header {
             #expect(throws: DecodeError.self, "cut to \(cut)") {

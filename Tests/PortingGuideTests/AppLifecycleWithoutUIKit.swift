@@ -18,11 +18,13 @@ final class BackgroundPolicy {
         #if canImport(UIKit)
         let center = NotificationCenter.default
         observers.append(
-            center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: .main) { [weak self] _ in
+            center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: .main) {
+                [weak self] _ in
                 self?.appDidEnterBackground()
             })
         observers.append(
-            center.addObserver(forName: UIApplication.willEnterForegroundNotification, object: nil, queue: .main) { [weak self] _ in
+            center.addObserver(forName: UIApplication.willEnterForegroundNotification, object: nil, queue: .main) {
+                [weak self] _ in
                 self?.appWillEnterForeground()
             })
         #endif

@@ -24,7 +24,9 @@ func answer(challenge: Data, key: SymmetricKey) -> Data {
 @Suite struct CryptoWithoutCommonCryptoTests {
     @Test func digestsAreTheStandardOnes() {
         let digest = imageDigest(Data("abc".utf8))
-        #expect(digest.map { String(format: "%02x", $0) }.joined() == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            digest.map { String(format: "%02x", $0) }.joined()
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         let key = SymmetricKey(data: Data(repeating: 0x0B, count: 20))
         // RFC 4231, test case 1.
         #expect(answer(challenge: Data("Hi There".utf8), key: key).prefix(4) == Data([0xB0, 0x34, 0x4C, 0x61]))

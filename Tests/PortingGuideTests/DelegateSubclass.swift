@@ -14,7 +14,9 @@ class TrapBaseCentral: NSObject, CBCentralManagerDelegate {
 }
 
 final class TrapSensorCentral: TrapBaseCentral {
-    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {
+    func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?
+    ) {
         heard.append("didDisconnectPeripheral")
     }
 }
@@ -24,11 +26,15 @@ final class TrapSensorCentral: TrapBaseCentral {
 class BaseCentral: NSObject, CBCentralManagerDelegate {
     var heard: [String] = []
     func centralManagerDidUpdateState(_ central: CBCentralManager) {}
-    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {}
+    func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?
+    ) {}
 }
 
 final class SensorCentral: BaseCentral {
-    override func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {
+    override func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?
+    ) {
         heard.append("didDisconnectPeripheral")
     }
 }

@@ -4,12 +4,15 @@ import TraceFiles
 import Wire
 
 /// Redacts one record made in code and returns its bytes as written (nil: dropped).
-private func redacted(_ redactor: Redactor, _ kind: PacketKind, _ bytes: [UInt8], direction: Direction? = .received, index: Int = 0)
+private func redacted(
+    _ redactor: Redactor, _ kind: PacketKind, _ bytes: [UInt8], direction: Direction? = .received, index: Int = 0
+)
     -> [UInt8]?
 {
     bytes.withUnsafeBytes { raw in
         let record = CaptureRecord(
-            index: index, fileOffset: 0, timestamp: Timestamp(seconds: 0, microseconds: 0), direction: direction, kind: kind,
+            index: index, fileOffset: 0, timestamp: Timestamp(seconds: 0, microseconds: 0), direction: direction,
+            kind: kind,
             originalLength: raw.count, bytes: raw)
         return redactor.redact(record).map { Array($0.bytes) }
     }
@@ -108,7 +111,8 @@ private func address(_ bytes: [UInt8], at offset: Int) -> UInt64 {
         let named = try #require(redacted(Redactor(options: .init(names: true, seed: 3)), .event, event))
         let nameAt = 13 + 5
         #expect(Array(named[nameAt..<nameAt + name.count]) != name)
-        #expect(named[nameAt..<nameAt + name.count].allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) })
+        #expect(
+            named[nameAt..<nameAt + name.count].allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) })
         #expect(Array(named[13..<nameAt]) == Array(event[13..<nameAt]), "the flags and the name's header stay")
     }
 
@@ -121,7 +125,8 @@ private func address(_ bytes: [UInt8], at offset: Int) -> UInt64 {
 
     @Test func startEncryptionAndTheLTKReplyLoseTheirKeys() throws {
         let redactor = Redactor(options: .init(seed: 1))
-        let start: [UInt8] = [0x19, 0x20, 28, 0x40, 0x00] + Array(repeating: 0xAB, count: 10) + Array(repeating: 0xCD, count: 16)
+        let start: [UInt8] =
+            [0x19, 0x20, 28, 0x40, 0x00] + Array(repeating: 0xAB, count: 10) + Array(repeating: 0xCD, count: 16)
         let reply: [UInt8] = [0x1A, 0x20, 18, 0x40, 0x00] + Array(repeating: 0xCD, count: 16)
         let startOut = try #require(redacted(redactor, .command, start, direction: .sent))
         let replyOut = try #require(redacted(redactor, .command, reply, direction: .sent))
@@ -133,12 +138,15 @@ private func address(_ bytes: [UInt8], at offset: Int) -> UInt64 {
 
     @Test func anAddressWrittenInANoteIsReplacedAsTheSameAddressInBinary() throws {
         let redactor = Redactor(options: .init(seed: 4))
-        let event: [UInt8] = [0x3E, 19, 0x01, 0x00, 0x40, 0x00, 0x00, 0x01, 0x66, 0x55, 0x44, 0x33, 0x22, 0xC1, 0x18, 0, 0, 0, 0x48, 0, 0]
+        let event: [UInt8] = [
+            0x3E, 19, 0x01, 0x00, 0x40, 0x00, 0x00, 0x01, 0x66, 0x55, 0x44, 0x33, 0x22, 0xC1, 0x18, 0, 0, 0, 0x48, 0, 0,
+        ]
         let binary = try #require(redacted(redactor, .event, event))
         let text = Array("Connected to c1:22:33:44:55:66, key 00:11:22:33:44:55:66:77".utf8)
         let note = try text.withUnsafeBytes { raw in
             let record = CaptureRecord(
-                index: 1, fileOffset: 0, timestamp: Timestamp(seconds: 0, microseconds: 0), direction: nil, kind: .other,
+                index: 1, fileOffset: 0, timestamp: Timestamp(seconds: 0, microseconds: 0), direction: nil,
+                kind: .other,
                 originalLength: raw.count, bytes: raw, sourceType: .packetLogger(type: 0xFC))
             return Array(try #require(redactor.redact(record)).bytes)
         }
@@ -155,16 +163,21 @@ private func address(_ bytes: [UInt8], at offset: Int) -> UInt64 {
         }
         // Discovery: Read By Type 0x2803 → declarations of 2A37 (value 0x0010) and 2A19 (0x0020); CCCD 0x0011.
         _ = try att([0x08, 0x01, 0x00, 0xFF, 0xFF, 0x03, 0x28], .sent)
-        let declarations: [UInt8] = [0x09, 7, 0x0F, 0x00, 0x10, 0x10, 0x00, 0x37, 0x2A, 0x1F, 0x00, 0x12, 0x20, 0x00, 0x19, 0x2A]
+        let declarations: [UInt8] = [
+            0x09, 7, 0x0F, 0x00, 0x10, 0x10, 0x00, 0x37, 0x2A, 0x1F, 0x00, 0x12, 0x20, 0x00, 0x19, 0x2A,
+        ]
         #expect(try att(declarations, .received) == declarations, "discovery stays")
         _ = try att([0x04, 0x11, 0x00, 0x11, 0x00], .sent)
         _ = try att([0x05, 0x01, 0x11, 0x00, 0x02, 0x29], .received)
         #expect(heartRate.shortValue == 0x2A37)
         #expect(try att([0x1B, 0x10, 0x00, 0x16, 0x48, 0x01], .received) == [0x1B, 0x10, 0x00, 0, 0, 0])
         #expect(try att([0x1B, 0x20, 0x00, 0x55], .received) == [0x1B, 0x20, 0x00, 0x55], "allowed")
-        #expect(try att([0x12, 0x11, 0x00, 0x01, 0x00], .sent) == [0x12, 0x11, 0x00, 0x01, 0x00], "the CCCD write stays")
+        #expect(
+            try att([0x12, 0x11, 0x00, 0x01, 0x00], .sent) == [0x12, 0x11, 0x00, 0x01, 0x00], "the CCCD write stays")
         _ = try att([0x0A, 0x10, 0x00], .sent)
         #expect(try att([0x0B, 0x16, 0x48], .received) == [0x0B, 0, 0])
-        #expect(try att([0x1B, 0x99, 0x00, 0x01, 0x02], .received) == [0x1B, 0x99, 0x00, 0, 0], "an unknown handle is zeroed")
+        #expect(
+            try att([0x1B, 0x99, 0x00, 0x01, 0x02], .received) == [0x1B, 0x99, 0x00, 0, 0],
+            "an unknown handle is zeroed")
     }
 }

@@ -29,7 +29,10 @@ import Wire
             if let first = retrieved.first { central.connect(first) }
             central.scanForPeripherals(withServices: nil)
         }
-        func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber) {
+        func centralManager(
+            _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any],
+            rssi RSSI: NSNumber
+        ) {
             discovered.insert(peripheral.identifier)
         }
     }
@@ -53,7 +56,8 @@ import Wire
 
     @Test func withoutAnAccessorySetUpTheCentralStaysPoweredOff() async throws {
         let (app, flow, _) = try await replay("reconnect-supervision-timeout.btsnoop", Self.ask([]))
-        let (byDefault, _, _) = try await replay("reconnect-supervision-timeout.btsnoop", Platform(accessorySetupKit: true))
+        let (byDefault, _, _) = try await replay(
+            "reconnect-supervision-timeout.btsnoop", Platform(accessorySetupKit: true))
         #expect(byDefault.states == [.poweredOn], "by default the capture's peers are the app's accessories")
         #expect(byDefault.retrieved.count == 1)
         #expect(app.states == [.poweredOff])
@@ -64,7 +68,8 @@ import Wire
     }
 
     @Test func theAppSeesOnlyTheAccessoriesItWasGranted() async throws {
-        let (granted, grantedFlow, peer) = try await replay("reconnect-supervision-timeout.btsnoop", Self.ask([BluetoothAddress("F0:F1:F2:F3:F4:05")!]))
+        let (granted, grantedFlow, peer) = try await replay(
+            "reconnect-supervision-timeout.btsnoop", Self.ask([BluetoothAddress("F0:F1:F2:F3:F4:05")!]))
         #expect(peer == BluetoothAddress("F0:F1:F2:F3:F4:05")!)
         #expect(granted.states == [.poweredOn])
         #expect(granted.retrieved.map(\.identifier) == [CBPeer.identifier(for: peer)])

@@ -47,8 +47,11 @@ final class LifecycleProbeApp: NSObject, BluetoothApp, CBCentralManagerDelegate,
         log.launchOptions.append(launch.options)
         log.defaults.append(launch.defaults.string(forKey: "note"))
         launch.defaults.set("kept by instance \(instance)", forKey: "note")
-        let identifier = launch.options == nil ? options.restoreIdentifier : (options.relaunchIdentifier ?? options.restoreIdentifier)
-        central = CBCentralManager(delegate: self, queue: nil, options: identifier.map { [CBCentralManagerOptionRestoreIdentifierKey: $0] })
+        let identifier =
+            launch.options == nil
+            ? options.restoreIdentifier : (options.relaunchIdentifier ?? options.restoreIdentifier)
+        central = CBCentralManager(
+            delegate: self, queue: nil, options: identifier.map { [CBCentralManagerOptionRestoreIdentifierKey: $0] })
         // A timer far in the future: a terminated process's timers never fire.
         let instance = instance
         launch.asyncAfter(0.2) { [log] in log.note(instance, "timer") }
@@ -65,7 +68,8 @@ final class LifecycleProbeApp: NSObject, BluetoothApp, CBCentralManagerDelegate,
 
     func centralManagerDidUpdateState(_ central: CBCentralManager) {
         log.note(instance, "didUpdateState \(central.state)")
-        guard central.state == .poweredOn, peripheral == nil, log.instances == 1 || options.restoreIdentifier == nil else { return }
+        guard central.state == .poweredOn, peripheral == nil, log.instances == 1 || options.restoreIdentifier == nil
+        else { return }
         if let scan = options.scan {
             central.scanForPeripherals(withServices: scan)
         } else if let known = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: peer)]).first {
@@ -75,7 +79,10 @@ final class LifecycleProbeApp: NSObject, BluetoothApp, CBCentralManagerDelegate,
         }
     }
 
-    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any],
+        rssi RSSI: NSNumber
+    ) {
         log.note(instance, "didDiscover")
     }
 
@@ -100,7 +107,8 @@ final class LifecycleProbeApp: NSObject, BluetoothApp, CBCentralManagerDelegate,
     }
 
     func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: Error?) {
-        log.note(instance, "value \(characteristic.value.map { $0.map { String(format: "%02x", $0) }.joined() } ?? "nil")")
+        log.note(
+            instance, "value \(characteristic.value.map { $0.map { String(format: "%02x", $0) }.joined() } ?? "nil")")
     }
 }
 
@@ -108,7 +116,8 @@ final class LifecycleProbeApp: NSObject, BluetoothApp, CBCentralManagerDelegate,
 /// names the seed or document its rule follows. Captures: the five state-restoration scenarios.
 @Suite struct AppLifecycleTests {
     func replay(
-        _ capture: String, _ events: [SystemEvent], launchState: CBManagerState = .poweredOn, options: LifecycleProbeApp.Options = .init()
+        _ capture: String, _ events: [SystemEvent], launchState: CBManagerState = .poweredOn,
+        options: LifecycleProbeApp.Options = .init()
     ) async throws -> (Flow, ProcessLog, ReplayEngine) {
         let (cassette, _) = try Cassette.load(path: Fixtures.capture(capture + ".btsnoop"))
         let engine = ReplayEngine(cassette: cassette)
@@ -138,7 +147,8 @@ final class LifecycleProbeApp: NSObject, BluetoothApp, CBCentralManagerDelegate,
         let (flow, log, _) = try await replay("restore-pending-connection", [SystemEvent(.terminate, at: 0.8)])
         #expect(log.instances == 2)
         let events = lines(flow)
-        let relaunch = try #require(events.firstIndex(of: "system relaunch reason=didConnect peripheral=F0:F1:F2:F3:F4:05"))
+        let relaunch = try #require(
+            events.firstIndex(of: "system relaunch reason=didConnect peripheral=F0:F1:F2:F3:F4:05"))
         #expect(events[relaunch + 1].hasPrefix("central willRestoreState"))
         #expect(events[relaunch + 2] == "central didUpdateState state=poweredOn")
         #expect(events[relaunch + 3] == "central didConnect peripheral=F0:F1:F2:F3:F4:05")
@@ -154,7 +164,8 @@ final class LifecycleProbeApp: NSObject, BluetoothApp, CBCentralManagerDelegate,
         let (flow, log, _) = try await replay("restore-notifying", [SystemEvent(.terminate, at: 0.5)])
         #expect(lines(flow).contains("system relaunch reason=didUpdateValueFor peripheral=F0:F1:F2:F3:F4:05"))
         // The restored peripheral comes with its services, characteristics and notifying flag.
-        let restored = try #require((log.restored.first?[CBCentralManagerRestoredStatePeripheralsKey] as? [CBPeripheral])?.first)
+        let restored = try #require(
+            (log.restored.first?[CBCentralManagerRestoredStatePeripheralsKey] as? [CBPeripheral])?.first)
         #expect(restored.state == .connected)
         let measurement = try #require(restored.services?.first?.characteristics?.first)
         #expect(measurement.uuid == CBUUID(string: "2A37") && measurement.isNotifying)
@@ -182,7 +193,8 @@ final class LifecycleProbeApp: NSObject, BluetoothApp, CBCentralManagerDelegate,
         options.scan = [CBUUID(string: "180D")]
         let (flow, log, _) = try await replay("restore-scanning", [SystemEvent(.terminate, at: 0.3)], options: options)
         #expect(lines(flow).contains("system relaunch reason=didDiscover peripheral=F0:F1:F2:F3:F4:05"))
-        #expect(log.restored.first?[CBCentralManagerRestoredStateScanServicesKey] as? [CBUUID] == [CBUUID(string: "180D")])
+        #expect(
+            log.restored.first?[CBCentralManagerRestoredStateScanServicesKey] as? [CBUUID] == [CBUUID(string: "180D")])
         #expect(log.lines.contains("2: didDiscover"))
     }
 
@@ -216,7 +228,8 @@ final class LifecycleProbeApp: NSObject, BluetoothApp, CBCentralManagerDelegate,
     @Test func withoutARestoreIdentifierTheTerminationEndsTheConnectionAndNothingRelaunches() async throws {
         var options = LifecycleProbeApp.Options()
         options.restoreIdentifier = nil
-        let (flow, log, engine) = try await replay("restore-notifying", [SystemEvent(.terminate, at: 0.5)], options: options)
+        let (flow, log, engine) = try await replay(
+            "restore-notifying", [SystemEvent(.terminate, at: 0.5)], options: options)
         #expect(log.instances == 1)
         #expect(flow.comments.contains { $0.contains("the system ends the app's connection") })
         #expect(engine.finalState == AppState())
@@ -233,7 +246,8 @@ final class LifecycleProbeApp: NSObject, BluetoothApp, CBCentralManagerDelegate,
 
     @Test func theUserOpeningTheAppRestoresWithoutLaunchOptions() async throws {
         // restore-connected: nothing after +0.34 would wake the app.
-        let (flow, log, _) = try await replay("restore-connected", [SystemEvent(.terminate, at: 0.5), SystemEvent(.launch, at: 1.0)])
+        let (flow, log, _) = try await replay(
+            "restore-connected", [SystemEvent(.terminate, at: 0.5), SystemEvent(.launch, at: 1.0)])
         #expect(lines(flow).contains("system relaunch reason=user"))
         #expect(log.launchOptions.last! == nil)
         #expect((log.restored.first?[CBCentralManagerRestoredStatePeripheralsKey] as? [CBPeripheral])?.count == 1)
@@ -302,7 +316,10 @@ final class LifecycleProbeApp: NSObject, BluetoothApp, CBCentralManagerDelegate,
         #expect(events[relaunch + 1].hasPrefix("peripheralManager willRestoreState restoreIdentifier=server services="))
         #expect(events[relaunch + 1].hasSuffix("advertising=true"))
         #expect(events[relaunch + 2] == "peripheralManager didUpdateState state=poweredOn")
-        #expect(events[(relaunch + 3)...].contains { $0.hasPrefix("peripheralManager didReceive") || $0.hasPrefix("peripheralManager didSubscribeTo") })
+        #expect(
+            events[(relaunch + 3)...].contains {
+                $0.hasPrefix("peripheralManager didReceive") || $0.hasPrefix("peripheralManager didSubscribeTo")
+            })
         #expect(apps.count == 2)
         #expect(apps[1].manager?.isAdvertising == true)
         #expect(apps[1].manager?.publishedServices.count == apps[0].published.count)

@@ -23,11 +23,17 @@ import Testing
             _ = launch
         }
         func centralManagerDidUpdateState(_ central: CBCentralManager) {
-            guard central.state == .poweredOn, let known = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: BluetoothAddress("F0:F1:F2:F3:F4:05")!)]).first else { return }
+            guard central.state == .poweredOn,
+                let known = central.retrievePeripherals(withIdentifiers: [
+                    CBPeer.identifier(for: BluetoothAddress("F0:F1:F2:F3:F4:05")!)
+                ]).first
+            else { return }
             peripheral = known
             central.connect(known, options: autoReconnect ? [CBConnectPeripheralOptionEnableAutoReconnect: true] : nil)
         }
-        func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) { heard.append("didConnect \(peripheral.state)") }
+        func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
+            heard.append("didConnect \(peripheral.state)")
+        }
         func centralManager(
             _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, timestamp: CFAbsoluteTime,
             isReconnecting: Bool, error: (any Error)?
@@ -46,7 +52,10 @@ import Testing
     @Test func theSystemReconnectsAndTheAppIsToldSo() async throws {
         let (app, flow) = try await replay(autoReconnect: true)
         // The peripheral is already connecting during the callback (review C-7).
-        #expect(app.heard == ["didConnect connected", "didDisconnect isReconnecting=true connecting true", "didConnect connected"])
+        #expect(
+            app.heard == [
+                "didConnect connected", "didDisconnect isReconnecting=true connecting true", "didConnect connected",
+            ])
         #expect(flow.events.filter { $0.actor == "app" && $0.name == "connect" }.count == 1)
         #expect(app.peripheral?.state == .connected)
         let disconnection = try #require(flow.events.first { $0.name == "didDisconnectPeripheral" })
@@ -68,17 +77,24 @@ import Testing
         func didFinishLaunching(_ launch: Launch) { central = CBCentralManager(delegate: self, queue: nil) }
         func centralManagerDidUpdateState(_ central: CBCentralManager) {
             guard central.state == .poweredOn,
-                let known = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: BluetoothAddress("F0:F1:F2:F3:F4:05")!)]).first
+                let known = central.retrievePeripherals(withIdentifiers: [
+                    CBPeer.identifier(for: BluetoothAddress("F0:F1:F2:F3:F4:05")!)
+                ]).first
             else { return }
             heard.append("connect")
             central.connect(known, options: [CBConnectPeripheralOptionEnableAutoReconnect: true])
             heard.append("connect returned")
         }
-        func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) { heard.append("didConnect") }
-        func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?) {
+        func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
+            heard.append("didConnect")
+        }
+        func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?)
+        {
             heard.append("didFailToConnect \(error.map { "\($0)" } ?? "nil")")
         }
-        func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {
+        func centralManager(
+            _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?
+        ) {
             heard.append("didDisconnect")
         }
     }

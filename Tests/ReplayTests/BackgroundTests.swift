@@ -24,9 +24,13 @@ import Wire
         func didFinishLaunching(_ launch: Launch) { central = CBCentralManager(delegate: self, queue: nil) }
         func centralManagerDidUpdateState(_ central: CBCentralManager) {
             guard central.state == .poweredOn else { return }
-            central.scanForPeripherals(withServices: services, options: [CBCentralManagerScanOptionAllowDuplicatesKey: allowDuplicates])
+            central.scanForPeripherals(
+                withServices: services, options: [CBCentralManagerScanOptionAllowDuplicatesKey: allowDuplicates])
         }
-        func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber) {
+        func centralManager(
+            _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any],
+            rssi RSSI: NSNumber
+        ) {
             discovered.append(peripheral)
         }
     }
@@ -34,7 +38,9 @@ import Wire
     /// The service UUIDs the peer of `scan.btsnoop` advertises.
     static func advertisedServices(_ cassette: Cassette) -> [CBUUID] {
         let reports = cassette.discoveries(services: nil, allowDuplicates: true, from: cassette.start)
-        let uuids = reports.compactMap { cassette.peer($0.peer)?.advertisement(of: $0.report).serviceUUIDs }.flatMap { $0 }
+        let uuids = reports.compactMap { cassette.peer($0.peer)?.advertisement(of: $0.report).serviceUUIDs }.flatMap {
+            $0
+        }
         return Array(Set(uuids)).map(CBUUID.init(bluetoothUUID:))
     }
 
@@ -53,10 +59,12 @@ import Wire
     @Test func aScanWithoutServicesDiscoversNothingInTheBackground() async throws {
         let foreground = try await scan(Scanner(services: nil, allowDuplicates: true), events: [])
         #expect(discoveries(foreground).count > 2, "the capture advertises every 160 ms")
-        let flow = try await scan(Scanner(services: nil, allowDuplicates: true), events: [SystemEvent(.background, at: 0)])
+        let flow = try await scan(
+            Scanner(services: nil, allowDuplicates: true), events: [SystemEvent(.background, at: 0)])
         #expect(flow.events.contains { $0.actor == "system" && $0.name == "background" })
         #expect(discoveries(flow).isEmpty)
-        #expect(flow.comments.contains { $0.contains("in the background a scan without service UUIDs discovers nothing") })
+        #expect(
+            flow.comments.contains { $0.contains("in the background a scan without service UUIDs discovers nothing") })
     }
 
     @Test func duplicatesAreCoalescedInTheBackgroundAndComeBackInTheForeground() async throws {
@@ -80,7 +88,8 @@ import Wire
         let (cassette, _) = try Cassette.load(path: Fixtures.capture("reconnect-supervision-timeout.btsnoop"))
         let app = try #require(ReferenceApps.named("reconnecting"))
         let engine = ReplayEngine(cassette: cassette)
-        engine.events = [SystemEvent(.background, at: 0.05)] + (foreground.map { [SystemEvent(.foreground, at: $0)] } ?? [])
+        engine.events =
+            [SystemEvent(.background, at: 0.05)] + (foreground.map { [SystemEvent(.foreground, at: $0)] } ?? [])
         engine.platform.backgroundModes = modes
         return await engine.run(name: app.name) { app.make(for: cassette) }
     }
@@ -99,7 +108,9 @@ import Wire
         let flow = try await reconnecting(modes: .peripheral)
         let held = appEvents(running).filter { ($0.time ?? 0) > 0.05 && ($0.time ?? 0) < 3 }
         try #require(!held.isEmpty, "the capture's link drops and comes back between +0.05 and +3")
-        #expect(!appEvents(flow).contains { ($0.time ?? 0) > 0.05 && ($0.time ?? 0) < 3 }, "\(flow.events.map(\.signature))")
+        #expect(
+            !appEvents(flow).contains { ($0.time ?? 0) > 0.05 && ($0.time ?? 0) < 3 }, "\(flow.events.map(\.signature))"
+        )
         #expect(flow.comments.contains { $0.contains("iOS suspends it") })
         // At the foreground the app gets what iOS queued, in order: the connection and the
         // link's loss. Its connect again, made only now, comes after the capture's peer
@@ -121,11 +132,15 @@ import Wire
         let (cassette, _) = try Cassette.load(path: Fixtures.capture("restore-notifying.btsnoop"))
         let app = try #require(ReferenceApps.named("forgetful"))
         let engine = ReplayEngine(cassette: cassette)
-        engine.events = [SystemEvent(.background, at: 0.2), SystemEvent(.terminate, at: 0.5), SystemEvent(.launch, at: 1)]
+        engine.events = [
+            SystemEvent(.background, at: 0.2), SystemEvent(.terminate, at: 0.5), SystemEvent(.launch, at: 1),
+        ]
         engine.platform.backgroundModes = []
         let flow = await engine.run(name: app.name) { app.make(for: cassette) }
         let relaunch = try #require(flow.events.firstIndex { $0.signature == "system relaunch reason=user" })
-        #expect(flow.events[(relaunch + 1)...].contains { $0.signature == "central didUpdateState state=poweredOn" }, "\(flow.events.map(\.signature))")
+        #expect(
+            flow.events[(relaunch + 1)...].contains { $0.signature == "central didUpdateState state=poweredOn" },
+            "\(flow.events.map(\.signature))")
         #expect(!flow.events.contains { $0.name == "foreground" })
     }
 
@@ -141,7 +156,9 @@ import Wire
 
     @Test func withoutBluetoothPeripheralTheServicesRefuseRemoteCentrals() async throws {
         func requests(_ flow: Flow) -> Int {
-            flow.events.filter { $0.actor.hasPrefix("peripheralManager") && ["didReceiveRead", "didReceiveWrite"].contains($0.name) }.count
+            flow.events.filter {
+                $0.actor.hasPrefix("peripheralManager") && ["didReceiveRead", "didReceiveWrite"].contains($0.name)
+            }.count
         }
         let declared = try await server(modes: .both)
         #expect(requests(declared) > 0)
@@ -160,9 +177,15 @@ import Wire
             engine.platform.backgroundModes = modes
             let flow = await engine.run(name: app.name) { app.make(for: cassette) }
             #expect((engine.crashReason == "restoreWithoutBackgroundMode") == crashes, "\(modes)")
-            #expect(flow.events.contains { $0.signature == "system crash reason=restoreWithoutBackgroundMode" } == crashes)
+            #expect(
+                flow.events.contains { $0.signature == "system crash reason=restoreWithoutBackgroundMode" } == crashes)
             if crashes {
-                #expect(flow.comments.contains { $0.contains("only allowed for applications that have specified the \"bluetooth-central\" background mode") })
+                #expect(
+                    flow.comments.contains {
+                        $0.contains(
+                            "only allowed for applications that have specified the \"bluetooth-central\" background mode"
+                        )
+                    })
             }
         }
     }

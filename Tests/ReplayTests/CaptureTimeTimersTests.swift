@@ -51,7 +51,8 @@ import Testing
     }
 
     @Test func anAsyncAfterOfATerminatedProcessNeverFires() async {
-        let engine = ReplayEngine(cassette: cassette([episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08)]))
+        let engine = ReplayEngine(
+            cassette: cassette([episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08)]))
         engine.events = [SystemEvent(.terminate, at: 1.25)]
         let flow = await engine.run(name: "timeout") { DispatchTimeoutApp() }
         #expect(!flow.events.contains { $0.name == "cancelPeripheralConnection" })
@@ -81,7 +82,8 @@ import Testing
                 DispatchQueue.main.asyncAfter(deadline: .now() + 1.2) { manager.cancelPeripheralConnection(attempted) }
             }
         }
-        let flow = await ReplayEngine(cassette: SplitEvidenceTests.failedThenConnected).run(CancellingApp(), name: "cancelling")
+        let flow = await ReplayEngine(cassette: SplitEvidenceTests.failedThenConnected).run(
+            CancellingApp(), name: "cancelling")
         #expect(signatures(flow).last == "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=nil")
         #expect(!flow.comments.contains { $0.contains("0x3E") })
     }

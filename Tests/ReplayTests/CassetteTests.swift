@@ -18,7 +18,9 @@ enum CassettePackets {
     /// LE Connection Complete, handle 1, peer F0:F1:F2:F3:F4:05 (random); role 0 makes this host
     /// the central, 1 the peripheral.
     static func connected(role: UInt8 = 0, at time: Int64 = 0) -> OwnedRecord {
-        OwnedRecord(kind: .event, direction: .received, hex: "3e 13 01 00 0100 0\(role) 01 05f4f3f2f1f0 2800 0000 2a00 00", time: time)
+        OwnedRecord(
+            kind: .event, direction: .received, hex: "3e 13 01 00 0100 0\(role) 01 05f4f3f2f1f0 2800 0000 2a00 00",
+            time: time)
     }
     /// An ATT PDU in one L2CAP frame on handle 1; `.sent` is this host's.
     static func att(_ pdu: String, _ direction: Direction, at time: Int64) -> OwnedRecord {
@@ -29,7 +31,8 @@ enum CassettePackets {
     }
     static func frame(_ pdu: String, channel: String, _ direction: Direction, at time: Int64) -> OwnedRecord {
         let count = UInt16(Wire.bytes(hex: pdu)!.count)
-        return OwnedRecord(kind: .acl, direction: direction, hex: "0120 \(hex(count + 4)) \(hex(count)) \(channel) \(pdu)", time: time)
+        return OwnedRecord(
+            kind: .acl, direction: direction, hex: "0120 \(hex(count + 4)) \(hex(count)) \(channel) \(pdu)", time: time)
     }
     static func cassette(_ records: [OwnedRecord]) -> Cassette {
         var recorder = CassetteRecorder()
@@ -103,7 +106,8 @@ struct IndependentPass {
 
     @Test(arguments: bundled + publicOnes)
     func everyAnswerTheTrackerPairsIsInTheCassetteWithItsLatency(path: String) throws {
-        Fixtures.noteSharedSkipped("CassetteTests.everyAnswerTheTrackerPairsIsInTheCassetteWithItsLatency", count: Self.publicNames.count)
+        Fixtures.noteSharedSkipped(
+            "CassetteTests.everyAnswerTheTrackerPairsIsInTheCassetteWithItsLatency", count: Self.publicNames.count)
         let expected = try IndependentPass(path: path)
         let (cassette, fault) = try Cassette.load(path: path)
         #expect(fault == nil)
@@ -124,7 +128,8 @@ struct IndependentPass {
 
     @Test(arguments: bundled + publicOnes)
     func everyATTErrorOfTheCaptureIsTheAnswerToItsRequest(path: String) throws {
-        Fixtures.noteSharedSkipped("CassetteTests.everyATTErrorOfTheCaptureIsTheAnswerToItsRequest", count: Self.publicNames.count)
+        Fixtures.noteSharedSkipped(
+            "CassetteTests.everyATTErrorOfTheCaptureIsTheAnswerToItsRequest", count: Self.publicNames.count)
         // What `bletrace errors --format json` lists (the same ErrorCollector), ATT layer.
         let expected = try IndependentPass(path: path)
         let paired = Set(expected.pairs.map(\.answer))
@@ -177,11 +182,14 @@ struct IndependentPass {
         let answers = cassette.answers(for: .write, handle: 0x0011, on: Self.peer)
         #expect(answers.count == cccdWrites.count)
         #expect(answers.count >= 2)
-        #expect(answers.map(\.time) == cccdWrites.map { r in cassette.links.flatMap(\.exchanges).first { $0.record == r.record }!.time })
+        #expect(
+            answers.map(\.time)
+                == cccdWrites.map { r in cassette.links.flatMap(\.exchanges).first { $0.record == r.record }!.time })
         for (n, answer) in answers.enumerated() {
             #expect(cassette.answer(for: .write, handle: 0x0011, on: Self.peer, occurrence: n) == answer)
         }
-        #expect(cassette.answer(for: .write, handle: 0x0011, on: Self.peer, occurrence: answers.count + 3) == answers.last)
+        #expect(
+            cassette.answer(for: .write, handle: 0x0011, on: Self.peer, occurrence: answers.count + 3) == answers.last)
         #expect(cassette.answer(for: .write, handle: 0x0099, on: Self.peer, occurrence: 0) == nil)
         // The peer's server answered the app's client: no requests the other way.
         #expect(cassette.answers(for: .write, handle: 0x0011, on: Self.peer, from: .peer).isEmpty)
@@ -227,7 +235,8 @@ struct IndependentPass {
         Fixtures.noteSharedSkipped("CassetteTests.advertisingReportsKeepEveryReportWithItsDecodedData", count: 1)
         let scans = try IndependentPass(path: path).report.scans
         let (cassette, _) = try Cassette.load(path: path)
-        var devices: [BluetoothAddress: (reports: Int, name: String?, uuids: [BluetoothUUID], min: Int8?, max: Int8?)] = [:]
+        var devices: [BluetoothAddress: (reports: Int, name: String?, uuids: [BluetoothUUID], min: Int8?, max: Int8?)] =
+            [:]
         for device in scans.flatMap(\.devices) {
             var known = devices[device.address] ?? (0, nil, [], nil, nil)
             known.reports += device.reports
@@ -342,7 +351,10 @@ struct IndependentPass {
         #expect(writes[0].error == nil)
         #expect(writes[0].answerTime == Timestamp(microseconds: 6_000))
         let link = cassette.links[0]
-        #expect(link.exchanges(of: writes[0]).map(\.opcode) == [.prepareWriteRequest, .prepareWriteRequest, .executeWriteRequest])
+        #expect(
+            link.exchanges(of: writes[0]).map(\.opcode) == [
+                .prepareWriteRequest, .prepareWriteRequest, .executeWriteRequest,
+            ])
         #expect(writes[1].error == ATTErrorCode(rawValue: 0x80))
         #expect(writes[1].answerTime == Timestamp(microseconds: 10_000))
         // The indication has its confirmation.
@@ -372,8 +384,13 @@ struct IndependentPass {
         let subscribe = cassette.answers(for: .write, handle: 0x11, on: Self.peer, from: .peer)
         #expect(subscribe.map(\.value) == [[1, 0]])
         #expect(subscribe.first?.latency == 0.0005)
-        #expect(cassette.answers(for: .writeWithoutResponse, handle: 0x15, on: Self.peer, from: .peer).map(\.answered) == [false])
-        #expect(cassette.answers(for: .write, handle: 0x15, on: Self.peer, from: .peer).first?.error == ATTErrorCode(rawValue: 0x80))
+        #expect(
+            cassette.answers(for: .writeWithoutResponse, handle: 0x15, on: Self.peer, from: .peer).map(\.answered) == [
+                false
+            ])
+        #expect(
+            cassette.answers(for: .write, handle: 0x15, on: Self.peer, from: .peer).first?.error
+                == ATTErrorCode(rawValue: 0x80))
         #expect(link.notifications.map(\.sender) == [.host])
     }
 
@@ -402,7 +419,8 @@ struct IndependentPass {
         #expect(writes.map { $0.value.first ?? 0xFF } == subscriptions.map { $0.mode == .notify ? 1 : 0 })
         // The refused write: the server's answer is the error `bletrace errors` lists.
         let refused = try #require(expected.errors.first { $0.layer == .att && !$0.expected })
-        let answer = cassette.answer(for: .write, handle: refused.attributeHandle!, on: Self.central, occurrence: 0, from: .peer)
+        let answer = cassette.answer(
+            for: .write, handle: refused.attributeHandle!, on: Self.central, occurrence: 0, from: .peer)
         #expect(answer?.error?.rawValue == refused.code)
         // The read got the value this host's server gave.
         let reads = cassette.answers(for: .read, handle: nil, on: Self.central, from: .peer)
@@ -481,7 +499,9 @@ struct IndependentPass {
         #expect(link.serviceChanges.map { [$0.start, $0.end] } == [[1, 0xFFFF]])
     }
 
-    @Test(.sharedCaptures, arguments: ["whoisbe-pongbot-last.btsnoop", "syssi-jkbms-can-rs485.btsnoop"].map(Fixtures.publicCapture))
+    @Test(
+        .sharedCaptures,
+        arguments: ["whoisbe-pongbot-last.btsnoop", "syssi-jkbms-can-rs485.btsnoop"].map(Fixtures.publicCapture))
     func encryptionChangesAndServiceChangedFollowTheAnalysis(path: String) throws {
         let report = try IndependentPass(path: path).report
         let (cassette, _) = try Cassette.load(path: path)
@@ -502,7 +522,8 @@ struct IndependentPass {
 
     @Test(arguments: bundled + publicOnes)
     func theEpisodesAreTheLifecycleConnectionsOfEachPeer(path: String) throws {
-        Fixtures.noteSharedSkipped("CassetteTests.theEpisodesAreTheLifecycleConnectionsOfEachPeer", count: Self.publicNames.count)
+        Fixtures.noteSharedSkipped(
+            "CassetteTests.theEpisodesAreTheLifecycleConnectionsOfEachPeer", count: Self.publicNames.count)
         let (report, _) = try LifecycleAnalyzer.analyze(path: path)
         let (cassette, _) = try Cassette.load(path: path)
         // Connections that began before the capture with no peer address play under a stand-in peer.
@@ -542,8 +563,12 @@ struct IndependentPass {
         while offset + 24 <= bytes.count {
             let field = offset + 16..<offset + 24
             let time = bytes[field].reduce(Int64(0)) { $0 << 8 | Int64($1) } + seconds * 1_000_000
-            for (i, position) in field.enumerated() { bytes[position] = UInt8(truncatingIfNeeded: time >> (56 - 8 * i)) }
-            let length = Int(bytes[offset + 4]) << 24 | Int(bytes[offset + 5]) << 16 | Int(bytes[offset + 6]) << 8 | Int(bytes[offset + 7])
+            for (i, position) in field.enumerated() {
+                bytes[position] = UInt8(truncatingIfNeeded: time >> (56 - 8 * i))
+            }
+            let length =
+                Int(bytes[offset + 4]) << 24 | Int(bytes[offset + 5]) << 16 | Int(bytes[offset + 6]) << 8
+                | Int(bytes[offset + 7])
             offset += 24 + length
         }
         return bytes
@@ -557,17 +582,21 @@ struct IndependentPass {
         // Forwards by centuries (a damaged timestamp field), or backwards by two days: the cassette
         // stops before the jump, and the replay says so.
         for seconds: Int64 in [5_000_000_000_000, -172_800] {
-            let (cassette, fault) = try Cassette.load(path: try Fixtures.temporaryFile(shiftingTime(of: bytes, fromRecord: n, by: seconds)))
+            let (cassette, fault) = try Cassette.load(
+                path: try Fixtures.temporaryFile(shiftingTime(of: bytes, fromRecord: n, by: seconds)))
             #expect(fault == nil)
             let jump = try #require(cassette.clockJump)
             #expect(jump.record == n && cassette.records == n)
             #expect(jump.to.seconds(since: jump.from) > 86_400 || jump.to.seconds(since: jump.from) < -86_400)
             #expect(cassette.end == jump.from && cassette.end < whole.end)
-            let flow = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("mirror")!.make(for: cassette), name: "mirror")
+            let flow = await ReplayEngine(cassette: cassette).run(
+                ReferenceApps.named("mirror")!.make(for: cassette), name: "mirror")
             #expect(flow.comments.contains { $0.hasPrefix("the capture's clock jumps at frame \(n + 1), from +") })
         }
         // Half a day later is a pause, not damage: every record is kept.
-        let paused = try Cassette.load(path: try Fixtures.temporaryFile(shiftingTime(of: bytes, fromRecord: n, by: 43_200))).0
+        let paused = try Cassette.load(
+            path: try Fixtures.temporaryFile(shiftingTime(of: bytes, fromRecord: n, by: 43_200))
+        ).0
         #expect(paused.clockJump == nil && paused.records == whole.records)
         #expect(paused.end.seconds(since: whole.end) == 43_200)
     }
@@ -576,7 +605,9 @@ struct IndependentPass {
     func offset(ofRecord n: Int, in bytes: [UInt8]) -> Int {
         var offset = 16
         for _ in 0..<n {
-            let length = Int(bytes[offset + 4]) << 24 | Int(bytes[offset + 5]) << 16 | Int(bytes[offset + 6]) << 8 | Int(bytes[offset + 7])
+            let length =
+                Int(bytes[offset + 4]) << 24 | Int(bytes[offset + 5]) << 16 | Int(bytes[offset + 6]) << 8
+                | Int(bytes[offset + 7])
             offset += 24 + length
         }
         return offset

@@ -56,7 +56,11 @@ import Testing
         var withErrors = 0
         for path in Self.captures {
             let errors = try TraceAnalysis(path: path).errors
-            if errors.contains(where: { !$0.expected && $0.coreBluetooth.flatMap { Self.event(of: $0.callback) } != nil }) { withErrors += 1 }
+            if errors.contains(where: {
+                !$0.expected && $0.coreBluetooth.flatMap { Self.event(of: $0.callback) } != nil
+            }) {
+                withErrors += 1
+            }
         }
         #expect(withErrors >= 3)
     }

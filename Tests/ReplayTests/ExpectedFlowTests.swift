@@ -9,7 +9,9 @@ import Testing
 /// gives that flow. A comment `# replay: --terminate-at 0.5 …` gives the system events of the
 /// replay, as on the command line.
 @Suite struct ExpectedFlowTests {
-    static let flows = ((try? FileManager.default.contentsOfDirectory(atPath: Fixtures.packageRoot.appendingPathComponent("Captures").path)) ?? [])
+    static let flows =
+        ((try? FileManager.default.contentsOfDirectory(
+            atPath: Fixtures.packageRoot.appendingPathComponent("Captures").path)) ?? [])
         .filter { $0.hasSuffix(".flow") }.sorted()
 
     @Test func thereIsOneForEachReferenceAppAndForAtLeastSixCaptures() {
@@ -36,13 +38,15 @@ import Testing
     /// `replay: --terminate-at 0.5 --launch-at 1.0` → the system events.
     static func events(_ comment: String) throws -> [SystemEvent] {
         let kinds: [String: SystemEvent.Kind] = [
-            "--terminate-at": .terminate, "--force-quit-at": .forceQuit, "--power-off-at": .powerOff, "--power-on-at": .powerOn,
+            "--terminate-at": .terminate, "--force-quit-at": .forceQuit, "--power-off-at": .powerOff,
+            "--power-on-at": .powerOn,
             "--reset-at": .reset, "--launch-at": .launch,
         ]
         let words = comment.split(separator: " ").dropFirst().map(String.init)
         return try stride(from: 0, to: words.count, by: 2).map { index in
             let kind = try #require(kinds[words[index]], "unknown option \(words[index])")
-            let seconds = try #require(index + 1 < words.count ? Double(words[index + 1]) : nil, "no time after \(words[index])")
+            let seconds = try #require(
+                index + 1 < words.count ? Double(words[index + 1]) : nil, "no time after \(words[index])")
             return SystemEvent(kind, at: seconds)
         }
     }

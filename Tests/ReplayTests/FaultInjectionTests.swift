@@ -13,7 +13,9 @@ import Testing
 /// failures are told through, so that each expectation below is the model's, not a copy of it.
 @Suite struct FaultInjectionTests {
     /// Replays `capture` to the reference app `app` with `faults`; the engine after the run.
-    func replay(_ capture: String, app: String = "steadfast", _ faults: [String], platform: Platform = Platform()) async throws -> (ReplayEngine, Flow) {
+    func replay(_ capture: String, app: String = "steadfast", _ faults: [String], platform: Platform = Platform())
+        async throws -> (ReplayEngine, Flow)
+    {
         let (cassette, _) = try Cassette.load(path: Fixtures.capture(capture))
         let entry = try #require(ReferenceApps.named(app))
         let engine = ReplayEngine(cassette: cassette)
@@ -43,8 +45,10 @@ import Testing
     // MARK: Text
 
     @Test(arguments: [
-        "link-loss:0x08@12.5", "link-loss:0x3E@frame:57", "att-error:0x05@request:3", "timeout@request:1", "notifications:drop@2",
-        "notifications:duplicate@0.25", "notifications:early@request:4", "service-changed@1", "bond-lost@0", "pairing:cancelled@request:2",
+        "link-loss:0x08@12.5", "link-loss:0x3E@frame:57", "att-error:0x05@request:3", "timeout@request:1",
+        "notifications:drop@2",
+        "notifications:duplicate@0.25", "notifications:early@request:4", "service-changed@1", "bond-lost@0",
+        "pairing:cancelled@request:2",
         "pairing:failed@request:2", "pairing:timeout@request:2", "reset@3", "power@3.000001",
     ])
     func aFaultsTextReadsBack(_ text: String) throws {
@@ -63,7 +67,8 @@ import Testing
     @Test(arguments: [
         ("link-loss", "KIND@POINT"), ("nonsense@1", "no fault named 'nonsense'"), ("att-error@1", "ATT error code"),
         ("att-error:0x100@1", "ATT error code"), ("link-loss:0@1", "HCI reason"), ("timeout:3@1", "takes no parameter"),
-        ("notifications:late@1", "drop, duplicate or early"), ("reset@-1", "0 or more"), ("reset@frame:0", "a number from 1"),
+        ("notifications:late@1", "drop, duplicate or early"), ("reset@-1", "0 or more"),
+        ("reset@frame:0", "a number from 1"),
         ("reset@request:x", "a number from 1"), ("pairing:maybe@1", "cancelled, failed or timeout"),
     ])
     func aBadFaultSaysWhatWasExpected(_ text: String, _ expected: String) {
@@ -78,14 +83,17 @@ import Testing
     @Test func aFrameIsPlacedAtItsTime() throws {
         let path = Fixtures.capture(Self.capture)
         let (cassette, _) = try Cassette.load(path: path)
-        let faults = try Fault.resolvingFrames([Fault(parsing: "link-loss@frame:3")], path: path, origin: cassette.origin)
+        let faults = try Fault.resolvingFrames(
+            [Fault(parsing: "link-loss@frame:3")], path: path, origin: cassette.origin)
         guard case .seconds(let seconds) = faults[0].point else {
             Issue.record("not placed: \(faults[0])")
             return
         }
         let (records, _) = try Fixtures.readAll(path)
         #expect(abs(seconds - records[2].timestamp.seconds(since: cassette.origin)) < 1e-6)
-        #expect(throws: FaultError.self) { try Fault.resolvingFrames([Fault(parsing: "reset@frame:999999")], path: path, origin: cassette.origin) }
+        #expect(throws: FaultError.self) {
+            try Fault.resolvingFrames([Fault(parsing: "reset@frame:999999")], path: path, origin: cassette.origin)
+        }
     }
 
     // MARK: Link loss
@@ -94,7 +102,9 @@ import Testing
     func aLinkLossIsADisconnectionTheAppDidNotAskFor(_ reason: UInt8) async throws {
         let (_, flow) = try await replay(Self.capture, ["link-loss:\(Fault.hexByte(reason))@2.5"])
         let lost = try #require(events(flow, "central didDisconnectPeripheral").first { $0.time == 2.5 })
-        let expected = CoreBluetoothMapping.disconnectionError(reason: HCIStatus(rawValue: reason), requestedByApp: false).value?.error
+        let expected = CoreBluetoothMapping.disconnectionError(
+            reason: HCIStatus(rawValue: reason), requestedByApp: false
+        ).value?.error
         #expect(lost.argument("error") == text(expected))
         // The peer stays: the app's connect gets the capture's connection again, after the time
         // the capture took to establish it, and its notifications go on.
@@ -113,11 +123,14 @@ import Testing
         let first = try #require(events(retried, "central didConnect").first?.time)
         #expect(first > (events(plain, "central didConnect").first?.time ?? 0))
         // The other reading: didFailToConnect, and the app's next attempt gets the connection.
-        let (_, failing) = try await replay(Self.capture, ["link-loss:0x3E@0.1"], platform: Platform(establishmentFailure: .fail))
+        let (_, failing) = try await replay(
+            Self.capture, ["link-loss:0x3E@0.1"], platform: Platform(establishmentFailure: .fail))
         let failed = try #require(events(failing, "central didFailToConnect").first)
         let expected = CoreBluetoothMapping.connectionFailureError(status: .connectionFailedToBeEstablished).value
         #expect(failed.argument("error") == text(expected))
-        #expect(events(failing, "central didConnect").count == 2, "steadfast connects again: the first connection is the next attempt's, then the capture's second")
+        #expect(
+            events(failing, "central didConnect").count == 2,
+            "steadfast connects again: the first connection is the next attempt's, then the capture's second")
     }
 
     @Test func aLostBondFailsTheConnectionToAPeerTheCaptureShowsEncrypted() async throws {
@@ -125,7 +138,9 @@ import Testing
         let failed = try #require(events(flow, "central didFailToConnect").first)
         let expected = CoreBluetoothMapping.connectionFailureError(status: .pinOrKeyMissing).value
         #expect(failed.argument("error") == text(expected))
-        #expect(events(flow, "app cancelPeripheralConnection").count == 1, "steadfast gives a peer that removed its pairing up")
+        #expect(
+            events(flow, "app cancelPeripheralConnection").count == 1,
+            "steadfast gives a peer that removed its pairing up")
         // A peer the capture never shows encrypted has no bond to lose.
         let (_, unbonded) = try await replay(Self.capture, ["bond-lost@0.1"])
         #expect(events(unbonded, "central didFailToConnect").isEmpty)
@@ -142,7 +157,9 @@ import Testing
         #expect(answer.argument("error") == text(CBATTError(.writeNotPermitted)))
         #expect(answer.argument("isNotifying") == "false")
         // steadfast subscribes again a second later, and the capture's answer comes.
-        #expect(events(flow, "peripheral didUpdateNotificationStateFor").dropFirst().first?.argument("isNotifying") == "true")
+        #expect(
+            events(flow, "peripheral didUpdateNotificationStateFor").dropFirst().first?.argument("isNotifying")
+                == "true")
     }
 
     @Test func aRefusalForSecurityIsTheErrorAfterIOSPairs() async throws {
@@ -160,9 +177,14 @@ import Testing
         let requests = try await requests(Self.capture)
         let last = try #require(requests.last)
         let first = try #require(requests.first { $0.seconds == last.seconds })
-        let (_, flow) = try await replay(Self.capture, ["timeout@request:\(first.number)"], platform: Platform(attTimeoutError: attTimeoutError))
-        #expect(!events(flow, "peripheral didDiscoverServices").contains { ($0.time ?? 0) >= first.seconds && ($0.time ?? 0) < first.seconds + 30 }, "no answer before the link ends")
-        let end = try #require(events(flow, "central didDisconnectPeripheral").first { ($0.time ?? 0) >= first.seconds + 30 })
+        let (_, flow) = try await replay(
+            Self.capture, ["timeout@request:\(first.number)"], platform: Platform(attTimeoutError: attTimeoutError))
+        #expect(
+            !events(flow, "peripheral didDiscoverServices").contains {
+                ($0.time ?? 0) >= first.seconds && ($0.time ?? 0) < first.seconds + 30
+            }, "no answer before the link ends")
+        let end = try #require(
+            events(flow, "central didDisconnectPeripheral").first { ($0.time ?? 0) >= first.seconds + 30 })
         #expect(abs((end.time ?? 0) - (first.seconds + 30)) < 1e-6)
         #expect(end.argument("error") == text(attTimeoutError))
     }
@@ -176,14 +198,18 @@ import Testing
         let answers = flow.events.filter { $0.actor == "peripheral" && ($0.time ?? 0) > first.seconds }
         let end = try #require(events(flow, "central didDisconnectPeripheral").first)
         #expect(!answers.contains { ($0.time ?? 0) < (end.time ?? 0) }, "\(answers.first.map(\.signature) ?? "")")
-        #expect(requests.contains { $0.number > first.number && $0.isValueRequest }, "the mirror had more requests to make")
+        #expect(
+            requests.contains { $0.number > first.number && $0.isValueRequest }, "the mirror had more requests to make")
     }
 
     @Test func aCancelledPairingFailsTheRequestInTheOtherReading() async throws {
         let requests = try await requests(Self.capture)
         let subscribe = try #require(requests.last { $0.subscribes })
-        let (_, flow) = try await replay(Self.capture, ["pairing:cancelled@request:\(subscribe.number)"], platform: Platform(pairingCancel: .failsRequest))
-        let answer = try #require(events(flow, "peripheral didUpdateNotificationStateFor").first { ($0.time ?? 0) >= subscribe.seconds })
+        let (_, flow) = try await replay(
+            Self.capture, ["pairing:cancelled@request:\(subscribe.number)"],
+            platform: Platform(pairingCancel: .failsRequest))
+        let answer = try #require(
+            events(flow, "peripheral didUpdateNotificationStateFor").first { ($0.time ?? 0) >= subscribe.seconds })
         #expect(answer.argument("error") == text(CoreBluetoothMapping.pairingCancelledError.value))
         #expect(!events(flow, "central didDisconnectPeripheral").contains { ($0.time ?? 0) >= subscribe.seconds })
     }
@@ -194,14 +220,21 @@ import Testing
         let requests = try await requests(Self.capture)
         let subscribe = try #require(requests.last { $0.subscribes })
         let (_, flow) = try await replay(Self.capture, ["pairing:\(how.rawValue)@request:\(subscribe.number)"])
-        let answer = events(flow, "peripheral didUpdateNotificationStateFor").first { ($0.time ?? 0) >= subscribe.seconds }
+        let answer = events(flow, "peripheral didUpdateNotificationStateFor").first {
+            ($0.time ?? 0) >= subscribe.seconds
+        }
         switch how {
         case .cancelled:
-            let end = try #require(events(flow, "central didDisconnectPeripheral").first { ($0.time ?? 0) > subscribe.seconds })
+            let end = try #require(
+                events(flow, "central didDisconnectPeripheral").first { ($0.time ?? 0) > subscribe.seconds })
             #expect(end.argument("error") == text(CoreBluetoothMapping.pairingCancelledError.value))
-            #expect(answer?.argument("isNotifying") == "true", "the request got no callback; the answer is the reconnected link's")
+            #expect(
+                answer?.argument("isNotifying") == "true",
+                "the request got no callback; the answer is the reconnected link's")
         case .failed:
-            #expect(answer?.argument("error") == text(CoreBluetoothMapping.pairingFailureError(reason: 5, refusal: 5).value))
+            #expect(
+                answer?.argument("error") == text(CoreBluetoothMapping.pairingFailureError(reason: 5, refusal: 5).value)
+            )
         case .timeout:
             #expect(answer?.argument("error") == text(CoreBluetoothMapping.pairingTimeoutError.value))
             #expect(((answer?.time ?? 0) - subscribe.seconds) >= 30)
@@ -261,6 +294,8 @@ import Testing
         let (_, flow) = try await replay(Self.capture, ["link-loss@request:\(subscribe.number)"])
         let lost = try #require(events(flow, "central didDisconnectPeripheral").first)
         #expect(lost.time == subscribe.seconds)
-        #expect(!events(flow, "peripheral didUpdateNotificationStateFor").contains { $0.time == subscribe.seconds }, "the request in flight gets no callback")
+        #expect(
+            !events(flow, "peripheral didUpdateNotificationStateFor").contains { $0.time == subscribe.seconds },
+            "the request in flight gets no callback")
     }
 }

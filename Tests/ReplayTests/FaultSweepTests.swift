@@ -17,12 +17,14 @@ import Testing
     }
 
     func sweep(
-        _ app: String, _ families: [FaultSweep.Family] = .all, capture: String = capture, points: Int? = nil, replaysIdentical: Bool = false,
+        _ app: String, _ families: [FaultSweep.Family] = .all, capture: String = capture, points: Int? = nil,
+        replaysIdentical: Bool = false,
         expect: FlowExpectation? = nil
     ) async throws -> FaultSweep {
         let entry = try #require(ReferenceApps.named(app))
         return await FaultSweep.run(
-            try cassette(capture), app: entry, families: families, points: points, replaysIdentical: replaysIdentical, expect: expect)
+            try cassette(capture), app: entry, families: families, points: points, replaysIdentical: replaysIdentical,
+            expect: expect)
     }
 
     /// The sweep's run of one fault, replayed alone, and the invariants it breaks.
@@ -52,12 +54,16 @@ import Testing
         #expect(steadfast.survived, "\(steadfast.text(capture: Self.capture, app: "steadfast") { "\($0)" })")
         // The same points but for the second losses, placed where each app reconnected: the apps
         // make the same requests.
-        #expect(steadfast.runs.filter { $0.family != .reconnectLoss }.map(\.faults) == fragile.runs.filter { $0.family != .reconnectLoss }.map(\.faults))
+        #expect(
+            steadfast.runs.filter { $0.family != .reconnectLoss }.map(\.faults)
+                == fragile.runs.filter { $0.family != .reconnectLoss }.map(\.faults))
     }
 
     @Test func theFixedAppSurvivesEveryFaultOnEveryBundledCentralCapture() async throws {
-        let names = try FileManager.default.contentsOfDirectory(atPath: Fixtures.packageRoot.appendingPathComponent("Captures").path)
-            .filter { $0.hasSuffix(".btsnoop") }.sorted()
+        let names = try FileManager.default.contentsOfDirectory(
+            atPath: Fixtures.packageRoot.appendingPathComponent("Captures").path
+        )
+        .filter { $0.hasSuffix(".btsnoop") }.sorted()
         #expect(names.count > 20)
         for name in names {
             let result = try await sweep("steadfast", capture: name, points: 4)
@@ -68,21 +74,48 @@ import Testing
     /// What Formats/faults.md says the sweep finds in each reference app: the invariants each
     /// breaks, and the kinds of fault that break them.
     @Test(arguments: [
-        ("heart-rate", [FaultSweep.Invariant.noReconnect: [FaultSweep.Family.timeout], .subscriptionsLost: [.attError, .pairing], .invalidObject: [.serviceChanged]]),
-        ("restoring", [.noReconnect: [.timeout, .reset], .subscriptionsLost: [.attError, .pairing], .invalidObject: [.serviceChanged]]),
-        ("forgetful", [.noReconnect: [.timeout, .reset], .subscriptionsLost: [.attError, .pairing], .invalidObject: [.serviceChanged]]),
-        ("naive", [.noReconnect: [.timeout], .subscriptionsLost: [.attError, .pairing], .invalidObject: [.serviceChanged]]),
+        (
+            "heart-rate",
+            [
+                FaultSweep.Invariant.noReconnect: [FaultSweep.Family.timeout],
+                .subscriptionsLost: [.attError, .pairing], .invalidObject: [.serviceChanged],
+            ]
+        ),
+        (
+            "restoring",
+            [
+                .noReconnect: [.timeout, .reset], .subscriptionsLost: [.attError, .pairing],
+                .invalidObject: [.serviceChanged],
+            ]
+        ),
+        (
+            "forgetful",
+            [
+                .noReconnect: [.timeout, .reset], .subscriptionsLost: [.attError, .pairing],
+                .invalidObject: [.serviceChanged],
+            ]
+        ),
+        (
+            "naive",
+            [.noReconnect: [.timeout], .subscriptionsLost: [.attError, .pairing], .invalidObject: [.serviceChanged]]
+        ),
         ("reconnecting", [.noReconnect: [.reset]]),
         ("sdk-timeout", [.invalidObject: [.reset]]),
         ("explorer", [.invalidObject: [.serviceChanged]]),
         ("steadfast", [:]),
     ])
-    func theSweepFindsWhatTheDocumentationSaysInEachReferenceApp(_ app: String, _ claims: [FaultSweep.Invariant: [FaultSweep.Family]]) async throws {
+    func theSweepFindsWhatTheDocumentationSaysInEachReferenceApp(
+        _ app: String, _ claims: [FaultSweep.Invariant: [FaultSweep.Family]]
+    ) async throws {
         let result = try await sweep(app)
         var found: [FaultSweep.Invariant: Set<FaultSweep.Family>] = [:]
-        for run in result.failures { for failure in run.failures { found[failure.invariant, default: []].insert(run.family) } }
+        for run in result.failures {
+            for failure in run.failures { found[failure.invariant, default: []].insert(run.family) }
+        }
         #expect(Set(found.keys) == Set(claims.keys), "\(app): \(found)")
-        for (invariant, families) in claims { #expect(Set(families).isSubset(of: found[invariant] ?? []), "\(app) \(invariant): \(found)") }
+        for (invariant, families) in claims {
+            #expect(Set(families).isSubset(of: found[invariant] ?? []), "\(app) \(invariant): \(found)")
+        }
     }
 
     @Test func eachFailuresReproducerBreaksTheSameInvariantsAlone() async throws {
@@ -107,7 +140,9 @@ import Testing
             let again = try await alone(run.faults, app: "fragile-setup")
             #expect(again == run.failures, "\(run.name)")
         }
-        #expect(twice.runs.contains { $0.faults.last?.kind == .linkLoss(0x3E) }, "the reconnection failing to be established")
+        #expect(
+            twice.runs.contains { $0.faults.last?.kind == .linkLoss(0x3E) },
+            "the reconnection failing to be established")
         let steadfast = try await sweep("steadfast", [.reconnectLoss])
         #expect(!steadfast.runs.isEmpty && steadfast.survived)
     }
@@ -152,7 +187,9 @@ import Testing
 
     /// Discovers the services again as soon as the link is lost, before connecting: iOS drops a
     /// request on a peripheral that is not connected, and the app waits for ever.
-    final class DiscoversWhenDisconnected: NSObject, BluetoothApp, Launchable, CBCentralManagerDelegate, CBPeripheralDelegate {
+    final class DiscoversWhenDisconnected: NSObject, BluetoothApp, Launchable, CBCentralManagerDelegate,
+        CBPeripheralDelegate
+    {
         var central: CBCentralManager?
         var peripheral: CBPeripheral?
         var known: [UUID] = []
@@ -162,16 +199,21 @@ import Testing
             central = CBCentralManager(delegate: self, queue: nil)
         }
         func centralManagerDidUpdateState(_ central: CBCentralManager) {
-            guard central.state == .poweredOn, let first = central.retrievePeripherals(withIdentifiers: known).first else { return }
+            guard central.state == .poweredOn, let first = central.retrievePeripherals(withIdentifiers: known).first
+            else { return }
             peripheral = first
             first.delegate = self
             central.connect(first)
         }
-        func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) { peripheral.discoverServices(nil) }
+        func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
+            peripheral.discoverServices(nil)
+        }
         func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: Error?) {
             for service in peripheral.services ?? [] { peripheral.discoverCharacteristics(nil, for: service) }
         }
-        func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: Error?) {
+        func centralManager(
+            _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: Error?
+        ) {
             peripheral.discoverServices(nil)
             central.connect(peripheral)
         }
@@ -182,15 +224,21 @@ import Testing
 
     @Test func aRequestOnALostLinkIsCaught() async throws {
         // A capture whose link never drops: without a fault, the app breaks nothing.
-        let result = await FaultSweep.run(try cassette("att-errors.btsnoop"), app: ReferenceApps.Entry(DiscoversWhenDisconnected.self), families: [.linkLoss])
+        let result = await FaultSweep.run(
+            try cassette("att-errors.btsnoop"), app: ReferenceApps.Entry(DiscoversWhenDisconnected.self),
+            families: [.linkLoss])
         #expect(result.referenceFailures.isEmpty)
-        #expect(result.failures.contains { $0.worst == .requestDropped }, "\(result.text(capture: "", app: "") { "\($0)" })")
+        #expect(
+            result.failures.contains { $0.worst == .requestDropped }, "\(result.text(capture: "", app: "") { "\($0)" })"
+        )
     }
 
     @Test func aPatternEveryRunMustMatchIsChecked() async throws {
         // Every run must end subscribed: the pattern's last line after a gap.
         let pattern = try FlowExpectation(
-            parsing: "...\nperipheral didUpdateNotificationStateFor peripheral=F0:F1:F2:F3:F4:05 characteristic=2A37 isNotifying=true error=nil\n...\n")
+            parsing:
+                "...\nperipheral didUpdateNotificationStateFor peripheral=F0:F1:F2:F3:F4:05 characteristic=2A37 isNotifying=true error=nil\n...\n"
+        )
         let fragile = try await sweep("fragile-setup", [.linkLoss], expect: pattern)
         #expect(fragile.failures.contains { run in run.failures.contains { $0.invariant == .expectation } })
         let steadfast = try await sweep("steadfast", [.linkLoss], expect: pattern)
@@ -199,7 +247,9 @@ import Testing
 
     @Test func aChecksMessagesAreFailures() async throws {
         let entry = try #require(ReferenceApps.named("steadfast"))
-        let result = await FaultSweep.run(try cassette(), app: entry, families: [.reset]) { faults, _, _ in ["checked \(faults)"] }
+        let result = await FaultSweep.run(try cassette(), app: entry, families: [.reset]) { faults, _, _ in
+            ["checked \(faults)"]
+        }
         #expect(!result.runs.isEmpty)
         #expect(result.runs.allSatisfy { $0.failures.first?.invariant == .check })
     }

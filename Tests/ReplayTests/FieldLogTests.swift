@@ -72,9 +72,13 @@ extension FieldLogTests {
     @Test func aPeripheralHostThatIsAlsoAClientReachesTheCentralsServerThroughItsCentralManager() async throws {
         let flow = try await Self.mirror(Fixtures.capture("peripheral-and-client.btsnoop"))
         // This host's own requests to the central's server (CCC0), as the capture made them ...
-        let read = try #require(flow.events.first { $0.name == "didUpdateValueFor" && $0.argument("characteristic") == "CCC1" })
+        let read = try #require(
+            flow.events.first { $0.name == "didUpdateValueFor" && $0.argument("characteristic") == "CCC1" })
         #expect(read.argument("value") == "70686f6e652d6f6b")  // "phone-ok", frame 121
-        #expect(flow.events.filter { $0.name == "didUpdateValueFor" && $0.argument("characteristic") == "CCC2" }.map { $0.argument("value") } == ["a1", "a2"])
+        #expect(
+            flow.events.filter { $0.name == "didUpdateValueFor" && $0.argument("characteristic") == "CCC2" }.map {
+                $0.argument("value")
+            } == ["a1", "a2"])
         // ... beside the central's requests to this host's server, which reach the peripheral manager.
         #expect(flow.events.contains { $0.name == "didReceiveRead" && $0.argument("characteristic") == "2A38" })
         #expect(flow.events.contains { $0.name == "didSubscribeTo" && $0.argument("characteristic") == "2A37" })
@@ -112,10 +116,13 @@ extension FieldLogTests {
         // in 1801) on each connection and reads Device Name (0x0003, in 1800).
         let path = Fixtures.publicCapture("syssi-jbdbms-ffaa-auth-h1.btsnoop")
         let flow = try await Self.mirror(path)
-        #expect(flow.comments.contains { $0.contains("write of 0x000B") && $0.contains("the stack's own request to 1801") })
+        #expect(
+            flow.comments.contains { $0.contains("write of 0x000B") && $0.contains("the stack's own request to 1801") })
         #expect(!flow.events.contains { $0.name == "writeValue" && $0.argument("characteristic") == "2B29" })
         let (cassette, _) = try Cassette.load(path: path)
-        let stacks = cassette.links.flatMap(\.operations).filter { $0.sender == .host && ($0.handle == 0x000B || $0.handle == 0x0003) }
+        let stacks = cassette.links.flatMap(\.operations).filter {
+            $0.sender == .host && ($0.handle == 0x000B || $0.handle == 0x0003)
+        }
         #expect(!stacks.isEmpty)
     }
 }
@@ -173,11 +180,16 @@ extension FieldLogTests {
         // encrypted link, meets no refusal and no pairing: it gets the answer from after.
         let app = ProbeApp { peripheral, launch in
             launch.asyncAfter(0.6) {
-                peripheral.writeValue(Data([0x01]), for: characteristic("0000EEE3-0000-1000-8000-00805F9B34FB", of: peripheral), type: .withResponse)
+                peripheral.writeValue(
+                    Data([0x01]), for: characteristic("0000EEE3-0000-1000-8000-00805F9B34FB", of: peripheral),
+                    type: .withResponse)
             }
         }
         let (flow, cassette, _) = try await replay("pairing-retry.btsnoop", app)
-        let encrypted = try #require(cassette.links.first?.security.first { if case .encryptionChanged(true, _) = $0.kind { true } else { false } })
+        let encrypted = try #require(
+            cassette.links.first?.security.first {
+                if case .encryptionChanged(true, _) = $0.kind { true } else { false }
+            })
         let write = try #require(flow.events.first { $0.name == "writeValue" })
         #expect((write.time ?? 0) > encrypted.time.seconds(since: cassette.start))
         let answer = try #require(flow.events.first { $0.name == "didWriteValueFor" })
@@ -205,7 +217,9 @@ extension FieldLogTests {
             OwnedRecord(kind: .event, direction: .received, hex: "0f 04 00 01 0d20", time: 1_000_100),
             OwnedRecord(kind: .command, direction: .sent, hex: "0e20 00", time: 5_000_000),
             // LE Connection Complete with Unknown Connection Identifier (0x02): the cancel done.
-            OwnedRecord(kind: .event, direction: .received, hex: "3e 13 01 02 0000 00 00 000000000000 0000 0000 0000 00", time: 5_000_100),
+            OwnedRecord(
+                kind: .event, direction: .received, hex: "3e 13 01 02 0000 00 00 000000000000 0000 0000 0000 00",
+                time: 5_000_100),
             OwnedRecord(kind: .command, direction: .sent, hex: create, time: 6_000_000),
             OwnedRecord(kind: .event, direction: .received, hex: "0f 04 00 01 0d20", time: 6_000_100),
             CassettePackets.connected(at: 6_500_000),

@@ -34,7 +34,9 @@ import Testing
         func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {
             for service in peripheral.services ?? [] { peripheral.discoverCharacteristics(nil, for: service) }
         }
-        func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?) {
+        func peripheral(
+            _ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?
+        ) {
             characteristic = service.characteristics?.first
             write(peripheral)
             write(peripheral)
@@ -58,7 +60,9 @@ import Testing
         var records = [OwnedRecord(kind: .event, direction: .received, hex: "0e 07 01 0220 00 1b00 02", time: 0)]
         if !buffers { records.removeAll() }
         records += [
-            OwnedRecord(kind: .event, direction: .received, hex: "3e 13 01 00 4000 00 01 05f4f3f2f1f0 2800 0000 2a00 00", time: 100_000),
+            OwnedRecord(
+                kind: .event, direction: .received, hex: "3e 13 01 00 4000 00 01 05f4f3f2f1f0 2800 0000 2a00 00",
+                time: 100_000),
             OwnedRecord(kind: .acl, direction: .sent, hex: att("10 0100 ffff 0028"), time: 200_000),
             OwnedRecord(kind: .acl, direction: .received, hex: att("11 06 0100 0500 f0ff"), time: 210_000),
             OwnedRecord(kind: .acl, direction: .sent, hex: att("08 0100 0500 0328"), time: 220_000),

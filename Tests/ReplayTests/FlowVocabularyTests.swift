@@ -18,14 +18,18 @@ import Testing
     }
 
     @Test func everyBundledFlowUsesOnlyTheVocabulary() throws {
-        let names = try FileManager.default.contentsOfDirectory(atPath: Fixtures.packageRoot.appendingPathComponent("Captures").path)
-            .filter { $0.hasSuffix(".flow") }
+        let names = try FileManager.default.contentsOfDirectory(
+            atPath: Fixtures.packageRoot.appendingPathComponent("Captures").path
+        )
+        .filter { $0.hasSuffix(".flow") }
         try #require(names.count >= 5)
         for name in names {
             let flow = try Flow(parsing: String(contentsOfFile: Fixtures.capture(name), encoding: .utf8), source: name)
             for event in flow.events {
                 #expect(FlowVocabulary.contains(event), "\(name): \(event.signature)")
-                for argument in event.arguments { #expect(FlowVocabulary.keys.contains(argument.key), "\(name): \(event.signature)") }
+                for argument in event.arguments {
+                    #expect(FlowVocabulary.keys.contains(argument.key), "\(name): \(event.signature)")
+                }
             }
         }
     }
@@ -33,8 +37,10 @@ import Testing
     @Test func theReplayRecordsOnlyWordsOfTheVocabulary() async throws {
         // Every reference app on every bundled capture: the actors, the events, the argument keys
         // and the error names.
-        let captures = try FileManager.default.contentsOfDirectory(atPath: Fixtures.packageRoot.appendingPathComponent("Captures").path)
-            .filter { $0.hasSuffix(".btsnoop") }.sorted()
+        let captures = try FileManager.default.contentsOfDirectory(
+            atPath: Fixtures.packageRoot.appendingPathComponent("Captures").path
+        )
+        .filter { $0.hasSuffix(".btsnoop") }.sorted()
         try #require(captures.count >= 10)
         for capture in captures {
             let (cassette, _) = try Cassette.load(path: Fixtures.capture(capture))
@@ -44,8 +50,11 @@ import Testing
                 for event in flow.events {
                     #expect(FlowVocabulary.contains(event), "\(capture) \(entry.name): \(event.signature)")
                     for argument in event.arguments {
-                        #expect(FlowVocabulary.keys.contains(argument.key), "\(capture) \(entry.name): \(event.signature)")
-                        if argument.key == "error" { #expect(FlowVocabulary.errorNameFault(argument.value) == nil, "\(event.signature)") }
+                        #expect(
+                            FlowVocabulary.keys.contains(argument.key), "\(capture) \(entry.name): \(event.signature)")
+                        if argument.key == "error" {
+                            #expect(FlowVocabulary.errorNameFault(argument.value) == nil, "\(event.signature)")
+                        }
                     }
                 }
             }
@@ -62,12 +71,24 @@ import Testing
 
     @Test(arguments: [
         ("garbage line", 1, "an actor (`app`, `central`, `peripheral`, `peripheralManager`, `system`), not `garbage`"),
-        ("+1.0 centrl didConnect peripheral=A", 6, "an actor (`app`, `central`, `peripheral`, `peripheralManager`, `system`), not `centrl`; did you mean `central`?"),
+        (
+            "+1.0 centrl didConnect peripheral=A", 6,
+            "an actor (`app`, `central`, `peripheral`, `peripheralManager`, `system`), not `centrl`; did you mean `central`?"
+        ),
         ("central  didConect peripheral=A", 10, "an event of `central`, not `didConect`; did you mean `didConnect`?"),
-        ("app didConnect peripheral=A", 5, "an event of `app`, not `didConnect`; `didConnect` is an event of `central`"),
-        ("central1 didConnect peripheral=A", 1, "an actor (`app`, `central`, `peripheral`, `peripheralManager`, `system`), not `central1`; did you mean `central`?"),
+        (
+            "app didConnect peripheral=A", 5,
+            "an event of `app`, not `didConnect`; `didConnect` is an event of `central`"
+        ),
+        (
+            "central1 didConnect peripheral=A", 1,
+            "an actor (`app`, `central`, `peripheral`, `peripheralManager`, `system`), not `central1`; did you mean `central`?"
+        ),
         ("peripheral frobnicate x=1", 12, "an event of `peripheral`, not `frobnicate`"),
-        ("central didConnect periphral=A", 20, "an argument key of a flow event, not `periphral`; did you mean `peripheral`?"),
+        (
+            "central didConnect periphral=A", 20,
+            "an argument key of a flow event, not `periphral`; did you mean `peripheral`?"
+        ),
         (
             "central didDisconnectPeripheral peripheral=A error=CBError.connectionTimout", 52,
             "a case of `CBError`, not `connectionTimout`; did you mean `CBError.connectionTimeout`?"
@@ -79,7 +100,9 @@ import Testing
         ),
     ])
     func aWordNotInTheVocabularyIsBadInputWithItsPlaceAndANearMiss(line: String, column: Int, expected: String) {
-        #expect(error("# bletrace flow 2\n" + line) == FlowError(source: "e.flow", line: 2, column: column, expected: expected))
+        #expect(
+            error("# bletrace flow 2\n" + line)
+                == FlowError(source: "e.flow", line: 2, column: column, expected: expected))
     }
 
     @Test func errorValuesOfOtherFormsAndPatternsPass() {
@@ -109,7 +132,9 @@ import Testing
     }
 
     @Test func aReaderRewindsToReadTheSameEventsAgain() throws {
-        let path = try Fixtures.temporaryFile(Array("# match: in-order\r\napp connect peripheral=A\r\n...\ncentral didConnect peripheral=A".utf8), name: "r.flow")
+        let path = try Fixtures.temporaryFile(
+            Array("# match: in-order\r\napp connect peripheral=A\r\n...\ncentral didConnect peripheral=A".utf8),
+            name: "r.flow")
         let reader = try FlowReader(path: path)
         var first: [String] = []
         while let item = try reader.nextItem() { if case .event(let e) = item { first.append(e.event.signature) } }
@@ -127,7 +152,9 @@ import Testing
         // The flow writes a request as its CoreBluetooth method and a callback as its delegate
         // method: the vocabulary holds the same names.
         for method in GATTRequest.Method.allCases { #expect(FlowRecord.App(method).rawValue == method.rawValue) }
-        for method in GATTCallback.Method.allCases { #expect(FlowRecord.Peripheral(method).rawValue == method.rawValue) }
+        for method in GATTCallback.Method.allCases {
+            #expect(FlowRecord.Peripheral(method).rawValue == method.rawValue)
+        }
     }
 }
 
@@ -144,7 +171,9 @@ import Testing
         #expect(try outline("central didDisconnectPeripheral peripheral=A error=*\n").isPattern)
         #expect(try outline("app connect peripheral=A @<=1\n").isPattern)
         #expect(try !outline("app write value=a*b name=x@y\n").isPattern)
-        #expect(try outline("app connect peripheral=A\napp connect peripheral=B\napp connect peripheral=C\n").peripherals == ["A", "B"])
+        #expect(
+            try outline("app connect peripheral=A\napp connect peripheral=B\napp connect peripheral=C\n").peripherals
+                == ["A", "B"])
         #expect(try outline("app connect peripheral=A*\n").peripherals.isEmpty)
     }
 
@@ -153,7 +182,9 @@ import Testing
         var paths = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Captures").path)
             .filter { $0.hasSuffix(".flow") }.map { root.appendingPathComponent("Captures/\($0)").path }
         let fuzz = root.appendingPathComponent("Tests/Fixtures/fuzz/flow")
-        paths += ((try? FileManager.default.contentsOfDirectory(atPath: fuzz.path)) ?? []).map { fuzz.appendingPathComponent($0).path }
+        paths += ((try? FileManager.default.contentsOfDirectory(atPath: fuzz.path)) ?? []).map {
+            fuzz.appendingPathComponent($0).path
+        }
         for path in paths {
             let reader = try FlowReader(path: path)
             _ = try? reader.outline()

@@ -16,7 +16,9 @@ import Wire
 
     /// Replays `path` to `app`, once keeping the events and once writing them, and returns both
     /// texts (and the number of lines the writer counted against the number of events).
-    static func bothTexts(_ path: String, app name: String) async throws -> (kept: String, written: String, lines: Int, events: Int) {
+    static func bothTexts(_ path: String, app name: String) async throws -> (
+        kept: String, written: String, lines: Int, events: Int
+    ) {
         let app = try #require(ReferenceApps.named(name))
         let (cassette, _) = try Cassette.load(path: path)
         let kept = await ReplayEngine(cassette: cassette).run(app.make(for: cassette), name: name)
@@ -67,7 +69,8 @@ import Wire
         let record = FlowRecord(
             time: time, .central(.didDisconnectPeripheral, manager: 2),
             [
-                .init(.peripheral, "F0:F1:F2:F3:F4:05"), .init(.name, "é ünïcode"), .bytes(.value, [0x00, 0x0F, 0xA5, 0xFF]),
+                .init(.peripheral, "F0:F1:F2:F3:F4:05"), .init(.name, "é ünïcode"),
+                .bytes(.value, [0x00, 0x0F, 0xA5, 0xFF]),
                 .bytes(.descriptor, []), .error(CBError(.connectionTimeout)),
             ])
         writer.append(record)
@@ -84,7 +87,10 @@ import Wire
                     .init("descriptor", "empty"), .init("error", "CBError.connectionTimeout"),
                 ]
             ).line,
-            FlowEvent(time: time, actor: "peripheral", name: "didUpdateValueFor", arguments: [.init("value", "000fa5ff"), .init("empty", "empty")]).line,
+            FlowEvent(
+                time: time, actor: "peripheral", name: "didUpdateValueFor",
+                arguments: [.init("value", "000fa5ff"), .init("empty", "empty")]
+            ).line,
         ].map { $0 + "\n" }.joined()
         #expect(String(decoding: bytes, as: UTF8.self) == expected)
         // The record renders to the same line as the writer writes.
@@ -99,7 +105,11 @@ import Wire
         for index in 0..<5_000 {
             let value = index == 2_500 ? long : "v\(index)"
             writer.append(FlowRecord(time: Double(index) / 1000, .app(.readValue), [.init(.characteristic, value)]))
-            expected += FlowEvent(time: Double(index) / 1000, actor: "app", name: "readValue", arguments: [.init("characteristic", value)]).line + "\n"
+            expected +=
+                FlowEvent(
+                    time: Double(index) / 1000, actor: "app", name: "readValue",
+                    arguments: [.init("characteristic", value)]
+                ).line + "\n"
         }
         var chunks: [[UInt8]] = []
         try writer.writeFlow(comments: ["a comment"]) { chunks.append(Array($0)) }
@@ -132,7 +142,9 @@ import Wire
             guard position < steps.count else { return }
             let (time, index) = steps[position]
             position += 1
-            queue.schedule(at: time, sequence: places.lowerBound + index, for: nil, process: 0) { order.append("step\(index)") }
+            queue.schedule(at: time, sequence: places.lowerBound + index, for: nil, process: 0) {
+                order.append("step\(index)")
+            }
         }
         scheduleNext(&lazy)
         while let next = lazy.popNext(notAfter: t(2)) {

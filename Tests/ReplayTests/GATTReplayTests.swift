@@ -25,7 +25,10 @@ final class ProbeApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPeriph
         central = CBCentralManager(delegate: self, queue: nil)
     }
     func centralManagerDidUpdateState(_ central: CBCentralManager) {
-        guard let peripheral = central.retrievePeripherals(withIdentifiers: Array(launch!.knownPeripherals.prefix(1))).first else { return }
+        guard
+            let peripheral = central.retrievePeripherals(withIdentifiers: Array(launch!.knownPeripherals.prefix(1)))
+                .first
+        else { return }
         self.peripheral = peripheral
         peripheral.delegate = self
         central.connect(peripheral)
@@ -48,7 +51,9 @@ final class ProbeApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPeriph
         }
         done(peripheral)
     }
-    func peripheral(_ peripheral: CBPeripheral, didDiscoverDescriptorsFor characteristic: CBCharacteristic, error: Error?) {
+    func peripheral(
+        _ peripheral: CBPeripheral, didDiscoverDescriptorsFor characteristic: CBCharacteristic, error: Error?
+    ) {
         done(peripheral)
     }
     func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: Error?) {
@@ -65,7 +70,9 @@ func characteristic(_ uuid: String, of peripheral: CBPeripheral) -> CBCharacteri
     (peripheral.services ?? []).flatMap { $0.characteristics ?? [] }.first { $0.uuid == CBUUID(string: uuid) }!
 }
 
-func replay(_ capture: String, _ app: any BluetoothApp, unmatched: UnmatchedPolicy = .pend) async throws -> (Flow, Cassette, ReplayEngine) {
+func replay(_ capture: String, _ app: any BluetoothApp, unmatched: UnmatchedPolicy = .pend) async throws -> (
+    Flow, Cassette, ReplayEngine
+) {
     let (cassette, _) = try Cassette.load(path: Fixtures.capture(capture))
     let engine = ReplayEngine(cassette: cassette)
     engine.unmatched = unmatched
@@ -117,7 +124,11 @@ func replay(_ capture: String, _ app: any BluetoothApp, unmatched: UnmatchedPoli
             launch.asyncAfter(0) { peripheral.readValue(for: characteristic(Self.aaa1, of: peripheral)) }
         }
         let (flow, _, engine) = try await replay("att-errors.btsnoop", app, unmatched: policy)
-        #expect(flow.comments.contains { $0.hasPrefix("divergence: F0:F1:F2:F3:F4:05 readValue: the capture never shows readValue on handle 0x0013") })
+        #expect(
+            flow.comments.contains {
+                $0.hasPrefix(
+                    "divergence: F0:F1:F2:F3:F4:05 readValue: the capture never shows readValue on handle 0x0013")
+            })
         switch policy {
         case .pend:
             // Never answered, so the read queued behind it never goes either.
@@ -133,18 +144,26 @@ func replay(_ capture: String, _ app: any BluetoothApp, unmatched: UnmatchedPoli
     }
 
     @Test func notificationsReachOnlyCharacteristicsTheAppSubscribedTo() async throws {
-        let subscriber = ProbeApp { peripheral, _ in peripheral.setNotifyValue(true, for: characteristic("2A37", of: peripheral)) }
+        let subscriber = ProbeApp { peripheral, _ in
+            peripheral.setNotifyValue(true, for: characteristic("2A37", of: peripheral))
+        }
         let (flow, cassette, _) = try await replay("restore-notifying.btsnoop", subscriber)
         let subscribed = try #require(flow.events.first { $0.name == "didUpdateNotificationStateFor" }?.time)
         let captured = cassette.notifications(of: cassette.peers[0], handle: 0x0010)
             .filter { $0.time.seconds(since: cassette.start) >= subscribed }
-        #expect(flow.events.filter { $0.name == "didUpdateValueFor" }.map { $0.argument("value") } == captured.map { FlowRecord.Value.text(of: $0.value) })
+        #expect(
+            flow.events.filter { $0.name == "didUpdateValueFor" }.map { $0.argument("value") }
+                == captured.map { FlowRecord.Value.text(of: $0.value) })
         #expect(!captured.isEmpty)
 
         let bystander = ProbeApp { _, _ in }
         let (quiet, _, _) = try await replay("restore-notifying.btsnoop", bystander)
         #expect(!quiet.events.contains { $0.name == "didUpdateValueFor" })
-        #expect(quiet.comments.contains { $0.contains("notifications or indications of the capture went to characteristics the app had not subscribed to") })
+        #expect(
+            quiet.comments.contains {
+                $0.contains(
+                    "notifications or indications of the capture went to characteristics the app had not subscribed to")
+            })
     }
 
     /// iOS exchanges its own MTU before `didConnect` (IOSMTUTests): the write length is iOS's
@@ -172,18 +191,25 @@ func replay(_ capture: String, _ app: any BluetoothApp, unmatched: UnmatchedPoli
         init(services: [CBUUID]?, duplicates: Bool) { (self.services, self.duplicates) = (services, duplicates) }
         func didFinishLaunching(_ launch: Launch) { central = CBCentralManager(delegate: self, queue: nil) }
         func centralManagerDidUpdateState(_ central: CBCentralManager) {
-            central.scanForPeripherals(withServices: services, options: [CBCentralManagerScanOptionAllowDuplicatesKey: duplicates])
+            central.scanForPeripherals(
+                withServices: services, options: [CBCentralManagerScanOptionAllowDuplicatesKey: duplicates])
         }
-        func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber) {
+        func centralManager(
+            _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any],
+            rssi RSSI: NSNumber
+        ) {
             seen += 1
         }
     }
 
     @Test(arguments: [(nil, false), (nil, true), ("180D", false), ("FFF0", false)] as [(String?, Bool)])
-    func aScanGetsTheCapturesAdvertisingReportsFilteredAsCoreBluetoothFiltersThem(_ service: String?, _ duplicates: Bool) async throws {
+    func aScanGetsTheCapturesAdvertisingReportsFilteredAsCoreBluetoothFiltersThem(
+        _ service: String?, _ duplicates: Bool
+    ) async throws {
         let app = ScanApp(services: service.map { [CBUUID(string: $0)] }, duplicates: duplicates)
         let (flow, cassette, _) = try await replay("scan.btsnoop", app)
-        let reports = cassette.discoveries(services: service.map { [CBUUID(string: $0).bluetoothUUID] }, allowDuplicates: duplicates)
+        let reports = cassette.discoveries(
+            services: service.map { [CBUUID(string: $0).bluetoothUUID] }, allowDuplicates: duplicates)
         // Without duplicates, CoreBluetooth reports each peripheral once per scan.
         let expected = duplicates ? reports.count : Set(reports.map(\.peer)).count
         #expect(app.seen == expected)
@@ -207,7 +233,10 @@ func replay(_ capture: String, _ app: any BluetoothApp, unmatched: UnmatchedPoli
                 launch?.asyncAfter(0.5) { central.stopScan() }
                 launch?.asyncAfter(0.6) { central.scanForPeripherals(withServices: nil) }
             }
-            func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber) {
+            func centralManager(
+                _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any],
+                rssi RSSI: NSNumber
+            ) {
                 seen.append("\(peripheral.address!)")
             }
         }
@@ -233,7 +262,8 @@ func replay(_ capture: String, _ app: any BluetoothApp, unmatched: UnmatchedPoli
             cassette.links(of: peer).flatMap(\.security).contains {
                 if case .encryptionChanged(true, _) = $0.kind { true } else { false }
             })
-        let flow = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("mirror")!.make(for: cassette), name: "mirror")
+        let flow = await ReplayEngine(cassette: cassette).run(
+            ReferenceApps.named("mirror")!.make(for: cassette), name: "mirror")
         let eee3 = flow.events.filter { $0.argument("characteristic") == "EEE3" }
         #expect(eee3.map(\.name) == ["writeValue", "didWriteValueFor"])
         #expect(eee3.last?.argument("error") == "nil")
@@ -242,8 +272,10 @@ func replay(_ capture: String, _ app: any BluetoothApp, unmatched: UnmatchedPoli
 
     @Test func withNoRetryInTheCaptureTheAppGetsTheError() async throws {
         let (cassette, _) = try Cassette.load(path: Fixtures.capture("att-errors.btsnoop"))
-        let flow = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("mirror")!.make(for: cassette), name: "mirror")
-        let answer = try #require(flow.events.first { $0.name == "didWriteValueFor" && $0.argument("characteristic") == "EEE3" })
+        let flow = await ReplayEngine(cassette: cassette).run(
+            ReferenceApps.named("mirror")!.make(for: cassette), name: "mirror")
+        let answer = try #require(
+            flow.events.first { $0.name == "didWriteValueFor" && $0.argument("characteristic") == "EEE3" })
         #expect(answer.argument("error") == "CBATTError.insufficientAuthentication")
         #expect(flow.comments.contains { $0.contains("the capture shows no retry") })
     }

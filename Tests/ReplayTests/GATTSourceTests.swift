@@ -74,8 +74,14 @@ import Wire
             P.att("08 0e00 1500 0328", .sent, at: 30_000), P.att("09 07 1200 02 1300 382a", .received, at: 40_000),
             OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 0100 13", time: 50_000),
         ]
-        let create = OwnedRecord(kind: .command, direction: .sent, hex: "0d20 19 6000 3000 00 01 05f4f3f2f1f0 00 2800 3800 0000 2a00 0000 0000", time: 900_000)
-        let cassette = P.cassette(discovered + [create, P.connected(at: 1_000_000), P.att("0a 1300", .sent, at: 1_100_000), P.att("0b 02", .received, at: 1_110_000)])
+        let create = OwnedRecord(
+            kind: .command, direction: .sent,
+            hex: "0d20 19 6000 3000 00 01 05f4f3f2f1f0 00 2800 3800 0000 2a00 0000 0000", time: 900_000)
+        let cassette = P.cassette(
+            discovered + [
+                create, P.connected(at: 1_000_000), P.att("0a 1300", .sent, at: 1_100_000),
+                P.att("0b 02", .received, at: 1_110_000),
+            ])
         let address = try #require(cassette.peers.first)
         #expect(cassette.peer(address)?.databaseSource == .discovered)
         let flow = await Self.mirror(cassette)
@@ -104,7 +110,14 @@ import Wire
         cassette.completeDatabases(given: given)
         try await Self.expectHeartRate(cassette, from: "hr.json")
         // A file that names another peer, with several databases, gives this one nothing.
-        let other = try GivenGATT(name: "x.json", json: Data(json.replacingOccurrences(of: "[{\"peer\"", with: "[{\"peer\": \"00:11:22:33:44:55\", \"services\": [{\"start\": 1, \"end\": 2, \"uuid\": \"1234\"}]}, {\"peer\"").replacingOccurrences(of: "F0:F1:F2:F3:F4:05", with: "00:11:22:33:44:66").utf8))
+        let other = try GivenGATT(
+            name: "x.json",
+            json: Data(
+                json.replacingOccurrences(
+                    of: "[{\"peer\"",
+                    with:
+                        "[{\"peer\": \"00:11:22:33:44:55\", \"services\": [{\"start\": 1, \"end\": 2, \"uuid\": \"1234\"}]}, {\"peer\""
+                ).replacingOccurrences(of: "F0:F1:F2:F3:F4:05", with: "00:11:22:33:44:66").utf8))
         #expect(other.databases.count == 2)
         #expect(other.database(for: BluetoothAddress("F0:F1:F2:F3:F4:05")!) == nil)
         #expect(throws: GivenGATTError.self) { try GivenGATT(name: "bad.json", json: Data("{\"peers\": 3}".utf8)) }
@@ -122,7 +135,8 @@ import Wire
         #expect(Self.count(flow, "writeValue", "characteristic", "2A39") == 1)
         #expect(Self.count(flow, "didUpdateNotificationStateFor", "characteristic", "2A37") == 1)
         // What the given database does not hold is not played: one comment per kind.
-        #expect(flow.comments.contains { $0.contains("writeWithoutResponse of 0x0018") || $0.contains("write of 0x0021") })
+        #expect(
+            flow.comments.contains { $0.contains("writeWithoutResponse of 0x0018") || $0.contains("write of 0x0021") })
     }
 
     @Test func operationsThatCannotBePlayedAreCountedInOneCommentPerKind() async throws {
@@ -131,7 +145,8 @@ import Wire
         for index in 0..<5 { records.append(P.att("52 4000 0\(index)", .sent, at: Int64(100_000 * (index + 1)))) }
         records += [P.att("0a 1300", .sent, at: 700_000), P.att("0b 01", .received, at: 710_000)]
         var cassette = P.cassette(records)
-        cassette.completeDatabases(given: try GivenGATT.load(path: Fixtures.capture("reconnect-supervision-timeout.btsnoop")))
+        cassette.completeDatabases(
+            given: try GivenGATT.load(path: Fixtures.capture("reconnect-supervision-timeout.btsnoop")))
         let flow = await Self.mirror(cassette)
         let skipped = flow.comments.filter { $0.contains("writeWithoutResponse") && $0.contains("not played") }
         #expect(skipped.count == 1)
@@ -141,7 +156,8 @@ import Wire
     @Test(.sharedCaptures) func anIPhoneThatNeverDiscoveredGetsItsNotificationsAndMakesItsWrites() async throws {
         // havvk: two links up before the capture, 416 notifications, writes and CCCD writes,
         // and no discovery of services.
-        let path = try #require(Fixtures.sharedCaptures("field").first { $0.hasSuffix("havvk-even-g2-smart-classroom-bt3.pklg") })
+        let path = try #require(
+            Fixtures.sharedCaptures("field").first { $0.hasSuffix("havvk-even-g2-smart-classroom-bt3.pklg") })
         let (cassette, _) = try Cassette.load(path: path)
         let notifications = cassette.links.flatMap(\.notifications).filter { $0.sender != .host }.count
         #expect(notifications == 416)
@@ -150,7 +166,9 @@ import Wire
         #expect(flow.comments.filter { $0.contains("inferred from the traffic") }.count == 2)
         // Before: none of them (the mirror stopped at its discovery); now every one.
         #expect(Self.count(flow, "didUpdateValueFor") == notifications)
-        let commands = cassette.links.flatMap(\.operations).filter { $0.sender == .host && $0.kind == .writeWithoutResponse }
+        let commands = cassette.links.flatMap(\.operations).filter {
+            $0.sender == .host && $0.kind == .writeWithoutResponse
+        }
         #expect(commands.count == 163)
         #expect(Self.count(flow, "writeValue", "type", "withoutResponse") == commands.count)
         #expect(Self.count(flow, "setNotifyValue") > 0)

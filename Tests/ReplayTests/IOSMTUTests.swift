@@ -21,7 +21,9 @@ import Wire
         init(peer: BluetoothAddress) { self.peer = peer }
         func didFinishLaunching(_ launch: Launch) { central = CBCentralManager(delegate: self, queue: nil) }
         func centralManagerDidUpdateState(_ central: CBCentralManager) {
-            guard central.state == .poweredOn, let known = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: peer)]).first else { return }
+            guard central.state == .poweredOn,
+                let known = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: peer)]).first
+            else { return }
             peripheral = known
             central.connect(known)
         }

@@ -19,7 +19,8 @@ import Wire
     static var hidAndHeartRate: [OwnedRecord] {
         [
             P.connected(at: 100_000),
-            P.att("10 0100 ffff 0028", .sent, at: 200_000), P.att("11 06 0100 0500 1218 0600 0900 0d18", .received, at: 210_000),
+            P.att("10 0100 ffff 0028", .sent, at: 200_000),
+            P.att("11 06 0100 0500 1218 0600 0900 0d18", .received, at: 210_000),
             P.att("10 0a00 ffff 0028", .sent, at: 220_000), P.att("01 10 0a00 0a", .received, at: 230_000),
             P.att("08 0600 0900 0328", .sent, at: 300_000), P.att("09 07 0700 30 0800 372a", .received, at: 310_000),
             P.att("08 0800 0900 0328", .sent, at: 320_000), P.att("01 08 0800 0a", .received, at: 330_000),
@@ -43,19 +44,24 @@ import Wire
             central = CBCentralManager(delegate: self, queue: nil)
         }
         func centralManagerDidUpdateState(_ central: CBCentralManager) {
-            guard central.state == .poweredOn, let known = central.retrievePeripherals(withIdentifiers: known).first else { return }
+            guard central.state == .poweredOn, let known = central.retrievePeripherals(withIdentifiers: known).first
+            else { return }
             peripheral = known
             known.delegate = self
             central.connect(known)
         }
-        func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) { peripheral.discoverServices(nil) }
+        func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
+            peripheral.discoverServices(nil)
+        }
         func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {
             services = (peripheral.services ?? []).map(\.uuid.uuidString)
             if let heartRate = peripheral.services?.first(where: { $0.uuid == CBUUID(string: "180D") }) {
                 peripheral.discoverCharacteristics(nil, for: heartRate)
             }
         }
-        func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?) {
+        func peripheral(
+            _ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?
+        ) {
             if let first = service.characteristics?.first { peripheral.setNotifyValue(true, for: first) }
         }
     }
@@ -74,13 +80,21 @@ import Wire
 
     @Test func enablingACharacteristicThatCanBothNotifyAndIndicateAsksForNotifications() async throws {
         let (_, flow) = await replay(Self.hidAndHeartRate)
-        #expect(flow.events.contains { $0.name == "didUpdateNotificationStateFor" && $0.argument("isNotifying") == "true" })
-        #expect(flow.comments.contains { $0.contains("iOS writes 0x0001 to the CCCD at 0x0009") && $0.contains("wrote 0x0002") }, "\(flow.comments)")
+        #expect(
+            flow.events.contains { $0.name == "didUpdateNotificationStateFor" && $0.argument("isNotifying") == "true" })
+        #expect(
+            flow.comments.contains {
+                $0.contains("iOS writes 0x0001 to the CCCD at 0x0009") && $0.contains("wrote 0x0002")
+            }, "\(flow.comments)")
     }
 
     @Test func theCCCDValueIsNotificationsWheneverTheCharacteristicCanNotify() {
         func value(_ properties: CBCharacteristicProperties, _ enabled: Bool = true) -> Data? {
-            GATTRequest.setNotifyValue(enabled, CBMutableCharacteristic(type: CBUUID(string: "2A37"), properties: properties, value: nil, permissions: [])).cccdValue
+            GATTRequest.setNotifyValue(
+                enabled,
+                CBMutableCharacteristic(
+                    type: CBUUID(string: "2A37"), properties: properties, value: nil, permissions: [])
+            ).cccdValue
         }
         #expect(value([.notify, .indicate]) == Data([0x01, 0x00]))
         #expect(value(.notify) == Data([0x01, 0x00]))
@@ -89,7 +103,9 @@ import Wire
     }
 
     /// LE Set Extended Scan Enable (0x2042), sent by the capture's host.
-    static var extendedScanEnable: OwnedRecord { OwnedRecord(kind: .command, direction: .sent, hex: "42 20 06 01 00 0000 0000", time: 50_000) }
+    static var extendedScanEnable: OwnedRecord {
+        OwnedRecord(kind: .command, direction: .sent, hex: "42 20 06 01 00 0000 0000", time: 50_000)
+    }
     /// LE Read Local Supported Features' Command Complete, with `features` (8 bytes, hex).
     static func localFeatures(_ features: String) -> OwnedRecord {
         OwnedRecord(kind: .event, direction: .received, hex: "0e 0c 01 03 20 00 \(features)", time: 40_000)
@@ -112,13 +128,21 @@ import Wire
         // 2024-01-01T00:00:00Z.
         let midnight: Int64 = 1_704_067_200_000_000
         let hour: Int64 = 3_600_000_000
-        #expect(KillPointSweep.controlCenterReturn(after: Timestamp(rawValue: midnight + 12 * hour)) == Timestamp(rawValue: midnight + 29 * hour))
-        #expect(KillPointSweep.controlCenterReturn(after: Timestamp(rawValue: midnight + 4 * hour)) == Timestamp(rawValue: midnight + 5 * hour))
-        #expect(KillPointSweep.controlCenterReturn(after: Timestamp(rawValue: midnight + 5 * hour)) == Timestamp(rawValue: midnight + 29 * hour))
+        #expect(
+            KillPointSweep.controlCenterReturn(after: Timestamp(rawValue: midnight + 12 * hour))
+                == Timestamp(rawValue: midnight + 29 * hour))
+        #expect(
+            KillPointSweep.controlCenterReturn(after: Timestamp(rawValue: midnight + 4 * hour))
+                == Timestamp(rawValue: midnight + 5 * hour))
+        #expect(
+            KillPointSweep.controlCenterReturn(after: Timestamp(rawValue: midnight + 5 * hour))
+                == Timestamp(rawValue: midnight + 29 * hour))
         let origin = Timestamp(rawValue: midnight + 12 * hour)
         let events = KillPointSweep.kill(.controlCenter, at: 2, origin: origin)
         #expect(events.map(\.kind) == [.terminate, .controlCenter, .powerOn])
         #expect(abs((events.last?.seconds ?? 0) - 17 * 3600) < 0.000001, "off from 12:00:02 to 05:00 the next day")
-        #expect(KillPointSweep.kill(.powerOff, at: 2, origin: origin).last?.seconds == 3, "Settings: the user turns it on a second later")
+        #expect(
+            KillPointSweep.kill(.powerOff, at: 2, origin: origin).last?.seconds == 3,
+            "Settings: the user turns it on a second later")
     }
 }

@@ -41,18 +41,24 @@ import Wire
             }
         }
         for comment in flow.comments {
-            guard let count = comment.firstMatch(of: #/(\d+) notifications? or indications? of the capture/#) else { continue }
+            guard let count = comment.firstMatch(of: #/(\d+) notifications? or indications? of the capture/#) else {
+                continue
+            }
             played.counted += Int(count.1)!
         }
         // The clock: every record's time from the capture's first; a timer the replay runs
         // (SMP's and ATT's 30 s) ends 30 s after one.
         var times = Set<Int64>()
         let reader = try AnalysisReader(path: path)
-        while let record = try? reader.next() { times.insert(record.timestamp.microseconds - cassette.origin.microseconds) }
+        while let record = try? reader.next() {
+            times.insert(record.timestamp.microseconds - cassette.origin.microseconds)
+        }
         for event in flow.events {
             guard let time = event.time else { continue }
             let micros = Int64((time * 1_000_000).rounded())
-            if !times.contains(micros), !times.contains(micros - 30_000_000) { played.offClock.append("\(event.name) at +\(time)") }
+            if !times.contains(micros), !times.contains(micros - 30_000_000) {
+                played.offClock.append("\(event.name) at +\(time)")
+            }
         }
         return played
     }
@@ -85,7 +91,8 @@ import Wire
     @Test func notificationsAfterTheAppCancelledAreCounted() async throws {
         let att = PairingOutcomeTests.att
         let records =
-            PerConnectionAnswersTests.connectedAndDiscovered(service: "0d18", properties: "12", characteristic: "372a") + [
+            PerConnectionAnswersTests.connectedAndDiscovered(service: "0d18", properties: "12", characteristic: "372a")
+            + [
                 OwnedRecord(kind: .acl, direction: .sent, hex: att("04 0400 0500"), time: 300_000),
                 OwnedRecord(kind: .acl, direction: .received, hex: att("05 01 0400 0229"), time: 310_000),
                 OwnedRecord(kind: .acl, direction: .sent, hex: att("12 0400 0100"), time: 400_000),
@@ -100,6 +107,9 @@ import Wire
         let flow = await ReplayEngine(cassette: cassette).run(MirrorApp(cassette: cassette), name: "mirror")
         #expect(flow.events.count { $0.name == "didUpdateValueFor" } == 1)
         #expect(flow.events.contains { $0.name == "cancelPeripheralConnection" })
-        #expect(flow.comments.contains { $0.contains("2 notifications or indications of the capture came after the link ended in the replay") })
+        #expect(
+            flow.comments.contains {
+                $0.contains("2 notifications or indications of the capture came after the link ended in the replay")
+            })
     }
 }

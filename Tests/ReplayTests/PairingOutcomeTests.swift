@@ -25,13 +25,14 @@ import Testing
     /// Unspecified) comes at +1.5 from `failedBy` (`.sent`: this host); the link ends at +3.0.
     static func refusedThenPairingFails(failedBy direction: Direction) -> Cassette {
         PerConnectionAnswersTests.cassette(
-            PerConnectionAnswersTests.connectedAndDiscovered(service: "0d18", properties: "02", characteristic: "382a") + [
-                OwnedRecord(kind: .acl, direction: .sent, hex: att("0a 0300"), time: 1_000_000),
-                OwnedRecord(kind: .acl, direction: .received, hex: att("01 0a 0300 05"), time: 1_010_000),
-                OwnedRecord(kind: .acl, direction: .sent, hex: smp("01 03 00 01 10 07 07"), time: 1_100_000),
-                OwnedRecord(kind: .acl, direction: direction, hex: smp("05 08"), time: 1_500_000),
-                OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 16", time: 3_000_000),
-            ])
+            PerConnectionAnswersTests.connectedAndDiscovered(service: "0d18", properties: "02", characteristic: "382a")
+                + [
+                    OwnedRecord(kind: .acl, direction: .sent, hex: att("0a 0300"), time: 1_000_000),
+                    OwnedRecord(kind: .acl, direction: .received, hex: att("01 0a 0300 05"), time: 1_010_000),
+                    OwnedRecord(kind: .acl, direction: .sent, hex: smp("01 03 00 01 10 07 07"), time: 1_100_000),
+                    OwnedRecord(kind: .acl, direction: direction, hex: smp("05 08"), time: 1_500_000),
+                    OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 16", time: 3_000_000),
+                ])
     }
 
     @Test func aPairingThisHostCancelsEndsTheLinkWithNoCallbackForTheRequest() async throws {
@@ -50,16 +51,17 @@ import Testing
         // As Syed-Bipul-Rahman's log: a refusal, a pairing that never finishes (SMP's 30 s timer
         // runs out 30 s after its request), then a refused write whose pairing this host cancels.
         let cassette = PerConnectionAnswersTests.cassette(
-            PerConnectionAnswersTests.connectedAndDiscovered(service: "0d18", properties: "0a", characteristic: "382a") + [
-                OwnedRecord(kind: .acl, direction: .sent, hex: Self.att("0a 0300"), time: 1_000_000),
-                OwnedRecord(kind: .acl, direction: .received, hex: Self.att("01 0a 0300 05"), time: 1_010_000),
-                OwnedRecord(kind: .acl, direction: .sent, hex: Self.smp("01 03 00 01 10 07 07"), time: 1_100_000),
-                OwnedRecord(kind: .acl, direction: .sent, hex: Self.att("12 0300 01"), time: 33_000_000),
-                OwnedRecord(kind: .acl, direction: .received, hex: Self.att("01 12 0300 05"), time: 33_010_000),
-                OwnedRecord(kind: .acl, direction: .sent, hex: Self.smp("01 03 00 01 10 07 07"), time: 33_100_000),
-                OwnedRecord(kind: .acl, direction: .sent, hex: Self.smp("05 08"), time: 33_500_000),
-                OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 16", time: 40_000_000),
-            ])
+            PerConnectionAnswersTests.connectedAndDiscovered(service: "0d18", properties: "0a", characteristic: "382a")
+                + [
+                    OwnedRecord(kind: .acl, direction: .sent, hex: Self.att("0a 0300"), time: 1_000_000),
+                    OwnedRecord(kind: .acl, direction: .received, hex: Self.att("01 0a 0300 05"), time: 1_010_000),
+                    OwnedRecord(kind: .acl, direction: .sent, hex: Self.smp("01 03 00 01 10 07 07"), time: 1_100_000),
+                    OwnedRecord(kind: .acl, direction: .sent, hex: Self.att("12 0300 01"), time: 33_000_000),
+                    OwnedRecord(kind: .acl, direction: .received, hex: Self.att("01 12 0300 05"), time: 33_010_000),
+                    OwnedRecord(kind: .acl, direction: .sent, hex: Self.smp("01 03 00 01 10 07 07"), time: 33_100_000),
+                    OwnedRecord(kind: .acl, direction: .sent, hex: Self.smp("05 08"), time: 33_500_000),
+                    OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 16", time: 40_000_000),
+                ])
         let flow = await ReplayEngine(cassette: cassette).run(MirrorApp(cassette: cassette), name: "mirror")
         // The read gets SMP's timeout at the timer's end (+31.1; times count from the first record) ...
         let read = try #require(flow.events.first { $0.name == "didUpdateValueFor" })
@@ -89,7 +91,9 @@ import Testing
     }
 
     @Test func theMappingGivesAFailedPairingTheRefusalThatLedToIt() {
-        #expect(CoreBluetoothMapping.pairingFailureError(reason: 0x08, refusal: 0x0F).value == CBATTError(.insufficientEncryption))
+        #expect(
+            CoreBluetoothMapping.pairingFailureError(reason: 0x08, refusal: 0x0F).value
+                == CBATTError(.insufficientEncryption))
         #expect(CoreBluetoothMapping.pairingFailureError(reason: 0x08, refusal: 0x05).evidence == .reported)
         #expect(CoreBluetoothMapping.pairingFailureError(reason: 0x08).value == CBATTError(.insufficientAuthentication))
     }
@@ -97,18 +101,23 @@ import Testing
     @Test func theNameFollowsTheGAPDeviceNameTheSystemReads() async throws {
         // Generic Access with Device Name at 0x0003, read by the captured stack at +0.5: "new-name".
         let cassette = PerConnectionAnswersTests.cassette(
-            PerConnectionAnswersTests.connectedAndDiscovered(service: "0018", properties: "02", characteristic: "002a") + [
-                OwnedRecord(kind: .acl, direction: .sent, hex: Self.att("0a 0300"), time: 500_000),
-                OwnedRecord(kind: .acl, direction: .received, hex: Self.att("0b 6e65772d6e616d65"), time: 510_000),
-                OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 13", time: 2_000_000),
-            ])
+            PerConnectionAnswersTests.connectedAndDiscovered(service: "0018", properties: "02", characteristic: "002a")
+                + [
+                    OwnedRecord(kind: .acl, direction: .sent, hex: Self.att("0a 0300"), time: 500_000),
+                    OwnedRecord(kind: .acl, direction: .received, hex: Self.att("0b 6e65772d6e616d65"), time: 510_000),
+                    OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 13", time: 2_000_000),
+                ])
         final class NameApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPeripheralDelegate {
             var central: CBCentralManager?
             var peripheral: CBPeripheral?
             var names: [String?] = []
             func didFinishLaunching(_ launch: Launch) { central = CBCentralManager(delegate: self, queue: nil) }
             func centralManagerDidUpdateState(_ central: CBCentralManager) {
-                guard central.state == .poweredOn, let found = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: BluetoothAddress("F0:F1:F2:F3:F4:05")!)]).first else { return }
+                guard central.state == .poweredOn,
+                    let found = central.retrievePeripherals(withIdentifiers: [
+                        CBPeer.identifier(for: BluetoothAddress("F0:F1:F2:F3:F4:05")!)
+                    ]).first
+                else { return }
                 peripheral = found
                 found.delegate = self
                 central.connect(found)
@@ -134,9 +143,12 @@ import Testing
     static func records(linkEndsAt end: Int64) -> [OwnedRecord] {
         PerConnectionAnswersTests.connectedAndDiscovered(service: "0d18", properties: "02", characteristic: "382a") + [
             OwnedRecord(kind: .acl, direction: .sent, hex: PairingOutcomeTests.att("0a 0300"), time: 1_000_000),
-            OwnedRecord(kind: .acl, direction: .received, hex: PairingOutcomeTests.att("01 0a 0300 05"), time: 1_010_000),
-            OwnedRecord(kind: .acl, direction: .sent, hex: PairingOutcomeTests.smp("01 03 00 01 10 07 07"), time: 1_100_000),
-            OwnedRecord(kind: .acl, direction: .received, hex: PairingOutcomeTests.smp("02 03 00 01 10 07 07"), time: 1_200_000),
+            OwnedRecord(
+                kind: .acl, direction: .received, hex: PairingOutcomeTests.att("01 0a 0300 05"), time: 1_010_000),
+            OwnedRecord(
+                kind: .acl, direction: .sent, hex: PairingOutcomeTests.smp("01 03 00 01 10 07 07"), time: 1_100_000),
+            OwnedRecord(
+                kind: .acl, direction: .received, hex: PairingOutcomeTests.smp("02 03 00 01 10 07 07"), time: 1_200_000),
             OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 13", time: end),
         ]
     }
@@ -201,7 +213,9 @@ import Testing
                 OwnedRecord(kind: .acl, direction: .sent, hex: smp("01 03 00 01 10 07 07"), time: 1_100_000),
                 OwnedRecord(kind: .acl, direction: .received, hex: smp("02 03 00 01 10 07 07"), time: 1_200_000),
             ]
-            func event(_ hex: String, at time: Int64) -> OwnedRecord { OwnedRecord(kind: .event, direction: .received, hex: hex, time: time) }
+            func event(_ hex: String, at time: Int64) -> OwnedRecord {
+                OwnedRecord(kind: .event, direction: .received, hex: hex, time: time)
+            }
             let disconnected = "05 04 00 4000 13"
             let readAgain = [
                 OwnedRecord(kind: .acl, direction: .sent, hex: att("0a 0300"), time: 2_000_000),
@@ -209,12 +223,15 @@ import Testing
             ]
             return switch self {
             case .pairedThenSentAgain: pairing + [event("08 04 00 4000 01", at: 1_500_000)] + readAgain
-            case .peerFailsThePairing: pairing + [OwnedRecord(kind: .acl, direction: .received, hex: smp("05 08"), time: 1_500_000)]
-            case .hostCancelsThePairing: pairing + [OwnedRecord(kind: .acl, direction: .sent, hex: smp("05 08"), time: 1_500_000)]
+            case .peerFailsThePairing:
+                pairing + [OwnedRecord(kind: .acl, direction: .received, hex: smp("05 08"), time: 1_500_000)]
+            case .hostCancelsThePairing:
+                pairing + [OwnedRecord(kind: .acl, direction: .sent, hex: smp("05 08"), time: 1_500_000)]
             case .smpTimerRunsOut: pairing + [event(disconnected, at: 40_000_000)]
             case .linkEndsDuringThePairing: pairing + [event(disconnected, at: 5_000_000)]
             case .captureEndsDuringThePairing: pairing
-            case .encryptionFails: pairing + [event("08 04 06 4000 00", at: 1_500_000), event(disconnected, at: 40_000_000)]
+            case .encryptionFails:
+                pairing + [event("08 04 06 4000 00", at: 1_500_000), event(disconnected, at: 40_000_000)]
             case .sentAgainWithNoPairing: readAgain
             case .nothingButTheLinksEnd: [event(disconnected, at: 5_000_000)]
             }
@@ -224,7 +241,8 @@ import Testing
         var error: String? {
             switch self {
             case .pairedThenSentAgain: ""
-            case .peerFailsThePairing, .encryptionFails, .sentAgainWithNoPairing, .nothingButTheLinksEnd: "CBATTError.insufficientAuthentication"
+            case .peerFailsThePairing, .encryptionFails, .sentAgainWithNoPairing, .nothingButTheLinksEnd:
+                "CBATTError.insufficientAuthentication"
             case .smpTimerRunsOut: "CBATTError.insufficientEncryption"
             case .hostCancelsThePairing, .linkEndsDuringThePairing, .captureEndsDuringThePairing: nil
             }
@@ -234,7 +252,8 @@ import Testing
     @Test(arguments: Shape.allCases)
     func errorsAndTheReplayTellTheSameStory(_ shape: Shape) async throws {
         let records =
-            PerConnectionAnswersTests.connectedAndDiscovered(service: "0d18", properties: "02", characteristic: "382a") + [
+            PerConnectionAnswersTests.connectedAndDiscovered(service: "0d18", properties: "02", characteristic: "382a")
+            + [
                 OwnedRecord(kind: .acl, direction: .sent, hex: Self.att("0a 0300"), time: 1_000_000),
                 OwnedRecord(kind: .acl, direction: .received, hex: Self.att("01 0a 0300 05"), time: 1_010_000),
             ] + shape.after

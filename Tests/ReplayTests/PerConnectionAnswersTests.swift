@@ -31,7 +31,10 @@ final class ReconnectingReader: NSObject, BluetoothApp, CBCentralManagerDelegate
         central = CBCentralManager(delegate: self, queue: nil)
     }
     func centralManagerDidUpdateState(_ central: CBCentralManager) {
-        guard let peripheral = central.retrievePeripherals(withIdentifiers: Array(launch!.knownPeripherals.prefix(1))).first else { return }
+        guard
+            let peripheral = central.retrievePeripherals(withIdentifiers: Array(launch!.knownPeripherals.prefix(1)))
+                .first
+        else { return }
         self.peripheral = peripheral
         peripheral.delegate = self
         central.connect(peripheral)
@@ -41,7 +44,9 @@ final class ReconnectingReader: NSObject, BluetoothApp, CBCentralManagerDelegate
         discovering = 1
         peripheral.discoverServices(nil)
     }
-    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {
+    func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?
+    ) {
         if connections > 0 { central.connect(peripheral) }
     }
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {
@@ -58,7 +63,9 @@ final class ReconnectingReader: NSObject, BluetoothApp, CBCentralManagerDelegate
         }
         discovered(peripheral)
     }
-    func peripheral(_ peripheral: CBPeripheral, didDiscoverDescriptorsFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(
+        _ peripheral: CBPeripheral, didDiscoverDescriptorsFor characteristic: CBCharacteristic, error: (any Error)?
+    ) {
         discovered(peripheral)
     }
     private func discovered(_ peripheral: CBPeripheral) {
@@ -68,12 +75,17 @@ final class ReconnectingReader: NSObject, BluetoothApp, CBCentralManagerDelegate
         peripheral.readValue(for: characteristic("2A38", of: peripheral))
         peripheral.setNotifyValue(true, for: characteristic("2A37", of: peripheral))
     }
-    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    {
         guard characteristic.uuid == CBUUID(string: "2A38") else { return }
-        reads.append(error.map { "\($0)" } ?? characteristic.value.map { $0.map { String(format: "%02x", $0) }.joined() } ?? "nil")
+        reads.append(
+            error.map { "\($0)" } ?? characteristic.value.map { $0.map { String(format: "%02x", $0) }.joined() }
+                ?? "nil")
         answered(peripheral)
     }
-    func peripheral(_ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(
+        _ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: (any Error)?
+    ) {
         subscriptions.append(error.map { "\($0)" } ?? "\(characteristic.isNotifying)")
         answered(peripheral)
     }
@@ -101,7 +113,11 @@ final class ReconnectingReader: NSObject, BluetoothApp, CBCentralManagerDelegate
         // Connection 3 never subscribed in the capture: answered as connection 2 answered it
         // (the latest connection before it that did), and the flow says so.
         #expect(app.subscriptions == ["CBATTError.insufficientAuthorization", "true", "true"])
-        #expect(flow.comments.contains { $0.contains("connection 3 of the capture never made setNotifyValue") && $0.contains("answered as connection 2") })
+        #expect(
+            flow.comments.contains {
+                $0.contains("connection 3 of the capture never made setNotifyValue")
+                    && $0.contains("answered as connection 2")
+            })
     }
 
     @Test func theMirrorReplaysEachConnectionsRequestsOnThatConnection() async throws {
@@ -110,15 +126,28 @@ final class ReconnectingReader: NSObject, BluetoothApp, CBCentralManagerDelegate
         let events = flow.events
         let connects = events.indices.filter { events[$0].name == "didConnect" }
         #expect(connects.count == 3)
-        func between(_ i: Int) -> ArraySlice<FlowEvent> { events[connects[i]..<(i + 1 < connects.count ? connects[i + 1] : events.endIndex)] }
-        let reads = (0..<3).map { i in between(i).filter { $0.name == "didUpdateValueFor" && $0.argument("characteristic") == "2A38" } }
-        #expect(reads.map { $0.map { $0.argument("value") ?? $0.argument("error") ?? "" } } == [["01"], ["02"], ["CBATTError.unlikelyError"]])
-        let states = (0..<3).map { i in between(i).filter { $0.name == "didUpdateNotificationStateFor" }.map { $0.argument("error") ?? "" } }
+        func between(_ i: Int) -> ArraySlice<FlowEvent> {
+            events[connects[i]..<(i + 1 < connects.count ? connects[i + 1] : events.endIndex)]
+        }
+        let reads = (0..<3).map { i in
+            between(i).filter { $0.name == "didUpdateValueFor" && $0.argument("characteristic") == "2A38" }
+        }
+        #expect(
+            reads.map { $0.map { $0.argument("value") ?? $0.argument("error") ?? "" } } == [
+                ["01"], ["02"], ["CBATTError.unlikelyError"],
+            ])
+        let states = (0..<3).map { i in
+            between(i).filter { $0.name == "didUpdateNotificationStateFor" }.map { $0.argument("error") ?? "" }
+        }
         #expect(states == [["CBATTError.insufficientAuthorization"], ["nil"], []])
         // Connection 3 used handles cached from before, with no discovery: the mirror discovers
         // (as a CoreBluetooth app does) and makes its read and its write.
         #expect(between(2).contains { $0.name == "discoverServices" })
-        #expect(between(2).contains { $0.name == "didWriteValueFor" && $0.argument("characteristic") == "2A39" && $0.argument("error") == "nil" })
+        #expect(
+            between(2).contains {
+                $0.name == "didWriteValueFor" && $0.argument("characteristic") == "2A39"
+                    && $0.argument("error") == "nil"
+            })
         #expect(!flow.comments.contains { $0.contains("never made") })
     }
 
@@ -147,11 +176,15 @@ final class ReconnectingReader: NSObject, BluetoothApp, CBCentralManagerDelegate
     /// with one characteristic of `properties` whose value is 0x0003 (`characteristic`, "382a").
     static func connectedAndDiscovered(service: String, properties: String, characteristic: String) -> [OwnedRecord] {
         [
-            OwnedRecord(kind: .event, direction: .received, hex: "3e 13 01 00 4000 00 01 05f4f3f2f1f0 2800 0000 2a00 00", time: 100_000),
+            OwnedRecord(
+                kind: .event, direction: .received, hex: "3e 13 01 00 4000 00 01 05f4f3f2f1f0 2800 0000 2a00 00",
+                time: 100_000),
             OwnedRecord(kind: .acl, direction: .sent, hex: att("10 0100 ffff 0028"), time: 200_000),
             OwnedRecord(kind: .acl, direction: .received, hex: att("11 06 0100 0500 " + service), time: 210_000),
             OwnedRecord(kind: .acl, direction: .sent, hex: att("08 0100 0500 0328"), time: 220_000),
-            OwnedRecord(kind: .acl, direction: .received, hex: att("09 07 0200 \(properties) 0300 \(characteristic)"), time: 230_000),
+            OwnedRecord(
+                kind: .acl, direction: .received, hex: att("09 07 0200 \(properties) 0300 \(characteristic)"),
+                time: 230_000),
         ]
     }
 
@@ -162,8 +195,11 @@ final class ReconnectingReader: NSObject, BluetoothApp, CBCentralManagerDelegate
             ]
         records.append(
             end.map {
-                OwnedRecord(kind: .event, direction: .received, hex: "05 04 00 4000 13", time: 1_000_000 + Int64($0 * 1_000_000))
-            } ?? OwnedRecord(kind: .event, direction: .received, hex: "13 05 01 4000 0100", time: 45_000_000))  // Number Of Completed Packets
+                OwnedRecord(
+                    kind: .event, direction: .received, hex: "05 04 00 4000 13", time: 1_000_000 + Int64($0 * 1_000_000)
+                )
+                // Number Of Completed Packets
+            } ?? OwnedRecord(kind: .event, direction: .received, hex: "13 05 01 4000 0100", time: 45_000_000))
         return cassette(records)
     }
 
@@ -173,7 +209,10 @@ final class ReconnectingReader: NSObject, BluetoothApp, CBCentralManagerDelegate
         let flow = await ReplayEngine(cassette: cassette).run(app, name: "probe")
         #expect(flow.events.contains { $0.name == "readValue" })
         // No answer and no timeout: the read ends with the link, as the capture's did.
-        #expect(flow.events.filter { $0.name == "didUpdateValueFor" }.allSatisfy { $0.argument("error") == "CBError.peripheralDisconnected" })
+        #expect(
+            flow.events.filter { $0.name == "didUpdateValueFor" }.allSatisfy {
+                $0.argument("error") == "CBError.peripheralDisconnected"
+            })
         #expect(!flow.events.contains { $0.argument("error") == "CBError.connectionTimeout" })
         let disconnection = try #require(flow.events.first { $0.name == "didDisconnectPeripheral" })
         #expect(disconnection.argument("error") == "CBError.peripheralDisconnected")
@@ -207,7 +246,9 @@ final class ReconnectingReader: NSObject, BluetoothApp, CBCentralManagerDelegate
         let att = Self.att
         let value = String(repeating: "ab", count: 31)
         let records = [
-            OwnedRecord(kind: .event, direction: .received, hex: "3e 13 01 00 4000 00 01 05f4f3f2f1f0 2800 0000 2a00 00", time: 100_000),
+            OwnedRecord(
+                kind: .event, direction: .received, hex: "3e 13 01 00 4000 00 01 05f4f3f2f1f0 2800 0000 2a00 00",
+                time: 100_000),
             OwnedRecord(kind: .acl, direction: .sent, hex: att("02 0002"), time: 150_000),
             OwnedRecord(kind: .acl, direction: .received, hex: att("03 f701"), time: 160_000),
             OwnedRecord(kind: .acl, direction: .sent, hex: att("10 0100 ffff 0028"), time: 200_000),

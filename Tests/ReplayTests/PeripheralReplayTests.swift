@@ -38,7 +38,8 @@ final class TestServerApp: NSObject, BluetoothApp, CBPeripheralManagerDelegate {
     func didFinishLaunching(_ launch: Launch) {
         after = launch.asyncAfter
         manager = CBPeripheralManager(
-            delegate: self, queue: nil, options: restoreIdentifier.map { [CBPeripheralManagerOptionRestoreIdentifierKey: $0] })
+            delegate: self, queue: nil,
+            options: restoreIdentifier.map { [CBPeripheralManagerOptionRestoreIdentifierKey: $0] })
     }
 
     func peripheralManager(_ peripheral: CBPeripheralManager, willRestoreState dict: [String: Any]) {
@@ -54,7 +55,8 @@ final class TestServerApp: NSObject, BluetoothApp, CBPeripheralManagerDelegate {
             service.characteristics = captured.characteristics.map {
                 let uuid = CBUUID(bluetoothUUID: $0.uuid)
                 if let value = cached[uuid.uuidString] {
-                    return CBMutableCharacteristic(type: uuid, properties: [.read], value: value, permissions: [.readable])
+                    return CBMutableCharacteristic(
+                        type: uuid, properties: [.read], value: value, permissions: [.readable])
                 }
                 return CBMutableCharacteristic(
                     type: uuid, properties: CBCharacteristicProperties(rawValue: UInt($0.properties.rawValue)),
@@ -91,7 +93,9 @@ final class TestServerApp: NSObject, BluetoothApp, CBPeripheralManagerDelegate {
         peripheral.respond(to: requests[0], withResult: result)
     }
 
-    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral, didSubscribeTo characteristic: CBCharacteristic) {
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral, didSubscribeTo characteristic: CBCharacteristic
+    ) {
         centralsSeen.append(central)
     }
 }
@@ -113,18 +117,23 @@ struct CentralRequest {
 func centralRequests(_ cassette: Cassette) -> [CentralRequest] {
     var result: [CentralRequest] = []
     for link in cassette.links where link.hostRole == .peripheral {
-        guard let central = link.peer, let database = link.localDatabase ?? cassette.peer(central)?.localDatabase else { continue }
+        guard let central = link.peer, let database = link.localDatabase ?? cassette.peer(central)?.localDatabase else {
+            continue
+        }
         for exchange in link.exchanges where exchange.sender == .peer {
             guard let handle = exchange.handle,
                 [ATTOpcode.readRequest, .readBlobRequest, .writeRequest, .writeCommand].contains(exchange.opcode)
             else { continue }
             for service in database.services {
                 for characteristic in service.characteristics {
-                    let isConfiguration = characteristic.descriptors.contains { $0.handle == handle && $0.uuid == BluetoothUUID(UInt16(0x2902)) }
+                    let isConfiguration = characteristic.descriptors.contains {
+                        $0.handle == handle && $0.uuid == BluetoothUUID(UInt16(0x2902))
+                    }
                     if characteristic.valueHandle == handle || isConfiguration {
                         result.append(
                             CentralRequest(
-                                link: link, exchange: exchange, central: central, characteristic: characteristic, service: service,
+                                link: link, exchange: exchange, central: central, characteristic: characteristic,
+                                service: service,
                                 isConfiguration: isConfiguration, time: exchange.time.seconds(since: cassette.start)))
                     }
                 }
@@ -147,7 +156,8 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
 @Suite struct PeripheralReplayTests {
     @Test func theSensorServerReplaysToItsHandWrittenFlow() async throws {
         let cassette = try load("peripheral-server.btsnoop")
-        let actual = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("sensor-server")!.make(for: cassette), name: "sensor-server")
+        let actual = await ReplayEngine(cassette: cassette).run(
+            ReferenceApps.named("sensor-server")!.make(for: cassette), name: "sensor-server")
         let text = try String(contentsOfFile: Fixtures.capture("peripheral-server.sensor-server.flow"), encoding: .utf8)
         let diff = FlowDiff(expected: try Flow(parsing: text), actual: actual)
         #expect(diff.isEqual, "\(diff.report(expectedName: "expected", actualName: "actual"))")
@@ -171,14 +181,20 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
                 expected.append("peripheralManager didReceiveRead \(prefix) offset=\(request.exchange.offset ?? 0)")
             default:
                 let type = request.exchange.opcode == .writeCommand ? "withoutResponse" : "withResponse"
-                expected.append("peripheralManager didReceiveWrite \(prefix) value=\(request.exchange.value.map { String(format: "%02x", $0) }.joined()) offset=0 type=\(type)")
+                expected.append(
+                    "peripheralManager didReceiveWrite \(prefix) value=\(request.exchange.value.map { String(format: "%02x", $0) }.joined()) offset=0 type=\(type)"
+                )
             }
             times.append(request.time)
         }
         // A central that hangs up while subscribed ends its subscriptions.
         var subscribed = Set<String>()
         for request in requests where request.isConfiguration {
-            if request.exchange.value.contains(where: { $0 != 0 }) { subscribed.insert(request.uuid) } else { subscribed.remove(request.uuid) }
+            if request.exchange.value.contains(where: { $0 != 0 }) {
+                subscribed.insert(request.uuid)
+            } else {
+                subscribed.remove(request.uuid)
+            }
         }
         for central in cassette.centrals {
             for episode in cassette.centralEpisodes[central] ?? [] {
@@ -192,7 +208,8 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
         let app = TestServerApp(services: serverServices(cassette))
         let flow = await ReplayEngine(cassette: cassette).run(app, name: "test-server")
         let delivered = flow.events.filter {
-            $0.actor == "peripheralManager" && ["didReceiveRead", "didReceiveWrite", "didSubscribeTo", "didUnsubscribeFrom"].contains($0.name)
+            $0.actor == "peripheralManager"
+                && ["didReceiveRead", "didReceiveWrite", "didSubscribeTo", "didUnsubscribeFrom"].contains($0.name)
         }
         #expect(delivered.map(\.signature) == expected)
         #expect(delivered.map { $0.time ?? -1 }.elementsEqual(times) { abs($0 - $1) < 1e-6 })
@@ -215,16 +232,22 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
             let answer = request.exchange.answer!
             if request.exchange.opcode == .readRequest {
                 let changed = answer.value.dropLast() + [answer.value.last! ^ 0xFF]
-                expected.append("system answerDiffers central=\(request.central) characteristic=\(request.uuid) captured=\(FlowRecord.Value.text(of: answer.value)) app=\(FlowRecord.Value.text(of: Array(changed)))")
+                expected.append(
+                    "system answerDiffers central=\(request.central) characteristic=\(request.uuid) captured=\(FlowRecord.Value.text(of: answer.value)) app=\(FlowRecord.Value.text(of: Array(changed)))"
+                )
             } else if let error = answer.error {
-                expected.append("system answerDiffers central=\(request.central) characteristic=\(request.uuid) captured=\(CBATTError(errorCode: Int(error.rawValue))) app=success")
+                expected.append(
+                    "system answerDiffers central=\(request.central) characteristic=\(request.uuid) captured=\(CBATTError(errorCode: Int(error.rawValue))) app=success"
+                )
             }
         }
         #expect(flow.events.filter { $0.name == "answerDiffers" }.map(\.signature) == expected)
         #expect(flow.comments.filter { $0.hasPrefix("divergence:") }.count == expected.count)
         // Every answer the app gave is in the flow (it answers the write command too).
         #expect(app.writeArrays.count == writes.count + 1)
-        #expect(flow.events.filter { $0.actor == "app" && $0.name == "respond" }.count == reads.count + app.writeArrays.count)
+        #expect(
+            flow.events.filter { $0.actor == "app" && $0.name == "respond" }.count == reads.count
+                + app.writeArrays.count)
     }
 
     @Test func aRequestTheAppNeverAnswersIsReportedWhenATTsTimeoutWouldEndIt() async throws {
@@ -254,8 +277,15 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
         app.write = { _ in .success }  // answers even the command: allowed, and nothing is sent
         let flow = await ReplayEngine(cassette: cassette).run(app, name: "test-server")
         let uuid = commands[0].uuid
-        #expect(app.writeArrays.contains { $0.count == 1 && $0[0].characteristic.uuid.uuidString == uuid && $0[0].value == Data(commands[0].exchange.value) })
-        #expect(!flow.events.contains { ($0.name == "answerDiffers" || $0.name == "noResponse") && $0.argument("characteristic") == uuid })
+        #expect(
+            app.writeArrays.contains {
+                $0.count == 1 && $0[0].characteristic.uuid.uuidString == uuid
+                    && $0[0].value == Data(commands[0].exchange.value)
+            })
+        #expect(
+            !flow.events.contains {
+                ($0.name == "answerDiffers" || $0.name == "noResponse") && $0.argument("characteristic") == uuid
+            })
         #expect(flow.comments.contains { $0.contains("write without response (\(uuid)): nothing is sent") })
     }
 
@@ -297,7 +327,8 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
         #expect(!flow.comments.contains { $0.hasPrefix("divergence: the app") })
         for (service, captured) in zip(app.published, app.services) {
             #expect(service.handles == captured.handle...captured.endHandle)
-            for (characteristic, capturedCharacteristic) in zip(service.characteristics ?? [], captured.characteristics) {
+            for (characteristic, capturedCharacteristic) in zip(service.characteristics ?? [], captured.characteristics)
+            {
                 #expect(characteristic.valueHandle == capturedCharacteristic.valueHandle)
                 #expect(characteristic.declarationHandle == capturedCharacteristic.declarationHandle)
             }
@@ -308,7 +339,8 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
 
     @Test func publishingWhatTheCapturedServerLackedOrLackingWhatTheCentralsUsedIsADivergence() async throws {
         let cassette = try load("peripheral-server.btsnoop")
-        let read = try #require(centralRequests(cassette).first { $0.exchange.opcode == .readRequest && !$0.isSystemService })
+        let read = try #require(
+            centralRequests(cassette).first { $0.exchange.opcode == .readRequest && !$0.isSystemService })
         // The captured services, without the characteristic the central read, plus one of its own.
         var services = serverServices(cassette)
         let index = try #require(services.firstIndex { $0.handle == read.service.handle })
@@ -319,7 +351,10 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
         let serviceUUID = CBUUID(bluetoothUUID: read.service.uuid).uuidString
         #expect(flow.comments.contains { $0.hasPrefix("divergence: the app publishes service FFF0") })
         #expect(flow.comments.contains { $0.hasPrefix("divergence: the app's \(serviceUUID) lacks \(read.uuid)") })
-        #expect(flow.comments.contains { $0.hasPrefix("divergence: \(read.central) reads \(read.uuid)") && $0.hasSuffix("not delivered") })
+        #expect(
+            flow.comments.contains {
+                $0.hasPrefix("divergence: \(read.central) reads \(read.uuid)") && $0.hasSuffix("not delivered")
+            })
         #expect(!flow.events.contains { $0.name == "didReceiveRead" })
         // The new service gets handles after the captured server's.
         let last = try #require(serverServices(cassette).map(\.endHandle).max())
@@ -328,28 +363,39 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
 
     @Test func preparedWritesReachTheAppAsOneArrayAtTheirExecuteAndReadBlobsAsReadsWithTheirOffset() async throws {
         var cassette = try load("peripheral-server.btsnoop")
-        let write = try #require(centralRequests(cassette).first { $0.exchange.opcode == .writeRequest && !$0.isConfiguration })
-        let read = try #require(centralRequests(cassette).first { $0.exchange.opcode == .readRequest && !$0.isSystemService })
+        let write = try #require(
+            centralRequests(cassette).first { $0.exchange.opcode == .writeRequest && !$0.isConfiguration })
+        let read = try #require(
+            centralRequests(cassette).first { $0.exchange.opcode == .readRequest && !$0.isSystemService })
         let index = try #require(cassette.links.firstIndex { $0.hostRole == .peripheral })
         let end = try #require(cassette.centralEpisodes[write.central]?.last?.disconnectTime)
         func at(_ microseconds: Int64) -> Timestamp { end.adding(microseconds: -40_000 + microseconds) }
-        func request(_ opcode: ATTOpcode, _ time: Int64, handle: UInt16, value: [UInt8] = [], offset: UInt16? = nil, flags: UInt16? = nil, answer: ATTOpcode, answerValue: [UInt8] = []) -> Cassette.Exchange {
+        func request(
+            _ opcode: ATTOpcode, _ time: Int64, handle: UInt16, value: [UInt8] = [], offset: UInt16? = nil,
+            flags: UInt16? = nil, answer: ATTOpcode, answerValue: [UInt8] = []
+        ) -> Cassette.Exchange {
             Cassette.Exchange(
-                opcode: opcode, time: at(time), record: 0, sender: .peer, handle: handle, value: value, offset: offset, parameter: flags,
+                opcode: opcode, time: at(time), record: 0, sender: .peer, handle: handle, value: value, offset: offset,
+                parameter: flags,
                 answer: .init(opcode: answer, time: at(time + 100), record: 0, value: answerValue, latency: 0.0001))
         }
         let handle = write.characteristic.valueHandle
         cassette.links[index].exchanges += [
             // A long write of three parts, two contiguous and one further on, then one the
             // central cancels.
-            request(.prepareWriteRequest, 0, handle: handle, value: [0x01, 0x02], offset: 0, answer: .prepareWriteResponse),
+            request(
+                .prepareWriteRequest, 0, handle: handle, value: [0x01, 0x02], offset: 0, answer: .prepareWriteResponse),
             request(.prepareWriteRequest, 500, handle: handle, value: [0x03], offset: 2, answer: .prepareWriteResponse),
-            request(.prepareWriteRequest, 1_000, handle: handle, value: [0x05], offset: 10, answer: .prepareWriteResponse),
+            request(
+                .prepareWriteRequest, 1_000, handle: handle, value: [0x05], offset: 10, answer: .prepareWriteResponse),
             request(.executeWriteRequest, 2_000, handle: 0, flags: 1, answer: .executeWriteResponse),
-            request(.prepareWriteRequest, 3_000, handle: handle, value: [0x09], offset: 0, answer: .prepareWriteResponse),
+            request(
+                .prepareWriteRequest, 3_000, handle: handle, value: [0x09], offset: 0, answer: .prepareWriteResponse),
             request(.executeWriteRequest, 4_000, handle: 0, flags: 0, answer: .executeWriteResponse),
             // The rest of a value from offset 1.
-            request(.readBlobRequest, 5_000, handle: read.characteristic.valueHandle, offset: 1, answer: .readBlobResponse, answerValue: [0x07]),
+            request(
+                .readBlobRequest, 5_000, handle: read.characteristic.valueHandle, offset: 1, answer: .readBlobResponse,
+                answerValue: [0x07]),
         ]
         let app = TestServerApp(services: serverServices(cassette))
         let captured = try #require(read.exchange.answer?.value)
@@ -362,27 +408,35 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
         #expect(group.map(\.value) == [Data([0x01, 0x02, 0x03]), Data([0x05])])
         #expect(
             flow.events.contains {
-                $0.signature == "peripheralManager didReceiveWrite central=\(write.central) characteristic=\(write.uuid),\(write.uuid) value=010203,05 offset=0,10 type=withResponse"
+                $0.signature
+                    == "peripheralManager didReceiveWrite central=\(write.central) characteristic=\(write.uuid),\(write.uuid) value=010203,05 offset=0,10 type=withResponse"
             })
         #expect(!flow.events.contains { $0.name == "didReceiveWrite" && $0.argument("value") == "09" })
         #expect(
             flow.events.contains {
-                $0.signature == "peripheralManager didReceiveRead central=\(read.central) characteristic=\(read.uuid) offset=1"
+                $0.signature
+                    == "peripheralManager didReceiveRead central=\(read.central) characteristic=\(read.uuid) offset=1"
             })
         // The Execute's and the Read Blob's answers are the app's: nothing differs.
-        #expect(!flow.events.contains { $0.name == "answerDiffers" && ($0.argument("characteristic") == write.uuid || $0.argument("characteristic") == read.uuid) })
+        #expect(
+            !flow.events.contains {
+                $0.name == "answerDiffers"
+                    && ($0.argument("characteristic") == write.uuid || $0.argument("characteristic") == read.uuid)
+            })
     }
 
     @Test func aCachedValueIsAnsweredByTheSystemAndStillComparedWithTheCapture() async throws {
         let cassette = try load("peripheral-server.btsnoop")
-        let read = try #require(centralRequests(cassette).first { $0.exchange.opcode == .readRequest && !$0.isSystemService })
+        let read = try #require(
+            centralRequests(cassette).first { $0.exchange.opcode == .readRequest && !$0.isSystemService })
         let captured = try #require(read.exchange.answer?.value)
         for (value, differs) in [(captured, false), (captured.map { $0 ^ 0x0F }, true)] {
             let app = TestServerApp(services: serverServices(cassette))
             app.cached = [read.uuid: Data(value)]
             let flow = await ReplayEngine(cassette: cassette).run(app, name: "cached")
             #expect(!flow.events.contains { $0.name == "didReceiveRead" })
-            let expected = "system answerDiffers central=\(read.central) characteristic=\(read.uuid) captured=\(FlowRecord.Value.text(of: captured)) app=\(FlowRecord.Value.text(of: value))"
+            let expected =
+                "system answerDiffers central=\(read.central) characteristic=\(read.uuid) captured=\(FlowRecord.Value.text(of: captured)) app=\(FlowRecord.Value.text(of: value))"
             #expect(flow.events.contains { $0.signature == expected } == differs)
         }
     }
@@ -397,7 +451,8 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
         #expect(flow.events.last?.name == "answerDiffers")
         #expect(flow.events.filter { $0.name == "answerDiffers" }.count == 1)
         // With the default policy the replay goes on to the central's later requests.
-        let all = await ReplayEngine(cassette: cassette).run(TestServerApp(services: serverServices(cassette)), name: "test-server")
+        let all = await ReplayEngine(cassette: cassette).run(
+            TestServerApp(services: serverServices(cassette)), name: "test-server")
         #expect(all.events.count > flow.events.count)
     }
 }

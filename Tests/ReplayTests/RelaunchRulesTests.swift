@@ -40,7 +40,8 @@ import Wire
         (Platform(release: .iOS26, accessorySetupKit: true), true),
     ])
     func aForceQuitAppIsRelaunchedOnlyOnIOS26WithAccessorySetupKit(platform: Platform, relaunched: Bool) async throws {
-        let (events, _, log, engine) = try await replay("restore-pending-connection", [SystemEvent(.forceQuit, at: 0.8)], platform: platform)
+        let (events, _, log, engine) = try await replay(
+            "restore-pending-connection", [SystemEvent(.forceQuit, at: 0.8)], platform: platform)
         #expect(events.contains("system forceQuit"))
         #expect(events.contains(Self.relaunchOnConnect) == relaunched)
         #expect(log.instances == (relaunched ? 2 : 1))
@@ -76,7 +77,10 @@ import Wire
         // restore-notifying: connected and subscribed at +0.5; the capture never connects again.
         let (events, flow, log, engine) = try await replay("restore-notifying", [SystemEvent(.reboot, at: 0.5)])
         #expect(!events.contains { $0.hasPrefix("system relaunch") })
-        #expect(flow.comments.contains { $0.contains("the device restarts; the system keeps the connection request of probe") })
+        #expect(
+            flow.comments.contains {
+                $0.contains("the device restarts; the system keeps the connection request of probe")
+            })
         #expect(!log.lines.contains("1: value 0065"))
         #expect(engine.finalState.pending == ["F0:F1:F2:F3:F4:05"])
         #expect(engine.finalState.connected.isEmpty)
@@ -92,10 +96,13 @@ import Wire
         (.controlCenter, Platform(release: .iOS26, accessorySetupKit: true), true),
         (.airplaneMode, Platform(release: .iOS26, accessorySetupKit: true), false),
     ])
-    func whatTheSystemKeptSurvivesOnlyTheBluetoothTogglesTN3115Allows(kind: SystemEvent.Kind, platform: Platform, relaunched: Bool) async throws {
+    func whatTheSystemKeptSurvivesOnlyTheBluetoothTogglesTN3115Allows(
+        kind: SystemEvent.Kind, platform: Platform, relaunched: Bool
+    ) async throws {
         let (events, flow, log, _) = try await replay(
             "restore-pending-connection",
-            [SystemEvent(.terminate, at: 0.5), SystemEvent(kind, at: 0.6), SystemEvent(.powerOn, at: 0.7)], platform: platform)
+            [SystemEvent(.terminate, at: 0.5), SystemEvent(kind, at: 0.6), SystemEvent(.powerOn, at: 0.7)],
+            platform: platform)
         #expect(events.contains(kind == .powerOff ? "system powerOff" : "system powerOff via=\(kind.rawValue)"))
         #expect(events.contains(Self.relaunchOnConnect) == relaunched)
         #expect(log.instances == (relaunched ? 2 : 1))
@@ -116,11 +123,14 @@ import Wire
         var central: CBCentralManager?
         var known: CBPeripheral?
         func didFinishLaunching(_ launch: Launch) {
-            central = CBCentralManager(delegate: self, queue: nil, options: [CBCentralManagerOptionRestoreIdentifierKey: "forgot"])
+            central = CBCentralManager(
+                delegate: self, queue: nil, options: [CBCentralManagerOptionRestoreIdentifierKey: "forgot"])
         }
         func centralManagerDidUpdateState(_ central: CBCentralManager) {
             guard central.state == .poweredOn, central.retrieveConnectedPeripherals(withServices: []).isEmpty,
-                let known = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: BluetoothAddress("F0:F1:F2:F3:F4:05")!)]).first
+                let known = central.retrievePeripherals(withIdentifiers: [
+                    CBPeer.identifier(for: BluetoothAddress("F0:F1:F2:F3:F4:05")!)
+                ]).first
             else { return }
             self.known = known
             central.connect(known)
@@ -134,12 +144,14 @@ import Wire
         let flow = await engine.run(name: "forgot") { NoRestoreApp() }
         let events = flow.events.map(\.signature)
         #expect(engine.crashReason == "restoreWithoutWillRestoreState")
-        let crash = try #require(events.firstIndex { $0.hasPrefix("system crash reason=restoreWithoutWillRestoreState") })
+        let crash = try #require(
+            events.firstIndex { $0.hasPrefix("system crash reason=restoreWithoutWillRestoreState") })
         // The relaunch's restoration event is written down before the callbacks run; the crash
         // comes in willRestoreState, before the app hears anything else.
         #expect(
             Array(events[(crash - 3)..<crash]) == [
-                Self.relaunchOnConnect, "central willRestoreState restoreIdentifier=forgot peripherals=F0:F1:F2:F3:F4:05",
+                Self.relaunchOnConnect,
+                "central willRestoreState restoreIdentifier=forgot peripherals=F0:F1:F2:F3:F4:05",
                 "central didUpdateState state=poweredOn",
             ])
         #expect(events.count == crash + 1)  // nothing of the app after the crash
@@ -154,11 +166,17 @@ import Wire
         let ios26 = Platform(release: .iOS26)
         let ask = Platform(release: .iOS26, accessorySetupKit: true)
         for platform in [ios18, ios26, ask] {
-            #expect(platform.relaunches(after: .terminate) && platform.relaunches(after: .crash) && platform.relaunches(after: .reboot))
+            #expect(
+                platform.relaunches(after: .terminate) && platform.relaunches(after: .crash)
+                    && platform.relaunches(after: .reboot))
             #expect(!platform.relaunches(after: .powerOff) && !platform.relaunches(after: .airplaneMode))
         }
-        #expect(!ios18.relaunches(after: .forceQuit) && !ios26.relaunches(after: .forceQuit) && ask.relaunches(after: .forceQuit))
-        #expect(ios18.relaunches(after: .controlCenter) && !ios26.relaunches(after: .controlCenter) && ask.relaunches(after: .controlCenter))
+        #expect(
+            !ios18.relaunches(after: .forceQuit) && !ios26.relaunches(after: .forceQuit)
+                && ask.relaunches(after: .forceQuit))
+        #expect(
+            ios18.relaunches(after: .controlCenter) && !ios26.relaunches(after: .controlCenter)
+                && ask.relaunches(after: .controlCenter))
     }
 
     @Test func everyKindSweepsAndTheReleaseChangesTheAnswer() async throws {
@@ -170,7 +188,9 @@ import Wire
             for kind in KillPointSweep.kinds {
                 let sweep = await KillPointSweep.run(cassette, app: app, kind: kind, platform: platform)
                 #expect(!sweep.points.isEmpty)
-                result[kind] = (sweep.losses.count, sweep.points.filter { $0.relaunch != nil && $0.relaunch != "user" }.count)
+                result[kind] = (
+                    sweep.losses.count, sweep.points.filter { $0.relaunch != nil && $0.relaunch != "user" }.count
+                )
             }
             return result
         }

@@ -25,13 +25,16 @@ func episode(
     connection.status = complete == nil ? nil : HCIStatus(rawValue: status)
     connection.cancelTime = cancel.map { Timestamp(microseconds: Int64($0 * 1e6)) }
     if status != 0, complete != nil {
-        connection.cbError = Mapped(value: .cb(CoreBluetoothMapping.connectionFailureError(status: HCIStatus(rawValue: status)).value), evidence: .reported)
+        connection.cbError = Mapped(
+            value: .cb(CoreBluetoothMapping.connectionFailureError(status: HCIStatus(rawValue: status)).value),
+            evidence: .reported)
     }
     if let disconnect, let reason {
         connection.disconnectTime = Timestamp(microseconds: Int64(disconnect * 1e6))
         connection.reason = HCIStatus(rawValue: reason)
         connection.initiator = local ? .local : .remote
-        connection.cbError = CoreBluetoothMapping.disconnectionError(reason: HCIStatus(rawValue: reason), requestedByApp: local)
+        connection.cbError = CoreBluetoothMapping.disconnectionError(
+            reason: HCIStatus(rawValue: reason), requestedByApp: local)
     }
     return connection
 }
@@ -199,8 +202,10 @@ final class OneShotApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
     @Test func theBundledCaptureReplaysToItsExpectedFlow() async throws {
         let (cassette, fault) = try Cassette.load(path: Fixtures.capture("reconnect-supervision-timeout.btsnoop"))
         #expect(fault == nil)
-        let actual = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("reconnecting")!.make(for: cassette), name: "reconnecting")
-        let text = try String(contentsOfFile: Fixtures.capture("reconnect-supervision-timeout.reconnecting.flow"), encoding: .utf8)
+        let actual = await ReplayEngine(cassette: cassette).run(
+            ReferenceApps.named("reconnecting")!.make(for: cassette), name: "reconnecting")
+        let text = try String(
+            contentsOfFile: Fixtures.capture("reconnect-supervision-timeout.reconnecting.flow"), encoding: .utf8)
         let diff = FlowDiff(expected: try Flow(parsing: text), actual: actual)
         #expect(diff.isEqual, "\(diff.report(expectedName: "expected", actualName: "actual"))")
     }
@@ -235,13 +240,15 @@ final class OneShotApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
         #expect(flow.comments.contains("at the end of the capture: F0:F1:F2:F3:F4:05 is connected"))
     }
 
-    @Test(.sharedCaptures) func aRealSupervisionTimeoutAfterTheCapturedAppsOwnDisconnectionReachesTheApp() async throws {
+    @Test(.sharedCaptures) func aRealSupervisionTimeoutAfterTheCapturedAppsOwnDisconnectionReachesTheApp() async throws
+    {
         let path = Fixtures.publicCapture("joelarula-darkelf-2.btsnoop")
         let (cassette, _) = try Cassette.load(path: path)
         let peer = cassette.peers[0]
         // The capture's first supervision timeout (0x08) of that peer, after a disconnection of its own.
         let timeout = try #require(cassette.episodes[peer]?.first { $0.reason?.rawValue == 0x08 }?.disconnectTime)
-        let flow = await ReplayEngine(cassette: cassette).run(ReferenceApps.named("reconnecting")!.make(for: cassette), name: "reconnecting")
+        let flow = await ReplayEngine(cassette: cassette).run(
+            ReferenceApps.named("reconnecting")!.make(for: cassette), name: "reconnecting")
         let lost = try #require(flow.events.first { $0.name == "didDisconnectPeripheral" })
         #expect(lost.argument("error") == "CBError.connectionTimeout")
         #expect(lost.time == timeout.seconds(since: cassette.start))

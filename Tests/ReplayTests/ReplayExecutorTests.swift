@@ -31,7 +31,8 @@ import Testing
 
     @Test func aNonisolatedTaskWokenByTheClockRunsAsOneJobAWaking() async {
         let app = SleepingApp(count: 100)
-        let engine = ReplayEngine(cassette: cassette([episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08)]))
+        let engine = ReplayEngine(
+            cassette: cassette([episode(id: 0, attempt: 1, complete: 1.2, disconnect: 5, reason: 0x08)]))
         _ = await engine.run(app, name: "sleeper")
         #expect(app.woken == 100)
         // The task's start and each waking are a job each, with a few for the launch; a waking

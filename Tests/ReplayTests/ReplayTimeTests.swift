@@ -130,7 +130,8 @@ enum RealTimeProbe {
         guard let (cassette, _) = try? Cassette.load(path: Fixtures.capture("att-errors.btsnoop")),
             let mirror = ReferenceApps.named("mirror")
         else { return false }
-        let flow = await ReplayEngine(cassette: cassette, pacing: .realtime).run(mirror.make(for: cassette), name: mirror.name)
+        let flow = await ReplayEngine(cassette: cassette, pacing: .realtime).run(
+            mirror.make(for: cassette), name: mirror.name)
         return !flow.comments.contains { $0.contains("never connected again") }
             && flow.comments.contains { $0.hasSuffix("is disconnected") }
             && signatures(flow).suffix(2) == [

@@ -24,7 +24,10 @@ import Testing
         #expect(signatures(flow).filter { $0.hasPrefix("app connect") }.count == 1)
         #expect(signatures(flow).last == "central didConnect peripheral=F0:F1:F2:F3:F4:05")
         #expect(flow.events.last?.time == 2.5)
-        #expect(flow.comments.contains { $0.contains("failed to be established (0x3E) at +1.500000; iOS tries again by itself") })
+        #expect(
+            flow.comments.contains {
+                $0.contains("failed to be established (0x3E) at +1.500000; iOS tries again by itself")
+            })
     }
 
     @Test func aLinkThatDropsWith0x3EBeforeItIsUsedIsAFailedEstablishmentToo() async {
@@ -43,7 +46,9 @@ import Testing
         let engine = ReplayEngine(cassette: Self.failedThenConnected)
         engine.platform = Platform(establishmentFailure: .fail)
         let flow = await engine.run(OneShotApp(), name: "one-shot")
-        #expect(signatures(flow).last == "central didFailToConnect peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionFailed")
+        #expect(
+            signatures(flow).last
+                == "central didFailToConnect peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionFailed")
         #expect(flow.events.last?.time == 1.5)
     }
 

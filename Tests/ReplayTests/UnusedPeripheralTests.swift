@@ -30,7 +30,9 @@ import Testing
         func didFinishLaunching(_ launch: Launch) { central = CBCentralManager(delegate: self, queue: nil) }
         func centralManagerDidUpdateState(_ central: CBCentralManager) {
             guard central.state == .poweredOn,
-                let known = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: UnusedPeripheralTests.peer)]).first
+                let known = central.retrievePeripherals(withIdentifiers: [
+                    CBPeer.identifier(for: UnusedPeripheralTests.peer)
+                ]).first
             else { return }
             if keeps { peripheral = known }
             central.connect(known)
@@ -39,7 +41,9 @@ import Testing
             heard.append("didConnect")
             if dropAfterConnect { self.peripheral = nil }
         }
-        func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {
+        func centralManager(
+            _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?
+        ) {
             heard.append("didDisconnect")
         }
     }
@@ -59,7 +63,10 @@ import Testing
         #expect(released.argument("state") == "connecting")
         #expect(released.time == 0)
         #expect(!flow.events.contains { $0.name == "didConnect" })
-        #expect(flow.comments.contains { $0.contains("API MISUSE") && $0.contains("Cancelling connection for unused peripheral") })
+        #expect(
+            flow.comments.contains {
+                $0.contains("API MISUSE") && $0.contains("Cancelling connection for unused peripheral")
+            })
     }
 
     @Test func aConnectedPeripheralTheAppLetsGoOfIsDisconnectedWithNoCallback() async throws {

@@ -42,7 +42,9 @@ import TraceFiles
             let text = describe(record, decoded, answering: request, origin: origin!) + "\n"
             if formatter.buffer.bytes != Array(text.utf8) {
                 mismatches += 1
-                #expect(String(decoding: formatter.buffer.bytes, as: UTF8.self) == text, "text of record \(record.index) of \(path)")
+                #expect(
+                    String(decoding: formatter.buffer.bytes, as: UTF8.self) == text,
+                    "text of record \(record.index) of \(path)")
             }
             formatter.buffer.removeAll()
 
@@ -51,7 +53,9 @@ import TraceFiles
                 let lines = DecodeFormatter.detail(record, decoded).map { $0 + "\n" }.joined()
                 if formatter.buffer.bytes != Array(lines.utf8) {
                     mismatches += 1
-                    #expect(String(decoding: formatter.buffer.bytes, as: UTF8.self) == lines, "-v lines of record \(record.index) of \(path)")
+                    #expect(
+                        String(decoding: formatter.buffer.bytes, as: UTF8.self) == lines,
+                        "-v lines of record \(record.index) of \(path)")
                 }
                 formatter.buffer.removeAll()
             }
@@ -64,7 +68,8 @@ import TraceFiles
                 if formatter.buffer.bytes != json {
                     mismatches += 1
                     #expect(
-                        String(decoding: formatter.buffer.bytes, as: UTF8.self) == String(decoding: json, as: UTF8.self),
+                        String(decoding: formatter.buffer.bytes, as: UTF8.self)
+                            == String(decoding: json, as: UTF8.self),
                         "JSON of record \(record.index) of \(path)")
                 }
                 formatter.buffer.removeAll()

@@ -81,14 +81,17 @@ struct JSONRecord: Encodable {
             break
         }
         if let pdu = decoded.att {
-            att = JSONATTFields(pdu, answering: request.map { (opcode: $0.opcode, handle: $0.attributeHandle, record: $0.record) })
+            att = JSONATTFields(
+                pdu, answering: request.map { (opcode: $0.opcode, handle: $0.attributeHandle, record: $0.record) })
         }
         smp = decoded.smp.map(JSONSMPFields.init)
     }
 }
 
 /// One line for a person: index, time, direction, kind, then what the packet says.
-func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest?, origin: Timestamp) -> String {
+func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest?, origin: Timestamp)
+    -> String
+{
     var line = "\(record.index + 1)".leftPadded(6) + " " + relativeTime(record.timestamp, since: origin)
     line += " " + (record.direction.map { "\($0)" } ?? "-").rightPadded(8)
     line += " " + "\(record.kind)".rightPadded(7) + " "
@@ -110,12 +113,14 @@ func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, answering reque
         case .commandStatus(let status, _, let opcode):
             line += "Command Status \(opcode): \(status)"
         case .disconnectionComplete(let status, let handle, let reason):
-            line += "Disconnection Complete handle \(hex(handle, digits: 4)) reason \(reason) (\(hex(reason.rawValue, digits: 2)))"
+            line +=
+                "Disconnection Complete handle \(hex(handle, digits: 4)) reason \(reason) (\(hex(reason.rawValue, digits: 2)))"
             if status != .success { line += " status \(status)" }
         case .connectionComplete(let status, let handle, let address, _):
             line += "Connection Complete \(address) handle \(hex(handle, digits: 4)): \(status)"
         case .le(.connectionComplete(let complete)):
-            line += "\(complete.subevent) \(complete.peerAddress) handle \(hex(complete.handle, digits: 4)) role \(complete.role == 0 ? "central" : "peripheral"): \(complete.status)"
+            line +=
+                "\(complete.subevent) \(complete.peerAddress) handle \(hex(complete.handle, digits: 4)) role \(complete.role == 0 ? "central" : "peripheral"): \(complete.status)"
         case .le(.unknown(let subevent, _)):
             line += "\(subevent)"
             if subevent.rawValue == 0x12 { line += eventFieldsText(record.bytes) ?? "" }
@@ -131,7 +136,8 @@ func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, answering reque
             if let request, att.opcode != .errorResponse {
                 line +=
                     " (answers \(request.opcode)"
-                    + (request.attributeHandle.map { " of \(hex($0, digits: 4))" } ?? "") + ", frame \(request.record + 1))"
+                    + (request.attributeHandle.map { " of \(hex($0, digits: 4))" } ?? "")
+                    + ", frame \(request.record + 1))"
             }
         } else if let smp = decoded.smp {
             line += " SMP " + describe(smp)
@@ -147,6 +153,8 @@ func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, answering reque
     case nil:
         break
     }
-    if let fault = decoded.fault ?? decoded.lostFragments { line += "  [\(fault.layer): expected \(fault.expected) at byte \(fault.offset)]" }
+    if let fault = decoded.fault ?? decoded.lostFragments {
+        line += "  [\(fault.layer): expected \(fault.expected) at byte \(fault.offset)]"
+    }
     return line
 }

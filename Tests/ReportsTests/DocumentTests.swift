@@ -95,12 +95,14 @@ import Wire
 
     @Test func timelineIsAnSVGDocumentAndTheHTMLPageHoldsIt() throws {
         let analysis = try TraceAnalysis(path: attErrors)
-        let svg = timelineSVG(analysis.lifecycle, errors: analysis.errors, traffic: TrafficHistogram(), file: "dir/a<b>.btsnoop")
+        let svg = timelineSVG(
+            analysis.lifecycle, errors: analysis.errors, traffic: TrafficHistogram(), file: "dir/a<b>.btsnoop")
         #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
         #expect(svg.hasSuffix("</svg>"))
         #expect(svg.contains("a&lt;b&gt;.btsnoop"))
         #expect(!svg.contains("dir/"))
-        let html = timelineHTML(analysis.lifecycle, errors: analysis.errors, traffic: TrafficHistogram(), file: "a.btsnoop")
+        let html = timelineHTML(
+            analysis.lifecycle, errors: analysis.errors, traffic: TrafficHistogram(), file: "a.btsnoop")
         #expect(html.hasPrefix("<!DOCTYPE html>"))
         #expect(html.contains("<svg "))
         #expect(html.contains("<table class=\"connections\">"))
@@ -118,13 +120,19 @@ import Wire
         // What the straightforward formatting gives, for times from nothing to the whole range.
         func plain(_ negative: Bool, _ magnitude: UInt64) -> String {
             let fraction = String(magnitude % 1_000_000)
-            return (negative ? "-" : "+") + "\(magnitude / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+            return (negative ? "-" : "+") + "\(magnitude / 1_000_000)."
+                + String(repeating: "0", count: 6 - fraction.count) + fraction
         }
         let origin = Timestamp(microseconds: 0)
-        for micros: Int64 in [0, 1, 9, 999_999, 1_000_000, 9_999_999, 10_000_000, 86_400_123_456, Int64.max, -1, -1_000_001, Int64.min + 1] {
+        for micros: Int64 in [
+            0, 1, 9, 999_999, 1_000_000, 9_999_999, 10_000_000, 86_400_123_456, Int64.max, -1, -1_000_001,
+            Int64.min + 1,
+        ] {
             let time = Timestamp(microseconds: micros)
             #expect(relativeTime(time, since: origin) == plain(micros < 0, micros.magnitude), "\(micros)")
         }
-        #expect(relativeTime(Timestamp(microseconds: Int64.max), since: Timestamp(microseconds: Int64.min)) == "+18446744073709.551615")
+        #expect(
+            relativeTime(Timestamp(microseconds: Int64.max), since: Timestamp(microseconds: Int64.min))
+                == "+18446744073709.551615")
     }
 }

@@ -10,7 +10,8 @@ import Testing
 
     @Test func tellsTheSupervisionTimeoutAndTheReconnection() throws {
         let analysis = try TraceAnalysis(path: reconnect)
-        let lines = LifecycleStory(analysis).text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let lines = LifecycleStory(analysis).text.split(separator: "\n", omittingEmptySubsequences: false).map(
+            String.init)
         #expect(lines.first?.hasPrefix("\(analysis.lifecycle.records) records over ") == true)
         #expect(lines.contains("summary"))
         let timeouts = lines.filter { $0.contains("disconnected by the peer or the link: ") && $0.contains("(0x08)") }
@@ -38,7 +39,9 @@ import Testing
     }
 
     @Test func anEmptyReportSaysSo() {
-        let story = LifecycleStory(report: LifecycleReport(connections: [], firstTime: nil, lastTime: nil, records: 0), summary: LifecycleSummary(connections: [], scans: [], errors: []))
+        let story = LifecycleStory(
+            report: LifecycleReport(connections: [], firstTime: nil, lastTime: nil, records: 0),
+            summary: LifecycleSummary(connections: [], scans: [], errors: []))
         #expect(story.text == "no records\n")
     }
 

@@ -32,7 +32,9 @@ import Testing
         #expect(chosen.replayed < chosen.points.count, "\(name): no kill point shares a state")
         for (one, all) in zip(chosen.points, every.points) {
             #expect(one.seconds == all.seconds)
-            #expect(one.lost == all.lost && one.gained == all.gained && one.relaunch == all.relaunch, "\(name) at \(one.seconds): \(one) vs \(all)")
+            #expect(
+                one.lost == all.lost && one.gained == all.gained && one.relaunch == all.relaunch,
+                "\(name) at \(one.seconds): \(one) vs \(all)")
             if let same = one.sameAs { #expect(same < one.seconds) }
         }
     }
@@ -48,7 +50,9 @@ import Testing
             #expect(times.count == min(limit, all.points.count))
             #expect(Set(times).isSubset(of: Set(all.points.map(\.seconds))))
             #expect(times == times.sorted())
-            if limit >= 2 { #expect(times.first == all.points.first?.seconds && times.last == all.points.last?.seconds) }
+            if limit >= 2 {
+                #expect(times.first == all.points.first?.seconds && times.last == all.points.last?.seconds)
+            }
             if limit < all.points.count, limit > 2 {
                 // Evenly: the gaps between chosen kill points (counted in kill points) differ by one at most.
                 let positions = times.compactMap { time in all.points.firstIndex { $0.seconds == time } }
@@ -62,7 +66,8 @@ import Testing
         let (cassette, _) = try Cassette.load(path: Fixtures.capture("restore-notifying.btsnoop"))
         let app = try #require(ReferenceApps.named("restoring"))
         let sweep = await KillPointSweep.run(cassette, app: app)
-        let data = try ReportJSON.encode(JSONSweep(sweep, capture: "restore-notifying.btsnoop", app: "restoring", kind: "terminate"), pretty: false)
+        let data = try ReportJSON.encode(
+            JSONSweep(sweep, capture: "restore-notifying.btsnoop", app: "restoring", kind: "terminate"), pretty: false)
         let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(document["version"] as? Int == ReportJSON.version)
         #expect(document["replayed"] as? Int == sweep.replayed)

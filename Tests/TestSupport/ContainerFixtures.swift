@@ -9,7 +9,8 @@ import ZIPFoundation
 public enum ContainerFixtures {
     /// A fresh temporary directory.
     public static func directory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("bletrace-containers-\(UUID().uuidString)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bletrace-containers-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
@@ -97,7 +98,9 @@ public enum ContainerFixtures {
             let delta = UInt32(clamping: previous.map { time - $0 } ?? 0)
             previous = time
             last = time
-            func little(_ value: UInt64, _ count: Int) { for index in 0..<count { records.append(UInt8(truncatingIfNeeded: value >> (8 * index))) } }
+            func little(_ value: UInt64, _ count: Int) {
+                for index in 0..<count { records.append(UInt8(truncatingIfNeeded: value >> (8 * index))) }
+            }
             little(UInt64(kept + 1), 2)
             little(UInt64(record.originalLength + 1), 2)
             little(UInt64(delta), 4)
@@ -107,7 +110,9 @@ public enum ContainerFixtures {
         var compressed = [UInt8](repeating: 0, count: Int(compressBound(uLong(records.count))))
         var size = uLongf(compressed.count)
         let status = compressed.withUnsafeMutableBufferPointer { out in
-            records.withUnsafeBufferPointer { compress2(out.baseAddress, &size, $0.baseAddress, uLong(records.count), Z_DEFAULT_COMPRESSION) }
+            records.withUnsafeBufferPointer {
+                compress2(out.baseAddress, &size, $0.baseAddress, uLong(records.count), Z_DEFAULT_COMPRESSION)
+            }
         }
         precondition(status == Z_OK, "zlib compress2 failed: \(status)")
         var snooz: [UInt8] = [2]
@@ -126,13 +131,16 @@ public enum ContainerFixtures {
         let root = folder.appendingPathComponent(sysdiagnoseName)
         let bluetooth = root.appendingPathComponent("logs/Bluetooth")
         try FileManager.default.createDirectory(at: bluetooth, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("logs/powerlogs"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("logs/powerlogs"), withIntermediateDirectories: true)
         try Data("not a capture".utf8).write(to: root.appendingPathComponent("logs/powerlogs/powerlog.txt"))
         for file in files {
-            try FileManager.default.copyItem(atPath: file.capture, toPath: bluetooth.appendingPathComponent(file.name).path)
+            try FileManager.default.copyItem(
+                atPath: file.capture, toPath: bluetooth.appendingPathComponent(file.name).path)
         }
         let archive = folder.appendingPathComponent(sysdiagnoseName + ".tar.gz").path
-        let result = try run("/usr/bin/env", ["tar", "--format=\(format)", "-czf", archive, "-C", folder.path, sysdiagnoseName])
+        let result = try run(
+            "/usr/bin/env", ["tar", "--format=\(format)", "-czf", archive, "-C", folder.path, sysdiagnoseName])
         precondition(result.status == 0, "tar failed: \(result.stderr)")
         return archive
     }

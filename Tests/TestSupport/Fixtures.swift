@@ -60,7 +60,8 @@ public enum Fixtures {
     /// the path names no file: a test that reads it carries the ``Testing/Trait/sharedCaptures``
     /// trait, or takes its paths from ``publicCaptures(_:)``.
     public static func publicCapture(_ name: String) -> String {
-        (publicCaptures ?? URL(fileURLWithPath: "/nonexistent-shared/captures/public")).appendingPathComponent(name).path
+        (publicCaptures ?? URL(fileURLWithPath: "/nonexistent-shared/captures/public")).appendingPathComponent(name)
+            .path
     }
 
     /// The paths of these shared public captures, or none without the shared folder (for tests
@@ -73,9 +74,11 @@ public enum Fixtures {
     /// ones in it, minus the over-the-air sniffer file (not HCI). A test that loops over them says
     /// what it left out with ``noteSharedSkipped(_:count:)``.
     public static func allReadableCaptures() throws -> [String] {
-        let ours = try FileManager.default.contentsOfDirectory(atPath: packageRoot.appendingPathComponent("Captures").path)
-            .filter(isCapture)
-            .map(capture)
+        let ours = try FileManager.default.contentsOfDirectory(
+            atPath: packageRoot.appendingPathComponent("Captures").path
+        )
+        .filter(isCapture)
+        .map(capture)
         let others = sharedCaptures("public").filter { !$0.hasSuffix("/mikeryan-crackle-le-sc.pcapng") }
         return (ours + others).sorted()
     }
@@ -118,7 +121,10 @@ public enum Fixtures {
             let script = packageRoot.appendingPathComponent("Captures/linklayer/convert.py").path
             let result = try run(
                 which("python3") ?? "/usr/bin/python3",
-                [script, "--only", "crackle", "--out", directory.path, "--source", publicCapture("mikeryan-crackle-le-sc.pcapng")])
+                [
+                    script, "--only", "crackle", "--out", directory.path, "--source",
+                    publicCapture("mikeryan-crackle-le-sc.pcapng"),
+                ])
             if result.status != 0 { print("convert.py failed (\(result.status)): \(result.stderr)") }
         } catch {
             print("convert.py could not be run: \(error)")
@@ -221,7 +227,9 @@ public func run(_ executable: String, _ arguments: [String], stdin: String? = ni
 }
 
 /// Runs a program with `input` (bytes) on its standard input and, if given, only `environment`.
-public func run(_ executable: String, _ arguments: [String], input: Data?, environment: [String: String]?) throws -> ProcessResult {
+public func run(_ executable: String, _ arguments: [String], input: Data?, environment: [String: String]?) throws
+    -> ProcessResult
+{
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments

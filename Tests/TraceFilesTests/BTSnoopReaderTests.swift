@@ -19,7 +19,9 @@ func btsnoop(datalink: UInt32, records: [(flags: UInt32, time: Int64, packet: [U
 }
 
 func be32(_ value: UInt32) -> [UInt8] { (0..<4).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
-func be64(_ value: Int64) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: UInt64(bitPattern: value) >> (8 * UInt64($0))) } }
+func be64(_ value: Int64) -> [UInt8] {
+    (0..<8).reversed().map { UInt8(truncatingIfNeeded: UInt64(bitPattern: value) >> (8 * UInt64($0))) }
+}
 
 @Suite struct BTSnoopReaderTests {
     // Reset command (01 030c00), its Command Complete (04 0e04 01 030c 00), an ACL packet.
@@ -46,7 +48,9 @@ func be64(_ value: Int64) -> [UInt8] { (0..<8).reversed().map { UInt8(truncating
     @Test func takesTheKindFromTheH4ByteEvenWhenTheFlagsSayOtherwise() throws {
         // Some writers set 0x10 instead of 0x02 on commands and events.
         let path = try Fixtures.temporaryFile(
-            btsnoop(datalink: 1002, records: [(0x10, 0, [0x01, 0x03, 0x0C, 0x00]), (0x11, 0, [0x04, 0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00])]))
+            btsnoop(
+                datalink: 1002,
+                records: [(0x10, 0, [0x01, 0x03, 0x0C, 0x00]), (0x11, 0, [0x04, 0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00])]))
         let (records, _) = try Fixtures.readAll(path)
         #expect(records.map(\.kind) == [.command, .event])
     }
@@ -86,7 +90,8 @@ func be64(_ value: Int64) -> [UInt8] { (0..<8).reversed().map { UInt8(truncating
     }
 
     @Test func keepsTimesBefore1970AsNegativeMicroseconds() throws {
-        let path = try Fixtures.temporaryFile(btsnoop(datalink: 1002, records: [(0x02, -1_051_674_456_214, [0x01, 0x03, 0x0C, 0x00])]))
+        let path = try Fixtures.temporaryFile(
+            btsnoop(datalink: 1002, records: [(0x02, -1_051_674_456_214, [0x01, 0x03, 0x0C, 0x00])]))
         let (records, _) = try Fixtures.readAll(path)
         #expect(records.first?.timestamp.microseconds == -1_051_674_456_214)
     }

@@ -37,7 +37,8 @@ import Wire
     @Test func aLengthLargerThanAnyPacketIsRefusedWithoutAllocatingIt() throws {
         var bytes = btsnoop(datalink: 1002, records: [BTSnoopReaderTests.h4Records[0]])
         // Second record claims 2 GB.
-        bytes += be32(0x7FFF_FFFF) + be32(0x7FFF_FFFF) + be32(0) + be32(0) + be64(BTSnoopReader.unixEpochOffset) + [0x01]
+        bytes +=
+            be32(0x7FFF_FFFF) + be32(0x7FFF_FFFF) + be32(0) + be32(0) + be64(BTSnoopReader.unixEpochOffset) + [0x01]
         let path = try Fixtures.temporaryFile(bytes)
         let (records, fault) = try Fixtures.readAll(path)
         #expect(records.count == 1)

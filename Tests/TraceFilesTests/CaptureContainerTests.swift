@@ -24,11 +24,16 @@ import Wire
         #expect(container.kind == .zip)
         #expect(
             container.members.map(\.path) == [
-                ContainerFixtures.androidLogs + "btsnoop_hci.log", ContainerFixtures.androidLogs + "btsnoop_hci.log.last",
+                ContainerFixtures.androidLogs + "btsnoop_hci.log",
+                ContainerFixtures.androidLogs + "btsnoop_hci.log.last",
             ])
         #expect(container.defaultMember?.path == ContainerFixtures.androidLogs + "btsnoop_hci.log")
-        #expect(try Fixtures.contents(container.member(named: "btsnoop_hci.log").extractedPath) == Fixtures.contents(current))
-        #expect(try Fixtures.contents(container.member(named: "btsnoop_hci.log.last").extractedPath) == Fixtures.contents(previous))
+        #expect(
+            try Fixtures.contents(container.member(named: "btsnoop_hci.log").extractedPath)
+                == Fixtures.contents(current))
+        #expect(
+            try Fixtures.contents(container.member(named: "btsnoop_hci.log.last").extractedPath)
+                == Fixtures.contents(previous))
         // The logcat and the texts are not captures: not listed.
         #expect(container.members.allSatisfy { !$0.isSummary })
     }
@@ -70,7 +75,9 @@ import Wire
         let container = try open(path)
         #expect(container.kind == .bugReportText)
         #expect(container.members.map(\.path) == ["bugreport.txt#BTSNOOP_LOG_SUMMARY"])
-        #expect(try Fixtures.readAll(container.members[0].extractedPath).records.count == Fixtures.readAll(previous).records.count)
+        #expect(
+            try Fixtures.readAll(container.members[0].extractedPath).records.count
+                == Fixtures.readAll(previous).records.count)
     }
 
     @Test func textWithoutSummaryIsRefusedByName() throws {
@@ -85,14 +92,21 @@ import Wire
     @Test(.sharedCaptures, arguments: ["pax", "ustar", "gnu"])
     func sysdiagnoseGivesItsPacketLoggerFiles(format: String) throws {
         let archive = try ContainerFixtures.sysdiagnose(
-            files: [("bluetoothd-hci-latest.pklg", latestPklg), ("bluetoothd-hci-2026-01-01_09-00-00.pklg", rotatedPklg)],
+            files: [
+                ("bluetoothd-hci-latest.pklg", latestPklg), ("bluetoothd-hci-2026-01-01_09-00-00.pklg", rotatedPklg),
+            ],
             format: format)
         let container = try open(archive)
         #expect(container.kind == .tarGzip)
         let folder = ContainerFixtures.sysdiagnoseName + "/logs/Bluetooth/"
-        #expect(container.members.map(\.path) == [folder + "bluetoothd-hci-2026-01-01_09-00-00.pklg", folder + "bluetoothd-hci-latest.pklg"])
+        #expect(
+            container.members.map(\.path) == [
+                folder + "bluetoothd-hci-2026-01-01_09-00-00.pklg", folder + "bluetoothd-hci-latest.pklg",
+            ])
         #expect(container.defaultMember?.path == folder + "bluetoothd-hci-latest.pklg")
-        #expect(try Fixtures.contents(container.member(named: "bluetoothd-hci-latest.pklg").extractedPath) == Fixtures.contents(latestPklg))
+        #expect(
+            try Fixtures.contents(container.member(named: "bluetoothd-hci-latest.pklg").extractedPath)
+                == Fixtures.contents(latestPklg))
         #expect(try Fixtures.contents(container.members[0].extractedPath) == Fixtures.contents(rotatedPklg))
     }
 
@@ -107,7 +121,9 @@ import Wire
         }
     }
 
-    @Test(.sharedCaptures, arguments: ["whoisbe-pongbot.btsnoop", "joelarula-darkelf-test1.pcapng", "elkusbry-peripage.pklg"])
+    @Test(
+        .sharedCaptures,
+        arguments: ["whoisbe-pongbot.btsnoop", "joelarula-darkelf-test1.pcapng", "elkusbry-peripage.pklg"])
     func gzipCaptureGivesTheCaptureItself(name: String) throws {
         let original = Fixtures.publicCapture(name)
         let container = try open(try ContainerFixtures.gzip(original))
@@ -119,7 +135,9 @@ import Wire
     @Test func pcapGzipGivesThePcap() throws {
         let original = Fixtures.capture("att-errors.pcap")
         let container = try open(try ContainerFixtures.gzip(original))
-        #expect(try Fixtures.readAll(container.members[0].extractedPath).records.count == Fixtures.readAll(original).records.count)
+        #expect(
+            try Fixtures.readAll(container.members[0].extractedPath).records.count
+                == Fixtures.readAll(original).records.count)
     }
 
     @Test(.sharedCaptures) func plainCaptureIsNoContainer() throws {
@@ -146,7 +164,8 @@ import Wire
         #expect {
             _ = try CaptureContainer.open(path: zip, limits: ContainerLimits(memberBytes: 10_000, totalBytes: 10_000))
         } throws: { error in
-            "\(error)".contains("member FS/data/misc/bluetooth/logs/btsnoop_hci.log") && "\(error)".contains("at most 10000 bytes")
+            "\(error)".contains("member FS/data/misc/bluetooth/logs/btsnoop_hci.log")
+                && "\(error)".contains("at most 10000 bytes")
         }
     }
 
@@ -197,7 +216,8 @@ import Wire
         try FileManager.default.copyItem(atPath: latestPklg, toPath: inner.appendingPathComponent("x.pklg").path)
         let archive = folder.appendingPathComponent("climb.tar").path
         let made = try run(
-            "/usr/bin/env", ["tar", "--format=pax", "-cf", archive, "-C", inner.path, "--transform=s,^,../../,", "x.pklg"])
+            "/usr/bin/env",
+            ["tar", "--format=pax", "-cf", archive, "-C", inner.path, "--transform=s,^,../../,", "x.pklg"])
         #expect(made.status == 0)
         let container = try open(archive)
         let member = try #require(container.members.first)

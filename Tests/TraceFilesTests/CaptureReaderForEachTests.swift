@@ -43,7 +43,10 @@ import Wire
             packets.append(packet)
         }
         let bytes = btsnoop(
-            datalink: 1002, records: packets.enumerated().map { (flags: UInt32($0.offset & 1), time: Int64($0.offset), packet: $0.element) })
+            datalink: 1002,
+            records: packets.enumerated().map {
+                (flags: UInt32($0.offset & 1), time: Int64($0.offset), packet: $0.element)
+            })
         return (bytes, packets)
     }
 
@@ -56,7 +59,8 @@ import Wire
         var index = 0
         var mismatches = 0
         try reader.forEach { record in
-            if index >= packets.count || !record.bytes.elementsEqual(packets[index].dropFirst()) || record.index != index
+            if index >= packets.count || !record.bytes.elementsEqual(packets[index].dropFirst())
+                || record.index != index
                 || record.direction != (index & 1 == 0 ? .sent : .received) || record.kind != .acl
             {
                 mismatches += 1
@@ -91,7 +95,9 @@ import Wire
         var index = 0
         var mismatches = 0
         try reader.forEach { record in
-            if index >= packets.count || !record.bytes.elementsEqual(packets[index].dropFirst()) || record.index != index {
+            if index >= packets.count || !record.bytes.elementsEqual(packets[index].dropFirst())
+                || record.index != index
+            {
                 mismatches += 1
             }
             index += 1

@@ -16,7 +16,10 @@ import Testing
         ("unix:/tmp/bt-hci", .unix(path: "/tmp/bt-hci"), "unix:/tmp/bt-hci", 201),
         ("/dev/pts/3", .serial(path: "/dev/pts/3", baudRate: nil), "/dev/pts/3", 201),
         ("./hci_pty", .serial(path: "./hci_pty", baudRate: nil), "./hci_pty", 201),
-        ("serial:/dev/ttyUSB0,1000000", .serial(path: "/dev/ttyUSB0", baudRate: 1_000_000), "serial:/dev/ttyUSB0,1000000", 201),
+        (
+            "serial:/dev/ttyUSB0,1000000", .serial(path: "/dev/ttyUSB0", baudRate: 1_000_000),
+            "serial:/dev/ttyUSB0,1000000", 201
+        ),
         ("serial:/dev/ttyACM0", .serial(path: "/dev/ttyACM0", baudRate: nil), "/dev/ttyACM0", 201),
         (
             "relay:127.0.0.1:9000,tcp:127.0.0.1:9001",
@@ -38,7 +41,10 @@ import Testing
     }
 
     @Test(arguments: [
-        ("eth0", "unknown live source 'eth0': expected bluetooth-monitor, bluetoothN or hciN (libpcap), hci-monitor (BlueZ's monitor channel), tcp:HOST:PORT, unix:PATH, the path of a pty or serial device, or relay:HOST:PORT,CONTROLLER"),
+        (
+            "eth0",
+            "unknown live source 'eth0': expected bluetooth-monitor, bluetoothN or hciN (libpcap), hci-monitor (BlueZ's monitor channel), tcp:HOST:PORT, unix:PATH, the path of a pty or serial device, or relay:HOST:PORT,CONTROLLER"
+        ),
         ("hcix", "unknown live source 'hcix'"),
         ("tcp:127.0.0.1", "tcp:127.0.0.1: expected tcp:HOST:PORT with a port from 1 to 65535"),
         ("tcp:127.0.0.1:0", "tcp:127.0.0.1:0: expected tcp:HOST:PORT with a port from 1 to 65535"),
@@ -47,7 +53,10 @@ import Testing
         ("unix:", "unix:: expected unix:PATH"),
         ("relay:127.0.0.1:9000", "relay:127.0.0.1:9000: expected relay:HOST:PORT,CONTROLLER"),
         ("relay:127.0.0.1:9000,hci0", "relay:127.0.0.1:9000,hci0: expected relay:HOST:PORT,CONTROLLER"),
-        ("serial:/dev/ttyS0,12345", "serial:/dev/ttyS0,12345: expected serial:PATH[,BAUD] with BAUD one of 9600, 19200"),
+        (
+            "serial:/dev/ttyS0,12345",
+            "serial:/dev/ttyS0,12345: expected serial:PATH[,BAUD] with BAUD one of 9600, 19200"
+        ),
     ])
     func refusesWhatItCannotOpenWithTheSpellingsItKnows(text: String, message: String) throws {
         let error = try #require(throws: CaptureError.self) { try LiveDevice(parsing: text) }

@@ -103,7 +103,8 @@ import Wire
         #expect(error.offset == 0)
         #expect(
             error.expected
-                == "the rest of the 3-byte header of a command packet; the stream ended 1 byte into it (the host closed its stream mid-packet)")
+                == "the rest of the 3-byte header of a command packet; the stream ended 1 byte into it (the host closed its stream mid-packet)"
+        )
         #expect(controllerDone.wait(timeout: .now() + 5) == .success)
     }
 

@@ -94,7 +94,9 @@ import Wire
         #expect(decoder.framingErrors.count == 1)
         #expect(error.layer == .hci)
         #expect(error.offset == 11)
-        #expect(error.expected.contains("an H4 packet indicator (0x01 command, 0x02 ACL, 0x03 SCO, 0x04 event, 0x05 ISO), not 0x42"))
+        #expect(
+            error.expected.contains(
+                "an H4 packet indicator (0x01 command, 0x02 ACL, 0x03 SCO, 0x04 event, 0x05 ISO), not 0x42"))
         #expect(error.expected.contains("skipped up to the next event or command"))
         #expect(decoder.skippedBytes == 3)
         // The next event is found again, at its own offset.
@@ -206,10 +208,12 @@ import Wire
         #expect(error.offset == 11)
         #expect(
             error.expected
-                == "the 10-byte payload of an ACL packet its header announces; the stream ended after 6 (the peer closed the stream mid-packet)")
+                == "the 10-byte payload of an ACL packet its header announces; the stream ended after 6 (the peer closed the stream mid-packet)"
+        )
         #expect(
             error.description
-                == "tcp:127.0.0.1:\(server.port): frame 3: hci at byte offset 11: expected the 10-byte payload of an ACL packet its header announces; the stream ended after 6 (the peer closed the stream mid-packet)")
+                == "tcp:127.0.0.1:\(server.port): frame 3: hci at byte offset 11: expected the 10-byte payload of an ACL packet its header announces; the stream ended after 6 (the peer closed the stream mid-packet)"
+        )
     }
 
     @Test func anUnknownTypeByteFromTheServerIsReportedWithItsOffsetAndSkipped() throws {
@@ -223,7 +227,9 @@ import Wire
         #expect(source.skippedBytes == 1)
         let error = try #require(source.framingErrors.first)
         #expect(error.offset == 4)
-        #expect(error.description.hasPrefix("tcp:127.0.0.1:\(server.port): hci at byte offset 4: expected an H4 packet indicator"))
+        #expect(
+            error.description.hasPrefix(
+                "tcp:127.0.0.1:\(server.port): hci at byte offset 4: expected an H4 packet indicator"))
         #expect(error.expected.contains("not 0x00"))
         #expect(served.wait(timeout: .now() + 5) == .success)
     }
@@ -234,7 +240,8 @@ import Wire
         let error = try #require(throws: CaptureError.self) { try LiveSource(parsing: "tcp:127.0.0.1:\(port)") }
         #expect(
             "\(error)"
-                == "tcp:127.0.0.1:\(port): cannot connect: Connection refused (is the virtual controller's TCP server running on that port?)")
+                == "tcp:127.0.0.1:\(port): cannot connect: Connection refused (is the virtual controller's TCP server running on that port?)"
+        )
     }
 
     @Test func anUnresolvableHostIsAClearError() throws {

@@ -55,12 +55,14 @@ import Wire
             try bytes.withUnsafeBytes { try LiveMonitorFrame(parsing: $0, offset: 10) }
         }
         #expect(error.offset == 14)
-        #expect(error.expected == "a payload length equal to the 3 bytes that follow the monitor header, not \(3 + delta)")
+        #expect(
+            error.expected == "a payload length equal to the 3 bytes that follow the monitor header, not \(3 + delta)")
     }
 
     @Test func readsFramesFromADatagramSocketWithKernelTimestamps() throws {
         let pair = try SocketPair(type: SOCK_SEQPACKET)
-        let source = try LiveSource(device: .monitorChannel, backend: .monitor(LiveMonitorChannel(adopting: pair.take())))
+        let source = try LiveSource(
+            device: .monitorChannel, backend: .monitor(LiveMonitorChannel(adopting: pair.take())))
         #expect(source.linkType == 254)
         let before = LiveSource.now()
         for frame in [Self.newIndex, Self.command, Self.event, Self.aclIn, Self.note] { pair.write(frame) }
@@ -86,13 +88,17 @@ import Wire
 
     @Test func aBadFrameIsReportedWithTheRecordIndexAfterTheGoodOnes() throws {
         let pair = try SocketPair(type: SOCK_SEQPACKET)
-        let source = try LiveSource(device: .monitorChannel, backend: .monitor(LiveMonitorChannel(adopting: pair.take())))
+        let source = try LiveSource(
+            device: .monitorChannel, backend: .monitor(LiveMonitorChannel(adopting: pair.take())))
         pair.write(Self.command)
         pair.write([0x02, 0x00, 0x00])
         let (records, fault) = collect(source)
         #expect(records.count == 1)
         let error = try #require(fault as? DecodeError)
-        #expect(error.description == "hci-monitor: frame 2: hci at byte offset 9: expected a 6-byte monitor header (opcode, controller index, length; little-endian), not a 3-byte frame")
+        #expect(
+            error.description
+                == "hci-monitor: frame 2: hci at byte offset 9: expected a 6-byte monitor header (opcode, controller index, length; little-endian), not a 3-byte frame"
+        )
     }
 
     @Test func findsTheTimestampAmongOtherControlMessages() throws {

@@ -17,7 +17,8 @@ import Wire
     /// `linkType`.
     static func savefile(linkType: Int32, _ packets: [(Int64, [UInt8])]) throws -> String {
         let path = try Fixtures.temporaryFile([], name: "live-\(linkType).pcap")
-        let dead = try #require(pcap_open_dead_with_tstamp_precision(linkType, 65_535, UInt32(PCAP_TSTAMP_PRECISION_MICRO)))
+        let dead = try #require(
+            pcap_open_dead_with_tstamp_precision(linkType, 65_535, UInt32(PCAP_TSTAMP_PRECISION_MICRO)))
         defer { pcap_close(dead) }
         let dumper = try #require(pcap_dump_open(dead, path))
         for (time, bytes) in packets {
@@ -26,7 +27,9 @@ import Wire
             header.ts.tv_usec = Int(time % 1_000_000)
             header.caplen = UInt32(bytes.count)
             header.len = UInt32(bytes.count)
-            bytes.withUnsafeBufferPointer { pcap_dump(UnsafeMutableRawPointer(dumper).assumingMemoryBound(to: UInt8.self), &header, $0.baseAddress) }
+            bytes.withUnsafeBufferPointer {
+                pcap_dump(UnsafeMutableRawPointer(dumper).assumingMemoryBound(to: UInt8.self), &header, $0.baseAddress)
+            }
         }
         pcap_dump_close(dumper)
         return path
@@ -118,7 +121,9 @@ import Wire
     @Test func anotherLinkTypeIsRefusedByName() throws {
         let path = try Self.savefile(linkType: 256, [])
         let error = try #require(throws: CaptureError.self) { try LivePcapHandle(savefile: path) }
-        #expect("\(error)".contains("link type 256 (BLUETOOTH_LE_LL_WITH_PHDR) is an over-the-air link-layer sniffer capture"))
+        #expect(
+            "\(error)".contains(
+                "link type 256 (BLUETOOTH_LE_LL_WITH_PHDR) is an over-the-air link-layer sniffer capture"))
     }
 
     @Test func aDeviceLibpcapDoesNotKnowIsAClearError() throws {

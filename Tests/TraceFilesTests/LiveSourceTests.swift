@@ -30,7 +30,8 @@ import Wire
             let device = name == "hci0" ? "bluetooth0" : name
             #expect(
                 "\(error)"
-                    == "\(device): libpcap cannot capture from it: Can't create raw socket: Address family not supported by protocol; this host has no Bluetooth support (the kernel offers no AF_BLUETOOTH sockets: no bluetooth module is loaded, or this is a container or virtual machine without one)")
+                    == "\(device): libpcap cannot capture from it: Can't create raw socket: Address family not supported by protocol; this host has no Bluetooth support (the kernel offers no AF_BLUETOOTH sockets: no bluetooth module is loaded, or this is a container or virtual machine without one)"
+            )
         }
     }
 
@@ -47,7 +48,8 @@ import Wire
             }
             #expect(
                 "\(error)"
-                    == "hci-monitor: opening BlueZ's HCI monitor channel failed: socket(AF_BLUETOOTH, SOCK_RAW, BTPROTO_HCI): Address family not supported by protocol; this host has no Bluetooth support (the kernel offers no AF_BLUETOOTH sockets: no bluetooth module is loaded, or this is a container or virtual machine without one)")
+                    == "hci-monitor: opening BlueZ's HCI monitor channel failed: socket(AF_BLUETOOTH, SOCK_RAW, BTPROTO_HCI): Address family not supported by protocol; this host has no Bluetooth support (the kernel offers no AF_BLUETOOTH sockets: no bluetooth module is loaded, or this is a container or virtual machine without one)"
+            )
         }
     }
 

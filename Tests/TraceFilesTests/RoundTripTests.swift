@@ -65,14 +65,18 @@ import Wire
                 let lost = Set(losses.map(\.part))
                 func check(_ what: String, _ expected: AnyHashable?, _ actual: AnyHashable?) {
                     if expected != actual, mismatches.count < 5 {
-                        mismatches.append("\(format), record \(source.index) \(what): \(String(describing: expected)) became \(String(describing: actual))")
+                        mismatches.append(
+                            "\(format), record \(source.index) \(what): \(String(describing: expected)) became \(String(describing: actual))"
+                        )
                     }
                 }
                 if !lost.contains(.timestamp) { check("time", source.timestamp, copy.timestamp) }
                 if !lost.contains(.kind) { check("kind", source.kind, copy.kind) }
                 if !lost.contains(.direction) { check("direction", source.direction, copy.direction) }
                 if Self.holdsControllerIndex(format) {
-                    check("controller", source.controllerIndex ?? RecordMapping.impliedController(source.kind), copy.controllerIndex)
+                    check(
+                        "controller", source.controllerIndex ?? RecordMapping.impliedController(source.kind),
+                        copy.controllerIndex)
                 }
                 // Notes carried between PacketLogger and the Linux monitor are reframed; HCI
                 // packets keep their bytes.
@@ -157,13 +161,23 @@ import Wire
     @Test(arguments: WriterTests.targets)
     func tsharkReadsEveryWrittenFileAndCountsTheSameRecords(format: CaptureFormat) throws {
         let tshark = try #require(which("tshark"), "tshark is installed by `make deps`")
-        let shared = ["fotonick-hciparse-test00.pklg", "elkusbry-peripage.pklg", "joelarula-darkelf-test1.pcapng", "syssi-jbdbms-ffaa-auth-h1.btsnoop"]
-        Fixtures.noteSharedSkipped("RoundTripTests.tsharkReadsEveryWrittenFileAndCountsTheSameRecords", count: shared.count)
+        let shared = [
+            "fotonick-hciparse-test00.pklg", "elkusbry-peripage.pklg", "joelarula-darkelf-test1.pcapng",
+            "syssi-jbdbms-ffaa-auth-h1.btsnoop",
+        ]
+        Fixtures.noteSharedSkipped(
+            "RoundTripTests.tsharkReadsEveryWrittenFileAndCountsTheSameRecords", count: shared.count)
         for source in [Fixtures.capture("att-errors.btsnoop")] + Fixtures.publicCaptures(shared) {
             let (path, writer, _) = try Self.convert(source, to: format)
             let result = try run(
-                tshark, ["-r", path, "-T", "fields", "-E", "separator=|", "-e", "frame.number", "-e", "_ws.malformed", "-e", "hci_mon.opcode"])
-            let lines = result.stdout.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false) }
+                tshark,
+                [
+                    "-r", path, "-T", "fields", "-E", "separator=|", "-e", "frame.number", "-e", "_ws.malformed", "-e",
+                    "hci_mon.opcode",
+                ])
+            let lines = result.stdout.split(separator: "\n").map {
+                $0.split(separator: "|", omittingEmptySubsequences: false)
+            }
             #expect(result.status == 0, "\(format) from \(source): \(result.stderr)")
             #expect(lines.count == writer.recordsWritten, "\(format) from \(source)")
             // tshark 4.0 marks every Linux monitor user-logging record (opcode 13) malformed, even

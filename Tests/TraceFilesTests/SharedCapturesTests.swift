@@ -7,7 +7,9 @@ import Testing
 /// the folder's.
 @Suite struct SharedCapturesTests {
     @Test func theRepositoryHoldsNoPublicCapturesFolder() {
-        #expect(!FileManager.default.fileExists(atPath: Fixtures.packageRoot.appendingPathComponent("Captures").appendingPathComponent("public").path))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: Fixtures.packageRoot.appendingPathComponent("Captures").appendingPathComponent("public").path))
     }
 
     @Test(.sharedCaptures) func theSkipNotesCountTheSharedPublicCapturesTheLoopsRead() throws {
@@ -20,9 +22,13 @@ import Testing
     /// Ubertooth one (`Captures/linklayer/convert.py`, made by the tests into a temporary directory).
     @Test(.sharedCaptures) func noSharedCaptureOrConversionIsInTheRepository() throws {
         let names = Set(Fixtures.sharedCaptures("public").map { ($0 as NSString).lastPathComponent })
-            .union(["crackle-phdr.pcap", "crackle-ll.pcapng", "crackle-nordic-v1.pcapng", "crackle-nordic-v2.pcap", "crackle-nordic-v3.pcap"])
+            .union([
+                "crackle-phdr.pcap", "crackle-ll.pcapng", "crackle-nordic-v1.pcapng", "crackle-nordic-v2.pcap",
+                "crackle-nordic-v3.pcap",
+            ])
         let root = Fixtures.packageRoot.appendingPathComponent("Captures")
-        let ours = FileManager.default.enumerator(atPath: root.path)?.compactMap { ($0 as? NSString)?.lastPathComponent } ?? []
+        let ours =
+            FileManager.default.enumerator(atPath: root.path)?.compactMap { ($0 as? NSString)?.lastPathComponent } ?? []
         #expect(!ours.isEmpty)
         #expect(Set(ours).isDisjoint(with: names))
         #expect(FileManager.default.fileExists(atPath: Fixtures.crackleConversion("crackle-nordic-v3.pcap")))

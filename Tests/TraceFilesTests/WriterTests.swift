@@ -87,7 +87,8 @@ import Wire
     }
 
     @Test func writesH1FlagsForCommandsEventsAndDataWithoutAnIndicator() throws {
-        let (path, _, losses) = try Self.write([Self.reset, Self.resetComplete, Self.aclReceived], as: .btsnoop(datalink: 1001))
+        let (path, _, losses) = try Self.write(
+            [Self.reset, Self.resetComplete, Self.aclReceived], as: .btsnoop(datalink: 1001))
         #expect(losses == [[], [], []])
         let bytes = try Fixtures.contents(path)
         #expect(Array(bytes[12..<16]) == packet("00 00 03 E9"))  // datalink 1001
@@ -160,7 +161,8 @@ import Wire
         let little = try Self.write(record, as: .packetLogger)
         #expect(
             try Fixtures.contents(little.path)
-                == packet("0C 00 00 00", "00 F1 53 65", "40 E2 01 00", "00", "03 0C 00"))  // length 9+3, s, µs, type 0 command
+                // length 9+3, s, µs, type 0 command
+                == packet("0C 00 00 00", "00 F1 53 65", "40 E2 01 00", "00", "03 0C 00"))
         let big = try Self.write(record, as: .packetLogger, options: .init(bigEndian: true))
         #expect(
             try Fixtures.contents(big.path)
@@ -216,10 +218,15 @@ import Wire
     // MARK: Losses are reported
 
     @Test func reportsANoteAnH4FileCannotHoldAndDoesNotWriteIt() throws {
-        let note = Sample(kind: .other, direction: nil, bytes: Array("Product: iPhone17,1".utf8), sourceType: .packetLogger(type: 0xFC))
+        let note = Sample(
+            kind: .other, direction: nil, bytes: Array("Product: iPhone17,1".utf8),
+            sourceType: .packetLogger(type: 0xFC))
         let (path, writer, losses) = try Self.write([Self.reset, note], as: .btsnoop(datalink: 1002))
         #expect(losses[1].map(\.part) == [.record])
-        #expect("\(losses[1][0])" == "not written: a PacketLogger note record (type 0xfc); btsnoop 1002 holds only HCI packets (btsnoop 2001 or pcap 254 would carry it)")
+        #expect(
+            "\(losses[1][0])"
+                == "not written: a PacketLogger note record (type 0xfc); btsnoop 1002 holds only HCI packets (btsnoop 2001 or pcap 254 would carry it)"
+        )
         #expect(writer.recordsWritten == 1)
         #expect(writer.recordsNotWritten == 1)
         #expect(writer.losses == [losses[1][0]: 1])
@@ -280,7 +287,8 @@ import Wire
     }
 
     @Test func reportsPacketsCutToTheSnapLength() throws {
-        let (path, _, losses) = try Self.write([Self.aclSent], as: .pcapng(linkType: 201), options: .init(snapLength: 8))
+        let (path, _, losses) = try Self.write(
+            [Self.aclSent], as: .pcapng(linkType: 201), options: .init(snapLength: 8))
         #expect(losses[0].map(\.part) == [.length])
         let record = try #require(try Fixtures.readAll(path).records.first)
         #expect(record.bytes == Array(Self.aclSent.bytes.prefix(3)))  // 8 - direction word - indicator
@@ -315,8 +323,11 @@ import Wire
     @Test(arguments: [CaptureFormat.btsnoop(datalink: 2001), .pcap(linkType: 254), .pcapng(linkType: 254)])
     func carriesPacketLoggerNotesAndLogsIntoLinuxMonitorRecordsAndBack(format: CaptureFormat) throws {
         let samples = [
-            Sample(kind: .other, direction: nil, bytes: Array("Product: iPhone17,1".utf8), sourceType: .packetLogger(type: 0xFC)),
-            Sample(kind: .other, direction: nil, bytes: Array("OFF->ON+\n".utf8), sourceType: .packetLogger(type: 0xFB)),
+            Sample(
+                kind: .other, direction: nil, bytes: Array("Product: iPhone17,1".utf8),
+                sourceType: .packetLogger(type: 0xFC)),
+            Sample(
+                kind: .other, direction: nil, bytes: Array("OFF->ON+\n".utf8), sourceType: .packetLogger(type: 0xFB)),
             Sample(kind: .other, direction: nil, bytes: [0xF0, 0x01], sourceType: .packetLogger(type: 0x0A)),
             Self.reset,
         ]
@@ -324,8 +335,12 @@ import Wire
         #expect(losses.allSatisfy { $0.isEmpty })
         #expect(writer.recordsWritten == 4)
         let (records, _) = try Fixtures.readAll(path)
-        #expect(records.map(\.note) == ["system note: Product: iPhone17,1", "PacketLogger power: OFF->ON+", "PacketLogger type 0x0a: ", nil])
-        #expect(records[1].bytes == [6, 19] + Array("PacketLogger power\0OFF->ON+\n\0".utf8))  // priority info, ident, message
+        #expect(
+            records.map(\.note) == [
+                "system note: Product: iPhone17,1", "PacketLogger power: OFF->ON+", "PacketLogger type 0x0a: ", nil,
+            ])
+        // priority info, ident, message
+        #expect(records[1].bytes == [6, 19] + Array("PacketLogger power\0OFF->ON+\n\0".utf8))
         #expect(records.map(\.controllerIndex) == [0xFFFF, 0xFFFF, 0xFFFF, 0])
 
         // And back to PacketLogger: the same types and payloads.
@@ -340,15 +355,23 @@ import Wire
 
     @Test func carriesLinuxMonitorSystemNotesIntoPacketLoggerAndReportsTheLogPriority() throws {
         let samples = [
-            Sample(kind: .other, direction: nil, bytes: Array("Bluetooth subsystem\0".utf8), controller: 0xFFFF, sourceType: .linuxMonitor(opcode: 12)),
-            Sample(kind: .other, direction: nil, bytes: [6, 6] + Array("btmon\0hello\n\0".utf8), controller: 0xFFFF, sourceType: .linuxMonitor(opcode: 13)),
-            Sample(kind: .other, direction: nil, bytes: packet("00 01 11 22 33 44 55 66 68 63 69 30 00 00 00 00 00 00"), controller: 0, sourceType: .linuxMonitor(opcode: 0)),
+            Sample(
+                kind: .other, direction: nil, bytes: Array("Bluetooth subsystem\0".utf8), controller: 0xFFFF,
+                sourceType: .linuxMonitor(opcode: 12)),
+            Sample(
+                kind: .other, direction: nil, bytes: [6, 6] + Array("btmon\0hello\n\0".utf8), controller: 0xFFFF,
+                sourceType: .linuxMonitor(opcode: 13)),
+            Sample(
+                kind: .other, direction: nil, bytes: packet("00 01 11 22 33 44 55 66 68 63 69 30 00 00 00 00 00 00"),
+                controller: 0, sourceType: .linuxMonitor(opcode: 0)),
         ]
         let (path, writer, losses) = try Self.write(samples, as: .packetLogger)
         #expect(losses[0].isEmpty)
         #expect(losses[1].map(\.part) == [.detail])
         #expect(losses[2].map(\.part) == [.record])
-        #expect("\(losses[2][0])".contains("a Linux monitor new index record (opcode 0); PacketLogger has no record type for it"))
+        #expect(
+            "\(losses[2][0])".contains(
+                "a Linux monitor new index record (opcode 0); PacketLogger has no record type for it"))
         #expect(writer.recordsWritten == 2)
         let (records, _) = try Fixtures.readAll(path)
         #expect(records.map(\.note) == ["note: Bluetooth subsystem", "syslog: btmon: hello"])
@@ -407,7 +430,9 @@ import Wire
 
     @Test func refusesADatalinkItDoesNotWrite() throws {
         let path = try Self.outputPath()
-        let btsnoop = #expect(throws: CaptureError.self) { try CaptureWriter(path: path, format: .btsnoop(datalink: 1004)) }
+        let btsnoop = #expect(throws: CaptureError.self) {
+            try CaptureWriter(path: path, format: .btsnoop(datalink: 1004))
+        }
         #expect("\(btsnoop!)".contains("not 1004 (HCI Serial (H5))"))
         let pcap = #expect(throws: CaptureError.self) { try CaptureWriter(path: path, format: .pcapng(linkType: 192)) }
         #expect("\(pcap!)".contains("not 192"))
@@ -425,7 +450,8 @@ import Wire
         let losses = try packet.withUnsafeBytes { bytes in
             try writer.write(
                 CaptureRecord(
-                    index: 0, fileOffset: 0, timestamp: Timestamp(seconds: 0, microseconds: 0), direction: .sent, kind: .command,
+                    index: 0, fileOffset: 0, timestamp: Timestamp(seconds: 0, microseconds: 0), direction: .sent,
+                    kind: .command,
                     originalLength: 3, bytes: bytes))
         }
         #expect(losses.map(\.part) == [.record])
@@ -450,7 +476,8 @@ import Wire
 
     @Test func writesEverythingAtCloseEvenWhenRecordsOutgrowTheBuffer() throws {
         let big = Sample(kind: .acl, direction: .sent, bytes: [UInt8](repeating: 0x5A, count: 70_000))
-        let (path, _, _) = try Self.write(Array(repeating: Self.aclSent, count: 5_000) + [big], as: .btsnoop(datalink: 2001))
+        let (path, _, _) = try Self.write(
+            Array(repeating: Self.aclSent, count: 5_000) + [big], as: .btsnoop(datalink: 2001))
         let size = try Fixtures.contents(path).count
         #expect(size == 16 + 5_000 * (24 + 9) + 24 + 70_000)
     }

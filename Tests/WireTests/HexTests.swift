@@ -59,7 +59,8 @@ import Wire
         for value in values {
             for (prefixed, uppercase) in [(true, false), (false, true)] {
                 let text = String(value, radix: 16, uppercase: uppercase)
-                let expected = (prefixed ? "0x" : "") + String(repeating: "0", count: max(0, digits - text.count)) + text
+                let expected =
+                    (prefixed ? "0x" : "") + String(repeating: "0", count: max(0, digits - text.count)) + text
                 #expect(hex(value, digits: digits, prefixed: prefixed, uppercase: uppercase) == expected)
             }
         }
@@ -105,7 +106,9 @@ import Wire
                 let bytes = Array(every[start..<start + length])
                 buffer.text("x")
                 bytes.withUnsafeBytes { buffer.hexBytes($0) }
-                #expect(String(decoding: buffer.buffer, as: UTF8.self) == "x" + Self.reference(bytes), "\(length) bytes from \(start)")
+                #expect(
+                    String(decoding: buffer.buffer, as: UTF8.self) == "x" + Self.reference(bytes),
+                    "\(length) bytes from \(start)")
                 buffer.removeAll()
             }
         }
@@ -119,6 +122,7 @@ import Wire
         var buffer = LineBuffer()
         buffer.sixDigits(value)
         let digits = String(value)
-        #expect(String(decoding: buffer.buffer, as: UTF8.self) == String(repeating: "0", count: 6 - digits.count) + digits)
+        #expect(
+            String(decoding: buffer.buffer, as: UTF8.self) == String(repeating: "0", count: 6 - digits.count) + digits)
     }
 }

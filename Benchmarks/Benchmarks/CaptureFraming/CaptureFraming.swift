@@ -64,7 +64,8 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("lifecycle_1M_records_analysis_story") { benchmark in
         let analysis = analyzed()
         let report = analysis.lifecycle.report
-        let summary = LifecycleSummary(connections: report.connections, scans: report.scans, errors: analysis.errors.errors)
+        let summary = LifecycleSummary(
+            connections: report.connections, scans: report.scans, errors: analysis.errors.errors)
         var characters = 0
         LifecycleStory(report: report, summary: summary).write { characters &+= $0.utf8.count }
         blackHole(characters)
@@ -83,8 +84,10 @@ let benchmarks: @Sendable () -> Void = {
         let analysis = analyzed()
         let findings = analysis.findings
         var characters = 0
-        FindingList(findings: findings, origin: analysis.lifecycle.report.firstTime, names: analysis.lifecycle.scanning.names)
-            .write { characters &+= $0.utf8.count }
+        FindingList(
+            findings: findings, origin: analysis.lifecycle.report.firstTime, names: analysis.lifecycle.scanning.names
+        )
+        .write { characters &+= $0.utf8.count }
         blackHole(characters)
     }
 
@@ -92,8 +95,11 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("errors_1M_records_analysis_table") { benchmark in
         let analysis = analyzed(diagnosing: false)
         var characters = 0
-        ErrorTable(errors: analysis.errors.errors, origin: analysis.lifecycle.report.firstTime, names: analysis.lifecycle.scanning.names)
-            .write { characters &+= $0.utf8.count }
+        ErrorTable(
+            errors: analysis.errors.errors, origin: analysis.lifecycle.report.firstTime,
+            names: analysis.lifecycle.scanning.names
+        )
+        .write { characters &+= $0.utf8.count }
         blackHole(characters)
     }
 }

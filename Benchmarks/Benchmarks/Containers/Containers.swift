@@ -42,10 +42,14 @@ let benchmarks: @Sendable () -> Void = {
         // (Benchmarks/ratios.json).
         thresholds: [.mallocCountTotal: .init(absolute: [.p50: 256, .p90: 256])])
 
-    for (name, path) in [("gzip_1M_records_unpack_and_read", gzip), ("sysdiagnose_tar_gz_1M_records_unpack_and_read", sysdiagnose)] {
+    for (name, path) in [
+        ("gzip_1M_records_unpack_and_read", gzip), ("sysdiagnose_tar_gz_1M_records_unpack_and_read", sysdiagnose),
+    ] {
         Benchmark(name) { benchmark in
             do {
-                guard let container = try CaptureContainer.open(path: path) else { fatalError("\(path) is not a container") }
+                guard let container = try CaptureContainer.open(path: path) else {
+                    fatalError("\(path) is not a container")
+                }
                 defer { container.close() }
                 guard let member = container.defaultMember else { fatalError("\(path) holds no capture") }
                 let reader = try CaptureReader(path: member.extractedPath)

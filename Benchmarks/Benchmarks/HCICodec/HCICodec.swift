@@ -45,7 +45,9 @@ let benchmarks: @Sendable () -> Void = {
         let bytes = completed.view
         for _ in benchmark.scaledIterations {
             do {
-                guard case .numberOfCompletedPackets(let list) = try HCIEventParameters.decode(bytes) else { fatalError() }
+                guard case .numberOfCompletedPackets(let list) = try HCIEventParameters.decode(bytes) else {
+                    fatalError()
+                }
                 for entry in list { blackHole(entry) }
             } catch { fatalError("\(error)") }
         }

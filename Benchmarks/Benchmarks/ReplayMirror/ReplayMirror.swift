@@ -21,7 +21,8 @@ let benchmarks: @Sendable () -> Void = {
         Benchmark(
             name,
             configuration: .init(
-                metrics: [.wallClock, .throughput, .mallocCountTotal], timeUnits: .milliseconds, maxDuration: .seconds(20),
+                metrics: [.wallClock, .throughput, .mallocCountTotal], timeUnits: .milliseconds,
+                maxDuration: .seconds(20),
                 maxIterations: 5,
                 thresholds: [.mallocCountTotal: .init(relative: [.p50: 10.0, .p90: 10.0])])
         ) { benchmark in
@@ -64,7 +65,9 @@ let benchmarks: @Sendable () -> Void = {
             writer.flush()
             benchmark.stopMeasurement()
             if benchmark.currentIteration == 0 {
-                print("replay_1M_records_mirror: \(writer.lineCount) flow events, \(bytes) bytes of event lines, \(flow.comments.count) comments")
+                print(
+                    "replay_1M_records_mirror: \(writer.lineCount) flow events, \(bytes) bytes of event lines, \(flow.comments.count) comments"
+                )
             }
             blackHole(flow)
         } catch { fatalError("\(error)") }

@@ -29,7 +29,9 @@ final class CallbackSubscriber: NSObject, BluetoothApp, CountsValues, CBCentralM
         }
     }
 
-    func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) { peripheral.discoverServices(nil) }
+    func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
+        peripheral.discoverServices(nil)
+    }
 
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {
         if let first = peripheral.services?.first { peripheral.discoverCharacteristics(nil, for: first) }
@@ -39,7 +41,8 @@ final class CallbackSubscriber: NSObject, BluetoothApp, CountsValues, CBCentralM
         Subscriber.subscribe(to: service, on: peripheral)
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    {
         values += 1
     }
 }
@@ -56,7 +59,9 @@ enum Subscriber {
 }
 
 /// Swift concurrency: a task per peripheral.
-final class AsyncSubscriber: NSObject, BluetoothApp, CountsValues, CBCentralManagerDelegate, CBPeripheralDelegate, @unchecked Sendable {
+final class AsyncSubscriber: NSObject, BluetoothApp, CountsValues, CBCentralManagerDelegate, CBPeripheralDelegate,
+    @unchecked Sendable
+{
     private var central: CBCentralManager?
     private var poweredOn: CheckedContinuation<Void, Never>?
     private var waiting: [UUID: CheckedContinuation<Void, any Error>] = [:]
@@ -111,16 +116,21 @@ final class AsyncSubscriber: NSObject, BluetoothApp, CountsValues, CBCentralMana
         resume(peripheral, throwing: error ?? CBError(.connectionFailed))
     }
 
-    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {
+    func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?
+    ) {
         resume(peripheral, throwing: error ?? CBError(.peripheralDisconnected))
         updates.removeValue(forKey: peripheral.identifier)?.finish()
     }
 
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) { resume(peripheral) }
 
-    func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?) { resume(peripheral) }
+    func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?) {
+        resume(peripheral)
+    }
 
-    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    {
         updates[peripheral.identifier]?.yield()
     }
 }

@@ -45,7 +45,9 @@ let benchmarks: @Sendable () -> Void = {
             let sweep = await FaultSweep.run(cassette, app: mirror, families: [.linkLoss, .timeout])
             benchmark.stopMeasurement()
             if benchmark.currentIteration == 0 {
-                print("fault_sweep_linkloss_timeout_1100_events_mirror: \(sweep.runs.count) faults, \(sweep.replayed + 1) replays")
+                print(
+                    "fault_sweep_linkloss_timeout_1100_events_mirror: \(sweep.runs.count) faults, \(sweep.replayed + 1) replays"
+                )
             }
             blackHole(sweep)
         } catch { fatalError("\(error)") }
@@ -62,7 +64,9 @@ let benchmarks: @Sendable () -> Void = {
             let sweep = await FaultSweep.run(cassette, app: steadfast, families: .all)
             benchmark.stopMeasurement()
             if benchmark.currentIteration == 0 {
-                print("fault_sweep_all_steadfast_bundled_capture: \(sweep.runs.count) faults, \(sweep.replayed + 1) replays")
+                print(
+                    "fault_sweep_all_steadfast_bundled_capture: \(sweep.runs.count) faults, \(sweep.replayed + 1) replays"
+                )
             }
             blackHole(sweep)
         } catch { fatalError("\(error)") }
@@ -75,7 +79,9 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.startMeasurement()
             let sweep = await KillPointSweep.run(cassette, app: mirror)
             benchmark.stopMeasurement()
-            if benchmark.currentIteration == 0 { print("sweep_terminate_1100_events_mirror: \(sweep.points.count) kill points") }
+            if benchmark.currentIteration == 0 {
+                print("sweep_terminate_1100_events_mirror: \(sweep.points.count) kill points")
+            }
             blackHole(sweep)
         } catch { fatalError("\(error)") }
     }

@@ -82,9 +82,15 @@ var rng = SplitMix64(seed: seed)
     let aclMaxData = extended ? 251 : 27
     if extended {
         script.chunks.append([
-            Record(kind: .command, received: false, bytes: Packets.leSetDataLength(handle: handle, octets: 251, time: 2120)),
-            Record(kind: .event, received: true, bytes: Packets.commandComplete(opcode: 0x2022, [0x00] + Packets.le16(handle))),
-            Record(kind: .event, received: true, bytes: Packets.leDataLengthChange(handle: handle, octets: 251, time: 2120)),
+            Record(
+                kind: .command, received: false, bytes: Packets.leSetDataLength(handle: handle, octets: 251, time: 2120)
+            ),
+            Record(
+                kind: .event, received: true,
+                bytes: Packets.commandComplete(opcode: 0x2022, [0x00] + Packets.le16(handle))),
+            Record(
+                kind: .event, received: true, bytes: Packets.leDataLengthChange(handle: handle, octets: 251, time: 2120)
+            ),
         ])
         script.chunks.append([
             Record(kind: .command, received: false, bytes: Packets.leSetPHY(handle: handle, phys: 0x02)),
@@ -121,7 +127,10 @@ var rng = SplitMix64(seed: seed)
 
     // Primary service discovery: two responses, then Attribute Not Found.
     send(Packets.attReadByGroupTypeRequest(start: 0x0001, end: 0xFFFF, type: 0x2800))
-    receive(Packets.attReadByGroupTypeResponse([(0x0001, 0x0007, 0x1800), (0x0008, 0x000B, 0x1801), (0x000C, 0x0020, 0x180D)]))
+    receive(
+        Packets.attReadByGroupTypeResponse([
+            (0x0001, 0x0007, 0x1800), (0x0008, 0x000B, 0x1801), (0x000C, 0x0020, 0x180D),
+        ]))
     send(Packets.attReadByGroupTypeRequest(start: 0x0021, end: 0xFFFF, type: 0x2800))
     receive(Packets.attReadByGroupTypeResponse([(0x0021, 0x0030, 0x180F)]))
     send(Packets.attReadByGroupTypeRequest(start: 0x0031, end: 0xFFFF, type: 0x2800))
@@ -149,7 +158,8 @@ var rng = SplitMix64(seed: seed)
     send(Packets.attReadRequest(0x0013))
     switch serial % 3 {
     case 0: receive(Packets.attErrorResponse(request: 0x0A, handle: 0x0013, error: 0x02))  // Read Not Permitted
-    case 1: receive(Packets.attErrorResponse(request: 0x0A, handle: 0x0013, error: 0x05))  // Insufficient Authentication
+    // Insufficient Authentication
+    case 1: receive(Packets.attErrorResponse(request: 0x0A, handle: 0x0013, error: 0x05))
     default: receive(Packets.attReadResponse([0x64]))
     }
 
@@ -186,9 +196,13 @@ var rng = SplitMix64(seed: seed)
             Record(kind: .event, received: true, bytes: Packets.disconnectionComplete(handle: handle, reason: 0x16)),
         ])
     case 1:
-        script.chunks.append([Record(kind: .event, received: true, bytes: Packets.disconnectionComplete(handle: handle, reason: 0x13))])
+        script.chunks.append([
+            Record(kind: .event, received: true, bytes: Packets.disconnectionComplete(handle: handle, reason: 0x13))
+        ])
     default:
-        script.chunks.append([Record(kind: .event, received: true, bytes: Packets.disconnectionComplete(handle: handle, reason: 0x08))])
+        script.chunks.append([
+            Record(kind: .event, received: true, bytes: Packets.disconnectionComplete(handle: handle, reason: 0x08))
+        ])
     }
     return script
 }

@@ -10,7 +10,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
     let bytes = UnsafeRawBufferPointer(start: data, count: count)
     let split = bytes.firstIndex(of: 0) ?? bytes.count
     let first = UnsafeRawBufferPointer(rebasing: bytes[..<split])
-    let second = split < bytes.count ? UnsafeRawBufferPointer(rebasing: bytes[(split + 1)...]) : UnsafeRawBufferPointer(start: nil, count: 0)
+    let second =
+        split < bytes.count
+        ? UnsafeRawBufferPointer(rebasing: bytes[(split + 1)...]) : UnsafeRawBufferPointer(start: nil, count: 0)
     var sum = 0
     let expected = try? Flow(parsing: String(decoding: first, as: UTF8.self), source: "expected")
     let actual = try? Flow(parsing: String(decoding: second, as: UTF8.self), source: "actual")
@@ -27,7 +29,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
             if let again = reader.event(at: located.offset) { sum &+= again.signature.utf8.count }
         }
     }
-    if let reader = try? FlowReader(path: path, streamWait: .zero), let same = try? FlowReader(path: path, streamWait: .zero),
+    if let reader = try? FlowReader(path: path, streamWait: .zero),
+        let same = try? FlowReader(path: path, streamWait: .zero),
         let diff = try? FlowDiff.compare(expected: reader, actual: same, limit: 20)
     {
         precondition(diff.isEqual, "a flow differs from itself")

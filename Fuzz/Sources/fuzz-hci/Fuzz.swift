@@ -12,12 +12,18 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
         switch record.kind {
         case .command:
             if let command = try? HCICommand.decode(record.bytes) { sum &+= String(describing: command).utf8.count }
-            if let parameters = try? HCICommandParameters.decode(record.bytes) { sum &+= String(describing: parameters).utf8.count }
+            if let parameters = try? HCICommandParameters.decode(record.bytes) {
+                sum &+= String(describing: parameters).utf8.count
+            }
         case .event:
             if let event = try? HCIEvent.decode(record.bytes) { sum &+= String(describing: event).utf8.count }
-            if let parameters = try? HCIEventParameters.decode(record.bytes) { sum &+= String(describing: parameters).utf8.count }
+            if let parameters = try? HCIEventParameters.decode(record.bytes) {
+                sum &+= String(describing: parameters).utf8.count
+            }
         default:
-            if let packet = try? HCIPacket.decode(kind: record.kind, record.bytes) { sum &+= String(describing: packet).utf8.count }
+            if let packet = try? HCIPacket.decode(kind: record.kind, record.bytes) {
+                sum &+= String(describing: packet).utf8.count
+            }
         }
     }
     if sum == 0x7fff_ffff { print(sum) }

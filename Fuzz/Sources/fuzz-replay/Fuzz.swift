@@ -20,7 +20,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
         let span = cassette.end.seconds(since: cassette.start)
         let engine = ReplayEngine(cassette: cassette)
         engine.events = [
-            SystemEvent(.terminate, at: span / 2), SystemEvent(.powerOff, at: span * 0.6), SystemEvent(.powerOn, at: span * 0.7),
+            SystemEvent(.terminate, at: span / 2), SystemEvent(.powerOff, at: span * 0.6),
+            SystemEvent(.powerOn, at: span * 0.7),
             SystemEvent(.reset, at: span * 0.8), SystemEvent(.launch, at: span + 0.001),
         ]
         let restoring = ReferenceApps.named("restoring")!

@@ -52,7 +52,10 @@ final class SteadfastApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPe
         }
     }
 
-    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any],
+        rssi RSSI: NSNumber
+    ) {
         central.stopScan()
         use(peripheral, central)
     }
@@ -107,21 +110,28 @@ final class SteadfastApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPe
 
     func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: Error?) {
         guard isCurrent(service, of: peripheral) else { return }
-        guard error == nil, let measurement = service.characteristics?.first(where: { $0.uuid == Self.measurement }) else {
+        guard error == nil, let measurement = service.characteristics?.first(where: { $0.uuid == Self.measurement })
+        else {
             return retry(peripheral) { $0.discoverServices([Self.heartRate]) }
         }
         peripheral.discoverDescriptors(for: measurement)
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didDiscoverDescriptorsFor characteristic: CBCharacteristic, error: Error?) {
+    func peripheral(
+        _ peripheral: CBPeripheral, didDiscoverDescriptorsFor characteristic: CBCharacteristic, error: Error?
+    ) {
         guard isCurrent(characteristic.service, of: peripheral) else { return }
         guard error == nil else { return retry(peripheral) { $0.discoverServices([Self.heartRate]) } }
         if characteristic.isNotifying { ready = true } else { peripheral.setNotifyValue(true, for: characteristic) }
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: Error?) {
+    func peripheral(
+        _ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: Error?
+    ) {
         guard isCurrent(characteristic.service, of: peripheral) else { return }
-        guard error == nil, characteristic.isNotifying else { return retry(peripheral) { $0.discoverServices([Self.heartRate]) } }
+        guard error == nil, characteristic.isNotifying else {
+            return retry(peripheral) { $0.discoverServices([Self.heartRate]) }
+        }
         ready = true
     }
 

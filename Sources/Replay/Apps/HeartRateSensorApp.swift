@@ -27,7 +27,10 @@ final class HeartRateSensorApp: NSObject, BluetoothApp, CBCentralManagerDelegate
         }
     }
 
-    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any],
+        rssi RSSI: NSNumber
+    ) {
         central.stopScan()
         use(peripheral, central)
     }
@@ -60,11 +63,15 @@ final class HeartRateSensorApp: NSObject, BluetoothApp, CBCentralManagerDelegate
         peripheral.discoverDescriptors(for: measurement)
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didDiscoverDescriptorsFor characteristic: CBCharacteristic, error: Error?) {
+    func peripheral(
+        _ peripheral: CBPeripheral, didDiscoverDescriptorsFor characteristic: CBCharacteristic, error: Error?
+    ) {
         if !characteristic.isNotifying { peripheral.setNotifyValue(true, for: characteristic) }
     }
 
     func peripheral(_ peripheral: CBPeripheral, didModifyServices invalidatedServices: [CBService]) {
-        if invalidatedServices.contains(where: { $0.uuid == Self.heartRate }) { peripheral.discoverServices([Self.heartRate]) }
+        if invalidatedServices.contains(where: { $0.uuid == Self.heartRate }) {
+            peripheral.discoverServices([Self.heartRate])
+        }
     }
 }

@@ -54,7 +54,8 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
             if let stop = scan.stopTime { script.append(Step(time: stop, kind: .stopScan, peer: -1)) }
         }
         for address in cassette.peers {
-            guard let peripheral = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: address)]).first else { continue }
+            guard let peripheral = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: address)]).first
+            else { continue }
             peripheral.delegate = self
             peripherals.append(peripheral)
             for episode in cassette.episodes[address] ?? [] where episode.role != .peripheral {
@@ -64,10 +65,12 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         // A peripheral host that was also a GATT client of a remote central: the app reaches the
         // central's server through its central manager, on the link the central made.
         for address in cassette.centrals where cassette.links(of: address).contains(where: Self.hasClientRequests) {
-            guard let peripheral = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: address)]).first else { continue }
+            guard let peripheral = central.retrievePeripherals(withIdentifiers: [CBPeer.identifier(for: address)]).first
+            else { continue }
             peripheral.delegate = self
             peripherals.append(peripheral)
-            for episode in cassette.centralEpisodes[address] ?? [] where cassette.link(connection: episode.id).map(Self.hasClientRequests) == true {
+            for episode in cassette.centralEpisodes[address] ?? []
+            where cassette.link(connection: episode.id).map(Self.hasClientRequests) == true {
                 follow(episode, peer: peripherals.count - 1, into: &script)
             }
         }
@@ -88,7 +91,9 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
 
     /// Whether this host's GATT client asked anything of `link`'s peer (discovery, reads, writes).
     private static func hasClientRequests(_ link: Cassette.Link) -> Bool {
-        link.operations.contains { $0.sender == .host && $0.kind != .mtu && $0.kind != .indication && $0.kind != .other }
+        link.operations.contains {
+            $0.sender == .host && $0.kind != .mtu && $0.kind != .indication && $0.kind != .other
+        }
     }
 
     /// Schedules every step at launch through the launch's timers, as on a system other than the
@@ -123,7 +128,9 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
             // iOS retries by itself, so the app makes the request once.
             let key = PeerIndex.key(operations[index].kind, operations[index].handle ?? 0)
             if refusedForSecurity.remove(key) != nil { continue }
-            if let code = operations[index].error?.rawValue, [0x05, 0x0C, 0x0F].contains(code) { refusedForSecurity.insert(key) }
+            if let code = operations[index].error?.rawValue, [0x05, 0x0C, 0x0F].contains(code) {
+                refusedForSecurity.insert(key)
+            }
             let time = operations[index].time
             switch operations[index].kind {
             case .discovery where !discovered:
@@ -137,7 +144,8 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
                     discovered = true
                     script.append(Step(time: time, kind: .discover, peer: peer))
                 }
-                script.append(Step(time: time, kind: .issue, peer: peer, link: Int32(linkIndex), operation: Int32(index)))
+                script.append(
+                    Step(time: time, kind: .issue, peer: peer, link: Int32(linkIndex), operation: Int32(index)))
             default:
                 break
             }
@@ -164,13 +172,18 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         let sequences = engine.queue.reserve(script.count)
         // In the queue's order: by time, then by when each was scheduled.
         let order = script.indices.map { index in
-            (time: launchTime.adding(microseconds: ReplayEngine.microseconds(max(0, script[index].time.seconds(since: cassette.start)))), index: index)
+            (
+                time: launchTime.adding(
+                    microseconds: ReplayEngine.microseconds(max(0, script[index].time.seconds(since: cassette.start)))),
+                index: index
+            )
         }.sorted { ($0.time, $0.index) < ($1.time, $1.index) }
         guard let first = order.first else { return }
         let cursor = ScriptCursor()
         // unowned(unsafe): only the replay's queue runs this action, and it drops the actions of
         // an app process that ended, so the app is alive whenever it runs.
-        engine.queue.schedule(at: first.time, sequence: sequences.lowerBound + first.index, for: nil, process: process) {
+        engine.queue.schedule(at: first.time, sequence: sequences.lowerBound + first.index, for: nil, process: process)
+        {
             [unowned(unsafe) self, unowned(unsafe) engine] in
             let position = cursor.position
             cursor.position += 1
@@ -231,7 +244,9 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         }
         let services = peripheral.services ?? []
         if let address = peripheral.address,
-            let service = cassette.services(of: address).last(where: { handleRange($0.handle, $0.endHandle).contains(handle) }),
+            let service = cassette.services(of: address).last(where: {
+                handleRange($0.handle, $0.endHandle).contains(handle)
+            }),
             ClientPlayback<ReplayEngine>.hiddenByIOS(service.uuid)
         {
             let name = CBUUID(bluetoothUUID: service.uuid).uuidString
@@ -242,25 +257,34 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
                     : "a request to \(name), a service iOS keeps to itself (HID)")
         }
         for service in services {
-            guard let characteristic = service.characteristics?.first(where: { $0.valueHandle == handle }) else { continue }
+            guard let characteristic = service.characteristics?.first(where: { $0.valueHandle == handle }) else {
+                continue
+            }
             switch operation.kind {
             case .read: peripheral.readValue(for: characteristic)
-            case .writeWithoutResponse, .signedWrite: peripheral.writeValue(Data(operation.value), for: characteristic, type: .withoutResponse)
+            case .writeWithoutResponse, .signedWrite:
+                peripheral.writeValue(Data(operation.value), for: characteristic, type: .withoutResponse)
             default: peripheral.writeValue(Data(operation.value), for: characteristic, type: .withResponse)
             }
             return
         }
         for service in services {
             for characteristic in service.characteristics ?? [] {
-                guard let descriptor = characteristic.descriptors?.first(where: { $0.handle == handle }) else { continue }
+                guard let descriptor = characteristic.descriptors?.first(where: { $0.handle == handle }) else {
+                    continue
+                }
                 switch operation.kind {
                 case .read: peripheral.readValue(for: descriptor)
                 case _ where descriptor.uuid.uuidString == "2902":
                     // CoreBluetooth writes a Client Characteristic Configuration only through
                     // setNotifyValue, with a Write Request, for a characteristic that notifies or
                     // indicates.
-                    guard operation.kind == .write, !characteristic.properties.isDisjoint(with: [.notify, .indicate]) else {
-                        return skipped(operation, on: peripheral, "a CoreBluetooth app writes a Client Characteristic Configuration only by setNotifyValue (a Write Request, on a characteristic that notifies or indicates)")
+                    guard operation.kind == .write, !characteristic.properties.isDisjoint(with: [.notify, .indicate])
+                    else {
+                        return skipped(
+                            operation, on: peripheral,
+                            "a CoreBluetooth app writes a Client Characteristic Configuration only by setNotifyValue (a Write Request, on a characteristic that notifies or indicates)"
+                        )
                     }
                     peripheral.setNotifyValue((operation.value.first ?? 0) & 0x03 != 0, for: characteristic)
                 default: peripheral.writeValue(Data(operation.value), for: descriptor)
@@ -281,7 +305,8 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         guard var skip = skips[key], skip.comment < engine.comments.count else {
             skips[key] = Skip(comment: engine.comments.count, count: 1, handles: [handle], first: operation.time)
             return engine.comments.append(
-                "\(address): the captured app's \(operation.kind.rawValue) of \(handle) at +\(formatSeconds(operation.time.seconds(since: cassette.origin))) is not played: \(why)")
+                "\(address): the captured app's \(operation.kind.rawValue) of \(handle) at +\(formatSeconds(operation.time.seconds(since: cassette.origin))) is not played: \(why)"
+            )
         }
         skip.count += 1
         if !skip.handles.contains(handle) { skip.handles.append(handle) }
@@ -320,7 +345,9 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         discovered(peripheral)
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didDiscoverDescriptorsFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(
+        _ peripheral: CBPeripheral, didDiscoverDescriptorsFor characteristic: CBCharacteristic, error: (any Error)?
+    ) {
         discovered(peripheral)
     }
 
@@ -334,7 +361,9 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         }
     }
 
-    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {
+    func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?
+    ) {
         discovering[peripheral.identifier] = nil
         discoverOnConnect.remove(peripheral.identifier)
         for operation in waiting.removeValue(forKey: peripheral.identifier) ?? [] {

@@ -29,7 +29,9 @@ final class MirrorServer: NSObject, CBPeripheralManagerDelegate {
     }
 
     private static let reads: Set<ATTOpcode> = [.readRequest, .readBlobRequest]
-    private static let writes: Set<ATTOpcode> = [.writeRequest, .writeCommand, .signedWriteCommand, .prepareWriteRequest]
+    private static let writes: Set<ATTOpcode> = [
+        .writeRequest, .writeCommand, .signedWriteCommand, .prepareWriteRequest,
+    ]
 
     init(cassette: Cassette, launch: Launch) {
         self.cassette = cassette
@@ -38,8 +40,12 @@ final class MirrorServer: NSObject, CBPeripheralManagerDelegate {
         for link in cassette.links where link.hostRole == .peripheral {
             guard let central = link.peer ?? cassette.connections[link.connection].peer else { continue }
             for exchange in link.exchanges where exchange.sender != .host {
-                guard let handle = exchange.handle, Self.reads.contains(exchange.opcode) || Self.writes.contains(exchange.opcode) else { continue }
-                answers[Key(central: central, write: Self.writes.contains(exchange.opcode), handle: handle), default: []].append(exchange)
+                guard let handle = exchange.handle,
+                    Self.reads.contains(exchange.opcode) || Self.writes.contains(exchange.opcode)
+                else { continue }
+                answers[
+                    Key(central: central, write: Self.writes.contains(exchange.opcode), handle: handle), default: []
+                ].append(exchange)
             }
         }
         manager = CBPeripheralManager(delegate: self, queue: nil)
@@ -55,7 +61,8 @@ final class MirrorServer: NSObject, CBPeripheralManagerDelegate {
         var services: [UInt16: GATTDatabase.Service] = [:]
         for link in cassette.links where link.hostRole == .peripheral {
             let central = link.peer ?? cassette.connections[link.connection].peer
-            for service in (link.localDatabase ?? central.flatMap { cassette.peer($0)?.localDatabase })?.services ?? [] where services[service.handle] == nil {
+            for service in (link.localDatabase ?? central.flatMap { cassette.peer($0)?.localDatabase })?.services ?? []
+            where services[service.handle] == nil {
                 services[service.handle] = service
             }
         }
@@ -69,7 +76,8 @@ final class MirrorServer: NSObject, CBPeripheralManagerDelegate {
             let service = CBMutableService(type: CBUUID(bluetoothUUID: captured.uuid), primary: captured.isPrimary)
             service.characteristics = captured.characteristics.map {
                 CBMutableCharacteristic(
-                    type: CBUUID(bluetoothUUID: $0.uuid), properties: CBCharacteristicProperties(rawValue: UInt($0.properties.rawValue)),
+                    type: CBUUID(bluetoothUUID: $0.uuid),
+                    properties: CBCharacteristicProperties(rawValue: UInt($0.properties.rawValue)),
                     value: nil, permissions: [.readable, .writeable])
             }
             return service
@@ -86,9 +94,12 @@ final class MirrorServer: NSObject, CBPeripheralManagerDelegate {
     }
 
     func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveRead request: CBATTRequest) {
-        guard let exchange = next(for: request, write: false) else { return peripheral.respond(to: request, withResult: .unlikelyError) }
+        guard let exchange = next(for: request, write: false) else {
+            return peripheral.respond(to: request, withResult: .unlikelyError)
+        }
         if let error = exchange.answer?.error {
-            return peripheral.respond(to: request, withResult: CBATTError.Code(rawValue: Int(error.rawValue)) ?? .unlikelyError)
+            return peripheral.respond(
+                to: request, withResult: CBATTError.Code(rawValue: Int(error.rawValue)) ?? .unlikelyError)
         }
         request.value = Data(exchange.answer?.value ?? [])
         peripheral.respond(to: request, withResult: .success)
@@ -100,9 +111,12 @@ final class MirrorServer: NSObject, CBPeripheralManagerDelegate {
         guard let first = requests.first, let exchange = exchanges.first ?? nil else {
             return requests.first.map { peripheral.respond(to: $0, withResult: .unlikelyError) } ?? ()
         }
-        guard exchange.opcode != .writeCommand, exchange.opcode != .signedWriteCommand else { return }  // no answer to give
+        // no answer to give
+        guard exchange.opcode != .writeCommand, exchange.opcode != .signedWriteCommand else { return }
         let result = exchanges.lazy.compactMap { $0?.answer?.error }.first
-        peripheral.respond(to: first, withResult: result.map { CBATTError.Code(rawValue: Int($0.rawValue)) ?? .unlikelyError } ?? .success)
+        peripheral.respond(
+            to: first,
+            withResult: result.map { CBATTError.Code(rawValue: Int($0.rawValue)) ?? .unlikelyError } ?? .success)
     }
 
     /// The capture's answer to the same central's next request of this kind on this characteristic.

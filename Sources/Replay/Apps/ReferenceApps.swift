@@ -33,47 +33,58 @@ public enum ReferenceApps {
     public static let all: [Entry] = [
         Entry(
             name: "mirror",
-            summary: "makes the captured app's own requests, at their times: its flow is what CoreBluetooth would have told the captured app (the default)",
+            summary:
+                "makes the captured app's own requests, at their times: its flow is what CoreBluetooth would have told the captured app (the default)",
             script: { MirrorApp(cassette: $0) }),
         Entry(
             name: "reconnecting",
-            summary: "connects to the first known peripheral; after a failed attempt or a disconnection it did not ask for, connects again",
+            summary:
+                "connects to the first known peripheral; after a failed attempt or a disconnection it did not ask for, connects again",
             make: { ReconnectingApp() }),
         Entry(
             name: "heart-rate",
-            summary: "a heart-rate central in the seeds' BLESensor style: retrieves the sensor it knew (or scans for 180D), connects, subscribes to 2A37, reconnects after an unexpected disconnection",
+            summary:
+                "a heart-rate central in the seeds' BLESensor style: retrieves the sensor it knew (or scans for 180D), connects, subscribes to 2A37, reconnects after an unexpected disconnection",
             make: { HeartRateSensorApp() }),
         Entry(
             name: "sdk-timeout",
-            summary: "the SDK seed's policy: discovers and reads every readable characteristic, each request on a 1 s watchdog of the capture's clock; no answer in time, or didModifyServices, and it gives the peripheral up",
+            summary:
+                "the SDK seed's policy: discovers and reads every readable characteristic, each request on a 1 s watchdog of the capture's clock; no answer in time, or didModifyServices, and it gives the peripheral up",
             make: { SDKTimeoutApp() }),
         Entry(
             name: "explorer",
-            summary: "connects to every known peripheral, discovers every service, characteristic and descriptor, reads every readable characteristic and subscribes to every notifying one",
+            summary:
+                "connects to every known peripheral, discovers every service, characteristic and descriptor, reads every readable characteristic and subscribes to every notifying one",
             make: { ExplorerApp() }),
         Entry(
             name: "sensor-server",
-            summary: "a heart-rate sensor as a peripheral manager: publishes the services of the bundled peripheral-server capture, advertises, answers reads, accepts writes (refuses the error service's), notifies every 0.1 s while a central is subscribed",
+            summary:
+                "a heart-rate sensor as a peripheral manager: publishes the services of the bundled peripheral-server capture, advertises, answers reads, accepts writes (refuses the error service's), notifies every 0.1 s while a central is subscribed",
             make: { SensorServerApp() }),
         Entry(
             name: "restoring",
-            summary: "a heart-rate central that survives termination as the restoration seeds recommend: restore identifier, takes back restored peripherals, keeps pending connects, rediscovers only what is missing, resubscribes only when not notifying",
+            summary:
+                "a heart-rate central that survives termination as the restoration seeds recommend: restore identifier, takes back restored peripherals, keeps pending connects, rediscovers only what is missing, resubscribes only when not notifying",
             make: { RestoringApp() }),
         Entry(
             name: "forgetful",
-            summary: "the restoring app without a restore identifier: a termination loses its connections, subscriptions and pending connects",
+            summary:
+                "the restoring app without a restore identifier: a termination loses its connections, subscriptions and pending connects",
             make: { ForgetfulApp() }),
         Entry(
             name: "steadfast",
-            summary: "a heart-rate central written to survive every fault a sweep injects: reconnects after any link it did not end, retries a failed discovery or subscription, starts over after didModifyServices or a reset, gives up a peer that removed its pairing",
+            summary:
+                "a heart-rate central written to survive every fault a sweep injects: reconnects after any link it did not end, retries a failed discovery or subscription, starts over after didModifyServices or a reset, gives up a peer that removed its pairing",
             make: { SteadfastApp() }),
         Entry(
             name: "fragile-setup",
-            summary: "the steadfast app with the bug a fault sweep finds and no capture showed: it reconnects only once subscribed, so a link lost during discovery leaves it disconnected",
+            summary:
+                "the steadfast app with the bug a fault sweep finds and no capture showed: it reconnects only once subscribed, so a link lost during discovery leaves it disconnected",
             make: { SteadfastApp(reconnectsDuringSetup: false) }),
         Entry(
             name: "naive",
-            summary: "the restoring app with a restore identifier, but a relaunch that cancels what the system restored and starts again from scratch",
+            summary:
+                "the restoring app with a restore identifier, but a relaunch that cancels what the system restored and starts again from scratch",
             make: { NaiveApp() }),
     ]
 
@@ -194,31 +205,40 @@ final class SensorServerApp: NSObject, BluetoothApp, CBPeripheralManagerDelegate
         let heartRate = CBMutableService(type: CBUUID(string: "180D"), primary: true)
         heartRate.characteristics = [
             measurement,
-            CBMutableCharacteristic(type: CBUUID(string: "2A38"), properties: [.read], value: nil, permissions: [.readable]),
-            CBMutableCharacteristic(type: CBUUID(string: "2A39"), properties: [.write], value: nil, permissions: [.writeable]),
+            CBMutableCharacteristic(
+                type: CBUUID(string: "2A38"), properties: [.read], value: nil, permissions: [.readable]),
+            CBMutableCharacteristic(
+                type: CBUUID(string: "2A39"), properties: [.write], value: nil, permissions: [.writeable]),
         ]
         let configuration = CBMutableService(type: CBUUID(string: "AAA0"), primary: true)
         configuration.characteristics = [
-            CBMutableCharacteristic(type: CBUUID(string: "AAA1"), properties: [.read, .write], value: nil, permissions: [.readable, .writeable])
+            CBMutableCharacteristic(
+                type: CBUUID(string: "AAA1"), properties: [.read, .write], value: nil,
+                permissions: [.readable, .writeable])
         ]
         let errors = CBMutableService(type: refusingWrites, primary: true)
         errors.characteristics =
             [
-                CBMutableCharacteristic(type: CBUUID(string: "EEE1"), properties: [.read], value: nil, permissions: [.readable])
+                CBMutableCharacteristic(
+                    type: CBUUID(string: "EEE1"), properties: [.read], value: nil, permissions: [.readable])
             ]
             + ["EEE2", "EEE3", "EEE4"].map {
-                CBMutableCharacteristic(type: CBUUID(string: $0), properties: [.write], value: nil, permissions: [.writeable])
+                CBMutableCharacteristic(
+                    type: CBUUID(string: $0), properties: [.write], value: nil, permissions: [.writeable])
             }
         let commands = CBMutableService(type: CBUUID(string: "BBB0"), primary: true)
         commands.characteristics = [
-            CBMutableCharacteristic(type: CBUUID(string: "BBB1"), properties: [.writeWithoutResponse], value: nil, permissions: [.writeable])
+            CBMutableCharacteristic(
+                type: CBUUID(string: "BBB1"), properties: [.writeWithoutResponse], value: nil, permissions: [.writeable]
+            )
         ]
         for service in [heartRate, configuration, errors, commands] { peripheral.add(service) }
         peripheral.startAdvertising([CBAdvertisementDataServiceUUIDsKey: [CBUUID(string: "180D")]])
     }
 
     func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveRead request: CBATTRequest) {
-        guard request.characteristic.service?.uuid != refusingWrites, let value = values[request.characteristic.uuid] else {
+        guard request.characteristic.service?.uuid != refusingWrites, let value = values[request.characteristic.uuid]
+        else {
             return peripheral.respond(to: request, withResult: .readNotPermitted)
         }
         guard request.offset <= value.count else { return peripheral.respond(to: request, withResult: .invalidOffset) }
@@ -246,14 +266,20 @@ final class SensorServerApp: NSObject, BluetoothApp, CBPeripheralManagerDelegate
         peripheral.respond(to: first, withResult: .success)
     }
 
-    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral, didSubscribeTo characteristic: CBCharacteristic) {
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral, didSubscribeTo characteristic: CBCharacteristic
+    ) {
         guard characteristic.uuid == measurement.uuid, !notifying else { return }
         notifying = true
         after(0.05) { [weak self] in self?.notify() }
     }
 
-    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral, didUnsubscribeFrom characteristic: CBCharacteristic) {
-        if characteristic.uuid == measurement.uuid, measurement.subscribedCentrals?.isEmpty ?? true { notifying = false }
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral, didUnsubscribeFrom characteristic: CBCharacteristic
+    ) {
+        if characteristic.uuid == measurement.uuid, measurement.subscribedCentrals?.isEmpty ?? true {
+            notifying = false
+        }
     }
 
     private func notify() {

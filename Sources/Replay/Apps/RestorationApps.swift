@@ -56,7 +56,9 @@ class RestoringApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPeripher
     /// The first launch: the sensor the app knew, or a scan for one.
     func start(_ central: CBCentralManager) {
         let remembered = defaults.string(forKey: Self.sensorKey).flatMap(UUID.init(uuidString:))
-        if let identifier = remembered ?? known.first, let peripheral = central.retrievePeripherals(withIdentifiers: [identifier]).first {
+        if let identifier = remembered ?? known.first,
+            let peripheral = central.retrievePeripherals(withIdentifiers: [identifier]).first
+        {
             use(peripheral, central)
         } else {
             central.scanForPeripherals(withServices: [Self.heartRate])
@@ -81,7 +83,10 @@ class RestoringApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPeripher
         if !measurement.isNotifying { peripheral.setNotifyValue(true, for: measurement) }
     }
 
-    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any],
+        rssi RSSI: NSNumber
+    ) {
         central.stopScan()
         use(peripheral, central)
     }

@@ -48,7 +48,9 @@ final class SDKTimeoutApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBP
     func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: Error?) {
         answered(peripheral)
         guard error == nil else { return giveUp(peripheral) }
-        reads[peripheral.identifier, default: []] += (service.characteristics ?? []).filter { $0.properties.contains(.read) }
+        reads[peripheral.identifier, default: []] += (service.characteristics ?? []).filter {
+            $0.properties.contains(.read)
+        }
         discoverNext(peripheral)
     }
 

@@ -48,7 +48,8 @@ extension Cassette {
                     case .serviceUUIDs(let uuids, _): serviceUUIDs.append(contentsOf: uuids)
                     case .localName: localName = localName ?? list.localName
                     case .txPowerLevel(let level): txPowerLevel = level
-                    case .serviceData(let uuid, let data): serviceData.append(ServiceData(uuid: uuid, data: Array(data)))
+                    case .serviceData(let uuid, let data):
+                        serviceData.append(ServiceData(uuid: uuid, data: Array(data)))
                     case .appearance(let value): appearance = value
                     case .manufacturerSpecificData:
                         manufacturerData = (manufacturerData ?? []) + Array(structure.data)

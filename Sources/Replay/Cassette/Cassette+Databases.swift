@@ -10,7 +10,9 @@ extension Cassette {
     public mutating func completeDatabases(given: GivenGATT? = nil) {
         for address in peerOrder {
             guard var peer = peerTable[address], !peer.links.isEmpty else { continue }
-            if peer.databaseSource == nil, peer.database?.services.isEmpty == false { peer.databaseSource = .discovered }
+            if peer.databaseSource == nil, peer.database?.services.isEmpty == false {
+                peer.databaseSource = .discovered
+            }
             guard peer.databaseSource != .discovered else {
                 peerTable[address] = peer
                 continue
@@ -29,7 +31,8 @@ extension Cassette {
                 peer.database = inferred
                 peer.databaseSource = .inferred
             }
-            for index in peer.links where links[index].database?.services.isEmpty != false || links[index].database == before {
+            for index in peer.links
+            where links[index].database?.services.isEmpty != false || links[index].database == before {
                 links[index].database = peer.database
             }
             peerTable[address] = peer
@@ -67,15 +70,19 @@ extension Cassette {
     /// The flow's comment on where `address`'s database came from, when the capture did not
     /// discover it.
     public func databaseComment(_ address: BluetoothAddress) -> String? {
-        guard let peer = peerTable[address], let source = peer.databaseSource, let database = peer.database else { return nil }
+        guard let peer = peerTable[address], let source = peer.databaseSource, let database = peer.database else {
+            return nil
+        }
         let count = database.services.reduce(0) { $0 + $1.characteristics.count }
         switch source {
         case .discovered:
             return nil
         case .given(let name):
-            return "\(address): the capture never discovered its GATT database; the replay answers discovery with the one --gatt \(name) gives (\(database.services.count) service\(database.services.count == 1 ? "" : "s"), \(count) characteristic\(count == 1 ? "" : "s"))"
+            return
+                "\(address): the capture never discovered its GATT database; the replay answers discovery with the one --gatt \(name) gives (\(database.services.count) service\(database.services.count == 1 ? "" : "s"), \(count) characteristic\(count == 1 ? "" : "s"))"
         case .inferred:
-            return "\(address): the capture never discovered its GATT database; the replay answers discovery with one inferred from the traffic: \(count) characteristic\(count == 1 ? "" : "s") in one service, each named B1E70000-0000-0000-0000-00000000HHHH after its value handle HHHH, its properties those its use shows (Formats/flow.md)"
+            return
+                "\(address): the capture never discovered its GATT database; the replay answers discovery with one inferred from the traffic: \(count) characteristic\(count == 1 ? "" : "s") in one service, each named B1E70000-0000-0000-0000-00000000HHHH after its value handle HHHH, its properties those its use shows (Formats/flow.md)"
         }
     }
 }

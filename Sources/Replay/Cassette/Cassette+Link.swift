@@ -48,7 +48,9 @@ extension Cassette {
         /// The operations of `kind` on `handle` (any when nil) sent by `sender` (either side when
         /// nil), in order. Operations of a capture that records no direction (`.unknown`) match
         /// either side.
-        public func operations(_ kind: Operation.Kind, handle: UInt16?, from sender: Exchange.Side? = nil) -> [Operation] {
+        public func operations(_ kind: Operation.Kind, handle: UInt16?, from sender: Exchange.Side? = nil)
+            -> [Operation]
+        {
             operations.filter {
                 $0.kind == kind && (handle == nil || $0.handle == handle)
                     && (sender == nil || $0.sender == sender || $0.sender == .unknown)
@@ -59,7 +61,8 @@ extension Cassette {
         /// other side's requests or indications sent meanwhile; these are left out.)
         public func exchanges(of operation: Operation) -> [Exchange] {
             exchanges[operation.exchanges].filter {
-                $0.sender == operation.sender && ($0.opcode == .handleValueIndication) == (operation.kind == .indication)
+                $0.sender == operation.sender
+                    && ($0.opcode == .handleValueIndication) == (operation.kind == .indication)
             }
         }
 
@@ -105,6 +108,8 @@ extension Cassette {
         init(address: BluetoothAddress) { self.address = address }
 
         /// The payload of `report`.
-        public func advertisement(of report: AdvertisingReport) -> Advertisement { advertisements[report.advertisement] }
+        public func advertisement(of report: AdvertisingReport) -> Advertisement {
+            advertisements[report.advertisement]
+        }
     }
 }

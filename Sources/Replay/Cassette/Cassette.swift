@@ -90,7 +90,8 @@ public struct Cassette: Sendable {
         self.links = links
         peerTable = peers
         self.peerOrder = peerOrder
-        linkByConnection = Dictionary(uniqueKeysWithValues: links.enumerated().map { ($0.element.connection, $0.offset) })
+        linkByConnection = Dictionary(
+            uniqueKeysWithValues: links.enumerated().map { ($0.element.connection, $0.offset) })
         var peripheralIndex: [BluetoothAddress: [Int32]] = [:]
         var centralIndex: [BluetoothAddress: [Int32]] = [:]
         var peripherals: [BluetoothAddress] = []
@@ -116,7 +117,9 @@ public struct Cassette: Sendable {
     /// (``AnalysisReader``): the cassette is the one its host's HCI trace would have made. A peer
     /// the capture never discovered gets the database `given` gives it, else the one its traffic
     /// shows (``completeDatabases(given:)``).
-    public static func load(path: String, air: AirOptions = AirOptions(), given: GivenGATT? = nil) throws -> (Cassette, fault: (any Error)?) {
+    public static func load(path: String, air: AirOptions = AirOptions(), given: GivenGATT? = nil) throws -> (
+        Cassette, fault: (any Error)?
+    ) {
         let reader = try AnalysisReader(path: path, air: air)
         var recorder = CassetteRecorder()
         var fault: (any Error)?
@@ -201,7 +204,8 @@ public struct Cassette: Sendable {
     }
 
     /// The descriptors of the characteristic whose value is at `valueHandle`.
-    public func descriptors(of peer: BluetoothAddress, characteristic valueHandle: UInt16) -> [GATTDatabase.Descriptor] {
+    public func descriptors(of peer: BluetoothAddress, characteristic valueHandle: UInt16) -> [GATTDatabase.Descriptor]
+    {
         for service in services(of: peer) {
             if let characteristic = service.characteristics.first(where: { $0.valueHandle == valueHandle }) {
                 return characteristic.descriptors
@@ -231,7 +235,9 @@ public struct Cassette: Sendable {
             guard wanted.contains(true) else { continue }
             var seen = Set<Int>()
             for report in peer.reports
-            where (start.map { report.time >= $0 } ?? true) && (allowDuplicates || seen.insert(report.advertisement).inserted) {
+            where (start.map { report.time >= $0 } ?? true)
+                && (allowDuplicates || seen.insert(report.advertisement).inserted)
+            {
                 result.append((peer.address, report))
             }
         }

@@ -92,7 +92,8 @@ public struct CassetteRecorder {
             advertisingReports(record)
         case .command(let command) where Self.extendedCommands.contains(command.opcode.rawValue):
             extendedScanAndConnect = true
-        case .event(.commandComplete(_, let opcode, let parameters)) where opcode.rawValue == 0x2003 && parameters.count >= 9:
+        case .event(.commandComplete(_, let opcode, let parameters))
+        where opcode.rawValue == 0x2003 && parameters.count >= 9:
             // LE Read Local Supported Features: status, then the LE features; bit 12 is LE
             // Extended Advertising (Core 6.0, Vol 6, Part B, §4.6).
             if parameters[0] == 0 { extendedScanAndConnect = extendedScanAndConnect || parameters[1 + 1] & 0x10 != 0 }
@@ -107,7 +108,8 @@ public struct CassetteRecorder {
                 case .received: .peer
                 case nil: .unknown
                 }
-            let link = link(for: connection, side: side, isRequest: decoded.att.map { $0.opcode.method == .request } ?? false)
+            let link = link(
+                for: connection, side: side, isRequest: decoded.att.map { $0.opcode.method == .request } ?? false)
             if let pdu = decoded.att {
                 observe(pdu, on: acl.handle, link: link, connection: connection, side: side, record)
             }
@@ -139,13 +141,15 @@ public struct CassetteRecorder {
         case .numberOfCompletedPackets(let list)?:
             for (handle, count) in list where count > 0 {
                 guard let link = analyzer.openLink(on: handle) else { continue }
-                completions[link.id, default: []].append(Cassette.Completion(time: record.timestamp, packets: Int(count)))
+                completions[link.id, default: []].append(
+                    Cassette.Completion(time: record.timestamp, packets: Int(count)))
             }
         case .commandComplete(let complete)?:
             guard case .leReadBufferSize(let size) = complete.returnParameters, size.status == .success,
                 size.totalNumLEACLDataPackets > 0, size.leACLDataPacketLength > 0
             else { return }
-            controllerBuffers = Cassette.ControllerBuffers(packets: Int(size.totalNumLEACLDataPackets), length: Int(size.leACLDataPacketLength))
+            controllerBuffers = Cassette.ControllerBuffers(
+                packets: Int(size.totalNumLEACLDataPackets), length: Int(size.leACLDataPacketLength))
         default:
             break
         }
@@ -158,7 +162,9 @@ public struct CassetteRecorder {
         // stand-in peer named by its connection handle (Formats/cassette.md).
         var connections = report.connections
         for index in connections.indices
-        where connections[index].peer == nil && connections[index].beganBeforeCapture && connections[index].transport == .le {
+        where connections[index].peer == nil && connections[index].beganBeforeCapture
+            && connections[index].transport == .le
+        {
             connections[index].peer = Cassette.standInAddress(handle: connections[index].handle ?? 0)
         }
         var links = links
@@ -170,7 +176,9 @@ public struct CassetteRecorder {
         for connection in connections where connection.changes.contains(where: Self.isSecurity) {
             if linkByConnection[connection.id] == nil {
                 linkByConnection[connection.id] = links.count
-                links.append(Cassette.Link(connection: connection.id, peer: connection.peer, hostRole: Self.role(connection.role)))
+                links.append(
+                    Cassette.Link(
+                        connection: connection.id, peer: connection.peer, hostRole: Self.role(connection.role)))
             }
         }
         // Both servers of each peer's links: the peer's, and this host's as the peer discovered it.
@@ -185,7 +193,9 @@ public struct CassetteRecorder {
             links[index].peer = connection.peer
             links[index].database = entryByConnection[connection.id]?.database
             links[index].localDatabase = entryByConnection[connection.id]?.localDatabase
-            if let peer = connection.peer, entryByPeer[peer] == nil { entryByPeer[peer] = entryByConnection[connection.id] }
+            if let peer = connection.peer, entryByPeer[peer] == nil {
+                entryByPeer[peer] = entryByConnection[connection.id]
+            }
             links[index].mtu = connection.mtu ?? (connection.beganBeforeCapture ? Self.largestPDU(links[index]) : nil)
             var security = links[index].security
             for change in connection.changes {
@@ -213,7 +223,9 @@ public struct CassetteRecorder {
                         .map(\.valueHandle))
                 let known = Set(links[index].serviceChanges.map(\.record))
                 for event in links[index].notifications
-                where event.isIndication && event.sender != .host && serviceChanged.contains(event.handle) && !known.contains(event.record) {
+                where event.isIndication && event.sender != .host && serviceChanged.contains(event.handle)
+                    && !known.contains(event.record)
+                {
                     if let change = Self.serviceChange(event) { links[index].serviceChanges.append(change) }
                 }
                 links[index].serviceChanges.sort { $0.record < $1.record }
@@ -279,11 +291,15 @@ public struct CassetteRecorder {
         switch meta {
         case .advertisingReport(let reports):
             for report in reports {
-                heard(report.address, report.addressType, report.data.bytes, report.rssi, UInt16(report.eventType), false, record)
+                heard(
+                    report.address, report.addressType, report.data.bytes, report.rssi, UInt16(report.eventType), false,
+                    record)
             }
         case .extendedAdvertisingReport(let reports):
             for report in reports {
-                heard(report.address, report.addressType, report.data.bytes, report.rssi, report.eventType.rawValue, true, record)
+                heard(
+                    report.address, report.addressType, report.data.bytes, report.rssi, report.eventType.rawValue, true,
+                    record)
             }
         default:
             break
@@ -320,7 +336,9 @@ public struct CassetteRecorder {
 
     // MARK: ATT
 
-    private mutating func link(for connection: LifecycleAnalyzer.OpenLink, side: Cassette.Exchange.Side, isRequest: Bool) -> Int {
+    private mutating func link(
+        for connection: LifecycleAnalyzer.OpenLink, side: Cassette.Exchange.Side, isRequest: Bool
+    ) -> Int {
         if let index = linkByConnection[connection.id] { return index }
         // A connection that began before the capture has no role: the side that sends requests
         // is the GATT client, taken to be the central.
@@ -353,7 +371,8 @@ public struct CassetteRecorder {
     }
 
     private mutating func observe(
-        _ pdu: ATTPDU, on aclHandle: UInt16, link: Int, connection: LifecycleAnalyzer.OpenLink, side: Cassette.Exchange.Side,
+        _ pdu: ATTPDU, on aclHandle: UInt16, link: Int, connection: LifecycleAnalyzer.OpenLink,
+        side: Cassette.Exchange.Side,
         _ record: CaptureRecord
     ) {
         let opcode = pdu.opcode
@@ -380,14 +399,17 @@ public struct CassetteRecorder {
             }
         case .response, .confirmation:
             // The analyzer's tracker decided which request this answers.
-            guard let answered = analyzer.lastAnswered, let waiting = pending.removeValue(forKey: answered.record) else { return }
+            guard let answered = analyzer.lastAnswered, let waiting = pending.removeValue(forKey: answered.record)
+            else { return }
             answer(pdu, waiting, mtu: connection.mtu ?? 23, record)
         default:
             break
         }
     }
 
-    private mutating func request(_ pdu: ATTPDU, on aclHandle: UInt16, link: Int, side: Cassette.Exchange.Side, _ record: CaptureRecord) {
+    private mutating func request(
+        _ pdu: ATTPDU, on aclHandle: UInt16, link: Int, side: Cassette.Exchange.Side, _ record: CaptureRecord
+    ) {
         var exchange = Cassette.Exchange(
             opcode: pdu.opcode, time: record.timestamp, record: record.index, sender: side, handle: pdu.handle)
         var kind: Cassette.Operation.Kind = .other
@@ -477,7 +499,9 @@ public struct CassetteRecorder {
         var operation = Cassette.Operation(
             kind: kind, sender: side, handle: exchange.handle, handles: exchange.handles, time: record.timestamp,
             exchanges: exchangeIndex..<exchangeIndex + 1, value: value)
-        if kind == .longWrite { operation.value = []; Self.place(exchange.value, at: exchange.offset ?? 0, in: &operation) }
+        if kind == .longWrite {
+            operation.value = []; Self.place(exchange.value, at: exchange.offset ?? 0, in: &operation)
+        }
         let operationIndex = links[link].operations.count
         links[link].operations.append(operation)
         if kind == .read {
@@ -488,7 +512,9 @@ public struct CassetteRecorder {
         }
         if kind == .longWrite { openWrite[link] = operationIndex }
         if exchange.expectsAnswer {
-            waitForAnswer(Pending(link: link, exchange: exchangeIndex, operation: operationIndex), record: record.index, on: aclHandle, side)
+            waitForAnswer(
+                Pending(link: link, exchange: exchangeIndex, operation: operationIndex), record: record.index,
+                on: aclHandle, side)
         }
     }
 
@@ -500,11 +526,15 @@ public struct CassetteRecorder {
         links[link].exchanges.append(exchange)
         let range = links[link].operations[operation].exchanges
         links[link].operations[operation].exchanges = range.lowerBound..<exchangeIndex + 1
-        waitForAnswer(Pending(link: link, exchange: exchangeIndex, operation: operation), record: exchange.record, on: aclHandle, side)
+        waitForAnswer(
+            Pending(link: link, exchange: exchangeIndex, operation: operation), record: exchange.record, on: aclHandle,
+            side)
     }
 
     /// Keeps where the request of `record` went, until the tracker names it answered.
-    private mutating func waitForAnswer(_ request: Pending, record: Int, on aclHandle: UInt16, _ side: Cassette.Exchange.Side) {
+    private mutating func waitForAnswer(
+        _ request: Pending, record: Int, on aclHandle: UInt16, _ side: Cassette.Exchange.Side
+    ) {
         if let earlier = latestRequest.updateValue(record, forKey: Self.key(aclHandle, side)) { pending[earlier] = nil }
         pending[record] = request
     }
@@ -580,7 +610,8 @@ public struct CassetteRecorder {
                 let included = Cassette.IncludedService(
                     handle: pair.handle, start: UInt16(pair.value[0]) | UInt16(pair.value[1]) << 8,
                     end: UInt16(pair.value[2]) | UInt16(pair.value[3]) << 8,
-                    uuid: pair.value.count == 6 ? BluetoothUUID(UInt16(pair.value[4]) | UInt16(pair.value[5]) << 8) : nil)
+                    uuid: pair.value.count == 6
+                        ? BluetoothUUID(UInt16(pair.value[4]) | UInt16(pair.value[5]) << 8) : nil)
                 if !links[link].includedServices.contains(included) { links[link].includedServices.append(included) }
             }
         }

@@ -306,7 +306,8 @@ final class AppProcess {
     // MARK: Launch
 
     /// Starts a process of the app: a new instance, its `didFinishLaunching`.
-    func launch(options: [Launch.OptionsKey: Any]?, event: (name: FlowRecord.System, arguments: [FlowRecord.Argument])) {
+    func launch(options: [Launch.OptionsKey: Any]?, event: (name: FlowRecord.System, arguments: [FlowRecord.Argument]))
+    {
         guard let makeApp else { return }
         let launch = Launch(
             knownPeripherals: replay.cassette.peers.map(CBPeer.identifier(for:)),
@@ -331,7 +332,9 @@ final class AppProcess {
     /// dictionary when the system kept state for its restore identifier.
     func managerCreated(_ manager: CBManager) {
         if let identifier = manager.restoreIdentifier, !declaresMode(for: manager) {
-            let (kind, mode) = manager is CBCentralManager ? ("CBCentralManager", "bluetooth-central") : ("CBPeripheralManager", "bluetooth-peripheral")
+            let (kind, mode) =
+                manager is CBCentralManager
+                ? ("CBCentralManager", "bluetooth-central") : ("CBPeripheralManager", "bluetooth-peripheral")
             return replay.appCrashed(
                 "restoreWithoutBackgroundMode",
                 "State restoration of \(kind) is only allowed for applications that have specified the \"\(mode)\" background mode (restore identifier \(identifier))",
@@ -350,10 +353,13 @@ final class AppProcess {
         }
         replay.schedule(at: replay.now) { [unowned self] in
             let state = state(for: manager)
-            if let restored { replay.record(replay.managerEvent(manager, .willRestoreState, .willRestoreState), restored.arguments) }
+            if let restored {
+                replay.record(replay.managerEvent(manager, .willRestoreState, .willRestoreState), restored.arguments)
+            }
             replay.record(replay.managerEvent(manager, .didUpdateState, .didUpdateState), [.init(.state, "\(state)")])
             switch manager {
-            case let central as CBCentralManager: central.deliver(.stateUpdated(state, restoredState: restored?.dictionary))
+            case let central as CBCentralManager:
+                central.deliver(.stateUpdated(state, restoredState: restored?.dictionary))
             case let peripheralManager as CBPeripheralManager:
                 peripheralManager.deliver(.stateUpdated(state, restoredState: restored?.dictionary))
             default: break
@@ -382,7 +388,9 @@ final class AppProcess {
     func scheduleSystemEvents() {
         bluetoothState = launchState
         let sorted = events.sorted(by: { $0.seconds < $1.seconds })
-        foregrounds = sorted.filter { $0.kind == .foreground }.map { replay.cassette.origin.adding(microseconds: ReplayEngine.microseconds($0.seconds)) }
+        foregrounds = sorted.filter { $0.kind == .foreground }.map {
+            replay.cassette.origin.adding(microseconds: ReplayEngine.microseconds($0.seconds))
+        }
         for (index, event) in sorted.enumerated() {
             let at = replay.cassette.origin.adding(microseconds: ReplayEngine.microseconds(event.seconds))
             // A restart followed by a first unlock: the device has a passcode, nothing relaunches
@@ -419,18 +427,22 @@ final class AppProcess {
     func scheduleCapturedPowerOffs() {
         let offs = Set(
             replay.cassette.connections.compactMap { connection in
-                connection.initiator == .local && connection.reason == .remoteDeviceTerminatedPowerOff ? connection.disconnectTime : nil
+                connection.initiator == .local && connection.reason == .remoteDeviceTerminatedPowerOff
+                    ? connection.disconnectTime : nil
             }
         ).sorted()
         guard !offs.isEmpty else { return }
-        let activity = replay.cassette.connections.compactMap(\.attemptTime) + replay.cassette.scans.compactMap(\.startTime)
+        let activity =
+            replay.cassette.connections.compactMap(\.attemptTime) + replay.cassette.scans.compactMap(\.startTime)
         for off in offs {
             let on = activity.filter { $0 > off }.min()
             replay.scheduleSystem(at: off) { [unowned self] in
                 guard bluetoothState == .poweredOn else { return }
                 replay.comment(
                     "the capture's host turned Bluetooth off at +\(formatSeconds(off.seconds(since: replay.cassette.origin))) (it ended its links with 0x15, Power Off)"
-                        + (on.map { "; on again when it next connects or scans, at +\(formatSeconds($0.seconds(since: replay.cassette.origin)))" } ?? ""))
+                        + (on.map {
+                            "; on again when it next connects or scans, at +\(formatSeconds($0.seconds(since: replay.cassette.origin)))"
+                        } ?? ""))
                 changeBluetooth(to: .poweredOff, event: .powerOff)
             }
             if let on {
@@ -474,13 +486,16 @@ final class AppProcess {
                     scan = (services, current.options)
                 } else {
                     endScan()
-                    replay.comment("\(replay.label(central)): its scan had no service UUIDs; it does not go on in the background, and ends with the app")
+                    replay.comment(
+                        "\(replay.label(central)): its scan had no service UUIDs; it does not go on in the background, and ends with the app"
+                    )
                 }
             }
             kept.formUnion(peripherals.map(ObjectIdentifier.init))
             preserved[identifier] = Preserved(peripherals: peripherals, scan: scan)
         }
-        for (address, peripheral) in replay.given.sorted(by: { $0.key < $1.key }) where !kept.contains(ObjectIdentifier(peripheral)) {
+        for (address, peripheral) in replay.given.sorted(by: { $0.key < $1.key })
+        where !kept.contains(ObjectIdentifier(peripheral)) {
             if peripheral.state != .disconnected {
                 replay.comment(
                     "\(address): the system ends the app's \(peripheral.state == .connected ? "connection" : "pending connect")"
@@ -540,7 +555,8 @@ final class AppProcess {
                 replay.endConnection(of: peripheral, address)
                 guard let central = peripheral.centralManager else { continue }
                 central.keepConnecting(peripheral)
-                replay.comment("\(address): \(cause); the system keeps the connection request of \(identifier) and connects again")
+                replay.comment(
+                    "\(address): \(cause); the system keeps the connection request of \(identifier) and connects again")
                 replay.startAttempt(peripheral, address)
             }
         }
@@ -564,12 +580,16 @@ final class AppProcess {
             if let central = manager(of: peripheral) { deliver(central) }
             return
         }
-        guard let waking, !relaunchBlocked, preserved.values.contains(where: { $0.peripherals.contains { $0 === peripheral } }) else {
+        guard let waking, !relaunchBlocked,
+            preserved.values.contains(where: { $0.peripherals.contains { $0 === peripheral } })
+        else {
             return
         }
         if locked {
             if heldWakes.isEmpty {
-                replay.comment("\(peripheral.address.map { "\($0)" } ?? "?"): \(waking) before the first unlock after the restart; the app is relaunched at the unlock")
+                replay.comment(
+                    "\(peripheral.address.map { "\($0)" } ?? "?"): \(waking) before the first unlock after the restart; the app is relaunched at the unlock"
+                )
             }
             heldWakes.append((peripheral, waking, deliver))
             return
@@ -579,10 +599,14 @@ final class AppProcess {
     }
 
     /// Delivers an event that relaunched the app, after the restored managers' callbacks.
-    private func deliverAfterRelaunch(_ peripheral: CBPeripheral, _ waking: String, _ deliver: @escaping (CBCentralManager) -> Void) {
+    private func deliverAfterRelaunch(
+        _ peripheral: CBPeripheral, _ waking: String, _ deliver: @escaping (CBCentralManager) -> Void
+    ) {
         replay.schedule(at: replay.now, for: peripheral) { [unowned self] peripheral in
             guard let central = manager(of: peripheral) else {
-                replay.comment("\(peripheral.address.map { "\($0)" } ?? "?"): the relaunched app did not restore the manager this peripheral belonged to; \(waking) is lost")
+                replay.comment(
+                    "\(peripheral.address.map { "\($0)" } ?? "?"): the relaunched app did not restore the manager this peripheral belonged to; \(waking) is lost"
+                )
                 return
             }
             deliver(central)
@@ -596,9 +620,8 @@ final class AppProcess {
         let advertised =
             ((advertisementData[CBAdvertisementDataServiceUUIDsKey] as? [CBUUID]) ?? [])
             + ((advertisementData[CBAdvertisementDataOverflowServiceUUIDsKey] as? [CBUUID]) ?? [])
-        guard preserved.values.contains(where: { kept in kept.scan?.services.contains(where: advertised.contains) ?? false }) else {
-            return false
-        }
+        let kept = preserved.values.contains { $0.scan?.services.contains(where: advertised.contains) ?? false }
+        guard kept else { return false }
         relaunch(reason: "didDiscover", peripheral: "\(address)")
         return true
     }
@@ -618,7 +641,9 @@ final class AppProcess {
         launch(options: reason == "user" ? nil : options, event: (.relaunch, arguments))
         // What no manager of the new process claimed during launch is lost.
         for (identifier, kept) in preserved.sorted(by: { $0.key < $1.key }) {
-            replay.comment("the relaunched app created no central manager with restore identifier \(identifier): what the system kept for it is lost")
+            replay.comment(
+                "the relaunched app created no central manager with restore identifier \(identifier): what the system kept for it is lost"
+            )
             for peripheral in kept.peripherals {
                 guard let address = peripheral.address else { continue }
                 replay.endConnection(of: peripheral, address)
@@ -635,7 +660,9 @@ final class AppProcess {
     func restoration(for central: CBCentralManager) -> (dictionary: [String: Any], arguments: [FlowRecord.Argument])? {
         guard let identifier = central.restoreIdentifier else {
             if !preserved.isEmpty {
-                replay.comment("\(replay.label(central)) was created without a restore identifier: it restores nothing (the system keeps state for \(preserved.keys.sorted().joined(separator: ", ")))")
+                replay.comment(
+                    "\(replay.label(central)) was created without a restore identifier: it restores nothing (the system keeps state for \(preserved.keys.sorted().joined(separator: ", ")))"
+                )
             }
             return nil
         }
@@ -647,7 +674,10 @@ final class AppProcess {
             if let address = peripheral.address { replay.give(peripheral, address) }
         }
         dictionary[CBCentralManagerRestoredStatePeripheralsKey] = kept.peripherals
-        arguments.append(.init(.peripherals, list(kept.peripherals.map { "\($0.address.map { "\($0)" } ?? $0.identifier.uuidString)" })))
+        arguments.append(
+            .init(
+                .peripherals, list(kept.peripherals.map { "\($0.address.map { "\($0)" } ?? $0.identifier.uuidString)" })
+            ))
         if let scan = kept.scan {
             central.continueScan(withServices: scan.services, options: scan.options)
             scanOwner = central
@@ -677,7 +707,8 @@ final class AppProcess {
 
     /// The restoration dictionary for a peripheral manager the app creates: its services, now
     /// this manager's, and its advertisement data.
-    func restoration(for manager: CBPeripheralManager) -> (dictionary: [String: Any], arguments: [FlowRecord.Argument])? {
+    func restoration(for manager: CBPeripheralManager) -> (dictionary: [String: Any], arguments: [FlowRecord.Argument])?
+    {
         guard let identifier = manager.restoreIdentifier else {
             if !preservedServers.isEmpty {
                 replay.comment("\(replay.label(manager)) was created without a restore identifier: it restores nothing")
@@ -700,7 +731,9 @@ final class AppProcess {
     /// Peripheral-manager state no manager of the relaunched app claimed: lost.
     func abandonUnclaimedServers() {
         for (identifier, kept) in preservedServers.sorted(by: { $0.key < $1.key }) {
-            replay.comment("the relaunched app created no peripheral manager with restore identifier \(identifier): what the system kept for it is lost")
+            replay.comment(
+                "the relaunched app created no peripheral manager with restore identifier \(identifier): what the system kept for it is lost"
+            )
             server.unpublish { $0.manager === kept.manager }
             if kept.advertisementData != nil { server.advertising = false }
         }
@@ -711,7 +744,9 @@ final class AppProcess {
     /// relaunches the app (`reason`: the callback it wakes the app for) when `manager` is one the
     /// system kept for restoration and nothing holds relaunches back. Whether it did.
     func relaunch(forRequestTo manager: CBPeripheralManager, reason: String, central: String) -> Bool {
-        guard !relaunchBlocked, !locked, preservedServers.values.contains(where: { $0.manager === manager }) else { return false }
+        guard !relaunchBlocked, !locked, preservedServers.values.contains(where: { $0.manager === manager }) else {
+            return false
+        }
         relaunch(reason: reason, central: central)
         return true
     }
@@ -741,15 +776,22 @@ final class AppProcess {
             if !isRunning {
                 if let event, !platform.relaunches(after: event) {
                     relaunchBlocked = true
-                    for (identifier, kept) in preserved.sorted(by: { $0.key < $1.key }) where !kept.peripherals.isEmpty || kept.scan != nil {
-                        replay.comment("Bluetooth \(state) (\(event)): what the system kept for \(identifier) ends; iOS relaunches the app for nothing until the user opens it")
-                        for peripheral in kept.peripherals { if let address = peripheral.address { replay.forget(address) } }
+                    for (identifier, kept) in preserved.sorted(by: { $0.key < $1.key })
+                    where !kept.peripherals.isEmpty || kept.scan != nil {
+                        replay.comment(
+                            "Bluetooth \(state) (\(event)): what the system kept for \(identifier) ends; iOS relaunches the app for nothing until the user opens it"
+                        )
+                        for peripheral in kept.peripherals {
+                            if let address = peripheral.address { replay.forget(address) }
+                        }
                         preserved[identifier]?.peripherals = []
                         preserved[identifier]?.scan = nil
                     }
                 } else {
                     for kept in preserved.values {
-                        for peripheral in kept.peripherals where peripheral.state != .disconnected { peripheral.centralManager?.keepConnecting(peripheral) }
+                        for peripheral in kept.peripherals where peripheral.state != .disconnected {
+                            peripheral.centralManager?.keepConnecting(peripheral)
+                        }
                     }
                 }
                 for identifier in preservedServers.keys { preservedServers[identifier]?.advertisementData = nil }
@@ -777,7 +819,9 @@ final class AppProcess {
                 central.deliver(.stateUpdated(state))
                 if state != .poweredOn && state != .poweredOff { replay.forgetPeripherals(of: central) }
             case let peripheralManager as CBPeripheralManager:
-                replay.record(.peripheralManager(.didUpdateState, manager: replay.number(peripheralManager)), [.init(.state, "\(state)")])
+                replay.record(
+                    .peripheralManager(.didUpdateState, manager: replay.number(peripheralManager)),
+                    [.init(.state, "\(state)")])
                 peripheralManager.deliver(.stateUpdated(state))
             default: break
             }
@@ -795,11 +839,14 @@ final class AppProcess {
     /// managers are `.poweredOff` while no accessory is set up for it (reported: IOS-DFU-Library
     /// 542, "with ASK, state is always off at first").
     func state(for manager: CBManager) -> CBManagerState {
-        guard bluetoothState == .poweredOn, platform.accessorySetupKit, accessories.isEmpty, manager is CBCentralManager else {
+        guard bluetoothState == .poweredOn, platform.accessorySetupKit, accessories.isEmpty, manager is CBCentralManager
+        else {
             return bluetoothState
         }
         if noted.insert("ask").inserted {
-            replay.comment("\(replay.label(manager)): the app uses AccessorySetupKit and has no accessory set up (--accessories none, or a capture with no peer): its central managers stay poweredOff")
+            replay.comment(
+                "\(replay.label(manager)): the app uses AccessorySetupKit and has no accessory set up (--accessories none, or a capture with no peer): its central managers stay poweredOff"
+            )
         }
         return .poweredOff
     }
@@ -840,7 +887,8 @@ final class AppProcess {
         if !platform.backgroundModes.contains(.peripheral) {
             if managers.contains(where: { $0 is CBPeripheralManager }) {
                 replay.comment(
-                    "the app declares no bluetooth-peripheral background mode: in the background its advertising stops and its services refuse remote centrals (they get an error; the app hears nothing)")
+                    "the app declares no bluetooth-peripheral background mode: in the background its advertising stops and its services refuse remote centrals (they get an error; the app hears nothing)"
+                )
             }
             if advertising, server.advertising {
                 server.advertising = false
@@ -848,7 +896,8 @@ final class AppProcess {
             }
         } else if advertising {
             replay.comment(
-                "in the background the app's advertisement carries no local name, and its service UUIDs move to the overflow area (only iOS devices scanning for them find them); the capture's centrals are played as they came")
+                "in the background the app's advertisement carries no local name, and its service UUIDs move to the overflow area (only iOS devices scanning for them find them); the capture's centrals are played as they came"
+            )
         }
     }
 
@@ -881,7 +930,8 @@ final class AppProcess {
         if suspended { return false }
         if central.scan?.services?.isEmpty ?? true {
             if noted.insert("background scan").inserted {
-                replay.comment("\(replay.label(central)): in the background a scan without service UUIDs discovers nothing")
+                replay.comment(
+                    "\(replay.label(central)): in the background a scan without service UUIDs discovers nothing")
             }
             return false
         }

@@ -54,7 +54,8 @@ public struct Launch {
         /// `[String]`: restore identifiers of the central managers the system kept state for.
         public static let bluetoothCentrals = OptionsKey(rawValue: "UIApplicationLaunchOptionsBluetoothCentralsKey")
         /// `[String]`: restore identifiers of the peripheral managers the system kept state for.
-        public static let bluetoothPeripherals = OptionsKey(rawValue: "UIApplicationLaunchOptionsBluetoothPeripheralsKey")
+        public static let bluetoothPeripherals = OptionsKey(
+            rawValue: "UIApplicationLaunchOptionsBluetoothPeripheralsKey")
     }
 
     let replayClock: ReplayClock

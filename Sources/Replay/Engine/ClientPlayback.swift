@@ -52,7 +52,9 @@ final class ClientPlayback<Context: ClientContext> {
         // Apple's stack exchanged this MTU itself; another host's exchange is not what iOS made
         // (its own, at connection: Links.mtuAtConnection).
         if let mtu = link.mtu, cassette.hostIsApple {
-            replay.scheduleSystem(at: max(now, link.mtuTime ?? now), for: peripheral) { peripheral in peripheral.deliver(.mtuChanged(Int(mtu))) }
+            replay.scheduleSystem(at: max(now, link.mtuTime ?? now), for: peripheral) { peripheral in
+                peripheral.deliver(.mtuChanged(Int(mtu)))
+            }
         }
         // A damaged capture may give a range backwards: it is read as the handles between.
         for change in link.serviceChanges where change.time >= now {
@@ -61,7 +63,8 @@ final class ClientPlayback<Context: ClientContext> {
                 serviceChanged(range, on: peripheral, address)
             }
         }
-        scheduleNotification(link.notifications.firstIndex { $0.time >= now && $0.sender != .host }, of: link.notifications, peripheral)
+        scheduleNotification(
+            link.notifications.firstIndex { $0.time >= now && $0.sender != .host }, of: link.notifications, peripheral)
         scheduleGAPName(link, peripheral)
     }
 
@@ -74,7 +77,8 @@ final class ClientPlayback<Context: ClientContext> {
             replay.record(
                 .peripheral(.didModifyServices),
                 [
-                    .init(.peripheral, "\(address)"), .init(.invalidatedServices, list(invalidated.map(\.uuid.uuidString))),
+                    .init(.peripheral, "\(address)"),
+                    .init(.invalidatedServices, list(invalidated.map(\.uuid.uuidString))),
                 ])
             peripheral.deliver(.servicesChanged(handles: range))
         }
@@ -90,15 +94,20 @@ final class ClientPlayback<Context: ClientContext> {
         guard let address = peripheral.address,
             let gap = database?.services.first(where: { $0.uuid.shortValue == 0x1800 }),
             let deviceName = gap.characteristics.first(where: { $0.uuid.shortValue == 0x2A00 }),
-            let read = link.operations(.read, handle: deviceName.valueHandle, from: .host).first(where: { $0.error == nil && $0.answered }),
+            let read = link.operations(.read, handle: deviceName.valueHandle, from: .host).first(where: {
+                $0.error == nil && $0.answered
+            }),
             let answered = read.answerTime, answered >= now
         else { return }
         let name = String(decoding: read.value, as: UTF8.self)
         replay.scheduleSystem(at: answered, for: peripheral) { [unowned self] peripheral in
             guard peripheral.state == .connected else { return }
             links.deviceNames[address] = name
-            guard peripheral.name != name, process.isRunning, peripheral.delegate != nil else { return _ = peripheral.deliver(.nameUpdated(name)) }
-            replay.record(.peripheral(.didUpdateName), [.init(.peripheral, "\(address)"), .init(.name, flowText(name))])
+            guard peripheral.name != name, process.isRunning, peripheral.delegate != nil else {
+                return _ = peripheral.deliver(.nameUpdated(name))
+            }
+            replay.record(
+                .peripheral(.didUpdateName), [.init(.peripheral, "\(address)"), .init(.name, flowText(name))])
             peripheral.deliver(.nameUpdated(name))
         }
     }
@@ -107,14 +116,17 @@ final class ClientPlayback<Context: ClientContext> {
     /// closure that the queue runs again for each: a long capture's hot path). When nothing else
     /// is due before the next one, the closure plays it at once (``ReplayEngine/continues(at:for:)``), as the queue
     /// would have run it next.
-    private func scheduleNotification(_ first: Int?, of notifications: [Cassette.ValueEvent], _ peripheral: CBPeripheral) {
+    private func scheduleNotification(
+        _ first: Int?, of notifications: [Cassette.ValueEvent], _ peripheral: CBPeripheral
+    ) {
         guard let first, first < notifications.count, let address = peripheral.address else { return }
         let peer = peerIndex(address)
         let cursor = NotificationCursor(index: first)
         links.playing[address]?.notifications = cursor
         // unowned(unsafe): only the engine's own queue runs this closure, so the engine and its
         // parts are alive; the checked form would cost a retain and a release a notification.
-        replay.scheduleSystem(at: max(now, notifications[first].time), for: peripheral) { [unowned(unsafe) self] peripheral in
+        replay.scheduleSystem(at: max(now, notifications[first].time), for: peripheral) {
+            [unowned(unsafe) self] peripheral in
             notifications.withUnsafeBufferPointer { notifications in
                 playNotifications(notifications, cursor, peripheral, address, peer, replay, links, process)
             }
@@ -125,7 +137,8 @@ final class ClientPlayback<Context: ClientContext> {
     /// parameter or a local, which the loop borrows: read from properties instead, each object
     /// would be retained and released again for every notification.
     private func playNotifications(
-        _ notifications: UnsafeBufferPointer<Cassette.ValueEvent>, _ cursor: NotificationCursor, _ peripheral: CBPeripheral,
+        _ notifications: UnsafeBufferPointer<Cassette.ValueEvent>, _ cursor: NotificationCursor,
+        _ peripheral: CBPeripheral,
         _ address: BluetoothAddress, _ peer: PeerIndex, _ replay: Context, _ links: Links, _ process: AppProcess
     ) {
         var index = cursor.index
@@ -148,7 +161,9 @@ final class ClientPlayback<Context: ClientContext> {
                     let value = event.pointee
                     process.reach(peripheral, waking: "didUpdateValueFor") { [unowned self] central in
                         withUnsafePointer(to: value) { event in
-                            deliverNotification(event, to: peripheral, via: central, peer, links.playing[address], cursor, self.replay, self.replay.writer)
+                            deliverNotification(
+                                event, to: peripheral, via: central, peer, links.playing[address], cursor, self.replay,
+                                self.replay.writer)
                         }
                     }
                 }
@@ -166,14 +181,17 @@ final class ClientPlayback<Context: ClientContext> {
     }
 
     private func deliverNotification(
-        _ event: UnsafePointer<Cassette.ValueEvent>, to peripheral: CBPeripheral, via central: CBCentralManager, _ peer: PeerIndex,
+        _ event: UnsafePointer<Cassette.ValueEvent>, to peripheral: CBPeripheral, via central: CBCentralManager,
+        _ peer: PeerIndex,
         _ playback: LinkPlayback?, _ cursor: NotificationCursor, _ replay: Context, _ writer: FlowWriter?
     ) {
         let handle = event.pointee.handle
         if let fault = armedNotification, peripheral.characteristic(valueHandle: handle)?.isNotifying == true {
             armedNotification = nil
             if fault == .drop {
-                return replay.comment("fault: the notification of \(peer.names[handle] ?? hex(handle, digits: 4, uppercase: true)) at +\(Fault.secondsText(replay.now.seconds(since: cassette.origin))) is lost")
+                return replay.comment(
+                    "fault: the notification of \(peer.names[handle] ?? hex(handle, digits: 4, uppercase: true)) at +\(Fault.secondsText(replay.now.seconds(since: cassette.origin))) is lost"
+                )
             }
             deliverNotification(event, to: peripheral, via: central, peer, playback, cursor, replay, writer)
         }
@@ -216,7 +234,8 @@ final class ClientPlayback<Context: ClientContext> {
             hex(UInt16(value.first ?? 0) | UInt16(value.dropFirst().first ?? 0) << 8, digits: 4)
         }
         replay.comment(
-            "\(address): setNotifyValue(true): iOS writes \(configuration(wanted)) to the CCCD at \(hex(handle, digits: 4)) (notifications whenever the characteristic can notify); the capture's host wrote \(configuration(written.value)); its peer's answers are played as they came")
+            "\(address): setNotifyValue(true): iOS writes \(configuration(wanted)) to the CCCD at \(hex(handle, digits: 4)) (notifications whenever the characteristic can notify); the capture's host wrote \(configuration(written.value)); its peer's answers are played as they came"
+        )
     }
 
     /// The services iOS keeps from apps' discovery: Generic Access (1800) and Generic Attribute
@@ -231,9 +250,12 @@ final class ClientPlayback<Context: ClientContext> {
     func perform(_ request: GATTRequest, on peripheral: CBPeripheral) {
         guard let address = peripheral.address else { return }
         let call = request.call
-        replay.record(.app(FlowRecord.App(call.method)), flowArguments(peripheral: peerIndex(address).addressText, call.arguments, address))
+        replay.record(
+            .app(FlowRecord.App(call.method)),
+            flowArguments(peripheral: peerIndex(address).addressText, call.arguments, address))
         if replay.injector != nil {
-            for fault in replay.faultsHitting(request, on: peripheral) where inject(fault, into: request, on: peripheral, address) { return }
+            for fault in replay.faultsHitting(request, on: peripheral)
+            where inject(fault, into: request, on: peripheral, address) { return }
         }
         switch request {
         case .discoverServices(let uuids):
@@ -250,18 +272,25 @@ final class ClientPlayback<Context: ClientContext> {
             let included = (cassette.links(of: address).flatMap(\.includedServices))
                 .filter { service.handles.contains($0.handle) }
             let definitions = included.compactMap { include in
-                cassette.services(of: address).first { $0.handle == include.start }.map(ServiceDefinition.init(capturing:))
+                cassette.services(of: address).first { $0.handle == include.start }.map(
+                    ServiceDefinition.init(capturing:))
             }
             answerDiscovery(.services(definitions, error: nil), to: request, on: peripheral, address)
         case .discoverCharacteristics(let uuids, let service):
             let all = cassette.characteristics(of: address, service: service.handles.lowerBound)
             guard !all.isEmpty else {
-                return unmatched(request, peripheral, "the capture never discovered the characteristics of \(service.uuid.uuidString)")
+                return unmatched(
+                    request, peripheral,
+                    "the capture never discovered the characteristics of \(service.uuid.uuidString)")
             }
-            let wanted = uuids.map { wanted in all.filter { characteristic in wanted.contains { $0.bluetoothUUID == characteristic.uuid } } } ?? all
+            let wanted =
+                uuids.map { wanted in
+                    all.filter { characteristic in wanted.contains { $0.bluetoothUUID == characteristic.uuid } }
+                } ?? all
             let definitions = wanted.map {
                 CharacteristicDefinition(
-                    uuid: CBUUID(bluetoothUUID: $0.uuid), properties: CBCharacteristicProperties(rawValue: UInt($0.properties.rawValue)),
+                    uuid: CBUUID(bluetoothUUID: $0.uuid),
+                    properties: CBCharacteristicProperties(rawValue: UInt($0.properties.rawValue)),
                     declarationHandle: $0.declarationHandle, valueHandle: $0.valueHandle)
             }
             answerDiscovery(.characteristics(definitions, error: nil), to: request, on: peripheral, address)
@@ -286,24 +315,33 @@ final class ClientPlayback<Context: ClientContext> {
                 let cccd = cassette.descriptors(of: address, characteristic: characteristic.valueHandle)
                     .first(where: { $0.uuid == BluetoothUUID(UInt16(0x2902)) })
             else {
-                return unmatched(request, peripheral, "the capture shows no Client Characteristic Configuration for \(characteristic.uuid.uuidString)")
+                return unmatched(
+                    request, peripheral,
+                    "the capture shows no Client Characteristic Configuration for \(characteristic.uuid.uuidString)")
             }
             noteOtherCCCDValue(request, cccd.handle, address)
             play(.write, handle: cccd.handle, request, peripheral) { [unowned self] _, error in
                 if error == nil {
-                    if enabled { links.playing[address]?.subscribed.insert(characteristic.valueHandle) } else { links.playing[address]?.subscribed.remove(characteristic.valueHandle) }
+                    if enabled {
+                        links.playing[address]?.subscribed.insert(characteristic.valueHandle)
+                    } else {
+                        links.playing[address]?.subscribed.remove(characteristic.valueHandle)
+                    }
                 }
-                return .notificationState(isNotifying: error == nil ? enabled : characteristic.isNotifying, error: error)
+                return .notificationState(
+                    isNotifying: error == nil ? enabled : characteristic.isNotifying, error: error)
             }
         }
     }
 
-    func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral) -> Bool {
+    func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral) -> Bool
+    {
         guard let address = peripheral.address else { return true }
         replay.record(
             .app(.writeValue),
             [
-                .init(.peripheral, peerIndex(address).addressText), .init(.characteristic, characteristicName(characteristic.valueHandle, address)),
+                .init(.peripheral, peerIndex(address).addressText),
+                .init(.characteristic, characteristicName(characteristic.valueHandle, address)),
                 .bytes(.value, value), .init(.type, "withoutResponse"),
             ])
         return roomAfterWrite(of: value.count, on: peripheral, address)
@@ -315,7 +353,9 @@ final class ClientPlayback<Context: ClientContext> {
     }
 
     func openL2CAPChannel(_ psm: CBL2CAPPSM, on peripheral: CBPeripheral) {
-        replay.record(.app(.openL2CAPChannel), [.init(.peripheral, peripheral.address.map { "\($0)" } ?? "?"), .init(.psm, "\(psm)")])
+        replay.record(
+            .app(.openL2CAPChannel),
+            [.init(.peripheral, peripheral.address.map { "\($0)" } ?? "?"), .init(.psm, "\(psm)")])
         unmatched(nil, peripheral, "L2CAP channels are not played back")
     }
 
@@ -324,48 +364,79 @@ final class ClientPlayback<Context: ClientContext> {
     /// Answers `request` as `fault` makes the peer or the pairing answer it (``Fault``), as the
     /// replay's iOS model reports it: true when that is the request's answer, false when the
     /// request is answered as the capture's peer answered it all the same.
-    private func inject(_ fault: Fault, into request: GATTRequest, on peripheral: CBPeripheral, _ address: BluetoothAddress) -> Bool {
-        let said = "fault \(fault) at +\(Fault.secondsText(now.seconds(since: cassette.origin))): \(address) \(request.methodName)"
+    private func inject(
+        _ fault: Fault, into request: GATTRequest, on peripheral: CBPeripheral, _ address: BluetoothAddress
+    ) -> Bool {
+        let said =
+            "fault \(fault) at +\(Fault.secondsText(now.seconds(since: cassette.origin))): \(address) \(request.methodName)"
         let latency = ReplayEngine.faultLatencySeconds
         switch fault.kind {
         case .attError(let code):
             let code = ATTErrorCode(rawValue: code)
             if SecurityRefusal.asksForSecurity(code) {
-                replay.comment("\(said): the peer refuses (ATT \(Fault.hexByte(code.rawValue))); iOS pairs and sends it again, the peer refuses again: the app gets the error")
+                replay.comment(
+                    "\(said): the peer refuses (ATT \(Fault.hexByte(code.rawValue))); iOS pairs and sends it again, the peer refuses again: the app gets the error"
+                )
             } else {
                 replay.comment("\(said): the peer refuses (ATT \(Fault.hexByte(code.rawValue)))")
             }
-            answer(GATTResponse(failing: request, with: CoreBluetoothMapping.attError(code).value), to: request, on: peripheral, after: latency)
+            answer(
+                GATTResponse(failing: request, with: CoreBluetoothMapping.attError(code).value), to: request,
+                on: peripheral, after: latency)
         case .timeout:
             // The app's later requests wait behind it in the peripheral's queue (ATT allows one
             // outstanding request, and CBPeripheral sends one at a time).
-            replay.comment("\(said): the peer never answers; the link's later requests wait behind it, and ATT's 30-second timeout ends the link")
+            replay.comment(
+                "\(said): the peer never answers; the link's later requests wait behind it, and ATT's 30-second timeout ends the link"
+            )
             scheduleTransactionTimeout(peripheral, byFault: true)
         case .pairing(.failed):
-            replay.comment("\(said): the peer asks for security (ATT 0x05); iOS pairs, and pairing fails: the app gets the error")
+            replay.comment(
+                "\(said): the peer asks for security (ATT 0x05); iOS pairs, and pairing fails: the app gets the error")
             let error = CoreBluetoothMapping.pairingFailureError(reason: 0x05, refusal: 0x05).value
             answer(GATTResponse(failing: request, with: error), to: request, on: peripheral, after: latency)
         case .pairing(.timeout):
-            replay.comment("\(said): the peer asks for security (ATT 0x05); iOS pairs, and the pairing never finishes: SMP's 30-second timeout gives the request its error")
-            answer(GATTResponse(failing: request, with: CoreBluetoothMapping.pairingTimeoutError.value), to: request, on: peripheral, after: 30 + latency)
+            replay.comment(
+                "\(said): the peer asks for security (ATT 0x05); iOS pairs, and the pairing never finishes: SMP's 30-second timeout gives the request its error"
+            )
+            answer(
+                GATTResponse(failing: request, with: CoreBluetoothMapping.pairingTimeoutError.value), to: request,
+                on: peripheral, after: 30 + latency)
         case .pairing(.cancelled) where process.platform.pairingCancel == .failsRequest:
-            replay.comment("\(said): the peer asks for security (ATT 0x05); iOS pairs, and the user cancels the pairing: the request gets the error (--pairing-cancel fails-request)")
-            answer(GATTResponse(failing: request, with: CoreBluetoothMapping.pairingCancelledError.value), to: request, on: peripheral, after: latency)
+            replay.comment(
+                "\(said): the peer asks for security (ATT 0x05); iOS pairs, and the user cancels the pairing: the request gets the error (--pairing-cancel fails-request)"
+            )
+            answer(
+                GATTResponse(failing: request, with: CoreBluetoothMapping.pairingCancelledError.value), to: request,
+                on: peripheral, after: latency)
         case .pairing(.cancelled):
-            replay.comment("\(said): the peer asks for security (ATT 0x05); iOS pairs, and the user cancels the pairing: iOS ends the link (the request gets no callback)")
-            replay.scheduleSystem(at: now.adding(microseconds: ReplayEngine.microseconds(latency)), for: peripheral) { [unowned self] peripheral in
-                links.endByFault(peripheral) { links.disconnect(peripheral, error: CoreBluetoothMapping.pairingCancelledError.value) }
+            replay.comment(
+                "\(said): the peer asks for security (ATT 0x05); iOS pairs, and the user cancels the pairing: iOS ends the link (the request gets no callback)"
+            )
+            replay.scheduleSystem(at: now.adding(microseconds: ReplayEngine.microseconds(latency)), for: peripheral) {
+                [unowned self] peripheral in
+                links.endByFault(peripheral) {
+                    links.disconnect(peripheral, error: CoreBluetoothMapping.pairingCancelledError.value)
+                }
             }
         case .notification(.early):
-            guard case .setNotifyValue(true, let characteristic) = request, let central = peripheral.centralManager else { return false }
+            guard case .setNotifyValue(true, let characteristic) = request, let central = peripheral.centralManager
+            else { return false }
             let handle = characteristic.valueHandle
-            let captured = links.playing[address]?.link?.notifications.first { $0.handle == handle && $0.sender != .host }
+            let captured = links.playing[address]?.link?.notifications.first {
+                $0.handle == handle && $0.sender != .host
+            }
             let value = captured.map { Array($0.value) } ?? []
-            replay.comment("\(said): the peer notifies \(characteristicName(handle, address)) before the subscription's answer; iOS, which registered it when asked, delivers it (hypothesis)")
+            replay.comment(
+                "\(said): the peer notifies \(characteristicName(handle, address)) before the subscription's answer; iOS, which registered it when asked, delivers it (hypothesis)"
+            )
             if peripheral.deliverValueBeforeSubscription(value, valueHandle: handle, via: central) {
                 replay.record(
                     .peripheral(.didUpdateValueFor),
-                    [.init(.peripheral, peerIndex(address).addressText), .init(.characteristic, characteristicName(handle, address)), .bytes(.value, value), .noError])
+                    [
+                        .init(.peripheral, peerIndex(address).addressText),
+                        .init(.characteristic, characteristicName(handle, address)), .bytes(.value, value), .noError,
+                    ])
             }
             return false
         default:
@@ -392,11 +463,15 @@ final class ClientPlayback<Context: ClientContext> {
         links.playing[address]?.occurrences[key] = occurrence + 1
         guard
             case (var operation, let link)? = capturedAnswer(kind, handle: handle, on: address, occurrence: occurrence)
-                ?? (kind == .write ? capturedAnswer(.longWrite, handle: handle, on: address, occurrence: occurrence) : nil)
+                ?? (kind == .write
+                    ? capturedAnswer(.longWrite, handle: handle, on: address, occurrence: occurrence) : nil)
                 // iOS's MTU may be smaller than the capture host's: its long write is that write.
-                ?? (kind == .longWrite ? capturedAnswer(.write, handle: handle, on: address, occurrence: occurrence) : nil)
+                ?? (kind == .longWrite
+                    ? capturedAnswer(.write, handle: handle, on: address, occurrence: occurrence) : nil)
         else {
-            return unmatched(request, peripheral, "the capture never shows \(request.methodName) on handle \(hex(handle, digits: 4, uppercase: true))")
+            return unmatched(
+                request, peripheral,
+                "the capture never shows \(request.methodName) on handle \(hex(handle, digits: 4, uppercase: true))")
         }
         // A request made on a link the capture shows encrypted by now gets an answer from after
         // the encryption: a refusal for security given before it is not what iOS would meet.
@@ -405,12 +480,17 @@ final class ClientPlayback<Context: ClientContext> {
         {
             let key = PeerIndex.key(operation.kind, handle)
             guard let after = peerIndex(address).answers(link, key).first(where: { $0.time >= encrypted }) else {
-                return unmatched(request, peripheral, "the link is encrypted by now, and the capture's only answer to \(request.methodName) on \(hex(handle, digits: 4, uppercase: true)) is its refusal for security from before the encryption")
+                return unmatched(
+                    request, peripheral,
+                    "the link is encrypted by now, and the capture's only answer to \(request.methodName) on \(hex(handle, digits: 4, uppercase: true)) is its refusal for security from before the encryption"
+                )
             }
             operation = after
         }
         if let playing = links.playing[address]?.link?.connection, link != playing {
-            replay.comment("\(address): connection \(playing + 1) of the capture never made \(request.methodName) on \(hex(handle, digits: 4, uppercase: true)); answered as connection \(link + 1) answered it")
+            replay.comment(
+                "\(address): connection \(playing + 1) of the capture never made \(request.methodName) on \(hex(handle, digits: 4, uppercase: true)); answered as connection \(link + 1) answered it"
+            )
         }
         guard operation.answerTime != nil else {
             return unanswered(operation, link: link, request, handle, peripheral)
@@ -440,7 +520,10 @@ final class ClientPlayback<Context: ClientContext> {
             return
         case .timedOut(let time)?:
             let error = CoreBluetoothMapping.pairingTimeoutError.value
-            let at = max(now, operation.time >= now ? time : now.adding(microseconds: time.microseconds - operation.time.microseconds))
+            let at = max(
+                now,
+                operation.time >= now ? time : now.adding(microseconds: time.microseconds - operation.time.microseconds)
+            )
             let process = replay.liveProcess
             return replay.scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
                 guard process == replay.liveProcess else { return }
@@ -449,11 +532,14 @@ final class ClientPlayback<Context: ClientContext> {
         }
         let error = final.error.map { CBATTError(errorCode: Int($0.rawValue)) }
         let latency = final.answerTime!.seconds(since: operation.time)
-        let at = operation.time >= now ? final.answerTime! : now.adding(microseconds: ReplayEngine.microseconds(latency))
+        let at =
+            operation.time >= now ? final.answerTime! : now.adding(microseconds: ReplayEngine.microseconds(latency))
         // The peer answers whatever becomes of the app; the answer reaches the process that asked.
         let process = replay.liveProcess
         replay.scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
-            guard process == replay.liveProcess else { return completeInSystem(request, response(final, error), peripheral) }
+            guard process == replay.liveProcess else {
+                return completeInSystem(request, response(final, error), peripheral)
+            }
             deliver(response(final, error), for: request, to: peripheral)
         }
     }
@@ -469,7 +555,9 @@ final class ClientPlayback<Context: ClientContext> {
     /// reaches anyone, but the system keeps its effect. A subscription the peer accepted stays,
     /// so that its notifications relaunch the app and the restored characteristic is notifying.
     private func completeInSystem(_ request: GATTRequest, _ response: GATTResponse, _ peripheral: CBPeripheral) {
-        guard case .setNotifyValue(_, let characteristic) = request, case .notificationState(let isNotifying, nil) = response else { return }
+        guard case .setNotifyValue(_, let characteristic) = request,
+            case .notificationState(let isNotifying, nil) = response
+        else { return }
         peripheral.systemDidSetNotifying(isNotifying, for: characteristic)
     }
 
@@ -496,10 +584,12 @@ final class ClientPlayback<Context: ClientContext> {
     /// request answered again, the link's end, the capture's. Nil for any other answer. The flow
     /// says which.
     private func afterPairing(
-        _ operation: Cassette.Operation, kind: Cassette.Operation.Kind, handle: UInt16, address: BluetoothAddress, key: Int,
+        _ operation: Cassette.Operation, kind: Cassette.Operation.Kind, handle: UInt16, address: BluetoothAddress,
+        key: Int,
         link connection: Int
     ) -> PairingOutcome? {
-        guard let code = operation.error, SecurityRefusal.asksForSecurity(code), let link = cassette.link(connection: connection),
+        guard let code = operation.error, SecurityRefusal.asksForSecurity(code),
+            let link = cassette.link(connection: connection),
             let refusal = link.exchanges[operation.exchanges.upperBound - 1].answer?.record
         else { return nil }
         let asked = "\(address): the peer asked for security (ATT \(hex(code.rawValue, digits: 2, uppercase: true)))"
@@ -507,14 +597,19 @@ final class ClientPlayback<Context: ClientContext> {
         var steps: [(record: Int, step: SecurityRefusal.Step)] = []
         for event in link.security where event.record > refusal {
             switch event.kind {
-            case .pairingRequested, .securityRequested, .pairingProgressed: steps.append((event.record, .pairingMessage(event.time)))
-            case .pairingFailed: steps.append((event.record, .pairingFailed(event.time, record: event.record, byHost: event.sender == .host)))
+            case .pairingRequested, .securityRequested, .pairingProgressed:
+                steps.append((event.record, .pairingMessage(event.time)))
+            case .pairingFailed:
+                steps.append(
+                    (event.record, .pairingFailed(event.time, record: event.record, byHost: event.sender == .host)))
             case .encryptionChanged(true, _): steps.append((event.record, .encrypted(event.time)))
             case .encryptionFailed: steps.append((event.record, .encryptionFailed(event.time)))
             case .encryptionChanged(false, _): break
             }
         }
-        let retry = peerIndex(address).answers(connection, PeerIndex.key(kind, handle)).first { $0.time > operation.time }
+        let retry = peerIndex(address).answers(connection, PeerIndex.key(kind, handle)).first {
+            $0.time > operation.time
+        }
         if let retry, let answer = link.exchanges[retry.exchanges.upperBound - 1].answer, answer.record > refusal {
             steps.append((answer.record, .answeredAgain(answer.time, record: answer.record)))
         }
@@ -534,34 +629,47 @@ final class ClientPlayback<Context: ClientContext> {
         switch outcome {
         case .retried:
             guard let retry else { return .refused }
-            replay.comment("\(asked); as iOS does, the link is encrypted and the request sent again (the capture's retry at +\(formatSeconds(retry.time.seconds(since: cassette.origin))))")
+            replay.comment(
+                "\(asked); as iOS does, the link is encrypted and the request sent again (the capture's retry at +\(formatSeconds(retry.time.seconds(since: cassette.origin))))"
+            )
             self.links.playing[address]?.occurrences[key, default: 0] += 1
             return .retried(retry)
         case .refused(.pairingFailed):
             replay.comment("\(asked); iOS pairs, and pairing failed in the capture: the app gets the error")
         case .refused(.encryptionFailed):
-            replay.comment("\(asked); iOS pairs, and the link's encryption failed in the capture: the app gets the error")
+            replay.comment(
+                "\(asked); iOS pairs, and the link's encryption failed in the capture: the app gets the error")
         case .refused(.noRetry):
-            replay.comment("\(asked); iOS would pair and retry, the capture shows no retry: the app gets the error (as when pairing fails or is declined)")
+            replay.comment(
+                "\(asked); iOS would pair and retry, the capture shows no retry: the app gets the error (as when pairing fails or is declined)"
+            )
         case .cancelled(_, let time):
             replay.comment(
                 "\(asked); iOS pairs, and this host cancelled the pairing at +\(formatSeconds(time.seconds(since: cassette.origin))): "
                     + (process.platform.pairingCancel == .endsLink
-                        ? "iOS ends the link (the request gets no callback)" : "the request gets the error, the link stays (--pairing-cancel fails-request)"))
+                        ? "iOS ends the link (the request gets no callback)"
+                        : "the request gets the error, the link stays (--pairing-cancel fails-request)"))
             return .cancelled(time)
         case .timedOut(let deadline):
-            replay.comment("\(asked); iOS pairs, and the pairing never finished: SMP's 30-second timeout at +\(formatSeconds(deadline.seconds(since: cassette.origin))) gives the operation insufficientEncryption (reported)")
+            replay.comment(
+                "\(asked); iOS pairs, and the pairing never finished: SMP's 30-second timeout at +\(formatSeconds(deadline.seconds(since: cassette.origin))) gives the operation insufficientEncryption (reported)"
+            )
             return .timedOut(deadline)
         case .unfinished:
-            replay.comment("\(asked); iOS pairs, and the capture's pairing was still going when it ended: the request waits for it")
+            replay.comment(
+                "\(asked); iOS pairs, and the capture's pairing was still going when it ended: the request waits for it"
+            )
             return .unfinished
         }
         return .refused
     }
 
     /// Answers now, or after `latency` seconds.
-    private func answer(_ response: GATTResponse, to request: GATTRequest, on peripheral: CBPeripheral, after latency: Double) {
-        replay.schedule(at: now.adding(microseconds: ReplayEngine.microseconds(latency)), for: peripheral) { [unowned self] peripheral in
+    private func answer(
+        _ response: GATTResponse, to request: GATTRequest, on peripheral: CBPeripheral, after latency: Double
+    ) {
+        replay.schedule(at: now.adding(microseconds: ReplayEngine.microseconds(latency)), for: peripheral) {
+            [unowned self] peripheral in
             deliver(response, for: request, to: peripheral)
         }
     }
@@ -579,18 +687,23 @@ final class ClientPlayback<Context: ClientContext> {
     /// The flow event of the delegate callback `response` gives for `request`.
     private func recordCallback(_ response: GATTResponse, for request: GATTRequest, on peripheral: CBPeripheral) {
         let address = peripheral.address.map { peerIndex($0).addressText } ?? "?"
-        if let writer = replay.writer, case (.readCharacteristic(let characteristic), .value(let value, nil)) = (request, response) {
+        if let writer = replay.writer,
+            case (.readCharacteristic(let characteristic), .value(let value, nil)) = (request, response)
+        {
             // The line of a value read is a notification's: written the same way, in one go.
             return writer.valueUpdate(
                 time: now.seconds(since: cassette.origin), peripheral: address,
-                characteristic: characteristicName(characteristic.valueHandle, peripheral.address), value: value ?? Data())
+                characteristic: characteristicName(characteristic.valueHandle, peripheral.address),
+                value: value ?? Data())
         }
         guard let callback = GATTCallback(request, response) else {
             // CBPeripheral traps on such an answer before this.
             preconditionFailure("the system answered \(request.methodName) with \(response)")
         }
         let call = callback.call(failed: response.error != nil)
-        replay.record(.peripheral(FlowRecord.Peripheral(call.method)), flowArguments(peripheral: address, call.arguments, peripheral.address, then: .error(response.error)))
+        replay.record(
+            .peripheral(FlowRecord.Peripheral(call.method)),
+            flowArguments(peripheral: address, call.arguments, peripheral.address, then: .error(response.error)))
     }
 
     /// A request the capture cannot answer, handled as ``ReplayEngine/unmatched`` says, and always noted.
@@ -602,7 +715,8 @@ final class ClientPlayback<Context: ClientContext> {
             break
         case .error:
             guard let request else { return }
-            answer(GATTResponse(failing: request, with: CBATTError(.unlikelyError)), to: request, on: peripheral, after: 0)
+            answer(
+                GATTResponse(failing: request, with: CBATTError(.unlikelyError)), to: request, on: peripheral, after: 0)
         case .fail:
             replay.stop()
         }
@@ -620,10 +734,14 @@ final class ClientPlayback<Context: ClientContext> {
         let ended = episode.disconnectTime ?? cassette.end
         if ended.seconds(since: operation.time) < 30 {
             let what = episode.disconnectTime == nil ? "the capture ended" : "the link ended"
-            replay.comment("\(address): the capture's peer had not answered \(request.methodName) on \(hex(handle, digits: 4, uppercase: true)) when \(what); the request stays pending")
+            replay.comment(
+                "\(address): the capture's peer had not answered \(request.methodName) on \(hex(handle, digits: 4, uppercase: true)) when \(what); the request stays pending"
+            )
             return
         }
-        replay.comment("\(address): the capture's peer never answered \(request.methodName) on \(hex(handle, digits: 4, uppercase: true)); the link ends after ATT's 30-second timeout")
+        replay.comment(
+            "\(address): the capture's peer never answered \(request.methodName) on \(hex(handle, digits: 4, uppercase: true)); the link ends after ATT's 30-second timeout"
+        )
         scheduleTransactionTimeout(peripheral)
     }
 
@@ -639,7 +757,9 @@ final class ClientPlayback<Context: ClientContext> {
                 links.endLink(of: peripheral)
                 peripheral.deliver(.linkLost)
                 let error = process.platform.attTimeoutError
-                replay.record(.central(.didDisconnectPeripheral, manager: replay.number(central)), [.init(.peripheral, "\(address)"), .error(error)])
+                replay.record(
+                    .central(.didDisconnectPeripheral, manager: replay.number(central)),
+                    [.init(.peripheral, "\(address)"), .error(error)])
                 central.deliver(.disconnected(peripheral, error: error))
             }
             if byFault { links.endByFault(peripheral, end) } else { end() }
@@ -651,7 +771,8 @@ final class ClientPlayback<Context: ClientContext> {
     /// The arguments of a request or callback (``GATTRequest/call``, ``GATTCallback/call(failed:)``)
     /// as the flow writes them: `peripheral=` first, `last` (a callback's `error=`) last.
     private func flowArguments(
-        peripheral: String, _ arguments: [GATTArgument], _ address: BluetoothAddress?, then last: FlowRecord.Argument? = nil
+        peripheral: String, _ arguments: [GATTArgument], _ address: BluetoothAddress?,
+        then last: FlowRecord.Argument? = nil
     ) -> [FlowRecord.Argument] {
         var written: [FlowRecord.Argument] = []
         written.reserveCapacity(arguments.count + 2)
@@ -671,10 +792,12 @@ final class ClientPlayback<Context: ClientContext> {
         case .characteristics(let uuids): .init(.characteristics, uuids.map { list($0.map(\.uuidString)) } ?? "nil")
         case .servicesFound(let found): .init(.services, list(found.map(\.uuid.uuidString)))
         case .includedServicesFound(let found): .init(.includedServices, list(found.map(\.uuid.uuidString)))
-        case .characteristicsFound(let found): .init(.characteristics, list(found.map { characteristicName($0.valueHandle, address) }))
+        case .characteristicsFound(let found):
+            .init(.characteristics, list(found.map { characteristicName($0.valueHandle, address) }))
         case .descriptorsFound(let found): .init(.descriptors, list(found.map(\.uuid.uuidString)))
         case .service(let service): .init(.service, service.uuid.uuidString)
-        case .characteristic(let characteristic): .init(.characteristic, characteristicName(characteristic.valueHandle, address))
+        case .characteristic(let characteristic):
+            .init(.characteristic, characteristicName(characteristic.valueHandle, address))
         case .descriptor(let descriptor): .init(.descriptor, descriptor.uuid.uuidString)
         case .value(let value): .bytes(.value, value)
         case .withResponse: .init(.type, "withResponse")
@@ -696,7 +819,9 @@ final class ClientPlayback<Context: ClientContext> {
     /// another order: Android's stack finds a service's descriptors before the next service's
     /// characteristics). When it did not (it used cached handles), the answer comes at once, as
     /// from iOS's GATT cache (Formats/corebluetooth.md).
-    private func answerDiscovery(_ response: GATTResponse, to request: GATTRequest, on peripheral: CBPeripheral, _ address: BluetoothAddress) {
+    private func answerDiscovery(
+        _ response: GATTResponse, to request: GATTRequest, on peripheral: CBPeripheral, _ address: BluetoothAddress
+    ) {
         let at = capturedDiscovery(request, address).map { max(now, $0) } ?? now
         replay.schedule(at: at, for: peripheral) { [unowned self] peripheral in
             deliver(response, for: request, to: peripheral)
@@ -714,7 +839,9 @@ final class ClientPlayback<Context: ClientContext> {
         let range: ClosedRange<UInt16>
         switch request {
         case .discoverServices:
-            (opcodes, type, range) = ([.readByGroupTypeRequest, .findByTypeValueRequest], BluetoothUUID(UInt16(0x2800)), 0x0001...0xFFFF)
+            (opcodes, type, range) = (
+                [.readByGroupTypeRequest, .findByTypeValueRequest], BluetoothUUID(UInt16(0x2800)), 0x0001...0xFFFF
+            )
         case .discoverIncludedServices(_, let service):
             (opcodes, type, range) = ([.readByTypeRequest], BluetoothUUID(UInt16(0x2802)), service.handles)
         case .discoverCharacteristics(_, let service):
@@ -722,7 +849,9 @@ final class ClientPlayback<Context: ClientContext> {
         case .discoverDescriptors(let characteristic):
             // From the value's handle to the next characteristic's declaration, or the service's end.
             let value = characteristic.valueHandle
-            guard value < 0xFFFF, let service = cassette.services(of: address).last(where: { $0.handle <= value && value <= $0.endHandle })
+            guard value < 0xFFFF,
+                let service = cassette.services(of: address).last(where: { $0.handle <= value && value <= $0.endHandle }
+                )
             else { return nil }
             let next = service.characteristics.map(\.declarationHandle).filter { $0 > value }.min()
             let end = next.map { $0 - 1 } ?? service.endHandle
@@ -734,7 +863,8 @@ final class ClientPlayback<Context: ClientContext> {
         // The procedures' (start, end), in capture order.
         var procedures: [(start: Timestamp, end: Timestamp?)] = []
         var last: UInt16?
-        for exchange in link.exchanges where exchange.sender != .peer && opcodes.contains(exchange.opcode) && (type == nil || exchange.type == type) {
+        for exchange in link.exchanges
+        where exchange.sender != .peer && opcodes.contains(exchange.opcode) && (type == nil || exchange.type == type) {
             guard let start = exchange.handle else { continue }
             // A procedure goes on while each request starts further on, inside the range.
             if let previous = last, start > previous, range.contains(start) {
@@ -793,7 +923,8 @@ final class ClientPlayback<Context: ClientContext> {
             let operations = link.operations
             var byKey: [Int: [Int32]] = [:]
             for position in operations.indices where operations[position].sender != .peer {
-                byKey[PeerIndex.key(operations[position].kind, operations[position].handle ?? 0), default: []].append(Int32(position))
+                byKey[PeerIndex.key(operations[position].kind, operations[position].handle ?? 0), default: []].append(
+                    Int32(position))
             }
             index.byConnection[link.connection] = (operations, byKey)
         }
@@ -803,7 +934,9 @@ final class ClientPlayback<Context: ClientContext> {
         for characteristic in characteristics { counts[characteristic.uuid, default: 0] += 1 }
         for characteristic in characteristics {
             let name = CBUUID(bluetoothUUID: characteristic.uuid).uuidString
-            index.names[characteristic.valueHandle] = counts[characteristic.uuid]! > 1 ? "\(name)@\(hex(characteristic.valueHandle, digits: 4, uppercase: true))" : name
+            index.names[characteristic.valueHandle] =
+                counts[characteristic.uuid]! > 1
+                ? "\(name)@\(hex(characteristic.valueHandle, digits: 4, uppercase: true))" : name
         }
         peerIndexes[address] = index
         lastPeer = (address, index)
@@ -854,7 +987,9 @@ final class NotificationCursor {
     /// notifications come from the one before's characteristic).
     func isSubscribed(_ handle: UInt16, on playback: LinkPlayback?) -> Bool {
         guard let playback else { return false }
-        if let checked, checked.handle == handle, checked.version == playback.subscribedVersion { return checked.subscribed }
+        if let checked, checked.handle == handle, checked.version == playback.subscribedVersion {
+            return checked.subscribed
+        }
         let subscribed = playback.subscribed.contains(handle)
         checked = (handle, playback.subscribedVersion, subscribed)
         return subscribed

@@ -54,7 +54,9 @@ struct EventQueue {
     private(set) var liveProcess = 1
 
     /// Schedules `action`; `process` is the app process it belongs to (0: the system's).
-    mutating func schedule(at time: Timestamp, for peripheral: CBPeripheral?, process: Int, _ action: @escaping () -> Void) {
+    mutating func schedule(
+        at time: Timestamp, for peripheral: CBPeripheral?, process: Int, _ action: @escaping () -> Void
+    ) {
         guard !closed else { return }
         sequence += 1
         schedule(at: time, sequence: sequence, for: peripheral, process: process, .plain(action))
@@ -62,7 +64,9 @@ struct EventQueue {
 
     /// Schedules `action` for `peripheral`, held weakly: it runs with the peripheral while the app
     /// still holds it, and not at all after.
-    mutating func schedule(at time: Timestamp, for peripheral: CBPeripheral, process: Int, _ action: @escaping (CBPeripheral) -> Void) {
+    mutating func schedule(
+        at time: Timestamp, for peripheral: CBPeripheral, process: Int, _ action: @escaping (CBPeripheral) -> Void
+    ) {
         guard !closed else { return }
         sequence += 1
         schedule(at: time, sequence: sequence, for: peripheral, process: process, .peripheral(action))
@@ -82,7 +86,9 @@ struct EventQueue {
         schedule(at: time, sequence: sequence, for: peripheral, process: process, .plain(action))
     }
 
-    private mutating func schedule(at time: Timestamp, sequence: Int, for peripheral: CBPeripheral?, process: Int, _ action: Action) {
+    private mutating func schedule(
+        at time: Timestamp, sequence: Int, for peripheral: CBPeripheral?, process: Int, _ action: Action
+    ) {
         guard !closed else { return }
         var slot: Int32 = -1
         if let peripheral {
@@ -165,7 +171,9 @@ struct EventQueue {
     /// Whether the running action was withdrawn while it ran (its peripheral's actions, or its
     /// process's): it must not go on.
     var isRunningWithdrawn: Bool {
-        guard let slot = running?.slot, let generation = running?.generation, let process = running?.process else { return true }
+        guard let slot = running?.slot, let generation = running?.generation, let process = running?.process else {
+            return true
+        }
         return isWithdrawn(slot: slot, generation: generation, process: process)
     }
 

@@ -92,7 +92,9 @@ extension ReplayEngine {
                     happen(fault)
                 }
             case .frame:
-                comments.append("fault \(fault): a frame is placed by its time before the replay (bletrace replay --inject does it); not injected")
+                comments.append(
+                    "fault \(fault): a frame is placed by its time before the replay (bletrace replay --inject does it); not injected"
+                )
                 injector.fire(index)
             default: break
             }
@@ -111,7 +113,9 @@ extension ReplayEngine {
             let up = links.playing.keys.sorted().compactMap { address in links.given[address].map { (address, $0) } }
             guard !up.isEmpty else { return comment("fault \(fault) at \(at): no link is up; nothing to drop") }
             for (address, peripheral) in up {
-                comment("fault \(fault) at \(at): \(address)'s link drops (HCI \(Fault.hexByte(reason))); the capture's peer stays, for the app to connect again")
+                comment(
+                    "fault \(fault) at \(at): \(address)'s link drops (HCI \(Fault.hexByte(reason))); the capture's peer stays, for the app to connect again"
+                )
                 links.injectLinkLoss(peripheral, reason: HCIStatus(rawValue: reason))
             }
         case .serviceChanged:
@@ -122,7 +126,9 @@ extension ReplayEngine {
                 client.serviceChanged(0x0001...0xFFFF, on: peripheral, address)
             }
         case .notification(let how):
-            comment("fault \(fault) at \(at): the next notification delivered is \(how == .drop ? "lost" : "delivered twice")")
+            comment(
+                "fault \(fault) at \(at): the next notification delivered is \(how == .drop ? "lost" : "delivered twice")"
+            )
             client.armedNotification = how
         case .reset:
             comment("fault \(fault) at \(at): the Bluetooth daemon resets")
@@ -137,7 +143,8 @@ extension ReplayEngine {
     }
 
     private func armAttemptFailure(_ fault: Fault, _ status: HCIStatus, _ at: String) {
-        comment("fault \(fault) at \(at): the next connection to complete fails (HCI \(Fault.hexByte(status.rawValue)))")
+        comment(
+            "fault \(fault) at \(at): the next connection to complete fails (HCI \(Fault.hexByte(status.rawValue)))")
         injector?.attemptFailure = status
     }
 
@@ -151,17 +158,22 @@ extension ReplayEngine {
         let (number, taken) = injector.take(request: subscribes, at: seconds)
         if injector.log != nil, let record = records.last {
             let event = record.rendered
-            let target = [event.argument("peripheral"), event.argument("characteristic"), event.argument("descriptor"), event.argument("service")]
-                .compactMap { $0 }.joined(separator: " ")
+            let target = [
+                event.argument("peripheral"), event.argument("characteristic"), event.argument("descriptor"),
+                event.argument("service"),
+            ]
+            .compactMap { $0 }.joined(separator: " ")
             var isValue = false
             var isDiscovery = false
             switch request {
-            case .readCharacteristic, .readDescriptor, .writeCharacteristic, .writeDescriptor, .setNotifyValue: isValue = true
+            case .readCharacteristic, .readDescriptor, .writeCharacteristic, .writeDescriptor, .setNotifyValue:
+                isValue = true
             default: isDiscovery = true
             }
             injector.log!.append(
                 LoggedRequest(
-                    number: number, seconds: seconds, method: event.name, target: target + (subscribes ? " subscribe" : ""), subscribes: subscribes,
+                    number: number, seconds: seconds, method: event.name,
+                    target: target + (subscribes ? " subscribe" : ""), subscribes: subscribes,
                     isValueRequest: isValue, isDiscovery: isDiscovery, event: records.count - 1))
         }
         let hitting = taken.map { faults[$0] }

@@ -78,7 +78,8 @@ final class Links {
 
     /// The peripheral object of `address` for `central`, given to the app.
     func peripheral(for address: BluetoothAddress, _ central: CBCentralManager) -> CBPeripheral {
-        let peripheral = central.peripheral(identifier: CBPeer.identifier(for: address), address: address, name: deviceNames[address])
+        let peripheral = central.peripheral(
+            identifier: CBPeer.identifier(for: address), address: address, name: deviceNames[address])
         given[address] = peripheral
         return peripheral
     }
@@ -89,7 +90,8 @@ final class Links {
                 // The system knows the peripherals of the capture, and the remote centrals that
                 // connected to this host (their GATT servers are reachable on their links).
                 // An AccessorySetupKit app knows only the accessories it was granted.
-                (cassette.peers.contains(address) || cassette.centralEpisodes[address] != nil) && process.grants(address)
+                (cassette.peers.contains(address) || cassette.centralEpisodes[address] != nil)
+                    && process.grants(address)
                     ? peripheral(for: address, central) : nil
             }
         }
@@ -98,26 +100,33 @@ final class Links {
     /// Peers of connections that began before the capture and are still up, and remote centrals
     /// connected now, with one of `services` in the database the capture revealed: connected to
     /// the system, as by another app or as the central that connected to this host.
-    func retrieveConnectedPeripherals(withServices services: [CBUUID], for central: CBCentralManager) -> [CBPeripheral] {
+    func retrieveConnectedPeripherals(withServices services: [CBUUID], for central: CBCentralManager) -> [CBPeripheral]
+    {
         let up =
             cassette.peers.filter { address in
-                (cassette.episodes[address] ?? []).contains { $0.beganBeforeCapture && ($0.disconnectTime.map { $0 > now } ?? true) }
+                (cassette.episodes[address] ?? []).contains {
+                    $0.beganBeforeCapture && ($0.disconnectTime.map { $0 > now } ?? true)
+                }
             }
             + cassette.centrals.filter { address in
                 (cassette.centralEpisodes[address] ?? []).contains { episode in
-                    episode.status == .success && (episode.completeTime.map { $0 <= now } ?? false) && (episode.disconnectTime.map { $0 > now } ?? true)
+                    episode.status == .success && (episode.completeTime.map { $0 <= now } ?? false)
+                        && (episode.disconnectTime.map { $0 > now } ?? true)
                 }
             }
         return up.filter { address in
             process.grants(address)
-                && cassette.services(of: address).contains { service in services.contains { $0.bluetoothUUID == service.uuid } }
+                && cassette.services(of: address).contains { service in
+                    services.contains { $0.bluetoothUUID == service.uuid }
+                }
         }.map { peripheral(for: $0, central) }
     }
 
     func connect(_ peripheral: CBPeripheral, options: [String: Any]?) {
         guard let address = peripheral.address else { return }
         let reconnects = options?[CBConnectPeripheralOptionEnableAutoReconnect] as? Bool == true
-        replay.record(.app(.connect), [.init(.peripheral, "\(address)")] + (reconnects ? [.init(.autoReconnect, "true")] : []))
+        replay.record(
+            .app(.connect), [.init(.peripheral, "\(address)")] + (reconnects ? [.init(.autoReconnect, "true")] : []))
         connectRequested.insert(address)
         if reconnects { autoReconnect.insert(address) }
         // Connecting to a peripheral already connecting or connected changes nothing.
@@ -145,7 +154,9 @@ final class Links {
         replay.comment(
             "\(address): the delegate does not implement centralManager(_:didDisconnectPeripheral:timestamp:isReconnecting:error:), so iOS refuses auto-reconnect at once, inside connect, and connects nothing"
         )
-        replay.record(.central(.didFailToConnect, manager: replay.number(central)), [.init(.peripheral, "\(address)"), .error(error)])
+        replay.record(
+            .central(.didFailToConnect, manager: replay.number(central)),
+            [.init(.peripheral, "\(address)"), .error(error)])
     }
 
     /// A connection attempt to `peripheral`: the peer's next connection in the capture completes
@@ -157,7 +168,9 @@ final class Links {
         // establish, unless the peer ends it before then: the attempt waits for the next one.
         var resumed: (episode: Connection, at: Timestamp)?
         if let interrupted = resumable.removeValue(forKey: address) {
-            let establishing = interrupted.completeTime.flatMap { complete in interrupted.attemptTime.map { complete.microseconds - $0.microseconds } }
+            let establishing = interrupted.completeTime.flatMap { complete in
+                interrupted.attemptTime.map { complete.microseconds - $0.microseconds }
+            }
             resumed = connectionResumed(at: now.adding(microseconds: max(0, establishing ?? 0)), address)
         }
         guard let episode = resumed?.episode ?? nextEpisode(for: address) else { return }  // stays pending
@@ -180,10 +193,13 @@ final class Links {
                     // failed establishment it retries (the platform's reading), else the app's.
                     resumable[address] = episode
                     if status == .connectionFailedToBeEstablished, process.platform.establishmentFailure == .retry {
-                        replay.comment("\(address): the connection failed to be established (0x3E); iOS tries again by itself and tells the app nothing (--establishment-failure retry)")
+                        replay.comment(
+                            "\(address): the connection failed to be established (0x3E); iOS tries again by itself and tells the app nothing (--establishment-failure retry)"
+                        )
                         return startAttempt(peripheral, address)
                     }
-                    return failAttempt(peripheral, address, error: CoreBluetoothMapping.connectionFailureError(status: status).value)
+                    return failAttempt(
+                        peripheral, address, error: CoreBluetoothMapping.connectionFailureError(status: status).value)
                 }
                 // Scheduled before the app hears of the connection, so that a cancel from inside
                 // didConnect withdraws it.
@@ -191,7 +207,8 @@ final class Links {
                 startLink(episode, peripheral)
                 let mtu = mtuAtConnection(episode, address)
                 process.reach(peripheral, waking: "didConnect") { [unowned self] central in
-                    replay.record(.central(.didConnect, manager: replay.number(central)), [.init(.peripheral, "\(address)")])
+                    replay.record(
+                        .central(.didConnect, manager: replay.number(central)), [.init(.peripheral, "\(address)")])
                     central.deliver(.connected(peripheral, mtu: mtu))
                 }
             }
@@ -208,12 +225,14 @@ final class Links {
     /// `at`: the one up then; else the next to complete, at its time; else the last one the
     /// captured app ended itself (its link stays up, as ``scheduleContinuation(after:at:_:)``
     /// keeps it). The cursor moves past it. Nil when the peer's every connection ended by `at`.
-    private func connectionResumed(at: Timestamp, _ address: BluetoothAddress) -> (episode: Connection, at: Timestamp)? {
+    private func connectionResumed(at: Timestamp, _ address: BluetoothAddress) -> (episode: Connection, at: Timestamp)?
+    {
         let episodes = cassette.episodes[address] ?? cassette.centralEpisodes[address] ?? []
         let connected = episodes.indices.filter { episodes[$0].status == .success || episodes[$0].beganBeforeCapture }
         let found =
             connected.last { index in
-                (episodes[index].completeTime.map { $0 <= at } ?? true) && (episodes[index].disconnectTime.map { $0 > at } ?? true)
+                (episodes[index].completeTime.map { $0 <= at } ?? true)
+                    && (episodes[index].disconnectTime.map { $0 > at } ?? true)
             }
             ?? connected.first { episodes[$0].completeTime.map { $0 > at } ?? false }
             ?? connected.last { episodes[$0].initiator != .remote }
@@ -225,7 +244,9 @@ final class Links {
     /// The attempt to `peripheral` failed: the app hears `didFailToConnect` with `error`.
     private func failAttempt(_ peripheral: CBPeripheral, _ address: BluetoothAddress, error: any Error) {
         process.reach(peripheral, waking: "didFailToConnect") { [unowned self] central in
-            replay.record(.central(.didFailToConnect, manager: replay.number(central)), [.init(.peripheral, "\(address)"), .error(error)])
+            replay.record(
+                .central(.didFailToConnect, manager: replay.number(central)),
+                [.init(.peripheral, "\(address)"), .error(error)])
             central.deliver(.failedToConnect(peripheral, error: error))
         }
     }
@@ -241,7 +262,9 @@ final class Links {
                 link.security.contains { if case .encryptionChanged(true, _) = $0.kind { true } else { false } }
             }
             guard bonded else {
-                replay.comment("fault bond-lost: the capture never shows \(address)'s link encrypted, so there is no bond to lose; the connection completes")
+                replay.comment(
+                    "fault bond-lost: the capture never shows \(address)'s link encrypted, so there is no bond to lose; the connection completes"
+                )
                 return nil
             }
         }
@@ -252,7 +275,11 @@ final class Links {
     /// is told as for any disconnection it did not ask for. The capture's connection goes on,
     /// so the app's next attempt gets it back.
     func injectLinkLoss(_ peripheral: CBPeripheral, reason: HCIStatus) {
-        endByFault(peripheral) { disconnect(peripheral, error: CoreBluetoothMapping.disconnectionError(reason: reason, requestedByApp: false).value?.error) }
+        endByFault(peripheral) {
+            disconnect(
+                peripheral,
+                error: CoreBluetoothMapping.disconnectionError(reason: reason, requestedByApp: false).value?.error)
+        }
     }
 
     /// A fault ends the link of `peripheral` as `end` tells the app, while the capture's
@@ -269,7 +296,8 @@ final class Links {
     private func failedEstablishment(_ episode: Connection) -> Timestamp? {
         guard !episode.beganBeforeCapture else { return nil }
         if episode.status == .connectionFailedToBeEstablished { return episode.completeTime }
-        if episode.status == .success, episode.initiator == .remote, episode.reason == .connectionFailedToBeEstablished {
+        if episode.status == .success, episode.initiator == .remote, episode.reason == .connectionFailedToBeEstablished
+        {
             return episode.disconnectTime
         }
         return nil
@@ -289,7 +317,9 @@ final class Links {
         // didDisconnectPeripheral with no error.
         replay.schedule(at: now, for: peripheral) { [unowned self] peripheral in
             peripheral.deliver(.linkLost)
-            replay.record(.central(.didDisconnectPeripheral, manager: replay.number(central)), [.init(.peripheral, "\(address)"), .noError])
+            replay.record(
+                .central(.didDisconnectPeripheral, manager: replay.number(central)),
+                [.init(.peripheral, "\(address)"), .noError])
             central.deliver(.disconnected(peripheral, error: nil))
         }
     }
@@ -299,7 +329,8 @@ final class Links {
     /// `CBPeripheral` dealloc: "Forcing disconnection of unused peripheral";
     /// Formats/corebluetooth.md). Called from the object's deinit, so nothing here calls the app.
     func released(_ peripheral: ReleasedPeripheral, _ address: BluetoothAddress) {
-        replay.record(.system(.unusedPeripheral), [.init(.peripheral, "\(address)"), .init(.state, "\(peripheral.state)")])
+        replay.record(
+            .system(.unusedPeripheral), [.init(.peripheral, "\(address)"), .init(.state, "\(peripheral.state)")])
         attempts.remove(address)
         autoReconnect.remove(address)
         if let playback = playing.removeValue(forKey: address) { noteUndelivered(playback, address) }
@@ -320,7 +351,9 @@ final class Links {
         while index < episodes.count {
             let episode = episodes[index]
             index += 1
-            guard episode.outcome == .failed || episode.status == .success || episode.beganBeforeCapture else { continue }
+            guard episode.outcome == .failed || episode.status == .success || episode.beganBeforeCapture else {
+                continue
+            }
             let over = episode.outcome == .failed ? episode.completeTime : episode.disconnectTime
             if let over, over < now { continue }
             return episode
@@ -378,8 +411,11 @@ final class Links {
                     + (reconnecting ? [.init(.isReconnecting, "true")] : []))
             // The peripheral is `.connecting` during the callback; unless the app cancelled
             // there, the system's attempt goes on from it.
-            central.deliver(.disconnected(peripheral, error: error, timestamp: absoluteTime(now), isReconnecting: reconnecting))
-            if reconnecting, let address = peripheral.address, autoReconnect.contains(address), peripheral.state == .connecting {
+            central.deliver(
+                .disconnected(peripheral, error: error, timestamp: absoluteTime(now), isReconnecting: reconnecting))
+            if reconnecting, let address = peripheral.address, autoReconnect.contains(address),
+                peripheral.state == .connecting
+            {
                 startAttempt(peripheral, address)
             }
         }
@@ -400,11 +436,15 @@ final class Links {
             let subscribed = playing[address]?.subscribed ?? []
             playing[address]?.link = nil  // the old connection has nothing more to play
             guard let next = nextEpisode(for: address), next.outcome != .failed else {
-                replay.comment("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.origin))) and never connected again; this app's link stays up")
+                replay.comment(
+                    "\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.origin))) and never connected again; this app's link stays up"
+                )
                 return
             }
             let at = max(now, next.completeTime ?? now)
-            replay.comment("\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.origin))); this app's link continues as the capture's next connection, from +\(formatSeconds(at.seconds(since: cassette.origin)))")
+            replay.comment(
+                "\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.origin))); this app's link continues as the capture's next connection, from +\(formatSeconds(at.seconds(since: cassette.origin)))"
+            )
             replay.scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
                 startLink(next, peripheral)
                 playing[address]?.subscribed = subscribed
@@ -441,7 +481,8 @@ final class Links {
     /// flow's comments.
     func finalStates() -> [String: CBPeripheralState] {
         var states: [String: CBPeripheralState] = [:]
-        for (address, peripheral) in given.sorted(by: { $0.key < $1.key }) where connectRequested.contains(address) || peripheral.state != .disconnected {
+        for (address, peripheral) in given.sorted(by: { $0.key < $1.key })
+        where connectRequested.contains(address) || peripheral.state != .disconnected {
             replay.comment("at the end of the capture: \(address) is \(peripheral.state)")
             states["\(address)"] = peripheral.state
         }
@@ -455,13 +496,17 @@ final class Links {
         func count(_ n: Int) -> String { n == 1 ? "1 notification or indication" : "\(n) notifications or indications" }
         if playback.undelivered > 0 {
             let to = playback.undelivered == 1 ? "a characteristic" : "characteristics"
-            replay.comment("\(address): \(count(playback.undelivered)) of the capture went to \(to) the app had not subscribed to; not delivered")
+            replay.comment(
+                "\(address): \(count(playback.undelivered)) of the capture went to \(to) the app had not subscribed to; not delivered"
+            )
         }
         let notifications = playback.link?.notifications ?? []
         let next = min(playback.notifications?.index ?? notifications.endIndex, notifications.endIndex)
         let after = notifications[next...].count { $0.sender != .host }
         if after > 0 {
-            replay.comment("\(address): \(count(after)) of the capture came after the link ended in the replay (+\(formatSeconds(now.seconds(since: cassette.origin)))); not delivered")
+            replay.comment(
+                "\(address): \(count(after)) of the capture came after the link ended in the replay (+\(formatSeconds(now.seconds(since: cassette.origin)))); not delivered"
+            )
         }
     }
 }

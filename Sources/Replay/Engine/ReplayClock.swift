@@ -111,7 +111,9 @@ public final class ReplayClock: Clock, @unchecked Sendable {
 
     /// The earliest deadline of a sleep in progress, if any.
     var earliestDeadline: Instant? {
-        lock.withLock { wallStart == nil ? sleepers.lazy.map(\.deadline).min() : realTimeSleeps.lazy.map(\.deadline).min() }
+        lock.withLock {
+            wallStart == nil ? sleepers.lazy.map(\.deadline).min() : realTimeSleeps.lazy.map(\.deadline).min()
+        }
     }
 
     /// Moves the clock to `instant` (never back).

@@ -54,7 +54,9 @@ protocol LifecycleContext: ReplayContext {
     /// `central`, `central2`, … and `peripheralManager`, … as the flow names the manager.
     func label(_ manager: CBManager) -> String
     /// The event of `manager`: `central` for a central manager, `peripheralManager` for the other.
-    func managerEvent(_ manager: CBManager, _ central: FlowRecord.Central, _ peripheralManager: FlowRecord.PeripheralManager) -> FlowRecord.Event
+    func managerEvent(
+        _ manager: CBManager, _ central: FlowRecord.Central, _ peripheralManager: FlowRecord.PeripheralManager
+    ) -> FlowRecord.Event
     /// The app's process ended: what the queue held for it is withdrawn, and its tasks' sleeps on
     /// the clock never end.
     func endProcessEvents()

@@ -173,7 +173,8 @@ public final class ReplayEngine: BluetoothSystem {
     /// one up: what it does with a request the capture cannot answer, the system's events,
     /// Bluetooth's state at launch, the iOS it models and the faults it injects.
     public convenience init(
-        cassette: Cassette, pacing: Pacing = .virtual, unmatched: UnmatchedPolicy, events: [SystemEvent], launchState: CBManagerState,
+        cassette: Cassette, pacing: Pacing = .virtual, unmatched: UnmatchedPolicy, events: [SystemEvent],
+        launchState: CBManagerState,
         platform: Platform, faults: [Fault] = []
     ) {
         self.init(cassette: cassette, pacing: pacing)
@@ -195,11 +196,13 @@ public final class ReplayEngine: BluetoothSystem {
     /// cassette to it, with the ``events`` of the system at their times: after a termination the
     /// system makes a new instance when a Bluetooth event relaunches the app.
     public func run(name: String, launching makeApp: @escaping () -> any BluetoothApp) async -> Flow {
-        let horizon = cassette.end.adding(microseconds: (Self.horizonSeconds + (faults.isEmpty ? 0 : Self.faultHorizonSeconds)) * 1_000_000)
+        let horizon = cassette.end.adding(
+            microseconds: (Self.horizonSeconds + (faults.isEmpty ? 0 : Self.faultHorizonSeconds)) * 1_000_000)
         if let jump = cassette.clockJump {
             let (from, to) = (jump.from.seconds(since: cassette.origin), jump.to.seconds(since: cassette.origin))
             comments.append(
-                "the capture's clock jumps at frame \(jump.record + 1), from \(from < 0 ? "" : "+")\(formatSeconds(from)) to \(to < 0 ? "" : "+")\(formatSeconds(to)): damaged; the replay ends with the frame before")
+                "the capture's clock jumps at frame \(jump.record + 1), from \(from < 0 ? "" : "+")\(formatSeconds(from)) to \(to < 0 ? "" : "+")\(formatSeconds(to)): damaged; the replay ends with the frame before"
+            )
         }
         // Peers whose database the capture never discovered: where the replay's came from.
         comments.append(contentsOf: cassette.peerOrder.compactMap(cassette.databaseComment))
@@ -217,7 +220,9 @@ public final class ReplayEngine: BluetoothSystem {
             let executor = ReplayExecutor()
             self.executor = executor
             executor.run {
-                BluetoothSystemContext.with(binding) { process.launch(options: nil, event: (.launch, [.init(.app, name)])) }
+                BluetoothSystemContext.with(binding) {
+                    process.launch(options: nil, event: (.launch, [.init(.app, name)]))
+                }
                 playVirtually(until: horizon, executor)
             }
         case .realtime:
@@ -226,7 +231,9 @@ public final class ReplayEngine: BluetoothSystem {
                 // The capture's start is now, in wall time: when the main thread takes the app.
                 engine.wallStart = .now
                 engine.clock.followWallTime(from: engine.wallStart!)
-                BluetoothSystemContext.with(engine.binding) { engine.process.launch(options: nil, event: (.launch, [.init(.app, name)])) }
+                BluetoothSystemContext.with(engine.binding) {
+                    engine.process.launch(options: nil, event: (.launch, [.init(.app, name)]))
+                }
             }
         }
         if let executor { executor.run { finish() } } else { finish() }
@@ -239,7 +246,9 @@ public final class ReplayEngine: BluetoothSystem {
     private func finish() {
         links.endLinks()
         for fault in faultsNotInjected {
-            comments.append("fault \(fault) never happened: \(fault.hitsRequest ? "no request of the app took it" : "its moment came after the replay's end")")
+            comments.append(
+                "fault \(fault) never happened: \(fault.hitsRequest ? "no request of the app took it" : "its moment came after the replay's end")"
+            )
         }
         finalState = process.appState()
         finalPeripheralStates = links.finalStates()
@@ -280,7 +289,11 @@ public final class ReplayEngine: BluetoothSystem {
             guard let nextEvent, nextEvent <= horizon, let next = queue.popNext(notAfter: nextEvent) else { return }
             // Never back: what a suspended app was owed plays at its foreground, after its time.
             eventTime = max(eventTime, nextEvent)
-            if clock.isInUse { clock.move(to: ReplayClock.Instant(offset: .microseconds(eventTime.microseconds - cassette.start.microseconds))) }
+            if clock.isInUse {
+                clock.move(
+                    to: ReplayClock.Instant(offset: .microseconds(eventTime.microseconds - cassette.start.microseconds))
+                )
+            }
             BluetoothSystemContext.with(binding) {
                 inlineHorizon = horizon
                 defer { inlineHorizon = nil }
@@ -312,7 +325,8 @@ public final class ReplayEngine: BluetoothSystem {
     /// through the queue per value).
     func continues(at time: Timestamp, for peripheral: CBPeripheral) -> Bool {
         guard !queue.isRunningWithdrawn else { return false }
-        guard let horizon = inlineHorizon, time <= horizon, !clock.isInUse, queue.isRunningAction, !process.suspended else {
+        guard let horizon = inlineHorizon, time <= horizon, !clock.isInUse, queue.isRunningAction, !process.suspended
+        else {
             queue.scheduleRunningAgain(at: time, for: peripheral)
             return false
         }
@@ -348,7 +362,8 @@ public final class ReplayEngine: BluetoothSystem {
     @MainActor
     private func playQueueInRealTime(until horizon: Timestamp) async {
         while let next = await nextInRealTime(), next <= horizon {
-            try? await Task.sleep(until: wallStart! + .microseconds(next.microseconds - cassette.start.microseconds), clock: .continuous)
+            try? await Task.sleep(
+                until: wallStart! + .microseconds(next.microseconds - cassette.start.microseconds), clock: .continuous)
             BluetoothSystemContext.with(binding) {
                 while let due = queue.popNext(notAfter: now) {
                     eventTime = max(eventTime, due.time)
@@ -398,7 +413,9 @@ public final class ReplayEngine: BluetoothSystem {
 
     /// The capture's controller: extended scanning and connecting when the capture shows it
     /// (``Cassette/extendedScanAndConnect``).
-    public var supportedFeatures: CBCentralManager.Feature { cassette.extendedScanAndConnect ? .extendedScanAndConnect : [] }
+    public var supportedFeatures: CBCentralManager.Feature {
+        cassette.extendedScanAndConnect ? .extendedScanAndConnect : []
+    }
 
     /// A manager of the running process (``AppProcess/managerCreated(_:)``).
     public func managerDidInit(_ manager: CBManager) {
@@ -436,7 +453,9 @@ public final class ReplayEngine: BluetoothSystem {
     /// replay's thread: a timer of the running process at capture time (a termination ends it),
     /// run on the replay's thread for the main queue, with `queue.sync` for another, as the
     /// managers call delegates. Real time, or another thread: the wall clock's (false).
-    public func asyncAfter(_ seconds: Double, on queue: DispatchQueue, isMain: Bool, _ work: @escaping () -> Void) -> Bool {
+    public func asyncAfter(_ seconds: Double, on queue: DispatchQueue, isMain: Bool, _ work: @escaping () -> Void)
+        -> Bool
+    {
         guard let executor, ReplayExecutor.current === executor, !finished else { return false }
         guard seconds.isFinite else { return true }
         schedule(at: now.adding(microseconds: Self.microseconds(seconds))) {
@@ -469,7 +488,8 @@ public final class ReplayEngine: BluetoothSystem {
         server.stopAdvertising(for: manager)
     }
 
-    public func respond(to request: CBATTRequest, withResult result: CBATTError.Code, for manager: CBPeripheralManager) {
+    public func respond(to request: CBATTRequest, withResult result: CBATTError.Code, for manager: CBPeripheralManager)
+    {
         server.respond(to: request, withResult: result, for: manager)
     }
 
@@ -480,7 +500,9 @@ public final class ReplayEngine: BluetoothSystem {
         server.updateValue(value, for: characteristic, onSubscribedCentrals: centrals, for: manager)
     }
 
-    public func setDesiredConnectionLatency(_ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral, manager: CBPeripheralManager) {
+    public func setDesiredConnectionLatency(
+        _ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral, manager: CBPeripheralManager
+    ) {
         server.setDesiredConnectionLatency(latency, for: central, manager: manager)
     }
 
@@ -496,15 +518,21 @@ public final class ReplayEngine: BluetoothSystem {
 
     // The app's connections: the links (``Links``) play them.
 
-    public func retrievePeripherals(withIdentifiers identifiers: [UUID], for central: CBCentralManager) -> [CBPeripheral] {
+    public func retrievePeripherals(withIdentifiers identifiers: [UUID], for central: CBCentralManager)
+        -> [CBPeripheral]
+    {
         links.retrievePeripherals(withIdentifiers: identifiers, for: central)
     }
 
-    public func retrieveConnectedPeripherals(withServices services: [CBUUID], for central: CBCentralManager) -> [CBPeripheral] {
+    public func retrieveConnectedPeripherals(withServices services: [CBUUID], for central: CBCentralManager)
+        -> [CBPeripheral]
+    {
         links.retrieveConnectedPeripherals(withServices: services, for: central)
     }
 
-    public func registerForConnectionEvents(options: [CBConnectionEventMatchingOption: Any]?, for central: CBCentralManager) {
+    public func registerForConnectionEvents(
+        options: [CBConnectionEventMatchingOption: Any]?, for central: CBCentralManager
+    ) {
         record(.app(.registerForConnectionEvents))
     }
 
@@ -516,7 +544,9 @@ public final class ReplayEngine: BluetoothSystem {
         links.cancelConnection(peripheral, for: central)
     }
 
-    public func connectRefused(_ peripheral: CBPeripheral, options: [String: Any]?, error: any Error, for central: CBCentralManager) {
+    public func connectRefused(
+        _ peripheral: CBPeripheral, options: [String: Any]?, error: any Error, for central: CBCentralManager
+    ) {
         links.connectRefused(peripheral, error: error, for: central)
     }
 
@@ -535,7 +565,9 @@ public final class ReplayEngine: BluetoothSystem {
 
     // The capture's advertising reports: the scan's playback (``ScanPlayback``) plays them.
 
-    public func scanForPeripherals(withServices services: [CBUUID]?, options: [String: Any]?, for central: CBCentralManager) {
+    public func scanForPeripherals(
+        withServices services: [CBUUID]?, options: [String: Any]?, for central: CBCentralManager
+    ) {
         scan.scanForPeripherals(withServices: services, options: options, for: central)
     }
 
@@ -552,7 +584,9 @@ public final class ReplayEngine: BluetoothSystem {
         client.perform(request, on: peripheral)
     }
 
-    public func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral) -> Bool {
+    public func writeWithoutResponse(_ value: Data, for characteristic: CBCharacteristic, on peripheral: CBPeripheral)
+        -> Bool
+    {
         client.writeWithoutResponse(value, for: characteristic, on: peripheral)
     }
 
@@ -607,7 +641,8 @@ public final class ReplayEngine: BluetoothSystem {
         }
         switch scheduled.action {
         case .plain(let action): action()
-        case .peripheral(let action): if let peripheral = queue.peripheral(inSlot: scheduled.slot) { action(peripheral) }
+        case .peripheral(let action):
+            if let peripheral = queue.peripheral(inSlot: scheduled.slot) { action(peripheral) }
         }
     }
 
@@ -624,8 +659,12 @@ public final class ReplayEngine: BluetoothSystem {
     }
 
     /// The event of `manager`: `central` for a central manager, `peripheralManager` for the other.
-    func managerEvent(_ manager: CBManager, _ central: FlowRecord.Central, _ peripheralManager: FlowRecord.PeripheralManager) -> FlowRecord.Event {
-        manager is CBCentralManager ? .central(central, manager: number(manager)) : .peripheralManager(peripheralManager, manager: number(manager))
+    func managerEvent(
+        _ manager: CBManager, _ central: FlowRecord.Central, _ peripheralManager: FlowRecord.PeripheralManager
+    ) -> FlowRecord.Event {
+        manager is CBCentralManager
+            ? .central(central, manager: number(manager))
+            : .peripheralManager(peripheralManager, manager: number(manager))
     }
 
     func record(_ event: FlowRecord.Event, _ arguments: [FlowRecord.Argument] = []) {

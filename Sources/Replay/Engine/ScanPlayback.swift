@@ -27,7 +27,8 @@ final class ScanPlayback {
     private var now: Timestamp { replay.now }
 
     func scanForPeripherals(withServices services: [CBUUID]?, options: [String: Any]?, for central: CBCentralManager) {
-        replay.record(.app(.scanForPeripherals), [.init(.services, services.map { list($0.map(\.uuidString)) } ?? "nil")])
+        replay.record(
+            .app(.scanForPeripherals), [.init(.services, services.map { list($0.map(\.uuidString)) } ?? "nil")])
         play(services, options, for: central)
     }
 
@@ -37,9 +38,12 @@ final class ScanPlayback {
     func play(_ services: [CBUUID]?, _ options: [String: Any]?, for central: CBCentralManager? = nil) {
         let generation = process.startScan(of: central)
         let allowDuplicates = (options?[CBCentralManagerScanOptionAllowDuplicatesKey] as? Bool) ?? false
-        let reports = cassette.discoveries(services: services?.map(\.bluetoothUUID), allowDuplicates: allowDuplicates, from: now)
+        let reports = cassette.discoveries(
+            services: services?.map(\.bluetoothUUID), allowDuplicates: allowDuplicates, from: now)
         if reports.isEmpty {
-            replay.comment("divergence: scanForPeripherals: the capture has no advertising report after +\(formatSeconds(now.seconds(since: cassette.origin))) for this scan")
+            replay.comment(
+                "divergence: scanForPeripherals: the capture has no advertising report after +\(formatSeconds(now.seconds(since: cassette.origin))) for this scan"
+            )
         }
         scheduleDiscovery(0, of: reports, generation)
     }
@@ -61,15 +65,20 @@ final class ScanPlayback {
             guard process.isScanning(generation) else { return }
             let data = advertisementData(of: address, report)
             if !process.isRunning {
-                guard process.wakesForDiscovery(data, address) else { return scheduleDiscovery(index + 1, of: reports, generation) }
-                return replay.schedule(at: now) { [unowned self] in discover(address, report, data, generation, index, reports) }
+                guard process.wakesForDiscovery(data, address) else {
+                    return scheduleDiscovery(index + 1, of: reports, generation)
+                }
+                return replay.schedule(at: now) { [unowned self] in
+                    discover(address, report, data, generation, index, reports)
+                }
             }
             discover(address, report, data, generation, index, reports)
         }
     }
 
     private func discover(
-        _ address: BluetoothAddress, _ report: Cassette.AdvertisingReport, _ data: [String: Any], _ generation: Int, _ index: Int,
+        _ address: BluetoothAddress, _ report: Cassette.AdvertisingReport, _ data: [String: Any], _ generation: Int,
+        _ index: Int,
         _ reports: [(peer: BluetoothAddress, report: Cassette.AdvertisingReport)]
     ) {
         guard process.isScanning(generation) else { return }
@@ -78,7 +87,9 @@ final class ScanPlayback {
         let peripheral = links.peripheral(for: address, central)
         // Written down before the delegate hears of it, so that its reactions follow in the flow.
         guard central.reports(peripheral, data) else { return }
-        var arguments: [FlowRecord.Argument] = [.init(.peripheral, "\(address)"), .init(.rssi, "\(report.rssi.map { Int($0) } ?? 127)")]
+        var arguments: [FlowRecord.Argument] = [
+            .init(.peripheral, "\(address)"), .init(.rssi, "\(report.rssi.map { Int($0) } ?? 127)"),
+        ]
         if let name = data[CBAdvertisementDataLocalNameKey] as? String {
             arguments.append(.init(.name, flowText(name)))
         }
@@ -87,12 +98,17 @@ final class ScanPlayback {
     }
 
     /// The advertisement data dictionary CoreBluetooth gives for a report.
-    private func advertisementData(of address: BluetoothAddress, _ report: Cassette.AdvertisingReport) -> [String: Any] {
+    private func advertisementData(of address: BluetoothAddress, _ report: Cassette.AdvertisingReport) -> [String: Any]
+    {
         guard let advertisement = cassette.peer(address)?.advertisement(of: report) else { return [:] }
         var data: [String: Any] = [CBAdvertisementDataIsConnectable: NSNumber(value: report.isConnectable)]
         if let name = advertisement.localName { data[CBAdvertisementDataLocalNameKey] = name }
-        if !advertisement.serviceUUIDs.isEmpty { data[CBAdvertisementDataServiceUUIDsKey] = advertisement.serviceUUIDs.map(CBUUID.init(bluetoothUUID:)) }
-        if let manufacturer = advertisement.manufacturerData { data[CBAdvertisementDataManufacturerDataKey] = Data(manufacturer) }
+        if !advertisement.serviceUUIDs.isEmpty {
+            data[CBAdvertisementDataServiceUUIDsKey] = advertisement.serviceUUIDs.map(CBUUID.init(bluetoothUUID:))
+        }
+        if let manufacturer = advertisement.manufacturerData {
+            data[CBAdvertisementDataManufacturerDataKey] = Data(manufacturer)
+        }
         if !advertisement.serviceData.isEmpty {
             var serviceData: [CBUUID: Data] = [:]
             for entry in advertisement.serviceData { serviceData[CBUUID(bluetoothUUID: entry.uuid)] = Data(entry.data) }

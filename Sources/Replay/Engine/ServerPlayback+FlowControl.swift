@@ -48,7 +48,9 @@ extension ServerPlayback {
             guard let manager else { return }
             if transmit[link] != nil, linkOf.values.contains(link) {
                 transmit[link]?.complete(upTo: replay.now, completions)
-                if let held = transmit[link]?.held, held >= buffers.packets { return scheduleReady(link, manager, buffers) }
+                if let held = transmit[link]?.held, held >= buffers.packets {
+                    return scheduleReady(link, manager, buffers)
+                }
             }
             transmit[link]?.owed = false
             replay.record(.peripheralManager(.isReadyToUpdateSubscribers, manager: replay.number(manager)), [])

@@ -117,7 +117,8 @@ extension ServerPlayback {
             // phone): its requests reach the app's peripheral manager where the app published
             // the service, and the system otherwise.
             if link.hostRole != .peripheral {
-                guard link.exchanges.contains(where: { $0.sender == .peer && Self.centralRequests.contains($0.opcode) }) else { continue }
+                guard link.exchanges.contains(where: { $0.sender == .peer && Self.centralRequests.contains($0.opcode) })
+                else { continue }
                 systemUnlessPublished.insert(index)
             }
             let connection = cassette.connections[link.connection]
@@ -131,9 +132,11 @@ extension ServerPlayback {
                 }
                 services[service.handle] = merged
             }
-            steps.append(.init(time: connection.completeTime ?? cassette.start, link: index, central: central, kind: .connected))
+            steps.append(
+                .init(time: connection.completeTime ?? cassette.start, link: index, central: central, kind: .connected))
             if let mtu = link.mtu {
-                steps.append(.init(time: link.mtuTime ?? cassette.start, link: index, central: central, kind: .mtu(mtu)))
+                steps.append(
+                    .init(time: link.mtuTime ?? cassette.start, link: index, central: central, kind: .mtu(mtu)))
             }
             for (position, exchange) in link.exchanges.enumerated()
             where exchange.sender != .host && Self.centralRequests.contains(exchange.opcode) {
@@ -152,9 +155,11 @@ extension ServerPlayback {
             }
         }
         nextHandle = (database.map(\.endHandle).max() ?? 0) &+ 1
-        self.steps = steps.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        self.steps = steps.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(
+            \.element)
         for step in self.steps {
-            guard case .request(let position) = step.kind, let handle = cassette.links[step.link].exchanges[position].handle
+            guard case .request(let position) = step.kind,
+                let handle = cassette.links[step.link].exchanges[position].handle
             else { continue }
             used.insert(cccdOwner[handle] ?? handle)
         }
@@ -197,7 +202,9 @@ extension ServerPlayback {
         let handle = cassette.links[step.link].exchanges[position].handle ?? 0
         guard published[cccdOwner[handle] ?? handle] != nil else { return false }
         if noted.insert("refused in the background").inserted {
-            replay.comment("\(step.central): a request to the app's services while it is in the background without bluetooth-peripheral: refused with an error, the app hears nothing")
+            replay.comment(
+                "\(step.central): a request to the app's services while it is in the background without bluetooth-peripheral: refused with an error, the app hears nothing"
+            )
         }
         return true
     }
@@ -219,7 +226,9 @@ extension ServerPlayback {
             : [.readRequest, .readBlobRequest].contains(exchange.opcode) ? "didReceiveRead" : "didReceiveWrite"
         guard let owner, replay.relaunch(forRequestTo: owner, reason: reason, central: "\(step.central)") else {
             if noted.insert("lost while not running").inserted {
-                replay.comment("\(step.central): requests while the app is not running reach no app (no peripheral manager kept them for restoration)")
+                replay.comment(
+                    "\(step.central): requests while the app is not running reach no app (no peripheral manager kept them for restoration)"
+                )
             }
             return .lost
         }
@@ -239,7 +248,9 @@ extension ServerPlayback {
                 centrals[address] = CBCentral(identifier: CBPeer.identifier(for: address), address: address)
             }
             if !advertising, !systemUnlessPublished.contains(step.link) {
-                replay.comment("\(address) connects at +\(formatSeconds(replay.now.seconds(since: cassette.origin))) while the app is not advertising; its requests are played all the same")
+                replay.comment(
+                    "\(address) connects at +\(formatSeconds(replay.now.seconds(since: cassette.origin))) while the app is not advertising; its requests are played all the same"
+                )
             }
         case .mtu(let mtu):
             self.mtu[address] = Int(mtu)
@@ -317,13 +328,19 @@ extension ServerPlayback {
         if systemUnlessPublished.contains(step.link) { return nil }
         let central = step.central
         guard let service = database.first(where: { handleRange($0.handle, $0.endHandle).contains(handle) }) else {
-            noteOnce("unknown@\(handle)", "divergence: \(central) \(verb) handle \(hex(handle, digits: 4, uppercase: true)), which the capture's server database does not show; not delivered")
+            noteOnce(
+                "unknown@\(handle)",
+                "divergence: \(central) \(verb) handle \(hex(handle, digits: 4, uppercase: true)), which the capture's server database does not show; not delivered"
+            )
             return nil
         }
         if let short = service.uuid.shortValue, short == 0x1800 || short == 0x1801 { return nil }
         if let characteristic = service.characteristics.first(where: { $0.valueHandle == handle }) {
             let uuid = CBUUID(bluetoothUUID: characteristic.uuid).uuidString
-            noteOnce("unpublished@\(handle)", "divergence: \(central) \(verb) \(uuid) (\(hex(handle, digits: 4, uppercase: true))), which the app has not published; not delivered")
+            noteOnce(
+                "unpublished@\(handle)",
+                "divergence: \(central) \(verb) \(uuid) (\(hex(handle, digits: 4, uppercase: true))), which the app has not published; not delivered"
+            )
         }
         return nil
     }
@@ -337,16 +354,23 @@ extension ServerPlayback {
         else { return }
         let characteristic = published.characteristic
         if let error = exchange.answer?.error {
-            replay.comment("\(address): the capture's server refused the configuration of \(name(of: characteristic)) with \(CBATTError(errorCode: Int(error.rawValue))); nothing reaches the app")
+            replay.comment(
+                "\(address): the capture's server refused the configuration of \(name(of: characteristic)) with \(CBATTError(errorCode: Int(error.rawValue))); nothing reaches the app"
+            )
             return
         }
         guard !characteristic.properties.isDisjoint(with: [.notify, .indicate]) else {
-            noteOnce("notnotifying@\(valueHandle)", "divergence: \(address) subscribes to \(name(of: characteristic)), which the app publishes without notify or indicate; not delivered")
+            noteOnce(
+                "notnotifying@\(valueHandle)",
+                "divergence: \(address) subscribes to \(name(of: characteristic)), which the app publishes without notify or indicate; not delivered"
+            )
             return
         }
         let bits = exchange.value.enumerated().reduce(UInt16(0)) { $0 | UInt16($1.element) << (8 * min($1.offset, 1)) }
         var subscribed = subscriptions[address] ?? []
-        let arguments: [FlowRecord.Argument] = [.init(.central, text(address)), .init(.characteristic, name(of: characteristic))]
+        let arguments: [FlowRecord.Argument] = [
+            .init(.central, text(address)), .init(.characteristic, name(of: characteristic)),
+        ]
         if bits & 0x0003 != 0, !subscribed.contains(valueHandle) {
             subscribed.append(valueHandle)
             subscriptions[address] = subscribed
@@ -366,19 +390,29 @@ extension ServerPlayback {
         let characteristic = published.characteristic
         let offset = Int(exchange.offset ?? 0)
         let mtu = self.mtu[address] ?? 23
-        let captured = exchange.answer.map { answer in answer.error.map(describe) ?? FlowRecord.Value.text(of: answer.value) }
+        let captured = exchange.answer.map { answer in
+            answer.error.map(describe) ?? FlowRecord.Value.text(of: answer.value)
+        }
         if let cached = characteristic.value {
             // A cached value is answered by the system, never by the app.
-            let answer = offset > cached.count ? describe(CBATTError.Code.invalidOffset) : FlowRecord.Value.text(of: Array(cached.dropFirst(offset).prefix(mtu - 1)))
+            let answer =
+                offset > cached.count
+                ? describe(CBATTError.Code.invalidOffset)
+                : FlowRecord.Value.text(of: Array(cached.dropFirst(offset).prefix(mtu - 1)))
             compare(central: address, name(of: characteristic), captured: captured, app: answer, what: "cached value")
             return
         }
         let request = CBATTRequest(central: central, characteristic: characteristic, offset: offset, value: nil)
-        awaitAnswer(request, .init(kind: .read, request: request, central: address, link: step.link, characteristic: name(of: characteristic), captured: captured, mtu: mtu))
+        awaitAnswer(
+            request,
+            .init(
+                kind: .read, request: request, central: address, link: step.link,
+                characteristic: name(of: characteristic), captured: captured, mtu: mtu))
         replay.record(
             .peripheralManager(.didReceiveRead, manager: replay.number(published.manager)),
             [
-                .init(.central, text(address)), .init(.characteristic, name(of: characteristic)), .init(.offset, "\(offset)"),
+                .init(.central, text(address)), .init(.characteristic, name(of: characteristic)),
+                .init(.offset, "\(offset)"),
             ])
         published.manager.deliver(.readRequest(request))
     }
@@ -395,12 +429,16 @@ extension ServerPlayback {
             // A characteristic with a cached value is read-only: the system refuses the write.
             let captured = answer.answer.map { $0.error.map(describe) ?? "success" }
             if !command {
-                compare(central: address, name(of: cached.published.characteristic), captured: captured, app: describe(CBATTError.Code.writeNotPermitted), what: "read-only cached value")
+                compare(
+                    central: address, name(of: cached.published.characteristic), captured: captured,
+                    app: describe(CBATTError.Code.writeNotPermitted), what: "read-only cached value")
             }
             return
         }
         let requests = writes.map {
-            CBATTRequest(central: central, characteristic: $0.published.characteristic, offset: Int($0.exchange.offset ?? 0), value: Data($0.exchange.value))
+            CBATTRequest(
+                central: central, characteristic: $0.published.characteristic, offset: Int($0.exchange.offset ?? 0),
+                value: Data($0.exchange.value))
         }
         let names = writes.map { name(of: $0.published.characteristic) }
         if !command {
@@ -446,8 +484,12 @@ extension ServerPlayback {
                 let request = deadlines[nextDeadline].request
                 nextDeadline += 1
                 let key = ObjectIdentifier(request)
-                guard self.pending[key]?.request === request, let pending = self.pending.removeValue(forKey: key) else { continue }
-                replay.comment("divergence: the app never answered \(pending.central)'s \(pending.kind == .read ? "read" : "write") of \(pending.characteristic) within ATT's 30-second timeout")
+                guard self.pending[key]?.request === request, let pending = self.pending.removeValue(forKey: key) else {
+                    continue
+                }
+                replay.comment(
+                    "divergence: the app never answered \(pending.central)'s \(pending.kind == .read ? "read" : "write") of \(pending.characteristic) within ATT's 30-second timeout"
+                )
                 replay.record(
                     .system(.noResponse),
                     [
@@ -465,17 +507,24 @@ extension ServerPlayback {
     }
 
     /// Notes a difference between the capture's server's answer and this app's.
-    private func compare(central: BluetoothAddress, _ characteristic: String, captured: String?, app: String, what: String) {
+    private func compare(
+        central: BluetoothAddress, _ characteristic: String, captured: String?, app: String, what: String
+    ) {
         guard let captured else {
-            replay.comment("\(central): the capture's server never answered this request on \(characteristic); the app's answer (\(app)) is not compared")
+            replay.comment(
+                "\(central): the capture's server never answered this request on \(characteristic); the app's answer (\(app)) is not compared"
+            )
             return
         }
         guard captured != app else { return }
-        replay.comment("divergence: \(central) \(characteristic): the capture's server answered \(captured), the app's \(what) answers \(app)")
+        replay.comment(
+            "divergence: \(central) \(characteristic): the capture's server answered \(captured), the app's \(what) answers \(app)"
+        )
         replay.record(
             .system(.answerDiffers),
             [
-                .init(.central, "\(central)"), .init(.characteristic, characteristic), .init(.captured, captured), .init(.app, app),
+                .init(.central, "\(central)"), .init(.characteristic, characteristic), .init(.captured, captured),
+                .init(.app, app),
             ])
         diverged()
     }
@@ -535,7 +584,9 @@ extension ServerPlayback {
             service.assignHandles(handleRange(start, handle))
             nextHandle = handle &+ 1
             if !database.isEmpty {
-                replay.comment("divergence: the app publishes service \(service.uuid.uuidString), which the capture's server did not have")
+                replay.comment(
+                    "divergence: the app publishes service \(service.uuid.uuidString), which the capture's server did not have"
+                )
             }
             return
         }
@@ -548,19 +599,26 @@ extension ServerPlayback {
                 characteristic.assignHandles(declaration: handle, value: handle &+ 1)
                 self.published[handle &+ 1] = .init(manager: manager, service: service, characteristic: characteristic)
                 nextHandle = handle &+ 3
-                replay.comment("divergence: the app publishes characteristic \(characteristic.uuid.uuidString) in \(service.uuid.uuidString), which the capture's server did not have")
+                replay.comment(
+                    "divergence: the app publishes characteristic \(characteristic.uuid.uuidString) in \(service.uuid.uuidString), which the capture's server did not have"
+                )
                 continue
             }
             let match = remaining.remove(at: index)
             characteristic.assignHandles(declaration: match.declarationHandle, value: match.valueHandle)
-            self.published[match.valueHandle] = .init(manager: manager, service: service, characteristic: characteristic)
+            self.published[match.valueHandle] = .init(
+                manager: manager, service: service, characteristic: characteristic)
             let properties = UInt8(truncatingIfNeeded: characteristic.properties.rawValue)
             if properties != match.properties.rawValue {
-                replay.comment("divergence: the app publishes \(characteristic.uuid.uuidString) with properties \(GATTDatabase.Properties(rawValue: properties).names.joined(separator: ",")), the capture's server had \(match.properties.names.joined(separator: ","))")
+                replay.comment(
+                    "divergence: the app publishes \(characteristic.uuid.uuidString) with properties \(GATTDatabase.Properties(rawValue: properties).names.joined(separator: ",")), the capture's server had \(match.properties.names.joined(separator: ","))"
+                )
             }
         }
         for missing in remaining where used.contains(missing.valueHandle) {
-            replay.comment("divergence: the app's \(service.uuid.uuidString) lacks \(CBUUID(bluetoothUUID: missing.uuid).uuidString) (\(hex(missing.valueHandle, digits: 4, uppercase: true))), which the capture's centrals used")
+            replay.comment(
+                "divergence: the app's \(service.uuid.uuidString) lacks \(CBUUID(bluetoothUUID: missing.uuid).uuidString) (\(hex(missing.valueHandle, digits: 4, uppercase: true))), which the capture's centrals used"
+            )
         }
     }
 
@@ -601,7 +659,9 @@ extension ServerPlayback {
         replay.record(.app(.add), [.init(.service, service.uuid.uuidString)])
         publish(service, manager)
         replay.schedule(at: replay.now) { [unowned self] in
-            replay.record(.peripheralManager(.didAdd, manager: replay.number(manager)), [.init(.service, service.uuid.uuidString), .noError])
+            replay.record(
+                .peripheralManager(.didAdd, manager: replay.number(manager)),
+                [.init(.service, service.uuid.uuidString), .noError])
             manager.deliver(.serviceAdded(service, error: nil))
         }
     }
@@ -618,7 +678,8 @@ extension ServerPlayback {
 
     func startAdvertising(_ advertisementData: [String: Any]?, for manager: CBPeripheralManager) {
         let services = advertisementData?[CBAdvertisementDataServiceUUIDsKey] as? [CBUUID]
-        replay.record(.app(.startAdvertising), [.init(.services, services.map { list($0.map(\.uuidString)) } ?? "none")])
+        replay.record(
+            .app(.startAdvertising), [.init(.services, services.map { list($0.map(\.uuidString)) } ?? "none")])
         advertising = true
         self.advertisementData = advertisementData ?? [:]
         replay.schedule(at: replay.now) { [unowned self] in
@@ -638,18 +699,23 @@ extension ServerPlayback {
             replay.record(
                 .app(.respond),
                 [
-                    .init(.central, address.map { "\($0)" } ?? "?"), .init(.characteristic, name(of: request.characteristic)),
+                    .init(.central, address.map { "\($0)" } ?? "?"),
+                    .init(.characteristic, name(of: request.characteristic)),
                     .init(.result, "\(result)"),
                 ])
             if let address, commands[address] === request {
-                replay.comment("respond(to:withResult:) to a write without response (\(name(of: request.characteristic))): nothing is sent")
+                replay.comment(
+                    "respond(to:withResult:) to a write without response (\(name(of: request.characteristic))): nothing is sent"
+                )
             } else {
-                replay.comment("respond(to:withResult:) after ATT's 30-second timeout: the central had given up; nothing is sent")
+                replay.comment(
+                    "respond(to:withResult:) after ATT's 30-second timeout: the central had given up; nothing is sent")
             }
             return
         }
         var arguments: [FlowRecord.Argument] = [
-            .init(.central, text(pending.central)), .init(.characteristic, pending.characteristic), .init(.result, "\(result)"),
+            .init(.central, text(pending.central)), .init(.characteristic, pending.characteristic),
+            .init(.result, "\(result)"),
         ]
         let value = Array((request.value ?? Data()).prefix(pending.mtu - 1))
         if pending.kind == .read, result == .success { arguments.append(.bytes(.value, value)) }
@@ -658,9 +724,13 @@ extension ServerPlayback {
         case _ where !up.contains(pending.link):
             replay.comment("\(pending.central) had disconnected: the answer on \(pending.characteristic) goes nowhere")
         case .read:
-            compare(central: pending.central, pending.characteristic, captured: pending.captured, app: result == .success ? FlowRecord.Value.text(of: value) : describe(result), what: "respond")
+            compare(
+                central: pending.central, pending.characteristic, captured: pending.captured,
+                app: result == .success ? FlowRecord.Value.text(of: value) : describe(result), what: "respond")
         case .write:
-            compare(central: pending.central, pending.characteristic, captured: pending.captured, app: result == .success ? "success" : describe(result), what: "respond")
+            compare(
+                central: pending.central, pending.characteristic, captured: pending.captured,
+                app: result == .success ? "success" : describe(result), what: "respond")
         }
     }
 
@@ -669,7 +739,8 @@ extension ServerPlayback {
         for manager: CBPeripheralManager
     ) -> Bool {
         let subscribed = characteristic.subscribedCentrals ?? []
-        let targets = centrals.map { wanted in subscribed.filter { central in wanted.contains { $0 === central } } } ?? subscribed
+        let targets =
+            centrals.map { wanted in subscribed.filter { central in wanted.contains { $0 === central } } } ?? subscribed
         let sent = roomForUpdate(of: value.count, to: targets, for: manager)
         replay.record(
             .app(.updateValue),
@@ -680,7 +751,9 @@ extension ServerPlayback {
         return sent
     }
 
-    func setDesiredConnectionLatency(_ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral, manager: CBPeripheralManager) {
+    func setDesiredConnectionLatency(
+        _ latency: CBPeripheralManagerConnectionLatency, for central: CBCentral, manager: CBPeripheralManager
+    ) {
         replay.record(
             .app(.setDesiredConnectionLatency),
             [

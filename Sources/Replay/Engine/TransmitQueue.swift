@@ -55,18 +55,24 @@ extension ClientPlayback {
 
     /// The ready callback at the first of the link's completions that leaves room, if the
     /// capture has one.
-    private func scheduleReady(_ peripheral: CBPeripheral, _ address: BluetoothAddress, _ playback: LinkPlayback, _ buffers: Cassette.ControllerBuffers) {
+    private func scheduleReady(
+        _ peripheral: CBPeripheral, _ address: BluetoothAddress, _ playback: LinkPlayback,
+        _ buffers: Cassette.ControllerBuffers
+    ) {
         let completions = cassette.completions[playback.episode.id] ?? []
         guard playback.transmit.next < completions.count else {
             return replay.comment(
                 "\(address): the app's writes without response fill the controller's \(buffers.packets) buffers, and the capture shows none freed on this connection after +\(formatSeconds(replay.now.seconds(since: cassette.origin))): canSendWriteWithoutResponse stays false"
             )
         }
-        replay.schedule(at: max(replay.now, completions[playback.transmit.next].time), for: peripheral) { [unowned self] peripheral in
+        replay.schedule(at: max(replay.now, completions[playback.transmit.next].time), for: peripheral) {
+            [unowned self] peripheral in
             // The link the room was owed on is still the one playing.
             guard links.playing[address] === playback else { return }
             playback.transmit.complete(upTo: replay.now, completions)
-            guard playback.transmit.held < buffers.packets else { return scheduleReady(peripheral, address, playback, buffers) }
+            guard playback.transmit.held < buffers.packets else {
+                return scheduleReady(peripheral, address, playback, buffers)
+            }
             playback.transmit.owed = false
             replay.record(.peripheral(.isReadyToSendWriteWithoutResponse), [.init(.peripheral, "\(address)")])
             peripheral.deliver(.readyToSendWriteWithoutResponse)

@@ -126,7 +126,8 @@ public struct Fault: Hashable, Sendable, CustomStringConvertible {
     public init(parsing text: String) throws(FaultError) {
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-            throw FaultError("'\(text)' is not KIND@POINT (for example link-loss:0x08@12.5 or att-error:0x05@request:3)")
+            throw FaultError(
+                "'\(text)' is not KIND@POINT (for example link-loss:0x08@12.5 or att-error:0x05@request:3)")
         }
         kind = try Self.kind(parsing: String(parts[0]))
         point = try Self.point(parsing: String(parts[1]))
@@ -134,7 +135,8 @@ public struct Fault: Hashable, Sendable, CustomStringConvertible {
 
     /// The kinds `--inject` takes, as their help names them.
     public static let kindNames = [
-        "link-loss[:REASON]", "att-error:CODE", "timeout", "notifications:drop|duplicate|early", "service-changed", "bond-lost",
+        "link-loss[:REASON]", "att-error:CODE", "timeout", "notifications:drop|duplicate|early", "service-changed",
+        "bond-lost",
         "pairing:cancelled|failed|timeout", "reset", "power",
     ]
 
@@ -150,12 +152,16 @@ public struct Fault: Hashable, Sendable, CustomStringConvertible {
         case "link-loss":
             guard let parameter else { return .linkLoss(0x08) }
             guard let reason = byte(parameter), reason != 0 else {
-                throw FaultError("link-loss takes an HCI reason from 0x01 to 0xFF (0x08 supervision timeout, 0x13 the peer ended it, 0x3E failed to be established), not '\(parameter)'")
+                throw FaultError(
+                    "link-loss takes an HCI reason from 0x01 to 0xFF (0x08 supervision timeout, 0x13 the peer ended it, 0x3E failed to be established), not '\(parameter)'"
+                )
             }
             return .linkLoss(reason)
         case "att-error":
             guard let parameter, let code = byte(parameter), code != 0 else {
-                throw FaultError("att-error takes an ATT error code from 0x01 to 0xFF (for example att-error:0x05), not '\(parameter ?? "")'")
+                throw FaultError(
+                    "att-error takes an ATT error code from 0x01 to 0xFF (for example att-error:0x05), not '\(parameter ?? "")'"
+                )
             }
             return .attError(code)
         case "notifications", "notification":
@@ -188,7 +194,8 @@ public struct Fault: Hashable, Sendable, CustomStringConvertible {
         }
         let number = text.hasPrefix("+") ? String(text.dropFirst()) : text
         guard let seconds = Double(number), seconds.isFinite, seconds >= 0 else {
-            throw FaultError("a fault's point is seconds after the capture's start (0 or more), frame:N or request:N, not '\(text)'")
+            throw FaultError(
+                "a fault's point is seconds after the capture's start (0 or more), frame:N or request:N, not '\(text)'")
         }
         return .seconds(seconds)
     }

@@ -12,7 +12,8 @@ extension FaultSweep {
         let failing = failures
         var lines = [
             "fault sweep of \(app) on \(capture): \(runs.count) \(runs.count == 1 ? "fault" : "faults")"
-                + (replayed == runs.count ? "" : " (\(replayed) replayed; the others' app state is that of the point before them)")
+                + (replayed == runs.count
+                    ? "" : " (\(replayed) replayed; the others' app state is that of the point before them)")
                 + ", \(failing.count) \(failing.count == 1 ? "fails" : "fail")",
             "without a fault the app ends " + KillPointSweep.describe(reference),
         ]
@@ -23,10 +24,16 @@ extension FaultSweep {
         lines.append("")
         var kinds: [(name: String, runs: [Run])] = []
         for run in runs {
-            if kinds.last?.name == run.kindText { kinds[kinds.count - 1].runs.append(run) } else { kinds.append((run.kindText, [run])) }
+            if kinds.last?.name == run.kindText {
+                kinds[kinds.count - 1].runs.append(run)
+            } else {
+                kinds.append((run.kindText, [run]))
+            }
         }
         let width = max(5, kinds.map(\.name.count).max() ?? 0)
-        func pad(_ text: String, _ count: Int) -> String { text + String(repeating: " ", count: max(0, count - text.count)) }
+        func pad(_ text: String, _ count: Int) -> String {
+            text + String(repeating: " ", count: max(0, count - text.count))
+        }
         lines.append(pad("fault", width) + "  points  fail  first failure")
         for (name, ofKind) in kinds {
             let failed = ofKind.filter { !$0.survived }
@@ -38,7 +45,8 @@ extension FaultSweep {
         let swept = Set(runs.map(\.family))
         let empty = families.filter { !swept.contains($0) }
         if !empty.isEmpty {
-            lines.append("no point for: " + empty.map { "\($0.rawValue) (\(Self.noPoint($0)))" }.joined(separator: "; "))
+            lines.append(
+                "no point for: " + empty.map { "\($0.rawValue) (\(Self.noPoint($0)))" }.joined(separator: "; "))
         }
         lines.append("")
         guard !failing.isEmpty else {
@@ -48,7 +56,8 @@ extension FaultSweep {
         lines.append("\(failing.count) \(failing.count == 1 ? "failure" : "failures"), most serious first:")
         for (number, run) in failing.prefix(Self.failuresShown).enumerated() {
             lines.append("")
-            lines.append("\(number + 1). \(run.name) (\(run.failures.map(\.invariant.rawValue).joined(separator: ", ")))")
+            lines.append(
+                "\(number + 1). \(run.name) (\(run.failures.map(\.invariant.rawValue).joined(separator: ", ")))")
             lines.append("   at `\(run.after)` (+\(Fault.secondsText(run.seconds)))")
             for failure in run.failures { lines.append("   \(failure.message)") }
             if let same = run.sameAs { lines.append("   (not replayed: the app state is that of \(same))") }

@@ -134,13 +134,17 @@ public struct FaultSweep: Sendable {
     /// match; `check` finds failures of its own. `progress` is told, from the replays' threads,
     /// how many replays are done of how many.
     public static func run(
-        _ cassette: Cassette, app: ReferenceApps.Entry, families: [Family] = Family.allCases, unmatched: UnmatchedPolicy = .pend,
-        events: [SystemEvent] = [], launchState: CBManagerState = .poweredOn, platform: Platform = Platform(), points limit: Int? = nil,
+        _ cassette: Cassette, app: ReferenceApps.Entry, families: [Family] = Family.allCases,
+        unmatched: UnmatchedPolicy = .pend,
+        events: [SystemEvent] = [], launchState: CBManagerState = .poweredOn, platform: Platform = Platform(),
+        points limit: Int? = nil,
         replaysIdentical: Bool = false, expect: FlowExpectation? = nil, check: Check? = nil,
         progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
     ) async -> FaultSweep {
         @Sendable func engine(_ faults: [Fault]) -> ReplayEngine {
-            ReplayEngine(cassette: cassette, unmatched: unmatched, events: events, launchState: launchState, platform: platform, faults: faults)
+            ReplayEngine(
+                cassette: cassette, unmatched: unmatched, events: events, launchState: launchState, platform: platform,
+                faults: faults)
         }
         // The run without a fault, with what iOS keeps for the app after each event and the
         // app's requests.
@@ -151,7 +155,8 @@ public struct FaultSweep: Sendable {
         let flow = await reference.run(name: app.name) { app.make(for: cassette) }
         reference.afterEvent = nil
         let referenceFailures = violations(flow, reference, nil, expect: expect, check: nil)
-        let candidates = Self.candidates(families, flow: flow, states: kept.states, requests: reference.requestLog, cassette: cassette)
+        let candidates = Self.candidates(
+            families, flow: flow, states: kept.states, requests: reference.requestLog, cassette: cassette)
         // Identical points: the same fault, the same state epoch and the same next event.
         var chosen: [Candidate] = []
         for family in families where family != .reconnectLoss {
@@ -166,7 +171,8 @@ public struct FaultSweep: Sendable {
             let firsts = dropIdentical(
                 KillPointSweep.evenly(
                     Self.candidates([.linkLoss], flow: flow, states: kept.states, requests: [], cassette: cassette)
-                        .filter { $0.faults == [Fault(.linkLoss(0x08), at: $0.faults[0].point)] }, limit: limit), replaysIdentical)
+                        .filter { $0.faults == [Fault(.linkLoss(0x08), at: $0.faults[0].point)] }, limit: limit),
+                replaysIdentical)
             let flows = await parallel(firsts.count) { index in
                 await engine(firsts[index].faults).run(name: app.name) { app.make(for: cassette) }
             }
@@ -184,10 +190,13 @@ public struct FaultSweep: Sendable {
             let found = violations(runFlow, faulted, referenceState, expect: expect, check: check)
             let failures = found.filter { failure in
                 failure.invariant == .check || failure.invariant == .expectation
-                    || !referenceFailures.contains { $0.invariant == failure.invariant && $0.subject == failure.subject }
+                    || !referenceFailures.contains {
+                        $0.invariant == failure.invariant && $0.subject == failure.subject
+                    }
             }
             return Run(
-                faults: candidate.faults, family: candidate.family, seconds: candidate.seconds, after: candidate.after, failures: failures,
+                faults: candidate.faults, family: candidate.family, seconds: candidate.seconds, after: candidate.after,
+                failures: failures,
                 sameAs: nil, divergence: failures.isEmpty ? nil : Self.divergence(reportedFlow, runFlow),
                 notInjected: !faulted.faultsNotInjected.isEmpty)
         }
@@ -207,12 +216,14 @@ public struct FaultSweep: Sendable {
                 runs.append(same)
             }
         }
-        return FaultSweep(reference: referenceState, referenceFailures: referenceFailures, families: families, runs: runs)
+        return FaultSweep(
+            reference: referenceState, referenceFailures: referenceFailures, families: families, runs: runs)
     }
 
     /// `body` for 0..<count, on every core, in order of the indices; `progress` told as each ends.
     static func parallel<T: Sendable>(
-        _ count: Int, progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil, _ body: @escaping @Sendable (Int) async -> T
+        _ count: Int, progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil,
+        _ body: @escaping @Sendable (Int) async -> T
     ) async -> [T] {
         var results: [Int: T] = [:]
         let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
@@ -238,7 +249,8 @@ public struct FaultSweep: Sendable {
     /// the same fault's kinds and the same key.
     static func replayedIndices(_ candidates: [Candidate], _ keep: Bool) -> [Int] {
         candidates.indices.filter { index in
-            keep || index == 0 || candidates[index].kindText != candidates[index - 1].kindText || candidates[index].key != candidates[index - 1].key
+            keep || index == 0 || candidates[index].kindText != candidates[index - 1].kindText
+                || candidates[index].key != candidates[index - 1].key
         }
     }
 
@@ -253,18 +265,22 @@ public struct FaultSweep: Sendable {
     /// `didConnect` and the next event). None when the app never connected again.
     static func reconnectLosses(after first: Candidate, _ lost: Flow) -> [Candidate] {
         guard case .seconds(let at) = first.faults[0].point,
-            let reconnected = lost.events.first(where: { $0.actor == "central" && $0.name == "didConnect" && ($0.time ?? 0) > at }),
+            let reconnected = lost.events.first(where: {
+                $0.actor == "central" && $0.name == "didConnect" && ($0.time ?? 0) > at
+            }),
             let connected = reconnected.time
         else { return [] }
         var found = [
             Candidate(
-                faults: first.faults + [Fault(.linkLoss(0x3E), at: .seconds(at))], family: .reconnectLoss, seconds: first.seconds,
+                faults: first.faults + [Fault(.linkLoss(0x3E), at: .seconds(at))], family: .reconnectLoss,
+                seconds: first.seconds,
                 after: first.after, key: first.key)
         ]
         if let next = lost.events.first(where: { ($0.time ?? 0) > connected })?.time {
             found.append(
                 Candidate(
-                    faults: first.faults + [Fault(.linkLoss(0x08), at: .seconds((connected + next) / 2))], family: .reconnectLoss,
+                    faults: first.faults + [Fault(.linkLoss(0x08), at: .seconds((connected + next) / 2))],
+                    family: .reconnectLoss,
                     seconds: first.seconds, after: first.after, key: first.key))
         }
         return found
@@ -302,7 +318,9 @@ public struct FaultSweep: Sendable {
 
     /// Every fault of `families` at every point of the run without a fault (`flow`, the kept
     /// states after each event, its requests).
-    static func candidates(_ families: [Family], flow: Flow, states: [[String]], requests: [LoggedRequest], cassette: Cassette) -> [Candidate] {
+    static func candidates(
+        _ families: [Family], flow: Flow, states: [[String]], requests: [LoggedRequest], cassette: Cassette
+    ) -> [Candidate] {
         let moments = KillPointSweep.killPoints(of: flow)
         // Each event's state epoch: a number that changes whenever what iOS keeps does.
         var epochs: [Int] = []
@@ -315,12 +333,17 @@ public struct FaultSweep: Sendable {
         // A link is up after `event`: what iOS keeps says so, or the event is the connection's
         // completion (recorded before the peripheral's state changes).
         func connected(_ event: Int) -> Bool {
-            if flow.events.indices.contains(event), flow.events[event].actor == "central", flow.events[event].name == "didConnect" { return true }
+            if flow.events.indices.contains(event), flow.events[event].actor == "central",
+                flow.events[event].name == "didConnect"
+            {
+                return true
+            }
             guard states.indices.contains(event) else { return false }
             return states[event].contains { $0.hasPrefix("connected [") && $0 != "connected []" }
         }
         func nextEvent(_ event: Int) -> String {
-            flow.events.indices.contains(event + 1) ? flow.events[event + 1].actor + " " + flow.events[event + 1].name : ""
+            flow.events.indices.contains(event + 1)
+                ? flow.events[event + 1].actor + " " + flow.events[event + 1].name : ""
         }
         let bonded = cassette.links.contains { link in
             link.security.contains { if case .encryptionChanged(true, _) = $0.kind { true } else { false } }
@@ -330,7 +353,8 @@ public struct FaultSweep: Sendable {
             for moment in moments where include(moment.event) {
                 found.append(
                     Candidate(
-                        faults: [Fault(kind, at: .seconds(moment.seconds))], family: family, seconds: moment.seconds, after: moment.after,
+                        faults: [Fault(kind, at: .seconds(moment.seconds))], family: family, seconds: moment.seconds,
+                        after: moment.after,
                         key: "\(epochAt(moment.event)) \(nextEvent(moment.event))"))
             }
         }
@@ -339,8 +363,10 @@ public struct FaultSweep: Sendable {
                 for kind in kinds(request) {
                     found.append(
                         Candidate(
-                            faults: [Fault(kind, at: .request(request.number))], family: family, seconds: request.seconds,
-                            after: flow.events.indices.contains(request.event) ? flow.events[request.event].signature : request.method,
+                            faults: [Fault(kind, at: .request(request.number))], family: family,
+                            seconds: request.seconds,
+                            after: flow.events.indices.contains(request.event)
+                                ? flow.events[request.event].signature : request.method,
                             key: "\(epochAt(request.event)) \(request.method) \(request.target)"))
                 }
             }
@@ -385,12 +411,15 @@ public struct FaultSweep: Sendable {
 
     /// The invariants `flow` (run by `engine`) breaks; `reference`, what the app holds at the end
     /// without a fault (nil for that run itself).
-    static func violations(_ flow: Flow, _ engine: ReplayEngine, _ reference: AppState?, expect: FlowExpectation?, check: Check?) -> [Failure] {
+    static func violations(
+        _ flow: Flow, _ engine: ReplayEngine, _ reference: AppState?, expect: FlowExpectation?, check: Check?
+    ) -> [Failure] {
         var failures: [Failure] = []
         if let reason = engine.crashReason { failures.append(Failure(.crash, reason, "the app crashes: \(reason)")) }
         for comment in Set(flow.comments) where comment.hasPrefix("API MISUSE") {
             if comment.contains("can only be used while the peripheral is connected") {
-                failures.append(Failure(.requestDropped, comment, "\(comment): iOS drops the request, and nothing answers it"))
+                failures.append(
+                    Failure(.requestDropped, comment, "\(comment): iOS drops the request, and nothing answers it"))
             } else if comment.contains("not a valid one of this peripheral") {
                 failures.append(Failure(.invalidObject, comment, comment))
             }
@@ -408,7 +437,8 @@ public struct FaultSweep: Sendable {
             case ("app", "connect"):
                 cancelled.remove(peripheral)
                 lost[peripheral] = nil
-            case ("central", "didDisconnectPeripheral") where !cancelled.contains(peripheral) && event.argument("isReconnecting") != "true",
+            case ("central", "didDisconnectPeripheral")
+            where !cancelled.contains(peripheral) && event.argument("isReconnecting") != "true",
                 ("central", "didFailToConnect"):
                 if lost[peripheral] == nil { lost[peripheral] = (index, event) }
             default: continue
@@ -418,23 +448,31 @@ public struct FaultSweep: Sendable {
             failures.append(
                 Failure(
                     .noReconnect, peripheral,
-                    "\(peripheral): after `\(loss.event.signature)` at +\(Fault.secondsText(loss.event.time ?? 0)) the app neither connects again nor cancels"))
+                    "\(peripheral): after `\(loss.event.signature)` at +\(Fault.secondsText(loss.event.time ?? 0)) the app neither connects again nor cancels"
+                ))
         }
         if let reference {
             // Scanning again is looking for the peripheral again.
             let final = engine.finalState
             for peripheral in reference.connected.union(reference.pending).sorted()
-            where !final.connected.contains(peripheral) && !final.pending.contains(peripheral) && !final.scanning && !cancelled.contains(peripheral)
+            where !final.connected.contains(peripheral) && !final.pending.contains(peripheral) && !final.scanning
+                && !cancelled.contains(peripheral)
                 && lost[peripheral] == nil
             {
                 failures.append(
-                    Failure(.noReconnect, peripheral, "\(peripheral): the app ends neither connected nor connecting, as it does without the fault, and never gave it up"))
+                    Failure(
+                        .noReconnect, peripheral,
+                        "\(peripheral): the app ends neither connected nor connecting, as it does without the fault, and never gave it up"
+                    ))
             }
             for subscription in reference.subscribed.subtracting(final.subscribed).sorted() {
                 let peripheral = String(subscription.prefix { $0 != " " })
                 guard final.connected.contains(peripheral) else { continue }
                 failures.append(
-                    Failure(.subscriptionsLost, subscription, "connected to \(peripheral) again, the app is not subscribed to \(subscription.dropFirst(peripheral.count + 1)) as it is without the fault"))
+                    Failure(
+                        .subscriptionsLost, subscription,
+                        "connected to \(peripheral) again, the app is not subscribed to \(subscription.dropFirst(peripheral.count + 1)) as it is without the fault"
+                    ))
             }
         }
         if let expect {

@@ -55,7 +55,9 @@ public struct KillPointSweep: Sendable {
     public var survived: Bool { losses.isEmpty }
 
     /// The kinds a sweep takes (`bletrace replay --sweep`), in the order `--sweep all` reports them.
-    public static let kinds: [SystemEvent.Kind] = [.terminate, .crash, .forceQuit, .reboot, .powerOff, .controlCenter, .airplaneMode]
+    public static let kinds: [SystemEvent.Kind] = [
+        .terminate, .crash, .forceQuit, .reboot, .powerOff, .controlCenter, .airplaneMode,
+    ]
 
     /// The system events of a kill of `kind` at `seconds` after `origin`, the capture's first
     /// record. A process ends there (termination, crash, force quit, restart); for a way of
@@ -65,14 +67,22 @@ public struct KillPointSweep: Sendable {
     /// later; turned off with Control Center's button, it stays off until iOS turns it back on
     /// itself at the next 5 AM (Apple's support note, "Use Bluetooth and Wi-Fi in Control
     /// Center"), which is usually after the capture's end (``controlCenterReturn(after:)``).
-    public static func kill(_ kind: SystemEvent.Kind, at seconds: Double, origin: Timestamp = Timestamp(rawValue: 0)) -> [SystemEvent] {
+    public static func kill(_ kind: SystemEvent.Kind, at seconds: Double, origin: Timestamp = Timestamp(rawValue: 0))
+        -> [SystemEvent]
+    {
         switch kind {
         case .controlCenter:
             let killed = origin.adding(microseconds: ReplayEngine.microseconds(seconds))
             let back = controlCenterReturn(after: killed).seconds(since: origin)
-            return [SystemEvent(.terminate, at: seconds), SystemEvent(kind, at: seconds + 0.000001), SystemEvent(.powerOn, at: back)]
+            return [
+                SystemEvent(.terminate, at: seconds), SystemEvent(kind, at: seconds + 0.000001),
+                SystemEvent(.powerOn, at: back),
+            ]
         case .powerOff, .airplaneMode:
-            return [SystemEvent(.terminate, at: seconds), SystemEvent(kind, at: seconds + 0.000001), SystemEvent(.powerOn, at: seconds + 1)]
+            return [
+                SystemEvent(.terminate, at: seconds), SystemEvent(kind, at: seconds + 0.000001),
+                SystemEvent(.powerOn, at: seconds + 1),
+            ]
         default: return [SystemEvent(kind, at: seconds)]
         }
     }
@@ -94,9 +104,11 @@ public struct KillPointSweep: Sendable {
     /// replays' own threads, how many replays are done of how many. `replaysIdentical` replays
     /// the kill points whose app state is identical to the one before too (to check that rule).
     public static func run(
-        _ cassette: Cassette, app: ReferenceApps.Entry, kind: SystemEvent.Kind = .terminate, unmatched: UnmatchedPolicy = .pend,
+        _ cassette: Cassette, app: ReferenceApps.Entry, kind: SystemEvent.Kind = .terminate,
+        unmatched: UnmatchedPolicy = .pend,
         events: [SystemEvent] = [], launchState: CBManagerState = .poweredOn, platform: Platform = Platform(),
-        killPoints limit: Int? = nil, replaysIdentical: Bool = false, progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
+        killPoints limit: Int? = nil, replaysIdentical: Bool = false,
+        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
     ) async -> KillPointSweep {
         // The run without a kill, with what iOS would keep for the app after each event.
         let kept = KeptStates()
@@ -104,8 +116,14 @@ public struct KillPointSweep: Sendable {
             // After the kill, the user opens the app at the end of the capture if nothing
             // relaunched it before: the end state is what the app holds once it runs again.
             let end = cassette.end.seconds(since: cassette.origin)
-            let killed = kill.map { Self.kill(kind, at: $0, origin: cassette.origin) + [SystemEvent(.launch, at: max(end, $0 + 1) + 0.000001)] }
-            let engine = ReplayEngine(cassette: cassette, unmatched: unmatched, events: events + (killed ?? []), launchState: launchState, platform: platform)
+            let killed = kill.map {
+                Self.kill(kind, at: $0, origin: cassette.origin) + [
+                    SystemEvent(.launch, at: max(end, $0 + 1) + 0.000001)
+                ]
+            }
+            let engine = ReplayEngine(
+                cassette: cassette, unmatched: unmatched, events: events + (killed ?? []), launchState: launchState,
+                platform: platform)
             if let recording { engine.afterEvent = { [unowned engine] in recording.states.append(engine.keptState()) } }
             let flow = await engine.run(name: app.name) { app.make(for: cassette) }
             return (flow, engine.finalState)
@@ -119,7 +137,8 @@ public struct KillPointSweep: Sendable {
         var epoch = 0
         var lastEvent = -1
         for moment in moments {
-            for event in (lastEvent + 1)..<(moment.event + 1) where event > 0 && event < snapshots.count && snapshots[event] != snapshots[event - 1] {
+            for event in (lastEvent + 1)..<(moment.event + 1)
+            where event > 0 && event < snapshots.count && snapshots[event] != snapshots[event - 1] {
                 epoch += 1
             }
             lastEvent = max(lastEvent, moment.event)
@@ -127,8 +146,13 @@ public struct KillPointSweep: Sendable {
         }
         // And what comes next: the event after the kill point in that run (its actor and name),
         // which decides what wakes the app first.
-        let next = moments.map { moment in flow.events.indices.contains(moment.event + 1) ? flow.events[moment.event + 1].actor + " " + flow.events[moment.event + 1].name : "" }
-        let replayed = moments.indices.filter { replaysIdentical || $0 == 0 || epochs[$0] != epochs[$0 - 1] || next[$0] != next[$0 - 1] }
+        let next = moments.map { moment in
+            flow.events.indices.contains(moment.event + 1)
+                ? flow.events[moment.event + 1].actor + " " + flow.events[moment.event + 1].name : ""
+        }
+        let replayed = moments.indices.filter {
+            replaysIdentical || $0 == 0 || epochs[$0] != epochs[$0 - 1] || next[$0] != next[$0 - 1]
+        }
         var outcomes: [Int: Point] = [:]
         let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
         await withTaskGroup(of: (Int, Point).self) { group in
@@ -140,7 +164,8 @@ public struct KillPointSweep: Sendable {
                 next += 1
                 group.addTask {
                     let (killed, state) = await replay(moment.seconds)
-                    let relaunch = killed.events.first { $0.actor == "system" && $0.name == "relaunch" }?.argument("reason")
+                    let relaunch = killed.events.first { $0.actor == "system" && $0.name == "relaunch" }?.argument(
+                        "reason")
                     return (
                         index,
                         Point(
@@ -166,7 +191,8 @@ public struct KillPointSweep: Sendable {
             } else if let same = representative {
                 points.append(
                     Point(
-                        seconds: moment.seconds, after: moment.after, lost: same.lost, gained: same.gained, relaunch: same.relaunch,
+                        seconds: moment.seconds, after: moment.after, lost: same.lost, gained: same.gained,
+                        relaunch: same.relaunch,
                         sameAs: same.seconds))
             }
         }
@@ -185,7 +211,9 @@ public struct KillPointSweep: Sendable {
     /// the last event before it and that event's place in the flow.
     static func killPoints(of flow: Flow) -> [(seconds: Double, after: String, event: Int)] {
         var moments: [(Double, String, Int)] = []
-        let timed = flow.events.enumerated().compactMap { index, event in event.time.map { ($0, event.signature, index) } }
+        let timed = flow.events.enumerated().compactMap { index, event in
+            event.time.map { ($0, event.signature, index) }
+        }
         for (position, (time, signature, event)) in timed.enumerated() {
             if position + 1 < timed.count {
                 let next = timed[position + 1].0
@@ -205,7 +233,8 @@ extension ReplayEngine {
     func keptState() -> [String] {
         let state = process.appState()
         var lines = [
-            "running \(process.isRunning)", "connected \(state.connected.sorted())", "subscribed \(state.subscribed.sorted())",
+            "running \(process.isRunning)", "connected \(state.connected.sorted())",
+            "subscribed \(state.subscribed.sorted())",
             "pending \(state.pending.sorted())", "scanning \(process.centrals.map(\.isScanning))",
         ]
         for (address, peripheral) in links.given.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
@@ -233,10 +262,13 @@ extension KillPointSweep {
         lines.append("without a kill the app ends " + Self.describe(reference))
         lines.append("")
         let width = max(9, points.map { formatSeconds($0.seconds).count + 1 }.max() ?? 0)
-        func pad(_ text: String, _ count: Int) -> String { text + String(repeating: " ", count: max(0, count - text.count)) }
+        func pad(_ text: String, _ count: Int) -> String {
+            text + String(repeating: " ", count: max(0, count - text.count))
+        }
         let reasons = max(8, points.map { ($0.relaunch ?? "-").count }.max() ?? 0)
         let lostWidth = max(7, points.map { lostText($0).count }.max() ?? 0)
-        lines.append(pad("kill at", width) + "  " + pad("relaunch", reasons) + "  " + pad("loses", lostWidth) + "  after")
+        lines.append(
+            pad("kill at", width) + "  " + pad("relaunch", reasons) + "  " + pad("loses", lostWidth) + "  after")
         for point in points {
             lines.append(
                 pad("+" + formatSeconds(point.seconds), width) + "  " + pad(point.relaunch ?? "-", reasons) + "  "
@@ -244,7 +276,9 @@ extension KillPointSweep {
         }
         lines.append("")
         if let first = losses.first {
-            lines.append("\(losses.count) of \(points.count) kill points lose something; the first, at +\(formatSeconds(first.seconds)) (after `\(first.after)`), loses \(first.lost.joined(separator: ", "))")
+            lines.append(
+                "\(losses.count) of \(points.count) kill points lose something; the first, at +\(formatSeconds(first.seconds)) (after `\(first.after)`), loses \(first.lost.joined(separator: ", "))"
+            )
         } else {
             lines.append("no kill point loses anything")
         }
@@ -253,42 +287,57 @@ extension KillPointSweep {
 
     /// `, 12 replayed (…)` when some kill points share an earlier one's app state.
     private var replayedText: String {
-        replayed == points.count ? "" : ", \(replayed) replayed (the others' app state is that of the kill point before them)"
+        replayed == points.count
+            ? "" : ", \(replayed) replayed (the others' app state is that of the kill point before them)"
     }
 
-    private func lostText(_ point: Point) -> String { point.lost.isEmpty ? "nothing" : point.lost.joined(separator: ", ") }
+    private func lostText(_ point: Point) -> String {
+        point.lost.isEmpty ? "nothing" : point.lost.joined(separator: ", ")
+    }
 
     static func describe(_ state: AppState) -> String {
         var parts: [String] = []
         if !state.connected.isEmpty { parts.append("connected to \(state.connected.sorted().joined(separator: ", "))") }
-        if !state.subscribed.isEmpty { parts.append("subscribed to \(state.subscribed.sorted().joined(separator: ", "))") }
+        if !state.subscribed.isEmpty {
+            parts.append("subscribed to \(state.subscribed.sorted().joined(separator: ", "))")
+        }
         if !state.pending.isEmpty { parts.append("connecting to \(state.pending.sorted().joined(separator: ", "))") }
         return parts.isEmpty ? "holding nothing" : parts.joined(separator: "; ")
     }
 
     /// `--sweep all`: one line per kind (how many kill points lose something, how many were
     /// followed by a relaunch for a Bluetooth event, and the first loss), for the platform.
-    public static func summary(_ sweeps: [(kind: String, sweep: KillPointSweep)], capture: String, app: String, platform: Platform) -> String {
+    public static func summary(
+        _ sweeps: [(kind: String, sweep: KillPointSweep)], capture: String, app: String, platform: Platform
+    ) -> String {
         let reference = sweeps.first?.sweep.reference ?? AppState()
         var lines = [
             "every kind of sweep of \(app) on \(capture), iOS \(platform.release.rawValue)"
-                + (platform.accessorySetupKit ? " with AccessorySetupKit" : "") + ": \(sweeps.first?.sweep.points.count ?? 0) kill points each"
+                + (platform.accessorySetupKit ? " with AccessorySetupKit" : "")
+                + ": \(sweeps.first?.sweep.points.count ?? 0) kill points each"
                 + (sweeps.first.map { $0.sweep.replayedText } ?? ""),
             "without a kill the app ends " + describe(reference), "",
         ]
         let kindWidth = max(4, sweeps.map(\.kind.count).max() ?? 0)
-        func pad(_ text: String, _ count: Int) -> String { text + String(repeating: " ", count: max(0, count - text.count)) }
+        func pad(_ text: String, _ count: Int) -> String {
+            text + String(repeating: " ", count: max(0, count - text.count))
+        }
         lines.append(pad("kind", kindWidth) + "  losing    relaunched  first loss")
         for (kind, sweep) in sweeps {
             let relaunched = sweep.points.filter { $0.relaunch != nil && $0.relaunch != "user" }.count
-            let first = sweep.losses.first.map { "+\(formatSeconds($0.seconds)) (after `\($0.after)`): \($0.lost.joined(separator: ", "))" } ?? "-"
+            let first =
+                sweep.losses.first.map {
+                    "+\(formatSeconds($0.seconds)) (after `\($0.after)`): \($0.lost.joined(separator: ", "))"
+                } ?? "-"
             lines.append(
                 pad(kind, kindWidth) + "  " + pad("\(sweep.losses.count) of \(sweep.points.count)", 8) + "  "
                     + pad("\(relaunched)", 10) + "  " + first)
         }
         let losing = sweeps.filter { !$0.sweep.losses.isEmpty }.map(\.kind)
         lines.append("")
-        lines.append(losing.isEmpty ? "no kind of kill loses anything" : "the app loses something after: \(losing.joined(separator: ", "))")
+        lines.append(
+            losing.isEmpty
+                ? "no kind of kill loses anything" : "the app loses something after: \(losing.joined(separator: ", "))")
         return lines.joined(separator: "\n")
     }
 }

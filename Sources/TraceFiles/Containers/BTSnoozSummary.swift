@@ -39,15 +39,20 @@ enum BTSnoozSummary {
     static func decode(text: [UInt8], to path: String, name: String, container: String, limit: Int64) throws -> Int {
         let compact = text.filter { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
         guard let data = Data(base64Encoded: Data(compact)) else {
-            throw ContainerError(container: container, member: name, expected: "base64 text between the BTSNOOP_LOG_SUMMARY lines; it is not valid base64")
+            throw ContainerError(
+                container: container, member: name,
+                expected: "base64 text between the BTSNOOP_LOG_SUMMARY lines; it is not valid base64")
         }
         let snooz = [UInt8](data)
         guard snooz.count >= 9 else {
-            throw ContainerError(container: container, member: name, offset: 0, expected: "a 9-byte btsnooz preamble (version, last timestamp); the summary holds \(snooz.count) bytes")
+            throw ContainerError(
+                container: container, member: name, offset: 0,
+                expected: "a 9-byte btsnooz preamble (version, last timestamp); the summary holds \(snooz.count) bytes")
         }
         let version = snooz[0]
         guard version == 1 || version == 2 else {
-            throw ContainerError(container: container, member: name, offset: 0, expected: "btsnooz version 1 or 2; found \(version)")
+            throw ContainerError(
+                container: container, member: name, offset: 0, expected: "btsnooz version 1 or 2; found \(version)")
         }
         var last: UInt64 = 0
         for index in (1...8).reversed() { last = last << 8 | UInt64(snooz[index]) }
@@ -59,14 +64,20 @@ enum BTSnoozSummary {
             try snooz.withUnsafeBytes { raw in
                 try inflater.feed(UnsafeRawBufferPointer(rebasing: raw[9...])) { piece in
                     guard Int64(packets.count + piece.count) <= limit else {
-                        throw ContainerError(container: container, member: name, expected: "a btsnooz summary of at most \(limit) bytes once inflated; it is larger (raise BLETRACE_MAX_MEMBER_BYTES to read it)")
+                        throw ContainerError(
+                            container: container, member: name,
+                            expected:
+                                "a btsnooz summary of at most \(limit) bytes once inflated; it is larger (raise BLETRACE_MAX_MEMBER_BYTES to read it)"
+                        )
                     }
                     packets += piece
                 }
             }
             try inflater.finish()
         } catch let fault as InflateFault {
-            throw ContainerError(container: container, member: name, offset: 9 + fault.offset, expected: fault.reason + " (offset in the decoded summary)")
+            throw ContainerError(
+                container: container, member: name, offset: 9 + fault.offset,
+                expected: fault.reason + " (offset in the decoded summary)")
         }
 
         // First pass: the records' bounds, and the first packet's time (the last one's less
@@ -77,17 +88,29 @@ enum BTSnoozSummary {
         var total: UInt64 = 0
         while offset < packets.count {
             guard offset + headerSize <= packets.count else {
-                throw ContainerError(container: container, member: name, offset: Int64(offset), expected: "a \(headerSize)-byte btsnooz record header (offset in the inflated records); \(packets.count - offset) bytes are left")
+                throw ContainerError(
+                    container: container, member: name, offset: Int64(offset),
+                    expected:
+                        "a \(headerSize)-byte btsnooz record header (offset in the inflated records); \(packets.count - offset) bytes are left"
+                )
             }
             let length = Int(packets[offset]) | Int(packets[offset + 1]) << 8
             let deltaAt = offset + (version == 1 ? 2 : 4)
             let delta = (0..<4).reduce(UInt32(0)) { $0 | UInt32(packets[deltaAt + $1]) << (8 * $1) }
             let type = packets[offset + headerSize - 1]
             guard length >= 1, offset + headerSize + length - 1 <= packets.count else {
-                throw ContainerError(container: container, member: name, offset: Int64(offset), expected: "a btsnooz record whose length (\(length), with its type byte) fits the \(packets.count - offset - headerSize) bytes left (offset in the inflated records)")
+                throw ContainerError(
+                    container: container, member: name, offset: Int64(offset),
+                    expected:
+                        "a btsnooz record whose length (\(length), with its type byte) fits the \(packets.count - offset - headerSize) bytes left (offset in the inflated records)"
+                )
             }
             guard kind(of: type) != nil else {
-                throw ContainerError(container: container, member: name, offset: Int64(offset), expected: "a btsnooz packet type (0x10-0x12, 0x17, 0x20-0x22, 0x2D); found \(hex(type, digits: 1)) (offset in the inflated records)")
+                throw ContainerError(
+                    container: container, member: name, offset: Int64(offset),
+                    expected:
+                        "a btsnooz packet type (0x10-0x12, 0x17, 0x20-0x22, 0x2D); found \(hex(type, digits: 1)) (offset in the inflated records)"
+                )
             }
             bounds.append((offset, delta))
             total &+= UInt64(delta)
@@ -99,7 +122,8 @@ enum BTSnoozSummary {
         try packets.withUnsafeBytes { raw in
             for (index, record) in bounds.enumerated() {
                 let length = Int(raw[record.offset]) | Int(raw[record.offset + 1]) << 8
-                let packetLength = version == 1 ? length : Int(raw[record.offset + 2]) | Int(raw[record.offset + 3]) << 8
+                let packetLength =
+                    version == 1 ? length : Int(raw[record.offset + 2]) | Int(raw[record.offset + 3]) << 8
                 let (kind, direction) = kind(of: raw[record.offset + headerSize - 1])!
                 time += Int64(record.delta)
                 let start = record.offset + headerSize

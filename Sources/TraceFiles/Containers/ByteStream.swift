@@ -67,7 +67,9 @@ final class ByteStream {
             if available == 0, try !refill() {
                 throw ContainerError(
                     container: path, offset: position,
-                    expected: "\(left) more bytes of \(what); the \(inflater == nil ? "file" : "decompressed stream") ends here")
+                    expected:
+                        "\(left) more bytes of \(what); the \(inflater == nil ? "file" : "decompressed stream") ends here"
+                )
             }
             let piece = Int(min(left, Int64(available)))
             try take(piece) { try sink?($0) }
@@ -108,7 +110,8 @@ final class ByteStream {
                     buffer.append(contentsOf: $0)
                 }
             } catch let fault as InflateFault {
-                throw ContainerError(container: path, offset: fault.offset, expected: fault.reason + " (offset in the compressed file)")
+                throw ContainerError(
+                    container: path, offset: fault.offset, expected: fault.reason + " (offset in the compressed file)")
             }
             inputUsed += piece
             if buffer.count > before { return true }

@@ -31,9 +31,12 @@ extension CaptureContainer {
                     FilePath(target), .writeOnly, options: [.create, .exclusiveCreate, .closeOnExec],
                     permissions: [.ownerReadWrite])
                 created.append(target)
-                return MemberFile(container: container, name: name, target: target, file: file, limits: limits, total: total)
+                return MemberFile(
+                    container: container, name: name, target: target, file: file, limits: limits, total: total)
             } catch {
-                throw ContainerError(container: container, member: name, expected: "a temporary file to unpack into at \(target) (\(error))")
+                throw ContainerError(
+                    container: container, member: name,
+                    expected: "a temporary file to unpack into at \(target) (\(error))")
             }
         }
 
@@ -68,7 +71,9 @@ extension CaptureContainer {
             do {
                 archive = try Archive(url: URL(fileURLWithPath: container), accessMode: .read)
             } catch {
-                throw ContainerError(container: container, expected: "a zip archive whose central directory can be read (ZIPFoundation: \(error))")
+                throw ContainerError(
+                    container: container,
+                    expected: "a zip archive whose central directory can be read (ZIPFoundation: \(error))")
             }
             var reports: [Entry] = []
             var info = stat()
@@ -80,7 +85,9 @@ extension CaptureContainer {
                 guard entry.compressedSize <= archiveSize else {
                     throw ContainerError(
                         container: container, member: name,
-                        expected: "a compressed size within the archive's \(archiveSize) bytes; the entry declares \(entry.compressedSize)")
+                        expected:
+                            "a compressed size within the archive's \(archiveSize) bytes; the entry declares \(entry.compressedSize)"
+                    )
                 }
                 if CaptureContainer.isCandidate(name) {
                     try unpackZipEntry(entry, of: archive)
@@ -110,14 +117,18 @@ extension CaptureContainer {
                 guard checksum == entry.checksum else {
                     throw ContainerError(
                         container: container, member: name,
-                        expected: "data whose CRC-32 is the one the zip declares (\(hex(entry.checksum, digits: 1))); it is \(hex(checksum, digits: 1)): the member is damaged")
+                        expected:
+                            "data whose CRC-32 is the one the zip declares (\(hex(entry.checksum, digits: 1))); it is \(hex(checksum, digits: 1)): the member is damaged"
+                    )
                 }
             } catch let error as ContainerError {
                 throw error
             } catch {
                 throw ContainerError(
                     container: container, member: name, offset: out.written,
-                    expected: "intact compressed data (ZIPFoundation: \(error)); the fault is after \(out.written) unpacked bytes of the member")
+                    expected:
+                        "intact compressed data (ZIPFoundation: \(error)); the fault is after \(out.written) unpacked bytes of the member"
+                )
             }
             keep(out, sniff: true)
         }
@@ -130,12 +141,15 @@ extension CaptureContainer {
         /// internal by ZIPFoundation and read from its central directory record by reflection.
         static func deflateData(of entry: Entry, in container: String) throws -> UInt64? {
             guard entry.isCompressed,
-                let offset = Mirror(reflecting: entry).descendant("centralDirectoryStructure", "relativeOffsetOfLocalHeader") as? UInt32,
+                let offset = Mirror(reflecting: entry).descendant(
+                    "centralDirectoryStructure", "relativeOffsetOfLocalHeader") as? UInt32,
                 offset != UInt32.max
             else { return nil }
             let header = try read(container, at: UInt64(offset), count: 30)
             guard header.count == 30, header[0] == 0x50, header[1] == 0x4B, header[2] == 3, header[3] == 4 else {
-                throw ContainerError(container: container, member: entry.path, offset: Int64(offset), expected: "a zip local file header (PK 03 04)")
+                throw ContainerError(
+                    container: container, member: entry.path, offset: Int64(offset),
+                    expected: "a zip local file header (PK 03 04)")
             }
             let nameLength = UInt64(header[26]) | UInt64(header[27]) << 8
             let extraLength = UInt64(header[28]) | UInt64(header[29]) << 8
@@ -143,7 +157,9 @@ extension CaptureContainer {
         }
 
         /// Inflates `entry`'s `compressedSize` bytes from `start` into `out`; returns their CRC-32.
-        static func inflate(_ entry: Entry, at start: UInt64, of container: String, into out: MemberFile) throws -> UInt32 {
+        static func inflate(_ entry: Entry, at start: UInt64, of container: String, into out: MemberFile) throws
+            -> UInt32
+        {
             let inflater = try Inflater(raw: true)
             var checksum: uLong = crc32(0, nil, 0)
             var position = start
@@ -154,19 +170,24 @@ extension CaptureContainer {
                 do {
                     try piece.withUnsafeBytes { raw in
                         try inflater.feed(raw) { bytes in
-                            checksum = crc32(checksum, bytes.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(bytes.count))
+                            checksum = crc32(
+                                checksum, bytes.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(bytes.count))
                             try out.write(bytes)
                         }
                     }
                 } catch let fault as InflateFault {
-                    throw ContainerError(container: container, member: entry.path, offset: Int64(start) + fault.offset, expected: fault.reason)
+                    throw ContainerError(
+                        container: container, member: entry.path, offset: Int64(start) + fault.offset,
+                        expected: fault.reason)
                 }
                 position += UInt64(piece.count)
             }
             guard inflater.streamEnded else {
                 throw ContainerError(
                     container: container, member: entry.path, offset: Int64(position),
-                    expected: "a deflate stream that ends within the entry's \(entry.compressedSize) compressed bytes; it does not (the member is damaged or cut short)")
+                    expected:
+                        "a deflate stream that ends within the entry's \(entry.compressedSize) compressed bytes; it does not (the member is damaged or cut short)"
+                )
             }
             return UInt32(truncatingIfNeeded: checksum)
         }
@@ -177,7 +198,9 @@ extension CaptureContainer {
                 let file = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
                 defer { try? file.close() }
                 var bytes = [UInt8](repeating: 0, count: count)
-                let have = try bytes.withUnsafeMutableBytes { try file.read(fromAbsoluteOffset: Int64(offset), into: $0) }
+                let have = try bytes.withUnsafeMutableBytes {
+                    try file.read(fromAbsoluteOffset: Int64(offset), into: $0)
+                }
                 return Array(bytes.prefix(have))
             } catch {
                 throw ContainerError(container: path, offset: Int64(offset), expected: "readable bytes (\(error))")
@@ -195,7 +218,8 @@ extension CaptureContainer {
             } catch let error as ContainerError {
                 throw error
             } catch {
-                throw ContainerError(container: container, member: name, expected: "intact compressed data (ZIPFoundation: \(error))")
+                throw ContainerError(
+                    container: container, member: name, expected: "intact compressed data (ZIPFoundation: \(error))")
             }
             if let text = scanner.text { try decodeSummary(text, of: name) }
         }
@@ -209,7 +233,9 @@ extension CaptureContainer {
             guard let text = scanner.text else {
                 throw ContainerError(
                     container: container,
-                    expected: "a capture: btsnoop, pcap, pcapng or PacketLogger, a zip, tar or gzip holding one, or a bug report's text with a BTSNOOP_LOG_SUMMARY section; this is text without that section")
+                    expected:
+                        "a capture: btsnoop, pcap, pcapng or PacketLogger, a zip, tar or gzip holding one, or a bug report's text with a BTSNOOP_LOG_SUMMARY section; this is text without that section"
+                )
             }
             try decodeSummary(text, of: name)
         }
@@ -218,7 +244,8 @@ extension CaptureContainer {
             let name = report + "#BTSNOOP_LOG_SUMMARY"
             let out = try create(name)
             out.close()
-            _ = try BTSnoozSummary.decode(text: text, to: out.target, name: name, container: container, limit: min(limits.memberBytes, 256 << 20))
+            _ = try BTSnoozSummary.decode(
+                text: text, to: out.target, name: name, container: container, limit: min(limits.memberBytes, 256 << 20))
             var info = stat()
             _ = stat(out.target, &info)
             out.written = Int64(info.st_size)
@@ -239,26 +266,35 @@ extension CaptureContainer {
         var written: Int64 = 0
         private(set) var head: [UInt8] = []
 
-        init(container: String, name: String, target: String, file: FileDescriptor, limits: ContainerLimits, total: Int64) {
-            (self.container, self.name, self.target, self.file, self.limits, self.total) = (container, name, target, file, limits, total)
+        init(
+            container: String, name: String, target: String, file: FileDescriptor, limits: ContainerLimits, total: Int64
+        ) {
+            (self.container, self.name, self.target, self.file, self.limits, self.total) = (
+                container, name, target, file, limits, total
+            )
         }
 
         func write(_ bytes: UnsafeRawBufferPointer) throws {
             if written + Int64(bytes.count) > limits.memberBytes {
                 throw ContainerError(
                     container: container, member: name,
-                    expected: "a member of at most \(limits.memberBytes) bytes once unpacked; it is larger (a damaged size or a compression bomb; BLETRACE_MAX_MEMBER_BYTES raises the limit)")
+                    expected:
+                        "a member of at most \(limits.memberBytes) bytes once unpacked; it is larger (a damaged size or a compression bomb; BLETRACE_MAX_MEMBER_BYTES raises the limit)"
+                )
             }
             if total + written + Int64(bytes.count) > limits.totalBytes {
                 throw ContainerError(
                     container: container, member: name,
-                    expected: "capture members adding up to at most \(limits.totalBytes) bytes once unpacked; they are larger")
+                    expected:
+                        "capture members adding up to at most \(limits.totalBytes) bytes once unpacked; they are larger"
+                )
             }
             if head.count < 64 { head += bytes.prefix(64 - head.count) }
             do {
                 _ = try file.writeAll(bytes)
             } catch {
-                throw ContainerError(container: container, member: name, expected: "room to unpack it in \(target) (\(error))")
+                throw ContainerError(
+                    container: container, member: name, expected: "room to unpack it in \(target) (\(error))")
             }
             written += Int64(bytes.count)
         }
@@ -298,7 +334,9 @@ extension CaptureContainer {
                     return
                 }
                 guard collected.count + line.count <= limit else {
-                    throw ContainerError(container: container, member: member, expected: "a BTSNOOP_LOG_SUMMARY section of at most \(limit) bytes of text; it is longer")
+                    throw ContainerError(
+                        container: container, member: member,
+                        expected: "a BTSNOOP_LOG_SUMMARY section of at most \(limit) bytes of text; it is longer")
                 }
                 collected += line
             } else if Self.contains(line, BTSnoozSummary.begin) {

@@ -64,7 +64,9 @@ public final class CaptureContainer {
         let list = members.map(\.path).joined(separator: ", ")
         throw ContainerError(
             container: path,
-            expected: "a member named \(memberPath)\(byName.count > 1 ? " (the name is not unique: give its whole path)" : ""); the captures in it are: \(list.isEmpty ? "none" : list)")
+            expected:
+                "a member named \(memberPath)\(byName.count > 1 ? " (the name is not unique: give its whole path)" : ""); the captures in it are: \(list.isEmpty ? "none" : list)"
+        )
     }
 
     deinit { close() }
@@ -91,11 +93,15 @@ public final class CaptureContainer {
             let inner = stream.take(have) { Array($0) }
             return isTar(inner) ? .tarGzip : .gzip
         }
-        if head.count >= 4, head[0] == 0x50, head[1] == 0x4B, (head[2] == 3 && head[3] == 4) || (head[2] == 5 && head[3] == 6) {
+        if head.count >= 4, head[0] == 0x50, head[1] == 0x4B,
+            (head[2] == 3 && head[3] == 4) || (head[2] == 5 && head[3] == 6)
+        {
             return .zip
         }
         if isTar(head) { return .tar }
-        if head.count >= 16, head.prefix(64).allSatisfy({ $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || (0x20...0x7E).contains($0) }) {
+        if head.count >= 16,
+            head.prefix(64).allSatisfy({ $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || (0x20...0x7E).contains($0) })
+        {
             return .bugReportText
         }
         return nil
@@ -106,7 +112,8 @@ public final class CaptureContainer {
         guard let kind = try kind(of: path) else { return nil }
         var template = Array((NSTemporaryDirectory() + "bletrace-container-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {
-            throw ContainerError(container: path, expected: "a temporary directory to unpack into (\(String(cString: strerror(errno))))")
+            throw ContainerError(
+                container: path, expected: "a temporary directory to unpack into (\(String(cString: strerror(errno))))")
         }
         let directory = String(cString: made)
         var unpacker = Unpacker(container: path, directory: directory, limits: limits)
@@ -114,7 +121,9 @@ public final class CaptureContainer {
             switch kind {
             case .gzip:
                 var name = baseName(path)
-                for suffix in [".gz", ".gzip"] where name.lowercased().hasSuffix(suffix) { name.removeLast(suffix.count) }
+                for suffix in [".gz", ".gzip"] where name.lowercased().hasSuffix(suffix) {
+                    name.removeLast(suffix.count)
+                }
                 let stream = try ByteStream(path: path, gzip: true)
                 try unpacker.unpack(name: name, from: stream, size: nil, sniff: false)
             case .tar, .tarGzip:
@@ -156,7 +165,9 @@ public final class CaptureContainer {
         let lower = path.lowercased()
         let name = baseName(lower)
         if name.contains("btsnoop") || name.contains("btsnooz") { return true }
-        if [".pklg", ".pcap", ".pcapng", ".cfa", ".cap", ".btsnoop"].contains(where: { name.hasSuffix($0) }) { return true }
+        if [".pklg", ".pcap", ".pcapng", ".cfa", ".cap", ".btsnoop"].contains(where: { name.hasSuffix($0) }) {
+            return true
+        }
         return lower.contains("data/misc/bluetooth/logs/") || path.contains("logs/Bluetooth/")
     }
 

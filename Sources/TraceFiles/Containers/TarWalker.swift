@@ -39,7 +39,10 @@ struct TarWalker {
             let checksum = try octal(header[148..<156], field: "checksum", at: headerOffset)
             let computed = header.indices.reduce(Int64(0)) { $0 + Int64((148..<156).contains($1) ? 0x20 : header[$1]) }
             guard checksum == computed else {
-                throw fault(at: headerOffset, "a tar header whose checksum (\(checksum)) matches its bytes (\(computed)); this is not a tar header")
+                throw fault(
+                    at: headerOffset,
+                    "a tar header whose checksum (\(checksum)) matches its bytes (\(computed)); this is not a tar header"
+                )
             }
             var size = try number(header[124..<136], field: "size", at: headerOffset)
             let type = header[156]
@@ -53,7 +56,9 @@ struct TarWalker {
             switch type {
             case UInt8(ascii: "L"), UInt8(ascii: "x"), UInt8(ascii: "g"), UInt8(ascii: "K"):
                 guard size <= Self.maximumExtendedHeader else {
-                    throw fault(at: headerOffset, "an extended header of at most \(Self.maximumExtendedHeader) bytes; it declares \(size)")
+                    throw fault(
+                        at: headerOffset,
+                        "an extended header of at most \(Self.maximumExtendedHeader) bytes; it declares \(size)")
                 }
                 var data: [UInt8] = []
                 data.reserveCapacity(Int(size))
@@ -82,7 +87,10 @@ struct TarWalker {
                 isRegularFile: type == UInt8(ascii: "0") || type == 0 || type == UInt8(ascii: "7"))
             // Only regular files carry data; a hard link, directory or device has none to skip
             // (a size on them is ignored by tar too, except for regular-file-like types).
-            let dataSize = entry.isRegularFile ? size : (type == UInt8(ascii: "1") || type == UInt8(ascii: "2") || type == UInt8(ascii: "5") ? 0 : size)
+            let dataSize =
+                entry.isRegularFile
+                ? size
+                : (type == UInt8(ascii: "1") || type == UInt8(ascii: "2") || type == UInt8(ascii: "5") ? 0 : size)
             if entry.isRegularFile, try visit(entry) {
                 // `visit` read the data.
             } else {
@@ -142,7 +150,10 @@ struct TarWalker {
                 let equals = data[(space + 1)..<(index + length)].firstIndex(of: UInt8(ascii: "="))
             else {
                 if data[index...].allSatisfy({ $0 == 0 }) { break }
-                throw fault(at: offset, "pax records \"LENGTH KEY=VALUE\\n\" in the extended header; record at byte \(index) of it is malformed")
+                throw fault(
+                    at: offset,
+                    "pax records \"LENGTH KEY=VALUE\\n\" in the extended header; record at byte \(index) of it is malformed"
+                )
             }
             let key = String(decoding: data[(space + 1)..<equals], as: UTF8.self)
             records[key] = String(decoding: data[(equals + 1)..<(index + length - 1)], as: UTF8.self)

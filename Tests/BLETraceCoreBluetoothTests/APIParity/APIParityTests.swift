@@ -34,12 +34,15 @@ import Testing
         #expect(parityConstants["CBUUIDCharacteristicUserDescriptionString"] == "2901")
         #expect(parityConstants["CBErrorDomain"] == "CBErrorDomain")
         // Keys of one dictionary must differ, or one option would stand for another.
-        let centralKeys = parityConstants.filter { $0.key.hasPrefix("CBConnectPeripheralOption") || $0.key.hasPrefix("CBAdvertisementData") }
+        let centralKeys = parityConstants.filter {
+            $0.key.hasPrefix("CBConnectPeripheralOption") || $0.key.hasPrefix("CBAdvertisementData")
+        }
         #expect(Set(centralKeys.values).count == centralKeys.count)
     }
 
     @Test func enumerationsHaveApplesRawValues() {
-        #expect(parityNames(.poweredOn, .allowedAlways, .disconnecting) == ["poweredOn", "allowedAlways", "disconnecting"])
+        #expect(
+            parityNames(.poweredOn, .allowedAlways, .disconnecting) == ["poweredOn", "allowedAlways", "disconnecting"])
         let values = Dictionary(uniqueKeysWithValues: parityRawValues)
         #expect(values["CBCharacteristicWriteType.withoutResponse"] == 1)
         #expect(values["CBPeripheralManagerConnectionLatency.high"] == 2)
@@ -121,7 +124,8 @@ import Testing
         peripheralDelegate.called = []
         parityCallEveryCentralMethod(centralDelegate, central, peripheral)
         #expect(Set(centralDelegate.called).count == 9, "\(centralDelegate.called)")
-        parityCallEveryPeripheralMethod(peripheralDelegate, peripheral, characteristic.service!, characteristic, descriptor)
+        parityCallEveryPeripheralMethod(
+            peripheralDelegate, peripheral, characteristic.service!, characteristic, descriptor)
         #expect(Set(peripheralDelegate.called).count == 15, "\(peripheralDelegate.called)")
 
         let managerDelegate = ParityPeripheralManagerDelegate()

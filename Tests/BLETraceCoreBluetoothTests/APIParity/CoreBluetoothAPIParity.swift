@@ -113,10 +113,19 @@ let parityRawValues: [(String, Int)] = [
     ("CBCharacteristicProperties.write", Int(CBCharacteristicProperties.write.rawValue)),
     ("CBCharacteristicProperties.notify", Int(CBCharacteristicProperties.notify.rawValue)),
     ("CBCharacteristicProperties.indicate", Int(CBCharacteristicProperties.indicate.rawValue)),
-    ("CBCharacteristicProperties.authenticatedSignedWrites", Int(CBCharacteristicProperties.authenticatedSignedWrites.rawValue)),
+    (
+        "CBCharacteristicProperties.authenticatedSignedWrites",
+        Int(CBCharacteristicProperties.authenticatedSignedWrites.rawValue)
+    ),
     ("CBCharacteristicProperties.extendedProperties", Int(CBCharacteristicProperties.extendedProperties.rawValue)),
-    ("CBCharacteristicProperties.notifyEncryptionRequired", Int(CBCharacteristicProperties.notifyEncryptionRequired.rawValue)),
-    ("CBCharacteristicProperties.indicateEncryptionRequired", Int(CBCharacteristicProperties.indicateEncryptionRequired.rawValue)),
+    (
+        "CBCharacteristicProperties.notifyEncryptionRequired",
+        Int(CBCharacteristicProperties.notifyEncryptionRequired.rawValue)
+    ),
+    (
+        "CBCharacteristicProperties.indicateEncryptionRequired",
+        Int(CBCharacteristicProperties.indicateEncryptionRequired.rawValue)
+    ),
     ("CBAttributePermissions.readable", Int(CBAttributePermissions.readable.rawValue)),
     ("CBAttributePermissions.writeable", Int(CBAttributePermissions.writeable.rawValue)),
     ("CBAttributePermissions.readEncryptionRequired", Int(CBAttributePermissions.readEncryptionRequired.rawValue)),
@@ -132,7 +141,9 @@ func parityConnectionEventOptions(_ service: CBUUID, _ peer: UUID) -> [CBConnect
 /// The names deprecated in Apple's SDK and still declared there (this function is deprecated
 /// itself, so that using them does not warn).
 @available(*, deprecated)
-func parityDeprecatedNames(_ characteristic: CBCharacteristic, _ peripheral: CBPeripheral, _ manager: CBManager) -> [String] {
+func parityDeprecatedNames(_ characteristic: CBCharacteristic, _ peripheral: CBPeripheral, _ manager: CBManager)
+    -> [String]
+{
     let central: CBCentralManagerState = .poweredOn
     let peripheralManager: CBPeripheralManagerState = .poweredOff
     let status: CBPeripheralManagerAuthorizationStatus = CBPeripheralManager.authorizationStatus()
@@ -165,8 +176,10 @@ func parityMutableService() -> CBMutableService {
     let characteristic = CBMutableCharacteristic(
         type: CBUUID(string: "FFF1"), properties: [.read, .write, .notify], value: nil,
         permissions: [.readable, .writeable])
-    let cached = CBMutableCharacteristic(type: CBUUID(string: "FFF2"), properties: .read, value: Data("v1".utf8), permissions: .readable)
-    let description = CBMutableDescriptor(type: CBUUID(string: CBUUIDCharacteristicUserDescriptionString), value: "Level")
+    let cached = CBMutableCharacteristic(
+        type: CBUUID(string: "FFF2"), properties: .read, value: Data("v1".utf8), permissions: .readable)
+    let description = CBMutableDescriptor(
+        type: CBUUID(string: CBUUIDCharacteristicUserDescriptionString), value: "Level")
     characteristic.descriptors = [description]
     characteristic.value = nil
     characteristic.properties.insert(.indicate)
@@ -179,15 +192,20 @@ func parityMutableService() -> CBMutableService {
 
 /// Every read-only property of a service, its characteristics and their descriptors.
 func parityDescribe(_ service: CBService) -> [String] {
-    var lines = ["\(service.uuid) primary=\(service.isPrimary) included=\(service.includedServices?.count ?? -1) peripheral=\(service.peripheral != nil)"]
+    var lines = [
+        "\(service.uuid) primary=\(service.isPrimary) included=\(service.includedServices?.count ?? -1) peripheral=\(service.peripheral != nil)"
+    ]
     for characteristic in service.characteristics ?? [] {
         lines.append(
-            "\(characteristic.uuid) \(characteristic.properties.rawValue) value=\(characteristic.value?.count ?? -1) notifying=\(characteristic.isNotifying) service=\(characteristic.service === service)")
+            "\(characteristic.uuid) \(characteristic.properties.rawValue) value=\(characteristic.value?.count ?? -1) notifying=\(characteristic.isNotifying) service=\(characteristic.service === service)"
+        )
         if let mutable = characteristic as? CBMutableCharacteristic {
-            lines.append("permissions=\(mutable.permissions.rawValue) subscribed=\(mutable.subscribedCentrals?.count ?? 0)")
+            lines.append(
+                "permissions=\(mutable.permissions.rawValue) subscribed=\(mutable.subscribedCentrals?.count ?? 0)")
         }
         for descriptor in characteristic.descriptors ?? [] {
-            lines.append("\(descriptor.uuid) \(descriptor.value ?? "nil") of=\(descriptor.characteristic === characteristic)")
+            lines.append(
+                "\(descriptor.uuid) \(descriptor.value ?? "nil") of=\(descriptor.characteristic === characteristic)")
         }
     }
     return lines
@@ -196,28 +214,36 @@ func parityDescribe(_ service: CBService) -> [String] {
 // MARK: - Central role
 
 /// Every initialiser and method of `CBCentralManager`, as an app calls them.
-func parityCentralCalls(_ central: CBCentralManager, _ peripheral: CBPeripheral, delegate: any CBCentralManagerDelegate) {
+func parityCentralCalls(_ central: CBCentralManager, _ peripheral: CBPeripheral, delegate: any CBCentralManagerDelegate)
+{
     _ = CBCentralManager()
     _ = CBCentralManager(delegate: delegate, queue: nil)
-    _ = CBCentralManager(delegate: delegate, queue: DispatchQueue(label: "parity"), options: [CBCentralManagerOptionShowPowerAlertKey: true])
+    _ = CBCentralManager(
+        delegate: delegate, queue: DispatchQueue(label: "parity"),
+        options: [CBCentralManagerOptionShowPowerAlertKey: true])
     central.delegate = delegate
     CBCentralManager.supports(.extendedScanAndConnect)
     central.retrievePeripherals(withIdentifiers: [peripheral.identifier])
     central.retrieveConnectedPeripherals(withServices: [CBUUID(string: "180D")])
     central.scanForPeripherals(
         withServices: [CBUUID(string: "180D")],
-        options: [CBCentralManagerScanOptionAllowDuplicatesKey: false, CBCentralManagerScanOptionSolicitedServiceUUIDsKey: [CBUUID]()])
+        options: [
+            CBCentralManagerScanOptionAllowDuplicatesKey: false,
+            CBCentralManagerScanOptionSolicitedServiceUUIDsKey: [CBUUID](),
+        ])
     _ = central.isScanning
     central.stopScan()
     central.connect(
         peripheral,
         options: [
-            CBConnectPeripheralOptionNotifyOnConnectionKey: true, CBConnectPeripheralOptionNotifyOnDisconnectionKey: true,
+            CBConnectPeripheralOptionNotifyOnConnectionKey: true,
+            CBConnectPeripheralOptionNotifyOnDisconnectionKey: true,
             CBConnectPeripheralOptionNotifyOnNotificationKey: true, CBConnectPeripheralOptionStartDelayKey: 0,
             CBConnectPeripheralOptionEnableTransportBridgingKey: false, CBConnectPeripheralOptionRequiresANCS: false,
             CBConnectPeripheralOptionEnableAutoReconnect: true,
         ])
-    central.registerForConnectionEvents(options: parityConnectionEventOptions(CBUUID(string: "180D"), peripheral.identifier))
+    central.registerForConnectionEvents(
+        options: parityConnectionEventOptions(CBUUID(string: "180D"), peripheral.identifier))
     central.registerForConnectionEvents()
     _ = (central.state, CBManager.authorization, CBCentralManager.authorization)
 }
@@ -225,7 +251,8 @@ func parityCentralCalls(_ central: CBCentralManager, _ peripheral: CBPeripheral,
 /// Every method and property of `CBPeripheral`, as an app calls them. `characteristic` must belong
 /// to one of `peripheral`'s services, `descriptor` to it.
 func parityPeripheralCalls(
-    _ peripheral: CBPeripheral, _ characteristic: CBCharacteristic, _ descriptor: CBDescriptor, delegate: any CBPeripheralDelegate
+    _ peripheral: CBPeripheral, _ characteristic: CBCharacteristic, _ descriptor: CBDescriptor,
+    delegate: any CBPeripheralDelegate
 ) -> [String] {
     peripheral.delegate = delegate
     let service = characteristic.service!
@@ -245,7 +272,8 @@ func parityPeripheralCalls(
     peripheral.openL2CAPChannel(0x0080)
     return [
         peripheral.identifier.uuidString, peripheral.name ?? "(no name)", "\(peripheral.state.rawValue)",
-        "\(peripheral.services?.count ?? -1)", "\(peripheral.canSendWriteWithoutResponse)", "\(peripheral.ancsAuthorized)",
+        "\(peripheral.services?.count ?? -1)", "\(peripheral.canSendWriteWithoutResponse)",
+        "\(peripheral.ancsAuthorized)",
         "\(peripheral.maximumWriteValueLength(for: .withResponse))", "\(peripheral.delegate != nil)",
     ]
 }
@@ -259,10 +287,13 @@ func parityPeripheralManagerCalls(
 ) -> Bool {
     _ = CBPeripheralManager()
     _ = CBPeripheralManager(delegate: delegate, queue: nil)
-    _ = CBPeripheralManager(delegate: delegate, queue: nil, options: [CBPeripheralManagerOptionShowPowerAlertKey: false])
+    _ = CBPeripheralManager(
+        delegate: delegate, queue: nil, options: [CBPeripheralManagerOptionShowPowerAlertKey: false])
     manager.delegate = delegate
     manager.add(service)
-    manager.startAdvertising([CBAdvertisementDataLocalNameKey: "Parity", CBAdvertisementDataServiceUUIDsKey: [service.uuid]])
+    manager.startAdvertising([
+        CBAdvertisementDataLocalNameKey: "Parity", CBAdvertisementDataServiceUUIDsKey: [service.uuid],
+    ])
     _ = manager.isAdvertising
     let characteristic = service.characteristics![0] as! CBMutableCharacteristic
     manager.updateValue(Data([0x2A]), for: characteristic, onSubscribedCentrals: nil)
@@ -304,7 +335,8 @@ func parityErrors() -> [String] {
     let attRebuilt = CBATTError(_nsError: att._nsError)
     var lines = [
         CBError.errorDomain, CBATTError.errorDomain, "\(timeout.code.rawValue)", "\(timeout.errorCode)",
-        timeout.localizedDescription, "\(custom.userInfo["reason"] ?? "-")", "\(rebuilt.code == .peerRemovedPairingInformation)",
+        timeout.localizedDescription, "\(custom.userInfo["reason"] ?? "-")",
+        "\(rebuilt.code == .peerRemovedPairingInformation)",
         "\(timeout._nsError.code)", "\(timeout.errorUserInfo.count)", att.localizedDescription, "\(attRebuilt == att)",
     ]
     let thrown: any Error = custom
@@ -329,20 +361,25 @@ final class ParityCentralDelegate: NSObject, CBCentralManagerDelegate {
     func centralManagerDidUpdateState(_ central: CBCentralManager) { called.append(#function) }
     func centralManager(_ central: CBCentralManager, willRestoreState dict: [String: Any]) { called.append(#function) }
     func centralManager(
-        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any],
+        rssi RSSI: NSNumber
     ) { called.append(#function) }
     func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) { called.append(#function) }
     func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?) {
         called.append(#function)
     }
-    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {
+    func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?
+    ) {
         called.append(#function)
     }
     func centralManager(
         _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, timestamp: CFAbsoluteTime,
         isReconnecting: Bool, error: (any Error)?
     ) { called.append(#function) }
-    func centralManager(_ central: CBCentralManager, connectionEventDidOccur event: CBConnectionEvent, for peripheral: CBPeripheral) {
+    func centralManager(
+        _ central: CBCentralManager, connectionEventDidOccur event: CBConnectionEvent, for peripheral: CBPeripheral
+    ) {
         called.append(#function)
     }
     func centralManager(_ central: CBCentralManager, didUpdateANCSAuthorizationFor peripheral: CBPeripheral) {
@@ -354,26 +391,37 @@ final class ParityCentralDelegate: NSObject, CBCentralManagerDelegate {
 final class ParityPeripheralDelegate: NSObject, CBPeripheralDelegate {
     var called: [String] = []
     func peripheralDidUpdateName(_ peripheral: CBPeripheral) { called.append(#function) }
-    func peripheral(_ peripheral: CBPeripheral, didModifyServices invalidatedServices: [CBService]) { called.append(#function) }
+    func peripheral(_ peripheral: CBPeripheral, didModifyServices invalidatedServices: [CBService]) {
+        called.append(#function)
+    }
     func peripheralDidUpdateRSSI(_ peripheral: CBPeripheral, error: (any Error)?) { called.append(#function) }
-    func peripheral(_ peripheral: CBPeripheral, didReadRSSI RSSI: NSNumber, error: (any Error)?) { called.append(#function) }
+    func peripheral(_ peripheral: CBPeripheral, didReadRSSI RSSI: NSNumber, error: (any Error)?) {
+        called.append(#function)
+    }
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) { called.append(#function) }
-    func peripheral(_ peripheral: CBPeripheral, didDiscoverIncludedServicesFor service: CBService, error: (any Error)?) {
+    func peripheral(_ peripheral: CBPeripheral, didDiscoverIncludedServicesFor service: CBService, error: (any Error)?)
+    {
         called.append(#function)
     }
     func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?) {
         called.append(#function)
     }
-    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    {
         called.append("didUpdateValueFor characteristic")
     }
-    func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    {
         called.append("didWriteValueFor characteristic")
     }
-    func peripheral(_ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(
+        _ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: (any Error)?
+    ) {
         called.append(#function)
     }
-    func peripheral(_ peripheral: CBPeripheral, didDiscoverDescriptorsFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(
+        _ peripheral: CBPeripheral, didDiscoverDescriptorsFor characteristic: CBCharacteristic, error: (any Error)?
+    ) {
         called.append(#function)
     }
     func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor descriptor: CBDescriptor, error: (any Error)?) {
@@ -383,31 +431,47 @@ final class ParityPeripheralDelegate: NSObject, CBPeripheralDelegate {
         called.append("didWriteValueFor descriptor")
     }
     func peripheralIsReady(toSendWriteWithoutResponse peripheral: CBPeripheral) { called.append(#function) }
-    func peripheral(_ peripheral: CBPeripheral, didOpen channel: CBL2CAPChannel?, error: (any Error)?) { called.append(#function) }
+    func peripheral(_ peripheral: CBPeripheral, didOpen channel: CBL2CAPChannel?, error: (any Error)?) {
+        called.append(#function)
+    }
 }
 
 /// A peripheral-manager delegate with every method of `CBPeripheralManagerDelegate`.
 final class ParityPeripheralManagerDelegate: NSObject, CBPeripheralManagerDelegate {
     var called: [String] = []
     func peripheralManagerDidUpdateState(_ peripheral: CBPeripheralManager) { called.append(#function) }
-    func peripheralManager(_ peripheral: CBPeripheralManager, willRestoreState dict: [String: Any]) { called.append(#function) }
-    func peripheralManagerDidStartAdvertising(_ peripheral: CBPeripheralManager, error: (any Error)?) { called.append(#function) }
+    func peripheralManager(_ peripheral: CBPeripheralManager, willRestoreState dict: [String: Any]) {
+        called.append(#function)
+    }
+    func peripheralManagerDidStartAdvertising(_ peripheral: CBPeripheralManager, error: (any Error)?) {
+        called.append(#function)
+    }
     func peripheralManager(_ peripheral: CBPeripheralManager, didAdd service: CBService, error: (any Error)?) {
         called.append(#function)
     }
-    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral, didSubscribeTo characteristic: CBCharacteristic) {
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral, didSubscribeTo characteristic: CBCharacteristic
+    ) {
         called.append(#function)
     }
     func peripheralManager(
         _ peripheral: CBPeripheralManager, central: CBCentral, didUnsubscribeFrom characteristic: CBCharacteristic
     ) { called.append(#function) }
-    func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveRead request: CBATTRequest) { called.append(#function) }
-    func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveWrite requests: [CBATTRequest]) { called.append(#function) }
-    func peripheralManagerIsReady(toUpdateSubscribers peripheral: CBPeripheralManager) { called.append(#function) }
-    func peripheralManager(_ peripheral: CBPeripheralManager, didPublishL2CAPChannel PSM: CBL2CAPPSM, error: (any Error)?) {
+    func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveRead request: CBATTRequest) {
         called.append(#function)
     }
-    func peripheralManager(_ peripheral: CBPeripheralManager, didUnpublishL2CAPChannel PSM: CBL2CAPPSM, error: (any Error)?) {
+    func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveWrite requests: [CBATTRequest]) {
+        called.append(#function)
+    }
+    func peripheralManagerIsReady(toUpdateSubscribers peripheral: CBPeripheralManager) { called.append(#function) }
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, didPublishL2CAPChannel PSM: CBL2CAPPSM, error: (any Error)?
+    ) {
+        called.append(#function)
+    }
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, didUnpublishL2CAPChannel PSM: CBL2CAPPSM, error: (any Error)?
+    ) {
         called.append(#function)
     }
     func peripheralManager(_ peripheral: CBPeripheralManager, didOpen channel: CBL2CAPChannel?, error: (any Error)?) {
@@ -417,21 +481,25 @@ final class ParityPeripheralManagerDelegate: NSObject, CBPeripheralManagerDelega
 
 /// Calls every delegate method through the protocol, as the framework calls them: each reaches
 /// the class's implementation only if its signature is the protocol's.
-func parityCallEveryCentralMethod(_ delegate: any CBCentralManagerDelegate, _ central: CBCentralManager, _ peripheral: CBPeripheral) {
+func parityCallEveryCentralMethod(
+    _ delegate: any CBCentralManagerDelegate, _ central: CBCentralManager, _ peripheral: CBPeripheral
+) {
     delegate.centralManagerDidUpdateState(central)
     delegate.centralManager(central, willRestoreState: [:])
     delegate.centralManager(central, didDiscover: peripheral, advertisementData: [:], rssi: NSNumber(value: -60))
     delegate.centralManager(central, didConnect: peripheral)
     delegate.centralManager(central, didFailToConnect: peripheral, error: nil)
     delegate.centralManager(central, didDisconnectPeripheral: peripheral, error: nil)
-    delegate.centralManager(central, didDisconnectPeripheral: peripheral, timestamp: 0, isReconnecting: false, error: nil)
+    delegate.centralManager(
+        central, didDisconnectPeripheral: peripheral, timestamp: 0, isReconnecting: false, error: nil)
     delegate.centralManager(central, connectionEventDidOccur: .peerConnected, for: peripheral)
     delegate.centralManager(central, didUpdateANCSAuthorizationFor: peripheral)
 }
 
 @available(*, deprecated)
 func parityCallEveryPeripheralMethod(
-    _ delegate: any CBPeripheralDelegate, _ peripheral: CBPeripheral, _ service: CBService, _ characteristic: CBCharacteristic,
+    _ delegate: any CBPeripheralDelegate, _ peripheral: CBPeripheral, _ service: CBService,
+    _ characteristic: CBCharacteristic,
     _ descriptor: CBDescriptor
 ) {
     delegate.peripheralDidUpdateName(peripheral)
@@ -452,7 +520,8 @@ func parityCallEveryPeripheralMethod(
 }
 
 func parityCallEveryPeripheralManagerMethod(
-    _ delegate: any CBPeripheralManagerDelegate, _ manager: CBPeripheralManager, _ central: CBCentral, _ service: CBMutableService,
+    _ delegate: any CBPeripheralManagerDelegate, _ manager: CBPeripheralManager, _ central: CBCentral,
+    _ service: CBMutableService,
     _ request: CBATTRequest
 ) {
     let characteristic = service.characteristics![0]

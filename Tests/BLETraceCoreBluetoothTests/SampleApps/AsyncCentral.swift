@@ -36,7 +36,8 @@ final class AsyncCentral: NSObject {
 
     /// The state once it is known.
     func poweredOn() async throws {
-        let state = central.state == .unknown ? await withCheckedContinuation { stateWaiters.append($0) } : central.state
+        let state =
+            central.state == .unknown ? await withCheckedContinuation { stateWaiters.append($0) } : central.state
         guard state == .poweredOn else { throw AsyncCentralError.notPoweredOn(state) }
     }
 
@@ -117,7 +118,9 @@ extension AsyncCentral: CBCentralManagerDelegate {
         MainActor.assumeIsolated { connecting.removeValue(forKey: identifier)?.resume() }
     }
 
-    nonisolated func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: Error?) {
+    nonisolated func centralManager(
+        _ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: Error?
+    ) {
         let identifier = peripheral.identifier
         let failure = error ?? CBError(.connectionFailed)
         MainActor.assumeIsolated { connecting.removeValue(forKey: identifier)?.resume(throwing: failure) }
@@ -141,23 +144,33 @@ extension AsyncCentral: CBPeripheralDelegate {
         MainActor.assumeIsolated { finish(key, error) }
     }
 
-    nonisolated func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: Error?) {
+    nonisolated func peripheral(
+        _ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: Error?
+    ) {
         let key = service.uuid.uuidString
         MainActor.assumeIsolated { finish(key, error) }
     }
 
-    nonisolated func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: Error?) {
+    nonisolated func peripheral(
+        _ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: Error?
+    ) {
         let (key, value) = (characteristic.uuid.uuidString, characteristic.value)
         MainActor.assumeIsolated {
             if let continuation = reading.removeValue(forKey: key) {
-                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: value ?? Data()) }
+                if let error {
+                    continuation.resume(throwing: error)
+                } else {
+                    continuation.resume(returning: value ?? Data())
+                }
             } else if let value {
                 streams[key]?.yield(value)
             }
         }
     }
 
-    nonisolated func peripheral(_ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: Error?) {
+    nonisolated func peripheral(
+        _ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: Error?
+    ) {
         let key = characteristic.uuid.uuidString
         MainActor.assumeIsolated {
             guard let continuation = notifying.removeValue(forKey: key) else { return }
@@ -192,7 +205,8 @@ final class HeartRateModel {
             }
             if let measurement = characteristics.first(where: { $0.uuid == CBUUID(string: "2A37") }) {
                 status = "measuring"
-                for await value in try await bluetooth.notifications(of: measurement).prefix(readings) where value.count > 1 {
+                for await value in try await bluetooth.notifications(of: measurement).prefix(readings)
+                where value.count > 1 {
                     rates.append(value[1])
                 }
             }

@@ -25,7 +25,8 @@ final class BLESensorCentral: NSObject {
     init(queue: DispatchQueue? = nil) {
         super.init()
         central = CBCentralManager(
-            delegate: self, queue: queue, options: [CBCentralManagerOptionRestoreIdentifierKey: BLESensorIdentifiers.restoreIdentifier])
+            delegate: self, queue: queue,
+            options: [CBCentralManagerOptionRestoreIdentifierKey: BLESensorIdentifiers.restoreIdentifier])
     }
 
     /// The user is done with the sensor.
@@ -58,19 +59,26 @@ extension BLESensorCentral: CBCentralManagerDelegate {
     }
 
     func centralManager(_ central: CBCentralManager, willRestoreState dict: [String: Any]) {
-        if let restored = dict[CBCentralManagerRestoredStatePeripheralsKey] as? [CBPeripheral], let first = restored.first {
+        if let restored = dict[CBCentralManagerRestoredStatePeripheralsKey] as? [CBPeripheral],
+            let first = restored.first
+        {
             sensor = first
             first.delegate = self
             events.append("restored \(first.identifier.uuidString)")
         }
     }
 
-    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any],
+        rssi RSSI: NSNumber
+    ) {
         guard sensor == nil else { return }
         central.stopScan()
         sensor = peripheral
         peripheral.delegate = self
-        events.append("discovered \(advertisementData[CBAdvertisementDataLocalNameKey] as? String ?? "?") at \(RSSI.intValue) dBm")
+        events.append(
+            "discovered \(advertisementData[CBAdvertisementDataLocalNameKey] as? String ?? "?") at \(RSSI.intValue) dBm"
+        )
         central.connect(peripheral, options: [CBConnectPeripheralOptionNotifyOnDisconnectionKey: true])
     }
 
@@ -99,7 +107,8 @@ extension BLESensorCentral: CBCentralManagerDelegate {
 
 extension BLESensorCentral: CBPeripheralDelegate {
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: Error?) {
-        guard error == nil, let service = peripheral.services?.first(where: { $0.uuid == BLESensorIdentifiers.service }) else {
+        guard error == nil, let service = peripheral.services?.first(where: { $0.uuid == BLESensorIdentifiers.service })
+        else {
             events.append("no sensor service")
             return
         }
@@ -107,11 +116,17 @@ extension BLESensorCentral: CBPeripheralDelegate {
     }
 
     func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: Error?) {
-        guard let characteristic = service.characteristics?.first(where: { $0.uuid == BLESensorIdentifiers.characteristic }) else { return }
+        guard
+            let characteristic = service.characteristics?.first(where: {
+                $0.uuid == BLESensorIdentifiers.characteristic
+            })
+        else { return }
         if !characteristic.isNotifying { peripheral.setNotifyValue(true, for: characteristic) }
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: Error?) {
+    func peripheral(
+        _ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: Error?
+    ) {
         if let error = error as? CBATTError {
             events.append("subscribe failed: \(error.code)")
         } else {

@@ -27,7 +27,8 @@ final class BLESensorPeripheral: NSObject {
             type: BLESensorIdentifiers.characteristic, properties: [.read, .write, .notify], value: nil,
             permissions: [.readable, .writeable])
         characteristic.descriptors = [
-            CBMutableDescriptor(type: CBUUID(string: CBUUIDCharacteristicUserDescriptionString), value: "BLESensor prototype")
+            CBMutableDescriptor(
+                type: CBUUID(string: CBUUIDCharacteristicUserDescriptionString), value: "BLESensor prototype")
         ]
         let service = CBMutableService(type: BLESensorIdentifiers.service, primary: true)
         service.characteristics = [characteristic]
@@ -69,11 +70,15 @@ extension BLESensorPeripheral: CBPeripheralManagerDelegate {
         events.append(error == nil ? "advertising" : "advertising failed")
     }
 
-    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral, didSubscribeTo characteristic: CBCharacteristic) {
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral, didSubscribeTo characteristic: CBCharacteristic
+    ) {
         events.append("subscribed")
     }
 
-    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral, didUnsubscribeFrom characteristic: CBCharacteristic) {
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral, didUnsubscribeFrom characteristic: CBCharacteristic
+    ) {
         events.append("unsubscribed")
     }
 

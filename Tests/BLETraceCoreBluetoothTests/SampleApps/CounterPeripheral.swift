@@ -33,7 +33,8 @@ final class CounterPeripheral: NSObject, CBPeripheralManagerDelegate {
         counterCharacteristic.descriptors = [
             CBMutableDescriptor(type: CBUUID(string: CBUUIDCharacteristicUserDescriptionString), value: "Counter")
         ]
-        transferCharacteristic = CBMutableCharacteristic(type: Self.transfer, properties: .notify, value: nil, permissions: .readable)
+        transferCharacteristic = CBMutableCharacteristic(
+            type: Self.transfer, properties: .notify, value: nil, permissions: .readable)
         let service = CBMutableService(type: Self.service, primary: true)
         service.characteristics = [counterCharacteristic, transferCharacteristic]
         peripheral.add(service)
@@ -49,7 +50,9 @@ final class CounterPeripheral: NSObject, CBPeripheralManagerDelegate {
             log.append("add failed: \(error.localizedDescription)")
             return
         }
-        peripheral.startAdvertising([CBAdvertisementDataLocalNameKey: "Counter", CBAdvertisementDataServiceUUIDsKey: [Self.service]])
+        peripheral.startAdvertising([
+            CBAdvertisementDataLocalNameKey: "Counter", CBAdvertisementDataServiceUUIDsKey: [Self.service],
+        ])
     }
 
     func peripheralManagerDidStartAdvertising(_ peripheral: CBPeripheralManager, error: Error?) {
@@ -77,16 +80,22 @@ final class CounterPeripheral: NSObject, CBPeripheralManagerDelegate {
         peripheral.updateValue(Data([count]), for: counterCharacteristic, onSubscribedCentrals: nil)
     }
 
-    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral, didSubscribeTo characteristic: CBCharacteristic) {
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral, didSubscribeTo characteristic: CBCharacteristic
+    ) {
         log.append("subscribed, \(central.maximumUpdateValueLength) bytes a notification")
         guard characteristic.uuid == Self.transfer else { return }
         let payload = Data((0..<50).map { UInt8($0) })
         let chunk = central.maximumUpdateValueLength
-        pending = stride(from: 0, to: payload.count, by: chunk).map { payload.subdata(in: $0..<min($0 + chunk, payload.count)) }
+        pending = stride(from: 0, to: payload.count, by: chunk).map {
+            payload.subdata(in: $0..<min($0 + chunk, payload.count))
+        }
         sendPending()
     }
 
-    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral, didUnsubscribeFrom characteristic: CBCharacteristic) {
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral, didUnsubscribeFrom characteristic: CBCharacteristic
+    ) {
         log.append("unsubscribed")
     }
 

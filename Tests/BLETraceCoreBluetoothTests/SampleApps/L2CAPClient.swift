@@ -21,7 +21,9 @@ final class L2CAPClient: NSObject, CBPeripheralDelegate, StreamDelegate {
     }
 
     func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: Error?) {
-        guard characteristic.uuid == Self.psmCharacteristic, let value = characteristic.value, value.count >= 2 else { return }
+        guard characteristic.uuid == Self.psmCharacteristic, let value = characteristic.value, value.count >= 2 else {
+            return
+        }
         let psm = CBL2CAPPSM(value[value.startIndex]) | CBL2CAPPSM(value[value.startIndex + 1]) << 8
         log.append(String(format: "opening PSM 0x%04X", psm))
         peripheral.openL2CAPChannel(psm)

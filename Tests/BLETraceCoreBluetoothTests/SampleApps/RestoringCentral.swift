@@ -55,13 +55,15 @@ final class RestoringCentral: NSObject, CBCentralManagerDelegate, CBPeripheralDe
         } else if let connected = central.retrieveConnectedPeripherals(withServices: [Self.lockService]).first {
             connect(connected)
         } else {
-            central.scanForPeripherals(withServices: [Self.lockService], options: [CBCentralManagerScanOptionAllowDuplicatesKey: false])
+            central.scanForPeripherals(
+                withServices: [Self.lockService], options: [CBCentralManagerScanOptionAllowDuplicatesKey: false])
             log.append("scanning")
         }
     }
 
     func centralManager(
-        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any],
+        rssi RSSI: NSNumber
     ) {
         guard RSSI.intValue > -90 else { return }
         let name = advertisementData[CBAdvertisementDataLocalNameKey] as? String ?? peripheral.name ?? "?"

@@ -83,7 +83,9 @@ public final class HeartRateCentral: NSObject, CBCentralManagerDelegate, CBPerip
         manager.cancelPeripheralConnection(sensor)
     }
 
-    public nonisolated(nonsending) func discoverServices(_ uuids: [CBUUID], on sensor: CBPeripheral) async throws -> [CBService] {
+    public nonisolated(nonsending) func discoverServices(_ uuids: [CBUUID], on sensor: CBPeripheral) async throws
+        -> [CBService]
+    {
         try await withCheckedThrowingContinuation { continuation in
             discovering = continuation
             sensor.discoverServices(uuids)
@@ -101,14 +103,18 @@ public final class HeartRateCentral: NSObject, CBCentralManagerDelegate, CBPerip
         return service.characteristics ?? []
     }
 
-    public nonisolated(nonsending) func read(_ characteristic: CBCharacteristic, on sensor: CBPeripheral) async throws -> Data {
+    public nonisolated(nonsending) func read(_ characteristic: CBCharacteristic, on sensor: CBPeripheral) async throws
+        -> Data
+    {
         try await withCheckedThrowingContinuation { continuation in
             reading[characteristic.uuid] = continuation
             sensor.readValue(for: characteristic)
         }
     }
 
-    public nonisolated(nonsending) func subscribe(to characteristic: CBCharacteristic, on sensor: CBPeripheral) async throws {
+    public nonisolated(nonsending) func subscribe(to characteristic: CBCharacteristic, on sensor: CBPeripheral)
+        async throws
+    {
         try await withCheckedThrowingContinuation { continuation in
             subscribing = continuation
             sensor.setNotifyValue(true, for: characteristic)
@@ -134,12 +140,16 @@ public final class HeartRateCentral: NSObject, CBCentralManagerDelegate, CBPerip
         connecting = nil
     }
 
-    public func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?) {
+    public func centralManager(
+        _ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?
+    ) {
         connecting?.resume(throwing: error ?? CBError(.connectionFailed))
         connecting = nil
     }
 
-    public func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?) {
+    public func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: (any Error)?
+    ) {
         if let connecting {
             // A connection attempt the app cancelled (its timeout) ends here.
             self.connecting = nil
@@ -164,13 +174,21 @@ public final class HeartRateCentral: NSObject, CBCentralManagerDelegate, CBPerip
         finishDiscovery(error)
     }
 
-    public func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?) {
+    public func peripheral(
+        _ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?
+    ) {
         finishDiscovery(error)
     }
 
-    public func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+    public func peripheral(
+        _ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?
+    ) {
         if let reader = reading.removeValue(forKey: characteristic.uuid) {
-            if let error { reader.resume(throwing: error) } else { reader.resume(returning: characteristic.value ?? Data()) }
+            if let error {
+                reader.resume(throwing: error)
+            } else {
+                reader.resume(returning: characteristic.value ?? Data())
+            }
             return
         }
         guard error == nil, characteristic.uuid == Self.measurement, let value = characteristic.value,
@@ -179,7 +197,9 @@ public final class HeartRateCentral: NSObject, CBCentralManagerDelegate, CBPerip
         sink.yield(.heartRate(bpm))
     }
 
-    public func peripheral(_ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: (any Error)?) {
+    public func peripheral(
+        _ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: (any Error)?
+    ) {
         if let error { subscribing?.resume(throwing: error) } else { subscribing?.resume() }
         subscribing = nil
     }

@@ -101,10 +101,14 @@ import Foundation
                 characteristics = try await central.discoverCharacteristics(
                     [HeartRateCentral.measurement, HeartRateCentral.bodySensorLocation], of: heartRate, on: sensor)
             }
-            if let measurement = characteristics.first(where: { $0.uuid == HeartRateCentral.measurement }), !measurement.isNotifying {
+            if let measurement = characteristics.first(where: { $0.uuid == HeartRateCentral.measurement }),
+                !measurement.isNotifying
+            {
                 do { try await central.subscribe(to: measurement, on: sensor) } catch { errors.append(error) }
             }
-            if !settingsRead, let settings = sensor.services?.first(where: { $0.uuid == HeartRateCentral.settingsService }) {
+            if !settingsRead,
+                let settings = sensor.services?.first(where: { $0.uuid == HeartRateCentral.settingsService })
+            {
                 _ = try await central.discoverCharacteristics([HeartRateCentral.settings], of: settings, on: sensor)
             }
         } catch {
@@ -130,7 +134,9 @@ import Foundation
             settingsRead = true
             do { _ = try await central.read(settings, on: sensor) } catch { errors.append(error) }
         }
-        if bodyLocation == nil, let location = characteristics.first(where: { $0.uuid == HeartRateCentral.bodySensorLocation }) {
+        if bodyLocation == nil,
+            let location = characteristics.first(where: { $0.uuid == HeartRateCentral.bodySensorLocation })
+        {
             do { bodyLocation = try await central.read(location, on: sensor).first } catch { errors.append(error) }
         }
     }

@@ -6,7 +6,9 @@ import BLETrace
 /// as the app's `application(_:didFinishLaunchingWithOptions:)` does.
 public final class AsyncHeartRateApp: BluetoothApp, Launchable, @unchecked Sendable {
     public static var appName: String { "AsyncHeartRate" }
-    public static var summary: String { "the async example app: continuations, AsyncStream, a @MainActor model (Examples/AsyncHeartRate)" }
+    public static var summary: String {
+        "the async example app: continuations, AsyncStream, a @MainActor model (Examples/AsyncHeartRate)"
+    }
     public static let restoreIdentifier = "com.example.async-heart-rate"
 
     /// The model of this process, once launched; a test reads what it measured and the errors.

@@ -114,6 +114,8 @@ import Testing
         let sweep = await capture.sweep(AsyncHeartRateApp.self)
         #expect(!sweep.points.isEmpty)
         #expect(sweep.reference.subscribed == ["\(Self.sensor) 2A37"])
-        #expect(sweep.survived, "\(sweep.text(capture: "restore-notifying.btsnoop", app: "AsyncHeartRate", kind: "terminate"))")
+        #expect(
+            sweep.survived,
+            "\(sweep.text(capture: "restore-notifying.btsnoop", app: "AsyncHeartRate", kind: "terminate"))")
     }
 }

@@ -20,7 +20,8 @@ import Testing
 
     var capture: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../../../Captures/reconnect-supervision-timeout.btsnoop").standardizedFileURL.path
+            .appendingPathComponent("../../../../Captures/reconnect-supervision-timeout.btsnoop").standardizedFileURL
+            .path
     }
 
     @Test func replayRunsTheAsyncAppTheSameWayEachTime() throws {
@@ -37,7 +38,8 @@ import Testing
         let replay = try tool("replay", capture, "--app", "AsyncHeartRate", "--realtime")
         #expect(replay.status == 0)
         let lines = replay.output.split(separator: "\n").filter { !$0.hasPrefix("#") }
-        #expect(lines.filter { $0.hasSuffix("app connect peripheral=F0:F1:F2:F3:F4:05") }.count == 2, "\(replay.output)")
+        #expect(
+            lines.filter { $0.hasSuffix("app connect peripheral=F0:F1:F2:F3:F4:05") }.count == 2, "\(replay.output)")
         #expect(lines.contains { $0.contains("characteristic=2A37 value=") })
     }
 }

@@ -69,7 +69,10 @@ open class HeartRateMonitor: NSObject, CBCentralManagerDelegate, CBPeripheralDel
         }
     }
 
-    public func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    public func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral, advertisementData: [String: Any],
+        rssi RSSI: NSNumber
+    ) {
         central.stopScan()
         use(peripheral, central)
     }
@@ -83,7 +86,9 @@ open class HeartRateMonitor: NSObject, CBCentralManagerDelegate, CBPeripheralDel
         central.connect(peripheral)  // attempts do not time out; a failure is transient
     }
 
-    public func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: Error?) {
+    public func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral, error: Error?
+    ) {
         // ATT's transaction timeout ends a link with no error on iOS: a nil error is not the
         // app's own cancel (bletrace's fault sweep found the monitor staying disconnected).
         if let error { errors.append(error) }
@@ -119,7 +124,8 @@ open class HeartRateMonitor: NSObject, CBCentralManagerDelegate, CBPeripheralDel
         }
     }
 
-    public func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: Error?) {
+    public func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: Error?)
+    {
         if let error { return errors.append(error) }
         for characteristic in service.characteristics ?? [] {
             if characteristic.uuid == Self.measurement, !characteristic.isNotifying {
@@ -130,19 +136,27 @@ open class HeartRateMonitor: NSObject, CBCentralManagerDelegate, CBPeripheralDel
         }
     }
 
-    public func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: Error?) {
+    public func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: Error?)
+    {
         if let error { errors.append(error) }
     }
 
-    public func peripheral(_ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: Error?) {
+    public func peripheral(
+        _ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic, error: Error?
+    ) {
         if let error { errors.append(error) }
     }
 
-    public func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: Error?) {
+    public func peripheral(
+        _ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: Error?
+    ) {
         if let error { return errors.append(error) }
-        guard characteristic.uuid == Self.measurement, let value = characteristic.value, value.count >= 2 else { return }
+        guard characteristic.uuid == Self.measurement, let value = characteristic.value, value.count >= 2 else {
+            return
+        }
         // Heart Rate Measurement: flags, then the rate in 8 bits (or 16 when flag bit 0 is set).
         let bytes = [UInt8](value)
-        heartRates.append(bytes[0] & 1 == 0 ? Int(bytes[1]) : Int(bytes[1]) | (bytes.count > 2 ? Int(bytes[2]) << 8 : 0))
+        heartRates.append(
+            bytes[0] & 1 == 0 ? Int(bytes[1]) : Int(bytes[1]) | (bytes.count > 2 ? Int(bytes[2]) << 8 : 0))
     }
 }

@@ -82,6 +82,7 @@ import Testing
     @Test func survivesBeingKilledAtAnyMoment() async throws {
         let capture = try ReplayCapture("Fixtures/restore-notifying.btsnoop")
         let sweep = await capture.sweep(HeartRateApp.self)
-        #expect(sweep.survived, "\(sweep.text(capture: "restore-notifying", app: "HeartRateMonitor", kind: "terminate"))")
+        #expect(
+            sweep.survived, "\(sweep.text(capture: "restore-notifying", app: "HeartRateMonitor", kind: "terminate"))")
     }
 }

@@ -34,7 +34,8 @@ import Testing
         #expect(info.status == 0 && info.output.contains("records:  102"))
         let replay = try tool("replay", capture, "--app", "HeartRateMonitor")
         #expect(replay.status == 0)
-        let golden = try String(contentsOf: fixtures.appendingPathComponent("reconnect-supervision-timeout.flow"), encoding: .utf8)
+        let golden = try String(
+            contentsOf: fixtures.appendingPathComponent("reconnect-supervision-timeout.flow"), encoding: .utf8)
         let events = { (text: String) in
             text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { line in
                 line.hasPrefix("+") ? String(line.drop { $0 != " " }.dropFirst()) : String(line)
