@@ -5,8 +5,7 @@ import Wire
 ///
 /// Core 6.0, Vol 3, Part G, §3.3.1. CoreBluetooth: `CBCharacteristic.properties` and `uuid`.
 public struct CharacteristicDeclaration: Hashable, Sendable {
-    /// The declaration's attribute type.
-    public static let type = BluetoothUUID(UInt16(0x2803))
+    // (Its attribute type: BluetoothUUID.characteristicDeclaration, in GATTUUIDs.swift.)
 
     /// `CBCharacteristicProperties` bits.
     public var properties: UInt8

@@ -167,7 +167,7 @@ open class CBPeripheral: CBPeer {
 
     public func writeValue(_ data: Data, for descriptor: CBDescriptor) {
         guard isMine(descriptor.characteristic?.service, "writeValue") else { return }
-        guard descriptor.uuid.bluetoothUUID.shortValue != 0x2902 else {
+        guard descriptor.uuid.bluetoothUUID != .clientCharacteristicConfiguration else {
             // iOS raises an exception here (the decompiled framework; dotnet-bluetooth-le 448).
             return crash(
                 "cccdWrittenDirectly",

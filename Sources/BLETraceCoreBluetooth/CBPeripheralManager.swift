@@ -257,15 +257,15 @@ open class CBPeripheralManager: CBManager {
 
     /// Why CoreBluetooth would refuse to publish `service`, with the error `didAdd` then carries.
     private func refusal(of service: CBMutableService) -> (reason: String, error: CBError)? {
-        if let short = service.uuid.bluetoothUUID.shortValue, short == 0x1800 || short == 0x1801 {
+        if service.uuid.bluetoothUUID.isStackService {
             return ("the Generic Access and Generic Attribute services belong to the system", CBError(.uuidNotAllowed))
         }
         // The Client Characteristic Configuration is the system's: it makes and answers it for
         // each characteristic that notifies or indicates (a hypothesis: the framework makes the
         // descriptor object, what the daemon does with it is not known).
         for case let characteristic as CBMutableCharacteristic in service.characteristics ?? [] {
-            for descriptor in characteristic.descriptors ?? [] where descriptor.uuid.bluetoothUUID.shortValue == 0x2902
-            {
+            for descriptor in characteristic.descriptors ?? []
+            where descriptor.uuid.bluetoothUUID == .clientCharacteristicConfiguration {
                 return (
                     "descriptor \(descriptor.uuid.uuidString): the system makes the Client Characteristic Configuration itself",
                     CBError(.uuidNotAllowed)

@@ -51,9 +51,9 @@ extension AirHost: ExpressibleByArgument {}
 
 /// Opens a capture for an analysis (HCI as it is, over-the-air as `air` says), turning "cannot
 /// open" into exit code 2 with the reason.
-func openAnalysis(_ path: String, _ air: AirCaptureOptions) throws -> AnalysisReader {
+func openAnalysis(_ path: String, _ air: AirCaptureOptions? = nil, linkLayer: Bool = true) throws -> AnalysisReader {
     do {
-        return try AnalysisReader(path: path, air: air.options)
+        return try AnalysisReader(path: path, air: air?.options ?? AirOptions(), linkLayer: linkLayer)
     } catch {
         Output.error("\(error)")
         throw Exit.badInput

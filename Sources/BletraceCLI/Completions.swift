@@ -81,14 +81,10 @@ extension CompletionKind {
             path = chosen.extractedPath
         }
         defer { container?.close() }
-        let reader = try CaptureReader(path: path)
-        var decoder = TraceDecoder()
-        var analyzer = LifecycleAnalyzer()
-        var count = 0
-        while count < peerRecordLimit, let record = try? reader.next() {
-            analyzer.add(record, decoder.decode(record))
-            count += 1
-        }
+        var pass = AnalysisPass(
+            reader: try AnalysisReader(path: path, linkLayer: false), analysis: CaptureAnalyzer(diagnosing: false))
+        pass.run(records: peerRecordLimit)
+        let analyzer = pass.analysis.lifecycle
         var addresses = Set(analyzer.connections.compactMap(\.peer))
         addresses.formUnion(analyzer.scanning.names.keys)
         return addresses.map { "\($0)" }.sorted() + Set(analyzer.scanning.names.values).sorted()

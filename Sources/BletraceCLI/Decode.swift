@@ -49,7 +49,7 @@ struct Decode: ParsableCommand {
         try output.apply(input: capture.file)
         let filters = try filter.map(Self.parse) + [RecordFilter(selection.criteria)].compactMap { $0 }
         let path = try capture.path
-        let reader = try openCapture(path, linkLayer: true)
+        let reader = try openAnalysis(path)
         if let linkType = reader.format.linkLayerType {
             guard filters.isEmpty else {
                 Output.error(
@@ -58,69 +58,82 @@ struct Decode: ParsableCommand {
                 throw Exit.badInput
             }
             return try decodeLinkLayer(
-                reader, linkType: linkType, keys: air.options.keys, format: format, verbose: verbose,
+                reader.capture, linkType: linkType, keys: air.options.keys, format: format, verbose: verbose,
                 brief: selection.brief)
         }
-        var progress = output.progress(for: path, streamsOutput: true)
-        var decoder = TraceDecoder()
-        // Runs alongside so that each ATT response is read knowing its request.
-        var analyzer = LifecycleAnalyzer()
-        var origin: Timestamp?
-        var fault: (any Error)?
-        // --format json: one object, its records written one at a time as they are decoded.
-        var written = 0
-        // The options, read once: each read of an argument-parser property costs a metadata
-        // lookup, too much once a record.
-        let (format, verbose, brief, colored) = (self.format, self.verbose, selection.brief, Style.enabled)
-        // Lines are built in one reused buffer, handed to the output every 64 KB.
-        var formatter = DecodeFormatter()
-        if format == .json { formatter.buffer.text("{\"records\":[\n") }
-        do {
-            while let record = try reader.next() {
-                progress?.advance(record)
-                let decoded = decoder.decode(record)
-                analyzer.add(record, decoded)
-                if origin == nil { origin = record.timestamp }
-                if brief, RecordFilter.isNoise(decoded) { continue }
-                if !filters.isEmpty {
-                    // A record the filters reject is never formatted.
-                    let context = RecordFilter.Context(analyzer: analyzer, origin: origin!)
-                    guard filters.allSatisfy({ $0.matches(record, decoded, context) }) else { continue }
-                }
-                switch format {
-                case .json:
-                    if written > 0 { formatter.buffer.byte(UInt8(ascii: ",")) }
-                    formatter.json(record, decoded, answering: analyzer.lastAnswered, version: nil)
-                    written += 1
-                case .jsonl:
-                    formatter.json(record, decoded, answering: analyzer.lastAnswered, version: jsonVersion)
-                case .text:
-                    // With colour, a failure (what the filter `error` selects) is red.
-                    let failure = colored && RecordFilter.isFailure(decoded)
-                    if failure { formatter.buffer.text("\u{1B}[31m") }
-                    formatter.text(record, decoded, answering: analyzer.lastAnswered, origin: origin!)
-                    if failure {
-                        // The reset goes before the line end.
-                        formatter.buffer.set(formatter.buffer.count - 1, 0x1B)
-                        formatter.buffer.text("[0m\n")
-                    }
-                    if verbose, !formatter.verbose(record, decoded) {
-                        for line in DecodeFormatter.detail(record, decoded) {
-                            formatter.buffer.string(line)
-                            formatter.buffer.byte(0x0A)
-                        }
-                    }
-                }
-                if formatter.buffer.count >= 1 << 16 { Output.write(&formatter.buffer) }
-            }
-        } catch { fault = error }
-        progress?.finish()
-        Output.write(&formatter.buffer)
-        _ = selection.warnIfPeerMatchesNothing(analyzer.connections, names: analyzer.scanning.names, path: path)
+        // Each record decoded whole, the lifecycles alongside so that each ATT response is read
+        // knowing its request.
+        var lines = DecodeLines(
+            filters: filters, format: format, verbose: verbose, brief: selection.brief, colored: Style.enabled)
+        if format == .json { lines.formatter.buffer.text("{\"records\":[\n") }
+        let pass = readCapture(
+            reader, output: output,
+            analysis: CaptureAnalyzer(diagnosing: false, wholeRecords: true), selection: selection.criteria,
+            streamsOutput: true, into: &lines)
+        Output.write(&lines.formatter.buffer)
+        _ = selection.warnIfPeerMatchesNothing(pass.analysis.lifecycle.connections, names: pass.names, path: path)
         if format == .json {
             Output.line("],\"file\":\(CaptureBatch.fileMember(capture.file)),\"version\":\(jsonVersion)}")
         }
-        try finish(fault)
+        try finish(pass.fault)
+    }
+}
+
+/// `decode`'s lines: each record the filters keep, formatted as text or JSON into one reused
+/// buffer, handed to the output every 64 KB.
+private struct DecodeLines: RecordCollector, ~Copyable {
+    let filters: [RecordFilter]
+    // The options, read once: each read of an argument-parser property costs a metadata lookup,
+    // too much once a record.
+    let format: OutputFormat
+    let verbose: Bool
+    let brief: Bool
+    let colored: Bool
+    var formatter = DecodeFormatter()
+    var origin: Timestamp?
+    /// --format json: one object, its records written one at a time as they are decoded.
+    var written = 0
+
+    init(filters: [RecordFilter], format: OutputFormat, verbose: Bool, brief: Bool, colored: Bool) {
+        (self.filters, self.format, self.verbose, self.brief, self.colored) = (filters, format, verbose, brief, colored)
+    }
+
+    mutating func add(_ record: borrowing CaptureRecord, _ quick: QuickRecord?, _ analysis: inout CaptureAnalyzer) {
+        let decoded = analysis.decoded
+        let answering = analysis.lifecycle.lastAnswered
+        if origin == nil { origin = record.timestamp }
+        if brief, RecordFilter.isNoise(decoded) { return }
+        if !filters.isEmpty {
+            // A record the filters reject is never formatted.
+            let context = RecordFilter.Context(analyzer: analysis.lifecycle, origin: origin!)
+            let record = copy record
+            guard filters.allSatisfy({ $0.matches(record, decoded, context) }) else { return }
+        }
+        switch format {
+        case .json:
+            if written > 0 { formatter.buffer.byte(UInt8(ascii: ",")) }
+            formatter.json(record, decoded, answering: answering, version: nil)
+            written += 1
+        case .jsonl:
+            formatter.json(record, decoded, answering: answering, version: jsonVersion)
+        case .text:
+            // With colour, a failure (what the filter `error` selects) is red.
+            let failure = colored && RecordFilter.isFailure(decoded)
+            if failure { formatter.buffer.text("\u{1B}[31m") }
+            formatter.text(record, decoded, answering: answering, origin: origin!)
+            if failure {
+                // The reset goes before the line end.
+                formatter.buffer.set(formatter.buffer.count - 1, 0x1B)
+                formatter.buffer.text("[0m\n")
+            }
+            if verbose, !formatter.verbose(record, decoded) {
+                for line in DecodeFormatter.detail(record, decoded) {
+                    formatter.buffer.string(line)
+                    formatter.buffer.byte(0x0A)
+                }
+            }
+        }
+        if formatter.buffer.count >= 1 << 16 { Output.write(&formatter.buffer) }
     }
 }
 

@@ -44,13 +44,12 @@ struct Diagnose: ParsableCommand {
     func run() throws {
         try output.apply(input: capture.file)
         let path = try capture.path
-        let read = try AnalyzedCapture(path: path, output: output, air: air, diagnosing: true)
-        let (analysis, origin, fault) = (read.analysis, read.origin, read.fault)
+        let read = try AnalyzedCapture(
+            path: path, output: output, air: air, diagnosing: true, selection: selection.criteria)
+        let (origin, fault) = (read.origin, read.fault)
 
-        let report = analysis.lifecycle.report
-        let names = analysis.lifecycle.scanning.names
-        let findings = selection.criteria.findings(
-            analysis.findings.atLeast(minSeverity), report: report, names: names, origin: origin)
+        let names = read.pass.names
+        let findings = read.pass.findings.atLeast(minSeverity)
         switch format {
         case .json:
             try Output.prettyJSON(

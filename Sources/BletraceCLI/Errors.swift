@@ -44,13 +44,12 @@ struct Errors: ParsableCommand {
         try output.apply(input: capture.file)
         let path = try capture.path
         // The errors are written at the end: the progress line may show on the output's terminal.
-        let read = try AnalyzedCapture(path: path, output: output, air: air, diagnosing: false)
+        let read = try AnalyzedCapture(
+            path: path, output: output, air: air, diagnosing: false, selection: selection.criteria)
         let (analysis, origin, fault) = (read.analysis, read.origin, read.fault)
         let analyzer = analysis.lifecycle
-        let collector = analysis.errors
-
-        let names = analyzer.scanning.names
-        let errors = selection.criteria.errors(collector.errors, names: names, origin: origin)
+        let names = read.pass.names
+        let errors = read.pass.errors
         switch format {
         case .json:
             // The errors are written one by one: a long capture has thousands.

@@ -25,10 +25,10 @@ struct GATT: ParsableCommand {
     func run() throws {
         try output.apply(input: capture.file)
         let given = try gattSource.load(air: air)
-        let (collector, analyzer, fault) = GATTCollector.read(try openAnalysis(try capture.path, air), given: given)
-        let report = analyzer.report
-        // The selection keeps the peers with a connection it selects (each peer's database is
-        // what all its connections showed).
+        var collector = GATTCollector()
+        let pass = try readCapture(
+            try capture.path, output: output, air: air, analysis: CaptureAnalyzer(diagnosing: false, given: given),
+            selection: selection.criteria, into: &collector)
         // A peer the capture never discovered: the database --gatt gives it.
         var all = collector.entries
         var givenPeers: Set<Int> = []
@@ -39,7 +39,9 @@ struct GATT: ParsableCommand {
                 givenPeers.insert(all[index].connections[0])
             }
         }
-        let entries = selection.criteria.gatt(all, report: report)
+        // The selection keeps the peers with a connection it selects (each peer's database is
+        // what all its connections showed).
+        let entries = pass.gatt(all)
         var listing = GATTListing(entries)
         if let given { listing.given = (given.name, givenPeers) }
         if format != .text {
@@ -53,7 +55,8 @@ struct GATT: ParsableCommand {
             // With colour, each peer's heading is bold.
             listing.write { line in Output.line(line.hasPrefix("peer ") ? Style.bold(line) : line) }
         }
-        try finish(fault)
-        _ = selection.warnIfPeerMatchesNothing(report.connections, names: analyzer.scanning.names, path: capture.file)
+        try finish(pass.fault)
+        _ = selection.warnIfPeerMatchesNothing(
+            pass.analysis.lifecycle.connections, names: pass.names, path: capture.file)
     }
 }

@@ -27,19 +27,22 @@ struct LifecycleCommand: ParsableCommand {
     func run() throws {
         try output.apply(input: capture.file)
         let path = try capture.path
-        if format == .svg || format == .html { return try printTimeline(path: path, html: format == .html, air: air) }
+        if format == .svg || format == .html {
+            return try printTimeline(path: path, html: format == .html, air: air, output: output, selection: selection)
+        }
         // The findings go only into the text's story.
         let read = try AnalyzedCapture(
-            path: path, output: output, air: air, diagnosing: format == .text, given: try gattSource.load(air: air))
+            path: path, output: output, air: air, diagnosing: format == .text, given: try gattSource.load(air: air),
+            selection: selection.criteria)
         let (analysis, fault) = (read.analysis, read.fault)
         let analyzer = analysis.lifecycle
-        let collector = analysis.errors
         let criteria = selection.criteria
-        let names = analyzer.scanning.names
-        let report = criteria.report(analyzer.report, names: names)
+        let names = read.pass.names
+        let report = read.pass.report
+        // (Times from the lifecycles' first, as the story counts them.)
         let errors =
             report.firstTime == nil
-            ? collector.errors : criteria.errors(collector.errors, names: names, origin: report.firstTime)
+            ? analysis.errors.errors : criteria.errors(analysis.errors.errors, names: names, origin: report.firstTime)
         let summary = LifecycleSummary(
             connections: report.connections, scans: report.scans, errors: errors,
             strayDisconnections: report.strayDisconnections.count)
@@ -80,27 +83,25 @@ enum LifecycleFormat: String, ExpressibleByArgument, CaseIterable {
 }
 
 /// `bletrace lifecycle FILE --format svg|html`: reads the capture once (lifecycles, errors and
-/// traffic together) and prints the timeline picture.
-func printTimeline(path: String, html: Bool, air: AirCaptureOptions) throws {
-    let reader = try openAnalysis(path, air)
-    var decoder = TraceDecoder()
-    var analyzer = LifecycleAnalyzer()
-    var collector = ErrorCollector()
+/// traffic together) and prints the timeline picture of the connections and errors `selection`
+/// keeps.
+func printTimeline(
+    path: String, html: Bool, air: AirCaptureOptions, output: OutputOptions, selection: SelectionOptions
+) throws {
     var traffic = TrafficHistogram()
-    var fault: (any Error)?
-    do {
-        while let record = try reader.next() {
-            let decoded = decoder.decode(record)
-            analyzer.add(record, decoded)
-            collector.add(record, decoded, analyzer: analyzer)
-            traffic.add(record, decoded, analyzer: analyzer)
-        }
-    } catch { fault = error }
-    let report = analyzer.report
+    let pass = try readCapture(
+        path, output: output, air: air, analysis: CaptureAnalyzer(diagnosing: false), selection: selection.criteria,
+        into: &traffic)
+    let report = pass.report
+    let errors =
+        report.firstTime == nil
+        ? pass.analysis.errors.errors
+        : selection.criteria.errors(pass.analysis.errors.errors, names: pass.names, origin: report.firstTime)
     if html {
-        Output.line(timelineHTML(report, errors: collector.errors, traffic: traffic, file: path))
+        Output.line(timelineHTML(report, errors: errors, traffic: traffic, file: path))
     } else {
-        Output.line(timelineSVG(report, errors: collector.errors, traffic: traffic, file: path))
+        Output.line(timelineSVG(report, errors: errors, traffic: traffic, file: path))
     }
-    try finish(fault)
+    try finish(pass.fault)
+    _ = selection.warnIfPeerMatchesNothing(pass.analysis.lifecycle.connections, names: pass.names, path: path)
 }

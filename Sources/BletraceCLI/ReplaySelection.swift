@@ -18,27 +18,34 @@ extension SelectionOptions {
     func cassette(path: String, air: AirOptions = AirOptions(), given: GivenGATT? = nil) throws -> (
         Cassette, fault: (any Error)?, peerMatchesNothing: Bool
     ) {
-        let reader = try AnalysisReader(path: path, air: air)
-        let criteria = self.criteria
-        var recorder = CassetteRecorder()
-        // Every record goes through an analysis of its own, so that a record of another peer's
-        // connection is known as one even when the recorder never sees that connection.
-        var analyzer = LifecycleAnalyzer()
-        var decoder = TraceDecoder()
-        var origin: Timestamp?
-        var fault: (any Error)?
-        do {
-            while let record = try reader.next() {
-                let decoded = decoder.decode(record)
-                analyzer.add(record, decoded)
-                if origin == nil { origin = record.timestamp }
-                if criteria.keeps(record, decoded, analyzer, origin: origin!) { recorder.add(record, decoded) }
-            }
-        } catch {
-            fault = error
-        }
-        var cassette = recorder.cassette()
+        // Every record goes through the pass's analysis, so that a record of another peer's
+        // connection is known as one even when the recorder (whose own analysis sees only the
+        // records kept) never sees that connection.
+        var pass = AnalysisPass(
+            reader: try AnalysisReader(path: path, air: air),
+            analysis: CaptureAnalyzer(diagnosing: false, wholeRecords: true), selection: criteria)
+        var cut = CutRecorder(criteria: criteria)
+        pass.run(&cut)
+        var cassette = cut.recorder.cassette()
+        // (As Cassette.load says: an iPhone's own capture holds iOS's MTU exchange.)
+        cassette.hostIsApple = pass.format == .packetLogger
         if let given { cassette.completeDatabases(given: given) }
-        return (cassette, fault, criteria.peerMatchesNothing(analyzer.connections, names: analyzer.scanning.names))
+        return (cassette, pass.fault, pass.peerMatchesNothing)
+    }
+}
+
+/// The cassette recorder of the records a selection keeps.
+private struct CutRecorder: RecordCollector {
+    let criteria: TraceSelection
+    var recorder = CassetteRecorder()
+    var origin: Timestamp?
+
+    init(criteria: TraceSelection) { self.criteria = criteria }
+
+    mutating func add(_ record: borrowing CaptureRecord, _ quick: QuickRecord?, _ analysis: inout CaptureAnalyzer) {
+        if origin == nil { origin = record.timestamp }
+        if criteria.keeps(record, analysis.decoded, analysis.lifecycle, origin: origin!) {
+            recorder.add(record, analysis.decoded)
+        }
     }
 }

@@ -20,40 +20,18 @@ struct Stats: ParsableCommand {
     func run() throws {
         try output.apply(input: capture.file)
         let path = try capture.path
-        let reader = try openCapture(path)
-        var progress = output.progress(for: path, streamsOutput: false)
-        var analysis = CaptureAnalyzer(diagnosing: false)
-        var counter = TraceStatistics.Counter()
-        let criteria = selection.criteria
-        var origin: Timestamp?
-        var fault: (any Error)?
-        do {
-            if let filter = RecordFilter(criteria) {
-                // Only the records the selection keeps are counted (as decode would show them),
-                // each decoded in full for the test; the analysis still sees every record.
-                var decoder = TraceDecoder()
-                try reader.forEach { record in
-                    progress?.advance(record)
-                    let quick = analysis.add(record)
-                    if origin == nil { origin = record.timestamp }
-                    let context = RecordFilter.Context(analyzer: analysis.lifecycle, origin: origin!)
-                    let decoded = decoder.decode(record)
-                    if filter.matches(record, decoded, context) { counter.count(record, quick, analysis.decoded) }
-                }
-            } else {
-                try reader.forEach { record in
-                    progress?.advance(record)
-                    counter.count(record, analysis.add(record), analysis.decoded)
-                }
-            }
-        } catch { fault = error }
-        progress?.finish()
+        // (An over-the-air capture is refused: its records are the sniffer's, not HCI's to count.)
+        let reader = try openAnalysis(path, linkLayer: false)
+        var counting = Counting(filter: RecordFilter(selection.criteria))
+        let pass = readCapture(
+            reader, output: output, analysis: CaptureAnalyzer(diagnosing: false), selection: selection.criteria,
+            into: &counting)
         // With a selection, the connections and errors are those it keeps (from the first
         // record's time).
-        let report = analysis.lifecycle.report
-        let errors = criteria.errors(analysis.errors.errors, names: analysis.lifecycle.scanning.names, origin: origin)
-        let connections = origin.map { criteria.connections(of: report, origin: $0) } ?? report.connections
-        let statistics = counter.statistics(errors: errors, connections: connections.count)
+        let report = pass.analysis.lifecycle.report
+        let connections =
+            pass.origin.map { selection.criteria.connections(of: report, origin: $0) } ?? report.connections
+        let statistics = counting.counter.statistics(errors: pass.errors, connections: connections.count)
         if format != .text {
             try Output.json(FileNamed(JSONStatistics(statistics), file: capture.file), pretty: format == .json)
         } else {
@@ -61,8 +39,26 @@ struct Stats: ParsableCommand {
                 statistics, file: capture.file, format: reader.format, style: TextStyle(color: Style.enabled)
             ).write(Output.line)
         }
-        try finish(fault)
-        _ = selection.warnIfPeerMatchesNothing(
-            analysis.lifecycle.connections, names: analysis.lifecycle.scanning.names, path: capture.file)
+        try finish(pass.fault)
+        _ = selection.warnIfPeerMatchesNothing(report.connections, names: pass.names, path: capture.file)
+    }
+}
+
+/// What `stats` counts: every record, or with a selection only those it keeps (as `decode` would
+/// show them: each decoded in full for the test; the analysis still sees every record).
+private struct Counting: RecordCollector {
+    var counter = TraceStatistics.Counter()
+    let filter: RecordFilter?
+    var decoder = TraceDecoder()
+    var origin: Timestamp?
+
+    init(filter: RecordFilter?) { self.filter = filter }
+
+    mutating func add(_ record: borrowing CaptureRecord, _ quick: QuickRecord?, _ analysis: inout CaptureAnalyzer) {
+        guard let filter else { return counter.count(record, quick, analysis.decoded) }
+        if origin == nil { origin = record.timestamp }
+        let context = RecordFilter.Context(analyzer: analysis.lifecycle, origin: origin!)
+        let decoded = decoder.decode(record)
+        if filter.matches(record, decoded, context) { counter.count(record, quick, analysis.decoded) }
     }
 }

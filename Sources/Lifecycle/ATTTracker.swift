@@ -182,7 +182,7 @@ public struct ATTTracker {
     }
 
     static func isServiceChanged(_ info: AttributeInfo) -> Bool {
-        info.uuid == BluetoothUUID(UInt16(0x2A05)) && info.role == .characteristicValue
+        info.uuid == .serviceChanged && info.role == .characteristicValue
     }
 
     /// Forgets a connection: its handle may be reused by the next one.
@@ -215,11 +215,11 @@ public struct ATTTracker {
                 guard let uuid = BluetoothUUID(littleEndian: group.value) else { continue }
                 learn(group.handle, AttributeInfo(uuid: uuid, role: .service), on: connection, server)
             }
-        case .readByTypeResponse(let pairs) where request.type == CharacteristicDeclaration.type:
+        case .readByTypeResponse(let pairs) where request.type == .characteristicDeclaration:
             for pair in pairs {
                 guard let declaration = CharacteristicDeclaration(value: pair.value) else { continue }
                 learn(
-                    pair.handle, AttributeInfo(uuid: CharacteristicDeclaration.type, role: .characteristicDeclaration),
+                    pair.handle, AttributeInfo(uuid: .characteristicDeclaration, role: .characteristicDeclaration),
                     on: connection, server)
                 learn(
                     declaration.valueHandle, AttributeInfo(uuid: declaration.uuid, role: .characteristicValue),
@@ -233,7 +233,7 @@ public struct ATTTracker {
             }
         case .findInformationResponse(let list):
             for entry in list where attribute(entry.handle, on: connection, server: server) == nil {
-                let isDeclaration = entry.type.shortValue.map { (0x2800...0x2803).contains($0) } ?? false
+                let isDeclaration = entry.type.isDeclaration
                 learn(
                     entry.handle,
                     AttributeInfo(

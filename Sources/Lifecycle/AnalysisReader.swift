@@ -8,9 +8,8 @@ import Wire
 ///
 /// ```swift
 /// let reader = try AnalysisReader(path: "sniffer.pcapng")   // the central is this host
-/// var analysis = CaptureAnalyzer()
-/// while let record = try reader.next() { analysis.add(record) }
-/// analysis.attach(reader.airCapture)
+/// var pass = AnalysisPass(reader: reader)
+/// pass.run()   // the air capture's links attached at the end
 /// ```
 public final class AnalysisReader {
     public let capture: CaptureReader
@@ -22,8 +21,11 @@ public final class AnalysisReader {
     private var airIndex = 0
     private var airOffset: Int64 = 0
 
-    public init(path: String, air options: AirOptions = AirOptions()) throws {
-        capture = try CaptureReader(path: path, linkLayer: true)
+    /// Opens the capture at `path`. With `linkLayer` false, an over-the-air capture is refused
+    /// (``CaptureReader/init(path:linkLayer:)``'s error): for a reading of HCI records as the
+    /// file holds them.
+    public init(path: String, air options: AirOptions = AirOptions(), linkLayer: Bool = true) throws {
+        capture = try CaptureReader(path: path, linkLayer: linkLayer)
         if let linkType = capture.format.linkLayerType { air = AirTranslator(linkType: linkType, options: options) }
     }
 

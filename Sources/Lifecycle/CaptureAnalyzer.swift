@@ -8,10 +8,12 @@ import TraceFiles
 /// ``DecodedRecord`` built; every other record is decoded whole into ``decoded``. Either way the lifecycles and errors are those
 /// of feeding every record's full decoding to ``LifecycleAnalyzer`` and ``ErrorCollector``.
 ///
+/// An ``AnalysisPass`` feeds it every record of a capture:
+///
 /// ```swift
-/// var analysis = CaptureAnalyzer()
-/// while let record = try reader.next() { analysis.add(record) }
-/// let report = analysis.lifecycle.report
+/// var pass = try AnalysisPass(path: "btsnoop_hci.log", analysis: CaptureAnalyzer(diagnosing: false))
+/// pass.run()
+/// let report = pass.analysis.lifecycle.report
 /// ```
 public struct CaptureAnalyzer {
     public private(set) var lifecycle = LifecycleAnalyzer()
@@ -21,6 +23,10 @@ public struct CaptureAnalyzer {
     /// The full decoding of the latest record added that had no quick form; valid, as its views
     /// are, until the next record is read.
     public private(set) var decoded = DecodedRecord()
+    /// The ATT PDU (opcode and parameters) of the latest record added, when it was a quick
+    /// ``QuickRecord/att(connection:opcode:attribute:length:)``; valid until the next record is
+    /// read.
+    public var quickPDU: UnsafeRawBufferPointer { decoder.quickPDU }
     /// Whether ``diagnosis`` is gathered.
     public let diagnosing: Bool
 
@@ -30,10 +36,16 @@ public struct CaptureAnalyzer {
     /// connection) are saved.
     /// `given`: the peer's database where the capture never discovered it (`--gatt`), which names
     /// the subscriptions' characteristics.
-    public init(diagnosing: Bool = true, given: GivenGATT? = nil) {
+    /// With `wholeRecords`, every record is decoded whole into ``decoded`` (none takes its quick
+    /// form): for a reader that shows each record, as `bletrace decode` does.
+    public init(diagnosing: Bool = true, given: GivenGATT? = nil, wholeRecords: Bool = false) {
         self.diagnosing = diagnosing
+        self.wholeRecords = wholeRecords
         lifecycle.given = given
     }
+
+    /// Whether every record is decoded whole (``init(diagnosing:given:wholeRecords:)``).
+    public let wholeRecords: Bool
 
     /// Gives the lifecycles what an over-the-air capture showed of itself and its links
     /// (``AnalysisReader/airCapture``), once its records are all added.
@@ -49,7 +61,9 @@ public struct CaptureAnalyzer {
     /// ``decoded``.
     @discardableResult
     public mutating func add(_ record: CaptureRecord) -> QuickRecord? {
-        if let quick = decoder.decode(record, into: &decoded) {
+        if wholeRecords {
+            decoded = decoder.decode(record)
+        } else if let quick = decoder.decode(record, into: &decoded) {
             // The connection is looked up once, by the lifecycles, and its id handed on.
             // `lifecycle` goes by address (inout, never changed): passed by value it would be
             // copied whole, 360 bytes, for each call, as `self` is being changed meanwhile.

@@ -366,7 +366,7 @@ public struct ErrorCollector {
         }
         // A search for secondary services (Read By Group Type of 0x2801), as BlueZ makes after the
         // primary ones: a server with none may answer Unsupported Group Type, which ends it.
-        let secondarySearch = request == .readByGroupTypeRequest && asked?.type == Self.secondaryService
+        let secondarySearch = request == .readByGroupTypeRequest && asked?.type == .secondaryService
         let callback: String
         if let ended = endedOnIOS[handle] {
             callback = Self.afterIOSEnded(at: ended)
@@ -377,12 +377,12 @@ public struct ErrorCollector {
             callback =
                 "no callback: this host's server sent it to the peer's client (the system answers for its own services and unknown handles; a peripheral-manager app answers its services with respond(to:withResult:))"
         } else if procedure == nil, let service = analyzer.att.service(containing: attribute, on: handle),
-            Self.isStacks(service)
+            service.isStackService
         {
             // Generic Access and Generic Attribute: the stack's own procedures (iOS hides both
             // services from apps and reads and writes them itself).
             callback =
-                "no callback: the stack's own request to \(service.shortValue == 0x1800 ? "Generic Access" : "Generic Attribute") (iOS keeps both services to itself)"
+                "no callback: the stack's own request to \(service == .genericAccess ? "Generic Access" : "Generic Attribute") (iOS keeps both services to itself)"
         } else if let write = analyzer.lastRefusedSubscription, write.value & 0x3 == 0, !write.wasSubscribed {
             // A host other than iOS (Android's stack writes 0 to CCCDs it may never have set):
             // CoreBluetooth answers setNotifyValue(false) on what is not notifying at once, with
@@ -515,17 +515,6 @@ public struct ErrorCollector {
             callback: callback)
     }
 
-    /// «Secondary Service», the group type of a search for secondary services (Core 6.0, Vol 3,
-    /// Part G, §3.1).
-    static let secondaryService = BluetoothUUID(UInt16(0x2801))
-
-    /// Generic Access (1800) and Generic Attribute (1801): the services a GATT client's stack
-    /// uses for itself (Device Name, Client Supported Features, Database Hash, Service Changed),
-    /// which iOS does not show apps.
-    public static func isStacks(_ service: BluetoothUUID) -> Bool {
-        service.shortValue == 0x1800 || service.shortValue == 0x1801
-    }
-
     /// The discovery procedure of a request: Read By Group Type and Find By Type Value find
     /// services, Read By Type of 0x2802 included services and of 0x2803 characteristics, Find
     /// Information descriptors. A Read By Type of another type reads values (Read Using
@@ -537,8 +526,8 @@ public struct ErrorCollector {
         case .findInformationRequest: .descriptors
         case .readByTypeRequest:
             switch type {
-            case BluetoothUUID(UInt16(0x2802)): .includedServices
-            case CharacteristicDeclaration.type, nil: .characteristics
+            case .includedService: .includedServices
+            case .characteristicDeclaration, nil: .characteristics
             default: .valueSearch
             }
         default: nil
@@ -557,7 +546,7 @@ public struct ErrorCollector {
         case .valueSearch: return "no delegate method: CoreBluetooth offers apps no read by characteristic UUID"
         case nil: break
         }
-        if request == .writeRequest, attribute?.uuid == BluetoothUUID(UInt16(0x2902)) {
+        if request == .writeRequest, attribute?.uuid == .clientCharacteristicConfiguration {
             return "peripheral(_:didUpdateNotificationStateFor:error:)"
         }
         return switch request {

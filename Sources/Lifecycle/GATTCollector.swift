@@ -75,7 +75,7 @@ public struct GATTCollector {
         }
         switch pdu {
         case .readByGroupTypeResponse(let groups):
-            let primary = request?.type != BluetoothUUID(UInt16(0x2801))
+            let primary = request?.type != .secondaryService
             for group in groups {
                 guard let uuid = BluetoothUUID(littleEndian: group.value) else { continue }
                 entries[index][server].addService(
@@ -87,7 +87,7 @@ public struct GATTCollector {
             for range in ranges {
                 entries[index][server].addService(handle: range.found, end: range.groupEnd, uuid: uuid, primary: true)
             }
-        case .readByTypeResponse(let pairs) where request?.type == CharacteristicDeclaration.type:
+        case .readByTypeResponse(let pairs) where request?.type == .characteristicDeclaration:
             for pair in pairs {
                 guard let declaration = CharacteristicDeclaration(value: pair.value) else { continue }
                 entries[index][server].addCharacteristic(
@@ -141,25 +141,53 @@ public struct GATTCollector {
     }
 }
 
+extension GATTCollector: RecordCollector {
+    /// Adds `record`, in the pass that has just analysed it: a quick notification, write command
+    /// or read read from its PDU in place, as its full decoding would be.
+    public mutating func add(
+        _ record: borrowing CaptureRecord, _ quick: QuickRecord?, _ analysis: inout CaptureAnalyzer
+    ) {
+        guard let quick else { return add(record, analysis.decoded, analyzer: analysis.lifecycle) }
+        guard case .att(let handle, let opcode, let attribute, _) = quick,
+            let connection = analysis.lifecycle.openLink(on: handle)
+        else { return }
+        let index = entry(for: connection)
+        let server = GATTServer(opcode.method, direction: record.direction)
+        let pdu = analysis.quickPDU
+        switch opcode {
+        case .handleValueNotification, .writeCommand:
+            let source: GATTDatabase.Value.Source = opcode == .writeCommand ? .write : .notification
+            entries[index][server].setValue(
+                UnsafeRawBufferPointer(rebasing: pdu[3...]), source: source, record: record.index, for: attribute)
+        case .readResponse:
+            let value = UnsafeRawBufferPointer(rebasing: pdu[1...])
+            let request = analysis.lifecycle.lastAnswered
+            if let handle = request?.attributeHandle, request?.opcode == .readRequest {
+                entries[index][server].setValue(value, source: .read, record: record.index, for: handle)
+            } else if request?.opcode == .readBlobRequest,
+                let blob = pendingBlob.removeValue(forKey: PendingKey(connection: connection.id, server: server))
+            {
+                // (A damaged capture's: a Read Response paired with a Read Blob Request.)
+                entries[index][server].continueRead(value, at: blob.offset, record: record.index, for: blob.handle)
+            }
+        default:
+            break
+        }
+    }
+}
+
 extension GATTCollector {
     /// Reads every record of `reader` (the lifecycles seeded with `given`, a user's database for
-    /// peers the capture never discovered): each peer's databases, the analyzer of the lifecycles
-    /// they belong to, and the fault that stopped a damaged file (every record before it is read).
-    public static func read(_ reader: AnalysisReader, given: GivenGATT? = nil) -> (
-        GATTCollector, LifecycleAnalyzer, fault: (any Error)?
-    ) {
-        var decoder = TraceDecoder()
-        var analyzer = LifecycleAnalyzer()
-        analyzer.given = given
+    /// peers the capture never discovered) in one ``AnalysisPass``: each peer's databases, and
+    /// the pass, with its lifecycles and the fault that stopped a damaged file (every record
+    /// before it is read).
+    public static func read(
+        _ reader: AnalysisReader, given: GivenGATT? = nil, selection: TraceSelection = TraceSelection()
+    ) -> (GATTCollector, AnalysisPass) {
+        var pass = AnalysisPass(
+            reader: reader, analysis: CaptureAnalyzer(diagnosing: false, given: given), selection: selection)
         var collector = GATTCollector()
-        var fault: (any Error)?
-        do {
-            while let record = try reader.next() {
-                let decoded = decoder.decode(record)
-                analyzer.add(record, decoded)
-                collector.add(record, decoded, analyzer: analyzer)
-            }
-        } catch { fault = error }
-        return (collector, analyzer, fault)
+        pass.run(&collector)
+        return (collector, pass)
     }
 }

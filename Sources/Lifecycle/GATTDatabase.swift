@@ -142,7 +142,7 @@ public struct GATTDatabase: Hashable, Sendable, Codable {
     /// value handle and is not a declaration.
     mutating func addDescriptor(handle: UInt16, uuid: BluetoothUUID) {
         guard serviceIndex(containing: handle) != nil else { return addOutside(Attribute(handle: handle, uuid: uuid)) }
-        if let short = uuid.shortValue, (0x2800...0x2803).contains(short) { return }
+        if uuid.isDeclaration { return }
         guard let (s, c) = characteristicIndex(owning: handle), services[s].characteristics[c].valueHandle != handle,
             !services[s].characteristics[c].descriptors.contains(where: { $0.handle == handle })
         else { return }
@@ -201,12 +201,11 @@ public struct GATTDatabase: Hashable, Sendable, Codable {
     /// the service holding it) stays: its handle does not change while a client relies on it
     /// (§7.1), and a range of 0x0001-0xFFFF names it too.
     mutating func forget(_ range: ClosedRange<UInt16>) {
-        let serviceChanged = BluetoothUUID(UInt16(0x2A05))
-        services.removeAll { range.contains($0.handle) && !$0.characteristics.contains { $0.uuid == serviceChanged } }
+        services.removeAll { range.contains($0.handle) && !$0.characteristics.contains { $0.uuid == .serviceChanged } }
         for s in services.indices {
-            services[s].characteristics.removeAll { range.contains($0.declarationHandle) && $0.uuid != serviceChanged }
+            services[s].characteristics.removeAll { range.contains($0.declarationHandle) && $0.uuid != .serviceChanged }
             for c in services[s].characteristics.indices {
-                guard services[s].characteristics[c].uuid != serviceChanged else { continue }
+                guard services[s].characteristics[c].uuid != .serviceChanged else { continue }
                 services[s].characteristics[c].descriptors.removeAll { range.contains($0.handle) }
                 if range.contains(services[s].characteristics[c].valueHandle) {
                     services[s].characteristics[c].lastValue = nil

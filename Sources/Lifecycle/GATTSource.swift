@@ -49,7 +49,7 @@ public struct GivenGATT: Sendable {
             return try GivenGATT(name: name, json: data)
         }
         // (A damaged capture gives the databases of the records before its fault.)
-        let (collector, _, _) = GATTCollector.read(try AnalysisReader(path: path, air: air))
+        let (collector, _) = GATTCollector.read(try AnalysisReader(path: path, air: air))
         let given = GivenGATT(name: name, databases: collector.entries.map { ($0.peer, $0.database) })
         guard !given.databases.isEmpty else { throw GivenGATTError.noDatabase(path) }
         return given
@@ -156,7 +156,7 @@ extension GATTDatabase {
             for c in service.characteristics {
                 if c.declarationHandle != c.valueHandle {
                     table[c.declarationHandle] = AttributeInfo(
-                        uuid: CharacteristicDeclaration.type, role: .characteristicDeclaration)
+                        uuid: .characteristicDeclaration, role: .characteristicDeclaration)
                 }
                 table[c.valueHandle] = AttributeInfo(uuid: c.uuid, role: .characteristicValue)
                 for d in c.descriptors { table[d.handle] = AttributeInfo(uuid: d.uuid, role: .descriptor) }
@@ -236,7 +236,7 @@ extension GATTDatabase {
                 declarationHandle: declaration, valueHandle: handle, uuid: inferredUUID(handle: handle),
                 properties: characteristics[handle]!)
             if cccds.contains(handle + 1) {
-                characteristic.descriptors = [Descriptor(handle: handle + 1, uuid: BluetoothUUID(UInt16(0x2902)))]
+                characteristic.descriptors = [Descriptor(handle: handle + 1, uuid: .clientCharacteristicConfiguration)]
             }
             service.characteristics.append(characteristic)
         }

@@ -259,7 +259,7 @@ public struct LifecycleAnalyzer {
         if method == .command {
             if case .writeCommand(let attribute, let value) = pdu, value.count == 2 {
                 let server = GATTServer(method, direction: record.direction)
-                if att.attribute(attribute, on: handle, server: server)?.uuid == Self.cccd {
+                if att.attribute(attribute, on: handle, server: server)?.uuid == .clientCharacteristicConfiguration {
                     subscribe(
                         (attribute, UInt16(value[0]) | UInt16(value[1]) << 8, record.index), at: record.timestamp,
                         server: server, on: id, handle: handle)
@@ -272,7 +272,7 @@ public struct LifecycleAnalyzer {
         let server = GATTServer(method, direction: record.direction)
         var localServiceChange: ClosedRange<UInt16>?
         if case .handleValueIndication(let attribute, let value) = pdu,
-            value.count >= 4, att.attribute(attribute, on: handle, server: server)?.uuid == Self.serviceChanged
+            value.count >= 4, att.attribute(attribute, on: handle, server: server)?.uuid == .serviceChanged
         {
             let start = UInt16(value[0]) | UInt16(value[1]) << 8
             let end = UInt16(value[2]) | UInt16(value[3]) << 8
@@ -581,7 +581,8 @@ public struct LifecycleAnalyzer {
         let key = SubscriptionKey(connection: id, server: server)
         switch pdu {
         case .writeRequest(let attribute, let value)
-        where att.attribute(attribute, on: handle, server: server)?.uuid == Self.cccd && value.count >= 1:
+        where att.attribute(attribute, on: handle, server: server)?.uuid == .clientCharacteristicConfiguration
+            && value.count >= 1:
             pendingSubscription[key] = (
                 attribute, UInt16(value[0]) | (value.count > 1 ? UInt16(value[1]) << 8 : 0), record.index
             )
@@ -601,8 +602,6 @@ public struct LifecycleAnalyzer {
             break
         }
     }
-
-    static let cccd = BluetoothUUID(UInt16(0x2902))
 
     /// A Client Characteristic Configuration write that took effect (confirmed by its Write
     /// Response, or a Write Command): a subscription of the client of `server`'s peer.
@@ -715,25 +714,20 @@ public struct LifecycleAnalyzer {
         }
     }
 
-    static let serviceChanged = BluetoothUUID(UInt16(0x2A05))
-
     /// Which discovery procedure a request belongs to (Core 6.0, Vol 3, Part G, §4.4-§4.7):
     /// services (Read By Group Type of «Primary Service», Find By Type Value), secondary services
     /// (Read By Group Type of «Secondary Service»), included services (Read By Type of «Include»),
     /// characteristics (Read By Type of 0x2803), descriptors (Find Information).
     static func procedure(_ opcode: ATTOpcode, type: BluetoothUUID?) -> Connection.DiscoveryProcedure.Kind? {
         switch opcode {
-        case .readByGroupTypeRequest where type == Self.secondaryService: .secondaryServices
+        case .readByGroupTypeRequest where type == .secondaryService: .secondaryServices
         case .readByGroupTypeRequest, .findByTypeValueRequest: .services
-        case .readByTypeRequest where type == CharacteristicDeclaration.type: .characteristics
-        case .readByTypeRequest where type == Self.include: .includedServices
+        case .readByTypeRequest where type == .characteristicDeclaration: .characteristics
+        case .readByTypeRequest where type == .includedService: .includedServices
         case .findInformationRequest: .descriptors
         default: nil
         }
     }
-
-    static let secondaryService = BluetoothUUID(UInt16(0x2801))
-    static let include = BluetoothUUID(UInt16(0x2802))
 
     static func requestedType(_ pdu: ATTPDU) -> BluetoothUUID? {
         switch pdu {
@@ -823,19 +817,9 @@ extension LifecycleAnalyzer {
     /// Reads a whole capture and returns its lifecycles, and the fault that stopped the reading
     /// if the file is damaged (every record before it is included).
     public static func analyze(path: String) throws -> (LifecycleReport, fault: (any Error)?) {
-        let reader = try AnalysisReader(path: path)
-        var decoder = TraceDecoder()
-        var analyzer = LifecycleAnalyzer()
-        do {
-            while let record = try reader.next() {
-                analyzer.add(record, decoder.decode(record))
-            }
-        } catch {
-            analyzer.attach(reader.airCapture)
-            return (analyzer.report, error)
-        }
-        analyzer.attach(reader.airCapture)
-        return (analyzer.report, nil)
+        var pass = try AnalysisPass(path: path, analysis: CaptureAnalyzer(diagnosing: false))
+        pass.run()
+        return (pass.analysis.lifecycle.report, pass.fault)
     }
 }
 

@@ -34,34 +34,32 @@ public struct TraceAnalysis: Hashable, Sendable, Codable {
     /// capture; damage after the first records is ``fault``. An over-the-air capture is read as
     /// `air` says (``AnalysisReader``).
     public init(path: String, air: AirOptions = AirOptions()) throws {
-        let reader = try AnalysisReader(path: path, air: air)
-        var decoder = TraceDecoder()
-        var analyzer = LifecycleAnalyzer()
-        var errors = ErrorCollector()
+        var pass = try AnalysisPass(path: path, air: air)
+        var collected = Collected()
+        pass.run(&collected)
+        fault = pass.fault.map { "\($0)" }
+        format = pass.format.description
+        lifecycle = pass.analysis.lifecycle.report
+        errors = pass.analysis.errors.errors
+        gatt = collected.gatt.entries.filter { !$0.isEmpty }
+        statistics = collected.statistics.statistics(errors: errors, connections: lifecycle.connections.count)
+        summary = LifecycleSummary(
+            connections: lifecycle.connections, scans: lifecycle.scans, errors: errors,
+            strayDisconnections: lifecycle.strayDisconnections.count)
+        findings = pass.analysis.findings
+    }
+
+    /// What the analysis pass adds to the lifecycles, errors and findings: each peer's databases
+    /// and the counts.
+    private struct Collected: RecordCollector {
         var gatt = GATTCollector()
         var statistics = TraceStatistics.Counter()
-        var diagnosis = DiagnosisCollector()
-        do {
-            while let record = try reader.next() {
-                let decoded = decoder.decode(record)
-                analyzer.add(record, decoded)
-                errors.add(record, decoded, analyzer: analyzer)
-                gatt.add(record, decoded, analyzer: analyzer)
-                diagnosis.add(record, decoded, analyzer: &analyzer)
-                statistics.count(record, nil, decoded)
-            }
-        } catch {
-            fault = "\(error)"
+
+        mutating func add(
+            _ record: borrowing CaptureRecord, _ quick: QuickRecord?, _ analysis: inout CaptureAnalyzer
+        ) {
+            gatt.add(record, quick, &analysis)
+            statistics.add(record, quick, &analysis)
         }
-        format = reader.format.description
-        analyzer.attach(reader.airCapture)
-        lifecycle = analyzer.report
-        self.errors = errors.errors
-        self.gatt = gatt.entries.filter { !$0.isEmpty }
-        self.statistics = statistics.statistics(errors: self.errors, connections: lifecycle.connections.count)
-        summary = LifecycleSummary(
-            connections: lifecycle.connections, scans: lifecycle.scans, errors: self.errors,
-            strayDisconnections: lifecycle.strayDisconnections.count)
-        findings = diagnosis.findings(report: lifecycle, errors: self.errors)
     }
 }

@@ -55,6 +55,9 @@ public struct DecodedRecord {
 /// record once every handle in use has been seen.
 public struct TraceDecoder {
     private var reassembler = ACLReassembler()
+    /// The ATT PDU of the last quick ``QuickRecord/att(connection:opcode:attribute:length:)``
+    /// returned (opcode and parameters): valid, as the record's bytes are, until the next record.
+    public private(set) var quickPDU = UnsafeRawBufferPointer(start: nil, count: 0)
 
     public init() {}
 
@@ -89,11 +92,13 @@ public struct TraceDecoder {
                 let channel = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 6, as: UInt16.self))
                 if word >> 12 & 0x3 != 0b01, data <= bytes.count - 4, length >= 1, data >= 4 + length,
                     channel == L2CAPChannelID.att.rawValue, handle != ACLPacket.androidDebugHandle,
-                    !reassembler.isGathering(handle: handle, direction: record.direction),
-                    let quick = QuickRecord.att(
-                        connection: handle, UnsafeRawBufferPointer(rebasing: bytes[8..<8 + length]))
+                    !reassembler.isGathering(handle: handle, direction: record.direction)
                 {
-                    return quick
+                    let pdu = UnsafeRawBufferPointer(rebasing: bytes[8..<8 + length])
+                    if let quick = QuickRecord.att(connection: handle, pdu) {
+                        quickPDU = pdu
+                        return quick
+                    }
                 }
             }
             return decodeACL(record, into: &decoded)
@@ -125,11 +130,12 @@ public struct TraceDecoder {
                 if frame.count >= 5 {
                     let length = Int(UInt16(littleEndian: frame.loadUnaligned(as: UInt16.self)))
                     let channel = UInt16(littleEndian: frame.loadUnaligned(fromByteOffset: 2, as: UInt16.self))
-                    if channel == L2CAPChannelID.att.rawValue, length >= 1, length <= frame.count - 4,
-                        let quick = QuickRecord.att(
-                            connection: acl.handle, UnsafeRawBufferPointer(rebasing: frame[4..<4 + length]))
-                    {
-                        return quick
+                    if channel == L2CAPChannelID.att.rawValue, length >= 1, length <= frame.count - 4 {
+                        let pdu = UnsafeRawBufferPointer(rebasing: frame[4..<4 + length])
+                        if let quick = QuickRecord.att(connection: acl.handle, pdu) {
+                            quickPDU = pdu
+                            return quick
+                        }
                     }
                 }
             }

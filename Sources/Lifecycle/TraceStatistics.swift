@@ -64,10 +64,10 @@ extension TraceStatistics {
     /// a capture at the speed of its ``CaptureAnalyzer``).
     ///
     /// ```swift
-    /// var analysis = CaptureAnalyzer()
+    /// var pass = try AnalysisPass(path: "btsnoop_hci.log", analysis: CaptureAnalyzer(diagnosing: false))
     /// var counter = TraceStatistics.Counter()
-    /// while let record = try reader.next() { counter.count(record, analysis.add(record), analysis.decoded) }
-    /// let statistics = counter.statistics(errors: analysis.errors.errors, connections: analysis.lifecycle.connections.count)
+    /// pass.run(&counter)
+    /// let statistics = counter.statistics(errors: pass.errors, connections: pass.report.connections.count)
     /// ```
     public struct Counter {
         // (Inlinable, with its tables: `count` is called once a record, from another module.)
@@ -166,5 +166,15 @@ final class Tally {
     @inlinable subscript(code: Int) -> Int {
         get { counts[code & 0xFF] }
         set { counts[code & 0xFF] = newValue }
+    }
+}
+
+extension TraceStatistics.Counter: RecordCollector {
+    /// Counts `record` as the pass that has just analysed it decoded it.
+    @inlinable
+    public mutating func add(
+        _ record: borrowing CaptureRecord, _ quick: QuickRecord?, _ analysis: inout CaptureAnalyzer
+    ) {
+        count(record, quick, analysis.decoded)
     }
 }

@@ -6,11 +6,11 @@ import Wire
 /// ATT traffic per connection in fixed one-second bins (seconds from the first record), for the
 /// timeline picture.
 ///
-/// Fed record by record from the caller's read loop, after ``LifecycleAnalyzer/add(_:_:)`` has
-/// seen the record (it names the connection open on the ACL handle). Only seconds with traffic
+/// Fed record by record by an ``AnalysisPass``, after its analysis has seen the record (the
+/// lifecycles name the connection open on the ACL handle). Only seconds with traffic
 /// hold a bin, and the number of bins is capped at `limit`: past it, packets are counted in
 /// `dropped` only, so memory stays bounded on captures of any length.
-public struct TrafficHistogram: Sendable {
+public struct TrafficHistogram: Sendable, RecordCollector {
     public struct Bin: Hashable, Sendable {
         /// Whole seconds since the first record.
         public var second: Int64
@@ -31,19 +31,30 @@ public struct TrafficHistogram: Sendable {
 
     public init(limit: Int = 200_000) { self.limit = limit }
 
-    public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord, analyzer: LifecycleAnalyzer) {
+    public mutating func add(
+        _ record: borrowing CaptureRecord, _ quick: QuickRecord?, _ analysis: inout CaptureAnalyzer
+    ) {
         if origin == nil { origin = record.timestamp }
-        guard decoded.att != nil, let frame = decoded.l2cap, case .acl(let acl)? = decoded.packet,
-            let id = analyzer.connectionID(on: acl.handle), let origin
-        else { return }
+        let handle: UInt16
+        let size: Int
+        if case .att(let connection, _, _, let length)? = quick {
+            (handle, size) = (connection, length)
+        } else if quick == nil, analysis.decoded.att != nil, let frame = analysis.decoded.l2cap,
+            case .acl(let acl)? = analysis.decoded.packet
+        {
+            (handle, size) = (acl.handle, frame.payload.count)
+        } else {
+            return
+        }
+        guard let id = analysis.lifecycle.connectionID(on: handle), let origin else { return }
         // Records before the first (a clock that went back) count in bin 0; the distance from the
         // first record is exact, so a clock that jumps by centuries cannot overflow it.
         let (before, micros) = record.timestamp.offset(since: origin)
         let second = before ? 0 : Int64(micros / 1_000_000)
-        let size = UInt32(clamping: frame.payload.count)
+        let bytes = UInt32(clamping: size)
         if let last = bins[id]?.indices.last, bins[id]![last].second == second {
             bins[id]![last].packets &+= 1
-            bins[id]![last].bytes &+= size
+            bins[id]![last].bytes &+= bytes
             return
         }
         guard binCount < limit else {
@@ -51,7 +62,7 @@ public struct TrafficHistogram: Sendable {
             return
         }
         binCount += 1
-        bins[id, default: []].append(Bin(second: second, packets: 1, bytes: size))
+        bins[id, default: []].append(Bin(second: second, packets: 1, bytes: bytes))
     }
 
     /// The busiest second of any connection, in packets.

@@ -178,7 +178,7 @@ func describe(_ pdu: ATTPDU, answering request: ATTRequest? = nil) -> String {
         text += " " + list(ranges.map { range($0.found, $0.groupEnd) })
     case .readByTypeRequest(let start, let end, let type), .readByGroupTypeRequest(let start, let end, let type):
         text += " \(range(start, end)) type \(uuid(type.uuid))"
-    case .readByTypeResponse(let pairs) where request?.type == CharacteristicDeclaration.type:
+    case .readByTypeResponse(let pairs) where request?.type == .characteristicDeclaration:
         // Characteristic discovery: each value is a declaration (Core 6.0, Vol 3, Part G, §3.3.1).
         text +=
             " "

@@ -568,21 +568,35 @@ extension RecordFilter {
     /// The frame numbers each of `filters` selects in the capture at `path`, which is read once and
     /// decoded as `decode --filter` decodes it; for checking many filters against one capture.
     static func frames(in path: String, selectedBy filters: [RecordFilter]) throws -> [[Int]] {
-        let reader = try CaptureReader(path: path)
-        var decoder = TraceDecoder()
-        var analyzer = LifecycleAnalyzer()
+        var pass = AnalysisPass(
+            reader: try AnalysisReader(path: path, linkLayer: false),
+            analysis: CaptureAnalyzer(diagnosing: false, wholeRecords: true))
+        var selection = Selected(filters: filters)
+        pass.run(&selection)
+        if let fault = pass.fault { throw fault }
+        return selection.frames
+    }
+
+    /// The frames each filter selects, record by record.
+    private struct Selected: RecordCollector {
+        let filters: [RecordFilter]
+        var frames: [[Int]]
         var origin: Timestamp?
-        var selected = [[Int]](repeating: [], count: filters.count)
-        while let record = try reader.next() {
-            let decoded = decoder.decode(record)
-            analyzer.add(record, decoded)
+
+        init(filters: [RecordFilter]) {
+            self.filters = filters
+            frames = Array(repeating: [], count: filters.count)
+        }
+
+        mutating func add(
+            _ record: borrowing CaptureRecord, _ quick: QuickRecord?, _ analysis: inout CaptureAnalyzer
+        ) {
             if origin == nil { origin = record.timestamp }
-            let context = Context(analyzer: analyzer, origin: origin!)
-            for (index, filter) in filters.enumerated() where filter.matches(record, decoded, context) {
-                selected[index].append(record.index + 1)
+            let context = Context(analyzer: analysis.lifecycle, origin: origin!)
+            for (index, filter) in filters.enumerated() where filter.matches(record, analysis.decoded, context) {
+                frames[index].append(record.index + 1)
             }
         }
-        return selected
     }
 }
 

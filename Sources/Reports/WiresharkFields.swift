@@ -146,7 +146,7 @@ enum WiresharkFields {
         case .readByGroupTypeResponse(let list): return list.map(\.handle)
         case .readMultipleRequest(let list), .readMultipleVariableRequest(let list): return Array(list)
         case .readByTypeResponse(let list):
-            let declarations = request?.opcode == .readByTypeRequest && request?.type == BluetoothUUID(UInt16(0x2803))
+            let declarations = request?.opcode == .readByTypeRequest && request?.type == .characteristicDeclaration
             return list.flatMap { entry in
                 declarations && entry.value.count >= 3
                     ? [entry.handle, UInt16(entry.value[1]) | UInt16(entry.value[2]) << 8] : [entry.handle]

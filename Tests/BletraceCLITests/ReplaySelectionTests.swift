@@ -1,6 +1,8 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import BletraceCLI
 
 /// `replay` with the selection options (Formats/commands.md, "Conventions", Sources/BletraceCLI/ReplaySelection.swift):
 /// the capture cut to them, replayed as if the cut were the whole capture.
@@ -86,5 +88,19 @@ import TestSupport
         let all = try #require(try json(whole.stdout)["points"] as? [[String: Any]])
         #expect(!points.isEmpty && points.count < all.count)
         #expect(points.allSatisfy { ($0["at_s"] as? Double ?? 1) <= 0.3 + 0.002 })
+    }
+
+    /// The cut of an iPhone's own capture (PacketLogger) is still an Apple host's: the replay
+    /// keeps the MTU it exchanged, as the whole capture's replay does (the cut cassette said
+    /// otherwise before the analysis pass: its reading left `hostIsApple` false).
+    @Test func theCutOfAnApplehostsCaptureIsStillApples() throws {
+        let path = Fixtures.capture("att-errors.pklg")
+        let options = try SelectionOptions.parse(["--peer", "F0:F1:F2:F3:F4:05"])
+        let (cut, fault, nobody) = try options.cassette(path: path)
+        #expect(fault == nil && !nobody)
+        #expect(cut.hostIsApple)
+        #expect(cut.links(of: try #require(cut.peers.first)).compactMap(\.mtu) == [247])
+        let (btsnoop, _, _) = try options.cassette(path: Fixtures.capture("att-errors.btsnoop"))
+        #expect(!btsnoop.hostIsApple)
     }
 }

@@ -155,25 +155,12 @@ let knownStoryDisagreements: [String: [KnownStoryDisagreement]] = [:]
 
     /// A btsnoop (H4, datalink 1002) of 20 records with the cases field logs show.
     static func craftedCapture() -> [UInt8] {
-        var bytes = Array("btsnoop".utf8) + [0, 0, 0, 0, 1, 0, 0, 0x03, 0xEA]
-        var time: UInt64 = 0x00dc_ddb3_0f2f_8000 + 1_700_000_000_000_000
-        func record(_ flags: UInt32, _ data: [UInt8]) {
-            time += 1000
-            let length = UInt32(data.count)
-            for value in [length, length, flags, 0] { bytes += withUnsafeBytes(of: value.bigEndian, Array.init) }
-            bytes += withUnsafeBytes(of: time.bigEndian, Array.init)
-            bytes += data
-        }
-        func le16(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
-        func command(_ opcode: Int, _ parameters: [UInt8]) {
-            record(2, [0x01] + le16(opcode) + [UInt8(parameters.count)] + parameters)
-        }
-        func event(_ code: UInt8, _ parameters: [UInt8]) {
-            record(3, [0x04, code, UInt8(parameters.count)] + parameters)
-        }
+        var capture = CraftedCapture()
+        let le16 = CraftedCapture.le16
+        func command(_ opcode: Int, _ parameters: [UInt8]) { capture.command(opcode, parameters) }
+        func event(_ code: UInt8, _ parameters: [UInt8]) { capture.event(code, parameters) }
         func acl(_ handle: Int, _ cid: Int, _ payload: [UInt8], sent: Bool) {
-            let l2cap = le16(payload.count) + le16(cid) + payload
-            record(sent ? 0 : 1, [0x02] + le16(handle | 0x2000) + le16(l2cap.count) + l2cap)
+            capture.acl(handle, cid, payload, sent: sent)
         }
         func disconnection(_ handle: Int, _ reason: UInt8) { event(0x05, [0] + le16(handle) + [reason]) }
         func leConnection(_ handle: Int, role: UInt8) {
@@ -206,7 +193,7 @@ let knownStoryDisagreements: [String: [KnownStoryDisagreement]] = [:]
         // 19-20: a handle (0x42) named only by Encryption Change, then disconnected.
         event(0x08, [0] + le16(0x42) + [1])
         disconnection(0x42, 0x08)
-        return bytes
+        return capture.bytes
     }
 }
 

@@ -1,9 +1,10 @@
 // Whole files: btsnoop record framing alone (CaptureReader.next() over every record, and
 // CaptureReader.forEach, which the analysis commands use), and decoding every layer with
-// per-connection state as `bletrace stats`, `lifecycle` and `errors` do in process (CaptureAnalyzer:
-// TraceDecoder + LifecycleAnalyzer + ErrorCollector per record, the commonest records in their
-// quick form), each with what the command then makes of it (counts; the lifecycle story; the
-// findings of diagnose; the error table), written to no output. One iteration = the whole generated capture
+// per-connection state as `bletrace stats`, `lifecycle`, `errors` and `gatt` do in process (the
+// AnalysisPass: TraceDecoder + LifecycleAnalyzer + ErrorCollector per record, the commonest
+// records in their quick form, then each command's collector), each with what the command then
+// makes of it (counts; the lifecycle story; the findings of diagnose; the GATT listing; the error
+// table), written to no output. One iteration = the whole generated capture
 // (BLETRACE_BENCH_CAPTURE, default /tmp/bletrace-bench/capture-1M.btsnoop, made by `make bench`
 // with generate-capture). Throughput is files per second; MB/s is the file size divided by the
 // wall time (60.3 MB: 1 GB/s is 60 ms).
@@ -91,6 +92,17 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(characters)
     }
 
+    // `bletrace gatt`: each peer's databases, collected in the same pass as the lifecycles (a
+    // notification's or a write's value read from its quick form), and the listing's lines.
+    Benchmark("gatt_1M_records_analysis_listing") { benchmark in
+        var gatt = GATTCollector()
+        let pass = run(CaptureAnalyzer(diagnosing: false), &gatt)
+        var characters = 0
+        GATTListing(gatt.entries).write { characters &+= $0.utf8.count }
+        blackHole(characters)
+        blackHole(pass.analysis.lifecycle.connections.count)
+    }
+
     // `bletrace errors`: the error table's lines.
     Benchmark("errors_1M_records_analysis_table") { benchmark in
         let analysis = analyzed(diagnosing: false)
@@ -104,31 +116,40 @@ let benchmarks: @Sendable () -> Void = {
     }
 }
 
-/// The whole capture through CaptureAnalyzer, with the ATT PDUs counted by opcode as `bletrace
+/// The whole capture through the analysis pass, with the ATT PDUs counted by opcode as `bletrace
 /// stats` counts them (and, as it, nothing gathered for diagnose).
 func analyze() -> (CaptureAnalyzer, [Int]) {
+    var opcodes = OpcodeCount()
+    let pass = run(CaptureAnalyzer(diagnosing: false), &opcodes)
+    return (pass.analysis, opcodes.att)
+}
+
+/// The whole capture through the analysis pass and nothing else, as `bletrace lifecycle`,
+/// `errors` and `diagnose` read it (they count no opcodes; `errors` gathers nothing for diagnose).
+func analyzed(diagnosing: Bool = true) -> CaptureAnalyzer {
+    var none = NoCollector()
+    return run(CaptureAnalyzer(diagnosing: diagnosing), &none).analysis
+}
+
+/// The analysis pass over the capture, its records handed to `collector`.
+func run<Collector: RecordCollector>(_ analysis: CaptureAnalyzer, _ collector: inout Collector) -> AnalysisPass {
     do {
-        let reader = try CaptureReader(path: capturePath)
-        var analysis = CaptureAnalyzer(diagnosing: false)
-        var att = [Int](repeating: 0, count: 256)
-        try reader.forEach { record in
-            if let quick = analysis.add(record) {
-                if case .att(_, let opcode, _, _) = quick { att[Int(opcode.rawValue)] &+= 1 }
-            } else if let pdu = analysis.decoded.att {
-                att[Int(pdu.opcode.rawValue)] &+= 1
-            }
-        }
-        return (analysis, att)
+        var pass = AnalysisPass(reader: try AnalysisReader(path: capturePath), analysis: analysis)
+        pass.run(&collector)
+        if let fault = pass.fault { fatalError("\(fault)") }
+        return pass
     } catch { fatalError("\(error)") }
 }
 
-/// The whole capture through CaptureAnalyzer and nothing else, as `bletrace lifecycle`, `errors`
-/// and `diagnose` read it (they count no opcodes; `errors` gathers nothing for diagnose).
-func analyzed(diagnosing: Bool = true) -> CaptureAnalyzer {
-    do {
-        let reader = try CaptureReader(path: capturePath)
-        var analysis = CaptureAnalyzer(diagnosing: diagnosing)
-        try reader.forEach { analysis.add($0) }
-        return analysis
-    } catch { fatalError("\(error)") }
+/// ATT PDUs counted by opcode.
+struct OpcodeCount: RecordCollector {
+    var att = [Int](repeating: 0, count: 256)
+
+    mutating func add(_ record: borrowing CaptureRecord, _ quick: QuickRecord?, _ analysis: inout CaptureAnalyzer) {
+        if let quick {
+            if case .att(_, let opcode, _, _) = quick { att[Int(opcode.rawValue)] &+= 1 }
+        } else if let pdu = analysis.decoded.att {
+            att[Int(pdu.opcode.rawValue)] &+= 1
+        }
+    }
 }

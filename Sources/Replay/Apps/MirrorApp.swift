@@ -252,7 +252,7 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
             let name = CBUUID(bluetoothUUID: service.uuid).uuidString
             return skipped(
                 operation, on: peripheral,
-                ErrorCollector.isStacks(service.uuid)
+                service.uuid.isStackService
                     ? "the stack's own request to \(name) (iOS keeps Generic Access and Generic Attribute to itself)"
                     : "a request to \(name), a service iOS keeps to itself (HID)")
         }

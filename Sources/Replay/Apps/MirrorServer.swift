@@ -67,7 +67,7 @@ final class MirrorServer: NSObject, CBPeripheralManagerDelegate {
             }
         }
         return services.values.sorted { $0.handle < $1.handle }
-            .filter { $0.uuid != BluetoothUUID(UInt16(0x1800)) && $0.uuid != BluetoothUUID(UInt16(0x1801)) }
+            .filter { !$0.uuid.isStackService }
     }
 
     func peripheralManagerDidUpdateState(_ peripheral: CBPeripheralManager) {

@@ -219,7 +219,7 @@ public struct CassetteRecorder {
             // characteristic was discovered later, or on another connection of the peer).
             if let database = links[index].database {
                 let serviceChanged = Set(
-                    database.services.flatMap(\.characteristics).filter { $0.uuid == BluetoothUUID(UInt16(0x2A05)) }
+                    database.services.flatMap(\.characteristics).filter { $0.uuid == .serviceChanged }
                         .map(\.valueHandle))
                 let known = Set(links[index].serviceChanges.map(\.record))
                 for event in links[index].notifications
@@ -429,8 +429,7 @@ public struct CassetteRecorder {
         case .readByTypeRequest(let start, let end, let type):
             (exchange.handle, exchange.endHandle) = (start, end)
             exchange.type = type.uuid
-            let short = type.uuid.shortValue
-            kind = short == 0x2803 || short == 0x2802 ? .discovery : .readByType
+            kind = type.uuid == .characteristicDeclaration || type.uuid == .includedService ? .discovery : .readByType
         case .readByGroupTypeRequest(let start, let end, let type):
             (exchange.handle, exchange.endHandle) = (start, end)
             exchange.type = type.uuid
@@ -486,7 +485,7 @@ public struct CassetteRecorder {
                 sender: side)
             links[link].notifications.append(event)
             // Service Changed of the peer's server (this host's own tells the peer's client).
-            if side != .host, analyzer.att.attribute(handle, on: aclHandle)?.uuid == BluetoothUUID(UInt16(0x2A05)),
+            if side != .host, analyzer.att.attribute(handle, on: aclHandle)?.uuid == .serviceChanged,
                 let change = Self.serviceChange(event)
             {
                 links[link].serviceChanges.append(change)
@@ -604,7 +603,7 @@ public struct CassetteRecorder {
         operation.latency = record.timestamp.seconds(since: operation.time)
         links[link].operations[o] = operation
         if opcode == .readByTypeRequest, case .readByTypeResponse(let pairs) = pdu,
-            links[link].exchanges[waiting.exchange].type == BluetoothUUID(UInt16(0x2802))
+            links[link].exchanges[waiting.exchange].type == .includedService
         {
             for pair in pairs where pair.value.count >= 4 {
                 let included = Cassette.IncludedService(

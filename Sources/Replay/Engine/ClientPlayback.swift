@@ -92,7 +92,7 @@ final class ClientPlayback<Context: ClientContext> {
     private func scheduleGAPName(_ link: Cassette.Link, _ peripheral: CBPeripheral) {
         let database = link.database ?? peripheral.address.flatMap { cassette.peerTable[$0]?.database }
         guard let address = peripheral.address,
-            let gap = database?.services.first(where: { $0.uuid.shortValue == 0x1800 }),
+            let gap = database?.services.first(where: { $0.uuid == .genericAccess }),
             let deviceName = gap.characteristics.first(where: { $0.uuid.shortValue == 0x2A00 }),
             let read = link.operations(.read, handle: deviceName.valueHandle, from: .host).first(where: {
                 $0.error == nil && $0.answered
@@ -242,7 +242,7 @@ final class ClientPlayback<Context: ClientContext> {
     /// (1801), the stack's own, and Human Interface Device (1812), which iOS takes for itself
     /// (reported: PureSwift/Bluetooth 170; Formats/corebluetooth.md, "Hidden services").
     static func hiddenByIOS(_ service: BluetoothUUID) -> Bool {
-        ErrorCollector.isStacks(service) || service.shortValue == 0x1812
+        service.isStackService || service == .humanInterfaceDevice
     }
 
     // MARK: BluetoothSystem: GATT client
@@ -313,7 +313,7 @@ final class ClientPlayback<Context: ClientContext> {
         case .setNotifyValue(let enabled, let characteristic):
             guard
                 let cccd = cassette.descriptors(of: address, characteristic: characteristic.valueHandle)
-                    .first(where: { $0.uuid == BluetoothUUID(UInt16(0x2902)) })
+                    .first(where: { $0.uuid == .clientCharacteristicConfiguration })
             else {
                 return unmatched(
                     request, peripheral,
@@ -840,12 +840,12 @@ final class ClientPlayback<Context: ClientContext> {
         switch request {
         case .discoverServices:
             (opcodes, type, range) = (
-                [.readByGroupTypeRequest, .findByTypeValueRequest], BluetoothUUID(UInt16(0x2800)), 0x0001...0xFFFF
+                [.readByGroupTypeRequest, .findByTypeValueRequest], .primaryService, 0x0001...0xFFFF
             )
         case .discoverIncludedServices(_, let service):
-            (opcodes, type, range) = ([.readByTypeRequest], BluetoothUUID(UInt16(0x2802)), service.handles)
+            (opcodes, type, range) = ([.readByTypeRequest], .includedService, service.handles)
         case .discoverCharacteristics(_, let service):
-            (opcodes, type, range) = ([.readByTypeRequest], CharacteristicDeclaration.type, service.handles)
+            (opcodes, type, range) = ([.readByTypeRequest], .characteristicDeclaration, service.handles)
         case .discoverDescriptors(let characteristic):
             // From the value's handle to the next characteristic's declaration, or the service's end.
             let value = characteristic.valueHandle

@@ -149,7 +149,8 @@ extension ServerPlayback {
         database = services.values.sorted { $0.handle < $1.handle }
         for service in database {
             for characteristic in service.characteristics {
-                for descriptor in characteristic.descriptors where descriptor.uuid == BluetoothUUID(UInt16(0x2902)) {
+                for descriptor in characteristic.descriptors where descriptor.uuid == .clientCharacteristicConfiguration
+                {
                     cccdOwner[descriptor.handle] = characteristic.valueHandle
                 }
             }
@@ -334,7 +335,7 @@ extension ServerPlayback {
             )
             return nil
         }
-        if let short = service.uuid.shortValue, short == 0x1800 || short == 0x1801 { return nil }
+        if service.uuid.isStackService { return nil }
         if let characteristic = service.characteristics.first(where: { $0.valueHandle == handle }) {
             let uuid = CBUUID(bluetoothUUID: characteristic.uuid).uuidString
             noteOnce(
