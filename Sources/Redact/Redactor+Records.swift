@@ -4,10 +4,11 @@ import Wire
 
 /// The records that are not HCI packets: capture tools' notes and index records, and
 /// over-the-air link-layer packets.
-extension Redactor {
+extension RedactorCore {
     /// A Linux monitor or PacketLogger record that is not an HCI packet, or an H4 record that
     /// is none (`type` nil).
-    func other(_ bytes: UnsafeMutableRawBufferPointer, type: CaptureRecord.SourceType?, note: () -> String?) -> String?
+    mutating func other(_ bytes: UnsafeMutableRawBufferPointer, type: CaptureRecord.SourceType?, note: () -> String?)
+        -> String?
     {
         switch type {
         case .linuxMonitor(let opcode):
@@ -43,7 +44,7 @@ extension Redactor {
     /// opcode or event code (2), parameters. The parameters are zeroed whole (they carry
     /// addresses, and keys as they are loaded and made) but a Command Complete or Status event's
     /// command opcode and status.
-    func management(_ bytes: UnsafeMutableRawBufferPointer, event: Bool) {
+    mutating func management(_ bytes: UnsafeMutableRawBufferPointer, event: Bool) {
         guard bytes.count > 6 else { return }
         let code = UInt16(bytes[4]) | UInt16(bytes[5]) << 8
         let start = event && (code == 0x0001 || code == 0x0002) ? min(bytes.count, 9) : 6
@@ -63,7 +64,9 @@ extension Redactor {
     /// An over-the-air packet: its sniffer header and link-layer packet read by the LinkLayer
     /// decoder from the bytes as they were (`original`), the fields changed in `bytes`, the CRC
     /// computed again.
-    func airPacket(_ bytes: UnsafeMutableRawBufferPointer, original: UnsafeRawBufferPointer, record: CaptureRecord)
+    mutating func airPacket(
+        _ bytes: UnsafeMutableRawBufferPointer, original: UnsafeRawBufferPointer, record: CaptureRecord
+    )
         -> String?
     {
         let decoded = air!.decode(original, time: record.timestamp, index: record.index)
@@ -116,7 +119,7 @@ extension Redactor {
     }
 
     /// An advertising physical channel PDU (Core 6.0, Vol 6, Part B, §2.3): header (2), payload.
-    func advertisingPDU(_ pdu: UnsafeMutableRawBufferPointer, type: UInt8, auxiliary: Bool) {
+    mutating func advertisingPDU(_ pdu: UnsafeMutableRawBufferPointer, type: UInt8, auxiliary: Bool) {
         guard pdu.count > 2 else { return }
         let payload = UnsafeMutableRawBufferPointer(rebasing: pdu[2...])
         switch type {
@@ -147,7 +150,7 @@ extension Redactor {
     /// The CRC after a changed PDU, computed again with the CRCInit it was made with: 0x555555
     /// on the advertising channels, the connection's (from its CONNECT_IND) on the data
     /// channels. A CRC that was wrong, or whose CRCInit the capture does not have, is left.
-    func crc(
+    mutating func crc(
         _ bytes: UnsafeMutableRawBufferPointer, original: UnsafeRawBufferPointer, pdu: Range<Int>,
         packet: LinkLayerPacket,
         decoded: LinkLayerRecord

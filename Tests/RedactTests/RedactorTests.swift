@@ -180,4 +180,57 @@ private func address(_ bytes: [UInt8], at offset: Int) -> UInt64 {
             try att([0x1B, 0x99, 0x00, 0x01, 0x02], .received) == [0x1B, 0x99, 0x00, 0, 0],
             "an unknown handle is zeroed")
     }
+
+    @Test(arguments: [1, 600])
+    func aKnownAddressIsFoundInBytesOfUnknownLayoutWhereverItIsAndInEitherOrder(known: Int) throws {
+        // The search skips bytes (AddressSearch): checked against a byte-by-byte search, with one
+        // address known and with 600 (whose pairs of bytes leave fewer to skip).
+        let redactor = Redactor(options: .init(seed: 5))
+        var generator = SplitMix(seed: UInt64(known))
+        var peers: [UInt64] = []
+        for index in 0..<known {
+            let peer = generator.next() & 0x3FFF_FFFF_FFFF | 0xC000_0000_0000
+            peers.append(peer)
+            let bytes = (0..<6).map { UInt8(truncatingIfNeeded: peer >> (8 * UInt64($0))) }
+            let parameters: [UInt8] = [0x01, 0x00, UInt8(index & 0xFF), UInt8(index >> 8 & 0x0F), 0x00, 0x01] + bytes
+            _ = try #require(redacted(redactor, .event, [0x3E, 19] + parameters + [0x18, 0, 0, 0, 0x48, 0, 0]))
+        }
+        var map = AddressMap(seed: 5)
+        for trial in 0..<200 {
+            // A notification's value of random bytes, with a known address in one order or the
+            // other somewhere, and a near miss (the address with one byte changed) elsewhere.
+            var value = (0..<40).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            let peer = peers[trial % peers.count]
+            let reversed = trial % 2 == 1
+            var bytes = (0..<6).map { UInt8(truncatingIfNeeded: peer >> (8 * UInt64($0))) }
+            if reversed { bytes.reverse() }
+            let at = trial % 35
+            value.replaceSubrange(at..<at + 6, with: bytes)
+            var expected = value
+            let replacement = map.map(peer)
+            var replaced = (0..<6).map { UInt8(truncatingIfNeeded: replacement >> (8 * UInt64($0))) }
+            if reversed { replaced.reverse() }
+            expected.replaceSubrange(at..<at + 6, with: replaced)
+            let frame = [UInt8(value.count + 3), 0, 4, 0, 0x1B, 0x10, 0x00] + value
+            let out = try #require(redacted(redactor, .acl, acl(0x40, frame)))
+            #expect(Array(out[11...]) == expected, "trial \(trial): the address at \(at)")
+            var nearMiss = bytes
+            nearMiss[trial % 6] ^= 0x01
+            let missFrame = [9, 0, 4, 0, 0x1B, 0x10, 0x00] + nearMiss
+            #expect(try #require(redacted(redactor, .acl, acl(0x40, missFrame))) == acl(0x40, missFrame))
+        }
+    }
+}
+
+/// SplitMix64: the tests' reproducible random numbers.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }
