@@ -31,8 +31,14 @@ extension RedactorCore {
                 if type >= 0xFD { tally.searchedOnly += 1 }
                 searchKnown(bytes)
                 textAddresses(bytes)
+            case 0x0A where bytes.count >= 14 && bytes[0] & 0xFE == 0x80:
+                linkLayerLog(bytes)
             default:
-                return "a PacketLogger record of type \(hex(type, digits: 1)), whose layout bletrace does not know"
+                // Fewer than 3 bytes hold nothing redact removes (a BR/EDR LAP is 3 bytes, a
+                // passkey 4, an address 6): macOS's 0x0A `F0 00` / `F0 01`, iOS's 0x21 `01`.
+                guard bytes.count < 3 else {
+                    return "a PacketLogger record of type \(hex(type, digits: 1)), whose layout bletrace does not know"
+                }
             }
         case nil:
             return "a record that is no HCI packet (\(note() ?? "unknown"))"
@@ -59,6 +65,29 @@ extension RedactorCore {
             return
         }
         secret(kind, bytes, start, bytes.count - start)
+    }
+
+    /// A PacketLogger 0x0A record of the layout iOS writes in sysdiagnose logs: a
+    /// link-layer control PDU a connection sent (0x80) or received (0x81), as the controller
+    /// logged it. Type (1), clock (4), the peer's address most significant byte first (6), the
+    /// connection handle's low byte (1), a byte (0x04 in every record seen), the control PDU
+    /// (opcode, parameters), a last byte. Formats/pklg.md, "Quirks met in the wild", gives the
+    /// evidence.
+    mutating func linkLayerLog(_ bytes: UnsafeMutableRawBufferPointer) {
+        address(bytes, 5, mostSignificantFirst: true)
+        linkLayerControl(UnsafeMutableRawBufferPointer(rebasing: bytes[13...]))
+    }
+
+    /// A link-layer control PDU, its opcode first (Core 6.0, Vol 6, Part B, §2.4.2): LL_ENC_REQ's
+    /// Rand and EDIV zeroed (its SKDm and IVm, and LL_ENC_RSP's, go in the clear and make no key
+    /// without the LTK); the known addresses looked for in the others (LL_PERIODIC_SYNC_IND
+    /// carries the advertiser's).
+    mutating func linkLayerControl(_ pdu: UnsafeMutableRawBufferPointer) {
+        if pdu.first == 0x03 {
+            secret(.centralIdentification, pdu, 1, 10)
+        } else {
+            searchKnown(pdu)
+        }
     }
 
     /// An over-the-air packet: its sniffer header and link-layer packet read by the LinkLayer
@@ -95,12 +124,7 @@ extension RedactorCore {
             } else {
                 switch data.llid {
                 case .control:
-                    // LL_ENC_REQ: Rand (8), EDIV (2), SKDm, IVm.
-                    if payload.first == 0x03 {
-                        secret(.centralIdentification, payload, 1, 10)
-                    } else {
-                        searchKnown(payload)
-                    }
+                    linkLayerControl(payload)
                 case .start, .continuation:
                     if let reason = l2capFragment(
                         payload, start: data.llid == .start, stream: key,

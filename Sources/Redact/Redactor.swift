@@ -135,19 +135,22 @@ struct RedactorCore {
 
     // MARK: Fields
 
-    /// Replaces the address at `offset`; a cut one is zeroed as far as the bytes go.
-    mutating func address(_ bytes: UnsafeMutableRawBufferPointer, _ offset: Int) {
+    /// Replaces the address at `offset`, its least significant byte first as HCI writes it
+    /// (`mostSignificantFirst`: the other way round); a cut one is zeroed as far as the bytes go.
+    mutating func address(_ bytes: UnsafeMutableRawBufferPointer, _ offset: Int, mostSignificantFirst: Bool = false) {
         guard offset >= 0, offset < bytes.count else { return }
         guard offset + 6 <= bytes.count else {
             zero(bytes, from: offset, to: bytes.count)
             tally.addressesZeroed += 1
             return
         }
+        func at(_ index: Int) -> Int { offset + (mostSignificantFirst ? 5 - index : index) }
         var original: UInt64 = 0
-        for index in 0..<6 { original |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
+        for index in 0..<6 { original |= UInt64(bytes[at(index)]) << (8 * UInt64(index)) }
         if original == 0 || original == 0xFFFF_FFFF_FFFF { return }
         remember(original)
-        addresses.mapInPlace(bytes, at: offset)
+        let replaced = addresses.map(original)
+        for index in 0..<6 { bytes[at(index)] = UInt8(truncatingIfNeeded: replaced >> (8 * UInt64(index))) }
         tally.addressesReplaced += 1
     }
 

@@ -220,6 +220,40 @@ private func address(_ bytes: [UInt8], at offset: Int) -> UInt64 {
             #expect(try #require(redacted(redactor, .acl, acl(0x40, missFrame))) == acl(0x40, missFrame))
         }
     }
+
+    @Test func anIOSLinkLayerLogRecordLosesItsAddressAndEDIVRandAndKeepsItsLayout() throws {
+        let redactor = Redactor(options: .init(seed: 6))
+        func record(_ type: UInt8, _ bytes: [UInt8]) -> [UInt8]? {
+            bytes.withUnsafeBytes { raw in
+                let record = CaptureRecord(
+                    index: 0, fileOffset: 0, timestamp: Timestamp(seconds: 0, microseconds: 0), direction: nil,
+                    kind: .other, originalLength: raw.count, bytes: raw, sourceType: .packetLogger(type: type))
+                return redactor.redact(record).map { Array($0.bytes) }
+            }
+        }
+        // Sent (0x80), clock, the peer F9:1C:52:63:45:3D most significant byte first, handle 0x03,
+        // 0x04, LL_ENC_REQ: Rand, EDIV, SKDm, IVm; a last byte.
+        let peer: [UInt8] = [0xF9, 0x1C, 0x52, 0x63, 0x45, 0x3D]
+        let rand: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8], ediv: [UInt8] = [0x34, 0x12]
+        let skd: [UInt8] = Array(0x40..<0x48), iv: [UInt8] = [0x50, 0x51, 0x52, 0x53]
+        let encReq = [0x80, 0x0B, 0xD2, 0xA9, 0x00] + peer + [0x03, 0x04, 0x03] + rand + ediv + skd + iv + [0x00]
+        let out = try #require(record(0x0A, encReq))
+        #expect(out.count == encReq.count)
+        var map = AddressMap(seed: 6)
+        let replaced = map.map(0xF91C_5263_453D)
+        #expect(Array(out[5..<11]) == (0..<6).map { UInt8(truncatingIfNeeded: replaced >> (8 * UInt64(5 - $0))) })
+        #expect(out[14..<24].allSatisfy { $0 == 0 }, "Rand and EDIV zeroed")
+        #expect(
+            Array(out[0..<5]) + Array(out[11..<14]) + Array(out[24...]) == Array(encReq[0..<5]) + Array(encReq[11..<14])
+                + Array(encReq[24...]))
+        #expect(redactor.tally.found[.centralIdentification] == 1)
+        // macOS's two-byte 0x0A and iOS's one-byte 0x21 stay; a 0x0B of unknown layout is dropped.
+        #expect(record(0x0A, [0xF0, 0x01]) == [0xF0, 0x01])
+        #expect(record(0x21, [0x01]) == [0x01])
+        #expect(record(0x0B, Array(repeating: 0x11, count: 20)) == nil)
+        #expect(record(0x0A, [0x00] + Array(repeating: 0x11, count: 19)) == nil, "not a link-layer log")
+        #expect(redactor.tally.droppedCount == 2)
+    }
 }
 
 /// SplitMix64: the tests' reproducible random numbers.
