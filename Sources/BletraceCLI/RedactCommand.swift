@@ -130,10 +130,10 @@ struct RedactCommand: ParsableCommand {
         }
         let options = RedactionOptions(names: names, values: values, allow: try allowed(), seed: seed)
         let redactor = Redactor(options: options, airLinkType: airType)
-        // A first reading learns every address in the fields bletrace knows, so that the second
-        // finds them in bytes it has no layout for wherever they come (Formats/redact.md). A
-        // fault is met, and said, by the second.
-        let scout = Redactor(options: options, airLinkType: airType)
+        // A first reading (a scout: it reads the fields, searches and writes nothing) learns every
+        // address in the fields bletrace knows, so that the second finds them in bytes it has no
+        // layout for wherever they come (Formats/redact.md). A fault is met, and said, by the second.
+        let scout = Redactor(options: options, airLinkType: airType, scouting: true)
         try? openCapture(source, linkLayer: true).forEach { _ = scout.redact(copy $0) }
         redactor.knowAddresses(of: scout)
         var read = 0

@@ -84,15 +84,16 @@ public struct AddressMap {
     /// each byte from the hash of the name up to it, so that a shortened name (a prefix of the
     /// complete one, as advertising sends it) becomes the prefix of the complete one's.
     func replaceName(_ name: UnsafeRawBufferPointer) -> [UInt8] {
-        var stream = nameStream()
+        let stream = nameStream()
         return name.map { stream.next($0) }
     }
 
     /// A name replaced a byte at a time, for names cut across fragments.
     func nameStream() -> NameStream { NameStream(key: key) }
 
-    /// See ``replaceName(_:)``.
-    struct NameStream {
+    /// See ``replaceName(_:)``. A class: the L2CAP state that holds one, made for each frame,
+    /// stays small (an HMAC's state is some 200 bytes).
+    final class NameStream {
         private var hasher: HMAC<SHA256>
         private static let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
 
@@ -101,7 +102,7 @@ public struct AddressMap {
             hasher.update(data: Array("name".utf8))
         }
 
-        mutating func next(_ byte: UInt8) -> UInt8 {
+        func next(_ byte: UInt8) -> UInt8 {
             hasher.update(data: [byte])
             let code = hasher.finalize()
             return Self.alphabet[Int(code.withUnsafeBytes { $0[0] }) % Self.alphabet.count]

@@ -131,7 +131,7 @@ public struct SecretScanner {
 
     /// `airLinkType`: the link type of an over-the-air capture read as it is (not translated to HCI).
     public init(airLinkType: Int32? = nil) {
-        redactor = Redactor(options: RedactionOptions(seed: 0), airLinkType: airLinkType)
+        redactor = Redactor(options: RedactionOptions(seed: 0), airLinkType: airLinkType, scouting: true)
     }
 
     public func add(_ record: CaptureRecord) { _ = redactor.redact(record) }

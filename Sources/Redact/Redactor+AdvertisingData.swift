@@ -11,10 +11,10 @@ struct ADCarry {
 /// Advertising and extended inquiry response data (Core 6.0, Vol 3, Part C, §11; the types in
 /// the Core Specification Supplement, Part A): addresses in it replaced, secrets zeroed, and
 /// with the options names replaced and manufacturer and service data zeroed.
-extension Redactor {
+extension RedactorCore {
     /// The AD structures in `bytes[from..<to]`. `carry`: the structure a previous fragment
     /// ended inside, and where this one ends inside one; nil for data that is whole.
-    func advertisingData(
+    mutating func advertisingData(
         _ bytes: UnsafeMutableRawBufferPointer, from start: Int, to end: Int, carry: UnsafeMutablePointer<ADCarry>?
     ) {
         let end = min(end, bytes.count)
@@ -55,7 +55,7 @@ extension Redactor {
 
     /// The data of one AD structure of `type`, `count` bytes from `start`; `skip`: how many of
     /// its bytes came before (in an earlier fragment); `cut`: the structure is not whole here.
-    func structure(
+    mutating func structure(
         _ bytes: UnsafeMutableRawBufferPointer, type: UInt8, from start: Int, count: Int, skip: Int, cut: Bool
     ) {
         guard count > 0 else { return }
@@ -92,7 +92,7 @@ extension Redactor {
         }
     }
 
-    private func cutAddress(_ bytes: UnsafeMutableRawBufferPointer, _ start: Int, _ end: Int) {
+    private mutating func cutAddress(_ bytes: UnsafeMutableRawBufferPointer, _ start: Int, _ end: Int) {
         zero(bytes, from: start, to: end)
         tally.addressesZeroed += 1
     }

@@ -3,9 +3,9 @@ import Wire
 /// HCI commands, events and their return parameters, field by field (Core 6.0, Vol 4, Part E,
 /// §7): where the addresses, keys and names are. A packet shorter than its layout has its cut
 /// fields zeroed as far as they go.
-extension Redactor {
+extension RedactorCore {
     /// An HCI command: opcode (2), parameter length (1), parameters.
-    func command(_ packet: UnsafeMutableRawBufferPointer) -> String? {
+    mutating func command(_ packet: UnsafeMutableRawBufferPointer) -> String? {
         guard packet.count >= 3 else { return packet.isEmpty ? nil : "an HCI command shorter than its 3-byte header" }
         let opcode = UInt16(packet[0]) | UInt16(packet[1]) << 8
         let p = UnsafeMutableRawBufferPointer(rebasing: packet[3..<min(packet.count, 3 + Int(packet[2]))])
@@ -87,7 +87,7 @@ extension Redactor {
     }
 
     /// An HCI event: event code (1), parameter length (1), parameters.
-    func event(_ packet: UnsafeMutableRawBufferPointer) -> String? {
+    mutating func event(_ packet: UnsafeMutableRawBufferPointer) -> String? {
         guard packet.count >= 2 else { return packet.isEmpty ? nil : "an HCI event shorter than its 2-byte header" }
         let code = packet[0]
         let p = UnsafeMutableRawBufferPointer(rebasing: packet[2..<min(packet.count, 2 + Int(packet[1]))])
@@ -134,7 +134,7 @@ extension Redactor {
     }
 
     /// Command Complete's return parameters, by the command's opcode.
-    func returnParameters(_ opcode: UInt16, _ r: UnsafeMutableRawBufferPointer) {
+    mutating func returnParameters(_ opcode: UInt16, _ r: UnsafeMutableRawBufferPointer) {
         switch opcode {
         case 0x1009, 0x0408, 0x040B, 0x040C, 0x040D, 0x040E, 0x041A, 0x042B, 0x042C, 0x042D, 0x042E, 0x042F, 0x0430,
             0x0433, 0x0434, 0x0445, 0x202B, 0x202C:
@@ -157,7 +157,7 @@ extension Redactor {
     }
 
     /// An LE Meta event's parameters (Core 6.0, Vol 4, Part E, §7.7.65), the subevent code first.
-    func leMeta(_ p: UnsafeMutableRawBufferPointer) -> String? {
+    mutating func leMeta(_ p: UnsafeMutableRawBufferPointer) -> String? {
         guard !p.isEmpty else { return nil }
         switch p[0] {
         case 0x01:  // Connection Complete: Peer_Address at 6
@@ -208,7 +208,7 @@ extension Redactor {
 
     /// LE Advertising Report: Num_Reports, then each report's Event_Type, Address_Type, Address,
     /// Data_Length, Data, RSSI.
-    func advertisingReports(_ p: UnsafeMutableRawBufferPointer) -> String? {
+    mutating func advertisingReports(_ p: UnsafeMutableRawBufferPointer) -> String? {
         guard p.count >= 2 else { return "an LE Advertising Report with no Num_Reports" }
         var at = 2
         for index in 0..<Int(p[1]) {
@@ -226,7 +226,7 @@ extension Redactor {
     /// LE Extended Advertising Report: Num_Reports, then each report's Event_Type (2),
     /// Address_Type, Address, Primary_PHY, Secondary_PHY, Advertising_SID, TX_Power, RSSI,
     /// Periodic_Advertising_Interval (2), Direct_Address_Type, Direct_Address, Data_Length, Data.
-    func extendedAdvertisingReports(_ p: UnsafeMutableRawBufferPointer) -> String? {
+    mutating func extendedAdvertisingReports(_ p: UnsafeMutableRawBufferPointer) -> String? {
         guard p.count >= 2 else { return "an LE Extended Advertising Report with no Num_Reports" }
         var at = 2
         for index in 0..<Int(p[1]) {
@@ -250,7 +250,7 @@ extension Redactor {
     }
 
     /// ISO data: with `values`, the SDU zeroed after its headers (Core 6.0, Vol 4, Part E, §5.4.5).
-    func iso(_ packet: UnsafeMutableRawBufferPointer) -> String? {
+    mutating func iso(_ packet: UnsafeMutableRawBufferPointer) -> String? {
         guard options.values, packet.count >= 4 else { return nil }
         let timestamped = packet[1] & 0x40 != 0
         let boundary = (packet[1] >> 4) & 0x03
@@ -261,7 +261,7 @@ extension Redactor {
     }
 
     /// An ACL packet: handle and flags (2), data length (2), then a fragment of an L2CAP frame.
-    func acl(_ packet: UnsafeMutableRawBufferPointer, direction: Direction?) -> String? {
+    mutating func acl(_ packet: UnsafeMutableRawBufferPointer, direction: Direction?) -> String? {
         guard packet.count >= 4 else { return packet.isEmpty ? nil : "an ACL packet shorter than its 4-byte header" }
         let handle = UInt16(packet[0]) | UInt16(packet[1] & 0x0F) << 8
         let boundary = (packet[1] >> 4) & 0x03

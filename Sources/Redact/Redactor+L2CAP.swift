@@ -46,25 +46,31 @@ struct GATTKnowledge {
     var pending: [UInt64: (opcode: UInt8, handle: UInt16, type: BluetoothUUID?)] = [:]
 }
 
-extension Redactor {
+extension RedactorCore {
     /// The discovery types whose Read By Type responses are the GATT database itself.
     static let declarations: Set<BluetoothUUID> = Set(
         [0x2800, 0x2801, 0x2802, 0x2803].map { BluetoothUUID(UInt16($0)) })
 
     /// One fragment of an L2CAP frame: `start` when it begins one. `stream` names the connection
     /// and direction, `connection` the connection, `side` the direction (0, 1, or 2 unknown).
-    func l2capFragment(
+    mutating func l2capFragment(
         _ fragment: UnsafeMutableRawBufferPointer, start: Bool, stream key: UInt64, connection: UInt64, side: UInt64
     )
         -> String?
     {
+        // The stream is out of the dictionary while its fragment is read, and goes back only if
+        // its frame goes on: a frame whole in one fragment, the most common, is never put in.
+        var stream: L2CAPStream
         if start {
-            streams[key] = L2CAPStream()
-        } else if fragment.isEmpty {
-            return nil
-        }
-        guard var stream = streams[key] else {
-            return "an L2CAP continuation fragment whose frame's start the capture does not have"
+            // A frame still under way on this stream ends here, cut.
+            if !streams.isEmpty { streams.removeValue(forKey: key) }
+            stream = L2CAPStream()
+        } else {
+            guard !fragment.isEmpty else { return nil }
+            guard let going = streams.removeValue(forKey: key) else {
+                return "an L2CAP continuation fragment whose frame's start the capture does not have"
+            }
+            stream = going
         }
         let count = fragment.count
         var index = 0
@@ -82,7 +88,6 @@ extension Redactor {
                 if stream.position == 4, stream.length == 0 {
                     finish(&stream, connection: connection, side: side)
                     zero(fragment, from: index, to: count)
-                    streams[key] = nil
                     return nil
                 }
                 continue
@@ -118,7 +123,6 @@ extension Redactor {
                 finish(&stream, connection: connection, side: side)
                 // Bytes after the frame's end belong to none: zeroed.
                 zero(fragment, from: index, to: count)
-                streams[key] = nil
                 return nil
             }
         }
@@ -127,7 +131,7 @@ extension Redactor {
     }
 
     /// A frame is whole: count its keys, learn what it says of the GATT handles.
-    func finish(_ stream: inout L2CAPStream, connection: UInt64, side: UInt64) {
+    mutating func finish(_ stream: inout L2CAPStream, connection: UInt64, side: UInt64) {
         let payload = stream.original
         switch stream.channel {
         case 6, 7:
@@ -164,7 +168,7 @@ extension Redactor {
 
     /// SMP (Core 6.0, Vol 3, Part H, §3): the keys and pairing values zeroed, the identity
     /// address replaced. `at`: where `chunk` starts in the frame's payload.
-    func smp(_ chunk: UnsafeMutableRawBufferPointer, at: Int, stream: inout L2CAPStream) {
+    mutating func smp(_ chunk: UnsafeMutableRawBufferPointer, at: Int, stream: inout L2CAPStream) {
         guard let opcode = stream.original.first else { return }
         if Self.smpSecret(opcode) != nil {
             zero(chunk, from: at == 0 ? 1 : 0, to: chunk.count)
@@ -184,7 +188,7 @@ extension Redactor {
 
     /// ATT with names or values: each byte of a value zeroed or replaced as its attribute's
     /// type and the options say.
-    func att(
+    mutating func att(
         _ chunk: UnsafeMutableRawBufferPointer, at: Int, stream: inout L2CAPStream, connection: UInt64, side: UInt64
     ) {
         var walker = stream.att
@@ -308,7 +312,7 @@ extension Redactor {
     static func otherSide(_ side: UInt64) -> UInt64 { side == 2 ? 2 : 1 - side }
 
     /// Learns from a whole ATT PDU as it was: a request's handle or type, discovery's handles.
-    func learn(_ pdu: [UInt8], connection: UInt64, side: UInt64) {
+    mutating func learn(_ pdu: [UInt8], connection: UInt64, side: UInt64) {
         var knowledge = gatt[connection] ?? GATTKnowledge()
         defer { gatt[connection] = knowledge }
         let opcode = pdu[0]
@@ -357,7 +361,7 @@ extension Redactor {
     }
 
     /// A connection ended (Disconnection Complete): its frames under way and its handles go.
-    func forget(handle: UInt16) {
+    mutating func forget(handle: UInt16) {
         for side: UInt64 in 0...2 { streams[UInt64(handle) | side << 16] = nil }
         gatt[UInt64(handle)] = nil
     }

@@ -4,10 +4,11 @@ import Wire
 
 /// The records that are not HCI packets: capture tools' notes and index records, and
 /// over-the-air link-layer packets.
-extension Redactor {
+extension RedactorCore {
     /// A Linux monitor or PacketLogger record that is not an HCI packet, or an H4 record that
     /// is none (`type` nil).
-    func other(_ bytes: UnsafeMutableRawBufferPointer, type: CaptureRecord.SourceType?, note: () -> String?) -> String?
+    mutating func other(_ bytes: UnsafeMutableRawBufferPointer, type: CaptureRecord.SourceType?, note: () -> String?)
+        -> String?
     {
         switch type {
         case .linuxMonitor(let opcode):
@@ -30,8 +31,14 @@ extension Redactor {
                 if type >= 0xFD { tally.searchedOnly += 1 }
                 searchKnown(bytes)
                 textAddresses(bytes)
+            case 0x0A where bytes.count >= 14 && bytes[0] & 0xFE == 0x80:
+                linkLayerLog(bytes)
             default:
-                return "a PacketLogger record of type \(hex(type, digits: 1)), whose layout bletrace does not know"
+                // Fewer than 3 bytes hold nothing redact removes (a BR/EDR LAP is 3 bytes, a
+                // passkey 4, an address 6): macOS's 0x0A `F0 00` / `F0 01`, iOS's 0x21 `01`.
+                guard bytes.count < 3 else {
+                    return "a PacketLogger record of type \(hex(type, digits: 1)), whose layout bletrace does not know"
+                }
             }
         case nil:
             return "a record that is no HCI packet (\(note() ?? "unknown"))"
@@ -43,7 +50,7 @@ extension Redactor {
     /// opcode or event code (2), parameters. The parameters are zeroed whole (they carry
     /// addresses, and keys as they are loaded and made) but a Command Complete or Status event's
     /// command opcode and status.
-    func management(_ bytes: UnsafeMutableRawBufferPointer, event: Bool) {
+    mutating func management(_ bytes: UnsafeMutableRawBufferPointer, event: Bool) {
         guard bytes.count > 6 else { return }
         let code = UInt16(bytes[4]) | UInt16(bytes[5]) << 8
         let start = event && (code == 0x0001 || code == 0x0002) ? min(bytes.count, 9) : 6
@@ -60,10 +67,35 @@ extension Redactor {
         secret(kind, bytes, start, bytes.count - start)
     }
 
+    /// A PacketLogger 0x0A record of the layout iOS writes in sysdiagnose logs: a
+    /// link-layer control PDU a connection sent (0x80) or received (0x81), as the controller
+    /// logged it. Type (1), clock (4), the peer's address most significant byte first (6), the
+    /// connection handle's low byte (1), a byte (0x04 in every record seen), the control PDU
+    /// (opcode, parameters), a last byte. Formats/pklg.md, "Quirks met in the wild", gives the
+    /// evidence.
+    mutating func linkLayerLog(_ bytes: UnsafeMutableRawBufferPointer) {
+        address(bytes, 5, mostSignificantFirst: true)
+        linkLayerControl(UnsafeMutableRawBufferPointer(rebasing: bytes[13...]))
+    }
+
+    /// A link-layer control PDU, its opcode first (Core 6.0, Vol 6, Part B, §2.4.2): LL_ENC_REQ's
+    /// Rand and EDIV zeroed (its SKDm and IVm, and LL_ENC_RSP's, go in the clear and make no key
+    /// without the LTK); the known addresses looked for in the others (LL_PERIODIC_SYNC_IND
+    /// carries the advertiser's).
+    mutating func linkLayerControl(_ pdu: UnsafeMutableRawBufferPointer) {
+        if pdu.first == 0x03 {
+            secret(.centralIdentification, pdu, 1, 10)
+        } else {
+            searchKnown(pdu)
+        }
+    }
+
     /// An over-the-air packet: its sniffer header and link-layer packet read by the LinkLayer
     /// decoder from the bytes as they were (`original`), the fields changed in `bytes`, the CRC
     /// computed again.
-    func airPacket(_ bytes: UnsafeMutableRawBufferPointer, original: UnsafeRawBufferPointer, record: CaptureRecord)
+    mutating func airPacket(
+        _ bytes: UnsafeMutableRawBufferPointer, original: UnsafeRawBufferPointer, record: CaptureRecord
+    )
         -> String?
     {
         let decoded = air!.decode(original, time: record.timestamp, index: record.index)
@@ -92,12 +124,7 @@ extension Redactor {
             } else {
                 switch data.llid {
                 case .control:
-                    // LL_ENC_REQ: Rand (8), EDIV (2), SKDm, IVm.
-                    if payload.first == 0x03 {
-                        secret(.centralIdentification, payload, 1, 10)
-                    } else {
-                        searchKnown(payload)
-                    }
+                    linkLayerControl(payload)
                 case .start, .continuation:
                     if let reason = l2capFragment(
                         payload, start: data.llid == .start, stream: key,
@@ -116,7 +143,7 @@ extension Redactor {
     }
 
     /// An advertising physical channel PDU (Core 6.0, Vol 6, Part B, §2.3): header (2), payload.
-    func advertisingPDU(_ pdu: UnsafeMutableRawBufferPointer, type: UInt8, auxiliary: Bool) {
+    mutating func advertisingPDU(_ pdu: UnsafeMutableRawBufferPointer, type: UInt8, auxiliary: Bool) {
         guard pdu.count > 2 else { return }
         let payload = UnsafeMutableRawBufferPointer(rebasing: pdu[2...])
         switch type {
@@ -147,7 +174,7 @@ extension Redactor {
     /// The CRC after a changed PDU, computed again with the CRCInit it was made with: 0x555555
     /// on the advertising channels, the connection's (from its CONNECT_IND) on the data
     /// channels. A CRC that was wrong, or whose CRCInit the capture does not have, is left.
-    func crc(
+    mutating func crc(
         _ bytes: UnsafeMutableRawBufferPointer, original: UnsafeRawBufferPointer, pdu: Range<Int>,
         packet: LinkLayerPacket,
         decoded: LinkLayerRecord

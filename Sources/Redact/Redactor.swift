@@ -18,13 +18,57 @@ import Wire
 /// layout it does not know (vendor commands and events) is written with every address already
 /// met replaced wherever its bytes appear.
 public final class Redactor {
-    public let options: RedactionOptions
-    public internal(set) var addresses: AddressMap
-    public internal(set) var tally = RedactionTally()
+    public var options: RedactionOptions { core.pointee.options }
+    public var addresses: AddressMap { core.pointee.addresses }
+    public var tally: RedactionTally { core.pointee.tally }
     /// The pcap link type of an over-the-air capture (251, 256, 272); nil for HCI captures.
     public let airLinkType: Int32?
 
-    var buffer: UnsafeMutableRawBufferPointer
+    /// The state and the work, a struct behind a pointer: Swift checks each access to a class's
+    /// stored `var` for exclusivity as the program runs, and a struct's, passed `inout`, as it
+    /// compiles (the run-time checks took a sixth of redact's time when the state was this
+    /// class's properties, and 6 % when it was one property).
+    let core: UnsafeMutablePointer<RedactorCore>
+
+    /// `airLinkType`: the capture's pcap link type when it is an over-the-air one (251, 256, 272).
+    /// `scouting`: a first reading that only learns the addresses and names of the fields it
+    /// knows, for ``knowAddresses(of:)``; it does not search bytes of unknown layout, and what
+    /// it returns is not to be written. Its tally counts the keys and identity addresses (what
+    /// ``SecretScanner`` needs), not the addresses found by that search.
+    public init(options: RedactionOptions = .init(), airLinkType: Int32? = nil, scouting: Bool = false) {
+        core = .allocate(capacity: 1)
+        core.initialize(to: RedactorCore(options: options, airLinkType: airLinkType, scouting: scouting))
+        self.airLinkType = airLinkType
+    }
+
+    deinit {
+        core.pointee.buffer.deallocate()
+        core.deinitialize(count: 1)
+        core.deallocate()
+    }
+
+    /// The record redacted, its bytes in this redactor's buffer (valid until the next call), or
+    /// nil when it is dropped (``tally`` says why).
+    public func redact(_ record: CaptureRecord) -> CaptureRecord? { core.pointee.redact(record) }
+
+    /// Takes every address `scout` met in the fields it knows: a redactor that read the whole
+    /// capture first. An address is then found in bytes of unknown layout (vendor events,
+    /// manufacturer data) even where they come before the first record that shows it in a
+    /// field of known layout.
+    public func knowAddresses(of scout: Redactor) {
+        for address in scout.core.pointee.knownForward { core.pointee.remember(address) }
+        for name in scout.core.pointee.knownNames { core.pointee.rememberName(name) }
+    }
+}
+
+/// ``Redactor``'s state and its reading of the fields (this file and the `Redactor+` ones).
+struct RedactorCore {
+    let options: RedactionOptions
+    var addresses: AddressMap
+    var tally = RedactionTally()
+    /// A first reading that only learns (``Redactor/init(options:airLinkType:scouting:)``).
+    let scouting: Bool
+
     /// L2CAP frames under way, by connection and direction (``streamKey(_:_:)``).
     var streams: [UInt64: L2CAPStream] = [:]
     /// Per connection: what GATT discovery told of its handles, and each side's open request.
@@ -32,11 +76,10 @@ public final class Redactor {
     /// Advertising data cut across commands or reports: the AD structure under way, by set.
     var carries: [UInt64: ADCarry] = [:]
     /// The addresses replaced so far, as their six bytes read least significant first and in
-    /// the other byte order, and the first two bytes of both as a bit set: the search in records
-    /// of unknown layout.
+    /// the other byte order: the search in records of unknown layout (``searchKnown(_:)``).
     var knownForward: Set<UInt64> = []
     var knownReversed: Set<UInt64> = []
-    var knownPrefix = [UInt64](repeating: 0, count: 1024)
+    var search = AddressSearch()
     /// With `names`: the names replaced so far (4 bytes or more), looked for in the same bytes,
     /// and their first bytes as a bit set.
     var knownNames: Set<[UInt8]> = []
@@ -46,20 +89,18 @@ public final class Redactor {
     /// retransmission the same way.
     var lastAirPayload: [UInt64: (original: [UInt8], written: [UInt8])] = [:]
 
-    /// `airLinkType`: the capture's pcap link type when it is an over-the-air one (251, 256, 272).
-    public init(options: RedactionOptions = .init(), airLinkType: Int32? = nil) {
+    /// The redacted record's bytes; ``Redactor`` deallocates it.
+    var buffer: UnsafeMutableRawBufferPointer = .allocate(byteCount: 4096, alignment: 8)
+
+    init(options: RedactionOptions, airLinkType: Int32?, scouting: Bool) {
         self.options = options
         addresses = options.seed.map { AddressMap(seed: $0) } ?? AddressMap()
-        self.airLinkType = airLinkType
         air = airLinkType.map { LinkLayerDecoder(linkType: $0) }
-        buffer = .allocate(byteCount: 4096, alignment: 8)
+        self.scouting = scouting
     }
 
-    deinit { buffer.deallocate() }
-
-    /// The record redacted, its bytes in this redactor's buffer (valid until the next call), or
-    /// nil when it is dropped (``tally`` says why).
-    public func redact(_ record: CaptureRecord) -> CaptureRecord? {
+    /// See ``Redactor/redact(_:)``.
+    mutating func redact(_ record: CaptureRecord) -> CaptureRecord? {
         let count = record.bytes.count
         if count > buffer.count {
             buffer.deallocate()
@@ -73,7 +114,7 @@ public final class Redactor {
         case .event: reason = event(bytes)
         case .acl: reason = acl(bytes, direction: record.direction)
         case .sco:
-            if options.values, count > 3 { zeroValue(bytes, from: 3, to: count) }
+            if options.values, bytes.count > 3 { zeroValue(bytes, from: 3, to: bytes.count) }
             reason = nil
         case .iso: reason = iso(bytes)
         case .other:
@@ -94,29 +135,32 @@ public final class Redactor {
 
     // MARK: Fields
 
-    /// Replaces the address at `offset`; a cut one is zeroed as far as the bytes go.
-    func address(_ bytes: UnsafeMutableRawBufferPointer, _ offset: Int) {
+    /// Replaces the address at `offset`, its least significant byte first as HCI writes it
+    /// (`mostSignificantFirst`: the other way round); a cut one is zeroed as far as the bytes go.
+    mutating func address(_ bytes: UnsafeMutableRawBufferPointer, _ offset: Int, mostSignificantFirst: Bool = false) {
         guard offset >= 0, offset < bytes.count else { return }
         guard offset + 6 <= bytes.count else {
             zero(bytes, from: offset, to: bytes.count)
             tally.addressesZeroed += 1
             return
         }
+        func at(_ index: Int) -> Int { offset + (mostSignificantFirst ? 5 - index : index) }
         var original: UInt64 = 0
-        for index in 0..<6 { original |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
+        for index in 0..<6 { original |= UInt64(bytes[at(index)]) << (8 * UInt64(index)) }
         if original == 0 || original == 0xFFFF_FFFF_FFFF { return }
         remember(original)
-        addresses.mapInPlace(bytes, at: offset)
+        let replaced = addresses.map(original)
+        for index in 0..<6 { bytes[at(index)] = UInt8(truncatingIfNeeded: replaced >> (8 * UInt64(index))) }
         tally.addressesReplaced += 1
     }
 
     /// `count` addresses one after another from `offset`.
-    func addresses(_ bytes: UnsafeMutableRawBufferPointer, _ offset: Int, count: Int) {
+    mutating func addresses(_ bytes: UnsafeMutableRawBufferPointer, _ offset: Int, count: Int) {
         for index in 0..<count { address(bytes, offset + 6 * index) }
     }
 
     /// Zeroes the secret in `offset..<offset+length`, as far as the bytes go.
-    func secret(
+    mutating func secret(
         _ kind: SecretKind, _ bytes: UnsafeMutableRawBufferPointer, _ offset: Int, _ length: Int, found: Bool = true
     ) {
         let end = min(bytes.count, offset + length)
@@ -125,7 +169,7 @@ public final class Redactor {
     }
 
     /// Replaces a name of at most `length` bytes (up to its first NUL) with `names`.
-    func name(_ bytes: UnsafeMutableRawBufferPointer, _ offset: Int, _ length: Int) {
+    mutating func name(_ bytes: UnsafeMutableRawBufferPointer, _ offset: Int, _ length: Int) {
         guard options.names else { return }
         var end = min(bytes.count, offset + length)
         guard offset >= 0, offset < end else { return }
@@ -139,7 +183,7 @@ public final class Redactor {
     }
 
     /// Zeroes a value field (with `values`).
-    func zeroValue(_ bytes: UnsafeMutableRawBufferPointer, from start: Int, to end: Int) {
+    mutating func zeroValue(_ bytes: UnsafeMutableRawBufferPointer, from start: Int, to end: Int) {
         let end = min(end, bytes.count)
         guard start >= 0, start < end else { return }
         zero(bytes, from: start, to: end)
@@ -153,22 +197,13 @@ public final class Redactor {
 
     // MARK: Addresses in bytes of unknown layout
 
-    /// Takes every address `scout` met in the fields it knows: a redactor that read the whole
-    /// capture first. An address is then found in bytes of unknown layout (vendor events,
-    /// manufacturer data) even where they come before the first record that shows it in a
-    /// field of known layout.
-    public func knowAddresses(of scout: Redactor) {
-        for address in scout.knownForward { remember(address) }
-        for name in scout.knownNames { rememberName(name) }
-    }
-
-    func rememberName(_ name: [UInt8]) {
+    mutating func rememberName(_ name: [UInt8]) {
         guard name.count >= 4, knownNames.insert(name).inserted else { return }
         nameStarts[Int(name[0]) >> 6] |= 1 << UInt64(name[0] & 63)
     }
 
     /// With `names`: replaces every name already met wherever it appears in `bytes`.
-    func searchNames(_ bytes: UnsafeMutableRawBufferPointer) {
+    mutating func searchNames(_ bytes: UnsafeMutableRawBufferPointer) {
         guard !knownNames.isEmpty else { return }
         var index = 0
         while index < bytes.count {
@@ -192,35 +227,29 @@ public final class Redactor {
         }
     }
 
-    func remember(_ address: UInt64) {
+    mutating func remember(_ address: UInt64) {
         guard knownForward.insert(address).inserted else { return }
         var reversed: UInt64 = 0
         for index in 0..<6 { reversed |= (address >> (8 * UInt64(index)) & 0xFF) << (8 * UInt64(5 - index)) }
         knownReversed.insert(reversed)
-        for value in [address, reversed] {
-            let prefix = Int(value & 0xFFFF)
-            knownPrefix[prefix >> 6] |= 1 << UInt64(prefix & 63)
-        }
+        search.add(address)
+        search.add(reversed)
     }
 
     /// Replaces every address already met wherever its six bytes appear in `bytes`, in either
-    /// byte order (the other order written as the replacement's in that order).
-    func searchKnown(_ bytes: UnsafeMutableRawBufferPointer) {
+    /// byte order (the other order written as the replacement's in that order). A scout does not.
+    mutating func searchKnown(_ bytes: UnsafeMutableRawBufferPointer) {
+        guard !scouting else { return }
         if options.names { searchNames(bytes) }
-        guard bytes.count >= 6, !knownForward.isEmpty else { return }
-        var index = 0
-        while index + 6 <= bytes.count {
-            let prefix = Int(bytes[index]) | Int(bytes[index + 1]) << 8
-            guard knownPrefix[prefix >> 6] & (1 << UInt64(prefix & 63)) != 0 else {
-                index += 1
-                continue
-            }
+        guard !knownForward.isEmpty else { return }
+        var from = 0
+        while let index = search.candidate(in: UnsafeRawBufferPointer(bytes), from: from) {
             var value: UInt64 = 0
             for offset in 0..<6 { value |= UInt64(bytes[index + offset]) << (8 * UInt64(offset)) }
             if knownForward.contains(value) {
                 addresses.mapInPlace(bytes, at: index)
                 tally.addressesReplaced += 1
-                index += 6
+                from = index + 6
             } else if knownReversed.contains(value) {
                 var original: UInt64 = 0
                 for offset in 0..<6 { original |= UInt64(bytes[index + 5 - offset]) << (8 * UInt64(offset)) }
@@ -229,9 +258,9 @@ public final class Redactor {
                     bytes[index + 5 - offset] = UInt8(truncatingIfNeeded: replaced >> (8 * UInt64(offset)))
                 }
                 tally.addressesReplaced += 1
-                index += 6
+                from = index + 6
             } else {
-                index += 1
+                from = index + 1
             }
         }
     }
@@ -239,7 +268,7 @@ public final class Redactor {
     // MARK: Text
 
     /// Replaces every address written as text (`AA:BB:CC:DD:EE:FF`, either case) in `bytes`.
-    func textAddresses(_ bytes: UnsafeMutableRawBufferPointer) {
+    mutating func textAddresses(_ bytes: UnsafeMutableRawBufferPointer) {
         guard bytes.count >= 17 else { return }
         var index = 0
         while index + 17 <= bytes.count {

@@ -404,6 +404,66 @@ import Wire
                 && one.mapping["F0:F1:F2:F3:F4:05"] != two.mapping["F0:F1:F2:F3:F4:05"])
     }
 
+    @Test func packetLoggerLinkLayerLogsAreRedactedAndTheirTinyRecordsKept() throws {
+        // A big-endian PacketLogger file as iOS sysdiagnose logs write it: an LE Enhanced Connection
+        // Complete with the peer F9:1C:52:63:45:3D on handle 0x0403; 0x0A link-layer logs of that
+        // connection (LL_VERSION_IND, LL_ENC_REQ) and of one the capture never shows begin
+        // (0C:7E:24:31:3A:F6, LL_PING_REQ); macOS's two-byte 0x0A; iOS's one-byte 0x21; a 0x0B
+        // of no known layout.
+        func record(_ type: UInt8, _ payload: [UInt8], second: UInt32) -> [UInt8] {
+            let length = UInt32(9 + payload.count)
+            return [length, second, 0].flatMap { word in
+                (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * $0)) }
+            }
+                + [type] + payload
+        }
+        let peer: [UInt8] = [0xF9, 0x1C, 0x52, 0x63, 0x45, 0x3D]  // most significant first
+        let hidden: [UInt8] = [0x0C, 0x7E, 0x24, 0x31, 0x3A, 0xF6]
+        let rand: [UInt8] = [0x91, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98], ediv: [UInt8] = [0xE1, 0xE2]
+        let connection: [UInt8] =
+            [0x3E, 31, 0x0A, 0x00, 0x03, 0x04, 0x00, 0x01] + peer.reversed() + Array(repeating: 0, count: 12)
+            + [0x18, 0, 0, 0, 0x48, 0, 0x01]
+        let log = { (direction: UInt8, address: [UInt8], handle: UInt8, pdu: [UInt8]) in
+            [direction, 0x0B, 0xD2, 0xA9, 0x00] + address + [handle, 0x04] + pdu + [0x0E]
+        }
+        let version = log(0x80, peer, 0x03, [0x0C, 0x0E, 0x4C, 0x00, 0x00, 0x1E])
+        let encryption = log(0x80, peer, 0x03, [0x03] + rand + ediv + Array(0x40..<0x48) + [0x50, 0x51, 0x52, 0x53])
+        let ping = log(0x81, hidden, 0x01, [0x12])
+        let file = [
+            record(0x01, connection, second: 1), record(0x0A, version, second: 2),
+            record(0x0A, [0xF0, 0x01], second: 2),
+            record(0x0A, encryption, second: 3), record(0x0A, ping, second: 4), record(0x21, [0x01], second: 5),
+            record(0x0B, Array(repeating: 0x22, count: 20), second: 6),
+        ].flatMap { $0 }
+        let path = try Fixtures.temporaryFile(file, name: "sysdiagnose-like.pklg")
+        #expect(try bletrace("info", path).stdout.contains("1 EDIV/Rand"))
+        let redaction = try Self.redact(
+            path, into: Self.directory.appendingPathComponent("pklg-link-layer"), seed: 7)
+        #expect(redaction.status == 1)
+        #expect(redaction.stderr.contains("1 record of 7 dropped"), "\(redaction.stderr)")
+        #expect(redaction.stderr.contains("type 0xb"), "\(redaction.stderr)")
+        let records = Self.records(redaction.redacted)
+        #expect(
+            records.map(\.bytes.count) == [connection, version, [0xF0, 0x01], encryption, ping, [0x01]].map(\.count))
+        guard records.count == 6 else { return }
+        let output = try Fixtures.contents(redaction.redacted)
+        for secret in [peer, hidden, rand] {
+            #expect(!output.contains(secret) && !output.contains(Array(secret.reversed())), "\(hex(secret)) remains")
+        }
+        // The peer's replacement is the same in the HCI event and in the logs, written their way round.
+        let replacement = try #require(redaction.mapping["F9:1C:52:63:45:3D"])
+        let replaced = try #require(BluetoothAddress(replacement)).littleEndianBytes
+        #expect(Array(records[0].bytes[8..<14]) == replaced)
+        #expect(Array(records[1].bytes[5..<11]) == replaced.reversed())
+        #expect(Array(records[3].bytes[5..<11]) == replaced.reversed())
+        #expect(redaction.mapping["0C:7E:24:31:3A:F6"] != nil)
+        #expect(records[3].bytes[14..<24].allSatisfy { $0 == 0 }, "Rand and EDIV zeroed")
+        #expect(Array(records[3].bytes[24...]) == Array(encryption[24...]), "SKDm and IVm stay")
+        #expect(Array(records[1].bytes[11...]) == Array(version[11...]), "LL_VERSION_IND stays")
+        #expect(records[2].bytes == [0xF0, 0x01] && records[5].bytes == [0x01])
+        #expect(!(try bletrace("info", redaction.redacted)).stdout.contains("EDIV/Rand"))
+    }
+
     // MARK: Helpers
 
     static func canonical(_ value: Any) -> String {

@@ -180,4 +180,91 @@ private func address(_ bytes: [UInt8], at offset: Int) -> UInt64 {
             try att([0x1B, 0x99, 0x00, 0x01, 0x02], .received) == [0x1B, 0x99, 0x00, 0, 0],
             "an unknown handle is zeroed")
     }
+
+    @Test(arguments: [1, 600])
+    func aKnownAddressIsFoundInBytesOfUnknownLayoutWhereverItIsAndInEitherOrder(known: Int) throws {
+        // The search skips bytes (AddressSearch): checked against a byte-by-byte search, with one
+        // address known and with 600 (whose pairs of bytes leave fewer to skip).
+        let redactor = Redactor(options: .init(seed: 5))
+        var generator = SplitMix(seed: UInt64(known))
+        var peers: [UInt64] = []
+        for index in 0..<known {
+            let peer = generator.next() & 0x3FFF_FFFF_FFFF | 0xC000_0000_0000
+            peers.append(peer)
+            let bytes = (0..<6).map { UInt8(truncatingIfNeeded: peer >> (8 * UInt64($0))) }
+            let parameters: [UInt8] = [0x01, 0x00, UInt8(index & 0xFF), UInt8(index >> 8 & 0x0F), 0x00, 0x01] + bytes
+            _ = try #require(redacted(redactor, .event, [0x3E, 19] + parameters + [0x18, 0, 0, 0, 0x48, 0, 0]))
+        }
+        var map = AddressMap(seed: 5)
+        for trial in 0..<200 {
+            // A notification's value of random bytes, with a known address in one order or the
+            // other somewhere, and a near miss (the address with one byte changed) elsewhere.
+            var value = (0..<40).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            let peer = peers[trial % peers.count]
+            let reversed = trial % 2 == 1
+            var bytes = (0..<6).map { UInt8(truncatingIfNeeded: peer >> (8 * UInt64($0))) }
+            if reversed { bytes.reverse() }
+            let at = trial % 35
+            value.replaceSubrange(at..<at + 6, with: bytes)
+            var expected = value
+            let replacement = map.map(peer)
+            var replaced = (0..<6).map { UInt8(truncatingIfNeeded: replacement >> (8 * UInt64($0))) }
+            if reversed { replaced.reverse() }
+            expected.replaceSubrange(at..<at + 6, with: replaced)
+            let frame = [UInt8(value.count + 3), 0, 4, 0, 0x1B, 0x10, 0x00] + value
+            let out = try #require(redacted(redactor, .acl, acl(0x40, frame)))
+            #expect(Array(out[11...]) == expected, "trial \(trial): the address at \(at)")
+            var nearMiss = bytes
+            nearMiss[trial % 6] ^= 0x01
+            let missFrame = [9, 0, 4, 0, 0x1B, 0x10, 0x00] + nearMiss
+            #expect(try #require(redacted(redactor, .acl, acl(0x40, missFrame))) == acl(0x40, missFrame))
+        }
+    }
+
+    @Test func anIOSLinkLayerLogRecordLosesItsAddressAndEDIVRandAndKeepsItsLayout() throws {
+        let redactor = Redactor(options: .init(seed: 6))
+        func record(_ type: UInt8, _ bytes: [UInt8]) -> [UInt8]? {
+            bytes.withUnsafeBytes { raw in
+                let record = CaptureRecord(
+                    index: 0, fileOffset: 0, timestamp: Timestamp(seconds: 0, microseconds: 0), direction: nil,
+                    kind: .other, originalLength: raw.count, bytes: raw, sourceType: .packetLogger(type: type))
+                return redactor.redact(record).map { Array($0.bytes) }
+            }
+        }
+        // Sent (0x80), clock, the peer F9:1C:52:63:45:3D most significant byte first, handle 0x03,
+        // 0x04, LL_ENC_REQ: Rand, EDIV, SKDm, IVm; a last byte.
+        let peer: [UInt8] = [0xF9, 0x1C, 0x52, 0x63, 0x45, 0x3D]
+        let rand: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8], ediv: [UInt8] = [0x34, 0x12]
+        let skd: [UInt8] = Array(0x40..<0x48), iv: [UInt8] = [0x50, 0x51, 0x52, 0x53]
+        let encReq = [0x80, 0x0B, 0xD2, 0xA9, 0x00] + peer + [0x03, 0x04, 0x03] + rand + ediv + skd + iv + [0x00]
+        let out = try #require(record(0x0A, encReq))
+        #expect(out.count == encReq.count)
+        var map = AddressMap(seed: 6)
+        let replaced = map.map(0xF91C_5263_453D)
+        #expect(Array(out[5..<11]) == (0..<6).map { UInt8(truncatingIfNeeded: replaced >> (8 * UInt64(5 - $0))) })
+        #expect(out[14..<24].allSatisfy { $0 == 0 }, "Rand and EDIV zeroed")
+        #expect(
+            Array(out[0..<5]) + Array(out[11..<14]) + Array(out[24...]) == Array(encReq[0..<5]) + Array(encReq[11..<14])
+                + Array(encReq[24...]))
+        #expect(redactor.tally.found[.centralIdentification] == 1)
+        // macOS's two-byte 0x0A and iOS's one-byte 0x21 stay; a 0x0B of unknown layout is dropped.
+        #expect(record(0x0A, [0xF0, 0x01]) == [0xF0, 0x01])
+        #expect(record(0x21, [0x01]) == [0x01])
+        #expect(record(0x0B, Array(repeating: 0x11, count: 20)) == nil)
+        #expect(record(0x0A, [0x00] + Array(repeating: 0x11, count: 19)) == nil, "not a link-layer log")
+        #expect(redactor.tally.droppedCount == 2)
+    }
+}
+
+/// SplitMix64: the tests' reproducible random numbers.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }
