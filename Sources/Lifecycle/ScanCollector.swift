@@ -32,6 +32,13 @@ public struct Scan: Hashable, Sendable, Codable {
         public var reports = 0
         public var firstSeen: Timestamp
         public var lastSeen: Timestamp
+        /// The record of its first report in this scan (for a finding's evidence; not encoded:
+        /// a cassette's scans stay as they were).
+        public var firstRecord: Int? = nil
+
+        enum CodingKeys: String, CodingKey {
+            case address, addressType, name, serviceUUIDs, connectable, rssiMin, rssiMax, reports, firstSeen, lastSeen
+        }
     }
 }
 
@@ -252,8 +259,8 @@ public struct ScanCollector {
             deviceIndex[address] = index
             scans[scan].devices.append(
                 Scan.Device(
-                    address: address, addressType: addressType, firstSeen: record.timestamp, lastSeen: record.timestamp)
-            )
+                    address: address, addressType: addressType, firstSeen: record.timestamp, lastSeen: record.timestamp,
+                    firstRecord: record.index))
         }
         var device = scans[scan].devices[index]
         device.reports += 1
