@@ -59,7 +59,7 @@ extension DiagnosisCollector {
                 "\(peer) ended the link (\(name)\(hex(reason.rawValue, digits: 2)), frame \(end + 1)) \(seconds(gap)) after \(done.what) completed (\(done.frames)), and sent nothing in between: the timing points at \(done.cause).",
             coreBluetooth: disconnectionCallback(c), android: c.android,
             lookAt: done.lookAt,
-            values: ["seconds_after": (gap * 1_000_000).rounded() / 1_000_000])
+            values: ["after_s": (gap * 1_000_000).rounded() / 1_000_000])
     }
 
     /// The last procedure that completed on `c` before record `end`: an MTU exchange, a PHY
@@ -69,13 +69,13 @@ extension DiagnosisCollector {
         func consider(_ done: Completed) {
             if done.record < end, done.record > last?.record ?? -1 { last = done }
         }
-        func started(_ name: String, _ record: Int) -> Int? {
-            trail?.completed.first { $0.name == name && $0.completeRecord == record }?.record
+        func started(_ last: DiagnosisCollector.Procedure?, _ record: Int) -> Int? {
+            last?.completeRecord == record ? last?.record : nil
         }
         for change in c.changes where change.record < end {
             switch change.kind {
             case .phy(let tx, let rx):
-                let start = started("PHY update", change.record)
+                let start = started(trail?.lastPHYUpdate, change.record)
                 let phys =
                     tx == rx ? "\(Self.phyName(tx)) both ways" : "\(Self.phyName(tx)) out, \(Self.phyName(rx)) in"
                 consider(
@@ -88,7 +88,7 @@ extension DiagnosisCollector {
                             "the accessory's PHY support: it should answer the PHY request with the PHYs it really runs; an Android app can keep 1M (setPreferredPhy), iOS chooses the PHY by itself"
                     ))
             case .dataLength(let tx, let rx):
-                let start = trail?.dataLengthStarts.first { $0.change == change.record }?.start
+                let start = trail?.lastDataLength.flatMap { $0.change == change.record ? $0.start : nil }
                 consider(
                     Completed(
                         record: change.record, time: change.time, start: start, what: "a data length update",
@@ -100,7 +100,7 @@ extension DiagnosisCollector {
                     ))
             case .encryption(true, _), .keyRefresh:
                 let refresh = change.kind == .keyRefresh
-                let start = started("encryption", change.record)
+                let start = started(trail?.lastEncryption, change.record)
                 consider(
                     Completed(
                         record: change.record, time: change.time, start: start,
@@ -116,7 +116,7 @@ extension DiagnosisCollector {
                 break
             }
         }
-        if let exchange = trail?.mtuExchanges.last(where: { $0.response < end }) {
+        if let exchange = trail?.lastMTUExchange, exchange.response < end {
             consider(
                 Completed(
                     record: exchange.response, time: exchange.time, start: exchange.request, what: "an MTU exchange",

@@ -405,9 +405,8 @@ public struct DiagnosisCollector {
         if status != .success { link.failed.append(procedure) }
         links[id] = link
         // (The procedures a peer may end the link after: DiagnosisCollector+Procedures.swift.)
-        if status == .success && (name == "PHY update" || name == "encryption") {
-            trails[id].completed.append(procedure)
-        }
+        if status == .success && name == "PHY update" { trails[id].lastPHYUpdate = procedure }
+        if status == .success && name == "encryption" { trails[id].lastEncryption = procedure }
     }
 
     /// LE Remote Connection Parameter Request Negative Reply: this host rejected the peer's last

@@ -93,7 +93,7 @@ struct ProcedureTrails {
     mutating func dataLengthChanged(on id: Int, _ record: CaptureRecord) {
         let start = self[id].dataLengthRequest
         self[id].dataLengthRequest = nil
-        self[id].dataLengthStarts.append((record.index, start))
+        self[id].lastDataLength = (record.index, start)
     }
 
     /// A Write Command quick record longer than LE's default MTU.
@@ -131,7 +131,7 @@ struct ProcedureTrails {
             self[id].mtuRequest = record.index
         case .exchangeMTUResponse:
             guard let mtu = analyzer.att.mtu(on: handle) else { break }
-            self[id].mtuExchanges.append((self[id].mtuRequest, record.index, record.timestamp, mtu))
+            self[id].lastMTUExchange = (self[id].mtuRequest, record.index, record.timestamp, mtu)
             self[id].mtuRequest = nil
         case .writeRequest(let attribute, let value), .writeCommand(let attribute, let value):
             write(opcode, attribute, value: value.count, pdu: length, on: id, handle: handle, server, record, &analyzer)
@@ -166,7 +166,9 @@ struct ProcedureTrails {
             read.answer = record.index
             add(read, awaited: false, to: id)
         case .readByGroupTypeResponse(let groups):
-            guard server == .peer, analyzer.lastAnswered?.type == BluetoothUUID(UInt16(0x2800)) else { break }
+            // (Only the scan filter rule reads them, and only after a filter: none is kept before.)
+            guard !scanFilters.isEmpty, server == .peer, analyzer.lastAnswered?.type == BluetoothUUID(UInt16(0x2800))
+            else { break }
             for group in groups {
                 if let uuid = BluetoothUUID(littleEndian: group.value) {
                     self[id].services.append((uuid, record.index))
@@ -194,7 +196,7 @@ struct ProcedureTrails {
             kind: .write, request: record.index, time: record.timestamp, evidence: [], opcode: opcode,
             attribute: attribute, length: value, server: server)
         write.mtu = mtu
-        write.mtuRecord = agreed == nil ? nil : self[id].mtuExchanges.last?.response
+        write.mtuRecord = agreed == nil ? nil : storage[id]?.lastMTUExchange?.response
         write.overMTU = overMTU
         add(write, awaited: opcode == 0x12 || opcode == 0x16, to: id)
     }
@@ -215,16 +217,19 @@ struct ProcedureTrails {
 
 /// What ``ProcedureTrails`` keeps of one connection.
 struct ProcedureTrail {
-    /// An Exchange MTU Request until its response, and each exchange completed: its records, its
-    /// time and the MTU agreed.
+    /// An Exchange MTU Request until its response, and the last exchange completed: its records,
+    /// its time and the MTU agreed. (Only the last of each procedure can be the link's last: none
+    /// is kept in a list, and a connection costs no allocation here.)
     var mtuRequest: Int?
-    var mtuExchanges: [(request: Int?, response: Int, time: Timestamp, mtu: UInt16)] = []
-    /// LE Set Data Length until the LE Data Length Change after it; each change, with the command
-    /// that asked for it.
+    var lastMTUExchange: (request: Int?, response: Int, time: Timestamp, mtu: UInt16)?
+    /// LE Set Data Length until the LE Data Length Change after it; the last change, with the
+    /// command that asked for it.
     var dataLengthRequest: Int?
-    var dataLengthStarts: [(change: Int, start: Int?)] = []
-    /// Link-layer procedures that completed with success, with the record that started each.
-    var completed: [DiagnosisCollector.Procedure] = []
+    var lastDataLength: (change: Int, start: Int?)?
+    /// The last PHY update and encryption (start or refresh) that completed with success, with the
+    /// record that started each.
+    var lastPHYUpdate: DiagnosisCollector.Procedure?
+    var lastEncryption: DiagnosisCollector.Procedure?
     /// The first ATT value of each kind too long (``TooLong``), and the one whose answer is awaited.
     var tooLong: [TooLong] = []
     var awaiting: Int?
@@ -232,7 +237,8 @@ struct ProcedureTrail {
     var queues: [GATTServer: Queue] = [:]
     /// The Read Blob Request awaiting its response.
     var blobRequest: (record: Int, handle: UInt16, offset: UInt16)?
-    /// The primary services the peer's server revealed, with the Read By Group Type Response.
+    /// The primary services the peer's server revealed, with the Read By Group Type Response
+    /// (once a scan filter has been seen).
     var services: [(uuid: BluetoothUUID, record: Int)] = []
 }
 

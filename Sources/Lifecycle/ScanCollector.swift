@@ -32,13 +32,8 @@ public struct Scan: Hashable, Sendable, Codable {
         public var reports = 0
         public var firstSeen: Timestamp
         public var lastSeen: Timestamp
-        /// The record of its first report in this scan (for a finding's evidence; not encoded:
-        /// a cassette's scans stay as they were).
+        /// The record of its first report in this scan (a finding's evidence).
         public var firstRecord: Int? = nil
-
-        enum CodingKeys: String, CodingKey {
-            case address, addressType, name, serviceUUIDs, connectable, rssiMin, rssiMax, reports, firstSeen, lastSeen
-        }
     }
 }
 

@@ -31,7 +31,7 @@ import TraceFiles
         #expect(finding["severity"] as? String == "error")
         #expect(finding["frame"] as? Int == end.first)
         #expect(finding["evidence_frames"] as? [Int] == start + change + end)
-        #expect((finding["values"] as? [String: Double])?["seconds_after"].map { $0 > 0 && $0 < 2 } == true)
+        #expect((finding["values"] as? [String: Double])?["after_s"].map { $0 > 0 && $0 < 2 } == true)
         let android = try #require(finding["android"] as? [String: Any])
         #expect(android["status"] as? Int == 19)
         #expect(android["callback"] as? String == "onConnectionStateChange")
