@@ -63,6 +63,7 @@ from typing import Any, Awaitable, Callable
 import bumble
 from bumble import hci
 from bumble.att import (
+    ATT_CID,
     ATT_Error,
     ATT_Error_Response,
     ATT_Read_By_Group_Type_Request,
@@ -2181,6 +2182,194 @@ async def scenario_notifications_not_restored(path: Path) -> None:
         await asyncio.sleep(0.1)
 
 
+# -----------------------------------------------------------------------------
+# diagnose, issue 43 §5: a peer that ends the link after a procedure, values too long, a scan
+# filter that cannot match
+# -----------------------------------------------------------------------------
+DATA_LENGTH_OCTETS = 251
+DATA_LENGTH_TIME = 2120
+
+
+async def scenario_ended_after_data_length(path: Path) -> None:
+    """Connected, MTU 247 and discovery done, the central's host asks for 251-byte link-layer
+    payloads (LE Set Data Length); its controller completes the procedure at once (LE Data Length
+    Change: 251 bytes, 2120 µs each way) and, 0.1 s later, the peripheral's host ends the link
+    (0x13), as an accessory whose firmware cannot take 251-byte PDUs does.
+
+    Bumble's virtual controller does not implement LE Set Data Length (it would answer Unknown HCI
+    Command), so the central controller's handler is the script's: Command Complete (success) and,
+    20 ms later, the LE Data Length Change a controller sends when the procedure completes."""
+    async with make_rig(path, pcap=False) as rig:
+        await asyncio.sleep(0.1)
+        connection, peripheral_connection = await connect(rig)
+        peer = Peer(connection)
+        await peer.request_mtu(CLIENT_MTU)
+        await discover(peer)
+        controller = rig.central_controller
+
+        def set_data_length(command: Any) -> hci.HCI_StatusAndConnectionHandleReturnParameters:
+            def complete() -> None:
+                controller.send_hci_packet(
+                    hci.HCI_LE_Data_Length_Change_Event(
+                        connection_handle=command.connection_handle,
+                        max_tx_octets=command.tx_octets,
+                        max_tx_time=command.tx_time,
+                        max_rx_octets=DATA_LENGTH_OCTETS,
+                        max_rx_time=DATA_LENGTH_TIME,
+                    )
+                )
+
+            asyncio.get_running_loop().call_later(0.02, complete)
+            return hci.HCI_StatusAndConnectionHandleReturnParameters(
+                status=hci.HCI_ErrorCode.SUCCESS, connection_handle=command.connection_handle
+            )
+
+        controller.on_hci_le_set_data_length_command = set_data_length  # type: ignore[attr-defined]
+        await asyncio.sleep(0.2)
+        central_lost = wait_disconnection(connection)
+        await rig.central.host.send_command(
+            hci.HCI_LE_Set_Data_Length_Command(
+                connection_handle=connection.handle, tx_octets=DATA_LENGTH_OCTETS, tx_time=DATA_LENGTH_TIME
+            ),
+            check_result=True,
+        )
+        await asyncio.sleep(0.12)
+        await peripheral_connection.disconnect(REMOTE_USER_TERMINATED)
+        assert await central_lost == REMOTE_USER_TERMINATED
+        await asyncio.sleep(0.1)
+
+
+def att_pdu(opcode: int, *fields: bytes) -> bytes:
+    return bytes([opcode]) + b''.join(fields)
+
+
+async def scenario_value_too_long(path: Path) -> None:
+    """Three ATT writes and reads longer than the rules allow, sent raw by the central (Bumble's
+    client would split them, as a phone's stack does) to the read/write characteristic AAA1
+    (value 0x0018), and what Bumble's server answers:
+
+    1. before any Exchange MTU (ATT_MTU 23): a Write Request with a 40-byte value, over
+       ATT_MTU - 3 = 20; the server takes it (Write Response);
+    2. after Exchange MTU (247): three Prepare Write Requests of 240, 240 and 100 bytes at offsets
+       0, 240 and 480, a 580-byte value, then Execute Write: the server refuses it with Invalid
+       Attribute Value Length (0x0D), its check of the 512-byte limit;
+    3. the peripheral's app sets AAA1 to 600 bytes; a Read Request and two Read Blob Requests
+       (offsets 246 and 492) read it whole: the server hands out all 600 bytes."""
+    async with make_rig(path, pcap=False) as rig:
+        await asyncio.sleep(0.1)
+        connection, _ = await connect(rig)
+        handle = struct.pack('<H', 0x0018)
+        send = lambda pdu: connection.send_l2cap_pdu(ATT_CID, pdu)  # noqa: E731
+        await asyncio.sleep(0.05)
+        send(att_pdu(0x12, handle, CUSTOM_CONFIG_WRITTEN))
+        await asyncio.sleep(0.1)
+        peer = Peer(connection)
+        await peer.request_mtu(CLIENT_MTU)
+        await asyncio.sleep(0.05)
+        for offset, length in ((0, 240), (240, 240), (480, 100)):
+            send(att_pdu(0x16, handle, struct.pack('<H', offset), bytes((offset + i) & 0xFF for i in range(length))))
+            await asyncio.sleep(0.05)
+        send(att_pdu(0x18, bytes([0x01])))
+        await asyncio.sleep(0.1)
+        rig.gatt['custom_config'].value = bytes(i & 0xFF for i in range(600))
+        send(att_pdu(0x0A, handle))
+        await asyncio.sleep(0.05)
+        for offset in (CLIENT_MTU - 1, 2 * (CLIENT_MTU - 1)):
+            send(att_pdu(0x0C, handle, struct.pack('<H', offset)))
+            await asyncio.sleep(0.05)
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        await asyncio.sleep(0.1)
+
+
+APCF_OPCODE = 0xFD57
+# The service the app filters on: the peripheral's custom service, in its database (0x0016-0x0018)
+# but not in its advertising (which lists 0x180D only).
+FILTERED_SERVICE = CUSTOM_SERVICE
+
+
+def emulate_apcf(controller: Controller) -> None:
+    """Give a virtual controller Android's advertising packet content filter (APCF, the vendor
+    command 0xFD57 of packages/modules/Bluetooth's `btm_ble_adv_filter.cc`), as far as a service
+    UUID filter goes: each sub-command is answered with Command Complete (success), and while the
+    filter is enabled with a service UUID filter set, only advertising reports whose data lists
+    that UUID reach the host.  Bumble's controller has no vendor commands (it would not answer)."""
+    state: dict[str, Any] = {'enabled': False, 'uuids': []}
+    on_command = controller.on_hci_command_packet
+    send = controller.send_hci_packet
+
+    def command(packet: hci.HCI_Command) -> None:
+        if packet.op_code != APCF_OPCODE:
+            on_command(packet)
+            return
+        parameters = bytes(packet.parameters)
+        sub, action = parameters[0], parameters[1]
+        if sub == 0x00:
+            state['enabled'] = action == 0x01
+            answer = bytes([0x00, sub, action])
+        else:
+            if sub == 0x03 and action == 0x00:
+                size = (len(parameters) - 3) // 2
+                state['uuids'].append(parameters[3 : 3 + size])
+            elif sub == 0x03 and action == 0x02:
+                state['uuids'] = []
+            answer = bytes([0x00, sub, action, 0x10])
+        send(
+            hci.HCI_Command_Complete_Event(
+                num_hci_command_packets=1,
+                command_opcode=APCF_OPCODE,
+                return_parameters=hci.HCI_GenericReturnParameters(data=answer),
+            )
+        )
+
+    def deliver(packet: hci.HCI_Packet) -> None:
+        if state['enabled'] and state['uuids'] and isinstance(packet, hci.HCI_LE_Advertising_Report_Event):
+            if not any(uuid in bytes(report.data) for report in packet.reports for uuid in state['uuids']):
+                return
+        send(packet)
+
+    controller.on_hci_command_packet = command  # type: ignore[method-assign]
+    controller.send_hci_packet = deliver  # type: ignore[method-assign]
+
+
+async def apcf(rig: Rig, *parameters: int | bytes) -> None:
+    payload = b''.join(bytes([p]) if isinstance(p, int) else p for p in parameters)
+    await rig.central.host.send_command(hci.HCI_Command(payload, op_code=APCF_OPCODE))  # type: ignore[call-overload]
+
+
+async def scenario_scan_filter_unmatched(path: Path) -> None:
+    """An Android-style filtered scan that cannot find its accessory: the central's host sets an
+    APCF service UUID filter on the custom service 0000AAA0-… (filter index 1) and enables the
+    filter, then scans 2 s: the peripheral advertises (Heart Rate 0x180D only), and the controller
+    reports nothing.  The filter is turned off, a second scan of 1 s hears the peripheral, the
+    central connects and discovers: AAA0 is in the peripheral's database.  Then it hangs up.
+    The controller's filtering is the script's (``emulate_apcf``)."""
+    async with make_rig(path, pcap=False) as rig:
+        emulate_apcf(rig.central_controller)
+        await asyncio.sleep(0.1)
+        await rig.peripheral.start_advertising()
+        # Enable, feature selection (index 1: service UUID, bit 2), the UUID with its mask.
+        await apcf(rig, 0x00, 0x01)
+        await apcf(rig, 0x01, 0x00, 0x01, struct.pack('<HHBBB', 1 << 2, 0, 0, 0x80, 0))
+        await apcf(rig, 0x03, 0x00, 0x01, bytes(FILTERED_SERVICE.to_bytes()), b'\xff' * 16)
+        await rig.central.start_scanning(legacy=True, filter_duplicates=False)
+        await asyncio.sleep(2.0)
+        await rig.central.stop_scanning(legacy=True)
+        await apcf(rig, 0x00, 0x00)
+        await rig.central.start_scanning(legacy=True, filter_duplicates=False)
+        await asyncio.sleep(1.0)
+        await rig.central.stop_scanning(legacy=True)
+        peripheral_side: asyncio.Future[Connection] = asyncio.get_running_loop().create_future()
+        rig.peripheral.once('connection', peripheral_side.set_result)
+        connection = await rig.central.connect(PERIPHERAL_ADDRESS)
+        await peripheral_side
+        peer = Peer(connection)
+        await peer.request_mtu(CLIENT_MTU)
+        await peer.discover_services()
+        await asyncio.sleep(0.1)
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        await asyncio.sleep(0.1)
+
+
 SCENARIOS: list[tuple[str, Callable[[Path], Awaitable[None]]]] = [
     ('reconnect-supervision-timeout.btsnoop', scenario_reconnect_supervision_timeout),
     ('att-errors.btsnoop', scenario_att_errors),
@@ -2218,6 +2407,9 @@ SCENARIOS: list[tuple[str, Callable[[Path], Awaitable[None]]]] = [
     ('connect-unheard.btsnoop', scenario_connect_unheard),
     ('connect-while-busy.btsnoop', scenario_connect_while_busy),
     ('notifications-not-restored.btsnoop', scenario_notifications_not_restored),
+    ('ended-after-data-length.btsnoop', scenario_ended_after_data_length),
+    ('value-too-long.btsnoop', scenario_value_too_long),
+    ('scan-filter-unmatched.btsnoop', scenario_scan_filter_unmatched),
 ]
 
 

@@ -35,8 +35,11 @@ public struct ATTTracker {
     /// What is known of one connection.
     private struct Link {
         /// The outstanding request of each direction: sent, received, and none for captures
-        /// that record no direction.
-        var pending: [ATTRequest?] = [nil, nil, nil]
+        /// that record no direction; then the outstanding indication of each. A server's
+        /// indication and its peer's client's request are transactions of their own (§3.3.2):
+        /// a client's request sent while its server's indication awaits its confirmation is
+        /// answered by the response, and the confirmation answers the indication.
+        var pending: [ATTRequest?] = [nil, nil, nil, nil, nil, nil]
         var clientMTU: UInt16?
         /// What discovery revealed of each server: the peer's (this host's client asked) and this
         /// host's (the peer's client asked), never mixed.
@@ -89,20 +92,22 @@ public struct ATTTracker {
                 clientMTU = mtu
             default: break
             }
+            let slot = Self.side(direction) + (opcode.method == .indication ? 3 : 0)
             links.update(connection, default: Link()) { link in
-                link.pending[Self.side(direction)] = request
+                link.pending[slot] = request
                 if let clientMTU { link.clientMTU = clientMTU }
             }
             return nil
         case .response, .confirmation:
             // The answer travels the other way.
             let asked: Direction? = direction.map { $0 == .sent ? .received : .sent }
+            let slot = Self.side(asked) + (opcode.method == .confirmation ? 3 : 0)
             guard
                 let request = links.modify(
                     connection,
                     { link in
-                        defer { link.pending[Self.side(asked)] = nil }
-                        return link.pending[Self.side(asked)]
+                        defer { link.pending[slot] = nil }
+                        return link.pending[slot]
                     }) ?? nil
             else { return nil }
             learn(

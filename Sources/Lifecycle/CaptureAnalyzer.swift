@@ -74,6 +74,10 @@ public struct CaptureAnalyzer {
                 guard diagnosing else { return quick }
                 diagnosis.addTraffic(on: id, record, &lifecycle)
                 if lifecycle.lastAnswered != nil { diagnosis.addAnswer(on: id, record, &lifecycle) }
+                // (Only a PDU longer than the smallest MTU can be too long for its own.)
+                if length > ProcedureTrails.defaultMTU, opcode == .writeCommand {
+                    diagnosis.trails.longCommand(attribute, length: length, on: id, handle: handle, record, &lifecycle)
+                }
             case .fragment(let handle):
                 let id = lifecycle.addFragment(on: handle, record)
                 errors.add(quick, record, analyzer: &lifecycle)

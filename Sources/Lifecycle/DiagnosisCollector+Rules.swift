@@ -20,6 +20,7 @@ extension DiagnosisCollector {
         }
         findings += neverConnected(report)
         findings += notificationsNotRestored(report)
+        findings += procedureRules(report, errors)
         findings += discoveryRepeated(report)
         findings += refusals(report, errors)
         return Finding.inOrder(findings)
@@ -321,7 +322,7 @@ extension DiagnosisCollector {
     }
 
     /// What the app's central manager is told of the disconnection.
-    private func disconnectionCallback(_ c: Connection) -> String {
+    func disconnectionCallback(_ c: Connection) -> String {
         if c.role == .peripheral {
             return
                 "a CBPeripheralManager app gets no disconnection callback (only centralDidUnsubscribe for its subscribers)"

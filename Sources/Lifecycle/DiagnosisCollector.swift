@@ -105,6 +105,8 @@ public struct DiagnosisCollector {
     public private(set) var links = Links()
     /// Per connection id, the per-record state (``Traffic``).
     private var traffic: [Traffic] = []
+    /// What the rules of DiagnosisCollector+Procedures.swift gather (issue 43 §5).
+    var trails = ProcedureTrails()
 
     /// ``Link``s by connection id: ids are dense from 0, and the hot path touches one for every
     /// ACL record, so they are kept in an array rather than hashed.
@@ -179,6 +181,8 @@ public struct DiagnosisCollector {
                 awaitingStatus[opcode.rawValue] = (handle, record.index)
             } else if opcode.rawValue == 0x2021 {
                 remoteRequestRejected(on: handle, record, &analyzer)
+            } else if opcode.rawValue == 0x2022 || opcode.rawValue == ProcedureTrails.apcf {
+                trails.command(opcode.rawValue, parameters, handle: handle, record, &analyzer)
             }
         case .event(let event):
             self.event(event, record, &analyzer)
@@ -187,6 +191,7 @@ public struct DiagnosisCollector {
             if let pdu = decoded.att {
                 answered(on: acl.handle, record, &analyzer)
                 serviceChange(pdu, on: acl.handle, record, &analyzer)
+                trails.att(pdu, length: decoded.l2cap?.payload.count ?? 0, on: acl.handle, record, &analyzer)
             }
             if let l2cap = decoded.l2cap, l2cap.channel == .leSignaling,
                 let pdu = try? LESignalingPDU.decode(l2cap.payload)
@@ -206,10 +211,14 @@ public struct DiagnosisCollector {
         case .fragment(let handle):
             guard let id = analyzer.connectionID(on: handle) else { return }
             addTraffic(on: id, record, &analyzer)
-        case .att(let handle, _, _, _):
+        case .att(let handle, let opcode, let attribute, let length):
             guard let id = analyzer.connectionID(on: handle) else { return }
             addTraffic(on: id, record, &analyzer)
             if analyzer.lastAnswered != nil { addAnswer(on: id, record, &analyzer) }
+            // (Only a PDU longer than the smallest MTU can be too long for its own.)
+            if length > ProcedureTrails.defaultMTU, opcode == .writeCommand {
+                trails.longCommand(attribute, length: length, on: id, handle: handle, record, &analyzer)
+            }
         case .event(let code):
             addEvent(code, record, &analyzer)
         }
@@ -330,6 +339,8 @@ public struct DiagnosisCollector {
                 let name = Self.procedure(started: opcode.rawValue), let id = analyzer.connectionID(on: started.handle)
             else { break }
             links[id, default: Link()].pending.append(Procedure(name: name, record: started.record))
+        case .commandComplete(_, let opcode, let parameters) where opcode.rawValue == ProcedureTrails.apcf:
+            trails.apcfComplete(parameters, record)
         case .commandComplete(_, let opcode, let parameters) where opcode.rawValue == 0x1408:
             // Read Encryption Key Size: status, handle, key size.
             guard parameters.count >= 4, parameters[0] == 0 else { break }
@@ -339,7 +350,7 @@ public struct DiagnosisCollector {
             }
         case .le(.unknown(let subevent, _)):
             switch subevent.rawValue {
-            case 0x03, 0x04, 0x05, 0x06, 0x0C: rawEvent(record, &analyzer)
+            case 0x03, 0x04, 0x05, 0x06, 0x07, 0x0C: rawEvent(record, &analyzer)
             default: break
             }
         case .unknown(let code, _):
@@ -362,6 +373,7 @@ public struct DiagnosisCollector {
         case .le(.connectionUpdateComplete(let update)): complete("connection update", update.status, id, record)
         case .le(.phyUpdateComplete(let status, _, _, _)): complete("PHY update", status, id, record)
         case .le(.readRemoteFeaturesComplete(let status, _, _)): complete("remote features", status, id, record)
+        case .le(.dataLengthChange): trails.dataLengthChanged(on: id, record)
         case .readRemoteVersionInformationComplete: complete("remote version", event.status ?? .success, id, record)
         case .encryptionChange(let change): complete("encryption", change.status, id, record)
         case .encryptionKeyRefreshComplete(let status, _): complete("encryption", status, id, record)
@@ -392,6 +404,9 @@ public struct DiagnosisCollector {
         procedure.status = status
         if status != .success { link.failed.append(procedure) }
         links[id] = link
+        // (The procedures a peer may end the link after: DiagnosisCollector+Procedures.swift.)
+        if status == .success && name == "PHY update" { trails[id].lastPHYUpdate = procedure }
+        if status == .success && name == "encryption" { trails[id].lastEncryption = procedure }
     }
 
     /// LE Remote Connection Parameter Request Negative Reply: this host rejected the peer's last

@@ -36,6 +36,10 @@ public struct DiagnosisRule: Hashable, Sendable, CustomStringConvertible {
     /// This host disconnected within 2 s of an ATT error from the peer's server.
     public static let gaveUpAfterRefusal = DiagnosisRule("host-disconnected-after-refusal", .warning)
 
+    /// The peer ended the link within 2 s of an MTU exchange, a PHY or data length update or the
+    /// encryption, and sent nothing in between.
+    public static let endedAfterProcedure = DiagnosisRule("link-ended-after-procedure", .error)
+
     // Security.
     public static let pairingUnfinished = DiagnosisRule("pairing-unfinished", .warning)
     public static let pairingFailed = DiagnosisRule("pairing-failed", .error)
@@ -53,6 +57,11 @@ public struct DiagnosisRule: Hashable, Sendable, CustomStringConvertible {
     public static let discoveryRepeated = DiagnosisRule("discovery-repeated", .warning)
     public static let writeRefused = DiagnosisRule("write-refused", .error)
     public static let subscriptionRefused = DiagnosisRule("subscription-refused", .error)
+    /// A write longer than ATT_MTU − 3 or than 512 bytes, a prepare write queue or a long read
+    /// past 512 bytes.
+    public static let valueTooLong = DiagnosisRule("att-value-too-long", .warning)
+    /// A controller scan filter (Android's APCF) on a service a peer has but never advertised.
+    public static let scanFilterUnmatched = DiagnosisRule("scan-filter-never-matches-peer", .warning)
 
     // Connection parameters against Apple's Accessory Design Guidelines.
     public static let requestedParameters = DiagnosisRule("requested-parameters-outside-apple-guidelines", .warning)
@@ -68,7 +77,9 @@ public struct DiagnosisRule: Hashable, Sendable, CustomStringConvertible {
         unacceptableParameters, gaveUpAfterRefusal, pairingUnfinished, pairingFailed, securityRefusalNotRetried,
         shortKey, bondNotKept, outsideDatabase,
         rediscoveryAfterServiceChanged, serviceChangedIgnored, notificationsNotRestored, discoveryRepeated,
-        writeRefused, subscriptionRefused, requestedParameters,
+        writeRefused, subscriptionRefused,
+        endedAfterProcedure, valueTooLong, scanFilterUnmatched,
+        requestedParameters,
         linkParameters, traffic,
     ]
 }

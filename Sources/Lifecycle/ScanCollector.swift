@@ -32,6 +32,8 @@ public struct Scan: Hashable, Sendable, Codable {
         public var reports = 0
         public var firstSeen: Timestamp
         public var lastSeen: Timestamp
+        /// The record of its first report in this scan (a finding's evidence).
+        public var firstRecord: Int? = nil
     }
 }
 
@@ -252,8 +254,8 @@ public struct ScanCollector {
             deviceIndex[address] = index
             scans[scan].devices.append(
                 Scan.Device(
-                    address: address, addressType: addressType, firstSeen: record.timestamp, lastSeen: record.timestamp)
-            )
+                    address: address, addressType: addressType, firstSeen: record.timestamp, lastSeen: record.timestamp,
+                    firstRecord: record.index))
         }
         var device = scans[scan].devices[index]
         device.reports += 1

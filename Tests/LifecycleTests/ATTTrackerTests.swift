@@ -48,6 +48,20 @@ import Wire
         #expect(observe(&tracker, "1e", .sent)?.opcode == .handleValueIndication)
     }
 
+    /// A client's request sent while its own server's indication awaits its confirmation (as an
+    /// iPhone's Exchange MTU Request after a Service Changed indication, frames 46228-46242 of
+    /// the shared field `cagnulein-Bafang-RideSync-sysdiagnose.pklg`): the confirmation answers
+    /// the indication, the response the request, and the MTU is agreed.
+    @Test func aRequestAndAnIndicationOfTheSameSideAreAnsweredApart() {
+        var tracker = ATTTracker()
+        _ = observe(&tracker, "1d 0800 0100ffff", .sent, record: 1)  // this host's server indicates
+        _ = observe(&tracker, "02 b900", .sent, record: 2)  // this host's client: Exchange MTU 185
+        #expect(observe(&tracker, "1e", .received, record: 3)?.record == 1)
+        #expect(observe(&tracker, "03 b900", .received, record: 4)?.record == 2)
+        #expect(tracker.mtu(on: 0x40) == 185)
+        #expect(tracker.unanswered(on: 0x40).isEmpty)
+    }
+
     @Test func theMTUIsTheSmallerOfTheTwo() {
         var tracker = ATTTracker()
         _ = observe(&tracker, "02 0502", .sent)  // client 517
