@@ -691,7 +691,7 @@ extension DiagnosisCollector {
     }
 
     /// What CoreBluetooth tells the app of a connection that failed to be established (0x3E).
-    static let establishmentRetried = "no callback: iOS tries again by itself, and the attempt stays pending [reported]"
+    static let establishmentRetried = EstablishmentFailure.retried(failing: "centralManager(_:didFailToConnect:error:)")
 
     // MARK: Traffic
 

@@ -120,7 +120,7 @@ public struct Platform: Hashable, Sendable {
     public init(
         release: Release = .iOS26, accessorySetupKit: Bool = false, mtu: Int = 185,
         attTimeoutError: CBError? = CoreBluetoothMapping.attTimeoutError.value,
-        establishmentFailure: EstablishmentFailure = .retry, pairingCancel: PairingCancel = .endsLink
+        establishmentFailure: EstablishmentFailure = .default, pairingCancel: PairingCancel = .endsLink
     ) {
         self.release = release
         self.accessorySetupKit = accessorySetupKit
