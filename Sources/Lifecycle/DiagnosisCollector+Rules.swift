@@ -21,6 +21,7 @@ extension DiagnosisCollector {
         findings += neverConnected(report)
         findings += notificationsNotRestored(report)
         findings += discoveryRepeated(report)
+        findings += databaseChanged(report)
         findings += refusals(report, errors)
         return Finding.inOrder(findings)
     }
