@@ -94,7 +94,10 @@ extension DiagnosisCollector {
                     summary: summary,
                     // iOS's daemon tries again by itself and calls nothing (Formats/corebluetooth.md,
                     // "What iOS does on its own": a bluetoothd log, Apple forum thread 761865).
-                    coreBluetooth: Self.establishmentRetried,
+                    coreBluetooth: EstablishmentFailure.retried(
+                        failing: c.status == .success
+                            ? "centralManager(_:didDisconnectPeripheral:error:)"
+                            : "centralManager(_:didFailToConnect:error:)"),
                     android: c.android,
                     lookAt:
                         "the peer's range and radio at connection time (it did not answer the first packets); iOS tries again by itself while the app's connect stands, Android reports the failure and the app must connect again"
@@ -690,9 +693,6 @@ extension DiagnosisCollector {
         }
         return findings
     }
-
-    /// What CoreBluetooth tells the app of a connection that failed to be established (0x3E).
-    static let establishmentRetried = EstablishmentFailure.retried(failing: "centralManager(_:didFailToConnect:error:)")
 
     // MARK: Traffic
 
