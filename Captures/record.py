@@ -145,6 +145,11 @@ REMOVED_SERVICE = UUID('0000DDD0-0000-1000-8000-00805F9B34FB')
 REMOVED_CHARACTERISTIC = UUID('0000DDD1-0000-1000-8000-00805F9B34FB')
 REMOVED_VALUE = b'old value'
 SERVICE_CHANGED_VALUE_HANDLE = 0x0008
+# bonded-database-changed: the service a firmware update puts in the Heart Rate service's place.
+UPDATED_SERVICE = UUID('0000AAB0-0000-1000-8000-00805F9B34FB')
+UPDATED_CHARACTERISTIC = UUID('0000AAB1-0000-1000-8000-00805F9B34FB')
+UPDATED_VALUE = b'v2'
+
 
 # Fixed values.
 HRM_INITIAL = bytes([0x00, 72])  # flags=0 (UINT8 bpm), 72 bpm
@@ -1768,6 +1773,67 @@ async def bond_then_reconnect(rig: Rig) -> tuple[Connection, Connection]:
     return await connect(rig)
 
 
+async def scenario_bonded_database_changed(path: Path) -> None:
+    """Connection 1 discovers, pairs and bonds, reads Body Sensor Location (0x0013) and writes
+    the Heart Rate Control Point (0x0015).  Between the connections the accessory's database
+    changes, as after a firmware update: the Heart Rate service gives way to a new service
+    (0xAAB0, one read characteristic), so the custom 0xAAA0 service moves down, and its value
+    now sits at 0x0013.  The accessory sends no Service Changed indication.  Connection 2 is
+    encrypted with the bond; the central discovers again and finds the new database, reads the
+    new characteristic and 0x0013 (now the custom value, "bletrace"), then writes the old
+    Control Point handle 0x0015, which no longer exists: Invalid Handle."""
+    async with make_rig(path, pcap=False) as rig:
+        bonding_rig(rig)
+        await asyncio.sleep(0.1)
+        connection, peripheral_connection, peer = await connect_and_discover(rig)
+        await connection.pair()
+        assert connection.is_encrypted
+        await asyncio.sleep(0.1)
+        assert await peer.read_value(0x0013) == BODY_SENSOR_LOCATION_VALUE
+        await peer.write_value(0x0015, CONTROL_POINT_RESET, with_response=True)
+        await asyncio.sleep(0.1)
+        peripheral_lost = wait_disconnection(peripheral_connection)
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        await peripheral_lost
+
+        # The firmware update: the server's database is built again, in its new order.
+        server = rig.peripheral.gatt_server
+        kept = [s for s in server.services if s.uuid != HEART_RATE_SERVICE]
+        updated = Service(
+            UPDATED_SERVICE,
+            [
+                Characteristic(
+                    UPDATED_CHARACTERISTIC,
+                    Characteristic.Properties.READ,
+                    Attribute.Permissions.READABLE,
+                    UPDATED_VALUE,
+                )
+            ],
+        )
+        server.attributes = []
+        server.attributes_by_handle.clear()
+        server.services = []
+        server.add_services([*kept[:2], updated, *kept[2:]])
+        assert (updated.handle, kept[2].handle) == (0x000E, 0x0011), (updated.handle, kept[2].handle)
+        await asyncio.sleep(0.3)
+
+        connection, peripheral_connection = await connect(rig)
+        await connection.encrypt()  # with the bond: no pairing
+        assert connection.is_encrypted
+        peer = Peer(connection)
+        await asyncio.sleep(0.05)
+        await peer.request_mtu(CLIENT_MTU)
+        await discover(peer)
+        assert await peer.read_value(find_characteristic(peer, UPDATED_CHARACTERISTIC)) == UPDATED_VALUE
+        assert await peer.read_value(0x0013) == CUSTOM_CONFIG_INITIAL
+        await expect_att_error(peer.write_value(0x0015, CONTROL_POINT_RESET, with_response=True), 0x01)
+        await asyncio.sleep(0.1)
+        peripheral_lost = wait_disconnection(peripheral_connection)
+        await connection.disconnect(REMOTE_USER_TERMINATED)
+        await peripheral_lost
+        await asyncio.sleep(0.1)
+
+
 def bonding_rig(rig: Rig) -> None:
     rig.central.keystore = MemoryKeyStore()
     rig.peripheral.keystore = MemoryKeyStore()
@@ -2410,6 +2476,7 @@ SCENARIOS: list[tuple[str, Callable[[Path], Awaitable[None]]]] = [
     ('ended-after-data-length.btsnoop', scenario_ended_after_data_length),
     ('value-too-long.btsnoop', scenario_value_too_long),
     ('scan-filter-unmatched.btsnoop', scenario_scan_filter_unmatched),
+    ('bonded-database-changed.btsnoop', scenario_bonded_database_changed),
 ]
 
 

@@ -91,7 +91,7 @@ struct ReplayCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "What iOS tells the app when a connection fails to be established (HCI 0x3E): retry (nothing: it tries again by itself, the one observation found, the default) or fail (didFailToConnect with CBError.connectionFailed).",
             valueName: "reading"))
-    var establishmentFailure: Platform.EstablishmentFailure = .retry
+    var establishmentFailure: Platform.EstablishmentFailure = .default
     @Option(
         help: ArgumentHelp(
             "What a pairing cancelled on the phone does: ends-link (the request gets no callback, didDisconnectPeripheral gets CBInternalErrorDomain 17; the default) or fails-request (the request's callback gets it, the link stays). The accounts disagree.",
@@ -319,7 +319,7 @@ struct ReplayCommand: AsyncParsableCommand {
         if let accessories { words.append("--accessories \(accessories)") }
         if attTimeoutError != .none { words.append("--att-timeout-error \(attTimeoutError.rawValue)") }
         if iosMtu != 185 { words.append("--ios-mtu \(iosMtu)") }
-        if establishmentFailure != .retry { words.append("--establishment-failure \(establishmentFailure.rawValue)") }
+        if establishmentFailure != .default { words.append("--establishment-failure \(establishmentFailure.rawValue)") }
         if pairingCancel != .endsLink { words.append("--pairing-cancel \(pairingCancel.rawValue)") }
         if launchState != .poweredOn { words.append("--launch-state \(launchState.rawValue)") }
         if unmatched != .pend { words.append("--unmatched \(unmatched.rawValue)") }

@@ -91,6 +91,10 @@ public struct Cause: Hashable, Sendable {
     /// What iOS reports for it: the delegate method and error, with the grade.
     public var ios: IOSView {
         switch kind {
+        case .disconnection(let reason, false) where reason == .connectionFailedToBeEstablished:
+            return Self.establishmentRetried("centralManager(_:didDisconnectPeripheral:error:)")
+        case .connectFailed(let status) where status == .connectionFailedToBeEstablished:
+            return Self.establishmentRetried("centralManager(_:didFailToConnect:error:)")
         case .disconnection(let reason, let requested):
             let mapped = CoreBluetoothMapping.disconnectionError(reason: reason, requestedByApp: requested)
             return IOSView(
@@ -120,6 +124,18 @@ public struct Cause: Hashable, Sendable {
                 domain: CBATTError.errorDomain, code: mapped.value.errorCode, name: mapped.value.name,
                 callback: "the delegate method of the request that needed pairing", evidence: mapped.evidence.rawValue)
         }
+    }
+}
+
+extension Cause {
+    /// A failed establishment (0x3E): by default iOS tries again and calls nothing; the error is
+    /// the one the other reading gives (``EstablishmentFailure``, as `errors` and the replay).
+    fileprivate static func establishmentRetried(_ callback: String) -> IOSView {
+        let error = EstablishmentFailure.failError
+        return IOSView(
+            domain: CBError.errorDomain, code: error.value.errorCode, name: error.value.name,
+            callback: EstablishmentFailure.retried(failing: callback, namingError: false),
+            evidence: error.evidence.rawValue)
     }
 }
 

@@ -48,8 +48,8 @@ public enum CoreBluetoothMapping {
         case .remoteDeviceTerminatedLowResources, .remoteDeviceTerminatedPowerOff:
             return Mapped(value: CBError(.peripheralDisconnected), evidence: .hypothesis)
         case .connectionFailedToBeEstablished:
-            // No public report pairs 0x3E with code 10 (Formats/error-mapping.md).
-            return Mapped(value: CBError(.connectionFailed), evidence: .hypothesis)
+            // Under the `fail` reading only: by default iOS tells the app nothing (EstablishmentFailure).
+            return EstablishmentFailure.failError
         case .llResponseTimeout:
             return Mapped(value: CBError(.connectionTimeout), evidence: .hypothesis)
         case .authenticationFailure, .pinOrKeyMissing:
@@ -61,11 +61,12 @@ public enum CoreBluetoothMapping {
 
     /// The error of `centralManager(_:didFailToConnect:error:)` for a connection attempt that
     /// completed with `status` (not success, and not the 0x02 that follows the app's own cancel).
+    /// For 0x3E it is the error of the ``EstablishmentFailure/fail`` reading: by default
+    /// (``EstablishmentFailure/default``) iOS tries again and no `didFailToConnect` comes.
     public static func connectionFailureError(status: HCIStatus) -> Mapped<CBError> {
         switch status {
         case .connectionFailedToBeEstablished:
-            // No public report pairs 0x3E with code 10 (Formats/error-mapping.md).
-            Mapped(value: CBError(.connectionFailed), evidence: .hypothesis)
+            EstablishmentFailure.failError
         case .authenticationFailure, .pinOrKeyMissing:
             // Reported on connect when the peer removed the bond; which HCI code shows it is not.
             Mapped(value: CBError(.peerRemovedPairingInformation), evidence: .hypothesis)

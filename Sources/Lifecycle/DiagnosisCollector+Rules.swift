@@ -22,6 +22,7 @@ extension DiagnosisCollector {
         findings += notificationsNotRestored(report)
         findings += procedureRules(report, errors)
         findings += discoveryRepeated(report)
+        findings += databaseChanged(report)
         findings += refusals(report, errors)
         return Finding.inOrder(findings)
     }
@@ -94,7 +95,10 @@ extension DiagnosisCollector {
                     summary: summary,
                     // iOS's daemon tries again by itself and calls nothing (Formats/corebluetooth.md,
                     // "What iOS does on its own": a bluetoothd log, Apple forum thread 761865).
-                    coreBluetooth: Self.establishmentRetried,
+                    coreBluetooth: EstablishmentFailure.retried(
+                        failing: c.status == .success
+                            ? "centralManager(_:didDisconnectPeripheral:error:)"
+                            : "centralManager(_:didFailToConnect:error:)"),
                     android: c.android,
                     lookAt:
                         "the peer's range and radio at connection time (it did not answer the first packets); iOS tries again by itself while the app's connect stands, Android reports the failure and the app must connect again"
@@ -690,9 +694,6 @@ extension DiagnosisCollector {
         }
         return findings
     }
-
-    /// What CoreBluetooth tells the app of a connection that failed to be established (0x3E).
-    static let establishmentRetried = "no callback: iOS tries again by itself, and the attempt stays pending [reported]"
 
     // MARK: Traffic
 

@@ -71,6 +71,8 @@ public struct DiagnosisCollector {
         /// many, and the longest (its length and the records either side).
         public var gaps = 0
         public var longestGap: (seconds: Double, from: Int, to: Int)?
+        /// The primary services this host's client's last full discovery found on the link.
+        public var layout = ServiceLayout()
     }
 
     /// Request latencies, 4 bytes each where a `Double` took 8: a capture with millions of requests
@@ -192,6 +194,7 @@ public struct DiagnosisCollector {
                 answered(on: acl.handle, record, &analyzer)
                 serviceChange(pdu, on: acl.handle, record, &analyzer)
                 trails.att(pdu, length: decoded.l2cap?.payload.count ?? 0, on: acl.handle, record, &analyzer)
+                discovery(pdu, on: acl.handle, record, &analyzer)
             }
             if let l2cap = decoded.l2cap, l2cap.channel == .leSignaling,
                 let pdu = try? LESignalingPDU.decode(l2cap.payload)
@@ -330,6 +333,22 @@ public struct DiagnosisCollector {
             let last = links[id, default: Link()].serviceChanges.count - 1
             links[id, default: Link()].serviceChanges[last].rediscovery = record.index
         }
+    }
+
+    /// A PDU of a discovery of the peer's primary services (``ServiceLayout``).
+    private mutating func discovery(
+        _ pdu: ATTPDU, on handle: UInt16, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer
+    ) {
+        switch pdu.opcode {
+        case .readByGroupTypeRequest, .readByGroupTypeResponse, .errorResponse: break
+        default: return
+        }
+        guard let id = analyzer.connectionID(on: handle) else { return }
+        let sentByClient =
+            GATTServer(pdu.opcode.method, direction: record.direction) == .peer && pdu.opcode.method == .request
+        links[id, default: Link()].layout.add(
+            pdu, sentByClient: sentByClient, answered: analyzer.lastAnswered, record: record.index,
+            time: record.timestamp)
     }
 
     private mutating func event(_ event: HCIEvent, _ record: CaptureRecord, _ analyzer: inout LifecycleAnalyzer) {

@@ -55,6 +55,9 @@ public struct DiagnosisRule: Hashable, Sendable, CustomStringConvertible {
     /// notification.
     public static let notificationsNotRestored = DiagnosisRule("notifications-not-restored", .warning)
     public static let discoveryRepeated = DiagnosisRule("discovery-repeated", .warning)
+    /// Two full discoveries of a peer's primary services on two of its connections found
+    /// different services, with no Service Changed indication between them (issue 43 §5).
+    public static let databaseChanged = DiagnosisRule("database-changed-without-service-changed", .warning)
     public static let writeRefused = DiagnosisRule("write-refused", .error)
     public static let subscriptionRefused = DiagnosisRule("subscription-refused", .error)
     /// A write longer than ATT_MTU − 3 or than 512 bytes, a prepare write queue or a long read
@@ -77,6 +80,7 @@ public struct DiagnosisRule: Hashable, Sendable, CustomStringConvertible {
         unacceptableParameters, gaveUpAfterRefusal, pairingUnfinished, pairingFailed, securityRefusalNotRetried,
         shortKey, bondNotKept, outsideDatabase,
         rediscoveryAfterServiceChanged, serviceChangedIgnored, notificationsNotRestored, discoveryRepeated,
+        databaseChanged,
         writeRefused, subscriptionRefused,
         endedAfterProcedure, valueTooLong, scanFilterUnmatched,
         requestedParameters,

@@ -451,6 +451,8 @@ public struct ErrorCollector {
             var cb: TraceError.CoreBluetoothEquivalent?
             if !cancelled, let mapped = attempt?.cbError, let error = mapped.value {
                 cb = equivalent(error, mapped.evidence, callback: "centralManager(_:didFailToConnect:error:)")
+            } else if !cancelled, attempt?.failedEstablishment != nil {
+                cb = Self.establishmentRetried(callback: "centralManager(_:didFailToConnect:error:)")
             }
             hci(
                 complete.status, command: nil, connection: nil, peer: attempt?.peer, transport: .le,
@@ -470,6 +472,8 @@ public struct ErrorCollector {
             var cb: TraceError.CoreBluetoothEquivalent?
             if connection.transport == .le, let mapped = connection.cbError, let error = mapped.value {
                 cb = equivalent(error, mapped.evidence, callback: "centralManager(_:didDisconnectPeripheral:error:)")
+            } else if connection.failedEstablishment != nil {
+                cb = Self.establishmentRetried(callback: "centralManager(_:didDisconnectPeripheral:error:)")
             }
             hci(
                 reason, command: nil, connection: handle, peer: connection.peer, transport: connection.transport,
@@ -490,6 +494,16 @@ public struct ErrorCollector {
         TraceError.CoreBluetoothEquivalent(
             domain: CBATTError.errorDomain, code: error.errorCode, name: error.name, evidence: evidence,
             callback: afterIOSEnded(at: record))
+    }
+
+    /// A connection that failed to be established (0x3E) under the default reading, where iOS
+    /// tries again and calls nothing: the error is the one the other reading gives, and the
+    /// callback says no callback comes (EstablishmentFailure).
+    static func establishmentRetried(callback: String) -> TraceError.CoreBluetoothEquivalent {
+        let error = EstablishmentFailure.failError
+        return TraceError.CoreBluetoothEquivalent(
+            domain: CBError.errorDomain, code: error.value.errorCode, name: error.value.name,
+            evidence: error.evidence, callback: EstablishmentFailure.retried(failing: callback, namingError: false))
     }
 
     private func equivalent(_ error: ConnectionError, _ evidence: Evidence, callback: String)

@@ -8,7 +8,9 @@ import Wire
 /// client discovered it (``GATTServer``). The two are never mixed.
 ///
 /// Databases are kept per peer address (a peer's later connections refine what earlier ones
-/// found), or per connection when the capture does not name the peer.
+/// found), or per connection when the capture does not name the peer. A bonded peer whose
+/// database changed between two connections with no Service Changed gets an entry per database,
+/// each with the connections that showed it (``ServiceLayout``).
 public struct GATTCollector {
     public struct Entry: Hashable, Sendable, Codable {
         /// The peer's address, when the capture names it.
@@ -56,16 +58,33 @@ public struct GATTCollector {
         var server: GATTServer
     }
 
+    /// Per connection, its full discovery of the peer's primary services while under way, and
+    /// the peer's database as it was when that discovery began (kept only for a peer with an
+    /// earlier connection: what it goes back to if the discovery shows the database changed).
+    private var discoveries: [Int: (layout: ServiceLayout, before: GATTDatabase?)] = [:]
+    /// Per entry, the latest full discovery of one of its connections, and whether the peer sent
+    /// a Service Changed indication since.
+    private var lastDiscovery: [Int: (connection: Int, layout: ServiceLayout, told: Bool)] = [:]
+
     public init() {}
 
     public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord, analyzer: LifecycleAnalyzer) {
         guard case .acl(let acl)? = decoded.packet, let pdu = decoded.att,
             let connection = analyzer.openLink(on: acl.handle)
         else { return }
-        let index = entry(for: connection)
+        var index = entry(for: connection)
         let request = analyzer.lastAnswered
         // The server this PDU is about (a response's is its request's).
         let server = GATTServer(pdu.opcode.method, direction: record.direction)
+        if analyzer.lastServiceChange != nil { lastDiscovery[index]?.told = true }
+        switch pdu.opcode {
+        case .readByGroupTypeRequest, .readByGroupTypeResponse, .errorResponse:
+            index = discovery(
+                pdu, of: connection, in: index, sentByClient: server == .peer && pdu.opcode.method == .request,
+                answered: request, record, analyzer)
+        default:
+            break
+        }
         let key = PendingKey(connection: connection.id, server: server)
         func value(_ bytes: UnsafeRawBufferPointer, _ source: GATTDatabase.Value.Source) -> GATTDatabase.Value {
             GATTDatabase.Value(bytes: Array(bytes), source: source, record: record.index)
@@ -123,6 +142,55 @@ public struct GATTCollector {
         default:
             break
         }
+    }
+
+    /// A PDU of a full discovery of the peer's primary services on `connection`, whose entry is
+    /// `index`. When the discovery ends with other services than the peer's latest one on an
+    /// earlier connection found, the peer bonded on an earlier connection and sent no Service
+    /// Changed since, its database changed between the connections (``ServiceLayout``): the
+    /// connection gets an entry of its own from then on, and the earlier one keeps the database
+    /// the earlier connections showed.
+    /// Returns the connection's entry.
+    private mutating func discovery(
+        _ pdu: ATTPDU, of connection: LifecycleAnalyzer.OpenLink, in index: Int, sentByClient: Bool,
+        answered: ATTRequest?, _ record: CaptureRecord, _ analyzer: LifecycleAnalyzer
+    ) -> Int {
+        let id = connection.id
+        if case .readByGroupTypeRequest = pdu, sentByClient {
+            var layout = ServiceLayout()
+            layout.add(pdu, sentByClient: true, answered: answered, record: record.index, time: record.timestamp)
+            guard layout.record != nil else { return index }
+            discoveries[id] = (layout, entries[index].connections.count > 1 ? entries[index].database : nil)
+            return index
+        }
+        guard var discovery = discoveries[id] else { return index }
+        discovery.layout.add(
+            pdu, sentByClient: sentByClient, answered: answered, record: record.index, time: record.timestamp)
+        guard discovery.layout.isComplete else {
+            discoveries[id] = discovery
+            return index
+        }
+        discoveries[id] = nil
+        var index = index
+        // Only for a peer bonded with this host on an earlier connection, whose database iOS
+        // keeps (Formats/corebluetooth.md, "iOS on its own"): the fact `diagnose` reads too.
+        if let last = lastDiscovery[index], last.connection != id, !last.told, let before = discovery.before,
+            entries[index].connections.contains(where: { $0 != id && analyzer.connections[$0].bonded }),
+            !discovery.layout.changes(since: last.layout).isEmpty
+        {
+            entries[index].database = before
+            entries[index].connections.removeAll { $0 == id }
+            var database = GATTDatabase()
+            for service in discovery.layout.services {
+                database.addService(handle: service.handle, end: service.end, uuid: service.uuid, primary: true)
+            }
+            index = entries.count
+            entries.append(Entry(peer: connection.peer, connections: [id], database: database))
+            if let peer = connection.peer { indexByPeer[peer] = index }
+            indexByConnection[id] = index
+        }
+        lastDiscovery[index] = (id, discovery.layout, false)
+        return index
     }
 
     private mutating func entry(for connection: LifecycleAnalyzer.OpenLink) -> Int {

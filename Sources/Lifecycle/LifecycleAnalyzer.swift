@@ -490,6 +490,12 @@ public struct LifecycleAnalyzer {
                 || connections[id].transport != .le)
             connections[id].cbError =
                 appTold ? CoreBluetoothMapping.disconnectionError(reason: reason, requestedByApp: local) : nil
+            if connections[id].failedEstablishment != nil {
+                // Lost before its first exchange: as a failed establishment (EstablishmentFailure).
+                connections[id].cbError = EstablishmentFailure.default.error.map {
+                    Mapped(value: .cb($0.value), evidence: $0.evidence)
+                }
+            }
             connections[id].android =
                 appTold ? AndroidMapping.disconnection(reason: reason, requestedByApp: local) : nil
             connections[id].unansweredRequests = att.unanswered(on: handle)
@@ -743,8 +749,12 @@ public struct LifecycleAnalyzer {
         let cancelled = connections[id].cancelTime != nil && status == .unknownConnectionIdentifier
         // CoreBluetooth makes LE connections only: a BR/EDR attempt has no equivalent there.
         if status != .success, !cancelled, connections[id].transport == .le {
-            let mapped = CoreBluetoothMapping.connectionFailureError(status: status)
-            connections[id].cbError = Mapped(value: .cb(mapped.value), evidence: mapped.evidence)
+            // A failed establishment (0x3E) tells the app what the default reading says: by
+            // default nothing, as the replay plays it (EstablishmentFailure).
+            let mapped =
+                status == .connectionFailedToBeEstablished
+                ? EstablishmentFailure.default.error : CoreBluetoothMapping.connectionFailureError(status: status)
+            connections[id].cbError = mapped.map { Mapped(value: .cb($0.value), evidence: $0.evidence) }
             connections[id].android = AndroidMapping.connectionFailure(status: status)
         } else if status == .success {
             // Connected after all (a cancel that came too late): no failure.

@@ -167,7 +167,7 @@ struct ProcedureTrails {
             add(read, awaited: false, to: id)
         case .readByGroupTypeResponse(let groups):
             // (Only the scan filter rule reads them, and only after a filter: none is kept before.)
-            guard !scanFilters.isEmpty, server == .peer, analyzer.lastAnswered?.type == BluetoothUUID(UInt16(0x2800))
+            guard !scanFilters.isEmpty, server == .peer, analyzer.lastAnswered?.type == .primaryService
             else { break }
             for group in groups {
                 if let uuid = BluetoothUUID(littleEndian: group.value) {

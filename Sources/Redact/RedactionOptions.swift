@@ -27,11 +27,11 @@ public struct RedactionOptions: Sendable {
     /// Characteristic Configuration (0x2902, 0x2903), Characteristic Presentation Format
     /// (0x2904), and the GATT service's Service Changed (0x2A05), Client Supported Features
     /// (0x2B29), Database Hash (0x2B2A) and Server Supported Features (0x2B3A).
-    public static let alwaysKept: Set<BluetoothUUID> = Set(
-        [0x2900, 0x2902, 0x2903, 0x2904, 0x2A05, 0x2B29, 0x2B2A, 0x2B3A].map { BluetoothUUID(UInt16($0)) })
-
-    /// GAP Device Name.
-    static let deviceName = BluetoothUUID(UInt16(0x2A00))
+    public static let alwaysKept: Set<BluetoothUUID> = [
+        .characteristicExtendedProperties, .clientCharacteristicConfiguration, .serverCharacteristicConfiguration,
+        .characteristicPresentationFormat, .serviceChanged, .clientSupportedFeatures, .databaseHash,
+        .serverSupportedFeatures,
+    ]
 
     func keeps(_ uuid: BluetoothUUID?) -> Bool {
         guard let uuid else { return false }

@@ -47,9 +47,6 @@ struct GATTKnowledge {
 }
 
 extension RedactorCore {
-    /// The discovery types whose Read By Type responses are the GATT database itself.
-    static let declarations: Set<BluetoothUUID> = Set(
-        [0x2800, 0x2801, 0x2802, 0x2803].map { BluetoothUUID(UInt16($0)) })
 
     /// One fragment of an L2CAP frame: `start` when it begins one. `stream` names the connection
     /// and direction, `connection` the connection, `side` the direction (0, 1, or 2 unknown).
@@ -251,7 +248,7 @@ extension RedactorCore {
             if k == 1 {
                 w.pairLength = Int(byte)
                 let type = gatt[connection]?.pending[Self.otherSide(side)]?.type
-                w.action = type.map(Self.declarations.contains) == true ? .keep : valueAction(type)
+                w.action = type?.isDeclaration == true ? .keep : valueAction(type)
                 return .keep
             }
             guard w.pairLength > 2 else { return .keep }
@@ -304,7 +301,7 @@ extension RedactorCore {
 
     /// What a value of an attribute of `type` (nil: not known) becomes.
     func valueAction(_ type: BluetoothUUID?) -> FieldAction {
-        if type == RedactionOptions.deviceName, options.names { return .name }
+        if type == .deviceName, options.names { return .name }
         if options.values, !options.keeps(type) { return .zero }
         return .keep
     }
@@ -334,12 +331,12 @@ extension RedactorCore {
             guard length >= 2 else { return }
             var at = 2
             while at + length <= pdu.count {
-                if type == BluetoothUUID(UInt16(0x2803)) {
+                if type == .characteristicDeclaration {
                     // Properties, Value Handle, UUID.
                     if length == 7 || length == 21, let declared = uuid(at + 5..<at + length) {
                         knowledge.types[u16(at + 3)] = declared
                     }
-                } else if !Self.declarations.contains(type) {
+                } else if !type.isDeclaration {
                     knowledge.types[u16(at)] = type
                 }
                 at += length

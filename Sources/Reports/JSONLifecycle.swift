@@ -17,6 +17,10 @@ public struct JSONLifecycle: Encodable {
         var name: String?
         var evidence: String
     }
+    struct EstablishmentFailureJSON: Encodable {
+        var reading: String
+        var fail: CBErrorJSON
+    }
     struct ATTCounts: Encodable {
         var requests: Int
         var errors: Int
@@ -64,6 +68,10 @@ public struct JSONLifecycle: Encodable {
         var began_before_capture: Bool
         /// `null` when CoreBluetooth would report no error; absent when there is nothing to report.
         var cb_error: NullOr<CBErrorJSON>?
+        /// A connection that failed to be established (0x3E): the reading `cb_error` follows
+        /// (`retry`: iOS tries again and tells the app nothing, so `cb_error` is absent) and the
+        /// error the other reading (`--establishment-failure fail`) gives. Absent otherwise.
+        var cb_establishment_failure: EstablishmentFailureJSON?
         /// What Android's `onConnectionStateChange` would receive; absent when it is told of no
         /// failure.
         var android: AndroidJSON?
@@ -305,6 +313,14 @@ public struct JSONLifecycle: Encodable {
                                 domain: error.domain, code: error.errorCode, name: error.name,
                                 evidence: mapped.evidence.rawValue)
                         })
+                },
+                cb_establishment_failure: connection.failedEstablishment.map { _ in
+                    let fail = EstablishmentFailure.failError
+                    return EstablishmentFailureJSON(
+                        reading: EstablishmentFailure.default.rawValue,
+                        fail: CBErrorJSON(
+                            domain: CBError.errorDomain, code: fail.value.errorCode, name: fail.value.name,
+                            evidence: fail.evidence.rawValue))
                 },
                 android: connection.android.map(AndroidJSON.init),
                 att: ATTCounts(

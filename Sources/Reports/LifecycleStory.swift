@@ -110,6 +110,8 @@ public struct LifecycleStory {
                     } else if connection.outcome == .failed, let error = connection.cbError {
                         line +=
                             "; CoreBluetooth: didFailToConnect, error \(error.value.map { "\($0)" } ?? "nil") [\(error.evidence.rawValue)]"
+                    } else if connection.failedEstablishment != nil {
+                        line += "; CoreBluetooth: " + EstablishmentFailure.retried(failing: "didFailToConnect")
                     }
                     emit(connection.outcome == .failed ? style.red(line) : line)
                     if connection.outcome == .failed, let android = connection.android {
@@ -212,6 +214,11 @@ public struct LifecycleStory {
                     emit(
                         "              CoreBluetooth: didDisconnectPeripheral, error \(error.value.map { "\($0) (\($0.errorCode))" } ?? "nil") [\(error.evidence.rawValue)]"
                     )
+                    if let android = connection.android { emit("              Android: \(android)") }
+                } else if connection.failedEstablishment != nil {
+                    emit(
+                        "              CoreBluetooth: "
+                            + EstablishmentFailure.retried(failing: "didDisconnectPeripheral"))
                     if let android = connection.android { emit("              Android: \(android)") }
                 } else if connection.role == .peripheral {
                     emit(

@@ -74,6 +74,8 @@ public func timelineHTML(
             var cb = ""
             if let mapped = connection.cbError {
                 cb = mapped.value.map { "\($0.name ?? "CBError") (\($0.errorCode))" } ?? "none"
+            } else if connection.failedEstablishment != nil {
+                cb = "no callback (iOS tries again)"
             }
             let cells = [
                 "\(connection.id + 1)",

@@ -77,6 +77,17 @@ import Testing
         #expect(causes == [62, 133], "0x3E as a disconnection gives 62, as a failed completion 133")
     }
 
+    /// 0x3E read as a failed completion or a lost link: iOS tries again and calls nothing (the
+    /// replay's default reading), where explain once said didFailToConnect(connectionFailed).
+    @Test func aFailedEstablishmentIsNoCallbackOnIOSWithTheOtherReadingNamed() throws {
+        let hci = try #require(try explain("0x3E").readings.first { $0.kind.rawValue == "hci-code" })
+        #expect(hci.causes.count == 2)
+        for cause in hci.causes {
+            #expect(cause.ios.callback.hasPrefix("no callback: iOS tries again by itself"), "\(cause.ios)")
+            #expect(cause.ios.description.hasSuffix("with CBError.connectionFailed (10) [hypothesis]"))
+        }
+    }
+
     @Test func aBareNumberReadsDecimalAndHexadecimal() throws {
         let explanation = try explain("22")
         #expect(kinds(explanation).contains("android-connection-status 22"))

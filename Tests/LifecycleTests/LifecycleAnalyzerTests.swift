@@ -161,10 +161,36 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
         #expect(report.connections[0].cbError?.value == .cb(CBError(.unknown)))
     }
 
-    @Test func aFailedToBeEstablishedCompletionMapsToConnectionFailed() {
+    /// 0x3E on the completion: the app is told what the replay's default reading says, nothing
+    /// (iOS tries again by itself), where the analysis once said didFailToConnect(connectionFailed).
+    @Test func aFailedToBeEstablishedCompletionTellsTheAppWhatTheDefaultReadingDoes() {
         let report = analyze([command(Packets.createConnection), event(Packets.connectionComplete(0x3E, handle: 0))])
-        #expect(report.connections[0].outcome == .failed)
-        #expect(report.connections[0].cbError?.value == .cb(CBError(.connectionFailed)))
+        let connection = report.connections[0]
+        #expect(connection.outcome == .failed)
+        #expect(connection.failedEstablishment == connection.completeTime && connection.completeTime != nil)
+        #expect(EstablishmentFailure.default == .retry)
+        #expect(connection.cbError == nil, "no didFailToConnect: iOS tries again and calls nothing")
+        // The Android side is unchanged: its app hears of the failure.
+        #expect(connection.android != nil)
+    }
+
+    /// A link that completes and is lost with 0x3E before its first exchange is a failed
+    /// establishment too, where the analysis once gave didDisconnectPeripheral(connectionFailed).
+    @Test func aLinkLostWith0x3EBeforeItsFirstExchangeTellsTheAppNothing() {
+        let report = analyze([
+            command(Packets.createConnection), event(Packets.connectionComplete(0, handle: 1)),
+            event(Packets.disconnectionComplete(handle: 1, reason: 0x3E)),
+        ])
+        let connection = report.connections[0]
+        #expect(connection.failedEstablishment == connection.disconnectTime && connection.disconnectTime != nil)
+        #expect(connection.cbError == nil)
+        // Any other reason is told as before.
+        let timeout = analyze([
+            command(Packets.createConnection), event(Packets.connectionComplete(0, handle: 1)),
+            event(Packets.disconnectionComplete(handle: 1, reason: 0x08)),
+        ]).connections[0]
+        #expect(timeout.failedEstablishment == nil)
+        #expect(timeout.cbError?.value == .cb(CBError(.connectionTimeout)))
     }
 
     @Test func aFilterAcceptListAttemptLearnsItsPeerFromTheCompletion() {
@@ -226,7 +252,9 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
         let reasons = report.connections.compactMap(\.reason).map(\.rawValue).sorted()
         #expect(reasons == [0x16, 0x16, 0x16, 0x3E])
         let failed = report.connections.first { $0.reason == .connectionFailedToBeEstablished }
-        #expect(failed?.cbError?.value == .cb(CBError(.connectionFailed)))
+        // Lost before its first exchange: iOS tries again and tells the app nothing.
+        #expect(failed?.failedEstablishment != nil)
+        #expect(failed != nil && failed?.cbError == nil)
     }
 
     @Test(.sharedCaptures) func theMacOSPacketLoggerFileHas62CancelledAttempts() throws {

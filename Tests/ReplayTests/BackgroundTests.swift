@@ -122,6 +122,45 @@ import Wire
         #expect(after.allSatisfy { $0.time == 3 })
     }
 
+    /// The app of ``ReplayTimeTests`` (a sleep of `budget` on the launch clock after connecting,
+    /// then a cancel) with no background mode, sent to the background at +1.5 and back at +4,
+    /// with `events` besides; the capture's link completes at +1.2.
+    func suspendedClockApp(budget: Duration, _ events: [SystemEvent] = []) async -> Flow {
+        let engine = ReplayEngine(
+            cassette: cassette([episode(id: 0, attempt: 1, complete: 1.2, disconnect: 8, reason: 0x08)]))
+        engine.events = [SystemEvent(.background, at: 1.5), SystemEvent(.foreground, at: 4)] + events
+        engine.platform.backgroundModes = []
+        return await engine.run(ReplayTimeTests.ClockTimeoutApp(budget: budget), name: "timeout")
+    }
+
+    /// A suspended app runs no code: its sleep on the launch clock, due at +2.2, ends at the
+    /// foreground (+4), where it once ended at +2.2 while the app was suspended.
+    @Test func aSleepOnTheLaunchClockEndsOnlyOnceTheAppIsBack() async throws {
+        let flow = await suspendedClockApp(budget: .seconds(1))
+        let foreground = try #require(flow.events.firstIndex { $0.signature == "system foreground" })
+        let cancel = try #require(flow.events.firstIndex { $0.name == "cancelPeripheralConnection" })
+        #expect(cancel > foreground, "\(flow.events.map(\.signature))")
+        #expect(flow.events[cancel].time == 4)
+    }
+
+    /// Bluetooth turned off while the app is suspended: `.poweredOff` comes at the foreground,
+    /// with what else iOS queued, where it once came at once.
+    @Test func aPowerChangeWhileSuspendedComesAtTheForeground() async throws {
+        let flow = await suspendedClockApp(budget: .seconds(100), [SystemEvent(.powerOff, at: 2)])
+        let off = try #require(flow.events.firstIndex { $0.signature == "system powerOff" })
+        let foreground = try #require(flow.events.firstIndex { $0.signature == "system foreground" })
+        let told = try #require(flow.events.firstIndex { $0.signature == "central didUpdateState state=poweredOff" })
+        #expect(off < foreground && foreground < told, "\(flow.events.map(\.signature))")
+        #expect(flow.events[told].time == 4)
+        // Running in the background (bluetooth-central), it hears of it at once.
+        let engine = ReplayEngine(
+            cassette: cassette([episode(id: 0, attempt: 1, complete: 1.2, disconnect: 8, reason: 0x08)]))
+        engine.events = [SystemEvent(.background, at: 1.5), SystemEvent(.powerOff, at: 2)]
+        engine.platform.backgroundModes = .central
+        let running = await engine.run(ReplayTimeTests.ClockTimeoutApp(budget: .seconds(100)), name: "timeout")
+        #expect(running.events.first { $0.signature == "central didUpdateState state=poweredOff" }?.time == 2)
+    }
+
     @Test func aSuspendedAppThatNeverComesBackHearsNothingMore() async throws {
         let flow = try await reconnecting(modes: [], foreground: nil)
         #expect(!appEvents(flow).contains { ($0.time ?? 0) > 0.05 })

@@ -51,6 +51,29 @@ import Testing
         #expect(listed == played, "errors: \(listed), the mirror's flow: \(played)")
     }
 
+    /// A connection that fails to be established (0x3E): `errors` and `lifecycle` say what the
+    /// replay plays by default, no callback (iOS tries again by itself), where they once said
+    /// didFailToConnect or didDisconnectPeripheral with CBError.connectionFailed; the other
+    /// reading is named in the words.
+    @Test(.sharedCaptures) func aFailedEstablishmentIsUnheardInBoth() async throws {
+        let path = Fixtures.publicCapture("mchwalisz-lightsapp.btsnoop")
+        let analysis = try TraceAnalysis(path: path)
+        let failed = analysis.errors.filter { $0.layer == .hci && $0.code == 0x3E }
+        #expect(!failed.isEmpty)
+        for error in failed {
+            let cb = try #require(error.coreBluetooth)
+            #expect(cb.callback.hasPrefix("no callback: iOS tries again by itself"), "\(cb.callback)")
+            #expect(cb.callback.contains("--establishment-failure fail"))
+            #expect(cb.code == 10 && cb.evidence == .hypothesis, "the other reading's error, as it was graded")
+        }
+        #expect(
+            analysis.lifecycle.connections.filter { $0.failedEstablishment != nil }.allSatisfy { $0.cbError == nil })
+        let (cassette, _) = try Cassette.load(path: path)
+        let flow = await ReplayEngine(cassette: cassette).run(MirrorApp(cassette: cassette), name: "mirror")
+        #expect(!flow.events.contains { $0.argument("error") == "CBError.connectionFailed" })
+        #expect(flow.comments.contains { $0.contains("iOS tries again by itself and tells the app nothing") })
+    }
+
     @Test func theInvariantCoversCapturesWithErrorsInAppCallbacks() throws {
         // Not a vacuous check: several captures have errors that reach the app.
         var withErrors = 0

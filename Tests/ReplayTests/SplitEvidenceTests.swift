@@ -1,4 +1,5 @@
 import BLETraceCoreBluetooth
+import CoreBluetoothCodes
 import Dispatch
 import Foundation
 import TestSupport
@@ -50,6 +51,22 @@ import Testing
             signatures(flow).last
                 == "central didFailToConnect peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionFailed")
         #expect(flow.events.last?.time == 1.5)
+    }
+
+    @Test func underTheOtherReadingALinkLostWith0x3EEndsWithConnectionFailed() async {
+        let engine = ReplayEngine(
+            cassette: cassette([episode(id: 0, attempt: 1, complete: 1.2, disconnect: 1.3, reason: 0x3E)]))
+        engine.platform = Platform(establishmentFailure: .fail)
+        let flow = await engine.run(OneShotApp(), name: "one-shot")
+        #expect(
+            signatures(flow).last
+                == "central didDisconnectPeripheral peripheral=F0:F1:F2:F3:F4:05 error=CBError.connectionFailed")
+    }
+
+    /// The replay and the reports read one type, with one default.
+    @Test func theReplaysReadingIsTheReportsOne() {
+        #expect(Platform().establishmentFailure == EstablishmentFailure.default)
+        #expect(Platform.EstablishmentFailure.self == EstablishmentFailure.self)
     }
 
     // MARK: A pairing cancelled on the phone

@@ -31,6 +31,16 @@ extension Cassette {
         /// The GATT database the capture revealed for this link's peer (shared with
         /// ``Peer/database``; the link's own when the capture does not name the peer).
         public var database: GATTDatabase?
+        /// The peer's database as iOS kept it for this link, where it differs from ``database``:
+        /// the peer bonded with this host before the link, and its database changed since iOS
+        /// last discovered it, with no Service Changed indication (Formats/corebluetooth.md, "iOS
+        /// on its own"). The app's discovery on the link gets this one; its requests reach the
+        /// peer's, ``database``. ``phoneDatabaseConnection`` is the connection that discovered it.
+        public var phoneDatabase: GATTDatabase?
+        public var phoneDatabaseConnection: Int?
+        /// The link's ``database`` is not the peer's latest (its database changed between
+        /// connections): the flow names characteristics from the link's own.
+        public var hasOwnDatabase = false
         /// This host's GATT server as the link's peer discovered it (its client's discovery of
         /// this host: a remote central's of a peripheral host, or a peripheral that is also a
         /// client of this central host).

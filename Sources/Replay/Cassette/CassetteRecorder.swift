@@ -244,6 +244,7 @@ public struct CassetteRecorder {
             peers[address]!.localDatabase = entryByPeer[address]?.localDatabase
             peers[address]!.links.sort()
         }
+        Self.keepPhoneDatabases(&links, peers, peerOrder, connections, gatt.entries)
         var cassette = Cassette(
             connections: connections, firstTime: report.firstTime, lastTime: report.lastTime,
             records: report.records, scans: report.scans, advertising: report.advertising, links: links, peers: peers,
@@ -259,6 +260,39 @@ public struct CassetteRecorder {
         // Peers the capture never discovered: their databases as their traffic shows them.
         cassette.completeDatabases()
         return cassette
+    }
+
+    /// iOS's GATT cache of a bonded peer (Formats/corebluetooth.md, "iOS on its own"): iOS keeps
+    /// the database it discovered, once the peer is bonded, across connections, and discovers
+    /// again only after a Service Changed indication. A link encrypted with the bond (no pairing
+    /// of its own) to a peer whose database is not the one iOS kept (the entries split where the
+    /// database changed with no Service Changed: ``GATTCollector``) gets the kept one as its
+    /// ``Cassette/Link/phoneDatabase``.
+    private static func keepPhoneDatabases(
+        _ links: inout [Cassette.Link], _ peers: [BluetoothAddress: Cassette.Peer], _ peerOrder: [BluetoothAddress],
+        _ connections: [Connection], _ entries: [GATTCollector.Entry]
+    ) {
+        var entryOf: [Int: Int] = [:]
+        for (index, entry) in entries.enumerated() { for id in entry.connections { entryOf[id] = index } }
+        for address in peerOrder {
+            var kept: (entry: Int, connection: Int)?
+            var bonded = false
+            let own = Set((peers[address]?.links ?? []).compactMap { entryOf[links[$0].connection] }).count > 1
+            for index in peers[address]?.links ?? [] {
+                links[index].hasOwnDatabase = own
+                let connection = connections[links[index].connection]
+                guard let entry = entryOf[connection.id] else { continue }
+                if bonded, connection.encryptionWithBond != nil, links[index].serviceChanges.isEmpty, let kept,
+                    kept.entry != entry
+                {
+                    links[index].phoneDatabase = entries[kept.entry].database
+                    links[index].phoneDatabaseConnection = kept.connection
+                } else {
+                    kept = (entry, connection.id)
+                }
+                if connection.bonded { bonded = true }
+            }
+        }
     }
 
     /// A link that began before the capture may have exchanged its MTU before it: the largest

@@ -120,7 +120,7 @@ public struct Platform: Hashable, Sendable {
     public init(
         release: Release = .iOS26, accessorySetupKit: Bool = false, mtu: Int = 185,
         attTimeoutError: CBError? = CoreBluetoothMapping.attTimeoutError.value,
-        establishmentFailure: EstablishmentFailure = .retry, pairingCancel: PairingCancel = .endsLink
+        establishmentFailure: EstablishmentFailure = .default, pairingCancel: PairingCancel = .endsLink
     ) {
         self.release = release
         self.accessorySetupKit = accessorySetupKit
@@ -809,20 +809,28 @@ final class AppProcess {
             }
         }
         guard isRunning else { return }
+        // A suspended app hears of it when it comes to the foreground, in order with what else
+        // iOS queued for it ("In the background"): the replay holds the app's actions till then.
+        guard !suspended else { return replay.schedule(at: replay.now) { [unowned self] in tellManagers(state) } }
+        tellManagers(state)
+    }
+
+    /// The running app's managers get Bluetooth's `state`.
+    private func tellManagers(_ bluetooth: CBManagerState) {
         for manager in managers {
             switch manager {
             case let central as CBCentralManager:
                 // Only the state: the connections are already gone, with no disconnection
                 // callback (Formats/corebluetooth.md, "Bluetooth power").
-                let state = self.state(for: central)
+                let state = self.state(for: central, bluetooth: bluetooth)
                 replay.record(.central(.didUpdateState, manager: replay.number(central)), [.init(.state, "\(state)")])
                 central.deliver(.stateUpdated(state))
                 if state != .poweredOn && state != .poweredOff { replay.forgetPeripherals(of: central) }
             case let peripheralManager as CBPeripheralManager:
                 replay.record(
                     .peripheralManager(.didUpdateState, manager: replay.number(peripheralManager)),
-                    [.init(.state, "\(state)")])
-                peripheralManager.deliver(.stateUpdated(state))
+                    [.init(.state, "\(bluetooth)")])
+                peripheralManager.deliver(.stateUpdated(bluetooth))
             default: break
             }
         }
@@ -838,10 +846,13 @@ final class AppProcess {
     /// The state `manager` is told: Bluetooth's, except that an AccessorySetupKit app's central
     /// managers are `.poweredOff` while no accessory is set up for it (reported: IOS-DFU-Library
     /// 542, "with ASK, state is always off at first").
-    func state(for manager: CBManager) -> CBManagerState {
-        guard bluetoothState == .poweredOn, platform.accessorySetupKit, accessories.isEmpty, manager is CBCentralManager
+    func state(for manager: CBManager) -> CBManagerState { state(for: manager, bluetooth: bluetoothState) }
+
+    /// The state `manager` is told when Bluetooth's is `bluetooth`.
+    private func state(for manager: CBManager, bluetooth: CBManagerState) -> CBManagerState {
+        guard bluetooth == .poweredOn, platform.accessorySetupKit, accessories.isEmpty, manager is CBCentralManager
         else {
-            return bluetoothState
+            return bluetooth
         }
         if noted.insert("ask").inserted {
             replay.comment(

@@ -49,6 +49,11 @@ final class ClientPlayback<Context: ClientContext> {
     /// indications, GAP name and notifications play from now on.
     func play(_ link: Cassette.Link, _ peripheral: CBPeripheral) {
         guard let address = peripheral.address else { return }
+        if link.phoneDatabase != nil, let from = link.phoneDatabaseConnection {
+            replay.comment(
+                "\(address): the bonded peer's database changed after connection \(from + 1) of the capture, with no Service Changed; iOS keeps the one it discovered then, so the app's discovery on connection \(link.connection + 1) gives it, and requests on its handles reach the peer's new database (Formats/corebluetooth.md, GATT cache)"
+            )
+        }
         // Apple's stack exchanged this MTU itself; another host's exchange is not what iOS made
         // (its own, at connection: Links.mtuAtConnection).
         if let mtu = link.mtu, cassette.hostIsApple {
@@ -261,8 +266,10 @@ final class ClientPlayback<Context: ClientContext> {
         case .discoverServices(let uuids):
             // iOS keeps Generic Access, Generic Attribute and HID to itself: discovery never
             // gives them to an app (Formats/corebluetooth.md).
-            let found = cassette.services(of: address, matching: uuids?.map(\.bluetoothUUID))
-                .filter { !Self.hiddenByIOS($0.uuid) }
+            let wanted = uuids?.map(\.bluetoothUUID)
+            let found = services(of: address).filter {
+                !Self.hiddenByIOS($0.uuid) && wanted?.contains($0.uuid) != false
+            }
             guard cassette.peer(address)?.database?.services.isEmpty == false else {
                 return unmatched(request, peripheral, "the capture never discovered this peripheral's services")
             }
@@ -272,12 +279,12 @@ final class ClientPlayback<Context: ClientContext> {
             let included = (cassette.links(of: address).flatMap(\.includedServices))
                 .filter { service.handles.contains($0.handle) }
             let definitions = included.compactMap { include in
-                cassette.services(of: address).first { $0.handle == include.start }.map(
+                services(of: address).first { $0.handle == include.start }.map(
                     ServiceDefinition.init(capturing:))
             }
             answerDiscovery(.services(definitions, error: nil), to: request, on: peripheral, address)
         case .discoverCharacteristics(let uuids, let service):
-            let all = cassette.characteristics(of: address, service: service.handles.lowerBound)
+            let all = services(of: address).first { $0.handle == service.handles.lowerBound }?.characteristics ?? []
             guard !all.isEmpty else {
                 return unmatched(
                     request, peripheral,
@@ -295,7 +302,7 @@ final class ClientPlayback<Context: ClientContext> {
             }
             answerDiscovery(.characteristics(definitions, error: nil), to: request, on: peripheral, address)
         case .discoverDescriptors(let characteristic):
-            let definitions = cassette.descriptors(of: address, characteristic: characteristic.valueHandle)
+            let definitions = descriptors(of: address, characteristic: characteristic.valueHandle)
                 .map { DescriptorDefinition(uuid: CBUUID(bluetoothUUID: $0.uuid), handle: $0.handle) }
             answerDiscovery(.descriptors(definitions, error: nil), to: request, on: peripheral, address)
         case .readCharacteristic(let characteristic):
@@ -312,7 +319,7 @@ final class ClientPlayback<Context: ClientContext> {
             answer(.notificationState(isNotifying: enabled, error: nil), to: request, on: peripheral, after: 0)
         case .setNotifyValue(let enabled, let characteristic):
             guard
-                let cccd = cassette.descriptors(of: address, characteristic: characteristic.valueHandle)
+                let cccd = descriptors(of: address, characteristic: characteristic.valueHandle)
                     .first(where: { $0.uuid == .clientCharacteristicConfiguration })
             else {
                 return unmatched(
@@ -458,6 +465,7 @@ final class ClientPlayback<Context: ClientContext> {
         _ response: @escaping (Cassette.Operation, (any Error)?) -> GATTResponse
     ) {
         guard let address = peripheral.address else { return }
+        if staleHandle(kind, handle, request, peripheral, address) { return }
         let key = PeerIndex.key(kind, handle)
         let occurrence = links.playing[address]?.occurrences[key, default: 0] ?? 0
         links.playing[address]?.occurrences[key] = occurrence + 1
@@ -808,8 +816,86 @@ final class ClientPlayback<Context: ClientContext> {
 
     /// A characteristic as the flow names it: its UUID as CoreBluetooth prints it, and
     /// `UUID@0x0012` (its value handle) when the peer holds the UUID more than once.
+    /// The peer's services as the app's discovery finds them on the link being played: the
+    /// database iOS kept for a bonded peer whose database changed with no Service Changed
+    /// (``Cassette/Link/phoneDatabase``), else the link's own, else the peer's.
+    func services(of address: BluetoothAddress) -> [GATTDatabase.Service] {
+        let link = links.playing[address]?.link
+        return (link?.phoneDatabase ?? link?.database)?.services ?? cassette.services(of: address)
+    }
+
+    /// The descriptors of the characteristic whose value is at `valueHandle`, as the app's
+    /// discovery finds them (``services(of:)``).
+    private func descriptors(of address: BluetoothAddress, characteristic valueHandle: UInt16)
+        -> [GATTDatabase.Descriptor]
+    {
+        services(of: address).lazy.flatMap(\.characteristics).first { $0.valueHandle == valueHandle }?.descriptors
+            ?? []
+    }
+
+    /// What `database` holds at `handle`, as a kind and a UUID (nil: nothing), to tell whether
+    /// a handle of iOS's kept database still names the same attribute in the peer's.
+    static func attribute(at handle: UInt16, in database: GATTDatabase) -> String? {
+        guard let service = database.services.last(where: { $0.handle <= handle && handle <= $0.endHandle }) else {
+            return nil
+        }
+        if service.handle == handle { return "service \(service.uuid)" }
+        for characteristic in service.characteristics {
+            if characteristic.declarationHandle == handle { return "declaration \(characteristic.uuid)" }
+            if characteristic.valueHandle == handle { return "value \(characteristic.uuid)" }
+            if let descriptor = characteristic.descriptors.first(where: { $0.handle == handle }) {
+                return "descriptor \(descriptor.uuid) of \(characteristic.uuid)"
+            }
+        }
+        return nil
+    }
+
+    /// A request on `handle` of the app's view of the database, where iOS kept a database that
+    /// no longer holds for the peer (``Cassette/Link/phoneDatabase``) and the handle now names
+    /// something else: the peer answers for what is there now. Nothing: Invalid Handle (Core
+    /// 6.0, Vol 3, Part F, §3.4.1.1), at once. Another attribute: the capture's answer on this
+    /// connection, if it made the request; else unmatched. Returns true when it answered.
+    private func staleHandle(
+        _ kind: Cassette.Operation.Kind, _ handle: UInt16, _ request: GATTRequest, _ peripheral: CBPeripheral,
+        _ address: BluetoothAddress
+    ) -> Bool {
+        guard let link = links.playing[address]?.link, let kept = link.phoneDatabase, let current = link.database
+        else { return false }
+        let was = Self.attribute(at: handle, in: kept)
+        let there = Self.attribute(at: handle, in: current)
+        guard was != there else { return false }
+        let at = hex(handle, digits: 4, uppercase: true)
+        guard let there else {
+            replay.comment(
+                "\(address): \(request.methodName) on \(at), \(was ?? "nothing") in the database iOS kept: the peer's database changed with no Service Changed and has no attribute there now; Invalid Handle"
+            )
+            answer(
+                GATTResponse(failing: request, with: CBATTError(.invalidHandle)), to: request, on: peripheral, after: 0)
+            return true
+        }
+        replay.comment(
+            "\(address): \(request.methodName) on \(at), \(was ?? "nothing") in the database iOS kept, reaches the peer's \(there) (its database changed with no Service Changed)"
+        )
+        guard peerIndex(address).answer(PeerIndex.key(kind, handle), on: link.connection, occurrence: 0) != nil else {
+            unmatched(
+                request, peripheral,
+                "connection \(link.connection + 1) of the capture never shows what the peer's \(there) at \(at) answers"
+            )
+            return true
+        }
+        return false
+    }
+
     func characteristicName(_ valueHandle: UInt16, _ address: BluetoothAddress?) -> String {
         guard let address else { return "\(hex(valueHandle, digits: 4, uppercase: true))" }
+        // A peer whose database changed: the name the app's view of this link gives the handle.
+        if let link = links.playing[address]?.link, link.hasOwnDatabase,
+            let characteristic = services(of: address).lazy.flatMap(\.characteristics).first(where: {
+                $0.valueHandle == valueHandle
+            })
+        {
+            return CBUUID(bluetoothUUID: characteristic.uuid).uuidString
+        }
         return peerIndex(address).names[valueHandle] ?? "\(hex(valueHandle, digits: 4, uppercase: true))"
     }
 

@@ -176,7 +176,7 @@ final class Links {
         guard let episode = resumed?.episode ?? nextEpisode(for: address) else { return }  // stays pending
         attemptFrom[address] = from
         let at = resumed?.at ?? max(now, episode.completeTime ?? now)
-        if resumed == nil, let failed = failedEstablishment(episode), process.platform.establishmentFailure == .retry {
+        if resumed == nil, let failed = episode.failedEstablishment, process.platform.establishmentFailure == .retry {
             // iOS tries again by itself and tells the app nothing: the attempt goes on.
             replay.scheduleSystem(at: max(now, failed), for: peripheral) { [unowned self] peripheral in
                 replay.comment(
@@ -213,7 +213,12 @@ final class Links {
                 }
             }
         } else {
-            let error: any Error = (episode.cbError?.value ?? nil)?.error ?? CBError(.unknown)
+            // A failed establishment under `fail` carries that reading's error: the analysis
+            // gives the default reading's (none).
+            let error: any Error =
+                episode.failedEstablishment != nil
+                ? process.platform.establishmentFailure.error.map { $0.value as any Error } ?? CBError(.unknown)
+                : (episode.cbError?.value ?? nil)?.error ?? CBError(.unknown)
             replay.scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
                 attempts.remove(address)
                 failAttempt(peripheral, address, error: error)
@@ -287,20 +292,6 @@ final class Links {
     func endByFault(_ peripheral: CBPeripheral, _ end: () -> Void) {
         if let address = peripheral.address, let playback = playing[address] { resumable[address] = playback.episode }
         end()
-    }
-
-    /// When `episode` failed to be established (HCI 0x3E), if it did: its completion carries the
-    /// status, or the link dropped with it as its reason before it was ever used (Core 6.0, Vol 6,
-    /// Part B, §4.5: no packet within six connection events). iOS's daemon retries such an
-    /// attempt by itself (Formats/corebluetooth.md, "What iOS does on its own").
-    private func failedEstablishment(_ episode: Connection) -> Timestamp? {
-        guard !episode.beganBeforeCapture else { return nil }
-        if episode.status == .connectionFailedToBeEstablished { return episode.completeTime }
-        if episode.status == .success, episode.initiator == .remote, episode.reason == .connectionFailedToBeEstablished
-        {
-            return episode.disconnectTime
-        }
-        return nil
     }
 
     func cancelConnection(_ peripheral: CBPeripheral, for central: CBCentralManager) {
@@ -384,11 +375,14 @@ final class Links {
         guard let time = episode.disconnectTime, episode.initiator == .remote,
             let reason = episode.reason
         else { return }
+        // A link lost before its first exchange, played under `fail`: that reading's error.
         let error =
-            (episode.cbError?.value
-            ?? CoreBluetoothMapping.disconnectionError(
-                reason: reason, requestedByApp: false
-            ).value)?.error
+            episode.failedEstablishment != nil
+            ? process.platform.establishmentFailure.error.map { $0.value as any Error }
+            : (episode.cbError?.value
+                ?? CoreBluetoothMapping.disconnectionError(
+                    reason: reason, requestedByApp: false
+                ).value)?.error
         replay.scheduleSystem(at: max(now, time), for: peripheral) { [unowned self] peripheral in
             disconnect(peripheral, error: error)
         }

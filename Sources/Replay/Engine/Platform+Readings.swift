@@ -1,19 +1,15 @@
+import CoreBluetoothCodes
+
 /// The rules where the evidence of what iOS does is thin or split: each reading is a choice of
 /// the replay (`bletrace replay --establishment-failure`, `--pairing-cancel`; ``Platform`` in
 /// `ReplayOptions`), and Formats/corebluetooth.md, "What iOS does on its own", names the default
 /// and why.
 extension Platform {
     /// What iOS tells the app when a connection fails to be established (HCI 0x3E: on the
-    /// completion, or as the reason of a link that drops before its first exchange).
-    public enum EstablishmentFailure: String, Hashable, Sendable, CaseIterable {
-        /// The default: iOS's Bluetooth daemon tries again by itself and calls nothing; the
-        /// attempt goes on to the capture's next connection to the peer (reported: a bluetoothd
-        /// log shows three failed completions after one request).
-        case retry
-        /// `didFailToConnect` with `CBError.connectionFailed` (10), and `didDisconnectPeripheral`
-        /// with it for a link that drops with 0x3E: no report pairs 0x3E with code 10.
-        case fail
-    }
+    /// completion, or as the reason of a link that drops before its first exchange). One type
+    /// for the replay and the reports (`errors`, `lifecycle`, `diagnose`), whose words follow
+    /// its ``EstablishmentFailure/default``.
+    public typealias EstablishmentFailure = CoreBluetoothCodes.EstablishmentFailure
 
     /// What a pairing cancelled on the phone (this host sends SMP Pairing Failed while iOS
     /// pairs for a request the peer refused for security) does. The two accounts found disagree.

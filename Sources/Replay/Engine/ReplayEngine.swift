@@ -277,7 +277,9 @@ public final class ReplayEngine: BluetoothSystem {
         executor.drain()
         while true {
             let nextEvent = queue.nextTime()
-            if clock.isInUse, let deadline = clock.earliestDeadline {
+            // A suspended app runs no code: its sleeps end, late, once it is in the foreground
+            // again (Formats/corebluetooth.md, "In the background").
+            if clock.isInUse, !process.suspended, let deadline = clock.earliestDeadline {
                 let at = cassette.start.adding(microseconds: microseconds(deadline.offset))
                 if at <= horizon, nextEvent.map({ at <= $0 }) ?? true {
                     eventTime = max(eventTime, at)
