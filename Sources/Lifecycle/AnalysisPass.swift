@@ -82,9 +82,9 @@ public struct AnalysisPass {
         _ collector: inout Collector, records limit: Int = .max
     ) {
         // Locals, not `self`'s properties, in the loop: the closure would otherwise access
-        // `self` for each record while the pass is being changed.
-        // (The record's three steps are written in each loop: a local function capturing them
-        // would have their accesses checked at run time, a tenth of the pass's time, measured.)
+        // `self` for each record while the pass is being changed. (Not inlined into the
+        // commands: inlined, the closure's accesses to these locals were checked at run time,
+        // 13 % of `errors`' time, measured with perf.)
         var (analysis, origin, fault) = read
         do {
             if limit == .max {
