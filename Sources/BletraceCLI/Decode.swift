@@ -90,7 +90,6 @@ private struct DecodeLines: RecordCollector, ~Copyable {
     let brief: Bool
     let colored: Bool
     var formatter = DecodeFormatter()
-    var origin: Timestamp?
     /// --format json: one object, its records written one at a time as they are decoded.
     var written = 0
 
@@ -101,11 +100,11 @@ private struct DecodeLines: RecordCollector, ~Copyable {
     mutating func add(_ record: borrowing CaptureRecord, _ quick: QuickRecord?, _ analysis: inout CaptureAnalyzer) {
         let decoded = analysis.decoded
         let answering = analysis.lifecycle.lastAnswered
-        if origin == nil { origin = record.timestamp }
+        let origin = analysis.origin!
         if brief, RecordFilter.isNoise(decoded) { return }
         if !filters.isEmpty {
             // A record the filters reject is never formatted.
-            let context = RecordFilter.Context(analyzer: analysis.lifecycle, origin: origin!)
+            let context = RecordFilter.Context(analyzer: analysis.lifecycle, origin: origin)
             let record = copy record
             guard filters.allSatisfy({ $0.matches(record, decoded, context) }) else { return }
         }
@@ -120,7 +119,7 @@ private struct DecodeLines: RecordCollector, ~Copyable {
             // With colour, a failure (what the filter `error` selects) is red.
             let failure = colored && RecordFilter.isFailure(decoded)
             if failure { formatter.buffer.text("\u{1B}[31m") }
-            formatter.text(record, decoded, answering: answering, origin: origin!)
+            formatter.text(record, decoded, answering: answering, origin: origin)
             if failure {
                 // The reset goes before the line end.
                 formatter.buffer.set(formatter.buffer.count - 1, 0x1B)

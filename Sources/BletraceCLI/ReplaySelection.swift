@@ -38,13 +38,11 @@ extension SelectionOptions {
 private struct CutRecorder: RecordCollector {
     let criteria: TraceSelection
     var recorder = CassetteRecorder()
-    var origin: Timestamp?
 
     init(criteria: TraceSelection) { self.criteria = criteria }
 
     mutating func add(_ record: borrowing CaptureRecord, _ quick: QuickRecord?, _ analysis: inout CaptureAnalyzer) {
-        if origin == nil { origin = record.timestamp }
-        if criteria.keeps(record, analysis.decoded, analysis.lifecycle, origin: origin!) {
+        if criteria.keeps(record, analysis.decoded, analysis.lifecycle, origin: analysis.origin!) {
             recorder.add(record, analysis.decoded)
         }
     }

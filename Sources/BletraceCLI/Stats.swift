@@ -22,10 +22,12 @@ struct Stats: ParsableCommand {
         let path = try capture.path
         // (An over-the-air capture is refused: its records are the sniffer's, not HCI's to count.)
         let reader = try openAnalysis(path, linkLayer: false)
-        var counting = Counting(filter: RecordFilter(selection.criteria))
+        // With a selection, every record is decoded whole for the filter's test.
+        let filter = RecordFilter(selection.criteria)
+        var counting = Counting(filter: filter)
         let pass = readCapture(
-            reader, output: output, analysis: CaptureAnalyzer(diagnosing: false), selection: selection.criteria,
-            into: &counting)
+            reader, output: output, analysis: CaptureAnalyzer(diagnosing: false, wholeRecords: filter != nil),
+            selection: selection.criteria, into: &counting)
         // With a selection, the connections and errors are those it keeps (from the first
         // record's time).
         let report = pass.analysis.lifecycle.report
@@ -45,20 +47,16 @@ struct Stats: ParsableCommand {
 }
 
 /// What `stats` counts: every record, or with a selection only those it keeps (as `decode` would
-/// show them: each decoded in full for the test; the analysis still sees every record).
+/// show them; the analysis still sees every record).
 private struct Counting: RecordCollector {
     var counter = TraceStatistics.Counter()
     let filter: RecordFilter?
-    var decoder = TraceDecoder()
-    var origin: Timestamp?
 
     init(filter: RecordFilter?) { self.filter = filter }
 
     mutating func add(_ record: borrowing CaptureRecord, _ quick: QuickRecord?, _ analysis: inout CaptureAnalyzer) {
         guard let filter else { return counter.count(record, quick, analysis.decoded) }
-        if origin == nil { origin = record.timestamp }
-        let context = RecordFilter.Context(analyzer: analysis.lifecycle, origin: origin!)
-        let decoded = decoder.decode(record)
-        if filter.matches(record, decoded, context) { counter.count(record, quick, analysis.decoded) }
+        let context = RecordFilter.Context(analyzer: analysis.lifecycle, origin: analysis.origin!)
+        if filter.matches(record, analysis.decoded, context) { counter.count(record, quick, analysis.decoded) }
     }
 }

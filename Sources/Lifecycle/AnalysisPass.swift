@@ -51,11 +51,11 @@ public struct AnalysisPass {
     public var analysis: CaptureAnalyzer { read.analysis }
     public let selection: TraceSelection
     /// The first record's time, from which selections and texts count seconds.
-    public var origin: Timestamp? { read.origin }
+    public var origin: Timestamp? { read.analysis.origin }
     /// What stopped the reading of a damaged file; everything before it was added.
     public var fault: (any Error)? { read.fault }
     /// What the reading gathered.
-    private var read: (analysis: CaptureAnalyzer, origin: Timestamp?, fault: (any Error)?)
+    private var read: (analysis: CaptureAnalyzer, fault: (any Error)?)
 
     /// A pass over `reader`'s records into `analysis`.
     public init(
@@ -63,7 +63,7 @@ public struct AnalysisPass {
         selection: TraceSelection = TraceSelection()
     ) {
         (self.reader, self.selection) = (reader, selection)
-        read = (analysis, nil, nil)
+        read = (analysis, nil)
     }
 
     /// A pass over the capture at `path` (an over-the-air capture read as `air` says). Throws
@@ -85,18 +85,16 @@ public struct AnalysisPass {
         // `self` for each record while the pass is being changed. (Not inlined into the
         // commands: inlined, the closure's accesses to these locals were checked at run time,
         // 13 % of `errors`' time, measured with perf.)
-        var (analysis, origin, fault) = read
+        var (analysis, fault) = read
         do {
             if limit == .max {
                 try reader.forEach { record in
-                    if origin == nil { origin = record.timestamp }
                     let quick = analysis.add(record)
                     collector.add(record, quick, &analysis)
                 }
             } else {
                 var count = 0
                 while count < limit, let record = try reader.next() {
-                    if origin == nil { origin = record.timestamp }
                     let quick = analysis.add(record)
                     collector.add(record, quick, &analysis)
                     count += 1
@@ -107,7 +105,7 @@ public struct AnalysisPass {
         }
         analysis.attach(reader.airCapture)
         collector.finish(analysis)
-        read = (analysis, origin, fault)
+        read = (analysis, fault)
     }
 
     /// Reads every record into the analysis alone.

@@ -1,4 +1,5 @@
 import TraceFiles
+import Wire
 
 /// The decoder, the lifecycles, the errors and the diagnosis, fed together one record at a time:
 /// how `bletrace lifecycle`, `errors`, `diagnose` and `stats` read a capture.
@@ -27,6 +28,8 @@ public struct CaptureAnalyzer {
     /// ``QuickRecord/att(connection:opcode:attribute:length:)``; valid until the next record is
     /// read.
     public var quickPDU: UnsafeRawBufferPointer { decoder.quickPDU }
+    /// The first record's time, from which selections and texts count seconds.
+    public private(set) var origin: Timestamp?
     /// Whether ``diagnosis`` is gathered.
     public let diagnosing: Bool
 
@@ -61,6 +64,7 @@ public struct CaptureAnalyzer {
     /// ``decoded``.
     @discardableResult
     public mutating func add(_ record: CaptureRecord) -> QuickRecord? {
+        if origin == nil { origin = record.timestamp }
         if wholeRecords {
             decoded = decoder.decode(record)
         } else if let quick = decoder.decode(record, into: &decoded) {

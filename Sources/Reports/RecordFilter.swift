@@ -581,7 +581,6 @@ extension RecordFilter {
     private struct Selected: RecordCollector {
         let filters: [RecordFilter]
         var frames: [[Int]]
-        var origin: Timestamp?
 
         init(filters: [RecordFilter]) {
             self.filters = filters
@@ -591,8 +590,7 @@ extension RecordFilter {
         mutating func add(
             _ record: borrowing CaptureRecord, _ quick: QuickRecord?, _ analysis: inout CaptureAnalyzer
         ) {
-            if origin == nil { origin = record.timestamp }
-            let context = Context(analyzer: analysis.lifecycle, origin: origin!)
+            let context = Context(analyzer: analysis.lifecycle, origin: analysis.origin!)
             for (index, filter) in filters.enumerated() where filter.matches(record, analysis.decoded, context) {
                 frames[index].append(record.index + 1)
             }
