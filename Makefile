@@ -185,8 +185,8 @@ $(BENCH_CAPTURE) $(BENCH_BIG_CAPTURE): $(BENCH_GENERATOR)
 	  $@ --records $(if $(filter $(BENCH_BIG_CAPTURE),$@),$(BENCH_BIG_RECORDS),$(BENCH_RECORDS))
 
 ## bench: release build, then every benchmark once, gated on what a noisy or different machine
-## cannot move: allocation counts against Benchmarks/Thresholds, and each benchmark's wall time as
-## a ratio to a reference measured in the same run against Benchmarks/ratios.json
+## cannot move: allocation counts against Benchmarks/Thresholds, and each benchmark's CPU time (the
+## codecs': wall) as a ratio to a reference measured in the same run against Benchmarks/ratios.json
 ## (scripts/bench.sh, scripts/bench_ratios.py; Benchmarks/README.md, "The gate").
 bench: deps bench-capture
 	BLETRACE_BENCH_CAPTURE=$(BENCH_CAPTURE) SWIFT=$(SWIFT) bash scripts/bench.sh check $(BENCH_DIR) $(BENCH_SWIFTFLAGS)

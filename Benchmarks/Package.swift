@@ -24,79 +24,27 @@ let package = Package(
             name: "generate-capture",
             dependencies: ["BenchSupport", .product(name: "BLETrace", package: "bletrace")],
             path: "Sources/generate-capture"),
-        .executableTarget(
-            name: "ATTCodec",
-            dependencies: [
-                "BenchSupport",
-                .product(name: "BLETrace", package: "bletrace"),
-                .product(name: "Benchmark", package: "package-benchmark"),
-            ],
-            path: "Benchmarks/ATTCodec",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
-        .executableTarget(
-            name: "HCICodec",
-            dependencies: [
-                "BenchSupport",
-                .product(name: "BLETrace", package: "bletrace"),
-                .product(name: "Benchmark", package: "package-benchmark"),
-            ],
-            path: "Benchmarks/HCICodec",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
-        .executableTarget(
-            name: "CaptureFraming",
-            dependencies: [
-                "BenchSupport",
-                .product(name: "BLETrace", package: "bletrace"),
-                .product(name: "Benchmark", package: "package-benchmark"),
-            ],
-            path: "Benchmarks/CaptureFraming",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
-        .executableTarget(
-            name: "Containers",
-            dependencies: [
-                "BenchSupport",
-                .product(name: "BLETrace", package: "bletrace"),
-                .product(name: "Benchmark", package: "package-benchmark"),
-            ],
-            path: "Benchmarks/Containers",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
-        .executableTarget(
-            name: "DecodeLines",
-            dependencies: [
-                "BenchSupport",
-                .product(name: "BLETrace", package: "bletrace"),
-                .product(name: "Benchmark", package: "package-benchmark"),
-            ],
-            path: "Benchmarks/DecodeLines",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
-        .executableTarget(
-            // Not "Replay": the main package has a module of that name.
-            name: "ReplayMirror",
-            dependencies: [
-                "BenchSupport",
-                .product(name: "BLETrace", package: "bletrace"),
-                .product(name: "Benchmark", package: "package-benchmark"),
-            ],
-            path: "Benchmarks/ReplayMirror",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
-        .executableTarget(
-            // Not "Redact": the main package has a module of that name.
-            name: "RedactRewrite",
-            dependencies: [
-                "BenchSupport",
-                .product(name: "BLETrace", package: "bletrace"),
-                .product(name: "Benchmark", package: "package-benchmark"),
-            ],
-            path: "Benchmarks/RedactRewrite",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
-        .executableTarget(
-            name: "Sweep",
-            dependencies: [
-                "BenchSupport",
-                .product(name: "BLETrace", package: "bletrace"),
-                .product(name: "Benchmark", package: "package-benchmark"),
-            ],
-            path: "Benchmarks/Sweep",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
+        // The CPU clock of the time gate (ProcessCPU.swift).
+        .target(
+            name: "BenchGate",
+            dependencies: [.product(name: "Benchmark", package: "package-benchmark")],
+            path: "Sources/BenchGate"),
     ]
+        // One executable per group of benchmarks, in Benchmarks/NAME ("ReplayMirror" and
+        // "RedactRewrite", not "Replay" and "Redact": the main package has modules of those names).
+        + [
+            "ATTCodec", "HCICodec", "CaptureFraming", "Containers", "DecodeLines", "ReplayMirror", "RedactRewrite",
+            "Sweep",
+        ]
+        .map { name in
+            .executableTarget(
+                name: name,
+                dependencies: [
+                    "BenchSupport", "BenchGate",
+                    .product(name: "BLETrace", package: "bletrace"),
+                    .product(name: "Benchmark", package: "package-benchmark"),
+                ],
+                path: "Benchmarks/\(name)",
+                plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")])
+        }
 )

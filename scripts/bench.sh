@@ -4,9 +4,10 @@
 # (Benchmarks/README.md, "The gate"):
 #   allocations: `benchmark thresholds check` against Benchmarks/Thresholds, which hold only
 #     mallocCountTotal, with the tolerance each benchmark declares (the harness's own noise);
-#   time: scripts/bench_ratios.py, each benchmark's wall time over its reference's in the same run
+#   time: scripts/bench_ratios.py, each benchmark's CPU time (the codecs': wall time) over its
+#     reference's in the same run
 #     against Benchmarks/ratios.json.
-# No wall time is stored: a faster or slower machine moves a benchmark and its reference alike.
+# No time is stored: a faster or slower machine moves a benchmark and its reference alike.
 # Usage: scripts/bench.sh check|store OUT-DIR [SWIFT PACKAGE FLAGS...]
 #   (BLETRACE_BENCH_CAPTURE: the generated capture; SWIFT: the swift to run)
 set -euo pipefail

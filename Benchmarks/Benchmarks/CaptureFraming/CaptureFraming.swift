@@ -9,6 +9,7 @@
 // with generate-capture). Throughput is files per second; MB/s is the file size divided by the
 // wall time (60.3 MB: 1 GB/s is 60 ms).
 import Benchmark
+import BenchGate
 import BenchSupport
 
 let capturePath = BenchCapture.path
@@ -16,7 +17,7 @@ let capturePath = BenchCapture.path
 let benchmarks: @Sendable () -> Void = {
     guard BenchCapture.isThere(for: "CaptureFraming") else { return }
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident, .instructions],
+        metrics: [.wallClock, processCPU, .throughput, .mallocCountTotal, .peakMemoryResident, .instructions],
         timeUnits: .milliseconds,
         maxDuration: .seconds(20),
         maxIterations: 5,
@@ -26,93 +27,101 @@ let benchmarks: @Sendable () -> Void = {
         thresholds: [.mallocCountTotal: .init(absolute: [.p50: 256, .p90: 256])])
 
     Benchmark("btsnoop_framing_1M_records_CaptureReader") { benchmark in
-        do {
-            let reader = try CaptureReader(path: capturePath)
-            var records = 0
-            var bytes = 0
-            while let record = try reader.next() {
-                records &+= 1
-                bytes &+= record.bytes.count
-            }
-            blackHole(records)
-            blackHole(bytes)
-        } catch { fatalError("\(error)") }
+        benchmark.measuringCPU {
+            do {
+                let reader = try CaptureReader(path: capturePath)
+                var records = 0
+                var bytes = 0
+                while let record = try reader.next() {
+                    records &+= 1
+                    bytes &+= record.bytes.count
+                }
+                blackHole(records)
+                blackHole(bytes)
+            } catch { fatalError("\(error)") }
+        }
     }
 
     Benchmark("btsnoop_framing_1M_records_forEach") { benchmark in
-        do {
-            let reader = try CaptureReader(path: capturePath)
-            var records = 0
-            var bytes = 0
-            try reader.forEach { record in
-                records &+= 1
-                bytes &+= record.bytes.count
-            }
-            blackHole(records)
-            blackHole(bytes)
-        } catch { fatalError("\(error)") }
+        benchmark.measuringCPU {
+            do {
+                let reader = try CaptureReader(path: capturePath)
+                var records = 0
+                var bytes = 0
+                try reader.forEach { record in
+                    records &+= 1
+                    bytes &+= record.bytes.count
+                }
+                blackHole(records)
+                blackHole(bytes)
+            } catch { fatalError("\(error)") }
+        }
     }
 
     // `bletrace stats`: every record counted by kind and ATT opcode (as `TraceStatistics.Counter` does).
     Benchmark("stats_path_1M_records_decoder_analyzer_errors") { benchmark in
-        let (analysis, att) = analyze()
-        blackHole(att)
-        blackHole(analysis.lifecycle.connections.count)
-        blackHole(analysis.errors.errors.count)
+        benchmark.measuringCPU {
+            let (analysis, att) = analyze()
+            blackHole(att)
+            blackHole(analysis.lifecycle.connections.count)
+            blackHole(analysis.errors.errors.count)
+        }
     }
 
     // `bletrace lifecycle`: the report, its summary and the story's lines.
     Benchmark("lifecycle_1M_records_analysis_story") { benchmark in
-        let analysis = analyzed()
-        let report = analysis.lifecycle.report
-        let summary = LifecycleSummary(
-            connections: report.connections, scans: report.scans, errors: analysis.errors.errors)
-        var characters = 0
-        LifecycleStory(report: report, summary: summary).write { characters &+= $0.utf8.count }
-        blackHole(characters)
+        benchmark.measuringCPU {
+            let analysis = analyzed()
+            let report = analysis.lifecycle.report
+            let summary = LifecycleSummary(
+                connections: report.connections, scans: report.scans, errors: analysis.errors.errors)
+            var characters = 0
+            LifecycleStory(report: report, summary: summary).write { characters &+= $0.utf8.count }
+            blackHole(characters)
+        }
     }
 
     // `bletrace diagnose`: the findings (gathered in the same single pass by the analysis's
     // DiagnosisCollector, the rules applied once at the end) and the finding list's lines.
-    // Its CPU time too (cpuTotal): on a machine others load, wall time measures the load as much
-    // as the work.
-    Benchmark(
-        "diagnose_1M_records_analysis_findings",
-        configuration: .init(
-            metrics: Benchmark.defaultConfiguration.metrics + [.cpuTotal, .cpuUser],
-            thresholds: Benchmark.defaultConfiguration.thresholds)
-    ) { benchmark in
-        let analysis = analyzed()
-        let findings = analysis.findings
-        var characters = 0
-        FindingList(
-            findings: findings, origin: analysis.lifecycle.report.firstTime, names: analysis.lifecycle.scanning.names
-        )
-        .write { characters &+= $0.utf8.count }
-        blackHole(characters)
+    Benchmark("diagnose_1M_records_analysis_findings") { benchmark in
+        benchmark.measuringCPU {
+            let analysis = analyzed()
+            let findings = analysis.findings
+            var characters = 0
+            FindingList(
+                findings: findings, origin: analysis.lifecycle.report.firstTime,
+                names: analysis.lifecycle.scanning.names
+            )
+            .write { characters &+= $0.utf8.count }
+            blackHole(characters)
+        }
     }
 
     // `bletrace gatt`: each peer's databases, collected in the same pass as the lifecycles (a
     // notification's or a write's value read from its quick form), and the listing's lines.
     Benchmark("gatt_1M_records_analysis_listing") { benchmark in
-        var gatt = GATTCollector()
-        let pass = run(CaptureAnalyzer(diagnosing: false), &gatt)
-        var characters = 0
-        GATTListing(gatt.entries).write { characters &+= $0.utf8.count }
-        blackHole(characters)
-        blackHole(pass.analysis.lifecycle.connections.count)
+        benchmark.measuringCPU {
+            var gatt = GATTCollector()
+            let pass = run(CaptureAnalyzer(diagnosing: false), &gatt)
+            var characters = 0
+            GATTListing(gatt.entries).write { characters &+= $0.utf8.count }
+            blackHole(characters)
+            blackHole(pass.analysis.lifecycle.connections.count)
+        }
     }
 
     // `bletrace errors`: the error table's lines.
     Benchmark("errors_1M_records_analysis_table") { benchmark in
-        let analysis = analyzed(diagnosing: false)
-        var characters = 0
-        ErrorTable(
-            errors: analysis.errors.errors, origin: analysis.lifecycle.report.firstTime,
-            names: analysis.lifecycle.scanning.names
-        )
-        .write { characters &+= $0.utf8.count }
-        blackHole(characters)
+        benchmark.measuringCPU {
+            let analysis = analyzed(diagnosing: false)
+            var characters = 0
+            ErrorTable(
+                errors: analysis.errors.errors, origin: analysis.lifecycle.report.firstTime,
+                names: analysis.lifecycle.scanning.names
+            )
+            .write { characters &+= $0.utf8.count }
+            blackHole(characters)
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 // made once beside the capture with gzip and tar (the tar holds the btsnoop in logs/Bluetooth/, where
 // a sysdiagnose keeps its PacketLogger files). One iteration = one whole container.
 import Benchmark
+import BenchGate
 import BenchSupport
 import BLETrace
 import Foundation
@@ -33,7 +34,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
+        metrics: [.wallClock, processCPU, .throughput, .mallocCountTotal, .peakMemoryResident],
         timeUnits: .milliseconds,
         maxDuration: .seconds(30),
         maxIterations: 5,
@@ -46,17 +47,19 @@ let benchmarks: @Sendable () -> Void = {
         ("gzip_1M_records_unpack_and_read", gzip), ("sysdiagnose_tar_gz_1M_records_unpack_and_read", sysdiagnose),
     ] {
         Benchmark(name) { benchmark in
-            do {
-                guard let container = try CaptureContainer.open(path: path) else {
-                    fatalError("\(path) is not a container")
-                }
-                defer { container.close() }
-                guard let member = container.defaultMember else { fatalError("\(path) holds no capture") }
-                let reader = try CaptureReader(path: member.extractedPath)
-                var records = 0
-                try reader.forEach { _ in records &+= 1 }
-                blackHole(records)
-            } catch { fatalError("\(error)") }
+            benchmark.measuringCPU {
+                do {
+                    guard let container = try CaptureContainer.open(path: path) else {
+                        fatalError("\(path) is not a container")
+                    }
+                    defer { container.close() }
+                    guard let member = container.defaultMember else { fatalError("\(path) holds no capture") }
+                    let reader = try CaptureReader(path: member.extractedPath)
+                    var records = 0
+                    try reader.forEach { _ in records &+= 1 }
+                    blackHole(records)
+                } catch { fatalError("\(error)") }
+            }
         }
     }
 }

@@ -4,6 +4,7 @@
 // One iteration = the whole generated capture (BLETRACE_BENCH_CAPTURE, default
 // /tmp/bletrace-bench/capture-1M.btsnoop). mallocCountTotal shows that no record allocates.
 import Benchmark
+import BenchGate
 import BenchSupport
 import BLETrace
 
@@ -40,7 +41,7 @@ func decode(_ lines: Lines) -> Int {
 let benchmarks: @Sendable () -> Void = {
     guard BenchCapture.isThere(for: "DecodeLines") else { return }
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident, .instructions],
+        metrics: [.wallClock, processCPU, .throughput, .mallocCountTotal, .peakMemoryResident, .instructions],
         timeUnits: .milliseconds,
         maxDuration: .seconds(20),
         maxIterations: 5,
@@ -49,11 +50,15 @@ let benchmarks: @Sendable () -> Void = {
         // one allocation a connection adds 426, one a record 1,000,000.
         thresholds: [.mallocCountTotal: .init(absolute: [.p50: 256, .p90: 256])])
 
-    Benchmark("decode_text_1M_records_DecodeFormatter") { _ in
-        blackHole(decode(.text))
+    Benchmark("decode_text_1M_records_DecodeFormatter") { benchmark in
+        benchmark.measuringCPU {
+            blackHole(decode(.text))
+        }
     }
 
-    Benchmark("decode_jsonl_1M_records_DecodeFormatter") { _ in
-        blackHole(decode(.jsonl))
+    Benchmark("decode_jsonl_1M_records_DecodeFormatter") { benchmark in
+        benchmark.measuringCPU {
+            blackHole(decode(.jsonl))
+        }
     }
 }

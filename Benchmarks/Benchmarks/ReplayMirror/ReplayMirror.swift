@@ -6,6 +6,7 @@
 // printed once, so that events per second is that count divided by the wall time
 // (Benchmarks/README.md).
 import Benchmark
+import BenchGate
 import BenchSupport
 import Flow
 
@@ -36,7 +37,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         // Throughput (1 to 3 whole files a second) only because the JSON export the gate reads
         // needs it; CPU time beside the wall: when both move together, the machine's speed moved.
-        metrics: [.wallClock, .throughput, .cpuTotal, .mallocCountTotal, .peakMemoryResident],
+        metrics: [.wallClock, processCPU, .throughput, .mallocCountTotal, .peakMemoryResident],
         timeUnits: .milliseconds,
         maxDuration: .seconds(60),
         maxIterations: 3,
@@ -45,10 +46,12 @@ let benchmarks: @Sendable () -> Void = {
         thresholds: [.mallocCountTotal: .init(relative: [.p50: 10.0, .p90: 10.0])])
 
     Benchmark("cassette_load_1M_records") { benchmark in
-        do {
-            let (cassette, _) = try Cassette.load(path: capturePath)
-            blackHole(cassette)
-        } catch { fatalError("\(error)") }
+        benchmark.measuringCPU {
+            do {
+                let (cassette, _) = try Cassette.load(path: capturePath)
+                blackHole(cassette)
+            } catch { fatalError("\(error)") }
+        }
     }
 
     // The replay alone (the cassette is loaded outside the measurement).
@@ -60,10 +63,10 @@ let benchmarks: @Sendable () -> Void = {
             let writer = FlowWriter { bytes += $0.count }
             let engine = ReplayEngine(cassette: cassette)
             engine.writer = writer
-            benchmark.startMeasurement()
+            benchmark.startMeasuringCPU()
             let flow = await engine.run(app, name: "mirror")
             writer.flush()
-            benchmark.stopMeasurement()
+            benchmark.stopMeasuringCPU()
             if benchmark.currentIteration == 0 {
                 print(
                     "replay_1M_records_mirror: \(writer.lineCount) flow events, \(bytes) bytes of event lines, \(flow.comments.count) comments"
@@ -87,10 +90,10 @@ let benchmarks: @Sendable () -> Void = {
                 let writer = FlowWriter { _ in }
                 let engine = ReplayEngine(cassette: cassette)
                 engine.writer = writer
-                benchmark.startMeasurement()
+                benchmark.startMeasuringCPU()
                 let flow = await engine.run(app, name: name)
                 writer.flush()
-                benchmark.stopMeasurement()
+                benchmark.stopMeasuringCPU()
                 if benchmark.currentIteration == 0 {
                     let values = (app as? any CountsValues)?.values ?? 0
                     print("\(name): \(writer.lineCount) flow events, \(values) values")

@@ -6,6 +6,7 @@
 // reconnect-supervision-timeout capture (107 faults, 100 replayed). One iteration = the whole
 // sweep, on every core; each prints its number of replays once, for replays a second.
 import Benchmark
+import BenchGate
 import BenchSupport
 import Foundation
 
@@ -31,7 +32,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         // Throughput only because the JSON export the gate reads needs it. Nothing stored: time
         // is gated as a ratio to the framing pass (Benchmarks/ratios.json).
-        metrics: [.wallClock, .throughput, .peakMemoryResident],
+        metrics: [.wallClock, processCPU, .throughput, .peakMemoryResident],
         timeUnits: .milliseconds,
         maxDuration: .seconds(60),
         maxIterations: 3,
@@ -41,9 +42,9 @@ let benchmarks: @Sendable () -> Void = {
         do {
             let (cassette, _) = try Cassette.load(path: try head(of: capturePath, records: 1_500))
             let mirror = ReferenceApps.named("mirror")!
-            benchmark.startMeasurement()
+            benchmark.startMeasuringCPU()
             let sweep = await FaultSweep.run(cassette, app: mirror, families: [.linkLoss, .timeout])
-            benchmark.stopMeasurement()
+            benchmark.stopMeasuringCPU()
             if benchmark.currentIteration == 0 {
                 print(
                     "fault_sweep_linkloss_timeout_1100_events_mirror: \(sweep.runs.count) faults, \(sweep.replayed + 1) replays"
@@ -60,9 +61,9 @@ let benchmarks: @Sendable () -> Void = {
             ).standardizedFileURL.path
             let (cassette, _) = try Cassette.load(path: bundled)
             let steadfast = ReferenceApps.named("steadfast")!
-            benchmark.startMeasurement()
+            benchmark.startMeasuringCPU()
             let sweep = await FaultSweep.run(cassette, app: steadfast, families: .all)
-            benchmark.stopMeasurement()
+            benchmark.stopMeasuringCPU()
             if benchmark.currentIteration == 0 {
                 print(
                     "fault_sweep_all_steadfast_bundled_capture: \(sweep.runs.count) faults, \(sweep.replayed + 1) replays"
@@ -76,9 +77,9 @@ let benchmarks: @Sendable () -> Void = {
         do {
             let (cassette, _) = try Cassette.load(path: try head(of: capturePath, records: 1_500))
             let mirror = ReferenceApps.named("mirror")!
-            benchmark.startMeasurement()
+            benchmark.startMeasuringCPU()
             let sweep = await KillPointSweep.run(cassette, app: mirror)
-            benchmark.stopMeasurement()
+            benchmark.stopMeasuringCPU()
             if benchmark.currentIteration == 0 {
                 print("sweep_terminate_1100_events_mirror: \(sweep.points.count) kill points")
             }
