@@ -93,9 +93,17 @@ public struct ATTTransactions<Request> {
     }
 
     /// The requests, then the indications, still waiting for their answers (each in the order
-    /// ``ATTEnd/one``, ``ATTEnd/other``, ``ATTEnd/unknown``).
+    /// ``ATTEnd/one``, ``ATTEnd/other``, ``ATTEnd/unknown``). Allocates only when there are some.
+    @inlinable
     public var outstanding: [Request] {
-        [requests.0, requests.1, requests.2, indications.0, indications.1, indications.2].compactMap { $0 }
+        var list: [Request] = []
+        if let request = requests.0 { list.append(request) }
+        if let request = requests.1 { list.append(request) }
+        if let request = requests.2 { list.append(request) }
+        if let indication = indications.0 { list.append(indication) }
+        if let indication = indications.1 { list.append(indication) }
+        if let indication = indications.2 { list.append(indication) }
+        return list
     }
 
     /// Stores `new` for `end` in `slots`; returns what was there.
