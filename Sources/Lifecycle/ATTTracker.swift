@@ -27,19 +27,14 @@ public struct AttributeInfo: Hashable, Sendable, Codable {
     public var name: String? { GATTNames.name(for: uuid) }
 }
 
-/// Per-connection ATT state, as btmon keeps it: the request each side has outstanding (ATT allows
-/// one at a time per direction, Core 6.0, Vol 3, Part F, §3.3.2), the MTU, and the attributes
-/// discovery has revealed, so that a response is read knowing its request and an error knowing
-/// its attribute.
+/// Per-connection ATT state, as btmon keeps it: the transactions each side has open (paired by
+/// ATT's `ATTTransactions`, which states the rule), the MTU, and the attributes discovery has
+/// revealed, so that a response is read knowing its request and an error knowing its attribute.
 public struct ATTTracker {
     /// What is known of one connection.
     private struct Link {
-        /// The outstanding request of each direction: sent, received, and none for captures
-        /// that record no direction; then the outstanding indication of each. A server's
-        /// indication and its peer's client's request are transactions of their own (§3.3.2):
-        /// a client's request sent while its server's indication awaits its confirmation is
-        /// answered by the response, and the confirmation answers the indication.
-        var pending: [ATTRequest?] = [nil, nil, nil, nil, nil, nil]
+        /// The outstanding request and indication of each direction (sent: this host's end).
+        var transactions = ATTTransactions<ATTRequest>()
         var clientMTU: UInt16?
         /// What discovery revealed of each server: the peer's (this host's client asked) and this
         /// host's (the peer's client asked), never mixed.
@@ -92,23 +87,15 @@ public struct ATTTracker {
                 clientMTU = mtu
             default: break
             }
-            let slot = Self.side(direction) + (opcode.method == .indication ? 3 : 0)
             links.update(connection, default: Link()) { link in
-                link.pending[slot] = request
+                link.transactions.begin(request, opcode.method, from: ATTEnd(direction))
                 if let clientMTU { link.clientMTU = clientMTU }
             }
             return nil
         case .response, .confirmation:
-            // The answer travels the other way.
-            let asked: Direction? = direction.map { $0 == .sent ? .received : .sent }
-            let slot = Self.side(asked) + (opcode.method == .confirmation ? 3 : 0)
             guard
                 let request = links.modify(
-                    connection,
-                    { link in
-                        defer { link.pending[slot] = nil }
-                        return link.pending[slot]
-                    }) ?? nil
+                    connection, { $0.transactions.answer(opcode.method, from: ATTEnd(direction)) }) ?? nil
             else { return nil }
             learn(
                 from: pdu, answering: request, on: connection, server: GATTServer(opcode.method, direction: direction))
@@ -128,15 +115,13 @@ public struct ATTTracker {
             let request = ATTRequest(
                 opcode: opcode, attributeHandle: attribute, time: time, record: record,
                 server: GATTServer(.request, direction: direction))
-            links.update(connection, default: Link()) { $0.pending[Self.side(direction)] = request }
+            links.update(connection, default: Link()) {
+                _ = $0.transactions.begin(request, .request, from: ATTEnd(direction))
+            }
             return nil
         }
         guard opcode == .readResponse else { return nil }
-        let asked: Direction? = direction.map { $0 == .sent ? .received : .sent }
-        return links.modify(connection) { link in
-            defer { link.pending[Self.side(asked)] = nil }
-            return link.pending[Self.side(asked)]
-        } ?? nil
+        return links.modify(connection) { $0.transactions.answer(.response, from: ATTEnd(direction)) } ?? nil
     }
 
     /// What discovery revealed about `attribute` of `server` on `connection`.
@@ -171,9 +156,9 @@ public struct ATTTracker {
         links.update(connection, default: Link()) { $0[server] = known }
     }
 
-    /// Requests still waiting for an answer on `connection`.
+    /// Requests, then indications, still waiting for their answers on `connection`.
     public func unanswered(on connection: UInt16) -> [ATTRequest] {
-        links[connection]?.pending.compactMap { $0 } ?? []
+        links[connection]?.transactions.outstanding ?? []
     }
 
     /// Forgets what discovery revealed about the attributes `range` on `connection`: a Service
@@ -195,8 +180,6 @@ public struct ATTTracker {
         links[connection] = nil
         mtus[connection] = nil
     }
-
-    private static func side(_ direction: Direction?) -> Int { Int(direction?.rawValue ?? 2) }
 
     /// Stores what discovery found about `attribute` of `server`.
     private mutating func learn(_ attribute: UInt16, _ info: AttributeInfo, on connection: UInt16, _ server: GATTServer)

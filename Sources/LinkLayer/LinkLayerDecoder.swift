@@ -65,8 +65,9 @@ public struct LinkLayerDecoder {
         /// An LL_START_ENC_REQ has been seen: from then on, payloads are encrypted (Core 6.0,
         /// Vol 6, Part B, §5.1.3.1; an Empty PDU never is, §5.1.3).
         var encrypted = false
-        /// Per side: the ATT request it sent that has not been answered.
-        var pending: (LinkLayerATTRequest?, LinkLayerATTRequest?) = (nil, nil)
+        /// Per side (the central's end is ``ATTEnd/one``): the ATT request and the indication it
+        /// sent that have not been answered.
+        var transactions = ATTTransactions<LinkLayerATTRequest>()
         /// LL_ENC_REQ's SKDm and IVm, until LL_ENC_RSP completes the session's inputs.
         var encryptionRequest: (skd: UInt64, iv: UInt32)?
         /// With keys given: one cipher per key for the encryption under way, and which of them
@@ -446,21 +447,16 @@ public struct LinkLayerDecoder {
         }
     }
 
-    /// Pairs ATT responses with requests: one outstanding request a side (Core 6.0, Vol 3,
-    /// Part F, §3.3.2).
+    /// Pairs ATT answers with the requests and indications they answer (``ATTTransactions``).
     private mutating func track(_ pdu: ATTPDU, slot: Int, side: Int, index: Int, into record: inout LinkLayerRecord) {
-        switch pdu.opcode.method {
+        let method = pdu.opcode.method
+        let end: ATTEnd = side == 0 ? .one : .other
+        switch method {
         case .request, .indication:
             let request = LinkLayerATTRequest(opcode: pdu.opcode, handle: pdu.handle, record: index)
-            if side == 0 { connections[slot].pending.0 = request } else { connections[slot].pending.1 = request }
+            connections[slot].transactions.begin(request, method, from: end)
         case .response, .confirmation:
-            if side == 0 {
-                record.answering = connections[slot].pending.1
-                connections[slot].pending.1 = nil
-            } else {
-                record.answering = connections[slot].pending.0
-                connections[slot].pending.0 = nil
-            }
+            record.answering = connections[slot].transactions.answer(method, from: end)
         default:
             break
         }

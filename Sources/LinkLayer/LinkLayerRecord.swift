@@ -45,8 +45,9 @@ public struct LinkLayerRecord {
     public var l2cap: L2CAPFrame?
     public var att: ATTPDU?
     public var smp: SMPPDU?
-    /// The ATT request an ATT response answers (the last request the other side sent on the
-    /// connection).
+    /// What an ATT answer answers: for a response or an Error Response, the request the other
+    /// side has outstanding on the connection; for a confirmation, its indication
+    /// (``ATTTransactions``).
     public var answering: LinkLayerATTRequest?
     /// Why a layer could not be decoded; offsets count from the start of the record.
     public var fault: DecodeError?
@@ -78,7 +79,7 @@ public struct LinkLayerRecord {
     }
 }
 
-/// An ATT request as the link-layer decoder remembers it, to read the response that answers it.
+/// An ATT request (or indication) as the link-layer decoder remembers it, to read the answer to it.
 public struct LinkLayerATTRequest: Hashable, Sendable {
     public var opcode: ATTOpcode
     /// The attribute handle it names, or the start of its range.

@@ -88,6 +88,44 @@ import Wire
         #expect(directions == [.peripheralToCentral, .centralToPeripheral])
     }
 
+    /// The peripheral's client asks while its server's indication awaits the central's
+    /// confirmation: the confirmation answers the indication and the response the request
+    /// (``ATTTransactions``), whichever comes first.
+    @Test func anIndicationAndARequestOfOneSideAreAnsweredApart() {
+        let (fromPeripheral, fromCentral): (UInt8, UInt8) = (0x01, 0x03)  // the nRF header's flags
+        let pdus: [(flags: UInt8, sn: UInt8, att: [UInt8])] = [
+            (fromPeripheral, 0, [0x1D, 0x08, 0x00, 0x01]),  // Handle Value Indication of 0x0008
+            (fromPeripheral, 1, [0x0A, 0x03, 0x00]),  // Read Request of 0x0003
+            (fromCentral, 0, [0x1E]),  // Handle Value Confirmation
+            (fromCentral, 1, [0x0B, 0x41]),  // Read Response
+            (fromPeripheral, 0, [0x0A, 0x04, 0x00]),  // Read Request of 0x0004
+            (fromPeripheral, 1, [0x1D, 0x09, 0x00, 0x02]),  // Handle Value Indication of 0x0009
+            (fromCentral, 0, [0x0B, 0x42]),  // Read Response
+            (fromCentral, 1, [0x1E]),  // Handle Value Confirmation
+        ]
+        let records =
+            [(nordicRecord(version: 3, flags: 0x01, air: Self.connectInd), Int64(0))]
+            + pdus.enumerated().map { index, pdu in
+                let time = Int64(index + 1) * 5_000
+                let frame = [UInt8(pdu.att.count), 0x00, 0x04, 0x00] + pdu.att
+                let air = Self.data(llid: 0b10, sn: pdu.sn, frame)
+                return (nordicRecord(version: 3, flags: pdu.flags, time: UInt32(time), air: air), time)
+            }
+        var answering: [Int: (opcode: ATTOpcode, handle: UInt16?)] = [:]
+        var faults: [DecodeError] = []
+        Self.decodeAll(records, linkType: 272) { index, record in
+            if let request = record.answering { answering[index] = (request.opcode, request.handle) }
+            if let fault = record.fault { faults.append(fault) }
+            #expect(index == 0 || record.att != nil, "record \(index) carries no ATT PDU")
+        }
+        #expect(faults.isEmpty)
+        #expect(answering.keys.sorted() == [3, 4, 7, 8])
+        #expect(answering[3]?.opcode == .handleValueIndication && answering[3]?.handle == 8)
+        #expect(answering[4]?.opcode == .readRequest && answering[4]?.handle == 3)
+        #expect(answering[7]?.opcode == .readRequest && answering[7]?.handle == 4)
+        #expect(answering[8]?.opcode == .handleValueIndication && answering[8]?.handle == 9)
+    }
+
     @Test func aRetransmissionIsMarkedAndNotReassembledTwice() {
         let att = [UInt8(0x0A), 0x03, 0x00]  // Read Request, handle 3
         let frame = [UInt8(att.count), 0x00, 0x04, 0x00] + att

@@ -361,6 +361,25 @@ struct IndependentPass {
         #expect(link.notifications.map(\.confirmed) == [Timestamp(microseconds: 6_500)])
     }
 
+    /// This host's client writes while its own server's indication awaits the peer's
+    /// confirmation: two transactions (``ATTTransactions``), each kept with its own answer.
+    @Test func anIndicationAndARequestOfThisHostAreAnsweredApart() {
+        let cassette = CassettePackets.cassette([
+            CassettePackets.connected(),
+            CassettePackets.att("1d 0800 0100ffff", .sent, at: 1_000),
+            CassettePackets.att("12 0300 01", .sent, at: 2_000),
+            CassettePackets.att("1e", .received, at: 3_000),
+            CassettePackets.att("13", .received, at: 5_000),
+        ])
+        let exchanges = cassette.links.first?.exchanges ?? []
+        #expect(exchanges.map(\.opcode) == [.handleValueIndication, .writeRequest])
+        #expect(exchanges.map { $0.answer?.opcode } == [.handleValueConfirmation, .writeResponse])
+        #expect(exchanges.map { $0.answer?.record } == [3, 4])
+        let writes = cassette.answers(for: .write, handle: 3, on: Self.peer)
+        #expect(writes.count == 1 && writes.first?.error == nil)
+        #expect(writes.first?.answerTime == Timestamp(microseconds: 5_000))
+    }
+
     @Test func aPeripheralHostsCaptureKeepsTheRemoteCentralsRequestsAndOurAnswers() {
         let cassette = CassettePackets.cassette([
             CassettePackets.connected(role: 1),

@@ -4,8 +4,8 @@ import Wire
 extension Cassette {
     /// One ATT request (or command, or indication) of a connection and the answer it got.
     ///
-    /// Core 6.0, Vol 3, Part F, §3.4. The pairing of request and answer is the
-    /// `Lifecycle.ATTTracker`'s (one outstanding request per direction, §3.3.2).
+    /// Core 6.0, Vol 3, Part F, §3.4. Each answer is paired with its request (or indication) by
+    /// ATT's `ATTTransactions` (§3.3.2).
     public struct Exchange: Hashable, Sendable {
         public var opcode: ATTOpcode
         public var time: Timestamp

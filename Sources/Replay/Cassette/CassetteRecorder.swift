@@ -6,9 +6,10 @@ import Wire
 
 /// Builds a ``Cassette`` from a capture's records, one record at a time, in the same pass as the
 /// lifecycle analysis: each record is decoded once (`TraceDecoder`), given to the
-/// `LifecycleAnalyzer` (whose ATT tracker pairs each request with its answer) and the
-/// `GATTCollector`, and then to the recorder, which keeps what playback needs: the request's
-/// parameters, the answer's value, the time between them.
+/// `LifecycleAnalyzer` and the `GATTCollector`, and then to the recorder, which keeps what
+/// playback needs: the request's parameters, the answer's value, the time between them (each
+/// answer paired with its request by ATT's `ATTTransactions`, as the analyzer's tracker pairs
+/// them).
 ///
 /// Memory grows with what must be kept (reports, exchanges, notifications, connections), not with
 /// the records that carry nothing to play back; the state kept between records is bounded by the
@@ -27,18 +28,14 @@ public struct CassetteRecorder {
     /// Per peer, the index of each distinct advertising payload.
     private var payloads: [BluetoothAddress: [[UInt8]: Int]] = [:]
 
-    /// Where a request waiting for its answer went in the cassette, by the request's record: the
-    /// analyzer's ATT tracker pairs answers with requests (`LifecycleAnalyzer.lastAnswered`), and
-    /// the recorder only looks up the request it names.
+    /// Where a request (or indication) waiting for its answer went in the cassette.
     private struct Pending {
         var link: Int
         var exchange: Int
         var operation: Int?
     }
-    private var pending: [Int: Pending] = [:]
-    /// The request record last kept per connection handle and side: ATT has one request
-    /// outstanding per side, so the one before is forgotten (memory stays bounded by the handles).
-    private var latestRequest: [UInt32: Int] = [:]
+    /// Per link, the requests and indications waiting for their answers.
+    private var transactions: [Int: ATTTransactions<Pending>] = [:]
     /// Per link, the long read that a Read Blob may continue and the prepared write an Execute
     /// Write ends.
     private var openRead: [Int: Int] = [:]
@@ -400,10 +397,6 @@ public struct CassetteRecorder {
         }
     }
 
-    private static func key(_ handle: UInt16, _ side: Cassette.Exchange.Side) -> UInt32 {
-        UInt32(handle) << 2 | (side == .host ? 0 : side == .peer ? 1 : 2)
-    }
-
     private mutating func observe(
         _ pdu: ATTPDU, on aclHandle: UInt16, link: Int, connection: LifecycleAnalyzer.OpenLink,
         side: Cassette.Exchange.Side,
@@ -432,9 +425,7 @@ public struct CassetteRecorder {
                 break
             }
         case .response, .confirmation:
-            // The analyzer's tracker decided which request this answers.
-            guard let answered = analyzer.lastAnswered, let waiting = pending.removeValue(forKey: answered.record)
-            else { return }
+            guard let waiting = transactions[link]?.answer(opcode.method, from: ATTEnd(side)) else { return }
             answer(pdu, waiting, mtu: connection.mtu ?? 23, record)
         default:
             break
@@ -476,7 +467,7 @@ public struct CassetteRecorder {
                 links[link].operations[open].value.count == Int(offset)
             {
                 // A continuation of the long read: the same operation.
-                return append(exchange, to: open, link: link, on: aclHandle, side: side)
+                return append(exchange, to: open, link: link, side: side)
             }
             kind = .read
         case .readMultipleRequest(let handles), .readMultipleVariableRequest(let handles):
@@ -499,7 +490,7 @@ public struct CassetteRecorder {
             exchange.value = Array(bytes)
             if let open = openWrite[link] {
                 Self.place(exchange.value, at: offset, in: &links[link].operations[open])
-                return append(exchange, to: open, link: link, on: aclHandle, side: side)
+                return append(exchange, to: open, link: link, side: side)
             }
             value = exchange.value
             kind = .longWrite
@@ -507,7 +498,7 @@ public struct CassetteRecorder {
             exchange.parameter = UInt16(flags)
             if let open = openWrite[link] {
                 if flags == 0 { links[link].operations[open].value = [] }
-                return append(exchange, to: open, link: link, on: aclHandle, side: side)
+                return append(exchange, to: open, link: link, side: side)
             }
             kind = .longWrite
         case .handleValueIndication(let handle, let bytes):
@@ -545,31 +536,24 @@ public struct CassetteRecorder {
         }
         if kind == .longWrite { openWrite[link] = operationIndex }
         if exchange.expectsAnswer {
-            waitForAnswer(
-                Pending(link: link, exchange: exchangeIndex, operation: operationIndex), record: record.index,
-                on: aclHandle, side)
+            waitForAnswer(Pending(link: link, exchange: exchangeIndex, operation: operationIndex), pdu.opcode, side)
         }
     }
 
     /// Adds a continuing request (Read Blob, Prepare Write, Execute Write) to its operation.
     private mutating func append(
-        _ exchange: Cassette.Exchange, to operation: Int, link: Int, on aclHandle: UInt16, side: Cassette.Exchange.Side
+        _ exchange: Cassette.Exchange, to operation: Int, link: Int, side: Cassette.Exchange.Side
     ) {
         let exchangeIndex = links[link].exchanges.count
         links[link].exchanges.append(exchange)
         let range = links[link].operations[operation].exchanges
         links[link].operations[operation].exchanges = range.lowerBound..<exchangeIndex + 1
-        waitForAnswer(
-            Pending(link: link, exchange: exchangeIndex, operation: operation), record: exchange.record, on: aclHandle,
-            side)
+        waitForAnswer(Pending(link: link, exchange: exchangeIndex, operation: operation), exchange.opcode, side)
     }
 
-    /// Keeps where the request of `record` went, until the tracker names it answered.
-    private mutating func waitForAnswer(
-        _ request: Pending, record: Int, on aclHandle: UInt16, _ side: Cassette.Exchange.Side
-    ) {
-        if let earlier = latestRequest.updateValue(record, forKey: Self.key(aclHandle, side)) { pending[earlier] = nil }
-        pending[record] = request
+    /// Keeps where a request or an indication (of `opcode`) went, until its answer.
+    private mutating func waitForAnswer(_ request: Pending, _ opcode: ATTOpcode, _ side: Cassette.Exchange.Side) {
+        transactions[request.link, default: ATTTransactions()].begin(request, opcode.method, from: ATTEnd(side))
     }
 
     private mutating func answer(_ pdu: ATTPDU, _ waiting: Pending, mtu: UInt16, _ record: CaptureRecord) {
@@ -690,5 +674,16 @@ public struct CassetteRecorder {
         return Cassette.ServiceChange(
             time: event.time, record: event.record, start: UInt16(v[0]) | UInt16(v[1]) << 8,
             end: UInt16(v[2]) | UInt16(v[3]) << 8)
+    }
+}
+
+extension ATTEnd {
+    /// The end of the bearer `side` sent from.
+    fileprivate init(_ side: Cassette.Exchange.Side) {
+        switch side {
+        case .host: self = .one
+        case .peer: self = .other
+        case .unknown: self = .unknown
+        }
     }
 }
