@@ -22,7 +22,7 @@ extension DiagnosisCollector {
                     ? "through the Filter Accept List (frame \(record + 1); Android's stack makes its direct connections so)"
                     : "to \(peer) (frame \(record + 1))"
                 var summary =
-                    "The attempt to connect \(target) was cancelled by this host after \(seconds(waited)), Android's direct-connection timeout: the peer never answered"
+                    "The attempt to connect \(target) was cancelled by this host after \(Wording.duration(waited)), Android's direct-connection timeout: the peer never answered"
                 if c.peer != nil { summary += ", and " + Self.heardWords(heard, attempt: attempt, scanned: scanned) }
                 summary += "."
                 findings.append(
@@ -51,7 +51,7 @@ extension DiagnosisCollector {
             let ending =
                 switch c.outcome {
                 case .pending: "; the attempt was still pending when the capture ended."
-                case .cancelled: "; the host cancelled it after \(waitedFor.map(seconds) ?? "a while")."
+                case .cancelled: "; the host cancelled it after \(waitedFor.map(Wording.duration) ?? "a while")."
                 default:
                     "; it failed (\(c.status.map { "\($0.name ?? "status") \(hex($0.rawValue, digits: 2))" } ?? "no status"))."
                 }
@@ -116,7 +116,7 @@ extension DiagnosisCollector {
                 case .failed:
                     "; the controller refused it (\(c.status.map { "\($0.name ?? "status") \(hex($0.rawValue, digits: 2))" } ?? "no status"))."
                 case .cancelled:
-                    "; it never completed, and the host cancelled it after \(c.cancelTime.map { seconds($0.seconds(since: attempt)) } ?? "a while")."
+                    "; it never completed, and the host cancelled it after \(c.cancelTime.map { Wording.duration($0.seconds(since: attempt)) } ?? "a while")."
                 case .pending: "; it was still pending when the capture ended."
                 default: "."
                 }
@@ -186,6 +186,6 @@ extension DiagnosisCollector {
             heard.connectable
             ? "connectably" : "only non-connectably (ADV_NONCONN_IND or ADV_SCAN_IND: it accepts no connection)"
         return
-            "the capture's scans last heard it advertising \(how) \(seconds(attempt.seconds(since: heard.time))) before the attempt"
+            "the capture's scans last heard it advertising \(how) \(Wording.duration(attempt.seconds(since: heard.time))) before the attempt"
     }
 }

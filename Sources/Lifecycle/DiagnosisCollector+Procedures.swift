@@ -56,7 +56,7 @@ extension DiagnosisCollector {
             rule: .endedAfterProcedure, record: end, time: endTime, connection: c,
             evidence: [done.start, done.record, end].compactMap { $0 },
             summary:
-                "\(peer) ended the link (\(name)\(hex(reason.rawValue, digits: 2)), frame \(end + 1)) \(seconds(gap)) after \(done.what) completed (\(done.frames)), and sent nothing in between: the timing points at \(done.cause).",
+                "\(peer) ended the link (\(name)\(hex(reason.rawValue, digits: 2)), frame \(end + 1)) \(Wording.duration(gap)) after \(done.what) completed (\(done.frames)), and sent nothing in between: the timing points at \(done.cause).",
             coreBluetooth: disconnectionCallback(c), android: c.android,
             lookAt: done.lookAt,
             values: ["after_s": (gap * 1_000_000).rounded() / 1_000_000])
@@ -132,14 +132,7 @@ extension DiagnosisCollector {
     }
 
     /// `1M`, `2M`, `Coded`.
-    private static func phyName(_ phy: UInt8) -> String {
-        switch phy {
-        case 1: "1M"
-        case 2: "2M"
-        case 3: "Coded"
-        default: "PHY \(phy)"
-        }
-    }
+    private static func phyName(_ phy: UInt8) -> String { LEPHY(rawValue: phy).shortName }
 
     // MARK: ATT values too long
 
@@ -277,7 +270,7 @@ extension DiagnosisCollector {
                 summary += filter.completeRecord.map { ", accepted at frame \($0 + 1)" } ?? ""
                 summary += times > 1 ? "; set \(times) times in all)" : ")"
                 summary +=
-                    ", but \(peer)\(c.peerName.map { " \"\($0)\"" } ?? ""), which has that service in its database (frame \(service.record + 1)), never advertised it: the capture heard it in \(reports) report\(reports == 1 ? "" : "s")"
+                    ", but \(peer)\(c.peerName.map { " \"\($0)\"" } ?? ""), which has that service in its database (frame \(service.record + 1)), never advertised it: the capture heard it in \(Wording.count(reports, "report"))"
                 summary += first.map { " (the first at frame \($0 + 1))" } ?? ""
                 summary +=
                     advertised.isEmpty

@@ -30,7 +30,7 @@ extension DiagnosisCollector {
                         evidence: [encrypted.record] + earlier.on.map(\.record)
                             + (c.disconnectRecord.map { [$0] } ?? []),
                         summary:
-                            "The reconnect to \(peer)\(c.peerName.map { " \"\($0)\"" } ?? "") was encrypted with the bond (frame \(encrypted.record + 1)), but no subscription came back: connection \(earlier.connection.id + 1) subscribed to \(what.joined(separator: ", ")), and on this one this host's client wrote no Client Characteristic Configuration and the peer sent no notification or indication in the \(seconds(waited)) that followed.",
+                            "The reconnect to \(peer)\(c.peerName.map { " \"\($0)\"" } ?? "") was encrypted with the bond (frame \(encrypted.record + 1)), but no subscription came back: connection \(earlier.connection.id + 1) subscribed to \(what.joined(separator: ", ")), and on this one this host's client wrote no Client Characteristic Configuration and the peer sent no notification or indication in the \(Wording.duration(waited)) that followed.",
                         coreBluetooth:
                             "no peripheral(_:didUpdateValueFor:error:): iOS does not subscribe again for the app; after centralManager(_:didConnect:) the app discovers again and calls setNotifyValue(true, for:)",
                         lookAt:

@@ -85,7 +85,7 @@ extension DiagnosisCollector {
             }
             summary +=
                 c.status == .success
-                ? ", and the link was closed \(c.duration.map { seconds($0) } ?? "") after its completion."
+                ? ", and the link was closed \(c.duration.map { Wording.duration($0) } ?? "") after its completion."
                 : "."
             findings.append(
                 Finding(
@@ -126,7 +126,7 @@ extension DiagnosisCollector {
             var evidence = [record]
             if let update, case .parameters(let interval, let latency, let timeout) = update.kind {
                 summary +=
-                    " \(seconds(time.seconds(since: update.time))) after a connection parameter update (frame \(update.record + 1): interval \(ms(interval, 1.25)), latency \(latency), supervision timeout \(ms(timeout, 10)))"
+                    " \(Wording.duration(time.seconds(since: update.time))) after a connection parameter update (frame \(update.record + 1): interval \(Wording.milliseconds(interval, unit: 1.25)), latency \(latency), supervision timeout \(Wording.milliseconds(timeout, unit: 10)))"
                 evidence.append(update.record)
             } else if let pending = link.pending.last(where: { $0.name == "connection update" }),
                 let started = pending.record
@@ -137,18 +137,18 @@ extension DiagnosisCollector {
             if let last = link.lastReceived, let lastTime = link.lastReceivedTime {
                 summary +=
                     (update == nil ? ":" : ";")
-                    + " the last packet from the peer was \(seconds(time.seconds(since: lastTime))) before (frame \(last + 1))"
+                    + " the last packet from the peer was \(Wording.duration(time.seconds(since: lastTime))) before (frame \(last + 1))"
                 evidence.append(last)
             } else {
                 summary += (update == nil ? ":" : ";") + " no packet from the peer was captured on this connection"
             }
             if let timeout = c.parameters(after: record)?.supervisionTimeout {
-                summary += ", with a supervision timeout of \(ms(timeout, 10))"
+                summary += ", with a supervision timeout of \(Wording.milliseconds(timeout, unit: 10))"
                 // Data from the peer longer ago than the timeout: the link lived on link-layer
                 // packets HCI does not show, and the peer fell silent only in the timeout's span.
                 if let lastTime = link.lastReceivedTime, time.seconds(since: lastTime) > Double(timeout) * 0.01 {
                     summary +=
-                        "; the link outlived that silence on empty link-layer packets, which HCI does not show, so the peer stopped answering only in the last \(ms(timeout, 10)) before the loss"
+                        "; the link outlived that silence on empty link-layer packets, which HCI does not show, so the peer stopped answering only in the last \(Wording.milliseconds(timeout, unit: 10)) before the loss"
                 }
             }
             findings.append(
@@ -207,7 +207,7 @@ extension DiagnosisCollector {
             var summary = "The link to \(peer) ended with Unacceptable Connection Parameters (0x3B)"
             if let request {
                 summary +=
-                    "; the last parameters asked for were interval \(ms(request.intervalMin, 1.25))-\(ms(request.intervalMax, 1.25)), latency \(request.latency), timeout \(ms(request.timeout, 10)) (frame \(request.record + 1))"
+                    "; the last parameters asked for were interval \(Wording.milliseconds(request.intervalMin, unit: 1.25))-\(Wording.milliseconds(request.intervalMax, unit: 1.25)), latency \(request.latency), timeout \(Wording.milliseconds(request.timeout, unit: 10)) (frame \(request.record + 1))"
             }
             findings.append(
                 Finding(
@@ -248,7 +248,7 @@ extension DiagnosisCollector {
                 Finding(
                     rule: .attTimeout, record: record, time: time, connection: c, evidence: [request.record, record],
                     summary:
-                        "\(what)\(sender) went unanswered for \(seconds(elapsed)) (frame \(request.record + 1)); after ATT's 30 s transaction timeout \(hostWaited ? "this host" : "the peer") ended the link.",
+                        "\(what)\(sender) went unanswered for \(Wording.duration(elapsed)) (frame \(request.record + 1)); after ATT's 30 s transaction timeout \(hostWaited ? "this host" : "the peer") ended the link.",
                     coreBluetooth: hostWaited
                         ? (indication
                             ? "a CBPeripheralManager app's updateValue was never confirmed; "
@@ -271,7 +271,7 @@ extension DiagnosisCollector {
                     rule: .gaveUpAfterRefusal, record: record, time: time, connection: c,
                     evidence: [refusal.record, record],
                     summary:
-                        "This host disconnected \(seconds(time.seconds(since: refusal.time))) after the peer's server refused \(refusal.requestName ?? "a request")\(refusal.attributeHandle.map { " of \(hex4($0))" } ?? "") with \(refusal.name) (frame \(refusal.record + 1)).",
+                        "This host disconnected \(Wording.duration(time.seconds(since: refusal.time))) after the peer's server refused \(refusal.requestName ?? "a request")\(refusal.attributeHandle.map { " of \(hex4($0))" } ?? "") with \(refusal.name) (frame \(refusal.record + 1)).",
                     coreBluetooth: refusal.coreBluetooth.map {
                         "\(cbName($0)) \($0.callback.hasPrefix("no ") ? "(\($0.callback))" : "in \($0.callback)"), then the app's cancelPeripheralConnection: didDisconnectPeripheral with no error"
                     },
@@ -505,7 +505,7 @@ extension DiagnosisCollector {
                         report.connections[$0].discoveryProcedures.first(where: { $0.kind == .services })?.record
                     },
                     summary:
-                        "This host's client discovered \(peer)'s services on \(discovered.count) of its \(connections.count) connections (connections \(discovered.map { String(report.connections[$0].id + 1) }.joined(separator: ", ")); \(seconds(total)) of discovery in all): what the first discovery found was not reused.",
+                        "This host's client discovered \(peer)'s services on \(discovered.count) of its \(connections.count) connections (connections \(discovered.map { String(report.connections[$0].id + 1) }.joined(separator: ", ")); \(Wording.duration(total)) of discovery in all): what the first discovery found was not reused.",
                     coreBluetooth:
                         "discoverServices answered from the air each time; iOS reuses a bonded peer's database, and others' only while it trusts its cache",
                     lookAt:
@@ -613,24 +613,28 @@ extension DiagnosisCollector {
         var broken: [String] = []
         let minMS = Double(intervalMin) * 1.25, maxMS = Double(intervalMax) * 1.25, timeoutMS = Double(timeout) * 10
         let effective = maxMS * Double(Int(latency) + 1)
-        if minMS < 15 { broken.append("interval \(requested ? "min " : "")\(format(minMS)) ms is under 15 ms") }
+        if minMS < 15 {
+            broken.append("interval \(requested ? "min " : "")\(Wording.milliseconds(minMS)) is under 15 ms")
+        }
         if requested, intervalMin % 12 != 0 {
-            broken.append("interval min \(format(minMS)) ms is not a multiple of 15 ms")
+            broken.append("interval min \(Wording.milliseconds(minMS)) is not a multiple of 15 ms")
         }
         if requested, !(maxMS >= minMS + 15 || (intervalMin == 12 && intervalMax == 12)) {
             broken.append(
-                "interval max \(format(maxMS)) ms is not 15 ms above interval min \(format(minMS)) ms (nor both 15 ms)")
+                "interval max \(Wording.milliseconds(maxMS)) is not 15 ms above interval min \(Wording.milliseconds(minMS)) (nor both 15 ms)"
+            )
         }
         if latency > 30 { broken.append("latency \(latency) is over 30") }
         if timeoutMS < 2000 || timeoutMS > 6000 {
-            broken.append("supervision timeout \(format(timeoutMS / 1000)) s is not between 2 s and 6 s")
+            broken.append("supervision timeout \(Wording.duration(timeoutMS / 1000)) is not between 2 s and 6 s")
         }
         if effective > 2000 {
-            broken.append("interval\(requested ? " max" : "") × (latency + 1) is \(format(effective)) ms, over 2 s")
+            broken.append(
+                "interval\(requested ? " max" : "") × (latency + 1) is \(Wording.milliseconds(effective)), over 2 s")
         }
         if !(timeoutMS > effective * 3) {
             broken.append(
-                "supervision timeout \(format(timeoutMS)) ms is not above 3 × interval\(requested ? " max" : "") × (latency + 1) = \(format(effective * 3)) ms"
+                "supervision timeout \(Wording.milliseconds(timeoutMS)) is not above 3 × interval\(requested ? " max" : "") × (latency + 1) = \(Wording.milliseconds(effective * 3))"
             )
         }
         return broken
@@ -650,7 +654,7 @@ extension DiagnosisCollector {
                     rule: .requestedParameters, record: request.record, time: request.time, connection: c,
                     evidence: [request.record] + (request.rejectedRecord.map { [$0] } ?? []),
                     summary:
-                        "\(who) asked for interval \(ms(request.intervalMin, 1.25))-\(ms(request.intervalMax, 1.25)), latency \(request.latency), supervision timeout \(ms(request.timeout, 10)) (\(request.via)), which Apple's guidelines do not allow: \(broken.joined(separator: "; "))"
+                        "\(who) asked for interval \(Wording.milliseconds(request.intervalMin, unit: 1.25))-\(Wording.milliseconds(request.intervalMax, unit: 1.25)), latency \(request.latency), supervision timeout \(Wording.milliseconds(request.timeout, unit: 10)) (\(request.via)), which Apple's guidelines do not allow: \(broken.joined(separator: "; "))"
                         + (request.rejectedRecord.map { "; it was rejected (frame \($0 + 1))." } ?? "."),
                     coreBluetooth: "no callback; an iOS central may refuse the request and keep its own parameters",
                     lookAt:
@@ -682,7 +686,7 @@ extension DiagnosisCollector {
                 Finding(
                     rule: .linkParameters, record: set.record, time: set.time, connection: c, evidence: [set.record],
                     summary:
-                        "The link ran with interval \(ms(set.interval, 1.25)), latency \(set.latency), supervision timeout \(ms(set.timeout, 10)), outside Apple's guidelines for accessories: \(broken.joined(separator: "; ")).",
+                        "The link ran with interval \(Wording.milliseconds(set.interval, unit: 1.25)), latency \(set.latency), supervision timeout \(Wording.milliseconds(set.timeout, unit: 10)), outside Apple's guidelines for accessories: \(broken.joined(separator: "; ")).",
                     coreBluetooth: nil,
                     lookAt:
                         "the central's choice (these are the parameters in force, not a request); with an iPhone as central, the parameters the accessory asks for",
@@ -769,18 +773,18 @@ extension DiagnosisCollector {
             for (_, key, value) in figures { values[key] = (value * 1_000_000).rounded() / 1000 }
             values["requests"] = Double(count)
             parts.append(
-                "\(count) request\(count == 1 ? "" : "s") answered in "
-                    + figures.map { "\($0.0) \(format($0.2 * 1000)) ms" }.joined(separator: ", "))
+                "\(Wording.count(count, "request")) answered in "
+                    + figures.map { "\($0.0) \(Wording.milliseconds($0.2 * 1000))" }.joined(separator: ", "))
         }
         let start = c.completeTime ?? report.firstTime
         let end = c.disconnectTime ?? report.lastTime
         if c.attNotifications > 0 {
             values["notifications"] = Double(c.attNotifications)
-            var text = "\(c.attNotifications) notification\(c.attNotifications == 1 ? "" : "s")"
+            var text = "\(Wording.count(c.attNotifications, "notification"))"
             if let start, let end, end > start {
                 let rate = Double(c.attNotifications) / end.seconds(since: start)
                 values["notifications_per_s"] = (rate * 1000).rounded() / 1000
-                text += " (\(format(rate)) per second)"
+                text += " (\(Wording.decimal(rate)) per second)"
             }
             parts.append(text)
         }
@@ -788,7 +792,7 @@ extension DiagnosisCollector {
             values["gaps"] = Double(link.gaps)
             values["longest_gap_s"] = (longest.seconds * 1000).rounded() / 1000
             parts.append(
-                "\(link.gaps) gap\(link.gaps == 1 ? "" : "s") longer than half the supervision timeout (the longest \(seconds(longest.seconds)), frames \(longest.from + 1)-\(longest.to + 1))"
+                "\(Wording.count(link.gaps, "gap")) longer than half the supervision timeout (the longest \(Wording.duration(longest.seconds)), frames \(longest.from + 1)-\(longest.to + 1))"
             )
             evidence += [longest.from, longest.to]
         }
@@ -808,21 +812,6 @@ extension DiagnosisCollector {
 // MARK: Wording
 
 private func hex4(_ value: UInt16) -> String { hex(value, digits: 4) }
-
-/// `12` units of 1.25 ms → `15 ms`.
-private func ms(_ value: UInt16, _ unit: Double) -> String { format(Double(value) * unit) + " ms" }
-
-/// A number with at most three decimals and no trailing zeros.
-private func format(_ value: Double) -> String {
-    let rounded = (value * 1000).rounded() / 1000
-    if rounded == rounded.rounded() { return String(Int(rounded)) }
-    var text = String(rounded)
-    while text.hasSuffix("0") { text.removeLast() }
-    return text
-}
-
-/// A duration: `0.416 s`, `12.5 s`.
-func seconds(_ value: Double) -> String { format(value) + " s" }
 
 private func cbName(_ error: CBError) -> String { "\(error) (\(error.errorCode))" }
 private func cbName(_ error: ConnectionError) -> String { "\(error) (\(error.errorCode))" }
