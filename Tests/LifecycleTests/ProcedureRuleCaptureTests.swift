@@ -1,4 +1,5 @@
 import Foundation
+import Reports
 import TestSupport
 import Testing
 import TraceFiles
