@@ -166,7 +166,9 @@ let package = Package(
             dependencies: ["AndroidCodes", "CodeExplainer", "CoreBluetoothCodes", "HCI", "ATT"]),
         .testTarget(
             name: "LifecycleTests",
-            dependencies: ["Lifecycle", "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "TestSupport"]),
+            dependencies: [
+                "Lifecycle", "Wire", "TraceFiles", "HCI", "ATT", "CoreBluetoothCodes", "Reports", "TestSupport",
+            ]),
         .testTarget(name: "BLETraceCoreBluetoothTests", dependencies: ["BLETraceCoreBluetooth", "Wire"]),
         // The "after" code of Formats/porting.md, compiled and run on Linux.
         .testTarget(

@@ -102,7 +102,7 @@ public enum AndroidMapping {
             status: 0x85, name: "GATT_ERROR", callback: connectionStateCallback, grade: .hypothesis,
             source: Source.directConnectTimeout,
             note:
-                "a cancel \(Int(seconds.rounded())) s after the attempt is Android's 30-s direct-connection timeout; iOS keeps waiting, with no callback",
+                "a cancel \(Wording.duration(seconds)) after the attempt is Android's 30-s direct-connection timeout; iOS keeps waiting, with no callback",
             later: failedOpen)
     }
 

@@ -122,7 +122,7 @@ struct Capture: ParsableCommand {
         if source.framingErrorCount > 0, let first = source.framingErrors.first {
             let count = source.framingErrorCount
             Output.error(
-                "\(count) framing error\(count == 1 ? "" : "s") in the H4 stream, \(source.skippedBytes) byte\(source.skippedBytes == 1 ? "" : "s") skipped; the first: \(first)"
+                "\(Wording.count(count, "framing error")) in the H4 stream, \(Wording.count(source.skippedBytes, "byte")) skipped; the first: \(first)"
             )
         }
         if let fault { Output.error(Self.message(fault, source: named)) }

@@ -63,12 +63,12 @@ enum CaptureRewrite {
         guard !writer.losses.isEmpty else { return }
         var report = "\(out): what \(format) cannot hold, by reason"
         if writer.recordsNotWritten > 0 {
-            report += " (\(writer.recordsNotWritten) record\(writer.recordsNotWritten == 1 ? "" : "s") not written)"
+            report += " (\(Wording.count(writer.recordsNotWritten, "record")) not written)"
         }
         report += ":"
         let sorted = writer.losses.sorted { $0.value != $1.value ? $0.value > $1.value : "\($0.key)" < "\($1.key)" }
         for (loss, count) in sorted {
-            report += "\n  \(count) record\(count == 1 ? "" : "s"): \(loss)"
+            report += "\n  \(Wording.count(count, "record")): \(loss)"
         }
         Output.error(report)
     }

@@ -137,7 +137,7 @@ struct Convert: ParsableCommand {
         let (writer, fault) = try CaptureRewrite.write(reader, source: source, input: input, to: out, as: format) { $0 }
         let written = writer.recordsWritten
         CaptureRewrite.summary(
-            "\(input) (\(reader.format)) → \(out) (\(format)): \(written) record\(written == 1 ? "" : "s") written",
+            "\(input) (\(reader.format)) → \(out) (\(format)): \(Wording.count(written, "record")) written",
             to: out)
         CaptureRewrite.reportLosses(writer, out: out, format: format)
         try finish(fault)

@@ -49,7 +49,7 @@ struct GATT: ParsableCommand {
                 FileNamed(JSONGATT(listing.entries, given: listing.given), file: capture.file), pretty: format == .json)
         } else if entries.isEmpty, !selection.isEmpty, !collector.entries.isEmpty {
             Output.line(
-                "no GATT discovery on the connections selected (\(collector.entries.count) peer\(collector.entries.count == 1 ? "" : "s") without the selection)"
+                "no GATT discovery on the connections selected (\(Wording.count(collector.entries.count, "peer")) without the selection)"
             )
         } else {
             // With colour, each peer's heading is bold.

@@ -145,20 +145,20 @@ struct RedactCommand: ParsableCommand {
         let tally = redactor.tally
         let written = writer.recordsWritten
         var line =
-            "\(input) (\(reader.format)) → \(out) (\(format)): \(written) record\(written == 1 ? "" : "s") written; "
-        line += "\(redactor.addresses.count) address\(redactor.addresses.count == 1 ? "" : "es") replaced"
+            "\(input) (\(reader.format)) → \(out) (\(format)): \(Wording.count(written, "record")) written; "
+        line += "\(Wording.count(redactor.addresses.count, "address", plural: "addresses")) replaced"
         let removed = tally.removed.values.reduce(0, +)
-        line += ", \(removed) secret field\(removed == 1 ? "" : "s") zeroed"
-        if names { line += ", \(tally.namesReplaced) name\(tally.namesReplaced == 1 ? "" : "s") replaced" }
-        if values { line += ", \(tally.valuesZeroed) value\(tally.valuesZeroed == 1 ? "" : "s") zeroed" }
+        line += ", \(Wording.count(removed, "secret field")) zeroed"
+        if names { line += ", \(Wording.count(tally.namesReplaced, "name")) replaced" }
+        if values { line += ", \(Wording.count(tally.valuesZeroed, "value")) zeroed" }
         CaptureRewrite.summary(line, to: out)
         if tally.droppedCount > 0 {
             var report =
-                "\(out): \(tally.droppedCount) record\(tally.droppedCount == 1 ? "" : "s") of \(read) dropped, not read far enough to be known safe:"
+                "\(out): \(Wording.count(tally.droppedCount, "record")) of \(read) dropped, not read far enough to be known safe:"
             for (reason, count) in tally.dropped.sorted(by: {
                 $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key
             }) {
-                report += "\n  \(count) record\(count == 1 ? "" : "s"): \(reason)"
+                report += "\n  \(Wording.count(count, "record")): \(reason)"
             }
             if let first = tally.firstDropped.first {
                 report += "\n  the first: record \(first.record) at byte \(first.offset)"

@@ -1,3 +1,5 @@
+import Wire
+
 /// What an app did and was told during a replay, one event per line (Formats/flow.md).
 ///
 /// ```
@@ -124,7 +126,7 @@ public struct FlowEvent: Hashable, Sendable {
 
     public var line: String {
         guard let time else { return signature }
-        return (time.sign == .minus && time != 0 ? "" : "+") + formatSeconds(time) + " " + signature
+        return Wording.sinceStart(seconds: time) + " " + signature
     }
 
     public func argument(_ key: String) -> String? { arguments.first { $0.key == key }?.value }
@@ -212,19 +214,6 @@ public struct FlowError: Error, Hashable, Sendable, CustomStringConvertible {
         }
         return "\(source):\(line):" + (column.map { "\($0):" } ?? "") + " expected \(expected)"
     }
-}
-
-/// Six decimals, no Foundation: 1.5 → "1.500000", -0.25 → "-0.250000" (a flow line puts a `+`
-/// before a time that is not negative). Any value shows without trapping: beyond
-/// 9,000,000,000,000 s (past what six decimals of a Double can hold) it is written in exponent
-/// form ("1e+300"), which reads back.
-package func formatSeconds(_ seconds: Double) -> String {
-    let sign = seconds.sign == .minus && seconds != 0 ? "-" : ""
-    let magnitude = seconds.magnitude
-    guard magnitude < 9e12 else { return sign + "\(magnitude)" }
-    let micros = UInt64((magnitude * 1_000_000).rounded())
-    let fraction = String(micros % 1_000_000)
-    return sign + "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
 }
 
 extension StringProtocol {

@@ -1,3 +1,5 @@
+import Wire
+
 /// The comparison of an expected flow with an actual one, as `bletrace diff` makes it: exact, or
 /// as a pattern (``FlowExpectation``), as a whole or peripheral by peripheral when events of
 /// different peripherals may interleave.
@@ -31,11 +33,13 @@ public struct FlowComparison: Hashable, Sendable {
         /// The index of the expected event among all expected events (0-based).
         public var expectedIndex: Int
 
-        /// `expected.flow:7: app connect … @<=1.0: came 1.914 s after the previous event`.
+        /// `expected.flow:7: app connect … @<=1.0: came 1.914000 s after the previous expected event`.
         public var message: String {
             let bound = [within.map { "@<=\($0)" }, after.map { "@>=\($0)" }].compactMap { $0 }.joined(separator: " ")
             let when =
-                interval.map { "came \(formatSeconds($0)) s after the previous expected event" }
+                // To the microsecond, not as a report's duration: it is checked against a bound
+                // written to the microsecond.
+                interval.map { "came \(Wording.sixDecimals($0)) s after the previous expected event" }
                 ?? "has no time to check"
             return "\(expected.signature) \(bound): \(when)"
         }

@@ -173,12 +173,12 @@ extension LineBuffer {
         }
     }
 
-    /// `+` (for a time that is not negative) and ``formatSeconds(_:)``'s six decimals, without
+    /// `+` (for a time that is not negative) and ``Wording.sixDecimals(_:)``'s six decimals, without
     /// making a String.
     fileprivate mutating func writeTime(_ time: Double) {
         let negative = time.sign == .minus && time != 0
         let magnitude = time.magnitude
-        guard magnitude < 9e12 else { return string((negative ? "" : "+") + formatSeconds(time)) }
+        guard magnitude < 9e12 else { return string((negative ? "" : "+") + Wording.sixDecimals(time)) }
         let micros = UInt64((magnitude * 1_000_000).rounded())
         byte(negative ? 0x2D : 0x2B)
         decimal(micros / 1_000_000)

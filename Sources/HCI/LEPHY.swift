@@ -23,6 +23,16 @@ public struct LEPHY: RawRepresentable, Hashable, Sendable, CustomStringConvertib
     }
 
     public var description: String { name ?? "LEPHY(" + hex(rawValue, digits: 1) + ")" }
+
+    /// The name the reports give it, without "LE": `1M`, `2M`, `Coded`; `PHY 7` for another value.
+    public var shortName: String {
+        switch rawValue {
+        case 0x01: "1M"
+        case 0x02: "2M"
+        case 0x03: "Coded"
+        default: "PHY \(rawValue)"
+        }
+    }
 }
 
 /// A set of LE PHYs as a bit mask (Initiating_PHYs, Scanning_PHYs, TX_PHYs, RX_PHYs): bit 0 LE 1M,

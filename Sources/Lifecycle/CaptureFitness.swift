@@ -187,7 +187,7 @@ public struct CaptureFitness {
                 FitnessProblem(
                     kind: .startedMidConnection,
                     problem:
-                        "The capture began in the middle of \(count) connection\(count == 1 ? "" : "s") (\(listed)\(count > 3 ? ", …" : "")): their peers, how and when they connected, the MTU and the GATT discovery are not in it, so the handles' attributes and why the links were made cannot be told.",
+                        "The capture began in the middle of \(Wording.count(count, "connection")) (\(listed)\(count > 3 ? ", …" : "")): their peers, how and when they connected, the MTU and the GATT discovery are not in it, so the handles' attributes and why the links were made cannot be told.",
                     evidence: unknownHandles.prefix(3).map(\.record),
                     remedy:
                         "Start recording before the app connects. " + Self.androidFull + " " + Self.iOS
@@ -252,7 +252,7 @@ public struct CaptureFitness {
                 FitnessProblem(
                     kind: .startedMidConnection,
                     problem:
-                        "The sniffer joined \(joined.count) link\(joined.count == 1 ? "" : "s") after \(joined.count == 1 ? "it" : "they") began (no CONNECT_IND; link \(first.index) from frame \((first.joinedRecord ?? 0) + 1)): the connection's start, its parameters and any key exchange are not in the capture.",
+                        "The sniffer joined \(Wording.count(joined.count, "link")) after \(joined.count == 1 ? "it" : "they") began (no CONNECT_IND; link \(first.index) from frame \((first.joinedRecord ?? 0) + 1)): the connection's start, its parameters and any key exchange are not in the capture.",
                     evidence: joined.compactMap(\.joinedRecord).prefix(3).map { $0 },
                     remedy: sniffer))
         }
@@ -263,7 +263,7 @@ public struct CaptureFitness {
                 FitnessProblem(
                     kind: .encryptedWithoutKey,
                     problem:
-                        "\(packets) encrypted packet\(packets == 1 ? "" : "s") on \(unread.count) link\(unread.count == 1 ? "" : "s") could not be read (link \(first.index)\(first.firstUndecryptedRecord.map { ", from frame \($0 + 1)" } ?? "")): without the link's key, nothing after the encryption started (ATT, SMP, the link's end) can be told.",
+                        "\(Wording.count(packets, "encrypted packet")) on \(Wording.count(unread.count, "link")) could not be read (link \(first.index)\(first.firstUndecryptedRecord.map { ", from frame \($0 + 1)" } ?? "")): without the link's key, nothing after the encryption started (ATT, SMP, the link's end) can be told.",
                     evidence: unread.compactMap(\.firstUndecryptedRecord).prefix(3).map { $0 },
                     remedy:
                         "Give the long-term key: bletrace diagnose --ltk HEX (the Encryption Information of the pairing, or the key from the phone's bond). nRF Sniffer: enter the LE Secure Connections private key, the legacy passkey or OOB key, or the LTK in Wireshark's nRF Sniffer toolbar before the devices pair or connect, and capture the pairing itself; a bond made before the capture can be read only with its LTK."
@@ -278,7 +278,7 @@ public struct CaptureFitness {
                 FitnessProblem(
                     kind: .oneSideOnly,
                     problem:
-                        "The sniffer heard one side only on \(oneSided.count) link\(oneSided.count == 1 ? "" : "s") (link \(first.index): \(first.centralPackets) packets from the central, \(first.peripheralPackets) from the peripheral), so no request can be matched with its answer.",
+                        "The sniffer heard one side only on \(Wording.count(oneSided.count, "link")) (link \(first.index): \(first.centralPackets) packets from the central, \(first.peripheralPackets) from the peripheral), so no request can be matched with its answer.",
                     evidence: first.connectRecord.map { [$0] } ?? [],
                     remedy:
                         "Place the sniffer between the two devices, close to both, and follow the link from its CONNECT_IND. "

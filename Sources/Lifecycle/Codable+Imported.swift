@@ -70,6 +70,18 @@ extension CBError: Codable {
     }
 }
 
+extension CBATTError: Codable {
+    /// Its code, a number (CoreBluetooth's `CBATTError.Code` raw value; unnamed codes too).
+    public init(from decoder: any Decoder) throws {
+        self.init(errorCode: try decoder.singleValueContainer().decode(Int.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(errorCode)
+    }
+}
+
 extension ConnectionError: Codable {
     enum CodingKeys: String, CodingKey { case domain, code }
 

@@ -11,62 +11,34 @@ extension DiagnosisCollector {
         for c in report.connections
         where c.transport == .le && c.role != .peripheral && c.status != .success && !c.beganBeforeCapture {
             guard let attempt = c.attemptTime, let record = c.attemptRecord else { continue }
-            var peer: String { c.peer.map { "\($0)" + (c.peerName.map { " \"\($0)\"" } ?? "") } ?? "the peer" }
             let heard = c.peer.flatMap { Self.lastHeard($0, before: attempt, in: report) }
             let scanned = report.scans.contains { ($0.startTime ?? attempt) <= attempt }
             let waitedFor = c.cancelTime.map { $0.seconds(since: attempt) }
             if let cancel = c.cancelTime, let waited = waitedFor, AndroidMapping.cancelledAttempt(after: waited) != nil
             {
-                let target =
-                    c.peer == nil
-                    ? "through the Filter Accept List (frame \(record + 1); Android's stack makes its direct connections so)"
-                    : "to \(peer) (frame \(record + 1))"
-                var summary =
-                    "The attempt to connect \(target) was cancelled by this host after \(seconds(waited)), Android's direct-connection timeout: the peer never answered"
-                if c.peer != nil { summary += ", and " + Self.heardWords(heard, attempt: attempt, scanned: scanned) }
-                summary += "."
                 findings.append(
                     Finding(
                         rule: .connectTimedOut, record: record, time: cancel, connection: c,
                         evidence: [record] + (c.completeRecord.map { [$0] } ?? []),
-                        summary: summary,
-                        coreBluetooth:
-                            "no callback: a CoreBluetooth connect does not time out; iOS keeps the attempt pending until the peer answers or the app cancels it",
-                        android: c.android,
-                        lookAt:
-                            "whether the peer was advertising connectably, in range, at the address the phone used (a resolvable private address it has since changed); the app should scan first and connect to what it hears"
-                    ))
+                        facts: .connectTimedOut(
+                            c, waited: waited,
+                            heard: heard.map { Finding.Heard(time: $0.time, connectable: $0.connectable) },
+                            scanned: scanned),
+                        android: c.android))
             }
             // Only where the capture scanned before the attempt can it say the peer was not heard.
             guard scanned, c.peer != nil, !c.usesFilterAcceptList else { continue }
             let stale = heard.map { attempt.seconds(since: $0.time) >= Self.staleAdvertising } ?? true
             guard heard == nil || !(heard!.connectable) || stale else { continue }
-            var summary =
-                "This host tried to connect to \(peer) (frame \(record + 1)), but "
-                + Self.heardWords(heard, attempt: attempt, scanned: scanned)
-            if let address = c.peer, c.peerAddressType == 0x01, (address.rawValue >> 46) & 0x3 == 0x1 {
-                summary +=
-                    "; the address is a resolvable private one, which the peer changes (every 15 minutes, as the specification recommends), so an address remembered from an older scan no longer reaches it"
-            }
-            let ending =
-                switch c.outcome {
-                case .pending: "; the attempt was still pending when the capture ended."
-                case .cancelled: "; the host cancelled it after \(waitedFor.map(seconds) ?? "a while")."
-                default:
-                    "; it failed (\(c.status.map { "\($0.name ?? "status") \(hex($0.rawValue, digits: 2))" } ?? "no status"))."
-                }
-            summary += ending
+            let resolvable = c.peer.map { c.peerAddressType == 0x01 && ($0.rawValue >> 46) & 0x3 == 0x1 } ?? false
             findings.append(
                 Finding(
                     rule: .connectToUnheardPeer, record: record, time: attempt, connection: c,
                     evidence: [record],
-                    summary: summary,
-                    coreBluetooth:
-                        "no callback while the attempt is pending: iOS waits for the peer to advertise, with no timeout",
-                    android: c.android,
-                    lookAt:
-                        "the address the app connects to: take it from a fresh scan (or connect with autoConnect, which follows the peer's resolvable address), and check the peer is advertising connectably"
-                ))
+                    facts: .connectToUnheardPeer(
+                        c, heard: heard.map { Finding.Heard(time: $0.time, connectable: $0.connectable) },
+                        scanned: scanned, resolvable: resolvable, waited: waitedFor),
+                    android: c.android))
         }
         findings += whileBusy(report)
         return findings
@@ -105,34 +77,13 @@ extension DiagnosisCollector {
                 other.beganBeforeCapture
                 || (other.status == .success && other.completeTime.map { $0 <= attempt } == true)
             let otherRecord = (up ? other.completeRecord : other.attemptRecord) ?? other.attemptRecord
-            var summary =
-                "This host asked to connect to \(address)\(c.peerName.map { " \"\($0)\"" } ?? "") (frame \(record + 1)) while "
-            summary +=
-                up
-                ? "its connection to it (connection \(other.id + 1)\(otherRecord.map { ", frame \($0 + 1)" } ?? "")) was up"
-                : "its attempt to connect to it (frame \((other.attemptRecord ?? record) + 1)) was still pending"
-            let ending =
-                switch c.outcome {
-                case .failed:
-                    "; the controller refused it (\(c.status.map { "\($0.name ?? "status") \(hex($0.rawValue, digits: 2))" } ?? "no status"))."
-                case .cancelled:
-                    "; it never completed, and the host cancelled it after \(c.cancelTime.map { seconds($0.seconds(since: attempt)) } ?? "a while")."
-                case .pending: "; it was still pending when the capture ended."
-                default: "."
-                }
-            summary += ending
             findings.append(
                 Finding(
                     rule: .connectWhileBusy, record: record, time: attempt, connection: c,
                     evidence: [record] + (otherRecord.map { [$0] } ?? [])
                         + (c.outcome == .failed ? c.completeRecord.map { [$0] } ?? [] : []),
-                    summary: summary,
-                    coreBluetooth:
-                        "none: iOS keeps one connection per peripheral; a connect to a peripheral already connected or connecting sends nothing new, and the app waits for centralManager(_:didConnect:) of the one under way",
-                    android: c.android,
-                    lookAt:
-                        "the app's connect calls: one connectGatt (or one CBCentralManager.connect) per peer at a time, after the last attempt completed or was cancelled, and close() of each BluetoothGatt it gives up (Android keeps at most 32 GATT clients; a leaked one makes later connects fail with 133 before any HCI command, which only logcat shows)"
-                ))
+                    facts: .connectWhileBusy(c, other: other, up: up, otherRecord: otherRecord),
+                    android: c.android))
         }
         return findings
     }
@@ -172,20 +123,5 @@ extension DiagnosisCollector {
             }
         }
         return found
-    }
-
-    /// `the capture's scans last heard it advertising connectably 1 s before the attempt`.
-    static func heardWords(_ heard: (time: Timestamp, connectable: Bool)?, attempt: Timestamp, scanned: Bool) -> String
-    {
-        guard let heard else {
-            return scanned
-                ? "the capture's scans never heard it advertising before the attempt"
-                : "no scan of the capture's ran before the attempt"
-        }
-        let how =
-            heard.connectable
-            ? "connectably" : "only non-connectably (ADV_NONCONN_IND or ADV_SCAN_IND: it accepts no connection)"
-        return
-            "the capture's scans last heard it advertising \(how) \(seconds(attempt.seconds(since: heard.time))) before the attempt"
     }
 }

@@ -26,7 +26,6 @@ extension DiagnosisCollector {
                 case let changes = layout.changes(since: earlier.layout), !changes.isEmpty,
                 let record = layout.completeRecord, let time = layout.completeTime
             {
-                let name = "\(peer)" + (c.peerName.map { " \"\($0)\"" } ?? "")
                 findings.append(
                     Finding(
                         rule: .databaseChanged, record: record, time: time, connection: c,
@@ -34,11 +33,8 @@ extension DiagnosisCollector {
                             $0
                         }
                             + [encrypted.record],
-                        summary:
-                            "The database of \(name) changed between connection \(earlier.connection.id + 1) and connection \(c.id + 1), which was encrypted with the bond (frame \(encrypted.record + 1)), with no Service Changed indication: \(changes.joined(separator: "; ")).",
-                        coreBluetooth: Self.staleCacheOnIOS,
-                        lookAt:
-                            "the accessory: a database that can change must have the Service Changed characteristic and indicate the changed range to a bonded client when it reconnects (Core 6.0, Vol 3, Part G, §7.1); on a phone that kept the old one the user must forget the device, or restart Bluetooth",
+                        facts: .databaseChanged(
+                            c, earlier: earlier.connection.id, encrypted: encrypted.record, changes: changes),
                         values: ["changes": Double(changes.count)]))
             }
             if c.bonded { bonded.insert(peer) }
@@ -56,8 +52,4 @@ extension DiagnosisCollector {
         }
         return findings
     }
-
-    /// What iOS does with a bonded peer's database that changed with no Service Changed.
-    static let staleCacheOnIOS =
-        "no peripheral(_:didModifyServices:): iOS keeps a bonded peer's database across connections, so discoverServices gives the app the earlier services, and requests on their handles reach other attributes or none (Invalid Handle) [reported]"
 }

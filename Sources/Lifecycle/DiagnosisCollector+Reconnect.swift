@@ -19,23 +19,14 @@ extension DiagnosisCollector {
                 c.attIndications == 0,
                 let encrypted, let end = c.disconnectTime ?? report.lastTime
             {
-                let waited = end.seconds(since: encrypted.time)
-                let what = earlier.on.map {
-                    ($0.uuid.map { "\($0)" } ?? "the characteristic of \(hex($0.descriptorHandle, digits: 4))")
-                        + " (frame \($0.record + 1))"
-                }
                 findings.append(
                     Finding(
                         rule: .notificationsNotRestored, record: encrypted.record, time: encrypted.time, connection: c,
                         evidence: [encrypted.record] + earlier.on.map(\.record)
                             + (c.disconnectRecord.map { [$0] } ?? []),
-                        summary:
-                            "The reconnect to \(peer)\(c.peerName.map { " \"\($0)\"" } ?? "") was encrypted with the bond (frame \(encrypted.record + 1)), but no subscription came back: connection \(earlier.connection.id + 1) subscribed to \(what.joined(separator: ", ")), and on this one this host's client wrote no Client Characteristic Configuration and the peer sent no notification or indication in the \(seconds(waited)) that followed.",
-                        coreBluetooth:
-                            "no peripheral(_:didUpdateValueFor:error:): iOS does not subscribe again for the app; after centralManager(_:didConnect:) the app discovers again and calls setNotifyValue(true, for:)",
-                        lookAt:
-                            "the app's reconnect path: discover and subscribe again on every connection (Android: setCharacteristicNotification and the CCCD write; iOS: setNotifyValue), or the accessory: a server keeps a bonded client's CCCD across connections (Core 6.0, Vol 3, Part G, §3.3.3.3) and should send on at once"
-                    ))
+                        facts: .notificationsNotRestored(
+                            c, earlier: earlier.connection.id, subscriptions: earlier.on, encrypted: encrypted.record,
+                            waited: end.seconds(since: encrypted.time))))
             }
             if c.pairings.contains(where: { $0.bonding == true && $0.outcome == .encrypted }) { bonded.insert(peer) }
             // The subscriptions left on at the end, per descriptor.

@@ -36,31 +36,18 @@ extension DiagnosisCollector {
                 continue
             }
             let time = changes[index].time
-            let range = "\(hex4(start))-\(hex4(end))"
             if let again = indication.rediscovery {
                 findings.append(
                     Finding(
                         rule: .rediscoveryAfterServiceChanged, record: indication.record, time: time, connection: c,
                         evidence: [indication.record, again],
-                        summary:
-                            "The peer indicated Service Changed for \(range), and this host's client discovered again (frame \(again + 1)).",
-                        coreBluetooth:
-                            "peripheral(_:didModifyServices:) with the services invalidated; the app discovers them again",
-                        lookAt:
-                            "that the app rediscovers in didModifyServices and subscribes again; on the accessory, that the change was intended (a firmware update, a service added at run time)"
-                    ))
+                        facts: .rediscoveryAfterServiceChanged(start: start, end: end, rediscovery: again)))
             } else {
                 findings.append(
                     Finding(
                         rule: .serviceChangedIgnored, record: indication.record, time: time, connection: c,
                         evidence: [indication.record],
-                        summary:
-                            "The peer indicated Service Changed for \(range), and this host's client did not discover again before \(c.disconnectRecord == nil ? "the capture ended" : "the link ended").",
-                        coreBluetooth:
-                            "peripheral(_:didModifyServices:) with the services invalidated: an app that does not discover again keeps using handles that may be gone",
-                        lookAt:
-                            "the app's peripheral(_:didModifyServices:): it should discover the invalidated services again"
-                    ))
+                        facts: .serviceChangedIgnored(start: start, end: end, linkEnded: c.disconnectRecord != nil)))
             }
         }
         return findings
@@ -70,39 +57,19 @@ extension DiagnosisCollector {
 
     private func linkEnd(_ c: Connection, _ link: Link, _ report: LifecycleReport, _ refusals: Refusals) -> [Finding] {
         var findings: [Finding] = []
-        // (Worded only for a link that has a finding.)
-        var peer: String { c.peer.map { "\($0)" + (c.peerName.map { " \"\($0)\"" } ?? "") } ?? "the peer" }
-        var callback: String { disconnectionCallback(c) }
         // Never established: status 0x3E on the completion, or as the reason right after it.
         if c.status == .connectionFailedToBeEstablished || c.reason == .connectionFailedToBeEstablished,
             let record = c.disconnectRecord ?? c.completeRecord, let time = c.disconnectTime ?? c.completeTime
         {
             let features = link.failed.filter { $0.status == .connectionFailedToBeEstablished }
-            var summary = "The connection to \(peer) was never established (Connection Failed to be Established, 0x3E)"
-            if let first = features.first, let complete = first.completeRecord {
-                summary +=
-                    ": the link layer's \(first.name) exchange, the first after connecting, completed with the same status (frame \(complete + 1))"
-            }
-            summary +=
-                c.status == .success
-                ? ", and the link was closed \(c.duration.map { seconds($0) } ?? "") after its completion."
-                : "."
+            let exchange = features.first.flatMap { first in first.completeRecord.map { (first.name, $0) } }
             findings.append(
                 Finding(
                     rule: .failedToEstablish, record: record, time: time, connection: c,
                     evidence: [c.attemptRecord, c.completeRecord, c.disconnectRecord].compactMap { $0 }
                         + features.compactMap(\.completeRecord),
-                    summary: summary,
-                    // iOS's daemon tries again by itself and calls nothing (Formats/corebluetooth.md,
-                    // "What iOS does on its own": a bluetoothd log, Apple forum thread 761865).
-                    coreBluetooth: EstablishmentFailure.retried(
-                        failing: c.status == .success
-                            ? "centralManager(_:didDisconnectPeripheral:error:)"
-                            : "centralManager(_:didFailToConnect:error:)"),
-                    android: c.android,
-                    lookAt:
-                        "the peer's range and radio at connection time (it did not answer the first packets); iOS tries again by itself while the app's connect stands, Android reports the failure and the app must connect again"
-                ))
+                    facts: .failedToEstablish(c, exchange: exchange?.0, exchangeComplete: exchange?.1),
+                    android: c.android))
         }
         guard c.outcome == .disconnected, let record = c.disconnectRecord, let time = c.disconnectTime,
             let reason = c.reason
@@ -122,70 +89,53 @@ extension DiagnosisCollector {
                 }
                 return false
             }
-            var summary = "The link to \(peer) was lost (Connection Timeout, 0x08)"
             var evidence = [record]
-            if let update, case .parameters(let interval, let latency, let timeout) = update.kind {
-                summary +=
-                    " \(seconds(time.seconds(since: update.time))) after a connection parameter update (frame \(update.record + 1): interval \(ms(interval, 1.25)), latency \(latency), supervision timeout \(ms(timeout, 10)))"
+            var pendingUpdate: Int?
+            if let update, case .parameters = update.kind {
                 evidence.append(update.record)
             } else if let pending = link.pending.last(where: { $0.name == "connection update" }),
                 let started = pending.record
             {
-                summary += " while a connection parameter update started at frame \(started + 1) had not completed"
+                pendingUpdate = started
                 evidence.append(started)
             }
-            if let last = link.lastReceived, let lastTime = link.lastReceivedTime {
-                summary +=
-                    (update == nil ? ":" : ";")
-                    + " the last packet from the peer was \(seconds(time.seconds(since: lastTime))) before (frame \(last + 1))"
-                evidence.append(last)
-            } else {
-                summary += (update == nil ? ":" : ";") + " no packet from the peer was captured on this connection"
-            }
-            if let timeout = c.parameters(after: record)?.supervisionTimeout {
-                summary += ", with a supervision timeout of \(ms(timeout, 10))"
-                // Data from the peer longer ago than the timeout: the link lived on link-layer
-                // packets HCI does not show, and the peer fell silent only in the timeout's span.
-                if let lastTime = link.lastReceivedTime, time.seconds(since: lastTime) > Double(timeout) * 0.01 {
-                    summary +=
-                        "; the link outlived that silence on empty link-layer packets, which HCI does not show, so the peer stopped answering only in the last \(ms(timeout, 10)) before the loss"
-                }
-            }
+            if let last = link.lastReceived, link.lastReceivedTime != nil { evidence.append(last) }
+            let timeout = c.parameters(after: record)?.supervisionTimeout
+            // Data from the peer longer ago than the timeout: the link lived on link-layer
+            // packets HCI does not show, and the peer fell silent only in the timeout's span.
+            let outlived =
+                timeout.map { timeout in
+                    link.lastReceivedTime.map { time.seconds(since: $0) > Double(timeout) * 0.01 } ?? false
+                } ?? false
             findings.append(
                 Finding(
                     rule: .supervisionTimeout, record: record, time: time, connection: c, evidence: evidence,
-                    summary: summary + ".",
-                    coreBluetooth: callback, android: c.android,
-                    lookAt: update != nil
-                        ? "whether the peer applies the new parameters at the update's instant (its sleep clock accuracy, the new supervision timeout); Apple's guidelines want the timeout above 3 × interval × (latency + 1)"
-                        : "the peer's power, range and antenna (it stopped answering); a reset or brown-out of the accessory shows this way too"
-                ))
+                    facts: .supervisionTimeout(
+                        c, update: update, pendingUpdate: pendingUpdate,
+                        lastReceived: link.lastReceivedTime == nil ? nil : link.lastReceived,
+                        lastReceivedTime: link.lastReceived == nil ? nil : link.lastReceivedTime, timeout: timeout,
+                        outlivedSilence: outlived),
+                    android: c.android))
         case 0x22:
-            var summary = "The link to \(peer) ended with LL Response Timeout (0x22): "
             var evidence = [record]
+            var facts = Finding.Facts.llResponseTimeout(
+                c, failed: nil, failedComplete: nil, failedStart: nil, pending: nil, pendingStart: nil)
             if let failed = link.failed.last(where: { $0.status == .llResponseTimeout }),
                 let complete = failed.completeRecord
             {
-                summary += "the \(failed.name) procedure completed with the same status (frame \(complete + 1))"
-                if let started = failed.record { summary += ", started at frame \(started + 1)" }
-                summary += ": the peer did not answer it within 40 s."
+                facts = .llResponseTimeout(
+                    c, failed: failed.name, failedComplete: complete, failedStart: failed.record, pending: nil,
+                    pendingStart: nil)
                 evidence += [complete] + (failed.record.map { [$0] } ?? [])
             } else if let pending = link.pending.last, let started = pending.record {
-                summary +=
-                    "the \(pending.name) procedure started at frame \(started + 1) never completed: the peer did not answer it."
+                facts = .llResponseTimeout(
+                    c, failed: nil, failedComplete: nil, failedStart: nil, pending: pending.name, pendingStart: started)
                 evidence.append(started)
-            } else {
-                summary +=
-                    "a link-layer procedure went unanswered, and HCI does not show which (the peer's own, or one the controller started)."
             }
             findings.append(
                 Finding(
                     rule: .llResponseTimeout, record: record, time: time, connection: c, evidence: evidence,
-                    summary: summary,
-                    coreBluetooth: callback, android: c.android,
-                    lookAt:
-                        "the accessory's link layer: its support for the procedure named (PHY update, data length, connection update, encryption) and its firmware's handling of it"
-                ))
+                    facts: facts, android: c.android))
         case 0x06, 0x05:
             findings.append(bondMissing(c, link, report, record: record, time: time, reason: reason))
         case 0x3D:
@@ -195,28 +145,14 @@ extension DiagnosisCollector {
                 Finding(
                     rule: .micFailure, record: record, time: time, connection: c,
                     evidence: [record] + (encryption.map { [$0] } ?? []),
-                    summary: "The link to \(peer) ended with a MIC failure (0x3D)"
-                        + (encryption.map { ", before the encryption started at frame \($0 + 1) completed" } ?? "")
-                        + ": an encrypted packet failed its integrity check, so the two sides did not hold the same key.",
-                    coreBluetooth: callback, android: c.android,
-                    lookAt:
-                        "the keys each side stored for the other (a stale bond on one side), and the accessory's encryption (its key after a key refresh)"
-                ))
+                    facts: .micFailure(c, encryptionStart: encryption), android: c.android))
         case 0x3B:
             let request = link.parameterRequests.last { $0.record < record }
-            var summary = "The link to \(peer) ended with Unacceptable Connection Parameters (0x3B)"
-            if let request {
-                summary +=
-                    "; the last parameters asked for were interval \(ms(request.intervalMin, 1.25))-\(ms(request.intervalMax, 1.25)), latency \(request.latency), timeout \(ms(request.timeout, 10)) (frame \(request.record + 1))"
-            }
             findings.append(
                 Finding(
                     rule: .unacceptableParameters, record: record, time: time, connection: c,
-                    evidence: [record] + (request.map { [$0.record] } ?? []), summary: summary + ".",
-                    coreBluetooth: callback, android: c.android,
-                    lookAt:
-                        "the parameters the accessory asks for, against Apple's Accessory Design Guidelines (Formats/diagnose.md)"
-                ))
+                    evidence: [record] + (request.map { [$0.record] } ?? []),
+                    facts: .unacceptableParameters(c, request: request), android: c.android))
         default:
             break
         }
@@ -238,26 +174,11 @@ extension DiagnosisCollector {
             guard elapsed >= 29.5, elapsed <= 40, c.initiator == (hostWaited ? .local : .remote),
                 hostEnded || ![0x08, 0x22, 0x3E].contains(reason.rawValue)
             else { continue }
-            let what =
-                "\(request.opcode.name ?? "An ATT request") \(request.attributeHandle.map { "of \(hex4($0)) " } ?? "")"
-            let sender =
-                indication
-                ? (hostWaited ? "from this host's server" : "from the peer's server")
-                : (hostWaited ? "from this host's client" : "from the peer's client")
             findings.append(
                 Finding(
                     rule: .attTimeout, record: record, time: time, connection: c, evidence: [request.record, record],
-                    summary:
-                        "\(what)\(sender) went unanswered for \(seconds(elapsed)) (frame \(request.record + 1)); after ATT's 30 s transaction timeout \(hostWaited ? "this host" : "the peer") ended the link.",
-                    coreBluetooth: hostWaited
-                        ? (indication
-                            ? "a CBPeripheralManager app's updateValue was never confirmed; "
-                            : "the pending request gets no callback; ") + callback
-                        : "a CBPeripheralManager app that did not call respond(to:withResult:) for the request (or a central app that did not confirm an indication: iOS confirms them itself)",
-                    android: hostWaited ? c.android : nil,
-                    lookAt: hostWaited
-                        ? "the accessory's GATT \(indication ? "client: it must confirm every indication" : "server: the handler of this request, which must answer every request (with an Error Response if need be)")"
-                        : "this host's GATT server: every request of the peer's client must be answered, once"))
+                    facts: .attTimeout(c, request: request, hostWaited: hostWaited),
+                    android: hostWaited ? c.android : nil))
         }
         // The host giving up right after a refused request (not the link iOS ends after a pairing
         // this host cancelled: that is the pairing's finding).
@@ -269,16 +190,8 @@ extension DiagnosisCollector {
             findings.append(
                 Finding(
                     rule: .gaveUpAfterRefusal, record: record, time: time, connection: c,
-                    evidence: [refusal.record, record],
-                    summary:
-                        "This host disconnected \(seconds(time.seconds(since: refusal.time))) after the peer's server refused \(refusal.requestName ?? "a request")\(refusal.attributeHandle.map { " of \(hex4($0))" } ?? "") with \(refusal.name) (frame \(refusal.record + 1)).",
-                    coreBluetooth: refusal.coreBluetooth.map {
-                        "\(cbName($0)) \($0.callback.hasPrefix("no ") ? "(\($0.callback))" : "in \($0.callback)"), then the app's cancelPeripheralConnection: didDisconnectPeripheral with no error"
-                    },
-                    android: refusal.android,
-                    lookAt:
-                        "the app's handling of this error: whether disconnecting is the intended reaction, or the request can be fixed or retried (and why the accessory refuses it)"
-                ))
+                    evidence: [refusal.record, record], facts: .gaveUpAfterRefusal(refusal: refusal),
+                    android: refusal.android))
         }
         return findings
     }
@@ -307,42 +220,12 @@ extension DiagnosisCollector {
         }
         let pairing = earlier?.pairings.last { $0.outcome == .encrypted }
         let failed = encryptionFailure(c, link)
-        var summary =
-            "Encryption with the keys this host holds for the peer failed with \(reason.name ?? "\(reason)") (\(hex(reason.rawValue, digits: 2)))"
-        if let pairing, let earlier {
-            summary += "; the two paired on connection \(earlier.id + 1) (frame \(pairing.record + 1))"
-        }
-        summary += ": the peer no longer has the bond."
+        let paired = pairing.flatMap { pairing in earlier.map { ($0.id, pairing.record) } }
         return Finding(
             rule: .bondMissing, record: record, time: time, connection: c,
             evidence: [record] + [failed?.record, c.disconnectRecord, pairing?.record].compactMap { $0 },
-            summary: summary,
-            coreBluetooth:
-                "CBError.peerRemovedPairingInformation (14): the user must forget the device in Settings > Bluetooth before pairing again [hypothesis: which HCI status iOS reads this from is not documented]",
-            android: c.android,
-            lookAt:
-                "the accessory's bond storage (a factory reset, or bonds lost on reboot); the app should tell the user to forget the device"
-        )
-    }
-
-    /// What the app's central manager is told of the disconnection.
-    func disconnectionCallback(_ c: Connection) -> String {
-        if c.role == .peripheral {
-            return
-                "a CBPeripheralManager app gets no disconnection callback (only centralDidUnsubscribe for its subscribers)"
-        }
-        if c.initiator == .local, c.reason == .remoteDeviceTerminatedPowerOff {
-            return
-                "no didDisconnectPeripheral: this host's Bluetooth went off, and apps get centralManagerDidUpdateState(.poweredOff) only"
-        }
-        guard let mapped = c.cbError else { return "centralManager(_:didDisconnectPeripheral:error:)" }
-        guard let error = mapped.value else {
-            return "centralManager(_:didDisconnectPeripheral:error:) with no error (the app asked for it)"
-        }
-        if c.outcome == .failed {
-            return "centralManager(_:didFailToConnect:error:) with \(cbName(error)) [\(mapped.evidence.rawValue)]"
-        }
-        return "centralManager(_:didDisconnectPeripheral:error:) with \(cbName(error)) [\(mapped.evidence.rawValue)]"
+            facts: .bondMissing(reason: reason, pairedOn: paired?.0, pairing: paired?.1),
+            android: c.android)
     }
 
     // MARK: Security
@@ -351,7 +234,6 @@ extension DiagnosisCollector {
     {
         var findings: [Finding] = []
         for pairing in c.pairings {
-            let starter = pairing.startedBy == .host ? "this host" : "the peer"
             switch pairing.outcome {
             case .unfinished:
                 let ended = c.disconnectRecord
@@ -359,39 +241,21 @@ extension DiagnosisCollector {
                     Finding(
                         rule: .pairingUnfinished, record: pairing.record, time: pairing.time, connection: c,
                         evidence: [pairing.record] + (ended.map { [$0] } ?? []),
-                        summary:
-                            "Pairing started by \(starter)\(pairing.securityRequested ? " (Security Request)" : "") never finished: neither encryption nor a Pairing Failed followed before \(ended.map { "the link ended (frame \($0 + 1))" } ?? "the capture ended").",
-                        coreBluetooth:
-                            "no callback for the pairing itself; the request that needed it is answered only once pairing succeeds",
-                        lookAt:
-                            "the pairing prompt on the phone (dismissed or never shown) and the accessory's SMP timeout of 30 s (Core 6.0, Vol 3, Part H, §3.4)"
-                    ))
+                        facts: .pairingUnfinished(pairing, linkEnd: ended)))
             case .failed:
                 let record = pairing.endRecord ?? pairing.record
-                let by = pairing.failedBy.map { $0 == .host ? "this host" : "the peer" } ?? "one side"
                 let refusal = pairing.causeRecord.flatMap { cause in
                     errors.first { $0.record == cause && $0.layer == .att }?.code
                 }
                 let mapped = pairing.failureReason.map {
                     CoreBluetoothMapping.pairingFailureError(reason: $0, refusal: refusal)
                 }
-                // A pairing this host cancelled (the user's Cancel): iOS ends the link.
-                let cancelled = pairing.failedBy == .host
                 findings.append(
                     Finding(
                         rule: .pairingFailed, record: record, time: pairing.endTime ?? pairing.time, connection: c,
                         evidence: [pairing.record, record] + (pairing.causeRecord.map { [$0] } ?? []),
-                        summary:
-                            "Pairing started by \(starter) (frame \(pairing.record + 1))\(pairing.method.map { ", \($0.rawValue)" } ?? "") failed: \(by) sent Pairing Failed, \(pairing.failureName ?? "unknown reason")\(pairing.failureReason.map { " (\(hex($0, digits: 2)))" } ?? "").",
-                        coreBluetooth: cancelled
-                            ? "iOS ends the link: didDisconnectPeripheral with CBInternalErrorDomain 17 \"Pairing was cancelled.\", and the request that needed pairing gets no callback [reported: the link ends; hypothesis: the error]"
-                            : mapped.map {
-                                "\(cbName($0.value)) in the callback of the request that needed pairing [\($0.evidence.rawValue)]"
-                            },
-                        android: pairing.failureReason.map { AndroidMapping.pairingFailure(reason: $0) },
-                        lookAt:
-                            "the reason: a wrong or cancelled passkey, IO capabilities that allow no method the accessory accepts, or a stale bond on one side"
-                    ))
+                        facts: .pairingFailed(pairing, error: mapped),
+                        android: pairing.failureReason.map { AndroidMapping.pairingFailure(reason: $0) }))
             case .encrypted:
                 break
             }
@@ -402,14 +266,7 @@ extension DiagnosisCollector {
                     Finding(
                         rule: .bondNotKept, record: pairing.record, time: pairing.time, connection: c,
                         evidence: [pairing.record] + (earlier?.pairings.last.map { [$0.record] } ?? []),
-                        summary:
-                            "The peer paired again on connection \(c.id + 1) after pairing on connection \(before + 1): "
-                            + (bonded == false
-                                ? "the first pairing asked for no bond (Bonding_Flags), so nothing was kept."
-                                : "the bond of the first pairing was not kept by one side."),
-                        coreBluetooth: "no callback; the user may be asked to pair again each time",
-                        lookAt:
-                            "the Bonding_Flags of both Pairing Request and Response, and the accessory's bond storage"))
+                        facts: .bondNotKept(connection: c.id, before: before, bonded: bonded)))
             }
         }
         findings += shortKeys(c, link)
@@ -449,29 +306,15 @@ extension DiagnosisCollector {
     private func shortKey(_ c: Connection, size: UInt8, record: Int, time: Timestamp, via: String?, pairing: Pairing?)
         -> Finding
     {
-        var summary = "The link was encrypted with a \(size)-byte key"
-        summary += via.map { " (\($0), frame \(record + 1))" } ?? " (frame \(record + 1))"
-        summary += ", shorter than the 16 bytes pairing allows"
         var evidence = [record]
         if let pairing, let request = pairing.requestRecord, let response = pairing.responseRecord,
-            let asked = pairing.requestMaxKeySize, let answered = pairing.responseMaxKeySize,
-            let agreed = pairing.keySize
+            pairing.requestMaxKeySize != nil, pairing.responseMaxKeySize != nil, pairing.keySize != nil
         {
-            let (requester, responder) =
-                c.role.map { $0 == .central ? ("this host", "the peer") : ("the peer", "this host") } ?? ("", "")
-            summary +=
-                "; the pairing agreed on \(agreed) bytes: the Pairing Request\(requester.isEmpty ? "" : " of \(requester)") allowed \(asked) (frame \(request + 1)), "
-                + "the Pairing Response\(responder.isEmpty ? "" : " of \(responder)") \(answered) (frame \(response + 1))"
-            if agreed != size { summary += ", not the size reported" }
             evidence += [request, response] + (pairing.endRecord.map { [$0] } ?? [])
         }
         return Finding(
             rule: .shortKey, record: record, time: time, connection: c, evidence: evidence,
-            summary: summary + ".",
-            coreBluetooth:
-                "no callback; a characteristic that requires a 16-byte key answers Insufficient Encryption Key Size (CBATTError 12)",
-            lookAt:
-                "the Maximum Encryption Key Size of both Pairing Request and Response (the accessory's SMP configuration)",
+            facts: .shortKey(c, size: size, via: via, pairing: pairing),
             values: ["key_size": Double(size)])
     }
 
@@ -504,12 +347,9 @@ extension DiagnosisCollector {
                     evidence: discovered.compactMap {
                         report.connections[$0].discoveryProcedures.first(where: { $0.kind == .services })?.record
                     },
-                    summary:
-                        "This host's client discovered \(peer)'s services on \(discovered.count) of its \(connections.count) connections (connections \(discovered.map { String(report.connections[$0].id + 1) }.joined(separator: ", ")); \(seconds(total)) of discovery in all): what the first discovery found was not reused.",
-                    coreBluetooth:
-                        "discoverServices answered from the air each time; iOS reuses a bonded peer's database, and others' only while it trusts its cache",
-                    lookAt:
-                        "whether the accessory bonds and has a Service Changed characteristic (a client may keep its cache across connections only then, Core 6.0, Vol 3, Part G, §2.5.2); in the app, discovering only the services and characteristics it needs",
+                    facts: .discoveryRepeated(
+                        peer: peer, connections: connections.count,
+                        discovered: discovered.map { report.connections[$0].id }, total: total),
                     values: [
                         "connections": Double(connections.count), "discoveries": Double(discovered.count),
                         "discovery_s": total,
@@ -536,29 +376,12 @@ extension DiagnosisCollector {
                     }
                 }.map { report.connections[$0] }
             }
-            // (The words are made only for the errors that become findings: most, such as the
-            // Attribute Not Found that ends each discovery, are expected and pass.)
-            var attribute: String {
-                error.attributeHandle.map { handle in
-                    hex4(handle) + (error.attribute.map { " (\($0.uuid)\($0.name.map { " \($0)" } ?? ""))" } ?? "")
-                } ?? "an attribute"
-            }
-            let request = error.requestName ?? "a request"
             let cb = error.coreBluetooth
-            var cbText: String? {
-                cb.map { "\(cbName($0)) \($0.callback.hasPrefix("no ") ? "(\($0.callback))" : "in \($0.callback)")" }
-            }
             if let callback = cb?.callback, callback.hasPrefix("no callback: the attribute is not in the database") {
                 findings.append(
                     Finding(
                         rule: .outsideDatabase, record: error.record, time: error.time, connection: connection,
-                        evidence: [error.record],
-                        summary:
-                            "\(request) of \(attribute), a handle outside the database discovery revealed, was refused with \(error.name).",
-                        coreBluetooth: cbText, android: error.android,
-                        lookAt:
-                            "the client's hard-coded or cached handles (a stale cache after a firmware update); a CoreBluetooth app cannot send this"
-                    ))
+                        evidence: [error.record], facts: .outsideDatabase(error), android: error.android))
                 continue
             }
             guard !error.expected else { continue }
@@ -569,15 +392,7 @@ extension DiagnosisCollector {
                         rule: .securityRefusalNotRetried, record: error.record, time: error.time,
                         connection: connection,
                         evidence: [error.record] + (error.pairingFailedRecord.map { [$0] } ?? []),
-                        summary:
-                            "The peer's server refused \(request) of \(attribute) with \(error.name), and the request was not sent again on an encrypted link"
-                            + (error.pairingFailedRecord.map { ": the pairing it led to failed (frame \($0 + 1))." }
-                                ?? "."),
-                        coreBluetooth: cbText,
-                        android: error.android,
-                        lookAt:
-                            "whether the accessory requires a bond for this attribute and pairing could happen (the pairing prompt, the accessory's IO capabilities)"
-                    ))
+                        facts: .securityRefusalNotRetried(error), android: error.android))
                 continue
             }
             guard let callback = cb?.callback, !callback.hasPrefix("no callback") else { continue }
@@ -588,20 +403,33 @@ extension DiagnosisCollector {
                 Finding(
                     rule: subscription ? .subscriptionRefused : .writeRefused, record: error.record, time: error.time,
                     connection: connection, evidence: [error.record],
-                    summary: subscription
-                        ? "The peer's server refused the subscription (\(request) of the descriptor \(attribute)) with \(error.name) (\(hex(error.code, digits: 2)))."
-                        : "The peer's server refused \(request) of \(attribute) with \(error.name) (\(hex(error.code, digits: 2))).",
-                    coreBluetooth: cbText,
-                    android: error.android,
-                    lookAt: subscription
-                        ? "whether the characteristic supports notify or indicate, and what the accessory's server requires before a subscription (a bond, its own state)"
-                        : "the value written (its length and format) and the characteristic's permissions on the accessory"
-                ))
+                    facts: .refused(error, subscription: subscription), android: error.android))
         }
         return findings
     }
 
     // MARK: Connection parameters
+
+    /// A way connection parameters break what Apple's Accessory Design Guidelines (§ "Connection
+    /// Parameters") ask of an accessory, with the figures that break it (milliseconds, but the
+    /// timeout's range in seconds). `requested`: said of a request's bounds (else of a link's one
+    /// interval).
+    public enum GuidelineViolation: Hashable, Sendable, Codable {
+        /// The interval (a request's minimum) is under 15 ms.
+        case intervalUnder15(ms: Double, requested: Bool)
+        /// A request's minimum interval is not a multiple of 15 ms.
+        case intervalMinNotMultipleOf15(ms: Double)
+        /// A request's maximum interval is not 15 ms above its minimum (nor are both 15 ms).
+        case intervalMaxTooClose(maxMS: Double, minMS: Double)
+        /// The peripheral latency is over 30.
+        case latencyOver30(UInt16)
+        /// The supervision timeout is not between 2 s and 6 s.
+        case timeoutOutOfRange(seconds: Double)
+        /// Interval (a request's maximum) × (latency + 1) is over 2 s.
+        case effectiveIntervalOver2s(ms: Double, requested: Bool)
+        /// The supervision timeout is not above 3 × interval × (latency + 1).
+        case timeoutNotAboveEffective(timeoutMS: Double, threeTimesMS: Double, requested: Bool)
+    }
 
     /// What Apple's Accessory Design Guidelines (§ "Connection Parameters") ask of the parameters
     /// an accessory requests, which `intervalMin`…`intervalMax` (1.25 ms units), `latency` and
@@ -609,29 +437,21 @@ extension DiagnosisCollector {
     /// one interval of a link).
     public static func appleGuidelineViolations(
         intervalMin: UInt16, intervalMax: UInt16, latency: UInt16, timeout: UInt16, requested: Bool
-    ) -> [String] {
-        var broken: [String] = []
+    ) -> [GuidelineViolation] {
+        var broken: [GuidelineViolation] = []
         let minMS = Double(intervalMin) * 1.25, maxMS = Double(intervalMax) * 1.25, timeoutMS = Double(timeout) * 10
         let effective = maxMS * Double(Int(latency) + 1)
-        if minMS < 15 { broken.append("interval \(requested ? "min " : "")\(format(minMS)) ms is under 15 ms") }
-        if requested, intervalMin % 12 != 0 {
-            broken.append("interval min \(format(minMS)) ms is not a multiple of 15 ms")
-        }
+        if minMS < 15 { broken.append(.intervalUnder15(ms: minMS, requested: requested)) }
+        if requested, intervalMin % 12 != 0 { broken.append(.intervalMinNotMultipleOf15(ms: minMS)) }
         if requested, !(maxMS >= minMS + 15 || (intervalMin == 12 && intervalMax == 12)) {
-            broken.append(
-                "interval max \(format(maxMS)) ms is not 15 ms above interval min \(format(minMS)) ms (nor both 15 ms)")
+            broken.append(.intervalMaxTooClose(maxMS: maxMS, minMS: minMS))
         }
-        if latency > 30 { broken.append("latency \(latency) is over 30") }
-        if timeoutMS < 2000 || timeoutMS > 6000 {
-            broken.append("supervision timeout \(format(timeoutMS / 1000)) s is not between 2 s and 6 s")
-        }
-        if effective > 2000 {
-            broken.append("interval\(requested ? " max" : "") × (latency + 1) is \(format(effective)) ms, over 2 s")
-        }
+        if latency > 30 { broken.append(.latencyOver30(latency)) }
+        if timeoutMS < 2000 || timeoutMS > 6000 { broken.append(.timeoutOutOfRange(seconds: timeoutMS / 1000)) }
+        if effective > 2000 { broken.append(.effectiveIntervalOver2s(ms: effective, requested: requested)) }
         if !(timeoutMS > effective * 3) {
             broken.append(
-                "supervision timeout \(format(timeoutMS)) ms is not above 3 × interval\(requested ? " max" : "") × (latency + 1) = \(format(effective * 3)) ms"
-            )
+                .timeoutNotAboveEffective(timeoutMS: timeoutMS, threeTimesMS: effective * 3, requested: requested))
         }
         return broken
     }
@@ -644,17 +464,11 @@ extension DiagnosisCollector {
                 timeout: request.timeout,
                 requested: true)
             guard !broken.isEmpty else { continue }
-            let who = request.sentBy.map { $0 == .host ? "This host" : "The peer" } ?? "A side"
             findings.append(
                 Finding(
                     rule: .requestedParameters, record: request.record, time: request.time, connection: c,
                     evidence: [request.record] + (request.rejectedRecord.map { [$0] } ?? []),
-                    summary:
-                        "\(who) asked for interval \(ms(request.intervalMin, 1.25))-\(ms(request.intervalMax, 1.25)), latency \(request.latency), supervision timeout \(ms(request.timeout, 10)) (\(request.via)), which Apple's guidelines do not allow: \(broken.joined(separator: "; "))"
-                        + (request.rejectedRecord.map { "; it was rejected (frame \($0 + 1))." } ?? "."),
-                    coreBluetooth: "no callback; an iOS central may refuse the request and keep its own parameters",
-                    lookAt:
-                        "the accessory's preferred connection parameters (Apple's Accessory Design Guidelines, \"Connection Parameters\")",
+                    facts: .requestedParameters(request, broken: broken),
                     values: [
                         "interval_min_ms": Double(request.intervalMin) * 1.25,
                         "interval_max_ms": Double(request.intervalMax) * 1.25,
@@ -681,11 +495,8 @@ extension DiagnosisCollector {
             findings.append(
                 Finding(
                     rule: .linkParameters, record: set.record, time: set.time, connection: c, evidence: [set.record],
-                    summary:
-                        "The link ran with interval \(ms(set.interval, 1.25)), latency \(set.latency), supervision timeout \(ms(set.timeout, 10)), outside Apple's guidelines for accessories: \(broken.joined(separator: "; ")).",
-                    coreBluetooth: nil,
-                    lookAt:
-                        "the central's choice (these are the parameters in force, not a request); with an iPhone as central, the parameters the accessory asks for",
+                    facts: .linkParameters(
+                        interval: set.interval, latency: set.latency, timeout: set.timeout, broken: broken),
                     values: [
                         "interval_ms": Double(set.interval) * 1.25, "latency": Double(set.latency),
                         "supervision_timeout_ms": Double(set.timeout) * 10,
@@ -755,80 +566,46 @@ extension DiagnosisCollector {
             !link.latencies.isEmpty || c.attNotifications > 0 || link.gaps > 0,
             let record = c.completeRecord ?? link.firstTraffic
         else { return nil }
-        var parts: [String] = []
         var values: [String: Double] = [:]
         values.reserveCapacity(9)
         var evidence = [record]
+        var latencies: [Double] = []
         if let (low, median, p95, high) = Self.quantiles(link.latencies.seconds) {
-            let count = link.latencies.count
+            latencies = [low, median, p95, high]
             // (The keys spelled whole: literals, where made by interpolation each was a new string.)
             let figures = [
-                ("min", "latency_ms_min", low), ("median", "latency_ms_median", median), ("p95", "latency_ms_p95", p95),
-                ("max", "latency_ms_max", high),
+                ("latency_ms_min", low), ("latency_ms_median", median), ("latency_ms_p95", p95),
+                ("latency_ms_max", high),
             ]
-            for (_, key, value) in figures { values[key] = (value * 1_000_000).rounded() / 1000 }
-            values["requests"] = Double(count)
-            parts.append(
-                "\(count) request\(count == 1 ? "" : "s") answered in "
-                    + figures.map { "\($0.0) \(format($0.2 * 1000)) ms" }.joined(separator: ", "))
+            for (key, value) in figures { values[key] = (value * 1_000_000).rounded() / 1000 }
+            values["requests"] = Double(link.latencies.count)
         }
         let start = c.completeTime ?? report.firstTime
         let end = c.disconnectTime ?? report.lastTime
+        var perSecond: Double?
         if c.attNotifications > 0 {
             values["notifications"] = Double(c.attNotifications)
-            var text = "\(c.attNotifications) notification\(c.attNotifications == 1 ? "" : "s")"
             if let start, let end, end > start {
                 let rate = Double(c.attNotifications) / end.seconds(since: start)
                 values["notifications_per_s"] = (rate * 1000).rounded() / 1000
-                text += " (\(format(rate)) per second)"
+                perSecond = rate
             }
-            parts.append(text)
         }
         if let longest = link.longestGap {
             values["gaps"] = Double(link.gaps)
             values["longest_gap_s"] = (longest.seconds * 1000).rounded() / 1000
-            parts.append(
-                "\(link.gaps) gap\(link.gaps == 1 ? "" : "s") longer than half the supervision timeout (the longest \(seconds(longest.seconds)), frames \(longest.from + 1)-\(longest.to + 1))"
-            )
             evidence += [longest.from, longest.to]
         }
         return Finding(
             rule: .traffic, record: record,
             time: c.completeTime ?? link.firstTrafficTime ?? start ?? Timestamp(microseconds: 0), connection: c,
             evidence: evidence,
-            summary: "Traffic: " + parts.joined(separator: "; ") + ".",
-            coreBluetooth: nil,
-            lookAt: link.gaps > 0
-                ? "the gaps: a link idle for long stretches is kept alive by empty packets HCI does not show, but a gap before a timeout is where the peer went quiet"
-                : "the latencies against what the app expects (a slow answer is the accessory's server, or a long connection interval)",
+            facts: .traffic(
+                requests: latencies.isEmpty ? 0 : link.latencies.count, latencies: latencies,
+                notifications: c.attNotifications, perSecond: perSecond, gaps: link.gaps,
+                longestGap: link.longestGap?.seconds, gapFrom: link.longestGap?.from, gapTo: link.longestGap?.to),
             values: values)
     }
-}
-
-// MARK: Wording
-
-private func hex4(_ value: UInt16) -> String { hex(value, digits: 4) }
-
-/// `12` units of 1.25 ms → `15 ms`.
-private func ms(_ value: UInt16, _ unit: Double) -> String { format(Double(value) * unit) + " ms" }
-
-/// A number with at most three decimals and no trailing zeros.
-private func format(_ value: Double) -> String {
-    let rounded = (value * 1000).rounded() / 1000
-    if rounded == rounded.rounded() { return String(Int(rounded)) }
-    var text = String(rounded)
-    while text.hasSuffix("0") { text.removeLast() }
-    return text
-}
-
-/// A duration: `0.416 s`, `12.5 s`.
-func seconds(_ value: Double) -> String { format(value) + " s" }
-
-private func cbName(_ error: CBError) -> String { "\(error) (\(error.errorCode))" }
-private func cbName(_ error: ConnectionError) -> String { "\(error) (\(error.errorCode))" }
-private func cbName(_ error: CBATTError) -> String { "\(error) (\(error.errorCode))" }
-private func cbName(_ cb: TraceError.CoreBluetoothEquivalent) -> String {
-    cb.name.map { "\(cb.typeName).\($0) (\(cb.code))" } ?? "\(cb.typeName) code \(cb.code)"
 }
 
 /// The unexpected ATT refusals of the peer's server among a capture's errors, for finding the

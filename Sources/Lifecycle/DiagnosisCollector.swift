@@ -28,7 +28,7 @@ public struct DiagnosisCollector {
     }
 
     /// Connection parameters one side asked for.
-    public struct ParameterRequest: Hashable, Sendable {
+    public struct ParameterRequest: Hashable, Sendable, Codable {
         /// `L2CAP Connection Parameter Update Request` or `LE Remote Connection Parameter Request`.
         public var via: String
         public var record: Int

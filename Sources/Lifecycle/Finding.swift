@@ -34,25 +34,22 @@ public struct Finding: Hashable, Sendable, Codable {
     public var connection: Int?
     public var handle: UInt16?
     public var peer: BluetoothAddress?
+    /// The name the capture gave the peer (`"Thermometer"`), where it gave one.
+    public var peerName: String?
     /// The records that show it, in order (``record`` among them).
     public var evidence: [Int]
-    /// One plain sentence.
-    public var summary: String
-    /// What CoreBluetooth told the app (the delegate method and its error), or that it told it
-    /// nothing; nil where no app callback is involved.
-    public var coreBluetooth: String?
+    /// What the rule found, as values: the sentences (`summary`, what CoreBluetooth told the app,
+    /// what to look at) are written from them by the Reports module.
+    public var facts: Facts
     /// What Android's `BluetoothGattCallback` received for the same failure (the connection's or
     /// the error's own view), where the finding is about one.
     public var android: AndroidStatus?
-    /// What to look at, in the app or the accessory.
-    public var lookAt: String
     /// Figures behind the finding, for tools (`latency_ms_median`, `gap_s`…), by name.
     public var values: [String: Double]
 
     public init(
         rule: DiagnosisRule, record: Int, time: Timestamp, connection: Connection? = nil, evidence: [Int],
-        summary: String, coreBluetooth: String? = nil, android: AndroidStatus? = nil, lookAt: String,
-        values: [String: Double] = [:]
+        facts: Facts, android: AndroidStatus? = nil, values: [String: Double] = [:]
     ) {
         self.rule = rule.name
         self.severity = rule.severity
@@ -61,6 +58,7 @@ public struct Finding: Hashable, Sendable, Codable {
         self.connection = connection?.id
         self.handle = connection?.handle
         self.peer = connection?.peer
+        self.peerName = connection?.peerName
         // Sorted, each record once (a few records: no set needed).
         var records = evidence
         records.append(record)
@@ -69,10 +67,8 @@ public struct Finding: Hashable, Sendable, Codable {
         unique.reserveCapacity(records.count)
         for record in records where unique.last != record { unique.append(record) }
         self.evidence = unique
-        self.summary = summary
-        self.coreBluetooth = coreBluetooth
+        self.facts = facts
         self.android = android
-        self.lookAt = lookAt
         self.values = values
     }
 

@@ -253,26 +253,26 @@ struct Queue {
 /// An ATT value too long: a write longer than the MTU allows or than 512 bytes (`write`), a prepare
 /// write queue that makes a value longer than 512 bytes (`queue`, at its Execute Write Request),
 /// a long read that reads more than 512 bytes (`read`, at the Read Blob Response that passed it).
-struct TooLong {
-    enum Kind { case write, queue, read }
-    var kind: Kind
+public struct TooLong: Hashable, Sendable, Codable {
+    public enum Kind: String, Hashable, Sendable, Codable { case write, queue, read }
+    public var kind: Kind
     /// The request (or command), and its time.
-    var request: Int
-    var time: Timestamp
+    public var request: Int
+    public var time: Timestamp
     /// Other records that show it (the queue's first Prepare Write and the one past 512).
-    var evidence: [Int]
-    var opcode: UInt8
-    var attribute: UInt16
+    public var evidence: [Int]
+    public var opcode: UInt8
+    public var attribute: UInt16
     /// The value's length (a queue's or a read's total).
-    var length: Int
-    var server: GATTServer
+    public var length: Int
+    public var server: GATTServer
     /// A write's MTU in force, where it was agreed (nil: LE's default), and whether it broke it.
-    var mtu: UInt16?
-    var mtuRecord: Int?
-    var overMTU = false
+    public var mtu: UInt16?
+    public var mtuRecord: Int?
+    public var overMTU = false
     /// The peer's answer, and its error code if it refused.
-    var answer: Int?
-    var answerError: UInt8?
+    public var answer: Int?
+    public var answerError: UInt8?
     /// How many of this kind the connection had.
-    var count = 1
+    public var count = 1
 }

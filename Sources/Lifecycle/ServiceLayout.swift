@@ -12,7 +12,7 @@ import Wire
 /// database changed between the connections and the peer never said so (§7.1), so a client that
 /// kept the database, as iOS does for a bonded peer, holds stale handles.
 public struct ServiceLayout: Hashable, Sendable {
-    public struct Service: Hashable, Sendable {
+    public struct Service: Hashable, Sendable, Codable {
         public var handle: UInt16
         public var end: UInt16
         public var uuid: BluetoothUUID
@@ -59,23 +59,30 @@ public struct ServiceLayout: Hashable, Sendable {
             && request.opcode == .readByGroupTypeRequest && request.type == .primaryService
     }
 
-    /// What changed from `earlier`, a layout of an earlier connection to the same peer, in words:
-    /// each service that is gone, new, or moved (its UUID at another range). Empty when both
-    /// discoveries found the same services, or when either did not go to the end.
-    public func changes(since earlier: ServiceLayout) -> [String] {
+    /// One way a peer's primary services differ from an earlier discovery's: a service gone, new,
+    /// or moved (its UUID at another range). (The words: the Reports module.)
+    public enum Change: Hashable, Sendable, Codable {
+        case moved(BluetoothUUID, from: Service, to: Service)
+        case gone(Service)
+        case new(Service)
+    }
+
+    /// What changed from `earlier`, a layout of an earlier connection to the same peer: each
+    /// service that is gone, new, or moved. Empty when both discoveries found the same services,
+    /// or when either did not go to the end.
+    public func changes(since earlier: ServiceLayout) -> [Change] {
         guard isComplete, earlier.isComplete else { return [] }
-        func range(_ s: Service) -> String { "\(hex(s.handle, digits: 4))-\(hex(s.end, digits: 4))" }
-        var changes: [String] = []
+        var changes: [Change] = []
         for old in earlier.services where !services.contains(old) {
             if let moved = services.first(where: { $0.uuid == old.uuid && !earlier.services.contains($0) }) {
-                changes.append("\(old.uuid) moved from \(range(old)) to \(range(moved))")
+                changes.append(.moved(old.uuid, from: old, to: moved))
             } else {
-                changes.append("\(old.uuid) at \(range(old)) gone")
+                changes.append(.gone(old))
             }
         }
         for new in services where !earlier.services.contains(new) {
             if !earlier.services.contains(where: { $0.uuid == new.uuid && !services.contains($0) }) {
-                changes.append("\(new.uuid) new at \(range(new))")
+                changes.append(.new(new))
             }
         }
         return changes

@@ -13,6 +13,9 @@ import Wire
 /// let unexpected = analysis.errors.filter { !$0.expected }
 /// for finding in analysis.findings where finding.severity == .error { print(finding.rule, finding.summary) }
 /// ```
+///
+/// (A finding's sentences, `summary` among them, are the Reports module's: `import BLETrace` or
+/// `import Reports` for them.)
 public struct TraceAnalysis: Hashable, Sendable, Codable {
     /// The capture's format, as `bletrace info` names it (`btsnoop, datalink 1002 (HCI UART (H4))`).
     public var format: String

@@ -1,3 +1,5 @@
+import Wire
+
 /// What a redaction replaced, removed and dropped, counted as it goes: the facts of the manifest,
 /// and what `info` and `diagnose` say of a capture's secrets (``secretsSentence``).
 public struct RedactionTally: Sendable {
@@ -75,20 +77,21 @@ public struct RedactionTally: Sendable {
         for kind in SecretKind.allCases {
             guard let count = found[kind] else { continue }
             switch kind {
-            case .longTermKey: parts.append("the LTK of \(count) bonded device\(count == 1 ? "" : "s")")
-            case .linkKey: parts.append("the link key of \(count) bonded device\(count == 1 ? "" : "s")")
-            case .identityResolvingKey, .signatureKey: parts.append("\(count) \(kind.label)\(count == 1 ? "" : "s")")
+            case .longTermKey: parts.append("the LTK of \(Wording.count(count, "bonded device"))")
+            case .linkKey: parts.append("the link key of \(Wording.count(count, "bonded device"))")
+            case .identityResolvingKey, .signatureKey: parts.append(Wording.count(count, kind.label))
             case .centralIdentification: parts.append("\(count) EDIV/Rand")
-            case .pairingValue: parts.append("\(count) pairing confirm/random value\(count == 1 ? "" : "s")")
-            case .publicKey: parts.append("\(count) P-256 key\(count == 1 ? "" : "s") or DHKey\(count == 1 ? "" : "s")")
-            case .passkey: parts.append("\(count) passkey\(count == 1 ? "" : "s") or PIN\(count == 1 ? "" : "s")")
-            case .controllerCrypto: parts.append("\(count) LE Encrypt/Rand value\(count == 1 ? "" : "s")")
+            case .pairingValue: parts.append("\(Wording.count(count, "pairing confirm/random value"))")
+            case .publicKey:
+                parts.append(Wording.count(count, "P-256 key") + " or " + Wording.noun("DHKey", count: count))
+            case .passkey: parts.append("\(Wording.count(count, "passkey")) or \(Wording.noun("PIN", count: count))")
+            case .controllerCrypto: parts.append("\(Wording.count(count, "LE Encrypt/Rand value"))")
             case .management:
-                parts.append("\(count) BlueZ management message\(count == 1 ? "" : "s") (they carry keys)")
+                parts.append("\(Wording.count(count, "BlueZ management message")) (they carry keys)")
             }
         }
         if identityAddresses > 0 {
-            parts.append("\(identityAddresses) identity address\(identityAddresses == 1 ? "" : "es")")
+            parts.append("\(Wording.count(identityAddresses, "identity address", plural: "identity addresses"))")
         }
         return "holds " + parts.joined(separator: ", ") + ": run bletrace redact before sharing"
     }

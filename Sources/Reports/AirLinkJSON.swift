@@ -101,12 +101,12 @@ extension LifecycleStory {
         first += "; this host is the \(link.host.rawValue)"
         var second =
             "     packets: \(link.centralPackets) from the central, \(link.peripheralPackets) from the peripheral; "
-            + "\(link.crcErrors) CRC error\(link.crcErrors == 1 ? "" : "s"), \(link.retransmissions) retransmission\(link.retransmissions == 1 ? "" : "s"), "
+            + "\(Wording.count(link.crcErrors, "CRC error")), \(Wording.count(link.retransmissions, "retransmission")), "
             + "\(link.missedEvents) of \(link.events + link.missedEvents) connection events missed"
         if link.encrypted {
             second +=
                 "; encrypted: \(link.decryptedPackets) decrypted, \(link.undecryptedPackets) not decrypted"
-                + (link.micFailures > 0 ? ", \(link.micFailures) MIC failure\(link.micFailures == 1 ? "" : "s")" : "")
+                + (link.micFailures > 0 ? ", \(Wording.count(link.micFailures, "MIC failure"))" : "")
         }
         var lines = [first, second]
         if let side = link.terminatedBy, let reason = link.terminateReason {

@@ -124,7 +124,7 @@ public struct CaptureInfo: Encodable {
         if let first, let last {
             emit("first:    \(isoTime(first))")
             emit("last:     \(isoTime(last))")
-            emit("duration: \(relativeTime(last, since: first).dropFirst()) s")
+            emit("duration: \(Wording.sinceStart(last, origin: first).dropFirst()) s")
         }
     }
 }

@@ -1,4 +1,5 @@
 import TraceFiles
+import Wire
 
 /// What a container holds (`bletrace info` on a bug report zip, a sysdiagnose, a gzip): each
 /// capture member with its format and record count, which one is the default, which one was
@@ -49,13 +50,13 @@ public struct ContainerListing: Encodable {
     /// The text form: a line for the container, a line a member (`*` the one read).
     public func write(_ emit: (String) -> Void) {
         emit(
-            "container: \(kind), \(members.count) capture\(members.count == 1 ? "" : "s") (--member PATH reads another)"
+            "container: \(kind), \(Wording.count(members.count, "capture")) (--member PATH reads another)"
         )
         let width = members.map(\.path.count).max() ?? 0
         for member in members {
             var line = (member.read ? "  * " : "    ") + member.path.padding(to: width)
             line += "  " + (member.format.map { "\($0)" } ?? "?")
-            if let records = member.records { line += "  \(records) record\(records == 1 ? "" : "s")" }
+            if let records = member.records { line += "  \(Wording.count(records, "record"))" }
             if member.default { line += "  (default)" }
             if member.summary { line += "  (btsnooz summary)" }
             if let error = member.error { line += "  error: \(error)" }

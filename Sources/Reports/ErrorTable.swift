@@ -50,7 +50,7 @@ public struct ErrorTable {
             emit(errors.isEmpty ? "no errors" : "no unexpected errors")
         }
         for error in shown {
-            var line = relativeTime(error.time, since: origin ?? error.time) + "  frame \(error.record + 1)"
+            var line = Wording.sinceStart(error.time, origin: origin ?? error.time) + "  frame \(error.record + 1)"
             if let connection = error.connection { line += "  handle \(hex(connection, digits: 4))" }
             if let peer = error.peer { line += "  \(peer)" + (names[peer].map { " \"\($0)\"" } ?? "") }
             if error.transport == .classic { line += "  BR/EDR" }
@@ -99,7 +99,7 @@ public struct ErrorTable {
         }
         emit("")
         emit(
-            "summary: \(errors.count) errors, \(errors.count { !$0.expected }) unexpected"
+            "summary: \(Wording.count(errors.count, "error")), \(errors.count { !$0.expected }) unexpected"
                 + (hidden > 0 && !all ? " (\(hidden) expected, not shown: --all)" : ""))
         var counts: [String: Int] = [:]
         for error in shown {

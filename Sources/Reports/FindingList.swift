@@ -54,7 +54,7 @@ public struct FindingList {
         for index in findings.indices { tally[findings[index].severity, default: 0] += 1 }
         return Finding.Severity.allCases.map { severity in
             let count = tally[severity] ?? 0
-            return severity == .info ? "\(count) info" : "\(count) \(severity.rawValue)\(count == 1 ? "" : "s")"
+            return severity == .info ? "\(count) info" : Wording.count(count, severity.rawValue)
         }.joined(separator: ", ")
     }
 
@@ -63,7 +63,7 @@ public struct FindingList {
         if findings.isEmpty { emit("no findings") }
         for (index, finding) in findings.enumerated() {
             var head = finding.severity.rawValue.rightPadded(8)
-            head += relativeTime(finding.time, since: origin ?? finding.time) + "  frame \(finding.record + 1)"
+            head += Wording.sinceStart(finding.time, origin: origin ?? finding.time) + "  frame \(finding.record + 1)"
             if let connection = finding.connection {
                 head += "  connection \(connection + 1)"
                 var about: [String] = []
@@ -90,12 +90,12 @@ public struct FindingList {
             emit("  look at: " + finding.lookAt)
             emit(
                 style.dim(
-                    "  evidence: frame\(finding.evidence.count == 1 ? "" : "s") "
+                    "  evidence: \(Wording.noun("frame", count: finding.evidence.count)) "
                         + finding.evidence.map { String($0 + 1) }.joined(separator: ", ")))
         }
         emit("")
         emit(
-            "summary: \(findings.count) finding\(findings.count == 1 ? "" : "s")"
+            "summary: \(Wording.count(findings.count, "finding"))"
                 + (findings.isEmpty ? "" : ": " + Self.counts(findings)))
         var byRule: [String: (Finding.Severity, Int)] = [:]
         for index in findings.indices { byRule[findings[index].rule, default: (findings[index].severity, 0)].1 += 1 }

@@ -1,4 +1,5 @@
 import Lifecycle
+import Wire
 
 /// What `info` and `diagnose` say first when a capture cannot tell the whole story
 /// (``CaptureFitness``): each problem with its evidence and how to record a capture that can.
@@ -15,7 +16,7 @@ public struct FitnessList {
             emit("  \(problem.kind.rawValue): \(problem.problem)")
             if !problem.evidence.isEmpty {
                 emit(
-                    "    evidence: " + (problem.evidence.count == 1 ? "frame " : "frames ")
+                    "    evidence: " + Wording.noun("frame", count: problem.evidence.count) + " "
                         + problem.evidence.map { "\($0 + 1)" }.joined(separator: ", "))
             }
             emit("    to record one that can: \(problem.remedy)")

@@ -1,7 +1,7 @@
 import Wire
 
-// The ways the reports write times, durations and codes for people. The command-line tool uses
-// the same functions, so its other outputs (decode lines, stats) read the same way.
+// The ways the reports write dates for people. Durations, times since the capture's start and
+// counts are written by Wire's `Wording`, as everywhere else.
 
 /// ISO 8601 in UTC with microseconds: `2026-11-22T03:10:00.123456Z`. Any time a capture holds
 /// is shown as it is, in the proleptic Gregorian calendar: years before 1 and after 9999 in
@@ -26,48 +26,6 @@ public func isoTime(_ timestamp: Timestamp) -> String {
     let yearText = (0...9999).contains(year) ? padded(year, 4) : (year < 0 ? "-" : "+") + padded(year, 4)
     return yearText + "-" + padded(month, 2) + "-" + padded(day, 2) + "T" + padded(secondOfDay / 3_600, 2) + ":"
         + padded(secondOfDay % 3_600 / 60, 2) + ":" + padded(secondOfDay % 60, 2) + "." + padded(micros, 6) + "Z"
-}
-
-/// Seconds since `origin`, six decimals, with a sign: `+1.250000`. Exact for any two times
-/// (a capture's clock may jump by centuries or go backwards).
-public func relativeTime(_ timestamp: Timestamp, since origin: Timestamp) -> String {
-    let (negative, magnitude) = timestamp.offset(since: origin)
-    // Written digit by digit into the string's own storage: one allocation, for every line of a
-    // story.
-    var whole = magnitude / 1_000_000
-    var wholeDigits = 1
-    while whole >= 10 {
-        whole /= 10
-        wholeDigits += 1
-    }
-    return String(unsafeUninitializedCapacity: wholeDigits + 8) { buffer in
-        buffer[0] = negative ? UInt8(ascii: "-") : UInt8(ascii: "+")
-        var value = magnitude / 1_000_000
-        for index in stride(from: wholeDigits, through: 1, by: -1) {
-            buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
-            value /= 10
-        }
-        buffer[wholeDigits + 1] = UInt8(ascii: ".")
-        var fraction = magnitude % 1_000_000
-        for index in stride(from: wholeDigits + 7, through: wholeDigits + 2, by: -1) {
-            buffer[index] = UInt8(ascii: "0") + UInt8(fraction % 10)
-            fraction /= 10
-        }
-        return wholeDigits + 8
-    }
-}
-
-/// A duration for people: `0.416 s`, `12.5 s`, `3 min 20 s`.
-func seconds(_ value: Double) -> String {
-    if value < 60 { return String(Double(Int((value * 1000).rounded())) / 1000) + " s" }
-    let whole = Int(value.rounded())
-    return "\(whole / 60) min \(whole % 60) s"
-}
-
-/// `12` units of 1.25 ms → `15 ms`.
-func milliseconds(_ value: UInt16, _ unit: Double) -> String {
-    let ms = Double(value) * unit
-    return (ms == ms.rounded() ? String(Int(ms)) : String(ms)) + " ms"
 }
 
 extension Int64 {

@@ -40,7 +40,7 @@ public struct GATTListing {
     static func write(_ entry: GATTCollector.Entry, _ emit: (String) -> Void, given: String? = nil) {
         let connections = entry.connections.map { "\($0 + 1)" }.joined(separator: ", ")
         emit(
-            "peer \(entry.peer.map { "\($0)" } ?? "(not named in the capture)") — connection\(entry.connections.count == 1 ? "" : "s") \(connections)"
+            "peer \(entry.peer.map { "\($0)" } ?? "(not named in the capture)") — \(Wording.noun("connection", count: entry.connections.count)) \(connections)"
         )
         func named(_ uuid: BluetoothUUID, _ name: String?) -> String { "\(uuid)" + (name.map { " \($0)" } ?? "") }
         func shown(_ value: GATTDatabase.Value?) -> String {

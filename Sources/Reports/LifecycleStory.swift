@@ -61,8 +61,8 @@ public struct LifecycleStory {
             emit("no records")
             return
         }
-        var header = "\(report.records) records"
-        if let last = report.lastTime { header += " over \(seconds(last.seconds(since: origin)))" }
+        var header = Wording.count(report.records, "record")
+        if let last = report.lastTime { header += " over \(Wording.duration(last.seconds(since: origin)))" }
         emit(
             header
                 + " from \(isoTime(origin)); times are seconds from the first record, frames as Wireshark numbers them")
@@ -123,19 +123,19 @@ public struct LifecycleStory {
                 let timeout = connection.supervisionTimeout
             {
                 emit(
-                    "              interval \(milliseconds(interval, 1.25)), latency \(latency), supervision timeout \(milliseconds(timeout, 10))"
+                    "              interval \(Wording.milliseconds(interval, unit: 1.25)), latency \(latency), supervision timeout \(Wording.milliseconds(timeout, unit: 10))"
                 )
             }
             if let air = connection.air { for line in Self.airLines(air) { emit("              " + line) } }
             var moments: [(Timestamp, String)] = connection.changes.map { ($0.time, describe($0.kind)) }
             if let start = connection.discoveryStart, let duration = connection.discoveryDuration {
                 let procedures = connection.discoveryProcedures.map {
-                    "\($0.kind.name) \(seconds($0.duration)) (\($0.requests) request\($0.requests == 1 ? "" : "s"))"
+                    "\($0.kind.name) \(Wording.duration($0.duration)) (\(Wording.count($0.requests, "request")))"
                 }
                 moments.append(
                     (
                         start,
-                        "discovery: \(seconds(duration))"
+                        "discovery: \(Wording.duration(duration))"
                             + (procedures.isEmpty ? "" : "; " + procedures.joined(separator: ", "))
                     ))
             }
@@ -170,7 +170,7 @@ public struct LifecycleStory {
                 if let mtu = connection.effectiveMTU {
                     traffic += "MTU \(mtu)\(connection.mtu == nil ? " (default)" : ""); "
                 }
-                func n(_ count: Int, _ what: String) -> String { "\(count) \(what)\(count == 1 ? "" : "s")" }
+                func n(_ count: Int, _ what: String) -> String { Wording.count(count, what) }
                 traffic +=
                     "ATT: \(n(connection.attRequests, "request")) (\(n(connection.attReads, "read")), \(n(connection.attWrites, "write"))), "
                     + "\(n(connection.attWriteCommands, "write")) without response, \(n(connection.attErrors, "error")), "
@@ -187,7 +187,7 @@ public struct LifecycleStory {
                     emit(
                         "              unanswered: \(request.opcode)"
                             + (request.attributeHandle.map { " of \(hex($0, digits: 4))" } ?? "")
-                            + " (frame \(request.record + 1)), \(seconds(waited)) before the \(connection.disconnectTime == nil ? "end of the capture" : "disconnection")"
+                            + " (frame \(request.record + 1)), \(Wording.duration(waited)) before the \(connection.disconnectTime == nil ? "end of the capture" : "disconnection")"
                             + (waited > 30 ? "; past the 30 s ATT transaction timeout" : ""))
                 }
             }
@@ -204,10 +204,10 @@ public struct LifecycleStory {
             if let end = connection.disconnectTime, let reason = connection.reason {
                 let who = connection.initiator == .local ? "by this host" : "by the peer or the link"
                 var line = time(end) + "disconnected \(who): \(reason) (\(hex(reason.rawValue, digits: 2)))"
-                if let duration = connection.duration { line += ", after " + seconds(duration) }
+                if let duration = connection.duration { line += ", after " + Wording.duration(duration) }
                 if connection.repeatedDisconnections > 0 {
                     let n = connection.repeatedDisconnections
-                    line += "; the controller repeated the event \(n) time\(n == 1 ? "" : "s") (folded here)"
+                    line += "; the controller repeated the event \(Wording.count(n, "time")) (folded here)"
                 }
                 emit(connection.initiator == .local ? line : style.yellow(line))
                 if let error = connection.cbError {
@@ -246,7 +246,7 @@ public struct LifecycleStory {
                     time(stray.time, origin)
                         + "handle \(hex(stray.handle, digits: 4)): \(stray.reason) (\(hex(stray.reason.rawValue, digits: 2)))"
                         + " (frame \(stray.record + 1))"
-                        + (stray.repeats > 0 ? "; repeated \(stray.repeats) time\(stray.repeats == 1 ? "" : "s")" : ""))
+                        + (stray.repeats > 0 ? "; repeated \(Wording.count(stray.repeats, "time"))" : ""))
             }
         }
     }
@@ -268,7 +268,7 @@ public struct LifecycleStory {
 
 extension LifecycleStory {
     func time(_ timestamp: Timestamp, _ origin: Timestamp) -> String {
-        "  " + relativeTime(timestamp, since: origin) + "  "
+        "  " + Wording.sinceStart(timestamp, origin: origin) + "  "
     }
 
     /// Connections by transport, outcome and reason, then peers, scans and errors.
@@ -293,7 +293,7 @@ extension LifecycleStory {
             if t.cancelled > 0 { parts.append("\(t.cancelled) cancelled by this host") }
             if t.pending > 0 { parts.append("\(t.pending) pending at the end") }
             emit(
-                "  \(label): \(t.total) connection\(t.total == 1 ? "" : "s") and attempts: "
+                "  \(label): \(Wording.count(t.total, "connection")) and attempts: "
                     + parts.joined(separator: ", ") + note)
             if !t.disconnections.isEmpty || t.open > 0 {
                 emit(
@@ -311,7 +311,7 @@ extension LifecycleStory {
         if summary.strayDisconnections > 0 {
             let n = summary.strayDisconnections
             emit(
-                "  stray: \(n) Disconnection Complete event\(n == 1 ? "" : "s") for a handle with no link in the capture (listed at the end)"
+                "  stray: \(Wording.count(n, "Disconnection Complete event")) for a handle with no link in the capture (listed at the end)"
             )
         }
         if !summary.peers.isEmpty {
@@ -345,12 +345,12 @@ extension LifecycleStory {
                 ?? (connection.usesFilterAcceptList ? "filter accept list" : "unknown peer").rightPadded(17))
         if let name = connection.peerName { line += " \"\(name)\"" }
         let start = connection.completeTime ?? connection.attemptTime
-        if let start { line += "  " + relativeTime(start, since: origin) }
+        if let start { line += "  " + Wording.sinceStart(start, origin: origin) }
         switch connection.outcome {
         case .disconnected:
             if let reason = connection.reason {
-                line += " → " + relativeTime(connection.disconnectTime!, since: origin)
-                line += (connection.duration.map { " (\(seconds($0)))" } ?? "")
+                line += " → " + Wording.sinceStart(connection.disconnectTime!, origin: origin)
+                line += (connection.duration.map { " (\(Wording.duration($0)))" } ?? "")
                 line +=
                     "  disconnected \(connection.initiator == .local ? "by this host" : "by the peer or link"): \(reason.name ?? "\(reason)") (\(hex(reason.rawValue, digits: 2)))"
             }
@@ -377,8 +377,8 @@ extension LifecycleStory {
             emit("")
             let numbers = quiet.count == 1 ? "scan \(first.id + 1)" : "scans \(first.id + 1)-\(last.id + 1)"
             var line = "\(numbers): \(quiet.count == 1 ? "heard" : "\(quiet.count) scans heard") no advertising"
-            if let start = first.startTime { line += ", " + relativeTime(start, since: origin) }
-            if let stop = last.stopTime ?? last.startTime { line += " to " + relativeTime(stop, since: origin) }
+            if let start = first.startTime { line += ", " + Wording.sinceStart(start, origin: origin) }
+            if let stop = last.stopTime ?? last.startTime { line += " to " + Wording.sinceStart(stop, origin: origin) }
             emit(style.dim(line))
         }
         for scan in report.scans {
@@ -391,13 +391,16 @@ extension LifecycleStory {
             var title = "scan \(scan.id + 1): \(scan.extended ? "extended" : "legacy")"
             if let active = scan.active { title += active ? ", active" : ", passive" }
             if let interval = scan.interval, let window = scan.window {
-                title += ", window \(milliseconds(window, 0.625)) every \(milliseconds(interval, 0.625))"
+                title +=
+                    ", window \(Wording.milliseconds(window, unit: 0.625)) every \(Wording.milliseconds(interval, unit: 0.625))"
             }
             if scan.filterDuplicates == true { title += ", duplicates filtered" }
             emit(title)
             if scan.beganBeforeCapture { emit("  (scanning before the capture began)") }
             if let start = scan.startTime { emit(time(start, origin) + "started") }
-            emit("              \(scan.reports) advertising reports from \(scan.devices.count) devices")
+            emit(
+                "              \(Wording.count(scan.reports, "advertising report")) from \(Wording.count(scan.devices.count, "device"))"
+            )
             for device in scan.devices.sorted(by: { $0.reports > $1.reports }).prefix(20) {
                 var line = "                \(device.address)"
                 if let name = device.name { line += " \"\(name)\"" }
@@ -408,7 +411,7 @@ extension LifecycleStory {
                     line += " RSSI \(low == high ? "\(low)" : "\(low)…\(high)") dBm"
                 }
                 line +=
-                    ", \(device.reports) report\(device.reports == 1 ? "" : "s")"
+                    ", \(Wording.count(device.reports, "report"))"
                     + (device.connectable ? ", connectable" : "")
                 emit(line)
             }
@@ -430,7 +433,9 @@ extension LifecycleStory {
             if let start = set.startTime {
                 emit(
                     time(start, origin) + "started"
-                        + (set.intervalMin.map { ", interval \(milliseconds(UInt16(clamping: $0), 0.625))" } ?? ""))
+                        + (set.intervalMin.map {
+                            ", interval \(Wording.milliseconds(UInt16(clamping: $0), unit: 0.625))"
+                        } ?? ""))
             }
             if let stop = set.stopTime {
                 emit(time(stop, origin) + "stopped")
@@ -441,13 +446,11 @@ extension LifecycleStory {
     }
 
     func describe(_ kind: Connection.Change.Kind) -> String {
-        func phy(_ value: UInt8) -> String {
-            value == 1 ? "1M" : value == 2 ? "2M" : value == 3 ? "Coded" : "PHY \(value)"
-        }
+        func phy(_ value: UInt8) -> String { LEPHY(rawValue: value).shortName }
         switch kind {
         case .parameters(let interval, let latency, let timeout):
             return
-                "parameters updated: interval \(milliseconds(interval, 1.25)), latency \(latency), supervision timeout \(milliseconds(timeout, 10))"
+                "parameters updated: interval \(Wording.milliseconds(interval, unit: 1.25)), latency \(latency), supervision timeout \(Wording.milliseconds(timeout, unit: 10))"
         case .dataLength(let tx, let rx): return "data length: \(tx) bytes out, \(rx) in"
         case .phy(let tx, let rx): return "PHY: \(phy(tx)) out, \(phy(rx)) in"
         case .encryption(let enabled, let keySize):

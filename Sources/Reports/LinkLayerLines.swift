@@ -14,7 +14,7 @@ import Wire
 /// One line for a person: index, time, direction on the connection, channel type, then what the
 /// packet says.
 public func describeLinkLayer(_ record: CaptureRecord, _ decoded: LinkLayerRecord, origin: Timestamp) -> String {
-    var line = "\(record.index + 1)".leftPadded(6) + " " + relativeTime(record.timestamp, since: origin)
+    var line = "\(record.index + 1)".leftPadded(6) + " " + Wording.sinceStart(record.timestamp, origin: origin)
     line +=
         " "
         + (decoded.direction.map { "\($0)" + (decoded.directionSource == .timing ? "?" : "") } ?? "-").rightPadded(8)
@@ -122,7 +122,7 @@ func describe(_ pdu: IsochronousPDU) -> String {
     text += ", \(pdu.length) bytes"
     if pdu.isFramed {
         if let segments = try? pdu.segments() {
-            text += ", framed: \(segments.count) segment" + (segments.count == 1 ? "" : "s")
+            text += ", framed: \(Wording.count(segments.count, "segment"))"
             text += segments.map {
                 " [\($0.continuation ? "continues" : "starts")\($0.complete ? ", ends" : "") SDU, \($0.length) bytes]"
             }.joined()
@@ -141,7 +141,7 @@ private func summary(_ data: AdvertisingData, separator: String = ",") -> String
     var text = ""
     if let name = list.localName { text += " \"\(name)\"" }
     let count = list.reduce(0) { count, _ in count + 1 }
-    return text + "\(separator) \(count) AD structure" + (count == 1 ? "" : "s")
+    return text + "\(separator) \(Wording.count(count, "AD structure"))"
 }
 
 /// Connection interval units (1.25 ms) in ms.

@@ -27,7 +27,9 @@ public struct StatisticsTable {
     public func write(_ line: (String) -> Void) {
         let data = statistics
         line(style.bold("\(file): \(format)"))
-        line("\(data.records) records, \(data.bytes) bytes of packets; \(data.connections) connections")
+        line(
+            "\(Wording.count(data.records, "record")), \(Wording.count(data.bytes, "byte")) of packets; \(Wording.count(data.connections, "connection"))"
+        )
         line(
             "  "
                 + PacketKind.allCases.compactMap { kind in data.kinds["\(kind)"].map { "\($0) \(kind)" } }.joined(
@@ -59,7 +61,7 @@ public struct StatisticsTable {
         if data.undecodableRecords > 0 || data.lostFragments > 0 {
             line("")
             line(
-                "\(data.undecodableRecords) records with a layer that did not decode, \(data.lostFragments) with lost ACL fragments (bletrace decode shows which)"
+                "\(Wording.count(data.undecodableRecords, "record")) with a layer that did not decode, \(data.lostFragments) with lost ACL fragments (bletrace decode shows which)"
             )
         }
     }

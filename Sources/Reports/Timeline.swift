@@ -46,13 +46,13 @@ public func timelineHTML(
         <h1>\(xml(name))</h1>
 
         """
-    var summary = "\(report.records) records"
+    var summary = Wording.count(report.records, "record")
     if let first = report.firstTime, let last = report.lastTime {
         summary +=
-            ", \(seconds(last.seconds(since: first))) from \(isoTime(first)) (times are seconds from the first record)"
+            ", \(Wording.duration(last.seconds(since: first))) from \(isoTime(first)) (times are seconds from the first record)"
     }
     summary +=
-        "; \(report.connections.count) connection\(report.connections.count == 1 ? "" : "s"), \(report.scans.count) scan\(report.scans.count == 1 ? "" : "s"), \(report.advertising.count) advertising set\(report.advertising.count == 1 ? "" : "s")"
+        "; \(Wording.count(report.connections.count, "connection")), \(Wording.count(report.scans.count, "scan")), \(Wording.count(report.advertising.count, "advertising set"))"
     html += "<p class=\"summary\">\(xml(summary))</p>\n"
     html += timelineSVG(report, errors: errors, traffic: traffic, file: nil, maxLanes: maxLanes) + "\n"
     html += "<h2 style=\"font-size:16px\">Connections</h2>\n"
@@ -62,7 +62,9 @@ public func timelineHTML(
         html +=
             "<table class=\"connections\">\n<tr><th>#</th><th>peer</th><th>handle</th><th>role</th><th>connected (s)</th><th>disconnected (s)</th><th>outcome</th><th>reason</th><th>initiator</th><th>CoreBluetooth error</th></tr>\n"
         let origin = report.firstTime ?? Timestamp(microseconds: 0)
-        func at(_ time: Timestamp?) -> String { time.map { String(format: "%.3f", $0.seconds(since: origin)) } ?? "" }
+        func at(_ time: Timestamp?) -> String {
+            time.map { Wording.sinceStart($0, origin: origin, decimals: 3) } ?? ""
+        }
         for connection in report.connections.prefix(maxRows) {
             let connected =
                 connection.status == .success
@@ -249,11 +251,11 @@ private struct TimelineSVG {
         out +=
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(f(width))\" height=\"\(f(height))\" viewBox=\"0 0 \(f(width)) \(f(height))\" font-family=\"sans-serif\" font-size=\"11\" role=\"img\">\n"
         out +=
-            "<title>\(xml("Timeline of \(title ?? "a capture"): \(report.connections.count) connections, \(report.scans.count) scans, \(report.advertising.count) advertising sets"))</title>\n"
+            "<title>\(xml("Timeline of \(title ?? "a capture"): \(Wording.count(report.connections.count, "connection")), \(Wording.count(report.scans.count, "scan")), \(Wording.count(report.advertising.count, "advertising set"))"))</title>\n"
         out += "<rect x=\"0\" y=\"0\" width=\"\(f(width))\" height=\"\(f(height))\" fill=\"#ffffff\"/>\n"
         if let title {
-            var line = "\(title): \(report.records) records"
-            if report.firstTime != nil { line += ", \(seconds(span))" }
+            var line = "\(title): \(Wording.count(report.records, "record"))"
+            if report.firstTime != nil { line += ", \(Wording.duration(span))" }
             out += text(12, 24, line, size: 15, weight: "bold")
         }
         drawAxis(top: axisY, bottom: lanesBottom)
@@ -270,7 +272,7 @@ private struct TimelineSVG {
         }
         if capped {
             var note =
-                "\(report.connections.count) connections, more than \(budget) lanes: \(shown.count) established connections have a lane each, \(grouped.count) attempts that never connected share one lane"
+                "\(Wording.count(report.connections.count, "connection")), more than \(budget) lanes: \(Wording.count(shown.count, "established connection")) have a lane each, \(Wording.count(grouped.count, "attempt")) that never connected share one lane"
             if hiddenConnections > 0 { note += "; \(hiddenConnections) later established connections are not shown" }
             note += " (bletrace lifecycle --format text lists every one)."
             out += text(12, noteY, note, size: 12, fill: "#b00020", weight: "bold", cls: "lanes-capped")
@@ -377,15 +379,15 @@ private struct TimelineSVG {
             let x0 = x(from), x1 = max(x(to), x0 + 2)
             let colour = Self.outcomeColour[connection.outcome] ?? "#3b74c4"
             var tip = "connected \(at(from)) to \(connection.disconnectTime.map(at) ?? "the end of the capture")"
-            if let duration = connection.duration { tip += " (\(seconds(duration)))" }
+            if let duration = connection.duration { tip += " (\(Wording.duration(duration)))" }
             if let interval = connection.interval, let latency = connection.latency,
                 let timeout = connection.supervisionTimeout
             {
                 tip +=
-                    "; interval \(milliseconds(interval, 1.25)), latency \(latency), supervision timeout \(milliseconds(timeout, 10))"
+                    "; interval \(Wording.milliseconds(interval, unit: 1.25)), latency \(latency), supervision timeout \(Wording.milliseconds(timeout, unit: 10))"
             }
             tip +=
-                "; ATT \(connection.attRequests) requests, \(connection.attErrors) errors, \(connection.attNotifications) notifications, \(connection.attIndications) indications"
+                "; ATT \(Wording.count(connection.attRequests, "request")), \(Wording.count(connection.attErrors, "error")), \(Wording.count(connection.attNotifications, "notification")), \(Wording.count(connection.attIndications, "indication"))"
             out +=
                 "<rect class=\"connected \(connection.outcome.rawValue)\" x=\"\(f(x0))\" y=\"\(f(barY))\" width=\"\(f(x1 - x0))\" height=\"\(f(barHeight))\" rx=\"2\" fill=\"\(colour)\" fill-opacity=\"0.85\"><title>\(xml(tip))</title></rect>\n"
         }
@@ -402,7 +404,7 @@ private struct TimelineSVG {
             let stop = connection.discoveryEnd ?? connection.disconnectTime ?? end
             let x0 = x(start), x1 = max(x(stop), x0 + 2)
             out +=
-                "<rect class=\"discovery\" x=\"\(f(x0))\" y=\"\(f(barY - 3))\" width=\"\(f(x1 - x0))\" height=\"\(f(barHeight + 6))\" fill=\"#8e44ad\" fill-opacity=\"0.35\" stroke=\"#8e44ad\" stroke-width=\"1\"><title>\(xml("GATT discovery from \(at(start))" + (connection.discoveryDuration.map { ", \(seconds($0))" } ?? ", unfinished")))</title></rect>\n"
+                "<rect class=\"discovery\" x=\"\(f(x0))\" y=\"\(f(barY - 3))\" width=\"\(f(x1 - x0))\" height=\"\(f(barHeight + 6))\" fill=\"#8e44ad\" fill-opacity=\"0.35\" stroke=\"#8e44ad\" stroke-width=\"1\"><title>\(xml("GATT discovery from \(at(start))" + (connection.discoveryDuration.map { ", \(Wording.duration($0))" } ?? ", unfinished")))</title></rect>\n"
         }
         // Traffic density: a small bar chart under the connection bar.
         drawTraffic(connection, baseline: top + height - 3, maxHeight: 14)
@@ -482,7 +484,7 @@ private struct TimelineSVG {
         }
         let total = bins.reduce(0) { $0 + Int($1.packets) }
         out +=
-            "<path class=\"traffic\" d=\"\(path)\" fill=\"#f39c12\" fill-opacity=\"0.8\"><title>\(xml("ATT traffic: \(total) PDUs; bars are PDUs per \(columnWidth > 1.5 ? "second" : seconds(columnWidth / pixelsPerSecond)), square-root scale, peak \(Int(peak))"))</title></path>\n"
+            "<path class=\"traffic\" d=\"\(path)\" fill=\"#f39c12\" fill-opacity=\"0.8\"><title>\(xml("ATT traffic: \(total) PDUs; bars are PDUs per \(columnWidth > 1.5 ? "second" : Wording.duration(columnWidth / pixelsPerSecond)), square-root scale, peak \(Int(peak))"))</title></path>\n"
     }
 
     /// The busiest column of any connection, so lanes compare.
@@ -529,7 +531,7 @@ private struct TimelineSVG {
         let x0 = x(from), x1 = max(x(to), x0 + 2)
         let names = scan.devices.compactMap(\.name)
         var tip =
-            "scan from \(at(from)) to \(scan.stopTime.map(at) ?? "the end of the capture"): \(scan.devices.count) devices, \(scan.reports) reports"
+            "scan from \(at(from)) to \(scan.stopTime.map(at) ?? "the end of the capture"): \(Wording.count(scan.devices.count, "device")), \(Wording.count(scan.reports, "report"))"
         if !names.isEmpty {
             tip += "; named: " + names.prefix(10).joined(separator: ", ") + (names.count > 10 ? ", …" : "")
         }
@@ -537,7 +539,7 @@ private struct TimelineSVG {
             "<rect class=\"scan-span\" x=\"\(f(x0))\" y=\"\(f(top + 8))\" width=\"\(f(x1 - x0))\" height=\"14\" rx=\"2\" fill=\"#b39ddb\" fill-opacity=\"0.7\"><title>\(xml(tip))</title></rect>\n"
         out += sideLabel(
             x0 + 4, top + 19,
-            "\(scan.devices.count) device\(scan.devices.count == 1 ? "" : "s"), \(scan.reports) report\(scan.reports == 1 ? "" : "s")",
+            "\(Wording.count(scan.devices.count, "device")), \(Wording.count(scan.reports, "report"))",
             fill: "#311b92", inside: x1 - x0)
         out += "</g>\n"
     }
@@ -579,7 +581,8 @@ private struct TimelineSVG {
         let end = report.lastTime ?? origin
         let devices = Set(scans.flatMap { $0.devices.map(\.address) }).count
         let reports = scans.reduce(0) { $0 + $1.reports }
-        let tip = "\(scans.count) scans: \(devices) distinct devices, \(reports) reports"
+        let tip =
+            "\(Wording.count(scans.count, "scan")): \(Wording.count(devices, "distinct device")), \(Wording.count(reports, "report"))"
         for (x0, x1) in mergedSpans(scans.map { ($0.startTime ?? origin, $0.stopTime ?? end) }) {
             out +=
                 "<rect class=\"scan-span\" x=\"\(f(x0))\" y=\"\(f(top + 8))\" width=\"\(f(x1 - x0))\" height=\"14\" fill=\"#b39ddb\" fill-opacity=\"0.7\"><title>\(xml(tip))</title></rect>"
@@ -587,7 +590,9 @@ private struct TimelineSVG {
         out +=
             "\n"
             + text(
-                plotRight - 4, top + 19, "\(scans.count) scans, \(devices) devices, \(reports) reports", size: 10,
+                plotRight - 4, top + 19,
+                "\(Wording.count(scans.count, "scan")), \(Wording.count(devices, "device")), \(Wording.count(reports, "report"))",
+                size: 10,
                 fill: "#311b92", anchor: "end")
         out += "</g>\n"
     }
@@ -762,13 +767,11 @@ private struct TimelineSVG {
     }
 
     static func describe(_ kind: Connection.Change.Kind) -> (String, String) {
-        func phy(_ value: UInt8) -> String {
-            value == 1 ? "1M" : value == 2 ? "2M" : value == 3 ? "Coded" : "PHY \(value)"
-        }
+        func phy(_ value: UInt8) -> String { LEPHY(rawValue: value).shortName }
         switch kind {
         case .parameters(let interval, let latency, let timeout):
             return (
-                "parameters: interval \(milliseconds(interval, 1.25)), latency \(latency), supervision timeout \(milliseconds(timeout, 10))",
+                "parameters: interval \(Wording.milliseconds(interval, unit: 1.25)), latency \(latency), supervision timeout \(Wording.milliseconds(timeout, unit: 10))",
                 "#f9a825"
             )
         case .dataLength(let tx, let rx): return ("data length: \(tx) bytes out, \(rx) in", "#795548")
@@ -785,7 +788,7 @@ private struct TimelineSVG {
         }
     }
 
-    func at(_ time: Timestamp) -> String { String(format: "%.3f s", time.seconds(since: origin)) }
+    func at(_ time: Timestamp) -> String { Wording.sinceStart(time, origin: origin, decimals: 3) + " s" }
 
     /// A label beside a mark, turned to the left of it near the right edge; `inside` is the
     /// width of a bar the label sits in, to keep it in.

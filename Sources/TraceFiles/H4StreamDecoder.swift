@@ -183,7 +183,7 @@ final class H4StreamDecoder {
             return DecodeError(
                 layer: .hci, offset: Int(offset),
                 expected:
-                    "the rest of the \(headerLength)-byte header of \(name); the stream ended \(have - 1) byte\(have - 1 == 1 ? "" : "s") into it"
+                    "the rest of the \(headerLength)-byte header of \(name); the stream ended \(Wording.count(have - 1, "byte")) into it"
             )
         }
         let header = UnsafeRawBufferPointer(rebasing: storage[(start + 1)..<(start + 1 + headerLength)])

@@ -218,7 +218,7 @@ public struct LineBuffer: ~Copyable {
         length += 17
     }
 
-    /// Seconds since `origin`, six decimals, with a sign (as `relativeTime(_:since:)`).
+    /// Seconds since `origin`, six decimals, with a sign (as ``Wording/sinceStart(_:origin:)``).
     @inlinable public mutating func relativeTime(_ timestamp: Timestamp, since origin: Timestamp) {
         let (negative, magnitude) = timestamp.offset(since: origin)
         byte(negative ? UInt8(ascii: "-") : UInt8(ascii: "+"))

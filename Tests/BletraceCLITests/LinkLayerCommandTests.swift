@@ -81,7 +81,7 @@ import Testing
         #expect(
             lifecycle.stdout.contains(
                 "connection 1: LE, local central, peer 7D:43:82:42:23:16 \"Alert Notification\" (random)"))
-        #expect(lifecycle.stdout.contains("42 advertising reports from 1 devices"))
+        #expect(lifecycle.stdout.contains("42 advertising reports from 1 device"))
         #expect(
             lifecycle.stdout.contains(
                 "7D:43:82:42:23:16 \"Alert Notification\" services 1811 RSSI -5…0 dBm, 42 reports, connectable"))

@@ -211,7 +211,7 @@ import Testing
         assertInlineSnapshot(of: try output("stats", Self.attErrors), as: .lines) {
             """
             Captures/att-errors.btsnoop: btsnoop, datalink 1002 (HCI UART (H4))
-            100 records, 1287 bytes of packets; 1 connections
+            100 records, 1287 bytes of packets; 1 connection
               16 command, 44 acl, 40 event
 
             HCI commands

@@ -1,4 +1,5 @@
 import Testing
+import Wire
 
 @testable import Flow
 
@@ -46,10 +47,10 @@ import Testing
     }
 
     @Test func formatsSecondsWithSixDecimals() {
-        #expect(formatSeconds(0) == "0.000000")
-        #expect(formatSeconds(1.5) == "1.500000")
-        #expect(formatSeconds(12.0000004) == "12.000000")
-        #expect(formatSeconds(0.680858) == "0.680858")
+        #expect(Wording.sixDecimals(0) == "0.000000")
+        #expect(Wording.sixDecimals(1.5) == "1.500000")
+        #expect(Wording.sixDecimals(12.0000004) == "12.000000")
+        #expect(Wording.sixDecimals(0.680858) == "0.680858")
     }
 }
 

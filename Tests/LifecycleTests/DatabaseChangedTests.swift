@@ -1,3 +1,4 @@
+import Reports
 import TestSupport
 import Testing
 import Wire
@@ -40,7 +41,7 @@ import Wire
         #expect(finding.summary.contains("AAA0 moved from 0x0016-0x0018 to 0x0011-0x0013"))
         #expect(finding.summary.contains("AAB0 new at 0x000e-0x0010"))
         #expect(finding.summary.contains("encrypted with the bond (frame \(encryptions[1].index + 1))"))
-        #expect(finding.coreBluetooth == DiagnosisCollector.staleCacheOnIOS)
+        #expect(finding.coreBluetooth == Finding.staleCacheOnIOS)
         #expect(finding.severity == .warning)
     }
 

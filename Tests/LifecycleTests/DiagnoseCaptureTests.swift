@@ -1,3 +1,4 @@
+import Reports
 import TestSupport
 import Testing
 import TraceFiles

@@ -1,5 +1,6 @@
 import ATT
 import HCI
+import Reports
 import TestSupport
 import Testing
 import TraceFiles
@@ -423,7 +424,8 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
     ])
     func appleGuidelines(_ min: UInt16, _ max: UInt16, _ latency: UInt16, _ timeout: UInt16, _ expected: [String]) {
         let broken = DiagnosisCollector.appleGuidelineViolations(
-            intervalMin: min, intervalMax: max, latency: latency, timeout: timeout, requested: true)
+            intervalMin: min, intervalMax: max, latency: latency, timeout: timeout, requested: true
+        ).map(\.words)
         #expect(broken.count == expected.count, "\(broken)")
         for phrase in expected { #expect(broken.contains { $0.contains(phrase) }, "\(phrase) in \(broken)") }
     }

@@ -1,4 +1,5 @@
 import Lifecycle
+import Reports
 import TestSupport
 import Testing
 import Wire
@@ -6,19 +7,21 @@ import Wire
 /// The order of `bletrace diagnose`'s findings: ``Finding/inOrder(_:)`` sorts by keys, and must
 /// give what sorting the findings with ``Finding/ordered(_:_:)`` gives, ties included.
 @Suite struct FindingOrderTests {
-    static func finding(_ rule: DiagnosisRule, _ record: Int, _ summary: String = "", evidence: [Int] = []) -> Finding {
+    /// A finding of `rule` at `record`, told apart from others of the same rule and record by
+    /// `tag` (its facts).
+    static func finding(_ rule: DiagnosisRule, _ record: Int, _ tag: Int = 0, evidence: [Int] = []) -> Finding {
         Finding(
             rule: rule, record: record, time: Timestamp(microseconds: Int64(record)), evidence: evidence,
-            summary: summary, lookAt: "")
+            facts: .bondNotKept(connection: tag, before: 0, bonded: nil))
     }
 
     /// Findings with every kind of tie: the same severity and record under different rules, and
-    /// the same rule and record told apart only by their sentence (kept in their order).
+    /// the same rule and record told apart only by their facts (kept in their order).
     static let findings: [Finding] = (0..<60).map { index in
         let rules: [DiagnosisRule] = [
             .traffic, .supervisionTimeout, .outsideDatabase, .writeRefused, .discoveryRepeated, .linkParameters,
         ]
-        return finding(rules[index % rules.count], index % 7, "finding \(index)")
+        return finding(rules[index % rules.count], index % 7, index)
     }
 
     @Test(arguments: [1, 2, 3, 4, 5])
@@ -27,7 +30,7 @@ import Wire
         let shuffled = Self.findings.shuffled(using: &generator)
         let sorted = Finding.inOrder(shuffled)
         #expect(sorted == shuffled.sorted(by: Finding.ordered))
-        #expect(sorted.map(\.summary) == shuffled.sorted(by: Finding.ordered).map(\.summary))
+        #expect(sorted.map(\.facts) == shuffled.sorted(by: Finding.ordered).map(\.facts))
         #expect(sorted.first?.severity == .error)
         #expect(sorted.last?.severity == .info)
     }

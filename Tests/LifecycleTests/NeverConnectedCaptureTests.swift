@@ -1,3 +1,4 @@
+import Reports
 import TestSupport
 import Testing
 import TraceFiles
@@ -42,11 +43,11 @@ import Wire
         #expect(finding.evidence == [attempt.index])
         #expect(
             finding.summary.contains(
-                "to F0:F1:F2:F3:F4:05 \"bletrace-hr\" (frame \(attempt.index + 1)) was cancelled by this host after \(seconds(waited)), Android's direct-connection timeout"
+                "to F0:F1:F2:F3:F4:05 \"bletrace-hr\" (frame \(attempt.index + 1)) was cancelled by this host after \(Wording.duration(waited)), Android's direct-connection timeout"
             ))
         #expect(
             finding.summary.contains(
-                "and the capture's scans last heard it advertising connectably \(seconds(attempt.timestamp.seconds(since: last.timestamp))) before the attempt."
+                "and the capture's scans last heard it advertising connectably \(Wording.duration(attempt.timestamp.seconds(since: last.timestamp))) before the attempt."
             ))
         #expect(finding.coreBluetooth?.contains("does not time out") == true)
         #expect(finding.android?.status == 133)

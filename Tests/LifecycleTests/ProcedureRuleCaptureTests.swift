@@ -1,4 +1,5 @@
 import Foundation
+import Reports
 import TestSupport
 import Testing
 import TraceFiles
@@ -60,7 +61,7 @@ import Wire
         #expect(finding.severity == .error)
         #expect(
             finding.summary.contains(
-                "ended the link (Remote User Terminated Connection, 0x13, frame \(end.index + 1)) \(seconds(gap)) after a data length update completed (LE Set Data Length at frame \(request.index + 1), LE Data Length Change at frame \(change.index + 1): 251 bytes out, 251 in)"
+                "ended the link (Remote User Terminated Connection, 0x13, frame \(end.index + 1)) \(Wording.duration(gap)) after a data length update completed (LE Set Data Length at frame \(request.index + 1), LE Data Length Change at frame \(change.index + 1): 251 bytes out, 251 in)"
             ))
         #expect(finding.summary.contains("cannot take the 251-byte link-layer PDUs"))
         #expect(finding.values["after_s"] == (gap * 1_000_000).rounded() / 1_000_000)

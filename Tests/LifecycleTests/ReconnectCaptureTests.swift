@@ -1,3 +1,4 @@
+import Reports
 import TestSupport
 import Testing
 import TraceFiles
@@ -55,7 +56,7 @@ import Wire
             finding.summary.contains(
                 "was encrypted with the bond (frame \(encrypted[1].index + 1)), but no subscription came back: connection 1 subscribed to 2A37 (frame \(write.index + 1))"
             ))
-        #expect(finding.summary.hasSuffix("in the \(seconds(waited)) that followed."))
+        #expect(finding.summary.hasSuffix("in the \(Wording.duration(waited)) that followed."))
         #expect(finding.coreBluetooth?.contains("the app discovers again and calls setNotifyValue(true, for:)") == true)
     }
 

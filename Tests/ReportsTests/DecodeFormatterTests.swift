@@ -96,7 +96,7 @@ import TraceFiles
         for origin in [Int64.min, -1, 0, 1_795_317_161_000_000, Int64.max] {
             let (time, start) = (Timestamp(microseconds: microseconds), Timestamp(microseconds: origin))
             buffer.relativeTime(time, since: start)
-            #expect(String(decoding: buffer.bytes, as: UTF8.self) == relativeTime(time, since: start))
+            #expect(String(decoding: buffer.bytes, as: UTF8.self) == Wording.sinceStart(time, origin: start))
             buffer.removeAll()
         }
         buffer.decimal(microseconds)

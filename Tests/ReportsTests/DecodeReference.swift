@@ -92,7 +92,7 @@ struct JSONRecord: Encodable {
 func describe(_ record: CaptureRecord, _ decoded: DecodedRecord, answering request: ATTRequest?, origin: Timestamp)
     -> String
 {
-    var line = "\(record.index + 1)".leftPadded(6) + " " + relativeTime(record.timestamp, since: origin)
+    var line = "\(record.index + 1)".leftPadded(6) + " " + Wording.sinceStart(record.timestamp, origin: origin)
     line += " " + (record.direction.map { "\($0)" } ?? "-").rightPadded(8)
     line += " " + "\(record.kind)".rightPadded(7) + " "
     switch decoded.packet {

@@ -112,8 +112,9 @@ import Wire
         #expect(hex(0x13, digits: 2) == "0x13")
         #expect(hex(0x40, digits: 4) == "0x0040")
         #expect(isoTime(Timestamp(microseconds: 1_250_000)) == "1970-01-01T00:00:01.250000Z")
-        #expect(relativeTime(Timestamp(microseconds: 1_250_000), since: Timestamp(microseconds: 0)) == "+1.250000")
-        #expect(relativeTime(Timestamp(microseconds: 0), since: Timestamp(microseconds: 1)) == "-0.000001")
+        #expect(
+            Wording.sinceStart(Timestamp(microseconds: 1_250_000), origin: Timestamp(microseconds: 0)) == "+1.250000")
+        #expect(Wording.sinceStart(Timestamp(microseconds: 0), origin: Timestamp(microseconds: 1)) == "-0.000001")
     }
 
     @Test func relativeTimesAreSecondsWithSixDecimalsWhateverTheDistance() {
@@ -129,10 +130,10 @@ import Wire
             Int64.min + 1,
         ] {
             let time = Timestamp(microseconds: micros)
-            #expect(relativeTime(time, since: origin) == plain(micros < 0, micros.magnitude), "\(micros)")
+            #expect(Wording.sinceStart(time, origin: origin) == plain(micros < 0, micros.magnitude), "\(micros)")
         }
         #expect(
-            relativeTime(Timestamp(microseconds: Int64.max), since: Timestamp(microseconds: Int64.min))
+            Wording.sinceStart(Timestamp(microseconds: Int64.max), origin: Timestamp(microseconds: Int64.min))
                 == "+18446744073709.551615")
     }
 }

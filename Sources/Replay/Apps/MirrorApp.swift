@@ -305,14 +305,14 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
         guard var skip = skips[key], skip.comment < engine.comments.count else {
             skips[key] = Skip(comment: engine.comments.count, count: 1, handles: [handle], first: operation.time)
             return engine.comments.append(
-                "\(address): the captured app's \(operation.kind.rawValue) of \(handle) at +\(formatSeconds(operation.time.seconds(since: cassette.origin))) is not played: \(why)"
+                "\(address): the captured app's \(operation.kind.rawValue) of \(handle) at \(Wording.sinceStart(seconds: operation.time.seconds(since: cassette.origin))) is not played: \(why)"
             )
         }
         skip.count += 1
         if !skip.handles.contains(handle) { skip.handles.append(handle) }
         let handles = skip.handles.prefix(8).joined(separator: ", ") + (skip.handles.count > 8 ? ", …" : "")
         engine.comments[skip.comment] =
-            "\(address): \(skip.count) of the captured app's \(operation.kind.rawValue) operations (on \(handles), the first at +\(formatSeconds(skip.first.seconds(since: cassette.origin)))) are not played: \(why)"
+            "\(address): \(skip.count) of the captured app's \(operation.kind.rawValue) operations (on \(handles), the first at \(Wording.sinceStart(seconds: skip.first.seconds(since: cassette.origin)))) are not played: \(why)"
         skips[key] = skip
     }
 

@@ -79,10 +79,10 @@ extension Cassette {
             return nil
         case .given(let name):
             return
-                "\(address): the capture never discovered its GATT database; the replay answers discovery with the one --gatt \(name) gives (\(database.services.count) service\(database.services.count == 1 ? "" : "s"), \(count) characteristic\(count == 1 ? "" : "s"))"
+                "\(address): the capture never discovered its GATT database; the replay answers discovery with the one --gatt \(name) gives (\(Wording.count(database.services.count, "service")), \(Wording.count(count, "characteristic")))"
         case .inferred:
             return
-                "\(address): the capture never discovered its GATT database; the replay answers discovery with one inferred from the traffic: \(count) characteristic\(count == 1 ? "" : "s") in one service, each named B1E70000-0000-0000-0000-00000000HHHH after its value handle HHHH, its properties those its use shows (Formats/flow.md)"
+                "\(address): the capture never discovered its GATT database; the replay answers discovery with one inferred from the traffic: \(Wording.count(count, "characteristic")) in one service, each named B1E70000-0000-0000-0000-00000000HHHH after its value handle HHHH, its properties those its use shows (Formats/flow.md)"
         }
     }
 }

@@ -439,9 +439,9 @@ final class AppProcess {
             replay.scheduleSystem(at: off) { [unowned self] in
                 guard bluetoothState == .poweredOn else { return }
                 replay.comment(
-                    "the capture's host turned Bluetooth off at +\(formatSeconds(off.seconds(since: replay.cassette.origin))) (it ended its links with 0x15, Power Off)"
+                    "the capture's host turned Bluetooth off at \(Wording.sinceStart(seconds: off.seconds(since: replay.cassette.origin))) (it ended its links with 0x15, Power Off)"
                         + (on.map {
-                            "; on again when it next connects or scans, at +\(formatSeconds($0.seconds(since: replay.cassette.origin)))"
+                            "; on again when it next connects or scans, at \(Wording.sinceStart(seconds: $0.seconds(since: replay.cassette.origin)))"
                         } ?? ""))
                 changeBluetooth(to: .poweredOff, event: .powerOff)
             }

@@ -195,7 +195,7 @@ final class ClientPlayback<Context: ClientContext> {
             armedNotification = nil
             if fault == .drop {
                 return replay.comment(
-                    "fault: the notification of \(peer.names[handle] ?? hex(handle, digits: 4, uppercase: true)) at +\(Fault.secondsText(replay.now.seconds(since: cassette.origin))) is lost"
+                    "fault: the notification of \(peer.names[handle] ?? hex(handle, digits: 4, uppercase: true)) at \(Wording.sinceStart(seconds: replay.now.seconds(since: cassette.origin))) is lost"
                 )
             }
             deliverNotification(event, to: peripheral, via: central, peer, playback, cursor, replay, writer)
@@ -375,7 +375,7 @@ final class ClientPlayback<Context: ClientContext> {
         _ fault: Fault, into request: GATTRequest, on peripheral: CBPeripheral, _ address: BluetoothAddress
     ) -> Bool {
         let said =
-            "fault \(fault) at +\(Fault.secondsText(now.seconds(since: cassette.origin))): \(address) \(request.methodName)"
+            "fault \(fault) at \(Wording.sinceStart(seconds: now.seconds(since: cassette.origin))): \(address) \(request.methodName)"
         let latency = ReplayEngine.faultLatencySeconds
         switch fault.kind {
         case .attError(let code):
@@ -638,7 +638,7 @@ final class ClientPlayback<Context: ClientContext> {
         case .retried:
             guard let retry else { return .refused }
             replay.comment(
-                "\(asked); as iOS does, the link is encrypted and the request sent again (the capture's retry at +\(formatSeconds(retry.time.seconds(since: cassette.origin))))"
+                "\(asked); as iOS does, the link is encrypted and the request sent again (the capture's retry at \(Wording.sinceStart(seconds: retry.time.seconds(since: cassette.origin))))"
             )
             self.links.playing[address]?.occurrences[key, default: 0] += 1
             return .retried(retry)
@@ -653,14 +653,14 @@ final class ClientPlayback<Context: ClientContext> {
             )
         case .cancelled(_, let time):
             replay.comment(
-                "\(asked); iOS pairs, and this host cancelled the pairing at +\(formatSeconds(time.seconds(since: cassette.origin))): "
+                "\(asked); iOS pairs, and this host cancelled the pairing at \(Wording.sinceStart(seconds: time.seconds(since: cassette.origin))): "
                     + (process.platform.pairingCancel == .endsLink
                         ? "iOS ends the link (the request gets no callback)"
                         : "the request gets the error, the link stays (--pairing-cancel fails-request)"))
             return .cancelled(time)
         case .timedOut(let deadline):
             replay.comment(
-                "\(asked); iOS pairs, and the pairing never finished: SMP's 30-second timeout at +\(formatSeconds(deadline.seconds(since: cassette.origin))) gives the operation insufficientEncryption (reported)"
+                "\(asked); iOS pairs, and the pairing never finished: SMP's 30-second timeout at \(Wording.sinceStart(seconds: deadline.seconds(since: cassette.origin))) gives the operation insufficientEncryption (reported)"
             )
             return .timedOut(deadline)
         case .unfinished:

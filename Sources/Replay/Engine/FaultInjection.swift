@@ -103,7 +103,7 @@ extension ReplayEngine {
 
     /// A fault of a moment happens now.
     func happen(_ fault: Fault) {
-        let at = "+" + Fault.secondsText(now.seconds(since: cassette.origin))
+        let at = Wording.sinceStart(seconds: now.seconds(since: cassette.origin))
         switch fault.kind {
         case .linkLoss(let reason) where reason == HCIStatus.connectionFailedToBeEstablished.rawValue:
             armAttemptFailure(fault, .connectionFailedToBeEstablished, at)

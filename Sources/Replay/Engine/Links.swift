@@ -180,7 +180,7 @@ final class Links {
             // iOS tries again by itself and tells the app nothing: the attempt goes on.
             replay.scheduleSystem(at: max(now, failed), for: peripheral) { [unowned self] peripheral in
                 replay.comment(
-                    "\(address): the connection failed to be established (0x3E) at +\(formatSeconds(failed.seconds(since: cassette.origin))); iOS tries again by itself and tells the app nothing (--establishment-failure retry)"
+                    "\(address): the connection failed to be established (0x3E) at \(Wording.sinceStart(seconds: failed.seconds(since: cassette.origin))); iOS tries again by itself and tells the app nothing (--establishment-failure retry)"
                 )
                 attempts.remove(address)
                 startAttempt(peripheral, address)
@@ -431,13 +431,13 @@ final class Links {
             playing[address]?.link = nil  // the old connection has nothing more to play
             guard let next = nextEpisode(for: address), next.outcome != .failed else {
                 replay.comment(
-                    "\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.origin))) and never connected again; this app's link stays up"
+                    "\(address): the capture's app disconnected at \(Wording.sinceStart(seconds: time.seconds(since: cassette.origin))) and never connected again; this app's link stays up"
                 )
                 return
             }
             let at = max(now, next.completeTime ?? now)
             replay.comment(
-                "\(address): the capture's app disconnected at +\(formatSeconds(time.seconds(since: cassette.origin))); this app's link continues as the capture's next connection, from +\(formatSeconds(at.seconds(since: cassette.origin)))"
+                "\(address): the capture's app disconnected at \(Wording.sinceStart(seconds: time.seconds(since: cassette.origin))); this app's link continues as the capture's next connection, from \(Wording.sinceStart(seconds: at.seconds(since: cassette.origin)))"
             )
             replay.scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
                 startLink(next, peripheral)
@@ -487,7 +487,9 @@ final class Links {
     /// the app had not subscribed to, and those the capture shows after the link ended in the
     /// replay (the app cancelled it, or the system ended it, before the capture's link ended).
     private func noteUndelivered(_ playback: LinkPlayback, _ address: BluetoothAddress) {
-        func count(_ n: Int) -> String { n == 1 ? "1 notification or indication" : "\(n) notifications or indications" }
+        func count(_ n: Int) -> String {
+            Wording.count(n, "notification or indication", plural: "notifications or indications")
+        }
         if playback.undelivered > 0 {
             let to = playback.undelivered == 1 ? "a characteristic" : "characteristics"
             replay.comment(
@@ -499,7 +501,7 @@ final class Links {
         let after = notifications[next...].count { $0.sender != .host }
         if after > 0 {
             replay.comment(
-                "\(address): \(count(after)) of the capture came after the link ended in the replay (+\(formatSeconds(now.seconds(since: cassette.origin)))); not delivered"
+                "\(address): \(count(after)) of the capture came after the link ended in the replay (\(Wording.sinceStart(seconds: now.seconds(since: cassette.origin)))); not delivered"
             )
         }
     }

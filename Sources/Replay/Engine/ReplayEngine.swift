@@ -201,7 +201,7 @@ public final class ReplayEngine: BluetoothSystem {
         if let jump = cassette.clockJump {
             let (from, to) = (jump.from.seconds(since: cassette.origin), jump.to.seconds(since: cassette.origin))
             comments.append(
-                "the capture's clock jumps at frame \(jump.record + 1), from \(from < 0 ? "" : "+")\(formatSeconds(from)) to \(to < 0 ? "" : "+")\(formatSeconds(to)): damaged; the replay ends with the frame before"
+                "the capture's clock jumps at frame \(jump.record + 1), from \(Wording.sinceStart(seconds: from)) to \(Wording.sinceStart(seconds: to)): damaged; the replay ends with the frame before"
             )
         }
         // Peers whose database the capture never discovered: where the replay's came from.

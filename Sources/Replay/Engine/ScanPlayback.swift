@@ -42,7 +42,7 @@ final class ScanPlayback {
             services: services?.map(\.bluetoothUUID), allowDuplicates: allowDuplicates, from: now)
         if reports.isEmpty {
             replay.comment(
-                "divergence: scanForPeripherals: the capture has no advertising report after +\(formatSeconds(now.seconds(since: cassette.origin))) for this scan"
+                "divergence: scanForPeripherals: the capture has no advertising report after \(Wording.sinceStart(seconds: now.seconds(since: cassette.origin))) for this scan"
             )
         }
         scheduleDiscovery(0, of: reports, generation)

@@ -41,7 +41,7 @@ extension ServerPlayback {
         let end = cassette.connections[cassette.links[link].connection].disconnectTime
         guard let at = [next, end].compactMap({ $0 }).min() else {
             return replay.comment(
-                "the app's notifications fill the controller's \(buffers.packets) buffers, and the capture shows none freed after +\(formatSeconds(replay.now.seconds(since: cassette.origin))): peripheralManagerIsReady does not follow"
+                "the app's notifications fill the controller's \(buffers.packets) buffers, and the capture shows none freed after \(Wording.sinceStart(seconds: replay.now.seconds(since: cassette.origin))): peripheralManagerIsReady does not follow"
             )
         }
         replay.schedule(at: max(replay.now, at)) { [unowned self, weak manager] in

@@ -250,7 +250,7 @@ extension ServerPlayback {
             }
             if !advertising, !systemUnlessPublished.contains(step.link) {
                 replay.comment(
-                    "\(address) connects at +\(formatSeconds(replay.now.seconds(since: cassette.origin))) while the app is not advertising; its requests are played all the same"
+                    "\(address) connects at \(Wording.sinceStart(seconds: replay.now.seconds(since: cassette.origin))) while the app is not advertising; its requests are played all the same"
                 )
             }
         case .mtu(let mtu):

@@ -62,7 +62,7 @@ extension ClientPlayback {
         let completions = cassette.completions[playback.episode.id] ?? []
         guard playback.transmit.next < completions.count else {
             return replay.comment(
-                "\(address): the app's writes without response fill the controller's \(buffers.packets) buffers, and the capture shows none freed on this connection after +\(formatSeconds(replay.now.seconds(since: cassette.origin))): canSendWriteWithoutResponse stays false"
+                "\(address): the app's writes without response fill the controller's \(buffers.packets) buffers, and the capture shows none freed on this connection after \(Wording.sinceStart(seconds: replay.now.seconds(since: cassette.origin))): canSendWriteWithoutResponse stays false"
             )
         }
         replay.schedule(at: max(replay.now, completions[playback.transmit.next].time), for: peripheral) {

@@ -212,9 +212,10 @@ public struct Fault: Hashable, Sendable, CustomStringConvertible {
         return "0x" + (digits.count == 1 ? "0" : "") + digits
     }
 
-    /// Seconds to the microsecond, with no trailing zeros: `12.5`, `3`.
+    /// Seconds to the microsecond, with no trailing zeros, as a fault's point is written (`12.5`,
+    /// `3`): the syntax ``parse(_:)`` reads, not a report's time (``Wording/sinceStart(seconds:)``).
     static func secondsText(_ seconds: Double) -> String {
-        var text = formatSeconds(seconds)
+        var text = Wording.sixDecimals(seconds)
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text

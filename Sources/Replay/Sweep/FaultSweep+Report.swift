@@ -1,4 +1,5 @@
 import Flow
+import Wire
 
 extension FaultSweep {
     /// The failures shown in full in the text report; `--format json` lists every one.
@@ -11,7 +12,7 @@ extension FaultSweep {
     public func text(capture: String, app: String, reproduce: ([Fault]) -> String) -> String {
         let failing = failures
         var lines = [
-            "fault sweep of \(app) on \(capture): \(runs.count) \(runs.count == 1 ? "fault" : "faults")"
+            "fault sweep of \(app) on \(capture): \(Wording.count(runs.count, "fault"))"
                 + (replayed == runs.count
                     ? "" : " (\(replayed) replayed; the others' app state is that of the point before them)")
                 + ", \(failing.count) \(failing.count == 1 ? "fails" : "fail")",
@@ -53,12 +54,12 @@ extension FaultSweep {
             lines.append("the app survives every fault")
             return lines.joined(separator: "\n")
         }
-        lines.append("\(failing.count) \(failing.count == 1 ? "failure" : "failures"), most serious first:")
+        lines.append("\(Wording.count(failing.count, "failure")), most serious first:")
         for (number, run) in failing.prefix(Self.failuresShown).enumerated() {
             lines.append("")
             lines.append(
                 "\(number + 1). \(run.name) (\(run.failures.map(\.invariant.rawValue).joined(separator: ", ")))")
-            lines.append("   at `\(run.after)` (+\(Fault.secondsText(run.seconds)))")
+            lines.append("   at `\(run.after)` (\(Wording.sinceStart(seconds: run.seconds)))")
             for failure in run.failures { lines.append("   \(failure.message)") }
             if let same = run.sameAs { lines.append("   (not replayed: the app state is that of \(same))") }
             lines.append("   reproduce: " + reproduce(run.faults))

@@ -1,6 +1,7 @@
 import BLETraceCoreBluetooth
 import Flow
 import Foundation
+import Wire
 
 /// Replays a capture once per failure it could have had and per point where the app's state
 /// differs (``Fault``), and checks each run against what every app must do after a failure
@@ -448,7 +449,7 @@ public struct FaultSweep: Sendable {
             failures.append(
                 Failure(
                     .noReconnect, peripheral,
-                    "\(peripheral): after `\(loss.event.signature)` at +\(Fault.secondsText(loss.event.time ?? 0)) the app neither connects again nor cancels"
+                    "\(peripheral): after `\(loss.event.signature)` at \(Wording.sinceStart(seconds: loss.event.time ?? 0)) the app neither connects again nor cancels"
                 ))
         }
         if let reference {

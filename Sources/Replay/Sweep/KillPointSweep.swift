@@ -258,10 +258,12 @@ extension KillPointSweep {
     /// The report for people: one line per kill point (time, what the app loses, the event the
     /// kill follows), then a verdict that names the first kill point that loses something.
     public func text(capture: String, app: String, kind: String) -> String {
-        var lines = ["\(kind) sweep of \(app) on \(capture): \(points.count) kill points" + replayedText]
+        var lines = [
+            "\(kind) sweep of \(app) on \(capture): \(Wording.count(points.count, "kill point"))" + replayedText
+        ]
         lines.append("without a kill the app ends " + Self.describe(reference))
         lines.append("")
-        let width = max(9, points.map { formatSeconds($0.seconds).count + 1 }.max() ?? 0)
+        let width = max(9, points.map { Wording.sinceStart(seconds: $0.seconds).count }.max() ?? 0)
         func pad(_ text: String, _ count: Int) -> String {
             text + String(repeating: " ", count: max(0, count - text.count))
         }
@@ -271,13 +273,14 @@ extension KillPointSweep {
             pad("kill at", width) + "  " + pad("relaunch", reasons) + "  " + pad("loses", lostWidth) + "  after")
         for point in points {
             lines.append(
-                pad("+" + formatSeconds(point.seconds), width) + "  " + pad(point.relaunch ?? "-", reasons) + "  "
+                pad(Wording.sinceStart(seconds: point.seconds), width) + "  " + pad(point.relaunch ?? "-", reasons)
+                    + "  "
                     + pad(lostText(point), lostWidth) + "  " + point.after)
         }
         lines.append("")
         if let first = losses.first {
             lines.append(
-                "\(losses.count) of \(points.count) kill points lose something; the first, at +\(formatSeconds(first.seconds)) (after `\(first.after)`), loses \(first.lost.joined(separator: ", "))"
+                "\(losses.count) of \(points.count) kill points lose something; the first, at \(Wording.sinceStart(seconds: first.seconds)) (after `\(first.after)`), loses \(first.lost.joined(separator: ", "))"
             )
         } else {
             lines.append("no kill point loses anything")
@@ -327,7 +330,7 @@ extension KillPointSweep {
             let relaunched = sweep.points.filter { $0.relaunch != nil && $0.relaunch != "user" }.count
             let first =
                 sweep.losses.first.map {
-                    "+\(formatSeconds($0.seconds)) (after `\($0.after)`): \($0.lost.joined(separator: ", "))"
+                    "\(Wording.sinceStart(seconds: $0.seconds)) (after `\($0.after)`): \($0.lost.joined(separator: ", "))"
                 } ?? "-"
             lines.append(
                 pad(kind, kindWidth) + "  " + pad("\(sweep.losses.count) of \(sweep.points.count)", 8) + "  "
