@@ -78,16 +78,18 @@ public struct FindingList {
                 case .warning: style.yellow
                 case .info: { $0 }
                 }
+            // The three sentences are written together: each alone would write all three.
+            let words = finding.words
             if brief {
-                emit(color(head) + "  " + finding.summary)
+                emit(color(head) + "  " + words.summary)
                 continue
             }
             if index > 0 { emit("") }
             emit(color(head))
-            emit("  " + finding.summary)
-            if let cb = finding.coreBluetooth { emit("  CoreBluetooth: " + cb) }
+            emit("  " + words.summary)
+            if let cb = words.coreBluetooth { emit("  CoreBluetooth: " + cb) }
             if let android = finding.android { emit("  Android: \(android)") }
-            emit("  look at: " + finding.lookAt)
+            emit("  look at: " + words.lookAt)
             emit(
                 style.dim(
                     "  evidence: \(Wording.noun("frame", count: finding.evidence.count)) "

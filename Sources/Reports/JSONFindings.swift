@@ -57,10 +57,11 @@ public struct JSONFinding: Encodable {
         handle = finding.handle
         peer = finding.peer.map { "\($0)" }
         evidence_frames = finding.evidence.map { $0 + 1 }
-        summary = finding.summary
-        coreBluetooth = NullOr(finding.coreBluetooth)
+        let words = finding.words
+        summary = words.summary
+        coreBluetooth = NullOr(words.coreBluetooth)
         android = NullOr(finding.android.map(AndroidJSON.init))
-        look_at = finding.lookAt
+        look_at = words.lookAt
         values =
             finding.values.isEmpty
             ? nil : Dictionary(uniqueKeysWithValues: finding.values.map { ($0, ReportJSON.rounded($1, unitOf: $0)) })

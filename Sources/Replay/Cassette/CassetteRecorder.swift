@@ -425,7 +425,10 @@ public struct CassetteRecorder {
                 break
             }
         case .response, .confirmation:
-            guard let waiting = transactions[link]?.answer(opcode.method, from: ATTEnd(side)) else { return }
+            // The `default:` subscript changes the entry in place; the optional one (`[link]?.`)
+            // allocated its coroutine's frame for this 200-byte value on every answer.
+            guard let waiting = transactions[link, default: ATTTransactions()].answer(opcode.method, from: ATTEnd(side))
+            else { return }
             answer(pdu, waiting, mtu: connection.mtu ?? 23, record)
         default:
             break
