@@ -10,6 +10,9 @@ import Wire
 // counts through `Wording`.
 
 extension Finding {
+    // Each of `summary`, `coreBluetooth` and `lookAt` writes all three sentences (``words``): a
+    // report that shows more than one takes `words` once (FindingList, JSONFinding).
+
     /// One plain sentence.
     public var summary: String { words.summary }
     /// What CoreBluetooth told the app (the delegate method and its error), or that it told it
