@@ -3,8 +3,10 @@ import TraceFiles
 import Wire
 
 /// One reason a capture cannot tell the whole story of its connections, with the records that
-/// show it and how to record one that can (issue 43 §4; Formats/diagnose.md, "Can this capture
-/// answer?").
+/// show it (issue 43 §4; Formats/diagnose.md, "Can this capture answer?"). The analysis finds the
+/// facts; the sentence that says it and how to record a capture that can, per platform, are
+/// written from them by the Reports module (`Sources/Reports/FitnessWords.swift`), and nowhere
+/// else.
 public struct FitnessProblem: Hashable, Sendable {
     /// What is missing, in the words of `info` and `diagnose`'s JSON (`kind`).
     public enum Kind: String, Hashable, Sendable, CaseIterable {
@@ -21,13 +23,60 @@ public struct FitnessProblem: Hashable, Sendable {
         case oneSideOnly = "one-side-only"
     }
 
-    public var kind: Kind
-    /// One plain sentence: what the capture lacks, and what it therefore cannot say.
-    public var problem: String
+    /// What was found, as the values it was found from: one case per check (an HCI capture's and
+    /// an over-the-air capture's checks of the same ``Kind`` are two).
+    public enum Facts: Hashable, Sendable {
+        /// `packets` ACL packets kept only in part; the first at record `first`, which keeps `kept`
+        /// of its `whole` bytes.
+        case aclCutShort(packets: Int, first: Int, kept: Int, whole: Int)
+        /// ACL on `connections` handles that no completion in the capture opened; the first few,
+        /// each with the record of its first ACL packet.
+        case startedMidConnection(connections: Int, first: [HandleInUse])
+        /// Record `first` answers a command (or continues a packet) the capture does not hold;
+        /// whether an HCI Reset starts the capture; whether it is a whole file of Android's
+        /// rotating snoop log (btsnoop H4 with exactly the 65,535 records a file holds).
+        case lostItsStart(first: Int, resetSeen: Bool, rotatedFile: Bool)
+        /// `count` records of one side's kind (`recorded`) and none of the other's.
+        case oneSideOnly(recorded: HCISide, count: Int)
+        /// The sniffer joined `links` links after they began: the first, by its index, from record
+        /// `from` (its first data PDU, where known).
+        case linksJoined(links: Int, first: Int, from: Int?)
+        /// `packets` encrypted packets on `links` links could not be read: the first such link,
+        /// by its index, from record `from` (its first unread packet, where known).
+        case encryptedWithoutKey(packets: Int, links: Int, first: Int, from: Int?)
+        /// The sniffer heard one side only on `links` links: the first, by its index, with the
+        /// packets it heard from each side.
+        case oneSideHeard(links: Int, first: Int, central: Int, peripheral: Int)
+    }
+
+    /// A connection handle used before the capture saw it open, and its first ACL record.
+    public struct HandleInUse: Hashable, Sendable {
+        public var handle: UInt16
+        public var record: Int
+    }
+
+    /// What a one-sided HCI log holds: commands and no event, events and no command, ACL packets
+    /// sent and none received, or received and none sent.
+    public enum HCISide: Hashable, Sendable {
+        case commands, events, aclSent, aclReceived
+    }
+
     /// The records (0-based) that show it, a few at most.
     public var evidence: [Int]
-    /// How to record a capture that can answer, per platform.
-    public var remedy: String
+    /// What was found: the problem's sentence and its remedy (`problem`, `remedy`) are written
+    /// from it by the Reports module.
+    public var facts: Facts
+
+    /// What is missing, from the facts.
+    public var kind: Kind {
+        switch facts {
+        case .aclCutShort: .aclCutShort
+        case .startedMidConnection, .linksJoined: .startedMidConnection
+        case .lostItsStart: .lostItsStart
+        case .encryptedWithoutKey: .encryptedWithoutKey
+        case .oneSideOnly, .oneSideHeard: .oneSideOnly
+        }
+    }
 }
 
 /// Whether a capture can answer at all: fed every record as its file holds it, in the same pass
@@ -48,7 +97,7 @@ public struct CaptureFitness {
     /// completion: the first ACL record of each, in order.
     private var open = HandleSet()
     private var seen = HandleSet()
-    private var unknownHandles: [(handle: UInt16, record: Int)] = []
+    private var unknownHandles: [FitnessProblem.HandleInUse] = []
     /// Whether the capture has shown any command, and the first records that answer commands it
     /// does not hold, or continue an L2CAP frame it does not hold, before the first command.
     private var commandSeen = false
@@ -130,7 +179,7 @@ public struct CaptureFitness {
         if continuation && !commandSeen && orphans.count < 3 { orphans.append(record) }
         guard !seen.contains(handle) else { return }
         seen.insert(handle)
-        unknownHandles.append((handle, record))
+        unknownHandles.append(FitnessProblem.HandleInUse(handle: handle, record: record))
     }
 
     /// The events that open and close connections, and the answers to commands not in the capture.
@@ -172,43 +221,23 @@ public struct CaptureFitness {
         if cutShort > 0, let first = firstCut.first {
             problems.append(
                 FitnessProblem(
-                    kind: .aclCutShort,
-                    problem:
-                        "\(cutShort) ACL packet\(cutShort == 1 ? " was" : "s were") cut short by the capture (frame \(first.record + 1) keeps \(first.kept) of \(first.whole) bytes): the values, the GATT database and the ATT errors in them cannot be read. Android's filtered snoop log keeps the first bytes of each packet, and a bug report's btsnooz summary (with the snoop log off) keeps only the last packets, cut the same way.",
                     evidence: firstCut.map(\.record),
-                    remedy: Self.androidFull + " A btsnooz summary is never whole: turn the snoop log on."))
+                    facts: .aclCutShort(packets: cutShort, first: first.record, kept: first.kept, whole: first.whole)))
         }
         if !unknownHandles.isEmpty {
-            let count = unknownHandles.count
-            let listed = unknownHandles.prefix(3).map {
-                "handle \(hex($0.handle, digits: 4)) from frame \($0.record + 1)"
-            }.joined(separator: ", ")
+            let first = Array(unknownHandles.prefix(3))
             problems.append(
                 FitnessProblem(
-                    kind: .startedMidConnection,
-                    problem:
-                        "The capture began in the middle of \(Wording.count(count, "connection")) (\(listed)\(count > 3 ? ", …" : "")): their peers, how and when they connected, the MTU and the GATT discovery are not in it, so the handles' attributes and why the links were made cannot be told.",
-                    evidence: unknownHandles.prefix(3).map(\.record),
-                    remedy:
-                        "Start recording before the app connects. " + Self.androidFull + " " + Self.iOS
-                        + " A log cut by rotation: take the bug report's btsnoop_hci.log.last too (the log before it).")
-            )
+                    evidence: first.map(\.record),
+                    facts: .startedMidConnection(connections: unknownHandles.count, first: first)))
         }
         if !orphans.isEmpty {
-            let rotated = Self.androidRotation(format: format, records: records)
             problems.append(
                 FitnessProblem(
-                    kind: .lostItsStart,
-                    problem:
-                        "The capture begins in the middle of the stack's traffic: frame \(orphans[0] + 1) answers a command (or continues a packet) that the capture does not hold"
-                        + (resetSeen ? "" : ", and no HCI Reset starts it")
-                        + (rotated
-                            ? "; it holds exactly 65,535 records, the size at which Android's snoop logger starts a new file, so it is one of a rotated pair."
-                            : ": it was cut from a longer log (Android's snoop log rotates every 65,535 records, keeping one file before) or started while Bluetooth was on."),
                     evidence: orphans,
-                    remedy:
-                        "Android: take both btsnoop_hci.log and btsnoop_hci.log.last from the bug report (FS/data/misc/bluetooth/logs/) and read the older first, or raise the packets a file holds (adb shell setprop persist.bluetooth.btsnoopsize with a number above 65535) and turn Bluetooth off and on before reproducing, so that the log starts with the stack. "
-                        + Self.iOS))
+                    facts: .lostItsStart(
+                        first: orphans[0], resetSeen: resetSeen,
+                        rotatedFile: Self.androidRotation(format: format, records: records))))
         }
         if let oneSide = oneSide {
             problems.append(oneSide)
@@ -220,27 +249,20 @@ public struct CaptureFitness {
     /// one direction only, among enough records that the other side must have spoken.
     private var oneSide: FitnessProblem? {
         let minimum = 10
-        var what: String?
-        var evidence: [Int] = []
+        let side: (FitnessProblem.HCISide, count: Int, first: Int)?
         if counts.commands >= minimum, counts.events == 0, let first = firsts.command {
-            what = "\(counts.commands) commands and no event: the controller's side was not recorded"
-            evidence = [first]
+            side = (.commands, counts.commands, first)
         } else if counts.events >= minimum, counts.commands == 0, counts.aclSent == 0, let first = firsts.event {
-            what = "\(counts.events) events and no command: the host's side was not recorded"
-            evidence = [first]
+            side = (.events, counts.events, first)
         } else if counts.aclSent >= minimum, counts.aclReceived == 0, let first = firsts.aclSent {
-            what = "\(counts.aclSent) ACL packets sent and none received: the peer's answers were not recorded"
-            evidence = [first]
+            side = (.aclSent, counts.aclSent, first)
         } else if counts.aclReceived >= minimum, counts.aclSent == 0, let first = firsts.aclReceived {
-            what = "\(counts.aclReceived) ACL packets received and none sent: this host's requests were not recorded"
-            evidence = [first]
+            side = (.aclReceived, counts.aclReceived, first)
+        } else {
+            side = nil
         }
-        guard let what else { return nil }
-        return FitnessProblem(
-            kind: .oneSideOnly,
-            problem: "The capture holds one side only (\(what)), so no request can be matched with its answer.",
-            evidence: evidence,
-            remedy: "Record the host's own HCI log, which holds both directions: " + Self.androidFull + " " + Self.iOS)
+        guard let side else { return nil }
+        return FitnessProblem(evidence: [side.first], facts: .oneSideOnly(recorded: side.0, count: side.count))
     }
 
     /// The problems of an over-the-air capture's links (`linkType`: its pcap link type).
@@ -250,24 +272,17 @@ public struct CaptureFitness {
         if let first = joined.first {
             problems.append(
                 FitnessProblem(
-                    kind: .startedMidConnection,
-                    problem:
-                        "The sniffer joined \(Wording.count(joined.count, "link")) after \(joined.count == 1 ? "it" : "they") began (no CONNECT_IND; link \(first.index) from frame \((first.joinedRecord ?? 0) + 1)): the connection's start, its parameters and any key exchange are not in the capture.",
                     evidence: joined.compactMap(\.joinedRecord).prefix(3).map { $0 },
-                    remedy: sniffer))
+                    facts: .linksJoined(links: joined.count, first: first.index, from: first.joinedRecord)))
         }
         let unread = links.filter { $0.undecryptedPackets > 0 && $0.decryptedPackets == 0 }
         if let first = unread.first {
-            let packets = unread.reduce(0) { $0 + $1.undecryptedPackets }
             problems.append(
                 FitnessProblem(
-                    kind: .encryptedWithoutKey,
-                    problem:
-                        "\(Wording.count(packets, "encrypted packet")) on \(Wording.count(unread.count, "link")) could not be read (link \(first.index)\(first.firstUndecryptedRecord.map { ", from frame \($0 + 1)" } ?? "")): without the link's key, nothing after the encryption started (ATT, SMP, the link's end) can be told.",
                     evidence: unread.compactMap(\.firstUndecryptedRecord).prefix(3).map { $0 },
-                    remedy:
-                        "Give the long-term key: bletrace diagnose --ltk HEX (the Encryption Information of the pairing, or the key from the phone's bond). nRF Sniffer: enter the LE Secure Connections private key, the legacy passkey or OOB key, or the LTK in Wireshark's nRF Sniffer toolbar before the devices pair or connect, and capture the pairing itself; a bond made before the capture can be read only with its LTK."
-                ))
+                    facts: .encryptedWithoutKey(
+                        packets: unread.reduce(0) { $0 + $1.undecryptedPackets }, links: unread.count,
+                        first: first.index, from: first.firstUndecryptedRecord)))
         }
         // Link type 251 carries no direction (the decoder guesses it): it cannot say who was heard.
         let oneSided =
@@ -276,26 +291,13 @@ public struct CaptureFitness {
         if let first = oneSided.first {
             problems.append(
                 FitnessProblem(
-                    kind: .oneSideOnly,
-                    problem:
-                        "The sniffer heard one side only on \(Wording.count(oneSided.count, "link")) (link \(first.index): \(first.centralPackets) packets from the central, \(first.peripheralPackets) from the peripheral), so no request can be matched with its answer.",
                     evidence: first.connectRecord.map { [$0] } ?? [],
-                    remedy:
-                        "Place the sniffer between the two devices, close to both, and follow the link from its CONNECT_IND. "
-                        + sniffer))
+                    facts: .oneSideHeard(
+                        links: oneSided.count, first: first.index, central: first.centralPackets,
+                        peripheral: first.peripheralPackets)))
         }
         return problems
     }
-
-    /// Android's full snoop log, step by step.
-    static let androidFull =
-        "Android: Developer options > Enable Bluetooth HCI snoop log > Enabled (not Filtered), or adb shell setprop persist.bluetooth.btsnooplogmode full (the default mode is the global setting bluetooth_btsnoop_default_mode: adb shell settings put global bluetooth_btsnoop_default_mode full); turn Bluetooth off and on, reproduce, then adb bugreport: the log is FS/data/misc/bluetooth/logs/btsnoop_hci.log in the zip."
-    /// iOS's Bluetooth logging, step by step.
-    static let iOS =
-        "iOS: install Apple's Bluetooth logging profile (developer.apple.com, Profiles and Logs), reproduce, then take a sysdiagnose: the log is logs/Bluetooth/bluetoothd-hci-latest.pklg in it (PacketLogger on a Mac shows it live)."
-    /// The nRF Sniffer, step by step.
-    static let sniffer =
-        "nRF Sniffer: start capturing before the devices connect, choose the peripheral in the Device list so the sniffer follows it from its CONNECT_IND, and give the pairing's key (passkey, OOB or LTK) for an encrypted link."
 
     /// Whether the capture is a whole file of Android's rotating snoop log: btsnoop H4 with
     /// exactly the 65,535 records a file holds before rotation (AOSP's snoop logger).

@@ -13,13 +13,14 @@ public struct FitnessList {
         guard !problems.isEmpty else { return }
         emit("This capture cannot tell the whole story:")
         for problem in problems {
-            emit("  \(problem.kind.rawValue): \(problem.problem)")
+            let words = problem.words
+            emit("  \(problem.kind.rawValue): \(words.problem)")
             if !problem.evidence.isEmpty {
                 emit(
                     "    evidence: " + Wording.noun("frame", count: problem.evidence.count) + " "
                         + problem.evidence.map { "\($0 + 1)" }.joined(separator: ", "))
             }
-            emit("    to record one that can: \(problem.remedy)")
+            emit("    to record one that can: \(words.remedy)")
         }
         emit("")
     }
@@ -38,8 +39,7 @@ public struct JSONFitnessProblem: Encodable {
 
     init(_ problem: FitnessProblem) {
         kind = problem.kind.rawValue
-        self.problem = problem.problem
+        (self.problem, remedy) = problem.words
         evidence = problem.evidence.map { $0 + 1 }
-        remedy = problem.remedy
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Reports
 import TestSupport
 import Testing
 import TraceFiles
@@ -61,6 +62,9 @@ import Wire
         let problem = try #require(problems.first)
         #expect(problem.evidence == long.prefix(3).map(\.index))
         #expect(
+            problem.facts
+                == .aclCutShort(packets: long.count, first: long[0].index, kept: 13, whole: long[0].bytes.count))
+        #expect(
             problem.problem.hasPrefix(
                 "\(long.count) ACL packets were cut short by the capture (frame \(long[0].index + 1) keeps 13 of \(long[0].bytes.count) bytes)"
             ))
@@ -80,6 +84,10 @@ import Wire
         let handle = DiagnosisOnPublicCapturesTests.handle(records[firstACL])
         #expect(problem.evidence == [records[firstACL].index])
         #expect(
+            problem.facts
+                == .startedMidConnection(
+                    connections: 1, first: [.init(handle: handle, record: records[firstACL].index)]))
+        #expect(
             problem.problem.contains(
                 "began in the middle of 1 connection (handle \(hex(handle, digits: 4)) from frame \(records[firstACL].index + 1))"
             ))
@@ -96,6 +104,7 @@ import Wire
         #expect(problems.map(\.kind) == [.lostItsStart])
         let problem = try #require(problems.first)
         #expect(problem.evidence == [records[complete].index])
+        #expect(problem.facts == .lostItsStart(first: records[complete].index, resetSeen: false, rotatedFile: false))
         #expect(problem.problem.contains("frame \(records[complete].index + 1) answers a command"))
         #expect(problem.problem.contains("no HCI Reset starts it"))
         #expect(problem.remedy.contains("btsnoop_hci.log.last"))
@@ -107,6 +116,7 @@ import Wire
         let sent = records.filter { $0.kind == .acl && $0.direction == .sent }
         let problems = Self.problems(sent)
         let problem = try #require(problems.first { $0.kind == .oneSideOnly })
+        #expect(problem.facts == .oneSideOnly(recorded: .aclSent, count: sent.count))
         #expect(problem.problem.contains("\(sent.count) ACL packets sent and none received"))
         #expect(problem.evidence == [sent[0].index])
     }
@@ -118,6 +128,12 @@ import Wire
         let without = try Self.problems(path: path)
         let problem = try #require(without.first { $0.kind == .encryptedWithoutKey })
         #expect(problem.evidence.count == 1)
+        guard case .encryptedWithoutKey(let packets, let links, _, let from) = problem.facts else {
+            Issue.record("\(problem.facts)")
+            return
+        }
+        #expect(packets > 0 && links == 1 && from == problem.evidence.first)
+        #expect(problem.problem.hasPrefix("\(Wording.count(packets, "encrypted packet")) on 1 link could not be read"))
         #expect(problem.remedy.contains("--ltk"))
         // Link type 251 has no direction: no verdict on sides.
         #expect(!without.contains { $0.kind == .oneSideOnly })
