@@ -360,9 +360,8 @@ public struct LifecycleAnalyzer {
         case .leCreateConnection(let attempt), .leExtendedCreateConnection(let attempt):
             var connection = Connection(id: connections.count)
             connection.role = .central
-            connection.attemptTime = record.timestamp
-            connection.attemptRecord = record.index
-            connection.usesFilterAcceptList = attempt.usesFilterAcceptList
+            connection.attempt = Connection.Attempt(
+                time: record.timestamp, record: record.index, usesFilterAcceptList: attempt.usesFilterAcceptList)
             if !attempt.usesFilterAcceptList {
                 connection.peer = attempt.peerAddress
                 connection.peerAddressType = attempt.peerAddressType
@@ -373,7 +372,7 @@ public struct LifecycleAnalyzer {
             if let id = pendingAttempt ?? awaitingStatus {
                 connections[id].cancelTime = record.timestamp
                 // Android's stack cancels a direct connect after 30 s, and the app gets 133 (147).
-                if connections[id].transport == .le, let attempt = connections[id].attemptTime {
+                if connections[id].transport == .le, let attempt = connections[id].attempt?.time {
                     connections[id].android = AndroidMapping.cancelledAttempt(
                         after: record.timestamp.seconds(since: attempt))
                 }
@@ -459,8 +458,8 @@ public struct LifecycleAnalyzer {
             guard let id = openByHandle[handle] else {
                 // No link is open on the handle: a controller repeating the event of the link that
                 // just ended there, or the end of a link the capture never showed.
-                if let id = closedByHandle[handle], connections[id].reason == reason {
-                    connections[id].repeatedDisconnections += 1
+                if let id = closedByHandle[handle], connections[id].disconnection?.reason == reason {
+                    connections[id].disconnection?.repeats += 1
                 } else if let stray = strayByHandle[handle], strayDisconnections[stray].reason == reason {
                     strayDisconnections[stray].repeats += 1
                 } else {
@@ -473,12 +472,9 @@ public struct LifecycleAnalyzer {
                 break
             }
             let local = request != nil || reason == .connectionTerminatedByLocalHost
-            connections[id].disconnectTime = record.timestamp
-            connections[id].disconnectRecord = record.index
-            connections[id].disconnectRequestTime = request?.time
-            connections[id].disconnectRequestRecord = request?.record
-            connections[id].reason = reason
-            connections[id].initiator = local ? .local : .remote
+            connections[id].disconnection = Connection.Disconnection(
+                time: record.timestamp, record: record.index, reason: reason, initiator: local ? .local : .remote,
+                request: request.map { Connection.Disconnection.Request(time: $0.time, record: $0.record) })
             // This host ending its links as its Bluetooth goes off: iOS tells apps through the
             // state only, with no didDisconnectPeripheral (Formats/corebluetooth.md).
             // A peripheral manager has no disconnection callback at all (a subscribed central's
@@ -743,9 +739,7 @@ public struct LifecycleAnalyzer {
     }
 
     private mutating func complete(_ id: Int, status: HCIStatus, _ record: CaptureRecord) {
-        connections[id].completeTime = record.timestamp
-        connections[id].completeRecord = record.index
-        connections[id].status = status
+        connections[id].completion = Connection.Completion(time: record.timestamp, record: record.index, status: status)
         let cancelled = connections[id].cancelTime != nil && status == .unknownConnectionIdentifier
         // CoreBluetooth makes LE connections only: a BR/EDR attempt has no equivalent there.
         if status != .success, !cancelled, connections[id].transport == .le {
@@ -838,19 +832,19 @@ extension Connection {
     @inline(__always)
     fileprivate mutating func count(_ opcode: ATTOpcode) {
         switch opcode.method {
-        case .request: attRequests += 1
-        case .notification: attNotifications += 1
-        case .indication: attIndications += 1
+        case .request: att.requests += 1
+        case .notification: att.notifications += 1
+        case .indication: att.indications += 1
         default: break
         }
-        if opcode == .errorResponse { attErrors += 1 }
+        if opcode == .errorResponse { att.errors += 1 }
         switch opcode {
         case .readRequest, .readBlobRequest, .readMultipleRequest, .readMultipleVariableRequest:
-            attReads += 1
+            att.reads += 1
         case .writeRequest, .prepareWriteRequest:
-            attWrites += 1
+            att.writes += 1
         case .writeCommand, .signedWriteCommand:
-            attWriteCommands += 1
+            att.writeCommands += 1
         default: break
         }
     }
@@ -861,15 +855,15 @@ extension Connection {
     @inline(__always)
     fileprivate mutating func countQuick(_ opcode: ATTOpcode, length: Int, mtu: UInt16?) {
         switch opcode.rawValue {
-        case 0x1B: attNotifications += 1  // Handle Value Notification
-        case 0x52: attWriteCommands += 1  // Write Command
+        case 0x1B: att.notifications += 1  // Handle Value Notification
+        case 0x52: att.writeCommands += 1  // Write Command
         case 0x0A:  // Read Request
-            attRequests += 1
-            attReads += 1
+            att.requests += 1
+            att.reads += 1
         case 0x0B: break  // Read Response: its bytes only
         default: count(opcode)
         }
-        attBytes += length
+        att.bytes += length
         if let mtu { self.mtu = mtu }
         // ATT's fixed channel is LE's: a link seen first in the middle tells its transport so.
         if transport == .unknown { transport = .le }
@@ -879,7 +873,7 @@ extension Connection {
     @inline(__always)
     fileprivate mutating func count(_ opcode: ATTOpcode, length: Int, mtu: UInt16?) {
         count(opcode)
-        attBytes += length
+        att.bytes += length
         if let mtu { self.mtu = mtu }
     }
 }
