@@ -38,38 +38,75 @@ public struct Connection: Hashable, Sendable, Codable {
     /// The name the peer advertised, where a scan in the capture heard it.
     public var peerName: String?
 
-    /// LE Create Connection (or Extended): time and record index.
-    public var attemptTime: Timestamp?
-    public var attemptRecord: Int?
-    /// The attempt named no peer: the controller connects to any Filter Accept List device.
-    public var usesFilterAcceptList = false
-    /// LE Create Connection Cancel sent while this attempt was pending.
+    /// The host's LE Create Connection (or Extended), when the capture shows it.
+    public var attempt: Attempt?
+    /// LE Create Connection Cancel sent while the attempt was pending: apart from ``attempt``, as
+    /// a cancel can end an attempt that began before the capture (its completion comes next).
     public var cancelTime: Timestamp?
-
-    /// The completion event: its time, record and status (success or why it failed).
-    public var completeTime: Timestamp?
-    public var completeRecord: Int?
-    public var status: HCIStatus?
+    /// The completion event, when the capture shows it.
+    public var completion: Completion?
     /// The connection was already up when the capture began (traffic with no completion).
     public var beganBeforeCapture = false
-
-    public var disconnectTime: Timestamp?
-    public var disconnectRecord: Int?
-    public var reason: HCIStatus?
-    public var initiator: Initiator?
-    /// The HCI Disconnect this host sent for the link, when it did: the moment it ended the link,
-    /// whatever reason the completion then carries (a controller whose terminate went
-    /// unacknowledged reports 0x22 or 0x08 there).
-    public var disconnectRequestTime: Timestamp?
-    public var disconnectRequestRecord: Int?
-    /// Disconnection Complete events after the first for the same link and reason: a controller
-    /// that repeated the event, folded into the first.
-    public var repeatedDisconnections = 0
-    /// What CoreBluetooth would pass to `didDisconnectPeripheral` (or `didFailToConnect`).
+    /// The Disconnection Complete that ended the link, when the capture shows it.
+    public var disconnection: Disconnection?
+    /// What the app is told of the end, a failed completion or the disconnection (so apart from
+    /// both): what CoreBluetooth would pass to `didDisconnectPeripheral` (or `didFailToConnect`).
     public var cbError: Mapped<ConnectionError?>?
     /// What Android's `onConnectionStateChange` would receive for the same end (AndroidMapping),
     /// decided with ``cbError``.
     public var android: AndroidStatus?
+
+    /// LE Create Connection (or Extended): its time and record.
+    public struct Attempt: Hashable, Sendable, Codable {
+        public var time: Timestamp
+        public var record: Int
+        /// The attempt named no peer: the controller connects to any Filter Accept List device.
+        public var usesFilterAcceptList: Bool
+
+        public init(time: Timestamp, record: Int, usesFilterAcceptList: Bool = false) {
+            (self.time, self.record, self.usesFilterAcceptList) = (time, record, usesFilterAcceptList)
+        }
+    }
+
+    /// The completion event: its time, record and status (success or why it failed).
+    public struct Completion: Hashable, Sendable, Codable {
+        public var time: Timestamp
+        public var record: Int
+        public var status: HCIStatus
+
+        public init(time: Timestamp, record: Int, status: HCIStatus) {
+            (self.time, self.record, self.status) = (time, record, status)
+        }
+    }
+
+    /// The end of the link: the Disconnection Complete's time, record and reason, who ended it,
+    /// and the HCI Disconnect this host sent for it, if it did.
+    public struct Disconnection: Hashable, Sendable, Codable {
+        public var time: Timestamp
+        public var record: Int
+        public var reason: HCIStatus
+        public var initiator: Initiator
+        /// The HCI Disconnect this host sent for the link, when it did: the moment it ended the
+        /// link, whatever reason the completion then carries (a controller whose terminate went
+        /// unacknowledged reports 0x22 or 0x08 there).
+        public var request: Request?
+        /// Disconnection Complete events after the first for the same link and reason: a
+        /// controller that repeated the event, folded into the first.
+        public var repeats = 0
+
+        /// This host's HCI Disconnect: its time and record.
+        public struct Request: Hashable, Sendable, Codable {
+            public var time: Timestamp
+            public var record: Int
+
+            public init(time: Timestamp, record: Int) { (self.time, self.record) = (time, record) }
+        }
+
+        public init(time: Timestamp, record: Int, reason: HCIStatus, initiator: Initiator, request: Request? = nil) {
+            (self.time, self.record, self.reason, self.initiator) = (time, record, reason, initiator)
+            self.request = request
+        }
+    }
 
     /// Connection parameters as the completion set them: interval (1.25 ms units), peripheral
     /// latency, supervision timeout (10 ms units). Each later update is a ``changes`` entry;
@@ -172,27 +209,35 @@ public struct Connection: Hashable, Sendable, Codable {
     /// connection began before the capture, where an exchange may have been missed, or BR/EDR).
     public var effectiveMTU: UInt16? {
         if let mtu { return mtu }
-        return transport == .le && !beganBeforeCapture && status == .success ? 23 : nil
+        return transport == .le && !beganBeforeCapture && completion?.status == .success ? 23 : nil
     }
-    public var attRequests = 0
-    public var attErrors = 0
-    public var attNotifications = 0
-    public var attIndications = 0
-    /// Read requests of any kind (Read, Read Blob, Read Multiple) and write requests (Write
-    /// Request, Prepare Write): both among ``attRequests``; discovery is counted apart.
-    public var attReads = 0
-    public var attWrites = 0
-    /// Writes without response (Write Command, Signed Write Command): commands, not requests.
-    public var attWriteCommands = 0
-    /// ATT bytes both ways (opcodes, parameters and values).
-    public var attBytes = 0
+    /// The ATT PDUs of the connection, counted by kind.
+    public var att = ATTCounts()
+
+    /// ATT PDUs counted by kind, and their bytes.
+    public struct ATTCounts: Hashable, Sendable, Codable {
+        public var requests = 0
+        public var errors = 0
+        public var notifications = 0
+        public var indications = 0
+        /// Read requests of any kind (Read, Read Blob, Read Multiple) and write requests (Write
+        /// Request, Prepare Write): both among ``requests``; discovery is counted apart.
+        public var reads = 0
+        public var writes = 0
+        /// Writes without response (Write Command, Signed Write Command): commands, not requests.
+        public var writeCommands = 0
+        /// ATT bytes both ways (opcodes, parameters and values).
+        public var bytes = 0
+
+        public init() {}
+    }
 
     public var outcome: Outcome {
-        if disconnectTime != nil { return .disconnected }
-        if let status, status != .success {
+        if disconnection != nil { return .disconnected }
+        if let status = completion?.status, status != .success {
             return cancelTime != nil && status == .unknownConnectionIdentifier ? .cancelled : .failed
         }
-        if status == .success || beganBeforeCapture { return .open }
+        if completion?.status == .success || beganBeforeCapture { return .open }
         return cancelTime != nil ? .cancelled : .pending
     }
 
@@ -229,8 +274,8 @@ public struct Connection: Hashable, Sendable, Codable {
 
     /// Time from completion to disconnection, where both are in the capture.
     public var duration: Double? {
-        guard let completeTime, let disconnectTime else { return nil }
-        return disconnectTime.seconds(since: completeTime)
+        guard let completion, let disconnection else { return nil }
+        return disconnection.time.seconds(since: completion.time)
     }
 
     /// When the connection failed to be established, if it did: an LE completion with status
@@ -240,9 +285,12 @@ public struct Connection: Hashable, Sendable, Codable {
     /// nothing, as iOS tries again by itself.
     public var failedEstablishment: Timestamp? {
         guard !beganBeforeCapture, transport == .le else { return nil }
-        if status == .connectionFailedToBeEstablished { return completeTime }
-        if status == .success, initiator == .remote, reason == .connectionFailedToBeEstablished {
-            return disconnectTime
+        guard let completion else { return nil }
+        if completion.status == .connectionFailedToBeEstablished { return completion.time }
+        if completion.status == .success, let disconnection, disconnection.initiator == .remote,
+            disconnection.reason == .connectionFailedToBeEstablished
+        {
+            return disconnection.time
         }
         return nil
     }

@@ -9,8 +9,8 @@ extension DiagnosisCollector {
     func neverConnected(_ report: LifecycleReport) -> [Finding] {
         var findings: [Finding] = []
         for c in report.connections
-        where c.transport == .le && c.role != .peripheral && c.status != .success && !c.beganBeforeCapture {
-            guard let attempt = c.attemptTime, let record = c.attemptRecord else { continue }
+        where c.transport == .le && c.role != .peripheral && c.completion?.status != .success && !c.beganBeforeCapture {
+            guard let attempt = c.attempt?.time, let record = c.attempt?.record else { continue }
             let heard = c.peer.flatMap { Self.lastHeard($0, before: attempt, in: report) }
             let scanned = report.scans.contains { ($0.startTime ?? attempt) <= attempt }
             let waitedFor = c.cancelTime.map { $0.seconds(since: attempt) }
@@ -19,7 +19,7 @@ extension DiagnosisCollector {
                 findings.append(
                     Finding(
                         rule: .connectTimedOut, record: record, time: cancel, connection: c,
-                        evidence: [record] + (c.completeRecord.map { [$0] } ?? []),
+                        evidence: [record] + (c.completion.map { [$0.record] } ?? []),
                         facts: .connectTimedOut(
                             c, waited: waited,
                             heard: heard.map { Finding.Heard(time: $0.time, connectable: $0.connectable) },
@@ -27,7 +27,7 @@ extension DiagnosisCollector {
                         android: c.android))
             }
             // Only where the capture scanned before the attempt can it say the peer was not heard.
-            guard scanned, c.peer != nil, !c.usesFilterAcceptList else { continue }
+            guard scanned, c.peer != nil, c.attempt?.usesFilterAcceptList != true else { continue }
             let stale = heard.map { attempt.seconds(since: $0.time) >= Self.staleAdvertising } ?? true
             guard heard == nil || !(heard!.connectable) || stale else { continue }
             let resolvable = c.peer.map { c.peerAddressType == 0x01 && ($0.rawValue >> 46) & 0x3 == 0x1 } ?? false
@@ -63,25 +63,26 @@ extension DiagnosisCollector {
             guard let address = connections[index].peer else { continue }
             defer { if !connections[index].beganBeforeCapture { live[address, default: []].append(index) } }
             let c = connections[index]
-            guard c.role != .peripheral, !c.usesFilterAcceptList, let attempt = c.attemptTime,
-                let record = c.attemptRecord
+            guard c.role != .peripheral, c.attempt?.usesFilterAcceptList != true, let attempt = c.attempt?.time,
+                let record = c.attempt?.record
             else { continue }
             // (A failed attempt is never busy again.)
             live[address]?.removeAll {
-                Self.ended(connections[$0], by: attempt) || connections[$0].status.map { $0 != .success } == true
+                Self.ended(connections[$0], by: attempt)
+                    || connections[$0].completion.map { $0.status != .success } == true
             }
             // The connection to the same peer that was up, or the attempt that was pending, then.
             guard let busy = live[address]?.first(where: { Self.busy(connections[$0], at: attempt) }) else { continue }
             let other = connections[busy]
             let up =
                 other.beganBeforeCapture
-                || (other.status == .success && other.completeTime.map { $0 <= attempt } == true)
-            let otherRecord = (up ? other.completeRecord : other.attemptRecord) ?? other.attemptRecord
+                || (other.completion?.status == .success && other.completion.map { $0.time <= attempt } == true)
+            let otherRecord = (up ? other.completion?.record : other.attempt?.record) ?? other.attempt?.record
             findings.append(
                 Finding(
                     rule: .connectWhileBusy, record: record, time: attempt, connection: c,
                     evidence: [record] + (otherRecord.map { [$0] } ?? [])
-                        + (c.outcome == .failed ? c.completeRecord.map { [$0] } ?? [] : []),
+                        + (c.outcome == .failed ? c.completion.map { [$0.record] } ?? [] : []),
                     facts: .connectWhileBusy(c, other: other, up: up, otherRecord: otherRecord),
                     android: c.android))
         }
@@ -90,18 +91,20 @@ extension DiagnosisCollector {
 
     /// Whether `other` had disconnected, or its attempt was cancelled, by `time`.
     static func ended(_ other: Connection, by time: Timestamp) -> Bool {
-        other.disconnectTime.map { $0 <= time } == true || other.cancelTime.map { $0 <= time } == true
+        other.disconnection.map { $0.time <= time } == true || other.cancelTime.map { $0 <= time } == true
     }
 
     /// Whether `other` was up, or its attempt pending, at `time` (and had not ended).
     static func busy(_ other: Connection, at time: Timestamp) -> Bool {
         if ended(other, by: time) { return false }
-        if other.beganBeforeCapture || (other.status == .success && other.completeTime.map { $0 <= time } == true) {
+        if other.beganBeforeCapture
+            || (other.completion?.status == .success && other.completion.map { $0.time <= time } == true)
+        {
             return true
         }
         // Pending: begun before, and neither completed nor failed yet.
-        guard let started = other.attemptTime, started < time else { return false }
-        return other.completeTime.map { $0 > time } ?? (other.status == nil)
+        guard let started = other.attempt?.time, started < time else { return false }
+        return other.completion.map { $0.time > time } ?? true
     }
 
     /// How long before a connection attempt a peer last heard advertising counts as long before.

@@ -14,7 +14,8 @@ extension DiagnosisCollector {
         // came since that discovery began.
         var last: [BluetoothAddress: (connection: Connection, layout: ServiceLayout, told: Bool)] = [:]
         var bonded: Set<BluetoothAddress> = []
-        for c in report.connections where c.transport == .le && (c.status == .success || c.beganBeforeCapture) {
+        for c in report.connections
+        where c.transport == .le && (c.completion?.status == .success || c.beganBeforeCapture) {
             guard let peer = c.peer else { continue }
             let link = links[c.id]
             let told = link?.serviceChanges.isEmpty == false

@@ -28,10 +28,10 @@ extension DiagnosisCollector {
     private static let otherEnds: Set<UInt8> = [0x08, 0x22, 0x3E, 0x3D, 0x05, 0x06, 0x3B]
 
     private func endedAfterProcedure(_ c: Connection, _ trail: ProcedureTrail?) -> Finding? {
-        guard c.transport == .le, c.outcome == .disconnected, c.initiator == .remote, c.disconnectRequestRecord == nil,
-            let end = c.disconnectRecord, let endTime = c.disconnectTime, let reason = c.reason,
-            !Self.otherEnds.contains(reason.rawValue)
+        guard c.transport == .le, let disconnection = c.disconnection, disconnection.initiator == .remote,
+            disconnection.request == nil, !Self.otherEnds.contains(disconnection.reason.rawValue)
         else { return nil }
+        let (end, endTime, reason) = (disconnection.record, disconnection.time, disconnection.reason)
         guard let done = lastCompleted(c, trail, before: end) else { return nil }
         let gap = endTime.seconds(since: done.time)
         // The peer sent nothing after the procedure: its end of the link was its next word.

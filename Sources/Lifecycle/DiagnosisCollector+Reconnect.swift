@@ -12,18 +12,18 @@ extension DiagnosisCollector {
         var subscribed: [BluetoothAddress: (connection: Connection, on: [Connection.Subscription])] = [:]
         // The peers a connection bonded with.
         var bonded: Set<BluetoothAddress> = []
-        for c in report.connections where c.transport == .le && c.status == .success {
+        for c in report.connections where c.transport == .le && c.completion?.status == .success {
             guard let peer = c.peer else { continue }
             let encrypted = c.changes.first { if case .encryption(true, _) = $0.kind { true } else { false } }
-            if let earlier = subscribed[peer], c.pairings.isEmpty, c.subscriptions.isEmpty, c.attNotifications == 0,
-                c.attIndications == 0,
-                let encrypted, let end = c.disconnectTime ?? report.lastTime
+            if let earlier = subscribed[peer], c.pairings.isEmpty, c.subscriptions.isEmpty, c.att.notifications == 0,
+                c.att.indications == 0,
+                let encrypted, let end = c.disconnection?.time ?? report.lastTime
             {
                 findings.append(
                     Finding(
                         rule: .notificationsNotRestored, record: encrypted.record, time: encrypted.time, connection: c,
                         evidence: [encrypted.record] + earlier.on.map(\.record)
-                            + (c.disconnectRecord.map { [$0] } ?? []),
+                            + (c.disconnection.map { [$0.record] } ?? []),
                         facts: .notificationsNotRestored(
                             c, earlier: earlier.connection.id, subscriptions: earlier.on, encrypted: encrypted.record,
                             waited: end.seconds(since: encrypted.time))))

@@ -47,7 +47,7 @@ extension DiagnosisCollector {
                     Finding(
                         rule: .serviceChangedIgnored, record: indication.record, time: time, connection: c,
                         evidence: [indication.record],
-                        facts: .serviceChangedIgnored(start: start, end: end, linkEnded: c.disconnectRecord != nil)))
+                        facts: .serviceChangedIgnored(start: start, end: end, linkEnded: c.disconnection != nil)))
             }
         }
         return findings
@@ -58,28 +58,27 @@ extension DiagnosisCollector {
     private func linkEnd(_ c: Connection, _ link: Link, _ report: LifecycleReport, _ refusals: Refusals) -> [Finding] {
         var findings: [Finding] = []
         // Never established: status 0x3E on the completion, or as the reason right after it.
-        if c.status == .connectionFailedToBeEstablished || c.reason == .connectionFailedToBeEstablished,
-            let record = c.disconnectRecord ?? c.completeRecord, let time = c.disconnectTime ?? c.completeTime
+        if c.completion?.status == .connectionFailedToBeEstablished
+            || c.disconnection?.reason == .connectionFailedToBeEstablished,
+            let record = c.disconnection?.record ?? c.completion?.record,
+            let time = c.disconnection?.time ?? c.completion?.time
         {
             let features = link.failed.filter { $0.status == .connectionFailedToBeEstablished }
             let exchange = features.first.flatMap { first in first.completeRecord.map { (first.name, $0) } }
             findings.append(
                 Finding(
                     rule: .failedToEstablish, record: record, time: time, connection: c,
-                    evidence: [c.attemptRecord, c.completeRecord, c.disconnectRecord].compactMap { $0 }
+                    evidence: [c.attempt?.record, c.completion?.record, c.disconnection?.record].compactMap { $0 }
                         + features.compactMap(\.completeRecord),
                     facts: .failedToEstablish(c, exchange: exchange?.0, exchangeComplete: exchange?.1),
                     android: c.android))
         }
-        guard c.outcome == .disconnected, let record = c.disconnectRecord, let time = c.disconnectTime,
-            let reason = c.reason
-        else {
-            return findings
-        }
+        guard let disconnection = c.disconnection else { return findings }
+        let (record, time, reason) = (disconnection.record, disconnection.time, disconnection.reason)
         // This host sent HCI Disconnect: it ended the link, whatever the completion's reason (a
         // controller whose terminate went unacknowledged reports 0x08 or 0x22), and no loss of the
         // link is the peer's.
-        let hostEnded = c.disconnectRequestRecord != nil
+        let hostEnded = disconnection.request != nil
         // (0x00, Success, is never a disconnection's reason: no rule below.)
         switch hostEnded && [0x08, 0x22, 0x3B, 0x3D].contains(reason.rawValue) ? 0x00 : reason.rawValue {
         case 0x08:
@@ -171,7 +170,7 @@ extension DiagnosisCollector {
             let indication = request.opcode.method == .indication
             // This host waited: its client's request to the peer's server, or its server's indication.
             let hostWaited = (request.server == .peer) != indication
-            guard elapsed >= 29.5, elapsed <= 40, c.initiator == (hostWaited ? .local : .remote),
+            guard elapsed >= 29.5, elapsed <= 40, disconnection.initiator == (hostWaited ? .local : .remote),
                 hostEnded || ![0x08, 0x22, 0x3E].contains(reason.rawValue)
             else { continue }
             findings.append(
@@ -182,9 +181,10 @@ extension DiagnosisCollector {
         }
         // The host giving up right after a refused request (not the link iOS ends after a pairing
         // this host cancelled: that is the pairing's finding).
-        if c.initiator == .local, !c.pairings.contains(where: { $0.outcome == .failed && $0.failedBy == .host }),
+        if disconnection.initiator == .local,
+            !c.pairings.contains(where: { $0.outcome == .failed && $0.failedBy == .host }),
             let refusal = refusals.last(
-                on: c.handle, after: c.completeRecord ?? -1, before: record,
+                on: c.handle, after: c.completion?.record ?? -1, before: record,
                 where: { time.seconds(since: $0.time) <= 2 })
         {
             findings.append(
@@ -223,7 +223,7 @@ extension DiagnosisCollector {
         let paired = pairing.flatMap { pairing in earlier.map { ($0.id, pairing.record) } }
         return Finding(
             rule: .bondMissing, record: record, time: time, connection: c,
-            evidence: [record] + [failed?.record, c.disconnectRecord, pairing?.record].compactMap { $0 },
+            evidence: [record] + [failed?.record, c.disconnection?.record, pairing?.record].compactMap { $0 },
             facts: .bondMissing(reason: reason, pairedOn: paired?.0, pairing: paired?.1),
             android: c.android)
     }
@@ -236,7 +236,7 @@ extension DiagnosisCollector {
         for pairing in c.pairings {
             switch pairing.outcome {
             case .unfinished:
-                let ended = c.disconnectRecord
+                let ended = c.disconnection?.record
                 findings.append(
                     Finding(
                         rule: .pairingUnfinished, record: pairing.record, time: pairing.time, connection: c,
@@ -325,7 +325,7 @@ extension DiagnosisCollector {
         // was a second copy of the report (512 bytes a connection, and the array's spare room).
         var byPeer: [BluetoothAddress: [Int]] = [:]
         var order: [BluetoothAddress] = []
-        for (index, c) in report.connections.enumerated() where c.status == .success {
+        for (index, c) in report.connections.enumerated() where c.completion?.status == .success {
             guard let peer = c.peer else { continue }
             if byPeer[peer] == nil { order.append(peer) }
             byPeer[peer, default: []].append(index)
@@ -342,7 +342,7 @@ extension DiagnosisCollector {
             let total = discovered.compactMap { report.connections[$0].discoveryDuration }.reduce(0, +)
             findings.append(
                 Finding(
-                    rule: .discoveryRepeated, record: procedure.record ?? second.completeRecord ?? 0,
+                    rule: .discoveryRepeated, record: procedure.record ?? second.completion?.record ?? 0,
                     time: procedure.start, connection: second,
                     evidence: discovered.compactMap {
                         report.connections[$0].discoveryProcedures.first(where: { $0.kind == .services })?.record
@@ -372,7 +372,8 @@ extension DiagnosisCollector {
                 error.connection.flatMap { handle in
                     byHandle[handle]?.last { index in
                         let c = report.connections[index]
-                        return (c.completeRecord ?? -1) < error.record && (c.disconnectRecord ?? .max) > error.record
+                        return (c.completion?.record ?? -1) < error.record
+                            && (c.disconnection?.record ?? .max) > error.record
                     }
                 }.map { report.connections[$0] }
             }
@@ -477,7 +478,8 @@ extension DiagnosisCollector {
         }
         // What the link ran with: at completion, then after each update.
         var sets: [(record: Int, time: Timestamp, interval: UInt16, latency: UInt16, timeout: UInt16)] = []
-        if let record = c.completeRecord, let time = c.completeTime, let interval = c.interval, let latency = c.latency,
+        if let record = c.completion?.record, let time = c.completion?.time, let interval = c.interval,
+            let latency = c.latency,
             let timeout = c.supervisionTimeout
         {
             sets.append((record, time, interval, latency, timeout))
@@ -562,9 +564,9 @@ extension DiagnosisCollector {
     }
 
     private func traffic(_ c: Connection, _ link: Link, _ report: LifecycleReport) -> Finding? {
-        guard c.status == .success || c.beganBeforeCapture,
-            !link.latencies.isEmpty || c.attNotifications > 0 || link.gaps > 0,
-            let record = c.completeRecord ?? link.firstTraffic
+        guard c.completion?.status == .success || c.beganBeforeCapture,
+            !link.latencies.isEmpty || c.att.notifications > 0 || link.gaps > 0,
+            let record = c.completion?.record ?? link.firstTraffic
         else { return nil }
         var values: [String: Double] = [:]
         values.reserveCapacity(9)
@@ -580,13 +582,13 @@ extension DiagnosisCollector {
             for (key, value) in figures { values[key] = (value * 1_000_000).rounded() / 1000 }
             values["requests"] = Double(link.latencies.count)
         }
-        let start = c.completeTime ?? report.firstTime
-        let end = c.disconnectTime ?? report.lastTime
+        let start = c.completion?.time ?? report.firstTime
+        let end = c.disconnection?.time ?? report.lastTime
         var perSecond: Double?
-        if c.attNotifications > 0 {
-            values["notifications"] = Double(c.attNotifications)
+        if c.att.notifications > 0 {
+            values["notifications"] = Double(c.att.notifications)
             if let start, let end, end > start {
-                let rate = Double(c.attNotifications) / end.seconds(since: start)
+                let rate = Double(c.att.notifications) / end.seconds(since: start)
                 values["notifications_per_s"] = (rate * 1000).rounded() / 1000
                 perSecond = rate
             }
@@ -598,11 +600,11 @@ extension DiagnosisCollector {
         }
         return Finding(
             rule: .traffic, record: record,
-            time: c.completeTime ?? link.firstTrafficTime ?? start ?? Timestamp(microseconds: 0), connection: c,
+            time: c.completion?.time ?? link.firstTrafficTime ?? start ?? Timestamp(microseconds: 0), connection: c,
             evidence: evidence,
             facts: .traffic(
                 requests: latencies.isEmpty ? 0 : link.latencies.count, latencies: latencies,
-                notifications: c.attNotifications, perSecond: perSecond, gaps: link.gaps,
+                notifications: c.att.notifications, perSecond: perSecond, gaps: link.gaps,
                 longestGap: link.longestGap?.seconds, gapFrom: link.longestGap?.from, gapTo: link.longestGap?.to),
             values: values)
     }

@@ -446,7 +446,7 @@ public struct ErrorCollector {
             }
         case .le(.connectionComplete(let complete)) where complete.status != .success:
             // The analyzer has already closed the attempt this completion ends.
-            let attempt = analyzer.connections.last { $0.completeRecord == record.index }
+            let attempt = analyzer.connections.last { $0.completion?.record == record.index }
             let cancelled = attempt?.outcome == .cancelled
             var cb: TraceError.CoreBluetoothEquivalent?
             if !cancelled, let mapped = attempt?.cbError, let error = mapped.value {
@@ -466,8 +466,8 @@ public struct ErrorCollector {
                 break
             }
             // Only disconnections this host did not ask for are failures.
-            guard let connection = analyzer.connections.last(where: { $0.disconnectRecord == record.index }),
-                connection.initiator == .remote
+            guard let connection = analyzer.connections.last(where: { $0.disconnection?.record == record.index }),
+                connection.disconnection?.initiator == .remote
             else { break }
             var cb: TraceError.CoreBluetoothEquivalent?
             if connection.transport == .le, let mapped = connection.cbError, let error = mapped.value {

@@ -28,10 +28,8 @@ public struct LifecycleAnalyzer {
     /// The connection that ended last on each handle, until another opens on it: a repeat of its
     /// Disconnection Complete is folded into it.
     private var closedByHandle = HandleTable<Int>()
-    /// Disconnection Complete events for handles with no link (``LifecycleReport/strayDisconnections``),
-    /// and the last of them on each handle, until a link opens on it: its repeats are folded into it.
-    private var strayDisconnections: [StrayDisconnection] = []
-    private var strayByHandle = HandleTable<Int>()
+    /// Disconnection Complete events for handles with no link.
+    private var strays = StrayDisconnections()
     /// Requests, answers, MTU and attributes per connection handle.
     public private(set) var att = ATTTracker()
     /// The request the last record answered, if it carried an ATT response.
@@ -39,7 +37,7 @@ public struct LifecycleAnalyzer {
     /// When the last record refused a write of a Client Characteristic Configuration descriptor
     /// of the peer's server: the value written, and whether this host's client was subscribed
     /// there on this connection (a write turning off what is already off is one iOS never sends).
-    public private(set) var lastRefusedSubscription: RefusedSubscription?
+    public var lastRefusedSubscription: RefusedSubscription? { subscriptions.lastRefused }
     public struct RefusedSubscription: Hashable, Sendable {
         /// The value written (bit 0 notifications, bit 1 indications).
         public var value: UInt16
@@ -50,28 +48,18 @@ public struct LifecycleAnalyzer {
     public private(set) var lastServiceChange: ClosedRange<UInt16>?
     /// Scans and advertising sets.
     public private(set) var scanning = ScanCollector()
-    /// What discovery found per peer, for its next connection: of the peer's server, and of this
-    /// host's server as the peer's client found it.
-    private var cachedAttributes: [BluetoothAddress: [UInt16: AttributeInfo]] = [:]
-    private var cachedLocalAttributes: [BluetoothAddress: [UInt16: AttributeInfo]] = [:]
+    /// What discovery found per peer, for its next connection, and the database the user gave.
+    private var attributes = AttributeCache()
     /// The peer's server as the user gave it (`--gatt`, ``GivenGATT``), for a connection whose
     /// peer the capture never discovered: its subscriptions are then named.
     public var given: GivenGATT? {
-        didSet { givenAttributes = [:] }
+        get { attributes.given }
+        set { attributes.given = newValue }
     }
-    private var givenAttributes: [BluetoothAddress?: [UInt16: AttributeInfo]] = [:]
-    /// A CCCD Write Request per connection and server, until its Write Response confirms it.
-    private var pendingSubscription: [SubscriptionKey: (handle: UInt16, value: UInt16, record: Int)] = [:]
-    private struct SubscriptionKey: Hashable {
-        var connection: Int
-        var server: GATTServer
-    }
-    /// Per connection: the Pairing Request of the pairing under way, until its Pairing Response;
-    /// the last refusal for security of the peer's server (its record).
-    private var pairingRequest: [Int: SMPPairingFeatures] = [:]
-    private var securityRefusal: [Int: Int] = [:]
-    /// Per peer, the last connection on which it paired.
-    private var pairedOn: [BluetoothAddress: Int] = [:]
+    /// Client Characteristic Configuration writes, until they take effect.
+    private var subscriptions = SubscriptionTracker()
+    /// Pairings under way, refusals for security, and where each peer last paired.
+    private var pairing = PairingTracker()
     private var firstTime: Timestamp?
     private var lastTime: Timestamp?
     private var records = 0
@@ -110,7 +98,7 @@ public struct LifecycleAnalyzer {
         return LifecycleReport(
             connections: connections, firstTime: air?.firstTime ?? firstTime, lastTime: air?.lastTime ?? lastTime,
             records: air?.records ?? records,
-            scans: scanning.scans, advertising: scanning.advertising, strayDisconnections: strayDisconnections)
+            scans: scanning.scans, advertising: scanning.advertising, strayDisconnections: strays.all)
     }
 
     /// The connection open on `handle` now.
@@ -175,7 +163,7 @@ public struct LifecycleAnalyzer {
             if let pdu = decoded.att {
                 traffic(pdu, length: decoded.l2cap?.payload.count ?? 0, on: id, handle: acl.handle, record)
             } else if let smp = decoded.smp {
-                security(smp, on: id, record)
+                pairing.observe(smp, on: id, peer: connections[id].peer, pairings: &connections[id].pairings, record)
             }
         default:
             break
@@ -258,12 +246,10 @@ public struct LifecycleAnalyzer {
         if method == .notification { return }
         if method == .command {
             if case .writeCommand(let attribute, let value) = pdu, value.count == 2 {
-                let server = GATTServer(method, direction: record.direction)
-                if att.attribute(attribute, on: handle, server: server)?.uuid == .clientCharacteristicConfiguration {
-                    subscribe(
-                        (attribute, UInt16(value[0]) | UInt16(value[1]) << 8, record.index), at: record.timestamp,
-                        server: server, on: id, handle: handle)
-                }
+                subscriptions.command(
+                    attribute, value: UInt16(value[0]) | UInt16(value[1]) << 8,
+                    server: GATTServer(method, direction: record.direction), on: &connections[id], handle: handle,
+                    att: att, record)
             }
             return
         }
@@ -291,21 +277,13 @@ public struct LifecycleAnalyzer {
         follow(pdu, server: server, on: id, handle: handle, record)
         if let range = localServiceChange {
             att.forget(range, on: handle, server: .local)
-            if let peer = connections[id].peer {
-                cachedLocalAttributes[peer] = cachedLocalAttributes[peer]?.filter {
-                    !range.contains($0.key) || ATTTracker.isServiceChanged($0.value)
-                }
-            }
+            if let peer = connections[id].peer { attributes.forget(range, of: peer, server: .local) }
         }
         if let range = lastServiceChange {
             // What discovery found there no longer holds, on this connection and for the
             // peer's next one.
             att.forget(range, on: handle)
-            if let peer = connections[id].peer {
-                cachedAttributes[peer] = cachedAttributes[peer]?.filter {
-                    !range.contains($0.key) || ATTTracker.isServiceChanged($0.value)
-                }
-            }
+            if let peer = connections[id].peer { attributes.forget(range, of: peer, server: .peer) }
             connections[id].changes.append(
                 Connection.Change(
                     time: record.timestamp, record: record.index,
@@ -317,7 +295,7 @@ public struct LifecycleAnalyzer {
     @inline(__always)
     private mutating func begin(_ record: CaptureRecord) {
         lastAnswered = nil
-        lastRefusedSubscription = nil
+        subscriptions.lastRefused = nil
         lastServiceChange = nil
         records += 1
         if firstTime == nil { firstTime = record.timestamp }
@@ -360,9 +338,8 @@ public struct LifecycleAnalyzer {
         case .leCreateConnection(let attempt), .leExtendedCreateConnection(let attempt):
             var connection = Connection(id: connections.count)
             connection.role = .central
-            connection.attemptTime = record.timestamp
-            connection.attemptRecord = record.index
-            connection.usesFilterAcceptList = attempt.usesFilterAcceptList
+            connection.attempt = Connection.Attempt(
+                time: record.timestamp, record: record.index, usesFilterAcceptList: attempt.usesFilterAcceptList)
             if !attempt.usesFilterAcceptList {
                 connection.peer = attempt.peerAddress
                 connection.peerAddressType = attempt.peerAddressType
@@ -373,7 +350,7 @@ public struct LifecycleAnalyzer {
             if let id = pendingAttempt ?? awaitingStatus {
                 connections[id].cancelTime = record.timestamp
                 // Android's stack cancels a direct connect after 30 s, and the app gets 133 (147).
-                if connections[id].transport == .le, let attempt = connections[id].attemptTime {
+                if connections[id].transport == .le, let attempt = connections[id].attempt?.time {
                     connections[id].android = AndroidMapping.cancelledAttempt(
                         after: record.timestamp.seconds(since: attempt))
                 }
@@ -432,14 +409,9 @@ public struct LifecycleAnalyzer {
                 connections[id].handle = event.handle
                 openByHandle[event.handle] = id
                 closedByHandle[event.handle] = nil
-                strayByHandle[event.handle] = nil
+                strays.linkSeen(on: event.handle)
                 att.reset(connection: event.handle)
-                att.seed(
-                    connection: event.handle,
-                    with: cachedAttributes[event.peerAddress].flatMap { $0.isEmpty ? nil : $0 }
-                        ?? givenAttributes(of: event.peerAddress))
-                att.seed(
-                    connection: event.handle, with: cachedLocalAttributes[event.peerAddress] ?? [:], server: .local)
+                attributes.seed(&att, connection: event.handle, peer: event.peerAddress)
             }
             complete(id, status: event.status, record)
         case .connectionComplete(let status, let handle, let address, _):
@@ -451,7 +423,7 @@ public struct LifecycleAnalyzer {
                 connections[connection.id].handle = handle
                 openByHandle[handle] = connection.id
                 closedByHandle[handle] = nil
-                strayByHandle[handle] = nil
+                strays.linkSeen(on: handle)
             }
             complete(connection.id, status: status, record)
         case .disconnectionComplete(let status, let handle, let reason) where status == .success:
@@ -459,26 +431,18 @@ public struct LifecycleAnalyzer {
             guard let id = openByHandle[handle] else {
                 // No link is open on the handle: a controller repeating the event of the link that
                 // just ended there, or the end of a link the capture never showed.
-                if let id = closedByHandle[handle], connections[id].reason == reason {
-                    connections[id].repeatedDisconnections += 1
-                } else if let stray = strayByHandle[handle], strayDisconnections[stray].reason == reason {
-                    strayDisconnections[stray].repeats += 1
+                if let id = closedByHandle[handle], connections[id].disconnection?.reason == reason {
+                    connections[id].disconnection?.repeats += 1
                 } else {
                     closedByHandle[handle] = nil
-                    strayByHandle[handle] = strayDisconnections.count
-                    strayDisconnections.append(
-                        StrayDisconnection(time: record.timestamp, record: record.index, handle: handle, reason: reason)
-                    )
+                    strays.add(on: handle, reason: reason, record)
                 }
                 break
             }
             let local = request != nil || reason == .connectionTerminatedByLocalHost
-            connections[id].disconnectTime = record.timestamp
-            connections[id].disconnectRecord = record.index
-            connections[id].disconnectRequestTime = request?.time
-            connections[id].disconnectRequestRecord = request?.record
-            connections[id].reason = reason
-            connections[id].initiator = local ? .local : .remote
+            connections[id].disconnection = Connection.Disconnection(
+                time: record.timestamp, record: record.index, reason: reason, initiator: local ? .local : .remote,
+                request: request.map { Connection.Disconnection.Request(time: $0.time, record: $0.record) })
             // This host ending its links as its Bluetooth goes off: iOS tells apps through the
             // state only, with no didDisconnectPeripheral (Formats/corebluetooth.md).
             // A peripheral manager has no disconnection callback at all (a subscribed central's
@@ -499,17 +463,11 @@ public struct LifecycleAnalyzer {
             connections[id].android =
                 appTold ? AndroidMapping.disconnection(reason: reason, requestedByApp: local) : nil
             connections[id].unansweredRequests = att.unanswered(on: handle)
-            if let peer = connections[id].peer {
-                cachedAttributes[peer, default: [:]].merge(att.attributes(on: handle)) { _, new in new }
-                cachedLocalAttributes[peer, default: [:]].merge(att.attributes(on: handle, server: .local)) { _, new in
-                    new
-                }
-            }
-            pendingSubscription[SubscriptionKey(connection: id, server: .peer)] = nil
-            pendingSubscription[SubscriptionKey(connection: id, server: .local)] = nil
+            if let peer = connections[id].peer { attributes.keep(att, connection: handle, peer: peer) }
+            subscriptions.ended(connection: id)
             openByHandle[handle] = nil
             closedByHandle[handle] = id
-            strayByHandle[handle] = nil
+            strays.linkSeen(on: handle)
             att.reset(connection: handle)
         // (Switches rather than collection literals: this runs for every event, and a literal
         // collection would be built, on the heap, each time.)
@@ -553,12 +511,8 @@ public struct LifecycleAnalyzer {
                 change.status == .success
                 ? .encryption(enabled: change.isEncrypted, keySize: change.keySize)
                 : .failed("encryption", change.status)
-            if change.status == .success, change.isEncrypted, let last = connections[id].pairings.indices.last,
-                connections[id].pairings[last].outcome == .unfinished
-            {
-                connections[id].pairings[last].outcome = .encrypted
-                connections[id].pairings[last].endTime = record.timestamp
-                connections[id].pairings[last].endRecord = record.index
+            if change.status == .success, change.isEncrypted {
+                PairingTracker.encrypted(&connections[id].pairings, record)
             }
         case .encryptionKeyRefreshComplete(let status, _):
             kind = status == .success ? .keyRefresh : .failed("key refresh", status)
@@ -584,114 +538,10 @@ public struct LifecycleAnalyzer {
             }
         }
         answered(on: id, record)
-        let key = SubscriptionKey(connection: id, server: server)
-        switch pdu {
-        case .writeRequest(let attribute, let value)
-        where att.attribute(attribute, on: handle, server: server)?.uuid == .clientCharacteristicConfiguration
-            && value.count >= 1:
-            pendingSubscription[key] = (
-                attribute, UInt16(value[0]) | (value.count > 1 ? UInt16(value[1]) << 8 : 0), record.index
-            )
-        case .writeResponse:
-            guard let write = pendingSubscription.removeValue(forKey: key) else { break }
-            subscribe(write, at: record.timestamp, server: server, on: id, handle: handle)
-        case .errorResponse(_, _, let code):
-            if lastAnswered?.opcode == .writeRequest, let write = pendingSubscription.removeValue(forKey: key),
-                server == .peer
-            {
-                let last = connections[id].subscriptions.last { $0.descriptorHandle == write.handle }
-                lastRefusedSubscription = RefusedSubscription(
-                    value: write.value, wasSubscribed: last.map { $0.mode != .off } ?? false)
-            }
-            if server == .peer, SecurityRefusal.asksForSecurity(code) { securityRefusal[id] = record.index }
-        default:
-            break
-        }
-    }
-
-    /// A Client Characteristic Configuration write that took effect (confirmed by its Write
-    /// Response, or a Write Command): a subscription of the client of `server`'s peer.
-    private mutating func subscribe(
-        _ write: (handle: UInt16, value: UInt16, record: Int), at time: Timestamp, server: GATTServer, on id: Int,
-        handle: UInt16
-    ) {
-        let mode: Connection.Subscription.Mode =
-            switch write.value & 0x3 {
-            case 1: .notify
-            case 2: .indicate
-            case 3: .both
-            default: .off
-            }
-        // The characteristic is the nearest value handle below its descriptor.
-        var owner: (UInt16, BluetoothUUID)?
-        var candidate = write.handle
-        while owner == nil, candidate > 1, write.handle - candidate < 32 {
-            candidate -= 1
-            if let info = att.attribute(candidate, on: handle, server: server), info.role == .characteristicValue {
-                owner = (candidate, info.uuid)
-            }
-        }
-        let subscription = Connection.Subscription(
-            time: time, record: write.record, descriptorHandle: write.handle,
-            characteristicHandle: owner?.0, uuid: owner?.1, mode: mode)
-        if server == .peer {
-            connections[id].subscriptions.append(subscription)
-        } else {
-            connections[id].peerSubscriptions.append(subscription)
-        }
-    }
-
-    /// Pairing on connection `id`, from an SMP command (``Pairing``).
-    private mutating func security(_ smp: SMPPDU, on id: Int, _ record: CaptureRecord) {
-        let side: Pairing.Side = record.direction == .sent ? .host : .peer
-        func begin() {
-            var pairing = Pairing(time: record.timestamp, record: record.index, startedBy: side)
-            pairing.causeRecord = securityRefusal[id]
-            if let peer = connections[id].peer {
-                pairing.pairedBeforeOn = pairedOn[peer].flatMap { $0 == id ? nil : $0 }
-                pairedOn[peer] = id
-            }
-            connections[id].pairings.append(pairing)
-        }
-        let underWay = connections[id].pairings.last.map { $0.outcome == .unfinished && $0.endRecord == nil } ?? false
-        switch smp.command {
-        case .securityRequest:
-            if !underWay {
-                begin()
-                connections[id].pairings[connections[id].pairings.count - 1].securityRequested = true
-            }
-        case .pairingRequest(let features):
-            // A Pairing Request after a Security Request continues that pairing.
-            let last = connections[id].pairings.last
-            if !(underWay && last?.securityRequested == true && last?.method == nil) { begin() }
-            pairingRequest[id] = features
-            let index = connections[id].pairings.count - 1
-            connections[id].pairings[index].bonding = features.authenticationRequirements.bonding
-            (connections[id].pairings[index].requestRecord, connections[id].pairings[index].requestMaxKeySize) =
-                (record.index, features.maximumEncryptionKeySize)
-        case .pairingResponse(let features):
-            guard let request = pairingRequest.removeValue(forKey: id),
-                let index = connections[id].pairings.indices.last
-            else { break }
-            connections[id].pairings[index].method = Pairing.method(initiator: request, responder: features)
-            connections[id].pairings[index].secureConnections =
-                request.authenticationRequirements.secureConnections
-                && features.authenticationRequirements.secureConnections
-            connections[id].pairings[index].bonding =
-                request.authenticationRequirements.bonding && features.authenticationRequirements.bonding
-            (connections[id].pairings[index].responseRecord, connections[id].pairings[index].responseMaxKeySize) =
-                (record.index, features.maximumEncryptionKeySize)
-        case .pairingFailed(let reason):
-            if !underWay { begin() }
-            let index = connections[id].pairings.count - 1
-            connections[id].pairings[index].outcome = .failed
-            connections[id].pairings[index].failedBy = side
-            connections[id].pairings[index].failureReason = reason.rawValue
-            connections[id].pairings[index].endTime = record.timestamp
-            connections[id].pairings[index].endRecord = record.index
-            pairingRequest[id] = nil
-        default:
-            break
+        subscriptions.observe(
+            pdu, server: server, answering: lastAnswered, on: &connections[id], handle: handle, att: att, record)
+        if server == .peer, case .errorResponse(_, _, let code) = pdu, SecurityRefusal.asksForSecurity(code) {
+            pairing.refusedForSecurity(on: id, record: record.index)
         }
     }
 
@@ -743,9 +593,7 @@ public struct LifecycleAnalyzer {
     }
 
     private mutating func complete(_ id: Int, status: HCIStatus, _ record: CaptureRecord) {
-        connections[id].completeTime = record.timestamp
-        connections[id].completeRecord = record.index
-        connections[id].status = status
+        connections[id].completion = Connection.Completion(time: record.timestamp, record: record.index, status: status)
         let cancelled = connections[id].cancelTime != nil && status == .unknownConnectionIdentifier
         // CoreBluetooth makes LE connections only: a BR/EDR attempt has no equivalent there.
         if status != .success, !cancelled, connections[id].transport == .le {
@@ -777,21 +625,11 @@ public struct LifecycleAnalyzer {
         connection.transport = transport
         connection.beganBeforeCapture = true
         connections.append(connection)
-        att.seed(connection: handle, with: givenAttributes(of: nil))
+        attributes.seedBeforeCapture(&att, connection: handle)
         openByHandle[handle] = connection.id
         closedByHandle[handle] = nil
-        strayByHandle[handle] = nil
+        strays.linkSeen(on: handle)
         return connection.id
-    }
-
-    /// The attributes of the database ``given`` gives `peer` (nil: a link the capture never
-    /// names the peer of).
-    private mutating func givenAttributes(of peer: BluetoothAddress?) -> [UInt16: AttributeInfo] {
-        guard let given else { return [:] }
-        if let known = givenAttributes[peer] { return known }
-        let attributes = given.database(for: peer).map(\.attributes) ?? [:]
-        givenAttributes[peer] = attributes
-        return attributes
     }
 
     /// A link that began before the capture, first shown by a successful `event` about it (an
@@ -838,19 +676,19 @@ extension Connection {
     @inline(__always)
     fileprivate mutating func count(_ opcode: ATTOpcode) {
         switch opcode.method {
-        case .request: attRequests += 1
-        case .notification: attNotifications += 1
-        case .indication: attIndications += 1
+        case .request: att.requests += 1
+        case .notification: att.notifications += 1
+        case .indication: att.indications += 1
         default: break
         }
-        if opcode == .errorResponse { attErrors += 1 }
+        if opcode == .errorResponse { att.errors += 1 }
         switch opcode {
         case .readRequest, .readBlobRequest, .readMultipleRequest, .readMultipleVariableRequest:
-            attReads += 1
+            att.reads += 1
         case .writeRequest, .prepareWriteRequest:
-            attWrites += 1
+            att.writes += 1
         case .writeCommand, .signedWriteCommand:
-            attWriteCommands += 1
+            att.writeCommands += 1
         default: break
         }
     }
@@ -861,15 +699,15 @@ extension Connection {
     @inline(__always)
     fileprivate mutating func countQuick(_ opcode: ATTOpcode, length: Int, mtu: UInt16?) {
         switch opcode.rawValue {
-        case 0x1B: attNotifications += 1  // Handle Value Notification
-        case 0x52: attWriteCommands += 1  // Write Command
+        case 0x1B: att.notifications += 1  // Handle Value Notification
+        case 0x52: att.writeCommands += 1  // Write Command
         case 0x0A:  // Read Request
-            attRequests += 1
-            attReads += 1
+            att.requests += 1
+            att.reads += 1
         case 0x0B: break  // Read Response: its bytes only
         default: count(opcode)
         }
-        attBytes += length
+        att.bytes += length
         if let mtu { self.mtu = mtu }
         // ATT's fixed channel is LE's: a link seen first in the middle tells its transport so.
         if transport == .unknown { transport = .le }
@@ -879,7 +717,7 @@ extension Connection {
     @inline(__always)
     fileprivate mutating func count(_ opcode: ATTOpcode, length: Int, mtu: UInt16?) {
         count(opcode)
-        attBytes += length
+        att.bytes += length
         if let mtu { self.mtu = mtu }
     }
 }

@@ -44,7 +44,7 @@ public struct LifecycleSummary: Hashable, Sendable, Codable {
     /// Links that began before the capture and showed nothing of their transport.
     public var unknownTransport = Transport()
     /// Disconnection Complete events with no link (``LifecycleReport/strayDisconnections``), and
-    /// repeats of a link's own folded into it (``Connection/repeatedDisconnections``).
+    /// repeats of a link's own folded into it (``Connection/Disconnection/repeats``).
     public var strayDisconnections = 0
     public var repeatedDisconnections = 0
     /// Peers by number of connections and attempts, most first.
@@ -69,7 +69,7 @@ public struct LifecycleSummary: Hashable, Sendable, Codable {
         for connection in connections {
             var counts = self[connection.transport]
             counts.total += 1
-            repeatedDisconnections += connection.repeatedDisconnections
+            repeatedDisconnections += connection.disconnection?.repeats ?? 0
             switch connection.outcome {
             case .open: counts.connected += 1; counts.open += 1
             case .disconnected: counts.connected += 1; counts.disconnected += 1
@@ -77,12 +77,12 @@ public struct LifecycleSummary: Hashable, Sendable, Codable {
             case .cancelled: counts.cancelled += 1
             case .pending: counts.pending += 1
             }
-            if connection.outcome == .failed, let status = connection.status {
+            if connection.outcome == .failed, let status = connection.completion?.status {
                 failures[connection.transport, default: [:]][Key(code: status, initiator: nil), default: 0] += 1
             }
-            if let reason = connection.reason {
+            if let disconnection = connection.disconnection {
                 endings[connection.transport, default: [:]][
-                    Key(code: reason, initiator: connection.initiator), default: 0] += 1
+                    Key(code: disconnection.reason, initiator: disconnection.initiator), default: 0] += 1
             }
             self[connection.transport] = counts
             if let address = connection.peer {

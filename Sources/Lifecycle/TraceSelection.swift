@@ -66,8 +66,8 @@ public struct TraceSelection: Sendable, Hashable {
     public func matches(_ connection: Connection, origin: Timestamp, end: Timestamp?) -> Bool {
         matches(peer: connection.peer, name: connection.peerName) && matches(connection.transport)
             && overlaps(
-                start: connection.attemptTime ?? connection.completeTime,
-                end: connection.disconnectTime ?? connection.completeTime ?? end,
+                start: connection.attempt?.time ?? connection.completion?.time,
+                end: connection.disconnection?.time ?? connection.completion?.time ?? end,
                 origin: origin)
     }
 

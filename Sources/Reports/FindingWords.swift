@@ -44,7 +44,7 @@ extension Finding {
                     ": the link layer's \(exchange) exchange, the first after connecting, completed with the same status (frame \(complete + 1))"
             }
             summary +=
-                c.status == .success
+                c.completion?.status == .success
                 ? ", and the link was closed \(c.duration.map { Wording.duration($0) } ?? "") after its completion."
                 : "."
             return (
@@ -52,7 +52,7 @@ extension Finding {
                 // iOS's daemon tries again by itself and calls nothing (Formats/corebluetooth.md,
                 // "What iOS does on its own": a bluetoothd log, Apple forum thread 761865).
                 EstablishmentFailure.retried(
-                    failing: c.status == .success
+                    failing: c.completion?.status == .success
                         ? "centralManager(_:didDisconnectPeripheral:error:)"
                         : "centralManager(_:didFailToConnect:error:)"),
                 "the peer's range and radio at connection time (it did not answer the first packets); iOS tries again by itself while the app's connect stands, Android reports the failure and the app must connect again"
@@ -278,7 +278,7 @@ extension Finding {
                 : "to \(peerWords(c)) (frame \(record + 1))"
             var summary =
                 "The attempt to connect \(target) was cancelled by this host after \(Wording.duration(waited)), Android's direct-connection timeout: the peer never answered"
-            if c.peer != nil, let attempt = c.attemptTime {
+            if c.peer != nil, let attempt = c.attempt?.time {
                 summary += ", and " + heardWords(heard, attempt: attempt, scanned: scanned)
             }
             summary += "."
@@ -300,7 +300,7 @@ extension Finding {
                 case .pending: "; the attempt was still pending when the capture ended."
                 case .cancelled: "; the host cancelled it after \(waited.map(Wording.duration) ?? "a while")."
                 default:
-                    "; it failed (\(c.status.map { "\($0.name ?? "status") \(hex($0.rawValue, digits: 2))" } ?? "no status"))."
+                    "; it failed (\(c.completion.map { "\($0.status.name ?? "status") \(hex($0.status.rawValue, digits: 2))" } ?? "no status"))."
                 }
             summary += ending
             return (
@@ -314,11 +314,11 @@ extension Finding {
             summary +=
                 up
                 ? "its connection to it (connection \(other.id + 1)\(otherRecord.map { ", frame \($0 + 1)" } ?? "")) was up"
-                : "its attempt to connect to it (frame \((other.attemptRecord ?? record) + 1)) was still pending"
+                : "its attempt to connect to it (frame \((other.attempt?.record ?? record) + 1)) was still pending"
             let ending =
                 switch c.outcome {
                 case .failed:
-                    "; the controller refused it (\(c.status.map { "\($0.name ?? "status") \(hex($0.rawValue, digits: 2))" } ?? "no status"))."
+                    "; the controller refused it (\(c.completion.map { "\($0.status.name ?? "status") \(hex($0.status.rawValue, digits: 2))" } ?? "no status"))."
                 case .cancelled:
                     "; it never completed, and the host cancelled it after \(c.cancelTime.map { Wording.duration($0.seconds(since: time)) } ?? "a while")."
                 case .pending: "; it was still pending when the capture ended."
@@ -398,7 +398,7 @@ extension Finding {
             return
                 "a CBPeripheralManager app gets no disconnection callback (only centralDidUnsubscribe for its subscribers)"
         }
-        if c.initiator == .local, c.reason == .remoteDeviceTerminatedPowerOff {
+        if c.disconnection?.initiator == .local, c.disconnection?.reason == .remoteDeviceTerminatedPowerOff {
             return
                 "no didDisconnectPeripheral: this host's Bluetooth went off, and apps get centralManagerDidUpdateState(.poweredOff) only"
         }
@@ -532,7 +532,7 @@ extension Finding {
             summary += " (a command: no answer is sent)."
         case (_, nil):
             summary +=
-                "; \(server) sent no answer before \(c.disconnectRecord == nil ? "the capture ended" : "the link ended")."
+                "; \(server) sent no answer before \(c.disconnection == nil ? "the capture ended" : "the link ended")."
         }
         if value.count > 1 {
             summary += " \(value.count - 1) more like it on this connection."

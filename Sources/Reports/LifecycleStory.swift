@@ -82,7 +82,7 @@ public struct LifecycleStory {
                 title += ", peer \(peer)"
                 if let name = connection.peerName { title += " \"\(name)\"" }
                 if let type = connection.peerAddressType { title += type & 1 == 0 ? " (public)" : " (random)" }
-            } else if connection.usesFilterAcceptList {
+            } else if connection.attempt?.usesFilterAcceptList == true {
                 title += ", any device on the filter accept list"
             }
             if let handle = connection.handle { title += ", handle \(hex(handle, digits: 4))" }
@@ -91,8 +91,8 @@ public struct LifecycleStory {
             if connection.beganBeforeCapture {
                 emit("  (connected before the capture began)")
             }
-            if let attempt = connection.attemptTime {
-                emit(time(attempt) + "attempt (frame \(connection.attemptRecord! + 1))")
+            if let attempt = connection.attempt {
+                emit(time(attempt.time) + "attempt (frame \(attempt.record + 1))")
             }
             if let cancel = connection.cancelTime {
                 emit(time(cancel) + "attempt cancelled by the host")
@@ -100,11 +100,12 @@ public struct LifecycleStory {
                     emit("              Android: \(android)")
                 }
             }
-            if let complete = connection.completeTime, let status = connection.status {
+            if let completion = connection.completion {
+                let status = completion.status
                 if status == .success {
-                    emit(time(complete) + "connected (frame \(connection.completeRecord! + 1))")
+                    emit(time(completion.time) + "connected (frame \(completion.record + 1))")
                 } else {
-                    var line = time(complete) + "attempt ended: \(status) (\(hex(status.rawValue, digits: 2)))"
+                    var line = time(completion.time) + "attempt ended: \(status) (\(hex(status.rawValue, digits: 2)))"
                     if connection.transport == .classic {
                         line += "; CoreBluetooth does not apply (BR/EDR)"
                     } else if connection.outcome == .failed, let error = connection.cbError {
@@ -172,44 +173,46 @@ public struct LifecycleStory {
                 }
                 func n(_ count: Int, _ what: String) -> String { Wording.count(count, what) }
                 traffic +=
-                    "ATT: \(n(connection.attRequests, "request")) (\(n(connection.attReads, "read")), \(n(connection.attWrites, "write"))), "
-                    + "\(n(connection.attWriteCommands, "write")) without response, \(n(connection.attErrors, "error")), "
-                    + "\(n(connection.attNotifications, "notification")), \(n(connection.attIndications, "indication")), \(n(connection.attBytes, "byte"))"
+                    "ATT: \(n(connection.att.requests, "request")) (\(n(connection.att.reads, "read")), \(n(connection.att.writes, "write"))), "
+                    + "\(n(connection.att.writeCommands, "write")) without response, \(n(connection.att.errors, "error")), "
+                    + "\(n(connection.att.notifications, "notification")), \(n(connection.att.indications, "indication")), \(n(connection.att.bytes, "byte"))"
                 emit(traffic)
                 if connection.serviceChangedIndications > 0 {
                     emit(
                         "              Service Changed indicated \(connection.serviceChangedIndications) time(s): the peer's database changed"
                     )
                 }
-                let end = connection.disconnectTime ?? report.lastTime ?? origin
+                let end = connection.disconnection?.time ?? report.lastTime ?? origin
                 for request in connection.unansweredRequests {
                     let waited = end.seconds(since: request.time)
                     emit(
                         "              unanswered: \(request.opcode)"
                             + (request.attributeHandle.map { " of \(hex($0, digits: 4))" } ?? "")
-                            + " (frame \(request.record + 1)), \(Wording.duration(waited)) before the \(connection.disconnectTime == nil ? "end of the capture" : "disconnection")"
+                            + " (frame \(request.record + 1)), \(Wording.duration(waited)) before the \(connection.disconnection == nil ? "end of the capture" : "disconnection")"
                             + (waited > 30 ? "; past the 30 s ATT transaction timeout" : ""))
                 }
             }
             // This host's Disconnect, where the completion's reason does not say so (a controller
             // whose terminate went unacknowledged reports 0x08 or 0x22).
-            if let request = connection.disconnectRequestTime, let frame = connection.disconnectRequestRecord,
-                let reason = connection.reason, !Self.localDisconnectionReasons.contains(reason.rawValue)
+            if let disconnection = connection.disconnection, let request = disconnection.request,
+                !Self.localDisconnectionReasons.contains(disconnection.reason.rawValue)
             {
                 emit(
-                    time(request)
-                        + "this host ended the link (HCI Disconnect, frame \(frame + 1)); the completion's reason is the controller's"
+                    time(request.time)
+                        + "this host ended the link (HCI Disconnect, frame \(request.record + 1)); the completion's reason is the controller's"
                 )
             }
-            if let end = connection.disconnectTime, let reason = connection.reason {
-                let who = connection.initiator == .local ? "by this host" : "by the peer or the link"
-                var line = time(end) + "disconnected \(who): \(reason) (\(hex(reason.rawValue, digits: 2)))"
+            if let disconnection = connection.disconnection {
+                let reason = disconnection.reason
+                let who = disconnection.initiator == .local ? "by this host" : "by the peer or the link"
+                var line =
+                    time(disconnection.time) + "disconnected \(who): \(reason) (\(hex(reason.rawValue, digits: 2)))"
                 if let duration = connection.duration { line += ", after " + Wording.duration(duration) }
-                if connection.repeatedDisconnections > 0 {
-                    let n = connection.repeatedDisconnections
+                if disconnection.repeats > 0 {
+                    let n = disconnection.repeats
                     line += "; the controller repeated the event \(Wording.count(n, "time")) (folded here)"
                 }
-                emit(connection.initiator == .local ? line : style.yellow(line))
+                emit(disconnection.initiator == .local ? line : style.yellow(line))
                 if let error = connection.cbError {
                     emit(
                         "              CoreBluetooth: didDisconnectPeripheral, error \(error.value.map { "\($0) (\($0.errorCode))" } ?? "nil") [\(error.evidence.rawValue)]"
@@ -224,7 +227,7 @@ public struct LifecycleStory {
                     emit(
                         "              CoreBluetooth: a peripheral manager has no disconnection callback; a subscribed central's subscriptions end with didUnsubscribeFrom [reported]"
                     )
-                } else if connection.initiator == .local, reason == .remoteDeviceTerminatedPowerOff {
+                } else if disconnection.initiator == .local, reason == .remoteDeviceTerminatedPowerOff {
                     emit(
                         "              CoreBluetooth: no didDisconnectPeripheral: this host's Bluetooth went off, and apps get centralManagerDidUpdateState(.poweredOff) only [documented]"
                     )
@@ -342,24 +345,28 @@ extension LifecycleStory {
         line +=
             "  "
             + (connection.peer.map { "\($0)" }
-                ?? (connection.usesFilterAcceptList ? "filter accept list" : "unknown peer").rightPadded(17))
+                ?? (connection.attempt?.usesFilterAcceptList == true ? "filter accept list" : "unknown peer")
+                .rightPadded(17))
         if let name = connection.peerName { line += " \"\(name)\"" }
-        let start = connection.completeTime ?? connection.attemptTime
+        let start = connection.completion?.time ?? connection.attempt?.time
         if let start { line += "  " + Wording.sinceStart(start, origin: origin) }
         switch connection.outcome {
         case .disconnected:
-            if let reason = connection.reason {
-                line += " → " + Wording.sinceStart(connection.disconnectTime!, origin: origin)
+            if let disconnection = connection.disconnection {
+                let reason = disconnection.reason
+                line += " → " + Wording.sinceStart(disconnection.time, origin: origin)
                 line += (connection.duration.map { " (\(Wording.duration($0)))" } ?? "")
                 line +=
-                    "  disconnected \(connection.initiator == .local ? "by this host" : "by the peer or link"): \(reason.name ?? "\(reason)") (\(hex(reason.rawValue, digits: 2)))"
+                    "  disconnected \(disconnection.initiator == .local ? "by this host" : "by the peer or link"): \(reason.name ?? "\(reason)") (\(hex(reason.rawValue, digits: 2)))"
             }
         case .failed:
             line +=
                 "  "
                 + style.red(
                     "failed: "
-                        + (connection.status.map { "\($0.name ?? "\($0)") (\(hex($0.rawValue, digits: 2)))" } ?? "?"))
+                        + (connection.completion.map(\.status).map {
+                            "\($0.name ?? "\($0)") (\(hex($0.rawValue, digits: 2)))"
+                        } ?? "?"))
         case .cancelled: line += "  cancelled by this host"
         case .pending: line += "  pending at the end"
         case .open: line += "  still open at the end"

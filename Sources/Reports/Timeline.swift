@@ -67,10 +67,11 @@ public func timelineHTML(
         }
         for connection in report.connections.prefix(maxRows) {
             let connected =
-                connection.status == .success
-                ? at(connection.completeTime) : (connection.beganBeforeCapture ? "before capture" : "")
+                connection.completion?.status == .success
+                ? at(connection.completion?.time) : (connection.beganBeforeCapture ? "before capture" : "")
             var reason = ""
-            if let status = connection.reason ?? (connection.status == .success ? nil : connection.status) {
+            let failure = connection.completion.flatMap { $0.status == .success ? nil : $0.status }
+            if let status = connection.disconnection?.reason ?? failure {
                 reason = "\(hex(status.rawValue, digits: 2)) \(status.name ?? "")"
             }
             var cb = ""
@@ -82,10 +83,10 @@ public func timelineHTML(
             let cells = [
                 "\(connection.id + 1)",
                 connection.peer.map { "\($0)" + (connection.peerName.map { " \"\($0)\"" } ?? "") }
-                    ?? (connection.usesFilterAcceptList ? "filter accept list" : ""),
+                    ?? (connection.attempt?.usesFilterAcceptList == true ? "filter accept list" : ""),
                 connection.handle.map { hex($0, digits: 4) } ?? "", connection.role?.rawValue ?? "", connected,
-                at(connection.disconnectTime), connection.outcome.rawValue, reason,
-                connection.initiator?.rawValue ?? "", cb,
+                at(connection.disconnection?.time), connection.outcome.rawValue, reason,
+                connection.disconnection?.initiator.rawValue ?? "", cb,
             ]
             html +=
                 "<tr>"
@@ -164,7 +165,7 @@ private struct TimelineSVG {
         // every connection of the handle made a capture that reuses one handle for 100,000
         // connections take minutes.
         func start(_ connection: Connection) -> Timestamp {
-            connection.completeTime ?? connection.attemptTime ?? origin
+            connection.completion?.time ?? connection.attempt?.time ?? origin
         }
         errorsByConnection = Dictionary(grouping: errors) { error in
             guard let handle = error.connection, let connections = byHandle[handle] else { return nil }
@@ -178,16 +179,18 @@ private struct TimelineSVG {
             // had not ended (or one that began before the capture).
             for index in stride(from: low - 1, through: max(0, low - 16), by: -1) {
                 let connection = connections[index]
-                if error.time <= (connection.disconnectTime ?? Timestamp(microseconds: .max)) { return connection.id }
+                if error.time <= (connection.disconnection?.time ?? Timestamp(microseconds: .max)) {
+                    return connection.id
+                }
             }
             return connections.prefix(while: \.beganBeforeCapture).last { connection in
-                error.time <= (connection.disconnectTime ?? Timestamp(microseconds: .max))
+                error.time <= (connection.disconnection?.time ?? Timestamp(microseconds: .max))
             }?.id
         }
     }
 
     static func established(_ connection: Connection) -> Bool {
-        connection.status == .success || connection.beganBeforeCapture
+        connection.completion?.status == .success || connection.beganBeforeCapture
     }
 
     func x(_ time: Timestamp) -> Double { x(seconds: time.seconds(since: origin)) }
@@ -347,7 +350,7 @@ private struct TimelineSVG {
         // Label: peer, then handle, role and transport.
         let peer =
             connection.peer.map { "\($0)" + (connection.peerName.map { " \"\($0)\"" } ?? "") }
-            ?? (connection.usesFilterAcceptList ? "filter accept list" : "unknown peer")
+            ?? (connection.attempt?.usesFilterAcceptList == true ? "filter accept list" : "unknown peer")
         out += text(8, top + 17, "\(connection.id + 1). \(peer)", size: 12, weight: "bold")
         var detail: [String] = []
         if let handle = connection.handle { detail.append("handle \(hex(handle, digits: 4))") }
@@ -362,23 +365,25 @@ private struct TimelineSVG {
         let barHeight = 13.0
         let end = report.lastTime ?? origin
         // The attempt: a thin bar from the attempt to its completion (or cancel, or the end).
-        if let attempt = connection.attemptTime {
-            let stop = connection.completeTime ?? connection.cancelTime ?? end
-            let x0 = x(attempt), x1 = max(x(stop), x0 + 2)
+        if let attempt = connection.attempt {
+            let stop = connection.completion?.time ?? connection.cancelTime ?? end
+            let x0 = x(attempt.time), x1 = max(x(stop), x0 + 2)
             let dash = connection.outcome == .pending ? " stroke-dasharray=\"4 3\"" : ""
             out +=
                 "<line class=\"attempt\" x1=\"\(f(x0))\" y1=\"\(f(barY + barHeight / 2))\" x2=\"\(f(x1))\" y2=\"\(f(barY + barHeight / 2))\" stroke=\"#777\" stroke-width=\"3\"\(dash)>"
             out +=
-                "<title>\(xml("attempt at \(at(attempt))" + (connection.usesFilterAcceptList ? " (filter accept list)" : "") + (connection.cancelTime.map { ", cancelled at \(at($0))" } ?? "")))</title></line>\n"
+                "<title>\(xml("attempt at \(at(attempt.time))" + (attempt.usesFilterAcceptList ? " (filter accept list)" : "") + (connection.cancelTime.map { ", cancelled at \(at($0))" } ?? "")))</title></line>\n"
         }
         // The connection: a bar from completion (or the start of the capture) to the end.
         let connectedFrom: Timestamp? =
-            connection.status == .success ? connection.completeTime : (connection.beganBeforeCapture ? origin : nil)
+            connection.completion?.status == .success
+            ? connection.completion?.time : (connection.beganBeforeCapture ? origin : nil)
         if let from = connectedFrom {
-            let to = connection.disconnectTime ?? end
+            let to = connection.disconnection?.time ?? end
             let x0 = x(from), x1 = max(x(to), x0 + 2)
             let colour = Self.outcomeColour[connection.outcome] ?? "#3b74c4"
-            var tip = "connected \(at(from)) to \(connection.disconnectTime.map(at) ?? "the end of the capture")"
+            var tip =
+                "connected \(at(from)) to \(connection.disconnection.map { at($0.time) } ?? "the end of the capture")"
             if let duration = connection.duration { tip += " (\(Wording.duration(duration)))" }
             if let interval = connection.interval, let latency = connection.latency,
                 let timeout = connection.supervisionTimeout
@@ -387,12 +392,13 @@ private struct TimelineSVG {
                     "; interval \(Wording.milliseconds(interval, unit: 1.25)), latency \(latency), supervision timeout \(Wording.milliseconds(timeout, unit: 10))"
             }
             tip +=
-                "; ATT \(Wording.count(connection.attRequests, "request")), \(Wording.count(connection.attErrors, "error")), \(Wording.count(connection.attNotifications, "notification")), \(Wording.count(connection.attIndications, "indication"))"
+                "; ATT \(Wording.count(connection.att.requests, "request")), \(Wording.count(connection.att.errors, "error")), \(Wording.count(connection.att.notifications, "notification")), \(Wording.count(connection.att.indications, "indication"))"
             out +=
                 "<rect class=\"connected \(connection.outcome.rawValue)\" x=\"\(f(x0))\" y=\"\(f(barY))\" width=\"\(f(x1 - x0))\" height=\"\(f(barHeight))\" rx=\"2\" fill=\"\(colour)\" fill-opacity=\"0.85\"><title>\(xml(tip))</title></rect>\n"
         }
         // A failed attempt: a red cross where it ended, with the status.
-        if connection.outcome == .failed, let time = connection.completeTime, let status = connection.status {
+        if connection.outcome == .failed, let completion = connection.completion {
+            let (time, status) = (completion.time, completion.status)
             let px = x(time), cy = barY + barHeight / 2
             out +=
                 "<path d=\"M\(f(px - 4)) \(f(cy - 4))L\(f(px + 4)) \(f(cy + 4))M\(f(px + 4)) \(f(cy - 4))L\(f(px - 4)) \(f(cy + 4))\" stroke=\"#c62828\" stroke-width=\"2\"><title>\(xml("attempt failed: \(hex(status.rawValue, digits: 2)) \(status.name ?? "")"))</title></path>\n"
@@ -401,7 +407,7 @@ private struct TimelineSVG {
         }
         // Discovery: a translucent span over the bar.
         if let start = connection.discoveryStart {
-            let stop = connection.discoveryEnd ?? connection.disconnectTime ?? end
+            let stop = connection.discoveryEnd ?? connection.disconnection?.time ?? end
             let x0 = x(start), x1 = max(x(stop), x0 + 2)
             out +=
                 "<rect class=\"discovery\" x=\"\(f(x0))\" y=\"\(f(barY - 3))\" width=\"\(f(x1 - x0))\" height=\"\(f(barHeight + 6))\" fill=\"#8e44ad\" fill-opacity=\"0.35\" stroke=\"#8e44ad\" stroke-width=\"1\"><title>\(xml("GATT discovery from \(at(start))" + (connection.discoveryDuration.map { ", \(Wording.duration($0))" } ?? ", unfinished")))</title></rect>\n"
@@ -438,15 +444,16 @@ private struct TimelineSVG {
         // Errors: red ticks across the lane.
         drawErrorTicks(errorsByConnection[connection.id] ?? [], top: top + 4, bottom: top + height - 4)
         // The disconnection: a dark line with the reason and who ended it.
-        if let time = connection.disconnectTime {
-            let px = x(time)
-            var label = connection.reason.map { "\(hex($0.rawValue, digits: 2)) \($0.name ?? "")" } ?? "disconnected"
-            switch connection.initiator {
-            case .local?: label += " · by this host"
-            case .remote?: label += " · by peer or link"
-            default: break
+        if let disconnection = connection.disconnection {
+            let px = x(disconnection.time)
+            let reason = disconnection.reason
+            var label = "\(hex(reason.rawValue, digits: 2)) \(reason.name ?? "")"
+            switch disconnection.initiator {
+            case .local: label += " · by this host"
+            case .remote: label += " · by peer or link"
+            case .unknown: break
             }
-            var tip = "disconnected at \(at(time)): \(label)"
+            var tip = "disconnected at \(at(disconnection.time)): \(label)"
             if let mapped = connection.cbError {
                 tip +=
                     "; CoreBluetooth didDisconnectPeripheral error: "
@@ -471,8 +478,9 @@ private struct TimelineSVG {
         }
         let peak = Double(max(peakColumn(columnWidth: columnWidth), 1))
         // A bin is a whole second: draw only the part of it inside the connection.
-        let from = connection.status == .success ? connection.completeTime.map(x) ?? plotLeft : plotLeft
-        let to = connection.disconnectTime.map(x) ?? plotRight
+        let from =
+            connection.completion?.status == .success ? connection.completion.map { x($0.time) } ?? plotLeft : plotLeft
+        let to = connection.disconnection.map { x($0.time) } ?? plotRight
         var path = ""
         for (column, packets) in columns.sorted(by: { $0.key < $1.key }) {
             let h = max(1.5, maxHeight * (Double(packets) / peak).squareRoot())
@@ -622,13 +630,13 @@ private struct TimelineSVG {
             8, top + 31, "\(attempts.count): \(failed) failed, \(attempts.count - failed) cancelled or pending",
             size: 10, fill: "#555")
         let items = attempts.map { connection -> (Timestamp, String, String) in
-            let time = connection.completeTime ?? connection.cancelTime ?? connection.attemptTime ?? origin
+            let time = connection.completion?.time ?? connection.cancelTime ?? connection.attempt?.time ?? origin
             var what =
                 "#\(connection.id + 1) "
                 + (connection.peer.map { "\($0)" + (connection.peerName.map { " \"\($0)\"" } ?? "") }
                     ?? "filter accept list")
                 + ": \(connection.outcome.rawValue)"
-            if connection.outcome == .failed, let status = connection.status {
+            if connection.outcome == .failed, let status = connection.completion?.status {
                 what += " \(hex(status.rawValue, digits: 2)) \(status.name ?? "")"
             }
             return (time, "\(at(time)) " + what, connection.outcome == .failed ? "#c62828" : "#757575")

@@ -21,9 +21,9 @@ import Wire
         // 3 Find Information requests; one read (0x0013) and two writes (control point, CCCD).
         #expect(first.discoveryProcedures.map(\.kind) == [.services, .characteristics, .descriptors])
         #expect(first.discoveryProcedures.map(\.requests) == [3, 8, 3])
-        #expect(first.attReads == 1)
-        #expect(first.attWrites == 2)
-        #expect(first.attBytes > 0)
+        #expect(first.att.reads == 1)
+        #expect(first.att.writes == 2)
+        #expect(first.att.bytes > 0)
         let subscription = try #require(first.subscriptions.first)
         #expect(subscription.descriptorHandle == 0x11)
         #expect(subscription.characteristicHandle == 0x10)
@@ -94,7 +94,7 @@ import Wire
             acl(Packets.att(handle: 1, "1e"), .sent),
         ])
         #expect(report.connections[0].serviceChangedIndications == 1)
-        #expect(report.connections[0].attIndications == 1)
+        #expect(report.connections[0].att.indications == 1)
     }
 
     @Test func aRefusedSubscriptionIsNotOne() {

@@ -64,15 +64,15 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
     @Test func aSupervisionTimeoutNamesTheLastPacketFromThePeer() throws {
         let path = Fixtures.capture("reconnect-supervision-timeout.btsnoop")
         let report = try LifecycleAnalyzer.analyze(path: path).0
-        let lost = try #require(report.connections.first { $0.reason == .connectionTimeout })
+        let lost = try #require(report.connections.first { $0.disconnection?.reason == .connectionTimeout })
         // The last ACL record received before the disconnection, read independently.
         var lastReceived: Int?
         let reader = try CaptureReader(path: path)
-        while let record = try reader.next(), record.index < lost.disconnectRecord! {
+        while let record = try reader.next(), record.index < lost.disconnection!.record {
             if record.kind == .acl, record.direction == .received { lastReceived = record.index }
         }
         let finding = try #require(try diagnose(path: path).of(.supervisionTimeout).first)
-        #expect(finding.record == lost.disconnectRecord)
+        #expect(finding.record == lost.disconnection?.record)
         #expect(finding.connection == lost.id)
         #expect(finding.severity == .error)
         #expect(finding.evidence.contains(try #require(lastReceived)))
@@ -130,12 +130,13 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
         let path = Fixtures.publicCapture("mchwalisz-lightsapp.btsnoop")
         let report = try LifecycleAnalyzer.analyze(path: path).0
         let failed = report.connections.filter {
-            $0.reason == .connectionFailedToBeEstablished || $0.status == .connectionFailedToBeEstablished
+            $0.disconnection?.reason == .connectionFailedToBeEstablished
+                || $0.completion?.status == .connectionFailedToBeEstablished
         }
         let findings = try diagnose(path: path).of(.failedToEstablish)
         #expect(findings.count == failed.count && !findings.isEmpty)
         for (finding, connection) in zip(findings, failed) {
-            #expect(finding.record == connection.disconnectRecord ?? connection.completeRecord)
+            #expect(finding.record == connection.disconnection?.record ?? connection.completion?.record)
             #expect(finding.summary.contains("remote features"))
             // The remote features completion with 0x3E is among the evidence, before the end.
             #expect(finding.evidence.count >= 3)
@@ -208,11 +209,11 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
     @Test func theHostHangingUpRightAfterARefusalNamesTheRequestAndTheError() throws {
         let path = Fixtures.capture("att-errors.btsnoop")
         let analysis = try TraceAnalysis(path: path)
-        let connection = try #require(analysis.lifecycle.connections.first { $0.initiator == .local })
+        let connection = try #require(analysis.lifecycle.connections.first { $0.disconnection?.initiator == .local })
         let last = try #require(
-            analysis.errors.last { $0.server == .peer && !$0.expected && $0.time <= connection.disconnectTime! })
+            analysis.errors.last { $0.server == .peer && !$0.expected && $0.time <= connection.disconnection!.time })
         let finding = try #require(analysis.findings.of(.gaveUpAfterRefusal).first)
-        #expect(finding.evidence == [last.record, connection.disconnectRecord!])
+        #expect(finding.evidence == [last.record, connection.disconnection!.record])
         #expect(finding.summary.contains(last.name) && finding.summary.contains(last.requestName!))
         // More than 2 s after the refusal, it is not giving up.
         let late = diagnose(
@@ -471,7 +472,7 @@ private let parameterRequest = "4000 1000 0c00 0500 12 01 0800 0600 0600 0000 64
             return Double(timeout) * 10 < 2000 || Double(timeout) * 10 > 6000
         }
         #expect(!outside.isEmpty)
-        #expect(findings.map(\.record) == outside.map(\.completeRecord!))
+        #expect(findings.map(\.record) == outside.map(\.completion!.record))
         #expect(findings.allSatisfy { $0.summary.contains("not between 2 s and 6 s") })
     }
 }

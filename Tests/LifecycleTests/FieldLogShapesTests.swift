@@ -27,8 +27,8 @@ import Wire
             repeating: event(Packets.disconnectionComplete(handle: 0x40, reason: 0x08), at: 9_000), count: 13)
         let report = analyze(records)
         #expect(report.connections.count == 1)
-        #expect(report.connections[0].repeatedDisconnections == 12)
-        #expect(report.connections[0].disconnectTime?.microseconds == 9_000)
+        #expect(report.connections[0].disconnection?.repeats == 12)
+        #expect(report.connections[0].disconnection?.time.microseconds == 9_000)
         #expect(report.strayDisconnections.isEmpty)
         let summary = LifecycleSummary(connections: report.connections, scans: [], errors: [])
         #expect(summary.le.total == 1 && summary.le.disconnected == 1)
@@ -65,7 +65,7 @@ import Wire
             event(Packets.disconnectionComplete(handle: 0x40, reason: 0x13), at: 400),
         ])
         #expect(report.connections.count == 1)
-        #expect(report.connections[0].repeatedDisconnections == 0)
+        #expect(report.connections[0].disconnection?.repeats == 0)
         #expect(report.strayDisconnections.map(\.reason) == [.remoteUserTerminatedConnection])
     }
 
@@ -77,7 +77,7 @@ import Wire
             event(Packets.disconnectionComplete(handle: 0x40, reason: 0x08), at: 500),
         ])
         #expect(report.connections.count == 2)
-        #expect(report.connections.allSatisfy { $0.repeatedDisconnections == 0 && $0.outcome == .disconnected })
+        #expect(report.connections.allSatisfy { $0.disconnection?.repeats == 0 && $0.outcome == .disconnected })
     }
 
     // MARK: 2. Links of both transports
@@ -156,10 +156,10 @@ import Wire
         for index in records.indices { records[index].index = index }
         let report = analyze(records)
         let connection = report.connections[0]
-        #expect(connection.initiator == .local)
-        #expect(connection.disconnectRequestRecord == 3)
-        #expect(connection.disconnectRequestTime?.microseconds == 1_000_000)
-        #expect(connection.reason == .llResponseTimeout)
+        #expect(connection.disconnection?.initiator == .local)
+        #expect(connection.disconnection?.request?.record == 3)
+        #expect(connection.disconnection?.request?.time.microseconds == 1_000_000)
+        #expect(connection.disconnection?.reason == .llResponseTimeout)
         // The app asked: no error.
         #expect(connection.cbError?.value == .some(nil))
         // No finding blames the accessory's link layer.

@@ -72,14 +72,14 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
         let connection = report.connections[0]
         #expect(connection.peer == BluetoothAddress("F0:F1:F2:F3:F4:05"))
         #expect(connection.role == .central)
-        #expect(connection.attemptTime?.microseconds == 100)
-        #expect(connection.completeTime?.microseconds == 200)
+        #expect(connection.attempt?.time.microseconds == 100)
+        #expect(connection.completion?.time.microseconds == 200)
         #expect(connection.handle == 0x40)
         #expect(connection.mtu == 23)
-        #expect(connection.attRequests == 1)
-        #expect(connection.attNotifications == 1)
-        #expect(connection.reason == .remoteUserTerminatedConnection)
-        #expect(connection.initiator == .remote)
+        #expect(connection.att.requests == 1)
+        #expect(connection.att.notifications == 1)
+        #expect(connection.disconnection?.reason == .remoteUserTerminatedConnection)
+        #expect(connection.disconnection?.initiator == .remote)
         #expect(
             connection.cbError
                 == Mapped<ConnectionError?>(value: .cb(CBError(.peripheralDisconnected)), evidence: .reported))
@@ -94,7 +94,7 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
             // Bumble's controller reports the host's 0x13 here; a real one would say 0x16.
             event(Packets.disconnectionComplete(handle: 1, reason: 0x13)),
         ])
-        #expect(report.connections[0].initiator == .local)
+        #expect(report.connections[0].disconnection?.initiator == .local)
         #expect(report.connections[0].cbError == Mapped(value: nil, evidence: .documented))
     }
 
@@ -103,7 +103,7 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
             event(Packets.connectionComplete(0, handle: 1)),
             event(Packets.disconnectionComplete(handle: 1, reason: 0x16)),
         ])
-        #expect(report.connections[0].initiator == .local)
+        #expect(report.connections[0].disconnection?.initiator == .local)
     }
 
     @Test func reconnectLoopsOnOneHandleAreSeparateConnections() {
@@ -118,8 +118,8 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
         }
         let report = analyze(records)
         #expect(report.connections.count == 3)
-        #expect(report.connections.allSatisfy { $0.handle == 0x40 && $0.reason == .connectionTimeout })
-        #expect(report.connections.map { $0.completeTime?.microseconds } == [100, 1_000_100, 2_000_100])
+        #expect(report.connections.allSatisfy { $0.handle == 0x40 && $0.disconnection?.reason == .connectionTimeout })
+        #expect(report.connections.map { $0.completion?.time.microseconds } == [100, 1_000_100, 2_000_100])
         #expect(report.connections.allSatisfy { $0.cbError?.value == .cb(CBError(.connectionTimeout)) })
     }
 
@@ -132,8 +132,8 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
             acl(Packets.att(handle: 2, "1b0300bb"), .received),
             event(Packets.disconnectionComplete(handle: 1, reason: 0x08)),
         ])
-        #expect(report.connections.map(\.attNotifications) == [0, 2])
-        #expect(report.connections.map(\.attIndications) == [1, 0])
+        #expect(report.connections.map(\.att.notifications) == [0, 2])
+        #expect(report.connections.map(\.att.indications) == [1, 0])
         #expect(report.connections.map(\.outcome) == [.disconnected, .open])
     }
 
@@ -157,7 +157,7 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
     @Test func aRefusedAttemptFailsWithItsStatus() {
         let report = analyze([command(Packets.createConnection), event(Packets.commandStatus(0x0C))])
         #expect(report.connections[0].outcome == .failed)
-        #expect(report.connections[0].status == .commandDisallowed)
+        #expect(report.connections[0].completion?.status == .commandDisallowed)
         #expect(report.connections[0].cbError?.value == .cb(CBError(.unknown)))
     }
 
@@ -167,7 +167,7 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
         let report = analyze([command(Packets.createConnection), event(Packets.connectionComplete(0x3E, handle: 0))])
         let connection = report.connections[0]
         #expect(connection.outcome == .failed)
-        #expect(connection.failedEstablishment == connection.completeTime && connection.completeTime != nil)
+        #expect(connection.failedEstablishment == connection.completion?.time && connection.completion != nil)
         #expect(EstablishmentFailure.default == .retry)
         #expect(connection.cbError == nil, "no didFailToConnect: iOS tries again and calls nothing")
         // The Android side is unchanged: its app hears of the failure.
@@ -182,7 +182,7 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
             event(Packets.disconnectionComplete(handle: 1, reason: 0x3E)),
         ])
         let connection = report.connections[0]
-        #expect(connection.failedEstablishment == connection.disconnectTime && connection.disconnectTime != nil)
+        #expect(connection.failedEstablishment == connection.disconnection?.time && connection.disconnection != nil)
         #expect(connection.cbError == nil)
         // Any other reason is told as before.
         let timeout = analyze([
@@ -195,7 +195,7 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
 
     @Test func aFilterAcceptListAttemptLearnsItsPeerFromTheCompletion() {
         let report = analyze([command(Packets.createConnectionFilter), event(Packets.connectionComplete(0, handle: 3))])
-        #expect(report.connections[0].usesFilterAcceptList)
+        #expect(report.connections[0].attempt?.usesFilterAcceptList == true)
         #expect(report.connections[0].peer == BluetoothAddress("F0:F1:F2:F3:F4:05"))
     }
 
@@ -206,7 +206,7 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
         ])
         #expect(report.connections.count == 1)
         #expect(report.connections[0].beganBeforeCapture)
-        #expect(report.connections[0].attRequests == 1)
+        #expect(report.connections[0].att.requests == 1)
         #expect(report.connections[0].outcome == .disconnected)
     }
 
@@ -216,8 +216,8 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
             acl(Packets.att(handle: 1, "10 0100 ffff 0028"), .sent),  // Read By Group Type Request
             event(Packets.disconnectionComplete(handle: 1, reason: 0x08)),
         ])
-        #expect(report.connections[0].attRequests == 1)
-        #expect(report.connections[0].reason == .connectionTimeout)
+        #expect(report.connections[0].att.requests == 1)
+        #expect(report.connections[0].disconnection?.reason == .connectionTimeout)
     }
 
     @Test func androidDebugRecordsOnHandle0EDCAreNotAConnection() {
@@ -234,24 +234,25 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
         #expect(fault == nil)
         #expect(report.connections.count == 2)
         #expect(report.connections.map(\.handle) == [1, 1])
-        #expect(report.connections.map(\.reason) == [.connectionTimeout, .remoteUserTerminatedConnection])
-        #expect(report.connections.map(\.initiator) == [.remote, .local])
+        #expect(
+            report.connections.map(\.disconnection?.reason) == [.connectionTimeout, .remoteUserTerminatedConnection])
+        #expect(report.connections.map(\.disconnection?.initiator) == [.remote, .local])
         #expect(report.connections.map(\.mtu) == [247, 247])
-        #expect(report.connections.map(\.attNotifications) == [3, 1])
+        #expect(report.connections.map(\.att.notifications) == [3, 1])
     }
 
     @Test(.sharedCaptures) func jkbmsReconnectsSixTimesReusingHandle0x0040() throws {
         let (report, _) = try LifecycleAnalyzer.analyze(path: Fixtures.publicCapture("syssi-jkbms-can-rs485.btsnoop"))
-        let le = report.connections.filter { $0.transport == .le && $0.status == .success }
+        let le = report.connections.filter { $0.transport == .le && $0.completion?.status == .success }
         #expect(le.count == 6)
         #expect(le.allSatisfy { $0.handle == 0x0040 })
     }
 
     @Test(.sharedCaptures) func lightsappEndsOneConnectionWith0x3E() throws {
         let (report, _) = try LifecycleAnalyzer.analyze(path: Fixtures.publicCapture("mchwalisz-lightsapp.btsnoop"))
-        let reasons = report.connections.compactMap(\.reason).map(\.rawValue).sorted()
+        let reasons = report.connections.compactMap(\.disconnection?.reason).map(\.rawValue).sorted()
         #expect(reasons == [0x16, 0x16, 0x16, 0x3E])
-        let failed = report.connections.first { $0.reason == .connectionFailedToBeEstablished }
+        let failed = report.connections.first { $0.disconnection?.reason == .connectionFailedToBeEstablished }
         // Lost before its first exchange: iOS tries again and tells the app nothing.
         #expect(failed?.failedEstablishment != nil)
         #expect(failed != nil && failed?.cbError == nil)
@@ -259,7 +260,7 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
 
     @Test(.sharedCaptures) func theMacOSPacketLoggerFileHas62CancelledAttempts() throws {
         let (report, _) = try LifecycleAnalyzer.analyze(path: Fixtures.publicCapture("fotonick-hciparse-test00.pklg"))
-        let cancelled = report.connections.filter { $0.status == .unknownConnectionIdentifier }
+        let cancelled = report.connections.filter { $0.completion?.status == .unknownConnectionIdentifier }
         #expect(cancelled.count == 62)
         #expect(cancelled.allSatisfy { $0.outcome == .cancelled })
     }
@@ -268,6 +269,6 @@ func acl(_ hex: String, _ direction: Direction, at time: Int64 = 0) -> OwnedReco
         let (report, _) = try LifecycleAnalyzer.analyze(path: Fixtures.publicCapture("syssi-jkbms-b5a24s.btsnoop"))
         let first = try #require(report.connections.first)
         #expect(first.beganBeforeCapture)
-        #expect(first.reason == .connectionTerminatedByLocalHost)
+        #expect(first.disconnection?.reason == .connectionTerminatedByLocalHost)
     }
 }

@@ -48,12 +48,12 @@ import Wire
 
         // Four reads (0x0013, the refused 0x0024, its retry, one more on the encrypted link) and
         // two writes; every request answered; the host hangs up with 0x13.
-        #expect(connection.attReads == 4)
-        #expect(connection.attWrites == 2)
+        #expect(connection.att.reads == 4)
+        #expect(connection.att.writes == 2)
         #expect(connection.unansweredRequests.isEmpty)
-        #expect(connection.reason?.rawValue == 0x13)
-        #expect(connection.initiator == .local)
-        #expect(connection.disconnectRecord == 131)
+        #expect(connection.disconnection?.reason.rawValue == 0x13)
+        #expect(connection.disconnection?.initiator == .local)
+        #expect(connection.disconnection?.record == 131)
     }
 
     @Test func aCancelledPasskeyEntryFailsThePairingAndThisHostEndsTheLink() throws {
@@ -85,10 +85,10 @@ import Wire
         #expect(refusal.pairingFailedRecord == 92)
 
         // Then this host ends the link (HCI Disconnect 0x13 in frame 95, completed in frame 97).
-        #expect(connection.reason?.rawValue == 0x13)
-        #expect(connection.initiator == .local)
-        #expect(connection.disconnectRecord == 96)
-        #expect(try #require(connection.disconnectTime).seconds(since: try #require(pairing.endTime)) < 1)
+        #expect(connection.disconnection?.reason.rawValue == 0x13)
+        #expect(connection.disconnection?.initiator == .local)
+        #expect(connection.disconnection?.record == 96)
+        #expect(try #require(connection.disconnection?.time).seconds(since: try #require(pairing.endTime)) < 1)
     }
 
     @Test func poweringOffLeavesTheReadUnansweredThenResetsTheController() throws {
@@ -98,16 +98,16 @@ import Wire
 
         // Subscribed to 2A37 and notified three times, the last while the read is pending.
         #expect(connection.subscriptions.map(\.uuid) == [BluetoothUUID(UInt16(0x2A37))])
-        #expect(connection.attNotifications == 3)
+        #expect(connection.att.notifications == 3)
 
         // The Read Request of 0x0013 (frame 82) has no answer when this host disconnects with
         // Remote Device Terminated Connection due to Power Off (frame 87).
         #expect(connection.unansweredRequests.map(\.opcode) == [.readRequest])
         #expect(connection.unansweredRequests.first?.attributeHandle == 0x0013)
         #expect(connection.unansweredRequests.first?.record == 81)
-        #expect(connection.reason?.rawValue == 0x15)
-        #expect(connection.initiator == .local)
-        #expect(connection.disconnectRecord == 86)
+        #expect(connection.disconnection?.reason.rawValue == 0x15)
+        #expect(connection.disconnection?.initiator == .local)
+        #expect(connection.disconnection?.record == 86)
 
         // Last, HCI Reset (frame 88) and its Command Complete, status 0x00 (frame 89).
         let (records, fault) = try Fixtures.readAll(path)
@@ -132,7 +132,7 @@ import Wire
         #expect(subscription.mode == .indicate)
 
         // This host indicates 0x001B (frame 97); no Handle Value Confirmation ever comes.
-        #expect(connection.attIndications == 1)
+        #expect(connection.att.indications == 1)
         let indication = try #require(connection.unansweredRequests.first)
         #expect(connection.unansweredRequests.count == 1)
         #expect(indication.opcode == .handleValueIndication)
@@ -140,10 +140,10 @@ import Wire
         #expect(indication.record == 96)
 
         // More than ATT's 30 s transaction timeout later, this host hangs up (frame 101).
-        #expect(connection.reason?.rawValue == 0x13)
-        #expect(connection.initiator == .local)
-        #expect(connection.disconnectRecord == 100)
-        let waited = try #require(connection.disconnectTime).seconds(since: indication.time)
+        #expect(connection.disconnection?.reason.rawValue == 0x13)
+        #expect(connection.disconnection?.initiator == .local)
+        #expect(connection.disconnection?.record == 100)
+        let waited = try #require(connection.disconnection?.time).seconds(since: indication.time)
         #expect(waited > 30 && waited < 31)
     }
 }

@@ -43,10 +43,10 @@ import Wire
     @Test func connectableAdvertisingOfThePeripheralEndsItsLinkAtItsLastPacket() throws {
         let connection = try Self.link(after: Self.advertising)
         #expect(connection.outcome == .disconnected)
-        #expect(connection.disconnectTime?.microseconds == 40_000)
+        #expect(connection.disconnection?.time.microseconds == 40_000)
         // The last control PDU, unreadable, was this host's (the central's): most likely its terminate.
-        #expect(connection.reason == .connectionTerminatedByLocalHost)
-        #expect(connection.initiator == .local)
+        #expect(connection.disconnection?.reason == .connectionTerminatedByLocalHost)
+        #expect(connection.disconnection?.initiator == .local)
         let end = try #require(connection.air?.endInferred)
         #expect(end.evidenceRecord == 3 && end.evidence == "advertised")
         #expect(end.lastControlRecord == 2 && end.lastControlSender == .central)
@@ -77,7 +77,7 @@ import Wire
         #expect(first.outcome == .disconnected && first.air?.endInferred?.evidence == "reconnected")
         #expect(first.air?.endInferred?.lastControlRecord == nil)
         // Nothing heard says who ended it: the peer, as far as this host can tell.
-        #expect(first.reason == .remoteUserTerminatedConnection)
+        #expect(first.disconnection?.reason == .remoteUserTerminatedConnection)
         #expect(report.connections[1].outcome == .open)
     }
 }

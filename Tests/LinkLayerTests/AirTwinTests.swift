@@ -58,8 +58,9 @@ import Wire
         // A disconnection this host asked for: the air has the LL_TERMINATE_IND's reason, which
         // is the reason of the HCI Disconnect, and Bumble's controller reports it back in
         // Disconnection Complete (where the specification's controllers report 0x16).
-        for (got, want) in zip(air.lifecycle.connections, hci.lifecycle.connections) where want.initiator == .local {
-            #expect(got.air?.terminatedBy == twin.host && got.air?.terminateReason == want.reason)
+        for (got, want) in zip(air.lifecycle.connections, hci.lifecycle.connections)
+        where want.disconnection?.initiator == .local {
+            #expect(got.air?.terminatedBy == twin.host && got.air?.terminateReason == want.disconnection?.reason)
         }
     }
 
@@ -110,7 +111,7 @@ import Wire
         let connection = try #require(air.lifecycle.connections.first)
         let link = try #require(connection.air)
         #expect(link.supervisionTimeoutInferred && link.terminatedBy == nil)
-        #expect(connection.reason?.rawValue == 0x08 && connection.initiator == .remote)
+        #expect(connection.disconnection?.reason.rawValue == 0x08 && connection.disconnection?.initiator == .remote)
         #expect(link.updates.contains { if case .parameters = $0.kind { $0.applied != nil } else { false } })
         #expect(link.centralPackets > 0 && link.peripheralPackets > 0 && link.events > 0)
         #expect(link.crcErrors == 0 && link.retransmissions == 0 && link.missedEvents == 0)
@@ -122,12 +123,12 @@ import Wire
         init(_ connection: Connection) {
             var text = [
                 "role \(connection.role.map { "\($0)" } ?? "-") peer \(connection.peer.map { "\($0)" } ?? "-") type \(connection.peerAddressType.map { "\($0)" } ?? "-")",
-                "status \(connection.status.map { "\($0.rawValue)" } ?? "-") outcome \(connection.outcome) before \(connection.beganBeforeCapture)",
+                "status \(connection.completion.map { "\($0.status.rawValue)" } ?? "-") outcome \(connection.outcome) before \(connection.beganBeforeCapture)",
                 // (A local disconnection's reason is the controller's: see lifecyclesAgree.)
-                "reason \(connection.initiator == .local ? "local" : connection.reason.map { "\($0.rawValue)" } ?? "-") by \(connection.initiator.map { "\($0)" } ?? "-") cb \(connection.cbError.map { "\($0.value.map { "\($0)" } ?? "none")" } ?? "-")",
+                "reason \(connection.disconnection?.initiator == .local ? "local" : connection.disconnection.map { "\($0.reason.rawValue)" } ?? "-") by \(connection.disconnection.map { "\($0.initiator)" } ?? "-") cb \(connection.cbError.map { "\($0.value.map { "\($0)" } ?? "none")" } ?? "-")",
                 "interval \(connection.interval ?? 0) latency \(connection.latency ?? 0) timeout \(connection.supervisionTimeout ?? 0)",
                 "mtu \(connection.mtu.map { "\($0)" } ?? "-") effective \(connection.effectiveMTU.map { "\($0)" } ?? "-")",
-                "att requests \(connection.attRequests) errors \(connection.attErrors) notifications \(connection.attNotifications) indications \(connection.attIndications) reads \(connection.attReads) writes \(connection.attWrites) commands \(connection.attWriteCommands) bytes \(connection.attBytes)",
+                "att requests \(connection.att.requests) errors \(connection.att.errors) notifications \(connection.att.notifications) indications \(connection.att.indications) reads \(connection.att.reads) writes \(connection.att.writes) commands \(connection.att.writeCommands) bytes \(connection.att.bytes)",
                 "unanswered \(connection.unansweredRequests.map { "\($0.opcode)" }) service changed \(connection.serviceChangedIndications)",
             ]
             text += connection.discoveryProcedures.map { "discovery \($0.kind) \($0.requests)" }

@@ -34,7 +34,7 @@ import Wire
             connection.role == .central && connection.peer == BluetoothAddress("7D:43:82:42:23:16")
                 && connection.peerAddressType == 1)
         #expect(connection.interval == 54 && connection.latency == 0 && connection.supervisionTimeout == 42)
-        #expect(connection.outcome == .open && connection.completeRecord == 43)
+        #expect(connection.outcome == .open && connection.completion?.record == 43)
         // The Exchange MTU Response (frame 68) is the peripheral's on every file: by the sniffer's
         // header, or without one by timing and sequence numbers (the central's packet that opened
         // its event, frame 63, follows the peripheral's missed-event answer, frame 62).

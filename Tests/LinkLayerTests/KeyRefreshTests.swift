@@ -86,7 +86,7 @@ import Wire
         #expect(air.lifecycle.connections.map(AirTwinTests.Answers.init) == expected)
         #expect(expected.first?.text.contains("change keyRefresh") == true)
         #expect(expected.first?.text.contains { $0.hasPrefix("change encryption") } == true)
-        #expect(hci.lifecycle.connections.first?.attReads == 2)
+        #expect(hci.lifecycle.connections.first?.att.reads == 2)
         let link = try #require(air.lifecycle.connections.first?.air)
         #expect(link.decryptedPackets == 11 && link.undecryptedPackets == 0 && link.micFailures == 0)
 

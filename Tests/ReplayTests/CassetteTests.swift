@@ -205,7 +205,7 @@ struct IndependentPass {
         #expect(all.map(\.time) == expected.notifications.map(\.time))
         #expect(all.allSatisfy { !$0.isIndication && $0.sender == .peer })
         for link in cassette.links {
-            #expect(link.notifications.count == expected.report.connections[link.connection].attNotifications)
+            #expect(link.notifications.count == expected.report.connections[link.connection].att.notifications)
             #expect(link.notifications.map(\.time) == link.notifications.map(\.time).sorted())
         }
         #expect(cassette.notifications(of: Self.peer, handle: 0x0099).isEmpty)
@@ -463,11 +463,11 @@ struct IndependentPass {
         let (cassette, _) = try Cassette.load(path: path)
         let episode = try #require(cassette.centralEpisodes[Self.central]?.first)
         let link = try #require(cassette.link(connection: episode.id))
-        #expect(episode.initiator == .remote)
-        #expect(episode.reason == expected.report.connections[episode.id].reason)
+        #expect(episode.disconnection?.initiator == .remote)
+        #expect(episode.disconnection?.reason == expected.report.connections[episode.id].disconnection?.reason)
         #expect(link.notifications.map(\.record) == expected.notifications.map(\.record))
         #expect(link.notifications.count > 1)
-        #expect(link.notifications.allSatisfy { $0.time < episode.disconnectTime! })
+        #expect(link.notifications.allSatisfy { $0.time < episode.disconnection!.time })
     }
 
     @Test(

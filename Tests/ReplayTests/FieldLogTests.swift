@@ -34,7 +34,7 @@ import Testing
         }
         let story = try TraceAnalysis(path: Fixtures.capture("pklg-header-notes.pklg")).lifecycle
         let first = try #require(story.firstTime)
-        let connected = try #require(story.connections.first?.completeTime?.seconds(since: first))
+        let connected = try #require(story.connections.first?.completion?.time.seconds(since: first))
         #expect(notes.events.first { $0.name == "didConnect" }?.time.map { abs($0 - connected) < 0.000_002 } == true)
     }
 

@@ -79,7 +79,7 @@ import TraceFiles
         #expect(ReferenceApps.all[0].name == "mirror")
         let connects = flow.events.filter { $0.name == "connect" }.compactMap(\.time)
         let attempts = cassette.episodes[cassette.peers[0]]!.compactMap {
-            $0.attemptTime?.seconds(since: cassette.start)
+            $0.attempt?.time.seconds(since: cassette.start)
         }
         #expect(connects == attempts)
         #expect(

@@ -198,7 +198,7 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
         }
         for central in cassette.centrals {
             for episode in cassette.centralEpisodes[central] ?? [] {
-                guard let end = episode.disconnectTime else { continue }
+                guard let end = episode.disconnection?.time else { continue }
                 for uuid in subscribed.sorted() {
                     expected.append("peripheralManager didUnsubscribeFrom central=\(central) characteristic=\(uuid)")
                     times.append(end.seconds(since: cassette.start))
@@ -292,7 +292,8 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
     @Test func aCentralThatHangsUpMidNotificationEndsItsSubscriptionAndTheUpdatesReachNobody() async throws {
         let cassette = try load("peripheral-disconnect-mid-notification.btsnoop")
         let central = try #require(cassette.centrals.first)
-        let end = try #require(cassette.centralEpisodes[central]?.last?.disconnectTime).seconds(since: cassette.start)
+        let end = try #require(cassette.centralEpisodes[central]?.last?.disconnection?.time).seconds(
+            since: cassette.start)
         let app = TestServerApp(services: serverServices(cassette))
         app.notifyEvery = 0.05
         let flow = await ReplayEngine(cassette: cassette).run(app, name: "streaming")
@@ -368,7 +369,7 @@ func serverServices(_ cassette: Cassette) -> [GATTDatabase.Service] {
         let read = try #require(
             centralRequests(cassette).first { $0.exchange.opcode == .readRequest && !$0.isSystemService })
         let index = try #require(cassette.links.firstIndex { $0.hostRole == .peripheral })
-        let end = try #require(cassette.centralEpisodes[write.central]?.last?.disconnectTime)
+        let end = try #require(cassette.centralEpisodes[write.central]?.last?.disconnection?.time)
         func at(_ microseconds: Int64) -> Timestamp { end.adding(microseconds: -40_000 + microseconds) }
         func request(
             _ opcode: ATTOpcode, _ time: Int64, handle: UInt16, value: [UInt8] = [], offset: UInt16? = nil,

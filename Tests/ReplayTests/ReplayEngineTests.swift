@@ -20,9 +20,12 @@ func episode(
     var connection = Connection(id: id)
     connection.role = .central
     connection.peer = peer
-    connection.attemptTime = Timestamp(microseconds: Int64(attempt * 1e6))
-    connection.completeTime = complete.map { Timestamp(microseconds: Int64($0 * 1e6)) }
-    connection.status = complete == nil ? nil : HCIStatus(rawValue: status)
+    // (The records are the capture's none: the replay plays episodes by their times.)
+    connection.attempt = Connection.Attempt(time: Timestamp(microseconds: Int64(attempt * 1e6)), record: 0)
+    connection.completion = complete.map {
+        Connection.Completion(
+            time: Timestamp(microseconds: Int64($0 * 1e6)), record: 0, status: HCIStatus(rawValue: status))
+    }
     connection.cancelTime = cancel.map { Timestamp(microseconds: Int64($0 * 1e6)) }
     if status != 0, complete != nil {
         connection.cbError = Mapped(
@@ -30,9 +33,9 @@ func episode(
             evidence: .reported)
     }
     if let disconnect, let reason {
-        connection.disconnectTime = Timestamp(microseconds: Int64(disconnect * 1e6))
-        connection.reason = HCIStatus(rawValue: reason)
-        connection.initiator = local ? .local : .remote
+        connection.disconnection = Connection.Disconnection(
+            time: Timestamp(microseconds: Int64(disconnect * 1e6)), record: 0, reason: HCIStatus(rawValue: reason),
+            initiator: local ? .local : .remote)
         connection.cbError = CoreBluetoothMapping.disconnectionError(
             reason: HCIStatus(rawValue: reason), requestedByApp: local)
     }
@@ -246,7 +249,8 @@ final class OneShotApp: NSObject, BluetoothApp, CBCentralManagerDelegate {
         let (cassette, _) = try Cassette.load(path: path)
         let peer = cassette.peers[0]
         // The capture's first supervision timeout (0x08) of that peer, after a disconnection of its own.
-        let timeout = try #require(cassette.episodes[peer]?.first { $0.reason?.rawValue == 0x08 }?.disconnectTime)
+        let timeout = try #require(
+            cassette.episodes[peer]?.first { $0.disconnection?.reason.rawValue == 0x08 }?.disconnection?.time)
         let flow = await ReplayEngine(cassette: cassette).run(
             ReferenceApps.named("reconnecting")!.make(for: cassette), name: "reconnecting")
         let lost = try #require(flow.events.first { $0.name == "didDisconnectPeripheral" })

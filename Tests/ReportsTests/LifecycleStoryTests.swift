@@ -15,7 +15,7 @@ import Testing
         #expect(lines.first?.hasPrefix("\(analysis.lifecycle.records) records over ") == true)
         #expect(lines.contains("summary"))
         let timeouts = lines.filter { $0.contains("disconnected by the peer or the link: ") && $0.contains("(0x08)") }
-        #expect(timeouts.count == analysis.lifecycle.connections.count { $0.reason?.rawValue == 0x08 })
+        #expect(timeouts.count == analysis.lifecycle.connections.count { $0.disconnection?.reason.rawValue == 0x08 })
         #expect(!timeouts.isEmpty)
         #expect(lines.contains { $0.hasPrefix("connection 2: LE") })
         #expect(lines.last == "")

@@ -107,16 +107,16 @@ final class MirrorApp: NSObject, BluetoothApp, CBCentralManagerDelegate, CBPerip
     private func follow(_ episode: Connection, peer: Int, into script: inout [Step]) {
         let peer = Int32(peer)
         // A link a remote central made is the app's once it is up.
-        let connect = episode.role == .peripheral ? episode.completeTime : episode.attemptTime
+        let connect = episode.role == .peripheral ? episode.completion?.time : episode.attempt?.time
         script.append(Step(time: connect ?? cassette.start, kind: .connect, peer: peer))
         if let cancel = episode.cancelTime { script.append(Step(time: cancel, kind: .cancel, peer: peer)) }
         // This host ending a link is the app's cancel, unless its Bluetooth was going off (0x15,
         // Power Off: the replay turns Bluetooth off there, ReplayEngine.scheduleCapturedPowerOffs).
         // It cancels when this host sent HCI Disconnect, not when the controller completed it.
-        if episode.initiator == .local, episode.reason != .remoteDeviceTerminatedPowerOff,
-            let end = episode.disconnectRequestTime ?? episode.disconnectTime
+        if let disconnection = episode.disconnection, disconnection.initiator == .local,
+            disconnection.reason != .remoteDeviceTerminatedPowerOff
         {
-            script.append(Step(time: end, kind: .cancel, peer: peer))
+            script.append(Step(time: disconnection.request?.time ?? disconnection.time, kind: .cancel, peer: peer))
         }
         guard let linkIndex = cassette.linkIndex(connection: episode.id) else { return }
         var discovered = false

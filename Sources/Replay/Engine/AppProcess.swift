@@ -426,14 +426,14 @@ final class AppProcess {
     /// capture's host next connects or scans.
     func scheduleCapturedPowerOffs() {
         let offs = Set(
-            replay.cassette.connections.compactMap { connection in
-                connection.initiator == .local && connection.reason == .remoteDeviceTerminatedPowerOff
-                    ? connection.disconnectTime : nil
+            replay.cassette.connections.compactMap(\.disconnection).compactMap { disconnection in
+                disconnection.initiator == .local && disconnection.reason == .remoteDeviceTerminatedPowerOff
+                    ? disconnection.time : nil
             }
         ).sorted()
         guard !offs.isEmpty else { return }
         let activity =
-            replay.cassette.connections.compactMap(\.attemptTime) + replay.cassette.scans.compactMap(\.startTime)
+            replay.cassette.connections.compactMap(\.attempt?.time) + replay.cassette.scans.compactMap(\.startTime)
         for off in offs {
             let on = activity.filter { $0 > off }.min()
             replay.scheduleSystem(at: off) { [unowned self] in

@@ -622,8 +622,8 @@ final class ClientPlayback<Context: ClientContext> {
             steps.append((answer.record, .answeredAgain(answer.time, record: answer.record)))
         }
         let episode = cassette.connections.indices.contains(connection) ? cassette.connections[connection] : nil
-        if let end = episode?.disconnectTime, let record = episode?.disconnectRecord {
-            steps.append((record, .linkEnded(end)))
+        if let disconnection = episode?.disconnection {
+            steps.append((disconnection.record, .linkEnded(disconnection.time)))
         }
         steps.append((Int.max, .captureEnded(cassette.end)))
         var decision = SecurityRefusal()
@@ -739,9 +739,9 @@ final class ClientPlayback<Context: ClientContext> {
     ) {
         let address = peripheral.address.map { "\($0)" } ?? "?"
         let episode = cassette.connections[link]
-        let ended = episode.disconnectTime ?? cassette.end
+        let ended = episode.disconnection?.time ?? cassette.end
         if ended.seconds(since: operation.time) < 30 {
-            let what = episode.disconnectTime == nil ? "the capture ended" : "the link ended"
+            let what = episode.disconnection == nil ? "the capture ended" : "the link ended"
             replay.comment(
                 "\(address): the capture's peer had not answered \(request.methodName) on \(hex(handle, digits: 4, uppercase: true)) when \(what); the request stays pending"
             )

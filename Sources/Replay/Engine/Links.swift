@@ -105,13 +105,13 @@ final class Links {
         let up =
             cassette.peers.filter { address in
                 (cassette.episodes[address] ?? []).contains {
-                    $0.beganBeforeCapture && ($0.disconnectTime.map { $0 > now } ?? true)
+                    $0.beganBeforeCapture && ($0.disconnection.map { $0.time > now } ?? true)
                 }
             }
             + cassette.centrals.filter { address in
                 (cassette.centralEpisodes[address] ?? []).contains { episode in
-                    episode.status == .success && (episode.completeTime.map { $0 <= now } ?? false)
-                        && (episode.disconnectTime.map { $0 > now } ?? true)
+                    episode.completion?.status == .success && (episode.completion.map { $0.time <= now } ?? false)
+                        && (episode.disconnection.map { $0.time > now } ?? true)
                 }
             }
         return up.filter { address in
@@ -168,14 +168,14 @@ final class Links {
         // establish, unless the peer ends it before then: the attempt waits for the next one.
         var resumed: (episode: Connection, at: Timestamp)?
         if let interrupted = resumable.removeValue(forKey: address) {
-            let establishing = interrupted.completeTime.flatMap { complete in
-                interrupted.attemptTime.map { complete.microseconds - $0.microseconds }
+            let establishing = interrupted.completion.flatMap { complete in
+                interrupted.attempt.map { complete.time.microseconds - $0.time.microseconds }
             }
             resumed = connectionResumed(at: now.adding(microseconds: max(0, establishing ?? 0)), address)
         }
         guard let episode = resumed?.episode ?? nextEpisode(for: address) else { return }  // stays pending
         attemptFrom[address] = from
-        let at = resumed?.at ?? max(now, episode.completeTime ?? now)
+        let at = resumed?.at ?? max(now, episode.completion?.time ?? now)
         if resumed == nil, let failed = episode.failedEstablishment, process.platform.establishmentFailure == .retry {
             // iOS tries again by itself and tells the app nothing: the attempt goes on.
             replay.scheduleSystem(at: max(now, failed), for: peripheral) { [unowned self] peripheral in
@@ -185,7 +185,7 @@ final class Links {
                 attempts.remove(address)
                 startAttempt(peripheral, address)
             }
-        } else if episode.status == .success || episode.beganBeforeCapture {
+        } else if episode.completion?.status == .success || episode.beganBeforeCapture {
             replay.scheduleSystem(at: at, for: peripheral) { [unowned self] peripheral in
                 attempts.remove(address)
                 if let status = injectedFailure(of: address) {
@@ -233,17 +233,19 @@ final class Links {
     private func connectionResumed(at: Timestamp, _ address: BluetoothAddress) -> (episode: Connection, at: Timestamp)?
     {
         let episodes = cassette.episodes[address] ?? cassette.centralEpisodes[address] ?? []
-        let connected = episodes.indices.filter { episodes[$0].status == .success || episodes[$0].beganBeforeCapture }
+        let connected = episodes.indices.filter {
+            episodes[$0].completion?.status == .success || episodes[$0].beganBeforeCapture
+        }
         let found =
             connected.last { index in
-                (episodes[index].completeTime.map { $0 <= at } ?? true)
-                    && (episodes[index].disconnectTime.map { $0 > at } ?? true)
+                (episodes[index].completion.map { $0.time <= at } ?? true)
+                    && (episodes[index].disconnection.map { $0.time > at } ?? true)
             }
-            ?? connected.first { episodes[$0].completeTime.map { $0 > at } ?? false }
-            ?? connected.last { episodes[$0].initiator != .remote }
+            ?? connected.first { episodes[$0].completion.map { $0.time > at } ?? false }
+            ?? connected.last { episodes[$0].disconnection?.initiator != .remote }
         guard let index = found else { return nil }
         cursor[address] = index + 1
-        return (episodes[index], max(at, episodes[index].completeTime ?? at))
+        return (episodes[index], max(at, episodes[index].completion?.time ?? at))
     }
 
     /// The attempt to `peripheral` failed: the app hears `didFailToConnect` with `error`.
@@ -342,10 +344,11 @@ final class Links {
         while index < episodes.count {
             let episode = episodes[index]
             index += 1
-            guard episode.outcome == .failed || episode.status == .success || episode.beganBeforeCapture else {
+            guard episode.outcome == .failed || episode.completion?.status == .success || episode.beganBeforeCapture
+            else {
                 continue
             }
-            let over = episode.outcome == .failed ? episode.completeTime : episode.disconnectTime
+            let over = episode.outcome == .failed ? episode.completion?.time : episode.disconnection?.time
             if let over, over < now { continue }
             return episode
         }
@@ -369,12 +372,11 @@ final class Links {
     }
 
     private func scheduleRemoteDisconnection(of episode: Connection, _ peripheral: CBPeripheral) {
-        if episode.initiator != .remote, let time = episode.disconnectTime {
-            return scheduleContinuation(after: episode, at: time, peripheral)
+        guard let disconnection = episode.disconnection else { return }
+        if disconnection.initiator != .remote {
+            return scheduleContinuation(after: episode, at: disconnection.time, peripheral)
         }
-        guard let time = episode.disconnectTime, episode.initiator == .remote,
-            let reason = episode.reason
-        else { return }
+        let (time, reason) = (disconnection.time, disconnection.reason)
         // A link lost before its first exchange, played under `fail`: that reading's error.
         let error =
             episode.failedEstablishment != nil
@@ -435,7 +437,7 @@ final class Links {
                 )
                 return
             }
-            let at = max(now, next.completeTime ?? now)
+            let at = max(now, next.completion?.time ?? now)
             replay.comment(
                 "\(address): the capture's app disconnected at \(Wording.sinceStart(seconds: time.seconds(since: cassette.origin))); this app's link continues as the capture's next connection, from \(Wording.sinceStart(seconds: at.seconds(since: cassette.origin)))"
             )

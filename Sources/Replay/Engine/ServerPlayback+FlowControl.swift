@@ -38,7 +38,7 @@ extension ServerPlayback {
     private func scheduleReady(_ link: Int, _ manager: CBPeripheralManager, _ buffers: Cassette.ControllerBuffers) {
         let completions = completions(link)
         let next = transmit[link].map { $0.next < completions.count ? completions[$0.next].time : nil } ?? nil
-        let end = cassette.connections[cassette.links[link].connection].disconnectTime
+        let end = cassette.connections[cassette.links[link].connection].disconnection?.time
         guard let at = [next, end].compactMap({ $0 }).min() else {
             return replay.comment(
                 "the app's notifications fill the controller's \(buffers.packets) buffers, and the capture shows none freed after \(Wording.sinceStart(seconds: replay.now.seconds(since: cassette.origin))): peripheralManagerIsReady does not follow"

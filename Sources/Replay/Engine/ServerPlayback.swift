@@ -123,7 +123,7 @@ extension ServerPlayback {
             }
             let connection = cassette.connections[link.connection]
             guard let central = link.peer ?? connection.peer else { continue }
-            if let status = connection.status, status != .success { continue }
+            if let status = connection.completion?.status, status != .success { continue }
             for service in (link.localDatabase ?? cassette.peer(central)?.localDatabase)?.services ?? [] {
                 var merged = services[service.handle] ?? service
                 for characteristic in service.characteristics
@@ -133,7 +133,9 @@ extension ServerPlayback {
                 services[service.handle] = merged
             }
             steps.append(
-                .init(time: connection.completeTime ?? cassette.start, link: index, central: central, kind: .connected))
+                .init(
+                    time: connection.completion?.time ?? cassette.start, link: index, central: central, kind: .connected
+                ))
             if let mtu = link.mtu {
                 steps.append(
                     .init(time: link.mtuTime ?? cassette.start, link: index, central: central, kind: .mtu(mtu)))
@@ -142,7 +144,7 @@ extension ServerPlayback {
             where exchange.sender != .host && Self.centralRequests.contains(exchange.opcode) {
                 steps.append(.init(time: exchange.time, link: index, central: central, kind: .request(position)))
             }
-            if let time = connection.disconnectTime {
+            if let time = connection.disconnection?.time {
                 steps.append(.init(time: time, link: index, central: central, kind: .disconnected))
             }
         }
