@@ -4,9 +4,9 @@
 ///
 /// The values are those of the AOSP Bluetooth module (packages/modules/Bluetooth), read in the
 /// Android 13, 14 and 15 branches; Formats/android-mapping.md lists them with their files.
-public struct AndroidConstant: Hashable, Sendable {
+package struct AndroidConstant: Hashable, Sendable {
     /// Where the constant is declared.
-    public enum Table: String, Hashable, Sendable, CaseIterable {
+    package enum Table: String, Hashable, Sendable, CaseIterable {
         /// `tGATT_STATUS`, the stack's GATT statuses (`system/stack/include/gatt_api.h`): the ATT
         /// error codes under the stack's names, and the stack's own codes 0x80-0x93.
         case gattStatus = "tGATT_STATUS"
@@ -23,7 +23,7 @@ public struct AndroidConstant: Hashable, Sendable {
         case bondState = "BluetoothDevice.BOND"
 
         /// The file and symbol that declare the table's constants.
-        public var source: String {
+        package var source: String {
             switch self {
             case .gattStatus: "system/stack/include/gatt_api.h tGATT_STATUS"
             case .bluetoothGatt: "framework/java/android/bluetooth/BluetoothGatt.java"
@@ -33,13 +33,13 @@ public struct AndroidConstant: Hashable, Sendable {
         }
     }
 
-    public var value: Int
-    public var name: String
-    public var table: Table
+    package var value: Int
+    package var name: String
+    package var table: Table
     /// The Android API level that made it public, where it is newer than BLE's own (18).
-    public var apiLevel: Int?
+    package var apiLevel: Int?
 
-    public init(_ value: Int, _ name: String, _ table: Table, apiLevel: Int? = nil) {
+    package init(_ value: Int, _ name: String, _ table: Table, apiLevel: Int? = nil) {
         self.value = value
         self.name = name
         self.table = table
@@ -48,9 +48,9 @@ public struct AndroidConstant: Hashable, Sendable {
 }
 
 /// The tables of Android's numbers, and the name a number has where it is received.
-public enum AndroidCodes {
+package enum AndroidCodes {
     /// `tGATT_STATUS` (gatt_api.h). 0x8A and 0x94-0xFB have no name.
-    public static let gattStatuses: [AndroidConstant] = [
+    package static let gattStatuses: [AndroidConstant] = [
         (0x00, "GATT_SUCCESS"), (0x01, "GATT_INVALID_HANDLE"), (0x02, "GATT_READ_NOT_PERMIT"),
         (0x03, "GATT_WRITE_NOT_PERMIT"), (0x04, "GATT_INVALID_PDU"), (0x05, "GATT_INSUF_AUTHENTICATION"),
         (0x06, "GATT_REQ_NOT_SUPPORTED"), (0x07, "GATT_INVALID_OFFSET"), (0x08, "GATT_INSUF_AUTHORIZATION"),
@@ -69,7 +69,7 @@ public enum AndroidCodes {
     ].map { AndroidConstant($0.0, $0.1, .gattStatus) }
 
     /// The public `BluetoothGatt.GATT_*` statuses.
-    public static let bluetoothGattStatuses: [AndroidConstant] = [
+    package static let bluetoothGattStatuses: [AndroidConstant] = [
         AndroidConstant(0x00, "GATT_SUCCESS", .bluetoothGatt),
         AndroidConstant(0x02, "GATT_READ_NOT_PERMITTED", .bluetoothGatt),
         AndroidConstant(0x03, "GATT_WRITE_NOT_PERMITTED", .bluetoothGatt),
@@ -86,7 +86,7 @@ public enum AndroidCodes {
 
     /// `tGATT_DISCONN_REASON`: each value is the HCI reason's (`hci_error_code.h`), except
     /// `GATT_CONN_L2C_FAILURE` and `BTA_GATT_CONN_NONE`, the stack's own.
-    public static let disconnectionReasons: [AndroidConstant] = [
+    package static let disconnectionReasons: [AndroidConstant] = [
         (0x00, "GATT_CONN_OK"), (0x01, "GATT_CONN_L2C_FAILURE"), (0x08, "GATT_CONN_TIMEOUT"),
         (0x13, "GATT_CONN_TERMINATE_PEER_USER"), (0x15, "GATT_CONN_TERMINATED_POWER_OFF"),
         (0x16, "GATT_CONN_TERMINATE_LOCAL_HOST"), (0x22, "GATT_CONN_LMP_TIMEOUT"),
@@ -95,7 +95,7 @@ public enum AndroidCodes {
 
     /// `BluetoothDevice.UNBOND_REASON_*` (system API; `EXTRA_REASON` of
     /// `ACTION_BOND_STATE_CHANGED`).
-    public static let unbondReasons: [AndroidConstant] = [
+    package static let unbondReasons: [AndroidConstant] = [
         (1, "UNBOND_REASON_AUTH_FAILED"), (2, "UNBOND_REASON_AUTH_REJECTED"), (3, "UNBOND_REASON_AUTH_CANCELED"),
         (4, "UNBOND_REASON_REMOTE_DEVICE_DOWN"), (5, "UNBOND_REASON_DISCOVERY_IN_PROGRESS"),
         (6, "UNBOND_REASON_AUTH_TIMEOUT"), (7, "UNBOND_REASON_REPEATED_ATTEMPTS"),
@@ -103,17 +103,17 @@ public enum AndroidCodes {
     ].map { AndroidConstant($0.0, $0.1, .unbondReason) }
 
     /// `BluetoothDevice.BOND_NONE`, `BOND_BONDING`, `BOND_BONDED`.
-    public static let bondStates: [AndroidConstant] = [
+    package static let bondStates: [AndroidConstant] = [
         (10, "BOND_NONE"), (11, "BOND_BONDING"), (12, "BOND_BONDED"),
     ].map { AndroidConstant($0.0, $0.1, .bondState) }
 
     /// Every table, the framework's first.
-    public static let all: [AndroidConstant] =
+    package static let all: [AndroidConstant] =
         bluetoothGattStatuses + disconnectionReasons + gattStatuses + unbondReasons + bondStates
 
     /// The constants named `name` (case-insensitive; `BluetoothGatt.` and similar prefixes
     /// ignored): one name can be declared in two tables (`GATT_SUCCESS`).
-    public static func constants(named name: String) -> [AndroidConstant] {
+    package static func constants(named name: String) -> [AndroidConstant] {
         let bare = (name.split(separator: ".").last.map(String.init) ?? name).uppercased()
         return all.filter { $0.name == bare }
     }
@@ -123,7 +123,7 @@ public enum AndroidCodes {
     /// `GATT_CONNECTION_TIMEOUT`, 257 `GATT_FAILURE`); for a GATT operation's callback, the
     /// framework's public constant where there is one, else the stack's (`tGATT_STATUS`). Nil
     /// for a number no table names there (an HCI reason the stack passes on unnamed).
-    public static func constant(_ status: Int, forConnectionState: Bool) -> AndroidConstant? {
+    package static func constant(_ status: Int, forConnectionState: Bool) -> AndroidConstant? {
         if forConnectionState {
             if let reason = disconnectionReasons.first(where: { $0.value == status }) { return reason }
             guard connectionStatuses.contains(status) else { return nil }

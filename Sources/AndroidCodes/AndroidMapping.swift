@@ -6,32 +6,32 @@ import Wire
 /// SMP layers said: the Android column beside CoreBluetoothCodes' `CoreBluetoothMapping`,
 /// read from the AOSP Bluetooth module (packages/modules/Bluetooth). Each answer carries its
 /// grade and source; Formats/android-mapping.md gives the table with both platforms side by side.
-public enum AndroidMapping {
+package enum AndroidMapping {
     /// The files and symbols each answer comes from.
-    public enum Source {
-        public static let close = "system/bta/gatt/bta_gattc_act.cc bta_gattc_close"
-        public static let openFail =
+    package enum Source {
+        package static let close = "system/bta/gatt/bta_gattc_act.cc bta_gattc_close"
+        package static let openFail =
             "system/stack/acl/ble_acl.cc acl_ble_connection_fail; system/stack/gatt/gatt_main.cc on_connection_timed_out; system/bta/gatt/bta_gattc_act.cc bta_gattc_open_fail"
-        public static let directConnectTimeout =
+        package static let directConnectTimeout =
             "system/gd/hci/acl_manager/le_impl.h kCreateConnectionTimeoutMs, on_create_connection_timeout; system/bta/gatt/bta_gattc_act.cc bta_gattc_open_fail"
-        public static let openLocally =
+        package static let openLocally =
             "system/bta/gatt/bta_gattc_act.cc bta_gattc_open (GATT_Connect refused), bta_gattc_open_fail"
-        public static let errorResponse = "system/stack/gatt/gatt_cl.cc gatt_process_error_rsp"
-        public static let discoveryError =
+        package static let errorResponse = "system/stack/gatt/gatt_cl.cc gatt_process_error_rsp"
+        package static let discoveryError =
             "system/stack/gatt/gatt_cl.cc gatt_proc_disc_error_rsp; system/bta/gatt/bta_gattc_cache.cc bta_gattc_disc_cmpl_cback; system/bta/gatt/bta_gattc_act.cc bta_gattc_search"
-        public static let authenticationRetry =
+        package static let authenticationRetry =
             "framework/java/android/bluetooth/BluetoothGatt.java onCharacteristicRead/Write, onDescriptorRead/Write (mAuthRetryState)"
-        public static let securityFailed = "system/stack/gatt/gatt_auth.cc gatt_sec_check_complete"
-        public static let bondFailed =
+        package static let securityFailed = "system/stack/gatt/gatt_auth.cc gatt_sec_check_complete"
+        package static let bondFailed =
             "system/btif/src/btif_dm.cc btif_dm_ble_auth_cmpl_evt; android/app/src/com/android/bluetooth/btservice/BondStateMachine.java getUnbondReasonFromHALCode"
     }
 
     /// Android's direct-connection timeout (`connectGatt` with `autoConnect` false): 30 s, after
     /// which the stack cancels the attempt (`bluetooth.core.le.direct_connection_timeout`).
-    public static let directConnectTimeout = 30.0
+    package static let directConnectTimeout = 30.0
 
     /// The `onConnectionStateChange` callback's name, as the views give it.
-    public static let connectionStateCallback = "onConnectionStateChange"
+    package static let connectionStateCallback = "onConnectionStateChange"
 
     /// What a connect that failed reports: 133 `GATT_ERROR`, or from Android 15 (its
     /// `enumerate_gatt_errors` flag, `BluetoothGatt.GATT_CONNECTION_TIMEOUT` of API 35) 147.
@@ -42,7 +42,7 @@ public enum AndroidMapping {
     /// (`BluetoothGatt.disconnect()`), else the HCI reason itself, which the stack passes on as
     /// the status (documented). `requestedByApp` is the same decision CoreBluetooth's mapping
     /// takes (the Lifecycle layer's).
-    public static func disconnection(reason: HCIStatus, requestedByApp: Bool) -> AndroidStatus {
+    package static func disconnection(reason: HCIStatus, requestedByApp: Bool) -> AndroidStatus {
         if requestedByApp {
             return AndroidStatus(
                 status: 0, name: "GATT_SUCCESS", callback: connectionStateCallback, grade: .documented,
@@ -80,7 +80,7 @@ public enum AndroidMapping {
     /// (not the 0x02 that follows a cancel): every failed LE completion ends the open with 133
     /// `GATT_ERROR`, from Android 15 with 147 (documented). Nil for 0x3C (Advertising Timeout),
     /// which ends directed advertising, not a GATT client's connect.
-    public static func connectionFailure(status: HCIStatus) -> AndroidStatus? {
+    package static func connectionFailure(status: HCIStatus) -> AndroidStatus? {
         if status.rawValue == 0x3C { return nil }
         return AndroidStatus(
             status: 0x85, name: "GATT_ERROR", callback: connectionStateCallback, grade: .documented,
@@ -96,7 +96,7 @@ public enum AndroidMapping {
     /// the timeout's by its time: hypothesis). Nil for any other cancel: the app's own
     /// (`disconnect()` while connecting), or the stack pausing a background connection (which
     /// Android does at any time, to change its accept list or its address): no failure.
-    public static func cancelledAttempt(after seconds: Double) -> AndroidStatus? {
+    package static func cancelledAttempt(after seconds: Double) -> AndroidStatus? {
         guard seconds >= directConnectTimeout - 0.5, seconds <= directConnectTimeout + 2 else { return nil }
         return AndroidStatus(
             status: 0x85, name: "GATT_ERROR", callback: connectionStateCallback, grade: .hypothesis,
@@ -109,13 +109,13 @@ public enum AndroidMapping {
     /// `onConnectionStateChange` for a connect the stack refused before any HCI command (no LE
     /// Create Connection for the peer: too many GATT clients registered, a connection already
     /// pending): 133 (documented), and no trace of it but logcat.
-    public static let connectRefusedLocally = AndroidStatus(
+    package static let connectRefusedLocally = AndroidStatus(
         status: 0x85, name: "GATT_ERROR", callback: connectionStateCallback, grade: .documented,
         source: Source.openLocally,
         note: "no HCI command at all: only logcat shows why (bt_stack, BtGatt.GattService)")
 
     /// The app-facing request an ATT Error Response answered.
-    public enum Operation: Hashable, Sendable {
+    package enum Operation: Hashable, Sendable {
         case readCharacteristic, writeCharacteristic, readDescriptor, writeDescriptor
         /// Execute Write: `executeReliableWrite()`, or the end of a long write.
         case executeWrite
@@ -129,7 +129,7 @@ public enum AndroidMapping {
 
         /// The operation of `request`, on a descriptor or not (Read By Type, Read Multiple:
         /// none). Discovery requests are ``discovery`` only when the caller says so.
-        public init(request: ATTOpcode, descriptor: Bool) {
+        package init(request: ATTOpcode, descriptor: Bool) {
             switch request {
             case .readRequest, .readBlobRequest: self = descriptor ? .readDescriptor : .readCharacteristic
             case .writeRequest, .prepareWriteRequest: self = descriptor ? .writeDescriptor : .writeCharacteristic
@@ -158,7 +158,7 @@ public enum AndroidMapping {
     /// one, else the stack's, so that a peer's application error (0x80-0x9F) reads as one of the
     /// stack's own codes: 0x85 as 133 `GATT_ERROR`. Discovery stops at any error but Attribute
     /// Not Found; what `onServicesDiscovered` then gets is read from the source only (hypothesis).
-    public static func attError(_ code: ATTErrorCode, operation: Operation) -> AndroidStatus {
+    package static func attError(_ code: ATTErrorCode, operation: Operation) -> AndroidStatus {
         let status = Int(code.rawValue)
         let named = AndroidCodes.constant(status, forConnectionState: false)
         var note: String?
@@ -194,7 +194,7 @@ public enum AndroidMapping {
 
     /// The request that needed pairing, when the pairing failed: the stack ends it with 137
     /// `GATT_AUTH_FAIL` (documented), which the framework does not retry.
-    public static func pairingFailedRequest(_ operation: Operation) -> AndroidStatus {
+    package static func pairingFailedRequest(_ operation: Operation) -> AndroidStatus {
         AndroidStatus(
             status: 0x89, name: "GATT_AUTH_FAIL", callback: operation.callback, grade: .documented,
             source: Source.securityFailed + "; " + Source.authenticationRetry)
@@ -205,7 +205,7 @@ public enum AndroidMapping {
     /// `UNBOND_REASON` (documented, Android 15): Authentication Requirements (0x03), Confirm Value
     /// Failed (0x04) and Unspecified Reason (0x08) give `AUTH_FAILED`, Pairing Not Supported
     /// (0x05) `AUTH_REJECTED`, any other `REMOVED`.
-    public static func pairingFailure(reason: UInt8) -> AndroidStatus {
+    package static func pairingFailure(reason: UInt8) -> AndroidStatus {
         let unbond =
             switch reason {
             case 0x03, 0x04, 0x08: 1

@@ -5,7 +5,7 @@ extension JSONFaultSweep {
     /// The document of `sweep`, of `app` on `capture` (its file name); `reproduce` gives the
     /// command line that replays a fault alone. Here, where the replay and the reports meet, so
     /// that `Reports` needs nothing of the replay.
-    public init(_ sweep: FaultSweep, capture: String, app: String, reproduce: ([Fault]) -> String) {
+    package init(_ sweep: FaultSweep, capture: String, app: String, reproduce: ([Fault]) -> String) {
         let reference = sweep.reference
         func failures(_ list: [FaultSweep.Failure]) -> [Failure] {
             list.map { Failure(invariant: $0.invariant.rawValue, message: $0.message) }

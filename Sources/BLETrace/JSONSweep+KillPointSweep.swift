@@ -4,7 +4,7 @@ import Replay
 extension JSONSweep {
     /// The document of `sweep` of `kind`, of `app` on `capture` (its file name). Here, where the
     /// replay and the reports meet, so that `Reports` needs nothing of the replay.
-    public init(_ sweep: KillPointSweep, capture: String, app: String, kind: String) {
+    package init(_ sweep: KillPointSweep, capture: String, app: String, kind: String) {
         let reference = sweep.reference
         self.init(
             capture: capture, app: app, kind: kind,

@@ -6,8 +6,8 @@ import Wire
 
 /// Something on the wire (or its absence) that makes an app see a code, with what each platform
 /// reports for it: the rows of `AndroidMapping` and `CoreBluetoothMapping` read backwards.
-public struct Cause: Hashable, Sendable {
-    public enum Kind: Hashable, Sendable {
+package struct Cause: Hashable, Sendable {
+    package enum Kind: Hashable, Sendable {
         /// A disconnection with the HCI reason; `requestedByApp` when this host asked for it.
         case disconnection(HCIStatus, requestedByApp: Bool)
         /// A connection attempt whose completion failed with the status.
@@ -22,12 +22,12 @@ public struct Cause: Hashable, Sendable {
         case pairingFailed(UInt8)
     }
 
-    public var kind: Kind
+    package var kind: Kind
 
-    public init(_ kind: Kind) { self.kind = kind }
+    package init(_ kind: Kind) { self.kind = kind }
 
     /// What it is, in a line: `disconnection with HCI reason 0x08 Connection Timeout`.
-    public var summary: String {
+    package var summary: String {
         switch kind {
         case .disconnection(_, requestedByApp: true):
             return "a disconnection the app asked for"
@@ -49,7 +49,7 @@ public struct Cause: Hashable, Sendable {
     }
 
     /// What it leaves in an HCI trace: what to look for.
-    public var trace: String {
+    package var trace: String {
         switch kind {
         case .disconnection(_, requestedByApp: true):
             return
@@ -76,7 +76,7 @@ public struct Cause: Hashable, Sendable {
     }
 
     /// What Android reports for it.
-    public var android: AndroidStatus? {
+    package var android: AndroidStatus? {
         switch kind {
         case .disconnection(let reason, let requested):
             AndroidMapping.disconnection(reason: reason, requestedByApp: requested)
@@ -89,7 +89,7 @@ public struct Cause: Hashable, Sendable {
     }
 
     /// What iOS reports for it: the delegate method and error, with the grade.
-    public var ios: IOSView {
+    package var ios: IOSView {
         switch kind {
         case .disconnection(let reason, false) where reason == .connectionFailedToBeEstablished:
             return Self.establishmentRetried("centralManager(_:didDisconnectPeripheral:error:)")
@@ -140,14 +140,14 @@ extension Cause {
 }
 
 /// What iOS reports for a cause: the error (none when the domain is nil) and its method.
-public struct IOSView: Hashable, Sendable, Encodable, CustomStringConvertible {
-    public var domain: String?
-    public var code: Int?
-    public var name: String?
-    public var callback: String
-    public var evidence: String
+package struct IOSView: Hashable, Sendable, Encodable, CustomStringConvertible {
+    package var domain: String?
+    package var code: Int?
+    package var name: String?
+    package var callback: String
+    package var evidence: String
 
-    public init(domain: String? = nil, code: Int? = nil, name: String? = nil, callback: String, evidence: String) {
+    package init(domain: String? = nil, code: Int? = nil, name: String? = nil, callback: String, evidence: String) {
         self.domain = domain
         self.code = code
         self.name = name
@@ -156,7 +156,7 @@ public struct IOSView: Hashable, Sendable, Encodable, CustomStringConvertible {
     }
 
     /// `centralManager(_:didDisconnectPeripheral:error:) with CBError.connectionTimeout (6) [reported]`.
-    public var description: String {
+    package var description: String {
         guard let domain, let code else {
             return callback.hasPrefix("no ") ? "\(callback) [\(evidence)]" : "\(callback) with no error [\(evidence)]"
         }

@@ -3,7 +3,7 @@ import Wire
 
 extension Explanation {
     /// The text `bletrace explain` prints, a line at a time (without line ends).
-    public func write(_ emit: (String) -> Void) {
+    package func write(_ emit: (String) -> Void) {
         emit("\(input): read as a \(understoodAs)")
         for (index, reading) in readings.enumerated() {
             emit("")
@@ -43,12 +43,12 @@ extension Explanation {
 
     /// The JSON document of `bletrace explain --format json` (Formats/android-mapping.md), with
     /// the JSON documents' `version`.
-    public func json(version: Int) -> ExplanationJSON { ExplanationJSON(self, version: version) }
+    package func json(version: Int) -> ExplanationJSON { ExplanationJSON(self, version: version) }
 }
 
 /// `bletrace explain --format json`: the input, each reading with its causes (each cause with
 /// its trace and both platforms' views), the readings considered, the capture steps.
-public struct ExplanationJSON: Encodable {
+package struct ExplanationJSON: Encodable {
     struct ReadingJSON: Encodable {
         var kind: String
         var code: Int

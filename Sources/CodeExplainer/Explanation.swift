@@ -6,16 +6,16 @@ import Wire
 /// What `bletrace explain` says of a code or a pasted log line: every reading of it that names
 /// something, the readings considered that name nothing, and how to capture the trace that tells
 /// the causes apart.
-public struct Explanation: Sendable {
-    public var input: String
+package struct Explanation: Sendable {
+    package var input: String
     /// What the input was taken for: `logcat line`, `decimal number`, ….
-    public var understoodAs: String
-    public var readings: [Reading]
+    package var understoodAs: String
+    package var readings: [Reading]
     /// The other readings considered, each saying why it names nothing.
-    public var considered: [String]
+    package var considered: [String]
 
     /// How to capture an HCI trace, per platform.
-    public static let capture: [(platform: String, steps: String)] = [
+    package static let capture: [(platform: String, steps: String)] = [
         (
             "Android",
             "Developer options > Enable Bluetooth HCI snoop log (Enabled, not Filtered: filtered logs cut ACL payloads short), or adb shell setprop persist.bluetooth.btsnooplogmode full; turn Bluetooth off and on, reproduce, then adb bugreport: the log is FS/data/misc/bluetooth/logs/btsnoop_hci.log in the zip (bletrace reads the zip as it is). Keep adb logcat too: a connect refused before any HCI command shows only there."
@@ -28,10 +28,10 @@ public struct Explanation: Sendable {
 }
 
 /// Reads a code or a log line (``explain(_:)``).
-public enum Explainer {
+package enum Explainer {
     /// The explanation of `input`, or nil when nothing in it looks like a code (a code that names
     /// nothing gives an explanation with no readings, and its readings considered).
-    public static func explain(_ input: String) -> Explanation? {
+    package static func explain(_ input: String) -> Explanation? {
         let text = input.trimmingCharacters(in: .whitespacesAndNewlines)
         let lower = text.lowercased()
         guard !lower.isEmpty else { return nil }

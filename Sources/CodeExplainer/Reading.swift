@@ -6,8 +6,8 @@ import Wire
 
 /// One way to read a code: as what, on which platform, what it means there, and the causes on
 /// the wire that produce it.
-public struct Reading: Hashable, Sendable {
-    public enum Kind: String, Hashable, Sendable, CaseIterable {
+package struct Reading: Hashable, Sendable {
+    package enum Kind: String, Hashable, Sendable, CaseIterable {
         case androidConnection = "android-connection-status"
         case androidOperation = "android-operation-status"
         case androidUnbond = "android-unbond-reason"
@@ -34,15 +34,15 @@ public struct Reading: Hashable, Sendable {
         }
     }
 
-    public var kind: Kind
-    public var code: Int
+    package var kind: Kind
+    package var code: Int
     /// The code's name on that platform.
-    public var name: String?
+    package var name: String?
     /// What the code is there.
-    public var meaning: String
+    package var meaning: String
     /// How sure the reading itself is (`documented` unless it rests on an inference).
-    public var grade: String
-    public var causes: [Cause]
+    package var grade: String
+    package var causes: [Cause]
 
     /// The reading of `code` as `kind`, or nil when nothing of that kind has the number.
     static func make(_ kind: Kind, _ code: Int) -> Reading? {

@@ -7,10 +7,10 @@ import Wire
 ///
 /// The words are ``FlowRecord``'s enums: the one place to add a word, and what the replay engine
 /// records compiles only with words that are there.
-public enum FlowVocabulary {
+package enum FlowVocabulary {
     /// Each actor and its events. `central` and `peripheralManager` stand for their numbered
     /// siblings too (`central2`, `peripheralManager3`: a second manager of the same app).
-    public static let events: [String: Set<String>] = [
+    package static let events: [String: Set<String>] = [
         "system": Set(FlowRecord.System.allCases.map(\.rawValue)),
         "app": Set(FlowRecord.App.allCases.map(\.rawValue)),
         "central": Set(FlowRecord.Central.allCases.map(\.rawValue)),
@@ -19,7 +19,7 @@ public enum FlowVocabulary {
     ]
 
     /// Every argument key an event may carry (`peripheral=`, `error=` …).
-    public static let keys: Set<String> = Set(FlowRecord.Key.allCases.map(\.rawValue))
+    package static let keys: Set<String> = Set(FlowRecord.Key.allCases.map(\.rawValue))
 
     /// The error types a flow names, with their case names (`CBError.connectionTimeout`).
     static let errorNames: [String: Set<String>] = [
@@ -32,7 +32,7 @@ public enum FlowVocabulary {
     static let numbered: Set<String> = ["central", "peripheralManager"]
 
     /// The actor of the table that `actor` is (`central2` is `central`); nil when it is none.
-    public static func kind(of actor: String) -> String? {
+    package static func kind(of actor: String) -> String? {
         if events[actor] != nil { return actor }
         for base in numbered where actor.hasPrefix(base) {
             let number = actor.dropFirst(base.count)
@@ -42,7 +42,7 @@ public enum FlowVocabulary {
     }
 
     /// Whether `event`'s actor and name are in the table.
-    public static func contains(_ event: FlowEvent) -> Bool {
+    package static func contains(_ event: FlowEvent) -> Bool {
         guard let kind = kind(of: event.actor) else { return false }
         return events[kind]?.contains(event.name) == true
     }
@@ -50,7 +50,7 @@ public enum FlowVocabulary {
     /// Checks an event read from line `lineNumber` of `source` (whose text is `line`, to point at
     /// the word at fault): an actor or event name not in the table is a ``FlowError`` that says
     /// what was expected and, for a near miss, which word was probably meant.
-    public static func check(_ event: FlowEvent, line: String, source: String, lineNumber: Int) throws(FlowError) {
+    package static func check(_ event: FlowEvent, line: String, source: String, lineNumber: Int) throws(FlowError) {
         try checkActorAndName(event, line: line, source: source, lineNumber: lineNumber)
         // `@<=`/`@>=` are an expectation's timing assertions (FlowExpectation checks them).
         for argument in event.arguments where !argument.key.hasPrefix("@") {

@@ -30,7 +30,7 @@ public struct AttributeInfo: Hashable, Sendable, Codable {
 /// Per-connection ATT state, as btmon keeps it: the transactions each side has open (paired by
 /// ATT's `ATTTransactions`, which states the rule), the MTU, and the attributes discovery has
 /// revealed, so that a response is read knowing its request and an error knowing its attribute.
-public struct ATTTracker {
+package struct ATTTracker {
     /// What is known of one connection.
     private struct Link {
         /// The outstanding request and indication of each direction (sent: this host's end).
@@ -56,16 +56,16 @@ public struct ATTTracker {
     /// and reading it from a plain table copies no link (with its arrays) out.
     private var mtus = HandleTable<UInt16>()
 
-    public init() {}
+    package init() {}
 
     /// The MTU both sides agreed on `connection`, once its Exchange MTU Response has been seen.
-    public func mtu(on connection: UInt16) -> UInt16? { mtus[connection] }
+    package func mtu(on connection: UInt16) -> UInt16? { mtus[connection] }
 
     /// Notes `pdu`, sent on `connection` in `direction`, and returns the request it answers
     /// (a response, an Error Response, or a confirmation answering an indication). A capture that
     /// records no direction (pcap link type 187) pairs each answer with the connection's last
     /// request, whichever way it went.
-    public mutating func observe(
+    package mutating func observe(
         _ pdu: ATTPDU, connection: UInt16, direction: Direction?, time: Timestamp, record: Int
     ) -> ATTRequest? {
         let opcode = pdu.opcode
@@ -108,7 +108,7 @@ public struct ATTTracker {
     /// ``observe(_:connection:direction:time:record:)`` of a Read Request of `attribute` or of a
     /// Read Response (which teaches nothing about attributes), from its opcode alone; nil for any
     /// other opcode.
-    public mutating func observeRead(
+    package mutating func observeRead(
         _ opcode: ATTOpcode, attribute: UInt16, connection: UInt16, direction: Direction?, time: Timestamp, record: Int
     ) -> ATTRequest? {
         if opcode == .readRequest {
@@ -125,13 +125,13 @@ public struct ATTTracker {
     }
 
     /// What discovery revealed about `attribute` of `server` on `connection`.
-    public func attribute(_ attribute: UInt16, on connection: UInt16, server: GATTServer = .peer) -> AttributeInfo? {
+    package func attribute(_ attribute: UInt16, on connection: UInt16, server: GATTServer = .peer) -> AttributeInfo? {
         links[connection]?[server][attribute]
     }
 
     /// The service (its UUID) discovery placed `attribute` of `server` in: the nearest service
     /// declaration at or below it.
-    public func service(containing attribute: UInt16, on connection: UInt16, server: GATTServer = .peer)
+    package func service(containing attribute: UInt16, on connection: UInt16, server: GATTServer = .peer)
         -> BluetoothUUID?
     {
         guard let attributes = links[connection]?[server] else { return nil }
@@ -145,19 +145,19 @@ public struct ATTTracker {
 
     /// Everything discovery revealed of `server` on `connection`, to carry over to the peer's
     /// next connection.
-    public func attributes(on connection: UInt16, server: GATTServer = .peer) -> [UInt16: AttributeInfo] {
+    package func attributes(on connection: UInt16, server: GATTServer = .peer) -> [UInt16: AttributeInfo] {
         links[connection]?[server] ?? [:]
     }
 
     /// Starts `connection` with attributes of `server` known from the peer's earlier connection:
     /// a client may rely on cached handles (Core 6.0, Vol 3, Part G, §2.5.2) and skip discovery.
-    public mutating func seed(connection: UInt16, with known: [UInt16: AttributeInfo], server: GATTServer = .peer) {
+    package mutating func seed(connection: UInt16, with known: [UInt16: AttributeInfo], server: GATTServer = .peer) {
         guard !known.isEmpty else { return }
         links.update(connection, default: Link()) { $0[server] = known }
     }
 
     /// Requests, then indications, still waiting for their answers on `connection`.
-    public func unanswered(on connection: UInt16) -> [ATTRequest] {
+    package func unanswered(on connection: UInt16) -> [ATTRequest] {
         links[connection]?.transactions.outstanding ?? []
     }
 
@@ -165,7 +165,7 @@ public struct ATTTracker {
     /// Changed indication said they changed (Core 6.0, Vol 3, Part G, §7.1), and only a new
     /// discovery says what they are now. The Service Changed characteristic's value stays: its
     /// handle does not change while a client relies on it (§7.1).
-    public mutating func forget(_ range: ClosedRange<UInt16>, on connection: UInt16, server: GATTServer = .peer) {
+    package mutating func forget(_ range: ClosedRange<UInt16>, on connection: UInt16, server: GATTServer = .peer) {
         links.modify(connection) { link in
             link[server] = link[server].filter { !range.contains($0.key) || Self.isServiceChanged($0.value) }
         }
@@ -176,7 +176,7 @@ public struct ATTTracker {
     }
 
     /// Forgets a connection: its handle may be reused by the next one.
-    public mutating func reset(connection: UInt16) {
+    package mutating func reset(connection: UInt16) {
         links[connection] = nil
         mtus[connection] = nil
     }

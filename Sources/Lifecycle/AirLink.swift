@@ -26,14 +26,14 @@ public struct AirOptions: Hashable, Sendable {
 
 /// What an over-the-air capture showed beyond its HCI records: its own records and times, and
 /// its links (``AnalysisReader/air``).
-public struct AirCapture: Hashable, Sendable {
+package struct AirCapture: Hashable, Sendable {
     /// The air records read, and the first's and last's times.
-    public var records = 0
-    public var firstTime: Timestamp?
-    public var lastTime: Timestamp?
-    public var links: [AirLink] = []
+    package var records = 0
+    package var firstTime: Timestamp?
+    package var lastTime: Timestamp?
+    package var links: [AirLink] = []
 
-    public init() {}
+    package init() {}
 }
 
 /// What the air shows of one connection beyond what its host's HCI would: the link's own

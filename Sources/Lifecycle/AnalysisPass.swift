@@ -117,7 +117,7 @@ public struct AnalysisPass {
     /// The capture's format, as read.
     public var format: CaptureFormat { reader.format }
     /// The names the capture's scans heard, by address.
-    public var names: [BluetoothAddress: String] { analysis.lifecycle.scanning.names }
+    public var names: [BluetoothAddress: String] { analysis.lifecycle.names }
 
     /// The lifecycles the selection keeps.
     public var report: LifecycleReport { selection.report(analysis.lifecycle.report, names: names) }

@@ -33,7 +33,7 @@ public final class AnalysisReader {
     public var isAir: Bool { air != nil }
 
     /// What an over-the-air capture showed of itself and its links, so far; nil for HCI.
-    public var airCapture: AirCapture? {
+    package var airCapture: AirCapture? {
         guard let air else { return nil }
         var capture = AirCapture()
         (capture.records, capture.firstTime, capture.lastTime, capture.links) = (

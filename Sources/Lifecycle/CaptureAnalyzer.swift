@@ -52,7 +52,7 @@ public struct CaptureAnalyzer {
 
     /// Gives the lifecycles what an over-the-air capture showed of itself and its links
     /// (``AnalysisReader/airCapture``), once its records are all added.
-    public mutating func attach(_ air: AirCapture?) { lifecycle.attach(air) }
+    package mutating func attach(_ air: AirCapture?) { lifecycle.attach(air) }
 
     /// The findings of `bletrace diagnose` for every record added so far, most serious first
     /// (none when not ``diagnosing``).

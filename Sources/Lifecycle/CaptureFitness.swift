@@ -7,9 +7,9 @@ import Wire
 /// facts; the sentence that says it and how to record a capture that can, per platform, are
 /// written from them by the Reports module (`Sources/Reports/FitnessWords.swift`), and nowhere
 /// else.
-public struct FitnessProblem: Hashable, Sendable {
+package struct FitnessProblem: Hashable, Sendable {
     /// What is missing, in the words of `info` and `diagnose`'s JSON (`kind`).
-    public enum Kind: String, Hashable, Sendable, CaseIterable {
+    package enum Kind: String, Hashable, Sendable, CaseIterable {
         /// ACL packets kept only in part (Android's filtered snoop mode, a btsnooz summary).
         case aclCutShort = "acl-cut-short"
         /// Connections that were up before the capture began: no connection, no discovery, no MTU.
@@ -25,7 +25,7 @@ public struct FitnessProblem: Hashable, Sendable {
 
     /// What was found, as the values it was found from: one case per check (an HCI capture's and
     /// an over-the-air capture's checks of the same ``Kind`` are two).
-    public enum Facts: Hashable, Sendable {
+    package enum Facts: Hashable, Sendable {
         /// `packets` ACL packets kept only in part; the first at record `first`, which keeps `kept`
         /// of its `whole` bytes.
         case aclCutShort(packets: Int, first: Int, kept: Int, whole: Int)
@@ -50,25 +50,25 @@ public struct FitnessProblem: Hashable, Sendable {
     }
 
     /// A connection handle used before the capture saw it open, and its first ACL record.
-    public struct HandleInUse: Hashable, Sendable {
-        public var handle: UInt16
-        public var record: Int
+    package struct HandleInUse: Hashable, Sendable {
+        package var handle: UInt16
+        package var record: Int
     }
 
     /// What a one-sided HCI log holds: commands and no event, events and no command, ACL packets
     /// sent and none received, or received and none sent.
-    public enum HCISide: Hashable, Sendable {
+    package enum HCISide: Hashable, Sendable {
         case commands, events, aclSent, aclReceived
     }
 
     /// The records (0-based) that show it, a few at most.
-    public var evidence: [Int]
+    package var evidence: [Int]
     /// What was found: the problem's sentence and its remedy (`problem`, `remedy`) are written
     /// from it by the Reports module.
-    public var facts: Facts
+    package var facts: Facts
 
     /// What is missing, from the facts.
-    public var kind: Kind {
+    package var kind: Kind {
         switch facts {
         case .aclCutShort: .aclCutShort
         case .startedMidConnection, .linksJoined: .startedMidConnection
@@ -84,7 +84,7 @@ public struct FitnessProblem: Hashable, Sendable {
 /// A capture whose problems are empty shows its connections from their start, both sides, whole.
 ///
 /// Cheap per record (the handles are a bit set, no hashing): it runs beside the analyses.
-public struct CaptureFitness {
+package struct CaptureFitness {
     private let format: CaptureFormat
     /// An over-the-air capture read record by record (`info`): its links as the analyses see them.
     private var air: AirTranslator?
@@ -110,14 +110,14 @@ public struct CaptureFitness {
 
     /// `format`: the capture's own (an over-the-air capture's records are read as the sniffer
     /// wrote them, unless ``attach(_:)`` gives its links instead).
-    public init(format: CaptureFormat) {
+    package init(format: CaptureFormat) {
         self.format = format
         if let linkType = format.linkLayerType { air = AirTranslator(linkType: linkType, options: AirOptions()) }
     }
 
     /// An over-the-air capture's links as the analysis already translated them (`diagnose`): its
     /// records need not be added.
-    public mutating func attach(_ capture: AirCapture?) {
+    package mutating func attach(_ capture: AirCapture?) {
         guard let capture else { return }
         airLinks = capture.links
         air = nil
@@ -125,7 +125,7 @@ public struct CaptureFitness {
 
     /// Adds a record as the capture's file holds it (an over-the-air one as the sniffer wrote it).
     @inline(__always)
-    public mutating func add(_ record: borrowing CaptureRecord) {
+    package mutating func add(_ record: borrowing CaptureRecord) {
         if air != nil {
             _ = air!.translate(record)
             return
@@ -215,7 +215,7 @@ public struct CaptureFitness {
     }
 
     /// The problems found, in the order of ``FitnessProblem/Kind``; empty when the capture can answer.
-    public var problems: [FitnessProblem] {
+    package var problems: [FitnessProblem] {
         var problems: [FitnessProblem] = []
         if let linkType = format.linkLayerType { return Self.airProblems(air?.links ?? airLinks, linkType: linkType) }
         if cutShort > 0, let first = firstCut.first {

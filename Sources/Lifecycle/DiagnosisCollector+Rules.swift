@@ -7,7 +7,7 @@ import Wire
 extension DiagnosisCollector {
     /// Every finding of the capture, most serious first: the rules of ``DiagnosisRule`` applied
     /// to the lifecycles (`report`), the errors (`errors`) and what this collector gathered.
-    public func findings(report: LifecycleReport, errors: [TraceError]) -> [Finding] {
+    package func findings(report: LifecycleReport, errors: [TraceError]) -> [Finding] {
         var findings: [Finding] = []
         let refused = Refusals(errors)
         for connection in report.connections {
@@ -436,7 +436,7 @@ extension DiagnosisCollector {
     /// an accessory requests, which `intervalMin`…`intervalMax` (1.25 ms units), `latency` and
     /// `timeout` (10 ms units) break. `requested`: the two interval bounds of a request (else the
     /// one interval of a link).
-    public static func appleGuidelineViolations(
+    package static func appleGuidelineViolations(
         intervalMin: UInt16, intervalMax: UInt16, latency: UInt16, timeout: UInt16, requested: Bool
     ) -> [GuidelineViolation] {
         var broken: [GuidelineViolation] = []

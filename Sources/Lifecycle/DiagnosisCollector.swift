@@ -72,7 +72,7 @@ public struct DiagnosisCollector {
         public var gaps = 0
         public var longestGap: (seconds: Double, from: Int, to: Int)?
         /// The primary services this host's client's last full discovery found on the link.
-        public var layout = ServiceLayout()
+        package var layout = ServiceLayout()
     }
 
     /// Request latencies, 4 bytes each where a `Double` took 8: a capture with millions of requests

@@ -103,5 +103,5 @@ extension Finding.Severity {
 extension Sequence<Finding> {
     /// The findings at least as serious as `minimum`, in their order (`bletrace diagnose
     /// --min-severity`).
-    public func atLeast(_ minimum: Finding.Severity) -> [Finding] { filter { $0.severity.isAtLeast(minimum) } }
+    package func atLeast(_ minimum: Finding.Severity) -> [Finding] { filter { $0.severity.isAtLeast(minimum) } }
 }

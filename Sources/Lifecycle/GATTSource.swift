@@ -131,12 +131,12 @@ public struct GivenGATT: Sendable {
     }
 }
 
-public enum GivenGATTError: Error, CustomStringConvertible {
+package enum GivenGATTError: Error, CustomStringConvertible {
     case unreadable(String)
     case badJSON(String, String)
     case noDatabase(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unreadable(let path): "--gatt \(path): cannot be read"
         case .badJSON(let name, let why): "--gatt \(name): not the JSON of bletrace gatt --format json: \(why)"

@@ -31,7 +31,7 @@ public struct LifecycleAnalyzer {
     /// Disconnection Complete events for handles with no link.
     private var strays = StrayDisconnections()
     /// Requests, answers, MTU and attributes per connection handle.
-    public private(set) var att = ATTTracker()
+    package private(set) var att = ATTTracker()
     /// The request the last record answered, if it carried an ATT response.
     public private(set) var lastAnswered: ATTRequest?
     /// When the last record refused a write of a Client Characteristic Configuration descriptor
@@ -47,7 +47,10 @@ public struct LifecycleAnalyzer {
     /// changed (Core 6.0, Vol 3, Part G, §7.1).
     public private(set) var lastServiceChange: ClosedRange<UInt16>?
     /// Scans and advertising sets.
-    public private(set) var scanning = ScanCollector()
+    package private(set) var scanning = ScanCollector()
+    /// The last name each device advertised, by address (Complete or Shortened Local Name), over
+    /// the capture's scans so far.
+    public var names: [BluetoothAddress: String] { scanning.names }
     /// What discovery found per peer, for its next connection, and the database the user gave.
     private var attributes = AttributeCache()
     /// The peer's server as the user gave it (`--gatt`, ``GivenGATT``), for a connection whose
@@ -73,7 +76,7 @@ public struct LifecycleAnalyzer {
     /// Gives the report what an over-the-air capture showed (``AnalysisReader/airCapture``): each
     /// link's air facts on the connection made from it, and the capture's own records and times
     /// in place of those of the HCI records made from it. Nil (an HCI trace) changes nothing.
-    public mutating func attach(_ air: AirCapture?) {
+    package mutating func attach(_ air: AirCapture?) {
         guard let air else { return }
         self.air = air
         for link in air.links { airLinks[UInt16(link.index & 0x0FFF)] = link }

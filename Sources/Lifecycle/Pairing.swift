@@ -35,7 +35,7 @@ public struct Pairing: Hashable, Sendable, Codable {
     /// Started by the peripheral's Security Request.
     public var securityRequested = false
     /// From Pairing Request and Response, when both are in the capture.
-    public var method: Method?
+    package var method: Method?
     public var secureConnections: Bool?
     /// Both sides asked to bond (Bonding_Flags 01 in both AuthReq fields).
     public var bonding: Bool?
@@ -76,7 +76,7 @@ public struct Pairing: Hashable, Sendable, Codable {
     /// The method two sides' Pairing Request (initiator) and Pairing Response (responder)
     /// select: OOB when the OOB flags say so, Just Works when neither asks for MITM protection,
     /// else by the IO capabilities (§2.3.5.1).
-    public static func method(initiator: SMPPairingFeatures, responder: SMPPairingFeatures) -> Method {
+    package static func method(initiator: SMPPairingFeatures, responder: SMPPairingFeatures) -> Method {
         let secure =
             initiator.authenticationRequirements.secureConnections
             && responder.authenticationRequirements.secureConnections

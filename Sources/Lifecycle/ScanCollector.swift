@@ -61,9 +61,9 @@ public struct AdvertisingSet: Hashable, Sendable, Codable {
 ///
 /// Only scan and advertising commands and advertising reports are decoded here, with the full
 /// HCI decoders.
-public struct ScanCollector {
-    public private(set) var scans: [Scan] = []
-    public private(set) var advertising: [AdvertisingSet] = []
+package struct ScanCollector {
+    package private(set) var scans: [Scan] = []
+    package private(set) var advertising: [AdvertisingSet] = []
     private var openScan: Int?
     private var deviceIndex: [BluetoothAddress: Int] = [:]
     /// Parameters and data set while no scan or set is running, for the next one.
@@ -82,12 +82,12 @@ public struct ScanCollector {
     /// collection grows no further.
     static let maximumData = 1650
     /// The last name each device advertised (Complete or Shortened Local Name), over all scans.
-    public private(set) var names: [BluetoothAddress: String] = [:]
+    package private(set) var names: [BluetoothAddress: String] = [:]
 
-    public init() {}
+    package init() {}
 
     /// The name `address` advertised, if the capture heard one.
-    public func name(of address: BluetoothAddress) -> String? { names[address] }
+    package func name(of address: BluetoothAddress) -> String? { names[address] }
 
     static let commands: Set<UInt16> = [
         0x2006, 0x2008, 0x2009, 0x200A, 0x200B, 0x200C, 0x2036, 0x2037, 0x2038, 0x2039, 0x2041, 0x2042,

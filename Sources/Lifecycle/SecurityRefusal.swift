@@ -18,9 +18,9 @@ import Wire
 /// var refusal = SecurityRefusal()
 /// for step in steps { if let outcome = refusal.observe(step) { return outcome } }
 /// ```
-public struct SecurityRefusal: Hashable, Sendable {
+package struct SecurityRefusal: Hashable, Sendable {
     /// What happened on the refusal's link after it, in capture order.
-    public enum Step: Hashable, Sendable {
+    package enum Step: Hashable, Sendable {
         /// An SMP message of a pairing (Pairing or Security Request, Pairing Response, Confirm,
         /// Random, Public Key, DHKey Check, Keypress Notification): each restarts SMP's
         /// 30-second timer (Core 6.0, Vol 3, Part H, §3.4).
@@ -53,7 +53,7 @@ public struct SecurityRefusal: Hashable, Sendable {
     }
 
     /// How the request ends for the app.
-    public enum Outcome: Hashable, Sendable {
+    package enum Outcome: Hashable, Sendable {
         /// iOS paired and sent the request again: the app gets the answer at record `record`,
         /// not the refusal.
         case retried(record: Int, time: Timestamp)
@@ -73,30 +73,30 @@ public struct SecurityRefusal: Hashable, Sendable {
     }
 
     /// Why the app gets the refusal itself.
-    public enum Refused: Hashable, Sendable {
+    package enum Refused: Hashable, Sendable {
         case pairingFailed(record: Int)
         case encryptionFailed
         case noRetry
     }
 
     /// SMP's timer (Core 6.0, Vol 3, Part H, §3.4).
-    public static let pairingTimeout: Int64 = 30_000_000
+    package static let pairingTimeout: Int64 = 30_000_000
 
     /// The latest pairing message, while a pairing is under way.
     private var lastMessage: Timestamp?
     private var encrypted = false
 
-    public init() {}
+    package init() {}
 
     /// When SMP's timer runs out for the pairing under way, if one is.
-    public var deadline: Timestamp? {
+    package var deadline: Timestamp? {
         guard !encrypted, let lastMessage else { return nil }
         return lastMessage.adding(microseconds: Self.pairingTimeout)
     }
 
     /// Takes the next step; returns the outcome once it is decided (then no further step is
     /// needed).
-    public mutating func observe(_ step: Step) -> Outcome? {
+    package mutating func observe(_ step: Step) -> Outcome? {
         if let deadline, step.time >= deadline { return .timedOut(deadline) }
         switch step {
         case .pairingMessage(let time):
@@ -124,14 +124,14 @@ public struct SecurityRefusal: Hashable, Sendable {
 
     /// Whether an ATT error is a refusal for security, which iOS answers by pairing: Insufficient
     /// Authentication, Insufficient Encryption, Insufficient Encryption Key Size.
-    public static func asksForSecurity(_ code: ATTErrorCode) -> Bool {
+    package static func asksForSecurity(_ code: ATTErrorCode) -> Bool {
         code.rawValue == 0x05 || code.rawValue == 0x0C || code.rawValue == 0x0F
     }
 
     /// SMP commands of a pairing under way, which restart its timer (Core 6.0, Vol 3, Part H,
     /// §3.4): Pairing Request and Response, Confirm, Random, Public Key, DHKey Check, Keypress
     /// Notification, Security Request.
-    public static func isPairingMessage(_ code: SMPCode) -> Bool {
+    package static func isPairingMessage(_ code: SMPCode) -> Bool {
         switch code {
         case .pairingRequest, .pairingResponse, .pairingConfirm, .pairingRandom, .pairingPublicKey, .pairingDHKeyCheck,
             .pairingKeypressNotification, .securityRequest:

@@ -142,7 +142,7 @@ public struct TraceSelection: Sendable, Hashable {
     /// Whether a replay's cut of the capture keeps `record`: in the window; for a peer or a
     /// transport, unless it is about another device or the other transport's connections (what
     /// belongs to no device, the host's own commands, stays).
-    public func keeps(
+    package func keeps(
         _ record: CaptureRecord, _ decoded: DecodedRecord, _ analyzer: LifecycleAnalyzer, origin: Timestamp
     ) -> Bool {
         guard contains(record.timestamp, origin: origin) else { return false }
@@ -156,7 +156,7 @@ public struct TraceSelection: Sendable, Hashable {
     }
 
     /// The device a record is about, and the transport of its connection, where it is about one.
-    public static func subject(of record: CaptureRecord, _ decoded: DecodedRecord, _ analyzer: LifecycleAnalyzer)
+    package static func subject(of record: CaptureRecord, _ decoded: DecodedRecord, _ analyzer: LifecycleAnalyzer)
         -> (peer: BluetoothAddress?, transport: Connection.Transport?)
     {
         switch decoded.packet {

@@ -5,28 +5,28 @@ import Wire
 /// AuxPtr fields (Core 6.0, Vol 6, Part B, §2.3.4.5) to send more data than one PDU holds
 /// (ADV_EXT_IND → AUX_ADV_IND → AUX_CHAIN_IND → …, or AUX_SCAN_RSP → AUX_CHAIN_IND → …), with what
 /// the chain's first PDU with data said of the advertiser (an AUX_CHAIN_IND carries no AdvA).
-public struct AdvertisingChainLink: Hashable, Sendable {
+package struct AdvertisingChainLink: Hashable, Sendable {
     /// The record (0-based) whose AuxPtr led to this PDU; nil for a head the capture reached
     /// without one (an AUX_SCAN_RSP, or an AUX_ADV_IND whose ADV_EXT_IND was not heard).
-    public var previous: Int?
+    package var previous: Int?
     /// The record of the chain's head: its AUX_ADV_IND, AUX_SCAN_RSP or AUX_SYNC_IND.
-    public var head: Int
+    package var head: Int
     /// 0 for the head, 1 for the first AUX_CHAIN_IND after it, and so on.
-    public var part: Int
-    public var headKind: AuxiliaryKind
-    public var advertiser: BluetoothAddress?
-    public var advertiserRandom = false
-    public var target: BluetoothAddress?
-    public var targetRandom = false
+    package var part: Int
+    package var headKind: AuxiliaryKind
+    package var advertiser: BluetoothAddress?
+    package var advertiserRandom = false
+    package var target: BluetoothAddress?
+    package var targetRandom = false
     /// The head's AdvMode: 0 neither, 1 connectable, 2 scannable.
-    public var advMode: UInt8 = 0
-    public var setID: UInt8?
-    public var dataID: UInt16?
-    public var txPower: Int8?
+    package var advMode: UInt8 = 0
+    package var setID: UInt8?
+    package var dataID: UInt16?
+    package var txPower: Int8?
     /// This PDU has an AuxPtr: more of the chain follows.
-    public var continues = false
+    package var continues = false
 
-    public init(
+    package init(
         previous: Int? = nil, head: Int, part: Int, headKind: AuxiliaryKind, advertiser: BluetoothAddress?,
         advertiserRandom: Bool = false, target: BluetoothAddress? = nil, targetRandom: Bool = false, advMode: UInt8 = 0,
         setID: UInt8? = nil, dataID: UInt16? = nil, txPower: Int8? = nil, continues: Bool = false

@@ -3,33 +3,33 @@ import Wire
 
 /// An advertising physical channel PDU: a 16-bit header, then a payload by PDU type.
 /// Core 6.0, Vol 6, Part B, §2.3. Views borrow the record's bytes.
-public struct AdvertisingPDU {
+package struct AdvertisingPDU {
     /// The header's first byte: PDU type (bits 0-3), RFU (4), ChSel (5), TxAdd (6), RxAdd (7).
-    public var header: UInt8
-    public var length: Int
+    package var header: UInt8
+    package var length: Int
     /// True for a PDU heard on a secondary channel (index 0-36): AUX_ names.
-    public var isAuxiliary: Bool
+    package var isAuxiliary: Bool
     /// Which auxiliary PDU a type 7 PDU on a secondary channel is, where the capture tells: the
     /// AuxPtr that led to it (``LinkLayerDecoder`` follows them), or the nRF Sniffer's AUX type.
     /// Nil on the primary channels, and where nothing tells (then named AUX_ADV_IND).
-    public var auxiliaryKind: AuxiliaryKind?
-    public var content: Content
+    package var auxiliaryKind: AuxiliaryKind?
+    package var content: Content
 
-    public var type: AdvertisingPDUType { AdvertisingPDUType(rawValue: header & 0x0F) }
+    package var type: AdvertisingPDUType { AdvertisingPDUType(rawValue: header & 0x0F) }
     /// ChSel: the sender supports channel selection algorithm #2.
-    public var channelSelection2: Bool { header & 0x20 != 0 }
+    package var channelSelection2: Bool { header & 0x20 != 0 }
     /// TxAdd: the sender's address (AdvA, InitA, ScanA) is random.
-    public var txRandom: Bool { header & 0x40 != 0 }
+    package var txRandom: Bool { header & 0x40 != 0 }
     /// RxAdd: the receiver's address (TargetA, AdvA of a request) is random.
-    public var rxRandom: Bool { header & 0x80 != 0 }
+    package var rxRandom: Bool { header & 0x80 != 0 }
 
     /// The type's name on the channel it was heard on.
-    public var name: String {
+    package var name: String {
         if let auxiliaryKind, type.rawValue == 7, isAuxiliary { return auxiliaryKind.name }
         return type.name(auxiliary: isAuxiliary)
     }
 
-    public enum Content {
+    package enum Content {
         /// ADV_IND, ADV_NONCONN_IND, ADV_SCAN_IND, SCAN_RSP (§2.3.1.1-4, §2.3.2.2): AdvA, then
         /// AD structures.
         case advertisement(advertiser: BluetoothAddress, data: AdvertisingData)
@@ -47,7 +47,7 @@ public struct AdvertisingPDU {
     }
 
     /// The address of the device that sent the PDU, where the PDU carries it.
-    public var sender: BluetoothAddress? {
+    package var sender: BluetoothAddress? {
         switch content {
         case .advertisement(let advertiser, _), .directed(let advertiser, _): advertiser
         case .scanRequest(let scanner, _): scanner
@@ -98,7 +98,7 @@ public struct AdvertisingPDU {
 
 /// The four PDUs that share type 7 on the secondary advertising channels (Core 6.0, Vol 6,
 /// Part B, §2.3.4), numbered as the nRF Sniffer's AUX type flags number them.
-public enum AuxiliaryKind: UInt8, Hashable, Sendable {
+package enum AuxiliaryKind: UInt8, Hashable, Sendable {
     /// AUX_ADV_IND: reached from an ADV_EXT_IND's AuxPtr.
     case advertising = 0
     /// AUX_CHAIN_IND: reached from the AuxPtr of an AUX_ADV_IND, AUX_SCAN_RSP, AUX_SYNC_IND or
@@ -109,7 +109,7 @@ public enum AuxiliaryKind: UInt8, Hashable, Sendable {
     /// AUX_SCAN_RSP: the answer to an AUX_SCAN_REQ.
     case scanResponse = 3
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .advertising: "AUX_ADV_IND"
         case .chain: "AUX_CHAIN_IND"
@@ -120,23 +120,23 @@ public enum AuxiliaryKind: UInt8, Hashable, Sendable {
 }
 
 /// The PDU type of an advertising physical channel PDU. Core 6.0, Vol 6, Part B, §2.3, Table 2.3.
-public struct AdvertisingPDUType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public var rawValue: UInt8
-    @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
+package struct AdvertisingPDUType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package var rawValue: UInt8
+    @inlinable package init(rawValue: UInt8) { self.rawValue = rawValue }
 
-    public static var advInd: Self { .init(rawValue: 0) }
-    public static var advDirectInd: Self { .init(rawValue: 1) }
-    public static var advNonconnInd: Self { .init(rawValue: 2) }
-    public static var scanReq: Self { .init(rawValue: 3) }
-    public static var scanRsp: Self { .init(rawValue: 4) }
-    public static var connectInd: Self { .init(rawValue: 5) }
-    public static var advScanInd: Self { .init(rawValue: 6) }
-    public static var advExtInd: Self { .init(rawValue: 7) }
-    public static var auxConnectRsp: Self { .init(rawValue: 8) }
+    package static var advInd: Self { .init(rawValue: 0) }
+    package static var advDirectInd: Self { .init(rawValue: 1) }
+    package static var advNonconnInd: Self { .init(rawValue: 2) }
+    package static var scanReq: Self { .init(rawValue: 3) }
+    package static var scanRsp: Self { .init(rawValue: 4) }
+    package static var connectInd: Self { .init(rawValue: 5) }
+    package static var advScanInd: Self { .init(rawValue: 6) }
+    package static var advExtInd: Self { .init(rawValue: 7) }
+    package static var auxConnectRsp: Self { .init(rawValue: 8) }
 
     /// The name on a primary channel, or (`auxiliary`) on a secondary one, where type 7 is any
     /// of AUX_ADV_IND, AUX_SCAN_RSP, AUX_SYNC_IND and AUX_CHAIN_IND (told apart only by context).
-    public func name(auxiliary: Bool) -> String {
+    package func name(auxiliary: Bool) -> String {
         switch (rawValue, auxiliary) {
         case (0, _): "ADV_IND"
         case (1, _): "ADV_DIRECT_IND"
@@ -154,30 +154,30 @@ public struct AdvertisingPDUType: RawRepresentable, Hashable, Sendable, CustomSt
         }
     }
 
-    public var description: String { name(auxiliary: false) }
+    package var description: String { name(auxiliary: false) }
 }
 
 /// The LLData of CONNECT_IND / AUX_CONNECT_REQ: the new connection's parameters.
 /// Core 6.0, Vol 6, Part B, §2.3.3.1.
-public struct ConnectionData: Hashable, Sendable {
-    public var accessAddress: UInt32
-    public var crcInit: UInt32
+package struct ConnectionData: Hashable, Sendable {
+    package var accessAddress: UInt32
+    package var crcInit: UInt32
     /// 1.25 ms units.
-    public var windowSize: UInt8
+    package var windowSize: UInt8
     /// 1.25 ms units.
-    public var windowOffset: UInt16
+    package var windowOffset: UInt16
     /// 1.25 ms units.
-    public var interval: UInt16
+    package var interval: UInt16
     /// Connection events the peripheral may skip.
-    public var latency: UInt16
+    package var latency: UInt16
     /// Supervision timeout, 10 ms units.
-    public var timeout: UInt16
+    package var timeout: UInt16
     /// 37 bits: bit n set when data channel n is used.
-    public var channelMap: UInt64
+    package var channelMap: UInt64
     /// Hop increment (5 bits) for channel selection algorithm #1.
-    public var hop: UInt8
+    package var hop: UInt8
     /// Sleep clock accuracy (3 bits), Table 2.15.
-    public var sleepClockAccuracy: UInt8
+    package var sleepClockAccuracy: UInt8
 
     static let size = 22
 

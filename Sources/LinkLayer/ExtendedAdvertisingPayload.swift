@@ -4,40 +4,40 @@ import Wire
 /// The common extended advertising payload of ADV_EXT_IND, the AUX_ PDUs and AUX_CONNECT_RSP:
 /// extended header length and AdvMode, the extended header's flags and the fields they announce
 /// (in that order), then AdvData. Core 6.0, Vol 6, Part B, §2.3.4.
-public struct ExtendedAdvertisingPayload {
+package struct ExtendedAdvertisingPayload {
     /// 0 non-connectable and non-scannable, 1 connectable, 2 scannable.
-    public var advMode: UInt8
-    public var headerLength: Int
+    package var advMode: UInt8
+    package var headerLength: Int
     /// Which fields the header holds: bit 0 AdvA, 1 TargetA, 2 CTEInfo, 3 ADI, 4 AuxPtr,
     /// 5 SyncInfo, 6 TxPower. Zero when the header is empty.
-    public var flags: UInt8
-    public var advertiser: BluetoothAddress?
-    public var target: BluetoothAddress?
-    public var cteInfo: UInt8?
+    package var flags: UInt8
+    package var advertiser: BluetoothAddress?
+    package var target: BluetoothAddress?
+    package var cteInfo: UInt8?
     /// Advertising Data Info: the data set ID (12 bits) and the set ID (4 bits).
-    public var dataInfo: UInt16?
-    public var auxPointer: AuxPointer?
+    package var dataInfo: UInt16?
+    package var auxPointer: AuxPointer?
     /// The 18-byte SyncInfo, kept as bytes.
-    public var syncInfo: UnsafeRawBufferPointer?
+    package var syncInfo: UnsafeRawBufferPointer?
     /// dBm.
-    public var txPower: Int8?
+    package var txPower: Int8?
     /// Additional Controller Advertising Data: what follows the announced fields in the header.
-    public var acad: UnsafeRawBufferPointer
-    public var data: AdvertisingData
+    package var acad: UnsafeRawBufferPointer
+    package var data: AdvertisingData
 
-    public var dataID: UInt16? { dataInfo.map { $0 & 0x0FFF } }
-    public var setID: UInt8? { dataInfo.map { UInt8($0 >> 12) } }
+    package var dataID: UInt16? { dataInfo.map { $0 & 0x0FFF } }
+    package var setID: UInt8? { dataInfo.map { UInt8($0 >> 12) } }
 
     /// Where the next part of an advertisement is sent. §2.3.4.5.
-    public struct AuxPointer: Hashable, Sendable {
-        public var channel: UInt8
+    package struct AuxPointer: Hashable, Sendable {
+        package var channel: UInt8
         /// Clock accuracy: false 51-500 ppm, true 0-50 ppm.
-        public var clockAccuracy: Bool
+        package var clockAccuracy: Bool
         /// Offset units: false 30 µs, true 300 µs.
-        public var offsetUnits300: Bool
-        public var offset: UInt16
+        package var offsetUnits300: Bool
+        package var offset: UInt16
         /// 0 LE 1M, 1 LE 2M, 2 LE Coded.
-        public var phy: UInt8
+        package var phy: UInt8
     }
 
     /// Checks that a field of `size` bytes at the reader fits inside the extended header. (A

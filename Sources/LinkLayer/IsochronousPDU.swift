@@ -5,49 +5,49 @@ import Wire
 /// Its payload is isochronous data (or, LLID 0b11 on a BIS, a BIG control PDU), shown as bytes,
 /// and for framed PDUs (LLID 0b10) as its segments (Vol 6, Part G, §6.2). Views borrow the
 /// record's bytes.
-public struct IsochronousPDU {
-    public enum Kind: String, Hashable, Sendable {
+package struct IsochronousPDU {
+    package enum Kind: String, Hashable, Sendable {
         case connected = "CIS"
         case broadcast = "BIS"
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The header's first byte. CIS: LLID (bits 0-1), NESN (2), SN (3), CIE (4), RFU (5), NPI (6),
     /// RFU (7). BIS: LLID (0-1), CSSN (2-4), CSTF (5), RFU (6-7).
-    public var header: UInt8
-    public var length: Int
-    public var payload: UnsafeRawBufferPointer
+    package var header: UInt8
+    package var length: Int
+    package var payload: UnsafeRawBufferPointer
 
     /// 0b00 unframed, end or whole SDU; 0b01 unframed, start or continuation; 0b10 framed;
     /// 0b11 BIG control (BIS) or reserved (CIS).
-    public var llid: UInt8 { header & 0x03 }
-    public var isFramed: Bool { llid == 0b10 }
-    public var nesn: UInt8? { kind == .connected ? header >> 2 & 1 : nil }
-    public var sn: UInt8? { kind == .connected ? header >> 3 & 1 : nil }
+    package var llid: UInt8 { header & 0x03 }
+    package var isFramed: Bool { llid == 0b10 }
+    package var nesn: UInt8? { kind == .connected ? header >> 2 & 1 : nil }
+    package var sn: UInt8? { kind == .connected ? header >> 3 & 1 : nil }
     /// Close Isochronous Event.
-    public var cie: Bool? { kind == .connected ? header & 0x10 != 0 : nil }
+    package var cie: Bool? { kind == .connected ? header & 0x10 != 0 : nil }
     /// Null PDU Indicator: the PDU carries no data.
-    public var npi: Bool? { kind == .connected ? header & 0x40 != 0 : nil }
+    package var npi: Bool? { kind == .connected ? header & 0x40 != 0 : nil }
     /// Control Subevent Sequence Number.
-    public var cssn: UInt8? { kind == .broadcast ? header >> 2 & 0x07 : nil }
+    package var cssn: UInt8? { kind == .broadcast ? header >> 2 & 0x07 : nil }
     /// Control Subevent Transmission Flag.
-    public var cstf: Bool? { kind == .broadcast ? header & 0x20 != 0 : nil }
+    package var cstf: Bool? { kind == .broadcast ? header & 0x20 != 0 : nil }
 
     /// One segment of a framed PDU: a 2-octet segmentation header (SC, CMPLT, RFU, Length),
     /// a 3-octet TimeOffset when it starts an SDU (SC 0), then its data.
-    public struct Segment: Hashable, Sendable {
+    package struct Segment: Hashable, Sendable {
         /// SC: the segment continues an SDU (no TimeOffset).
-        public var continuation: Bool
+        package var continuation: Bool
         /// CMPLT: the segment ends an SDU.
-        public var complete: Bool
-        public var timeOffset: UInt32?
+        package var complete: Bool
+        package var timeOffset: UInt32?
         /// Octets of SDU data in the segment.
-        public var length: Int
+        package var length: Int
     }
 
     /// The segments of a framed PDU, in order; nil for an unframed one. A segment whose length
     /// runs past the payload is a fault.
-    public func segments() throws(DecodeError) -> [Segment]? {
+    package func segments() throws(DecodeError) -> [Segment]? {
         guard isFramed else { return nil }
         var reader = ByteReader(payload, layer: .linkLayer)
         var out: [Segment] = []
@@ -72,7 +72,7 @@ public struct IsochronousPDU {
 
     /// Decodes the PDU from `bytes`: its header and the payload the length says. Offsets count
     /// from the header.
-    public static func decode(_ bytes: UnsafeRawBufferPointer, kind: Kind) throws(DecodeError) -> IsochronousPDU {
+    package static func decode(_ bytes: UnsafeRawBufferPointer, kind: Kind) throws(DecodeError) -> IsochronousPDU {
         var reader = ByteReader(bytes, layer: .linkLayer)
         let header = try reader.u8("isochronous PDU header (2 bytes)")
         let length = Int(try reader.u8("isochronous PDU header (2 bytes)"))

@@ -4,42 +4,42 @@ import Wire
 ///
 /// tcpdump.org's LINKTYPE_BLUETOOTH_LE_LL_WITH_PHDR page; layout in Formats/link-layer.md. Written
 /// by Ubertooth (libbtbb) among others. Multi-byte fields little-endian.
-public struct LERFHeader: Hashable, Sendable {
+package struct LERFHeader: Hashable, Sendable {
     /// The RF channel, 0-39 (2402 MHz + 2 MHz × channel), not the channel index.
-    public var rfChannel: UInt8
+    package var rfChannel: UInt8
     /// dBm; meaningful when ``signalPowerValid``.
-    public var signalPower: Int8
+    package var signalPower: Int8
     /// dBm; meaningful when ``noisePowerValid``.
-    public var noisePower: Int8
+    package var noisePower: Int8
     /// Bits of the access address that differ from the reference; meaningful when
     /// ``accessAddressOffensesValid``.
-    public var accessAddressOffenses: UInt8
+    package var accessAddressOffenses: UInt8
     /// The access address the sniffer listened for; meaningful when ``referenceAccessAddressValid``.
-    public var referenceAccessAddress: UInt32
-    public var flags: UInt16
+    package var referenceAccessAddress: UInt32
+    package var flags: UInt16
 
-    public static let size = 10
+    package static let size = 10
 
-    public var dewhitened: Bool { flags & 0x0001 != 0 }
-    public var signalPowerValid: Bool { flags & 0x0002 != 0 }
-    public var noisePowerValid: Bool { flags & 0x0004 != 0 }
-    public var decrypted: Bool { flags & 0x0008 != 0 }
-    public var referenceAccessAddressValid: Bool { flags & 0x0010 != 0 }
-    public var accessAddressOffensesValid: Bool { flags & 0x0020 != 0 }
-    public var channelAliased: Bool { flags & 0x0040 != 0 }
+    package var dewhitened: Bool { flags & 0x0001 != 0 }
+    package var signalPowerValid: Bool { flags & 0x0002 != 0 }
+    package var noisePowerValid: Bool { flags & 0x0004 != 0 }
+    package var decrypted: Bool { flags & 0x0008 != 0 }
+    package var referenceAccessAddressValid: Bool { flags & 0x0010 != 0 }
+    package var accessAddressOffensesValid: Bool { flags & 0x0020 != 0 }
+    package var channelAliased: Bool { flags & 0x0040 != 0 }
     /// Bits 7-9: 0 advertising or data (direction not given), 1 auxiliary advertising, 2 data
     /// central to peripheral, 3 data peripheral to central, 4 and 5 connected isochronous (same
     /// directions), 6 broadcast isochronous.
-    public var pduType: UInt8 { UInt8(flags >> 7 & 0x7) }
-    public var crcChecked: Bool { flags & 0x0400 != 0 }
-    public var crcValid: Bool { flags & 0x0800 != 0 }
-    public var micChecked: Bool { flags & 0x1000 != 0 }
-    public var micValid: Bool { flags & 0x2000 != 0 }
+    package var pduType: UInt8 { UInt8(flags >> 7 & 0x7) }
+    package var crcChecked: Bool { flags & 0x0400 != 0 }
+    package var crcValid: Bool { flags & 0x0800 != 0 }
+    package var micChecked: Bool { flags & 0x1000 != 0 }
+    package var micValid: Bool { flags & 0x2000 != 0 }
     /// Bits 14-15.
-    public var phy: LinkLayerPHY { LinkLayerPHY(rawValue: UInt8(flags >> 14)) }
+    package var phy: LinkLayerPHY { LinkLayerPHY(rawValue: UInt8(flags >> 14)) }
 
     /// The direction the PDU type field gives, where it gives one.
-    public var direction: LinkLayerDirection? {
+    package var direction: LinkLayerDirection? {
         switch pduType {
         case 2, 4: .centralToPeripheral
         case 3, 5: .peripheralToCentral
@@ -49,7 +49,7 @@ public struct LERFHeader: Hashable, Sendable {
 
     /// The channel index of ``rfChannel``: RF 0, 12 and 39 are the primary advertising channels
     /// 37, 38 and 39; the others number the data channels 0-36 in frequency order.
-    public var channelIndex: UInt8 {
+    package var channelIndex: UInt8 {
         switch rfChannel {
         case 0: 37
         case 12: 38
@@ -60,7 +60,7 @@ public struct LERFHeader: Hashable, Sendable {
         }
     }
 
-    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> LERFHeader {
+    package static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> LERFHeader {
         var reader = ByteReader(bytes, layer: .snifferHeader)
         try reader.require(size, "the 10-byte LE RF pseudo-header")
         return LERFHeader(

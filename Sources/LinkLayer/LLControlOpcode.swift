@@ -4,9 +4,9 @@ import Wire
 ///
 /// Open: an unassigned opcode is kept with its parameters. ``table`` is the one declaration of
 /// every opcode's name and parameter length (CtrData), read by the decoder and the printers.
-public struct LLControlOpcode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public var rawValue: UInt8
-    @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
+package struct LLControlOpcode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package var rawValue: UInt8
+    @inlinable package init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// Name and CtrData length, indexed by opcode (0x00-0x29).
     static let table: [(name: String, length: Int)] = [
@@ -24,42 +24,42 @@ public struct LLControlOpcode: RawRepresentable, Hashable, Sendable, CustomStrin
         ("LL_CHANNEL_REPORTING_IND", 3), ("LL_CHANNEL_STATUS_IND", 10),
     ]
 
-    public static var connectionUpdateInd: Self { .init(rawValue: 0x00) }
-    public static var channelMapInd: Self { .init(rawValue: 0x01) }
-    public static var terminateInd: Self { .init(rawValue: 0x02) }
-    public static var encReq: Self { .init(rawValue: 0x03) }
-    public static var encRsp: Self { .init(rawValue: 0x04) }
-    public static var startEncReq: Self { .init(rawValue: 0x05) }
-    public static var startEncRsp: Self { .init(rawValue: 0x06) }
-    public static var unknownRsp: Self { .init(rawValue: 0x07) }
-    public static var featureReq: Self { .init(rawValue: 0x08) }
-    public static var featureRsp: Self { .init(rawValue: 0x09) }
-    public static var pauseEncReq: Self { .init(rawValue: 0x0A) }
-    public static var pauseEncRsp: Self { .init(rawValue: 0x0B) }
-    public static var versionInd: Self { .init(rawValue: 0x0C) }
-    public static var rejectInd: Self { .init(rawValue: 0x0D) }
-    public static var peripheralFeatureReq: Self { .init(rawValue: 0x0E) }
-    public static var connectionParamReq: Self { .init(rawValue: 0x0F) }
-    public static var connectionParamRsp: Self { .init(rawValue: 0x10) }
-    public static var rejectExtInd: Self { .init(rawValue: 0x11) }
-    public static var pingReq: Self { .init(rawValue: 0x12) }
-    public static var pingRsp: Self { .init(rawValue: 0x13) }
-    public static var lengthReq: Self { .init(rawValue: 0x14) }
-    public static var lengthRsp: Self { .init(rawValue: 0x15) }
-    public static var phyReq: Self { .init(rawValue: 0x16) }
-    public static var phyRsp: Self { .init(rawValue: 0x17) }
-    public static var phyUpdateInd: Self { .init(rawValue: 0x18) }
-    public static var minUsedChannelsInd: Self { .init(rawValue: 0x19) }
-    public static var cisReq: Self { .init(rawValue: 0x1F) }
-    public static var cisRsp: Self { .init(rawValue: 0x20) }
-    public static var cisInd: Self { .init(rawValue: 0x21) }
-    public static var cisTerminateInd: Self { .init(rawValue: 0x22) }
+    package static var connectionUpdateInd: Self { .init(rawValue: 0x00) }
+    package static var channelMapInd: Self { .init(rawValue: 0x01) }
+    package static var terminateInd: Self { .init(rawValue: 0x02) }
+    package static var encReq: Self { .init(rawValue: 0x03) }
+    package static var encRsp: Self { .init(rawValue: 0x04) }
+    package static var startEncReq: Self { .init(rawValue: 0x05) }
+    package static var startEncRsp: Self { .init(rawValue: 0x06) }
+    package static var unknownRsp: Self { .init(rawValue: 0x07) }
+    package static var featureReq: Self { .init(rawValue: 0x08) }
+    package static var featureRsp: Self { .init(rawValue: 0x09) }
+    package static var pauseEncReq: Self { .init(rawValue: 0x0A) }
+    package static var pauseEncRsp: Self { .init(rawValue: 0x0B) }
+    package static var versionInd: Self { .init(rawValue: 0x0C) }
+    package static var rejectInd: Self { .init(rawValue: 0x0D) }
+    package static var peripheralFeatureReq: Self { .init(rawValue: 0x0E) }
+    package static var connectionParamReq: Self { .init(rawValue: 0x0F) }
+    package static var connectionParamRsp: Self { .init(rawValue: 0x10) }
+    package static var rejectExtInd: Self { .init(rawValue: 0x11) }
+    package static var pingReq: Self { .init(rawValue: 0x12) }
+    package static var pingRsp: Self { .init(rawValue: 0x13) }
+    package static var lengthReq: Self { .init(rawValue: 0x14) }
+    package static var lengthRsp: Self { .init(rawValue: 0x15) }
+    package static var phyReq: Self { .init(rawValue: 0x16) }
+    package static var phyRsp: Self { .init(rawValue: 0x17) }
+    package static var phyUpdateInd: Self { .init(rawValue: 0x18) }
+    package static var minUsedChannelsInd: Self { .init(rawValue: 0x19) }
+    package static var cisReq: Self { .init(rawValue: 0x1F) }
+    package static var cisRsp: Self { .init(rawValue: 0x20) }
+    package static var cisInd: Self { .init(rawValue: 0x21) }
+    package static var cisTerminateInd: Self { .init(rawValue: 0x22) }
 
     /// The opcode's name, or nil for an unassigned one.
-    public var name: String? { Int(rawValue) < Self.table.count ? Self.table[Int(rawValue)].name : nil }
+    package var name: String? { Int(rawValue) < Self.table.count ? Self.table[Int(rawValue)].name : nil }
 
     /// The length of the opcode's parameters (CtrData), or nil for an unassigned one.
-    public var parameterLength: Int? { Int(rawValue) < Self.table.count ? Self.table[Int(rawValue)].length : nil }
+    package var parameterLength: Int? { Int(rawValue) < Self.table.count ? Self.table[Int(rawValue)].length : nil }
 
-    public var description: String { name ?? "LLControlOpcode(" + hex(rawValue, digits: 1) + ")" }
+    package var description: String { name ?? "LLControlOpcode(" + hex(rawValue, digits: 1) + ")" }
 }

@@ -3,7 +3,7 @@ import Wire
 
 /// An LL control PDU (LLID 0b11): opcode and CtrData. Core 6.0, Vol 6, Part B, §2.4.2; the
 /// procedures that use them, §5.1. Error codes are HCI's (Vol 1, Part F).
-public enum LLControlPDU {
+package enum LLControlPDU {
     /// §2.4.2.1. Window size (1.25 ms units), window offset (1.25 ms), interval (1.25 ms),
     /// latency (events), supervision timeout (10 ms), instant (event counter).
     case connectionUpdate(
@@ -61,22 +61,22 @@ public enum LLControlPDU {
     case unknown(opcode: LLControlOpcode, parameters: UnsafeRawBufferPointer)
 
     /// Connection Parameters Request and Response fields (§2.4.2.16).
-    public struct ConnectionParameters: Hashable, Sendable {
-        public var intervalMin: UInt16
-        public var intervalMax: UInt16
-        public var latency: UInt16
-        public var timeout: UInt16
-        public var preferredPeriodicity: UInt8
-        public var referenceEventCount: UInt16
-        public var offsets: (UInt16, UInt16, UInt16, UInt16, UInt16, UInt16)
+    package struct ConnectionParameters: Hashable, Sendable {
+        package var intervalMin: UInt16
+        package var intervalMax: UInt16
+        package var latency: UInt16
+        package var timeout: UInt16
+        package var preferredPeriodicity: UInt8
+        package var referenceEventCount: UInt16
+        package var offsets: (UInt16, UInt16, UInt16, UInt16, UInt16, UInt16)
 
-        public static func == (lhs: Self, rhs: Self) -> Bool {
+        package static func == (lhs: Self, rhs: Self) -> Bool {
             lhs.intervalMin == rhs.intervalMin && lhs.intervalMax == rhs.intervalMax && lhs.latency == rhs.latency
                 && lhs.timeout == rhs.timeout && lhs.preferredPeriodicity == rhs.preferredPeriodicity
                 && lhs.referenceEventCount == rhs.referenceEventCount && lhs.offsets == rhs.offsets
         }
 
-        public func hash(into hasher: inout Hasher) {
+        package func hash(into hasher: inout Hasher) {
             hasher.combine(intervalMin)
             hasher.combine(intervalMax)
             hasher.combine(referenceEventCount)
@@ -84,31 +84,31 @@ public enum LLControlPDU {
     }
 
     /// LL_CIS_REQ fields (§2.4.2.33). Times in µs; ISO interval in 1.25 ms.
-    public struct CISRequest: Hashable, Sendable {
-        public var cigID: UInt8
-        public var cisID: UInt8
-        public var phyCentralToPeripheral: UInt8
-        public var phyPeripheralToCentral: UInt8
-        public var maxSDUCentralToPeripheral: UInt16
-        public var framed: Bool
-        public var maxSDUPeripheralToCentral: UInt16
-        public var sduIntervalCentralToPeripheral: UInt32
-        public var sduIntervalPeripheralToCentral: UInt32
-        public var maxPDUCentralToPeripheral: UInt16
-        public var maxPDUPeripheralToCentral: UInt16
-        public var subeventCount: UInt8
-        public var subInterval: UInt32
-        public var burstNumberCentralToPeripheral: UInt8
-        public var burstNumberPeripheralToCentral: UInt8
-        public var flushTimeoutCentralToPeripheral: UInt8
-        public var flushTimeoutPeripheralToCentral: UInt8
-        public var isoInterval: UInt16
-        public var offsetMin: UInt32
-        public var offsetMax: UInt32
-        public var eventCount: UInt16
+    package struct CISRequest: Hashable, Sendable {
+        package var cigID: UInt8
+        package var cisID: UInt8
+        package var phyCentralToPeripheral: UInt8
+        package var phyPeripheralToCentral: UInt8
+        package var maxSDUCentralToPeripheral: UInt16
+        package var framed: Bool
+        package var maxSDUPeripheralToCentral: UInt16
+        package var sduIntervalCentralToPeripheral: UInt32
+        package var sduIntervalPeripheralToCentral: UInt32
+        package var maxPDUCentralToPeripheral: UInt16
+        package var maxPDUPeripheralToCentral: UInt16
+        package var subeventCount: UInt8
+        package var subInterval: UInt32
+        package var burstNumberCentralToPeripheral: UInt8
+        package var burstNumberPeripheralToCentral: UInt8
+        package var flushTimeoutCentralToPeripheral: UInt8
+        package var flushTimeoutPeripheralToCentral: UInt8
+        package var isoInterval: UInt16
+        package var offsetMin: UInt32
+        package var offsetMax: UInt32
+        package var eventCount: UInt16
     }
 
-    public var opcode: LLControlOpcode {
+    package var opcode: LLControlOpcode {
         switch self {
         case .connectionUpdate: .connectionUpdateInd
         case .channelMap: .channelMapInd
@@ -145,7 +145,7 @@ public enum LLControlPDU {
     }
 
     /// The HCI error code the PDU carries (terminate, reject, CIS terminate), if any.
-    public var errorCode: HCIStatus? {
+    package var errorCode: HCIStatus? {
         switch self {
         case .terminate(let code), .reject(let code), .rejectExtended(_, let code), .cisTerminate(_, _, let code): code
         default: nil
@@ -155,7 +155,7 @@ public enum LLControlPDU {
     /// Decodes an LL control PDU's payload (opcode first). Its CtrData must be at least as long
     /// as the opcode's (bytes beyond it are ignored, as the specification has later versions
     /// extend a PDU at its end). Error offsets count from the start of `bytes`.
-    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> LLControlPDU {
+    package static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> LLControlPDU {
         var reader = ByteReader(bytes, layer: .linkLayer)
         let opcode = LLControlOpcode(rawValue: try reader.u8("LL control opcode (1 byte)"))
         guard let length = opcode.parameterLength else { return .unknown(opcode: opcode, parameters: reader.rest()) }

@@ -16,18 +16,18 @@ import _CryptoExtras
 ///
 /// swift-crypto has no CCM: it is built here over its raw AES block (`_CryptoExtras`'s
 /// `AES.permute`). Only a capture decoded with a key (`--ltk`) makes one of these.
-public struct LinkLayerCipher: Sendable {
+package struct LinkLayerCipher: Sendable {
     /// The session key, most significant octet first (the AES key's octets in order).
-    public let sessionKey: [UInt8]
+    package let sessionKey: [UInt8]
     /// IVm ‖ IVs as sent (8 octets).
-    public let iv: [UInt8]
+    package let iv: [UInt8]
 
     /// The MIC's length, Core 6.0, Vol 6, Part E, §2.
-    public static let micLength = 4
+    package static let micLength = 4
 
     /// `ltk`: the long-term key's 16 octets least significant first, as SMP's Encryption
     /// Information and HCI's LE Enable Encryption carry it.
-    public init(ltk: [UInt8], skdCentral: UInt64, skdPeripheral: UInt64, ivCentral: UInt32, ivPeripheral: UInt32) {
+    package init(ltk: [UInt8], skdCentral: UInt64, skdPeripheral: UInt64, ivCentral: UInt32, ivPeripheral: UInt32) {
         precondition(ltk.count == 16, "an LTK has 16 octets")
         var block = [UInt8](repeating: 0, count: 16)
         for index in 0..<8 {
@@ -48,7 +48,7 @@ public struct LinkLayerCipher: Sendable {
     /// sent with packet counter `counter` in `direction`, into `plaintext` (at least
     /// `ciphertext.count - 4` bytes). Returns whether the MIC checks out; false too when the
     /// ciphertext is shorter than a MIC.
-    public func decrypt(
+    package func decrypt(
         _ ciphertext: UnsafeRawBufferPointer, header: UInt8, counter: UInt64, direction: LinkLayerDirection,
         into plaintext: UnsafeMutableRawBufferPointer
     ) -> Bool {
@@ -73,7 +73,7 @@ public struct LinkLayerCipher: Sendable {
     }
 
     /// Encrypts `plaintext`: the payload then its MIC (for tests, and a converter's captures).
-    public func encrypt(_ plaintext: [UInt8], header: UInt8, counter: UInt64, direction: LinkLayerDirection) -> [UInt8]
+    package func encrypt(_ plaintext: [UInt8], header: UInt8, counter: UInt64, direction: LinkLayerDirection) -> [UInt8]
     {
         let key = SymmetricKey(data: sessionKey)
         let nonce = nonce(counter: counter, direction: direction)

@@ -14,8 +14,8 @@ import Wire
 /// outstanding, and the reassembly buffers. Decoding a record allocates nothing once its
 /// connection is known and its direction has reassembled a frame once; faults build their
 /// message only when they happen.
-public struct LinkLayerDecoder {
-    public let linkType: Int32
+package struct LinkLayerDecoder {
+    package let linkType: Int32
     private var connections: [State] = []
     private var reassembler = ACLReassembler()
     /// The long-term keys to try on encrypted connections (`--ltk`), each 16 octets least
@@ -95,16 +95,16 @@ public struct LinkLayerDecoder {
 
     /// `keys`: long-term keys (16 octets each, least significant first) to decrypt encrypted
     /// connections with; none by default, and then no cipher is ever made.
-    public init(linkType: Int32, keys: [[UInt8]] = []) {
+    package init(linkType: Int32, keys: [[UInt8]] = []) {
         self.linkType = linkType
         self.keys = keys
     }
 
     /// The connections seen so far, in the order they were first seen.
-    public var knownConnections: [LinkLayerConnection] { connections.map(\.info) }
+    package var knownConnections: [LinkLayerConnection] { connections.map(\.info) }
 
     /// Decodes the record `index` whose bytes (pseudo-header included) are `bytes`, heard at `time`.
-    public mutating func decode(_ bytes: UnsafeRawBufferPointer, time: Timestamp, index: Int) -> LinkLayerRecord {
+    package mutating func decode(_ bytes: UnsafeRawBufferPointer, time: Timestamp, index: Int) -> LinkLayerRecord {
         var record = LinkLayerRecord()
         let packetOffset: Int
         do throws(DecodeError) {
@@ -477,7 +477,7 @@ public struct LinkLayerDecoder {
     /// address) are tracked; past it, such PDUs are decoded alone. It bounds what garbage can
     /// make the decoder keep (each connection may hold two 64 KiB reassembly buffers). A
     /// CONNECT_IND always makes one.
-    public static let maximumLateConnections = 64
+    package static let maximumLateConnections = 64
     private var lateConnections = 0
 
     /// The latest connection with `accessAddress` (an address may be reused later). A plain

@@ -7,26 +7,26 @@ import Wire
 /// access address). The PDU is an advertising physical channel PDU (§2.3) on the advertising
 /// access address, and a data physical channel PDU (§2.4) on a connection's. Views borrow the
 /// record's bytes.
-public struct LinkLayerPacket {
+package struct LinkLayerPacket {
     /// Core 6.0, Vol 6, Part B, §2.1.2: the access address of every advertising channel packet.
-    public static let advertisingAccessAddress: UInt32 = 0x8E89_BED6
+    package static let advertisingAccessAddress: UInt32 = 0x8E89_BED6
 
-    public var accessAddress: UInt32
+    package var accessAddress: UInt32
     /// The coded PHY's coding indicator (0 S=8, 1 S=2); nil on the uncoded PHYs.
-    public var codingIndicator: UInt8?
-    public var pdu: PDU
+    package var codingIndicator: UInt8?
+    package var pdu: PDU
     /// The 24-bit CRC as the specification numbers its bits (Core 6.0, Vol 6, Part B, §3.1.1:
     /// sent most significant bit first, so the capture's three bytes, read least significant
     /// bit first, hold it bit-reversed); nil when the capture cut it off.
-    public var crc: UInt32?
+    package var crc: UInt32?
     /// The CRC's three bytes as the capture holds them, read little-endian.
-    public var crcField: UInt32?
+    package var crcField: UInt32?
     /// The bytes the CRC covers: PDU header and payload.
-    public var protectedBytes: UnsafeRawBufferPointer
+    package var protectedBytes: UnsafeRawBufferPointer
     /// Where the PDU header starts in the bytes given to ``decode(_:isAdvertising:phy:offset:)``.
-    public var pduOffset: Int
+    package var pduOffset: Int
 
-    public enum PDU {
+    package enum PDU {
         case advertising(AdvertisingPDU)
         case data(DataChannelPDU)
     }
@@ -35,7 +35,7 @@ public struct LinkLayerPacket {
     /// when a sniffer header says which channel type it is; `channel` (the channel index) tells
     /// a primary advertising PDU from an auxiliary one. Error offsets count from the start of
     /// `bytes`.
-    public static func decode(
+    package static func decode(
         _ bytes: UnsafeRawBufferPointer, isAdvertising: Bool? = nil, phy: LinkLayerPHY = .le1M, channel: UInt8? = nil
     ) throws(DecodeError) -> LinkLayerPacket {
         var reader = ByteReader(bytes, layer: .linkLayer)
@@ -76,7 +76,7 @@ public struct LinkLayerPacket {
     /// Core 6.0, Vol 6, Part B, §3.1.1: the CRC of `bytes` from the shift register preset to
     /// `initial` (the CRCInit of the connection, 0x555555 on the advertising channels), in the
     /// capture's bit order (comparable with ``crcField``).
-    public static func crc(of bytes: UnsafeRawBufferPointer, initial: UInt32) -> UInt32 {
+    package static func crc(of bytes: UnsafeRawBufferPointer, initial: UInt32) -> UInt32 {
         var state = reversed24(initial & 0xFF_FFFF)
         for var byte in bytes {
             for _ in 0..<8 {
@@ -90,7 +90,7 @@ public struct LinkLayerPacket {
     }
 
     /// Whether the CRC checks out with `initial`; nil when the capture has no CRC.
-    public func crcMatches(initial: UInt32) -> Bool? {
+    package func crcMatches(initial: UInt32) -> Bool? {
         crcField.map { Self.crc(of: protectedBytes, initial: initial) == $0 }
     }
 }

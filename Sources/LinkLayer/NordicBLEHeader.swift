@@ -6,61 +6,61 @@ import Wire
 /// starting 0xBE 0xEF) to 3; layout in Formats/link-layer.md, after Nordic's published format
 /// (nRF Sniffer for Bluetooth LE user guide) and tcpdump.org's LINKTYPE_NORDIC_BLE page. All
 /// multi-byte fields little-endian.
-public struct NordicBLEHeader: Hashable, Sendable {
+package struct NordicBLEHeader: Hashable, Sendable {
     /// The sniffer board's number; nil in the legacy format, which has none.
-    public var boardID: UInt8?
+    package var boardID: UInt8?
     /// 0 (legacy), 1, 2 or 3. Later versions are read as 3.
-    public var protocolVersion: UInt8
+    package var protocolVersion: UInt8
     /// Version 1 only: the header's length (board ID excluded).
-    public var headerLength: UInt8?
+    package var headerLength: UInt8?
     /// Bytes after the packet header: the event packet header and the link-layer packet.
-    public var payloadLength: UInt16
+    package var payloadLength: UInt16
     /// The sniffer's running count of packets sent to the host.
-    public var packetCounter: UInt16
+    package var packetCounter: UInt16
     /// 0x02 advertising packet (version 3), 0x06 data packet (any packet, before version 3).
-    public var packetID: UInt8
+    package var packetID: UInt8
     /// The event packet header's length byte (10); nil in the legacy format.
-    public var eventHeaderLength: UInt8?
-    public var flags: UInt8
+    package var eventHeaderLength: UInt8?
+    package var flags: UInt8
     /// Channel index, 0-39.
-    public var channel: UInt8
+    package var channel: UInt8
     /// Signal strength in dBm (the firmware writes it without its sign).
-    public var rssi: Int
+    package var rssi: Int
     /// The connection event counter.
-    public var eventCounter: UInt16
+    package var eventCounter: UInt16
     /// Version 3: the firmware's timestamp of the packet's start, in µs. Before: the time from
     /// the end of the previous packet to the start of this one, in µs.
-    public var time: UInt32
+    package var time: UInt32
     /// Where the link-layer packet starts in the record.
-    public var packetOffset: Int
+    package var packetOffset: Int
     /// True when the packet ID (version 3) or the access address (before) says data channel.
-    public var isData: Bool
+    package var isData: Bool
 
-    public static let advertisingPacketID: UInt8 = 0x02
-    public static let dataPacketID: UInt8 = 0x06
+    package static let advertisingPacketID: UInt8 = 0x02
+    package static let dataPacketID: UInt8 = 0x06
     /// The event packet header: length, flags, channel, RSSI, event counter, time.
     static let eventHeaderSize = 10
 
     /// Flags bit 0: the CRC checked good.
-    public var crcOK: Bool { flags & 0x01 != 0 }
+    package var crcOK: Bool { flags & 0x01 != 0 }
     /// Flags bits 4-6.
-    public var phy: LinkLayerPHY { LinkLayerPHY(rawValue: flags >> 4 & 0x07) }
+    package var phy: LinkLayerPHY { LinkLayerPHY(rawValue: flags >> 4 & 0x07) }
     /// Data packets, flags bit 1: 1 central to peripheral, 0 peripheral to central.
-    public var direction: LinkLayerDirection? {
+    package var direction: LinkLayerDirection? {
         guard isData else { return nil }
         return flags & 0x02 != 0 ? .centralToPeripheral : .peripheralToCentral
     }
     /// Data packets, flags bit 2: the link was encrypted (and the MIC checked).
-    public var encrypted: Bool { isData && flags & 0x04 != 0 }
+    package var encrypted: Bool { isData && flags & 0x04 != 0 }
     /// Data packets on an encrypted link, flags bit 3: the MIC checked good.
-    public var micOK: Bool? { encrypted ? flags & 0x08 != 0 : nil }
+    package var micOK: Bool? { encrypted ? flags & 0x08 != 0 : nil }
     /// Advertising packets on a secondary channel (index < 37), flags bits 1-2: 0 AUX_ADV_IND,
     /// 1 AUX_CHAIN_IND, 2 AUX_SYNC_IND, 3 AUX_SCAN_RSP.
-    public var auxType: UInt8? { !isData && channel < 37 ? flags >> 1 & 0x03 : nil }
+    package var auxType: UInt8? { !isData && channel < 37 ? flags >> 1 & 0x03 : nil }
     /// Advertising packets, flags bit 3: the sniffer resolved the advertiser's private address.
-    public var addressResolved: Bool? { isData ? nil : flags & 0x08 != 0 }
+    package var addressResolved: Bool? { isData ? nil : flags & 0x08 != 0 }
 
-    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> NordicBLEHeader {
+    package static func decode(_ bytes: UnsafeRawBufferPointer) throws(DecodeError) -> NordicBLEHeader {
         var reader = ByteReader(bytes, layer: .snifferHeader)
         var header = NordicBLEHeader(
             boardID: nil, protocolVersion: 0, headerLength: nil, payloadLength: 0, packetCounter: 0, packetID: 0,

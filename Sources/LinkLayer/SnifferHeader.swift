@@ -5,13 +5,13 @@ import Wire
 /// Link type 272 (`NORDIC_BLE`) carries ``NordicBLEHeader``, 256 (`BLUETOOTH_LE_LL_WITH_PHDR`)
 /// ``LERFHeader``, and 251 (`BLUETOOTH_LE_LL`) none: its packet starts at the access address.
 /// Layouts and sources: Formats/link-layer.md.
-public enum SnifferHeader: Hashable, Sendable {
+package enum SnifferHeader: Hashable, Sendable {
     case nordic(NordicBLEHeader)
     case rf(LERFHeader)
 
     /// Reads the pseudo-header of link type `linkType` from the start of `bytes`; returns it with
     /// the offset where the link-layer packet begins (nil header for 251).
-    public static func decode(_ bytes: UnsafeRawBufferPointer, linkType: Int32) throws(DecodeError)
+    package static func decode(_ bytes: UnsafeRawBufferPointer, linkType: Int32) throws(DecodeError)
         -> (header: SnifferHeader?, packetOffset: Int)
     {
         switch linkType {
@@ -29,7 +29,7 @@ public enum SnifferHeader: Hashable, Sendable {
     }
 
     /// The channel index (0-39) the packet was heard on.
-    public var channelIndex: UInt8 {
+    package var channelIndex: UInt8 {
         switch self {
         case .nordic(let header): header.channel
         case .rf(let header): header.channelIndex
@@ -37,7 +37,7 @@ public enum SnifferHeader: Hashable, Sendable {
     }
 
     /// The PHY the packet came over.
-    public var phy: LinkLayerPHY {
+    package var phy: LinkLayerPHY {
         switch self {
         case .nordic(let header): header.phy
         case .rf(let header): header.phy
@@ -45,7 +45,7 @@ public enum SnifferHeader: Hashable, Sendable {
     }
 
     /// Whether the sniffer found the packet's CRC good; nil when it did not check.
-    public var crcOK: Bool? {
+    package var crcOK: Bool? {
         switch self {
         case .nordic(let header): header.crcOK
         case .rf(let header): header.crcChecked ? header.crcValid : nil
@@ -53,7 +53,7 @@ public enum SnifferHeader: Hashable, Sendable {
     }
 
     /// The direction the sniffer recorded, where it recorded one (a data channel PDU).
-    public var direction: LinkLayerDirection? {
+    package var direction: LinkLayerDirection? {
         switch self {
         case .nordic(let header): header.direction
         case .rf(let header): header.direction
@@ -64,12 +64,12 @@ public enum SnifferHeader: Hashable, Sendable {
     /// false when it says data channel, nil when it does not say (the access address decides).
     /// The nRF Sniffer's AUX type of an advertising packet on a secondary channel (0
     /// AUX_ADV_IND, 1 AUX_CHAIN_IND, 2 AUX_SYNC_IND, 3 AUX_SCAN_RSP); nil from other sniffers.
-    public var auxType: UInt8? {
+    package var auxType: UInt8? {
         if case .nordic(let header) = self { return header.auxType }
         return nil
     }
 
-    public var saysAdvertising: Bool? {
+    package var saysAdvertising: Bool? {
         switch self {
         case .nordic(let header):
             header.protocolVersion >= 3 ? header.packetID == NordicBLEHeader.advertisingPacketID : nil
@@ -84,25 +84,25 @@ public enum SnifferHeader: Hashable, Sendable {
 }
 
 /// Which way a packet went on a connection.
-public enum LinkLayerDirection: String, Hashable, Sendable, CustomStringConvertible {
+package enum LinkLayerDirection: String, Hashable, Sendable, CustomStringConvertible {
     case centralToPeripheral = "central-to-peripheral"
     case peripheralToCentral = "peripheral-to-central"
 
-    public var description: String { self == .centralToPeripheral ? "C->P" : "P->C" }
+    package var description: String { self == .centralToPeripheral ? "C->P" : "P->C" }
 
-    public var reversed: Self { self == .centralToPeripheral ? .peripheralToCentral : .centralToPeripheral }
+    package var reversed: Self { self == .centralToPeripheral ? .peripheralToCentral : .centralToPeripheral }
 }
 
 /// An LE PHY as the sniffer headers number it: 0 LE 1M, 1 LE 2M, 2 LE Coded.
-public struct LinkLayerPHY: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public var rawValue: UInt8
-    @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
+package struct LinkLayerPHY: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package var rawValue: UInt8
+    @inlinable package init(rawValue: UInt8) { self.rawValue = rawValue }
 
-    public static var le1M: Self { .init(rawValue: 0) }
-    public static var le2M: Self { .init(rawValue: 1) }
-    public static var leCoded: Self { .init(rawValue: 2) }
+    package static var le1M: Self { .init(rawValue: 0) }
+    package static var le2M: Self { .init(rawValue: 1) }
+    package static var leCoded: Self { .init(rawValue: 2) }
 
-    public var description: String {
+    package var description: String {
         switch rawValue {
         case 0: "LE 1M"
         case 1: "LE 2M"

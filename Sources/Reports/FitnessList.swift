@@ -3,13 +3,13 @@ import Wire
 
 /// What `info` and `diagnose` say first when a capture cannot tell the whole story
 /// (``CaptureFitness``): each problem with its evidence and how to record a capture that can.
-public struct FitnessList {
-    public var problems: [FitnessProblem]
+package struct FitnessList {
+    package var problems: [FitnessProblem]
 
-    public init(_ problems: [FitnessProblem]) { self.problems = problems }
+    package init(_ problems: [FitnessProblem]) { self.problems = problems }
 
     /// The text, a line at a time (without line ends); nothing when the capture can answer.
-    public func write(_ emit: (String) -> Void) {
+    package func write(_ emit: (String) -> Void) {
         guard !problems.isEmpty else { return }
         emit("This capture cannot tell the whole story:")
         for problem in problems {
@@ -26,11 +26,11 @@ public struct FitnessList {
     }
 
     /// The `fitness` list of `info` and `diagnose`'s JSON: empty when the capture can answer.
-    public var json: [JSONFitnessProblem] { problems.map(JSONFitnessProblem.init) }
+    package var json: [JSONFitnessProblem] { problems.map(JSONFitnessProblem.init) }
 }
 
 /// One member of the `fitness` list (Formats/json.md).
-public struct JSONFitnessProblem: Encodable {
+package struct JSONFitnessProblem: Encodable {
     var kind: String
     var problem: String
     /// Frame numbers (1-based).

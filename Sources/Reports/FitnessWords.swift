@@ -11,12 +11,12 @@ extension FitnessProblem {
     // takes `words` once (FitnessList, JSONFitnessProblem).
 
     /// One plain sentence: what the capture lacks, and what it therefore cannot say.
-    public var problem: String { words.problem }
+    package var problem: String { words.problem }
     /// How to record a capture that can answer, per platform.
-    public var remedy: String { words.remedy }
+    package var remedy: String { words.remedy }
 
     /// The two sentences at once.
-    public var words: (problem: String, remedy: String) {
+    package var words: (problem: String, remedy: String) {
         switch facts {
         case .aclCutShort(let packets, let first, let kept, let whole):
             return (

@@ -6,7 +6,7 @@ import Wire
 /// ISO 8601 in UTC with microseconds: `2026-11-22T03:10:00.123456Z`. Any time a capture holds
 /// is shown as it is, in the proleptic Gregorian calendar: years before 1 and after 9999 in
 /// ISO 8601's expanded form with a sign (`-0001-12-31T…`, `+292277-…`).
-public func isoTime(_ timestamp: Timestamp) -> String {
+package func isoTime(_ timestamp: Timestamp) -> String {
     let (seconds, micros) = timestamp.microseconds.quotientAndRemainderFloored(dividingBy: 1_000_000)
     let (days, secondOfDay) = seconds.quotientAndRemainderFloored(dividingBy: 86_400)
     // Days to a civil date (H. Hinnant's algorithm), with eras of 400 years: exact for any Int64.

@@ -2,22 +2,22 @@
 /// Formats/json.md): what the app holds at the end without a fault, what that run already
 /// breaks, then every fault at every point with the invariants it broke, the `--inject` that
 /// replays it alone and where its flow first parts from the run without it.
-public struct JSONFaultSweep: Encodable, Sendable {
+package struct JSONFaultSweep: Encodable, Sendable {
     /// One broken invariant.
-    public struct Failure: Encodable, Sendable {
+    package struct Failure: Encodable, Sendable {
         var invariant: String
         var message: String
-        public init(invariant: String, message: String) { (self.invariant, self.message) = (invariant, message) }
+        package init(invariant: String, message: String) { (self.invariant, self.message) = (invariant, message) }
     }
     /// Where a run's flow first parts from the run without a fault.
-    public struct Divergence: Encodable, Sendable {
+    package struct Divergence: Encodable, Sendable {
         /// 1-based, in the run without a fault.
         var event: Int
         var lines: [String]
-        public init(event: Int, lines: [String]) { (self.event, self.lines) = (event, lines) }
+        package init(event: Int, lines: [String]) { (self.event, self.lines) = (event, lines) }
     }
     /// One fault at one point.
-    public struct Run: Encodable, Sendable {
+    package struct Run: Encodable, Sendable {
         /// `KIND[:PARAMETER]@POINT`, as `--inject` takes it; a combination's faults with ` + `
         /// between them.
         var fault: String
@@ -37,7 +37,7 @@ public struct JSONFaultSweep: Encodable, Sendable {
         /// The fault never happened in the run (no request took it).
         var not_injected: Bool
 
-        public init(
+        package init(
             fault: String, inject: [String], family: String, seconds: Double, after: String, failures: [Failure],
             sameAs: String?, reproduce: String,
             divergence: Divergence?, notInjected: Bool
@@ -62,7 +62,7 @@ public struct JSONFaultSweep: Encodable, Sendable {
     /// How many runs were replayed.
     var replayed: Int
 
-    public init(
+    package init(
         capture: String, app: String, families: [String], reference: JSONSweep.State, referenceFailures: [Failure],
         runs: [Run], replayed: Int
     ) {
@@ -74,7 +74,7 @@ public struct JSONFaultSweep: Encodable, Sendable {
     /// The sweep as a JUnit XML report, for CI: one test suite per family, one test case per
     /// fault and point (named by its `--inject`), a failure for each run that broke an invariant,
     /// with the invariants as its message and the reproducer and divergence as its text.
-    public var junit: String {
+    package var junit: String {
         let escaped = Reports.xml
         let failures = runs.count { !$0.survived }
         var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"

@@ -3,7 +3,7 @@ import Lifecycle
 
 /// The JSON document of `bletrace diagnose --format json` (its contract: Formats/json.md): the
 /// findings, most serious first, and their counts by severity.
-public struct JSONFindings: Encodable {
+package struct JSONFindings: Encodable {
     var version = jsonVersion
     /// Findings per severity: `error`, `warning`, `info` (each present, 0 when none).
     var counts: [String: Int]
@@ -11,7 +11,7 @@ public struct JSONFindings: Encodable {
 
     /// The counts of `findings`, with `all` as the list (empty when a writer streams the list in
     /// its place).
-    public init(_ findings: [Finding], all: [JSONFinding]) {
+    package init(_ findings: [Finding], all: [JSONFinding]) {
         counts = Dictionary(
             uniqueKeysWithValues: Finding.Severity.allCases.map { severity in
                 (severity.rawValue, findings.count { $0.severity == severity })
@@ -21,9 +21,9 @@ public struct JSONFindings: Encodable {
 }
 
 /// One finding of `bletrace diagnose --format json` and one line of `--format jsonl`.
-public struct JSONFinding: Encodable {
+package struct JSONFinding: Encodable {
     /// On each line of `--format jsonl` only: in `--format json` the document carries it.
-    public var version: Int?
+    package var version: Int?
     var rule: String
     var severity: String
     /// Wireshark's frame number (1-based) and the record's index (0-based).
@@ -47,7 +47,7 @@ public struct JSONFinding: Encodable {
     var values: [String: Double]?
 
     /// The JSON form of `finding`, without a version.
-    public init(_ finding: Finding) {
+    package init(_ finding: Finding) {
         rule = finding.rule
         severity = finding.severity.rawValue
         frame = finding.record + 1

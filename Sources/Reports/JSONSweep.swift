@@ -1,9 +1,9 @@
 /// The JSON document of `bletrace replay FILE --sweep KIND --format json` (its contract:
 /// Formats/json.md): what the app holds at the end without a kill, then each kill point with its
 /// time in seconds after the capture's start and what a kill there loses or gains.
-public struct JSONSweep: Encodable {
+package struct JSONSweep: Encodable {
     /// What an app holds, each list sorted.
-    public struct State: Encodable, Sendable {
+    package struct State: Encodable, Sendable {
         var connected: [String]
         var subscribed: [String]
         var pending: [String]
@@ -14,7 +14,7 @@ public struct JSONSweep: Encodable {
             )
         }
     }
-    public struct Point: Encodable, Sendable {
+    package struct Point: Encodable, Sendable {
         /// Seconds after the capture's start, to the microsecond.
         var at_s: Double
         var after: String
@@ -27,7 +27,7 @@ public struct JSONSweep: Encodable {
 
         /// A kill point `seconds` after the capture's start; `sameAs` is the earlier one whose
         /// outcome it shares.
-        public init(
+        package init(
             seconds: Double, after: String, lost: [String], gained: [String], relaunch: String?, sameAs: Double?
         ) {
             (at_s, self.after, self.lost, self.gained, self.relaunch) = (
@@ -50,7 +50,7 @@ public struct JSONSweep: Encodable {
     /// The document of a sweep of `kind`, of `app` on `capture` (its file name): what the app holds
     /// without a kill, each kill point, and how many were replayed (BLETrace builds it from the
     /// replay's `KillPointSweep`).
-    public init(capture: String, app: String, kind: String, reference: State, points: [Point], replayed: Int) {
+    package init(capture: String, app: String, kind: String, reference: State, points: [Point], replayed: Int) {
         (self.capture, self.app, self.kind) = (capture, app, kind)
         (self.reference, self.points, self.replayed) = (reference, points, replayed)
         losing = points.count { !$0.lost.isEmpty }

@@ -13,7 +13,7 @@ import Wire
 
 /// One line for a person: index, time, direction on the connection, channel type, then what the
 /// packet says.
-public func describeLinkLayer(_ record: CaptureRecord, _ decoded: LinkLayerRecord, origin: Timestamp) -> String {
+package func describeLinkLayer(_ record: CaptureRecord, _ decoded: LinkLayerRecord, origin: Timestamp) -> String {
     var line = "\(record.index + 1)".leftPadded(6) + " " + Wording.sinceStart(record.timestamp, origin: origin)
     line +=
         " "
@@ -192,7 +192,7 @@ func describe(_ control: LLControlPDU) -> String {
 }
 
 /// Every field of every layer, for `decode -v`.
-public func linkLayerDetail(_ record: CaptureRecord, _ decoded: LinkLayerRecord) -> [String] {
+package func linkLayerDetail(_ record: CaptureRecord, _ decoded: LinkLayerRecord) -> [String] {
     var lines: [String] = []
     switch decoded.snifferHeader {
     case .nordic(let header):
@@ -268,7 +268,7 @@ public func linkLayerDetail(_ record: CaptureRecord, _ decoded: LinkLayerRecord)
 
 /// The JSON of a link-layer record (`decode --format json/jsonl`, Formats/json.md). Field names
 /// follow Wireshark's (`nordic_ble.*`, `btle_rf.*`, `btle.*`) where it has the field.
-public struct JSONLinkLayerRecord: Encodable {
+package struct JSONLinkLayerRecord: Encodable {
     struct Nordic: Encodable {
         var board_id: UInt8?
         var protover: UInt8
@@ -457,7 +457,7 @@ public struct JSONLinkLayerRecord: Encodable {
     var smp: JSONSMPFields?
     var fault: String?
 
-    public init(_ record: CaptureRecord, _ decoded: LinkLayerRecord, version: Int?) {
+    package init(_ record: CaptureRecord, _ decoded: LinkLayerRecord, version: Int?) {
         self.version = version
         index = record.index
         frame = record.index + 1

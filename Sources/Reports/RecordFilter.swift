@@ -18,11 +18,11 @@ import Wire
 /// a record holds several times (Wireshark's lists: btatt.handle in a discovery response,
 /// bthci_evt.connection_handle in Number of Completed Packets) matches `==`, `>`, `>=`, `<`, `<=`
 /// and `!==` when any of its values does, `!=` and `===` when all of them do.
-public struct RecordFilter {
+package struct RecordFilter {
     /// Why a filter's text is refused: what is wrong, the text, and a caret under the column.
-    public struct SyntaxError: Error, CustomStringConvertible {
-        public var message: String
-        public var description: String { message }
+    package struct SyntaxError: Error, CustomStringConvertible {
+        package var message: String
+        package var description: String { message }
     }
 
     indirect enum Node {
@@ -48,7 +48,7 @@ public struct RecordFilter {
     }
 
     /// The fields, by bletrace's name; `aliases` are Wireshark's (and bletrace's older) names.
-    public enum Field: String, CaseIterable, Sendable {
+    package enum Field: String, CaseIterable, Sendable {
         case command, event, acl, sco, iso, other, l2cap, att, smp, error
         case frame, time
         case hciHandle = "hci.handle", hciOpcode = "hci.opcode", hciEvent = "hci.event", hciSubevent = "hci.subevent"
@@ -76,7 +76,7 @@ public struct RecordFilter {
 
         /// Wireshark's names (and bletrace's older ones) for the fields above that are the same.
         /// Each Wireshark name selects the frames tshark -Y selects (FilterCrossCheckTests).
-        public static let aliases: [String: Field] = [
+        package static let aliases: [String: Field] = [
             "handle": .hciHandle, "bthci_cmd": .command, "bthci_evt": .event, "bthci_acl": .acl,
             "bthci_evt.code": .hciEvent, "bthci_evt.le_meta_subevent": .hciSubevent, "btatt.error_code": .attError,
             "frame.number": .frame,
@@ -122,7 +122,7 @@ public struct RecordFilter {
 
     /// The records `selection` keeps (--peer, --transport, --from, --to), as a filter; nil when it
     /// keeps them all.
-    public init?(_ selection: TraceSelection) {
+    package init?(_ selection: TraceSelection) {
         var tests: [Node] = []
         if let peer = selection.peer { tests.append(.test(Test(field: .peer, op: .eq, value: .text(peer)))) }
         if let transport = selection.transport {
@@ -135,7 +135,7 @@ public struct RecordFilter {
     }
 
     /// Parses `text`, or throws a message that points at the column of the fault.
-    public init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         var parser = Parser(text: text)
         root = try parser.parse()
     }
@@ -143,18 +143,18 @@ public struct RecordFilter {
     // MARK: - Matching
 
     /// What a filter looks at for one record, beyond the record itself.
-    public struct Context {
+    package struct Context {
         var analyzer: LifecycleAnalyzer
         var origin: Timestamp
 
         /// `analyzer` has seen the records up to the one to match; `origin` is the first
         /// record's time.
-        public init(analyzer: LifecycleAnalyzer, origin: Timestamp) {
+        package init(analyzer: LifecycleAnalyzer, origin: Timestamp) {
             (self.analyzer, self.origin) = (analyzer, origin)
         }
     }
 
-    public func matches(_ record: CaptureRecord, _ decoded: DecodedRecord, _ context: Context) -> Bool {
+    package func matches(_ record: CaptureRecord, _ decoded: DecodedRecord, _ context: Context) -> Bool {
         evaluate(root, record, decoded, context)
     }
 
@@ -329,7 +329,7 @@ public struct RecordFilter {
         return analyzer.connections.last { $0.handle == handle }?.transport
     }
 
-    public static func isFailure(_ decoded: DecodedRecord) -> Bool {
+    package static func isFailure(_ decoded: DecodedRecord) -> Bool {
         if case .errorResponse? = decoded.att { return true }
         if decoded.smp?.pairingFailedReason != nil { return true }
         if case .event(let event) = decoded.packet {
@@ -601,7 +601,7 @@ extension RecordFilter {
 extension RecordFilter {
     /// What `--brief` leaves out: controller flow control, vendor commands and events, and
     /// Android's debug records.
-    public static func isNoise(_ decoded: DecodedRecord) -> Bool {
+    package static func isNoise(_ decoded: DecodedRecord) -> Bool {
         switch decoded.packet {
         case .command(let command): return command.opcode.ogf == 0x3F
         case .event(.commandComplete(_, let opcode, _)), .event(.commandStatus(_, _, let opcode)):

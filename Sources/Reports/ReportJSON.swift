@@ -58,21 +58,21 @@ extension ReportJSON {
 
 /// The version of the JSON documents (``ReportJSON/version``), under the name the documents'
 /// `version` members default to.
-public let jsonVersion = ReportJSON.version
+package let jsonVersion = ReportJSON.version
 
 /// A JSON value that is written as `null` when absent, where a contract keeps the key (a nil
 /// Optional would drop it).
-public enum NullOr<Value: Encodable>: Encodable {
+enum NullOr<Value: Encodable>: Encodable {
     /// Written as `null`.
     case null
     /// Written as the value.
     case value(Value)
 
     /// `.null` for nil, else the value.
-    public init(_ value: Value?) { self = value.map(NullOr.value) ?? .null }
+    init(_ value: Value?) { self = value.map(NullOr.value) ?? .null }
 
     /// Writes `null` or the value.
-    public func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()

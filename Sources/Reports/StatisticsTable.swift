@@ -3,28 +3,28 @@ import TraceFiles
 import Wire
 
 /// The text of `bletrace stats`: the capture's counts, most frequent first in each section.
-public struct StatisticsTable {
-    public var statistics: TraceStatistics
+package struct StatisticsTable {
+    package var statistics: TraceStatistics
     /// The capture as the first line names it.
-    public var file: String
-    public var format: CaptureFormat
+    package var file: String
+    package var format: CaptureFormat
     /// Colour for a terminal (the heading bold, errors red while some are unexpected), or plain
     /// text.
-    public var style: TextStyle
+    package var style: TextStyle
 
-    public init(_ statistics: TraceStatistics, file: String, format: CaptureFormat, style: TextStyle = .plain) {
+    package init(_ statistics: TraceStatistics, file: String, format: CaptureFormat, style: TextStyle = .plain) {
         (self.statistics, self.file, self.format, self.style) = (statistics, file, format, style)
     }
 
     /// The whole table, each line ended by a line feed.
-    public var text: String {
+    package var text: String {
         var text = ""
         write { text += $0 + "\n" }
         return text
     }
 
     /// Gives each line, without its line feed, to `line`.
-    public func write(_ line: (String) -> Void) {
+    package func write(_ line: (String) -> Void) {
         let data = statistics
         line(style.bold("\(file): \(format)"))
         line(
@@ -69,14 +69,14 @@ public struct StatisticsTable {
 
 /// The JSON document of `bletrace stats --format json` (Formats/json.md): the statistics and
 /// the document's version (the command adds the file).
-public struct JSONStatistics: Encodable {
-    public var statistics: TraceStatistics
+package struct JSONStatistics: Encodable {
+    package var statistics: TraceStatistics
 
-    public init(_ statistics: TraceStatistics) { self.statistics = statistics }
+    package init(_ statistics: TraceStatistics) { self.statistics = statistics }
 
     private enum Key: String, CodingKey { case version }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         try statistics.encode(to: encoder)
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(jsonVersion, forKey: .version)

@@ -20,7 +20,7 @@ public func timelineSVG(
 
 /// The timeline in a self-contained HTML page: a title (file, records, time span), the SVG, and
 /// a table of the connections (at most `maxRows`; the page says how many more there are).
-public func timelineHTML(
+package func timelineHTML(
     _ report: LifecycleReport, errors: [TraceError], traffic: TrafficHistogram, file: String,
     maxLanes: Int = 60, maxRows: Int = 1000
 ) -> String {

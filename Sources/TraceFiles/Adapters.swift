@@ -3,18 +3,18 @@ import CBlueZ
 import Glibc
 
 /// A local Bluetooth controller, as the Linux kernel lists it.
-public struct Adapter: Hashable, Sendable {
-    public var index: Int
-    public var name: String
-    public var address: String
-    public var isUp: Bool
+package struct Adapter: Hashable, Sendable {
+    package var index: Int
+    package var name: String
+    package var address: String
+    package var isUp: Bool
 }
 
 /// The host's Bluetooth controllers, listed through BlueZ's libbluetooth.
-public enum Adapters {
+package enum Adapters {
     /// Every controller the kernel knows. Throws ``CaptureError/live(_:)`` with the system's own
     /// words where the host has no Bluetooth support at all (no `AF_BLUETOOTH` sockets).
-    public static func list() throws -> [Adapter] {
+    package static func list() throws -> [Adapter] {
         let probe = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_HCI)
         guard probe >= 0 else {
             let reason = String(cString: strerror(errno))

@@ -5,7 +5,7 @@
 /// `0x13`, `hex(0x40, digits: 4)` is `0x0040`. `prefixed: false` leaves out the `0x`;
 /// `uppercase: true` writes `A`-`F`.
 /// A negative value has its sign first: `hex(-5, digits: 4)` is `-0x0005`.
-public func hex(_ value: some BinaryInteger, digits: Int, prefixed: Bool = true, uppercase: Bool = false) -> String {
+package func hex(_ value: some BinaryInteger, digits: Int, prefixed: Bool = true, uppercase: Bool = false) -> String {
     guard let magnitude = UInt64(exactly: value) else {
         // Negative, or wider than 64 bits (no caller's values are either): the standard library's
         // digits of the magnitude.
@@ -32,7 +32,7 @@ public func hex(_ value: some BinaryInteger, digits: Int, prefixed: Bool = true,
 
 extension UnsafeRawBufferPointer {
     /// Lowercase hex, two digits a byte, no separators: `0a1b2c`.
-    public var hexString: String {
+    package var hexString: String {
         String(unsafeUninitializedCapacity: count * 2) { buffer in
             let pairs = UnsafeRawPointer(HexDigits.pairs)
             for (index, byte) in enumerated() {
@@ -58,7 +58,7 @@ enum HexDigits {
 }
 
 /// Parses hex such as `"04 0e 04 01 03 0c 00"` (spaces and line breaks ignored) into bytes.
-public func bytes(hex text: String) -> [UInt8]? {
+package func bytes(hex text: String) -> [UInt8]? {
     let digits = text.filter { !$0.isWhitespace }
     // `UInt8(_:radix:)` alone would also take a sign: "+f" is not two hex digits.
     guard digits.count % 2 == 0, digits.allSatisfy(\.isHexDigit) else { return nil }

@@ -1,8 +1,8 @@
 /// Names close to a misspelt one: those within a third of its length in edits, and at most 3
 /// (insertions, deletions, substitutions, a swap of neighbours), the closest first; or those it
 /// begins. The command line's subcommands and a flow's words are suggested with it.
-public enum Suggestions {
-    public static func nearest(to word: String, among names: [String]) -> [String] {
+package enum Suggestions {
+    package static func nearest(to word: String, among names: [String]) -> [String] {
         let lowered = word.lowercased()
         let scored = names.map { (name: $0, distance: distance(lowered, $0.lowercased())) }
         let limit = min(3, max(1, lowered.count / 3))
@@ -12,7 +12,7 @@ public enum Suggestions {
     }
 
     /// Optimal string alignment distance.
-    public static func distance(_ a: String, _ b: String) -> Int {
+    package static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
         var rows = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)

@@ -90,7 +90,7 @@ let benchmarks: @Sendable () -> Void = {
             var characters = 0
             FindingList(
                 findings: findings, origin: analysis.lifecycle.report.firstTime,
-                names: analysis.lifecycle.scanning.names
+                names: analysis.lifecycle.names
             )
             .write { characters &+= $0.utf8.count }
             blackHole(characters)
@@ -117,7 +117,7 @@ let benchmarks: @Sendable () -> Void = {
             var characters = 0
             ErrorTable(
                 errors: analysis.errors.errors, origin: analysis.lifecycle.report.firstTime,
-                names: analysis.lifecycle.scanning.names
+                names: analysis.lifecycle.names
             )
             .write { characters &+= $0.utf8.count }
             blackHole(characters)

@@ -1,5 +1,6 @@
 import BLETrace
 import FuzzSupport
+@testable import LinkLayer
 
 /// The link-layer decoder (`LinkLayerDecoder`: sniffer headers, advertising and data PDUs, LL
 /// control, reassembly, ATT, SMP) behind the pcap reader of the over-the-air link types 251, 256

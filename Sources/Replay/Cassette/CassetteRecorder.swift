@@ -14,11 +14,11 @@ import Wire
 /// Memory grows with what must be kept (reports, exchanges, notifications, connections), not with
 /// the records that carry nothing to play back; the state kept between records is bounded by the
 /// connection handles in use.
-public struct CassetteRecorder {
+package struct CassetteRecorder {
     /// The analysis of the records so far (its `LifecycleAnalyzer.report` is the lifecycle
     /// report of the same pass).
-    public private(set) var analyzer = LifecycleAnalyzer()
-    public private(set) var gatt = GATTCollector()
+    package private(set) var analyzer = LifecycleAnalyzer()
+    package private(set) var gatt = GATTCollector()
     private var decoder = TraceDecoder()
 
     private var links: [Cassette.Link] = []
@@ -44,14 +44,14 @@ public struct CassetteRecorder {
     private var controllerBuffers: Cassette.ControllerBuffers?
     private var completions: [Int: [Cassette.Completion]] = [:]
 
-    public init() {}
+    package init() {}
 
     /// Two records further apart in time than this, either way, mean a damaged clock (a
     /// timestamp field hit by corruption can put a record 150,000 years away): the cassette ends
     /// with the record before, so that no replay has to play the app's timers across the gap.
-    public static let maximumClockGapSeconds = 86_400.0
+    package static let maximumClockGapSeconds = 86_400.0
     /// Where the capture's clock jumped, if it did: the records from there on are left out.
-    public private(set) var clockJump: Cassette.ClockJump?
+    package private(set) var clockJump: Cassette.ClockJump?
     /// The time of the capture's first record, whatever it holds (``Cassette/origin``).
     private var origin: Timestamp?
     private var lastTime: Timestamp?
@@ -62,7 +62,7 @@ public struct CassetteRecorder {
     private static let extendedCommands: Set<UInt16> = [0x2041, 0x2042, 0x2043]
 
     /// Decodes `record` and adds it.
-    public mutating func add(_ record: CaptureRecord) {
+    package mutating func add(_ record: CaptureRecord) {
         if origin == nil { origin = record.timestamp }
         guard record.kind != .other, keepsTime(of: record) else { return }
         keep(record, decoder.decode(record))
@@ -72,7 +72,7 @@ public struct CassetteRecorder {
     /// Records that carry no HCI packet (PacketLogger's notes and configuration records) have
     /// nothing to play and are left out: iOS writes its header notes days before the traffic, and
     /// the cassette's clock is the traffic's.
-    public mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord) {
+    package mutating func add(_ record: CaptureRecord, _ decoded: DecodedRecord) {
         if origin == nil { origin = record.timestamp }
         guard record.kind != .other, keepsTime(of: record) else { return }
         keep(record, decoded)
@@ -153,7 +153,7 @@ public struct CassetteRecorder {
     }
 
     /// The cassette of the records added so far.
-    public func cassette() -> Cassette {
+    package func cassette() -> Cassette {
         let report = analyzer.report
         // A connection that began before the capture has no peer address in it: it plays as a
         // stand-in peer named by its connection handle (Formats/cassette.md).

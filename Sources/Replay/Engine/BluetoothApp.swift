@@ -60,7 +60,7 @@ public struct Launch {
 
     let replayClock: ReplayClock
 
-    public init(
+    package init(
         knownPeripherals: [UUID], asyncAfter: @escaping (_ seconds: Double, _ action: @escaping () -> Void) -> Void,
         clock: ReplayClock, options: [OptionsKey: Any]? = nil, defaults: AppDefaults = AppDefaults()
     ) {

@@ -7,24 +7,24 @@ import Wire
 
 /// A GATT request the app made in a replay, as a fault sweep places its faults
 /// (``ReplayEngine/logsRequests``).
-public struct LoggedRequest: Hashable, Sendable {
+package struct LoggedRequest: Hashable, Sendable {
     /// 1-based, in the order the app made them: the `N` of `@request:N`.
-    public var number: Int
+    package var number: Int
     /// Seconds after the capture's start.
-    public var seconds: Double
+    package var seconds: Double
     /// The flow event's name (`readValue`, `setNotifyValue`, …).
-    public var method: String
+    package var method: String
     /// What it is about: the peripheral and the characteristic, descriptor or service the flow
     /// names, and whether it subscribes (requests alike in this are placed once per app state).
-    public var target: String
+    package var target: String
     /// The request is `setNotifyValue(true, …)`.
-    public var subscribes: Bool
+    package var subscribes: Bool
     /// The request writes or reads a value (a refusal for security or an ATT error applies).
-    public var isValueRequest: Bool
+    package var isValueRequest: Bool
     /// The request is a discovery.
-    public var isDiscovery: Bool
+    package var isDiscovery: Bool
     /// Its place in the flow's events.
-    public var event: Int
+    package var event: Int
 }
 
 /// The faults of one replay and where each stands (``ReplayEngine/faults``): a part of the engine
@@ -187,7 +187,7 @@ extension ReplayEngine {
     }
 
     /// The requests the app made, when ``logsRequests`` is set.
-    public var requestLog: [LoggedRequest] { injector?.log ?? [] }
+    package var requestLog: [LoggedRequest] { injector?.log ?? [] }
 
     /// The faults that never happened (their point came after the replay's end, or no request
     /// took them).

@@ -14,16 +14,16 @@ import Foundation
 ///
 /// In a real-time replay (``ReplayEngine/Pacing/realtime``) a sleep is a sleep on the continuous
 /// clock until the same moment in wall time.
-public final class ReplayClock: Clock, @unchecked Sendable {
-    public typealias Duration = Swift.Duration
+package final class ReplayClock: Clock, @unchecked Sendable {
+    package typealias Duration = Swift.Duration
 
     /// A moment of the capture: how long after its first record.
-    public struct Instant: InstantProtocol, Hashable, Sendable {
-        public var offset: Swift.Duration
-        public init(offset: Swift.Duration = .zero) { self.offset = offset }
-        public func advanced(by duration: Swift.Duration) -> Instant { Instant(offset: offset + duration) }
-        public func duration(to other: Instant) -> Swift.Duration { other.offset - offset }
-        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    package struct Instant: InstantProtocol, Hashable, Sendable {
+        package var offset: Swift.Duration
+        package init(offset: Swift.Duration = .zero) { self.offset = offset }
+        package func advanced(by duration: Swift.Duration) -> Instant { Instant(offset: offset + duration) }
+        package func duration(to other: Instant) -> Swift.Duration { other.offset - offset }
+        package static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
     private struct Sleeper {
@@ -43,18 +43,18 @@ public final class ReplayClock: Clock, @unchecked Sendable {
     /// In a real-time replay: the wall-clock moment of the capture's start.
     private var wallStart: ContinuousClock.Instant?
 
-    public init() {}
+    package init() {}
 
-    public var now: Instant {
+    package var now: Instant {
         lock.withLock {
             guard let wallStart else { return current }
             return Instant(offset: ContinuousClock.now - wallStart)
         }
     }
 
-    public var minimumResolution: Swift.Duration { .microseconds(1) }
+    package var minimumResolution: Swift.Duration { .microseconds(1) }
 
-    public func sleep(until deadline: Instant, tolerance: Swift.Duration? = nil) async throws {
+    package func sleep(until deadline: Instant, tolerance: Swift.Duration? = nil) async throws {
         if let wallStart = lock.withLock({ wallStart }) {
             // The replay waits for the earliest of these before it ends.
             let id = lock.withLock {

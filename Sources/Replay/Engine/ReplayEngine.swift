@@ -48,7 +48,7 @@ public final class ReplayEngine: BluetoothSystem {
     public let cassette: Cassette
     public let pacing: Pacing
     /// The clock the app is given (``Launch/clock``).
-    public let clock = ReplayClock()
+    package let clock = ReplayClock()
     /// Things due later than this after the capture's last record do not happen: the replay ends
     /// (a timer that re-arms itself forever ends with it). The ATT transaction timeout, so that an
     /// app's own request timeouts after the last record still fire.
