@@ -65,12 +65,12 @@ struct Decode: ParsableCommand {
         // knowing its request.
         var lines = DecodeLines(
             filters: filters, format: format, verbose: verbose, brief: selection.brief, colored: Style.enabled)
-        if format == .json { lines.formatter.buffer.text("{\"records\":[\n") }
+        if format == .json { lines.buffer.text("{\"records\":[\n") }
         let pass = readCapture(
             reader, output: output,
             analysis: CaptureAnalyzer(diagnosing: false, wholeRecords: true), selection: selection.criteria,
             streamsOutput: true, into: &lines)
-        Output.write(&lines.formatter.buffer)
+        Output.write(&lines.buffer)
         _ = selection.warnIfPeerMatchesNothing(pass.analysis.lifecycle.connections, names: pass.names, path: path)
         if format == .json {
             Output.line("],\"file\":\(CaptureBatch.fileMember(capture.file)),\"version\":\(jsonVersion)}")
@@ -79,8 +79,9 @@ struct Decode: ParsableCommand {
     }
 }
 
-/// `decode`'s lines: each record the filters keep, formatted as text or JSON into one reused
-/// buffer, handed to the output every 64 KB.
+/// `decode`'s lines: each record the filters keep, written into one reused buffer by the
+/// formatter of the output (``DecodeLineFormatter`` for text, and ``DecodeVerboseFormatter``
+/// under it with `-v`; ``DecodeJSONFormatter`` for JSON), handed to the output every 64 KB.
 private struct DecodeLines: RecordCollector, ~Copyable {
     let filters: [RecordFilter]
     // The options, read once: each read of an argument-parser property costs a metadata lookup,
@@ -89,7 +90,7 @@ private struct DecodeLines: RecordCollector, ~Copyable {
     let verbose: Bool
     let brief: Bool
     let colored: Bool
-    var formatter = DecodeFormatter()
+    var buffer = LineBuffer()
     /// --format json: one object, its records written one at a time as they are decoded.
     var written = 0
 
@@ -110,29 +111,24 @@ private struct DecodeLines: RecordCollector, ~Copyable {
         }
         switch format {
         case .json:
-            if written > 0 { formatter.buffer.byte(UInt8(ascii: ",")) }
-            formatter.json(record, decoded, answering: answering, version: nil)
+            if written > 0 { buffer.byte(UInt8(ascii: ",")) }
+            DecodeJSONFormatter.write(record, decoded, answering: answering, version: nil, to: &buffer)
             written += 1
         case .jsonl:
-            formatter.json(record, decoded, answering: answering, version: jsonVersion)
+            DecodeJSONFormatter.write(record, decoded, answering: answering, version: jsonVersion, to: &buffer)
         case .text:
             // With colour, a failure (what the filter `error` selects) is red.
             let failure = colored && RecordFilter.isFailure(decoded)
-            if failure { formatter.buffer.text("\u{1B}[31m") }
-            formatter.text(record, decoded, answering: answering, origin: origin)
+            if failure { buffer.text("\u{1B}[31m") }
+            DecodeLineFormatter.write(record, decoded, answering: answering, origin: origin, to: &buffer)
             if failure {
                 // The reset goes before the line end.
-                formatter.buffer.set(formatter.buffer.count - 1, 0x1B)
-                formatter.buffer.text("[0m\n")
+                buffer.set(buffer.count - 1, 0x1B)
+                buffer.text("[0m\n")
             }
-            if verbose, !formatter.verbose(record, decoded) {
-                for line in DecodeFormatter.detail(record, decoded) {
-                    formatter.buffer.string(line)
-                    formatter.buffer.byte(0x0A)
-                }
-            }
+            if verbose { DecodeVerboseFormatter.write(record, decoded, to: &buffer) }
         }
-        if formatter.buffer.count >= 1 << 16 { Output.write(&formatter.buffer) }
+        if buffer.count >= 1 << 16 { Output.write(&buffer) }
     }
 }
 

@@ -26,7 +26,7 @@ enum Output {
     }
 
     /// Writes what `lines` holds, after anything written before it, and empties it (keeping its
-    /// capacity): the path of `decode`'s ``DecodeFormatter``.
+    /// capacity): the path of `decode`'s formatters (``DecodeLineFormatter`` and the others).
     static func write(_ lines: inout LineBuffer) {
         guard lines.count > 0 else { return }
         flush()

@@ -4,8 +4,9 @@ import Lifecycle
 import TraceFiles
 import Wire
 
-// What `bletrace decode` writes beyond the fast path of DecodeFormatter: the `-v` lines, an ATT
-// PDU in words, the `att` member of a JSON record, the attribute a PDU is about.
+// What `bletrace decode`'s formatters (DecodeLineFormatter, DecodeJSONFormatter) and its
+// link-layer lines share as strings: an ATT or SMP PDU in words, the fields of the BR/EDR link
+// events, the `att` and `smp` members of a JSON record, the attribute a PDU is about.
 
 /// The `att` member of a record of `bletrace decode --format jsonl` (Formats/json.md), HCI or
 /// link-layer.
@@ -119,36 +120,6 @@ func eventFieldsText(_ bytes: UnsafeRawBufferPointer) -> String? {
     }
     if let status = event.status { text += ": \(status)" }
     return text
-}
-
-extension DecodeFormatter {
-    /// Every field of every layer of a record, for `decode -v`.
-    public static func detail(_ record: CaptureRecord, _ decoded: DecodedRecord) -> [String] {
-        var lines: [String] = []
-        switch record.kind {
-        case .command:
-            if let parameters = try? HCICommandParameters.decode(record.bytes) {
-                lines += FieldPrinter.lines(parameters, label: "HCI command")
-            }
-        case .event:
-            if let parameters = try? HCIEventParameters.decode(record.bytes) {
-                lines += FieldPrinter.lines(parameters, label: "HCI event")
-            }
-        default:
-            break
-        }
-        if let l2cap = decoded.l2cap {
-            lines.append("        L2CAP: channel \(l2cap.channel), \(l2cap.payload.count) bytes")
-            if l2cap.channel == .leSignaling, let pdu = try? LESignalingPDU.decode(l2cap.payload) {
-                lines += FieldPrinter.lines(pdu, label: "LE signaling")
-            }
-        }
-        if let pdu = decoded.att { lines += FieldPrinter.lines(pdu, label: "ATT") }
-        if let smp = decoded.smp { lines += FieldPrinter.lines(smp.command, label: "SMP") }
-        if let fault = decoded.fault ?? decoded.lostFragments { lines.append("        fault: \(fault)") }
-        if lines.isEmpty, !record.bytes.isEmpty { lines.append("        bytes: \(record.bytes.hexString)") }
-        return lines
-    }
 }
 
 /// An ATT PDU for a person; `request` is the one it answers, which tells what a Read By Type

@@ -3,7 +3,7 @@
 /// to its working size (the caller hands it on and empties it, keeping its capacity).
 ///
 /// This is the hot path of `decode`: no `String` is built per field, no Foundation formatting.
-/// Its writes are inlinable, so that a formatter in another module (`Reports`' `DecodeFormatter`)
+/// Its writes are inlinable, so that a formatter in another module (`Reports`' `DecodeLineFormatter`)
 /// writes through a pointer as one in the same module would.
 public struct LineBuffer: ~Copyable {
     @usableFromInline var base: UnsafeMutablePointer<UInt8>

@@ -7,12 +7,12 @@ import Wire
 
 @testable import Reports
 
-// The straightforward formatter `bletrace decode` had before DecodeFormatter, kept as the
-// reference DecodeFormatterTests compares the fast one with: a record's text line built from
-// strings, its JSON through JSONEncoder.
+// The straightforward formatter `bletrace decode` had before its fast ones (DecodeLineFormatter,
+// DecodeJSONFormatter), kept as the reference DecodeFormattersTests compares them with: a record's
+// text line built from strings, its JSON through JSONEncoder.
 
 /// The JSONL contract of `bletrace decode --format jsonl` (Formats/json.md), written through
-/// JSONEncoder: the reference ``DecodeFormatter``'s JSON is compared with.
+/// JSONEncoder: the reference ``DecodeJSONFormatter``'s JSON is compared with.
 struct JSONRecord: Encodable {
     struct HCI: Encodable {
         var address: String?

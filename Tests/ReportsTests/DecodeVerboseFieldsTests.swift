@@ -8,7 +8,7 @@ import Testing
 /// `decode -v`'s field-by-field writers (DecodeVerboseFields.swift) against ``FieldPrinter``'s
 /// reflection, on made-up input of the kinds the bundled and public captures lack or have few
 /// of: every AD type, padding and malformed advertising data, every ATT PDU `attFields` writes,
-/// and HCI events with their optional fields present and absent. (`DecodeFormatterTests` does the
+/// and HCI events with their optional fields present and absent. (`DecodeFormattersTests` does the
 /// same record by record on every capture.)
 @Suite struct DecodeVerboseFieldsTests {
     static let advertisingData: [[UInt8]] = [
@@ -37,9 +37,9 @@ import Testing
     func writesAdvertisingDataAsFieldPrinterDoes(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { raw in
             let data = AdvertisingData(raw, offset: 4)
-            var formatter = DecodeFormatter()
-            formatter.advertising(data, indent: 16)
-            expectSame(formatter, FieldPrinter.lines(data, label: "data", indent: 16))
+            var buffer = LineBuffer()
+            DecodeVerboseFormatter.advertising(data, indent: 16, to: &buffer)
+            expectSame(buffer, FieldPrinter.lines(data, label: "data", indent: 16))
         }
     }
 
@@ -71,10 +71,10 @@ import Testing
     func writesATTFieldsAsFieldPrinterDoes(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { raw in
             let pdu = try ATTPDU.decode(raw)
-            var formatter = DecodeFormatter()
-            let taken = formatter.attFields(pdu)
+            var buffer = LineBuffer()
+            let taken = DecodeVerboseFormatter.attFields(pdu, to: &buffer)
             #expect(taken, "attFields takes \(pdu.opcode)")
-            expectSame(formatter, FieldPrinter.lines(pdu, label: "ATT"))
+            expectSame(buffer, FieldPrinter.lines(pdu, label: "ATT"))
         }
     }
 
@@ -105,10 +105,10 @@ import Testing
     func writesEventsAsFieldPrinterDoes(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { raw in
             let parameters = try HCIEventParameters.decode(raw)
-            var formatter = DecodeFormatter()
-            let taken = formatter.event(parameters)
+            var buffer = LineBuffer()
+            let taken = DecodeVerboseFormatter.event(parameters, to: &buffer)
             #expect(taken, "event takes \(parameters.code)")
-            expectSame(formatter, FieldPrinter.lines(parameters, label: "HCI event"))
+            expectSame(buffer, FieldPrinter.lines(parameters, label: "HCI event"))
         }
     }
 
@@ -133,15 +133,15 @@ import Testing
     func writesCommandsAsFieldPrinterDoes(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { raw in
             let parameters = try HCICommandParameters.decode(raw)
-            var formatter = DecodeFormatter()
-            let taken = formatter.command(parameters)
+            var buffer = LineBuffer()
+            let taken = DecodeVerboseFormatter.command(parameters, to: &buffer)
             #expect(taken, "command takes \(parameters.opcode)")
-            expectSame(formatter, FieldPrinter.lines(parameters, label: "HCI command"))
+            expectSame(buffer, FieldPrinter.lines(parameters, label: "HCI command"))
         }
     }
 
-    /// What `formatter` wrote, against `reference`'s lines.
-    private func expectSame(_ formatter: borrowing DecodeFormatter, _ reference: [String]) {
-        #expect(String(decoding: formatter.buffer.bytes, as: UTF8.self) == reference.map { $0 + "\n" }.joined())
+    /// What the formatter wrote into `buffer`, against `reference`'s lines.
+    private func expectSame(_ buffer: borrowing LineBuffer, _ reference: [String]) {
+        #expect(String(decoding: buffer.bytes, as: UTF8.self) == reference.map { $0 + "\n" }.joined())
     }
 }

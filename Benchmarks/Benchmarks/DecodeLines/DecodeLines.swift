@@ -1,6 +1,7 @@
 // Whole files through `bletrace decode`'s path: TraceDecoder + LifecycleAnalyzer (each ATT
-// response read knowing its request) + DecodeFormatter writing every record's text line or JSON
-// line into one reused LineBuffer, emptied every 64 KB as the command hands it to the output.
+// response read knowing its request) + DecodeLineFormatter or DecodeJSONFormatter writing every
+// record's text line or JSON line into one reused LineBuffer, emptied every 64 KB as the command
+// hands it to the output.
 // One iteration = the whole generated capture (BLETRACE_BENCH_CAPTURE, default
 // /tmp/bletrace-bench/capture-1M.btsnoop). mallocCountTotal shows that no record allocates.
 import Benchmark
@@ -18,7 +19,7 @@ func decode(_ lines: Lines) -> Int {
         let reader = try CaptureReader(path: capturePath)
         var decoder = TraceDecoder()
         var analyzer = LifecycleAnalyzer()
-        var formatter = DecodeFormatter()
+        var buffer = LineBuffer()
         var origin: Timestamp?
         var written = 0
         while let record = try reader.next() {
@@ -26,15 +27,18 @@ func decode(_ lines: Lines) -> Int {
             analyzer.add(record, decoded)
             if origin == nil { origin = record.timestamp }
             switch lines {
-            case .text: formatter.text(record, decoded, answering: analyzer.lastAnswered, origin: origin!)
-            case .jsonl: formatter.json(record, decoded, answering: analyzer.lastAnswered, version: 2)
+            case .text:
+                DecodeLineFormatter.write(
+                    record, decoded, answering: analyzer.lastAnswered, origin: origin!, to: &buffer)
+            case .jsonl:
+                DecodeJSONFormatter.write(record, decoded, answering: analyzer.lastAnswered, version: 2, to: &buffer)
             }
-            if formatter.buffer.count >= 1 << 16 {
-                written &+= formatter.buffer.count
-                formatter.buffer.removeAll()
+            if buffer.count >= 1 << 16 {
+                written &+= buffer.count
+                buffer.removeAll()
             }
         }
-        return written &+ formatter.buffer.count
+        return written &+ buffer.count
     } catch { fatalError("\(error)") }
 }
 

@@ -7,12 +7,13 @@ import TraceFiles
 @testable import Reports
 @testable import Wire
 
-/// `decode`'s fast formatter (``DecodeFormatter``, bytes into a reused buffer) against the
-/// straightforward one it replaced, kept as the reference: `describe(_:_:answering:origin:)` for
-/// text, ``JSONRecord`` through JSONEncoder for JSON (both in DecodeReference.swift),
-/// `DecodeFormatter.detail(_:_:)` (``FieldPrinter``) for `-v`. Byte for byte, record by record, on every
+/// `decode`'s fast formatters (``DecodeLineFormatter``, ``DecodeJSONFormatter``,
+/// ``DecodeVerboseFormatter``: bytes into a reused buffer) against the straightforward one they
+/// replaced, kept as the reference: `describe(_:_:answering:origin:)` for text, ``JSONRecord``
+/// through JSONEncoder for JSON (both in DecodeReference.swift), `DecodeVerboseFormatter.detail(_:_:)`
+/// (``FieldPrinter``) for `-v`. Byte for byte, record by record, on every
 /// bundled and public capture and on the robustness captures (extreme and backward times).
-@Suite struct DecodeFormatterTests {
+@Suite struct DecodeFormattersTests {
     static let captures: [String] = {
         let robustness = Fixtures.packageRoot.appendingPathComponent("Tests/Fixtures/robustness")
         let extreme = ((try? FileManager.default.contentsOfDirectory(atPath: robustness.path)) ?? [])
@@ -23,11 +24,11 @@ import TraceFiles
 
     @Test(arguments: captures)
     func writesTheReferenceBytesForEveryRecord(_ path: String) throws {
-        Fixtures.noteSharedSkipped("DecodeFormatterTests.writesTheReferenceBytesForEveryRecord")
+        Fixtures.noteSharedSkipped("DecodeFormattersTests.writesTheReferenceBytesForEveryRecord")
         let reader = try CaptureReader(path: path)
         var decoder = TraceDecoder()
         var analyzer = LifecycleAnalyzer()
-        var formatter = DecodeFormatter()
+        var buffer = LineBuffer()
         let encoder = ReportJSON.encoder(pretty: false)
         var origin: Timestamp?
         var records = 0
@@ -38,41 +39,41 @@ import TraceFiles
             if origin == nil { origin = record.timestamp }
             let request = analyzer.lastAnswered
 
-            formatter.text(record, decoded, answering: request, origin: origin!)
+            DecodeLineFormatter.write(record, decoded, answering: request, origin: origin!, to: &buffer)
             let text = describe(record, decoded, answering: request, origin: origin!) + "\n"
-            if formatter.buffer.bytes != Array(text.utf8) {
+            if buffer.bytes != Array(text.utf8) {
                 mismatches += 1
                 #expect(
-                    String(decoding: formatter.buffer.bytes, as: UTF8.self) == text,
+                    String(decoding: buffer.bytes, as: UTF8.self) == text,
                     "text of record \(record.index) of \(path)")
             }
-            formatter.buffer.removeAll()
+            buffer.removeAll()
 
             // -v: the records the fast path takes (the others are written by the reference itself).
-            if formatter.verbose(record, decoded) {
-                let lines = DecodeFormatter.detail(record, decoded).map { $0 + "\n" }.joined()
-                if formatter.buffer.bytes != Array(lines.utf8) {
+            if DecodeVerboseFormatter.fields(record, decoded, to: &buffer) {
+                let lines = DecodeVerboseFormatter.detail(record, decoded).map { $0 + "\n" }.joined()
+                if buffer.bytes != Array(lines.utf8) {
                     mismatches += 1
                     #expect(
-                        String(decoding: formatter.buffer.bytes, as: UTF8.self) == lines,
+                        String(decoding: buffer.bytes, as: UTF8.self) == lines,
                         "-v lines of record \(record.index) of \(path)")
                 }
-                formatter.buffer.removeAll()
+                buffer.removeAll()
             }
 
             for version in [nil, jsonVersion] {
-                formatter.json(record, decoded, answering: request, version: version)
+                DecodeJSONFormatter.write(record, decoded, answering: request, version: version, to: &buffer)
                 var reference = JSONRecord(record, decoded, answering: request)
                 reference.version = version
                 let json = Array(try encoder.encode(reference)) + [0x0A]
-                if formatter.buffer.bytes != json {
+                if buffer.bytes != json {
                     mismatches += 1
                     #expect(
-                        String(decoding: formatter.buffer.bytes, as: UTF8.self)
+                        String(decoding: buffer.bytes, as: UTF8.self)
                             == String(decoding: json, as: UTF8.self),
                         "JSON of record \(record.index) of \(path)")
                 }
-                formatter.buffer.removeAll()
+                buffer.removeAll()
             }
             records += 1
             if mismatches > 5 { break }
