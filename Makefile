@@ -47,11 +47,12 @@ test: deps lint
 	$(MAKE) test-examples
 	$(MAKE) check-install
 
-## docs: DocC documentation of the library a user's tests import (BLETraceTesting) and of the
-## CoreBluetooth stand-in, from their documentation comments, into .build/docs.
+## docs: DocC documentation of the library products, from their catalogues (Sources/*/*.docc) and
+## documentation comments, into .build/docs: the library a user's tests import (BLETraceTesting),
+## the CoreBluetooth stand-in, the analysis (Lifecycle: BLETrace only re-exports) and the replay.
 docs: deps
 	mkdir -p .build/docs
-	for target in BLETraceTesting BLETraceCoreBluetooth Replay; do \
+	for target in BLETraceTesting BLETraceCoreBluetooth Lifecycle Replay; do \
 	  $(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target $$target \
 	    --output-path .build/docs/$$target --transform-for-static-hosting || exit 1; done
 

@@ -110,6 +110,7 @@ public struct ATTLengthPrefixedList: Sequence {
     /// 0 when each entry is length + value; 2 when a handle comes first.
     let handleLength: Int
 
+    /// Walks the entries in order, each a view of the PDU's bytes.
     public struct Iterator: IteratorProtocol {
         let bytes: UnsafeRawBufferPointer
         let handleLength: Int

@@ -103,6 +103,7 @@ public struct FlowEvent: Hashable, Sendable {
     /// Where the event was read from, when parsed.
     public var lineNumber: Int?
 
+    /// One argument of an event, written `key=value` in its line.
     public struct Argument: Hashable, Sendable {
         public var key: String
         public var value: String

@@ -167,6 +167,7 @@ public struct ADStructureList: Sequence {
     /// Where the data began in its packet.
     public let offset: Int
 
+    /// Walks the AD structures in order, each a view of the data's bytes.
     public struct Iterator: IteratorProtocol {
         let bytes: UnsafeRawBufferPointer
         let base: Int

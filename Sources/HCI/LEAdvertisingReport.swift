@@ -45,6 +45,7 @@ public struct LEAdvertisingReportList: Sequence {
         bytes = UnsafeRawBufferPointer(rebasing: reader.buffer[offset..<reader.offset])
     }
 
+    /// Walks the reports in the event's order, each read over the event's bytes.
     public struct Iterator: IteratorProtocol {
         let bytes: UnsafeRawBufferPointer
         let base: Int
@@ -139,6 +140,7 @@ public struct LEExtendedAdvertisingReportList: Sequence {
         bytes = UnsafeRawBufferPointer(rebasing: reader.buffer[offset..<reader.offset])
     }
 
+    /// Walks the reports in the event's order, each read over the event's bytes.
     public struct Iterator: IteratorProtocol {
         let bytes: UnsafeRawBufferPointer
         let base: Int

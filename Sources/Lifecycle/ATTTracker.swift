@@ -18,6 +18,7 @@ public struct ATTRequest: Hashable, Sendable, Codable {
 
 /// What the tracker knows of an attribute, learned from discovery in the capture.
 public struct AttributeInfo: Hashable, Sendable, Codable {
+    /// What the attribute is in the database.
     public enum Role: String, Hashable, Sendable, Codable {
         case service, characteristicDeclaration = "characteristic declaration"
         case characteristicValue = "characteristic value", descriptor, attribute

@@ -95,6 +95,7 @@ public struct AirLink: Hashable, Sendable, Codable {
     /// who sent it.
     public var endInferred: InferredEnd?
 
+    /// The evidence the link had ended, and its last LL control PDU the capture could not read.
     public struct InferredEnd: Hashable, Sendable, Codable {
         public var evidenceRecord: Int
         /// Why the evidence ends the link: `reconnected` or `advertised`.
@@ -105,7 +106,9 @@ public struct AirLink: Hashable, Sendable, Codable {
     /// The link-layer procedures that changed the link, at their instants.
     public var updates: [Update] = []
 
+    /// A link-layer procedure that changed the link, and the instant it took effect.
     public struct Update: Hashable, Sendable, Codable {
+        /// The procedure, with the values it set.
         public enum Kind: Hashable, Sendable, Codable {
             /// LL_CONNECTION_UPDATE_IND: interval (1.25 ms), latency, supervision timeout (10 ms).
             case parameters(interval: UInt16, latency: UInt16, timeout: UInt16)

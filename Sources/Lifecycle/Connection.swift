@@ -9,6 +9,7 @@ public struct Connection: Hashable, Sendable, Codable {
     /// LE or BR/EDR; `unknown` for a link that began before the capture and showed nothing that
     /// belongs to one transport (an L2CAP channel, an event of one transport only).
     public enum Transport: String, Hashable, Sendable, Codable { case le, classic, unknown }
+    /// This host's role in the connection.
     public enum Role: String, Hashable, Sendable, Codable { case central, peripheral }
     /// Who ended the connection: `local` when this host asked (HCI Disconnect, or reason 0x16),
     /// `remote` when it did not (the peer, or the link itself, as with a supervision timeout).
@@ -121,6 +122,7 @@ public struct Connection: Hashable, Sendable, Codable {
     /// the last answer.
     public var discoveryProcedures: [DiscoveryProcedure] = []
 
+    /// One discovery procedure: its kind, from its first request to its last answer.
     public struct DiscoveryProcedure: Hashable, Sendable, Codable {
         /// Primary services (Read By Group Type of «Primary Service», Find By Type Value),
         /// secondary services (Read By Group Type of «Secondary Service», as BlueZ searches),
@@ -164,6 +166,7 @@ public struct Connection: Hashable, Sendable, Codable {
 
     /// One change to a connection, from an HCI event.
     public struct Change: Hashable, Sendable, Codable {
+        /// What changed, with its new values.
         public enum Kind: Hashable, Sendable, Codable {
             /// LE Connection Update Complete.
             case parameters(interval: UInt16, latency: UInt16, supervisionTimeout: UInt16)
@@ -188,6 +191,7 @@ public struct Connection: Hashable, Sendable, Codable {
 
     /// A confirmed write of a Client Characteristic Configuration descriptor.
     public struct Subscription: Hashable, Sendable, Codable {
+        /// What the value written turns on: nothing, notifications, indications or both.
         public enum Mode: String, Hashable, Sendable, Codable { case off, notify, indicate, both }
         public var time: Timestamp
         public var record: Int

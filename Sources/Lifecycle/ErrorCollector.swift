@@ -8,6 +8,7 @@ import Wire
 /// One failure found in a capture, with what it answered and what an iOS app would have been
 /// told.
 public struct TraceError: Hashable, Sendable, Codable {
+    /// The protocol whose message carried the error.
     public enum Layer: String, Hashable, Sendable, Codable { case att, hci, smp }
 
     /// What CoreBluetooth would report, in which domain, and how sure that is.

@@ -122,6 +122,7 @@ extension Finding {
     /// A procedure that completed on a link just before the peer ended it: its kind, with the
     /// record that started it (if seen) and its completion's.
     public struct Procedure: Hashable, Sendable, Codable {
+        /// The procedure, with the values it ended with.
         public enum Kind: Hashable, Sendable, Codable {
             case phy(tx: UInt8, rx: UInt8)
             case dataLength(tx: UInt16, rx: UInt16)

@@ -12,6 +12,7 @@ import Wire
 /// database changed between two connections with no Service Changed gets an entry per database,
 /// each with the connections that showed it (``ServiceLayout``).
 public struct GATTCollector {
+    /// One peer's GATT database, with the connections that showed it.
     public struct Entry: Hashable, Sendable, Codable {
         /// The peer's address, when the capture names it.
         public var peer: BluetoothAddress?

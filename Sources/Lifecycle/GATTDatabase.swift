@@ -28,6 +28,7 @@ public struct GATTDatabase: Hashable, Sendable, Codable {
         public var name: String? { GATTNames.name(for: uuid) }
     }
 
+    /// A service: its handle range, its UUID, and its characteristics.
     public struct Service: Hashable, Sendable, Codable {
         public var handle: UInt16
         public var endHandle: UInt16
@@ -37,6 +38,7 @@ public struct GATTDatabase: Hashable, Sendable, Codable {
         public var name: String? { GATTNames.name(for: uuid) }
     }
 
+    /// A characteristic: its declaration and value handles, UUID, properties and descriptors.
     public struct Characteristic: Hashable, Sendable, Codable {
         public var declarationHandle: UInt16
         public var valueHandle: UInt16
@@ -47,6 +49,7 @@ public struct GATTDatabase: Hashable, Sendable, Codable {
         public var name: String? { GATTNames.name(for: uuid) }
     }
 
+    /// A descriptor: its handle, its UUID, and the last value the capture shows.
     public struct Descriptor: Hashable, Sendable, Codable {
         public var handle: UInt16
         public var uuid: BluetoothUUID
@@ -56,6 +59,7 @@ public struct GATTDatabase: Hashable, Sendable, Codable {
 
     /// The last value seen for an attribute, and how it was seen.
     public struct Value: Hashable, Sendable, Codable {
+        /// How the value was seen.
         public enum Source: String, Hashable, Sendable, Codable { case read, write, notification, indication }
         public var bytes: [UInt8]
         public var source: Source

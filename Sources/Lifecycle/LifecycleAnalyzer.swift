@@ -38,6 +38,7 @@ public struct LifecycleAnalyzer {
     /// of the peer's server: the value written, and whether this host's client was subscribed
     /// there on this connection (a write turning off what is already off is one iOS never sends).
     public var lastRefusedSubscription: RefusedSubscription? { subscriptions.lastRefused }
+    /// A refused write of a Client Characteristic Configuration descriptor.
     public struct RefusedSubscription: Hashable, Sendable {
         /// The value written (bit 0 notifications, bit 1 indications).
         public var value: UInt16

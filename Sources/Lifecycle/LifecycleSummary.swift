@@ -21,6 +21,7 @@ public struct LifecycleSummary: Hashable, Sendable, Codable {
         public var disconnections: [Count] = []
     }
 
+    /// How often one reason (an HCI code, with its name and who ended the link) occurred.
     public struct Count: Hashable, Sendable, Codable {
         public var code: UInt8
         public var name: String
@@ -28,6 +29,7 @@ public struct LifecycleSummary: Hashable, Sendable, Codable {
         public var count: Int
     }
 
+    /// One peer's connection attempts: connected, failed, cancelled and pending.
     public struct Peer: Hashable, Sendable, Codable {
         public var address: String
         public var name: String?

@@ -17,6 +17,7 @@ public struct Pairing: Hashable, Sendable, Codable {
         case numericComparison = "Numeric Comparison", outOfBand = "OOB"
     }
 
+    /// How the pairing ended.
     public enum Outcome: String, Hashable, Sendable, Codable {
         /// Encryption came on after it.
         case encrypted

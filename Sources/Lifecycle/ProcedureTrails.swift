@@ -254,6 +254,7 @@ struct Queue {
 /// write queue that makes a value longer than 512 bytes (`queue`, at its Execute Write Request),
 /// a long read that reads more than 512 bytes (`read`, at the Read Blob Response that passed it).
 public struct TooLong: Hashable, Sendable, Codable {
+    /// Which it was: a write, a prepare write queue, or a long read.
     public enum Kind: String, Hashable, Sendable, Codable { case write, queue, read }
     public var kind: Kind
     /// The request (or command), and its time.

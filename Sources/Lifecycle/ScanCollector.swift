@@ -21,6 +21,7 @@ public struct Scan: Hashable, Sendable, Codable {
     /// Devices heard, in order of first report.
     public var devices: [Device] = []
 
+    /// A device heard while scanning: its address, name, services and whether it was connectable.
     public struct Device: Hashable, Sendable, Codable {
         public var address: BluetoothAddress
         public var addressType: UInt8

@@ -12,6 +12,7 @@ import Wire
 /// database changed between the connections and the peer never said so (§7.1), so a client that
 /// kept the database, as iOS does for a bonded peer, holds stale handles.
 public struct ServiceLayout: Hashable, Sendable {
+    /// One service: its handle range and its type.
     public struct Service: Hashable, Sendable, Codable {
         public var handle: UInt16
         public var end: UInt16

@@ -11,6 +11,7 @@ import Wire
 /// hold a bin, and the number of bins is capped at `limit`: past it, packets are counted in
 /// `dropped` only, so memory stays bounded on captures of any length.
 public struct TrafficHistogram: Sendable, RecordCollector {
+    /// One second of one connection's ATT traffic: its packets and bytes.
     public struct Bin: Hashable, Sendable {
         /// Whole seconds since the first record.
         public var second: Int64

@@ -24,12 +24,14 @@ public struct RedactionManifest: Encodable {
     /// Only with `--keep-mapping`.
     public var mapping: [Pair]?
 
+    /// Records read, written and dropped.
     public struct Records: Encodable {
         public var read: Int
         public var written: Int
         public var dropped: Int
     }
 
+    /// The options the capture was redacted with.
     public struct Options: Encodable {
         public var names: Bool
         public var values: Bool
@@ -38,6 +40,7 @@ public struct RedactionManifest: Encodable {
         public var seeded: Bool
     }
 
+    /// Bluetooth addresses: how many different ones were replaced, and the fields replaced or zeroed.
     public struct Addresses: Encodable {
         /// Different addresses replaced.
         public var different: Int
@@ -49,15 +52,18 @@ public struct RedactionManifest: Encodable {
         }
     }
 
+    /// Over-the-air packets' CRCs: written again over the redacted bytes, or left as they were.
     public struct CRC: Encodable {
         public var recomputed: Int
         public var left: Int
     }
 
+    /// Records left out of the output, each with why.
     public struct Dropped: Encodable {
         public var byReason: [String: Int]
         public var first: [Record]
 
+        /// One record left out: its index, its byte offset in the input and the reason.
         public struct Record: Encodable {
             public var record: Int
             public var offset: Int64
@@ -67,6 +73,7 @@ public struct RedactionManifest: Encodable {
         enum CodingKeys: String, CodingKey { case byReason = "by_reason", first }
     }
 
+    /// One address and what replaced it (`--keep-mapping`).
     public struct Pair: Encodable {
         public var original: String
         public var replacement: String

@@ -5,6 +5,7 @@ import Wire
 /// capture member with its format and record count, which one is the default, which one was
 /// read. Encoded, it is the `"container"` object of `bletrace info --format json`.
 public struct ContainerListing: Encodable {
+    /// One member of the container, as the JSON lists it.
     public struct Member: Encodable {
         var path: String
         var format: String?

@@ -4,6 +4,7 @@ extension CaptureWriter {
     /// Values are equal when they say the same thing, so a tally by `Loss` counts records by
     /// reason (``CaptureWriter/losses``).
     public struct Loss: Hashable, Sendable, CustomStringConvertible {
+        /// What of a record the target could not keep.
         public enum Part: String, Hashable, Sendable, CaseIterable {
             /// The whole record: the target has no place for it, and it was not written.
             case record

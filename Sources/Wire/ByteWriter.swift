@@ -6,6 +6,7 @@ public struct ByteWriter {
     public let buffer: UnsafeMutableRawBufferPointer
     public var count = 0
 
+    /// A write that did not fit: the bytes it needed and the buffer's capacity.
     public struct Overflow: Error, Hashable, Sendable {
         public var needed: Int
         public var capacity: Int

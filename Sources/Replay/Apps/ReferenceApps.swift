@@ -5,6 +5,7 @@ import BLETraceCoreBluetooth
 /// Apps shipped with bletrace, to replay captures against and to show how an app under test is
 /// written.
 public enum ReferenceApps {
+    /// A reference app: its name (`--app NAME`), what it does, and how to make it.
     public struct Entry: Sendable {
         public var name: String
         public var summary: String

@@ -28,6 +28,7 @@ extension Cassette {
         /// before the fault).
         public var malformed = false
 
+        /// A Service Data AD structure: the service's UUID and its data.
         public struct ServiceData: Hashable, Sendable {
             public var uuid: BluetoothUUID
             public var data: [UInt8]

@@ -67,6 +67,7 @@ extension Cassette {
     /// took (Read + Read Blob for a long read, Prepare Write … Execute Write for a long or
     /// reliable write, Core 6.0, Vol 3, Part G, §4.8.3, §4.9.4-§4.9.5).
     public struct Operation: Hashable, Sendable {
+        /// Which procedure the operation is.
         public enum Kind: String, Hashable, Sendable {
             /// Read Request, and the Read Blob Requests that continued it.
             case read
@@ -140,6 +141,7 @@ extension Cassette {
     /// Pairing and encryption on a link. Encryption changes also stay in the connection's
     /// `Connection.changes`.
     public struct SecurityEvent: Hashable, Sendable {
+        /// What happened to the link's security.
         public enum Kind: Hashable, Sendable {
             /// SMP Pairing Request, from `sender`.
             case pairingRequested

@@ -8,6 +8,7 @@ import Wire
 /// after the capture's start (`--terminate-at`, `--power-off-at`, …). Whether iOS relaunches the
 /// app for a Bluetooth event after each is Apple's TN3115 table (``Platform/relaunches(after:)``).
 public struct SystemEvent: Hashable, Sendable {
+    /// What happens to the app or the system.
     public enum Kind: String, Hashable, Sendable, CaseIterable {
         /// iOS ends the app for memory: what it kept for the app's restore identifiers stays with
         /// the system, and a Bluetooth event for it relaunches the app.

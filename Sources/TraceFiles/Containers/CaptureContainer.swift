@@ -19,6 +19,7 @@ import ZIPFoundation
 /// in its main text (`bugreport-*.txt`). ``defaultMember`` is the current log (Android's
 /// `btsnoop_hci.log`, Apple's `bluetoothd-hci-latest.pklg`), else the first member by path.
 public final class CaptureContainer {
+    /// The kind of container, as `bletrace info` names it.
     public enum Kind: String, Sendable, CustomStringConvertible {
         case gzip
         case zip
@@ -29,6 +30,7 @@ public final class CaptureContainer {
         public var description: String { rawValue }
     }
 
+    /// A capture found in the container, unpacked to a file of its own.
     public struct Member: Sendable, Hashable {
         /// The member's path inside the container; for a btsnooz summary, the text's path and
         /// `#BTSNOOP_LOG_SUMMARY`; for a gzip, the container's name less `.gz`.
