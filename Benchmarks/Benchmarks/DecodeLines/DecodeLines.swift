@@ -54,13 +54,13 @@ let benchmarks: @Sendable () -> Void = {
         // one allocation a connection adds 426, one a record 1,000,000.
         thresholds: [.mallocCountTotal: .init(absolute: [.p50: 256, .p90: 256])])
 
-    Benchmark("decode_text_1M_records_DecodeFormatter") { benchmark in
+    Benchmark("decode_text_1M_records") { benchmark in
         benchmark.measuringCPU {
             blackHole(decode(.text))
         }
     }
 
-    Benchmark("decode_jsonl_1M_records_DecodeFormatter") { benchmark in
+    Benchmark("decode_jsonl_1M_records") { benchmark in
         benchmark.measuringCPU {
             blackHole(decode(.jsonl))
         }
