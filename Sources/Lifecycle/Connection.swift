@@ -111,7 +111,7 @@ public struct Connection: Hashable, Sendable, Codable {
 
     /// Connection parameters as the completion set them: interval (1.25 ms units), peripheral
     /// latency, supervision timeout (10 ms units). Each later update is a ``changes`` entry;
-    /// ``parameters(at:)`` gives those in force at a moment.
+    /// ``parameters(after:)`` gives those in force after a record.
     public var interval: UInt16?
     public var latency: UInt16?
     public var supervisionTimeout: UInt16?
