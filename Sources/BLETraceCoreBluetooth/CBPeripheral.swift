@@ -26,7 +26,7 @@ open class CBPeripheral: CBPeer {
         case l2capChannelOpened(CBL2CAPChannel?, error: (any Error)?)
         /// The link is gone: the peripheral is disconnected now, before the central manager's
         /// disconnection event, and the requests not answered are dropped without a callback
-        /// (as ``didDisconnect()`` does).
+        /// (as `didDisconnect()` does).
         case linkLost
     }
 

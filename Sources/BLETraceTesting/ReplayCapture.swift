@@ -127,7 +127,7 @@ public struct ReplayOptions: Sendable {
     /// `[try Fault(parsing: "link-loss:0x08@12.5")]` replays what a fault sweep reported.
     public var faults: [Fault] = []
     /// Capture time, at once (`.virtual`, the default: the app's `queue.asyncAfter(deadline:execute:)`,
-    /// its tasks and ``Launch/clock`` run on it), or the capture's pace in wall time (`.realtime`,
+    /// its tasks and `Launch.clock` run on it), or the capture's pace in wall time (`.realtime`,
     /// as `bletrace replay --realtime`: for code on `Timer` or other wall-clock timers; the replay
     /// then runs on the main actor). A sweep always plays in capture time.
     public var pacing: ReplayEngine.Pacing = .virtual

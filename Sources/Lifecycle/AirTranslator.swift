@@ -603,7 +603,7 @@ struct AirTranslator {
     }
 }
 
-/// A growable byte buffer that keeps its storage across records (``AirTranslator``'s records'
+/// A growable byte buffer that keeps its storage across records (`AirTranslator`'s records'
 /// bytes): it allocates only when a record needs more than any before it.
 struct ByteStore {
     private final class Storage {

@@ -4,7 +4,7 @@ import Wire
 
 /// A capture as the analyses read it: an HCI trace's records as they are; an over-the-air
 /// capture's (pcap/pcapng link types 251, 256, 272) as this host's HCI would have carried the
-/// same session (``AirTranslator``), with what only the air shows kept per link (``airCapture``).
+/// same session (`AirTranslator`), with what only the air shows kept per link (`airCapture`).
 ///
 /// ```swift
 /// let reader = try AnalysisReader(path: "sniffer.pcapng")   // the central is this host
@@ -22,7 +22,7 @@ public final class AnalysisReader {
     private var airOffset: Int64 = 0
 
     /// Opens the capture at `path`. With `linkLayer` false, an over-the-air capture is refused
-    /// (``CaptureReader/init(path:linkLayer:)``'s error): for a reading of HCI records as the
+    /// (`CaptureReader.init(path:linkLayer:)`'s error): for a reading of HCI records as the
     /// file holds them.
     public init(path: String, air options: AirOptions = AirOptions(), linkLayer: Bool = true) throws {
         capture = try CaptureReader(path: path, linkLayer: linkLayer)

@@ -285,7 +285,7 @@ public struct Connection: Hashable, Sendable, Codable {
     /// When the connection failed to be established, if it did: an LE completion with status
     /// 0x3E, or a link the controller completed and then lost with reason 0x3E, not by this
     /// host's hand, before its first exchange (Core 6.0, Vol 6, Part B, §4.5: no packet within
-    /// six connection events). What the app hears then is ``EstablishmentFailure``'s; by default
+    /// six connection events). What the app hears then is `EstablishmentFailure`'s; by default
     /// nothing, as iOS tries again by itself.
     public var failedEstablishment: Timestamp? {
         guard !beganBeforeCapture, transport == .le else { return nil }

@@ -7,7 +7,7 @@ import Wire
 /// what `bletrace diagnose` needs beyond the lifecycles and the errors: the link-layer procedures
 /// started and how they completed, the connection parameters a peer asked for, the last packet
 /// from the peer, the gaps in each connection's traffic and the latency of every ATT request.
-/// ``findings(report:errors:)`` then applies every ``DiagnosisRule``.
+/// `findings(report:errors:)` then applies every ``DiagnosisRule``.
 ///
 /// It runs in the same single pass as the analysis (``TraceAnalysis``, ``CaptureAnalyzer``).
 ///

@@ -91,7 +91,7 @@ public struct TraceError: Hashable, Sendable, Codable {
 /// a ``LifecycleAnalyzer`` that has already seen the record.
 public struct ErrorCollector {
     /// The failures found so far, in record order. Refusals for security still waiting for what
-    /// iOS makes of them (``SecurityRefusal``) are settled as of the capture's end so far.
+    /// iOS makes of them (`SecurityRefusal`) are settled as of the capture's end so far.
     public var errors: [TraceError] {
         guard let lastTime, !awaitingRetry.isEmpty else { return found }
         var settled = self
@@ -204,7 +204,7 @@ public struct ErrorCollector {
     }
 
     /// A request refused for security, answered again on `handle`: the retry iOS makes once the
-    /// link is encrypted (``SecurityRefusal``). `answered` is the request the record answered
+    /// link is encrypted (`SecurityRefusal`). `answered` is the request the record answered
     /// (``LifecycleAnalyzer/lastAnswered``). The analyzer is read in place, never copied: passed
     /// by value it was copied whole (0x1a8 bytes) for every ATT record while a refusal awaited
     /// its retry.
@@ -270,7 +270,7 @@ public struct ErrorCollector {
         nextDeadline = awaitingRetry.values.joined().compactMap { $0.refusal.deadline?.microseconds }.min() ?? .max
     }
 
-    /// What the app gets for the refusal at `index`, as ``SecurityRefusal`` decided it.
+    /// What the app gets for the refusal at `index`, as `SecurityRefusal` decided it.
     private mutating func settle(found index: Int, _ outcome: SecurityRefusal.Outcome, on handle: UInt16) {
         switch outcome {
         case .retried(let record, _):

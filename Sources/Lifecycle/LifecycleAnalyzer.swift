@@ -177,7 +177,7 @@ public struct LifecycleAnalyzer {
     /// Adds a record in its quick form (``TraceDecoder/decode(_:into:)``), with the same effect as
     /// its full decoding: a fragment or an ATT PDU on a handle no connection is open on begins
     /// one that was open before the capture, and an ATT PDU is followed as any other; a raw event
-    /// is read only where it changes a connection (``change(_:)``). No scan or advertising record
+    /// is read only where it changes a connection (`change(_:)`). No scan or advertising record
     /// is quick.
     @inline(__always)
     public mutating func add(_ quick: QuickRecord, _ record: CaptureRecord) {
@@ -306,7 +306,7 @@ public struct LifecycleAnalyzer {
         lastTime = record.timestamp
     }
 
-    /// The raw events ``change(_:)`` reads: Encryption Change (0x08), Encryption Key Refresh
+    /// The raw events `change(_:)` reads: Encryption Change (0x08), Encryption Key Refresh
     /// Complete (0x30), Encryption Change v2 (0x59); and the events of BR/EDR links only, which
     /// tell a link's transport: Read Remote Supported Features Complete (0x0B), Mode Change
     /// (0x14), Max Slots Change (0x1B), Connection Packet Type Changed (0x1D), Read Remote

@@ -17,9 +17,9 @@ public enum QuickRecord: Hashable, Sendable {
     /// A complete Handle Value Notification, Write Command, Read Request or Read Response on this
     /// connection handle: its opcode, the attribute handle it names (0 for a Read Response, which
     /// names none), and its length in bytes (the L2CAP payload). (Scalars only, not an
-    /// ``ATTPDU``: a quick record is copied as a few words.)
+    /// `ATTPDU`: a quick record is copied as a few words.)
     case att(connection: UInt16, opcode: ATTOpcode, attribute: UInt16, length: Int)
-    /// An HCI event the HCI decoder keeps raw (``HCIEvent/unknown(code:parameters:)``), such as
+    /// An HCI event the HCI decoder keeps raw (`HCIEvent.unknown(code:parameters:)`), such as
     /// Number Of Completed Packets.
     case event(HCIEventCode)
 
@@ -47,7 +47,7 @@ public enum QuickRecord: Hashable, Sendable {
         }
     }
 
-    /// The event codes ``HCIEvent/decode(_:)`` reads fields from; every other event is kept raw.
+    /// The event codes `HCIEvent.decode(_:)` reads fields from; every other event is kept raw.
     static func isRaw(_ code: UInt8) -> Bool {
         switch code {
         case 0x03, 0x05, 0x0E, 0x0F, 0x3E: false

@@ -4,7 +4,7 @@ import Wire
 extension Cassette {
     /// Gives each peer whose connections never discovered its GATT database one (the captured
     /// host relied on handles it had cached): the one `given` gives it (`--gatt`), else the one
-    /// its traffic shows (``GATTDatabase/inferred(from:)``). A discovered database is kept; a
+    /// its traffic shows (`GATTDatabase.inferred(from:)`). A discovered database is kept; a
     /// peer whose traffic used no handle gets none. Formats/cassette.md, "Databases a capture did
     /// not discover".
     public mutating func completeDatabases(given: GivenGATT? = nil) {

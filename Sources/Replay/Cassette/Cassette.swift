@@ -6,7 +6,7 @@ import Wire
 /// What a capture says the peers did, arranged for playback (Formats/cassette.md).
 ///
 /// Built in one pass over the decoded records, next to the lifecycle analysis
-/// (``CassetteRecorder``): per peer its advertising reports and GATT database, per connection its
+/// (`CassetteRecorder`): per peer its advertising reports and GATT database, per connection its
 /// episode (``connections``) and its conversation (``links``: every ATT request with its answer
 /// and latency, the procedures they made, notifications, MTU, Service Changed, pairing and
 /// encryption). ``peers`` and ``episodes`` keep the shape the connection replay reads.
@@ -41,7 +41,7 @@ public struct Cassette: Sendable {
     public var advertising: [AdvertisingSet]
     public var records: Int
     /// Where the capture's clock jumped by more than a day, if it did: the cassette ends with the
-    /// record before (``CassetteRecorder/maximumClockGapSeconds``).
+    /// record before (`CassetteRecorder.maximumClockGapSeconds`).
     public var clockJump: ClockJump?
     /// The capture is a PacketLogger file: its host is Apple's Bluetooth stack (an iPhone's, a
     /// Mac's), so the MTU it exchanged is the one iOS exchanges (Formats/corebluetooth.md,
@@ -114,7 +114,7 @@ public struct Cassette: Sendable {
 
     /// Reads a capture into a cassette, in one pass; a damaged file gives the cassette of its
     /// good records and the fault. An over-the-air capture is read as `air` says
-    /// (``AnalysisReader``): the cassette is the one its host's HCI trace would have made. A peer
+    /// (`AnalysisReader`): the cassette is the one its host's HCI trace would have made. A peer
     /// the capture never discovered gets the database `given` gives it, else the one its traffic
     /// shows (``completeDatabases(given:)``).
     public static func load(path: String, air: AirOptions = AirOptions(), given: GivenGATT? = nil) throws -> (

@@ -76,7 +76,7 @@ public struct Platform: Hashable, Sendable {
     /// a Control Center toggle or Airplane Mode).
     public var accessorySetupKit: Bool
     /// What `didDisconnectPeripheral` carries when ATT's transaction timeout ends a link: by
-    /// default none, the one observation found (``CoreBluetoothMapping/attTimeoutError``);
+    /// default none, the one observation found (`CoreBluetoothMapping.attTimeoutError`);
     /// `CBError(.connectionTimeout)` to test an app against the other reading.
     public var attTimeoutError: CBError?
     /// The ATT MTU iOS asks for itself when it connects (its Client Rx MTU): 185 by default, the
@@ -85,7 +85,7 @@ public struct Platform: Hashable, Sendable {
     /// capture shows the peer taking.
     public var mtu: Int
     /// What iOS tells the app when a connection fails to be established (HCI 0x3E): by default
-    /// nothing, it tries again by itself (``EstablishmentFailure``, Formats/corebluetooth.md).
+    /// nothing, it tries again by itself (`EstablishmentFailure`, Formats/corebluetooth.md).
     public var establishmentFailure: EstablishmentFailure
     /// What a pairing cancelled on the phone does: by default it ends the link (``PairingCancel``).
     public var pairingCancel: PairingCancel
@@ -199,9 +199,9 @@ struct Preserved {
 /// its managers and its scan in progress, what the system keeps for the app across processes, and
 /// Bluetooth's state; and what changes them: launch, termination, relaunch and restoration, force
 /// quit, restarts and Bluetooth power (Formats/corebluetooth.md, "The app's life in a replay"),
-/// and the app's scans (``ScanPlayback`` plays their reports). A part of the
+/// and the app's scans (`ScanPlayback` plays their reports). A part of the
 /// engine (``ReplayEngine``) with its own state and logic: what it needs of the rest of the
-/// replay is ``LifecycleContext``, and of the GATT server's playback the services the app's
+/// replay is `LifecycleContext`, and of the GATT server's playback the services the app's
 /// peripheral managers published.
 final class AppProcess {
     /// The engine running the replay: all this part uses of it. Unowned: the engine owns its
@@ -283,7 +283,7 @@ final class AppProcess {
     // MARK: Scan
 
     /// A scan starts: `central`'s new one, or, with none, the one the system kept starting again
-    /// (``ScanPlayback``). The scan before ends. Returns the scan's number, for ``isScanning(_:)``.
+    /// (`ScanPlayback`). The scan before ends. Returns the scan's number, for ``isScanning(_:)``.
     func startScan(of central: CBCentralManager?) -> Int {
         if let central { scanOwner = central }
         scanGeneration += 1

@@ -11,7 +11,7 @@ import Wire
 /// requests"), and each link the app holds plays the capture's MTU, Service Changed indications,
 /// GAP name and notifications. A part of the engine (``ReplayEngine``) with its own state (the
 /// per-peer index of answers and names) and logic: the engine's `BluetoothSystem` methods for
-/// peripherals forward to it, and the links (``Links``) start its playback of each link that comes
+/// peripherals forward to it, and the links (`Links`) start its playback of each link that comes
 /// up.
 ///
 /// Its notifications are the replay's hot path (a long capture's millions of events), so what it
@@ -22,7 +22,7 @@ import Wire
 /// reads with no retain, where an `unowned` reference is retained at each use.
 final class ClientPlayback<Context: ClientContext> {
     let cassette: Cassette
-    /// The engine running the replay: what this part uses of it (``ClientContext``). Set once, as
+    /// The engine running the replay: what this part uses of it (`ClientContext`). Set once, as
     /// the engine finishes its own initialization.
     unowned(unsafe) var replay: Context!
     /// The links the app holds: what each plays, and how far the app's requests used its answers.
@@ -588,7 +588,7 @@ final class ClientPlayback<Context: ClientContext> {
     /// Encryption Key Size by pairing (or encrypting with the bond it has) and sending the request
     /// again; the app sees only the result (Formats/corebluetooth.md, evidence: reported). What
     /// the capture shows after the refusal, on its connection, decides it as it does for `bletrace
-    /// errors` (``SecurityRefusal``): pairing messages, Pairing Failed, encryption, the same
+    /// errors` (`SecurityRefusal`): pairing messages, Pairing Failed, encryption, the same
     /// request answered again, the link's end, the capture's. Nil for any other answer. The flow
     /// says which.
     private func afterPairing(

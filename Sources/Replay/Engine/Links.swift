@@ -18,10 +18,10 @@ import Wire
 /// A part of the engine (``ReplayEngine``) with its own state and logic: the engine's
 /// `BluetoothSystem` methods for connections forward to it. What a link plays once it is up (its
 /// MTU, notifications, service changes, the answers to the app's requests) is the GATT client's
-/// (``ClientPlayback``), which reads ``playing`` for every notification and request.
+/// (`ClientPlayback`), which reads ``playing`` for every notification and request.
 final class Links {
     let cassette: Cassette
-    /// The engine running the replay: what this part uses of it (``LinkContext``). Unowned: the
+    /// The engine running the replay: what this part uses of it (`LinkContext`). Unowned: the
     /// engine owns its parts and outlives them; set once, as the engine finishes its own
     /// initialization.
     unowned var replay: (any LinkContext)!

@@ -8,7 +8,7 @@ extension Platform {
     /// What iOS tells the app when a connection fails to be established (HCI 0x3E: on the
     /// completion, or as the reason of a link that drops before its first exchange). One type
     /// for the replay and the reports (`errors`, `lifecycle`, `diagnose`), whose words follow
-    /// its ``EstablishmentFailure/default``.
+    /// its `EstablishmentFailure.default`.
     public typealias EstablishmentFailure = CoreBluetoothCodes.EstablishmentFailure
 
     /// What a pairing cancelled on the phone (this host sends SMP Pairing Failed while iOS

@@ -7,7 +7,7 @@ import Foundation
 /// In a virtual replay the engine moves it from one event of the capture to the next and wakes
 /// each sleep at its moment, between the capture's events, in deadline order (ties in the order
 /// the sleeps began). A sleep is resumed by the replay's own thread, so the woken task's job goes
-/// to the replay's executor (``ReplayExecutor``) and runs before the replay moves on: the replay
+/// to the replay's executor (`ReplayExecutor`) and runs before the replay moves on: the replay
 /// knows when every woken task has reached its next suspension, where swift-clocks' `TestClock`
 /// (used here before) can only yield to them a number of times (`advance` is `async` and ends
 /// with `Task.megaYield()`), which is why this clock is not a `TestClock`.

@@ -5,10 +5,10 @@ import Wire
 /// What a part of the replay with its own state and logic needs of the engine that runs it, and
 /// all it may use of it: the capture and where the replay is in it, the queue, the flow, the
 /// app's managers by name, the policy for what the capture cannot answer, and whether the app
-/// runs. ``ReplayEngine`` conforms; a part (``ServerPlayback``, ``ScanPlayback``) keeps an unowned
+/// runs. ``ReplayEngine`` conforms; a part (`ServerPlayback`, `ScanPlayback`) keeps an unowned
 /// reference to it, typed as this protocol or one that refines it, so that what it can reach of
-/// the engine is written here. The GATT client's playback (``ClientPlayback``), the replay's hot
-/// path, takes the engine as a generic parameter constrained to ``ClientContext``: the same
+/// the engine is written here. The GATT client's playback (`ClientPlayback`), the replay's hot
+/// path, takes the engine as a generic parameter constrained to `ClientContext`: the same
 /// bounds, with direct calls.
 protocol ReplayContext: AnyObject {
     var cassette: Cassette { get }
@@ -40,7 +40,7 @@ protocol ReplayContext: AnyObject {
     var servicesDisabled: Bool { get }
 }
 
-/// What the app's process (``AppProcess``) needs of the engine besides ``ReplayContext``: the
+/// What the app's process (`AppProcess`) needs of the engine besides `ReplayContext`: the
 /// effects the app's life has on the rest of the replay. The process ends: the queue drops what
 /// the process was owed and its timers; the app's connections end, are made again, or are kept
 /// for it; its peripherals are given to a relaunched app or forgotten; its scan starts again.
@@ -84,7 +84,7 @@ protocol LifecycleContext: ReplayContext {
     func appCrashed(_ rule: String, _ message: String, by manager: CBManager?)
 }
 
-/// What the links (``Links``) need of the engine besides ``ReplayContext``: the queue's actions for
+/// What the links (`Links`) need of the engine besides `ReplayContext`: the queue's actions for
 /// a peripheral, which a link's end withdraws.
 protocol LinkContext: ReplayContext {
     /// Schedules an action of the app's running process for `peripheral`, held weakly.
@@ -98,8 +98,8 @@ protocol LinkContext: ReplayContext {
     var injector: FaultInjector? { get }
 }
 
-/// What the GATT client's playback (``ClientPlayback``) needs of the engine besides what the links
-/// do (``LinkContext``, the queue's actions for a peripheral): what a notification's playback uses,
+/// What the GATT client's playback (`ClientPlayback`) needs of the engine besides what the links
+/// do (`LinkContext`, the queue's actions for a peripheral): what a notification's playback uses,
 /// the flow's writer, the running action's next step played at once, and which process the
 /// queue's actions are for.
 protocol ClientContext: LinkContext {

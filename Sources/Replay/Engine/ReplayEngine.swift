@@ -7,29 +7,29 @@ import BLETraceCoreBluetooth
 import Wire
 
 /// Plays a cassette to an app: what the peers did comes from the capture, what the app asks for
-/// is matched against it, and both are written to a ``Flow``.
+/// is matched against it, and both are written to a `Flow`.
 ///
 /// Time is the capture's clock. Events wait in a queue ordered by time (ties in the order they
 /// were scheduled); the engine runs until the queue is empty. Connections follow CoreBluetooth's
-/// rules (``Links``), GATT requests are answered as the capture's peer answered them
-/// (``ClientPlayback``), scans get the capture's advertising reports (``ScanPlayback``), and a
+/// rules (`Links`), GATT requests are answered as the capture's peer answered them
+/// (`ClientPlayback`), scans get the capture's advertising reports (`ScanPlayback`), and a
 /// capture taken on a peripheral host plays its remote centrals to the app's peripheral managers
-/// (``ServerPlayback``); Formats/flow.md says how.
+/// (`ServerPlayback`); Formats/flow.md says how.
 ///
 /// The engine is the coordinator: it runs the event loop on the capture's clock, owns the queue
-/// of what happens next (``EventQueue``), the app's executor and the flow recorded, and wires its
+/// of what happens next (`EventQueue`), the app's executor and the flow recorded, and wires its
 /// parts, split where its state splits. Each part is a type with its own state and logic: the
 /// app's process and its life, launch, termination, relaunch, restoration, Bluetooth power and
-/// which scan plays (``AppProcess``); the app's links to its peripherals, the objects it was
-/// given, its connection attempts and how each link ends (``Links``); the GATT client's playback,
-/// the answers to the app's requests and what each link plays (``ClientPlayback``); the scans'
-/// reports (``ScanPlayback``); and the remote centrals' playback for the app's peripheral managers
-/// (``ServerPlayback``). The engine's `BluetoothSystem` methods forward to the part they concern.
+/// which scan plays (`AppProcess`); the app's links to its peripherals, the objects it was
+/// given, its connection attempts and how each link ends (`Links`); the GATT client's playback,
+/// the answers to the app's requests and what each link plays (`ClientPlayback`); the scans'
+/// reports (`ScanPlayback`); and the remote centrals' playback for the app's peripheral managers
+/// (`ServerPlayback`). The engine's `BluetoothSystem` methods forward to the part they concern.
 /// Each part reaches the engine only through a protocol the engine conforms to, which says all it
 /// may use: the capture's time, scheduling on the queue, the flow, the managers' names
-/// (``ReplayContext``); for the process the effects the app's life has on the app's connections,
-/// peripherals and scans (``LifecycleContext``); for the links and the GATT client the queue's
-/// actions for a peripheral (``LinkContext``, ``ClientContext``). A part holds the engine and the
+/// (`ReplayContext`); for the process the effects the app's life has on the app's connections,
+/// peripherals and scans (`LifecycleContext`); for the links and the GATT client the queue's
+/// actions for a peripheral (`LinkContext`, `ClientContext`). A part holds the engine and the
 /// parts it calls unowned (the engine owns its parts). The GATT client's notifications are the
 /// replay's hot path, where a call through a protocol, a retain or a closure for each event would
 /// cost time: the client takes the engine as a generic parameter, so that its calls are direct,
@@ -65,7 +65,7 @@ public final class ReplayEngine: BluetoothSystem {
     /// The flow so far, as text: ``records`` rendered, with the ``comments``.
     public var flow: Flow { Flow(events: records.map(\.rendered), comments: comments) }
     /// When set, events are written to it as they happen instead of kept in ``records`` (the
-    /// comments are still kept): for long replays (``FlowWriter``).
+    /// comments are still kept): for long replays (`FlowWriter`).
     @exclusivity(unchecked) public var writer: FlowWriter?
 
     /// Where the replay is in capture time.
@@ -91,7 +91,7 @@ public final class ReplayEngine: BluetoothSystem {
     @exclusivity(unchecked) private(set) var eventTime: Timestamp
     /// While the queue plays in virtual time: how far (``continues(at:for:)``).
     @exclusivity(unchecked) private var inlineHorizon: Timestamp?
-    /// Where the app's Swift concurrency runs in a virtual replay (``ReplayExecutor``).
+    /// Where the app's Swift concurrency runs in a virtual replay (`ReplayExecutor`).
     @exclusivity(unchecked) private var executor: ReplayExecutor?
     /// This engine as the system of the app's code (managers it creates, tasks it starts), until
     /// the run finishes.
@@ -140,14 +140,14 @@ public final class ReplayEngine: BluetoothSystem {
     public var unmatched: UnmatchedPolicy = .pend
     /// Failures the capture did not have, injected at their points (``Fault``; Formats/faults.md).
     public var faults: [Fault] = []
-    /// Keep each GATT request the app makes (``requestLog``): a fault sweep places its faults
+    /// Keep each GATT request the app makes (`requestLog`): a fault sweep places its faults
     /// on the requests of its run without a fault.
     public var logsRequests = false
     /// The faults' part, when there are faults or requests to log (``FaultInjector``).
     @exclusivity(unchecked) var injector: FaultInjector?
     /// Set when a request could not be matched under ``UnmatchedPolicy/fail``: the replay stopped.
     public private(set) var failed = false
-    /// The rule the app broke that crashes an iOS app (``appCrashed(_:by:)``), if it did.
+    /// The rule the app broke that crashes an iOS app (`appCrashed(_:by:)`), if it did.
     public private(set) var crashReason: String?
     /// The remote centrals' playback, for the app's peripheral managers.
     let server: ServerPlayback
@@ -270,7 +270,7 @@ public final class ReplayEngine: BluetoothSystem {
     @exclusivity(unchecked) private var finished = false
 
     /// Runs the queue in time order, on the calling thread. Before each event the app's jobs run
-    /// until every task of the app is suspended (``ReplayExecutor``); the sleeps on the app's
+    /// until every task of the app is suspended (`ReplayExecutor`); the sleeps on the app's
     /// clock wake between the events at their moments, each followed by the jobs it woke. An app
     /// that starts no task and takes no clock pays one test per event.
     private func playVirtually(until horizon: Timestamp, _ executor: ReplayExecutor) {
@@ -419,7 +419,7 @@ public final class ReplayEngine: BluetoothSystem {
         cassette.extendedScanAndConnect ? .extendedScanAndConnect : []
     }
 
-    /// A manager of the running process (``AppProcess/managerCreated(_:)``).
+    /// A manager of the running process (`AppProcess.managerCreated(_:)`).
     public func managerDidInit(_ manager: CBManager) {
         process.managerCreated(manager)
     }
@@ -444,7 +444,7 @@ public final class ReplayEngine: BluetoothSystem {
         stop()
     }
 
-    /// In a virtual replay the replay's thread is the app's main queue (``ReplayExecutor``).
+    /// In a virtual replay the replay's thread is the app's main queue (`ReplayExecutor`).
     public var standsForMainQueue: Bool { executor != nil }
 
     public func later(_ action: @escaping () -> Void) {
@@ -554,7 +554,7 @@ public final class ReplayEngine: BluetoothSystem {
 
     /// The app let go of a peripheral object: the queue forgets it, and one that was connected or
     /// connecting loses its connection or attempt with no callback, as on iOS
-    /// (``Links/released(_:_:)``). Called from the object's deinit, so nothing here calls the app.
+    /// (`Links.released(_:_:)`). Called from the object's deinit, so nothing here calls the app.
     public func peripheralReleased(_ peripheral: ReleasedPeripheral, by central: CBCentralManager) {
         queue.forget(peripheral.object)
         guard peripheral.state == .connected || peripheral.state == .connecting, !finished, process.isRunning,

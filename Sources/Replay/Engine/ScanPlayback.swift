@@ -5,11 +5,11 @@ import Wire
 
 /// Scanning: the capture's advertising reports, at their times, to a scanning central. A part of
 /// the engine (``ReplayEngine``): the engine's `BluetoothSystem` methods for scans forward to it.
-/// Which scan plays, and for which manager, is the app's process's to say (``AppProcess``): its
+/// Which scan plays, and for which manager, is the app's process's to say (`AppProcess`): its
 /// life ends scans, keeps one for a terminated app and starts it again.
 final class ScanPlayback {
     let cassette: Cassette
-    /// The engine running the replay: what this part uses of it (``ReplayContext``). Unowned: the
+    /// The engine running the replay: what this part uses of it (`ReplayContext`). Unowned: the
     /// engine owns its parts and outlives them; set once, as the engine finishes its own
     /// initialization.
     unowned var replay: (any ReplayContext)!

@@ -11,7 +11,7 @@ import Wire
 /// `CBPeripheralManager` (Formats/flow.md, "The peripheral manager: how the replay plays remote centrals").
 /// A part of the engine (``ReplayEngine``) with its own state and logic: the engine's
 /// `BluetoothSystem` methods for peripheral managers forward to it, and what it needs of the rest
-/// of the replay is ``ReplayContext``.
+/// of the replay is `ReplayContext`.
 final class ServerPlayback {
     let cassette: Cassette
     /// The engine running the replay: all this part uses of it. Unowned: the engine owns its
