@@ -58,11 +58,7 @@ public enum DecodeLineFormatter {
             case .disconnect(let handle, let reason):
                 buffer.text(" handle ")
                 buffer.hex(UInt64(handle), digits: 4)
-                buffer.text(" reason ")
-                buffer.name(reason.name, reason)
-                buffer.text(" (")
-                buffer.hex(UInt64(reason.rawValue), digits: 2)
-                buffer.byte(UInt8(ascii: ")"))
+                buffer.reason(reason)
             default: break
             }
         case .event(let event):
@@ -82,11 +78,7 @@ public enum DecodeLineFormatter {
             case .disconnectionComplete(let status, let handle, let reason):
                 buffer.text("Disconnection Complete handle ")
                 buffer.hex(UInt64(handle), digits: 4)
-                buffer.text(" reason ")
-                buffer.name(reason.name, reason)
-                buffer.text(" (")
-                buffer.hex(UInt64(reason.rawValue), digits: 2)
-                buffer.byte(UInt8(ascii: ")"))
+                buffer.reason(reason)
                 if status != .success {
                     buffer.text(" status ")
                     buffer.name(status.name, status)
@@ -280,5 +272,14 @@ extension LineBuffer {
         _ name: String?, _ code: @autoclosure () -> some CustomStringConvertible
     ) {
         if let name { string(name) } else { string(code().description) }
+    }
+
+    /// ` reason NAME (0xNN)`: the reason of a Disconnect command or a Disconnection Complete.
+    fileprivate mutating func reason(_ reason: HCIStatus) {
+        text(" reason ")
+        name(reason.name, reason)
+        text(" (")
+        hex(UInt64(reason.rawValue), digits: 2)
+        byte(UInt8(ascii: ")"))
     }
 }
